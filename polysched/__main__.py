@@ -1,0 +1,5 @@
+import sys
+
+from polysched.cli import main
+
+sys.exit(main())

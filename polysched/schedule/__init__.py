@@ -1,0 +1,1 @@
+"""See ../shared/design.md for what this package owns."""

@@ -1,0 +1,202 @@
+"""The polyhedral model of one SCoP: arrays, statements, and the original schedule.
+
+Everything polyhedral is an isl object; Python containers only hold them.
+
+Notation used in the docstrings below (isl syntax):
+
+    domain   [N, M] -> { S0[i, j] : 0 <= i < N and 0 <= j < M }
+    read     [N, M] -> { S0[i, j] -> A[i, j + 1] }      (domain intersected)
+    write    [N, M] -> { S0[i, j] -> B[i, j] }
+    schedule an isl schedule tree whose bands follow the C loops
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+
+class ScopError(Exception):
+    """A construct the polyhedral model cannot represent, or malformed input.
+
+    ``str(err)`` is ``file:line:col: error: one sentence``, which the CLI prints
+    before exiting with status 2.
+    """
+
+    def __init__(self, filename: str, line: int, col: int, message: str):
+        super().__init__(message)
+        self.filename = filename
+        self.line = line
+        self.col = col
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.col}: error: {self.message}"
+
+
+@dataclass
+class Array:
+    """An array (or a scalar, as a 0-d array) accessed inside the SCoP.
+
+    ``dims`` are the declared extents as C text (``["N", "M + 1"]``), empty for a
+    scalar; ``element_type`` is the C element type (``"double"``, ``"int32_t"``).
+    """
+
+    name: str
+    element_type: str
+    dims: list[str] = field(default_factory=list)
+
+    @property
+    def is_scalar(self) -> bool:
+        return not self.dims
+
+
+@dataclass
+class Access:
+    """One array reference in a statement body.
+
+    ``relation``: ``[params] -> { S0[i, j] -> A[i, j + 1] }``, intersected with the
+    statement domain. ``kind`` is ``"read"``, ``"write"`` or ``"may_write"``. A compound
+    assignment ``A[i] += x`` yields a read and a write of ``A[i]``.
+    """
+
+    array: str
+    kind: str
+    relation: isl.Map
+    line: int = 0
+    col: int = 0
+
+
+@dataclass
+class Statement:
+    """One C statement (an assignment) executed for every point of ``domain``.
+
+    ``body`` is the statement's C text, verbatim from the source (macros and math calls
+    kept), written in terms of ``iterators``: ``"C[i][j] += alpha * A[i][k] * B[k][j];"``.
+    """
+
+    name: str
+    iterators: list[str]
+    domain: isl.Set
+    accesses: list[Access]
+    body: str
+    line: int = 0
+    col: int = 0
+
+    def _union(self, *kinds: str) -> isl.UnionMap:
+        result = isl.UnionMap.empty(self.domain.get_space().params())
+        for access in self.accesses:
+            if access.kind in kinds:
+                result = result.union(isl.UnionMap.from_map(access.relation))
+        return result
+
+    @property
+    def reads(self) -> isl.UnionMap:
+        """``{ S[i] -> A[f(i)] }`` for every read reference."""
+        return self._union("read")
+
+    @property
+    def writes(self) -> isl.UnionMap:
+        """``{ S[i] -> A[f(i)] }`` for every definite (must) write."""
+        return self._union("write")
+
+    @property
+    def may_writes(self) -> isl.UnionMap:
+        """``{ S[i] -> A[f(i)] }`` for writes that may not happen (superset semantics)."""
+        return self._union("may_write")
+
+
+@dataclass
+class Scop:
+    """A static control part: one ``#pragma scop`` ... ``#pragma endscop`` region.
+
+    ``source[region_start:region_end]`` is the text that emission replaces: the lines
+    strictly between the two pragmas. ``parameters`` are the symbolic sizes (macros or
+    ``int`` function parameters) in isl order; ``parameter_values`` holds the values
+    known for this preprocessing (``-D`` and ``#define`` defaults), which are *not* part
+    of ``context``, so that generated code stays correct for every dataset preset.
+    ``context``: ``[N, M] -> { : N >= 1 and M >= 1 }``.
+    ``identifiers``: every identifier in the file, so emitted names never clash.
+    """
+
+    filename: str
+    source: str
+    region_start: int
+    region_end: int
+    start_line: int
+    end_line: int
+    function: str
+    parameters: list[str]
+    parameter_values: dict[str, int]
+    context: isl.Set
+    arrays: dict[str, Array]
+    statements: list[Statement]
+    schedule: isl.Schedule
+    identifiers: frozenset[str] = frozenset()
+
+    def statement(self, name: str) -> Statement:
+        for stmt in self.statements:
+            if stmt.name == name:
+                return stmt
+        raise KeyError(name)
+
+    def _union(self, get) -> isl.UnionMap:
+        result = isl.UnionMap.empty(self.context.get_space())
+        for stmt in self.statements:
+            result = result.union(get(stmt))
+        return result
+
+    @property
+    def domain(self) -> isl.UnionSet:
+        """``[params] -> { S0[i, j] : ...; S1[i] : ... }``."""
+        result = isl.UnionSet.empty(self.context.get_space())
+        for stmt in self.statements:
+            result = result.union(isl.UnionSet.from_set(stmt.domain))
+        return result
+
+    @property
+    def reads(self) -> isl.UnionMap:
+        return self._union(lambda s: s.reads)
+
+    @property
+    def writes(self) -> isl.UnionMap:
+        return self._union(lambda s: s.writes)
+
+    @property
+    def may_writes(self) -> isl.UnionMap:
+        return self._union(lambda s: s.may_writes)
+
+    @property
+    def schedule_map(self) -> isl.UnionMap:
+        """The original schedule as a flat map ``{ S0[i, j] -> [t0, t1, ...] }``."""
+        return self.schedule.get_map()
+
+    def with_values(self, values: dict[str, int] | None = None) -> isl.Set:
+        """The context with parameters fixed to ``values`` (default: the known ones)."""
+        values = self.parameter_values if values is None else values
+        ctx = self.context
+        for name, value in values.items():
+            pos = ctx.find_dim_by_name(isl.dim_type.param, name)
+            if pos >= 0:
+                ctx = ctx.fix_val(isl.dim_type.param, pos, isl.Val(int(value)))
+        return ctx
+
+    def __str__(self) -> str:
+        lines = [
+            f"scop {self.filename}:{self.start_line}-{self.end_line} in {self.function}()",
+            f"  parameters: {', '.join(self.parameters) or '(none)'}"
+            + (f"  known: {self.parameter_values}" if self.parameter_values else ""),
+            f"  context: {self.context}",
+            "  arrays:",
+        ]
+        for arr in self.arrays.values():
+            dims = "".join(f"[{d}]" for d in arr.dims)
+            lines.append(f"    {arr.element_type} {arr.name}{dims}")
+        lines.append("  statements:")
+        for stmt in self.statements:
+            lines.append(f"    {stmt.name} (line {stmt.line}): {stmt.body}")
+            lines.append(f"      domain: {stmt.domain}")
+            for acc in stmt.accesses:
+                lines.append(f"      {acc.kind}: {acc.relation}")
+        lines.append(f"  schedule: {self.schedule}")
+        return "\n".join(lines)
