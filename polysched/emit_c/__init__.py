@@ -1,1 +1,37 @@
-"""See ../shared/design.md for what this package owns."""
+"""C emission: isl schedule tree -> C text (with OpenMP/GCC pragmas) -> the whole file.
+
+    text = generate(scop, schedule)      # replaces scop.source[region_start:region_end]
+    out  = splice(scop, text)            # the whole file, everything else byte-identical
+    out  = emit_file(scops, schedules)   # both steps for every scop of one file
+
+See codegen.py for the printer and marks.py for the mark -> pragma rules.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import islpy as isl
+
+from polysched.scop.model import Scop
+
+from .codegen import EmitOptions, generate
+from .splice import splice
+
+__all__ = ["EmitOptions", "emit_file", "generate", "splice"]
+
+
+def emit_file(
+    scops: Sequence[Scop],
+    schedules: Sequence[isl.Schedule | None] | None = None,
+    *,
+    options: EmitOptions | None = None,
+) -> str:
+    """The whole file with every scop region regenerated from its schedule
+    (``schedules[k]`` for ``scops[k]``; None, or a None entry, means the original)."""
+    scops = list(scops)
+    if schedules is None:
+        schedules = [None] * len(scops)
+    if len(schedules) != len(scops):
+        raise ValueError(f"{len(scops)} scops but {len(schedules)} schedules")
+    texts = [generate(scop, sched, options=options) for scop, sched in zip(scops, schedules)]
+    return splice(scops, texts)

@@ -1,0 +1,249 @@
+"""C text for one SCoP from any isl schedule tree.
+
+``generate(scop, schedule)`` builds the isl AST of ``schedule`` under the scop's
+*symbolic* context (``[N] -> { : N >= 1 }``: never fixed parameter values, so the
+code is right for every dataset preset), walks it and prints C:
+
+    for (int c0 = 0; c0 < N; c0 += 1)
+      for (int c1 = 0; c1 <= c0; c1 += 1)
+        C[c0][c1] *= beta;
+
+Statement calls ``S0(e0, e1, ...)`` of the AST become the statement's verbatim body
+with its original iterators replaced by ``e0, e1, ...`` (see body.py); mark nodes
+become pragmas or comments (see marks.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polysched.scop.model import Scop, Statement
+
+from .body import substitute
+from .expr import ExprPrinter, Helpers
+from .marks import MarkInfo, retag_marks, schedule_depth
+from .names import NameAllocator, identifiers_in
+
+_node = isl.ast_node_type
+
+
+@dataclass
+class EmitOptions:
+    """Knobs of the C printer.
+
+    ``indent``: one indentation step; ``iterator_type``: C type of the new loop
+    iterators; ``iterator_prefixes``: tried in order, the first whose names ``p0,
+    p1, ...`` are all unused in the file wins; ``explain_dropped_pragmas``: leave a
+    comment where a mark could not become a pragma (degenerate or non-canonical loop).
+    """
+
+    indent: str = "  "
+    iterator_type: str = "int"
+    iterator_prefixes: tuple[str, ...] = ("c", "t", "ps_c")
+    explain_dropped_pragmas: bool = True
+
+
+def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None) -> str:
+    """The C text replacing ``scop.source[scop.region_start:scop.region_end]``.
+
+    ``schedule``: an isl schedule tree over ``scop.domain`` (default: the original
+    ``scop.schedule``), possibly tiled and carrying mark nodes.
+    """
+    options = options or EmitOptions()
+    schedule = scop.schedule if schedule is None else schedule
+    return _RegionPrinter(scop, schedule, options).region_text()
+
+
+def region_indent(scop: Scop) -> str:
+    """The leading whitespace of the first non-blank line of the original region."""
+    for line in scop.source[scop.region_start:scop.region_end].splitlines():
+        if line.strip():
+            return line[: len(line) - len(line.lstrip())]
+    return ""
+
+
+class _RegionPrinter:
+    def __init__(self, scop: Scop, schedule: isl.Schedule, options: EmitOptions):
+        self.scop = scop
+        self.options = options
+        self.statements: dict[str, Statement] = {s.name: s for s in scop.statements}
+        taken = set(scop.identifiers) | identifiers_in(scop.source)
+        self.names = NameAllocator(taken)
+        self.schedule, self.marks = retag_marks(schedule)
+        depth = schedule_depth(self.schedule)
+        self.iterators = self.names.fresh_family(list(options.iterator_prefixes), max(depth, 1))
+        self.depth_of = {name: d for d, name in enumerate(self.iterators)}
+        self.helpers = Helpers(self.names)
+        self.expr = ExprPrinter(self.helpers)
+
+    def build_ast(self) -> isl.AstNode:
+        build = isl.AstBuild.from_context(self.scop.context)
+        ids = isl.IdList.alloc(self.scop.context.get_ctx(), len(self.iterators))
+        for name in self.iterators:
+            ids = ids.add(isl.Id(name))
+        build = build.set_iterators(ids)
+        return build.node_from_schedule(self.schedule)
+
+    def region_text(self) -> str:
+        body = self.node(self.build_ast(), 0, {})
+        lines = self.helpers.definitions() + body + self.helpers.undefinitions()
+        base = region_indent(self.scop)
+        return "".join(f"{base}{line}\n" if line else "\n" for line in lines)
+
+    # -- AST nodes ---------------------------------------------------------------
+
+    def pad(self, level: int) -> str:
+        return self.options.indent * level
+
+    def node(self, node: isl.AstNode, level: int, pending: dict[int, list[MarkInfo]]) -> list[str]:
+        kind = node.get_type()
+        if kind == _node.block:
+            children = node.block_get_children()
+            lines: list[str] = []
+            for k in range(children.n_ast_node()):
+                lines += self.node(children.get_at(k), level, pending)
+            return lines
+        if kind == _node.for_:
+            return self.for_loop(node, level, pending)
+        if kind == _node.if_:
+            return self.if_chain(node, level, pending)
+        if kind == _node.mark:
+            return self.mark(node, level, pending)
+        if kind == _node.user:
+            return self.user(node, level)
+        raise ValueError(f"unsupported isl AST node: {node.to_C_str()}")
+
+    def mark(self, node: isl.AstNode, level: int, pending: dict[int, list[MarkInfo]]) -> list[str]:
+        tag = node.mark_get_id().get_name()
+        info = self.marks.get(tag, MarkInfo(tag, -1))
+        child = node.mark_get_node()
+        if info.loop_pragma is None or info.depth < 0:
+            return [self.pad(level) + info.comment()] + self.node(child, level, pending)
+        pending = {d: list(ms) for d, ms in pending.items()}
+        pending.setdefault(info.depth, []).append(info)
+        return self.node(child, level, pending)
+
+    def user(self, node: isl.AstNode, level: int) -> list[str]:
+        call = node.user_get_expr()
+        name = call.get_op_arg(0).get_id().get_name()
+        stmt = self.statements.get(name)
+        if stmt is None:
+            raise ValueError(f"schedule instance of unknown statement {name!r}")
+        args = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
+        if len(args) != len(stmt.iterators):
+            raise ValueError(
+                f"statement {name} has iterators {stmt.iterators} but the AST passes {len(args)} arguments"
+            )
+        text = substitute(stmt.body.strip(), dict(zip(stmt.iterators, args)))
+        pad = self.pad(level)
+        out = []
+        for k, line in enumerate(text.splitlines()):
+            if line.strip():
+                out.append(pad + (line if k == 0 else self.options.indent + line.strip()))
+        return out
+
+    @staticmethod
+    def _is_single_statement(node: isl.AstNode, statements: dict[str, Statement]) -> bool:
+        """A user node whose body is one simple statement can go without braces."""
+        if node.get_type() != _node.user:
+            return False
+        name = node.user_get_expr().get_op_arg(0).get_id().get_name()
+        body = statements[name].body.strip() if name in statements else ""
+        return body.endswith(";") and body.count(";") == 1 and "{" not in body and "#" not in body
+
+    def braced_body(self, header: list[str], body: isl.AstNode, level: int, pending) -> list[str]:
+        inner = self.node(body, level + 1, pending)
+        if self._is_single_statement(body, self.statements):
+            return header + inner
+        header[-1] += " {"
+        return header + inner + [self.pad(level) + "}"]
+
+    def for_loop(self, node: isl.AstNode, level: int, pending: dict[int, list[MarkInfo]]) -> list[str]:
+        iterator = node.for_get_iterator().get_id().get_name()
+        depth = self.depth_of.get(iterator, -1)
+        here = [m for d, ms in pending.items() if d == depth for m in ms]
+        # marks of shallower depths whose loop isl removed (it ran once) lose their pragma
+        lost = [m for d, ms in pending.items() if d != depth for m in ms]
+        pad = self.pad(level)
+        lines = [pad + f"/* polysched: '{m.name}' dropped: its loop runs at most once */" for m in lost
+                 if self.options.explain_dropped_pragmas]
+        init = self.expr(node.for_get_init())
+        decl = f"{self.options.iterator_type} {iterator}"
+        if node.for_is_degenerate():
+            if here and self.options.explain_dropped_pragmas:
+                lines += [pad + f"/* polysched: '{m.name}' dropped: its loop runs at most once */" for m in here]
+            lines.append(pad + "{")
+            lines.append(pad + self.options.indent + f"{decl} = {init};")
+            lines += self.node(node.for_get_body(), level + 1, {})
+            lines.append(pad + "}")
+            return lines
+        cond = self.expr(node.for_get_cond())
+        inc = self.expr(node.for_get_inc())
+        lines += self.loop_pragmas(node, iterator, here, pad)
+        header = [pad + f"for ({decl} = {init}; {cond}; {iterator} += {inc})"]
+        return lines + self.braced_body(header, node.for_get_body(), level, {})
+
+    def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str) -> list[str]:
+        kinds: dict[str, list[str]] = {}
+        for mark in marks:
+            kind, argument = mark.loop_pragma
+            kinds.setdefault(kind, []).append(argument)
+        lines: list[str] = []
+        explain = self.options.explain_dropped_pragmas
+        omp = [k for k in ("omp_parallel", "omp_simd") if k in kinds]
+        if omp and not _is_canonical_loop(node, iterator):
+            if explain:
+                lines.append(pad + "/* polysched: OpenMP pragma dropped: loop not in canonical form */")
+            for k in omp:
+                del kinds[k]
+            omp = []
+        if omp:
+            clauses = " ".join(c for k in omp for c in kinds[k] if c)
+            words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (
+                "omp_simd" in kinds
+            )
+            lines.append(pad + " ".join(words + ([clauses] if clauses else [])))
+            # GCC rejects its own loop pragmas between an OpenMP pragma and the loop
+            for k in ("gcc_ivdep", "gcc_unroll"):
+                if k in kinds and explain:
+                    lines.append(pad + f"/* polysched: {k[4:]} dropped: cannot follow an OpenMP pragma */")
+            return lines
+        if "gcc_ivdep" in kinds:
+            lines.append(pad + "#pragma GCC ivdep")
+        if "gcc_unroll" in kinds:
+            lines.append(pad + f"#pragma GCC unroll {max(int(f) for f in kinds['gcc_unroll'])}")
+        return lines
+
+    def if_chain(self, node: isl.AstNode, level: int, pending) -> list[str]:
+        pad = self.pad(level)
+        lines = [pad + f"if ({self.expr(node.if_get_cond())}) {{"]
+        lines += self.node(node.if_get_then_node(), level + 1, pending)
+        while node.if_has_else_node():
+            other = node.if_get_else_node()
+            if other.get_type() == _node.if_:
+                lines.append(pad + f"}} else if ({self.expr(other.if_get_cond())}) {{")
+                lines += self.node(other.if_get_then_node(), level + 1, pending)
+                node = other
+                continue
+            lines.append(pad + "} else {")
+            lines += self.node(other, level + 1, pending)
+            break
+        lines.append(pad + "}")
+        return lines
+
+
+def _is_canonical_loop(node: isl.AstNode, iterator: str) -> bool:
+    """OpenMP's canonical loop form: ``it <= bound`` or ``it < bound`` with ``bound``
+    free of ``it``, and a constant increment."""
+    cond = node.for_get_cond()
+    if cond.get_type() != isl.ast_expr_type.op:
+        return False
+    if cond.get_op_type() not in (isl.ast_expr_op_type.le, isl.ast_expr_op_type.lt):
+        return False
+    lhs, rhs = cond.get_op_arg(0), cond.get_op_arg(1)
+    if lhs.get_type() != isl.ast_expr_type.id or lhs.get_id().get_name() != iterator:
+        return False
+    if iterator in identifiers_in(rhs.to_C_str()):
+        return False
+    return node.for_get_inc().get_type() == isl.ast_expr_type.int

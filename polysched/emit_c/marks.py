@@ -1,0 +1,92 @@
+"""Mark nodes of the schedule tree and what they become in C.
+
+A mark sits directly above the band whose *outermost* loop it applies to:
+
+    "parallel"            -> #pragma omp parallel for
+    "parallel <clauses>"  -> #pragma omp parallel for <clauses>
+    "simd"                -> #pragma omp simd
+    "ivdep"               -> #pragma GCC ivdep
+    "unroll <N>"          -> #pragma GCC unroll N
+    anything else         -> /* mark: <name> */ before the code
+
+isl's AST generator drops loops that run exactly once, and then the loop under a
+mark may belong to a *deeper* band. A pragma there would be wrong (that loop was
+never proven parallel), so every mark is tied to its schedule depth: before the
+AST is built, each mark is replaced by a unique id remembered with the original
+name and ``get_schedule_depth()``; the printer puts the pragma only on the for
+loop whose iterator is the one of that depth.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import islpy as isl
+
+_UNROLL_RE = re.compile(r"^unroll\s+([0-9]+)$")
+
+
+@dataclass(frozen=True)
+class MarkInfo:
+    """One mark of the schedule tree: its original id name and its schedule depth."""
+
+    name: str
+    depth: int
+
+    @property
+    def loop_pragma(self) -> tuple[str, str] | None:
+        """``(kind, argument)`` when the mark applies to a loop, else None.
+
+        kinds: ``omp_parallel`` (argument: clauses), ``omp_simd``, ``gcc_ivdep``,
+        ``gcc_unroll`` (argument: the factor).
+        """
+        name = self.name.strip()
+        if name == "parallel" or name.startswith("parallel "):
+            return "omp_parallel", name[len("parallel"):].strip()
+        if name == "simd":
+            return "omp_simd", ""
+        if name == "ivdep":
+            return "gcc_ivdep", ""
+        match = _UNROLL_RE.match(name)
+        if match:
+            return "gcc_unroll", match.group(1)
+        return None
+
+    def comment(self) -> str:
+        return f"/* mark: {self.name.replace('*/', '* /')} */"
+
+
+TAG_PREFIX = "polysched_mark_"
+
+
+def retag_marks(schedule: isl.Schedule) -> tuple[isl.Schedule, dict[str, MarkInfo]]:
+    """Replace every mark id by a unique ``polysched_mark_<k>``.
+
+    Returns the new schedule and ``{unique id name: MarkInfo}``.
+    """
+    table: dict[str, MarkInfo] = {}
+
+    def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() == isl.schedule_node_type.mark:
+            info = MarkInfo(node.mark_get_id().get_name(), node.get_schedule_depth())
+            tag = f"{TAG_PREFIX}{len(table)}"
+            table[tag] = info
+            node = node.delete().insert_mark(isl.Id(tag))
+        for k in range(node.n_children()):
+            node = visit(node.child(k)).parent()
+        return node
+
+    root = visit(schedule.get_root())
+    return root.get_schedule(), table
+
+
+def schedule_depth(schedule: isl.Schedule) -> int:
+    """The largest number of band members on any root-to-leaf path."""
+
+    def visit(node: isl.ScheduleNode) -> int:
+        here = node.get_schedule_depth()
+        if node.get_type() == isl.schedule_node_type.band:
+            here += node.band_n_member()
+        return max([here] + [visit(node.child(k)) for k in range(node.n_children())])
+
+    return visit(schedule.get_root())
