@@ -1,0 +1,350 @@
+"""Compile and run C programs through the system compiler, and verify a transformed
+program against its original by running both and comparing what they print.
+
+Everything here goes through ``subprocess`` with argument lists and timeouts, and
+reports failures as values (``ok=False`` plus a one-line ``reason``), never as
+exceptions: a benchmark campaign must survive a kernel that crashes or hangs.
+
+Kernel program conventions (see ``polysched.bench.suite``):
+- sizes chosen by ``-D<DATASET>_DATASET`` (MINI, SMALL, MEDIUM, LARGE, EXTRALARGE);
+- ``-DPOLYSCHED_DUMP`` makes the program print its output arrays on stdout
+  (``== A ==`` header lines, then numbers printed with ``%.10g`` or as ints);
+- stderr always carries ``polysched-time: <seconds>`` (kernel time only) and, without
+  DUMP, ``polysched-checksum: <value>``.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from .compare import DEFAULT_ATOL, DEFAULT_RTOL, Comparison, compare_outputs
+
+DEFAULT_CC = "gcc"
+DEFAULT_CFLAGS: tuple[str, ...] = ("-O3", "-march=native")
+DUMP_DEFINE = "POLYSCHED_DUMP"
+DATASETS_KNOWN = ("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")
+
+_TIME_LINE = re.compile(r"^\s*polysched-time:\s*(\S+)\s*$", re.MULTILINE)
+_CHECKSUM_LINE = re.compile(r"^\s*polysched-checksum:\s*(.*?)\s*$", re.MULTILINE)
+
+
+# --------------------------------------------------------------------------- compile
+
+@dataclass
+class CompileResult:
+    """Outcome of one compiler invocation. ``command`` is the argument list actually run
+    (after flag probing), so it can be pasted into a shell to reproduce."""
+
+    ok: bool
+    command: list[str]
+    stderr: str = ""
+    seconds: float = 0.0
+    reason: str = ""
+    output: Path | None = None
+
+    @property
+    def command_line(self) -> str:
+        import shlex
+        return " ".join(shlex.quote(part) for part in self.command)
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_accepts(cc: str, flag: str) -> bool:
+    """Whether ``cc`` compiles and links a trivial program with ``flag``
+    (e.g. ``-march=native`` is unknown to some compilers and architectures).
+    Probed once per (compiler, flag) and cached."""
+    with tempfile.TemporaryDirectory(prefix="polysched-probe-") as tmp:
+        source = Path(tmp) / "probe.c"
+        source.write_text("int main(void) { return 0; }\n")
+        try:
+            proc = subprocess.run([cc, flag, str(source), "-o", str(Path(tmp) / "probe")],
+                                  capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+        # clang and gcc only warn on some unknown flags; treat a warning naming the
+        # flag as a refusal so that the command line stays meaningful.
+        return proc.returncode == 0 and flag not in proc.stderr
+
+
+def portable_cflags(cc: str, cflags: Sequence[str]) -> list[str]:
+    """``cflags`` with host-specific flags (``-march=native``, ``-mcpu=native``,
+    ``-mtune=native``) dropped when the compiler refuses them."""
+    kept = []
+    for flag in cflags:
+        if flag in ("-march=native", "-mcpu=native", "-mtune=native") and not compiler_accepts(cc, flag):
+            continue
+        kept.append(flag)
+    return kept
+
+
+def define_flags(defines: Mapping[str, str | None]) -> list[str]:
+    """``{"N": "100", "MINI_DATASET": None}`` -> ``["-DN=100", "-DMINI_DATASET"]``."""
+    return [f"-D{name}" if value is None else f"-D{name}={value}" for name, value in defines.items()]
+
+
+def _first_error_line(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    # gcc/clang: "file.c:3:5: error: ..."; linker: "ld: ... undefined reference" / "error:".
+    for pattern in (r":\d+:(?:\d+:)? (?:fatal )?error: ", r"\berror\b:", r"undefined reference"):
+        for line in lines:
+            if re.search(pattern, line):
+                return line
+    return lines[0] if lines else ""
+
+
+def compile_c(source: Path | str, output: Path | str, *, cc: str = DEFAULT_CC,
+              cflags: Sequence[str] = DEFAULT_CFLAGS,
+              defines: Mapping[str, str | None] | None = None,
+              include_dirs: Sequence[Path | str] = (), openmp: bool = False,
+              timeout: float = 300) -> CompileResult:
+    """Compile one C file into an executable: ``cc CFLAGS -I.. -D.. [-fopenmp] SOURCE
+    -o OUTPUT -lm``. Never raises for a compiler problem: a missing compiler, a
+    compile error or a timeout is a ``CompileResult`` with ``ok=False`` and a reason.
+    """
+    source, output = Path(source), Path(output)
+    command = [cc, *portable_cflags(cc, list(cflags))]
+    command += [f"-I{directory}" for directory in include_dirs]
+    command += define_flags(defines or {})
+    if openmp:
+        command.append("-fopenmp")
+    command += [str(source), "-o", str(output), "-lm"]
+    if not source.is_file():
+        return CompileResult(False, command, reason=f"{source}: no such file")
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, errors="replace",
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        return CompileResult(False, command, reason=f"compiler '{cc}' not found")
+    except PermissionError:
+        return CompileResult(False, command, reason=f"compiler '{cc}' is not executable")
+    except subprocess.TimeoutExpired as err:
+        stderr = err.stderr.decode(errors="replace") if isinstance(err.stderr, bytes) else (err.stderr or "")
+        return CompileResult(False, command, stderr, time.perf_counter() - start,
+                             reason=f"compiler timed out after {timeout:g} s")
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        detail = _first_error_line(proc.stderr) or f"exit status {proc.returncode}"
+        return CompileResult(False, command, proc.stderr, seconds,
+                             reason=f"compilation of {source.name} failed: {detail}")
+    return CompileResult(True, command, proc.stderr, seconds, output=output)
+
+
+# --------------------------------------------------------------------------- run
+
+@dataclass
+class RunResult:
+    """Outcome of one run. ``seconds`` is wall time of the whole process;
+    ``kernel_seconds`` is the program's own ``polysched-time:`` figure (None if absent)."""
+
+    ok: bool
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+    kernel_seconds: float | None = None
+    timed_out: bool = False
+    reason: str = ""
+    checksum: str | None = None
+
+
+def parse_kernel_seconds(stderr: str) -> float | None:
+    """The last ``polysched-time: <seconds>`` value on stderr, or None."""
+    matches = _TIME_LINE.findall(stderr)
+    if not matches:
+        return None
+    try:
+        return float(matches[-1])
+    except ValueError:
+        return None
+
+
+def parse_checksum(stderr: str) -> str | None:
+    matches = _CHECKSUM_LINE.findall(stderr)
+    return matches[-1] if matches else None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    # The program runs in its own session: kill the whole group so that a child it
+    # forked cannot keep our pipes open.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None = None,
+               env: Mapping[str, str] | None = None, args: Sequence[str] = ()) -> RunResult:
+    """Run an executable, capturing stdout/stderr. ``threads`` sets OMP_NUM_THREADS;
+    ``env`` adds to (not replaces) the current environment. A crash, a non-zero exit
+    or a hang gives ``ok=False`` with a reason ("killed by SIGSEGV", "timed out after
+    60 s", "exited with status 3"), never an exception."""
+    binary = Path(binary)
+    run_env = dict(os.environ)
+    run_env.update(env or {})
+    if threads is not None:
+        run_env["OMP_NUM_THREADS"] = str(threads)
+    command = [str(binary if binary.is_absolute() or binary.parent != Path(".") else Path(".") / binary),
+               *args]
+    start = time.perf_counter()
+    try:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, env=run_env, start_new_session=True)
+    except FileNotFoundError:
+        return RunResult(False, None, reason=f"{binary}: no such executable")
+    except PermissionError:
+        return RunResult(False, None, reason=f"{binary}: not executable")
+    except OSError as err:
+        return RunResult(False, None, reason=f"{binary}: cannot execute ({err.strerror})")
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        out, err = proc.communicate()
+    seconds = time.perf_counter() - start
+    stdout = out.decode(errors="replace")
+    stderr = err.decode(errors="replace")
+    result = RunResult(False, proc.returncode, stdout, stderr, seconds,
+                       parse_kernel_seconds(stderr), timed_out, checksum=parse_checksum(stderr))
+    if timed_out:
+        result.reason = f"timed out after {timeout:g} s"
+    elif proc.returncode < 0:
+        result.reason = f"killed by {_signal_name(-proc.returncode)}"
+    elif proc.returncode != 0:
+        result.reason = f"exited with status {proc.returncode}"
+    else:
+        result.ok = True
+    return result
+
+
+# --------------------------------------------------------------------------- verify
+
+@dataclass
+class VerifyResult:
+    """Original vs transformed: ``status`` is "equal", "differ" or "error" (could not
+    decide: compile failure, crash, timeout, nothing printed). ``ok`` iff "equal"."""
+
+    ok: bool
+    status: str
+    reason: str
+    comparison: Comparison | None = None
+    original_compile: CompileResult | None = None
+    transformed_compile: CompileResult | None = None
+    original_run: RunResult | None = None
+    transformed_run: RunResult | None = None
+    flags: dict = field(default_factory=dict)
+
+    def summary(self) -> str:
+        return f"{self.status}: {self.reason}"
+
+
+def uses_openmp(path: Path | str) -> bool:
+    """Whether the C file contains an OpenMP pragma (then it needs -fopenmp)."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return False
+    return re.search(r"^\s*#\s*pragma\s+omp\b", text, re.MULTILINE) is not None
+
+
+def _error(reason: str, **parts) -> VerifyResult:
+    return VerifyResult(False, "error", reason, **parts)
+
+
+def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_CC,
+           cflags: Sequence[str] = DEFAULT_CFLAGS,
+           defines: Mapping[str, str | None] | None = None,
+           include_dirs: Sequence[Path | str] = (), openmp: bool | None = None,
+           timeout: float = 60, compile_timeout: float = 300, threads: int | None = None,
+           workdir: Path | str | None = None, rtol: float = DEFAULT_RTOL,
+           atol: float = DEFAULT_ATOL) -> VerifyResult:
+    """Compile ``original`` and ``transformed`` with identical flags plus
+    ``-DPOLYSCHED_DUMP``, run both, and compare their stdout with
+    :func:`compare_outputs`.
+
+    ``openmp=None`` means: add -fopenmp (to both) iff either file contains
+    ``#pragma omp``. The directories of both files are added as include paths (to
+    both), so a transformed file written elsewhere still finds the original's headers.
+    Binaries go to ``workdir`` if given, else to a temporary directory that is removed.
+    """
+    original, transformed = Path(original), Path(transformed)
+    for path in (original, transformed):
+        if not path.is_file():
+            return _error(f"{path}: no such file")
+    if openmp is None:
+        openmp = uses_openmp(original) or uses_openmp(transformed)
+    all_defines = dict(defines or {})
+    all_defines[DUMP_DEFINE] = None
+    includes: list[str] = []
+    for directory in [*map(str, include_dirs), str(original.resolve().parent),
+                      str(transformed.resolve().parent)]:
+        if directory not in includes:
+            includes.append(directory)
+    flags = {"cc": cc, "cflags": list(cflags), "defines": all_defines,
+             "include_dirs": includes, "openmp": openmp}
+
+    owned_tmp = None
+    if workdir is None:
+        owned_tmp = tempfile.TemporaryDirectory(prefix="polysched-verify-")
+        build = Path(owned_tmp.name)
+    else:
+        build = Path(workdir)
+        build.mkdir(parents=True, exist_ok=True)
+    try:
+        parts: dict = {"flags": flags}
+        binaries = {}
+        for role, source in (("original", original), ("transformed", transformed)):
+            binary = build / f"{role}.exe"
+            result = compile_c(source, binary, cc=cc, cflags=cflags, defines=all_defines,
+                               include_dirs=includes, openmp=openmp, timeout=compile_timeout)
+            parts[f"{role}_compile"] = result
+            if not result.ok:
+                return _error(f"{role} ({source}): {result.reason}", **parts)
+            binaries[role] = binary
+        for role in ("original", "transformed"):
+            result = run_binary(binaries[role], timeout=timeout, threads=threads)
+            parts[f"{role}_run"] = result
+            if not result.ok:
+                return _error(f"{role} run {result.reason}", **parts)
+        expected = parts["original_run"].stdout
+        actual = parts["transformed_run"].stdout
+        if not expected.strip() and not actual.strip():
+            return _error(f"neither program printed anything with -D{DUMP_DEFINE}: "
+                          "nothing to compare", **parts)
+        comparison = compare_outputs(expected, actual, rtol=rtol, atol=atol)
+        parts["comparison"] = comparison
+        if comparison.equal:
+            return VerifyResult(True, "equal", comparison.message, **parts)
+        return VerifyResult(False, "differ", comparison.message, **parts)
+    finally:
+        if owned_tmp is not None:
+            owned_tmp.cleanup()
+
+
+def dataset_define(dataset: str | None) -> dict[str, None]:
+    """``"mini"`` -> ``{"MINI_DATASET": None}``; None or "" -> ``{}``."""
+    if not dataset:
+        return {}
+    return {f"{dataset.upper()}_DATASET": None}
+
+
+def find_compiler(cc: str) -> str | None:
+    return shutil.which(cc)

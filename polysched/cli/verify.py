@@ -1,0 +1,117 @@
+"""``polysched verify ORIG.c NEW.c``: compile both with identical flags, run both,
+compare their printed output (-DPOLYSCHED_DUMP). Exit 0 equal, 1 differ, 2 error."""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from polysched.cli import UsageError
+
+
+def add_parser(subparsers) -> None:
+    from polysched.bench import DEFAULT_ATOL, DEFAULT_CC, DEFAULT_CFLAGS, DEFAULT_RTOL
+    parser = subparsers.add_parser(
+        "verify", help="check that a transformed C file computes what the original computes",
+        description=__doc__)
+    parser.add_argument("original", metavar="ORIG.c", help="reference C file")
+    parser.add_argument("transformed", metavar="NEW.c", help="transformed C file")
+    parser.add_argument("--cc", default=DEFAULT_CC, help="C compiler (default: %(default)s)")
+    parser.add_argument("--cflags", default=" ".join(DEFAULT_CFLAGS),
+                        help="compiler flags, shell-quoted; write --cflags=-O2 for a single flag "
+                             "(default: %(default)r)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                        help="preprocessor define for both files (repeatable)")
+    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                        help="include directory for both files (repeatable)")
+    parser.add_argument("--dataset", default=None,
+                        help="dataset size: MINI, SMALL, ... adds -D<DATASET>_DATASET; 'none' for "
+                             "no define (default: MINI if a file mentions MINI_DATASET)")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds allowed for each run (default: %(default)s)")
+    parser.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS for both runs")
+    parser.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
+                        help="relative tolerance (default: %(default)g)")
+    parser.add_argument("--atol", type=float, default=DEFAULT_ATOL,
+                        help="absolute tolerance (default: %(default)g)")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="keep the binaries in this directory (default: a temporary one)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print the compile commands and compiler/program diagnostics")
+    parser.set_defaults(func=run)
+
+
+def parse_defines(items: list[str]) -> dict[str, str | None]:
+    """``["N=10", "FAST"]`` -> ``{"N": "10", "FAST": None}``."""
+    defines: dict[str, str | None] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not name.isidentifier():
+            raise UsageError(f"-D {item}: expected NAME or NAME=VALUE")
+        defines[name] = value if sep else None
+    return defines
+
+
+def default_dataset(*paths: Path) -> str | None:
+    """MINI when one of the files mentions MINI_DATASET, else no dataset define."""
+    for path in paths:
+        if "MINI_DATASET" in path.read_text(errors="replace"):
+            return "MINI"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from polysched.bench import dataset_define, verify
+    original, transformed = Path(args.original), Path(args.transformed)
+    for path in (original, transformed):
+        if not path.exists():
+            raise UsageError(f"{path}: no such file")
+        if not path.is_file():
+            raise UsageError(f"{path}: not a regular file")
+    try:
+        cflags = shlex.split(args.cflags)
+    except ValueError as err:
+        raise UsageError(f"--cflags: {err}") from None
+    for name in ("timeout", "rtol", "atol"):
+        if getattr(args, name) < 0 or (name == "timeout" and args.timeout == 0):
+            raise UsageError(f"--{name} must be positive")
+    defines = parse_defines(args.defines)
+    if args.dataset is None:
+        dataset = default_dataset(original, transformed)
+    elif args.dataset.lower() == "none":
+        dataset = None
+    else:
+        dataset = args.dataset.upper()
+        if not dataset.replace("_", "").isalnum():
+            raise UsageError(f"--dataset {args.dataset}: expected a name such as MINI or LARGE")
+    defines = {**dataset_define(dataset), **defines}
+
+    result = verify(original, transformed, cc=args.cc, cflags=cflags, defines=defines,
+                    include_dirs=args.include_dirs, timeout=args.timeout, threads=args.threads,
+                    workdir=args.workdir, rtol=args.rtol, atol=args.atol)
+    if args.verbose:
+        _print_details(result)
+    if result.status == "equal":
+        print(f"equal: {result.reason}")
+        return 0
+    if result.status == "differ":
+        print(f"differ: {result.reason}")
+        return 1
+    print(f"polysched verify: error: {result.reason}", file=sys.stderr)
+    return 2
+
+
+def _print_details(result) -> None:
+    for role in ("original", "transformed"):
+        build = getattr(result, f"{role}_compile")
+        if build is not None:
+            print(f"[{role}] $ {build.command_line}  ({build.seconds:.2f} s)", file=sys.stderr)
+            if build.stderr.strip():
+                print(build.stderr.rstrip(), file=sys.stderr)
+        execution = getattr(result, f"{role}_run")
+        if execution is not None:
+            kernel = (f", kernel {execution.kernel_seconds:.6g} s"
+                      if execution.kernel_seconds is not None else "")
+            print(f"[{role}] ran in {execution.seconds:.3f} s{kernel}"
+                  f"{'' if execution.ok else ': ' + execution.reason}", file=sys.stderr)

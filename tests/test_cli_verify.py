@@ -1,0 +1,103 @@
+"""`polysched verify` exit codes and messages, through a real subprocess."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+PROGRAM = r"""
+#include <stdio.h>
+#ifdef MINI_DATASET
+#define N 10
+#else
+#define N 2000
+#endif
+#ifndef SCALE
+#define SCALE 1
+#endif
+static int B[N];
+int main(void) {
+  for (int i = 0; i < N; i++) B[i] = i * SCALE;
+  /* KERNEL */
+#ifdef POLYSCHED_DUMP
+  printf("== B ==\n");
+  for (int i = 0; i < N; i++) printf("%d\n", B[i]);
+#endif
+  fprintf(stderr, "polysched-time: 0\n");
+  return 0;
+}
+"""
+PREFIX_SUM = "for (int i = 1; i < N; i++) B[i] += B[i-1];"
+WRONG_SUM = "for (int i = N - 1; i >= 1; i--) B[i] += B[i-1];"
+
+
+def polysched(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "polysched", "verify", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def write(tmp_path: Path, name: str, kernel: str) -> str:
+    path = tmp_path / f"{name}.c"
+    path.write_text(PROGRAM.replace("/* KERNEL */", kernel))
+    return str(path)
+
+
+def test_equal_exit_0(tmp_path):
+    original = write(tmp_path, "orig", PREFIX_SUM)
+    copy = write(tmp_path, "copy", "/* same */ " + PREFIX_SUM)
+    proc = polysched(original, copy, "--cflags=-O1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("equal: 10 values equal")   # MINI chosen by default
+    assert proc.stdout.count("\n") == 1
+
+
+def test_differ_exit_1_with_location(tmp_path):
+    original = write(tmp_path, "orig", PREFIX_SUM)
+    wrong = write(tmp_path, "wrong", WRONG_SUM)
+    proc = polysched(original, wrong, "--cflags", "-O1 -g")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.startswith("differ:")
+    # B = 0 1 2 3 ...; prefix sums 0 1 3 6; the reversed loop gives 0 1 3 5: B[3] first.
+    assert "B[3]" in proc.stdout and "expected 6, got 5" in proc.stdout
+
+
+def test_defines_reach_both_programs(tmp_path):
+    original = write(tmp_path, "orig", PREFIX_SUM)
+    proc = polysched(original, original, "--cflags=-O1", "-D", "SCALE=3", "-DUNUSED",
+                     "--dataset", "none", "--verbose")
+    assert proc.returncode == 0, proc.stderr
+    assert "2000 values equal" in proc.stdout
+    assert "-DSCALE=3" in proc.stderr and "-DUNUSED" in proc.stderr
+    assert "MINI_DATASET" not in proc.stderr
+
+
+@pytest.mark.parametrize("case", ["missing", "compile", "crash", "timeout", "badflag"])
+def test_errors_exit_2_one_line(tmp_path, case):
+    original = write(tmp_path, "orig", PREFIX_SUM)
+    extra: list[str] = []
+    if case == "missing":
+        other = str(tmp_path / "absent.c")
+    elif case == "compile":
+        other = write(tmp_path, "broken", "B[0] = undeclared_name;")
+    elif case == "crash":
+        other = write(tmp_path, "crash", "*(volatile int *)0 = 1;")
+    elif case == "timeout":
+        other = write(tmp_path, "hang", "for (volatile int k = 0; ; k++) ;")
+        extra = ["--timeout", "1"]
+    else:
+        other = original
+        extra = ["--cflags='-O1"]
+    proc = polysched(original, other, "--cflags=-O1", *extra) if case != "badflag" \
+        else polysched(original, other, *extra)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0]
+    expected = {"missing": "absent.c: no such file", "compile": "undeclared_name",
+                "crash": "SIGSEGV", "timeout": "timed out after 1 s", "badflag": "--cflags"}[case]
+    assert expected in lines[0]
