@@ -1,0 +1,202 @@
+"""Exact dependence analysis of a SCoP with isl.
+
+``analyze(scop)`` returns a ``Dependences`` whose relations are isl union maps over
+statement instances, ``[params] -> { S1[i, j] -> S2[i', j'] : ... }``, each pair
+meaning "the source instance runs before the sink instance in the original schedule
+and both touch the same array element":
+
+- ``flow``: value-based read-after-write (the last writer of the value a read sees),
+  from isl's dataflow analysis with must-writes as killing sources and may-writes as
+  non-killing sources;
+- ``raw``, ``war``, ``waw``: memory-based read-after-write, write-after-read (anti) and
+  write-after-write (output), every earlier conflicting access, no kills;
+- ``rar``: read-after-read (input), for locality only, never for legality.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import islpy as isl
+import networkx as nx
+
+from polysched.scop.model import Scop
+
+from .flatten import FlatSchedule, flatten
+from .vectors import summarize
+
+KINDS = ("flow", "raw", "war", "waw", "rar")
+VALIDITY_KINDS = ("raw", "war", "waw")
+
+
+@dataclass
+class PairDependence:
+    """The dependences of one kind from statement ``source`` to statement ``sink``.
+
+    ``relation``: ``[params] -> { S[i] -> T[j] : ... }``. Vectors are over the
+    ``common_loops`` loops surrounding both statements in the original schedule, in
+    schedule coordinates (sink minus source). ``levels``: the 1-based common loops
+    that carry some instance pair, 0 for loop-independent pairs. ``distance``: the
+    constant difference vector when the dependence is uniform, else ``None``.
+    ``direction``: Wolfe direction per common loop (``<``, ``=``, ``>``, ``<=``,
+    ``>=``, ``*``). ``distances``: all distance vectors when the dependence is a
+    finite union of uniform ones, else ``None``. ``vectors``: mixed vectors, ints
+    where constant and direction symbols elsewhere, e.g. ``(1, -1, '*')``: the
+    distances grouped on their last component, or else one per carrying level.
+    """
+
+    kind: str
+    source: str
+    sink: str
+    relation: isl.Map
+    common_loops: int
+    levels: list[int]
+    distance: tuple[int, ...] | None
+    direction: tuple[str, ...]
+    distances: list[tuple[int, ...]] | None = None
+    vectors: list[tuple] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "sink": self.sink,
+            "relation": str(self.relation),
+            "common_loops": self.common_loops,
+            "levels": self.levels,
+            "distance": list(self.distance) if self.distance is not None else None,
+            "direction": list(self.direction),
+            "distances": [list(v) for v in self.distances] if self.distances is not None else None,
+            "vectors": [list(v) for v in self.vectors],
+        }
+
+
+def _maps_of(umap: isl.UnionMap) -> list[isl.Map]:
+    result: list[isl.Map] = []
+    umap.foreach_map(result.append)
+    return result
+
+
+class Dependences:
+    """All dependences of one SCoP (see the module docstring for each kind).
+
+    Attributes ``flow, raw, war, waw, rar`` are ``isl.UnionMap`` in the SCoP's
+    parameter space, ``{ S[i] -> T[j] }``, restricted to the SCoP's context.
+    """
+
+    def __init__(self, scop: Scop, flow: isl.UnionMap, raw: isl.UnionMap,
+                 war: isl.UnionMap, waw: isl.UnionMap, rar: isl.UnionMap,
+                 original: FlatSchedule):
+        self.scop = scop
+        self.flow = flow
+        self.raw = raw
+        self.war = war
+        self.waw = waw
+        self.rar = rar
+        self.original = original
+        self._pairs: dict[str, list[PairDependence]] = {}
+
+    @property
+    def validity(self) -> isl.UnionMap:
+        """raw ∪ war ∪ waw: what a schedule that does not expand arrays must respect."""
+        return self.raw.union(self.war).union(self.waw)
+
+    @property
+    def proximity(self) -> isl.UnionMap:
+        """flow ∪ rar: reuse a schedule should bring close together."""
+        return self.flow.union(self.rar)
+
+    def relation(self, kind: str) -> isl.UnionMap:
+        if kind not in KINDS:
+            raise ValueError(f"unknown dependence kind {kind!r} (expected one of {', '.join(KINDS)})")
+        return getattr(self, kind)
+
+    def pairs(self, kind: str) -> list[PairDependence]:
+        """Per (source statement, sink statement) records of ``kind``, in statement order."""
+        if kind not in self._pairs:
+            order = {s.name: k for k, s in enumerate(self.scop.statements)}
+            records = []
+            for m in _maps_of(self.relation(kind)):
+                if m.is_empty():
+                    continue
+                m = m.coalesce()
+                info = summarize(m, self.original)
+                records.append(PairDependence(
+                    kind=kind,
+                    source=m.get_tuple_name(isl.dim_type.in_),
+                    sink=m.get_tuple_name(isl.dim_type.out),
+                    relation=m, **info))
+            records.sort(key=lambda r: (order.get(r.source, 1 << 30), order.get(r.sink, 1 << 30)))
+            self._pairs[kind] = records
+        return self._pairs[kind]
+
+    def graph(self, kinds: tuple[str, ...] = VALIDITY_KINDS) -> nx.DiGraph:
+        """Statements as nodes (attribute ``index``: textual order), an edge S -> T when
+        some dependence of ``kinds`` goes from an instance of S to one of T; edge
+        attribute ``kinds`` lists which, ``relations`` maps kind -> ``isl.Map``."""
+        g = nx.DiGraph()
+        for k, stmt in enumerate(self.scop.statements):
+            g.add_node(stmt.name, index=k)
+        for kind in kinds:
+            for rec in self.pairs(kind):
+                if not g.has_edge(rec.source, rec.sink):
+                    g.add_edge(rec.source, rec.sink, kinds=[], relations={})
+                data = g.edges[rec.source, rec.sink]
+                data["kinds"].append(kind)
+                data["relations"][kind] = rec.relation
+        return g
+
+    def sccs(self, kinds: tuple[str, ...] = VALIDITY_KINDS) -> list[list[str]]:
+        """Strongly connected components of ``graph(kinds)`` in a topological order
+        (ties broken by textual order), each listed in textual order."""
+        g = self.graph(kinds)
+        index = nx.get_node_attributes(g, "index")
+        cond = nx.condensation(g)
+        members = {c: sorted(cond.nodes[c]["members"], key=index.get) for c in cond.nodes}
+        order = nx.lexicographical_topological_sort(cond, key=lambda c: index[members[c][0]])
+        return [members[c] for c in order]
+
+    def __str__(self) -> str:
+        lines = []
+        for kind in KINDS:
+            for rec in self.pairs(kind):
+                lines.append(f"{kind} {rec.source} -> {rec.sink}: {rec.relation}")
+        return "\n".join(lines)
+
+
+def _flow(sinks: isl.UnionMap, must: isl.UnionMap | None, may: isl.UnionMap | None,
+          schedule: isl.Schedule) -> isl.UnionMap:
+    """isl dataflow: every (source, sink) instance pair where the source is a may
+    source not killed by a later must source before the sink."""
+    info = isl.UnionAccessInfo.from_sink(sinks)
+    if must is not None:
+        info = info.set_must_source(must)
+    if may is not None:
+        info = info.set_may_source(may)
+    flow = info.set_schedule(schedule).compute_flow()
+    return flow.get_may_dependence()
+
+
+def analyze(scop: Scop) -> Dependences:
+    """Dependences of ``scop`` under its original schedule (``scop.schedule``).
+
+    Access relations are intersected with the statement domains again (cheap, and
+    unbounded accesses would silently lose dependences).
+    """
+    domain = scop.domain
+    reads = scop.reads.intersect_domain(domain)
+    writes = scop.writes.intersect_domain(domain)
+    may_writes = scop.may_writes.intersect_domain(domain)
+    all_writes = writes.union(may_writes)
+    schedule = scop.schedule
+    context = scop.context
+
+    def finish(umap: isl.UnionMap) -> isl.UnionMap:
+        return umap.intersect_params(context).coalesce()
+
+    flow = finish(_flow(reads, writes, may_writes, schedule))
+    raw = finish(_flow(reads, None, all_writes, schedule))
+    war = finish(_flow(all_writes, None, reads, schedule))
+    waw = finish(_flow(all_writes, None, all_writes, schedule))
+    rar = finish(_flow(reads, None, reads, schedule))
+    return Dependences(scop, flow, raw, war, waw, rar, flatten(schedule))
