@@ -8,3 +8,6 @@ SCCs, and legality of schedules with concrete witnesses.
 from .analysis import KINDS, VALIDITY_KINDS, Dependences, PairDependence, analyze
 
 __all__ = ["KINDS", "VALIDITY_KINDS", "Dependences", "PairDependence", "analyze"]
+from .legality import BandInfo, Legality, ScheduleError, Violation, Witness, check, parse_schedule
+
+__all__ += ["BandInfo", "Legality", "ScheduleError", "Violation", "Witness", "check", "parse_schedule"]

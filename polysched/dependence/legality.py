@@ -1,0 +1,319 @@
+"""Legality of a schedule with respect to the memory-based dependences.
+
+A schedule (an ``isl.Schedule`` tree or a map ``{ S[i, j] -> [t0, t1, ...] }``) is legal
+when, for every validity dependence ``S[i] -> T[j]`` (raw ∪ war ∪ waw), the time of
+the sink is lexicographically strictly later than the time of the source. When it
+is not, ``check`` names the violated dependence and gives a concrete witness: one
+source instance, one sink instance, parameter values, and both schedule times.
+
+Per band of a tree it also reports which members are parallel (zero difference on
+every validity dependence not satisfied by outer dimensions, earlier members of the
+band included) and whether the band is permutable (every member's difference >= 0
+on every validity dependence not satisfied by outer bands).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from .analysis import VALIDITY_KINDS, Dependences, _maps_of
+from .flatten import flatten, flatten_map
+
+
+class ScheduleError(ValueError):
+    """A schedule that cannot be checked: unparsable, or not covering the SCoP."""
+
+
+@dataclass
+class Witness:
+    """One violated instance pair: ``source``/``sink`` as ``(statement, (i, j, ...))``,
+    the parameter values used, and both instances' times under the checked schedule."""
+
+    parameters: dict[str, int]
+    source: tuple[str, tuple[int, ...]]
+    sink: tuple[str, tuple[int, ...]]
+    source_time: tuple[int, ...]
+    sink_time: tuple[int, ...]
+
+    def __str__(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
+        src = f"{self.source[0]}[{', '.join(map(str, self.source[1]))}]"
+        dst = f"{self.sink[0]}[{', '.join(map(str, self.sink[1]))}]"
+        when = f" with {params}" if params else ""
+        return (f"{src} at time {list(self.source_time)} must run before "
+                f"{dst} at time {list(self.sink_time)}{when}")
+
+    def to_json(self) -> dict:
+        return {"parameters": self.parameters,
+                "source": {"statement": self.source[0], "instance": list(self.source[1]),
+                           "time": list(self.source_time)},
+                "sink": {"statement": self.sink[0], "instance": list(self.sink[1]),
+                         "time": list(self.sink_time)}}
+
+
+@dataclass
+class Violation:
+    """Dependence ``relation`` (kind ``kind``, ``{ S[i] -> T[j] }``) is not respected
+    on ``violated`` (the instance pairs whose sink does not run strictly later)."""
+
+    kind: str
+    source: str
+    sink: str
+    relation: isl.Map
+    violated: isl.Map
+    witness: Witness
+
+    def __str__(self) -> str:
+        return f"{self.kind} dependence {self.source} -> {self.sink} violated: {self.witness}"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "source": self.source, "sink": self.sink,
+                "relation": str(self.relation), "violated": str(self.violated),
+                "witness": self.witness.to_json()}
+
+
+@dataclass
+class BandInfo:
+    """One band node at tree ``path`` (child positions from the root).
+
+    ``parallel[k]``: member k carries no dependence; ``permutable``: the members can
+    be freely interchanged (rectangular tiling is legal). ``claimed_*`` are the flags
+    stored in the tree, which ``mismatches`` compares against the analysis.
+    """
+
+    path: tuple[int, ...]
+    partial_schedule: str
+    n_member: int
+    parallel: list[bool]
+    permutable: bool
+    claimed_permutable: bool = False
+    claimed_coincident: list[bool] = field(default_factory=list)
+
+    @property
+    def mismatches(self) -> list[str]:
+        """Flags the tree claims but the dependences refute (never the other way)."""
+        errs = []
+        if self.claimed_permutable and not self.permutable:
+            errs.append(f"band {list(self.path)} is marked permutable but is not")
+        for k, (claimed, actual) in enumerate(zip(self.claimed_coincident, self.parallel)):
+            if claimed and not actual:
+                errs.append(f"band {list(self.path)} member {k} is marked coincident "
+                            f"but carries a dependence")
+        return errs
+
+    def to_json(self) -> dict:
+        return {"path": list(self.path), "partial_schedule": self.partial_schedule,
+                "n_member": self.n_member, "parallel": self.parallel,
+                "permutable": self.permutable, "claimed_permutable": self.claimed_permutable,
+                "claimed_coincident": self.claimed_coincident, "mismatches": self.mismatches}
+
+
+@dataclass
+class Legality:
+    legal: bool
+    violations: list[Violation]
+    bands: list[BandInfo]
+    schedule_map: isl.UnionMap
+
+    def __bool__(self) -> bool:
+        return self.legal
+
+    def to_json(self) -> dict:
+        return {"legal": self.legal, "violations": [v.to_json() for v in self.violations],
+                "bands": [b.to_json() for b in self.bands],
+                "schedule_map": str(self.schedule_map)}
+
+
+def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | isl.UnionMap:
+    """An isl schedule tree (YAML block notation, ``{ domain: ... }``) or a schedule
+    map (``[N] -> { S[i, j] -> [j, i] }``) from its isl text."""
+    ctx = ctx or isl.DEFAULT_CONTEXT
+    text = text.strip()
+    errors = []
+    if "domain" in text:
+        try:
+            return isl.Schedule.read_from_str(ctx, text)
+        except isl.Error as err:
+            errors.append(str(err))
+    try:
+        return isl.UnionMap.read_from_str(ctx, text)
+    except isl.Error as err:
+        errors.append(str(err))
+    raise ScheduleError(f"cannot parse {text!r} as an isl schedule tree or schedule map")
+
+
+def _to_tree(domain: isl.UnionSet, schedule_map: dict[str, isl.Map]) -> isl.Schedule:
+    """A one-band schedule tree equivalent to a (padded) schedule map."""
+    umap = None
+    for m in schedule_map.values():
+        um = isl.UnionMap.from_map(m)
+        umap = um if umap is None else umap.union(um)
+    sched = isl.Schedule.from_domain(domain)
+    if umap is not None and umap.is_empty() is False and next(iter(schedule_map.values())).dim(isl.dim_type.out) > 0:
+        sched = sched.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(umap))
+    return sched
+
+
+def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]:
+    """Per statement padded time maps and, for trees, the tree."""
+    domain = scop.domain
+    if isinstance(schedule, str):
+        schedule = parse_schedule(schedule, domain.get_ctx())
+    tree = None
+    if isinstance(schedule, isl.Schedule):
+        tree = schedule
+        try:
+            maps = flatten(schedule).maps
+        except ValueError as err:
+            raise ScheduleError(str(err)) from None
+    elif isinstance(schedule, (isl.UnionMap, isl.Map)):
+        umap = isl.UnionMap.from_map(schedule) if isinstance(schedule, isl.Map) else schedule
+        maps = flatten_map(umap.intersect_domain(domain))
+    else:
+        raise TypeError(f"expected isl.Schedule or isl.UnionMap, got {type(schedule).__name__}")
+    for stmt in scop.statements:
+        m = maps.get(stmt.name)
+        dom = stmt.domain.intersect_params(scop.context)
+        covered = m.domain() if m is not None else None
+        if covered is None or not dom.is_subset(covered):
+            missing = dom if covered is None else dom.subtract(covered)
+            raise ScheduleError(f"the schedule does not give a time to {missing}")
+        if not m.intersect_domain(dom).is_single_valued():
+            raise ScheduleError(f"the schedule gives several times to some instance of {stmt.name}")
+    maps = {name: m.intersect_params(scop.context) for name, m in maps.items()}
+    if tree is None:
+        tree = _to_tree(domain, maps)
+    return maps, tree
+
+
+def _small_parameters(violated: isl.Map, context: isl.Set) -> isl.Map:
+    """``violated`` with every parameter fixed to a value making it non-empty, trying
+    small non-negative values first (the smallest box [0, B]^n that works, then
+    [-B, B]^n), lexicographically smallest within it."""
+    n = violated.dim(isl.dim_type.param)
+    if n == 0:
+        return violated
+    params = violated.params().intersect_params(context) if context.dim(isl.dim_type.param) else violated.params()
+    as_set = params.move_dims(isl.dim_type.set, 0, isl.dim_type.param, 0, n)
+    chosen = None
+    for bound in (2, 4, 8, 16, 64, 256, 4096, 1 << 20):
+        for low in (0, -bound):
+            box = as_set
+            for k in range(n):
+                box = box.lower_bound_val(isl.dim_type.set, k, isl.Val(low))
+                box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(bound))
+            if not box.is_empty():
+                chosen = box.lexmin()
+                break
+        if chosen is not None:
+            break
+    if chosen is None:
+        chosen = as_set.sample()
+    point = isl.Set.from_basic_set(chosen) if isinstance(chosen, isl.BasicSet) else chosen
+    values = []
+    for k in range(n):
+        values.append(point.plain_get_val_if_fixed(isl.dim_type.set, k))
+    for k, val in enumerate(values):
+        violated = violated.fix_val(isl.dim_type.param, k, val)
+    return violated
+
+
+def _point_coordinates(s: isl.Set) -> tuple[int, ...]:
+    pt = s.sample_point()
+    return tuple(pt.get_coordinate_val(isl.dim_type.set, k).to_python()
+                 for k in range(s.dim(isl.dim_type.set)))
+
+
+def _witness(violated: isl.Map, maps: dict[str, isl.Map], context: isl.Set) -> Witness:
+    fixed = _small_parameters(violated, context)
+    pair = fixed.wrap().lexmin()
+    coords = _point_coordinates(pair)
+    n_in = violated.dim(isl.dim_type.in_)
+    src_name = violated.get_tuple_name(isl.dim_type.in_)
+    dst_name = violated.get_tuple_name(isl.dim_type.out)
+    params = {}
+    for k in range(fixed.dim(isl.dim_type.param)):
+        val = fixed.plain_get_val_if_fixed(isl.dim_type.param, k)
+        params[fixed.get_dim_name(isl.dim_type.param, k)] = val.to_python()
+    src, dst = coords[:n_in], coords[n_in:]
+
+    def time(name: str, instance: tuple[int, ...]) -> tuple[int, ...]:
+        m = maps[name]
+        for k, v in enumerate(params.values()):
+            m = m.fix_val(isl.dim_type.param, m.find_dim_by_name(isl.dim_type.param,
+                                                                  list(params)[k]), isl.Val(v))
+        for k, v in enumerate(instance):
+            m = m.fix_val(isl.dim_type.in_, k, isl.Val(v))
+        return _point_coordinates(m.range())
+
+    return Witness(params, (src_name, src), (dst_name, dst), time(src_name, src), time(dst_name, dst))
+
+
+def _band_infos(tree: isl.Schedule, validity: isl.UnionMap) -> list[BandInfo]:
+    bands: list[BandInfo] = []
+
+    def visit(node: isl.ScheduleNode, path: tuple[int, ...]) -> None:
+        if node.get_type() == isl.schedule_node_type.band and node.band_n_member() > 0:
+            bands.append(_analyze_band(node, path, validity))
+        for k in range(node.n_children()):
+            visit(node.child(k), path + (k,))
+
+    visit(tree.get_root(), ())
+    return bands
+
+
+def _analyze_band(node: isl.ScheduleNode, path: tuple[int, ...],
+                  validity: isl.UnionMap) -> BandInfo:
+    n = node.band_n_member()
+    domain = node.get_domain()
+    prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
+    partial = node.band_get_partial_schedule_union_map().intersect_domain(domain)
+    # Dependences both of whose ends reach this band and that the outer bands leave
+    # unordered (equal prefix); the ones with sink ahead are already satisfied.
+    local = validity.intersect_domain(domain).intersect_range(domain)
+    local = local.intersect(prefix.apply_range(prefix.reverse()))
+    deltas_union = local.apply_domain(partial).apply_range(partial).deltas()
+    sets: list[isl.Set] = []
+    deltas_union.foreach_set(sets.append)
+    parallel = [True] * n
+    permutable = True
+    for deltas in sets:
+        rest = deltas
+        for k in range(n):
+            if not rest.upper_bound_val(isl.dim_type.set, k, isl.Val(-1)).is_empty():
+                parallel[k] = False
+            if not rest.lower_bound_val(isl.dim_type.set, k, isl.Val(1)).is_empty():
+                parallel[k] = False
+            rest = rest.fix_val(isl.dim_type.set, k, isl.Val(0))
+            if not deltas.upper_bound_val(isl.dim_type.set, k, isl.Val(-1)).is_empty():
+                permutable = False
+    return BandInfo(path=path, partial_schedule=str(node.band_get_partial_schedule()),
+                    n_member=n, parallel=parallel, permutable=permutable,
+                    claimed_permutable=bool(node.band_get_permutable()),
+                    claimed_coincident=[bool(node.band_member_get_coincident(k)) for k in range(n)])
+
+
+def check(scop, deps: Dependences, schedule) -> Legality:
+    """Is ``schedule`` legal for ``scop``? ``schedule``: ``isl.Schedule``, a schedule
+    map ``isl.UnionMap`` ``{ S[i, j] -> [t0, ...] }`` (statements may have different
+    numbers of output dimensions: shorter ones are padded with zeros), or isl text of
+    either. Raises ``ScheduleError`` if the schedule misses instances."""
+    maps, tree = _normalize(scop, schedule)
+    violations = []
+    for kind in VALIDITY_KINDS:
+        for rec in deps.pairs(kind):
+            src_time, dst_time = maps[rec.source], maps[rec.sink]
+            not_after = src_time.lex_ge_map(dst_time)
+            violated = rec.relation.intersect(not_after)
+            if violated.is_empty():
+                continue
+            violated = violated.coalesce()
+            violations.append(Violation(kind, rec.source, rec.sink, rec.relation, violated,
+                                        _witness(violated, maps, scop.context)))
+    umap = None
+    for m in maps.values():
+        um = isl.UnionMap.from_map(m)
+        umap = um if umap is None else umap.union(um)
+    bands = _band_infos(tree, deps.validity)
+    return Legality(not violations, violations, bands, umap)
