@@ -119,6 +119,11 @@ class Legality:
     def __bool__(self) -> bool:
         return self.legal
 
+    def __str__(self) -> str:
+        if self.legal:
+            return "legal"
+        return "illegal: " + "; ".join(str(v) for v in self.violations)
+
     def to_json(self) -> dict:
         return {"legal": self.legal, "violations": [v.to_json() for v in self.violations],
                 "bands": [b.to_json() for b in self.bands],

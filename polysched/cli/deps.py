@@ -1,0 +1,76 @@
+"""``polysched deps FILE.c [-D N=V]... [--json] [--kind K]``: the dependences of every
+SCoP, per statement pair: the relation in isl notation, the loop levels that carry it
+and its distance or direction vectors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from polysched.cli.common import add_preprocessor_args, parse_defines
+
+KIND_CHOICES = ["flow", "raw", "war", "waw", "rar"]
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("deps", help="print the exact dependences of each SCoP")
+    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("--kind", choices=KIND_CHOICES, action="append",
+                   help="only this kind (repeatable; default: flow, raw, war, waw)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_preprocessor_args(p)
+    p.set_defaults(func=run)
+
+
+def _vector(vec) -> str:
+    return "(" + ", ".join(str(c) for c in vec) + ")"
+
+
+def _levels(levels: list[int]) -> str:
+    return ", ".join("loop-independent" if lvl == 0 else f"loop {lvl}" for lvl in levels)
+
+
+def format_pair(rec) -> list[str]:
+    head = f"{rec.kind} {rec.source} -> {rec.sink}"
+    if rec.common_loops == 0:
+        head += "  no common loop (statement order)"
+    else:
+        head += f"  carried at: {_levels(rec.levels)}"
+        if rec.distance is not None:
+            head += f"  distance {_vector(rec.distance)}"
+        else:
+            head += f"  direction {_vector(rec.direction)}"
+            if rec.vectors:
+                head += "  vectors " + " ".join(_vector(v) for v in rec.vectors)
+    return [head, f"    {rec.relation}"]
+
+
+def run(args) -> int:
+    from polysched.dependence import analyze
+    from polysched.scop import extract
+
+    kinds = args.kind or ["flow", "raw", "war", "waw"]
+    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    out = []
+    for scop in scops:
+        deps = analyze(scop)
+        if args.json:
+            out.append({
+                "scop": f"{scop.filename}:{scop.start_line}-{scop.end_line}",
+                "function": scop.function,
+                "parameters": scop.parameters,
+                "sccs": deps.sccs(),
+                "dependences": {k: [r.to_json() for r in deps.pairs(k)] for k in kinds},
+            })
+            continue
+        print(f"scop {scop.filename}:{scop.start_line}-{scop.end_line} in {scop.function}()"
+              f"  statements: {', '.join(s.name for s in scop.statements)}")
+        for kind in kinds:
+            records = deps.pairs(kind)
+            if not records:
+                print(f"{kind}: none")
+            for rec in records:
+                print("\n".join(format_pair(rec)))
+        print("SCCs (topological order): " + " ".join("{" + ", ".join(c) + "}" for c in deps.sccs()))
+    if args.json:
+        print(json.dumps(out, indent=1))
+    return 0
