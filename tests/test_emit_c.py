@@ -574,3 +574,17 @@ def test_options_indent_and_iterator_type():
     scop = triangular_scop()
     text = generate(scop, options=EmitOptions(indent="    ", iterator_type="long"))
     assert "for (long c0 = 1; c0 < N; c0 += 1) {\n      for (long c1 = 0; c1 < c0; c1 += 1)\n" in text
+
+
+def test_partial_schedule_leaf_loops_get_fresh_names(tmp_path):
+    """A schedule that does not order every dimension: isl scans the rest with loops of
+    its own, which must get clash-free names too (the program uses c1 and c2)."""
+    scop = make_scop(
+        CLASH, ["N"], "[N] -> { : N >= 1 }",
+        [("S0", ["c1", "c2"], "[N] -> { S0[c1, c2] : 0 <= c1 < N and 0 <= c2 < N }",
+          "c0[c1][c2] = c0[c1][c2] + t0 * c1 - c2 + polysched_min;")],
+        "[N] -> { S0[c1, c2] -> [c1, c2] }",
+    )
+    sched = schedule_with(scop, "[N] -> { S0[c1, c2] -> [floor(c1 / 3)] }")
+    new = check_same_output(scop, sched, tmp_path)
+    assert new.count("for (int ") == 3

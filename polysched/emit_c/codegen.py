@@ -71,8 +71,11 @@ class _RegionPrinter:
         taken = set(scop.identifiers) | identifiers_in(scop.source)
         self.names = NameAllocator(taken)
         self.schedule, self.marks = retag_marks(schedule)
-        depth = schedule_depth(self.schedule)
-        self.iterators = self.names.fresh_family(list(options.iterator_prefixes), max(depth, 1))
+        # isl also scans the leaf domains of a partial schedule with loops of its own,
+        # one per statement dimension at most: name those too
+        leaf_dims = max((s.domain.dim(isl.dim_type.set) for s in scop.statements), default=0)
+        count = max(schedule_depth(self.schedule) + leaf_dims, 1)
+        self.iterators = self.names.fresh_family(list(options.iterator_prefixes), count)
         self.depth_of = {name: d for d, name in enumerate(self.iterators)}
         self.helpers = Helpers(self.names)
         self.expr = ExprPrinter(self.helpers)
@@ -161,7 +164,9 @@ class _RegionPrinter:
 
     def for_loop(self, node: isl.AstNode, level: int, pending: dict[int, list[MarkInfo]]) -> list[str]:
         iterator = node.for_get_iterator().get_id().get_name()
-        depth = self.depth_of.get(iterator, -1)
+        depth = self.depth_of.get(iterator)
+        if depth is None:  # an isl-chosen name could clash with the user's: never emit it
+            raise ValueError(f"isl AST iterator {iterator!r} is not one of the reserved names {self.iterators}")
         here = [m for d, ms in pending.items() if d == depth for m in ms]
         # marks of shallower depths whose loop isl removed (it ran once) lose their pragma
         lost = [m for d, ms in pending.items() if d != depth for m in ms]
