@@ -588,3 +588,10 @@ def test_partial_schedule_leaf_loops_get_fresh_names(tmp_path):
     sched = schedule_with(scop, "[N] -> { S0[c1, c2] -> [floor(c1 / 3)] }")
     new = check_same_output(scop, sched, tmp_path)
     assert new.count("for (int ") == 3
+
+
+def test_schedule_over_a_different_domain_is_refused():
+    scop = triangular_scop()
+    smaller = band_schedule("[N] -> { S0[i, j] : 1 <= i < N and 0 <= j < i - 1 }", "[N] -> { S0[i, j] -> [i, j] }")
+    with pytest.raises(ValueError, match="domain"):
+        generate(scop, smaller)

@@ -52,7 +52,19 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitO
     """
     options = options or EmitOptions()
     schedule = scop.schedule if schedule is None else schedule
+    _check_domain(scop, schedule)
     return _RegionPrinter(scop, schedule, options).region_text()
+
+
+def _check_domain(scop: Scop, schedule: isl.Schedule) -> None:
+    """A schedule that drops or invents statement instances would give wrong code."""
+    expected = scop.domain.intersect_params(scop.context)
+    scheduled = schedule.get_domain().intersect_params(scop.context)
+    if not scheduled.is_equal(expected):
+        raise ValueError(
+            f"{scop.filename}:{scop.start_line}: the schedule's domain {scheduled} "
+            f"is not the scop's iteration domain {expected}"
+        )
 
 
 def region_indent(scop: Scop) -> str:
