@@ -6,6 +6,8 @@
   outputs with a relative + absolute tolerance.
 - :func:`verify`: original vs transformed C file, same flags, run, compare.
 - :func:`machine_info`, :func:`cache_size`: provenance and cache sizes.
+- :func:`run_benchmarks`, :class:`Variant`: a campaign (verify, then time).
+- :func:`report`, :func:`plot`: Markdown/CSV tables and a speedup chart.
 - ``Kernel``, ``kernels``, ``get``, ``DATASETS``: the kernel suite (``suite.py``),
   loaded on first access so this package imports even while the suite is absent.
 """
@@ -18,6 +20,8 @@ from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, DUMP_DEFINE, CompileResult, Ru
                       VerifyResult, compile_c, compiler_accepts, dataset_define,
                       parse_kernel_seconds, portable_cflags, run_binary, uses_openmp, verify)
 from .machine import cache_line_size, cache_size, caches, compiler_version, machine_info
+from .runner import STATUSES, Variant, orig_variant, run_benchmarks
+from .report import geometric_mean, plot, report, speedup, summary
 
 __all__ = [
     "DEFAULT_ATOL", "DEFAULT_RTOL", "Comparison", "compare_outputs",
@@ -25,6 +29,8 @@ __all__ = [
     "compile_c", "compiler_accepts", "dataset_define", "parse_kernel_seconds", "portable_cflags",
     "run_binary", "uses_openmp", "verify",
     "cache_line_size", "cache_size", "caches", "compiler_version", "machine_info",
+    "STATUSES", "Variant", "orig_variant", "run_benchmarks",
+    "geometric_mean", "plot", "report", "speedup", "summary",
 ]
 
 # Names re-exported lazily from sibling modules that may land later (or fail to

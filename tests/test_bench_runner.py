@@ -1,0 +1,215 @@
+"""run_benchmarks on tiny kernels (verified, timed, failures recorded) and report/plot
+on a synthetic results dict."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from polysched.bench import Variant, geometric_mean, plot, report, run_benchmarks, speedup, summary
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <signal.h>
+#if defined(MINI_DATASET)
+#define N 8
+#elif defined(SMALL_DATASET)
+#define N 40
+#else
+#define N 100
+#endif
+static double A[N][N];
+int main(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      A[i][j] = ((i * 5 + j * 3) % 13) / 13.0;
+  /* KERNEL */
+#ifdef POLYSCHED_DUMP
+  printf("== A ==\n");
+  for (int i = 0; i < N; i++) { for (int j = 0; j < N; j++) printf("%.10g ", A[i][j]); printf("\n"); }
+#else
+  double sum = 0;
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) sum += A[i][j];
+  fprintf(stderr, "polysched-checksum: %.10g\n", sum);
+#endif
+  fprintf(stderr, "polysched-time: %g\n", 0.001 * (1 + SLOWNESS));
+  return 0;
+}
+"""
+KERNEL = "for (int i = 1; i < N; i++) for (int j = 0; j < N; j++) A[i][j] += 0.5 * A[i-1][j];"
+INTERCHANGED = "for (int j = 0; j < N; j++) for (int i = 1; i < N; i++) A[i][j] += 0.5 * A[i-1][j];"
+REVERSED = "for (int i = N - 1; i >= 1; i--) for (int j = 0; j < N; j++) A[i][j] += 0.5 * A[i-1][j];"
+
+
+def program(kernel: str, slowness: int = 0, extra: str = "") -> str:
+    return PROGRAM.replace("/* KERNEL */", extra + kernel).replace("SLOWNESS", str(slowness))
+
+
+@dataclass
+class TinyKernel:
+    """Duck-typed like polysched.bench.suite.Kernel: name, path, flops(dataset)."""
+    name: str
+    path: Path
+
+    def flops(self, dataset: str) -> float:
+        n = {"MINI": 8, "SMALL": 40}.get(dataset, 100)
+        return 2.0 * (n - 1) * n
+
+
+def source_maker(text: str):
+    def make_source(kernel, workdir: Path) -> Path:
+        path = workdir / f"{kernel.name}.c"
+        path.write_text(text)
+        return path
+    return make_source
+
+
+def failing_maker(kernel, workdir):
+    raise RuntimeError("scheduler exploded")
+
+
+@needs_gcc
+def test_run_benchmarks_verifies_times_and_records_failures(tmp_path, capsys):
+    original = tmp_path / "colsum.c"
+    original.write_text(program(KERNEL))
+    kernel = TinyKernel("colsum", original)
+    fast = ["-O1"]
+    variants = [
+        Variant("orig", None, cflags=fast),
+        # Kernel-time reported twice as large: a "slower" legal variant.
+        Variant("interchanged", source_maker(program(INTERCHANGED, slowness=1)), cflags=fast),
+        Variant("wrong", source_maker(program(REVERSED)), cflags=fast),
+        Variant("broken", failing_maker, cflags=fast),
+        Variant("crashes_big", source_maker(program(KERNEL, extra="\n#ifndef MINI_DATASET\n"
+                                                    "raise(SIGSEGV);\n#endif\n")), cflags=fast),
+        Variant("hangs_big", source_maker(program(KERNEL, extra="\n#ifndef MINI_DATASET\n"
+                                                  "for (volatile int k = 0; ; k++);\n#endif\n")),
+                cflags=fast),
+    ]
+    results = run_benchmarks([kernel], variants, dataset="SMALL", threads=1, repeat=3,
+                             verify_dataset="MINI", progress=True, timeout=1,
+                             workdir=tmp_path / "work")
+    json.dumps(results)   # JSON-able
+    by_variant = {record["variant"]: record for record in results["results"]}
+    assert list(by_variant) == ["orig", "interchanged", "wrong", "broken", "crashes_big", "hangs_big"]
+
+    orig = by_variant["orig"]
+    assert orig["status"] == "OK" and orig["verify"] is None
+    assert orig["times"] == [0.001] * 3 and orig["median_seconds"] == 0.001
+    assert orig["time_source"] == "kernel"
+
+    good = by_variant["interchanged"]
+    assert good["status"] == "OK" and good["verify"] == "equal"
+    assert good["median_seconds"] == 0.002 and len(good["times"]) == 3
+    assert good["checksum_agrees"] is True
+    assert "-DSMALL_DATASET" in good["compile_command"]
+
+    wrong = by_variant["wrong"]
+    assert wrong["status"] == "FAILED" and wrong["verify"] == "differ"
+    assert wrong["times"] == [] and wrong["median_seconds"] is None
+    assert "A[" in wrong["reason"]
+
+    assert by_variant["broken"]["status"] == "ERROR"
+    assert "scheduler exploded" in by_variant["broken"]["reason"]
+    assert by_variant["crashes_big"]["status"] == "RUN_ERROR"
+    assert "SIGSEGV" in by_variant["crashes_big"]["reason"]
+    assert by_variant["hangs_big"]["status"] == "TIMEOUT"
+
+    assert results["kernels"]["colsum"]["flops"] == 2.0 * 39 * 40
+    assert results["machine"]["cores_logical"] >= 1
+    assert results["config"]["dataset"] == "SMALL"
+
+    progress = capsys.readouterr().err.splitlines()
+    assert len([line for line in progress if line.startswith("[")]) == 6
+    assert any("colsum/interchanged: OK" in line and "0.50x vs orig" in line for line in progress)
+    assert any("colsum/wrong: FAILED" in line for line in progress)
+
+    text = report(results)
+    assert "| colsum | interchanged | OK | 0.002 | 0.50 ! |" in text
+    assert "FAILED" in text
+
+
+@needs_gcc
+def test_orig_variant_added_when_missing(tmp_path):
+    original = tmp_path / "k.c"
+    original.write_text(program(KERNEL))
+    results = run_benchmarks([TinyKernel("k", original)],
+                             [Variant("copy", source_maker(program(KERNEL)), cflags=["-O1"])],
+                             dataset="MINI", repeat=1, progress=False)
+    assert [record["variant"] for record in results["results"]] == ["orig", "copy"]
+    assert all(record["status"] == "OK" for record in results["results"])
+    with pytest.raises(ValueError):
+        run_benchmarks([], [Variant("a"), Variant("a")], progress=False)
+
+
+# ----------------------------------------------------------------- report
+
+def synthetic_results() -> dict:
+    def record(kernel, variant, median, status="OK", reason=""):
+        return {"kernel": kernel, "variant": variant, "status": status, "reason": reason,
+                "times": [median] * 3 if median else [], "median_seconds": median}
+    return {
+        "schema": "polysched-bench/1",
+        "machine": {"cpu_model": "Test CPU", "cores_logical": 2, "compiler_version": "gcc 12",
+                    "polysched_version": "0.1.0", "git_commit": "0123456789abcdef", "git_dirty": True},
+        "config": {"dataset": "LARGE", "threads": 2, "repeat": 3, "verify_dataset": "MINI"},
+        "variants": [{"name": "orig", "cflags": ["-O3"], "openmp": False},
+                     {"name": "tiled", "cflags": ["-O3"], "openmp": True},
+                     {"name": "bad", "cflags": ["-O3"], "openmp": False}],
+        "kernels": {"gemm": {"flops": 2e9}, "jacobi": {"flops": None}},
+        "results": [record("gemm", "orig", 2.0), record("gemm", "tiled", 0.5),
+                    record("gemm", "bad", None, "FAILED", "output differs at MINI: A[3]"),
+                    record("jacobi", "orig", 1.0), record("jacobi", "tiled", 2.0),
+                    record("jacobi", "bad", 0.8)],
+        "started": "2026-11-21T00:00:00+00:00",
+    }
+
+
+def test_speedups_and_geomean():
+    results = synthetic_results()
+    assert speedup(results, "gemm", "tiled") == 4.0
+    assert speedup(results, "jacobi", "tiled") == 0.5
+    assert speedup(results, "gemm", "bad") is None
+    assert geometric_mean([4.0, 0.5]) == pytest.approx(math.sqrt(2))
+    rows = {row["variant"]: row for row in summary(results)}
+    assert rows["tiled"]["geomean_speedup"] == pytest.approx(math.sqrt(2))
+    assert rows["tiled"]["slower"] == 1
+    assert rows["bad"]["geomean_speedup"] == pytest.approx(1.25)
+    assert rows["bad"]["kernels_not_ok"] == 1
+    assert rows["orig"]["geomean_speedup"] == pytest.approx(1.0)
+
+
+def test_markdown_report():
+    text = report(synthetic_results(), format="md")
+    assert "| gemm | tiled | OK | 0.5 | 4.00 | 4.00 |" in text          # 2e9 flop / 0.5 s
+    assert "| jacobi | tiled | OK | 2 | 0.50 ! | - |" in text            # slower: flagged
+    assert "| gemm | bad | FAILED: output differs at MINI: A[3] | - | - | - |" in text
+    assert "| tiled | 1.41 | 2 | 0 | 1 | -O3 -fopenmp |" in text
+    assert "Test CPU" in text and "0123456789ab+dirty" in text
+
+
+def test_csv_report():
+    rows = list(csv.DictReader(io.StringIO(report(synthetic_results(), format="csv"))))
+    gemm_tiled = next(r for r in rows if r["kernel"] == "gemm" and r["variant"] == "tiled")
+    assert float(gemm_tiled["speedup"]) == 4.0 and float(gemm_tiled["gflops"]) == 4.0
+    assert gemm_tiled["slower_than_orig"] == "0"
+    jacobi_tiled = next(r for r in rows if r["kernel"] == "jacobi" and r["variant"] == "tiled")
+    assert jacobi_tiled["slower_than_orig"] == "1" and jacobi_tiled["gflops"] == ""
+    geomean = next(r for r in rows if r["kernel"] == "GEOMEAN" and r["variant"] == "tiled")
+    assert float(geomean["speedup"]) == pytest.approx(math.sqrt(2), rel=1e-3)
+    with pytest.raises(ValueError):
+        report(synthetic_results(), format="html")
+
+
+def test_plot_writes_png(tmp_path):
+    path = plot(synthetic_results(), tmp_path / "speedups.png")
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG") and len(data) > 1000
