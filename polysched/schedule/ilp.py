@@ -1,0 +1,260 @@
+"""One scheduling hyperplane as an integer program solved with OR-Tools CP-SAT.
+
+Unknowns, per statement S with d iterators: ``c_S = (c_S,0 .. c_S,d-1)`` and a shift
+``c_S,0`` (the constant term); the hyperplane is ``φ_S(i) = c_S·i + shift_S``.
+Global unknowns: the bounding function ``u·params + w``.
+
+Constraints (each linearised through the edge's Farkas cone, see edges.py):
+- validity, every edge e = S->T:   φ_T(t) - φ_S(s) >= 0 on e;
+- bounding, every edge:            u·N + w - (φ_T(t) - φ_S(s)) >= 0 on e;
+- proximity (input) edges:         u'·N + w' ± (φ_T(t) - φ_S(s)) >= 0 (locality only);
+- linear independence, per statement not yet of full rank: for a basis ``B`` of the
+  orthogonal complement of the rows found so far, ``B·c_S != 0`` (exact, with one pair
+  of indicator literals per basis vector: ``b·c_S >= 1`` or ``b·c_S <= -1``). It also rules
+  out the trivial all-zero solution.
+- Feautrier mode: indicator ``x_e => φ_T(t) - φ_S(s) >= 1 on e``, at least one ``x_e``.
+
+Objective: lexicographic, solved as a sequence of CP-SAT solves, each fixing the optimum
+of the previous level (exact, no weights to overflow or mis-rank):
+  [Feautrier: max satisfied edges] > u (per parameter) > w > max number of edges with zero
+  distance (outer parallelism) > u' > w' > sum |c| + shifts > prefer outer iterators.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from math import lcm
+
+import sympy
+from ortools.sat.python import cp_model
+
+from .edges import Edge
+from .options import ScheduleOptions
+
+# Bounds of the bounding function: large enough never to be the reason for infeasibility
+# on the suite (distances are at most a few parameters plus a constant).
+U_BOUND = 64
+W_BOUND = 10**6
+
+
+@dataclass
+class Hyperplane:
+    """``φ_S(i) = coefficients·i + shift`` for each statement of the group."""
+
+    coefficients: dict[str, list[int]]
+    shifts: dict[str, int]
+
+
+def orthogonal_complement(rows: list[list[int]], dim: int) -> list[list[int]]:
+    """Integer basis of ``{ x : r·x = 0 for every row r }`` (identity when no rows)."""
+    if not rows:
+        return [[int(i == j) for j in range(dim)] for i in range(dim)]
+    basis = []
+    for vec in sympy.Matrix(rows).nullspace():
+        fracs = [Fraction(int(sympy.fraction(x)[0]), int(sympy.fraction(x)[1])) for x in vec]
+        scale = lcm(*[f.denominator for f in fracs])
+        ints = [int(f * scale) for f in fracs]
+        basis.append(ints)
+    return basis
+
+
+def rank(rows: list[list[int]]) -> int:
+    return sympy.Matrix(rows).rank() if rows else 0
+
+
+class _Terms:
+    """A sparse linear expression over CP-SAT variables (dict var-index -> coefficient)."""
+
+    __slots__ = ("coef", "const")
+
+    def __init__(self):
+        self.coef: dict = {}
+        self.const = 0
+
+    def add(self, var, value: int) -> None:
+        if value:
+            self.coef[var] = self.coef.get(var, 0) + value
+
+    def expr(self):
+        items = [(v, c) for v, c in self.coef.items() if c]
+        if not items:
+            return self.const
+        return cp_model.LinearExpr.weighted_sum([v for v, _ in items], [c for _, c in items]) + self.const
+
+
+class HyperplaneProblem:
+    """Builds and solves the CP-SAT model for one hyperplane of a group of statements.
+
+    ``dims``: statement name -> number of iterators; ``n_params``: parameter count (the
+    order of the edges' parameter dimensions).
+    """
+
+    def __init__(self, dims: dict[str, int], n_params: int, options: ScheduleOptions):
+        self.dims = dims
+        self.n_params = n_params
+        self.options = options
+
+    # -- model construction -------------------------------------------------------
+    def _new_model(self):
+        opt = self.options
+        m = cp_model.CpModel()
+        lo = -opt.coefficient_bound if opt.negative_coefficients else 0
+        self.model = m
+        self.c = {s: [m.new_int_var(lo, opt.coefficient_bound, f"c_{s}_{k}") for k in range(d)]
+                  for s, d in self.dims.items()}
+        self.shift = {s: m.new_int_var(0, opt.shift_bound, f"c0_{s}") for s in self.dims}
+        self.u = [m.new_int_var(0, U_BOUND, f"u{p}") for p in range(self.n_params)]
+        self.w = m.new_int_var(0, W_BOUND, "w")
+        self.u_rar = [m.new_int_var(0, U_BOUND, f"ur{p}") for p in range(self.n_params)]
+        self.w_rar = m.new_int_var(0, W_BOUND, "wr")
+        if opt.negative_coefficients:
+            self.abs_c = {}
+            for s, cs in self.c.items():
+                self.abs_c[s] = []
+                for k, var in enumerate(cs):
+                    a = m.new_int_var(0, opt.coefficient_bound, f"abs_c_{s}_{k}")
+                    m.add_abs_equality(a, var)
+                    self.abs_c[s].append(a)
+        else:
+            self.abs_c = self.c
+
+    def _cone_constraints(self, edge: Edge, sign: int, constant: int = 0, w=None, u=None,
+                          enforce=None) -> None:
+        """Require ``constant + w + u·N + sign·(φ_T(t) - φ_S(s))`` to lie in the edge's cone."""
+        np_, ns = edge.n_params, edge.n_source
+        src, snk = edge.source, edge.sink
+        for row in edge.cone:
+            a = row.coefficients
+            t = _Terms()
+            t.const = row.constant + a[0] * constant
+            if a[0]:
+                if w is not None:
+                    t.add(w, a[0])
+                if src != snk:
+                    t.add(self.shift[snk], sign * a[0])
+                    t.add(self.shift[src], -sign * a[0])
+            if u is not None:
+                for p in range(np_):
+                    t.add(u[p], a[1 + p])
+            for k, var in enumerate(self.c[src]):
+                t.add(var, -sign * a[1 + np_ + k])
+            for k, var in enumerate(self.c[snk]):
+                t.add(var, sign * a[1 + np_ + ns + k])
+            expr = t.expr()
+            if isinstance(expr, int):
+                ok = expr == 0 if row.equality else expr >= 0
+                if not ok:
+                    if enforce is None:
+                        self.model.add_bool_or([])  # infeasible
+                    else:
+                        self.model.add(enforce == 0)
+                continue
+            ct = self.model.add(expr == 0) if row.equality else self.model.add(expr >= 0)
+            if enforce is not None:
+                ct.only_enforce_if(enforce)
+
+    def _independence(self, statement: str, rows: list[list[int]]) -> None:
+        m = self.model
+        literals = []
+        for k, vec in enumerate(orthogonal_complement(rows, self.dims[statement])):
+            t = _Terms()
+            for coef, var in zip(vec, self.c[statement]):
+                t.add(var, coef)
+            expr = t.expr()
+            pos = m.new_bool_var(f"ind_{statement}_{k}_pos")
+            m.add(expr >= 1).only_enforce_if(pos)
+            literals.append(pos)
+            if self.options.negative_coefficients or any(x < 0 for x in vec):
+                neg = m.new_bool_var(f"ind_{statement}_{k}_neg")
+                m.add(expr <= -1).only_enforce_if(neg)
+                literals.append(neg)
+        m.add_bool_or(literals)
+
+    # -- solving ------------------------------------------------------------------
+    def solve(self, edges: list[Edge], proximity: list[Edge], rows: dict[str, list[list[int]]],
+              independent: set[str], feautrier: bool = False,
+              feasibility_only: bool = False) -> Hyperplane | None:
+        """The lexicographically best hyperplane, or None when none exists.
+
+        ``edges``: validity edges (weakly satisfied, and bounded); ``proximity``: input
+        edges (bounded both ways, as a tie-break); ``rows``: hyperplanes found so far per
+        statement (iterator coefficients); ``independent``: statements whose new row must be
+        linearly independent of ``rows``. ``feautrier``: maximise strongly satisfied edges
+        (at least one) instead of demanding independence.
+        """
+        self._new_model()
+        m = self.model
+        zero_distance = []
+        carried = []
+        for e in edges:
+            self._cone_constraints(e, +1)
+            if feasibility_only:
+                continue
+            self._cone_constraints(e, -1, w=self.w, u=self.u)
+            z = m.new_bool_var(f"zero_{len(zero_distance)}")
+            self._cone_constraints(e, -1, enforce=z)
+            zero_distance.append(z)
+            if feautrier:
+                x = m.new_bool_var(f"carry_{len(carried)}")
+                self._cone_constraints(e, +1, constant=-1, enforce=x)
+                carried.append(x)
+        if feautrier:
+            if not carried:
+                return None
+            m.add_bool_or(carried)
+        else:
+            for s in independent:
+                self._independence(s, rows[s])
+        if not feasibility_only and self.options.rar:
+            for e in proximity:
+                self._cone_constraints(e, -1, w=self.w_rar, u=self.u_rar)
+                self._cone_constraints(e, +1, w=self.w_rar, u=self.u_rar)
+
+        levels = []
+        if not feasibility_only:
+            if feautrier:
+                levels.append(-sum(carried))
+            levels += [u for u in self.u]
+            levels.append(self.w)
+            if zero_distance:
+                levels.append(-sum(zero_distance))
+            if self.options.rar and proximity:
+                levels += [u for u in self.u_rar]
+                levels.append(self.w_rar)
+            size = sum(a for s in self.dims for a in self.abs_c[s]) + sum(self.shift.values())
+            levels.append(size)
+            # Prefer outer iterators (so gemm keeps i, j, k order): weight grows inwards.
+            order = sum((k + 1) * a for s in self.dims for k, a in enumerate(self.abs_c[s]))
+            levels.append(order)
+        return self._lexicographic(levels)
+
+    def _lexicographic(self, levels) -> Hyperplane | None:
+        m = self.model
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1  # deterministic, and the machine is shared
+        solver.parameters.max_time_in_seconds = self.options.time_limit
+        status = None
+        for level in levels or [0]:
+            m.clear_objective()
+            if not isinstance(level, int):
+                m.minimize(level)
+            status = solver.solve(m)
+            if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                return None
+            if isinstance(level, int):
+                continue
+            best = int(round(solver.objective_value))
+            # OPTIMAL: fix the level's optimum. FEASIBLE (time limit): keep at least as good.
+            m.add(level == best) if status == cp_model.OPTIMAL else m.add(level <= best)
+            m.clear_hints()
+            for var in self._all_vars():
+                m.add_hint(var, solver.value(var))
+        return Hyperplane(
+            {s: [solver.value(v) for v in cs] for s, cs in self.c.items()},
+            {s: solver.value(v) for s, v in self.shift.items()},
+        )
+
+    def _all_vars(self):
+        for cs in self.c.values():
+            yield from cs
+        yield from self.shift.values()

@@ -1,0 +1,52 @@
+"""Options of the scheduler (`ScheduleOptions`) and its error type."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEDULERS = ("pluto", "isl", "identity")
+FUSION_POLICIES = ("smart", "max", "no")
+
+
+class ScheduleError(Exception):
+    """No legal schedule within the search space (e.g. a loop reversal is needed but
+    ``negative_coefficients`` is off), or bad options. One readable sentence."""
+
+
+@dataclass
+class ScheduleOptions:
+    """How `compute` schedules.
+
+    - ``scheduler``: ``"pluto"`` (our ILP scheduler), ``"isl"`` (isl's scheduler on the same
+      dependences) or ``"identity"`` (keep ``scop.schedule``).
+    - ``fuse``: Pluto's fusion policies: ``"smart"`` (separate SCCs of different loop depth
+      up front, fuse the rest as long as hyperplanes exist), ``"max"`` (cut only where no
+      hyperplane exists, and then as little as possible), ``"no"`` (distribute every SCC).
+    - ``negative_coefficients``: allow iterator coefficients in
+      ``[-coefficient_bound, coefficient_bound]`` (Pluto+), so loop reversal and negative
+      skews are found; by default coefficients are in ``[0, coefficient_bound]``.
+    - ``shift_bound``: bound of the constant (shift) coefficient of each statement.
+    - ``time_limit``: seconds per CP-SAT solve; when reached, the best solution found so
+      far is kept for that objective level (still a legal hyperplane).
+    - ``rar``: use read-after-read (input) dependences as a locality tie-break.
+    """
+
+    scheduler: str = "pluto"
+    fuse: str = "smart"
+    negative_coefficients: bool = False
+    coefficient_bound: int = 4
+    shift_bound: int = 16
+    time_limit: float = 10.0
+    rar: bool = True
+
+    def validate(self) -> "ScheduleOptions":
+        if self.scheduler not in SCHEDULERS:
+            raise ScheduleError(f"unknown scheduler {self.scheduler!r} (expected one of {', '.join(SCHEDULERS)})")
+        if self.fuse not in FUSION_POLICIES:
+            raise ScheduleError(f"unknown fusion policy {self.fuse!r} (expected one of {', '.join(FUSION_POLICIES)})")
+        if self.coefficient_bound < 1:
+            raise ScheduleError("coefficient_bound must be at least 1")
+        if self.shift_bound < 0:
+            raise ScheduleError("shift_bound must be non-negative")
+        if self.time_limit <= 0:
+            raise ScheduleError("time_limit must be positive")
+        return self

@@ -1,0 +1,272 @@
+"""Pluto-style affine scheduling, hyperplane by hyperplane (Bondhugula et al. 2008).
+
+Input: the statement domains ``[N] -> { S[i, j] : ... }`` and dependence edges (edges.py).
+Output: an isl schedule tree whose bands are marked permutable / coincident, with
+sequence nodes where the dependence graph is cut (distribution) or statements must be
+ordered inside a fused loop (scalar dimension).
+
+The search (``_Scheduler.group``) for a group of statements fused so far:
+1. apply the fusion policy up front (``no``: one group per SCC; ``smart``: separate SCCs
+   of different loop depth);
+2. find hyperplanes one by one, each weakly satisfying every edge still unsatisfied at
+   the start of the band and linearly independent per statement: they form one
+   permutable band;
+3. when no more are found, the band closes: edges are reduced to their part not yet
+   strongly satisfied (``φ_T(t) = φ_S(s)`` on every member) and the search recurses;
+4. with no hyperplane at all: cut the dependence graph between SCCs (``max``/``smart``:
+   the fewest cuts, by greedily fusing consecutive SCCs while a hyperplane exists;
+   ``no``: every SCC) and recurse on each part, in topological order; a single SCC gets a
+   Feautrier-style hyperplane strongly satisfying as many edges as possible.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+import networkx as nx
+
+from .edges import Edge, edges_from, same_time_restriction, sets_of
+from .ilp import Hyperplane, HyperplaneProblem, rank
+from .options import ScheduleError, ScheduleOptions
+
+
+@dataclass
+class Band:
+    members: list[Hyperplane]
+    permutable: bool
+    coincident: list[bool]
+    child: "Node"
+
+
+@dataclass
+class Sequence:
+    parts: list[tuple[list[str], "Node"]]
+
+
+@dataclass
+class Leaf:
+    pass
+
+
+Node = Band | Sequence | Leaf
+
+
+@dataclass
+class _Problem:
+    statements: list[str]                   # textual order
+    dims: dict[str, int]
+    params: list[str]
+    options: ScheduleOptions
+    stats: dict = field(default_factory=lambda: {"ilp_solves": 0})
+
+
+class _Scheduler:
+    def __init__(self, problem: _Problem):
+        self.p = problem
+        self.order = {s: k for k, s in enumerate(problem.statements)}
+
+    # -- helpers ------------------------------------------------------------------
+    def _full_rank(self, s: str, rows) -> bool:
+        return rank(rows[s]) >= self.p.dims[s]
+
+    def _solve(self, stmts, edges, prox, rows, **kw) -> Hyperplane | None:
+        self.p.stats["ilp_solves"] += 1
+        dims = {s: self.p.dims[s] for s in stmts}
+        need = {s for s in stmts if not self._full_rank(s, rows)}
+        problem = HyperplaneProblem(dims, len(self.p.params), self.p.options)
+        return problem.solve(edges, prox, rows, need, **kw)
+
+    def _sccs(self, stmts, edges) -> list[list[str]]:
+        """SCCs of the dependence graph, in a topological order (ties: textual order)."""
+        g = nx.DiGraph()
+        g.add_nodes_from(stmts)
+        g.add_edges_from((e.source, e.sink) for e in edges if e.source != e.sink)
+        cond = nx.condensation(g)
+        members = {n: sorted(cond.nodes[n]["members"], key=self.order.get) for n in cond.nodes}
+        topo = nx.lexicographical_topological_sort(cond, key=lambda n: self.order[members[n][0]])
+        return [members[n] for n in topo]
+
+    @staticmethod
+    def _within(edges, stmts):
+        keep = set(stmts)
+        return [e for e in edges if e.source in keep and e.sink in keep]
+
+    def _phi(self, s: str, h: Hyperplane) -> isl.Map:
+        names = [f"i{k}" for k in range(self.p.dims[s])]
+        terms = [f"{c}*{n}" for c, n in zip(h.coefficients[s], names) if c]
+        expr = " + ".join(terms + [str(h.shifts[s])])
+        params = ", ".join(self.p.params)
+        return isl.Map(f"[{params}] -> {{ {s}[{', '.join(names)}] -> [{expr}] }}")
+
+    def _residual(self, edges: list[Edge], members: list[Hyperplane]) -> list[Edge]:
+        """The parts of ``edges`` with zero distance on every member (still unsatisfied)."""
+        out = []
+        for e in edges:
+            rest = e
+            for h in members:
+                rest = same_time_restriction(rest, self._phi(e.source, h), self._phi(e.sink, h))
+                if rest is None:
+                    break
+            if rest is not None:
+                out.append(rest)
+        return out
+
+    def _zero_distance(self, edges: list[Edge], h: Hyperplane) -> bool:
+        for e in edges:
+            rest = same_time_restriction(e, self._phi(e.source, h), self._phi(e.sink, h))
+            if rest is None or not isl.Map.from_basic_map(e.relation).is_subset(
+                    isl.Map.from_basic_map(rest.relation)):
+                return False
+        return True
+
+    # -- the search ---------------------------------------------------------------
+    def group(self, stmts: list[str], edges: list[Edge], prox: list[Edge], rows, first: bool) -> Node:
+        fuse = self.p.options.fuse
+        sccs = self._sccs(stmts, edges)
+        if len(sccs) > 1:
+            if fuse == "no":
+                return self._cut([list(c) for c in sccs], edges, prox, rows)
+            if fuse == "smart" and first:
+                parts = self._dimension_cut(sccs)
+                if len(parts) > 1:
+                    return self._cut(parts, edges, prox, rows)
+
+        members: list[Hyperplane] = []
+        rows = {s: list(r) for s, r in rows.items()}
+        while not all(self._full_rank(s, rows) for s in stmts):
+            h = self._solve(stmts, edges, prox, rows)
+            if h is None:
+                break
+            members.append(h)
+            for s in stmts:
+                rows[s].append(h.coefficients[s])
+        if members:
+            coincident = [self._zero_distance(edges, h) for h in members]
+            child = self.group(stmts, self._residual(edges, members), self._residual(prox, members),
+                               rows, first=False)
+            return Band(members, True, coincident, child)
+
+        if not edges:
+            return Leaf()  # full rank, nothing left to order
+        if len(sccs) > 1:
+            if all(self._full_rank(s, rows) for s in stmts) or fuse == "no":
+                parts = [list(c) for c in sccs]
+            else:
+                parts = self._greedy_fusion(sccs, edges, rows)
+            return self._cut(parts, edges, prox, rows)
+
+        h = self._solve(stmts, edges, prox, rows, feautrier=True)
+        if h is None:
+            hint = "" if self.p.options.negative_coefficients else \
+                " (a loop reversal may be needed: try negative coefficients)"
+            raise ScheduleError(
+                f"no legal affine hyperplane for statements {', '.join(stmts)} within "
+                f"coefficient bound {self.p.options.coefficient_bound}{hint}")
+        for s in stmts:
+            rows[s].append(h.coefficients[s])
+        child = self.group(stmts, self._residual(edges, [h]), self._residual(prox, [h]), rows, first=False)
+        return Band([h], True, [self._zero_distance(edges, h)], child)
+
+    def _dimension_cut(self, sccs: list[list[str]]) -> list[list[str]]:
+        """Pluto's smartfuse: cut between consecutive SCCs of different loop depth."""
+        parts = [list(sccs[0])]
+        depth = max(self.p.dims[s] for s in sccs[0])
+        for scc in sccs[1:]:
+            d = max(self.p.dims[s] for s in scc)
+            if d != depth:
+                parts.append(list(scc))
+                depth = d
+            else:
+                parts[-1].extend(scc)
+        return parts
+
+    def _greedy_fusion(self, sccs, edges, rows) -> list[list[str]]:
+        """Fuse consecutive SCCs (topological order) while a common hyperplane exists."""
+        parts = [list(sccs[0])]
+        for scc in sccs[1:]:
+            candidate = parts[-1] + list(scc)
+            if self._solve(candidate, self._within(edges, candidate), [], rows,
+                           feasibility_only=True) is not None:
+                parts[-1] = candidate
+            else:
+                parts.append(list(scc))
+        if len(parts) == 1:  # cannot happen (the whole group had no hyperplane); be safe
+            parts = [list(c) for c in sccs]
+        return parts
+
+    def _cut(self, parts, edges, prox, rows) -> Node:
+        """Distribute: ``parts`` in order; edges between parts are satisfied by the order."""
+        out = []
+        for part in parts:
+            part = sorted(part, key=self.order.get)
+            out.append((part, self.group(part, self._within(edges, part), self._within(prox, part),
+                                         rows, first=False)))
+        return Sequence(out)
+
+
+# -- isl schedule tree ----------------------------------------------------------------
+def _expr(coefficients: list[int], shift: int) -> str:
+    terms = [f"{c}*i{k}" for k, c in enumerate(coefficients) if c]
+    return " + ".join(terms + [str(shift)]) if terms else str(shift)
+
+
+def _band_mupa(band: Band, stmts: list[str], dims: dict[str, int], params: list[str]) -> isl.MultiUnionPwAff:
+    pieces = []
+    for h in band.members:
+        entries = []
+        for s in stmts:
+            iters = ", ".join(f"i{k}" for k in range(dims[s]))
+            entries.append(f"{s}[{iters}] -> [({_expr(h.coefficients[s], h.shifts[s])})]")
+        pieces.append("{ " + "; ".join(entries) + " }")
+    return isl.MultiUnionPwAff(f"[{', '.join(params)}] -> [" + ", ".join(pieces) + "]")
+
+
+def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, dims, params) -> isl.Schedule:
+    """The isl schedule tree of ``node`` over ``domain`` (restricted to ``stmts``)."""
+    names = set(stmts)
+    sub = isl.UnionSet.empty(domain.get_space())
+    for s in sets_of(domain):
+        if s.get_tuple_name() in names:
+            sub = sub.union(isl.UnionSet.from_set(s))
+    if isinstance(node, Leaf):
+        return isl.Schedule.from_domain(sub)
+    if isinstance(node, Sequence):
+        result = None
+        for part, child in node.parts:
+            sched = to_isl(child, part, domain, dims, params)
+            result = sched if result is None else result.sequence(sched)
+        return result
+    child = to_isl(node.child, stmts, domain, dims, params)
+    sched = child.insert_partial_schedule(_band_mupa(node, stmts, dims, params))
+    band = sched.get_root().child(0)
+    band = band.band_set_permutable(1 if node.permutable else 0)
+    for k, flag in enumerate(node.coincident):
+        band = band.band_member_set_coincident(k, 1 if flag else 0)
+    return band.get_schedule()
+
+
+def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMap,
+                   proximity: isl.UnionMap | None, options: ScheduleOptions,
+                   statement_order: list[str] | None = None,
+                   stats: dict | None = None) -> isl.Schedule:
+    """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
+    ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
+    only guides locality. Returns the isl schedule tree (see module doc)."""
+    sets = sets_of(domain)
+    dims = {s.get_tuple_name(): s.dim(isl.dim_type.set) for s in sets}
+    stmts = [s for s in (statement_order or []) if s in dims]
+    stmts += sorted(s for s in dims if s not in stmts)
+    params = [context.get_dim_name(isl.dim_type.param, k) for k in range(context.dim(isl.dim_type.param))]
+    domain = domain.align_params(context.get_space())
+    edges = edges_from(validity.intersect_domain(domain).intersect_range(domain), context, "validity")
+    prox = []
+    if proximity is not None and options.rar:
+        # Proximity edges that are not validity ones (input dependences) only guide locality.
+        extra = proximity.subtract(validity)
+        prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context, "proximity")
+    problem = _Problem(stmts, dims, params, options)
+    scheduler = _Scheduler(problem)
+    tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
+    if stats is not None:
+        stats.update(problem.stats)
+    return to_isl(tree, stmts, domain, dims, params)
