@@ -200,3 +200,33 @@ class Scop:
                 lines.append(f"      {acc.kind}: {acc.relation}")
         lines.append(f"  schedule: {self.schedule}")
         return "\n".join(lines)
+
+
+def scop_to_dict(scop: Scop) -> dict:
+    """A JSON-ready description of ``scop``; every polyhedral object in isl notation."""
+    return {
+        "filename": scop.filename,
+        "function": scop.function,
+        "start_line": scop.start_line,
+        "end_line": scop.end_line,
+        "region_start": scop.region_start,
+        "region_end": scop.region_end,
+        "parameters": list(scop.parameters),
+        "parameter_values": dict(scop.parameter_values),
+        "context": str(scop.context),
+        "arrays": [{"name": a.name, "element_type": a.element_type, "dims": list(a.dims)}
+                   for a in scop.arrays.values()],
+        "statements": [{
+            "name": s.name,
+            "line": s.line,
+            "col": s.col,
+            "iterators": list(s.iterators),
+            "body": s.body,
+            "domain": str(s.domain),
+            "reads": [str(a.relation) for a in s.accesses if a.kind == "read"],
+            "writes": [str(a.relation) for a in s.accesses if a.kind == "write"],
+            "may_writes": [str(a.relation) for a in s.accesses if a.kind == "may_write"],
+        } for s in scop.statements],
+        "schedule": str(scop.schedule),
+        "schedule_map": str(scop.schedule_map),
+    }

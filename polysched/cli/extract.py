@@ -1,0 +1,31 @@
+"""``polysched extract FILE.c [-D N=V]... [-I DIR]... [--json]``: print the SCoPs."""
+from __future__ import annotations
+
+import json
+
+from polysched.scop import extract, scop_to_dict
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("extract", help="print the polyhedral model of each #pragma scop region",
+                                   description=__doc__)
+    parser.add_argument("file", help="C source file")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                        help="define a macro, as for the C compiler (repeatable)")
+    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                        help="add an include directory, as for the C compiler (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print a JSON document instead of text")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    with open(args.file, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    scops = extract(text, defines=args.defines, include_dirs=args.include_dirs, filename=args.file)
+    if args.json:
+        print(json.dumps({"file": args.file, "scops": [scop_to_dict(s) for s in scops]}, indent=2))
+    else:
+        if not scops:
+            print(f"{args.file}: no '#pragma scop' region")
+        print("\n\n".join(str(s) for s in scops))
+    return 0

@@ -1,0 +1,204 @@
+"""C expressions -> isl piecewise affine functions and sets.
+
+An expression in an affine position (loop bound, subscript, ``if`` condition) is
+converted over the space of the enclosing loop iterators, e.g. for ``i < N - 1`` under
+loops ``i, j``: ``[N] -> { [i, j] : i < N - 1 }``. Size macros and ``int`` parameters
+become isl parameters; other macros are expanded (function-like ones with their actual
+arguments) and parsed; ternaries become piecewise functions (``min``/``max`` when
+recognisable); C division and remainder truncate toward zero and are modelled exactly
+(``floor`` when the dividend is provably non-negative, ``tdiv_q``/``tdiv_r`` otherwise).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import islpy as isl
+from pycparser import c_ast, c_generator
+
+from .macros import MacroTable, int_literal_value, substitute
+
+_GEN = c_generator.CGenerator()
+_CMP = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}
+
+
+class NotAffine(Exception):
+    """Raised with the offending node and a one-sentence message; the extractor turns
+    it into a ScopError at the node's original position."""
+
+    def __init__(self, node: c_ast.Node, message: str):
+        super().__init__(message)
+        self.node = node
+        self.message = message
+
+
+class AffineConverter:
+    """Converts pycparser expressions over ``iterators`` (the set dimensions).
+
+    ``classify(name, node)`` tells what an identifier that is neither an iterator nor a
+    macro is: it returns None when it may be a parameter, else raises NotAffine.
+    ``parse_expression(text, site)`` parses macro-expansion text to a pycparser node.
+    ``on_parameter(name, value)`` is called for every parameter met.
+    """
+
+    def __init__(self, iterators: list[str], domain: isl.Set, macros: MacroTable,
+                 classify: Callable[[str, c_ast.Node], None],
+                 parse_expression: Callable[[str, c_ast.Node], c_ast.Node],
+                 on_parameter: Callable[[str, int | None], None]):
+        self.iterators = iterators
+        self.domain = domain
+        self.universe = isl.Set.universe(domain.get_space())
+        self.macros = macros
+        self.classify = classify
+        self.parse_expression = parse_expression
+        self.on_parameter = on_parameter
+
+    # -- values -------------------------------------------------------------------
+    def constant(self, value: int) -> isl.PwAff:
+        return isl.PwAff.val_on_domain(self.universe, isl.Val(value))
+
+    def pw_aff(self, node: c_ast.Node, site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> isl.PwAff:
+        """``node`` as ``[params] -> { [iterators] -> [(expr)] }``; ``site`` is the
+        node in the region a macro expansion came from (errors point there)."""
+        where = site or node
+        if isinstance(node, c_ast.Constant):
+            if node.type in ("int", "long int", "unsigned int", "long long int", "unsigned long int",
+                             "unsigned long long int", "long", "unsigned", "long long") or \
+                    int_literal_value(node.value) is not None:
+                value = int_literal_value(node.value)
+                if value is not None:
+                    return self.constant(value)
+            raise NotAffine(where, f"non-integer constant '{node.value}' in an affine expression")
+        if isinstance(node, c_ast.ID):
+            return self.identifier(node.name, where, hide)
+        if isinstance(node, c_ast.UnaryOp):
+            if node.op == "-":
+                return self.pw_aff(node.expr, site, hide).neg()
+            if node.op == "+":
+                return self.pw_aff(node.expr, site, hide)
+            raise NotAffine(where, f"operator '{node.op}' is not allowed in an affine expression")
+        if isinstance(node, c_ast.BinaryOp):
+            return self.binary(node, site, hide)
+        if isinstance(node, c_ast.TernaryOp):
+            return self.ternary(node, site, hide)
+        if isinstance(node, c_ast.FuncCall):
+            return self.call(node, site, hide)
+        if isinstance(node, c_ast.Cast):
+            type_text = _GEN.visit(node.to_type)
+            if any(w in type_text.split() for w in ("int", "long", "short", "unsigned", "signed")):
+                return self.pw_aff(node.expr, site, hide)
+            raise NotAffine(where, f"cast to '{type_text}' in an affine expression")
+        if isinstance(node, c_ast.ArrayRef):
+            raise NotAffine(where, f"data-dependent expression: '{_GEN.visit(node)}' reads an array element "
+                                   "in a loop bound, subscript or condition")
+        if isinstance(node, c_ast.StructRef):
+            raise NotAffine(where, "struct member access in an affine expression")
+        raise NotAffine(where, f"'{_GEN.visit(node)}' is not an affine expression")
+
+    def identifier(self, name: str, where: c_ast.Node, hide: frozenset) -> isl.PwAff:
+        if name in self.iterators:
+            pos = len(self.iterators) - 1 - self.iterators[::-1].index(name)
+            return isl.PwAff.var_on_domain(isl.LocalSpace.from_space(self.universe.get_space()),
+                                           isl.dim_type.set, pos)
+        macro = self.macros.get(name)
+        if macro is not None and name not in hide:
+            if macro.is_function_like:
+                raise NotAffine(where, f"function-like macro '{name}' used without arguments")
+            value = self.macros.integer_value(name)
+            if value is None:
+                expansion = self.parse_expression(macro.body, where)
+                return self.pw_aff(expansion, where, hide | {name})
+            return self.parameter(name, value)
+        self.classify(name, where)
+        return self.parameter(name, None)
+
+    def parameter(self, name: str, value: int | None) -> isl.PwAff:
+        self.on_parameter(name, value)
+        return isl.PwAff.param_on_domain_id(self.universe, isl.Id(name))
+
+    def binary(self, node: c_ast.BinaryOp, site, hide) -> isl.PwAff:
+        where = site or node
+        op = node.op
+        if op in ("+", "-"):
+            left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
+            return left.add(right) if op == "+" else left.sub(right)
+        if op == "*":
+            left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
+            if not (left.is_cst() or right.is_cst()):
+                raise NotAffine(where, f"non-affine product '{_GEN.visit(node)}' (neither factor is a constant)")
+            return left.mul(right)
+        if op in ("/", "%"):
+            left = self.pw_aff(node.left, site, hide)
+            divisor = self.constant_value(self.pw_aff(node.right, site, hide))
+            if divisor is None or divisor <= 0:
+                raise NotAffine(where, f"'{_GEN.visit(node)}' divides by something other than a positive integer constant")
+            right = self.constant(divisor)
+            # C truncates toward zero: floor is exact only for non-negative dividends.
+            nonneg = self.domain.is_subset(left.nonneg_set())
+            if op == "/":
+                return left.scale_down_val(isl.Val(divisor)).floor() if nonneg else left.tdiv_q(right)
+            return left.mod_val(isl.Val(divisor)) if nonneg else left.tdiv_r(right)
+        if op in _CMP or op in ("&&", "||"):
+            return self.indicator(self.condition(node, site, hide))
+        raise NotAffine(where, f"operator '{op}' is not allowed in an affine expression")
+
+    def indicator(self, cond: isl.Set) -> isl.PwAff:
+        one, zero = self.constant(1), self.constant(0)
+        return one.intersect_domain(cond).union_add(zero.intersect_domain(cond.complement()))
+
+    def constant_value(self, pa: isl.PwAff) -> int | None:
+        """The integer value of a constant function, else None."""
+        if not pa.is_cst() or not pa.isa_aff():
+            return None
+        val = pa.as_aff().get_constant_val()
+        if not val.is_int():
+            return None
+        return int(val.to_python())
+
+    def ternary(self, node: c_ast.TernaryOp, site, hide) -> isl.PwAff:
+        cond_node = node.cond
+        a = self.pw_aff(node.iftrue, site, hide)
+        b = self.pw_aff(node.iffalse, site, hide)
+        if isinstance(cond_node, c_ast.BinaryOp) and cond_node.op in ("<", "<=", ">", ">="):
+            left, right = _GEN.visit(cond_node.left), _GEN.visit(cond_node.right)
+            t, f = _GEN.visit(node.iftrue), _GEN.visit(node.iffalse)
+            smaller_first = cond_node.op in ("<", "<=")
+            if (left, right) == (t, f):
+                return a.min(b) if smaller_first else a.max(b)
+            if (left, right) == (f, t):
+                return a.max(b) if smaller_first else a.min(b)
+        cond = self.condition(cond_node, site, hide)
+        return a.intersect_domain(cond).union_add(b.intersect_domain(cond.complement()))
+
+    def call(self, node: c_ast.FuncCall, site, hide) -> isl.PwAff:
+        where = site or node
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        macro = self.macros.get(name) if name else None
+        if macro is None or not macro.is_function_like or name in hide:
+            raise NotAffine(where, f"call of '{_GEN.visit(node.name)}' in a loop bound, subscript or condition "
+                                   "(only macros with affine bodies are allowed there)")
+        args = [_GEN.visit(a) for a in (node.args.exprs if node.args else [])]
+        expansion = self.parse_expression(substitute(macro, args), where)
+        return self.pw_aff(expansion, where, hide | {name})
+
+    # -- conditions ---------------------------------------------------------------
+    def condition(self, node: c_ast.Node, site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> isl.Set:
+        """``node`` as the set of iterator values where it holds (non-zero)."""
+        if isinstance(node, c_ast.BinaryOp):
+            if node.op == "&&":
+                return self.condition(node.left, site, hide).intersect(self.condition(node.right, site, hide))
+            if node.op == "||":
+                return self.condition(node.left, site, hide).union(self.condition(node.right, site, hide))
+            if node.op in _CMP:
+                left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
+                return getattr(left, _CMP[node.op])(right)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            return self.condition(node.expr, site, hide).complement()
+        if isinstance(node, c_ast.TernaryOp):
+            cond = self.condition(node.cond, site, hide)
+            return cond.intersect(self.condition(node.iftrue, site, hide)).union(
+                cond.complement().intersect(self.condition(node.iffalse, site, hide)))
+        if isinstance(node, c_ast.ID) and node.name in self.macros and node.name not in hide \
+                and self.macros.integer_value(node.name) is None and not self.macros.get(node.name).is_function_like:
+            expansion = self.parse_expression(self.macros.get(node.name).body, site or node)
+            return self.condition(expansion, site or node, hide | {node.name})
+        return self.pw_aff(node, site, hide).non_zero_set()

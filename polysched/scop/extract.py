@@ -1,0 +1,683 @@
+"""The C front end: ``#pragma scop`` regions -> :class:`~polysched.scop.model.Scop`.
+
+Pipeline per file:
+1. ``gcc -E -dM`` with the user's ``-D``/``-I`` gives the final macro table
+   (:mod:`.macros`); the source itself is never fully preprocessed, so system headers
+   with GNU extensions never reach pycparser.
+2. Each region's raw text (comments blanked, offsets kept) is wrapped in a dummy
+   function and parsed with pycparser; coordinates map back to the original file.
+3. Declarations of the enclosing function and the file give element types and
+   extents (:mod:`.declarations`).
+4. The AST is walked in textual order: loops and ``if``s build iteration domains,
+   assignments become statements ``S0, S1, ...`` with access relations, and the loop
+   structure becomes an isl schedule tree (bands per loop, sequences per block).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import islpy as isl
+from pycparser import c_ast, c_generator, c_parser
+from pycparser.c_parser import Coord
+
+from .affine import AffineConverter, NotAffine
+from .declarations import Declaration, Visible, visible_declarations
+from .macros import MacroTable, TOKEN_RE, macro_table
+from .model import Access, Array, Scop, ScopError, Statement
+from .source import (Region, blank_directives, blank_strings, enclosing_function, find_regions,
+                     identifiers, line_starts, offset_of, strip_comments, top_level_text)
+
+# Pure functions of <math.h> (and <stdlib.h>'s abs family) allowed in statement bodies.
+MATH_FUNCTIONS = frozenset("""
+    sqrt sqrtf sqrtl cbrt cbrtf exp expf expl exp2 exp2f expm1 log logf logl log2 log2f log10 log10f
+    log1p pow powf powl fabs fabsf fabsl abs labs llabs floor floorf floorl ceil ceilf ceill round
+    roundf lround trunc truncf fmod fmodf fmin fminf fmax fmaxf fma fmaf sin sinf cos cosf tan tanf
+    asin asinf acos acosf atan atanf atan2 atan2f sinh sinhf cosh coshf tanh tanhf hypot hypotf
+    erf erff erfc erfcf copysign copysignf rint rintf nearbyint ldexp
+""".split())
+
+_GEN = c_generator.CGenerator()
+_WRAPPER = "void __polysched_scop(void) {\n"
+
+
+class _ParseFailure(Exception):
+    def __init__(self, message: str, line: int, col: int):
+        super().__init__(message)
+        self.message, self.line, self.col = message, line, col
+
+
+class _Parser(c_parser.CParser):
+    """pycparser with every syntax error carrying a line and column."""
+
+    def _parse_error(self, msg, coord):
+        if not isinstance(coord, Coord):
+            tok = None
+            try:
+                tok = self._tokens.peek(1)
+            except Exception:
+                pass
+            if tok is not None:
+                coord = Coord(file=tok.filename, line=tok.lineno, column=tok.column)
+        if isinstance(coord, Coord):
+            raise _ParseFailure(msg, coord.line, coord.column or 1)
+        raise _ParseFailure(msg, -1, 1)
+
+
+def _normalise_defines(defines) -> dict[str, str]:
+    if defines is None:
+        return {}
+    if isinstance(defines, dict):
+        return {str(k): ("" if v is None else str(v)) for k, v in defines.items()}
+    result = {}
+    for item in defines:
+        name, _, value = str(item).partition("=")
+        result[name.strip()] = value
+    return result
+
+
+def extract(path_or_text, defines=None, include_dirs=None, filename: str | None = None) -> list[Scop]:
+    """Every ``#pragma scop`` region of a C file as a :class:`Scop`, in file order.
+
+    ``path_or_text``: a path (``str``/``Path`` of an existing file) or C source text
+    (anything containing a newline). ``defines``: ``{"N": "100"}`` or ``["N=100"]``
+    (like ``-D``); ``include_dirs`` like ``-I``. ``filename`` names the source in errors.
+    Raises :class:`ScopError` (``file:line:col``) for anything outside the model.
+    """
+    if isinstance(path_or_text, Path) or ("\n" not in str(path_or_text) and os.path.isfile(str(path_or_text))):
+        path = str(path_or_text)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        filename = filename or path
+    else:
+        text = str(path_or_text)
+        filename = filename or "<input>"
+    defines = _normalise_defines(defines)
+    stripped = strip_comments(text)
+    regions = find_regions(filename, stripped)
+    if not regions:
+        return []
+    macros = macro_table(filename, text, defines, include_dirs)
+    no_strings = blank_strings(stripped)
+    plain = blank_directives(no_strings)
+    names = identifiers(no_strings)
+    top = top_level_text(plain)
+    starts = line_starts(text)
+    scops = []
+    for region in regions:
+        function = enclosing_function(plain, region.scop_offset)
+        visible = visible_declarations(macros, plain, top, function)
+        builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
+        scop = builder.build()
+        scop.identifiers = names
+        scops.append(scop)
+    return scops
+
+
+@dataclass
+class _Context:
+    """Where the walk is: enclosing iterators and the domain ``{ [i, j] : ... }``."""
+
+    iterators: list[str]
+    domain: isl.Set
+
+
+@dataclass
+class _Built:
+    """A sub-tree's schedule and the statements it contains."""
+
+    schedule: isl.Schedule
+    statements: list[Statement] = field(default_factory=list)
+
+
+class _RegionBuilder:
+    def __init__(self, filename: str, text: str, stripped: str, plain: str, starts: list[int],
+                 region: Region, macros: MacroTable, visible: Visible):
+        self.filename = filename
+        self.text = text
+        self.stripped = stripped
+        self.plain = plain
+        self.starts = starts
+        self.region = region
+        self.macros = macros
+        self.visible = visible
+        self.ctx = isl.DEFAULT_CONTEXT
+        typedefs = sorted(visible.typedefs)
+        self.typedef_line = "".join(f"typedef int {t};" for t in typedefs)
+        self.parameters: list[str] = []
+        self.parameter_values: dict[str, int] = {}
+        self.statements: list[Statement] = []
+        self.arrays: dict[str, Array] = {}
+        self.written: set[str] = set()
+        self.all_iterators: set[str] = set()
+        self._expr_cache: dict[str, c_ast.Node] = {}
+
+    # -- positions ----------------------------------------------------------------
+    def position(self, node: c_ast.Node | None) -> tuple[int, int]:
+        """Original (line, col) of a region node."""
+        if node is None or node.coord is None or not node.coord.line:
+            return self.region.scop_line, 1
+        # wrapped text: typedef line, wrapper line, then the region's first line.
+        line = node.coord.line - 2 + self.region.scop_line
+        return min(line, self.region.endscop_line), node.coord.column or 1
+
+    def error(self, node: c_ast.Node | None, message: str) -> ScopError:
+        line, col = self.position(node)
+        return ScopError(self.filename, line, col, message)
+
+    # -- parsing ------------------------------------------------------------------
+    def parse_region(self) -> c_ast.Compound:
+        region_text = self.stripped[self.region.start:self.region.end]
+        for k, line in enumerate(region_text.split("\n")):
+            if re.match(r"^[ \t]*#", line):
+                raise ScopError(self.filename, self.region.scop_line + 1 + k, line.index("#") + 1,
+                                "preprocessor directive inside a '#pragma scop' region")
+        wrapped = self.typedef_line + "\n" + _WRAPPER + region_text + "\n}\n"
+        try:
+            ast = _Parser().parse(wrapped, filename=self.filename)
+        except _ParseFailure as err:
+            if err.line < 0:
+                line, col = self.region.endscop_line, 1
+            else:
+                line, col = self.position(c_ast.ID("", coord=Coord(self.filename, err.line, err.col)))
+            message = err.message
+            if message.startswith("before: "):
+                message = f"syntax error before '{message[8:]}'"
+            else:
+                message = f"syntax error: {message[0].lower() + message[1:]}"
+            raise ScopError(self.filename, line, col, message) from None
+        except Exception as err:  # pycparser internal failure: still a syntax problem
+            raise ScopError(self.filename, self.region.scop_line, 1, f"cannot parse the region: {err}") from None
+        func = ast.ext[-1]
+        return func.body
+
+    def parse_expression(self, text: str, site: c_ast.Node) -> c_ast.Node:
+        """A macro expansion as an expression node (cached)."""
+        if text not in self._expr_cache:
+            try:
+                ast = _Parser().parse(f"{self.typedef_line}\nint __polysched_e = ({text});", filename="<macro>")
+                self._expr_cache[text] = ast.ext[-1].init
+            except Exception:
+                raise NotAffine(site, f"cannot read the macro expansion '{text.strip()}' as an expression") from None
+        return self._expr_cache[text]
+
+    # -- affine conversion ----------------------------------------------------------
+    def classify(self, name: str, node: c_ast.Node) -> None:
+        if name in self.all_iterators:
+            raise NotAffine(node, f"loop iterator '{name}' used outside its loop")
+        if name in self.written:
+            raise NotAffine(node, f"data-dependent expression: '{name}' is written inside the SCoP and cannot "
+                                  "appear in a loop bound, subscript or condition")
+        decl = self.visible.declarations.get(name)
+        if decl is not None:
+            if decl.dims:
+                raise NotAffine(node, f"array '{name}' used without subscripts in a loop bound, subscript or condition")
+            if not decl.is_integer_scalar:
+                raise NotAffine(node, f"'{name}' has type '{decl.element_type}'; only integer parameters can appear "
+                                      "in loop bounds, subscripts and conditions")
+
+    def on_parameter(self, name: str, value: int | None) -> None:
+        if name not in self.parameters:
+            self.parameters.append(name)
+        if value is not None:
+            self.parameter_values[name] = value
+
+    def converter(self, ctx: _Context) -> AffineConverter:
+        return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
+                               self.parse_expression, self.on_parameter)
+
+    def affine(self, ctx: _Context, node: c_ast.Node) -> isl.PwAff:
+        try:
+            return self.converter(ctx).pw_aff(node)
+        except NotAffine as err:
+            raise self.error(err.node, err.message) from None
+
+    def condition(self, ctx: _Context, node: c_ast.Node) -> isl.Set:
+        try:
+            return self.converter(ctx).condition(node)
+        except NotAffine as err:
+            raise self.error(err.node, err.message) from None
+
+    # -- the walk -------------------------------------------------------------------
+    def build(self) -> Scop:
+        body = self.parse_region()
+        self.prescan(body)
+        universe = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0))
+        built = self.walk(body, _Context([], universe))
+        if built is None:
+            raise ScopError(self.filename, self.region.scop_line, 1, "the SCoP region contains no assignment statement")
+        return self.finish(built.schedule)
+
+    def prescan(self, node: c_ast.Node) -> None:
+        """Names written anywhere in the region, and every loop iterator."""
+        for child in _walk_nodes(node):
+            target = None
+            if isinstance(child, c_ast.Assignment):
+                target = child.lvalue
+            elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
+                target = child.expr
+            if isinstance(target, c_ast.ID):
+                self.written.add(target.name)
+            if isinstance(child, c_ast.For):
+                name = _loop_iterator_name(child)
+                if name:
+                    self.all_iterators.add(name)
+        # loop increments write their iterator, which is not "data"
+        self.written -= self.all_iterators
+
+    def walk(self, node: c_ast.Node, ctx: _Context) -> _Built | None:
+        if isinstance(node, c_ast.Compound):
+            return self.sequence([self.walk(item, ctx) for item in (node.block_items or [])])
+        if isinstance(node, c_ast.For):
+            return self.walk_for(node, ctx)
+        if isinstance(node, c_ast.If):
+            cond = self.condition(ctx, node.cond)
+            then = self.walk(node.iftrue, _Context(ctx.iterators, ctx.domain.intersect(cond)))
+            other = None
+            if node.iffalse is not None:
+                other = self.walk(node.iffalse, _Context(ctx.iterators, ctx.domain.intersect(cond.complement())))
+            return self.sequence([then, other])
+        if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)) and (
+                isinstance(node, c_ast.Assignment) or node.op in ("++", "--", "p++", "p--")):
+            return self.statement(node, ctx)
+        if isinstance(node, c_ast.EmptyStatement):
+            return None
+        raise self.error(node, _unsupported(node))
+
+    def sequence(self, parts: list[_Built | None]) -> _Built | None:
+        parts = [p for p in parts if p is not None]
+        if not parts:
+            return None
+        result = parts[0]
+        for part in parts[1:]:
+            result = _Built(result.schedule.sequence(part.schedule), result.statements + part.statements)
+        return result
+
+    def walk_for(self, node: c_ast.For, ctx: _Context) -> _Built | None:
+        name, init = self.loop_init(node)
+        if name in ctx.iterators:
+            raise self.error(node, f"loop iterator '{name}' shadows the iterator of an enclosing loop")
+        self.check_not_modified(node.stmt, name)
+        self.check_not_modified(node.cond, name)
+        step = self.loop_step(node, name)
+        if node.cond is None:
+            raise self.error(node, f"loop over '{name}' has no condition (unbounded loop)")
+        init_pa = self.affine(ctx, init)
+        n = len(ctx.iterators)
+        domain = ctx.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, n, name)
+        inner = _Context(ctx.iterators + [name], domain)
+        for cmp in _walk_nodes(node.cond):
+            if isinstance(cmp, c_ast.BinaryOp) and cmp.op == "!=":
+                raise self.error(cmp, "loop condition with '!=' is not supported (write '<' or '>' instead)")
+        cond = self.condition(inner, node.cond)
+        if not cond.involves_dims(isl.dim_type.set, n, 1):
+            raise self.error(node.cond, f"loop condition does not bound the iterator '{name}'")
+        var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(domain.get_space()), isl.dim_type.set, n)
+        init_ext = init_pa.add_dims(isl.dim_type.in_, 1)
+        start = var.ge_set(init_ext) if step > 0 else var.le_set(init_ext)
+        progression = start
+        if abs(step) > 1:
+            progression = start.intersect(var.sub(init_ext).mod_val(isl.Val(abs(step))).zero_set())
+        # The loop runs while the condition holds; the domain is {i >= init : cond(i)} only
+        # if the condition, once false, stays false along the progression.
+        shift = isl.Map(_shift_map_text(n + 1, step))
+        previous_ok = cond.apply(shift)             # { i : cond(i - step) }
+        earlier = var.sub(isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), isl.Val(step)))
+        earlier_started = earlier.ge_set(init_ext) if step > 0 else earlier.le_set(init_ext)
+        witness = domain.intersect(progression).intersect(earlier_started).intersect(cond) \
+            .subtract(previous_ok)
+        witness = witness.intersect_params(self.context_for(witness))
+        if not witness.is_empty():
+            raise self.error(node.cond, f"loop condition is not monotone in '{name}' (it becomes true again "
+                                        "after being false), which a polyhedral domain cannot express")
+        inner.domain = domain.intersect(progression).intersect(cond)
+        first = len(self.statements)
+        built = self.walk(node.stmt, inner)
+        if built is None:
+            return None
+        members = []
+        for stmt in self.statements[first:]:
+            dims = ", ".join(f"i{k}" for k in range(len(stmt.iterators)))
+            expr = f"i{n}" if step > 0 else f"-i{n}"
+            members.append(f"{stmt.name}[{dims}] -> [({expr})]")
+        partial = isl.MultiUnionPwAff("[{ " + "; ".join(members) + " }]")
+        return _Built(built.schedule.insert_partial_schedule(partial), built.statements)
+
+    def context_for(self, obj) -> isl.Set:
+        space = obj.get_space().params()
+        ctx = isl.Set.universe(space)
+        for k in range(space.dim(isl.dim_type.param)):
+            ctx = ctx.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
+        return ctx
+
+    def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node]:
+        init = node.init
+        if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+            return init.lvalue.name, init.rvalue
+        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None \
+                and isinstance(init.decls[0].type, c_ast.TypeDecl):
+            return init.decls[0].name, init.decls[0].init
+        raise self.error(init or node, "loop initialisation must be 'i = expression' (or 'int i = expression')")
+
+    def loop_step(self, node: c_ast.For, name: str) -> int:
+        nxt = node.next
+        step = None
+        if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == name:
+            step = {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(nxt.op)
+        elif isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) and nxt.lvalue.name == name:
+            if nxt.op in ("+=", "-="):
+                value = self.constant_int(nxt.rvalue)
+                if value is not None:
+                    step = value if nxt.op == "+=" else -value
+            elif nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) and nxt.rvalue.op in ("+", "-"):
+                left, right = nxt.rvalue.left, nxt.rvalue.right
+                if isinstance(left, c_ast.ID) and left.name == name:
+                    value = self.constant_int(right)
+                    if value is not None:
+                        step = value if nxt.rvalue.op == "+" else -value
+                elif isinstance(right, c_ast.ID) and right.name == name and nxt.rvalue.op == "+":
+                    value = self.constant_int(left)
+                    step = value
+        if step is None:
+            raise self.error(nxt or node, f"loop increment must change '{name}' by a constant "
+                                          f"('{name}++', '{name}--', '{name} += c', '{name} = {name} + c')")
+        if step == 0:
+            raise self.error(nxt, "loop step is zero")
+        return step
+
+    def constant_int(self, node: c_ast.Node) -> int | None:
+        """Value of a constant integer expression (literals, integer macros), else None."""
+        if isinstance(node, c_ast.Constant):
+            from .macros import int_literal_value
+            return int_literal_value(node.value)
+        if isinstance(node, c_ast.ID):
+            return self.macros.integer_value(node.name)
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+            v = self.constant_int(node.expr)
+            return None if v is None else (-v if node.op == "-" else v)
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+            a, b = self.constant_int(node.left), self.constant_int(node.right)
+            if a is None or b is None:
+                return None
+            return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+        return None
+
+    def check_not_modified(self, body: c_ast.Node | None, name: str) -> None:
+        for child in _walk_nodes(body):
+            target = None
+            if isinstance(child, c_ast.Assignment):
+                target = child.lvalue
+            elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
+                target = child.expr
+            if isinstance(target, c_ast.ID) and target.name == name:
+                raise self.error(child, f"loop iterator '{name}' is modified in the loop body")
+
+    # -- statements -----------------------------------------------------------------
+    def statement(self, node: c_ast.Node, ctx: _Context) -> _Built:
+        name = f"S{len(self.statements)}"
+        domain = ctx.domain.set_tuple_name(name)
+        accesses: list[Access] = []
+        if isinstance(node, c_ast.Assignment):
+            self.check_lvalue(node.lvalue)
+            if node.op != "=":
+                accesses.append(self.access(node.lvalue, "read", ctx, domain))
+            accesses.append(self.access(node.lvalue, "write", ctx, domain))
+            self.reads(node.rvalue, ctx, domain, accesses)
+        else:
+            self.check_lvalue(node.expr)
+            accesses.append(self.access(node.expr, "read", ctx, domain))
+            accesses.append(self.access(node.expr, "write", ctx, domain))
+        body, line, col = self.statement_text(node)
+        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
+        self.statements.append(stmt)
+        schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+        return _Built(schedule, [stmt])
+
+    def check_lvalue(self, node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.ID) and node.name in self.macros:
+            raise self.error(node, f"assignment to macro '{node.name}'")
+        if not isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
+            raise self.error(node, f"assignment target '{_GEN.visit(node)}' is not an array element or a scalar "
+                                   "(pointer dereference and struct members are not supported)")
+
+    def reads(self, node: c_ast.Node | None, ctx: _Context, domain: isl.Set, out: list[Access]) -> None:
+        """Read accesses of a right-hand side, in textual order."""
+        if node is None or isinstance(node, c_ast.Constant):
+            return
+        if isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
+            if isinstance(node, c_ast.ID):
+                if node.name in ctx.iterators or node.name in self.macros:
+                    if node.name in self.macros and self.macros.get(node.name).is_function_like:
+                        raise self.error(node, f"function-like macro '{node.name}' used without arguments")
+                    return
+                if node.name in self.all_iterators:
+                    raise self.error(node, f"loop iterator '{node.name}' used outside its loop")
+            out.append(self.access(node, "read", ctx, domain))
+            return
+        if isinstance(node, c_ast.BinaryOp):
+            self.reads(node.left, ctx, domain, out)
+            self.reads(node.right, ctx, domain, out)
+        elif isinstance(node, c_ast.TernaryOp):
+            for part in (node.cond, node.iftrue, node.iffalse):
+                self.reads(part, ctx, domain, out)
+        elif isinstance(node, c_ast.Cast):
+            self.reads(node.expr, ctx, domain, out)
+        elif isinstance(node, c_ast.UnaryOp):
+            if node.op in ("-", "+", "!", "~"):
+                self.reads(node.expr, ctx, domain, out)
+            elif node.op == "sizeof":
+                return
+            elif node.op == "*":
+                raise self.error(node, "pointer dereference inside a SCoP (use array subscripts)")
+            elif node.op == "&":
+                raise self.error(node, "address-of operator '&' inside a SCoP")
+            else:
+                raise self.error(node, f"'{node.op.lstrip('p')}' inside an expression (side effect) is not supported")
+        elif isinstance(node, c_ast.FuncCall):
+            self.call(node, ctx, domain, out)
+        elif isinstance(node, c_ast.Assignment):
+            raise self.error(node, "assignment inside an expression is not supported")
+        elif isinstance(node, c_ast.StructRef):
+            raise self.error(node, "struct member access inside a SCoP is not supported")
+        elif isinstance(node, c_ast.ExprList):
+            raise self.error(node, "comma operator inside a SCoP is not supported")
+        else:
+            raise self.error(node, f"unsupported expression '{_GEN.visit(node)}'")
+
+    def call(self, node: c_ast.FuncCall, ctx: _Context, domain: isl.Set, out: list[Access]) -> None:
+        if not isinstance(node.name, c_ast.ID):
+            raise self.error(node, "call through a function pointer inside a SCoP")
+        fname = node.name.name
+        macro = self.macros.get(fname)
+        if macro is not None and macro.is_function_like:
+            for ident in self.called_in_macro(fname, set()):
+                if ident not in MATH_FUNCTIONS:
+                    raise self.error(node, f"macro '{fname}' calls '{ident}', which may have side effects")
+        elif fname not in MATH_FUNCTIONS:
+            raise self.error(node, f"call of '{fname}', which may have side effects (only pure <math.h> "
+                                   "functions and macros are allowed inside a SCoP)")
+        for arg in (node.args.exprs if node.args else []):
+            self.reads(arg, ctx, domain, out)
+
+    def called_in_macro(self, name: str, seen: set[str]) -> set[str]:
+        """Functions (non-macro names followed by '(') called by the expansion of ``name``."""
+        seen.add(name)
+        tokens = TOKEN_RE.findall(self.macros.get(name).body)
+        called = set()
+        for k, tok in enumerate(tokens[:-1]):
+            if tokens[k + 1] == "(" and re.match(r"[A-Za-z_]", tok) and tok not in ("sizeof",) \
+                    and tok not in (self.macros.get(name).params or ()):
+                inner = self.macros.get(tok)
+                if inner is not None:
+                    if tok not in seen:
+                        called |= self.called_in_macro(tok, seen)
+                elif not self.visible.typedefs.__contains__(tok) and tok not in _C_TYPE_WORDS:
+                    called.add(tok)
+        return called
+
+    def access(self, node: c_ast.Node, kind: str, ctx: _Context, domain: isl.Set) -> Access:
+        """``{ S[i] -> A[f(i)] }`` for an array element or a scalar, intersected with the domain."""
+        subscripts: list[c_ast.Node] = []
+        base = node
+        while isinstance(base, c_ast.ArrayRef):
+            subscripts.append(base.subscript)
+            base = base.name
+        subscripts.reverse()
+        if not isinstance(base, c_ast.ID):
+            raise self.error(node, f"'{_GEN.visit(node)}' is not a plain array reference (pointer arithmetic or "
+                                   "a computed base is not supported)")
+        name = base.name
+        if name in ctx.iterators or name in self.all_iterators:
+            raise self.error(base, f"loop iterator '{name}' cannot be subscripted or assigned")
+        if name in self.macros:
+            raise self.error(base, f"macro '{name}' used as an array")
+        decl = self.visible.declarations.get(name)
+        if decl is not None and len(decl.dims) != len(subscripts):
+            if not decl.dims:
+                raise self.error(node, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
+            raise self.error(node, f"'{name}' has {len(decl.dims)} dimension(s) but is accessed with "
+                                   f"{len(subscripts)} subscript(s) (pointer arithmetic is not supported)")
+        pieces = []
+        for sub in subscripts:
+            try:
+                pieces.append(self.converter(ctx).pw_aff(sub))
+            except NotAffine as err:
+                if isinstance(err.node, c_ast.ArrayRef):
+                    raise self.error(err.node, f"indirect access: subscript '{_GEN.visit(sub)}' of '{name}' reads "
+                                               "an array element") from None
+                raise self.error(err.node, f"non-affine subscript '{_GEN.visit(sub)}' of '{name}': "
+                                           f"{err.message}") from None
+        self.record_array(name, decl, len(subscripts))
+        space = domain.get_space()
+        if pieces:
+            relation = isl.Map.from_pw_aff(pieces[0])
+            for piece in pieces[1:]:
+                relation = relation.flat_range_product(isl.Map.from_pw_aff(piece))
+        else:
+            scalar_space = space.params().set_from_params()
+            relation = isl.Map.universe(isl.Space.map_from_domain_and_range(space, scalar_space))
+        relation = relation.set_tuple_name(isl.dim_type.in_, domain.get_tuple_name())
+        relation = relation.set_tuple_name(isl.dim_type.out, name)
+        relation = relation.intersect_domain(domain)
+        line, col = self.position(node)
+        return Access(name, kind, relation, line, col)
+
+    def record_array(self, name: str, decl: Declaration | None, n_subscripts: int) -> None:
+        if name in self.arrays:
+            return
+        if decl is None:
+            self.arrays[name] = Array(name, "", [""] * n_subscripts)
+        else:
+            self.arrays[name] = Array(name, decl.element_type, list(decl.dims))
+
+    def statement_text(self, node: c_ast.Node) -> tuple[str, int, int]:
+        """The statement's source text (with its ';'), line and column."""
+        coords = [n.coord for n in _walk_nodes(node) if n.coord is not None and n.coord.line]
+        first = min(coords, key=lambda c: (c.line, c.column))
+        line, col = self.position(c_ast.ID("", coord=first))
+        start = offset_of(self.starts, line, col)
+        # Prefix operators and parentheses are not the first node's coordinate.
+        while True:
+            k = start
+            while k > self.region.start and self.plain[k - 1] in " \t\n":
+                k -= 1
+            if k - 2 >= self.region.start and self.plain[k - 2:k] in ("++", "--"):
+                start = k - 2
+            elif k - 1 >= self.region.start and self.plain[k - 1] == "(":
+                start = k - 1
+            else:
+                break
+        end, depth = start, 0
+        while end < self.region.end:
+            c = self.plain[end]
+            depth += c in "([{"
+            depth -= c in ")]}"
+            if c == ";" and depth <= 0:
+                break
+            end += 1
+        raw = self.text[start:end + 1]
+        if raw != self.stripped[start:end + 1]:     # a comment inside: drop it
+            raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end + 1])
+        line, col = _line_col(self.starts, start)
+        return raw, line, col
+
+    # -- result ---------------------------------------------------------------------
+    def finish(self, schedule: isl.Schedule) -> Scop:
+        param_space = isl.Space.params_alloc(self.ctx, len(self.parameters))
+        for k, name in enumerate(self.parameters):
+            param_space = param_space.set_dim_id(isl.dim_type.param, k, isl.Id(name))
+        context = isl.Set.universe(param_space)
+        for k in range(len(self.parameters)):
+            context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
+        for stmt in self.statements:
+            stmt.domain = stmt.domain.align_params(param_space)
+            for acc in stmt.accesses:
+                acc.relation = acc.relation.align_params(param_space)
+        return Scop(
+            filename=self.filename, source=self.text, region_start=self.region.start,
+            region_end=self.region.end, start_line=self.region.scop_line, end_line=self.region.endscop_line,
+            function=self.visible.function, parameters=list(self.parameters),
+            parameter_values=dict(self.parameter_values), context=context, arrays=self.arrays,
+            statements=self.statements, schedule=schedule,
+        )
+
+
+_C_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+                 "sizeof", "_Bool", "const"}
+
+
+def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
+    from .source import line_col
+    return line_col(starts, offset)
+
+
+def _shift_map_text(n_dims: int, step: int) -> str:
+    """``{ [i0, ..., ik] -> [i0, ..., ik + step] }`` (the last dimension moves by ``step``)."""
+    names = [f"i{k}" for k in range(n_dims)]
+    out = names[:-1] + [f"{names[-1]} + {step}" if step >= 0 else f"{names[-1]} - {-step}"]
+    return f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}"
+
+
+def _loop_iterator_name(node: c_ast.For) -> str | None:
+    init = node.init
+    if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+        return init.lvalue.name
+    if isinstance(init, c_ast.DeclList) and init.decls:
+        return init.decls[0].name
+    return None
+
+
+def _walk_nodes(node: c_ast.Node | None):
+    if node is None:
+        return
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(child for _, child in reversed(cur.children()))
+
+
+def _unsupported(node: c_ast.Node) -> str:
+    kinds = {
+        c_ast.While: "'while' loop inside a SCoP (only 'for' loops with affine bounds are supported)",
+        c_ast.DoWhile: "'do'-'while' loop inside a SCoP (only 'for' loops with affine bounds are supported)",
+        c_ast.Break: "'break' inside a SCoP (control flow must be static)",
+        c_ast.Continue: "'continue' inside a SCoP (control flow must be static)",
+        c_ast.Goto: "'goto' inside a SCoP (control flow must be static)",
+        c_ast.Return: "'return' inside a SCoP (control flow must be static)",
+        c_ast.Label: "label inside a SCoP (control flow must be static)",
+        c_ast.Switch: "'switch' inside a SCoP (use affine 'if' conditions)",
+        c_ast.Pragma: "pragma inside a SCoP region",
+    }
+    for cls, message in kinds.items():
+        if isinstance(node, cls):
+            return message
+    if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
+        name = getattr(node, "name", None) or "a variable"
+        return f"declaration of '{name}' inside a SCoP (declare it before '#pragma scop')"
+    if isinstance(node, c_ast.FuncCall):
+        name = _GEN.visit(node.name)
+        return f"call statement '{name}(...)' inside a SCoP (only assignments are statements; calls may have side effects)"
+    return f"'{_GEN.visit(node)}' is not an assignment, 'for' loop or 'if' statement"

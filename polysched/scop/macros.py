@@ -1,0 +1,242 @@
+"""The macro table of a C file as the compiler sees it, and a small token-level
+expander for declarations and macro bodies.
+
+The table comes from ``gcc -E -dM`` run with the user's ``-D``/``-I`` options, so
+``#ifndef`` defaults, ``-D`` overrides and macros from included headers resolve
+exactly as in the real compilation. Results are cached per (text, defines, dirs).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+from .model import ScopError
+
+_DEFINE_RE = re.compile(r"#define ([A-Za-z_]\w*)(\(([^)]*)\))?(?: (.*))?$")
+TOKEN_RE = re.compile(
+    r"""[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|##|->|<<=|>>=|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>=?:;,.()\[\]{}#]|\S"""
+)
+_INT_LITERAL_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)[uUlL]*$")
+_TYPE_WORDS = {
+    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
+    "_Bool", "const", "volatile", "restrict", "__restrict", "__restrict__", "_Complex",
+}
+
+
+@dataclass(frozen=True)
+class Macro:
+    """``#define name(params) body``; ``params`` is None for object-like macros."""
+
+    name: str
+    params: tuple[str, ...] | None
+    body: str
+
+    @property
+    def is_function_like(self) -> bool:
+        return self.params is not None
+
+
+def int_literal_value(text: str) -> int | None:
+    """The value of a C integer literal (``42``, ``0x10``, ``100UL``), else None."""
+    text = text.strip()
+    m = _INT_LITERAL_RE.match(text)
+    if not m:
+        return None
+    digits = m.group(1)
+    if digits.startswith(("0x", "0X")):
+        return int(digits, 16)
+    if len(digits) > 1 and digits.startswith("0"):
+        return int(digits, 8)
+    return int(digits)
+
+
+class MacroTable:
+    """Name -> :class:`Macro`, with helpers answering the questions the front end asks."""
+
+    def __init__(self, macros: dict[str, Macro]):
+        self.macros = macros
+
+    def get(self, name: str) -> Macro | None:
+        return self.macros.get(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.macros
+
+    def integer_value(self, name: str) -> int | None:
+        """The value of an object-like macro whose body is an integer constant
+        (``#define N 1000``, ``#define N (1000)``, ``#define N -3``), else None."""
+        macro = self.macros.get(name)
+        if macro is None or macro.is_function_like:
+            return None
+        body = macro.body.strip()
+        while body.startswith("(") and body.endswith(")") and _balanced(body[1:-1]):
+            body = body[1:-1].strip()
+        sign = 1
+        if body.startswith("-"):
+            sign, body = -1, body[1:].strip()
+        elif body.startswith("+"):
+            body = body[1:].strip()
+        value = int_literal_value(body)
+        return None if value is None else sign * value
+
+    def is_type(self, name: str) -> bool:
+        """True for object-like macros expanding to type words only
+        (``#define DATA_TYPE double``)."""
+        macro = self.macros.get(name)
+        if macro is None or macro.is_function_like or not macro.body.strip():
+            return False
+        words = TOKEN_RE.findall(self.expand(macro.body, keep_integer_macros=False))
+        return bool(words) and all(w in _TYPE_WORDS for w in words)
+
+    def expand(self, text: str, keep_integer_macros: bool = True, _hide: frozenset = frozenset()) -> str:
+        """Macro-expand ``text`` (token-level, like cpp but without ``#if``).
+
+        With ``keep_integer_macros`` the integer-valued object-like macros (the size
+        parameters) are left as names, so ``double A[N][M]`` keeps its symbolic extents.
+        """
+        tokens = TOKEN_RE.findall(text)
+        out: list[str] = []
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            macro = self.macros.get(tok)
+            if macro is None or tok in _hide or (keep_integer_macros and self.integer_value(tok) is not None):
+                out.append(tok)
+                i += 1
+                continue
+            if not macro.is_function_like:
+                out.append(self.expand(macro.body, keep_integer_macros, _hide | {tok}))
+                i += 1
+                continue
+            if i + 1 >= len(tokens) or tokens[i + 1] != "(":
+                out.append(tok)
+                i += 1
+                continue
+            args, i = _collect_args(tokens, i + 2)
+            out.append(self.expand(substitute(macro, args), keep_integer_macros, _hide | {tok}))
+        return " ".join(out)
+
+
+def substitute(macro: Macro, args: list[str]) -> str:
+    """The body of function-like ``macro`` with its parameters replaced by ``args``
+    (each parenthesised, as an expression argument), ``#`` and ``##`` handled simply."""
+    params = list(macro.params or ())
+    variadic = params and params[-1] == "..."
+    if variadic:
+        params[-1] = "__VA_ARGS__"
+        if len(args) > len(params):
+            args = args[:len(params) - 1] + [", ".join(args[len(params) - 1:])]
+    if args == [""] and not params:
+        args = []
+    binding = dict(zip(params, args))
+    body = TOKEN_RE.findall(macro.body)
+    out: list[str] = []
+    k = 0
+    while k < len(body):
+        tok = body[k]
+        if tok == "#" and k + 1 < len(body) and body[k + 1] in binding:
+            out.append('"' + binding[body[k + 1]].replace('"', '\\"') + '"')
+            k += 2
+            continue
+        if tok == "##" and out and k + 1 < len(body):
+            nxt = body[k + 1]
+            out[-1] = out[-1] + (binding[nxt] if nxt in binding else nxt)
+            k += 2
+            continue
+        if tok in binding:
+            pasted = (k + 1 < len(body) and body[k + 1] == "##") or (k > 0 and body[k - 1] == "##")
+            out.append(binding[tok] if pasted or tok == "__VA_ARGS__" else f"({binding[tok]})")
+        else:
+            out.append(tok)
+        k += 1
+    return " ".join(out)
+
+
+def _collect_args(tokens: list[str], i: int) -> tuple[list[str], int]:
+    """Arguments of a macro call whose '(' precedes ``tokens[i]``; returns them and
+    the index after the closing ')'."""
+    args: list[list[str]] = [[]]
+    depth = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok in "([{" and tok:
+            depth += 1
+        elif tok in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif tok == "," and depth == 0:
+            args.append([])
+            i += 1
+            continue
+        args[-1].append(tok)
+        i += 1
+    return [" ".join(a) for a in args], i + 1
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += c == "("
+        depth -= c == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def parse_dm_output(text: str) -> dict[str, Macro]:
+    macros: dict[str, Macro] = {}
+    for line in text.splitlines():
+        m = _DEFINE_RE.match(line)
+        if not m:
+            continue
+        params = None
+        if m.group(2) is not None:
+            params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
+        macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "")
+    return macros
+
+
+_CACHE: dict[tuple, MacroTable] = {}
+_GCC_ERROR_RE = re.compile(r"^<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
+
+
+def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
+                include_dirs: list[str] | None = None, compiler: str | None = None) -> MacroTable:
+    """The final macro table of ``text`` preprocessed with ``-D``/``-I`` (``gcc -E -dM``).
+
+    ``defines`` maps names to values (``None`` or ``""`` for a bare ``-DNAME``).
+    Raises ScopError (at the line gcc reports) when preprocessing fails.
+    """
+    defines = defines or {}
+    include_dirs = list(include_dirs or [])
+    compiler = compiler or os.environ.get("CC", "gcc")
+    key = (hashlib.sha1(text.encode()).hexdigest(), tuple(sorted(defines.items())),
+           tuple(include_dirs), filename, compiler)
+    if key in _CACHE:
+        return _CACHE[key]
+    argv = [compiler, "-E", "-dM", "-x", "c"]
+    for name, value in defines.items():
+        argv.append(f"-D{name}" if value in (None, "") else f"-D{name}={value}")
+    file_dir = os.path.dirname(os.path.abspath(filename)) if filename and not filename.startswith("<") else None
+    if file_dir:
+        argv += ["-iquote", file_dir]
+    for d in include_dirs:
+        argv += ["-I", d]
+    argv.append("-")
+    try:
+        proc = subprocess.run(argv, input=text, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ScopError(filename, 1, 1, f"cannot run the C preprocessor '{compiler}': {err}") from None
+    if proc.returncode != 0:
+        m = _GCC_ERROR_RE.search(proc.stderr)
+        if m:
+            raise ScopError(filename, int(m.group(1)), int(m.group(2)), m.group(3).strip())
+        first = proc.stderr.strip().splitlines()[:1] or ["preprocessing failed"]
+        raise ScopError(filename, 1, 1, first[0])
+    table = MacroTable(parse_dm_output(proc.stdout))
+    _CACHE[key] = table
+    return table

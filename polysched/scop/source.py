@@ -1,0 +1,207 @@
+"""Source-text utilities for the C front end: comment stripping, ``#pragma scop``
+regions, the enclosing function, and identifier tokens.
+
+Everything here works on character offsets into the original file, so that line and
+column numbers reported to the user are those of the original source.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .model import ScopError
+
+IDENT_RE = re.compile(r"[A-Za-z_]\w*")
+_PRAGMA_RE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+(scop|endscop)\b")
+_DIRECTIVE_RE = re.compile(r"^[ \t]*#")
+
+
+def strip_comments(text: str) -> str:
+    """``text`` with every comment replaced by spaces (newlines kept), so offsets,
+    lines and columns are unchanged. String and character literals are kept."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] == "/":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = " "
+            i = j
+        elif c == "/" and i + 1 < n and text[i + 1] == "*":
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+def blank_strings_and_directives(stripped: str) -> str:
+    """Comment-free text with string/char literals and preprocessor lines blanked:
+    what remains is plain C tokens, for brace matching and declaration scans."""
+    return blank_directives(blank_strings(stripped))
+
+
+def blank_strings(stripped: str) -> str:
+    """Comment-free text with string and character literals blanked."""
+    out = list(stripped)
+    i, n = 0, len(stripped)
+    while i < n:
+        c = stripped[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and stripped[j] != c and stripped[j] != "\n":
+                j += 2 if stripped[j] == "\\" else 1
+            for k in range(i, min(j + 1, n)):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+def blank_directives(text: str) -> str:
+    """``text`` with preprocessor lines (and their continuations) blanked."""
+    lines = text.split("\n")
+    in_directive = False
+    for idx, line in enumerate(lines):
+        if in_directive or _DIRECTIVE_RE.match(line):
+            in_directive = line.rstrip().endswith("\\")
+            lines[idx] = " " * len(line)
+    return "\n".join(lines)
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets of the first character of every line (line k+1 starts at [k])."""
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def offset_of(starts: list[int], line: int, col: int) -> int:
+    """Offset of 1-based ``line``/``col``."""
+    return starts[line - 1] + col - 1
+
+
+def line_col(starts: list[int], offset: int) -> tuple[int, int]:
+    """1-based line and column of ``offset``."""
+    import bisect
+    k = bisect.bisect_right(starts, offset) - 1
+    return k + 1, offset - starts[k] + 1
+
+
+@dataclass
+class Region:
+    """One ``#pragma scop`` region: ``text[start:end]`` lies strictly between the
+    pragma lines; ``scop_line``/``endscop_line`` are the 1-based pragma lines."""
+
+    start: int
+    end: int
+    scop_line: int
+    endscop_line: int
+    scop_offset: int
+
+
+def find_regions(filename: str, stripped: str) -> list[Region]:
+    """Every ``#pragma scop`` ... ``#pragma endscop`` pair, in order.
+
+    Raises ScopError for a nested ``#pragma scop``, a missing ``#pragma endscop``
+    (pointing at the opening pragma) or a stray ``#pragma endscop``."""
+    regions: list[Region] = []
+    open_line = None
+    open_offset = 0
+    region_start = 0
+    offset = 0
+    for lineno, line in enumerate(stripped.split("\n"), start=1):
+        m = _PRAGMA_RE.match(line)
+        if m:
+            col = line.index("#") + 1
+            if m.group(1) == "scop":
+                if open_line is not None:
+                    raise ScopError(filename, lineno, col,
+                                    f"nested '#pragma scop' (the region opened at line {open_line} has no '#pragma endscop' before it)")
+                open_line, open_offset = lineno, offset
+                region_start = offset + len(line) + 1
+            else:
+                if open_line is None:
+                    raise ScopError(filename, lineno, col, "'#pragma endscop' without a matching '#pragma scop'")
+                regions.append(Region(region_start, offset, open_line, lineno, open_offset))
+                open_line = None
+        offset += len(line) + 1
+    if open_line is not None:
+        line = stripped.split("\n")[open_line - 1]
+        raise ScopError(filename, open_line, line.index("#") + 1, "'#pragma scop' without a matching '#pragma endscop'")
+    return regions
+
+
+@dataclass
+class FunctionText:
+    """The function enclosing a region: ``header`` is the text of its declarator
+    (``void kernel(int n, double A[N][N])``), ``body_prefix`` the body text from the
+    opening brace up to the region (local declarations live there)."""
+
+    header: str
+    header_offset: int
+    body_prefix: str
+    body_offset: int
+
+
+def enclosing_function(plain: str, position: int) -> FunctionText | None:
+    """The function definition containing ``position`` in ``plain`` (text from
+    :func:`blank_strings_and_directives`), or None when the region is at file scope."""
+    depth = 0
+    boundary = 0          # offset after the last top-level ';' or '}'
+    body_open = None
+    header_start = 0
+    for i in range(position):
+        c = plain[i]
+        if c == "{":
+            if depth == 0:
+                body_open = i
+                header_start = boundary
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                boundary = i + 1
+                body_open = None
+        elif c == ";" and depth == 0:
+            boundary = i + 1
+    if depth <= 0 or body_open is None:
+        return None
+    return FunctionText(plain[header_start:body_open], header_start,
+                        plain[body_open + 1:position], body_open + 1)
+
+
+def top_level_text(plain: str) -> str:
+    """The file-scope text of ``plain`` with every brace-enclosed body blanked
+    (global declarations remain)."""
+    out = list(plain)
+    depth = 0
+    for i, c in enumerate(plain):
+        if c == "{":
+            depth += 1
+            out[i] = ";"
+        elif c == "}":
+            depth -= 1
+            out[i] = ";"
+        elif depth > 0 and c != "\n":
+            out[i] = " "
+    return "".join(out)
+
+
+def identifiers(plain: str) -> frozenset[str]:
+    """Every identifier token of the file (directives included, literals excluded)."""
+    return frozenset(IDENT_RE.findall(plain))
