@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from polysched.bench import Variant, geometric_mean, plot, report, run_benchmarks, speedup, summary
+from polysched.bench import (Variant, geometric_mean, load_results, plot, report, run_benchmarks,
+                             save_results, speedup, summary)
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
@@ -194,6 +195,9 @@ def test_markdown_report():
     assert "| gemm | bad | FAILED: output differs at MINI: A[3] | - | - | - |" in text
     assert "| tiled | 1.41 | 2 | 0 | 1 | -O3 -fopenmp |" in text
     assert "Test CPU" in text and "0123456789ab+dirty" in text
+    # Overview: one row per kernel, orig's time then each variant's speedup or status.
+    assert "| gemm | 2 | 4.00x | FAILED |" in text
+    assert "| jacobi | 1 | 0.50x ! | 1.25x |" in text
 
 
 def test_csv_report():
@@ -207,6 +211,14 @@ def test_csv_report():
     assert float(geomean["speedup"]) == pytest.approx(math.sqrt(2), rel=1e-3)
     with pytest.raises(ValueError):
         report(synthetic_results(), format="html")
+
+
+def test_results_round_trip(tmp_path):
+    path = save_results(synthetic_results(), tmp_path / "out" / "results.json")
+    assert load_results(path) == synthetic_results()
+    (tmp_path / "other.json").write_text('{"a": 1}')
+    with pytest.raises(ValueError):
+        load_results(tmp_path / "other.json")
 
 
 def test_plot_writes_png(tmp_path):

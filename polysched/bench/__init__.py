@@ -20,7 +20,7 @@ from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, DUMP_DEFINE, CompileResult, Ru
                       VerifyResult, compile_c, compiler_accepts, dataset_define,
                       parse_kernel_seconds, portable_cflags, run_binary, uses_openmp, verify)
 from .machine import cache_line_size, cache_size, caches, compiler_version, machine_info
-from .runner import STATUSES, Variant, orig_variant, run_benchmarks
+from .runner import STATUSES, Variant, load_results, orig_variant, run_benchmarks, save_results
 from .report import geometric_mean, plot, report, speedup, summary
 
 __all__ = [
@@ -29,7 +29,7 @@ __all__ = [
     "compile_c", "compiler_accepts", "dataset_define", "parse_kernel_seconds", "portable_cflags",
     "run_binary", "uses_openmp", "verify",
     "cache_line_size", "cache_size", "caches", "compiler_version", "machine_info",
-    "STATUSES", "Variant", "orig_variant", "run_benchmarks",
+    "STATUSES", "Variant", "load_results", "orig_variant", "run_benchmarks", "save_results",
     "geometric_mean", "plot", "report", "speedup", "summary",
 ]
 

@@ -116,9 +116,31 @@ def _provenance_lines(results: dict) -> list[str]:
     ]
 
 
+def _speedup_matrix(results: dict) -> list[str]:
+    """One row per kernel: orig's median time, then each variant's speedup (or status)."""
+    records = _records(results)
+    others = [name for name in _variant_names(results) if name != ORIG]
+    lines = [f"| kernel | {ORIG} (s) | " + " | ".join(others) + " |",
+             "| --- | ---: | " + " | ".join("---:" for _ in others) + " |"]
+    for kernel in _kernel_names(results):
+        reference = records.get((kernel, ORIG))
+        cells = [_fmt(reference.get("median_seconds"), ".4g") if reference and reference["status"] == OK
+                 else (reference["status"] if reference else "-")]
+        for variant in others:
+            record = records.get((kernel, variant))
+            up = speedup(results, kernel, variant)
+            if up is not None:
+                cells.append(f"{up:.2f}x" + (f" {SLOWER_FLAG}" if up < 1 else ""))
+            else:
+                cells.append(record["status"] if record and record["status"] != OK else "-")
+        lines.append(f"| {kernel} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def _markdown(results: dict) -> str:
     variants = {variant["name"]: variant for variant in results.get("variants", [])}
     lines = ["# polysched benchmark", "", *_provenance_lines(results), ""]
+    lines += _speedup_matrix(results)
     lines += ["| kernel | variant | status | median (s) | speedup | GFLOP/s |",
               "| --- | --- | --- | ---: | ---: | ---: |"]
     for row in rows(results):

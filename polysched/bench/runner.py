@@ -243,6 +243,27 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     return results
 
 
+def save_results(results: dict, path: Path | str) -> Path:
+    """Write a results dict as indented JSON (creating parent directories)."""
+    import json
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n")
+    return path
+
+
+def load_results(path: Path | str) -> dict:
+    """Read a results file written by :func:`save_results`; ValueError if it is not one."""
+    import json
+    try:
+        results = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not a JSON results file ({err})") from None
+    if not isinstance(results, dict) or results.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: not a polysched results file (schema {SCHEMA!r} expected)")
+    return results
+
+
 def _progress_line(step: int, total: int, record: dict, reference_median: float | None,
                    elapsed: float) -> str:
     head = f"[{step}/{total}] {record['kernel']}/{record['variant']}: {record['status']}"
