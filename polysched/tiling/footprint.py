@@ -1,0 +1,153 @@
+"""Tile-size model: the largest tile whose data fits a share of a cache.
+
+The data a tile touches is, per array, the bounding box of the image of the tile's
+instances under the array's access relations. The tile is a box of sizes ``T`` in the
+band's schedule space, placed in the middle of the iteration space with the parameters
+fixed to their known values (``scop.parameter_values``; unknown ones to
+``DEFAULT_PARAMETER``):
+
+    instances = { S[i] in domain : o <= P(S[i]) < o + T }    (P: the band's partial schedule)
+    footprint = sum over arrays X of  prod_d (max a_d - min a_d + 1) * sizeof(X)
+
+Among power-of-two sizes in ``CANDIDATES`` per member the model picks the one with the
+most work per tile (iterations, capped by the extents) whose footprint fits the budget,
+preferring equal sizes, then a longer innermost loop (vectorisation).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polysched.scop.model import Scop
+
+from .analysis import sets_of
+
+CANDIDATES = (8, 16, 32, 64, 128, 256)
+DEFAULT_PARAMETER = 1024
+_ELEMENT_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "short": 2, "char": 1,
+                  "long long": 8, "long double": 16, "unsigned": 4, "int64_t": 8, "int32_t": 4,
+                  "int16_t": 2, "int8_t": 1, "uint64_t": 8, "uint32_t": 4, "uint16_t": 2,
+                  "uint8_t": 1, "size_t": 8}
+
+
+def element_bytes(c_type: str) -> int:
+    words = c_type.replace("unsigned", "").replace("signed", "").replace("const", "").split()
+    key = " ".join(words) or "unsigned"
+    return _ELEMENT_BYTES.get(key, _ELEMENT_BYTES.get(words[-1] if words else "", 8))
+
+
+@dataclass
+class BandSpace:
+    """A band's instances with the parameters fixed, ready for footprint questions."""
+
+    scop: Scop
+    partial: isl.UnionMap          # { S[i] -> [b] } on the fixed-parameter domain
+    accesses: isl.UnionMap         # { S[i] -> X[a] } reads and writes
+    lower: list[int]
+    upper: list[int]
+
+    @property
+    def extents(self) -> list[int]:
+        return [hi - lo + 1 for lo, hi in zip(self.lower, self.upper)]
+
+
+def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff) -> BandSpace | None:
+    """None when the band's image is unbounded or empty at the fixed parameter values."""
+    context = scop.context
+    for i in range(context.dim(isl.dim_type.param)):
+        name = context.get_dim_name(isl.dim_type.param, i)
+        value = scop.parameter_values.get(name, DEFAULT_PARAMETER)
+        context = context.fix_val(isl.dim_type.param, i, isl.Val(int(value)))
+    if context.is_empty():
+        # the default guess contradicts the context: keep it parametric but feasible
+        context = scop.context.sample().params() if not scop.context.is_empty() else scop.context
+    fixed = domain.intersect_params(context)
+    partial = isl.UnionMap.from_multi_union_pw_aff(mupa).intersect_domain(fixed)
+    image = sets_of(partial.range())
+    if len(image) != 1 or image[0].is_empty():
+        return None
+    lower, upper = [], []
+    for k in range(image[0].dim(isl.dim_type.set)):
+        lo, hi = image[0].dim_min_val(k), image[0].dim_max_val(k)
+        if not (lo.is_int() and hi.is_int()):
+            return None
+        lower.append(lo.to_python())
+        upper.append(hi.to_python())
+    accesses = scop.reads.union(scop.writes).union(scop.may_writes).intersect_domain(fixed)
+    return BandSpace(scop, partial, accesses, lower, upper)
+
+
+def footprint_bytes(space: BandSpace, sizes: list[int]) -> int:
+    """Bytes touched by one tile of ``sizes`` placed in the middle of the band's range."""
+    box = isl.Set.universe(sets_of(space.partial.range())[0].get_space())
+    for k, (lo, hi, size) in enumerate(zip(space.lower, space.upper, sizes)):
+        origin = max(lo, (lo + hi + 1) // 2 - size // 2)
+        box = box.lower_bound_val(isl.dim_type.set, k, isl.Val(origin))
+        box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(origin + size - 1))
+    instances = space.partial.intersect_range(isl.UnionSet.from_set(box)).domain()
+    total = 0
+    for data in sets_of(instances.apply(space.accesses)):
+        name = data.get_tuple_name()
+        array = space.scop.arrays.get(name)
+        width = element_bytes(array.element_type) if array is not None else 8
+        count = 1
+        for d in range(data.dim(isl.dim_type.set)):
+            lo, hi = data.dim_min_val(d), data.dim_max_val(d)
+            if not (lo.is_int() and hi.is_int()):
+                return 1 << 62            # unbounded: never fits
+            count *= hi.to_python() - lo.to_python() + 1
+        total += count * width
+    return total
+
+
+def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
+                 candidates: tuple[int, ...] = CANDIDATES) -> list[int]:
+    """Tile sizes for a band of ``n_members`` under a footprint ``budget`` in bytes.
+
+    Falls back to 32 per member when the band cannot be measured.
+    """
+    if space is None:
+        return [32] * n_members
+    extents = space.extents
+    # a tile larger than the next power of two above the extent adds nothing
+    def useful(k: int) -> list[int]:
+        sizes = [c for c in candidates if c < extents[k]]
+        bigger = [c for c in candidates if c >= extents[k]]
+        return sizes + bigger[:1] if bigger else sizes or [candidates[0]]
+
+    if n_members <= 3:
+        grid = itertools.product(*(useful(k) for k in range(n_members)))
+    else:
+        grid = ([c] * n_members for c in candidates)
+    best_key, best = None, None
+    smallest = [min(useful(k)) for k in range(n_members)]
+    for sizes in grid:
+        sizes = list(sizes)
+        if footprint_bytes(space, sizes) > budget:
+            continue
+        work = 1
+        for size, extent in zip(sizes, extents):
+            work *= min(size, extent)
+        spread = max(sizes) / min(sizes)
+        key = (work, -spread, sizes[-1], -sum(sizes))
+        if best_key is None or key > best_key:
+            best_key, best = key, sizes
+    return best if best is not None else smallest
+
+
+def choose_multiple(space: BandSpace | None, sizes: list[int], budget: int) -> list[int]:
+    """Second-level (L2) tile factor per member: the largest equal power-of-two multiple
+    ``m`` (2..16) of ``sizes`` whose footprint fits ``budget``; at least 2."""
+    if space is None:
+        return [4] * len(sizes)
+    chosen = 2
+    for m in (2, 4, 8, 16):
+        outer = [s * m for s in sizes]
+        if any(o > 2 * e for o, e in zip(outer, space.extents)):
+            break
+        if footprint_bytes(space, outer) > budget:
+            break
+        chosen = m
+    return [chosen] * len(sizes)

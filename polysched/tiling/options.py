@@ -1,0 +1,106 @@
+"""Options of the tiling pass and the report of what it decided."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TileOptions:
+    """What ``tile`` may do.
+
+    ``sizes``: tile sizes per band member, outermost first, used for every tiled band
+    (a missing entry is chosen by the footprint model). ``l2tile``: tile the tile loops
+    again (a second level, sizes a multiple of the first). ``parallel``: put
+    ``parallel`` marks (OpenMP) on the outermost parallel loop. ``wavefront``: when a
+    tiled band has no parallel tile loop, skew its first two tile loops (t1 + t2, t2) to
+    make the second one parallel. ``simd``: ``simd`` mark on innermost parallel
+    stride-1 loops. ``unroll``: ``unroll N`` mark on the innermost point loop.
+    ``tile_depth1``: also tile permutable bands of a single member.
+    ``intra_tile_reorder``: permute point loops so the innermost walks stride-1.
+    """
+
+    tile: bool = True
+    sizes: list[int] | None = None
+    l2tile: bool = False
+    parallel: bool = False
+    wavefront: bool = True
+    simd: bool = True
+    unroll: int | None = None
+    tile_depth1: bool = False
+    intra_tile_reorder: bool = True
+
+    def __post_init__(self) -> None:
+        if self.sizes is not None:
+            self.sizes = [int(s) for s in self.sizes]
+            if any(s < 1 for s in self.sizes):
+                raise ValueError(f"tile sizes must be >= 1, got {self.sizes}")
+        if self.unroll is not None and int(self.unroll) < 1:
+            raise ValueError(f"unroll factor must be >= 1, got {self.unroll}")
+
+
+@dataclass
+class BandReport:
+    """What happened to one band of the input tree.
+
+    ``schedule``: the band's partial schedule in isl notation, as found.
+    ``parallel``: where the parallel mark went (``"tile loop 0"``, ``"wavefront"``,
+    ``"loop 1"``...) with its OpenMP clauses, or None.
+    """
+
+    depth: int
+    members: int
+    schedule: str
+    permutable: bool
+    coincident: list[bool]
+    tiled: bool = False
+    sizes: list[int] | None = None
+    l2_sizes: list[int] | None = None
+    point_order: list[int] | None = None
+    parallel: str | None = None
+    clauses: str = ""
+    wavefront: bool = False
+    simd: bool = False
+    unroll: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [f"band@{self.depth} ({self.members} members, "
+                 f"{'permutable' if self.permutable else 'not permutable'}, "
+                 f"coincident {['y' if c else 'n' for c in self.coincident]})"]
+        if self.tiled:
+            parts.append(f"tiled {self.sizes}")
+            if self.l2_sizes:
+                parts.append(f"L2 tiles {self.l2_sizes}")
+            if self.point_order is not None:
+                parts.append(f"point order {self.point_order}")
+        if self.wavefront:
+            parts.append("wavefront")
+        if self.parallel:
+            parts.append(f"parallel: {self.parallel}" + (f" [{self.clauses}]" if self.clauses else ""))
+        if self.simd:
+            parts.append("simd")
+        if self.unroll:
+            parts.append(f"unroll {self.unroll}")
+        parts.extend(self.notes)
+        return "; ".join(parts)
+
+
+@dataclass
+class TilingReport:
+    """One ``BandReport`` per band of the input tree, outermost first."""
+
+    bands: list[BandReport] = field(default_factory=list)
+
+    @property
+    def tiled(self) -> list[BandReport]:
+        return [b for b in self.bands if b.tiled]
+
+    @property
+    def parallel(self) -> list[BandReport]:
+        return [b for b in self.bands if b.parallel]
+
+    def __str__(self) -> str:
+        return "\n".join(b.summary() for b in self.bands) or "(no band)"
+
+    def to_json(self) -> dict:
+        return {"bands": [dict(vars(b)) for b in self.bands]}

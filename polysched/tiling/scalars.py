@@ -1,0 +1,204 @@
+"""OpenMP data-sharing of scalars written inside a loop that is to run in parallel.
+
+A scalar (0-d array) written in the loop carries memory dependences on every loop, so
+the loop is parallel only if each such scalar is either
+
+- **private**: every read of it in an iteration sees a value written in the same
+  iteration (value-based flow, no live-in read), and no value written in the loop is
+  read after it, inside the scop or after it (live-out);
+- or a **reduction**: its only accesses in the loop are statements ``x += e``,
+  ``x -= e``, ``x *= e``, ``x = x + e`` or ``x = x * e`` with ``e`` not mentioning ``x``.
+
+Anything else keeps the loop sequential.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polysched.scop.model import Scop
+
+from .analysis import ScopAccesses, restrict_to_array, same_value
+
+_TYPE_WORDS = ("double", "float", "int", "long", "short", "char", "unsigned", "signed",
+               "const", "static", "register", "volatile", "_Bool", "bool", "size_t",
+               "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+               "uint32_t", "uint64_t", "DATA_TYPE")
+# operators of lower precedence than + and *, which would break "x = x + e" into
+# something that is not a reduction
+_LOW_PRECEDENCE = re.compile(r"\?|<|>|==|!=|&&|\|\||,|(?<![&|])[&|^](?![&|])")
+
+
+@dataclass
+class ScalarVerdict:
+    """``clauses`` to add to ``parallel`` (``private(t) reduction(+:s)``), or
+    ``blocking`` scalars that make the loop sequential (with a reason)."""
+
+    private: list[str] = field(default_factory=list)
+    reductions: list[tuple[str, str]] = field(default_factory=list)
+    blocking: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.blocking
+
+    @property
+    def clauses(self) -> str:
+        parts = []
+        if self.private:
+            parts.append(f"private({', '.join(self.private)})")
+        by_op: dict[str, list[str]] = {}
+        for name, op in self.reductions:
+            by_op.setdefault(op, []).append(name)
+        for op, names in by_op.items():
+            parts.append(f"reduction({op}:{', '.join(names)})")
+        return " ".join(parts)
+
+
+def reduction_operator(body: str, name: str) -> str | None:
+    """The OpenMP reduction operator if ``body`` is ``name op= e;`` or ``name = name op e;``
+    with ``e`` free of ``name``, else None.
+
+    >>> reduction_operator("s += A[i] * B[i];", "s")
+    '+'
+    >>> reduction_operator("s = s * 2 + 1;", "s") is None
+    True
+    """
+    ident = re.escape(name)
+    text = body.strip()
+    match = re.fullmatch(rf"{ident}\s*([-+*])=\s*(.+?)\s*;?", text, re.DOTALL)
+    if match:
+        op, rest = match.groups()
+        op = "+" if op == "-" else op     # x -= e is x + (-e): partial sums combine with +
+    else:
+        match = re.fullmatch(rf"{ident}\s*=\s*{ident}\s*([+*])\s*(.+?)\s*;?", text, re.DOTALL)
+        if not match:
+            return None
+        op, rest = match.groups()
+        # x = x * a + b is not a product reduction; x = x + a * b is a sum
+        top = _top_level(rest)
+        if _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+]", top)):
+            return None
+    if re.search(rf"(?<![A-Za-z0-9_]){ident}(?![A-Za-z0-9_])", rest):
+        return None
+    return op
+
+
+def _top_level(text: str) -> str:
+    """``text`` with every parenthesised or bracketed part removed."""
+    out, depth = [], 0
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def used_after_scop(scop: Scop, name: str) -> bool:
+    """Conservative: True unless every mention of ``name`` outside the scop region is a
+    plain declaration (``double name;``, ``int a, name = 0;``) or a by-value parameter.
+
+    A scalar whose value might be read after the region is live-out: privatising it
+    would lose the value the sequential code leaves behind.
+    """
+    ident = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+    outside = scop.source[:scop.region_start] + "\n" + scop.source[scop.region_end:]
+    if not scop.source:
+        return True
+    for match in ident.finditer(outside):
+        if not _is_declaration(outside, match.start(), match.end()):
+            return True
+    return False
+
+
+def _is_declaration(text: str, start: int, end: int) -> bool:
+    # the statement (or parameter) containing this mention
+    begin = max(text.rfind(";", 0, start), text.rfind("{", 0, start), text.rfind("}", 0, start))
+    stmt_end = min([p for p in (text.find(";", end), text.find("{", end)) if p >= 0] or [len(text)])
+    head = text[begin + 1:start]
+    after = text[end:stmt_end].lstrip()
+    if "(" in head:          # a parameter list: "void f(int n, double name)"
+        head = head[head.rfind("(") + 1:]
+        head = head[head.rfind(",") + 1:]
+        words = head.split()
+        return bool(words) and all(w in _TYPE_WORDS for w in words) and after[:1] in (",", ")")
+    words = re.split(r"[\s,*]+", head.strip())
+    if not words or words[0] not in _TYPE_WORDS:
+        return False
+    # declared without being read: "double a = 1, name;" or "double name = 0;"
+    if "=" in head.split(",")[-1]:
+        return False
+    if after[:1] == "=":
+        init = re.split(r",", after[1:], maxsplit=1)[0]
+        return not re.search(r"[A-Za-z_]", init)  # literal initialiser only
+    return after[:1] in (",", ";", "")
+
+
+def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
+                     iteration: isl.UnionMap) -> ScalarVerdict:
+    """Data-sharing of the scalars written by the instances ``domain`` of a loop.
+
+    ``iteration``: ``{ S[i] -> [outer rows..., loop] }``: two instances with equal
+    values run in the same iteration of the loop (and of every loop around it).
+    """
+    verdict = ScalarVerdict()
+    same_iteration = same_value(iteration)
+    for name, array in scop.arrays.items():
+        if not array.is_scalar:
+            continue
+        writes = restrict_to_array(accesses.writes, name).intersect_domain(domain)
+        if writes.is_empty():
+            continue
+        # its dependences are not carried by this loop: nothing to do (one iteration)
+        if accesses.memory[name].intersect_domain(domain).intersect_range(domain) \
+                .is_subset(same_iteration):
+            continue
+        reason = _private_reason(scop, accesses, name, domain, same_iteration)
+        if reason is None:
+            verdict.private.append(name)
+            continue
+        op = _reduction(scop, accesses, name, domain)
+        if op is not None:
+            verdict.reductions.append((name, op))
+            continue
+        verdict.blocking[name] = reason
+    return verdict
+
+
+def _private_reason(scop, accesses, name, domain, same_iteration) -> str | None:
+    """None if ``name`` is privatisable in the loop, else why not."""
+    flow = accesses.scalar_flow(name)
+    reads = restrict_to_array(accesses.reads, name).intersect_domain(domain).domain()
+    if not flow.live_in.intersect(reads).is_empty():
+        return "read before written in an iteration"
+    into_loop = flow.flow.intersect_range(reads)
+    if not into_loop.is_subset(same_iteration):
+        return "value flows between iterations"
+    if not flow.flow.intersect_domain(domain).subtract_range(domain).is_empty():
+        return "value read after the loop"
+    if used_after_scop(scop, name):
+        return "may be live after the scop"
+    return None
+
+
+def _reduction(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet) -> str | None:
+    touching = restrict_to_array(accesses.reads.union(accesses.writes), name) \
+        .intersect_domain(domain).domain()
+    ops = set()
+    for stmt in scop.statements:
+        if touching.intersect(isl.UnionSet.from_set(stmt.domain)).is_empty():
+            continue
+        op = reduction_operator(stmt.body, name)
+        if op is None:
+            return None
+        # one read and one write of x, nothing else on it
+        refs = [a for a in stmt.accesses if a.array == name]
+        if sorted(a.kind for a in refs) != ["read", "write"]:
+            return None
+        ops.add(op)
+    return ops.pop() if len(ops) == 1 else None
