@@ -595,3 +595,24 @@ def test_schedule_over_a_different_domain_is_refused():
     smaller = band_schedule("[N] -> { S0[i, j] : 1 <= i < N and 0 <= j < i - 1 }", "[N] -> { S0[i, j] -> [i, j] }")
     with pytest.raises(ValueError, match="domain"):
         generate(scop, smaller)
+
+
+def test_substitution_drops_only_redundant_parentheses():
+    rep = {"i": "c0 + c1", "j": "c2"}
+    add = {"i"}
+    cases = {
+        "A[i + 1] = B[1 + i];": "A[c0 + c1 + 1] = B[1 + c0 + c1];",
+        "A[i - 1] = B[2 - i];": "A[c0 + c1 - 1] = B[2 - (c0 + c1)];",
+        "x = i;": "x = c0 + c1;",
+        "x = 2 * i;": "x = 2 * (c0 + c1);",
+        "x = i * 2;": "x = (c0 + c1) * 2;",
+        "x = M(i);": "x = M((c0 + c1));",
+        "x = M(a + i + 1);": "x = M(a + c0 + c1 + 1);",
+        "x = y * +i + 1;": "x = y * +(c0 + c1) + 1;",
+        "x = a ? i : j;": "x = a ? (c0 + c1) : c2;",
+        "x += i;": "x += c0 + c1;",
+    }
+    for body, expected in cases.items():
+        assert substitute(body, rep, add) == expected, body
+    # without the additive property every non-trivial replacement keeps its parentheses
+    assert substitute("A[i + 1] = i;", {"i": "c0 < 3 ? c1 : c2"}) == "A[(c0 < 3 ? c1 : c2) + 1] = (c0 < 3 ? c1 : c2);"

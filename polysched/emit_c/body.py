@@ -19,24 +19,47 @@ def wrap(expression: str) -> str:
     return expression if _SIMPLE_RE.match(expression) else f"({expression})"
 
 
-def substitute(body: str, replacements: dict[str, str]) -> str:
+_OPERAND_END = ("ident", "number")
+
+
+def _is_operand_end(tok) -> bool:
+    return tok is not None and (tok.kind in _OPERAND_END or tok.text in (")", "]"))
+
+
+def substitute(body: str, replacements: dict[str, str], additive: frozenset[str] | set[str] = frozenset()) -> str:
     """Replace each identifier token of ``body`` found in ``replacements``.
 
-    A replacement is parenthesised unless it is a plain name or number, or it forms a
-    whole subscript ``[i]`` (brackets group it already, even inside a macro argument).
+    A replacement is parenthesised unless it is a plain name or number, or the context
+    makes parentheses redundant whatever macros the body uses:
+    - a whole subscript ``[i]`` (brackets group it, even inside a macro argument);
+    - for names in ``additive`` (replacements whose outermost operator is ``+``/``-``
+      or binds tighter): ``[i + 1]``, ``[i - 1]``, ``x + i]`` or ``x + i + y``
+      (binary ``+`` before it and ``+``/``-``/``]`` after: left-associative sums
+      regroup to the same value), and ``= i;``.
     """
     tokens = tokenize(body)
     significant = [k for k, tok in enumerate(tokens) if tok.kind not in ("space", "comment")]
+
+    def at(pos):
+        return tokens[significant[pos]] if 0 <= pos < len(significant) else None
+
     out = [tok.text for tok in tokens]
     for pos, k in enumerate(significant):
         tok = tokens[k]
         if tok.kind != "ident" or tok.text not in replacements:
             continue
-        before = tokens[significant[pos - 1]] if pos > 0 else None
-        after = tokens[significant[pos + 1]] if pos + 1 < len(significant) else None
+        before, after = at(pos - 1), at(pos + 1)
         if before is not None and (before.kind == "arrow" or before.text == "."):
             continue  # a struct member, not the iterator
         text = replacements[tok.text]
-        whole_subscript = before is not None and before.text == "[" and after is not None and after.text == "]"
-        out[k] = text if whole_subscript else wrap(text)
+        b, a = (before.text if before else ""), (after.text if after else "")
+        bare = b == "[" and a == "]"
+        if tok.text in additive:
+            after_add = a in ("]", "+", "-") and (
+                b == "[" or (b == "+" and _is_operand_end(at(pos - 2)))
+            )
+            # '= E;' ends a statement: any operator ending in '=' binds looser than '+'
+            statement_value = b == "=" and a == ";"
+            bare = bare or after_add or statement_value
+        out[k] = text if bare else wrap(text)
     return "".join(out)

@@ -145,12 +145,14 @@ class _RegionPrinter:
         stmt = self.statements.get(name)
         if stmt is None:
             raise ValueError(f"schedule instance of unknown statement {name!r}")
-        args = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
+        arg_exprs = [call.get_op_arg(k) for k in range(1, call.get_op_n_arg())]
+        args = [self.expr(e) for e in arg_exprs]
         if len(args) != len(stmt.iterators):
             raise ValueError(
                 f"statement {name} has iterators {stmt.iterators} but the AST passes {len(args)} arguments"
             )
-        text = substitute(stmt.body.strip(), dict(zip(stmt.iterators, args)))
+        additive = {it for it, e in zip(stmt.iterators, arg_exprs) if self.expr.is_additive(e)}
+        text = substitute(stmt.body.strip(), dict(zip(stmt.iterators, args)), additive)
         pad = self.pad(level)
         out = []
         for k, line in enumerate(text.splitlines()):

@@ -79,6 +79,10 @@ class ExprPrinter:
     def __call__(self, expr: isl.AstExpr) -> str:
         return self._print(expr)[0]
 
+    def is_additive(self, expr: isl.AstExpr) -> bool:
+        """Whether the printed ``expr`` has no operator looser than ``+``/``-`` on top."""
+        return self._print(expr)[1] >= _PREC_ADD
+
     def _print(self, expr: isl.AstExpr) -> tuple[str, int]:
         """(text, precedence of its outermost operator)."""
         kind = expr.get_type()
