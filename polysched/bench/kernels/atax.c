@@ -1,0 +1,143 @@
+/* atax: matrix transpose times matrix-vector product, y := A'*(A*x).
+ *
+ * Part of the polysched benchmark suite; written for polysched from the
+ * mathematical definition, following the conventions of PolyBench/C.
+ * Datasets: -D{MINI,SMALL,MEDIUM,LARGE,EXTRALARGE}_DATASET (default LARGE);
+ * every size macro can also be set alone, e.g. -DM=37.
+ * -DPOLYSCHED_DUMP prints the output arrays to stdout. */
+#ifndef _POSIX_C_SOURCE
+#  define _POSIX_C_SOURCE 200809L
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <time.h>
+
+#if !defined(MINI_DATASET) && !defined(SMALL_DATASET) && !defined(MEDIUM_DATASET) \
+    && !defined(LARGE_DATASET) && !defined(EXTRALARGE_DATASET)
+#  define LARGE_DATASET
+#endif
+
+#ifdef MINI_DATASET
+#  ifndef M
+#    define M 38
+#  endif
+#  ifndef N
+#    define N 42
+#  endif
+#elif defined(SMALL_DATASET)
+#  ifndef M
+#    define M 116
+#  endif
+#  ifndef N
+#    define N 124
+#  endif
+#elif defined(MEDIUM_DATASET)
+#  ifndef M
+#    define M 390
+#  endif
+#  ifndef N
+#    define N 410
+#  endif
+#elif defined(LARGE_DATASET)
+#  ifndef M
+#    define M 4000
+#  endif
+#  ifndef N
+#    define N 4200
+#  endif
+#elif defined(EXTRALARGE_DATASET)
+#  ifndef M
+#    define M 8000
+#  endif
+#  ifndef N
+#    define N 8400
+#  endif
+#endif
+
+static void *xmalloc(size_t bytes)
+{
+  void *p = malloc(bytes);
+  if (p == NULL) {
+    fprintf(stderr, "%s: out of memory (%zu bytes)\n", __FILE__, bytes);
+    exit(1);
+  }
+  return p;
+}
+
+#ifdef POLYSCHED_DUMP
+static void dump_double(const char *name, const double *p, size_t n)
+{
+  size_t i;
+  printf("== %s ==\n", name);
+  for (i = 0; i < n; i++) {
+    printf("%.10g", (double)p[i]);
+    putchar(i % 20 == 19 || i + 1 == n ? '\n' : ' ');
+  }
+}
+
+#else
+static double sum_double(const double *p, size_t n)
+{
+  size_t i;
+  double s = 0.0;
+  for (i = 0; i < n; i++)
+    s += (double)p[i];
+  return s;
+}
+
+#endif
+
+static void kernel_atax(int m, int n, double A[M][N], double x[N], double y[N], double tmp[M])
+{
+  int i, j;
+
+#pragma scop
+  for (i = 0; i < n; i++)
+    y[i] = 0.0;
+  for (i = 0; i < m; i++) {
+    tmp[i] = 0.0;
+    for (j = 0; j < n; j++)
+      tmp[i] = tmp[i] + A[i][j] * x[j];
+    for (j = 0; j < n; j++)
+      y[j] = y[j] + A[i][j] * tmp[i];
+  }
+#pragma endscop
+}
+
+int main(void)
+{
+  double (*A)[N] = xmalloc(sizeof(double) * (size_t)M * (size_t)N);
+  double *x = xmalloc(sizeof(double) * (size_t)N);
+  double *y = xmalloc(sizeof(double) * (size_t)N);
+  double *tmp = xmalloc(sizeof(double) * (size_t)M);
+  struct timespec t0, t1;
+
+  int i, j;
+  for (j = 0; j < N; j++)
+    x[j] = 1.0 + (double)j / N;
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++)
+      A[i][j] = (double)((i + j) % N) / (5 * M);
+
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  kernel_atax(M, N, A, x, y, tmp);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fprintf(stderr, "polysched-time: %.9f\n",
+          (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+
+#ifdef POLYSCHED_DUMP
+  dump_double("y", (const double *)y, (size_t)N);
+  dump_double("tmp", (const double *)tmp, (size_t)M);
+#else
+  fprintf(stderr, "polysched-checksum: %.10g\n",
+          sum_double((const double *)y, (size_t)N)
+          + sum_double((const double *)tmp, (size_t)M));
+#endif
+
+  free((void *)A);
+  free((void *)x);
+  free((void *)y);
+  free((void *)tmp);
+  return 0;
+}
