@@ -82,7 +82,8 @@ def test_non_numeric_tokens_and_headers_exact():
     result = compare_outputs("== A ==\n1\n", "== B ==\n1\n")
     assert not result.equal
     assert "header" in result.first_mismatch
-    assert not compare_outputs("x 1", "y 1").equal
+    result = compare_outputs("x 1 2", "y 1 z")
+    assert not result.equal and result.n_values == 1 and result.n_mismatches == 2
 
 
 def test_nan_and_inf():
