@@ -1,4 +1,4 @@
-"""``polysched verify ORIG.c NEW.c``: compile both with identical flags, run both,
+"""polysched verify ORIG.c NEW.c: compile both with identical flags, run both,
 compare their printed output (-DPOLYSCHED_DUMP). Exit 0 equal, 1 differ, 2 error."""
 from __future__ import annotations
 
@@ -73,9 +73,13 @@ def run(args: argparse.Namespace) -> int:
         cflags = shlex.split(args.cflags)
     except ValueError as err:
         raise UsageError(f"--cflags: {err}") from None
-    for name in ("timeout", "rtol", "atol"):
-        if getattr(args, name) < 0 or (name == "timeout" and args.timeout == 0):
-            raise UsageError(f"--{name} must be positive")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    for name in ("rtol", "atol"):
+        if not getattr(args, name) >= 0:   # also rejects nan
+            raise UsageError(f"--{name} must be non-negative")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads must be at least 1")
     defines = parse_defines(args.defines)
     if args.dataset is None:
         dataset = default_dataset(original, transformed)
