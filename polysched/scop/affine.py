@@ -113,7 +113,13 @@ class AffineConverter:
 
     def parameter(self, name: str, value: int | None) -> isl.PwAff:
         self.on_parameter(name, value)
-        return isl.PwAff.param_on_domain_id(self.universe, isl.Id(name))
+        # Named through the space (not isl.Id(name), which islpy gives a user pointer,
+        # making it differ from the same name parsed from isl notation).
+        space = self.universe.get_space()
+        if space.find_dim_by_name(isl.dim_type.param, name) < 0:
+            space = space.insert_dims(isl.dim_type.param, 0, 1).set_dim_name(isl.dim_type.param, 0, name)
+        pos = space.find_dim_by_name(isl.dim_type.param, name)
+        return isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, pos)
 
     def binary(self, node: c_ast.BinaryOp, site, hide) -> isl.PwAff:
         where = site or node

@@ -607,7 +607,7 @@ class _RegionBuilder:
     def finish(self, schedule: isl.Schedule) -> Scop:
         param_space = isl.Space.params_alloc(self.ctx, len(self.parameters))
         for k, name in enumerate(self.parameters):
-            param_space = param_space.set_dim_id(isl.dim_type.param, k, isl.Id(name))
+            param_space = param_space.set_dim_name(isl.dim_type.param, k, name)
         context = isl.Set.universe(param_space)
         for k in range(len(self.parameters)):
             context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(1))

@@ -1,0 +1,281 @@
+"""The C front end, one construct at a time: domains and accesses are compared with
+hand-written isl sets/maps by isl equality."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import islpy as isl
+import pytest
+
+from polysched.scop import ScopError, extract
+
+DATA = Path(__file__).parent / "data" / "scop"
+
+PRELUDE = """#include <math.h>
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
+#define ceild(n, d) (((n) < 0) ? -((-(n)) / (d)) : ((n) + (d) - 1) / (d))
+#ifndef N
+# define N 100
+#endif
+#define M 50
+#define _PB_N N
+#define NM1 (N - 1)
+#define DATA_TYPE double
+#define ARR2D(a, x, y) a[x][y]
+#define SCALE 0.5
+"""
+
+
+def scop_of(body: str, signature: str = "int n, int m, DATA_TYPE alpha, DATA_TYPE ARR2D(A, N, N), "
+                                          "DATA_TYPE B[N][N], DATA_TYPE x[N], DATA_TYPE y[N]",
+            defines=None, locals_: str = "int i, j, k; double s;"):
+    text = f"{PRELUDE}void kernel({signature})\n{{\n  {locals_}\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
+    scops = extract(text, defines=defines, filename="t.c")
+    assert len(scops) == 1
+    return scops[0]
+
+
+def same_set(actual: isl.Set, expected: str) -> bool:
+    return actual.is_equal(isl.Set(expected).align_params(actual.get_space()))
+
+
+def same_map(actual: isl.Map, expected: str) -> bool:
+    return actual.is_equal(isl.Map(expected).align_params(actual.get_space()))
+
+
+def accesses(stmt, kind):
+    return [a for a in stmt.accesses if a.kind == kind]
+
+
+def test_perfect_nest_with_size_macros_and_define_override():
+    scop = scop_of("for (i = 0; i < N; i++)\n  for (j = 0; j < M; j++)\n    B[i][j] = A[j][i];", defines=["N=7"])
+    s0 = scop.statements[0]
+    assert same_set(s0.domain, "[N, M] -> { S0[i, j] : 0 <= i < N and 0 <= j < M }")
+    assert scop.parameter_values == {"N": 7, "M": 50}
+    # the context stays symbolic: every preset must be handled by generated code
+    assert same_set(scop.context, "[N, M] -> { : N >= 1 and M >= 1 }")
+    assert same_map(accesses(s0, "write")[0].relation,
+                    "[N, M] -> { S0[i, j] -> B[i, j] : 0 <= i < N and 0 <= j < M }")
+    assert same_map(accesses(s0, "read")[0].relation,
+                    "[N, M] -> { S0[i, j] -> A[j, i] : 0 <= i < N and 0 <= j < M }")
+    assert s0.iterators == ["i", "j"]
+    assert s0.body == "B[i][j] = A[j][i];"
+
+
+def test_ifndef_default_value_is_recorded():
+    scop = scop_of("for (i = 0; i < N; i++)\n  x[i] = 0;")
+    assert scop.parameter_values == {"N": 100}
+
+
+def test_macro_expanding_to_expressions():
+    scop = scop_of("for (i = 1; i < NM1; i++)\n  for (j = 0; j < _PB_N; j++)\n    B[i][j] = 0;")
+    assert scop.parameters == ["N"]
+    assert same_set(scop.statements[0].domain, "[N] -> { S0[i, j] : 1 <= i < N - 1 and 0 <= j < N }")
+
+
+def test_int_function_parameters_become_parameters():
+    scop = scop_of("for (i = 0; i < n; i++)\n  for (j = i; j <= m + 1; j++)\n    B[i][j] = 0;")
+    assert scop.parameters == ["n", "m"]
+    assert scop.parameter_values == {}
+    assert same_set(scop.statements[0].domain, "[n, m] -> { S0[i, j] : 0 <= i < n and i <= j <= m + 1 }")
+    assert same_set(scop.context, "[n, m] -> { : n >= 1 and m >= 1 }")
+
+
+def test_array_declarations_through_macros_locals_and_globals():
+    text = PRELUDE + """double G[M][N + 1];
+void kernel(int n, DATA_TYPE ARR2D(A, N, N), float *p)
+{
+  int i;
+  DATA_TYPE loc[M];
+  DATA_TYPE acc;
+#pragma scop
+  for (i = 0; i < M; i++) {
+    loc[i] = G[i][i + 1] + A[i][i] + p[i];
+    acc += loc[i];
+  }
+#pragma endscop
+}
+"""
+    scop = extract(text, filename="t.c")[0]
+    arrays = scop.arrays
+    assert (arrays["A"].element_type, arrays["A"].dims) == ("double", ["N", "N"])
+    assert (arrays["G"].element_type, arrays["G"].dims) == ("double", ["M", "N + 1"])
+    assert (arrays["loc"].element_type, arrays["loc"].dims) == ("double", ["M"])
+    assert (arrays["p"].element_type, arrays["p"].dims) == ("float", [""])
+    assert arrays["acc"].element_type == "double" and arrays["acc"].is_scalar
+    assert scop.function == "kernel"
+
+
+def test_scalars_are_zero_dimensional_arrays_and_compound_assignment_reads_and_writes():
+    scop = scop_of("for (i = 0; i < N; i++) {\n  s = alpha * x[i];\n  y[i] += s;\n}")
+    s0, s1 = scop.statements
+    assert same_map(accesses(s0, "write")[0].relation, "[N] -> { S0[i] -> s[] : 0 <= i < N }")
+    assert same_map(accesses(s0, "read")[0].relation, "[N] -> { S0[i] -> alpha[] : 0 <= i < N }")
+    assert [a.array for a in accesses(s1, "read")] == ["y", "s"]
+    assert [a.array for a in accesses(s1, "write")] == ["y"]
+    assert scop.arrays["s"].is_scalar and scop.arrays["s"].element_type == "double"
+    assert scop.arrays["alpha"].element_type == "double"
+
+
+def test_access_positions_are_original_lines_and_columns():
+    scop = scop_of("for (i = 0; i < N; i++)\n  x[i] = y[i + 1];")
+    # prelude (15 lines) + signature, brace, locals, pragma: the loop is on line 20
+    line = PRELUDE.count("\n") + 5
+    write, read = accesses(scop.statements[0], "write")[0], accesses(scop.statements[0], "read")[0]
+    assert (write.line, write.col) == (line + 1, 3)
+    assert (read.line, read.col) == (line + 1, 10)
+    assert (scop.statements[0].line, scop.statements[0].col) == (line + 1, 3)
+
+
+def test_downward_loops_and_reversed_band():
+    scop = scop_of("for (i = N - 1; i >= 0; i--)\n  for (j = i; j > 0; --j)\n    x[j] = x[j - 1];")
+    s0 = scop.statements[0]
+    assert same_set(s0.domain, "[N] -> { S0[i, j] : 0 <= i <= N - 1 and 0 < j <= i }")
+    band = scop.schedule.get_root().child(0)
+    assert band.get_type() == isl.schedule_node_type.band
+    assert str(band.band_get_partial_schedule()).replace(" ", "") == "[{S0[i0,i1]->[(-i0)]}]"
+
+
+def test_strided_loops():
+    scop = scop_of("for (i = 1; i < N; i += 3)\n  for (j = 10; j >= i; j -= 2)\n    for (k = 0; k <= 6; k = k + 4)\n"
+                   "      B[i][j] = k;")
+    assert same_set(scop.statements[0].domain,
+                    "[N] -> { S0[i, j, k] : 1 <= i < N and (i - 1) mod 3 = 0 and i <= j <= 10 "
+                    "and (10 - j) mod 2 = 0 and (k = 0 or k = 4) }")
+
+
+def test_loop_variants_inclusive_bounds_preincrement_and_declared_iterator():
+    scop = scop_of("for (int ii = 2; ii <= N; ++ii)\n  for (j = ii + 1; N >= j; j = 1 + j)\n    B[ii][j] = 0;")
+    assert same_set(scop.statements[0].domain, "[N] -> { S0[ii, j] : 2 <= ii <= N and ii < j <= N }")
+    assert scop.statements[0].iterators == ["ii", "j"]
+
+
+def test_min_max_ternaries_and_macros():
+    scop = scop_of("for (i = 0; i < N; i++)\n  for (j = MAX(0, i - 3); j <= MIN(i + 3, M - 1); j++)\n"
+                   "    for (k = (i < 5 ? i : 5); k < (j > i ? j : i); k++)\n      B[i][j] = k;")
+    assert same_set(scop.statements[0].domain,
+                    "[N, M] -> { S0[i, j, k] : 0 <= i < N and j >= 0 and j >= i - 3 and j <= i + 3 and j <= M - 1"
+                    " and (k >= i or k >= 5) and (k < j or k < i) }")
+
+
+def test_min_in_bound_exact():
+    scop = scop_of("for (i = 0; i < N; i++)\n  for (j = 0; j < MIN(i, M); j++)\n    B[i][j] = 0;")
+    assert same_set(scop.statements[0].domain, "[N, M] -> { S0[i, j] : 0 <= i < N and 0 <= j < i and j < M }")
+
+
+def test_division_of_non_negative_dividend_is_floor():
+    scop = scop_of("for (i = 0; i < N; i++)\n  for (j = 0; j < (i + 1) / 2; j++)\n    B[i][j] = 0;")
+    assert same_set(scop.statements[0].domain, "[N] -> { S0[i, j] : 0 <= i < N and 0 <= j and 2 j <= i - 1 }")
+
+
+def test_division_of_possibly_negative_dividend_truncates_toward_zero():
+    # (i - 5) / 2 in C is 0 for i = 4 (truncation), where floor would give -1
+    scop = scop_of("for (i = 0; i < 10; i++)\n  for (j = 0; j <= (i - 5) / 2; j++)\n    x[j] = 0;")
+    assert same_set(scop.statements[0].domain,
+                    "{ S0[i, j] : 0 <= i < 10 and 0 <= j and (2 j <= i - 5 or (i = 4 and j = 0)) }")
+
+
+def test_modulo_in_condition():
+    scop = scop_of("for (i = 0; i < N; i++)\n  if (i % 3 == 1)\n    x[i] = 0;")
+    assert same_set(scop.statements[0].domain, "[N] -> { S0[i] : 0 <= i < N and i mod 3 = 1 }")
+
+
+def test_floord_ceild_macros():
+    scop = scop_of("for (i = floord(-N + 1, 4); i <= ceild(N, 3); i++)\n  x[i] = 0;")
+    assert same_set(scop.statements[0].domain,
+                    "[N] -> { S0[i] : floor((-N + 1) / 4) <= i <= ceil(N / 3) }")
+
+
+def test_if_conditions_with_logic_and_else():
+    scop = scop_of("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n"
+                   "    if ((i == j || i + j > N) && !(j <= 2))\n      B[i][j] = 1;\n    else\n      B[i][j] = 2;")
+    s0, s1 = scop.statements
+    cond = "((i = j or i + j > N) and j > 2)"
+    assert same_set(s0.domain, f"[N] -> {{ S0[i, j] : 0 <= i < N and 0 <= j < N and {cond} }}")
+    assert same_set(s1.domain, f"[N] -> {{ S1[i, j] : 0 <= i < N and 0 <= j < N and not {cond} }}")
+
+
+def test_if_with_not_equal_and_param_condition():
+    scop = scop_of("if (n > 2)\n  for (i = 0; i < N; i++)\n    if (i != n)\n      x[i] = 0;")
+    assert same_set(scop.statements[0].domain, "[n, N] -> { S0[i] : n > 2 and 0 <= i < N and i != n }")
+
+
+def test_imperfect_nest_statement_order_and_depths():
+    scop = scop_of("s = 0;\nfor (i = 0; i < N; i++) {\n  x[i] = 0;\n  for (j = 0; j < i; j++) {\n"
+                   "    x[i] += B[i][j];\n  }\n  y[i] = x[i];\n}\nalpha = s;")
+    names = [(s.name, s.iterators, s.body) for s in scop.statements]
+    assert names == [("S0", [], "s = 0;"), ("S1", ["i"], "x[i] = 0;"), ("S2", ["i", "j"], "x[i] += B[i][j];"),
+                     ("S3", ["i"], "y[i] = x[i];"), ("S4", [], "alpha = s;")]
+    assert same_set(scop.statements[0].domain, "{ S0[] }")
+    assert same_set(scop.statements[2].domain, "[N] -> { S2[i, j] : 0 <= i < N and 0 <= j < i }")
+    order = scop.schedule_map
+    before = order.lex_lt_union_map(order)       # { a -> b : a runs before b }
+    expected = isl.UnionMap("[N] -> { S0[] -> S1[i]; S1[i] -> S2[i, j]; S2[i, j] -> S3[i]; S3[i] -> S1[i + 1];"
+                            " S2[i, j] -> S2[i, j + 1]; S3[i] -> S4[] }").intersect_domain(scop.domain) \
+        .intersect_range(scop.domain)
+    assert expected.is_subset(before)
+    assert before.intersect(expected.reverse()).is_empty()
+
+
+def test_rhs_math_calls_and_value_macros_kept_verbatim():
+    scop = scop_of("for (i = 0; i < N; i++)\n  y[i] = sqrt(fabs(x[i])) * SCALE   +  pow(alpha, 2.0);")
+    s0 = scop.statements[0]
+    assert s0.body == "y[i] = sqrt(fabs(x[i])) * SCALE   +  pow(alpha, 2.0);"
+    assert [a.array for a in accesses(s0, "read")] == ["x", "alpha"]
+    assert "SCALE" not in scop.arrays
+
+
+def test_multi_line_statement_body_is_verbatim():
+    scop = scop_of("for (i = 1; i < N; i++)\n  y[i] = x[i - 1]\n         + x[i];")
+    assert scop.statements[0].body == "y[i] = x[i - 1]\n         + x[i];"
+
+
+def test_increment_statements_on_elements_and_scalars():
+    scop = scop_of("for (i = 0; i < N; i++) {\n  x[i]++;\n  --s;\n}")
+    s0, s1 = scop.statements
+    assert [a.kind for a in s0.accesses] == ["read", "write"]
+    assert s0.body == "x[i]++;" and s1.body == "--s;"
+    assert same_map(accesses(s1, "write")[0].relation, "[N] -> { S1[i] -> s[] : 0 <= i < N }")
+
+
+def test_region_offsets_exclude_pragmas_and_multiple_regions():
+    text = (DATA / "two_regions.c").read_text()
+    scops = extract(DATA / "two_regions.c")
+    assert [s.function for s in scops] == ["first", "second"]
+    for s in scops:
+        region = text[s.region_start:s.region_end]
+        assert "pragma" not in region
+        assert text[:s.region_start].rstrip().endswith("#pragma scop")
+        assert text[s.region_end:].lstrip().startswith("#pragma endscop")
+        assert text.count("\n", 0, s.region_start) + 1 == s.start_line + 1
+    assert scops[1].parameters == ["n"]
+    assert "helper_name_used_elsewhere" in scops[0].identifiers
+    assert "main" in scops[0].identifiers
+
+
+def test_system_headers_and_gemm_file():
+    scop = extract(DATA / "gemm.c", defines={"NI": "10"})[0]
+    assert scop.parameter_values == {"NI": 10, "NJ": 25, "NK": 30}
+    assert [s.body for s in scop.statements] == ["C[i][j] *= beta;", "C[i][j] += alpha * A[i][k] * B[k][j];"]
+    assert scop.arrays["C"].dims == ["NI", "NJ"]
+
+
+def test_no_region_gives_empty_list():
+    assert extract("int main(void) { return 0; }\n") == []
+
+
+def test_access_relation_intersected_with_domain_and_subscript_expressions():
+    scop = scop_of("for (i = 0; i < N; i++)\n  for (j = 0; j <= i; j++)\n    B[2 * i - j + 1][N - 1 - j] = x[(i + j) / 2];")
+    s0 = scop.statements[0]
+    assert same_map(accesses(s0, "write")[0].relation,
+                    "[N] -> { S0[i, j] -> B[2i - j + 1, N - 1 - j] : 0 <= j <= i < N }")
+    assert same_map(accesses(s0, "read")[0].relation,
+                    "[N] -> { S0[i, j] -> x[floor((i + j) / 2)] : 0 <= j <= i < N }")
+
+
+def test_defines_as_dict_and_list_are_equivalent():
+    a = scop_of("for (i = 0; i < N; i++) x[i] = 0;", defines={"N": "9"})
+    b = scop_of("for (i = 0; i < N; i++) x[i] = 0;", defines=["N=9"])
+    assert a.parameter_values == b.parameter_values == {"N": 9}
