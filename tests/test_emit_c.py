@@ -616,3 +616,15 @@ def test_substitution_drops_only_redundant_parentheses():
         assert substitute(body, rep, add) == expected, body
     # without the additive property every non-trivial replacement keeps its parentheses
     assert substitute("A[i + 1] = i;", {"i": "c0 < 3 ? c1 : c2"}) == "A[(c0 < 3 ? c1 : c2) + 1] = (c0 < 3 ? c1 : c2);"
+
+
+def test_marks_on_the_same_loop_combine(tmp_path):
+    """parallel + simd on one loop give 'omp parallel for simd'; GCC pragmas cannot
+    follow an OpenMP one, so they are dropped with an explanation."""
+    scop = matmul_scop()
+    band = scop.schedule.get_root().child(0).band_split(1)  # i | j, k
+    node = band.insert_mark(isl.Id("simd")).insert_mark(isl.Id("parallel")).insert_mark(isl.Id("ivdep"))
+    new = check_same_output(scop, node.get_schedule(), tmp_path, flags=("-fopenmp",))
+    body = region(new)
+    assert re.search(r"#pragma omp parallel for simd\n\s*for \(int c0 = ", body)
+    assert "ivdep dropped" in body and "#pragma GCC ivdep" not in body

@@ -222,11 +222,11 @@ class _RegionPrinter:
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (
                 "omp_simd" in kinds
             )
-            lines.append(pad + " ".join(words + ([clauses] if clauses else [])))
-            # GCC rejects its own loop pragmas between an OpenMP pragma and the loop
+            # GCC rejects its own loop pragmas next to an OpenMP loop pragma
             for k in ("gcc_ivdep", "gcc_unroll"):
                 if k in kinds and explain:
                     lines.append(pad + f"/* polysched: {k[4:]} dropped: cannot follow an OpenMP pragma */")
+            lines.append(pad + " ".join(words + ([clauses] if clauses else [])))
             return lines
         if "gcc_ivdep" in kinds:
             lines.append(pad + "#pragma GCC ivdep")
