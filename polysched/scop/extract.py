@@ -156,12 +156,27 @@ class _RegionBuilder:
 
     # -- positions ----------------------------------------------------------------
     def position(self, node: c_ast.Node | None) -> tuple[int, int]:
-        """Original (line, col) of a region node."""
-        if node is None or node.coord is None or not node.coord.line:
+        """Original (line, col) where a region node's text starts."""
+        if node is None:
             return self.region.scop_line, 1
+        coords = [n.coord for n in _walk_nodes(node) if n.coord is not None and n.coord.line]
+        if not coords:
+            return self.region.scop_line, 1
+        first = min(coords, key=lambda c: (c.line, c.column or 1))
         # wrapped text: typedef line, wrapper line, then the region's first line.
-        line = node.coord.line - 2 + self.region.scop_line
-        return min(line, self.region.endscop_line), node.coord.column or 1
+        line = first.line - 2 + self.region.scop_line
+        if line > self.region.endscop_line:
+            return self.region.endscop_line, 1
+        col = first.column or 1
+        if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", "sizeof"):
+            # pycparser puts a prefix operator's coordinate on its operand
+            inner_line, inner_col = self.position(node.expr)
+            k = offset_of(self.starts, inner_line, inner_col)
+            while k > self.region.start and self.plain[k - 1] in " \t\n(":
+                k -= 1
+            if self.plain[k - len(node.op):k] == node.op:
+                return _line_col(self.starts, k - len(node.op))
+        return line, col
 
     def error(self, node: c_ast.Node | None, message: str) -> ScopError:
         line, col = self.position(node)
@@ -406,6 +421,8 @@ class _RegionBuilder:
 
     def check_not_modified(self, body: c_ast.Node | None, name: str) -> None:
         for child in _walk_nodes(body):
+            if isinstance(child, c_ast.For) and _loop_iterator_name(child) == name:
+                raise self.error(child, f"loop iterator '{name}' shadows the iterator of an enclosing loop")
             target = None
             if isinstance(child, c_ast.Assignment):
                 target = child.lvalue

@@ -1,0 +1,145 @@
+"""Bad input: every construct outside the polyhedral model raises ScopError at the
+right place of the ORIGINAL file. The marker ``/*@*/`` (a comment, invisible to the
+front end) is put right before the offending token; the expected line and column
+are computed from it."""
+from __future__ import annotations
+
+import pytest
+
+from polysched.scop import ScopError, extract
+
+HEADER = """#include <stdio.h>
+#define N 64
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+int helper(int v);
+void kernel(int n, double A[N][N], double x[N], int idx[N], double *p, double alpha)
+{
+  int i, j, k, t;
+  double s;
+"""
+MARK = "/*@*/"
+
+
+def where(text: str) -> tuple[int, int]:
+    pos = text.index(MARK)
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1 + len(MARK)
+    return line, col
+
+
+def check(region: str, fragment: str, header: str = HEADER, col: bool = True):
+    text = header + "#pragma scop\n" + region + "\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    err = info.value
+    line, column = where(text)
+    assert err.filename == "bad.c"
+    assert err.line == line, str(err)
+    if col:
+        assert err.col == column, str(err)
+    assert fragment in err.message, str(err)
+    assert str(err).startswith(f"bad.c:{err.line}:{err.col}: error: ")
+    assert "\n" not in str(err)
+    return err
+
+
+CASES = {
+    "non_affine_subscript": ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    x[i] = A[/*@*/i * j][0];",
+                             "non-affine"),
+    "indirect_access": ("for (i = 0; i < N; i++)\n  x[/*@*/idx[i]] = 0;", "indirect access"),
+    "array_bound": ("for (i = 0; i < N; i++)\n  for (j = 0; j < /*@*/idx[i]; j++)\n    A[i][j] = 0;",
+                    "data-dependent"),
+    "written_scalar_bound": ("t = 3;\nfor (i = 0; i < /*@*/t; i++)\n  x[i] = 0;", "written inside the SCoP"),
+    "array_condition": ("for (i = 0; i < N; i++)\n  if (/*@*/x[i] > 0)\n    x[i] = 0;", "data-dependent"),
+    "double_in_bound": ("for (i = 0; i < /*@*/alpha; i++)\n  x[i] = 0;", "only integer parameters"),
+    "while": ("for (i = 0; i < N; i++) {\n  /*@*/while (x[i] > 0) x[i] -= 1;\n}", "'while'"),
+    "do_while": ("/*@*/do { x[0] = 1; } while (0);", "'do'"),
+    "break": ("for (i = 0; i < N; i++) {\n  x[i] = 0;\n  /*@*/break;\n}", "'break'"),
+    "continue": ("for (i = 0; i < N; i++) {\n  /*@*/continue;\n}", "'continue'"),
+    "goto": ("for (i = 0; i < N; i++)\n  /*@*/goto out;", "'goto'"),
+    "return": ("for (i = 0; i < N; i++)\n  /*@*/return;", "'return'"),
+    "dereference": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/*p;", "dereference"),
+    "pointer_arithmetic": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/*(p + i);", "dereference"),
+    "address_of": ("for (i = 0; i < N; i++)\n  x[i] = sqrt(/*@*/&s);", "address-of"),
+    "printf": ("for (i = 0; i < N; i++)\n  /*@*/printf(\"%d\", i);", "call statement"),
+    "user_function_in_rhs": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/helper(i);", "side effects"),
+    "declaration": ("for (i = 0; i < N; i++) {\n  /*@*/double tmp = x[i];\n  x[i] = tmp;\n}", "declaration"),
+    "iterator_modified": ("for (i = 0; i < N; i++) {\n  /*@*/i = i + 2;\n}", "modified"),
+    "non_constant_step": ("for (i = 0; i < N; /*@*/i += n)\n  x[i] = 0;", "constant"),
+    "not_equal_condition": ("for (i = 0; /*@*/i != N; i++)\n  x[i] = 0;", "'!='"),
+    "non_monotone_condition": ("for (i = 0; /*@*/i < 10 || i > 20; i++)\n  x[i] = 0;", "not monotone"),
+    "unbounded_loop": ("for (i = 0; /*@*/n > 0; i++)\n  x[i] = 0;", "does not bound"),
+    "shadowed_iterator": ("for (i = 0; i < N; i++)\n  /*@*/for (i = 0; i < N; i++)\n    x[i] = 0;", "shadows"),
+    "struct_member": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/s.re;", "struct"),
+    "wrong_dimension_count": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/A[i];", "2 dimension(s)"),
+    "array_without_subscripts": ("for (i = 0; i < N; i++)\n  for (j = 0; j < /*@*/x; j++)\n    A[i][j] = 0;",
+                                 "without subscripts"),
+    "side_effect_in_expression": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/s++;", "side effect"),
+    "nested_assignment": ("for (i = 0; i < N; i++)\n  x[i] = (/*@*/s = 2.0);", "assignment inside an expression"),
+    "division_by_variable": ("for (i = 0; i < N; i++)\n  x[/*@*/i / n] = 0;", "positive integer constant"),
+    "switch": ("/*@*/switch (n) { case 1: x[0] = 0; }", "'switch'"),
+    "iterator_outside_loop": ("for (i = 0; i < N; i++)\n  x[i] = 0;\nx[/*@*/i] = 1;", "outside its loop"),
+    "non_integer_subscript": ("x[/*@*/1.5] = 0;", "non-integer constant"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rejected_construct(name):
+    region, fragment = CASES[name]
+    check(region, fragment)
+
+
+def test_syntax_error_points_at_the_right_line():
+    err = check("for (i = 0; i < N; i++) {\n  x[i] = 1;\n  x[i] = /*@*/);\n}", "syntax error")
+    assert err.line == HEADER.count("\n") + 4
+
+
+def test_missing_endscop_points_at_pragma_scop():
+    text = HEADER + "/*@*/#pragma scop\nfor (i = 0; i < N; i++)\n  x[i] = 0;\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert (info.value.line, info.value.col) == where(text)
+    assert "'#pragma endscop'" in info.value.message
+
+
+def test_nested_pragma_scop():
+    text = HEADER + "#pragma scop\nfor (i = 0; i < N; i++)\n  x[i] = 0;\n/*@*/#pragma scop\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert (info.value.line, info.value.col) == where(text)
+    assert "nested" in info.value.message
+
+
+def test_stray_endscop():
+    text = HEADER + "  x[0] = 0;\n/*@*/#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert (info.value.line, info.value.col) == where(text)
+
+
+def test_preprocessor_directive_inside_region():
+    text = HEADER + "#pragma scop\nfor (i = 0; i < N; i++)\n/*@*/#pragma omp simd\n  x[i] = 0;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert (info.value.line, info.value.col) == where(text)
+
+
+def test_preprocessor_error_is_reported_at_its_line():
+    text = "#define N 4\n#ifndef N\n#endif\n/*@*/#error unsupported configuration\n" \
+           "void f(double x[N]) {\n  int i;\n#pragma scop\nfor (i = 0; i < N; i++) x[i] = 0;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert info.value.line == where(text)[0]
+    assert "unsupported configuration" in info.value.message
+
+
+def test_region_without_statements():
+    text = HEADER + "#pragma scop\n;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert info.value.line == HEADER.count("\n") + 1
+
+
+def test_error_inside_macro_expansion_points_at_the_use():
+    header = HEADER.replace("#define N 64", "#define N 64\n#define BAD(a) ((a) * (a))")
+    check("for (i = 0; i < N; i++)\n  x[/*@*/BAD(i)] = 0;", "non-affine", header=header)
