@@ -190,30 +190,44 @@ def report(results: dict, format: str = "md") -> str:  # noqa: A002 -- the docum
 
 
 def plot(results: dict, path: Path | str) -> Path:
-    """Bar chart of speedups over orig (one group per kernel, one bar per variant,
-    failed variants left empty), saved to ``path`` (format from the extension)."""
+    """Bar chart of speedups over orig, log scale (one group per kernel plus a
+    geometric-mean group, one bar per variant; a variant without a speedup, e.g.
+    FAILED, is marked with an x), saved to ``path`` (format from the extension)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
     kernels = _kernel_names(results)
     variants = [name for name in _variant_names(results) if name != ORIG]
-    figure = Figure(figsize=(max(6.0, 0.6 * len(kernels) * max(1, len(variants)) + 2), 4.5))
+    groups = kernels + ["geomean"]
+    geomeans = {row["variant"]: row["geomean_speedup"] for row in summary(results)}
+    figure = Figure(figsize=(min(16.0, max(6.0, 0.35 * len(groups) * max(1, len(variants)) + 2)), 4.5))
     FigureCanvasAgg(figure)
     axes = figure.add_subplot(1, 1, 1)
     width = 0.8 / max(1, len(variants))
     for index, variant in enumerate(variants):
-        heights = [speedup(results, kernel, variant) for kernel in kernels]
-        positions = [k + (index - (len(variants) - 1) / 2) * width for k in range(len(kernels))]
-        axes.bar(positions, [h if h is not None else 0 for h in heights], width, label=variant)
+        heights = [speedup(results, kernel, variant) for kernel in kernels] + [geomeans.get(variant)]
+        positions = [k + (index - (len(variants) - 1) / 2) * width for k in range(len(groups))]
+        # Bars start at 1 (no change) so that slowdowns point down on the log axis.
+        bars = axes.bar(positions, [(h - 1) if h else 0 for h in heights], width, bottom=1.0,
+                        label=variant)
+        color = bars.patches[0].get_facecolor() if bars.patches else None
+        missing = [p for p, h in zip(positions, heights) if h is None]
+        if missing:
+            axes.scatter(missing, [1.0] * len(missing), marker="x", color=color, zorder=3)
     axes.axhline(1.0, color="black", linewidth=0.8)
-    axes.set_xticks(range(len(kernels)))
-    axes.set_xticklabels(kernels, rotation=45, ha="right")
-    axes.set_ylabel(f"speedup over {ORIG}")
+    axes.set_yscale("log", base=2)
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}x"))
+    axes.set_xticks(range(len(groups)))
+    axes.set_xticklabels(groups, rotation=60, ha="right", fontsize=8)
+    axes.set_xlim(-0.6, len(groups) - 0.4)
+    axes.set_ylabel(f"speedup over {ORIG} (x: no result)")
     config = results.get("config", {})
-    axes.set_title(f"dataset {config.get('dataset')}, threads {config.get('threads')}")
+    axes.set_title(f"dataset {config.get('dataset')}, threads {config.get('threads')}, "
+                   f"median of {config.get('repeat')} runs")
     if variants:
-        axes.legend()
+        axes.legend(fontsize=8)
     figure.tight_layout()
     path = Path(path)
-    figure.savefig(path)
+    figure.savefig(path, dpi=120)
     return path
