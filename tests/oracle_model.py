@@ -52,7 +52,9 @@ def _points(s: isl.Set) -> list[tuple[int, ...]]:
 
 
 def fix_params(obj, values: dict[str, int]):
-    """Fix the named parameters of an isl set/map/union to ``values``."""
+    """Fix the named parameters of an isl set/map/union to ``values`` (by name:
+    identifiers' user pointers are dropped first)."""
+    obj = obj.reset_user()
     for name, value in values.items():
         pos = obj.find_dim_by_name(isl.dim_type.param, name)
         if pos >= 0:

@@ -29,7 +29,7 @@ def _levels(levels: list[int]) -> str:
     return ", ".join("loop-independent" if lvl == 0 else f"loop {lvl}" for lvl in levels)
 
 
-def format_pair(rec) -> list[str]:
+def format_pair(rec, deps) -> list[str]:
     head = f"{rec.kind} {rec.source} -> {rec.sink}"
     if rec.common_loops == 0:
         head += "  no common loop (statement order)"
@@ -41,7 +41,7 @@ def format_pair(rec) -> list[str]:
             head += f"  direction {_vector(rec.direction)}"
             if rec.vectors:
                 head += "  vectors " + " ".join(_vector(v) for v in rec.vectors)
-    return [head, f"    {rec.relation}"]
+    return [head, f"    {deps.display(rec.relation)}"]
 
 
 def run(args) -> int:
@@ -69,7 +69,7 @@ def run(args) -> int:
             if not records:
                 print(f"{kind}: none")
             for rec in records:
-                print("\n".join(format_pair(rec)))
+                print("\n".join(format_pair(rec, deps)))
         print("SCCs (topological order): " + " ".join("{" + ", ".join(c) + "}" for c in deps.sccs()))
     if args.json:
         print(json.dumps(out, indent=1))

@@ -119,7 +119,7 @@ class Dependences:
             for m in _maps_of(self.relation(kind)):
                 if m.is_empty():
                     continue
-                m = m.coalesce()
+                m = self._named(m.coalesce())
                 info = summarize(m, self.original)
                 records.append(PairDependence(
                     kind=kind,
@@ -129,6 +129,23 @@ class Dependences:
             records.sort(key=lambda r: (order.get(r.source, 1 << 30), order.get(r.sink, 1 << 30)))
             self._pairs[kind] = records
         return self._pairs[kind]
+
+    def _named(self, m: isl.Map) -> isl.Map:
+        """``m`` with the statements' iterator names on its input and output dimensions
+        (isl's dataflow result carries the schedule's names)."""
+        for dim_type in (isl.dim_type.in_, isl.dim_type.out):
+            try:
+                stmt = self.scop.statement(m.get_tuple_name(dim_type))
+            except KeyError:
+                continue
+            if len(stmt.iterators) == m.dim(dim_type):
+                for pos, name in enumerate(stmt.iterators):
+                    m = m.set_dim_name(dim_type, pos, name)
+        return m
+
+    def display(self, m: isl.Map) -> isl.Map:
+        """``m`` simplified under the SCoP's context, for printing."""
+        return m.gist_params(self.scop.context)
 
     def graph(self, kinds: tuple[str, ...] = VALIDITY_KINDS) -> nx.DiGraph:
         """Statements as nodes (attribute ``index``: textual order), an edge S -> T when

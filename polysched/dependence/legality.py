@@ -160,13 +160,25 @@ def _to_tree(domain: isl.UnionSet, schedule_map: dict[str, isl.Map]) -> isl.Sche
     return sched
 
 
+def _plain(obj):
+    """``obj`` with the user pointers of its identifiers dropped.
+
+    Why: a parameter built with ``isl.Id("N")`` in islpy carries a user pointer, so
+    it is a different parameter from the ``N`` of a parsed string such as
+    ``"[N] -> { S[i] -> [i] }"``; comparing the two would silently treat them as
+    unrelated. Everything ``check`` compares goes through this first."""
+    return obj.reset_user()
+
+
 def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]:
     """Per statement padded time maps and, for trees, the tree."""
-    domain = scop.domain
+    domain = _plain(scop.domain)
+    context = _plain(scop.context)
     if isinstance(schedule, str):
         schedule = parse_schedule(schedule, domain.get_ctx())
     tree = None
     if isinstance(schedule, isl.Schedule):
+        schedule = _plain(schedule)
         tree = schedule
         try:
             maps = flatten(schedule).maps
@@ -174,19 +186,19 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
             raise ScheduleError(str(err)) from None
     elif isinstance(schedule, (isl.UnionMap, isl.Map)):
         umap = isl.UnionMap.from_map(schedule) if isinstance(schedule, isl.Map) else schedule
-        maps = flatten_map(umap.intersect_domain(domain))
+        maps = flatten_map(_plain(umap).intersect_domain(domain))
     else:
         raise TypeError(f"expected isl.Schedule or isl.UnionMap, got {type(schedule).__name__}")
     for stmt in scop.statements:
         m = maps.get(stmt.name)
-        dom = stmt.domain.intersect_params(scop.context)
+        dom = _plain(stmt.domain).intersect_params(context)
         covered = m.domain() if m is not None else None
         if covered is None or not dom.is_subset(covered):
             missing = dom if covered is None else dom.subtract(covered)
             raise ScheduleError(f"the schedule does not give a time to {missing}")
         if not m.intersect_domain(dom).is_single_valued():
             raise ScheduleError(f"the schedule gives several times to some instance of {stmt.name}")
-    maps = {name: m.intersect_params(scop.context) for name, m in maps.items()}
+    maps = {name: m.intersect_params(context) for name, m in maps.items()}
     if tree is None:
         tree = _to_tree(domain, maps)
     return maps, tree
@@ -310,15 +322,16 @@ def check(scop, deps: Dependences, schedule) -> Legality:
         for rec in deps.pairs(kind):
             src_time, dst_time = maps[rec.source], maps[rec.sink]
             not_after = src_time.lex_ge_map(dst_time)
-            violated = rec.relation.intersect(not_after)
+            relation = _plain(rec.relation)
+            violated = relation.intersect(not_after)
             if violated.is_empty():
                 continue
             violated = violated.coalesce()
             violations.append(Violation(kind, rec.source, rec.sink, rec.relation, violated,
-                                        _witness(violated, maps, scop.context)))
+                                        _witness(violated, maps, _plain(scop.context))))
     umap = None
     for m in maps.values():
         um = isl.UnionMap.from_map(m)
         umap = um if umap is None else umap.union(um)
-    bands = _band_infos(tree, deps.validity)
+    bands = _band_infos(tree, _plain(deps.validity))
     return Legality(not violations, violations, bands, umap)
