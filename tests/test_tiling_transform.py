@@ -1,0 +1,289 @@
+"""Tiling pass on schedule trees: legality, sizes, point order, wavefront, scalars, marks.
+
+Schedules come from isl's scheduler or are written by hand (with deliberately wrong
+flags where the test says so); legality is checked independently of polysched.tiling
+(``legal``: every memory dependence runs source-before-sink in the new flat schedule).
+"""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from polysched.tiling import TileOptions, TilingError, tile, tile_with_report
+from test_tiling_support import (GEMM, JACOBI2D, PARAMETRIC, PREFIX_SUM, PRIVATE, REDUCTION,
+                                 SEIDEL, IslDeps, bands, isl_schedule, legal, marks, scop_of)
+
+_mark = isl.schedule_node_type.mark
+
+
+def gemm_tree(scop, coincident="[1, 1, 0]", permutable=1) -> isl.Schedule:
+    """S0 (C *= beta) then S1 (C += A*B) in separate bands, written by hand."""
+    return isl.Schedule(
+        '{ domain: "%s", child: { sequence: [ '
+        '{ filter: "{ S0[i, j] }", child: { schedule: "[{ S0[i, j] -> [(i)] }, { S0[i, j] -> [(j)] }]",'
+        ' permutable: 1, coincident: [1, 1] } }, '
+        '{ filter: "{ S1[i, j, k] }", child: { schedule: "[{ S1[i, j, k] -> [(i)] }, '
+        '{ S1[i, j, k] -> [(j)] }, { S1[i, j, k] -> [(k)] }]", permutable: %d, coincident: %s } } ] } }'
+        % (scop.domain, permutable, coincident))
+
+
+def setup(source):
+    scop = scop_of(source)
+    deps = IslDeps(scop)
+    return scop, deps
+
+
+def member_is_parallel(node: isl.ScheduleNode, deps: isl.UnionMap, k: int = 0) -> bool:
+    """Oracle: no dependence with equal outer schedule values differs in member k."""
+    outer = node.get_prefix_schedule_union_map()
+    partial = node.band_get_partial_schedule()
+    for j in range(k):
+        outer = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_at(j)))
+    member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
+    live = deps.intersect(outer.apply_range(outer.reverse()))
+    return live.is_subset(member.apply_range(member.reverse()))
+
+
+def bands_under_marks(schedule, prefix):
+    """(mark name, band node below it) for every mark whose name starts with prefix."""
+    found = []
+
+    def visit(node):
+        if node.get_type() == _mark and node.mark_get_id().get_name().startswith(prefix):
+            below = node.child(0)
+            while below.get_type() == _mark:
+                below = below.child(0)
+            found.append((node.mark_get_id().get_name(), below))
+        for i in range(node.n_children()):
+            visit(node.child(i))
+
+    visit(schedule.get_root())
+    return found
+
+
+# ------------------------------------------------------------------ gemm, point order
+
+def test_gemm_tiled_legal_with_point_order_ikj():
+    scop, deps = setup(GEMM)
+    result, report = tile_with_report(scop, deps, gemm_tree(scop),
+                                      TileOptions(sizes=[8, 16, 4], parallel=True))
+    assert legal(result, deps.validity)
+    s1 = [b for b in report.bands if b.members == 3][0]
+    assert s1.tiled and s1.sizes == [8, 16, 4]
+    assert s1.point_order == [0, 2, 1]
+    # the full schedule of S1: tile loops (i/8, j/16, k/4), then point loops i, k, j
+    s1_map = result.get_map().intersect_domain(isl.UnionSet(scop.statement("S1").domain))
+    expected = isl.UnionMap("[N] -> { S1[i, j, k] -> [1, floor(i/8), floor(j/16), floor(k/4), i, k, j] }") \
+        .intersect_domain(scop.domain)
+    assert s1_map.is_equal(expected)
+    # the parallel loop is the outermost tile loop, and it really is parallel
+    [(name, band)] = [x for x in bands_under_marks(result, "parallel")
+                      if "S1" in str(x[1].band_get_partial_schedule())]
+    assert name == "parallel"
+    assert member_is_parallel(band, deps.validity)
+    outer_loop = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(0))
+    s1_domain = isl.UnionSet(scop.statement("S1").domain)
+    assert outer_loop.intersect_domain(s1_domain).is_equal(
+        isl.UnionMap("[N] -> { S1[i, j, k] -> [floor(i/8)] }").intersect_domain(s1_domain))
+
+
+def test_gemm_simd_on_innermost_stride1_loop():
+    scop, deps = setup(GEMM)
+    result, report = tile_with_report(scop, deps, gemm_tree(scop), TileOptions(sizes=[8, 8, 8]))
+    simd = bands_under_marks(result, "simd")
+    assert len(simd) == 2 and all(r.simd for r in report.bands)
+    for _, band in simd:
+        assert band.band_n_member() == 1
+        assert not band.get_child(0).get_type() == isl.schedule_node_type.band
+        assert member_is_parallel(band, deps.validity)
+        assert "j" in str(band.band_get_partial_schedule())
+
+
+def test_no_reorder_when_disabled():
+    scop, deps = setup(GEMM)
+    _, report = tile_with_report(scop, deps, gemm_tree(scop),
+                                 TileOptions(sizes=[8, 8, 8], intra_tile_reorder=False))
+    assert [b.point_order for b in report.bands] == [[0, 1], [0, 1, 2]]
+
+
+def test_unroll_mark():
+    scop, deps = setup(GEMM)
+    result, report = tile_with_report(scop, deps, gemm_tree(scop),
+                                      TileOptions(sizes=[8, 8, 8], unroll=4, simd=False))
+    assert marks(result).count("unroll 4") == 2
+    assert legal(result, deps.validity)
+
+
+# ------------------------------------------------------------------ tile sizes
+
+@pytest.mark.parametrize("sizes", [[1, 1, 1], [1000, 1000, 1000], [3, 1, 7], [2]])
+def test_size_edge_cases_stay_legal(sizes):
+    scop, deps = setup(GEMM)
+    result, report = tile_with_report(scop, deps, gemm_tree(scop), TileOptions(sizes=sizes))
+    assert legal(result, deps.validity)
+    s1 = [b for b in report.bands if b.members == 3][0]
+    assert s1.sizes[:len(sizes)] == sizes[:3]
+    assert len(s1.sizes) == 3 and all(s >= 1 for s in s1.sizes)
+
+
+def test_model_sizes_fit_the_budget():
+    from polysched.tiling.cache import CacheSizes
+    from polysched.tiling.footprint import band_space, footprint_bytes
+    scop, deps = setup(GEMM.replace("#define N 70", "#define N 1000"))
+    tree = gemm_tree(scop)
+    small = CacheSizes(l1d=8 * 1024, l2=64 * 1024, l3=1 << 20)
+    _, report = tile_with_report(scop, deps, tree, TileOptions(), caches=small)
+    s1 = [b for b in report.bands if b.members == 3][0]
+    node = bands(tree)[1]
+    space = band_space(scop, node.get_domain(), node.band_get_partial_schedule())
+    # gemm tile (a, b, c): 8 * (a*c + c*b + a*b) bytes
+    a, b, c = s1.sizes
+    assert footprint_bytes(space, s1.sizes) == 8 * (a * c + c * b + a * b) + 8   # + alpha
+    assert footprint_bytes(space, s1.sizes) <= 32 * 1024
+    assert a * b * c >= 16 * 16 * 16          # not a degenerate choice
+    assert footprint_bytes(space, [2 * a, 2 * b, 2 * c]) > 32 * 1024
+
+
+def test_l2_tiling_two_levels():
+    scop, deps = setup(GEMM)
+    result, report = tile_with_report(scop, deps, gemm_tree(scop),
+                                      TileOptions(sizes=[4, 4, 4], l2tile=True, parallel=True))
+    assert legal(result, deps.validity)
+    s1 = [b for b in report.bands if b.members == 3][0]
+    assert s1.l2_sizes and all(l2 % l1 == 0 and l2 > l1 for l1, l2 in zip(s1.sizes, s1.l2_sizes))
+    s1_map = result.get_map().intersect_domain(isl.UnionSet(scop.statement("S1").domain))
+    a, b, c = s1.l2_sizes
+    expected = isl.UnionMap(
+        f"[N] -> {{ S1[i, j, k] -> [1, floor(i/{a}), floor(j/{b}), floor(k/{c}), "
+        f"floor(i/4), floor(j/4), floor(k/4), i, k, j] }}").intersect_domain(scop.domain)
+    assert s1_map.is_equal(expected)
+
+
+def test_depth1_band_tiled_only_when_asked():
+    scop, deps = setup(PRIVATE)
+    tree = isl_schedule(scop, deps)
+    _, report = tile_with_report(scop, deps, tree, TileOptions())
+    assert not report.bands[0].tiled
+    result, report = tile_with_report(scop, deps, tree, TileOptions(tile_depth1=True, sizes=[16]))
+    assert report.bands[0].tiled and report.bands[0].sizes == [16]
+    assert legal(result, deps.validity)
+
+
+def test_parametric_small_bounds_legal():
+    scop, deps = setup(PARAMETRIC)
+    result = tile(scop, deps, isl_schedule(scop, deps), TileOptions(sizes=[64, 64], parallel=True))
+    assert legal(result, deps.validity)
+    # legal for every parameter value, including those smaller than one tile
+    for n, m in [(1, 1), (2, 1), (3, 2), (65, 2)]:
+        fixed = isl.Set(f"[n, m] -> {{ : n = {n} and m = {m} }}")
+        assert legal(result.intersect_domain(scop.domain.intersect_params(fixed)),
+                     deps.validity.intersect_params(fixed))
+
+
+# ------------------------------------------------------------------ wavefront
+
+@pytest.mark.parametrize("source", [SEIDEL, JACOBI2D])
+def test_wavefront_makes_a_tile_loop_parallel(source):
+    scop, deps = setup(source)
+    tree = isl_schedule(scop, deps)
+    # isl's schedule of these stencils is one permutable band with no parallel member
+    [band] = bands(tree)
+    assert band.band_n_member() == 3 and band.band_get_permutable()
+    result, report = tile_with_report(scop, deps, tree, TileOptions(sizes=[4, 8, 8], parallel=True))
+    assert report.bands[0].wavefront
+    assert legal(result, deps.validity)
+    [(name, parallel_band)] = bands_under_marks(result, "parallel")
+    assert name == "parallel"
+    assert parallel_band.band_member_get_coincident(0)
+    assert member_is_parallel(parallel_band, deps.validity)
+    # it sits below the wavefront loop t0 + t1 of the tile band
+    above = parallel_band.parent().parent()
+    assert above.get_type() == isl.schedule_node_type.band and above.band_n_member() == 1
+    assert not member_is_parallel(above, deps.validity)
+
+
+def test_no_wavefront_when_disabled():
+    scop, deps = setup(SEIDEL)
+    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps),
+                                      TileOptions(sizes=[4, 8, 8], parallel=True, wavefront=False))
+    assert not report.bands[0].wavefront and not report.parallel
+    assert not any(m.startswith("parallel") for m in marks(result))
+
+
+# ------------------------------------------------------------------ wrong input flags
+
+def test_wrong_coincident_flags_are_not_trusted():
+    scop, deps = setup(GEMM)
+    # k carries the reduction into C[i][j]; the tree claims everything is parallel
+    tree = gemm_tree(scop, coincident="[1, 1, 1]")
+    tree = isl.Schedule(str(tree).replace(
+        '"[{ S1[i, j, k] -> [(i)] }, { S1[i, j, k] -> [(j)] }, { S1[i, j, k] -> [(k)] }]"',
+        '"[{ S1[i, j, k] -> [(k)] }, { S1[i, j, k] -> [(i)] }, { S1[i, j, k] -> [(j)] }]"'))
+    result, report = tile_with_report(scop, deps, tree,
+                                      TileOptions(sizes=[4, 4, 4], parallel=True))
+    s1 = [b for b in report.bands if b.members == 3][0]
+    assert s1.coincident == [False, True, True]
+    # the k tile loop is outermost in the input; parallelism is moved to the i tile loop
+    assert s1.parallel == "tile loop 1"
+    for name, band in bands_under_marks(result, "parallel"):
+        assert member_is_parallel(band, deps.validity)
+    assert legal(result, deps.validity)
+
+
+def test_wrong_permutable_flag_is_not_trusted():
+    scop, deps = setup(SEIDEL)
+    # the original (t, i, j) order is legal but not permutable (distance (0, 1, -1))
+    tree = isl.Schedule(str(scop.schedule))
+    tree = isl.Schedule('{ domain: "%s", child: { schedule: "[{ S0[t, i, j] -> [(t)] }, '
+                        '{ S0[t, i, j] -> [(i)] }, { S0[t, i, j] -> [(j)] }]", permutable: 1, '
+                        'coincident: [1, 1, 1] } }' % scop.domain)
+    result, report = tile_with_report(scop, deps, tree, TileOptions(sizes=[4, 4, 4], parallel=True))
+    assert not report.bands[0].permutable and not report.bands[0].tiled
+    assert not any(m.startswith("parallel") for m in marks(result))
+    assert legal(result, deps.validity)
+
+
+def test_illegal_input_schedule_is_refused():
+    scop, deps = setup(SEIDEL)
+    tree = isl.Schedule('{ domain: "%s", child: { schedule: "[{ S0[t, i, j] -> [(-t)] }, '
+                        '{ S0[t, i, j] -> [(i)] }, { S0[t, i, j] -> [(j)] }]" } }' % scop.domain)
+    with pytest.raises(TilingError):
+        tile(scop, deps, tree)
+
+
+# ------------------------------------------------------------------ scalars
+
+def test_scalar_reduction_gets_reduction_clause():
+    scop, deps = setup(REDUCTION)
+    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
+    assert "parallel reduction(+:s)" in marks(result)
+    assert legal(result, deps.validity)
+
+
+def test_private_scalar_gets_private_clause():
+    scop, deps = setup(PRIVATE)
+    result = tile(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
+    assert "parallel private(t)" in marks(result)
+
+
+def test_non_privatizable_scalar_keeps_loop_sequential():
+    scop, deps = setup(PREFIX_SUM)
+    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
+    assert not any(m.startswith("parallel") for m in marks(result))
+    assert any("scalar t" in note for note in report.bands[0].notes)
+
+
+def test_live_out_temporary_is_not_privatized():
+    # t is read after the scop (printed): privatising it would lose its final value
+    source = PRIVATE.replace("double t;", "").replace("double A[N], B[N];", "double A[N], B[N], t;") \
+        .replace("return 0;", 'printf("%g\\n", t); return 0;')
+    scop, deps = setup(source)
+    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
+    assert not any(m.startswith("parallel") for m in marks(result))
+    assert any("live after the scop" in note for note in report.bands[0].notes)
+
+
+def test_scalar_read_only_needs_no_clause():
+    scop, deps = setup(GEMM)      # alpha, beta are read-only scalars
+    result = tile(scop, deps, gemm_tree(scop), TileOptions(sizes=[8, 8, 8], parallel=True))
+    assert set(m for m in marks(result) if m.startswith("parallel")) == {"parallel"}
