@@ -122,6 +122,8 @@ class _Scheduler:
     # -- the search ---------------------------------------------------------------
     def group(self, stmts: list[str], edges: list[Edge], prox: list[Edge], rows, first: bool) -> Node:
         fuse = self.p.options.fuse
+        if not edges and all(self._full_rank(s, rows) for s in stmts):
+            return Leaf()  # nothing left to order: no scalar dimension needed
         sccs = self._sccs(stmts, edges)
         if len(sccs) > 1:
             if fuse == "no":
@@ -146,8 +148,6 @@ class _Scheduler:
                                rows, first=False)
             return Band(members, True, coincident, child)
 
-        if not edges:
-            return Leaf()  # full rank, nothing left to order
         if len(sccs) > 1:
             if all(self._full_rank(s, rows) for s in stmts) or fuse == "no":
                 parts = [list(c) for c in sccs]

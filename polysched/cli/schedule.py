@@ -1,0 +1,61 @@
+"""``polysched schedule FILE.c [-D N=V]... [--scheduler pluto|isl|identity] [--fuse
+smart|max|no] [--negative]``: the schedule of every SCoP as an isl schedule tree, then a
+per-statement table of hyperplanes with permutable bands, parallel members and the
+dependences each dimension satisfies."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from polysched.cli import UsageError
+from polysched.cli.common import add_preprocessor_args, parse_defines
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("schedule", help="compute and print the schedule of each SCoP")
+    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("--scheduler", choices=["pluto", "isl", "identity"], default="pluto")
+    p.add_argument("--fuse", choices=["smart", "max", "no"], default="smart")
+    p.add_argument("--negative", action="store_true",
+                   help="allow negative schedule coefficients (Pluto+-style)")
+    p.add_argument("--coefficient-bound", type=int, default=None, metavar="B",
+                   help="bound of the iterator coefficients (default 4)")
+    add_preprocessor_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from polysched.dependence import analyze, check
+    from polysched.schedule import ScheduleError, ScheduleOptions, compute, describe_schedule
+    from polysched.scop import extract
+
+    options = ScheduleOptions(scheduler=args.scheduler, fuse=args.fuse,
+                              negative_coefficients=args.negative)
+    if args.coefficient_bound is not None:
+        options.coefficient_bound = args.coefficient_bound
+    try:
+        options.validate()
+    except ScheduleError as err:
+        raise UsageError(str(err))
+    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    status = 0
+    for scop in scops:
+        deps = analyze(scop)
+        print(f"# {scop.filename}:{scop.start_line}-{scop.end_line} ({scop.function}), "
+              f"scheduler {options.scheduler}, fuse {options.fuse}"
+              + (", negative coefficients" if options.negative_coefficients else ""))
+        start = time.perf_counter()
+        try:
+            schedule = compute(scop, deps, options)
+        except ScheduleError as err:
+            raise UsageError(f"{scop.filename}:{scop.start_line}: {err}")
+        elapsed = time.perf_counter() - start
+        print(schedule)
+        print(describe_schedule(schedule, deps, {s.name: s.iterators for s in scop.statements}))
+        verdict = check(scop, deps, schedule)
+        print(f"legal: {'yes' if verdict.legal else 'NO'}   time: {elapsed * 1e3:.0f} ms")
+        if not verdict.legal:
+            print(verdict)
+            status = 1
+        print()
+    return status
