@@ -225,3 +225,35 @@ def test_plot_writes_png(tmp_path):
     path = plot(synthetic_results(), tmp_path / "speedups.png")
     data = path.read_bytes()
     assert data.startswith(b"\x89PNG") and len(data) > 1000
+
+
+LOGGING_PROGRAM = r"""
+#include <stdio.h>
+int main(void) {
+#ifdef POLYSCHED_DUMP
+  printf("== X ==\n1\n");
+#else
+  FILE *log = fopen(LOGFILE, "a");
+  fputs(TAG, log);
+  fclose(log);
+#endif
+  fprintf(stderr, "polysched-time: 0.5\n");
+  return 0;
+}
+"""
+
+
+@needs_gcc
+def test_timed_runs_are_interleaved(tmp_path):
+    """orig, v, orig, v, ...: a load change on the shared machine hits both alike."""
+    original = tmp_path / "logger.c"
+    original.write_text(LOGGING_PROGRAM)
+    log = tmp_path / "order.log"
+    common = {"LOGFILE": f'"{log}"'}
+    variants = [Variant("orig", None, cflags=["-O0"], defines={**common, "TAG": '"o"'}),
+                Variant("v", source_maker(LOGGING_PROGRAM), cflags=["-O0"],
+                        defines={**common, "TAG": '"v"'})]
+    results = run_benchmarks([TinyKernel("logger", original)], variants, dataset=None,
+                             repeat=3, progress=False)
+    assert [record["status"] for record in results["results"]] == ["OK", "OK"]
+    assert log.read_text() == "ovovov"

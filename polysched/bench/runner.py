@@ -99,15 +99,20 @@ def _progress(line: str, enabled: bool) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
-def _run_one(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
-             threads: int | None, repeat: int, verify_dataset: str | None, timeout: float,
-             compile_timeout: float, rtol: float, atol: float) -> dict:
-    """Generate, verify, compile and time one (kernel, variant): the result record."""
+def _new_record(kernel, variant: Variant) -> dict:
+    return {"kernel": kernel.name, "variant": variant.name, "status": OK, "reason": "",
+            "verify": None, "verify_message": None, "times": [], "wall_times": [],
+            "median_seconds": None, "min_seconds": None, "checksum": None,
+            "compile_seconds": None, "compile_command": None, "source": None}
+
+
+def _prepare(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
+             threads: int | None, verify_dataset: str | None, timeout: float,
+             compile_timeout: float, rtol: float, atol: float) -> tuple[dict, Path | None]:
+    """Generate, verify and compile one (kernel, variant) for timing: the result
+    record, and the binary to time (None when a step failed; the record says why)."""
     kernel_path = Path(kernel.path)
-    record: dict = {"kernel": kernel.name, "variant": variant.name, "status": OK, "reason": "",
-                    "verify": None, "verify_message": None, "times": [], "wall_times": [],
-                    "median_seconds": None, "min_seconds": None, "checksum": None,
-                    "compile_seconds": None, "compile_command": None, "source": None}
+    record = _new_record(kernel, variant)
     workdir.mkdir(parents=True, exist_ok=True)
     if variant.make_source is None:
         source = kernel_path
@@ -116,10 +121,10 @@ def _run_one(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
             source = Path(variant.make_source(kernel, workdir))
         except Exception as err:  # noqa: BLE001 -- any failure of a generator is a result
             record.update(status=ERROR, reason=f"making the source failed: {type(err).__name__}: {err}")
-            return record
+            return record, None
         if not source.is_file():
             record.update(status=ERROR, reason=f"make_source returned {source}, which is not a file")
-            return record
+            return record, None
     record["source"] = str(source)
     openmp = variant.openmp or uses_openmp(source)
     defines = {**dict(getattr(kernel, "defines", None) or {}), **dict(variant.defines)}
@@ -136,12 +141,12 @@ def _run_one(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
         record["verify_message"] = verdict.reason
         if verdict.status == "differ":
             record.update(status=FAILED, reason=f"output differs at {verify_dataset}: {verdict.reason}")
-            return record
+            return record, None
         if verdict.status == "error":
             record.update(status=ERROR, reason=f"verification at {verify_dataset}: {verdict.reason}")
-            return record
+            return record, None
 
-    # 2. timing at the measured dataset.
+    # 2. the binary to time, at the measured dataset.
     binary = workdir / f"{kernel.name}.{variant.name}.exe"
     build = compile_c(source, binary, cc=variant.cc, cflags=variant.cflags,
                       defines={**defines, **dataset_define(dataset)}, include_dirs=include_dirs,
@@ -150,21 +155,22 @@ def _run_one(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
     record["compile_command"] = build.command_line
     if not build.ok:
         record.update(status=COMPILE_ERROR, reason=build.reason)
-        return record
-    for _ in range(repeat):
-        run = run_binary(binary, timeout=timeout, threads=threads)
-        if not run.ok:
-            record.update(status=TIMEOUT if run.timed_out else RUN_ERROR,
-                          reason=f"run {len(record['wall_times']) + 1}: {run.reason}")
-            break
-        record["wall_times"].append(run.seconds)
-        # Kernel-only time when the program reports it; otherwise the process wall time.
-        record["times"].append(run.kernel_seconds if run.kernel_seconds is not None else run.seconds)
-        record["time_source"] = "kernel" if run.kernel_seconds is not None else "wall"
-        record["checksum"] = run.checksum
-    record["median_seconds"] = _median(record["times"])
-    record["min_seconds"] = min(record["times"]) if record["times"] else None
-    return record
+        return record, None
+    return record, binary
+
+
+def _time_once(record: dict, binary: Path, *, threads: int | None, timeout: float) -> None:
+    """One timed run, appended to the record; a failure sets the status (no more runs)."""
+    run = run_binary(binary, timeout=timeout, threads=threads)
+    if not run.ok:
+        record.update(status=TIMEOUT if run.timed_out else RUN_ERROR,
+                      reason=f"run {len(record['wall_times']) + 1}: {run.reason}")
+        return
+    record["wall_times"].append(run.seconds)
+    # Kernel-only time when the program reports it; otherwise the process wall time.
+    record["times"].append(run.kernel_seconds if run.kernel_seconds is not None else run.seconds)
+    record["time_source"] = "kernel" if run.kernel_seconds is not None else "wall"
+    record["checksum"] = run.checksum
 
 
 def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str | None = "LARGE",
@@ -179,6 +185,8 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     first when none is named ``orig`` (speedups are relative to it). ``threads`` sets
     OMP_NUM_THREADS for every run; ``timeout`` bounds each run. Generated sources and
     binaries go to ``workdir`` (kept) or to a temporary directory (removed).
+    The ``repeat`` runs of a kernel's variants are interleaved (orig, v1, v2, orig,
+    v1, ...) so that a load change on a shared machine hits every variant alike.
     Returns the JSON-able results dict; one progress line per (kernel, variant) on stderr.
     """
     if repeat < 1:
@@ -189,7 +197,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
         raise ValueError(f"variant names must be unique, got {names}")
     if ORIG not in names:
         variants.insert(0, orig_variant())
-    else:  # the reference first, so that speedups can be printed as we go
+    else:  # the reference first: it is the one the others are compared with
         variants.sort(key=lambda variant: variant.name != ORIG)
     reference = variants[0]
     kernels = list(kernels)
@@ -213,29 +221,42 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     else:
         root = Path(workdir)
     total = len(kernels) * len(variants)
-    step = 0
+    done = 0
     try:
         for kernel in kernels:
-            reference_median = None
-            reference_checksum = None
+            begin = time.perf_counter()
+            prepared: list[tuple[dict, Path | None]] = []
             for variant in variants:
-                step += 1
-                begin = time.perf_counter()
-                record = _run_one(kernel, variant, root / kernel.name / variant.name,
-                                  dataset=dataset, threads=threads, repeat=repeat,
-                                  verify_dataset=verify_dataset, timeout=timeout,
-                                  compile_timeout=compile_timeout, rtol=rtol, atol=atol)
-                if owned_tmp is not None:
-                    record["source"] = None if variant.make_source else record["source"]
-                if variant is reference:
-                    reference_median, reference_checksum = record["median_seconds"], record["checksum"]
-                elif record["checksum"] is not None and reference_checksum is not None:
+                record, binary = _prepare(kernel, variant, root / kernel.name / variant.name,
+                                          dataset=dataset, threads=threads,
+                                          verify_dataset=verify_dataset, timeout=timeout,
+                                          compile_timeout=compile_timeout, rtol=rtol, atol=atol)
+                if owned_tmp is not None and variant.make_source is not None:
+                    record["source"] = None   # it is about to be deleted
+                prepared.append((record, binary))
+                if binary is None:
+                    done += 1
+                    _progress(_progress_line(done, total, record, None), progress)
+            for _ in range(repeat):
+                for record, binary in prepared:
+                    if binary is not None and record["status"] == OK:
+                        _time_once(record, binary, threads=threads, timeout=timeout)
+            reference_record = prepared[0][0]
+            for record, binary in prepared:
+                record["median_seconds"] = _median(record["times"])
+                record["min_seconds"] = min(record["times"]) if record["times"] else None
+            for record, binary in prepared:
+                if record is not reference_record and record["checksum"] is not None \
+                        and reference_record["checksum"] is not None:
                     # A second, weaker check at the timed size: the programs' checksums.
                     record["checksum_agrees"] = compare_outputs(
-                        reference_checksum, record["checksum"], rtol=max(rtol, 1e-6), atol=atol).equal
-                results["results"].append(record)
-                _progress(_progress_line(step, total, record, reference_median,
-                                         time.perf_counter() - begin), progress)
+                        reference_record["checksum"], record["checksum"],
+                        rtol=max(rtol, 1e-6), atol=atol).equal
+                if binary is not None:
+                    done += 1
+                    _progress(_progress_line(done, total, record, reference_record), progress)
+            results["results"].extend(record for record, _ in prepared)
+            _progress(f"    {kernel.name}: {time.perf_counter() - begin:.1f} s", progress)
     finally:
         if owned_tmp is not None:
             owned_tmp.cleanup()
@@ -264,15 +285,14 @@ def load_results(path: Path | str) -> dict:
     return results
 
 
-def _progress_line(step: int, total: int, record: dict, reference_median: float | None,
-                   elapsed: float) -> str:
+def _progress_line(step: int, total: int, record: dict, reference: dict | None) -> str:
     head = f"[{step}/{total}] {record['kernel']}/{record['variant']}: {record['status']}"
     if record["status"] != OK:
-        return f"{head}: {record['reason']} ({elapsed:.1f} s)"
+        return f"{head}: {record['reason']}"
     median = record["median_seconds"]
     speedup = ""
-    if reference_median and median and record["variant"] != ORIG:
-        speedup = f", {reference_median / median:.2f}x vs {ORIG}"
+    if (reference is not None and reference is not record and reference["status"] == OK
+            and reference["median_seconds"] and median):
+        speedup = f", {reference['median_seconds'] / median:.2f}x vs {ORIG}"
     verified = ", verified" if record["verify"] == "equal" else ""
-    return (f"{head}: median {median:.4g} s over {len(record['times'])} runs{speedup}{verified}"
-            f" ({elapsed:.1f} s)")
+    return f"{head}: median {median:.4g} s over {len(record['times'])} runs{speedup}{verified}"
