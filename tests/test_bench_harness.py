@@ -240,7 +240,7 @@ def write_variant(tmp_path: Path, name: str, kernel: str) -> Path:
 def test_verify_equivalent_interchange(tmp_path):
     original = write_variant(tmp_path, "orig", KERNEL)
     new = write_variant(tmp_path, "interchanged", INTERCHANGED)
-    result = verify(original, new, cflags=FAST, defines={"MINI_DATASET": None})
+    result = verify(original, new, cflags=FAST, dataset="mini")
     assert result.ok and result.status == "equal", result.reason
     assert result.comparison.n_values == 12 * 12
     assert "-DPOLYSCHED_DUMP" in result.original_compile.command

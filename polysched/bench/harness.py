@@ -271,7 +271,7 @@ def _error(reason: str, **parts) -> VerifyResult:
 
 def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_CC,
            cflags: Sequence[str] = DEFAULT_CFLAGS,
-           defines: Mapping[str, str | None] | None = None,
+           defines: Mapping[str, str | None] | None = None, dataset: str | None = None,
            include_dirs: Sequence[Path | str] = (), openmp: bool | None = None,
            timeout: float = 60, compile_timeout: float = 300, threads: int | None = None,
            workdir: Path | str | None = None, rtol: float = DEFAULT_RTOL,
@@ -280,6 +280,8 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
     ``-DPOLYSCHED_DUMP``, run both, and compare their stdout with
     :func:`compare_outputs`.
 
+    ``dataset="MINI"`` is a shorthand for ``defines={"MINI_DATASET": None}`` (verify
+    at a small size: the suite's kernels default to LARGE).
     ``openmp=None`` means: add -fopenmp (to both) iff either file contains
     ``#pragma omp``. The directories of both files are added as include paths (to
     both), so a transformed file written elsewhere still finds the original's headers.
@@ -291,7 +293,7 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
             return _error(f"{path}: no such file")
     if openmp is None:
         openmp = uses_openmp(original) or uses_openmp(transformed)
-    all_defines = dict(defines or {})
+    all_defines = {**dataset_define(dataset), **dict(defines or {})}
     all_defines[DUMP_DEFINE] = None
     includes: list[str] = []
     for directory in [*map(str, include_dirs), str(original.resolve().parent),
