@@ -208,3 +208,9 @@ def _maps(umap):
 
 def analyze_scop(scop):
     return analyze(scop)
+
+
+def _sets(uset):
+    out = []
+    uset.foreach_set(out.append)
+    return out
