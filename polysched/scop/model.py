@@ -228,5 +228,5 @@ def scop_to_dict(scop: Scop) -> dict:
             "may_writes": [str(a.relation) for a in s.accesses if a.kind == "may_write"],
         } for s in scop.statements],
         "schedule": str(scop.schedule),
-        "schedule_map": str(scop.schedule_map),
+        "schedule_map": str(scop.schedule_map.intersect_domain(scop.domain)),
     }
