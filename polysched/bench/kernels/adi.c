@@ -43,14 +43,14 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 500
+#    define TSTEPS 100
 #  endif
 #  ifndef N
 #    define N 1000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 1000
+#    define TSTEPS 200
 #  endif
 #  ifndef N
 #    define N 2000

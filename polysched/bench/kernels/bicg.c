@@ -41,17 +41,17 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef M
-#    define M 4000
-#  endif
-#  ifndef N
-#    define N 4200
-#  endif
-#elif defined(EXTRALARGE_DATASET)
-#  ifndef M
 #    define M 8000
 #  endif
 #  ifndef N
 #    define N 8400
+#  endif
+#elif defined(EXTRALARGE_DATASET)
+#  ifndef M
+#    define M 12000
+#  endif
+#  ifndef N
+#    define N 12600
 #  endif
 #endif
 

@@ -59,20 +59,20 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef NB
-#    define NB 16
+#    define NB 32
 #  endif
 #  ifndef NI
-#    define NI 256
+#    define NI 320
 #  endif
 #  ifndef NJ
-#    define NJ 260
+#    define NJ 330
 #  endif
 #  ifndef NK
-#    define NK 264
+#    define NK 340
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef NB
-#    define NB 32
+#    define NB 64
 #  endif
 #  ifndef NI
 #    define NI 512

@@ -51,7 +51,7 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TMAX
-#    define TMAX 500
+#    define TMAX 300
 #  endif
 #  ifndef NX
 #    define NX 1000
@@ -61,7 +61,7 @@
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TMAX
-#    define TMAX 1000
+#    define TMAX 600
 #  endif
 #  ifndef NX
 #    define NX 2000

@@ -33,11 +33,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 2000
+#    define N 1200
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 4000
+#    define N 2400
 #  endif
 #endif
 

@@ -32,11 +32,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 4000
+#    define N 7000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 8000
+#    define N 10000
 #  endif
 #endif
 

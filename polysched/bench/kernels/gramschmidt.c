@@ -42,17 +42,17 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef M
-#    define M 1200
+#    define M 1000
 #  endif
 #  ifndef N
-#    define N 1000
+#    define N 800
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef M
-#    define M 2600
+#    define M 2000
 #  endif
 #  ifndef N
-#    define N 2000
+#    define N 1600
 #  endif
 #endif
 

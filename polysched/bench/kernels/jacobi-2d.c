@@ -41,14 +41,14 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 500
+#    define TSTEPS 400
 #  endif
 #  ifndef N
 #    define N 1300
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 1000
+#    define TSTEPS 800
 #  endif
 #  ifndef N
 #    define N 2800

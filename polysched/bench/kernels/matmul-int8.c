@@ -52,16 +52,6 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef NI
-#    define NI 1024
-#  endif
-#  ifndef NJ
-#    define NJ 1024
-#  endif
-#  ifndef NK
-#    define NK 1024
-#  endif
-#elif defined(EXTRALARGE_DATASET)
-#  ifndef NI
 #    define NI 2048
 #  endif
 #  ifndef NJ
@@ -69,6 +59,16 @@
 #  endif
 #  ifndef NK
 #    define NK 2048
+#  endif
+#elif defined(EXTRALARGE_DATASET)
+#  ifndef NI
+#    define NI 4096
+#  endif
+#  ifndef NJ
+#    define NJ 4096
+#  endif
+#  ifndef NK
+#    define NK 4096
 #  endif
 #endif
 

@@ -48,10 +48,10 @@
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef M
-#    define M 16000
+#    define M 14000
 #  endif
 #  ifndef N
-#    define N 16000
+#    define N 14000
 #  endif
 #endif
 

@@ -33,11 +33,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 4000
+#    define N 6000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 8000
+#    define N 12000
 #  endif
 #endif
 

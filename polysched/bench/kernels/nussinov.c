@@ -33,11 +33,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 2500
+#    define N 1800
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 5500
+#    define N 3600
 #  endif
 #endif
 

@@ -41,14 +41,14 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 100
+#    define TSTEPS 40
 #  endif
 #  ifndef N
 #    define N 2000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 200
+#    define TSTEPS 80
 #  endif
 #  ifndef N
 #    define N 4000

@@ -32,11 +32,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 8000
+#    define N 10000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 16000
+#    define N 14000
 #  endif
 #endif
 
