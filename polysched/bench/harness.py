@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -346,7 +345,3 @@ def dataset_define(dataset: str | None) -> dict[str, None]:
     if not dataset:
         return {}
     return {f"{dataset.upper()}_DATASET": None}
-
-
-def find_compiler(cc: str) -> str | None:
-    return shutil.which(cc)
