@@ -192,6 +192,8 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
     for stmt in scop.statements:
         m = maps.get(stmt.name)
         dom = _plain(stmt.domain).intersect_params(context)
+        if dom.is_empty():
+            continue
         covered = m.domain() if m is not None else None
         if covered is None or not dom.is_subset(covered):
             missing = dom if covered is None else dom.subtract(covered)
