@@ -279,3 +279,28 @@ def test_defines_as_dict_and_list_are_equivalent():
     a = scop_of("for (i = 0; i < N; i++) x[i] = 0;", defines={"N": "9"})
     b = scop_of("for (i = 0; i < N; i++) x[i] = 0;", defines=["N=9"])
     assert a.parameter_values == b.parameter_values == {"N": 9}
+
+
+def test_macros_in_statements_are_analysed_through_their_expansion():
+    text = PRELUDE + """#define AT(a, i, j) a[(i)][(j) + 1]
+#define SQRT_FUN(v) sqrt(v)
+#define ALPHA alpha
+void kernel(double alpha, double A[N][N + 1], double B[N][N + 1])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      AT(A, i, j) = SQRT_FUN(AT(B, j, i)) * ALPHA + INFINITY * 0.0;
+#pragma endscop
+}
+"""
+    scop = extract(text, filename="t.c")[0]
+    s0 = scop.statements[0]
+    assert s0.body == "AT(A, i, j) = SQRT_FUN(AT(B, j, i)) * ALPHA + INFINITY * 0.0;"
+    assert same_map(accesses(s0, "write")[0].relation, "[N] -> { S0[i, j] -> A[i, j + 1] : 0 <= i, j < N }")
+    reads = accesses(s0, "read")
+    assert [a.array for a in reads] == ["B", "alpha"]
+    assert same_map(reads[0].relation, "[N] -> { S0[i, j] -> B[j, i + 1] : 0 <= i, j < N }")
+    # positions of accesses written through macros point at the macro use
+    assert reads[0].col == s0.body.index("SQRT_FUN") + s0.col   # the outermost macro use

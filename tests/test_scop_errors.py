@@ -143,3 +143,8 @@ def test_region_without_statements():
 def test_error_inside_macro_expansion_points_at_the_use():
     header = HEADER.replace("#define N 64", "#define N 64\n#define BAD(a) ((a) * (a))")
     check("for (i = 0; i < N; i++)\n  x[/*@*/BAD(i)] = 0;", "non-affine", header=header)
+
+
+def test_macro_hiding_a_side_effect_is_rejected():
+    header = HEADER.replace("#define N 64", "#define N 64\n#define LOG(v) printf(\"%f\", v)")
+    check("for (i = 0; i < N; i++)\n  x[i] = /*@*/LOG(x[i]);", "call of 'printf'", header=header)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator, c_parser
 
 from .macros import MacroTable
-from .source import FunctionText
+from .source import IDENT_RE, FunctionText
 
 # Typedef names commonly used without their headers being parsed.
 COMMON_TYPEDEFS = (
@@ -109,7 +109,10 @@ class _Parser:
         self.parser = c_parser.CParser()
 
     def parse(self, chunk: str) -> list[c_ast.Node]:
-        prefix = "".join(f"typedef int {t};" for t in sorted(self.typedefs) if t not in chunk.split())
+        # Declare only the typedef names this chunk uses (keeps pycparser's input tiny).
+        words = set(IDENT_RE.findall(chunk))
+        defining = set(_TYPEDEF_RE.findall(chunk + ";"))
+        prefix = "".join(f"typedef int {t};" for t in sorted((self.typedefs & words) - defining))
         try:
             ast = self.parser.parse(prefix + "\n" + chunk + ";", filename="<decl>")
         except Exception:  # any pycparser failure: the chunk is not a declaration we need
@@ -121,7 +124,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                          function: FunctionText | None) -> Visible:
     """Declarations visible at the region (locals shadow parameters shadow globals)."""
     typedefs = set(COMMON_TYPEDEFS) | set(_TYPEDEF_RE.findall(file_plain))
-    typedefs |= {name for name in macros.macros if macros.is_type(name)}
+    names = set(IDENT_RE.findall(file_plain))
+    typedefs |= {name for name in names if name in macros and macros.is_type(name)}
     parser = _Parser(typedefs)
     declarations: dict[str, Declaration] = {}
 

@@ -25,7 +25,7 @@ from pycparser.c_parser import Coord
 
 from .affine import AffineConverter, NotAffine
 from .declarations import Declaration, Visible, visible_declarations
-from .macros import MacroTable, TOKEN_RE, macro_table
+from .macros import MacroTable, macro_table, substitute
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (Region, blank_directives, blank_strings, enclosing_function, find_regions,
                      identifiers, line_starts, offset_of, strip_comments, top_level_text)
@@ -144,8 +144,11 @@ class _RegionBuilder:
         self.macros = macros
         self.visible = visible
         self.ctx = isl.DEFAULT_CONTEXT
-        typedefs = sorted(visible.typedefs)
-        self.typedef_line = "".join(f"typedef int {t};" for t in typedefs)
+        region_words = set(re.findall(r"[A-Za-z_]\w*", stripped[region.start:region.end]))
+        # Only typedef names the region mentions (casts like '(DATA_TYPE)'); macro
+        # bodies parsed later may mention more, so they are added on demand.
+        self.typedefs = visible.typedefs
+        self.typedef_line = "".join(f"typedef int {t};" for t in sorted(visible.typedefs & region_words))
         self.parameters: list[str] = []
         self.parameter_values: dict[str, int] = {}
         self.statements: list[Statement] = []
@@ -212,7 +215,9 @@ class _RegionBuilder:
         """A macro expansion as an expression node (cached)."""
         if text not in self._expr_cache:
             try:
-                ast = _Parser().parse(f"{self.typedef_line}\nint __polysched_e = ({text});", filename="<macro>")
+                words = set(re.findall(r"[A-Za-z_]\w*", text))
+                prefix = "".join(f"typedef int {t};" for t in sorted(self.typedefs & words))
+                ast = _Parser().parse(f"{prefix}\nint __polysched_e = ({text});", filename="<macro>")
                 self._expr_cache[text] = ast.ext[-1].init
             except Exception:
                 raise NotAffine(site, f"cannot read the macro expansion '{text.strip()}' as an expression") from None
@@ -436,106 +441,133 @@ class _RegionBuilder:
         name = f"S{len(self.statements)}"
         domain = ctx.domain.set_tuple_name(name)
         accesses: list[Access] = []
+        target = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
+        target, site = self.expand_target(target)
+        self.check_lvalue(target, site)
+        if not isinstance(node, c_ast.Assignment) or node.op != "=":
+            accesses.append(self.access(target, "read", ctx, domain, site))
+        accesses.append(self.access(target, "write", ctx, domain, site))
         if isinstance(node, c_ast.Assignment):
-            self.check_lvalue(node.lvalue)
-            if node.op != "=":
-                accesses.append(self.access(node.lvalue, "read", ctx, domain))
-            accesses.append(self.access(node.lvalue, "write", ctx, domain))
             self.reads(node.rvalue, ctx, domain, accesses)
-        else:
-            self.check_lvalue(node.expr)
-            accesses.append(self.access(node.expr, "read", ctx, domain))
-            accesses.append(self.access(node.expr, "write", ctx, domain))
         body, line, col = self.statement_text(node)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
         self.statements.append(stmt)
         schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
         return _Built(schedule, [stmt])
 
-    def check_lvalue(self, node: c_ast.Node) -> None:
-        if isinstance(node, c_ast.ID) and node.name in self.macros:
-            raise self.error(node, f"assignment to macro '{node.name}'")
-        if not isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
-            raise self.error(node, f"assignment target '{_GEN.visit(node)}' is not an array element or a scalar "
-                                   "(pointer dereference and struct members are not supported)")
+    def expand_target(self, node: c_ast.Node) -> tuple[c_ast.Node, c_ast.Node | None]:
+        """An assignment target written through a macro (``A_(i, j) = ...``) expanded;
+        returns the target and the region node errors should point at."""
+        site, hide = None, frozenset()
+        while True:
+            expansion = self.macro_expansion(node, site or node, hide)
+            if expansion is None:
+                return node, site
+            hide = hide | {self.macro_name(node)}
+            site = site or node
+            node = expansion
 
-    def reads(self, node: c_ast.Node | None, ctx: _Context, domain: isl.Set, out: list[Access]) -> None:
-        """Read accesses of a right-hand side, in textual order."""
+    @staticmethod
+    def macro_name(node: c_ast.Node) -> str | None:
+        if isinstance(node, c_ast.ID):
+            return node.name
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+            return node.name.name
+        return None
+
+    def macro_expansion(self, node: c_ast.Node, site: c_ast.Node, hide: frozenset) -> c_ast.Node | None:
+        """The parsed expansion of a macro use (``ID`` of an object-like macro that is
+        not a size, or a call of a function-like macro), else None."""
+        name = self.macro_name(node)
+        macro = self.macros.get(name) if name else None
+        if macro is None or name in hide:
+            return None
+        if isinstance(node, c_ast.ID):
+            if macro.is_function_like:
+                raise self.error(site, f"function-like macro '{name}' used without arguments")
+            if self.macros.integer_value(name) is not None:
+                return None
+            text = macro.body
+        else:
+            if not macro.is_function_like:
+                return None
+            text = substitute(macro, [_GEN.visit(a) for a in (node.args.exprs if node.args else [])])
+        try:
+            return self.parse_expression(text, site)
+        except NotAffine:
+            raise self.error(site, f"cannot interpret the expansion of macro '{name}' "
+                                   f"('{text.strip()}') as an expression") from None
+
+    def check_lvalue(self, node: c_ast.Node, site: c_ast.Node | None = None) -> None:
+        if isinstance(node, c_ast.ID) and node.name in self.macros:
+            raise self.error(site or node, f"assignment to macro '{node.name}'")
+        if not isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
+            raise self.error(site or node, f"assignment target '{_GEN.visit(node)}' is not an array element or a "
+                                           "scalar (pointer dereference and struct members are not supported)")
+
+    def reads(self, node: c_ast.Node | None, ctx: _Context, domain: isl.Set, out: list[Access],
+              site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> None:
+        """Read accesses of a right-hand side, in textual order. Inside a macro
+        expansion, ``site`` is the macro use in the region (positions point there)."""
+        where = site or node
         if node is None or isinstance(node, c_ast.Constant):
             return
+        if isinstance(node, (c_ast.ID, c_ast.FuncCall)):
+            # Macros are analysed through their expansion: a value macro may hide an
+            # array reference ('#define A_(i) A[i]'), which must not be missed.
+            expansion = self.macro_expansion(node, where, hide)
+            if expansion is not None:
+                self.reads(expansion, ctx, domain, out, where, hide | {self.macro_name(node)})
+                return
         if isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
             if isinstance(node, c_ast.ID):
-                if node.name in ctx.iterators or node.name in self.macros:
-                    if node.name in self.macros and self.macros.get(node.name).is_function_like:
-                        raise self.error(node, f"function-like macro '{node.name}' used without arguments")
+                if node.name in ctx.iterators or self.macros.integer_value(node.name) is not None:
                     return
                 if node.name in self.all_iterators:
-                    raise self.error(node, f"loop iterator '{node.name}' used outside its loop")
-            out.append(self.access(node, "read", ctx, domain))
+                    raise self.error(where, f"loop iterator '{node.name}' used outside its loop")
+            out.append(self.access(node, "read", ctx, domain, site))
             return
         if isinstance(node, c_ast.BinaryOp):
-            self.reads(node.left, ctx, domain, out)
-            self.reads(node.right, ctx, domain, out)
+            self.reads(node.left, ctx, domain, out, site, hide)
+            self.reads(node.right, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.TernaryOp):
             for part in (node.cond, node.iftrue, node.iffalse):
-                self.reads(part, ctx, domain, out)
+                self.reads(part, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.Cast):
-            self.reads(node.expr, ctx, domain, out)
+            self.reads(node.expr, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.UnaryOp):
             if node.op in ("-", "+", "!", "~"):
-                self.reads(node.expr, ctx, domain, out)
+                self.reads(node.expr, ctx, domain, out, site, hide)
             elif node.op == "sizeof":
                 return
             elif node.op == "*":
-                raise self.error(node, "pointer dereference inside a SCoP (use array subscripts)")
+                raise self.error(where, "pointer dereference inside a SCoP (use array subscripts)")
             elif node.op == "&":
-                raise self.error(node, "address-of operator '&' inside a SCoP")
+                raise self.error(where, "address-of operator '&' inside a SCoP")
             else:
-                raise self.error(node, f"'{node.op.lstrip('p')}' inside an expression (side effect) is not supported")
+                raise self.error(where, f"'{node.op.lstrip('p')}' inside an expression (side effect) is not supported")
         elif isinstance(node, c_ast.FuncCall):
-            self.call(node, ctx, domain, out)
+            if not isinstance(node.name, c_ast.ID):
+                raise self.error(where, "call through a function pointer inside a SCoP")
+            fname = node.name.name
+            if not _is_pure_function(fname):
+                raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
+                                        "functions and macros are allowed inside a SCoP)")
+            for arg in (node.args.exprs if node.args else []):
+                self.reads(arg, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.Assignment):
-            raise self.error(node, "assignment inside an expression is not supported")
+            raise self.error(where, "assignment inside an expression is not supported")
         elif isinstance(node, c_ast.StructRef):
-            raise self.error(node, "struct member access inside a SCoP is not supported")
+            raise self.error(where, "struct member access inside a SCoP is not supported")
         elif isinstance(node, c_ast.ExprList):
-            raise self.error(node, "comma operator inside a SCoP is not supported")
+            raise self.error(where, "comma operator inside a SCoP is not supported")
         else:
-            raise self.error(node, f"unsupported expression '{_GEN.visit(node)}'")
+            raise self.error(where, f"unsupported expression '{_GEN.visit(node)}'")
 
-    def call(self, node: c_ast.FuncCall, ctx: _Context, domain: isl.Set, out: list[Access]) -> None:
-        if not isinstance(node.name, c_ast.ID):
-            raise self.error(node, "call through a function pointer inside a SCoP")
-        fname = node.name.name
-        macro = self.macros.get(fname)
-        if macro is not None and macro.is_function_like:
-            for ident in self.called_in_macro(fname, set()):
-                if ident not in MATH_FUNCTIONS:
-                    raise self.error(node, f"macro '{fname}' calls '{ident}', which may have side effects")
-        elif fname not in MATH_FUNCTIONS:
-            raise self.error(node, f"call of '{fname}', which may have side effects (only pure <math.h> "
-                                   "functions and macros are allowed inside a SCoP)")
-        for arg in (node.args.exprs if node.args else []):
-            self.reads(arg, ctx, domain, out)
-
-    def called_in_macro(self, name: str, seen: set[str]) -> set[str]:
-        """Functions (non-macro names followed by '(') called by the expansion of ``name``."""
-        seen.add(name)
-        tokens = TOKEN_RE.findall(self.macros.get(name).body)
-        called = set()
-        for k, tok in enumerate(tokens[:-1]):
-            if tokens[k + 1] == "(" and re.match(r"[A-Za-z_]", tok) and tok not in ("sizeof",) \
-                    and tok not in (self.macros.get(name).params or ()):
-                inner = self.macros.get(tok)
-                if inner is not None:
-                    if tok not in seen:
-                        called |= self.called_in_macro(tok, seen)
-                elif not self.visible.typedefs.__contains__(tok) and tok not in _C_TYPE_WORDS:
-                    called.add(tok)
-        return called
-
-    def access(self, node: c_ast.Node, kind: str, ctx: _Context, domain: isl.Set) -> Access:
+    def access(self, node: c_ast.Node, kind: str, ctx: _Context, domain: isl.Set,
+               site: c_ast.Node | None = None) -> Access:
         """``{ S[i] -> A[f(i)] }`` for an array element or a scalar, intersected with the domain."""
+        where = site or node
         subscripts: list[c_ast.Node] = []
         base = node
         while isinstance(base, c_ast.ArrayRef):
@@ -543,18 +575,18 @@ class _RegionBuilder:
             base = base.name
         subscripts.reverse()
         if not isinstance(base, c_ast.ID):
-            raise self.error(node, f"'{_GEN.visit(node)}' is not a plain array reference (pointer arithmetic or "
+            raise self.error(where, f"'{_GEN.visit(node)}' is not a plain array reference (pointer arithmetic or "
                                    "a computed base is not supported)")
         name = base.name
         if name in ctx.iterators or name in self.all_iterators:
-            raise self.error(base, f"loop iterator '{name}' cannot be subscripted or assigned")
+            raise self.error(site or base, f"loop iterator '{name}' cannot be subscripted or assigned")
         if name in self.macros:
-            raise self.error(base, f"macro '{name}' used as an array")
+            raise self.error(site or base, f"macro '{name}' used as an array")
         decl = self.visible.declarations.get(name)
         if decl is not None and len(decl.dims) != len(subscripts):
             if not decl.dims:
-                raise self.error(node, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
-            raise self.error(node, f"'{name}' has {len(decl.dims)} dimension(s) but is accessed with "
+                raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
+            raise self.error(where, f"'{name}' has {len(decl.dims)} dimension(s) but is accessed with "
                                    f"{len(subscripts)} subscript(s) (pointer arithmetic is not supported)")
         pieces = []
         for sub in subscripts:
@@ -562,9 +594,9 @@ class _RegionBuilder:
                 pieces.append(self.converter(ctx).pw_aff(sub))
             except NotAffine as err:
                 if isinstance(err.node, c_ast.ArrayRef):
-                    raise self.error(err.node, f"indirect access: subscript '{_GEN.visit(sub)}' of '{name}' reads "
+                    raise self.error(site or err.node, f"indirect access: subscript '{_GEN.visit(sub)}' of '{name}' reads "
                                                "an array element") from None
-                raise self.error(err.node, f"non-affine subscript '{_GEN.visit(sub)}' of '{name}': "
+                raise self.error(site or err.node, f"non-affine subscript '{_GEN.visit(sub)}' of '{name}': "
                                            f"{err.message}") from None
         self.record_array(name, decl, len(subscripts))
         space = domain.get_space()
@@ -578,7 +610,7 @@ class _RegionBuilder:
         relation = relation.set_tuple_name(isl.dim_type.in_, domain.get_tuple_name())
         relation = relation.set_tuple_name(isl.dim_type.out, name)
         relation = relation.intersect_domain(domain)
-        line, col = self.position(node)
+        line, col = self.position(where)
         return Access(name, kind, relation, line, col)
 
     def record_array(self, name: str, decl: Declaration | None, n_subscripts: int) -> None:
@@ -641,8 +673,16 @@ class _RegionBuilder:
         )
 
 
-_C_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned",
-                 "sizeof", "_Bool", "const"}
+_BUILTIN_CONSTANTS = frozenset("inf inff infl huge_val huge_valf huge_vall nan nanf nanl".split())
+
+
+def _is_pure_function(name: str) -> bool:
+    """Whitelisted <math.h> functions, and the ``__builtin_`` forms math macros expand to
+    (``INFINITY`` is ``__builtin_inff()``)."""
+    if name.startswith("__builtin_"):
+        name = name[len("__builtin_"):]
+        return name in MATH_FUNCTIONS or name in _BUILTIN_CONSTANTS
+    return name in MATH_FUNCTIONS
 
 
 def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
