@@ -307,7 +307,12 @@ def _analyze_band(node: isl.ScheduleNode, path: tuple[int, ...],
             rest = rest.fix_val(isl.dim_type.set, k, isl.Val(0))
             if not deltas.upper_bound_val(isl.dim_type.set, k, isl.Val(-1)).is_empty():
                 permutable = False
-    return BandInfo(path=path, partial_schedule=str(node.band_get_partial_schedule()),
+    shown = node.band_get_partial_schedule()
+    try:   # drop the domain constraints from the printed form
+        shown = shown.gist(isl.UnionSet.universe(domain)).gist(domain)
+    except isl.Error:
+        pass
+    return BandInfo(path=path, partial_schedule=str(shown),
                     n_member=n, parallel=parallel, permutable=permutable,
                     claimed_permutable=bool(node.band_get_permutable()),
                     claimed_coincident=[bool(node.band_member_get_coincident(k)) for k in range(n)])
