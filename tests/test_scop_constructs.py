@@ -304,3 +304,14 @@ void kernel(double alpha, double A[N][N + 1], double B[N][N + 1])
     assert same_map(reads[0].relation, "[N] -> { S0[i, j] -> B[j, i + 1] : 0 <= i, j < N }")
     # positions of accesses written through macros point at the macro use
     assert reads[0].col == s0.body.index("SQRT_FUN") + s0.col   # the outermost macro use
+
+
+def test_division_under_the_context_is_floor():
+    # N - 1 >= 0 because the context says N >= 1: plain floor, no truncation pieces
+    scop = scop_of("for (i = 0; i <= (N - 1) / 2; i++)\n  x[i] = 0;")
+    assert same_set(scop.statements[0].domain, "[N] -> { S0[i] : 0 <= i and 2 i <= N - 1 }")
+
+
+def test_missing_file_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        extract(str(tmp_path / "missing.c"))

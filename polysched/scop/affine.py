@@ -21,6 +21,16 @@ _GEN = c_generator.CGenerator()
 _CMP = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}
 
 
+def positive_parameters(space: isl.Space) -> isl.Set:
+    """``[p, q, ...] -> { : p >= 1 and q >= 1 ... }`` for the parameters of ``space``
+    (the SCoP context: sizes are positive)."""
+    params = space.params()
+    ctx = isl.Set.universe(params)
+    for k in range(params.dim(isl.dim_type.param)):
+        ctx = ctx.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
+    return ctx
+
+
 class NotAffine(Exception):
     """Raised with the offending node and a one-sentence message; the extractor turns
     it into a ScopError at the node's original position."""
@@ -138,8 +148,10 @@ class AffineConverter:
             if divisor is None or divisor <= 0:
                 raise NotAffine(where, f"'{_GEN.visit(node)}' divides by something other than a positive integer constant")
             right = self.constant(divisor)
-            # C truncates toward zero: floor is exact only for non-negative dividends.
-            nonneg = self.domain.is_subset(left.nonneg_set())
+            # C truncates toward zero: floor is exact only for non-negative dividends
+            # (on the domain, under the context: every parameter >= 1).
+            where_defined = self.domain.intersect_params(positive_parameters(left.get_space()))
+            nonneg = where_defined.is_subset(left.nonneg_set())
             if op == "/":
                 return left.scale_down_val(isl.Val(divisor)).floor() if nonneg else left.tdiv_q(right)
             return left.mod_val(isl.Val(divisor)) if nonneg else left.tdiv_r(right)

@@ -14,7 +14,6 @@ Pipeline per file:
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +22,12 @@ import islpy as isl
 from pycparser import c_ast, c_generator, c_parser
 from pycparser.c_parser import Coord
 
-from .affine import AffineConverter, NotAffine
+from .affine import AffineConverter, NotAffine, positive_parameters
 from .declarations import Declaration, Visible, visible_declarations
-from .macros import MacroTable, macro_table, substitute
+from .macros import MacroTable, int_literal_value, macro_table, substitute
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (Region, blank_directives, blank_strings, enclosing_function, find_regions,
-                     identifiers, line_starts, offset_of, strip_comments, top_level_text)
+                     identifiers, line_col, line_starts, offset_of, strip_comments, top_level_text)
 
 # Pure functions of <math.h> (and <stdlib.h>'s abs family) allowed in statement bodies.
 MATH_FUNCTIONS = frozenset("""
@@ -81,12 +80,12 @@ def _normalise_defines(defines) -> dict[str, str]:
 def extract(path_or_text, defines=None, include_dirs=None, filename: str | None = None) -> list[Scop]:
     """Every ``#pragma scop`` region of a C file as a :class:`Scop`, in file order.
 
-    ``path_or_text``: a path (``str``/``Path`` of an existing file) or C source text
-    (anything containing a newline). ``defines``: ``{"N": "100"}`` or ``["N=100"]``
+    ``path_or_text``: a path (``Path``, or a ``str`` without newline) or C source
+    text (a ``str`` containing a newline). ``defines``: ``{"N": "100"}`` or ``["N=100"]``
     (like ``-D``); ``include_dirs`` like ``-I``. ``filename`` names the source in errors.
     Raises :class:`ScopError` (``file:line:col``) for anything outside the model.
     """
-    if isinstance(path_or_text, Path) or ("\n" not in str(path_or_text) and os.path.isfile(str(path_or_text))):
+    if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
         path = str(path_or_text)
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
@@ -178,7 +177,7 @@ class _RegionBuilder:
             while k > self.region.start and self.plain[k - 1] in " \t\n(":
                 k -= 1
             if self.plain[k - len(node.op):k] == node.op:
-                return _line_col(self.starts, k - len(node.op))
+                return line_col(self.starts, k - len(node.op))
         return line, col
 
     def error(self, node: c_ast.Node | None, message: str) -> ScopError:
@@ -366,11 +365,7 @@ class _RegionBuilder:
         return _Built(built.schedule.insert_partial_schedule(partial), built.statements)
 
     def context_for(self, obj) -> isl.Set:
-        space = obj.get_space().params()
-        ctx = isl.Set.universe(space)
-        for k in range(space.dim(isl.dim_type.param)):
-            ctx = ctx.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
-        return ctx
+        return positive_parameters(obj.get_space())
 
     def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node]:
         init = node.init
@@ -410,7 +405,6 @@ class _RegionBuilder:
     def constant_int(self, node: c_ast.Node) -> int | None:
         """Value of a constant integer expression (literals, integer macros), else None."""
         if isinstance(node, c_ast.Constant):
-            from .macros import int_literal_value
             return int_literal_value(node.value)
         if isinstance(node, c_ast.ID):
             return self.macros.integer_value(node.name)
@@ -649,7 +643,7 @@ class _RegionBuilder:
         raw = self.text[start:end + 1]
         if raw != self.stripped[start:end + 1]:     # a comment inside: drop it
             raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end + 1])
-        line, col = _line_col(self.starts, start)
+        line, col = line_col(self.starts, start)
         return raw, line, col
 
     # -- result ---------------------------------------------------------------------
@@ -683,11 +677,6 @@ def _is_pure_function(name: str) -> bool:
         name = name[len("__builtin_"):]
         return name in MATH_FUNCTIONS or name in _BUILTIN_CONSTANTS
     return name in MATH_FUNCTIONS
-
-
-def _line_col(starts: list[int], offset: int) -> tuple[int, int]:
-    from .source import line_col
-    return line_col(starts, offset)
 
 
 def _shift_map_text(n_dims: int, step: int) -> str:
