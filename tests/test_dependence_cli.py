@@ -1,0 +1,60 @@
+"""``polysched deps`` and ``polysched check`` end to end (in process)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from polysched.cli import main
+
+KERNELS = Path(__file__).parent.parent / "polysched" / "bench" / "kernels"
+
+
+def test_deps_seidel_prints_mixed_vectors(capsys):
+    assert main(["deps", str(KERNELS / "seidel-2d.c"), "--kind", "flow"]) == 0
+    out = capsys.readouterr().out
+    assert "flow S0 -> S0  carried at: loop 1, loop 2, loop 3" in out
+    assert "(1, -1, *)" in out and "(0, 0, 1)" in out
+    assert "raw" not in out.split("SCCs")[0].replace("flow", "")
+
+
+def test_deps_gemm_json(capsys):
+    assert main(["deps", str(KERNELS / "gemm.c"), "--json"]) == 0
+    (scop,) = json.loads(capsys.readouterr().out)
+    flow = {(r["source"], r["sink"]): r for r in scop["dependences"]["flow"]}
+    assert flow[("S1", "S1")]["distance"] == [0, 1, 0]
+    assert flow[("S1", "S1")]["levels"] == [2]
+    assert flow[("S0", "S1")]["levels"] == [0]
+    assert scop["sccs"] == [["S0"], ["S1"]]
+    assert set(scop["dependences"]) == {"flow", "raw", "war", "waw"}
+
+
+def test_deps_defines_and_rar(capsys):
+    assert main(["deps", str(KERNELS / "gemm.c"), "-D", "NI=10", "--kind", "rar"]) == 0
+    out = capsys.readouterr().out
+    assert "rar S1 -> S1" in out
+
+
+def test_check_exit_codes(capsys):
+    gemm = str(KERNELS / "gemm.c")
+    good = "[NI, NJ, NK] -> { S0[i, j] -> [0, i, j, 0]; S1[i, k, j] -> [1, i, j, k] }"
+    bad = "[NI, NJ, NK] -> { S0[i, j] -> [1, i, j, 0]; S1[i, k, j] -> [0, i, j, k] }"
+    assert main(["check", gemm, "--schedule", good]) == 0
+    assert capsys.readouterr().out.startswith("legal")
+    assert main(["check", gemm, "--schedule", bad]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("illegal") and "witness: S0[0, 0] at time [1, 0, 0, 0]" in out
+    assert main(["check", gemm, "--schedule", "{ S0[i, j] -> [i"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot parse" in err
+    assert main(["check", gemm, "--schedule", "[NI] -> { S0[i, j] -> [i, j] }"]) == 2
+    assert "does not give a time" in capsys.readouterr().err
+
+
+def test_check_json_witness(capsys):
+    src = str(KERNELS / "jacobi-1d.c")
+    sched = "[tsteps, n] -> { S0[t, i] -> [-t, 0, i]; S1[t, i] -> [-t, 1, i] }"
+    assert main(["check", src, "--schedule", sched, "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert not result["legal"]
+    w = result["violations"][0]["witness"]
+    assert w["source"]["time"] >= w["sink"]["time"]
