@@ -88,7 +88,7 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef NB
-#    define NB 8
+#    define NB 16
 #  endif
 #  ifndef NC
 #    define NC 64
@@ -110,7 +110,7 @@
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef NB
-#    define NB 16
+#    define NB 32
 #  endif
 #  ifndef NC
 #    define NC 128

@@ -51,23 +51,23 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef NQ
-#    define NQ 140
+#    define NQ 200
 #  endif
 #  ifndef NR
-#    define NR 150
+#    define NR 220
 #  endif
 #  ifndef NP
-#    define NP 160
+#    define NP 256
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef NQ
-#    define NQ 220
+#    define NQ 250
 #  endif
 #  ifndef NR
-#    define NR 250
+#    define NR 270
 #  endif
 #  ifndef NP
-#    define NP 270
+#    define NP 320
 #  endif
 #endif
 

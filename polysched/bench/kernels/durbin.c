@@ -33,11 +33,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 16000
+#    define N 20000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 32000
+#    define N 40000
 #  endif
 #endif
 

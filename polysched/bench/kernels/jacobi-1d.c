@@ -41,17 +41,17 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 4000
+#    define TSTEPS 10000
 #  endif
 #  ifndef N
-#    define N 40000
+#    define N 50000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 8000
+#    define TSTEPS 20000
 #  endif
 #  ifndef N
-#    define N 80000
+#    define N 100000
 #  endif
 #endif
 

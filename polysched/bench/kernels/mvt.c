@@ -33,7 +33,7 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 6000
+#    define N 8000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
