@@ -315,3 +315,17 @@ def test_division_under_the_context_is_floor():
 def test_missing_file_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         extract(str(tmp_path / "missing.c"))
+
+
+def test_quoted_include_next_to_the_file_and_include_dirs():
+    scop = extract(DATA / "local_header.c", defines=["LEN=8"], include_dirs=[str(DATA / "include2")])[0]
+    assert scop.parameter_values == {"LEN": 8, "STRIDE": 4}
+    assert scop.arrays["v"].element_type == "real_t" and scop.arrays["v"].dims == ["LEN", "STRIDE"]
+    assert scop.arrays["alpha"].element_type == "real_t"
+    assert scop.statements[0].body == "v[i][j] = (REAL)(v[i][j] * alpha);"
+
+
+def test_missing_include_is_a_scop_error():
+    with pytest.raises(ScopError) as info:
+        extract(DATA / "local_header.c")
+    assert info.value.line == 3 and "local.h" in info.value.message

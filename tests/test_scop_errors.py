@@ -148,3 +148,15 @@ def test_error_inside_macro_expansion_points_at_the_use():
 def test_macro_hiding_a_side_effect_is_rejected():
     header = HEADER.replace("#define N 64", "#define N 64\n#define LOG(v) printf(\"%f\", v)")
     check("for (i = 0; i < N; i++)\n  x[i] = /*@*/LOG(x[i]);", "call of 'printf'", header=header)
+
+
+def test_loop_running_away_from_its_bound_is_unbounded():
+    check("for (i = 0; /*@*/i >= 0; i++)\n  x[i] = 0;", "unbounded")
+
+
+def test_loop_invariant_not_equal_guard_is_accepted():
+    text = HEADER + "#pragma scop\nfor (i = 0; i < N && n != 3; i++)\n  x[i] = 0;\n#pragma endscop\n}\n"
+    scop = extract(text, filename="ok.c")[0]
+    import islpy as isl
+    assert scop.statements[0].domain.is_equal(
+        isl.Set("[N, n] -> { S0[i] : 0 <= i < N and n != 3 }").align_params(scop.statements[0].domain.get_space()))

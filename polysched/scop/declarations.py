@@ -123,7 +123,7 @@ class _Parser:
 def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                          function: FunctionText | None) -> Visible:
     """Declarations visible at the region (locals shadow parameters shadow globals)."""
-    typedefs = set(COMMON_TYPEDEFS) | set(_TYPEDEF_RE.findall(file_plain))
+    typedefs = set(COMMON_TYPEDEFS) | set(_TYPEDEF_RE.findall(file_plain)) | set(macros.typedef_names)
     names = set(IDENT_RE.findall(file_plain))
     typedefs |= {name for name in names if name in macros and macros.is_type(name)}
     parser = _Parser(typedefs)

@@ -1,8 +1,8 @@
 """The C front end: ``#pragma scop`` regions -> :class:`~polysched.scop.model.Scop`.
 
 Pipeline per file:
-1. ``gcc -E -dM`` with the user's ``-D``/``-I`` gives the final macro table
-   (:mod:`.macros`); the source itself is never fully preprocessed, so system headers
+1. ``gcc -E -dD`` with the user's ``-D``/``-I`` gives the final macro table and the
+   typedef names (:mod:`.macros`); the source itself is never fully preprocessed, so system headers
    with GNU extensions never reach pycparser.
 2. Each region's raw text (comments blanked, offsets kept) is wrapped in a dummy
    function and parsed with pycparser; coordinates map back to the original file.
@@ -146,8 +146,9 @@ class _RegionBuilder:
         region_words = set(re.findall(r"[A-Za-z_]\w*", stripped[region.start:region.end]))
         # Only typedef names the region mentions (casts like '(DATA_TYPE)'); macro
         # bodies parsed later may mention more, so they are added on demand.
-        self.typedefs = visible.typedefs
-        self.typedef_line = "".join(f"typedef int {t};" for t in sorted(visible.typedefs & region_words))
+        # a name declared as a variable is not a type, whatever some header says
+        self.typedefs = visible.typedefs - set(visible.declarations)
+        self.typedef_line = "".join(f"typedef int {t};" for t in sorted(self.typedefs & region_words))
         self.parameters: list[str] = []
         self.parameter_values: dict[str, int] = {}
         self.statements: list[Statement] = []
@@ -328,8 +329,12 @@ class _RegionBuilder:
         domain = ctx.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, n, name)
         inner = _Context(ctx.iterators + [name], domain)
         for cmp in _walk_nodes(node.cond):
-            if isinstance(cmp, c_ast.BinaryOp) and cmp.op == "!=":
-                raise self.error(cmp, "loop condition with '!=' is not supported (write '<' or '>' instead)")
+            # 'i != N' terminates only when N is reached exactly; it is rejected (the
+            # message is clearer than the monotonicity failure it would cause below).
+            if isinstance(cmp, c_ast.BinaryOp) and cmp.op == "!=" and any(
+                    isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(cmp)):
+                raise self.error(cmp, f"loop condition with '!=' on the iterator '{name}' is not supported "
+                                      "(write '<' or '>' instead)")
         cond = self.condition(inner, node.cond)
         if not cond.involves_dims(isl.dim_type.set, n, 1):
             raise self.error(node.cond, f"loop condition does not bound the iterator '{name}'")
@@ -352,6 +357,9 @@ class _RegionBuilder:
             raise self.error(node.cond, f"loop condition is not monotone in '{name}' (it becomes true again "
                                         "after being false), which a polyhedral domain cannot express")
         inner.domain = domain.intersect(progression).intersect(cond)
+        if not inner.domain.is_bounded():
+            raise self.error(node.cond, f"loop over '{name}' is unbounded (the condition does not limit the iterator "
+                                        f"in the direction it moves)")
         first = len(self.statements)
         built = self.walk(node.stmt, inner)
         if built is None:

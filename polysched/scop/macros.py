@@ -1,7 +1,7 @@
 """The macro table of a C file as the compiler sees it, and a small token-level
 expander for declarations and macro bodies.
 
-The table comes from ``gcc -E -dM`` run with the user's ``-D``/``-I`` options, so
+The table comes from ``gcc -E -dD`` run with the user's ``-D``/``-I`` options, so
 ``#ifndef`` defaults, ``-D`` overrides and macros from included headers resolve
 exactly as in the real compilation. Results are cached per (text, defines, dirs).
 """
@@ -54,10 +54,12 @@ def int_literal_value(text: str) -> int | None:
 
 
 class MacroTable:
-    """Name -> :class:`Macro`, with helpers answering the questions the front end asks."""
+    """Name -> :class:`Macro`, with helpers answering the questions the front end asks.
+    ``typedef_names`` are the typedefs of the preprocessed file (headers included)."""
 
-    def __init__(self, macros: dict[str, Macro]):
+    def __init__(self, macros: dict[str, Macro], typedef_names: frozenset[str] = frozenset()):
         self.macros = macros
+        self.typedef_names = typedef_names
 
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
@@ -83,13 +85,13 @@ class MacroTable:
         return None if value is None else sign * value
 
     def is_type(self, name: str) -> bool:
-        """True for object-like macros expanding to type words only
-        (``#define DATA_TYPE double``)."""
+        """True for object-like macros expanding to type words and typedef names only
+        (``#define DATA_TYPE double``, ``#define REAL real_t``)."""
         macro = self.macros.get(name)
         if macro is None or macro.is_function_like or not macro.body.strip():
             return False
         words = TOKEN_RE.findall(self.expand(macro.body, keep_integer_macros=False))
-        return bool(words) and all(w in _TYPE_WORDS for w in words)
+        return bool(words) and all(w in _TYPE_WORDS or w in self.typedef_names for w in words)
 
     def expand(self, text: str, keep_integer_macros: bool = True, _hide: frozenset = frozenset()) -> str:
         """Macro-expand ``text`` (token-level, like cpp but without ``#if``).
@@ -187,17 +189,33 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def parse_dm_output(text: str) -> dict[str, Macro]:
+_UNDEF_RE = re.compile(r"#undef ([A-Za-z_]\w*)")
+_TYPEDEF_NAME_RE = re.compile(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*(?:\[[^;{}]*\])?\s*;")
+_TYPEDEF_TAG_RE = re.compile(r"\btypedef\s+(?:struct|union|enum)\b[^;{]*\{[^{}]*\}\s*([A-Za-z_]\w*)\s*;")
+
+
+def parse_dd_output(text: str) -> tuple[dict[str, Macro], frozenset[str]]:
+    """Macros (``#define``/``#undef`` replayed in order) and typedef names from
+    ``gcc -E -dD`` output."""
     macros: dict[str, Macro] = {}
+    code: list[str] = []
     for line in text.splitlines():
-        m = _DEFINE_RE.match(line)
-        if not m:
+        if not line.startswith("#"):
+            code.append(line)
             continue
-        params = None
-        if m.group(2) is not None:
-            params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
-        macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "")
-    return macros
+        m = _DEFINE_RE.match(line)
+        if m:
+            params = None
+            if m.group(2) is not None:
+                params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
+            macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "")
+            continue
+        m = _UNDEF_RE.match(line)
+        if m:
+            macros.pop(m.group(1), None)
+    code_text = "\n".join(code)
+    typedefs = set(_TYPEDEF_NAME_RE.findall(code_text)) | set(_TYPEDEF_TAG_RE.findall(code_text))
+    return macros, frozenset(typedefs)
 
 
 _CACHE: dict[tuple, MacroTable] = {}
@@ -206,7 +224,8 @@ _GCC_ERROR_RE = re.compile(r"^<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)$", re.
 
 def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
                 include_dirs: list[str] | None = None, compiler: str | None = None) -> MacroTable:
-    """The final macro table of ``text`` preprocessed with ``-D``/``-I`` (``gcc -E -dM``).
+    """The final macro table of ``text`` preprocessed with ``-D``/``-I`` (``gcc -E -dD``:
+    every definition in order, plus the preprocessed code for typedef names).
 
     ``defines`` maps names to values (``None`` or ``""`` for a bare ``-DNAME``).
     Raises ScopError (at the line gcc reports) when preprocessing fails.
@@ -218,7 +237,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
            tuple(include_dirs), filename, compiler)
     if key in _CACHE:
         return _CACHE[key]
-    argv = [compiler, "-E", "-dM", "-x", "c"]
+    argv = [compiler, "-E", "-dD", "-P", "-x", "c"]
     for name, value in defines.items():
         argv.append(f"-D{name}" if value in (None, "") else f"-D{name}={value}")
     file_dir = os.path.dirname(os.path.abspath(filename)) if filename and not filename.startswith("<") else None
@@ -237,6 +256,6 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
             raise ScopError(filename, int(m.group(1)), int(m.group(2)), m.group(3).strip())
         first = proc.stderr.strip().splitlines()[:1] or ["preprocessing failed"]
         raise ScopError(filename, 1, 1, first[0])
-    table = MacroTable(parse_dm_output(proc.stdout))
+    table = MacroTable(*parse_dd_output(proc.stdout))
     _CACHE[key] = table
     return table
