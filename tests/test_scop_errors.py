@@ -160,3 +160,7 @@ def test_loop_invariant_not_equal_guard_is_accepted():
     import islpy as isl
     assert scop.statements[0].domain.is_equal(
         isl.Set("[N, n] -> { S0[i] : 0 <= i < N and n != 3 }").align_params(scop.statements[0].domain.get_space()))
+
+
+def test_inconsistent_dimensionality_of_an_undeclared_array():
+    check("for (i = 0; i < N; i++) {\n  undeclared[i][0] = 1;\n  x[i] = /*@*/undeclared[i];\n}", "2 elsewhere")

@@ -2,8 +2,8 @@
 
 Pipeline per file:
 1. ``gcc -E -dD`` with the user's ``-D``/``-I`` gives the final macro table and the
-   typedef names (:mod:`.macros`); the source itself is never fully preprocessed, so system headers
-   with GNU extensions never reach pycparser.
+   typedef names (:mod:`.macros`); pycparser only ever sees the region and small
+   declaration chunks, so system headers with GNU extensions never reach it.
 2. Each region's raw text (comments blanked, offsets kept) is wrapped in a dummy
    function and parsed with pycparser; coordinates map back to the original file.
 3. Declarations of the enclosing function and the file give element types and
@@ -20,7 +20,10 @@ from pathlib import Path
 
 import islpy as isl
 from pycparser import c_ast, c_generator, c_parser
-from pycparser.c_parser import Coord
+try:
+    from pycparser.c_parser import Coord
+except ImportError:  # pycparser 2.x
+    from pycparser.plyparser import Coord
 
 from .affine import AffineConverter, NotAffine, positive_parameters
 from .declarations import Declaration, Visible, visible_declarations
@@ -84,6 +87,11 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     text (a ``str`` containing a newline). ``defines``: ``{"N": "100"}`` or ``["N=100"]``
     (like ``-D``); ``include_dirs`` like ``-I``. ``filename`` names the source in errors.
     Raises :class:`ScopError` (``file:line:col``) for anything outside the model.
+
+    Conventions: ``start_line``/``end_line`` are the lines of the two pragmas;
+    ``parameters`` are in order of first use; the context only says every parameter
+    is >= 1 (known values are in ``parameter_values``); loop conditions using ``!=``
+    on the iterator are rejected; undeclared arrays get ``element_type == ""``.
     """
     if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
         path = str(path_or_text)
@@ -600,6 +608,10 @@ class _RegionBuilder:
                                                "an array element") from None
                 raise self.error(site or err.node, f"non-affine subscript '{_GEN.visit(sub)}' of '{name}': "
                                            f"{err.message}") from None
+        known = self.arrays.get(name)
+        if known is not None and len(known.dims) != len(subscripts):
+            raise self.error(where, f"'{name}' is accessed with {len(subscripts)} subscript(s) here and "
+                                    f"{len(known.dims)} elsewhere")
         self.record_array(name, decl, len(subscripts))
         space = domain.get_space()
         if pieces:

@@ -194,7 +194,8 @@ class Scop:
             lines.append(f"    {arr.element_type} {arr.name}{dims}")
         lines.append("  statements:")
         for stmt in self.statements:
-            lines.append(f"    {stmt.name} (line {stmt.line}): {stmt.body}")
+            body = stmt.body.replace("\n", "\n" + " " * 8)   # continuation lines stay indented
+            lines.append(f"    {stmt.name} (line {stmt.line}): {body}")
             lines.append(f"      domain: {stmt.domain}")
             for acc in stmt.accesses:
                 lines.append(f"      {acc.kind}: {acc.relation}")
