@@ -329,3 +329,11 @@ def test_missing_include_is_a_scop_error():
     with pytest.raises(ScopError) as info:
         extract(DATA / "local_header.c")
     assert info.value.line == 3 and "local.h" in info.value.message
+
+
+def test_crlf_and_tabs():
+    text = ("#define N 8\r\nvoid f(double x[N]) {\r\n\tint i;\r\n#pragma scop\r\n\tfor (i = 0; i < N; i++)\r\n"
+            "\t\tx[i] = x[i] + 1;\r\n#pragma endscop\r\n}\r\n")
+    s0 = extract(text)[0].statements[0]
+    assert (s0.body, s0.line, s0.col) == ("x[i] = x[i] + 1;", 6, 3)
+    assert same_set(s0.domain, "[N] -> { S0[i] : 0 <= i < N }")

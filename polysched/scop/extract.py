@@ -200,7 +200,8 @@ class _RegionBuilder:
             if re.match(r"^[ \t]*#", line):
                 raise ScopError(self.filename, self.region.scop_line + 1 + k, line.index("#") + 1,
                                 "preprocessor directive inside a '#pragma scop' region")
-        wrapped = self.typedef_line + "\n" + _WRAPPER + region_text + "\n}\n"
+        # pycparser rejects '\r' (CRLF files); a space keeps every column in place
+        wrapped = self.typedef_line + "\n" + _WRAPPER + region_text.replace("\r", " ") + "\n}\n"
         try:
             ast = _Parser().parse(wrapped, filename=self.filename)
         except _ParseFailure as err:
