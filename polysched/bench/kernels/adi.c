@@ -43,14 +43,14 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 100
+#    define TSTEPS 200
 #  endif
 #  ifndef N
 #    define N 1000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 200
+#    define TSTEPS 400
 #  endif
 #  ifndef N
 #    define N 2000

@@ -51,7 +51,7 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TMAX
-#    define TMAX 300
+#    define TMAX 500
 #  endif
 #  ifndef NX
 #    define NX 1000
@@ -61,7 +61,7 @@
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TMAX
-#    define TMAX 600
+#    define TMAX 1000
 #  endif
 #  ifndef NX
 #    define NX 2000

@@ -33,11 +33,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 1200
+#    define N 1600
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 2400
+#    define N 3200
 #  endif
 #endif
 

@@ -42,17 +42,17 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef M
-#    define M 1000
+#    define M 1200
 #  endif
 #  ifndef N
-#    define N 800
+#    define N 1000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef M
-#    define M 2000
+#    define M 2600
 #  endif
 #  ifndef N
-#    define N 1600
+#    define N 2000
 #  endif
 #endif
 

@@ -41,14 +41,14 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 400
+#    define TSTEPS 500
 #  endif
 #  ifndef N
 #    define N 120
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 800
+#    define TSTEPS 1000
 #  endif
 #  ifndef N
 #    define N 200

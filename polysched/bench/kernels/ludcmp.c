@@ -33,11 +33,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 1500
+#    define N 2000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 3000
+#    define N 4000
 #  endif
 #endif
 

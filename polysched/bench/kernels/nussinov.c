@@ -33,11 +33,11 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef N
-#    define N 1800
+#    define N 2500
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef N
-#    define N 3600
+#    define N 5000
 #  endif
 #endif
 

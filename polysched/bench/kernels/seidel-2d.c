@@ -41,14 +41,14 @@
 #  endif
 #elif defined(LARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 40
+#    define TSTEPS 100
 #  endif
 #  ifndef N
 #    define N 2000
 #  endif
 #elif defined(EXTRALARGE_DATASET)
 #  ifndef TSTEPS
-#    define TSTEPS 80
+#    define TSTEPS 200
 #  endif
 #  ifndef N
 #    define N 4000
