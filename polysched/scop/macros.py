@@ -219,6 +219,7 @@ def parse_dd_output(text: str) -> tuple[dict[str, Macro], frozenset[str]]:
 
 
 _CACHE: dict[tuple, MacroTable] = {}
+_CACHE_SIZE = 256
 _GCC_ERROR_RE = re.compile(r"^<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
 
 
@@ -257,5 +258,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
         first = proc.stderr.strip().splitlines()[:1] or ["preprocessing failed"]
         raise ScopError(filename, 1, 1, first[0])
     table = MacroTable(*parse_dd_output(proc.stdout))
+    if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
+        _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table
     return table
