@@ -106,3 +106,26 @@ def test_tiled_tree_with_marks_is_checked_like_its_flat_map():
     result = check(scop, deps, band.band_tile(sizes).get_schedule())
     assert not result.legal
     assert all(v.witness.source_time >= v.witness.sink_time for v in result.violations)
+
+
+def test_set_node_children_are_unordered():
+    """A ``set`` node lets code generation pick any order: a dependence between two
+    of its children that outer bands leave unordered is a violation."""
+    from polysched.scop import extract
+
+    (scop,) = extract(KERNELS / "gemm.c")
+    deps = analyze(scop)
+    text = ('{ domain: "%s", child: { schedule: "[{ S0[i, j] -> [(i)]; S1[i, k, j] -> [(i)] }]", '
+            'child: { %s: [ { filter: "{ S0[i, j] }", child: { schedule: '
+            '"[{ S0[i, j] -> [(j)] }]" } }, { filter: "{ S1[i, k, j] }", child: { schedule: '
+            '"[{ S1[i, k, j] -> [(k)] }, { S1[i, k, j] -> [(j)] }]" } } ] } } }')
+    assert check(scop, deps, text % (scop.domain, "sequence")).legal
+    result = check(scop, deps, text % (scop.domain, "set"))
+    assert not result.legal
+    assert {(v.source, v.sink) for v in result.violations} == {("S0", "S1")}
+    # Unordered children under the t loop of jacobi-1d: S0 -> S1 at equal t.
+    (jac,) = extract(KERNELS / "jacobi-1d.c")
+    jdeps = analyze(jac)
+    text = ('{ domain: "%s", child: { schedule: "[{ S0[t, i] -> [(t)]; S1[t, i] -> [(t)] }]", '
+            'child: { set: [ { filter: "{ S0[t, i] }" }, { filter: "{ S1[t, i] }" } ] } } }')
+    assert not check(jac, jdeps, text % jac.domain).legal

@@ -318,6 +318,39 @@ def _analyze_band(node: isl.ScheduleNode, path: tuple[int, ...],
                     claimed_coincident=[bool(node.band_member_get_coincident(k)) for k in range(n)])
 
 
+def _set_node_violations(tree: isl.Schedule, deps: Dependences, maps: dict[str, isl.Map],
+                         context: isl.Set) -> list[Violation]:
+    """Dependences between different children of a ``set`` node that the outer bands
+    leave unordered: isl may generate the children in any order, so these count as
+    violated even though the flattened map happens to order the children."""
+    found: list[Violation] = []
+
+    def visit(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.set:
+            prefix = node.get_prefix_schedule_union_map()
+            same_time = prefix.apply_range(prefix.reverse())
+            filters = [node.child(k).filter_get_filter() for k in range(node.n_children())]
+            for kind in VALIDITY_KINDS:
+                for rec in deps.pairs(kind):
+                    relation = _plain(rec.relation)
+                    for a, fa in enumerate(filters):
+                        for b, fb in enumerate(filters):
+                            if a == b:
+                                continue
+                            bad = isl.UnionMap.from_map(relation).intersect_domain(fa) \
+                                .intersect_range(fb).intersect(same_time)
+                            if bad.is_empty():
+                                continue
+                            violated = _maps_of(bad)[0].coalesce()
+                            found.append(Violation(kind, rec.source, rec.sink, rec.relation,
+                                                   violated, _witness(violated, maps, context)))
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(tree.get_root())
+    return found
+
+
 def check(scop, deps: Dependences, schedule) -> Legality:
     """Is ``schedule`` legal for ``scop``? ``schedule``: ``isl.Schedule``, a schedule
     map ``isl.UnionMap`` ``{ S[i, j] -> [t0, ...] }`` (statements may have different
@@ -336,6 +369,8 @@ def check(scop, deps: Dependences, schedule) -> Legality:
             violated = violated.coalesce()
             violations.append(Violation(kind, rec.source, rec.sink, rec.relation, violated,
                                         _witness(violated, maps, _plain(scop.context))))
+    if isinstance(schedule, isl.Schedule) or isinstance(schedule, str):
+        violations += _set_node_violations(tree, deps, maps, _plain(scop.context))
     umap = None
     for m in maps.values():
         um = isl.UnionMap.from_map(m)
