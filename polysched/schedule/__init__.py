@@ -12,6 +12,7 @@ from __future__ import annotations
 import islpy as isl
 
 from .describe import describe_schedule
+from .edges import access_conflicts
 from .legality import violated_dependences
 from .options import ScheduleError, ScheduleOptions
 from .peers import isl_schedule
@@ -36,7 +37,8 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         return isl_schedule(domain, scop.context, validity, proximity, options)
     order = [s.name for s in scop.statements]
     return pluto_schedule(domain, scop.context, validity, proximity, options,
-                          statement_order=order, stats=stats)
+                          statement_order=order, stats=stats,
+                          conflicts=access_conflicts(scop.statements))
 
 
 __all__ = ["ScheduleError", "ScheduleOptions", "compute", "describe_schedule", "violated_dependences"]

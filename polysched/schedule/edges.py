@@ -73,7 +73,9 @@ def farkas_cone(relation: isl.BasicMap) -> list[ConeRow]:
     Existentially quantified variables are dropped first: that over-approximates the
     polyhedron, so the forms we accept stay non-negative on the exact relation.
     """
-    bset = relation.remove_divs().wrap()
+    # Redundant constraints make the dual computation explode (a 4-d stencil dependence
+    # intersected again with its domain: 9 s -> 0.05 s once they are removed).
+    bset = relation.remove_divs().remove_redundancies().wrap()
     cone = bset.coefficients()
     if cone.dim(isl.dim_type.div):  # never seen in practice; stay sound
         cone = cone.remove_divs()
@@ -85,16 +87,60 @@ def farkas_cone(relation: isl.BasicMap) -> list[ConeRow]:
     return rows
 
 
-def edges_from(relation: isl.UnionMap, context: isl.Set, kind: str = "validity") -> list[Edge]:
+def access_conflicts(statements) -> dict[tuple[str, str], list[isl.Map]]:
+    """For each statement pair (S, T), the relations ``{ S[s] -> T[t] }`` of instance pairs
+    touching the same element through one pair of references to the same array.
+
+    ``statements``: objects with ``name`` and ``accesses`` (``array``, ``relation``), as in
+    polysched.scop.model.
+    """
+    out: dict[tuple[str, str], list[isl.Map]] = {}
+    for s in statements:
+        for t in statements:
+            pairs = []
+            for a in s.accesses:
+                for b in t.accesses:
+                    if a.array == b.array:
+                        pairs.append(a.relation.apply_range(b.relation.reverse()))
+            out[(s.name, t.name)] = pairs
+    return out
+
+
+def edges_from(relation: isl.UnionMap, context: isl.Set, kind: str = "validity",
+               conflicts: dict[tuple[str, str], list[isl.Map]] | None = None) -> list[Edge]:
     """Split ``[N] -> { S[s] -> T[t] : ... }`` into convex, non-empty edges (params
-    restricted to ``context``, which also fixes the parameter order)."""
+    restricted to ``context``, which also fixes the parameter order).
+
+    With ``conflicts`` (see `access_conflicts`), each dependence is first split per pair
+    of references. Why: a coalesced union such as ``{ x -> x + e_k : k = 0..3 }`` is one
+    basic map whose *rational* relaxation contains points like ``d = (-1/2, 1/2, 1/2, 1/2)``
+    that no integer pair reaches, and Farkas' lemma works on the rational polyhedron: it
+    would reject the hyperplane ``i0`` although every actual distance is ``>= 0``. One
+    reference pair gives one exact equality-defined piece. The pieces cover the relation
+    (every dependent pair touches a common element through some reference pair).
+    """
     relation = relation.align_params(context.get_space()).intersect_params(context).coalesce()
     edges = []
     for m in maps_of(relation):
         src = m.get_tuple_name(isl.dim_type.in_)
         snk = m.get_tuple_name(isl.dim_type.out)
-        for bm in m.get_basic_maps():
-            if not bm.is_empty():
+        pieces = [m]
+        if conflicts is not None and conflicts.get((src, snk)):
+            pieces = []
+            for pair in conflicts[(src, snk)]:
+                pair = pair.align_params(m.get_space())
+                piece = m.intersect(pair).coalesce()
+                if not piece.is_empty():
+                    pieces.append(piece)
+        seen = []
+        for piece in pieces:
+            for bm in piece.get_basic_maps():
+                if bm.is_empty():
+                    continue
+                bm = bm.remove_redundancies()
+                if any(bm.is_equal(other) for other in seen):
+                    continue
+                seen.append(bm)
                 edges.append(Edge(src, snk, bm, kind))
     return edges
 

@@ -248,22 +248,26 @@ def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, dims, params) -> 
 def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMap,
                    proximity: isl.UnionMap | None, options: ScheduleOptions,
                    statement_order: list[str] | None = None,
-                   stats: dict | None = None) -> isl.Schedule:
+                   stats: dict | None = None, conflicts=None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
-    only guides locality. Returns the isl schedule tree (see module doc)."""
+    only guides locality. ``conflicts``: per statement pair, the same-element relations of
+    each reference pair (``edges.access_conflicts``), to split dependences into exact
+    pieces. Returns the isl schedule tree (see module doc)."""
     sets = sets_of(domain)
     dims = {s.get_tuple_name(): s.dim(isl.dim_type.set) for s in sets}
     stmts = [s for s in (statement_order or []) if s in dims]
     stmts += sorted(s for s in dims if s not in stmts)
     params = [context.get_dim_name(isl.dim_type.param, k) for k in range(context.dim(isl.dim_type.param))]
     domain = domain.align_params(context.get_space())
-    edges = edges_from(validity.intersect_domain(domain).intersect_range(domain), context, "validity")
+    edges = edges_from(validity.intersect_domain(domain).intersect_range(domain), context,
+                       "validity", conflicts)
     prox = []
     if proximity is not None and options.rar:
         # Proximity edges that are not validity ones (input dependences) only guide locality.
         extra = proximity.subtract(validity)
-        prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context, "proximity")
+        prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context,
+                          "proximity", conflicts)
     problem = _Problem(stmts, dims, params, options)
     scheduler = _Scheduler(problem)
     tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
