@@ -1,0 +1,62 @@
+"""``polysched schedule``: tree in isl notation, per-statement table, exit statuses."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import islpy as isl
+import pytest
+
+from polysched.cli import main
+
+KERNELS = Path(__file__).resolve().parents[1] / "polysched" / "bench" / "kernels"
+
+
+def run(capsys, *argv):
+    status = main(["schedule", *map(str, argv)])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_jacobi_1d_table_and_tree(capsys):
+    status, out, _ = run(capsys, KERNELS / "jacobi-1d.c", "-D", "MINI_DATASET")
+    assert status == 0
+    tree_line = next(line for line in out.splitlines() if line.startswith("{ domain:"))
+    tree = isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, tree_line)  # valid isl notation
+    assert tree.get_root().child(0).band_get_permutable()
+    assert "S0: (t, 2t + i, 0)" in out
+    assert "S1: (t, 1 + 2t + i, 1)" in out
+    assert "band 0 [S0, S1] depth 0: permutable" in out
+    assert "legal: yes" in out
+
+
+@pytest.mark.parametrize("scheduler", ["isl", "identity"])
+def test_peers_print_legal_schedules(capsys, scheduler):
+    status, out, _ = run(capsys, KERNELS / "gemm.c", "--scheduler", scheduler, "--fuse", "max")
+    assert status == 0 and "legal: yes" in out and f"scheduler {scheduler}" in out
+
+
+def test_gemm_parallel_members(capsys):
+    status, out, _ = run(capsys, KERNELS / "gemm.c", "--fuse", "max")
+    assert status == 0
+    assert "member 0: parallel" in out and "member 1: parallel" in out
+    assert "member 2: sequential" in out
+
+
+def test_reversal_needs_negative_flag(capsys):
+    status, _, err = run(capsys, KERNELS / "adi.c")
+    assert status == 2 and "negative coefficients" in err and "Traceback" not in err
+    status, out, _ = run(capsys, KERNELS / "adi.c", "--negative")
+    assert status == 0 and "legal: yes" in out
+
+
+def test_bad_c_input_is_one_line_error(capsys, tmp_path):
+    bad = tmp_path / "bad.c"
+    bad.write_text("void f(int n, double A[10]) {\n#pragma scop\n  while (n) A[0] = 1;\n#pragma endscop\n}\n")
+    status, _, err = run(capsys, bad)
+    assert status == 2
+    assert err.count("\n") == 1 and "error" in err
+
+
+def test_bad_coefficient_bound(capsys):
+    status, _, err = run(capsys, KERNELS / "gemm.c", "--coefficient-bound", "0")
+    assert status == 2 and "coefficient_bound" in err
