@@ -183,6 +183,9 @@ def test_the_suite_covers_the_front_end_variety():
         for f in funcs:
             assert f + "(" in regions[name], (name, f)
     assert "MAX(" in regions["nussinov"] and "if (j - 1 >= 0)" in regions["nussinov"]
+    for kernel in suite.kernels():
+        if kernel.category == "stencils":  # all time-iterated: the step count is TSTEPS
+            assert "TSTEPS" in kernel.sizes["MINI"], kernel.name
 
 
 # ------------------------------------------------------------------ compile and run

@@ -79,7 +79,7 @@ _SIZES: dict[str, dict[str, tuple[int, int, int, int, int]]] = {
     "deriche": {"W": (64, 192, 720, 4096, 7680), "H": (64, 128, 480, 2160, 4320)},
     "doitgen": {"NQ": (8, 20, 40, 200, 250), "NR": (10, 25, 50, 220, 270), "NP": (12, 30, 60, 256, 320)},
     "durbin": {"N": (40, 120, 400, 20000, 40000)},
-    "fdtd-2d": {"TMAX": (20, 40, 100, 500, 1000), "NX": (20, 60, 200, 1000, 2000), "NY": (30, 80, 240, 1200, 2600)},
+    "fdtd-2d": {"TSTEPS": (20, 40, 100, 500, 1000), "NX": (20, 60, 200, 1000, 2000), "NY": (30, 80, 240, 1200, 2600)},
     "floyd-warshall": {"N": (60, 180, 500, 1600, 3200)},
     "gemm": {"NI": (20, 60, 200, 1000, 2000), "NJ": (25, 70, 220, 1100, 2300), "NK": (30, 80, 240, 1200, 2600)},
     "gemver": {"N": (40, 120, 400, 8000, 12000)},
@@ -176,7 +176,7 @@ _FLOPS: dict[str, tuple[str, Callable[[Mapping[str, int]], float]]] = {
     # per time step, half step and interior point: p 3 flops, q 12, back substitution 2.
     "adi": ("stencils", lambda s: s["TSTEPS"] * 2 * (s["N"] - 2) ** 2 * 17),
     # per step: ey 3 flops on (NX-1)*NY points, ex 3 on NX*(NY-1), hz 5 on (NX-1)*(NY-1).
-    "fdtd-2d": ("stencils", lambda s: s["TMAX"] * (3 * (s["NX"] - 1) * s["NY"] + 3 * s["NX"] * (s["NY"] - 1)
+    "fdtd-2d": ("stencils", lambda s: s["TSTEPS"] * (3 * (s["NX"] - 1) * s["NY"] + 3 * s["NX"] * (s["NY"] - 1)
                                                    + 5 * (s["NX"] - 1) * (s["NY"] - 1))),
     # 15 flops per interior point, two sweeps per step.
     "heat-3d": ("stencils", lambda s: 2 * 15 * s["TSTEPS"] * (s["N"] - 2) ** 3),

@@ -4,7 +4,7 @@
  * Part of the polysched benchmark suite; written for polysched from the
  * mathematical definition, following the conventions of PolyBench/C.
  * Datasets: -D{MINI,SMALL,MEDIUM,LARGE,EXTRALARGE}_DATASET (default LARGE);
- * every size macro can also be set alone, e.g. -DTMAX=37.
+ * every size macro can also be set alone, e.g. -DTSTEPS=37.
  * -DPOLYSCHED_DUMP prints the output arrays to stdout. */
 #ifndef _POSIX_C_SOURCE
 #  define _POSIX_C_SOURCE 200809L
@@ -20,8 +20,8 @@
 #endif
 
 #ifdef MINI_DATASET
-#  ifndef TMAX
-#    define TMAX 20
+#  ifndef TSTEPS
+#    define TSTEPS 20
 #  endif
 #  ifndef NX
 #    define NX 20
@@ -30,8 +30,8 @@
 #    define NY 30
 #  endif
 #elif defined(SMALL_DATASET)
-#  ifndef TMAX
-#    define TMAX 40
+#  ifndef TSTEPS
+#    define TSTEPS 40
 #  endif
 #  ifndef NX
 #    define NX 60
@@ -40,8 +40,8 @@
 #    define NY 80
 #  endif
 #elif defined(MEDIUM_DATASET)
-#  ifndef TMAX
-#    define TMAX 100
+#  ifndef TSTEPS
+#    define TSTEPS 100
 #  endif
 #  ifndef NX
 #    define NX 200
@@ -50,8 +50,8 @@
 #    define NY 240
 #  endif
 #elif defined(LARGE_DATASET)
-#  ifndef TMAX
-#    define TMAX 500
+#  ifndef TSTEPS
+#    define TSTEPS 500
 #  endif
 #  ifndef NX
 #    define NX 1000
@@ -60,8 +60,8 @@
 #    define NY 1200
 #  endif
 #elif defined(EXTRALARGE_DATASET)
-#  ifndef TMAX
-#    define TMAX 1000
+#  ifndef TSTEPS
+#    define TSTEPS 1000
 #  endif
 #  ifndef NX
 #    define NX 2000
@@ -105,12 +105,12 @@ static double sum_double(const double *p, size_t n)
 #endif
 
 static void kernel_fdtd_2d(double ex[NX][NY], double ey[NX][NY], double hz[NX][NY],
-                           double source[TMAX])
+                           double source[TSTEPS])
 {
   int t, i, j;
 
 #pragma scop
-  for (t = 0; t < TMAX; t++) {
+  for (t = 0; t < TSTEPS; t++) {
     for (j = 0; j < NY; j++)
       ey[0][j] = source[t];
     for (i = 1; i < NX; i++)
@@ -131,12 +131,12 @@ int main(void)
   double (*ex)[NY] = xmalloc(sizeof(double) * (size_t)NX * (size_t)NY);
   double (*ey)[NY] = xmalloc(sizeof(double) * (size_t)NX * (size_t)NY);
   double (*hz)[NY] = xmalloc(sizeof(double) * (size_t)NX * (size_t)NY);
-  double *source = xmalloc(sizeof(double) * (size_t)TMAX);
+  double *source = xmalloc(sizeof(double) * (size_t)TSTEPS);
   struct timespec t0, t1;
 
   int i, j;
-  for (i = 0; i < TMAX; i++)
-    source[i] = (double)i / TMAX;
+  for (i = 0; i < TSTEPS; i++)
+    source[i] = (double)i / TSTEPS;
   for (i = 0; i < NX; i++)
     for (j = 0; j < NY; j++) {
       ex[i][j] = ((double)i * (j + 1)) / NX;
