@@ -135,16 +135,15 @@ def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | 
     map (``[N] -> { S[i, j] -> [j, i] }``) from its isl text."""
     ctx = ctx or isl.DEFAULT_CONTEXT
     text = text.strip()
-    errors = []
     if "domain" in text:
         try:
             return isl.Schedule.read_from_str(ctx, text)
-        except isl.Error as err:
-            errors.append(str(err))
+        except isl.Error:
+            pass
     try:
         return isl.UnionMap.read_from_str(ctx, text)
-    except isl.Error as err:
-        errors.append(str(err))
+    except isl.Error:
+        pass
     raise ScheduleError(f"cannot parse {text!r} as an isl schedule tree or schedule map")
 
 
@@ -155,7 +154,8 @@ def _to_tree(domain: isl.UnionSet, schedule_map: dict[str, isl.Map]) -> isl.Sche
         um = isl.UnionMap.from_map(m)
         umap = um if umap is None else umap.union(um)
     sched = isl.Schedule.from_domain(domain)
-    if umap is not None and umap.is_empty() is False and next(iter(schedule_map.values())).dim(isl.dim_type.out) > 0:
+    n_dims = next(iter(schedule_map.values())).dim(isl.dim_type.out) if schedule_map else 0
+    if umap is not None and not umap.is_empty() and n_dims > 0:
         sched = sched.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(umap))
     return sched
 
