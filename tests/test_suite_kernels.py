@@ -220,6 +220,30 @@ def test_mini_dump_is_finite_and_not_constant(name):
 
 
 @pytest.mark.parametrize("name", ALL)
+def test_every_output_array_is_changed_by_the_kernel(name, tmp_path):
+    """Dump once more with the kernel call removed from main: every dumped array must
+    differ. Catches a kernel whose inputs are a fixed point of its computation (e.g. a
+    stencil started from a linear field), which would hide a wrongly scheduled kernel."""
+    kernel = suite.get(name)
+    text = kernel.path.read_text()
+    main_at = text.index("\nint main(void)")
+    call = re.compile(rf"^  {kernel.function_name}\(.*\);$", re.MULTILINE)
+    assert len(call.findall(text, main_at)) == 1
+    skipped = tmp_path / f"{name}-no-kernel.c"
+    skipped.write_text(text[:main_at] + call.sub("  /* kernel call removed */", text[main_at:]))
+    exe = tmp_path / "no-kernel"
+    proc = subprocess.run([CC, "-O2", "-Wno-unknown-pragmas", "-DMINI_DATASET", "-DPOLYSCHED_DUMP",
+                           str(skipped), "-o", str(exe), "-lm"], capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    before = parse_dump(run(exe).stdout)
+    build_variants(name)
+    after = dumped(name, "MINI")
+    assert before.keys() == after.keys()
+    unchanged = [a for a in after if np.array_equal(before[a], after[a])]
+    assert not unchanged, f"{name}: the kernel leaves {unchanged} as initialised"
+
+
+@pytest.mark.parametrize("name", ALL)
 def test_mini_and_small_give_different_outputs(name):
     build_variants(name)
     mini, small = dumped(name, "MINI"), dumped(name, "SMALL")
@@ -259,8 +283,9 @@ def test_atax_matches_numpy():
 def test_jacobi_1d_matches_numpy():
     s = _mini("jacobi-1d")
     n = s["N"]
-    A = (np.arange(n) + 2.0) / n
-    B = (np.arange(n) + 3.0) / n
+    i = np.arange(n)
+    A = ((i * i + 3 * i + 2) % 29) / 29.0
+    B = ((i * i + 5 * i + 3) % 31) / 31.0
     for _ in range(s["TSTEPS"]):
         B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
         A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])

@@ -109,9 +109,11 @@ int main(void)
   struct timespec t0, t1;
 
   int i;
+  /* Not linear in i: a linear start would be a fixed point of the averaging, and a
+     wrongly scheduled kernel would print the right answer. */
   for (i = 0; i < N; i++) {
-    A[i] = ((double)i + 2.0) / N;
-    B[i] = ((double)i + 3.0) / N;
+    A[i] = (double)((i * i + 3 * i + 2) % 29) / 29.0;
+    B[i] = (double)((i * i + 5 * i + 3) % 31) / 31.0;
   }
 
   clock_gettime(CLOCK_MONOTONIC, &t0);

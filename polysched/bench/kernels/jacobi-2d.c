@@ -113,8 +113,8 @@ int main(void)
   int i, j;
   for (i = 0; i < N; i++)
     for (j = 0; j < N; j++) {
-      A[i][j] = ((double)i * (j + 2) + 2) / N;
-      B[i][j] = ((double)i * (j + 3) + 3) / N;
+      A[i][j] = (double)((i * i + j * (j + 3) + 2) % 37) / 37.0;
+      B[i][j] = (double)((3 * i * j + j + 3) % 41) / 41.0;
     }
 
   clock_gettime(CLOCK_MONOTONIC, &t0);
