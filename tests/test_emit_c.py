@@ -628,3 +628,92 @@ def test_marks_on_the_same_loop_combine(tmp_path):
     body = region(new)
     assert re.search(r"#pragma omp parallel for simd\n\s*for \(int c0 = ", body)
     assert "ivdep dropped" in body and "#pragma GCC ivdep" not in body
+
+
+# -- domain lifting (floor-free schedules for isl's AST generator) -------------------------
+
+from polysched.emit_c.lift import _lifting_map, has_integer_division, lift_schedule  # noqa: E402
+
+JACOBI1D = r"""#include <stdio.h>
+#ifndef T
+#define T 7
+#endif
+#ifndef N
+#define N 41
+#endif
+static double A[N], B[N];
+int main(void) {
+  int t, i;
+  for (i = 0; i < N; i++) { A[i] = (i * 5 % 7) + 0.25; B[i] = 0; }
+#pragma scop
+  for (t = 0; t < T; t++) {
+    for (i = 1; i < N - 1; i++)
+      B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);
+    for (i = 1; i < N - 1; i++)
+      A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1]);
+  }
+#pragma endscop
+  for (i = 0; i < N; i++) printf("%.17g\n", A[i]);
+  return 0;
+}
+"""
+
+
+def jacobi1d_scop() -> Scop:
+    return make_scop(
+        JACOBI1D, ["T", "N"], "[T, N] -> { : T >= 1 and N >= 1 }",
+        [("S0", ["t", "i"], "[T, N] -> { S0[t, i] : 0 <= t < T and 0 < i < N - 1 }",
+          "B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);"),
+         ("S1", ["t", "i"], "[T, N] -> { S1[t, i] : 0 <= t < T and 0 < i < N - 1 }",
+          "A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1]);")],
+        "[T, N] -> { S0[t, i] -> [t, 0, i]; S1[t, i] -> [t, 1, i] }",
+    )
+
+
+def wavefront_tiled_jacobi(size: int) -> isl.Schedule:
+    """Skew (t, 2t + i), tile by ``size``, wavefront over tiles (T0 + T1, T1), with marks:
+    what the tiling stage produces for jacobi-1d (the outer dimension is a sum of floors)."""
+    scop = jacobi1d_scop()
+    dom = scop.domain
+    s0, s1 = "2t + i", "1 + 2t + i"
+    bands = [
+        f"{{ S0[t, i] -> [floor(t/{size}) + floor(({s0})/{size})]; S1[t, i] -> [floor(t/{size}) + floor(({s1})/{size})] }}",
+        f"{{ S0[t, i] -> [floor(({s0})/{size})]; S1[t, i] -> [floor(({s1})/{size})] }}",
+        "{ S0[t, i] -> [t]; S1[t, i] -> [t] }",
+        f"{{ S0[t, i] -> [{s0}]; S1[t, i] -> [{s1}] }}",
+    ]
+    sched = isl.Schedule.from_domain(dom)
+    leaf = sched.get_root().child(0)
+    filters = isl.UnionSetList.alloc(dom.get_ctx(), 2).add(isl.UnionSet("[T, N] -> { S0[t, i] }").intersect(dom))
+    filters = filters.add(isl.UnionSet("[T, N] -> { S1[t, i] }").intersect(dom))
+    sched = leaf.insert_sequence(filters).get_schedule()
+    for band in reversed(bands):
+        umap = isl.UnionMap("[T, N] -> " + band).intersect_domain(dom)
+        sched = sched.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(umap))
+    node = sched.get_root().child(0).child(0).insert_mark(isl.Id("parallel"))  # above the T1 band
+    node = node.child(0).child(0).child(0).insert_mark(isl.Id("unroll 4"))
+    return node.get_schedule()
+
+
+@pytest.mark.parametrize("size", [4, 256])
+def test_wavefront_over_skewed_tiles(size, tmp_path):
+    scop = jacobi1d_scop()
+    sched = wavefront_tiled_jacobi(size)
+    assert has_integer_division(sched)
+    new = check_same_output(scop, sched, tmp_path, flags=("-fopenmp",))
+    assert "#pragma omp parallel for" in new and "#pragma GCC unroll 4" in new
+    for defines in (["-DT=1", "-DN=3"], ["-DT=13", "-DN=300"]):
+        assert compile_and_run(new, tmp_path, "new_d", ["-fopenmp", *defines]) == \
+            compile_and_run(scop.source, tmp_path, "orig_d", ["-fopenmp", *defines])
+
+
+def test_lifting_preserves_the_schedule():
+    """isl oracle: { S[i] -> S[i, b] } followed by the lifted schedule is the original
+    schedule map, for a wavefront, a tiling with marks and a plain sequence."""
+    scop = matmul_scop()
+    tiled = tile_band(scop.schedule.get_root().child(0), [4, 5, 3]).insert_mark(isl.Id("parallel")).get_schedule()
+    for sched in (wavefront_tiled_jacobi(8), tiled, matvec_scop().schedule):
+        lifting, _ = _lifting_map(sched)
+        lifted = lift_schedule(sched)
+        assert lifting.apply_range(lifted.get_map()).is_equal(sched.get_map())
+        assert not has_integer_division(lifted)

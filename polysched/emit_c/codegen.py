@@ -22,6 +22,7 @@ from polysched.scop.model import Scop, Statement
 
 from .body import substitute
 from .expr import ExprPrinter, Helpers
+from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 
@@ -35,13 +36,16 @@ class EmitOptions:
     ``indent``: one indentation step; ``iterator_type``: C type of the new loop
     iterators; ``iterator_prefixes``: tried in order, the first whose names ``p0,
     p1, ...`` are all unused in the file wins; ``explain_dropped_pragmas``: leave a
-    comment where a mark could not become a pragma (degenerate or non-canonical loop).
+    comment where a mark could not become a pragma (degenerate or non-canonical loop);
+    ``lift_divisions``: give isl a schedule without floor/mod (see lift.py; same
+    execution order, far faster AST generation for wavefronts over tiles).
     """
 
     indent: str = "  "
     iterator_type: str = "int"
     iterator_prefixes: tuple[str, ...] = ("c", "t", "ps_c")
     explain_dropped_pragmas: bool = True
+    lift_divisions: bool = True
 
 
 def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None) -> str:
@@ -83,9 +87,14 @@ class _RegionPrinter:
         taken = set(scop.identifiers) | identifiers_in(scop.source)
         self.names = NameAllocator(taken)
         self.schedule, self.marks = retag_marks(schedule)
+        self.lifted = options.lift_divisions and has_integer_division(self.schedule)
+        if self.lifted:
+            self.schedule = lift_schedule(self.schedule)
         # isl also scans the leaf domains of a partial schedule with loops of its own,
         # one per statement dimension at most: name those too
-        leaf_dims = max((s.domain.dim(isl.dim_type.set) for s in scop.statements), default=0)
+        domain_sets: list[isl.Set] = []
+        self.schedule.get_domain().foreach_set(domain_sets.append)
+        leaf_dims = max((s.dim(isl.dim_type.set) for s in domain_sets), default=0)
         count = max(schedule_depth(self.schedule) + leaf_dims, 1)
         self.iterators = self.names.fresh_family(list(options.iterator_prefixes), count)
         self.depth_of = {name: d for d, name in enumerate(self.iterators)}
@@ -146,11 +155,13 @@ class _RegionPrinter:
         if stmt is None:
             raise ValueError(f"schedule instance of unknown statement {name!r}")
         arg_exprs = [call.get_op_arg(k) for k in range(1, call.get_op_n_arg())]
-        args = [self.expr(e) for e in arg_exprs]
-        if len(args) != len(stmt.iterators):
+        if self.lifted:  # S(i..., b...): the original iterators come first
+            arg_exprs = arg_exprs[: len(stmt.iterators)]
+        if len(arg_exprs) != len(stmt.iterators):
             raise ValueError(
-                f"statement {name} has iterators {stmt.iterators} but the AST passes {len(args)} arguments"
+                f"statement {name} has iterators {stmt.iterators} but the AST passes {len(arg_exprs)} arguments"
             )
+        args = [self.expr(e) for e in arg_exprs]
         additive = {it for it, e in zip(stmt.iterators, arg_exprs) if self.expr.is_additive(e)}
         text = substitute(stmt.body.strip(), dict(zip(stmt.iterators, args)), additive)
         pad = self.pad(level)
