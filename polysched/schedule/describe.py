@@ -121,6 +121,11 @@ class _Describer:
             self.visit(node.child(i), deps, depth + 1)
 
 
+def _natural(item):
+    """S2 before S10."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", item[0])]
+
+
 def describe_schedule(schedule: isl.Schedule, deps=None,
                       iterators: dict[str, list[str]] | None = None) -> str:
     """Per-statement hyperplanes, then bands (permutable, parallel members, satisfied
@@ -128,5 +133,5 @@ def describe_schedule(schedule: isl.Schedule, deps=None,
     d = _Describer(deps, iterators)
     d.visit(schedule.get_root(), dict(d.kinds), 0)
     width = max((len(s) for s in d.rows), default=0)
-    head = [f"{s:{width}s}: ({', '.join(row)})" for s, row in sorted(d.rows.items())]
+    head = [f"{s:{width}s}: ({', '.join(row)})" for s, row in sorted(d.rows.items(), key=_natural)]
     return "\n".join(head + d.lines)

@@ -205,39 +205,51 @@ class _Scheduler:
 
 
 # -- isl schedule tree ----------------------------------------------------------------
-def _expr(coefficients: list[int], shift: int) -> str:
-    terms = [f"{c}*i{k}" for k, c in enumerate(coefficients) if c]
+def _expr(coefficients: list[int], shift: int, names: list[str]) -> str:
+    terms = [f"{c}*{names[k]}" for k, c in enumerate(coefficients) if c]
     return " + ".join(terms + [str(shift)]) if terms else str(shift)
 
 
-def _band_mupa(band: Band, stmts: list[str], dims: dict[str, int], params: list[str]) -> isl.MultiUnionPwAff:
+def _iterator_names(domain: isl.UnionSet, dims: dict[str, int], params: list[str]) -> dict[str, list[str]]:
+    """The domain's own dimension names (``S[t, i]``) where usable, else ``i0, i1, ...``:
+    the band schedules then read ``S[t, i] -> [(2t + i)]``."""
+    out = {}
+    for s in sets_of(domain):
+        name = s.get_tuple_name()
+        names = [s.get_dim_name(isl.dim_type.set, k) for k in range(dims[name])]
+        ok = all(n and n.isidentifier() and n not in params for n in names) and len(set(names)) == len(names)
+        out[name] = names if ok else [f"i{k}" for k in range(dims[name])]
+    return out
+
+
+def _band_mupa(band: Band, stmts: list[str], names: dict[str, list[str]], params: list[str]) -> isl.MultiUnionPwAff:
     pieces = []
     for h in band.members:
         entries = []
         for s in stmts:
-            iters = ", ".join(f"i{k}" for k in range(dims[s]))
-            entries.append(f"{s}[{iters}] -> [({_expr(h.coefficients[s], h.shifts[s])})]")
+            expr = _expr(h.coefficients[s], h.shifts[s], names[s])
+            entries.append(f"{s}[{', '.join(names[s])}] -> [({expr})]")
         pieces.append("{ " + "; ".join(entries) + " }")
     return isl.MultiUnionPwAff(f"[{', '.join(params)}] -> [" + ", ".join(pieces) + "]")
 
 
-def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, dims, params) -> isl.Schedule:
+def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, names, params) -> isl.Schedule:
     """The isl schedule tree of ``node`` over ``domain`` (restricted to ``stmts``)."""
-    names = set(stmts)
+    keep = set(stmts)
     sub = isl.UnionSet.empty(domain.get_space())
     for s in sets_of(domain):
-        if s.get_tuple_name() in names:
+        if s.get_tuple_name() in keep:
             sub = sub.union(isl.UnionSet.from_set(s))
     if isinstance(node, Leaf):
         return isl.Schedule.from_domain(sub)
     if isinstance(node, Sequence):
         result = None
         for part, child in node.parts:
-            sched = to_isl(child, part, domain, dims, params)
+            sched = to_isl(child, part, domain, names, params)
             result = sched if result is None else result.sequence(sched)
         return result
-    child = to_isl(node.child, stmts, domain, dims, params)
-    sched = child.insert_partial_schedule(_band_mupa(node, stmts, dims, params))
+    child = to_isl(node.child, stmts, domain, names, params)
+    sched = child.insert_partial_schedule(_band_mupa(node, stmts, names, params))
     band = sched.get_root().child(0)
     band = band.band_set_permutable(1 if node.permutable else 0)
     for k, flag in enumerate(node.coincident):
@@ -273,4 +285,4 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
     if stats is not None:
         stats.update(problem.stats)
-    return to_isl(tree, stmts, domain, dims, params)
+    return to_isl(tree, stmts, domain, _iterator_names(domain, dims, params), params)
