@@ -103,6 +103,9 @@ def test_registry_lists_30_classic_and_5_ml_kernels():
         assert k.path.is_file() and k.path.name == f"{k.name}.c"
         assert set(k.sizes) == set(suite.DATASETS)
         assert k.define_flag("MINI") == "-DMINI_DATASET"
+    assert len({k: k.name for k in suite.kernels()}) == 35  # usable as dict keys
+    with pytest.raises(TypeError):
+        suite.get("gemm").sizes["MINI"]["NI"] = 3  # read-only
 
 
 def test_get_unknown_kernel_lists_the_names():

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import pathlib
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Callable, Mapping
 
 DATASETS = ("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")
@@ -38,9 +39,13 @@ class Kernel:
     name: str
     category: str
     path: pathlib.Path
-    sizes: Mapping[str, Mapping[str, int]]
+    sizes: Mapping[str, Mapping[str, int]]  # read-only: dataset -> {macro: value}
     flops_fn: Callable[[Mapping[str, int]], float]
     classic: bool
+
+    def __hash__(self) -> int:
+        # The fields hold mappings and functions; the name identifies a kernel.
+        return hash(self.name)
 
     @property
     def function_name(self) -> str:
@@ -210,8 +215,8 @@ CLASSIC = (
 def _build() -> dict[str, Kernel]:
     table = {}
     for name, (category, flops_fn) in _FLOPS.items():
-        sizes = {ds: {macro: values[k] for macro, values in _SIZES[name].items()}
-                 for k, ds in enumerate(DATASETS)}
+        sizes = MappingProxyType({ds: MappingProxyType({macro: values[k] for macro, values in _SIZES[name].items()})
+                                  for k, ds in enumerate(DATASETS)})
         table[name] = Kernel(name=name, category=category,
                              path=KERNEL_DIR / f"{name}.c", sizes=sizes,
                              flops_fn=flops_fn, classic=name in CLASSIC)
