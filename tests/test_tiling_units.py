@@ -1,0 +1,113 @@
+"""Small parts of polysched.tiling: cache sizes, reduction patterns, liveness after the
+scop, stride classes, point order."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from polysched.tiling.cache import FALLBACK_L1D, FALLBACK_L2, FALLBACK_L3, cache_sizes, parse_size
+from polysched.tiling.scalars import reduction_operator, used_after_scop
+from polysched.tiling.stride import Stride, classify, point_order
+from test_tiling_support import PRIVATE, scop_of
+
+
+@pytest.mark.parametrize("text,value", [("48K", 48 * 1024), ("1024K", 1 << 20), ("32M", 32 << 20),
+                                        ("512", 512), ("junk", None)])
+def test_parse_size(text, value):
+    assert parse_size(text) == value
+
+
+def test_cache_sizes_from_a_sysfs_tree(tmp_path):
+    for index, (level, kind, size) in enumerate([("1", "Data", "48K"), ("1", "Instruction", "32K"),
+                                                 ("2", "Unified", "2048K")]):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(level + "\n")
+        (folder / "type").write_text(kind + "\n")
+        (folder / "size").write_text(size + "\n")
+    sizes = cache_sizes(tmp_path)
+    assert (sizes.l1d, sizes.l2, sizes.l3) == (48 * 1024, 2048 * 1024, FALLBACK_L3)
+
+
+def test_cache_sizes_fallbacks(tmp_path):
+    sizes = cache_sizes(tmp_path / "missing")
+    assert (sizes.l1d, sizes.l2, sizes.l3) == (FALLBACK_L1D, FALLBACK_L2, FALLBACK_L3)
+
+
+@pytest.mark.parametrize("body,op", [
+    ("s += A[i] * B[i];", "+"),
+    ("s -= A[i];", "+"),
+    ("s *= x[i];", "*"),
+    ("s = s + A[i][j] * 2;", "+"),
+    ("s = s * (a[i] + 1);", "*"),
+    ("s = s * a[i] + 1;", None),
+    ("s += s * A[i];", None),
+    ("s = A[i] + s;", None),
+    ("s = s + (s > 0 ? 1 : 0);", None),
+    ("s = s < A[i] ? A[i] : s;", None),
+    ("t = s + 1;", None),
+    ("sum += A[i];", None),       # another scalar
+])
+def test_reduction_operator(body, op):
+    assert reduction_operator(body, "s") == op
+
+
+def test_used_after_scop_declaration_only():
+    scop = scop_of(PRIVATE)
+    assert not used_after_scop(scop, "t")          # only "double t;" outside the region
+    assert used_after_scop(scop, "B")              # printed in main
+
+
+def test_used_after_scop_initialised_and_parameter():
+    def with_decl(decl):
+        return scop_of(PRIVATE.replace("double t;", decl))
+    assert not used_after_scop(with_decl("double t = 0.0;"), "t")
+    assert not used_after_scop(with_decl("double a = 1.0, t;"), "t")
+    # conservative: an initialiser that is not a literal counts as a use
+    assert used_after_scop(with_decl("double t = A[0];"), "t")
+    # a by-value parameter
+    param = PRIVATE.replace("void kernel(void) {", "void kernel(double t) {") \
+        .replace("double t;", "").replace("kernel();", "kernel(1.0);")
+    assert not used_after_scop(scop_of(param), "t")
+    # a global read by main after the call is live
+    glob = PRIVATE.replace("double t;", "").replace("double A[N], B[N];", "double A[N], B[N], t;") \
+        .replace("return 0;", "return (int) t;")
+    assert used_after_scop(scop_of(glob), "t")
+
+
+def _rows(text):
+    return isl.Map(text)
+
+
+@pytest.mark.parametrize("access,member,stride", [
+    ("{ S[i, j, k] -> C[i, j] }", 1, Stride.UNIT),
+    ("{ S[i, j, k] -> C[i, j] }", 2, Stride.INVARIANT),
+    ("{ S[i, j, k] -> B[k, j] }", 2, Stride.STRIDED),
+    ("{ S[i, j, k] -> B[k, j] }", 1, Stride.UNIT),
+    ("{ S[i, j, k] -> A[i, 2j] }", 1, Stride.STRIDED),
+    ("{ S[i, j, k] -> A[j, j] }", 1, Stride.STRIDED),
+    ("{ S[i, j, k] -> A[i, -j] }", 1, Stride.UNIT),
+])
+def test_stride_classes_identity_schedule(access, member, stride):
+    domain = isl.Set("{ S[i, j, k] : 0 <= i, j, k < 10 }")
+    rows = _rows("{ S[i, j, k] -> [i, j, k] }").intersect_domain(domain)
+    assert classify(rows, isl.Map(access).intersect_domain(domain), member) == stride
+
+
+def test_stride_under_skewed_schedule():
+    # rows (t, t + i): moving row 1 with t fixed moves i by one
+    domain = isl.Set("{ S[t, i] : 0 <= t < 5 and 0 <= i < 10 }")
+    rows = _rows("{ S[t, i] -> [t, t + i] }").intersect_domain(domain)
+    access = isl.Map("{ S[t, i] -> A[i] }").intersect_domain(domain)
+    assert classify(rows, access, 1) == Stride.UNIT
+    # moving row 0 with t + i fixed moves i by -1 as well... and t: A[i] only sees i
+    assert classify(rows, access, 0) == Stride.UNIT
+    access_2d = isl.Map("{ S[t, i] -> B[t, i] }").intersect_domain(domain)
+    assert classify(rows, access_2d, 0) == Stride.STRIDED
+
+
+def test_point_order():
+    assert point_order([-5, 7, 2]) == [0, 2, 1]
+    assert point_order([1, 1, 1]) == [0, 1, 2]
+    assert point_order([3, 0]) == [1, 0]
+    assert point_order([0]) == [0]
