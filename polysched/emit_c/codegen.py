@@ -89,7 +89,10 @@ class _RegionPrinter:
         self.schedule, self.marks = retag_marks(schedule)
         self.lifted = options.lift_divisions and has_integer_division(self.schedule)
         if self.lifted:
-            self.schedule = lift_schedule(self.schedule)
+            try:
+                self.schedule = lift_schedule(self.schedule)
+            except isl.Error:  # e.g. extension nodes: the unlifted tree is still exact
+                self.lifted = False
         # isl also scans the leaf domains of a partial schedule with loops of its own,
         # one per statement dimension at most: name those too
         domain_sets: list[isl.Set] = []
