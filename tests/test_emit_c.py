@@ -60,14 +60,11 @@ def make_scop(source: str, params: list[str], context: str, statements: list[tup
     ends = [m.start() for m in re.finditer(r"^[ \t]*#pragma endscop", source, re.M)]
     start, end = starts[occurrence], ends[occurrence]
     stmts = [Statement(n, its, isl.Set(dom), [], body) for n, its, dom, body in statements]
-    domain = " ; ".join(str(s.domain) for s in stmts)
-    dom = stmts[0].domain
-    union = isl.UnionSet.from_set(dom)
+    union = isl.UnionSet.from_set(stmts[0].domain)
     for s in stmts[1:]:
         union = union.union(isl.UnionSet.from_set(s.domain))
     umap = isl.UnionMap(schedule_map).intersect_domain(union)
     schedule = isl.Schedule.from_domain(union).insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(umap))
-    del domain
     return Scop(
         filename="test.c", source=source, region_start=start, region_end=end,
         start_line=source[:start].count("\n"), end_line=source[:end].count("\n") + 1, function="main",
