@@ -23,7 +23,9 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="polysched", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="polysched",
+        description="Polyhedral scheduling and auto-tiling: C with #pragma scop in, verified C/OpenMP out.")
     from polysched import __version__
     parser.add_argument("--version", action="version", version=f"polysched {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
