@@ -9,7 +9,6 @@ import pathlib
 import re
 import shutil
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,11 +20,21 @@ CC = shutil.which("gcc") or shutil.which("cc")
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler")
 
 ALL = [k.name for k in suite.kernels()]
-BUILD_DIR = pathlib.Path(tempfile.mkdtemp(prefix="polysched-suite-test-"))
 WARNING_FLAGS = ["-Wall", "-Wextra", "-Wno-unknown-pragmas"]
 
 
 # ------------------------------------------------------------------ helpers
+
+_build_dir: list[pathlib.Path] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _suite_build_dir(tmp_path_factory):
+    """One directory for the binaries shared (through the caches below) by all tests."""
+    _build_dir.append(tmp_path_factory.mktemp("suite-build"))
+    yield
+    _build_dir.pop()
+
 
 def compile_kernel(name: str, flags: tuple[str, ...]) -> tuple[pathlib.Path, str]:
     """Compile kernel ``name`` with ``flags``; return (executable, compiler stderr)."""
@@ -36,7 +45,7 @@ def compile_kernel(name: str, flags: tuple[str, ...]) -> tuple[pathlib.Path, str
 def _compile_cached(name: str, flags: tuple[str, ...]) -> tuple[pathlib.Path, str]:
     kernel = suite.get(name)
     tag = re.sub(r"[^A-Za-z0-9]+", "_", "".join(flags))
-    exe = BUILD_DIR / f"{name}{tag}"
+    exe = _build_dir[-1] / f"{name}{tag}"
     proc = subprocess.run([CC, "-O2", *WARNING_FLAGS, *flags, str(kernel.path), "-o", str(exe), "-lm"],
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, f"{name} {flags} does not compile:\n{proc.stderr}"
