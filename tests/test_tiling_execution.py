@@ -12,13 +12,13 @@ import pytest
 from polysched.emit_c import emit_file
 from polysched.tiling import TileOptions, tile_with_report
 from test_tiling_support import (GEMM, JACOBI2D, PARAMETRIC, PREFIX_SUM, PRIVATE, REDUCTION,
-                                 SEIDEL, IslDeps, have_cc, isl_schedule, legal, run_c,
+                                 ROWSUM, SEIDEL, IslDeps, have_cc, isl_schedule, legal, run_c,
                                  same_numbers, scop_of)
 
 pytestmark = pytest.mark.skipif(not have_cc(), reason="no gcc")
 
 PROGRAMS = {"gemm": GEMM, "jacobi2d": JACOBI2D, "seidel": SEIDEL, "reduction": REDUCTION,
-            "private": PRIVATE, "prefix_sum": PREFIX_SUM}
+            "private": PRIVATE, "prefix_sum": PREFIX_SUM, "rowsum": ROWSUM}
 OPTIONS = {
     "model+parallel": TileOptions(parallel=True),
     "small+parallel+unroll": TileOptions(sizes=[4, 8, 16], parallel=True, unroll=2),
@@ -62,7 +62,7 @@ def transformed(source, scheduler, options):
 def test_tiled_parallel_program_matches_original(program, scheduler):
     source = PROGRAMS[program]
     text, report = transformed(source, scheduler, OPTIONS["model+parallel"])
-    if program in ("gemm", "jacobi2d", "seidel", "reduction", "private"):
+    if program in ("gemm", "jacobi2d", "seidel", "reduction", "private", "rowsum"):
         assert "#pragma omp parallel for" in text, report
     if program == "prefix_sum":
         assert "#pragma omp" not in text

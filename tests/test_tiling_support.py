@@ -182,6 +182,56 @@ int main(void) {
 }
 """
 
+# s is reset, accumulated and stored per row: private(s) on the i loop
+ROWSUM = r"""
+#include <stdio.h>
+#define N 300
+#define M 200
+double A[N][M], R[N];
+void kernel(void) {
+  int i, j;
+  double s;
+#pragma scop
+  for (i = 0; i < N; i++) {
+    s = 0.0;
+    for (j = 0; j < M; j++)
+      s += A[i][j];
+    R[i] = s;
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      A[i][j] = (double)((i * 5 + j * 3) % 17) / 17;
+  kernel();
+  for (int i = 0; i < N; i++) printf("%.10g\n", R[i]);
+  return 0;
+}
+"""
+
+# a sequential time loop around a parallel loop of few iterations
+SHORT_INNER = r"""
+#include <stdio.h>
+#define T 100
+#define N 4
+double A[T][N];
+void kernel(void) {
+  int t, i;
+#pragma scop
+  for (t = 1; t < T; t++)
+    for (i = 0; i < N; i++)
+      A[t][i] = A[t - 1][i] * 0.5 + 1.0;
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < N; i++) A[0][i] = i;
+  kernel();
+  for (int i = 0; i < N; i++) printf("%.10g\n", A[T - 1][i]);
+  return 0;
+}
+"""
+
 # parametric sizes (function parameters): n, m may be smaller than a tile
 PARAMETRIC = r"""
 #include <stdio.h>

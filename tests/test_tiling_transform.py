@@ -11,7 +11,7 @@ import pytest
 
 from polysched.tiling import TileOptions, TilingError, tile, tile_with_report
 from test_tiling_support import (GEMM, JACOBI2D, PARAMETRIC, PREFIX_SUM, PRIVATE, REDUCTION,
-                                 SEIDEL, IslDeps, bands, isl_schedule, legal, marks, scop_of)
+                                 ROWSUM, SEIDEL, SHORT_INNER, IslDeps, bands, isl_schedule, legal, marks, scop_of)
 
 _mark = isl.schedule_node_type.mark
 
@@ -287,3 +287,34 @@ def test_scalar_read_only_needs_no_clause():
     scop, deps = setup(GEMM)      # alpha, beta are read-only scalars
     result = tile(scop, deps, gemm_tree(scop), TileOptions(sizes=[8, 8, 8], parallel=True))
     assert set(m for m in marks(result) if m.startswith("parallel")) == {"parallel"}
+
+
+def test_accumulator_reset_per_row_is_private():
+    scop, deps = setup(ROWSUM)
+    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
+    assert marks(result)[0] == "parallel private(s)"
+
+
+def test_parallel_without_tiling():
+    scop, deps = setup(GEMM)
+    result, report = tile_with_report(scop, deps, gemm_tree(scop),
+                                      TileOptions(tile=False, parallel=True))
+    assert not report.tiled and legal(result, deps.validity)
+    for _, band in bands_under_marks(result, "parallel"):
+        assert member_is_parallel(band, deps.validity)
+        assert str(band.band_get_partial_schedule().get_at(0)).count("(i)") >= 1
+
+
+def test_short_inner_parallel_loop_is_skipped():
+    scop, deps = setup(SHORT_INNER)
+    tree = isl.Schedule('{ domain: "%s", child: { schedule: "[{ S0[t, i] -> [(t)] }]", '
+                        'child: { schedule: "[{ S0[t, i] -> [(i)] }]" } } }' % scop.domain)
+    result, report = tile_with_report(scop, deps, tree, TileOptions(parallel=True))
+    assert not any(m.startswith("parallel") for m in marks(result))
+    assert any("4 iterations" in n for n in report.bands[1].notes)
+    # with a long inner loop the same structure is parallelised
+    scop, deps = setup(SHORT_INNER.replace("#define N 4", "#define N 64"))
+    tree = isl.Schedule('{ domain: "%s", child: { schedule: "[{ S0[t, i] -> [(t)] }]", '
+                        'child: { schedule: "[{ S0[t, i] -> [(i)] }]" } } }' % scop.domain)
+    result = tile(scop, deps, tree, TileOptions(parallel=True))
+    assert "parallel" in marks(result)

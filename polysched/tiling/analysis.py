@@ -162,6 +162,12 @@ def prefix_rows(node: isl.ScheduleNode) -> isl.UnionMap:
     return node.get_prefix_schedule_union_map().intersect_domain(node.get_domain())
 
 
+def prefix_is_empty(prefix: isl.UnionMap) -> bool:
+    """True when the row set ``{ S[i] -> [] }`` has no dimension (a band at the root)."""
+    found = maps_of(prefix)
+    return not found or found[0].dim(isl.dim_type.out) == 0
+
+
 def violated(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.UnionMap:
     """Dependences ``{ S[i] -> T[j] }`` of ``validity`` not executed source-before-sink
     by ``schedule`` (empty means the schedule is legal)."""

@@ -18,8 +18,8 @@ import islpy as isl
 
 from polysched.scop.model import Scop
 
-from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_rows,
-                       rows, violated)
+from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_is_empty,
+                       prefix_rows, rows, violated)
 from .cache import CacheSizes, cache_sizes
 from .footprint import band_space, choose_multiple, choose_sizes
 from .options import BandReport, TileOptions, TilingReport
@@ -27,6 +27,9 @@ from .scalars import classify_scalars
 from .stride import Stride, member_scores, member_strides, point_order
 
 _band = isl.schedule_node_type.band
+
+# an inner parallel loop needs at least this many iterations (2 per thread on 4 threads)
+MIN_INNER_PARALLEL_TRIPS = 8
 
 # fraction of a cache level the data of one tile may take (the rest: other data, conflicts)
 CACHE_SHARE = 0.5
@@ -149,8 +152,6 @@ class _TilingPass:
             if wants_parallel:
                 segments, parallel_placed = self._parallelize(segments, 0, domain, prefix,
                                                               permutable, report, "loop")
-                if parallel_placed and report.parallel.startswith("loop "):
-                    pass
             innermost_member = self._innermost_original_member(segments, mupa)
 
         if is_leaf and (opts.simd or opts.unroll):
@@ -224,10 +225,14 @@ class _TilingPass:
         seg = segments[index]
         outer = rows(prefix, *(mupa_rows(s.mupa) for s in segments[:index]))
         members = [mupa_rows(seg.mupa, [k]) for k in range(seg.n)]
+        nested = not prefix_is_empty(prefix)
         for j in range(seg.n):
             inner_outer = outer if permutable else rows(outer, *members[:j])
             clauses = self._parallel_clauses(domain, inner_outer, members[j], report)
             if clauses is None:
+                continue
+            if (nested or (j and not permutable)) and \
+                    not self._enough_trips(domain, _sliced(seg.mupa, j, j + 1), report, what, j):
                 continue
             mark = "parallel" + (f" {clauses}" if clauses else "")
             report.parallel, report.clauses = f"{what} {j}", clauses
@@ -242,6 +247,16 @@ class _TilingPass:
             new[0].marks = seg.marks + new[0].marks
             return segments[:index] + new + segments[index + 1:], True
         return segments, False
+
+    def _enough_trips(self, domain, member_mupa, report, what, j) -> bool:
+        """An inner parallel loop (inside a sequential one) pays a fork/join per outer
+        iteration: only worth it with ``MIN_INNER_PARALLEL_TRIPS`` iterations or more
+        (at the known parameter values; unknown counts are taken as large)."""
+        space = band_space(self.scop, domain, member_mupa)
+        if space is None or space.extents[0] >= MIN_INNER_PARALLEL_TRIPS:
+            return True
+        report.notes.append(f"inner parallel {what} {j} skipped: {space.extents[0]} iterations")
+        return False
 
     def _wavefront(self, segments, domain, prefix, report):
         """Outer tile band (t0, t1, ...) -> (t0 + t1) then (t1, ...), t1 parallel."""
