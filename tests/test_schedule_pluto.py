@@ -159,3 +159,15 @@ def test_bad_options_are_rejected():
         compute(scop, deps, ScheduleOptions(fuse="all"))
     with pytest.raises(ScheduleError, match="scheduler"):
         compute(scop, deps, ScheduleOptions(scheduler="feautrier"))
+
+
+def test_negative_fallback_option_schedules_reversals():
+    scop = K.reversal()
+    deps = analyze(scop)
+    sched = compute(scop, deps, ScheduleOptions(negative_fallback=True))
+    K.assert_legal(scop, deps, sched)
+    assert K.rows(top(sched), "S1")[0][0] < 0
+    # Nests that need no reversal keep the non-negative answer.
+    gemm = K.gemm()
+    assert str(compute(gemm, analyze(gemm), ScheduleOptions(negative_fallback=True))) == \
+        str(compute(gemm, analyze(gemm), ScheduleOptions()))

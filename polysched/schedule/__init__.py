@@ -9,6 +9,8 @@ SCCs or statements inside a fused loop.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
 from .describe import describe_schedule
@@ -36,9 +38,16 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
     if options.scheduler == "isl":
         return isl_schedule(domain, scop.context, validity, proximity, options)
     order = [s.name for s in scop.statements]
-    return pluto_schedule(domain, scop.context, validity, proximity, options,
-                          statement_order=order, stats=stats,
-                          conflicts=access_conflicts(scop.statements))
+    conflicts = access_conflicts(scop.statements)
+    try:
+        return pluto_schedule(domain, scop.context, validity, proximity, options,
+                              statement_order=order, stats=stats, conflicts=conflicts)
+    except ScheduleError:
+        if options.negative_coefficients or not options.negative_fallback:
+            raise
+        options = replace(options, negative_coefficients=True)
+        return pluto_schedule(domain, scop.context, validity, proximity, options,
+                              statement_order=order, stats=stats, conflicts=conflicts)
 
 
 __all__ = ["ScheduleError", "ScheduleOptions", "compute", "describe_schedule", "violated_dependences"]

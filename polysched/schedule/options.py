@@ -28,6 +28,9 @@ class ScheduleOptions:
     - ``time_limit``: seconds per CP-SAT solve; when reached, the best solution found so
       far is kept for that objective level (still a legal hyperplane).
     - ``rar``: use read-after-read (input) dependences as a locality tie-break.
+    - ``negative_fallback``: when the non-negative space has no legal schedule (a loop
+      must be reversed), schedule again with negative coefficients instead of raising
+      `ScheduleError` (for drivers that must always produce a schedule).
     """
 
     scheduler: str = "pluto"
@@ -37,6 +40,7 @@ class ScheduleOptions:
     shift_bound: int = 16
     time_limit: float = 10.0
     rar: bool = True
+    negative_fallback: bool = False
 
     def validate(self) -> "ScheduleOptions":
         if self.scheduler not in SCHEDULERS:
