@@ -92,6 +92,9 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None) -> Optimi
         sched_options = ScheduleOptions(
             scheduler=options.scheduler, fuse=options.fuse,
             negative_coefficients=options.negative_coefficients,
+            # Pluto+ behaviour: non-negative coefficients first, negative ones only
+            # where a component has no other legal hyperplane (loops counting down).
+            negative_fallback=True,
         )
         schedule = timed("schedule", compute, scop, deps, sched_options)
         report = None

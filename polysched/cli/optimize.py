@@ -65,7 +65,12 @@ def run(args) -> int:
     if args.verify:
         from polysched.bench import verify
 
-        verdict = verify(args.file, args.output)
+        defines = dict(options.defines)
+        # Suite-style files default to a large dataset: verify at the smallest preset
+        # unless the user chose sizes.
+        if not any(name.endswith("_DATASET") for name in defines) and "MINI_DATASET" in args.file.read_text():
+            defines["MINI_DATASET"] = None
+        verdict = verify(args.file, args.output, defines=defines, include_dirs=options.include_dirs)
         print(f"verify: {verdict.status}" + (f" ({verdict.reason})" if verdict.reason else ""))
         return 0 if verdict.ok else 1
     return 0
