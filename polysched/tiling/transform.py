@@ -149,6 +149,12 @@ class _TilingPass:
             innermost_member = point_order_[-1]
         else:
             segments = [_Segment(mupa)]
+            if permutable and n >= 2 and opts.intra_tile_reorder:
+                # the same stride-1 order as for point loops: legal for a permutable band
+                order = point_order(member_scores(self.scop, node, n_prefix))
+                if order != list(range(n)):
+                    segments = [_Segment(_permuted(mupa, order))]
+                    report.notes.append(f"loops reordered {order}")
             if wants_parallel:
                 segments, parallel_placed = self._parallelize(segments, 0, domain, prefix,
                                                               permutable, report, "loop")
