@@ -103,10 +103,12 @@ def footprint_bytes(space: BandSpace, sizes: list[int]) -> int:
 
 
 def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
-                 candidates: tuple[int, ...] = CANDIDATES) -> list[int]:
+                 candidates: tuple[int, ...] = CANDIDATES, min_outer_tiles: int = 1) -> list[int]:
     """Tile sizes for a band of ``n_members`` under a footprint ``budget`` in bytes.
 
-    Falls back to 32 per member when the band cannot be measured.
+    ``min_outer_tiles``: when the outermost tile loop is to run in parallel, keep at
+    least that many tiles along it (if some candidate allows it), so every thread
+    gets work. Falls back to 32 per member when the band cannot be measured.
     """
     if space is None:
         return [32] * n_members
@@ -131,7 +133,8 @@ def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
         for size, extent in zip(sizes, extents):
             work *= min(size, extent)
         spread = max(sizes) / min(sizes)
-        key = (work, -spread, sizes[-1], -sum(sizes))
+        enough_tiles = -(-extents[0] // sizes[0]) >= min_outer_tiles
+        key = (enough_tiles, work, -spread, sizes[-1], -sum(sizes))
         if best_key is None or key > best_key:
             best_key, best = key, sizes
     return best if best is not None else smallest

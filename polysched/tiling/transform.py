@@ -12,6 +12,7 @@ dependences (``analysis``), and the result is checked for legality before it is 
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -183,7 +184,10 @@ class _TilingPass:
         if len(given) < n or opts.l2tile:
             space = band_space(self.scop, domain, mupa)
         l1_budget = int(CACHE_SHARE * (self.caches.l1d if opts.l2tile else self.caches.l2))
-        model = choose_sizes(space, n, l1_budget) if len(given) < n else []
+        # a parallel outer tile loop needs a few tiles per thread
+        min_tiles = 2 * (os.cpu_count() or 1) if wants_parallel else 1
+        model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles) \
+            if len(given) < n else []
         sizes = given + model[len(given):]
         report.tiled, report.sizes = True, sizes
 
