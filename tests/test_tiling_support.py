@@ -214,7 +214,7 @@ int main(void) {
 SHORT_INNER = r"""
 #include <stdio.h>
 #define T 100
-#define N 4
+#define N 2
 double A[T][N];
 void kernel(void) {
   int t, i;

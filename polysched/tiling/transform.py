@@ -29,8 +29,8 @@ from .stride import Stride, member_scores, member_strides, point_order
 
 _band = isl.schedule_node_type.band
 
-# an inner parallel loop needs at least this many iterations (2 per thread on 4 threads)
-MIN_INNER_PARALLEL_TRIPS = 8
+# a parallel loop should give each thread (of this machine) at least two iterations
+MIN_PARALLEL_TRIPS = max(4, 2 * (os.cpu_count() or 1))
 
 # fraction of a cache level the data of one tile may take (the rest: other data, conflicts)
 CACHE_SHARE = 0.5
@@ -185,7 +185,7 @@ class _TilingPass:
             space = band_space(self.scop, domain, mupa)
         l1_budget = int(CACHE_SHARE * (self.caches.l1d if opts.l2tile else self.caches.l2))
         # a parallel outer tile loop needs a few tiles per thread
-        min_tiles = 2 * (os.cpu_count() or 1) if wants_parallel else 1
+        min_tiles = MIN_PARALLEL_TRIPS if wants_parallel else 1
         model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles) \
             if len(given) < n else []
         sizes = given + model[len(given):]
@@ -260,10 +260,10 @@ class _TilingPass:
 
     def _enough_trips(self, domain, member_mupa, report, what, j) -> bool:
         """An inner parallel loop (inside a sequential one) pays a fork/join per outer
-        iteration: only worth it with ``MIN_INNER_PARALLEL_TRIPS`` iterations or more
+        iteration: only worth it with ``MIN_PARALLEL_TRIPS`` iterations or more
         (at the known parameter values; unknown counts are taken as large)."""
         space = band_space(self.scop, domain, member_mupa)
-        if space is None or space.extents[0] >= MIN_INNER_PARALLEL_TRIPS:
+        if space is None or space.extents[0] >= MIN_PARALLEL_TRIPS:
             return True
         report.notes.append(f"inner parallel {what} {j} skipped: {space.extents[0]} iterations")
         return False
