@@ -1,0 +1,69 @@
+"""Random affine programs through isl's scheduler and the tiling pass, checked by
+legality (isl) and by execution against the original (gcc -O2 -fopenmp, 2 threads).
+
+The programs (tests/oracle_programs.py) mix several statements, imperfect and
+triangular nests, guards, and the scalar ``s`` (copied out after the scop, so it is
+live-out): a parallel loop writing ``s`` must get a reduction clause or stay sequential.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from oracle_programs import ARRAYS, EXTENT, programs
+from polysched.emit_c import emit_file
+from polysched.tiling import TileOptions, tile_with_report
+from test_tiling_support import IslDeps, have_cc, isl_schedule, legal, run_c, same_numbers, scop_of
+
+EXAMPLES = int(os.environ.get("POLYSCHED_RANDOM_EXAMPLES", "20"))
+pytestmark = pytest.mark.skipif(not have_cc(), reason="no gcc")
+
+
+def main_for(params: tuple[str, ...], values: dict[str, int]) -> str:
+    """A main that fills every array, calls the kernel and prints every element."""
+    lines = ["#include <stdio.h>"]
+    for name, rank in ARRAYS.items():
+        if rank:
+            lines.append(f"static double {name}" + f"[{EXTENT}]" * rank + ";")
+    lines += ["int main(void) {", "  double s_out[1] = {0.25};", "  int c = 0;"]
+    for name, rank in ARRAYS.items():
+        if rank == 1:
+            lines.append(f"  for (int a = 0; a < {EXTENT}; a++) {name}[a] = (c++ % 7) * 0.125;")
+        elif rank == 2:
+            lines.append(f"  for (int a = 0; a < {EXTENT}; a++) for (int b = 0; b < {EXTENT}; b++) "
+                         f"{name}[a][b] = (c++ % 11) * 0.0625;")
+    args = [str(values[p]) for p in params] + [n for n, r in ARRAYS.items() if r] + ["s_out"]
+    lines.append(f"  kernel({', '.join(args)});")
+    for name, rank in ARRAYS.items():
+        if rank == 1:
+            lines.append(f'  for (int a = 0; a < {EXTENT}; a++) printf("%.12g\\n", {name}[a]);')
+        elif rank == 2:
+            lines.append(f"  for (int a = 0; a < {EXTENT}; a++) for (int b = 0; b < {EXTENT}; b++) "
+                         f'printf("%.12g\\n", {name}[a][b]);')
+    lines += ['  printf("%.12g\\n", s_out[0]);', "  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+options = st.builds(
+    TileOptions,
+    sizes=st.one_of(st.none(), st.lists(st.integers(1, 5), min_size=1, max_size=3)),
+    l2tile=st.booleans(), parallel=st.just(True), wavefront=st.booleans(),
+    simd=st.booleans(), tile_depth1=st.booleans(), intra_tile_reorder=st.booleans(),
+    unroll=st.sampled_from([None, 2]))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(program=programs(), options=options)
+def test_random_programs_tiled_and_parallel(program, options):
+    values = {"N": 5, "M": 4}
+    source = program.to_c() + main_for(program.params, values)
+    scop = scop_of(source, "random.c")
+    deps = IslDeps(scop)
+    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps), options)
+    assert legal(result, deps.validity), str(report)
+    text = emit_file([scop], [result])
+    assert same_numbers(run_c(source), run_c(text)), f"{report}\n{text}"
