@@ -125,6 +125,8 @@ class _TilingPass:
         """
         opts = self.options
         n = node.band_n_member()
+        if n == 0:           # a zero-dimensional band schedules nothing: leave it
+            return node, 0, False
         mupa = node.band_get_partial_schedule()
         domain = node.get_domain()
         prefix = prefix_rows(node)
