@@ -92,6 +92,27 @@ def member_scores(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[int
     return scores
 
 
+def unit_stride_writes(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[bool]:
+    """Per member of the band at ``node``: does some array write walk stride 1 along it?"""
+    n_members = node.band_n_member()
+    full = node.get_prefix_schedule_union_map().flat_range_product(
+        node.get_subtree_schedule_union_map()).intersect_domain(node.get_domain())
+    result = [False] * n_members
+    for rows in maps_of(full):
+        try:
+            stmt = scop.statement(rows.get_tuple_name(isl.dim_type.in_))
+        except KeyError:
+            continue
+        for acc in stmt.accesses:
+            if acc.kind == "read" or (acc.array in scop.arrays and scop.arrays[acc.array].is_scalar):
+                continue
+            relation = acc.relation.intersect_domain(rows.domain())
+            for k in range(n_members):
+                if classify(rows, relation, n_prefix + k) == Stride.UNIT:
+                    result[k] = True
+    return result
+
+
 def member_strides(scop: Scop, node: isl.ScheduleNode, n_prefix: int, member: int) -> list[Stride]:
     """The stride class of every array reference under the band along ``member``."""
     full = node.get_prefix_schedule_union_map().flat_range_product(
@@ -110,14 +131,19 @@ def member_strides(scop: Scop, node: isl.ScheduleNode, n_prefix: int, member: in
     return result
 
 
-def point_order(scores: list[int]) -> list[int]:
+def point_order(scores: list[int], vectorizable: list[bool] | None = None) -> list[int]:
     """Member order with the best-scoring member innermost, others in their order.
 
+    ``vectorizable[k]``: member ``k`` would be a parallel innermost loop storing with
+    stride 1 (a SIMD loop); such members are preferred over a better-scoring one that
+    is not (a reduction innermost does not vectorise without reassociation).
     ``point_order([-5, 7, 2]) == [0, 2, 1]`` (gemm: (i, j, k) -> (i, k, j)). The
     order is kept when the current innermost member is already (one of) the best.
     """
     n = len(scores)
-    best = max(range(n), key=lambda k: (scores[k], k))
-    if scores[best] <= scores[n - 1]:
+    vectorizable = vectorizable or [False] * n
+    key = lambda k: (vectorizable[k], scores[k], k)  # noqa: E731
+    best = max(range(n), key=key)
+    if key(best)[:2] <= key(n - 1)[:2]:
         return list(range(n))
     return [k for k in range(n) if k != best] + [best]

@@ -25,7 +25,7 @@ from .cache import CacheSizes, cache_sizes
 from .footprint import band_space, choose_multiple, choose_sizes
 from .options import BandReport, TileOptions, TilingReport
 from .scalars import classify_scalars
-from .stride import Stride, member_scores, member_strides, point_order
+from .stride import Stride, member_scores, member_strides, point_order, unit_stride_writes
 
 _band = isl.schedule_node_type.band
 
@@ -154,7 +154,7 @@ class _TilingPass:
             segments = [_Segment(mupa)]
             if permutable and n >= 2 and opts.intra_tile_reorder:
                 # the same stride-1 order as for point loops: legal for a permutable band
-                order = point_order(member_scores(self.scop, node, n_prefix))
+                order = self._loop_order(node, mupa, prefix, n_prefix)
                 if order != list(range(n)):
                     segments = [_Segment(_permuted(mupa, order))]
                     report.notes.append(f"loops reordered {order}")
@@ -195,7 +195,7 @@ class _TilingPass:
 
         order = list(range(n))
         if opts.intra_tile_reorder and n >= 2:
-            order = point_order(member_scores(self.scop, node, n_prefix))
+            order = self._loop_order(node, mupa, prefix, n_prefix)
         report.point_order = order
 
         tile_mupa = _tiled(mupa, sizes)
@@ -214,6 +214,20 @@ class _TilingPass:
             if not placed and n >= 2 and opts.wavefront:
                 segments, placed = self._wavefront(segments, domain, prefix, report)
         return segments, placed
+
+    def _loop_order(self, node, mupa, prefix, n_prefix) -> list[int]:
+        """Order of the members of a permutable band: the innermost walks stride 1,
+        preferably a member that carries no dependence once innermost (SIMD)."""
+        n = mupa.dim(isl.dim_type.set)
+        scores = member_scores(self.scop, node, n_prefix)
+        unit_writes = unit_stride_writes(self.scop, node, n_prefix)
+        members = [mupa_rows(mupa, [k]) for k in range(n)]
+        vectorizable = [
+            unit_writes[k] and is_parallel(self.validity,
+                                           rows(prefix, *(members[m] for m in range(n) if m != k)),
+                                           members[k])
+            for k in range(n)]
+        return point_order(scores, vectorizable)
 
     # -- parallelism -------------------------------------------------------------------
     def _parallel_clauses(self, domain, outer: isl.UnionMap, member: isl.UnionMap,
