@@ -111,3 +111,11 @@ def test_point_order():
     assert point_order([1, 1, 1]) == [0, 1, 2]
     assert point_order([3, 0]) == [1, 0]
     assert point_order([0]) == [0]
+
+
+def test_point_order_prefers_a_vectorizable_innermost():
+    # syrk (i, j, k): k scores best (two stride-1 reads) but carries the reduction;
+    # j stores C[i][j] with stride 1 and carries nothing once innermost
+    assert point_order([-5, 3, 6], [False, True, False]) == [0, 2, 1]
+    assert point_order([-5, 3, 6], [False, False, False]) == [0, 1, 2]
+    assert point_order([-5, 7, 2], [False, True, False]) == [0, 2, 1]
