@@ -318,3 +318,31 @@ def test_short_inner_parallel_loop_is_skipped():
                         'child: { schedule: "[{ S0[t, i] -> [(i)] }]" } } }' % scop.domain)
     result = tile(scop, deps, tree, TileOptions(parallel=True))
     assert "parallel" in marks(result)
+
+
+SYRK = r"""
+#define N 60
+#define M 50
+double A[N][M], C[N][N];
+void kernel(double alpha) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j <= i; j++)
+      for (k = 0; k < M; k++)
+        C[i][j] += alpha * A[i][k] * A[j][k];
+#pragma endscop
+}
+"""
+
+
+def test_point_order_puts_the_parallel_store_loop_innermost():
+    # k walks both reads with stride 1 but carries the reduction into C[i][j]; j is the
+    # SIMD loop (stride-1 store, no dependence once innermost): (i, j, k) -> (i, k, j)
+    scop, deps = setup(SYRK)
+    tree = isl.Schedule('{ domain: "%s", child: { schedule: "[{ S0[i, j, k] -> [(i)] }, '
+                        '{ S0[i, j, k] -> [(j)] }, { S0[i, j, k] -> [(k)] }]", permutable: 1 } }'
+                        % scop.domain)
+    result, report = tile_with_report(scop, deps, tree, TileOptions(sizes=[8, 8, 8]))
+    assert report.bands[0].point_order == [0, 2, 1]
+    assert legal(result, deps.validity)
