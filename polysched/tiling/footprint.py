@@ -24,7 +24,10 @@ from polysched.scop.model import Scop
 
 from .analysis import sets_of
 
-CANDIDATES = (8, 16, 32, 64, 128, 256)
+CANDIDATES = (4, 8, 16, 32, 64, 128, 256)
+
+# shortest innermost tile size preferred (a few AVX-512 vectors of doubles)
+MIN_INNER_SIZE = 64
 DEFAULT_PARAMETER = 1024
 _ELEMENT_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "short": 2, "char": 1,
                   "long long": 8, "long double": 16, "unsigned": 4, "int64_t": 8, "int32_t": 4,
@@ -121,8 +124,9 @@ def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
 
     if n_members <= 3:
         grid = itertools.product(*(useful(k) for k in range(n_members)))
-    else:
-        grid = ([c] * n_members for c in candidates)
+    else:   # deep bands (time-tiled 3-d stencils): equal outer sizes, a longer innermost
+        grid = ([c] * (n_members - 1) + [d] for c in candidates
+                for d in useful(n_members - 1) if d >= c)
     best_key, best = None, None
     smallest = [min(useful(k)) for k in range(n_members)]
     for sizes in grid:
@@ -134,7 +138,9 @@ def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
             work *= min(size, extent)
         spread = max(sizes) / min(sizes)
         enough_tiles = -(-extents[0] // sizes[0]) >= min_outer_tiles
-        key = (enough_tiles, work, -spread, sizes[-1], -sum(sizes))
+        # the innermost point loop is the vector loop: a short one wastes the tile
+        long_inner = sizes[-1] >= min(MIN_INNER_SIZE, extents[-1])
+        key = (enough_tiles, long_inner, work, -spread, sizes[-1], -sum(sizes))
         if best_key is None or key > best_key:
             best_key, best = key, sizes
     return best if best is not None else smallest

@@ -35,6 +35,10 @@ MIN_PARALLEL_TRIPS = max(4, 2 * (os.cpu_count() or 1))
 # fraction of a cache level the data of one tile may take (the rest: other data, conflicts)
 CACHE_SHARE = 0.5
 
+# Full/partial tile separation of the innermost point loop multiplies its code by the
+# number of statement combinations: only for bands of few statements.
+MAX_SEPARATED_STATEMENTS = 6
+
 
 class TilingError(RuntimeError):
     """The pass produced (or was given) a schedule that violates a dependence."""
@@ -46,6 +50,9 @@ class _Segment:
 
     mupa: isl.MultiUnionPwAff
     marks: list[str] = field(default_factory=list)
+    # ask isl to separate the innermost member's loop into full and partial parts, so
+    # the full part carries no guards and vectorizes (see transform_band)
+    separate_last: bool = False
 
     @property
     def n(self) -> int:
@@ -166,6 +173,11 @@ class _TilingPass:
         if is_leaf and (opts.simd or opts.unroll):
             segments = self._mark_innermost(segments, domain, prefix, node, n_prefix,
                                             innermost_member, report)
+        if is_leaf and report.tiled and domain.n_set() <= MAX_SEPARATED_STATEMENTS:
+            # Skewed point loops of fused statements otherwise keep per-statement guards
+            # (`if (c5 >= 2 * c4 + 2)`) inside the innermost loop, which stops gcc from
+            # vectorizing it: jacobi-2d 2.2x, heat-3d 1.9x faster separated.
+            segments[-1].separate_last = True
 
         return self._build(node, segments, prefix), sum(1 + len(s.marks) for s in segments) - 1, \
             parallel_placed
@@ -357,6 +369,8 @@ class _TilingPass:
         for seg, (permutable, coincident) in zip(reversed(segments), reversed(flags)):
             node = node.insert_partial_schedule(seg.mupa)
             node = node.band_set_permutable(1 if permutable else 0)
+            if seg.separate_last:
+                node = node.band_member_set_ast_loop_type(seg.n - 1, isl.ast_loop_type.separate)
             for k, flag in enumerate(coincident):
                 node = node.band_member_set_coincident(k, 1 if flag else 0)
             for mark in reversed(seg.marks):
