@@ -2,7 +2,7 @@
 
 A figure without the machine, compiler and commit it was measured with cannot be
 compared or reproduced, so every results file carries :func:`machine_info`.
-:func:`cache_size` is what the tiling model reads to size tiles.
+:func:`cache_size` reports the sizes the tiling model uses (``polysched.tiling.cache``).
 """
 from __future__ import annotations
 
@@ -15,21 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-# Used when neither sysfs nor getconf know (containers, non-Linux): typical x86 sizes.
-FALLBACK_CACHE_BYTES = {1: 32 * 1024, 2: 512 * 1024, 3: 8 * 1024 * 1024}
+from polysched.tiling.cache import cache_sizes, parse_size
+
 FALLBACK_LINE_BYTES = 64
 
 _SYSFS_CACHE = Path("/sys/devices/system/cpu/cpu0/cache")
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
-
-
-def parse_size(text: str) -> int | None:
-    """``"48K"`` -> 49152, ``"1M"`` -> 1048576, ``"512"`` -> 512; None if unparsable."""
-    match = re.fullmatch(r"\s*(\d+)\s*([KMG]?)(?:i?B)?\s*", text, re.IGNORECASE)
-    if not match:
-        return None
-    factor = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}[match.group(2).upper()]
-    return int(match.group(1)) * factor
 
 
 def _read(path: Path) -> str | None:
@@ -82,12 +73,11 @@ def cache_size(level: int | str = 1) -> int:
         if not match:
             raise ValueError(f"unknown cache level {level!r}; expected 1, 2, 3, 'L1d', 'L2' or 'L3'")
         level = int(match.group(1))
-    if level not in FALLBACK_CACHE_BYTES:
-        raise ValueError(f"unknown cache level {level!r}; expected 1, 2 or 3")
-    for cache in caches():
-        if cache["level"] == level and cache["type"] in ("Data", "Unified"):
-            return cache["size"]
-    return FALLBACK_CACHE_BYTES[level]
+    sizes = cache_sizes()
+    try:
+        return {1: sizes.l1d, 2: sizes.l2, 3: sizes.l3}[level]
+    except KeyError:
+        raise ValueError(f"unknown cache level {level!r}; expected 1, 2 or 3") from None
 
 
 def cache_line_size() -> int:

@@ -7,7 +7,9 @@ SCCs, and legality of schedules with concrete witnesses.
 """
 from .analysis import KINDS, VALIDITY_KINDS, Dependences, PairDependence, analyze
 
-__all__ = ["KINDS", "VALIDITY_KINDS", "Dependences", "PairDependence", "analyze"]
-from .legality import BandInfo, Legality, ScheduleError, Violation, Witness, check, parse_schedule
+from .legality import (BandInfo, Legality, ScheduleError, Violation, Witness, check, parse_schedule,
+                       violated_dependences)
 
-__all__ += ["BandInfo", "Legality", "ScheduleError", "Violation", "Witness", "check", "parse_schedule"]
+__all__ = ["KINDS", "VALIDITY_KINDS", "Dependences", "PairDependence", "analyze",
+           "BandInfo", "Legality", "ScheduleError", "Violation", "Witness", "check", "parse_schedule",
+           "violated_dependences"]

@@ -130,6 +130,15 @@ class Legality:
                 "schedule_map": str(self.schedule_map)}
 
 
+def violated_dependences(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.UnionMap:
+    """The pairs ``{ S[s] -> T[t] }`` of ``validity`` that ``schedule`` (a tree) does not
+    run in order (``sched(s) lex< sched(t)`` fails); empty when the schedule is legal.
+    The quick yes/no used inside the scheduler and the tiler; :func:`check` explains."""
+    smap = schedule.get_map().intersect_domain(schedule.get_domain())
+    before = smap.lex_lt_union_map(smap)
+    return validity.intersect_domain(schedule.get_domain()).subtract(before)
+
+
 def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | isl.UnionMap:
     """An isl schedule tree (YAML block notation, ``{ domain: ... }``) or a schedule
     map (``[N] -> { S[i, j] -> [j, i] }``) from its isl text."""

@@ -15,7 +15,7 @@ import islpy as isl
 
 from .describe import describe_schedule
 from .edges import access_conflicts
-from .legality import violated_dependences
+from polysched.dependence import violated_dependences
 from .options import ScheduleError, ScheduleOptions
 from .peers import isl_schedule
 from .pluto import pluto_schedule

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.dependence import violated_dependences
 from polysched.scop.model import Scop
 
 
@@ -168,13 +169,5 @@ def prefix_is_empty(prefix: isl.UnionMap) -> bool:
     return not found or found[0].dim(isl.dim_type.out) == 0
 
 
-def violated(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.UnionMap:
-    """Dependences ``{ S[i] -> T[j] }`` of ``validity`` not executed source-before-sink
-    by ``schedule`` (empty means the schedule is legal)."""
-    sched_map = schedule.get_map().intersect_domain(schedule.get_domain())
-    before = sched_map.lex_lt_union_map(sched_map)
-    return validity.subtract(before)
-
-
 def is_legal(schedule: isl.Schedule, validity: isl.UnionMap) -> bool:
-    return violated(schedule, validity).is_empty()
+    return violated_dependences(schedule, validity).is_empty()

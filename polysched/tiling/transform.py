@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from polysched.dependence import violated_dependences
 from polysched.scop.model import Scop
 
 from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_is_empty,
-                       prefix_rows, rows, violated)
+                       prefix_rows, rows)
 from .cache import CacheSizes, cache_sizes
 from .footprint import band_space, choose_multiple, choose_sizes
 from .options import BandReport, TileOptions, TilingReport
@@ -393,12 +394,12 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     given = _deps_validity(deps)
     if given is not None:
         validity = validity.union(given)
-    bad = violated(schedule, validity)
+    bad = violated_dependences(schedule, validity)
     if not bad.is_empty():
         raise TilingError(f"the schedule to tile violates dependences: {bad}")
     tiling = _TilingPass(scop, validity, accesses, options, caches or cache_sizes())
     result = tiling.walk(schedule.get_root(), parallel_above=False).get_schedule()
-    bad = violated(result, validity)
+    bad = violated_dependences(result, validity)
     if not bad.is_empty():       # a bug of this pass: never hand out an illegal schedule
         raise TilingError(f"tiling produced an illegal schedule; violated: {bad}")
     return result, tiling.report
