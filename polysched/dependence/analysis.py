@@ -20,6 +20,8 @@ from functools import cached_property
 import islpy as isl
 import networkx as nx
 
+from polysched.islutil import maps_of
+
 from polysched.scop.model import Scop
 
 from .flatten import FlatSchedule, flatten
@@ -71,11 +73,6 @@ class PairDependence:
         }
 
 
-def _maps_of(umap: isl.UnionMap) -> list[isl.Map]:
-    result: list[isl.Map] = []
-    umap.foreach_map(result.append)
-    return result
-
 
 class Dependences:
     """All dependences of one SCoP (see the module docstring for each kind).
@@ -116,7 +113,7 @@ class Dependences:
         if kind not in self._pairs:
             order = {s.name: k for k, s in enumerate(self.scop.statements)}
             records = []
-            for m in _maps_of(self.relation(kind)):
+            for m in maps_of(self.relation(kind)):
                 if m.is_empty():
                     continue
                 m = self._named(m.coalesce())

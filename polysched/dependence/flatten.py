@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.islutil import maps_of
+
 
 @dataclass(frozen=True)
 class DimLabel:
@@ -66,11 +68,6 @@ class FlatSchedule:
         n = self.common_prefix(source, sink)
         return [p for p in range(n) if self.labels[source][p].is_loop]
 
-
-def _maps_of(umap: isl.UnionMap) -> list[isl.Map]:
-    result: list[isl.Map] = []
-    umap.foreach_map(result.append)
-    return result
 
 
 def _constant(domain: isl.UnionSet, value: int) -> isl.UnionMap:
@@ -127,7 +124,7 @@ def flatten(schedule: isl.Schedule) -> FlatSchedule:
     maps: dict[str, isl.Map] = {}
     labels: dict[str, list[DimLabel]] = {}
     for umap, lbl in pieces:
-        for m in _maps_of(umap):
+        for m in maps_of(umap):
             name = m.get_tuple_name(isl.dim_type.in_)
             m = pad(m, n_dims)
             maps[name] = maps[name].union(m) if name in maps else m
@@ -150,7 +147,7 @@ def pad(m: isl.Map, n_dims: int) -> isl.Map:
 
 def flatten_map(schedule_map: isl.UnionMap) -> dict[str, isl.Map]:
     """Per statement ``{ S[i] -> [t] }`` from a union schedule map, padded to one space."""
-    ms = _maps_of(schedule_map)
+    ms = maps_of(schedule_map)
     n_dims = max((m.dim(isl.dim_type.out) for m in ms), default=0)
     result: dict[str, isl.Map] = {}
     for m in ms:

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from .analysis import VALIDITY_KINDS, Dependences, _maps_of
+from polysched.islutil import maps_of
+
+from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 
 
@@ -350,7 +352,7 @@ def _set_node_violations(tree: isl.Schedule, deps: Dependences, maps: dict[str, 
                                 .intersect_range(fb).intersect(same_time)
                             if bad.is_empty():
                                 continue
-                            violated = _maps_of(bad)[0].coalesce()
+                            violated = maps_of(bad)[0].coalesce()
                             found.append(Violation(kind, rec.source, rec.sink, rec.relation,
                                                    violated, _witness(violated, maps, context)))
         for k in range(node.n_children()):

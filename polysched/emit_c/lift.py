@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polysched.islutil import maps_of, sets_of
+
 
 def has_integer_division(schedule: isl.Schedule) -> bool:
     """Whether some band member's affine expression uses floor/mod (an integer division)."""
@@ -57,16 +59,6 @@ def _leaves(node: isl.ScheduleNode):
         yield from _leaves(node.child(k))
 
 
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    maps: list[isl.Map] = []
-    umap.foreach_map(maps.append)
-    return maps
-
-
-def _sets(uset: isl.UnionSet) -> list[isl.Set]:
-    sets: list[isl.Set] = []
-    uset.foreach_set(sets.append)
-    return sets
 
 
 def _lifting_map(schedule: isl.Schedule) -> tuple[isl.UnionMap | None, dict[str, int]]:
@@ -75,7 +67,7 @@ def _lifting_map(schedule: isl.Schedule) -> tuple[isl.UnionMap | None, dict[str,
     per_statement: dict[str, list[isl.Map]] = {}
     for leaf in _leaves(schedule.get_root()):
         prefix = leaf.get_prefix_schedule_union_map().intersect_domain(leaf.get_domain())
-        for m in _maps(prefix):
+        for m in maps_of(prefix):
             identity = isl.Map.identity(m.get_space().domain().map_from_set())
             per_statement.setdefault(m.get_tuple_name(isl.dim_type.in_), []).append(identity.flat_range_product(m))
     result, original_dims = None, {}
@@ -125,7 +117,7 @@ def _replace_band(node: isl.ScheduleNode, original_dims: dict[str, int]) -> isl.
     coincident = [node.band_member_get_coincident(k) for k in range(n)]
     loop_types = [node.band_member_get_ast_loop_type(k) for k in range(n)]
     mupa = node.band_get_partial_schedule()
-    statements = _sets(node.get_domain())
+    statements = sets_of(node.get_domain())
     for k in range(n):
         member = None
         for stmt in statements:

@@ -16,7 +16,7 @@ import re
 
 import islpy as isl
 
-from .edges import maps_of, sets_of
+from polysched.islutil import maps_of, sets_of
 
 DEPENDENCE_KINDS = ("raw", "war", "waw")
 

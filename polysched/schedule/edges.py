@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from polysched.islutil import maps_of, sets_of
+
 
 @dataclass
 class ConeRow:
@@ -160,13 +162,3 @@ def same_time_restriction(edge: Edge, phi_source: isl.Map, phi_sink: isl.Map) ->
     return Edge(edge.source, edge.sink, pieces[0] if len(pieces) == 1 else rest.convex_hull(), edge.kind)
 
 
-def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
-    out: list[isl.Map] = []
-    umap.foreach_map(out.append)
-    return out
-
-
-def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
-    out: list[isl.Set] = []
-    uset.foreach_set(out.append)
-    return out

@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 import islpy as isl
 import networkx as nx
 
-from .edges import Edge, edges_from, same_time_restriction, sets_of
+from polysched.islutil import sets_of
+
+from .edges import Edge, edges_from, same_time_restriction
 from .ilp import Hyperplane, HyperplaneProblem, rank
 from .options import ScheduleError, ScheduleOptions
 

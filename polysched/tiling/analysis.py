@@ -14,19 +14,10 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polysched.dependence import violated_dependences
+from polysched.islutil import maps_of, sets_of
 from polysched.scop.model import Scop
 
 
-def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
-    result: list[isl.Map] = []
-    umap.foreach_map(result.append)
-    return result
-
-
-def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
-    result: list[isl.Set] = []
-    uset.foreach_set(result.append)
-    return result
 
 
 def restrict_to_array(umap: isl.UnionMap, array: str) -> isl.UnionMap:
