@@ -15,7 +15,7 @@ import islpy as isl
 from polysched import emit_c
 from polysched.dependence import Dependences, analyze, check
 from polysched.schedule import ScheduleOptions, compute
-from polysched.scop import Scop, extract
+from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 
 
@@ -86,6 +86,8 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None) -> Optimi
 
     scops = timed("extract", extract, Path(path), defines=options.defines,
                   include_dirs=options.include_dirs)
+    if not scops:
+        raise ScopError(str(path), 1, 1, "no '#pragma scop' ... '#pragma endscop' region to optimize")
     regions = []
     for scop in scops:
         deps = timed("deps", analyze, scop)

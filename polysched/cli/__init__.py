@@ -49,8 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     except ScopError as err:
         print(err, file=sys.stderr)
         return 2
-    except (UsageError, FileNotFoundError, IsADirectoryError, PermissionError) as err:
+    except UsageError as err:
         print(f"polysched: error: {err}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as err:
+        print(f"{err.filename or 'polysched'}: error: {err.strerror or err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

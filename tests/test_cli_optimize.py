@@ -1,0 +1,71 @@
+"""`polysched optimize` and `polysched demo` as a user runs them (subprocess, exit codes)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polysched.bench import get, verify
+
+KERNEL = get("jacobi-2d").path
+
+
+def polysched(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "polysched", *args], capture_output=True,
+                          text=True, timeout=600, cwd=cwd)
+
+
+def test_readme_demo_command_runs_and_verifies(tmp_path):
+    """The README quick start's `make demo` is `polysched demo`: it must pass."""
+    proc = polysched("demo", "--out-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "demo passed" in proc.stdout
+    assert proc.stdout.count("verify (compile both, run at MINI, compare outputs): equal") == 2
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert "gemm.c" in written and len(written) == 3
+
+
+def test_optimize_tile_parallel_output_verifies_and_has_pragmas(tmp_path):
+    out = tmp_path / "out.c"
+    proc = polysched("optimize", str(KERNEL), "-o", str(out), "--tile", "--parallel", "--verify")
+    assert proc.returncode == 0, proc.stderr
+    assert "verify: equal" in proc.stdout
+    text = out.read_text()
+    assert "#pragma omp parallel for" in text
+    # everything outside the region is the user's file, byte for byte
+    original = KERNEL.read_text()
+    head = original[: original.index("#pragma scop")]
+    tail = original[original.index("#pragma endscop"):]
+    assert text.startswith(head) and text.endswith(tail)
+
+
+def test_optimize_identity_is_equal_by_execution(tmp_path):
+    out = tmp_path / "out.c"
+    assert polysched("optimize", str(KERNEL), "-o", str(out), "--identity").returncode == 0
+    assert verify(KERNEL, out, dataset="MINI").ok
+
+
+@pytest.mark.parametrize("source, args, message", [
+    ("int main(void) { return 0; }\n", [], "no '#pragma scop'"),
+    ("void f(int n, double A[100]) {\n#pragma scop\n  for (int i = 0; i < n; i++)\n"
+     "    A[i * i] = 0;\n#pragma endscop\n}\n", [], ":4:"),
+    ("void f(int n, double A[100]) {\n#pragma scop\n  for (int i = 0; i < n; i++)\n"
+     "    A[i] = 0;\n#pragma endscop\n}\n", ["--tile-sizes", "3,x"], "tile sizes"),
+])
+def test_bad_input_exit_2_one_line_nothing_written(tmp_path, source, args, message):
+    src = tmp_path / "in.c"
+    src.write_text(source)
+    out = tmp_path / "out.c"
+    proc = polysched("optimize", str(src), "-o", str(out), *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_missing_file_exit_2(tmp_path):
+    proc = polysched("optimize", str(tmp_path / "nope.c"), "-o", str(tmp_path / "o.c"))
+    assert proc.returncode == 2 and "nope.c: error:" in proc.stderr
+    assert "Traceback" not in proc.stderr
