@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.islutil import maps_of, sets_of
 from polysched.scop.model import Scop
-
-from .analysis import sets_of
 
 CANDIDATES = (4, 8, 16, 32, 64, 128, 256)
 
@@ -47,7 +46,7 @@ class BandSpace:
 
     scop: Scop
     partial: isl.UnionMap          # { S[i] -> [b] } on the fixed-parameter domain
-    accesses: isl.UnionMap         # { S[i] -> X[a] } reads and writes
+    accesses: list[isl.UnionMap]   # { S[i] -> X[a] }, one per distinct array reference
     lower: list[int]
     upper: list[int]
 
@@ -56,8 +55,15 @@ class BandSpace:
         return [hi - lo + 1 for lo, hi in zip(self.lower, self.upper)]
 
 
-def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff) -> BandSpace | None:
-    """None when the band's image is unbounded or empty at the fixed parameter values."""
+def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff,
+               prefix: isl.UnionMap | None = None) -> BandSpace | None:
+    """None when the band's image is unbounded or empty at the fixed parameter values.
+
+    ``prefix``: ``{ S[i] -> [outer band values] }``; a tile's data is what it touches
+    during ONE iteration of the enclosing loops, so the instances are restricted to
+    the first (lexmin) outer iteration (doitgen's (p, s) band inside r, q: without
+    this, every r and q counted and the model chose 4x4 tiles).
+    """
     context = scop.context
     for i in range(context.dim(isl.dim_type.param)):
         name = context.get_dim_name(isl.dim_type.param, i)
@@ -67,6 +73,11 @@ def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff) -> B
         # the default guess contradicts the context: keep it parametric but feasible
         context = scop.context.sample().params() if not scop.context.is_empty() else scop.context
     fixed = domain.intersect_params(context)
+    if prefix is not None and any(m.dim(isl.dim_type.out) for m in maps_of(prefix)):
+        outer = prefix.intersect_domain(fixed)
+        first = outer.range().lexmin()
+        if not first.is_empty():
+            fixed = outer.intersect_range(first).domain()
     partial = isl.UnionMap.from_multi_union_pw_aff(mupa).intersect_domain(fixed)
     image = sets_of(partial.range())
     if len(image) != 1 or image[0].is_empty():
@@ -78,30 +89,44 @@ def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff) -> B
             return None
         lower.append(lo.to_python())
         upper.append(hi.to_python())
-    accesses = scop.reads.union(scop.writes).union(scop.may_writes).intersect_domain(fixed)
-    return BandSpace(scop, partial, accesses, lower, upper)
+    # One relation per distinct reference, not one per array: the bounding box of
+    # A[i][j] together with the row A[k][j] and the column A[i][k] (floyd-warshall)
+    # would span the whole array.
+    references: dict[str, isl.UnionMap] = {}
+    for stmt in scop.statements:
+        for access in stmt.accesses:
+            relation = isl.UnionMap.from_map(access.relation).intersect_domain(fixed)
+            if not relation.is_empty():
+                references.setdefault(str(access.relation), relation)
+    return BandSpace(scop, partial, list(references.values()), lower, upper)
 
 
 def footprint_bytes(space: BandSpace, sizes: list[int]) -> int:
-    """Bytes touched by one tile of ``sizes`` placed in the middle of the band's range."""
+    """Bytes touched by one tile of ``sizes`` placed in the middle of the band's range
+    (per array, the union of the bounding boxes of its references: overlapping
+    stencil references count once, a row and a column of a matrix do not make the
+    whole matrix)."""
     box = isl.Set.universe(sets_of(space.partial.range())[0].get_space())
     for k, (lo, hi, size) in enumerate(zip(space.lower, space.upper, sizes)):
         origin = max(lo, (lo + hi + 1) // 2 - size // 2)
         box = box.lower_bound_val(isl.dim_type.set, k, isl.Val(origin))
         box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(origin + size - 1))
     instances = space.partial.intersect_range(isl.UnionSet.from_set(box)).domain()
-    total = 0
-    for data in sets_of(instances.apply(space.accesses)):
-        name = data.get_tuple_name()
-        array = space.scop.arrays.get(name)
-        width = element_bytes(array.element_type) if array is not None else 8
-        count = 1
+    boxes: dict[str, isl.Set] = {}      # per array: the union of its references' boxes
+    for data in (d for reference in space.accesses for d in sets_of(instances.apply(reference))):
+        hull = isl.Set.universe(data.get_space()).intersect_params(data.params())
         for d in range(data.dim(isl.dim_type.set)):
             lo, hi = data.dim_min_val(d), data.dim_max_val(d)
             if not (lo.is_int() and hi.is_int()):
                 return 1 << 62            # unbounded: never fits
-            count *= hi.to_python() - lo.to_python() + 1
-        total += count * width
+            hull = hull.lower_bound_val(isl.dim_type.set, d, lo).upper_bound_val(isl.dim_type.set, d, hi)
+        name = data.get_tuple_name()
+        boxes[name] = boxes[name].union(hull) if name in boxes else hull
+    total = 0
+    for name, region in boxes.items():
+        array = space.scop.arrays.get(name)
+        width = element_bytes(array.element_type) if array is not None else 8
+        total += region.count_val().to_python() * width
     return total
 
 

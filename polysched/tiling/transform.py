@@ -197,7 +197,7 @@ class _TilingPass:
         given = list(opts.sizes or [])[:n]
         space = None
         if len(given) < n or opts.l2tile:
-            space = band_space(self.scop, domain, mupa)
+            space = band_space(self.scop, domain, mupa, prefix)
         l1_budget = int(CACHE_SHARE * (self.caches.l1d if opts.l2tile else self.caches.l2))
         # a parallel outer tile loop needs a few tiles per thread
         min_tiles = MIN_PARALLEL_TRIPS if wants_parallel else 1
