@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from polysched.cli.common import add_preprocessor_args, parse_defines
 from polysched.scop import extract, scop_to_dict
 
 
@@ -10,10 +11,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("extract", help="print the polyhedral model of each #pragma scop region",
                                    description=__doc__)
     parser.add_argument("file", help="C source file")
-    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
-                        help="define a macro, as for the C compiler (repeatable)")
-    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                        help="add an include directory, as for the C compiler (repeatable)")
+    add_preprocessor_args(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON document instead of text")
     parser.set_defaults(func=run)
 
@@ -21,7 +19,8 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     with open(args.file, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    scops = extract(text, defines=args.defines, include_dirs=args.include_dirs, filename=args.file)
+    scops = extract(text, defines=parse_defines(args.defines), include_dirs=args.include_dirs,
+                    filename=args.file)
     if args.json:
         print(json.dumps({"file": args.file, "scops": [scop_to_dict(s) for s in scops]}, indent=2))
     else:

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, parse_defines
+from polysched.cli.common import add_preprocessor_args, default_dataset, parse_defines
 
 
 def add_parser(subparsers) -> None:
@@ -66,12 +66,10 @@ def run(args) -> int:
     if args.verify:
         from polysched.bench import verify
 
-        defines = dict(options.defines)
-        # Suite-style files default to a large dataset: verify at the smallest preset
-        # unless the user chose sizes.
-        if not any(name.endswith("_DATASET") for name in defines) and "MINI_DATASET" in args.file.read_text():
-            defines["MINI_DATASET"] = None
-        verdict = verify(args.file, args.output, defines=defines, include_dirs=options.include_dirs)
+        chosen = any(name.endswith("_DATASET") for name in options.defines)
+        verdict = verify(args.file, args.output, defines=options.defines,
+                         dataset=None if chosen else default_dataset(args.file),
+                         include_dirs=options.include_dirs)
         print(f"verify: {verdict.status}" + (f" ({verdict.reason})" if verdict.reason else ""))
         return 0 if verdict.ok else 1
     return 0

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
+from polysched.cli.common import add_preprocessor_args, default_dataset, parse_defines
 
 
 def add_parser(subparsers) -> None:
@@ -21,10 +22,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--cflags", default=" ".join(DEFAULT_CFLAGS),
                         help="compiler flags, shell-quoted; write --cflags=-O2 for a single flag "
                              "(default: %(default)r)")
-    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
-                        help="preprocessor define for both files (repeatable)")
-    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                        help="include directory for both files (repeatable)")
+    add_preprocessor_args(parser)
     parser.add_argument("--dataset", default=None,
                         help="dataset size: MINI, SMALL, ... adds -D<DATASET>_DATASET; 'none' for "
                              "no define (default: MINI if a file mentions MINI_DATASET)")
@@ -40,25 +38,6 @@ def add_parser(subparsers) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print the compile commands and compiler/program diagnostics")
     parser.set_defaults(func=run)
-
-
-def parse_defines(items: list[str]) -> dict[str, str | None]:
-    """``["N=10", "FAST"]`` -> ``{"N": "10", "FAST": None}``."""
-    defines: dict[str, str | None] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not name.isidentifier():
-            raise UsageError(f"-D {item}: expected NAME or NAME=VALUE")
-        defines[name] = value if sep else None
-    return defines
-
-
-def default_dataset(*paths: Path) -> str | None:
-    """MINI when one of the files mentions MINI_DATASET, else no dataset define."""
-    for path in paths:
-        if "MINI_DATASET" in path.read_text(errors="replace"):
-            return "MINI"
-    return None
 
 
 def run(args: argparse.Namespace) -> int:
