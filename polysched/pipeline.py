@@ -94,13 +94,14 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None) -> Optimi
         sched_options = ScheduleOptions(
             scheduler=options.scheduler, fuse=options.fuse,
             negative_coefficients=options.negative_coefficients,
-            # Pluto+ behaviour: non-negative coefficients first, negative ones only
-            # where a component has no other legal hyperplane (loops counting down).
+            # Pluto first; only when the non-negative space has no schedule (a loop
+            # must be reversed) is the SCoP scheduled again, Pluto+-style, with
+            # negative coefficients allowed.
             negative_fallback=True,
         )
         schedule = timed("schedule", compute, scop, deps, sched_options)
         report = None
-        if options.tile or options.parallel:
+        if options.tile or options.parallel or options.unroll:
             tile_options = TileOptions(
                 tile=options.tile, sizes=options.tile_sizes, l2tile=options.l2tile,
                 parallel=options.parallel, unroll=options.unroll,

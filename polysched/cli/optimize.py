@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--fuse", choices=["smart", "max", "no"], default="smart")
     p.add_argument("--negative", action="store_true",
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
-                        "they are tried only where no non-negative schedule exists")
+                        "they are tried only when no non-negative schedule exists")
     p.add_argument("--tile", action="store_true", help="tile permutable bands")
     p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32")
     p.add_argument("--tile-sizes-file", type=Path, help="file with tile sizes (one per line or comma-separated)")

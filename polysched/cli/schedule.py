@@ -18,7 +18,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--fuse", choices=["smart", "max", "no"], default="smart")
     p.add_argument("--negative", action="store_true",
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
-                        "they are tried only where no non-negative schedule exists")
+                        "they are tried only when no non-negative schedule exists")
     p.add_argument("--coefficient-bound", type=int, default=None, metavar="B",
                    help="bound of the iterator coefficients (default 4)")
     add_preprocessor_args(p)
@@ -31,7 +31,7 @@ def run(args) -> int:
     from polysched.scop import extract
 
     # the same policy as `polysched optimize` (pipeline.py): negative coefficients
-    # only where a component has no non-negative schedule
+    # only when no non-negative schedule exists
     options = ScheduleOptions(scheduler=args.scheduler, fuse=args.fuse,
                               negative_coefficients=args.negative, negative_fallback=True)
     if args.coefficient_bound is not None:
