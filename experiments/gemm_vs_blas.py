@@ -104,7 +104,7 @@ def main() -> int:
         print(f"  {label:28s} {seconds:9.4f} s  {flops / seconds / 1e9:7.2f} GFLOP/s")
     ours = flops / results["polysched pluto tile+par"]
     blas = flops / results["numpy/OpenBLAS dgemm"]
-    print(f"  polysched / dgemm: {ours / blas:.1%}   (BLAS: {numpy_run['blas']})")
+    print(f"  polysched / dgemm: {ours / blas:.1%}   (OpenBLAS build config: {numpy_run['blas']})")
     print(f"  DP peak: {peak:.1f} GFLOP/s = {why}")
     return 0
 
