@@ -55,6 +55,31 @@ class BandSpace:
         return [hi - lo + 1 for lo, hi in zip(self.lower, self.upper)]
 
 
+def known_parameters(scop: Scop) -> isl.Set:
+    """The context with every parameter fixed to its known value (``-D``/``#define``,
+    else ``DEFAULT_PARAMETER``): the sizes the cost questions are asked at."""
+    context = scop.context
+    for i in range(context.dim(isl.dim_type.param)):
+        name = context.get_dim_name(isl.dim_type.param, i)
+        value = scop.parameter_values.get(name, DEFAULT_PARAMETER)
+        context = context.fix_val(isl.dim_type.param, i, isl.Val(int(value)))
+    if context.is_empty():
+        # the default guess contradicts the context: keep it parametric but feasible
+        context = scop.context.sample().params() if not scop.context.is_empty() else scop.context
+    return context
+
+
+def outer_iterations(scop: Scop, domain: isl.UnionSet, outer: isl.UnionMap) -> int | None:
+    """How many distinct values ``outer`` (``{ S[i] -> [outer loop values] }``) takes on
+    ``domain`` at the known sizes: how often a loop nested in those loops is entered.
+    None when unknown (unbounded or parametric)."""
+    values = sets_of(outer.intersect_domain(domain.intersect_params(known_parameters(scop))).range())
+    if len(values) != 1:
+        return None
+    count = values[0].count_val()
+    return count.to_python() if count.is_int() else None
+
+
 def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff,
                prefix: isl.UnionMap | None = None) -> BandSpace | None:
     """None when the band's image is unbounded or empty at the fixed parameter values.
@@ -64,15 +89,7 @@ def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff,
     the first (lexmin) outer iteration (doitgen's (p, s) band inside r, q: without
     this, every r and q counted and the model chose 4x4 tiles).
     """
-    context = scop.context
-    for i in range(context.dim(isl.dim_type.param)):
-        name = context.get_dim_name(isl.dim_type.param, i)
-        value = scop.parameter_values.get(name, DEFAULT_PARAMETER)
-        context = context.fix_val(isl.dim_type.param, i, isl.Val(int(value)))
-    if context.is_empty():
-        # the default guess contradicts the context: keep it parametric but feasible
-        context = scop.context.sample().params() if not scop.context.is_empty() else scop.context
-    fixed = domain.intersect_params(context)
+    fixed = domain.intersect_params(known_parameters(scop))
     if prefix is not None and any(m.dim(isl.dim_type.out) for m in maps_of(prefix)):
         outer = prefix.intersect_domain(fixed)
         first = outer.range().lexmin()

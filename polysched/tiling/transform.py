@@ -23,7 +23,7 @@ from polysched.scop.model import Scop
 from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_is_empty,
                        prefix_rows, rows)
 from .cache import CacheSizes, cache_sizes
-from .footprint import band_space, choose_multiple, choose_sizes
+from .footprint import band_space, choose_multiple, choose_sizes, outer_iterations
 from .options import BandReport, TileOptions, TilingReport
 from .scalars import classify_scalars
 from .stride import Stride, member_scores, member_strides, point_order, unit_stride_writes
@@ -32,6 +32,11 @@ _band = isl.schedule_node_type.band
 
 # a parallel loop should give each thread (of this machine) at least two iterations
 MIN_PARALLEL_TRIPS = max(4, 2 * (os.cpu_count() or 1))
+
+# A parallel loop inside sequential ones forks and joins once per outer iteration
+# (a few microseconds each): beyond this many, the overhead eats the gain (ludcmp's
+# dot-product reductions inside (i, j) ran 0.5x with 4M forks; durbin's 20000 pay).
+MAX_NESTED_FORKS = 50_000
 
 # fraction of a cache level the data of one tile may take (the rest: other data, conflicts)
 CACHE_SHARE = 0.5
@@ -271,7 +276,8 @@ class _TilingPass:
             if clauses is None:
                 continue
             if (nested or (j and not permutable)) and \
-                    not self._enough_trips(domain, _sliced(seg.mupa, j, j + 1), report, what, j):
+                    not self._enough_trips(domain, inner_outer, _sliced(seg.mupa, j, j + 1),
+                                           report, what, j):
                 continue
             mark = "parallel" + (f" {clauses}" if clauses else "")
             report.parallel, report.clauses = f"{what} {j}", clauses
@@ -287,15 +293,21 @@ class _TilingPass:
             return segments[:index] + new + segments[index + 1:], True
         return segments, False
 
-    def _enough_trips(self, domain, member_mupa, report, what, j) -> bool:
+    def _enough_trips(self, domain, outer, member_mupa, report, what, j) -> bool:
         """An inner parallel loop (inside a sequential one) pays a fork/join per outer
-        iteration: only worth it with ``MIN_PARALLEL_TRIPS`` iterations or more
-        (at the known parameter values; unknown counts are taken as large)."""
+        iteration: only worth it with ``MIN_PARALLEL_TRIPS`` iterations or more and at
+        most ``MAX_NESTED_FORKS`` outer iterations (at the known parameter values;
+        unknown counts are taken as favourable)."""
         space = band_space(self.scop, domain, member_mupa)
-        if space is None or space.extents[0] >= MIN_PARALLEL_TRIPS:
-            return True
-        report.notes.append(f"inner parallel {what} {j} skipped: {space.extents[0]} iterations")
-        return False
+        if space is not None and space.extents[0] < MIN_PARALLEL_TRIPS:
+            report.notes.append(f"inner parallel {what} {j} skipped: {space.extents[0]} iterations")
+            return False
+        if not prefix_is_empty(outer):
+            forks = outer_iterations(self.scop, domain, outer)
+            if forks is not None and forks > MAX_NESTED_FORKS:
+                report.notes.append(f"inner parallel {what} {j} skipped: {forks} fork/joins")
+                return False
+        return True
 
     def _wavefront(self, segments, domain, prefix, report):
         """Outer tile band (t0, t1, ...) -> (t0 + t1) then (t1, ...), t1 parallel."""

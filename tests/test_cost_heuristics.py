@@ -1,0 +1,37 @@
+"""Performance heuristics that decide code shape, checked on the trees they produce."""
+from __future__ import annotations
+
+from polysched.bench import get
+from polysched.pipeline import OptimizeOptions, optimize
+
+
+def _marks(schedule) -> list[str]:
+    found = []
+
+    def visit(node):
+        if node.get_type().name == "mark":
+            found.append(node.mark_get_id().get_name())
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(schedule.get_root())
+    return found
+
+
+def test_no_parallel_region_forked_millions_of_times():
+    """ludcmp's dot products (reductions over k inside the sequential (i, j) loops) would
+    fork/join N^2 times: only the two triangular solves, forked N times, are parallel."""
+    result = optimize(get("ludcmp").path, OptimizeOptions(tile=True, parallel=True))
+    [region] = result.regions
+    assert sorted(_marks(region.schedule)).count("parallel reduction(+:w)") == 2
+    assert any("fork/joins" in note for band in region.tiling.bands for note in band.notes)
+
+
+def test_smartfuse_keeps_lower_depth_statements_out_of_inner_loops():
+    """durbin: `y[k] = alpha` (depth 1) is not fused into the z loop (depth 2) at a shift,
+    which left an `if (c1 == c0)` guard inside the vector loop."""
+    result = optimize(get("durbin").path, OptimizeOptions())
+    text = result.text
+    region = text[text.index("#pragma scop"):text.index("#pragma endscop")]
+    assert "if (" not in region
+    assert region.count("for (") == 4      # k, then the three i loops, one after another
