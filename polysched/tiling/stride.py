@@ -70,65 +70,50 @@ def _is_points(deltas: isl.Set, points: list[list[int]]) -> bool:
     return deltas.is_subset(allowed)
 
 
-def member_scores(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[int]:
-    """Score of each member of the band at ``node``: +2 per stride-1 reference, +1 per
-    invariant one, -2 per strided one, over every statement under the band."""
-    n_members = node.band_n_member()
+def _array_references(scop: Scop, node: isl.ScheduleNode):
+    """Every (schedule rows, access, relation) of a non-scalar reference under the band
+    at ``node``: ``rows`` is ``{ S[i] -> [outer rows, band rows, inner rows] }`` and
+    ``relation`` the access restricted to the instances reaching the band."""
     full = node.get_prefix_schedule_union_map().flat_range_product(
         node.get_subtree_schedule_union_map()).intersect_domain(node.get_domain())
-    scores = [0] * n_members
     for rows in maps_of(full):
-        name = rows.get_tuple_name(isl.dim_type.in_)
         try:
-            stmt = scop.statement(name)
+            stmt = scop.statement(rows.get_tuple_name(isl.dim_type.in_))
         except KeyError:
             continue
         for acc in stmt.accesses:
-            if scop.arrays.get(acc.array) is not None and scop.arrays[acc.array].is_scalar:
+            array = scop.arrays.get(acc.array)
+            if array is not None and array.is_scalar:
                 continue
-            relation = acc.relation.intersect_domain(rows.domain())
-            for k in range(n_members):
-                scores[k] += _SCORE[classify(rows, relation, n_prefix + k)]
+            yield rows, acc, acc.relation.intersect_domain(rows.domain())
+
+
+def member_scores(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[int]:
+    """Score of each member of the band at ``node``: +2 per stride-1 reference, +1 per
+    invariant one, -2 per strided one, over every statement under the band."""
+    scores = [0] * node.band_n_member()
+    for rows, _, relation in _array_references(scop, node):
+        for k in range(len(scores)):
+            scores[k] += _SCORE[classify(rows, relation, n_prefix + k)]
     return scores
 
 
 def unit_stride_writes(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[bool]:
     """Per member of the band at ``node``: does some array write walk stride 1 along it?"""
-    n_members = node.band_n_member()
-    full = node.get_prefix_schedule_union_map().flat_range_product(
-        node.get_subtree_schedule_union_map()).intersect_domain(node.get_domain())
-    result = [False] * n_members
-    for rows in maps_of(full):
-        try:
-            stmt = scop.statement(rows.get_tuple_name(isl.dim_type.in_))
-        except KeyError:
+    result = [False] * node.band_n_member()
+    for rows, acc, relation in _array_references(scop, node):
+        if acc.kind == "read":
             continue
-        for acc in stmt.accesses:
-            if acc.kind == "read" or (acc.array in scop.arrays and scop.arrays[acc.array].is_scalar):
-                continue
-            relation = acc.relation.intersect_domain(rows.domain())
-            for k in range(n_members):
-                if classify(rows, relation, n_prefix + k) == Stride.UNIT:
-                    result[k] = True
+        for k in range(len(result)):
+            if classify(rows, relation, n_prefix + k) == Stride.UNIT:
+                result[k] = True
     return result
 
 
 def member_strides(scop: Scop, node: isl.ScheduleNode, n_prefix: int, member: int) -> list[Stride]:
     """The stride class of every array reference under the band along ``member``."""
-    full = node.get_prefix_schedule_union_map().flat_range_product(
-        node.get_subtree_schedule_union_map()).intersect_domain(node.get_domain())
-    result = []
-    for rows in maps_of(full):
-        try:
-            stmt = scop.statement(rows.get_tuple_name(isl.dim_type.in_))
-        except KeyError:
-            continue
-        for acc in stmt.accesses:
-            if scop.arrays.get(acc.array) is not None and scop.arrays[acc.array].is_scalar:
-                continue
-            result.append(classify(rows, acc.relation.intersect_domain(rows.domain()),
-                                   n_prefix + member))
-    return result
+    return [classify(rows, relation, n_prefix + member)
+            for rows, _, relation in _array_references(scop, node)]
 
 
 def point_order(scores: list[int], vectorizable: list[bool] | None = None) -> list[int]:
