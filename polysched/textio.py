@@ -1,0 +1,66 @@
+"""Reading and writing C source text so that every byte survives the round trip.
+
+C files are not always UTF-8 (Latin-1 string literals) and not always LF (CRLF files
+from Windows editors). The front end reads them with ``surrogateescape`` (undecodable
+bytes become lone surrogates that encode back to the same bytes) and without newline
+translation; emission writes them back the same way. Everything outside the SCoP
+regions is therefore byte-identical, whatever the bytes are.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+
+
+def read_source(path: str | os.PathLike) -> str:
+    """The file's text: bytes decoded losslessly, line endings untouched."""
+    with open(path, encoding=ENCODING, errors=ERRORS, newline="") as f:
+        return f.read()
+
+
+def encode_source(text: str) -> bytes:
+    """The bytes of ``text`` as :func:`read_source` read them."""
+    return text.encode(ENCODING, ERRORS)
+
+
+def line_ending(text: str) -> str:
+    """``"\\r\\n"`` when the text's first line ends with CRLF, else ``"\\n"``."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (as :func:`encode_source` bytes) to ``path`` atomically: a temp
+    file in the same directory, then a rename, so an existing file is never replaced
+    by a partial one (full disk, interrupted run). Raises ``OSError`` on failure,
+    leaving ``path`` untouched. Special files (``/dev/stdout``, ``/dev/null``) are
+    written directly: they cannot be renamed over."""
+    path = Path(path)
+    data = encode_source(text)
+    if path.exists() and not path.is_file():
+        with open(path, "wb") as f:
+            f.write(data)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
