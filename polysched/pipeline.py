@@ -36,6 +36,7 @@ class OptimizeOptions:
     l2tile: bool = False
     parallel: bool = False
     unroll: int | None = None
+    reassociate: bool = False
     defines: dict[str, str | None] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
 
@@ -104,7 +105,7 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None) -> Optimi
         if options.tile or options.parallel or options.unroll:
             tile_options = TileOptions(
                 tile=options.tile, sizes=options.tile_sizes, l2tile=options.l2tile,
-                parallel=options.parallel, unroll=options.unroll,
+                parallel=options.parallel, unroll=options.unroll, reassociate=options.reassociate,
             )
             schedule, report = timed("tile", tile_with_report, scop, deps, schedule, tile_options)
         verdict = check(scop, deps, schedule)

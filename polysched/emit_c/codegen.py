@@ -19,12 +19,14 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polysched.scop.model import Scop, Statement
+from polysched.textio import line_ending
 
 from .body import substitute
 from .expr import ExprPrinter, Helpers
 from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
+from .versioning import accessed_elements, iterator_skeleton, plan
 
 _node = isl.ast_node_type
 
@@ -39,10 +41,15 @@ class EmitOptions:
     comment where a mark could not become a pragma (degenerate or non-canonical loop);
     ``lift_divisions``: give isl a schedule without floor/mod (see lift.py; same
     execution order, far faster AST generation for wavefronts over tiles).
+    ``iterator_type`` None: ``int`` or ``long long`` as the program's types require
+    (see versioning.py). ``versioning``: guard the generated code with the run-time
+    check of its assumptions, the original region as the fallback (see versioning.py);
+    off only to look at the bare loops.
     """
 
     indent: str = "  "
-    iterator_type: str = "int"
+    iterator_type: str | None = None
+    versioning: bool = True
     iterator_prefixes: tuple[str, ...] = ("c", "t", "ps_c")
     explain_dropped_pragmas: bool = True
     lift_divisions: bool = True
@@ -102,7 +109,8 @@ class _RegionPrinter:
         self.iterators = self.names.fresh_family(list(options.iterator_prefixes), count)
         self.depth_of = {name: d for d, name in enumerate(self.iterators)}
         self.helpers = Helpers(self.names)
-        self.expr = ExprPrinter(self.helpers)
+        self.version = plan(scop, options.iterator_type)
+        self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
 
     def build_ast(self) -> isl.AstNode:
         build = isl.AstBuild.from_context(self.scop.context)
@@ -113,10 +121,57 @@ class _RegionPrinter:
         return build.node_from_schedule(self.schedule)
 
     def region_text(self) -> str:
+        scop, version, nl = self.scop, self.version, line_ending(self.scop.source)
+        original = scop.source[scop.region_start:scop.region_end]
+        base = region_indent(scop)
+        if self.options.versioning and version.never:
+            return base + f"/* polysched: original code kept: {version.never[0]} */" + nl + original
         body = self.node(self.build_ast(), 0, {})
-        lines = self.helpers.definitions() + body + self.helpers.undefinitions()
-        base = region_indent(self.scop)
-        return "".join(f"{base}{line}\n" if line else "\n" for line in lines)
+        if self.options.versioning and version.live_iterators:
+            body += ["/* polysched: leave the loop iterators at their final values */"]
+            body += iterator_skeleton(scop).splitlines()
+        if not self.options.versioning or not version.needs_check:
+            lines = self.helpers.definitions() + body + self.helpers.undefinitions()
+            return "".join(f"{base}{line}{nl}" if line else nl for line in lines)
+        guard = self.guard_text()
+        head = self.helpers.definitions() + [f"if ({guard}) {{"]
+        inner = [self.options.indent + line if line else line for line in body]
+        text = "".join(f"{base}{line}{nl}" if line else nl for line in head + inner)
+        text += f"{base}}} else {{{nl}{original}{base}}}{nl}"
+        return text + "".join(f"{base}{line}{nl}" for line in self.helpers.undefinitions())
+
+    def guard_text(self) -> str:
+        """The C condition under which the optimized code is valid (see versioning.py)."""
+        assumed = self.version.assumed
+        universe = isl.Set.universe(assumed.get_space())
+        parts = []
+        if not assumed.plain_is_universe():
+            parts.append(self.expr(isl.AstBuild.from_context(universe).expr_from_set(assumed)))
+        build = isl.AstBuild.from_context(assumed)
+        for a, b in self.version.alias_checks:
+            ranges = [self.address_range(build, array) for array in (a, b)]
+            if None in ranges:     # one of them is never touched under these parameters
+                continue
+            (lo_a, hi_a), (lo_b, hi_b) = ranges
+            parts.append(f"{hi_a} <= {lo_b} || {hi_b} <= {lo_a}")
+        if not parts:
+            return "1"
+        return " && ".join(f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts)
+
+    def address_range(self, build: isl.AstBuild, array) -> tuple[str, str] | None:
+        """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the
+        region touches in ``array`` (lexicographic extremes of the accessed elements)."""
+        elements = accessed_elements(self.scop, array.name)
+        if elements is None or elements.is_empty():
+            return None
+        if elements.dim(isl.dim_type.set) == 0:
+            return f"(const char *)&{array.name}", f"(const char *)(&{array.name} + 1)"
+        texts = []
+        for extreme in (elements.lexmin_pw_multi_aff(), elements.lexmax_pw_multi_aff()):
+            subscripts = [self.expr(build.expr_from_pw_aff(extreme.get_pw_aff(k)))
+                          for k in range(extreme.dim(isl.dim_type.out))]
+            texts.append(f"&{array.name}" + "".join(f"[{e}]" for e in subscripts))
+        return f"(const char *){texts[0]}", f"(const char *)({texts[1]} + 1)"
 
     # -- AST nodes ---------------------------------------------------------------
 
@@ -165,6 +220,8 @@ class _RegionPrinter:
                 f"statement {name} has iterators {stmt.iterators} but the AST passes {len(arg_exprs)} arguments"
             )
         args = [self.expr(e) for e in arg_exprs]
+        casts = self.version.iterator_casts
+        args = [f"({casts[it]})({a})" if it in casts else a for it, a in zip(stmt.iterators, args)]
         additive = {it for it, e in zip(stmt.iterators, arg_exprs) if self.expr.is_additive(e)}
         text = substitute(stmt.body.strip(), dict(zip(stmt.iterators, args)), additive)
         pad = self.pad(level)
@@ -202,7 +259,7 @@ class _RegionPrinter:
         lines = [pad + f"/* polysched: '{m.name}' dropped: its loop runs at most once */" for m in lost
                  if self.options.explain_dropped_pragmas]
         init = self.expr(node.for_get_init())
-        decl = f"{self.options.iterator_type} {iterator}"
+        decl = f"{self.version.counter_type} {iterator}"
         if node.for_is_degenerate():
             if here and self.options.explain_dropped_pragmas:
                 lines += [pad + f"/* polysched: '{m.name}' dropped: its loop runs at most once */" for m in here]

@@ -28,16 +28,29 @@ _QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__", "s
                "register", "inline", "auto"}
 _TYPEDEF_RE = re.compile(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*(?:\[[^;]*\])?\s*;")
 _GENERATOR = c_generator.CGenerator()
+_RESTRICT_RE = re.compile(r"\b__restrict(?:__)?\b")
 
 
 @dataclass
 class Declaration:
     """A declared variable: ``element_type`` (``double``), declared ``dims`` as C text
-    (``["N", "M"]``; a pointer level adds ``""``), and whether it is an integer scalar."""
+    (``["N", "M"]``; a pointer level adds ``""``), and whether it is an integer scalar.
+
+    ``origin`` is ``"global"``, ``"param"`` (a function parameter: an array parameter
+    is a pointer in C) or ``"local"``; ``restrict`` is set when the outermost pointer
+    level is ``restrict``-qualified (which rules out aliasing with other names)."""
 
     name: str
     element_type: str
     dims: list[str] = field(default_factory=list)
+    origin: str = "global"
+    restrict: bool = False
+
+    @property
+    def through_pointer(self) -> bool:
+        """Whether the data is reached through a pointer, so that another name may
+        denote the same memory (a pointer or array parameter, or a pointer variable)."""
+        return bool(self.dims) and (self.origin == "param" or "" in self.dims)
 
     @property
     def is_integer_scalar(self) -> bool:
@@ -83,15 +96,20 @@ def _type_text(node: c_ast.Node) -> str:
     return _GENERATOR.visit(node)
 
 
-def declaration_of(decl: c_ast.Decl) -> Declaration | None:
+def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | None:
     """The :class:`Declaration` of a pycparser ``Decl`` (None for functions)."""
     node = decl.type
     dims: list[str] = []
+    restrict = False
     while True:
         if isinstance(node, c_ast.ArrayDecl):
+            if not dims:
+                restrict = "restrict" in (node.dim_quals or [])
             dims.append(_GENERATOR.visit(node.dim) if node.dim is not None else "")
             node = node.type
         elif isinstance(node, c_ast.PtrDecl):
+            if not dims:
+                restrict = "restrict" in (node.quals or [])
             dims.append("")
             node = node.type
         elif isinstance(node, c_ast.FuncDecl):
@@ -100,7 +118,7 @@ def declaration_of(decl: c_ast.Decl) -> Declaration | None:
             break
     if decl.name is None:
         return None
-    return Declaration(decl.name, _type_text(node), dims)
+    return Declaration(decl.name, _type_text(node), dims, origin, restrict)
 
 
 class _Parser:
@@ -110,6 +128,7 @@ class _Parser:
 
     def parse(self, chunk: str) -> list[c_ast.Node]:
         # Declare only the typedef names this chunk uses (keeps pycparser's input tiny).
+        chunk = _RESTRICT_RE.sub("restrict", chunk)  # GNU spellings pycparser does not know
         words = set(IDENT_RE.findall(chunk))
         defining = set(_TYPEDEF_RE.findall(chunk + ";"))
         prefix = "".join(f"typedef int {t};" for t in sorted((self.typedefs & words) - defining))
@@ -129,7 +148,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     parser = _Parser(typedefs)
     declarations: dict[str, Declaration] = {}
 
-    def take(chunks: list[str]):
+    def take(chunks: list[str], origin: str):
         for chunk in chunks:
             if not re.search(r"[A-Za-z_]", chunk):
                 continue
@@ -137,11 +156,11 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                 if isinstance(node, c_ast.Typedef):
                     parser.typedefs.add(node.name)
                 elif isinstance(node, c_ast.Decl):
-                    d = declaration_of(node)
+                    d = declaration_of(node, origin)
                     if d is not None:
                         declarations[d.name] = d
 
-    take(_chunks(top_level))
+    take(_chunks(top_level), "global")
     name = "<file scope>"
     if function is not None:
         header = macros.expand(function.header)
@@ -150,11 +169,11 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                 name = node.name
                 for param in (node.type.args.params if node.type.args else []):
                     if isinstance(param, c_ast.Decl):
-                        d = declaration_of(param)
+                        d = declaration_of(param, "param")
                         if d is not None:
                             declarations[d.name] = d
         if name == "<file scope>":
             m = re.search(r"([A-Za-z_]\w*)\s*\(", function.header)
             name = m.group(1) if m else name
-        take([c for c in _chunks(function.body_prefix)])
+        take([c for c in _chunks(function.body_prefix)], "local")
     return Visible(name, declarations, parser.typedefs)

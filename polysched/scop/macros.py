@@ -13,6 +13,8 @@ import re
 import subprocess
 from dataclasses import dataclass
 
+from polysched.textio import encode_source
+
 from .model import ScopError
 
 _DEFINE_RE = re.compile(r"#define ([A-Za-z_]\w*)(\(([^)]*)\))?(?: (.*))?$")
@@ -234,7 +236,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     defines = defines or {}
     include_dirs = list(include_dirs or [])
     compiler = compiler or os.environ.get("CC", "gcc")
-    key = (hashlib.sha1(text.encode()).hexdigest(), tuple(sorted(defines.items())),
+    key = (hashlib.sha1(encode_source(text)).hexdigest(), tuple(sorted(defines.items())),
            tuple(include_dirs), filename, compiler)
     if key in _CACHE:
         return _CACHE[key]
@@ -248,7 +250,10 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
         argv += ["-I", d]
     argv.append("-")
     try:
-        proc = subprocess.run(argv, input=text, capture_output=True, text=True, timeout=60)
+        # bytes in, so that non-UTF-8 bytes outside the region reach gcc unchanged
+        raw = subprocess.run(argv, input=encode_source(text), capture_output=True, timeout=60)
+        proc = subprocess.CompletedProcess(argv, raw.returncode, raw.stdout.decode(errors="replace"),
+                                           raw.stderr.decode(errors="replace"))
     except (OSError, subprocess.TimeoutExpired) as err:
         raise ScopError(filename, 1, 1, f"cannot run the C preprocessor '{compiler}': {err}") from None
     if proc.returncode != 0:

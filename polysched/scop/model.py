@@ -45,6 +45,12 @@ class Array:
     name: str
     element_type: str
     dims: list[str] = field(default_factory=list)
+    # how the name is declared: "global", "param", "local" ("" when undeclared);
+    # through_pointer: reached through a pointer (so another name may alias it);
+    # restrict: its outermost pointer level is restrict-qualified
+    origin: str = ""
+    through_pointer: bool = False
+    restrict: bool = False
 
     @property
     def is_scalar(self) -> bool:
@@ -117,6 +123,11 @@ class Scop:
     of ``context``, so that generated code stays correct for every dataset preset.
     ``context``: ``[N, M] -> { : N >= 1 and M >= 1 }``.
     ``identifiers``: every identifier in the file, so emitted names never clash.
+    ``variable_types``: the declared C type of each parameter that is a variable and
+    of each loop iterator (``{"n": "unsigned", "i": "long"}``); macros are absent.
+    ``loop_scoped``: iterators declared in their ``for`` (dead after the region).
+    ``live_iterators``: iterators that the code around the region may read (see
+    emit_c/versioning.py), filled by the front end.
     """
 
     filename: str
@@ -133,6 +144,9 @@ class Scop:
     statements: list[Statement]
     schedule: isl.Schedule
     identifiers: frozenset[str] = frozenset()
+    variable_types: dict[str, str] = field(default_factory=dict)
+    loop_scoped: frozenset[str] = frozenset()
+    live_iterators: tuple[str, ...] = ()
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

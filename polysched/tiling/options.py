@@ -17,6 +17,9 @@ class TileOptions:
     stride-1 loops. ``unroll``: ``unroll N`` mark on the innermost point loop.
     ``tile_depth1``: also tile permutable bands of a single member.
     ``intra_tile_reorder``: permute point loops so the innermost walks stride-1.
+    ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
+    default: a parallel floating-point sum is computed in another order, so its result
+    differs from the original's (like ``-ffast-math``); integer reductions are exact.
     """
 
     tile: bool = True
@@ -28,6 +31,7 @@ class TileOptions:
     unroll: int | None = None
     tile_depth1: bool = False
     intra_tile_reorder: bool = True
+    reassociate: bool = False
 
     def __post_init__(self) -> None:
         if self.sizes is not None:

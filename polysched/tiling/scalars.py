@@ -7,7 +7,9 @@ the loop is parallel only if each such scalar is either
   iteration (value-based flow, no live-in read), and no value written in the loop is
   read after it, inside the scop or after it (live-out);
 - or a **reduction**: its only accesses in the loop are statements ``x += e``,
-  ``x -= e``, ``x *= e``, ``x = x + e`` or ``x = x * e`` with ``e`` not mentioning ``x``.
+  ``x -= e``, ``x *= e``, ``x = x + e`` or ``x = x * e`` with ``e`` not mentioning ``x``,
+  and ``x`` is an integer, or reassociating floating-point sums was asked for
+  (``reassociate``): a parallel floating-point sum rounds differently.
 
 Anything else keeps the loop sequential.
 """
@@ -39,6 +41,7 @@ class ScalarVerdict:
     private: list[str] = field(default_factory=list)
     reductions: list[tuple[str, str]] = field(default_factory=list)
     blocking: dict[str, str] = field(default_factory=dict)
+    reassociated: list[str] = field(default_factory=list)  # floating-point reductions
 
     @property
     def ok(self) -> bool:
@@ -55,6 +58,19 @@ class ScalarVerdict:
         for op, names in by_op.items():
             parts.append(f"reduction({op}:{', '.join(names)})")
         return " ".join(parts)
+
+
+_INTEGER_TYPE_WORDS = frozenset(
+    "char short int long signed unsigned _Bool bool size_t ssize_t ptrdiff_t intptr_t uintptr_t "
+    "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intmax_t uintmax_t".split())
+
+
+def is_integer_type(c_type: str) -> bool:
+    """Whether ``c_type`` (``"unsigned long"``, ``"int32_t"``) is an integer type; an
+    unknown name (a typedef, ``DATA_TYPE``) counts as not integer: never reassociate
+    what might be floating point."""
+    words = set(c_type.replace("const", " ").replace("volatile", " ").split())
+    return bool(words) and words <= _INTEGER_TYPE_WORDS
 
 
 def reduction_operator(body: str, name: str) -> str | None:
@@ -140,11 +156,12 @@ def _is_declaration(text: str, start: int, end: int) -> bool:
 
 
 def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
-                     iteration: isl.UnionMap) -> ScalarVerdict:
+                     iteration: isl.UnionMap, reassociate: bool = False) -> ScalarVerdict:
     """Data-sharing of the scalars written by the instances ``domain`` of a loop.
 
     ``iteration``: ``{ S[i] -> [outer rows..., loop] }``: two instances with equal
     values run in the same iteration of the loop (and of every loop around it).
+    ``reassociate``: floating-point reductions are allowed (else they block).
     """
     verdict = ScalarVerdict()
     same_iteration = same_value(iteration)
@@ -163,6 +180,11 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             verdict.private.append(name)
             continue
         op = _reduction(scop, accesses, name, domain)
+        if op is not None and not is_integer_type(array.element_type):
+            if not reassociate:
+                verdict.blocking[name] = "floating-point reduction (parallel only with --reassociate)"
+                continue
+            verdict.reassociated.append(name)
         if op is not None:
             verdict.reductions.append((name, op))
             continue

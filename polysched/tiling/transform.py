@@ -254,13 +254,18 @@ class _TilingPass:
         in parallel, else None. Scalars are handled by ``scalars.classify_scalars``."""
         if not is_parallel(self._array_deps, outer, member):
             return None
-        verdict = classify_scalars(self.scop, self.accesses, domain, rows(outer, member))
+        verdict = classify_scalars(self.scop, self.accesses, domain, rows(outer, member),
+                                   reassociate=self.options.reassociate)
         if not verdict.ok:
             for name, reason in verdict.blocking.items():
                 note = f"scalar {name} blocks parallelism: {reason}"
                 if note not in report.notes:
                     report.notes.append(note)
             return None
+        for name in verdict.reassociated:
+            note = f"floating-point reduction of {name} reassociated (--reassociate)"
+            if note not in report.notes:
+                report.notes.append(note)
         return verdict.clauses
 
     def _parallelize(self, segments, index, domain, prefix, permutable, report, what):
@@ -406,6 +411,8 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     given = _deps_validity(deps)
     if given is not None:
         validity = validity.union(given)
+    # the code runs only under the context (emit_c/versioning.py checks it at run time)
+    validity = validity.intersect_params(scop.context)
     bad = violated_dependences(schedule, validity)
     if not bad.is_empty():
         raise TilingError(f"the schedule to tile violates dependences: {bad}")

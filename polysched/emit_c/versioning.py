@@ -1,0 +1,218 @@
+"""What the optimized code of a region assumes, and the run-time check that guards it.
+
+The pipeline works under assumptions that C does not guarantee:
+
+- the parameters lie in ``scop.context`` (``[n] -> { : n >= 1 }``): schedules,
+  tiles and isl's AST are exact only there;
+- the loop counters and the bound arithmetic fit in the counter type;
+- arrays reached through different pointers do not overlap (isl sees distinct names
+  as distinct memory).
+
+Polly's answer is code versioning, and so is ours: the region becomes
+
+    if (n >= 1 && n <= 67108864 && (&dst[n - 1] + 1 <= &src[-1] || &src[n - 2] + 1 <= &dst[0])) {
+      <optimized code>
+      <iterators set to their final values>
+    } else {
+      <the original region, verbatim>
+    }
+
+so the output computes what the input computed for every parameter value and every
+call, and the check costs a few comparisons per execution of the region. Conditions
+that hold by construction are left out (and with them, possibly, the ``if``).
+
+Counter types: ``int`` when every parameter and iterator has a signed type no wider
+than ``int`` (the check then bounds the parameters by ``2**26``, so that sums of a few
+scaled counters cannot overflow), else ``long long`` with every parameter cast to it
+(so that ``n - 1`` on an ``unsigned n`` cannot wrap) and 64-bit parameters bounded by
+``2**56``. A statement body sees its iterators converted back to their declared type
+(``(unsigned)(c0)``), so its own arithmetic is the original's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import islpy as isl
+
+from polysched.scop.model import Array, Scop
+from polysched.scop.source import blank_strings, line_starts, offset_of, strip_comments
+
+INT_BOUND = 2 ** 26        # |parameter| bound under int counters
+WIDE_BOUND = 2 ** 56       # |parameter| bound for 64-bit parameters under long long counters
+
+_NARROW = {"char", "short", "int8_t", "int16_t", "uint8_t", "uint16_t", "_Bool", "bool"}
+_SIGNED_INT = {"int", "signed", "int32_t"}
+_WIDE = {"long", "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int64_t", "uint64_t",
+         "intmax_t", "uintmax_t"}
+_UNSIGNED = {"unsigned", "size_t", "uintptr_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+             "uintmax_t", "_Bool", "bool"}
+_QUALIFIERS = {"const", "volatile", "register", "static", "auto"}
+
+
+def _words(c_type: str) -> set[str]:
+    return set(c_type.split()) - _QUALIFIERS
+
+
+def fits_int(c_type: str) -> bool:
+    """Whether every value of ``c_type`` is an ``int`` and arithmetic on it is signed
+    ``int`` arithmetic (integer promotion): ``int``, ``short``, ``unsigned char``..."""
+    words = _words(c_type)
+    if not words:
+        return False
+    if words & _NARROW:
+        return not (words & _WIDE)
+    return words <= _SIGNED_INT
+
+
+def is_wide(c_type: str) -> bool:
+    """Whether ``c_type`` may hold values beyond 32 bits (or is unknown: a typedef)."""
+    words = _words(c_type)
+    known = _NARROW | _SIGNED_INT | _WIDE | _UNSIGNED
+    return bool(words & _WIDE) or not words <= known
+
+
+def is_unsigned(c_type: str) -> bool:
+    return bool(_words(c_type) & _UNSIGNED)
+
+
+@dataclass
+class Versioning:
+    """The plan for one region.
+
+    ``counter_type``: C type of the generated loop counters. ``parameter_text``: how a
+    parameter is printed in generated expressions (``"(long long)n"``).
+    ``iterator_casts``: original iterator -> its declared type, when it differs from
+    the counter type. ``assumed``: ``[params] -> { : ... }`` where the optimized code is
+    valid (context and overflow bounds). ``alias_checks``: pairs of arrays that must not
+    overlap. ``never``: why the optimized code can never be proven safe (then the region
+    keeps its original code). ``live_iterators``: set to their final values after the
+    optimized code.
+    """
+
+    counter_type: str
+    parameter_text: dict[str, str]
+    iterator_casts: dict[str, str]
+    assumed: isl.Set
+    alias_checks: list[tuple[Array, Array]] = field(default_factory=list)
+    never: list[str] = field(default_factory=list)
+    live_iterators: tuple[str, ...] = ()
+
+    @property
+    def needs_check(self) -> bool:
+        return bool(self.alias_checks) or not self.assumed.plain_is_universe()
+
+
+def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
+    """The versioning plan of ``scop``; ``counter_type`` forces the counter type."""
+    types = scop.variable_types
+    macro_params = [p for p in scop.parameters if p not in types]
+    small_macros = all(abs(scop.parameter_values.get(p, 0)) <= INT_BOUND for p in macro_params)
+    iterators = {it for stmt in scop.statements for it in stmt.iterators}
+    everything_int = small_macros and all(fits_int(types[name]) for name in types
+                                          if name in scop.parameters or name in iterators)
+    if counter_type is None:
+        counter_type = "int" if everything_int else "long long"
+    wide_counters = counter_type != "int"
+
+    parameter_text = {}
+    if wide_counters:
+        for p in scop.parameters:
+            parameter_text[p] = f"({counter_type}){p}" if p in types else f"({counter_type})({p})"
+    iterator_casts = {it: types[it] for it in sorted(iterators)
+                      if it in types and " ".join(sorted(_words(types[it]))) != " ".join(
+                          sorted(_words(counter_type)))}
+
+    assumed = scop.context
+    for k, p in enumerate(scop.parameters):
+        c_type = types.get(p, "int")
+        if wide_counters:
+            bound = WIDE_BOUND if is_wide(c_type) else None
+        else:
+            bound = None if (_words(c_type) & _NARROW) else INT_BOUND
+        if bound is not None:
+            assumed = assumed.upper_bound_val(isl.dim_type.param, k, isl.Val(bound))
+            if not is_unsigned(c_type):
+                assumed = assumed.lower_bound_val(isl.dim_type.param, k, isl.Val(-bound))
+    # conditions the types already guarantee are not tested
+    known = isl.Set.universe(scop.context.get_space())
+    for k, p in enumerate(scop.parameters):
+        if is_unsigned(types.get(p, "int")):
+            known = known.lower_bound_val(isl.dim_type.param, k, isl.Val(0))
+    assumed = assumed.gist(known).coalesce()
+
+    result = Versioning(counter_type, parameter_text, iterator_casts, assumed,
+                        live_iterators=tuple(scop.live_iterators))
+    _plan_alias_checks(scop, result)
+    return result
+
+
+def _may_be_aliased(array: Array) -> bool:
+    """Reached through a pointer that ``restrict`` does not protect (undeclared names
+    count as pointers: nothing proves otherwise)."""
+    return (array.through_pointer or not array.origin) and not array.restrict
+
+
+def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
+    written = {name for name in _array_names(scop.writes.union(scop.may_writes))}
+    candidates = sorted((a for a in scop.arrays.values()
+                         if not a.is_scalar or a.origin in ("global", "")), key=lambda a: a.name)
+    for a, b in combinations(candidates, 2):
+        if not (_may_be_aliased(a) or _may_be_aliased(b)) or a.restrict or b.restrict:
+            continue
+        if a.name not in written and b.name not in written:
+            continue
+        for array in (a, b):
+            if "" in array.dims[1:]:
+                reason = (f"'{array.name}' is reached through a pointer to pointers, whose rows may "
+                          f"overlap '{(b if array is a else a).name}': no run-time check can prove otherwise")
+                if reason not in result.never:
+                    result.never.append(reason)
+        result.alias_checks.append((a, b))
+
+
+def _array_names(umap: isl.UnionMap) -> set[str]:
+    names = set()
+    umap.range().foreach_set(lambda s: names.add(s.get_tuple_name()))
+    return names
+
+
+def accessed_elements(scop: Scop, array: str) -> isl.Set | None:
+    """``[params] -> { A[i, j] }``: every element of ``array`` the region touches (under
+    the context), or None when it touches none."""
+    accesses = scop.reads.union(scop.writes).union(scop.may_writes) \
+        .intersect_domain(scop.domain).intersect_params(scop.context)
+    found = []
+    accesses.range().foreach_set(lambda s: found.append(s) if s.get_tuple_name() == array else None)
+    return found[0] if found else None
+
+
+
+def iterator_skeleton(scop: Scop) -> str:
+    """The original region with every statement replaced by ``;``: only its loops
+    (and affine ``if``s) remain, which leave each iterator at the value the original
+    leaves it at. The compiler folds these empty loops into the final values."""
+    source = scop.source
+    plain = blank_strings(strip_comments(source))
+    starts = line_starts(source)
+    spans = set()
+    for stmt in scop.statements:
+        if not stmt.line:
+            continue
+        start = offset_of(starts, stmt.line, stmt.col)
+        end, depth = start, 0
+        while end < scop.region_end:
+            c = plain[end]
+            depth += c in "([{"
+            depth -= c in ")]}"
+            if c == ";" and depth <= 0:
+                break
+            end += 1
+        spans.add((start, end + 1))
+    text = list(source[scop.region_start:scop.region_end])
+    for start, end in spans:
+        for k in range(start, end):
+            if text[k - scop.region_start] not in "\r\n":
+                text[k - scop.region_start] = " "
+        text[end - 1 - scop.region_start] = ";"
+    return "".join(text)

@@ -1,0 +1,340 @@
+"""Issue: wrong code on ordinary C the suite does not contain.
+
+Each program here breaks an assumption the pipeline used to make silently (parameters
+>= 1, int counters, no aliasing, dead iterators, UTF-8/LF text, reassociation). Every
+case runs the original and polysched's output, compiled with identical flags at -O0
+and -O2, at 1 and 2 threads, and asserts that they print exactly the same bytes.
+"""
+from __future__ import annotations
+
+import itertools
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from polysched.bench import compile_c, run_binary
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.textio import encode_source
+
+FLAG_SETS = {
+    "identity": dict(scheduler="identity"),
+    "default": dict(),
+    "tile": dict(tile=True),
+    "tile-par": dict(tile=True, parallel=True),
+    "isl-tile-par": dict(scheduler="isl", tile=True, parallel=True),
+    "nofuse-par": dict(fuse="no", parallel=True),
+    "max-l2-unroll": dict(fuse="max", tile=True, l2tile=True, parallel=True, unroll=4),
+}
+
+
+def build_and_run(source: Path, workdir: Path, opt: str) -> list[str]:
+    """stdout of ``source`` at 1 and 2 threads (one entry each)."""
+    binary = workdir / f"{source.stem}{opt}.bin"
+    result = compile_c(source, binary, cflags=[opt, "-ffp-contract=off"], openmp=True)
+    assert result.ok, result.reason
+    outputs = []
+    for threads in (1, 2):
+        run = run_binary(binary, threads=threads, timeout=60)
+        assert run.ok, f"{source.name} {opt} {threads} threads: {run.reason}"
+        outputs.append(run.stdout)
+    return outputs
+
+
+def assert_same_behaviour(tmp_path: Path, text: str, modes=FLAG_SETS, opts=("-O0", "-O2")) -> dict:
+    """Optimize ``text`` in every mode and compare the programs' outputs with the
+    original's. Returns ``{mode: output text}``."""
+    original = tmp_path / "orig.c"
+    original.write_bytes(encode_source(text))
+    expected = {opt: build_and_run(original, tmp_path, opt) for opt in opts}
+    outputs = {}
+    for mode, kwargs in modes.items():
+        result = optimize(original, OptimizeOptions(**kwargs))
+        out = tmp_path / f"out_{mode.replace('-', '_')}.c"
+        out.write_bytes(encode_source(result.text))
+        outputs[mode] = result.text
+        for opt in opts:
+            got = build_and_run(out, tmp_path, opt)
+            assert got == expected[opt], f"mode {mode} {opt}: {got} != {expected[opt]}\n{result.text}"
+    return outputs
+
+
+# -- 1. parameters are not assumed >= 1 ------------------------------------------------
+
+OFFSET_KERNEL = r"""
+#include <stdio.h>
+double A[64], B[64];
+void kernel(int n, int off) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) B[i] = A[i] + 1.0;
+  for (i = off; i < off + n; i++) A[i] = B[i - off + 2] * 2.0;
+#pragma endscop
+}
+int main(void) {
+  int calls[][2] = {{20, 0}, {20, 1}, {0, 3}, {-4, 2}, {10, -1}, {1, 1}};
+  for (int c = 0; c < 6; c++) {
+    for (int k = 0; k < 64; k++) { A[k] = k % 7; B[k] = 0; }
+    kernel(calls[c][0], calls[c][1] < 0 ? 0 : calls[c][1]);
+    double s = 0; for (int k = 0; k < 64; k++) s += A[k] * (k + 1) + B[k];
+    printf("%.17g\n", s);
+  }
+  return 0;
+}
+"""
+
+
+def test_parameter_zero_and_negative(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, OFFSET_KERNEL)
+    assert "} else {" in outputs["default"]   # the optimized code is guarded
+
+
+MACRO_ZERO = r"""
+#include <stdio.h>
+#define OFF 0
+#define N 20
+double A[64], B[64];
+void kernel(void) {
+  int i;
+#pragma scop
+  for (i = 0; i < N; i++) B[i] = A[i] + 1.0;
+  for (i = OFF; i < OFF + N; i++) A[i] = B[i - OFF + 2] * 2.0;
+#pragma endscop
+}
+int main(void) {
+  for (int k = 0; k < 64; k++) A[k] = k % 5;
+  kernel();
+  for (int k = 0; k < 24; k++) printf("%.17g %.17g\n", A[k], B[k]);
+  return 0;
+}
+"""
+
+
+def test_macro_with_value_zero(tmp_path):
+    assert_same_behaviour(tmp_path, MACRO_ZERO)
+
+
+EMPTY_INNER = r"""
+#include <stdio.h>
+double C[40][40];
+void kernel(int n, int m) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      C[i][j] = C[i][j] * 2.0 + i - j;
+#pragma endscop
+}
+int main(void) {
+  int sizes[][2] = {{30, 0}, {30, 30}, {0, 30}, {-1, 5}, {7, 1}};
+  for (int c = 0; c < 5; c++) {
+    for (int i = 0; i < 40; i++) for (int j = 0; j < 40; j++) C[i][j] = i + 0.5 * j;
+    kernel(sizes[c][0], sizes[c][1]);
+    double s = 0; for (int i = 0; i < 40; i++) for (int j = 0; j < 40; j++) s += C[i][j] * (i + 3 * j);
+    printf("%.17g\n", s);
+  }
+  return 0;
+}
+"""
+
+
+def test_empty_inner_dimension(tmp_path):
+    assert_same_behaviour(tmp_path, EMPTY_INNER)
+
+
+# -- 2./3. unsigned, size_t and wide counters --------------------------------------------
+
+UNSIGNED_KERNEL = r"""
+#include <stdio.h>
+#include <stddef.h>
+double A[20][20];
+void kern(SIZE_T n) {
+  SIZE_T i, j;
+#pragma scop
+  for (i = 1; i <= n; i++)
+    for (j = 1; j <= n; j++)
+      A[i][j] = A[i-1][j+1] + A[i][j-1] * 0.5 + (double)(j - i);
+#pragma endscop
+}
+int main(void) {
+  unsigned sizes[] = {11, 0, 1, 17};
+  for (int c = 0; c < 4; c++) {
+    for (int i = 0; i < 20; i++) for (int j = 0; j < 20; j++) A[i][j] = (i * 7 + j * 3) % 11;
+    kern(sizes[c]);
+    for (int i = 0; i < 20; i++) for (int j = 0; j < 20; j++) printf("%.17g\n", A[i][j]);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("size_type", ["unsigned", "size_t", "unsigned long", "long"])
+def test_unsigned_and_wide_sizes(tmp_path, size_type):
+    assert_same_behaviour(tmp_path, UNSIGNED_KERNEL.replace("SIZE_T", size_type))
+
+
+WIDE_COUNTER = r"""
+#include <stdio.h>
+#define BIG 3000000000L
+double A[16];
+void kernel(void) {
+  long i;
+#pragma scop
+  for (i = BIG; i < BIG + 10; i++) A[i - BIG] = 1.0 + (double)(i - BIG);
+#pragma endscop
+}
+int main(void) { kernel(); for (int k = 0; k < 16; k++) printf("%.17g\n", A[k]); return 0; }
+"""
+
+
+def test_counter_wider_than_int(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, WIDE_COUNTER)
+    assert "long long c0" in outputs["tile-par"] or "long long" in outputs["default"]
+
+
+# -- 4. iterators live after the region ------------------------------------------------
+
+LIVE_ITERATOR = r"""
+#include <stdio.h>
+double A[40], B[40][40];
+void kernel(int n) {
+  int i, j, k;
+  i = -1; j = -2; k = -3;
+#pragma scop
+  for (i = 0; i < n; i++) A[i] = 2.0 * i;
+  for (j = n; j > 2; j -= 3)
+    for (k = 0; k <= j; k += 2) B[j][k] = A[k] + j;
+#pragma endscop
+  printf("%d %d %d\n", i, j, k);
+}
+int main(void) {
+  int sizes[] = {10, 0, 1, 5, 30};
+  for (int c = 0; c < 5; c++) {
+    kernel(sizes[c]);
+    double s = 0; for (int p = 0; p < 40; p++) for (int q = 0; q < 40; q++) s += B[p][q] * (p + q);
+    printf("%.17g\n", s);
+  }
+  return 0;
+}
+"""
+
+
+def test_iterators_live_after_region(tmp_path):
+    assert_same_behaviour(tmp_path, LIVE_ITERATOR)
+
+
+# -- 5. pointer parameters that alias --------------------------------------------------
+
+ALIASED = r"""
+#include <stdio.h>
+void shift(int n, double *dst, double *src) {
+  int i;
+#pragma scop
+  for (i = 1; i < n; i++) dst[i] = src[i - 1] + 1.0;
+#pragma endscop
+}
+double A[3000], B[3000];
+int main(void) {
+  for (int k = 0; k < 3000; k++) { A[k] = k % 13; B[k] = 0; }
+  shift(2500, A, A);
+  shift(2500, B, A);
+  shift(100, A + 50, A);
+  shift(100, A, A + 50);
+  double s = 0; for (int k = 0; k < 3000; k++) s += A[k] * (k % 17) + B[k];
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_aliased_pointer_parameters(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, ALIASED)
+    assert "(const char *)" in outputs["tile-par"]   # the run-time overlap check
+
+
+def test_restrict_needs_no_alias_check(tmp_path):
+    text = ALIASED.replace("double *dst, double *src", "double *restrict dst, double *restrict src")
+    text = text.replace("shift(2500, A, A);", "").replace("shift(100, A + 50, A);", "") \
+        .replace("shift(100, A, A + 50);", "")
+    outputs = assert_same_behaviour(tmp_path, text, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "(const char *)" not in outputs["tile-par"]
+
+
+# -- 6. bytes outside the region --------------------------------------------------------
+
+def test_bytes_outside_region_are_identical(tmp_path):
+    text = OFFSET_KERNEL.replace('printf("%.17g\\n", s);', 'printf("%.17g \xe9\\n", s);')
+    raw = text.encode("latin-1").replace(b"\n", b"\r\n")
+    source = tmp_path / "latin1.c"
+    source.write_bytes(raw)
+    result = optimize(source, OptimizeOptions(tile=True, parallel=True))
+    out = encode_source(result.text)
+    start = raw.index(b"#pragma scop")
+    end = raw.index(b"#pragma endscop")
+    assert out.startswith(raw[:start + len(b"#pragma scop\r\n")])
+    assert out.endswith(raw[end:])
+    assert b"\xe9" in out and b"\xef\xbf\xbd" not in out
+    assert b"\n" not in out.replace(b"\r\n", b"")     # every line ends in CRLF
+    (tmp_path / "latin1_out.c").write_bytes(out)
+    assert build_and_run(source, tmp_path, "-O2") == build_and_run(tmp_path / "latin1_out.c", tmp_path, "-O2")
+
+
+# -- 7. floating-point reductions are not reassociated unless asked --------------------
+
+REDUCTION = r"""
+#include <stdio.h>
+#define N 400
+double A[N][N], R[N];
+void kernel(void) {
+  int i, k;
+  double nrm;
+#pragma scop
+  for (k = 0; k < N; k++) {
+    nrm = 0.0;
+    for (i = 0; i < N; i++) nrm += A[i][k] * A[i][k] * 1e-3 - 1.0 / (i + 1.0);
+    R[k] = nrm;
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < N; i++) for (int k = 0; k < N; k++) A[i][k] = ((i * 31 + k * 17) % 101) * 0.37 - 5.0;
+  kernel();
+  for (int k = 0; k < N; k++) printf("%.17g\n", R[k]);
+  return 0;
+}
+"""
+
+
+def test_no_floating_point_reduction_without_reassociate(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, REDUCTION, opts=("-O2",))
+    assert not any("reduction(" in text for text in outputs.values())
+
+
+def test_reassociate_allows_floating_point_reduction(tmp_path):
+    source = tmp_path / "red.c"
+    source.write_text(REDUCTION.replace("for (k = 0; k < N; k++) {", "{")
+                      .replace("A[i][k] * A[i][k]", "A[i][3] * A[i][5]").replace("R[k] = nrm;", "R[0] = nrm;"))
+    plain = optimize(source, OptimizeOptions(tile=True, parallel=True))
+    assert "reduction(" not in plain.text
+    asked = optimize(source, OptimizeOptions(tile=True, parallel=True, reassociate=True))
+    assert "reduction(+:nrm)" in asked.text
+    assert "reassociated" in asked.summary()
+
+
+INT_REDUCTION = r"""
+#include <stdio.h>
+int A[5000];
+long total;
+void kernel(int n) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) total += A[i] * 3 - 1;
+#pragma endscop
+}
+int main(void) { for (int k = 0; k < 5000; k++) A[k] = k % 97; total = 0; kernel(5000); printf("%ld\n", total); return 0; }
+"""
+
+
+def test_integer_reduction_stays_parallel(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, INT_REDUCTION, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "reduction(+:total)" in outputs["tile-par"]
