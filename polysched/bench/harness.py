@@ -104,20 +104,23 @@ def compile_c(source: Path | str, output: Path | str, *, cc: str = DEFAULT_CC,
               cflags: Sequence[str] = DEFAULT_CFLAGS,
               defines: Mapping[str, str | None] | None = None,
               include_dirs: Sequence[Path | str] = (), openmp: bool = False,
-              timeout: float = 300) -> CompileResult:
-    """Compile one C file into an executable: ``cc CFLAGS -I.. -D.. [-fopenmp] SOURCE
-    -o OUTPUT -lm``. Never raises for a compiler problem: a missing compiler, a
-    compile error or a timeout is a ``CompileResult`` with ``ok=False`` and a reason.
+              timeout: float = 300, extra_sources: Sequence[Path | str] = ()) -> CompileResult:
+    """Compile one C file (plus ``extra_sources``, e.g. a utilities file, linked in)
+    into an executable: ``cc CFLAGS -I.. -D.. [-fopenmp] SOURCE EXTRA... -o OUTPUT
+    -lm``. Never raises for a compiler problem: a missing compiler, a compile error
+    or a timeout is a ``CompileResult`` with ``ok=False`` and a reason.
     """
     source, output = Path(source), Path(output)
+    extras = [Path(extra) for extra in extra_sources]
     command = [cc, *portable_cflags(cc, list(cflags))]
     command += [f"-I{directory}" for directory in include_dirs]
     command += define_flags(defines or {})
     if openmp:
         command.append("-fopenmp")
-    command += [str(source), "-o", str(output), "-lm"]
-    if not source.is_file():
-        return CompileResult(False, command, reason=f"{source}: no such file")
+    command += [str(source), *map(str, extras), "-o", str(output), "-lm"]
+    for path in (source, *extras):
+        if not path.is_file():
+            return CompileResult(False, command, reason=f"{path}: no such file")
     start = time.perf_counter()
     try:
         proc = subprocess.run(command, capture_output=True, text=True, errors="replace",
@@ -239,7 +242,9 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
 @dataclass
 class VerifyResult:
     """Original vs transformed: ``status`` is "equal", "differ" or "error" (could not
-    decide: compile failure, crash, timeout, nothing printed). ``ok`` iff "equal"."""
+    decide: compile failure, crash, timeout, nothing printed). ``ok`` iff "equal".
+    ``original_run``/``transformed_run`` are the runs of the last thread count tried
+    (the failing or differing one, if any); ``thread_counts`` lists those tried."""
 
     ok: bool
     status: str
@@ -250,6 +255,7 @@ class VerifyResult:
     original_run: RunResult | None = None
     transformed_run: RunResult | None = None
     flags: dict = field(default_factory=dict)
+    thread_counts: list = field(default_factory=list)
 
     def summary(self) -> str:
         return f"{self.status}: {self.reason}"
@@ -268,39 +274,110 @@ def _error(reason: str, **parts) -> VerifyResult:
     return VerifyResult(False, "error", reason, **parts)
 
 
+# Floating-point contraction (FMA) changes results in the last bits, differently for
+# differently shaped loops: verification compiles both sides without it.
+FP_CONTRACT_OFF = "-ffp-contract=off"
+
+VERIFY_THREADS = (1, 2)
+
+
+def comparable_stderr(stderr: str) -> str:
+    """A program's stderr without the lines that legitimately differ between runs:
+    the suite's ``polysched-time:`` kernel timings (see :func:`parse_kernel_seconds`)."""
+    if "polysched-time" not in stderr:
+        return stderr
+    return "\n".join(line for line in stderr.splitlines() if not _TIME_LINE.match(line))
+
+
+def compare_runs(original: RunResult, transformed: RunResult, *, rtol: float = DEFAULT_RTOL,
+                 atol: float = DEFAULT_ATOL) -> tuple[Comparison | None, str]:
+    """Compare everything two runs printed, stdout and stderr (timing lines excluded):
+    numbers under the tolerance, other text exactly. Returns the comparison that
+    decides (the first differing stream, else stdout's or the only non-empty one) and
+    a message; ``(None, reason)`` when neither program printed anything."""
+    streams = []
+    for name, expected, actual in (
+            ("stdout", original.stdout, transformed.stdout),
+            ("stderr", comparable_stderr(original.stderr), comparable_stderr(transformed.stderr))):
+        if expected.strip() or actual.strip():
+            streams.append((name, compare_outputs(expected, actual, rtol=rtol, atol=atol)))
+    if not streams:
+        return None, "neither program printed anything (stdout and stderr): nothing to compare"
+    for name, comparison in streams:
+        if not comparison.equal:
+            prefix = "" if name == "stdout" else f"{name}: "
+            return comparison, prefix + comparison.message
+    if len(streams) == 1:
+        name, comparison = streams[0]
+        return comparison, ("" if name == "stdout" else f"{name}: ") + comparison.message
+    (_, out), (_, err) = streams
+    total = Comparison(True, max(out.worst_abs, err.worst_abs), max(out.worst_rel, err.worst_rel),
+                       out.n_values + err.n_values, None, "")
+    total.message = (f"{total.n_values} values equal (stdout {out.n_values}, stderr {err.n_values}); "
+                     f"worst abs err {total.worst_abs:.3g}, worst rel err {total.worst_rel:.3g} "
+                     f"(rtol {rtol:g}, atol {atol:g})")
+    return total, total.message
+
+
 def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_CC,
            cflags: Sequence[str] = DEFAULT_CFLAGS,
            defines: Mapping[str, str | None] | None = None, dataset: str | None = None,
            include_dirs: Sequence[Path | str] = (), openmp: bool | None = None,
            timeout: float = 60, compile_timeout: float = 300, threads: int | None = None,
            workdir: Path | str | None = None, rtol: float = DEFAULT_RTOL,
-           atol: float = DEFAULT_ATOL) -> VerifyResult:
-    """Compile ``original`` and ``transformed`` with identical flags plus
-    ``-DPOLYSCHED_DUMP``, run both, and compare their stdout with
-    :func:`compare_outputs`.
+           atol: float = DEFAULT_ATOL, extra_sources: Sequence[Path | str] = (),
+           dump: bool = True, fp_contract_off: bool = True) -> VerifyResult:
+    """Compile ``original`` and ``transformed`` with identical flags, run both, and
+    compare everything they print, on stdout and on stderr (numbers under the
+    tolerance, other text exactly; the suite's ``polysched-time:`` lines excluded),
+    with :func:`compare_outputs`.
 
-    ``dataset="MINI"`` is a shorthand for ``defines={"MINI_DATASET": None}`` (verify
-    at a small size: the suite's kernels default to LARGE).
-    ``openmp=None`` means: add -fopenmp (to both) iff either file contains
-    ``#pragma omp``. The directories of both files are added as include paths (to
-    both), so a transformed file written elsewhere still finds the original's headers.
-    Binaries go to ``workdir`` if given, else to a temporary directory that is removed.
+    - ``extra_sources``: more C files compiled and linked into both programs (a
+      utilities file of a multi-file benchmark).
+    - ``dump``: define ``POLYSCHED_DUMP`` (the suite's convention to print the output
+      arrays); programs that print their results anyway need not know about it.
+    - ``fp_contract_off``: add ``-ffp-contract=off`` to both sides (unless ``cflags``
+      choose an ``-ffp-contract`` themselves), so that FMA contraction does not make
+      equal computations print differently.
+    - ``dataset="MINI"`` is a shorthand for ``defines={"MINI_DATASET": None}`` (verify
+      at a small size: the suite's kernels default to LARGE).
+    - ``openmp=None`` means: add -fopenmp (to both) iff either file contains
+      ``#pragma omp``. With OpenMP and ``threads=None`` both programs run at 1 and at 2
+      threads (``OMP_NUM_THREADS``), and must agree at each.
+    - The directories of both files (and of the extra sources) are added as include
+      paths (to both), so a transformed file written elsewhere still finds the
+      original's headers.
+    - Binaries go to ``workdir`` if given, else to a temporary directory that is removed.
+
+    Exit-status convention of the callers: "equal" 0, "differ" 1, "error" 2.
     """
     original, transformed = Path(original), Path(transformed)
-    for path in (original, transformed):
+    extras = [Path(extra) for extra in extra_sources]
+    for path in (original, transformed, *extras):
         if not path.is_file():
             return _error(f"{path}: no such file")
     if openmp is None:
         openmp = uses_openmp(original) or uses_openmp(transformed)
     all_defines = {**dataset_define(dataset), **dict(defines or {})}
-    all_defines[DUMP_DEFINE] = None
+    if dump:
+        all_defines[DUMP_DEFINE] = None
+    cflags = list(cflags)
+    if fp_contract_off and not any(flag.startswith("-ffp-contract") for flag in cflags):
+        cflags.append(FP_CONTRACT_OFF)
     includes: list[str] = []
     for directory in [*map(str, include_dirs), str(original.resolve().parent),
-                      str(transformed.resolve().parent)]:
+                      str(transformed.resolve().parent), *(str(e.resolve().parent) for e in extras)]:
         if directory not in includes:
             includes.append(directory)
-    flags = {"cc": cc, "cflags": list(cflags), "defines": all_defines,
-             "include_dirs": includes, "openmp": openmp}
+    if threads is not None:
+        thread_counts: list[int | None] = [threads]
+    elif openmp:
+        thread_counts = list(VERIFY_THREADS)
+    else:
+        thread_counts = [None]
+    flags = {"cc": cc, "cflags": cflags, "defines": all_defines, "include_dirs": includes,
+             "openmp": openmp, "extra_sources": [str(e) for e in extras],
+             "threads": thread_counts}
 
     owned_tmp = None
     if workdir is None:
@@ -310,31 +387,38 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
         build = Path(workdir)
         build.mkdir(parents=True, exist_ok=True)
     try:
-        parts: dict = {"flags": flags}
+        parts: dict = {"flags": flags, "thread_counts": []}
         binaries = {}
         for role, source in (("original", original), ("transformed", transformed)):
             binary = build / f"{role}.exe"
             result = compile_c(source, binary, cc=cc, cflags=cflags, defines=all_defines,
-                               include_dirs=includes, openmp=openmp, timeout=compile_timeout)
+                               include_dirs=includes, openmp=openmp, timeout=compile_timeout,
+                               extra_sources=extras)
             parts[f"{role}_compile"] = result
             if not result.ok:
                 return _error(f"{role} ({source}): {result.reason}", **parts)
             binaries[role] = binary
-        for role in ("original", "transformed"):
-            result = run_binary(binaries[role], timeout=timeout, threads=threads)
-            parts[f"{role}_run"] = result
-            if not result.ok:
-                return _error(f"{role} run {result.reason}", **parts)
-        expected = parts["original_run"].stdout
-        actual = parts["transformed_run"].stdout
-        if not expected.strip() and not actual.strip():
-            return _error(f"neither program printed anything with -D{DUMP_DEFINE}: "
-                          "nothing to compare", **parts)
-        comparison = compare_outputs(expected, actual, rtol=rtol, atol=atol)
-        parts["comparison"] = comparison
-        if comparison.equal:
-            return VerifyResult(True, "equal", comparison.message, **parts)
-        return VerifyResult(False, "differ", comparison.message, **parts)
+        verdict = None
+        for count in thread_counts:
+            parts["thread_counts"].append(count)
+            at = f" at {count} thread{'s' if count != 1 else ''}" if len(thread_counts) > 1 else ""
+            for role in ("original", "transformed"):
+                result = run_binary(binaries[role], timeout=timeout, threads=count)
+                parts[f"{role}_run"] = result
+                if not result.ok:
+                    return _error(f"{role} run{at} {result.reason}", **parts)
+            comparison, message = compare_runs(parts["original_run"], parts["transformed_run"],
+                                               rtol=rtol, atol=atol)
+            if comparison is None:
+                hint = f" (not even with -D{DUMP_DEFINE})" if dump else ""
+                return _error(message + hint, **parts)
+            parts["comparison"] = comparison
+            if not comparison.equal:
+                return VerifyResult(False, "differ", message + at, **parts)
+            verdict = message
+        if len(thread_counts) > 1:
+            verdict += " (at " + " and ".join(str(c) for c in thread_counts) + " threads)"
+        return VerifyResult(True, "equal", verdict, **parts)
     finally:
         if owned_tmp is not None:
             owned_tmp.cleanup()

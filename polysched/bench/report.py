@@ -189,6 +189,32 @@ def report(results: dict, format: str = "md") -> str:  # noqa: A002 -- the docum
     raise ValueError(f"unknown report format {format!r}; expected 'md' or 'csv'")
 
 
+def plot_formats() -> dict[str, str]:
+    """The file extensions matplotlib can write (``{"png": "Portable Network
+    Graphics", ...}``); ValueError when matplotlib is not installed."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise ValueError("plotting needs matplotlib (pip install matplotlib)") from None
+    return dict(FigureCanvasBase.get_supported_filetypes())
+
+
+def check_plot_path(path: Path | str) -> None:
+    """ValueError (one sentence) unless :func:`plot` can write ``path``: an extension
+    matplotlib knows, in an existing directory, not a directory itself."""
+    path = Path(path)
+    formats = plot_formats()
+    extension = path.suffix.lower().lstrip(".")
+    if not extension:
+        raise ValueError(f"no file extension to choose the format from (one of: {', '.join(sorted(formats))})")
+    if extension not in formats:
+        raise ValueError(f"unknown plot format '.{extension}' (one of: {', '.join(sorted(formats))})")
+    if path.is_dir():
+        raise ValueError("is a directory")
+    if not path.parent.is_dir():
+        raise ValueError(f"no such directory {path.parent}")
+
+
 def plot(results: dict, path: Path | str) -> Path:
     """Bar chart of speedups over orig, log scale (one group per kernel plus a
     geometric-mean group, one bar per variant; a variant without a speedup, e.g.
@@ -229,5 +255,23 @@ def plot(results: dict, path: Path | str) -> Path:
         axes.legend(fontsize=8)
     figure.tight_layout()
     path = Path(path)
-    figure.savefig(path, dpi=120)
+    check_plot_path(path)
+    # atomically: a temp file in the same directory, then a rename (an existing chart
+    # is never replaced by a partial one)
+    import os
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            figure.savefig(f, dpi=120, format=path.suffix.lower().lstrip("."))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return path

@@ -5,6 +5,7 @@ import shlex
 from pathlib import Path
 
 from polysched.cli import UsageError
+from polysched.cli.common import unknown_name, write_output
 
 
 def add_parser(subparsers) -> None:
@@ -30,9 +31,10 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
+    import json
     import os
 
-    from polysched.bench import get, kernels, report, run_benchmarks, save_results
+    from polysched.bench import get, kernels, report, run_benchmarks
     from polysched.bench.variants import (DEFAULT_VARIANTS, all_variant_names, find_polly_clang,
                                           make_variants)
 
@@ -41,12 +43,24 @@ def run(args) -> int:
             print(f"{kernel.name:16s} {kernel.category:15s} {'classic' if kernel.classic else ''}")
         print("variants: " + ", ".join(all_variant_names()))
         return 0
-    try:
-        selected = [get(name) for name in args.kernels] if args.kernels else kernels(args.classic)
-    except KeyError as err:
-        raise UsageError(str(err).strip("'\""))
+    known = [kernel.name for kernel in kernels()]
+    for name in args.kernels:
+        if name not in known:
+            raise UsageError(unknown_name("kernel", name, known))
+    selected = [get(name) for name in args.kernels] if args.kernels else kernels(args.classic)
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads must be at least 1")
+    if not args.timeout > 0:
+        raise UsageError("--timeout must be positive")
+    try:
+        cflags = tuple(shlex.split(args.cflags))
+    except ValueError as err:
+        raise UsageError(f"--cflags: {err}") from None
+    if args.output.is_dir():
+        raise UsageError(f"-o {args.output}: is a directory")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     if args.variants:
         names = [n.strip() for n in args.variants.split(",") if n.strip()]
     else:
@@ -54,14 +68,14 @@ def run(args) -> int:
         if not args.no_polly and find_polly_clang():
             names += ["polly", "polly-par"]
     try:
-        variants = make_variants(names, args.cc, tuple(shlex.split(args.cflags)))
+        variants = make_variants(names, args.cc, cflags)
     except ValueError as err:
         raise UsageError(str(err))
     threads = args.threads or os.cpu_count() or 1
     results = run_benchmarks(selected, variants, dataset=args.dataset, threads=threads,
                              repeat=args.repeat, verify_dataset=args.verify_dataset,
                              timeout=args.timeout, workdir=args.workdir)
-    save_results(results, args.output)
+    write_output(args.output, json.dumps(results, indent=1, sort_keys=False) + "\n")
     print(report(results, "md"))
     print(f"results written to {args.output}")
     return 0

@@ -33,3 +33,206 @@ def default_dataset(*paths: Path) -> str | None:
         if "MINI_DATASET" in Path(path).read_text(errors="replace"):
             return "MINI"
     return None
+
+
+# --------------------------------------------------------------------------- output files
+
+def same_file(a: Path | str, b: Path | str) -> bool:
+    """Whether two paths name the same file (following links; False if one is missing)."""
+    import os
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def check_input_file(path: Path | str) -> None:
+    """An input that is missing or not a regular file: ``file: error: ...``, exit 2."""
+    import errno
+    import os
+
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+
+
+def check_output_path(output: Path | str, *inputs: Path | str, option: str = "-o") -> None:
+    """Refuse an output path that is one of the inputs (the input would be lost), a
+    directory, or in a directory that does not exist: before any work is done."""
+    from polysched.cli import UsageError
+
+    output = Path(output)
+    for source in inputs:
+        if source is not None and same_file(output, source):
+            raise UsageError(f"{option} {output}: this is the input file {source}; "
+                             "choose another output path")
+    if output.is_dir():
+        raise UsageError(f"{option} {output}: is a directory")
+    if not output.parent.is_dir():
+        raise UsageError(f"{option} {output}: no such directory {output.parent}")
+
+
+def is_stdout(path: Path | str) -> bool:
+    """Whether ``path`` is a special file (not a regular file) that is our stdout,
+    e.g. ``-o /dev/stdout``: status messages then go to stderr."""
+    import os
+    import stat
+    try:
+        st, out = os.stat(path), os.fstat(1)
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
+
+
+def write_output(path: Path | str, text: str) -> None:
+    """Write ``text`` to ``path`` byte-exactly and atomically (temp file in the same
+    directory, then rename): an existing file is replaced by a complete one or not at
+    all. A failure is one line (:class:`~polysched.cli.UsageError`), exit 2."""
+    from polysched.cli import UsageError
+    from polysched.textio import write_atomic
+
+    try:
+        write_atomic(path, text)
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        where = ""
+        if err.filename and Path(err.filename).name != Path(path).name:
+            where = f" (a temporary file in {Path(path).parent}: the output must be a regular " \
+                    f"file in a writable directory)"
+        raise UsageError(f"{path}: cannot write: {err.strerror or err}{where}") from None
+
+
+def write_output_bytes(path: Path | str, data: bytes) -> None:
+    """:func:`write_output` for bytes."""
+    from polysched.textio import ERRORS, ENCODING
+    write_output(path, data.decode(ENCODING, ERRORS))
+
+
+# --------------------------------------------------------------------------- names
+
+def unknown_name(kind: str, name: str, known: list[str]) -> str:
+    """``no kernel named 'gemmm'; did you mean: gemm, gemver?`` (or the list of names
+    when nothing is close)."""
+    import difflib
+    close = difflib.get_close_matches(name, known, n=4, cutoff=0.6)
+    if close:
+        return f"no {kind} named {name!r}; did you mean: {', '.join(close)}?"
+    return f"no {kind} named {name!r}; known: {', '.join(sorted(known))}"
+
+
+# --------------------------------------------------------------------------- diagnostics
+
+ISLPY_CALLBACK_WARNING = b"[islpy warning] A Python exception occurred in a call back function"
+
+
+class _FdFilter:
+    """File descriptor ``fd`` goes through a pipe to a thread that copies every line
+    to the original file except islpy's callback warning lines. When the original's
+    reader goes away (EPIPE), the thread closes the pipe so that the next write to
+    ``fd`` raises BrokenPipeError in the writer, as it would have without the filter."""
+
+    def __init__(self, fd: int):
+        import os
+        import threading
+
+        self.fd = fd
+        self.saved = os.dup(fd)
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            os.close(self.saved)
+            raise
+        os.dup2(write_end, fd)
+        os.close(write_end)
+        self.thread = threading.Thread(target=self._pump, args=(read_end,),
+                                       name=f"polysched-fd{fd}-filter", daemon=True)
+        self.thread.start()
+
+    def _pump(self, read_end: int) -> None:
+        import os
+
+        pending = b""
+        try:
+            while True:
+                chunk = os.read(read_end, 65536)
+                if not chunk:
+                    break
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                out = b"".join(line + b"\n" for line in lines
+                               if not line.startswith(ISLPY_CALLBACK_WARNING))
+                # an unfinished line that cannot be islpy's (a prompt, progress): now
+                if pending and not ISLPY_CALLBACK_WARNING.startswith(pending[:len(ISLPY_CALLBACK_WARNING)]):
+                    out, pending = out + pending, b""
+                if out:
+                    self._write(out)
+            if pending and not pending.startswith(ISLPY_CALLBACK_WARNING):
+                self._write(pending)
+        except OSError:
+            pass   # the reader went away: closing our end passes EPIPE on to the writer
+        finally:
+            os.close(read_end)
+
+    def _write(self, data: bytes) -> None:
+        import os
+        view = memoryview(data)
+        while view:
+            written = os.write(self.saved, view)
+            view = view[written:]
+
+    def close(self) -> None:
+        import os
+        os.dup2(self.saved, self.fd)   # closes the pipe's last write end: the pump ends
+        self.thread.join(timeout=5)
+        os.close(self.saved)
+
+
+class hide_callback_tracebacks:
+    """While active, exceptions raised inside isl callbacks print nothing. islpy
+    catches such an exception, prints a traceback through ``sys.excepthook`` and an
+    ``[islpy warning] ...`` line straight on file descriptor 1 (from C++), then
+    returns an error that the caller handles: the excepthook is silenced, and file
+    descriptors 1 and 2 go through filter threads that drop islpy's warning line.
+    Everything else passes through unchanged. ``enabled=False`` (``--debug``) keeps
+    everything."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self._filters: list[_FdFilter] = []
+        self._saved_hook = None
+
+    def __enter__(self):
+        import sys
+
+        if not self.enabled:
+            return self
+        self._saved_hook = sys.excepthook
+        sys.excepthook = lambda *exc: None
+        for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+            try:
+                if stream is not None:
+                    stream.flush()
+                self._filters.append(_FdFilter(fd))
+            except (OSError, ValueError, AttributeError):
+                continue
+        return self
+
+    def __exit__(self, *exc):
+        import sys
+
+        if not self.enabled:
+            return False
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                if stream is not None:
+                    stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass   # BrokenPipeError on stdout: main() has handled it or will
+        while self._filters:
+            self._filters.pop().close()
+        if self._saved_hook is not None:
+            sys.excepthook = self._saved_hook
+        return False

@@ -1,7 +1,6 @@
 """``polysched demo``: the main job on a bundled kernel, explaining each step."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 
@@ -16,10 +15,20 @@ def run(args) -> int:
     from polysched.bench import get, verify
     from polysched.pipeline import OptimizeOptions, optimize
 
-    kernel = get(args.kernel)
+    from polysched.bench import kernels
+    from polysched.cli import UsageError
+    from polysched.cli.common import unknown_name, write_output
+
+    try:
+        kernel = get(args.kernel)
+    except KeyError:
+        raise UsageError("--kernel: " + unknown_name("kernel", args.kernel,
+                                                     [k.name for k in kernels()])) from None
+    if args.out_dir.exists() and not args.out_dir.is_dir():
+        raise UsageError(f"--out-dir {args.out_dir}: not a directory")
     args.out_dir.mkdir(parents=True, exist_ok=True)
     original = args.out_dir / f"{kernel.name}.c"
-    shutil.copyfile(kernel.path, original)
+    write_output(original, Path(kernel.path).read_bytes().decode("utf-8", "surrogateescape"))
     print(f"[1] bundled kernel {kernel.name}: {original}")
 
     failures = 0
@@ -30,7 +39,7 @@ def run(args) -> int:
     for step, (label, options) in enumerate(modes, start=2):
         result = optimize(original, options)
         out = args.out_dir / f"{kernel.name}.{label.replace(' ', '-').replace('+', '-')}.c"
-        out.write_text(result.text)
+        write_output(out, result.text)
         print(f"[{step}] {label}: wrote {out}")
         for region in result.regions:
             scop = region.scop

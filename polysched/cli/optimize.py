@@ -1,15 +1,27 @@
-"""``polysched optimize FILE.c -o OUT.c``: the main job."""
+"""``polysched optimize FILE.c -o OUT.c``: the main job.
+
+The output is written atomically and only when everything succeeded: with
+``--verify``, only when the output verified; otherwise nothing is written at ``-o``
+(an existing file is left untouched), the candidate goes to ``OUT.c.unverified`` and
+the exit status is 1."""
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, default_dataset, parse_defines
+from polysched.cli.common import (add_preprocessor_args, check_input_file, check_output_path,
+                                  default_dataset, is_stdout, parse_defines, write_output)
+
+# GCC refuses '#pragma GCC unroll N' for N >= 65535; past a few dozen, unrolling only
+# grows the code.
+MAX_UNROLL = 64
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("optimize", help="schedule, tile and parallelize the SCoPs of a C file")
+    p = subparsers.add_parser("optimize", help="schedule, tile and parallelize the SCoPs of a C file",
+                              description=__doc__)
     p.add_argument("file", type=Path, help="C file with #pragma scop regions")
     p.add_argument("-o", "--output", type=Path, required=True, help="where to write the new C file")
     p.add_argument("--identity", action="store_true",
@@ -24,9 +36,20 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tile-sizes-file", type=Path, help="file with tile sizes (one per line or comma-separated)")
     p.add_argument("--l2tile", action="store_true", help="second level of tiling")
     p.add_argument("--parallel", action="store_true", help="OpenMP parallel loops (with wavefronts)")
-    p.add_argument("--unroll", type=int, metavar="N", help="unroll-and-jam the point loops by N")
+    p.add_argument("--unroll", type=int, metavar="N",
+                   help=f"unroll-and-jam the point loops by N (1..{MAX_UNROLL})")
     p.add_argument("--verify", action="store_true",
-                   help="compile and run original and output at a small size and compare")
+                   help="compile and run original and output at a small size and compare; "
+                        "on a difference nothing is written at -o (the candidate goes to "
+                        "OUT.unverified) and the exit status is 1")
+    v = p.add_argument_group("verification (with --verify)")
+    v.add_argument("--extra-source", dest="extra_sources", action="append", default=[], type=Path,
+                   metavar="FILE", help="another C file to compile and link with both programs "
+                                        "(repeatable), e.g. a utilities file")
+    v.add_argument("--cc", default=None, help="C compiler for --verify (default: gcc)")
+    v.add_argument("--cflags", default=None,
+                   help="compiler flags for --verify, shell-quoted; write --cflags=-O2 for a "
+                        "single flag (default: '-O3 -march=native')")
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -41,16 +64,42 @@ def parse_tile_sizes(text: str, origin: str) -> list[int]:
     return sizes
 
 
+def _read_tile_sizes_file(path: Path) -> list[int]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError as err:
+        raise UsageError(f"--tile-sizes-file {path}: {err.strerror or err}") from None
+    return parse_tile_sizes(text, str(path))
+
+
+def _verify_flags(args) -> tuple[str | None, list[str] | None]:
+    cflags = None
+    if args.cflags is not None:
+        try:
+            cflags = shlex.split(args.cflags)
+        except ValueError as err:
+            raise UsageError(f"--cflags: {err}") from None
+    for source in args.extra_sources:
+        if not source.is_file():
+            raise UsageError(f"--extra-source {source}: no such file")
+    if not args.verify and (args.extra_sources or args.cflags is not None or args.cc is not None):
+        raise UsageError("--extra-source, --cc and --cflags are for --verify")
+    return args.cc, cflags
+
+
 def run(args) -> int:
     from polysched.pipeline import OptimizeOptions, optimize
 
+    check_input_file(args.file)
+    check_output_path(args.output, args.file)
     sizes = None
     if args.tile_sizes:
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")
     elif args.tile_sizes_file:
-        sizes = parse_tile_sizes(args.tile_sizes_file.read_text(), str(args.tile_sizes_file))
-    if args.unroll is not None and args.unroll < 1:
-        raise UsageError("--unroll must be a positive integer")
+        sizes = _read_tile_sizes_file(args.tile_sizes_file)
+    if args.unroll is not None and not 1 <= args.unroll <= MAX_UNROLL:
+        raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_UNROLL}")
+    cc, cflags = _verify_flags(args)
     options = OptimizeOptions(
         scheduler="identity" if args.identity else args.scheduler,
         fuse=args.fuse, negative_coefficients=args.negative,
@@ -59,17 +108,58 @@ def run(args) -> int:
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
     result = optimize(args.file, options)
-    # Write only after everything succeeded: a failed run leaves no output file behind.
-    args.output.write_text(result.text)
-    print(f"wrote {args.output}")
-    print(result.summary())
-    if args.verify:
-        from polysched.bench import verify
+    # Messages go to stdout, unless the C file itself does (-o /dev/stdout).
+    messages = sys.stderr if is_stdout(args.output) else sys.stdout
 
-        chosen = any(name.endswith("_DATASET") for name in options.defines)
-        verdict = verify(args.file, args.output, defines=options.defines,
-                         dataset=None if chosen else default_dataset(args.file),
-                         include_dirs=options.include_dirs)
-        print(f"verify: {verdict.status}" + (f" ({verdict.reason})" if verdict.reason else ""))
-        return 0 if verdict.ok else 1
+    verdict_line = None
+    if args.verify:
+        verdict = _verify(args, options, result.text, cc, cflags)
+        verdict_line = f"verify: {verdict.status}" + (f" ({verdict.reason})" if verdict.reason else "")
+        if not verdict.ok:
+            print(result.summary(), file=messages)
+            print(verdict_line, file=messages)
+            print(_unverified(args.output, result.text, verdict.status), file=sys.stderr)
+            return 1
+    # Write only after everything succeeded: a failed run leaves no output file behind.
+    write_output(args.output, result.text)
+    print(f"wrote {args.output}", file=messages)
+    print(result.summary(), file=messages)
+    if verdict_line:
+        print(verdict_line, file=messages)
     return 0
+
+
+def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):
+    """Verify the candidate text against the input, from a temporary copy named like
+    the output (so nothing appears at -o before the verdict)."""
+    import tempfile
+
+    from polysched.bench import DEFAULT_CC, DEFAULT_CFLAGS, verify
+    from polysched.cli.common import write_output
+
+    chosen = any(name.endswith("_DATASET") for name in options.defines)
+    with tempfile.TemporaryDirectory(prefix="polysched-candidate-") as tmp:
+        name = args.output.name if args.output.suffix == ".c" else "candidate.c"
+        candidate = Path(tmp) / name
+        write_output(candidate, text)
+        return verify(args.file, candidate, cc=cc or DEFAULT_CC,
+                      cflags=DEFAULT_CFLAGS if cflags is None else cflags,
+                      defines=options.defines,
+                      dataset=None if chosen else default_dataset(args.file),
+                      include_dirs=[*options.include_dirs, str(args.output.resolve().parent)],
+                      extra_sources=args.extra_sources)
+
+
+def _unverified(output: Path, text: str, status: str) -> str:
+    """Keep the candidate next to the output as OUT.unverified (when that is an
+    ordinary path); the one line that says what happened."""
+    what = "differs from the input" if status == "differ" else "could not be verified"
+    head = f"polysched: verify: the output {what}; nothing written to {output}"
+    target = Path(f"{output}.unverified")
+    if is_stdout(output) or (output.exists() and not output.is_file()):
+        return head
+    try:
+        write_output(target, text)
+    except UsageError:
+        return head
+    return f"{head}; the unverified candidate is in {target}"

@@ -10,19 +10,34 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("report", help="tables (md/csv) and a speedup chart from bench results")
     p.add_argument("results", type=Path, help="results JSON written by polysched bench")
     p.add_argument("--format", choices=["md", "csv"], default="md")
-    p.add_argument("--plot", type=Path, metavar="OUT.png", help="write a bar chart of speedups")
+    p.add_argument("--plot", type=Path, metavar="OUT.png",
+                   help="write a bar chart of speedups (format from the extension: png, pdf, svg, ...)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from polysched.bench import load_results, plot, report
+    from polysched.bench import load_results, report
+    from polysched.bench.report import check_plot_path, plot
 
+    # Everything that can fail is checked before the table is printed.
+    if args.plot:
+        try:
+            check_plot_path(args.plot)
+        except ValueError as err:
+            raise UsageError(f"--plot {args.plot}: {err}") from None
     try:
         results = load_results(args.results)
+        table = report(results, args.format)
     except ValueError as err:
-        raise UsageError(str(err))
-    print(report(results, args.format))
+        raise UsageError(str(err)) from None
+    except (KeyError, TypeError, AttributeError) as err:
+        raise UsageError(f"{args.results}: not a valid polysched results file "
+                         f"({type(err).__name__}: {err})") from None
+    print(table)
     if args.plot:
-        plot(results, args.plot)
+        try:
+            plot(results, args.plot)
+        except OSError as err:
+            raise UsageError(f"--plot {args.plot}: cannot write: {err.strerror or err}") from None
         print(f"plot written to {args.plot}")
     return 0

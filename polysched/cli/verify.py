@@ -1,5 +1,8 @@
-"""polysched verify ORIG.c NEW.c: compile both with identical flags, run both,
-compare their printed output (-DPOLYSCHED_DUMP). Exit 0 equal, 1 differ, 2 error."""
+"""polysched verify ORIG.c NEW.c: compile both with identical flags (plus
+-ffp-contract=off, and -DPOLYSCHED_DUMP so that suite-style programs print their
+arrays), run both (at 1 and 2 threads when OpenMP is used), and compare everything
+they print on stdout and stderr: numbers under the tolerance, other text exactly
+(kernel timing lines 'polysched-time: ...' excluded). Exit 0 equal, 1 differ, 2 error."""
 from __future__ import annotations
 
 import argparse
@@ -22,13 +25,19 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--cflags", default=" ".join(DEFAULT_CFLAGS),
                         help="compiler flags, shell-quoted; write --cflags=-O2 for a single flag "
                              "(default: %(default)r)")
+    parser.add_argument("--extra-source", dest="extra_sources", action="append", default=[],
+                        metavar="FILE", help="another C file compiled and linked into both programs "
+                                             "(repeatable), e.g. a benchmark's utilities file")
+    parser.add_argument("--no-dump", dest="dump", action="store_false",
+                        help="do not define POLYSCHED_DUMP (by default it is defined for both)")
     add_preprocessor_args(parser)
     parser.add_argument("--dataset", default=None,
                         help="dataset size: MINI, SMALL, ... adds -D<DATASET>_DATASET; 'none' for "
                              "no define (default: MINI if a file mentions MINI_DATASET)")
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds allowed for each run (default: %(default)s)")
-    parser.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS for both runs")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="OMP_NUM_THREADS for both runs (default: with OpenMP, 1 and then 2)")
     parser.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
                         help="relative tolerance (default: %(default)g)")
     parser.add_argument("--atol", type=float, default=DEFAULT_ATOL,
@@ -43,7 +52,8 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from polysched.bench import dataset_define, verify
     original, transformed = Path(args.original), Path(args.transformed)
-    for path in (original, transformed):
+    extras = [Path(extra) for extra in args.extra_sources]
+    for path in (original, transformed, *extras):
         if not path.exists():
             raise UsageError(f"{path}: no such file")
         if not path.is_file():
@@ -72,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
 
     result = verify(original, transformed, cc=args.cc, cflags=cflags, defines=defines,
                     include_dirs=args.include_dirs, timeout=args.timeout, threads=args.threads,
-                    workdir=args.workdir, rtol=args.rtol, atol=args.atol)
+                    workdir=args.workdir, rtol=args.rtol, atol=args.atol,
+                    extra_sources=extras, dump=args.dump)
     if args.verbose:
         _print_details(result)
     if result.status == "equal":
