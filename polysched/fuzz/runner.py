@@ -1,0 +1,511 @@
+"""Differential testing: each generated program through every mode of polysched,
+compiled and run next to the original, outputs compared exactly.
+
+Per program (one task of the process pool):
+
+1. render the program, compile it (``gcc -O2 -fopenmp -ffp-contract=off ... -lm``) and
+   run it: its stdout is the reference;
+2. per mode: ``polysched.pipeline.optimize`` in a forked child (so that a hang can be
+   killed and a crash of isl cannot take the worker down), with a time limit.
+   A :class:`~polysched.scop.ScopError` is ``rejected`` (fine), any other exception
+   or the death of the child is ``crash``, running past the limit is ``hang``;
+3. the output is compiled with the same flags and run (at ``OMP_NUM_THREADS`` 1 and 2
+   when it contains OpenMP); an output that does not compile, crashes, exits non-zero
+   or prints anything else than the original is ``wrong``, one that runs past the
+   limit is ``hang``;
+4. each failure kind of the program is shrunk (:mod:`polysched.fuzz.shrink`) and the
+   repro files are written to the output directory.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import select
+import signal
+import tempfile
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .generator import InvalidProgram, Program, features, generate, render
+
+# mode name -> OptimizeOptions fields
+MODES: dict[str, dict] = {
+    "identity": {"scheduler": "identity"},
+    "isl-no": {"scheduler": "isl", "fuse": "no"},
+    "isl-smart": {"scheduler": "isl", "fuse": "smart"},
+    "isl-max": {"scheduler": "isl", "fuse": "max"},
+    "pluto-no": {"scheduler": "pluto", "fuse": "no"},
+    "pluto-smart": {"scheduler": "pluto", "fuse": "smart"},
+    "pluto-max": {"scheduler": "pluto", "fuse": "max"},
+    "tile": {"scheduler": "pluto", "fuse": "smart", "tile": True},
+    "tile-par": {"scheduler": "pluto", "fuse": "smart", "tile": True, "parallel": True},
+    "l2tile": {"scheduler": "pluto", "fuse": "smart", "tile": True, "l2tile": True},
+    "unroll": {"scheduler": "pluto", "fuse": "smart", "unroll": 4},
+    # not in the default set
+    "isl-tile-par": {"scheduler": "isl", "fuse": "smart", "tile": True, "parallel": True},
+    "l2tile-par": {"scheduler": "pluto", "fuse": "smart", "tile": True, "l2tile": True, "parallel": True},
+    "tile-unroll": {"scheduler": "pluto", "fuse": "smart", "tile": True, "unroll": 2},
+}
+DEFAULT_MODES = ("identity", "isl-no", "isl-smart", "isl-max", "pluto-no", "pluto-smart",
+                 "pluto-max", "tile", "tile-par", "l2tile", "unroll")
+KINDS = ("ok", "rejected", "wrong", "crash", "hang")
+FAILURES = ("wrong", "crash", "hang")
+CC = "gcc"
+CFLAGS = ("-O2", "-ffp-contract=off", "-w")
+MEMORY_LIMIT = 6 << 30        # bytes of address space for one optimize child
+
+
+@dataclass
+class ModeResult:
+    mode: str
+    kind: str                 # one of KINDS
+    detail: str = ""          # one line: why
+    seconds: float = 0.0
+    output: str | None = None  # the C text polysched wrote (None if none)
+    log: str = ""             # traceback or differing lines
+
+    def signature(self) -> str:
+        """Kind plus the first words of the detail: what makes failures 'the same'."""
+        return f"{self.kind}: {self.detail.split(':')[0][:80]}"
+
+
+@dataclass
+class Shrunk:
+    kind: str
+    mode: str
+    detail: str
+    path: str                 # minimal C file
+    lines: int
+    evaluations: int
+
+
+@dataclass
+class ProgramResult:
+    index: int
+    results: list[ModeResult] = field(default_factory=list)
+    invalid: str = ""         # the generator produced something unusable (a fuzzer bug)
+    shrunk: list[Shrunk] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    features: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FuzzConfig:
+    seed: int = 1
+    programs: int = 100
+    start: int = 0
+    modes: tuple[str, ...] = DEFAULT_MODES
+    jobs: int = 1
+    out: Path | None = Path("fuzz-out")
+    timeout: float = 30.0
+    shrink: bool = True
+    shrink_evaluations: int = 250
+    shrink_seconds: float = 300.0
+
+
+# --------------------------------------------------------------------------- optimize
+
+def _options(mode: str):
+    from polysched.pipeline import OptimizeOptions
+    return OptimizeOptions(**MODES[mode])
+
+
+def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, str]:
+    """``polysched.pipeline.optimize`` in a forked child: ``("ok", text, "")``,
+    ``("rejected", message, "")``, ``("crash", message, traceback)`` or
+    ``("hang", message, "")``. The pipeline is looked up at call time (tests patch it)."""
+    options = _options(mode)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:      # child
+        code = 0
+        try:
+            os.close(read_fd)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            try:
+                import resource
+                resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+            except (ImportError, ValueError, OSError):
+                pass
+            from polysched import pipeline
+            from polysched.scop import ScopError
+            try:
+                payload = ("ok", pipeline.optimize(path, options).text, "")
+            except ScopError as err:
+                payload = ("rejected", str(err).replace("\n", " "), "")
+            except BaseException as err:     # noqa: BLE001 - everything else is a crash
+                first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+                payload = ("crash", f"{type(err).__name__}: {first}"[:300], traceback.format_exc())
+            data = pickle.dumps(payload)
+            view = memoryview(data)
+            while view:
+                written = os.write(write_fd, view)
+                view = view[written:]
+        except BaseException:               # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    chunks = []
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([read_fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+        if timed_out:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _, status = os.waitpid(pid, 0)
+    if timed_out:
+        return "hang", f"optimize did not finish in {timeout:g} s", ""
+    try:
+        return pickle.loads(b"".join(chunks))
+    except Exception:                      # noqa: BLE001
+        if os.WIFSIGNALED(status):
+            name = signal.Signals(os.WTERMSIG(status)).name
+            return "crash", f"optimize killed by {name}", ""
+        return "crash", f"optimize exited with status {os.WEXITSTATUS(status)} without an answer", ""
+
+
+# --------------------------------------------------------------------------- compile/run
+
+def compile_program(source: Path, binary: Path, timeout: float):
+    from polysched.bench.harness import compile_c
+    return compile_c(source, binary, cc=CC, cflags=CFLAGS, openmp=True, timeout=timeout)
+
+
+def run_program(binary: Path, timeout: float, threads: int):
+    from polysched.bench.harness import run_binary
+    return run_binary(binary, timeout=timeout, threads=threads)
+
+
+def first_difference(expected: str, actual: str) -> str:
+    exp, act = expected.splitlines(), actual.splitlines()
+    differing = sum(1 for a, b in zip(exp, act) if a != b) + abs(len(exp) - len(act))
+    for k, (a, b) in enumerate(zip(exp, act)):
+        if a != b:
+            return f"{differing} lines differ, first at line {k + 1}: expected '{a}', got '{b}'"
+    return f"{len(exp)} lines expected, {len(act)} printed"
+
+
+class Evaluator:
+    """Evaluates one program text (original compiled and run once) under modes."""
+
+    def __init__(self, text: str, workdir: Path, timeout: float):
+        self.text = text
+        self.workdir = workdir
+        self.timeout = timeout
+        self.source = workdir / "prog.c"
+        self.source.write_text(text)
+        self.reference: str | None = None
+        self.invalid = ""
+        self._by_output: dict[str, tuple[str, str, str]] = {}
+        binary = workdir / "prog.exe"
+        compiled = compile_program(self.source, binary, max(timeout, 60))
+        if not compiled.ok:
+            self.invalid = f"the original does not compile: {compiled.reason}"
+            return
+        run = run_program(binary, max(timeout, 20), 1)
+        if not run.ok:
+            self.invalid = f"the original failed: {run.reason}"
+            return
+        self.reference = run.stdout
+
+    def evaluate(self, mode: str) -> ModeResult:
+        start = time.perf_counter()
+        result = self._evaluate(mode)
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _evaluate(self, mode: str) -> ModeResult:
+        kind, message, log = optimize_isolated(self.source, mode, self.timeout)
+        if kind != "ok":
+            return ModeResult(mode, kind, message, log=log)
+        output = message
+        key = hashlib.sha1(output.encode()).hexdigest()
+        if key in self._by_output:
+            kind, detail, log = self._by_output[key]
+            return ModeResult(mode, kind, detail, output=output, log=log)
+        kind, detail, log = self._check_output(output, key[:12])
+        self._by_output[key] = (kind, detail, log)
+        return ModeResult(mode, kind, detail, output=output, log=log)
+
+    def _check_output(self, output: str, tag: str) -> tuple[str, str, str]:
+        source = self.workdir / f"out-{tag}.c"
+        binary = self.workdir / f"out-{tag}.exe"
+        source.write_text(output)
+        compiled = compile_program(source, binary, max(self.timeout, 60))
+        if not compiled.ok:
+            if "timed out" in compiled.reason:
+                return "hang", "the output's compilation timed out", compiled.stderr[-2000:]
+            return "wrong", f"output does not compile: {compiled.reason}", compiled.stderr[-4000:]
+        threads = (1, 2) if "#pragma omp" in output else (1,)
+        try:
+            for n in threads:
+                run = run_program(binary, self.timeout, n)
+                if run.timed_out:
+                    return "hang", f"output runs past {self.timeout:g} s ({n} thread{'s' * (n > 1)})", ""
+                if not run.ok:
+                    return "wrong", f"output {run.reason} ({n} thread{'s' * (n > 1)})", run.stderr[-2000:]
+                if run.stdout != self.reference:
+                    diff = first_difference(self.reference, run.stdout)
+                    return "wrong", f"output differs ({n} thread{'s' * (n > 1)}): {diff}", ""
+        finally:
+            for path in (source, binary):
+                try:
+                    path.unlink()
+                except OSError:
+                    pass
+        return "ok", "", ""
+
+
+def evaluate_text(text: str, mode: str, timeout: float) -> ModeResult:
+    """One program text under one mode, in a fresh temporary directory (the
+    shrinker's oracle). A program whose original fails is ``invalid``."""
+    with tempfile.TemporaryDirectory(prefix="polysched-fuzz-") as tmp:
+        evaluator = Evaluator(text, Path(tmp), timeout)
+        if evaluator.invalid:
+            return ModeResult(mode, "invalid", evaluator.invalid)
+        return evaluator.evaluate(mode)
+
+
+# --------------------------------------------------------------------------- one program
+
+def same_failure(reference: ModeResult, candidate: ModeResult) -> bool:
+    """The shrinker keeps a candidate when it fails the same way: same kind, and for
+    crashes the same exception type, for hangs the same phase."""
+    if candidate.kind != reference.kind:
+        return False
+    if reference.kind == "crash":
+        return candidate.detail.split(":")[0] == reference.detail.split(":")[0]
+    if reference.kind == "hang":
+        return candidate.detail.split(" ")[0] == reference.detail.split(" ")[0]
+    if reference.kind == "wrong":
+        compiles = lambda r: r.detail.startswith("output does not compile")  # noqa: E731
+        return compiles(candidate) == compiles(reference)
+    return True
+
+
+def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
+    start = time.perf_counter()
+    result = ProgramResult(index)
+    try:
+        program = generate(config.seed, index)
+        text = render(program)
+    except Exception as err:               # noqa: BLE001
+        result.invalid = f"generator: {type(err).__name__}: {err}"
+        return result
+    result.features = sorted(features(program))
+    with tempfile.TemporaryDirectory(prefix="polysched-fuzz-") as tmp:
+        evaluator = Evaluator(text, Path(tmp), config.timeout)
+        if evaluator.invalid:
+            result.invalid = evaluator.invalid
+            _write_invalid(config, program, text, result)
+            return result
+        for mode in config.modes:
+            result.results.append(evaluator.evaluate(mode))
+    failures = [r for r in result.results if r.kind in FAILURES]
+    if failures and config.out is not None:
+        _write_failures(config, program, text, failures, result)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _base_name(config: FuzzConfig, index: int) -> str:
+    return f"s{config.seed}-p{index:05d}"
+
+
+def _write_invalid(config: FuzzConfig, program: Program, text: str, result: ProgramResult) -> None:
+    if config.out is None:
+        return
+    config.out.mkdir(parents=True, exist_ok=True)
+    path = config.out / f"{_base_name(config, program.index)}-invalid.c"
+    path.write_text(f"/* fuzzer bug: {result.invalid} */\n" + text)
+    result.files.append(str(path))
+
+
+def _write_failures(config: FuzzConfig, program: Program, text: str,
+                    failures: list[ModeResult], result: ProgramResult) -> None:
+    from .shrink import shrink
+
+    out = config.out
+    out.mkdir(parents=True, exist_ok=True)
+    base = _base_name(config, program.index)
+    original = out / f"{base}.c"
+    original.write_text(text)
+    result.files.append(str(original))
+    for failure in failures:
+        stem = out / f"{base}-{failure.kind}-{failure.mode}"
+        if failure.output is not None:
+            Path(f"{stem}.out.c").write_text(failure.output)
+            result.files.append(f"{stem}.out.c")
+        Path(f"{stem}.txt").write_text(
+            f"program: seed {config.seed}, index {program.index} ({original.name})\n"
+            f"mode: {failure.mode} {MODES[failure.mode]}\n"
+            f"kind: {failure.kind}\ndetail: {failure.detail}\n\n{failure.log}\n")
+        result.files.append(f"{stem}.txt")
+    if not config.shrink:
+        return
+    # One shrink per failure kind: the first mode (in mode order) that failed that way.
+    done: set[str] = set()
+    for failure in failures:
+        key = failure.kind if failure.kind != "wrong" else \
+            ("wrong-compile" if failure.detail.startswith("output does not compile") else "wrong")
+        if key in done:
+            continue
+        done.add(key)
+
+        def still_fails(candidate_text: str, failure=failure) -> bool:
+            return same_failure(failure, evaluate_text(candidate_text, failure.mode, config.timeout))
+
+        small, evaluations = shrink(program, still_fails, max_evaluations=config.shrink_evaluations,
+                                    max_seconds=config.shrink_seconds)
+        small_text = render(small)
+        final = evaluate_text(small_text, failure.mode, config.timeout)
+        stem = out / f"{base}-{failure.kind}-{failure.mode}-min"
+        header = (f"/* polysched fuzz repro: {failure.kind} in mode {failure.mode} "
+                  f"({' '.join(f'{k}={v}' for k, v in MODES[failure.mode].items())})\n"
+                  f"   {final.detail or failure.detail}\n"
+                  f"   shrunk from {original.name} in {evaluations} evaluations */\n")
+        Path(f"{stem}.c").write_text(header + small_text)
+        if final.output is not None:
+            Path(f"{stem}.out.c").write_text(final.output)
+            result.files.append(f"{stem}.out.c")
+        if final.log:
+            Path(f"{stem}.txt").write_text(final.log)
+        result.files.append(f"{stem}.c")
+        result.shrunk.append(Shrunk(failure.kind, failure.mode, final.detail or failure.detail,
+                                    f"{stem}.c", small_text.count("\n"), evaluations))
+
+
+# --------------------------------------------------------------------------- the batch
+
+@dataclass
+class Summary:
+    programs: int
+    modes: int
+    seed: int
+    counts: dict[str, int]
+    invalid: int
+    seconds: float
+    results: list[ProgramResult]
+
+    def line(self) -> str:
+        c = self.counts
+        text = (f"fuzz: {self.programs} programs x {self.modes} modes, seed {self.seed}: "
+                f"{c['ok']} ok, {c['rejected']} rejected, {c['wrong']} wrong, "
+                f"{c['crash']} crash, {c['hang']} hang in {self.seconds:.0f} s")
+        if self.invalid:
+            text += f" ({self.invalid} invalid programs: fuzzer bug)"
+        return text
+
+    @property
+    def failed(self) -> bool:
+        return any(self.counts[k] for k in FAILURES) or bool(self.invalid)
+
+
+def _worker_init() -> None:
+    # Import the heavy modules once per worker: every forked optimize inherits them.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import polysched.pipeline  # noqa: F401
+
+
+def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | None = None) -> Summary:
+    """Fuzz programs ``start .. start + programs - 1`` of batch ``seed``."""
+    for mode in config.modes:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
+    start = time.perf_counter()
+    indices = range(config.start, config.start + config.programs)
+    results: list[ProgramResult] = []
+    if config.jobs <= 1:
+        import polysched.pipeline  # noqa: F401
+        for index in indices:
+            r = fuzz_program(index, config)
+            results.append(r)
+            if progress:
+                progress(r)
+    else:
+        import multiprocessing
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=config.jobs, mp_context=context,
+                                 initializer=_worker_init) as pool:
+            futures = {pool.submit(fuzz_program, index, config): index for index in indices}
+            try:
+                for future in as_completed(futures):
+                    try:
+                        r = future.result()
+                    except Exception as err:      # noqa: BLE001 - a worker died: report, go on
+                        r = ProgramResult(futures[future], invalid=f"worker: {type(err).__name__}: {err}")
+                    results.append(r)
+                    if progress:
+                        progress(r)
+            except KeyboardInterrupt:
+                for future in futures:
+                    future.cancel()
+                raise
+    results.sort(key=lambda r: r.index)
+    counts = {k: 0 for k in KINDS}
+    for r in results:
+        for m in r.results:
+            counts[m.kind] = counts.get(m.kind, 0) + 1
+    summary = Summary(config.programs, len(config.modes), config.seed, counts,
+                      sum(1 for r in results if r.invalid), time.perf_counter() - start, results)
+    if config.out is not None:
+        _write_report(config, summary)
+    return summary
+
+
+def _write_report(config: FuzzConfig, summary: Summary) -> None:
+    failing = [r for r in summary.results if r.invalid or any(m.kind in FAILURES for m in r.results)]
+    if not failing and not config.out.exists():
+        return
+    config.out.mkdir(parents=True, exist_ok=True)
+    with open(config.out / f"s{config.seed}-results.jsonl", "w") as f:
+        for r in failing:
+            record = asdict(r)
+            for m in record["results"]:
+                m.pop("output", None)
+                m.pop("log", None)
+            f.write(json.dumps(record) + "\n")
+    (config.out / f"s{config.seed}-summary.txt").write_text(
+        summary.line() + "\n" + "\n".join(distinct_failures(summary)) + "\n")
+
+
+def distinct_failures(summary: Summary) -> list[str]:
+    """One line per distinct (kind, mode, detail head), with a count and an example."""
+    groups: dict[tuple[str, str], list[tuple[ProgramResult, ModeResult]]] = {}
+    for r in summary.results:
+        for m in r.results:
+            if m.kind in FAILURES:
+                groups.setdefault((m.signature(), m.mode), []).append((r, m))
+    lines = []
+    for (signature, mode), items in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        r, m = items[0]
+        shrunk = next((s.path for s in r.shrunk if s.kind == m.kind), "")
+        lines.append(f"{len(items):5d} x {mode:12s} {signature}  e.g. program {r.index}"
+                     + (f" -> {shrunk}" if shrunk else ""))
+    return lines
