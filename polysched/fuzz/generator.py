@@ -504,7 +504,9 @@ def layout(program: Program, sim: Simulation) -> Layout:
         if not 0 <= view_offset[view.name] <= extents[array.name][0]:
             raise InvalidProgram(f"view {view.name} points outside its array")
     storages = [a for a in program.arrays if a.name in lows]
-    written = {program.storage_of(n).name for n in sim.written if not program.scalar(n)}
+    # Print every array a statement writes, executed or not.
+    written = {program.storage_of(s.target.name).name for s in statements(program)
+               if not program.scalar(s.target.name)}
     return Layout(extents, shifts, view_shift, view_offset, storages,
                   [v for v in program.views if v in used_views], written)
 
@@ -1143,6 +1145,10 @@ def generate(seed: int, index: int) -> Program:
         program = _Generator(rng, seed, index).program()
         try:
             render(program)
+            # Mostly programs that do something (empty ones, e.g. all loops empty for
+            # a negative size, are kept now and then: they test the guards).
+            if simulate(program).instances == 0 and rng.random() < 0.8:
+                continue
             return program
         except InvalidProgram as err:
             last = err
