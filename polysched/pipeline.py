@@ -68,6 +68,7 @@ class OptimizeResult:
             )
             if region.tiling is not None:
                 lines.extend("  " + line for line in str(region.tiling).splitlines())
+            lines.extend("  " + line for line in emit_c.versioning_plan(scop).describe())
         times = ", ".join(f"{name} {sec * 1e3:.0f} ms" for name, sec in self.phase_seconds.items())
         lines.append(f"time: {times}")
         return "\n".join(lines)

@@ -16,8 +16,9 @@ from polysched.scop.model import Scop
 
 from .codegen import EmitOptions, generate
 from .splice import splice
+from .versioning import Versioning, plan as versioning_plan
 
-__all__ = ["EmitOptions", "emit_file", "generate", "splice"]
+__all__ = ["EmitOptions", "Versioning", "emit_file", "generate", "splice", "versioning_plan"]
 
 
 def emit_file(

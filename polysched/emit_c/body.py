@@ -63,3 +63,12 @@ def substitute(body: str, replacements: dict[str, str], additive: frozenset[str]
             bare = bare or after_add or statement_value
         out[k] = text if bare else wrap(text)
     return "".join(out)
+
+
+def region_declarations(scop) -> list[str]:
+    """Declarations the emitted region must open with: the scalars that the source
+    declares in blocks inside the region (``double t = ...;`` in a loop body; the
+    front end marks them ``origin == "region"``). Each becomes one variable of the
+    region, written by a statement ``t = ...;``; a parallel loop gets it ``private``."""
+    return [f"{array.element_type} {array.name};" for array in scop.arrays.values()
+            if getattr(array, "origin", "") == "region"]

@@ -21,7 +21,7 @@ import islpy as isl
 from polysched.scop.model import Scop, Statement
 from polysched.textio import line_ending
 
-from .body import substitute
+from .body import region_declarations, substitute
 from .expr import ExprPrinter, Helpers
 from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
@@ -127,6 +127,9 @@ class _RegionPrinter:
         if self.options.versioning and version.never:
             return base + f"/* polysched: original code kept: {version.never[0]} */" + nl + original
         body = self.node(self.build_ast(), 0, {})
+        declared = region_declarations(scop)     # scalars the source declares inside the region
+        if declared:
+            body = ["{"] + [self.options.indent + line if line else line for line in declared + body] + ["}"]
         if self.options.versioning and version.live_iterators:
             body += ["/* polysched: leave the loop iterators at their final values */"]
             body += iterator_skeleton(scop).splitlines()
@@ -156,7 +159,9 @@ class _RegionPrinter:
             parts.append(f"{hi_a} <= {lo_b} || {hi_b} <= {lo_a}")
         if not parts:
             return "1"
-        return " && ".join(f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts)
+        parts = [f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts]
+        # one conjunct per line: the alias checks are long
+        return (" &&\n" + region_indent(self.scop) + "    ").join(parts)
 
     def address_range(self, build: isl.AstBuild, array) -> tuple[str, str] | None:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the

@@ -102,6 +102,23 @@ class Versioning:
     def needs_check(self) -> bool:
         return bool(self.alias_checks) or not self.assumed.plain_is_universe()
 
+    def describe(self) -> list[str]:
+        """One line per assumption and what the emitted code does about it."""
+        if self.never:
+            return [f"original code kept: {reason}" for reason in self.never]
+        lines = []
+        if not self.assumed.plain_is_universe():
+            lines.append(f"optimized code runs when {self.assumed} holds (checked at run time; "
+                         "else the original code)")
+        if self.alias_checks:
+            pairs = ", ".join(f"{a.name}/{b.name}" for a, b in self.alias_checks)
+            lines.append(f"run-time check that these arrays do not overlap: {pairs}")
+        if self.counter_type != "int":
+            lines.append(f"loop counters are {self.counter_type} (the program's types need it)")
+        if self.live_iterators:
+            lines.append(f"iterators left at their final values: {', '.join(self.live_iterators)}")
+        return lines
+
 
 def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
     """The versioning plan of ``scop``; ``counter_type`` forces the counter type."""
