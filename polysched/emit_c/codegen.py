@@ -132,7 +132,8 @@ class _RegionPrinter:
             body = ["{"] + [self.options.indent + line if line else line for line in declared + body] + ["}"]
         if self.options.versioning and version.live_iterators:
             body += ["/* polysched: leave the loop iterators at their final values */"]
-            body += iterator_skeleton(scop).splitlines()
+            body += [line[len(base):].rstrip() if line.startswith(base) else line.rstrip()
+                     for line in iterator_skeleton(scop).splitlines() if line.strip()]
         if not self.options.versioning or not version.needs_check:
             lines = self.helpers.definitions() + body + self.helpers.undefinitions()
             return "".join(f"{base}{line}{nl}" if line else nl for line in lines)

@@ -231,5 +231,5 @@ def iterator_skeleton(scop: Scop) -> str:
         for k in range(start, end):
             if text[k - scop.region_start] not in "\r\n":
                 text[k - scop.region_start] = " "
-        text[end - 1 - scop.region_start] = ";"
+        text[start - scop.region_start] = ";"   # where the statement began
     return "".join(text)
