@@ -36,6 +36,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tile-sizes-file", type=Path, help="file with tile sizes (one per line or comma-separated)")
     p.add_argument("--l2tile", action="store_true", help="second level of tiling")
     p.add_argument("--parallel", action="store_true", help="OpenMP parallel loops (with wavefronts)")
+    p.add_argument("--reassociate", action="store_true",
+                   help="allow parallel floating-point reductions (results then differ in rounding, "
+                        "like -ffast-math); integer reductions are always allowed")
     p.add_argument("--unroll", type=int, metavar="N",
                    help=f"unroll-and-jam the point loops by N (1..{MAX_UNROLL})")
     p.add_argument("--verify", action="store_true",
@@ -105,6 +108,7 @@ def run(args) -> int:
         fuse=args.fuse, negative_coefficients=args.negative,
         tile=args.tile and not args.identity, tile_sizes=sizes, l2tile=args.l2tile,
         parallel=args.parallel and not args.identity, unroll=args.unroll,
+        reassociate=args.reassociate,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
     result = optimize(args.file, options)
