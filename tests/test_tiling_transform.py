@@ -255,7 +255,11 @@ def test_illegal_input_schedule_is_refused():
 
 def test_scalar_reduction_gets_reduction_clause():
     scop, deps = setup(REDUCTION)
-    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
+    plain, report = tile_with_report(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
+    assert not any(m.startswith("parallel") for m in marks(plain))   # a double: not without reassociate
+    assert any("floating-point reduction" in n for b in report.bands for n in b.notes)
+    result, report = tile_with_report(scop, deps, isl_schedule(scop, deps),
+                                      TileOptions(parallel=True, reassociate=True))
     assert "parallel reduction(+:s)" in marks(result)
     assert legal(result, deps.validity)
 

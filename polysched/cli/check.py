@@ -47,6 +47,9 @@ def run(args) -> int:
         return 0 if result.legal else 1
     print("legal" if result.legal else "illegal")
     for v in result.violations:
+        if v.kind == "mark":
+            print(f"  {v}")
+            continue
         print(f"  {v.kind} dependence {v.source} -> {v.sink}: {v.relation}")
         print(f"    violated on: {v.violated}")
         print(f"    witness: {v.witness}")

@@ -13,6 +13,7 @@ on every validity dependence not satisfied by outer bands).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -62,17 +63,20 @@ class Violation:
     kind: str
     source: str
     sink: str
-    relation: isl.Map
-    violated: isl.Map
-    witness: Witness
+    relation: isl.Map | None
+    violated: isl.Map | None
+    witness: Witness | None
+    message: str = ""   # for kind "mark": what the mark claims that is not true
 
     def __str__(self) -> str:
+        if self.kind == "mark":
+            return self.message + (f": {self.witness}" if self.witness else "")
         return f"{self.kind} dependence {self.source} -> {self.sink} violated: {self.witness}"
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "source": self.source, "sink": self.sink,
                 "relation": str(self.relation), "violated": str(self.violated),
-                "witness": self.witness.to_json()}
+                "witness": self.witness.to_json() if self.witness else None, "message": self.message}
 
 
 @dataclass
@@ -362,6 +366,89 @@ def _set_node_violations(tree: isl.Schedule, deps: Dependences, maps: dict[str, 
     return found
 
 
+_LOOP_MARKS = ("parallel", "simd", "ivdep")     # claim: no conflict carried by the loop
+_FREE_MARKS = ("unroll",)                          # change no order
+_CLAUSE_RE = re.compile(r"\b(?:private|firstprivate|lastprivate|reduction\s*\([^:]*:)\s*\(?([^)]*)\)")
+
+
+def _clause_scalars(mark: str) -> set[str]:
+    """Names in ``private(...)`` / ``reduction(op: ...)`` clauses of a mark."""
+    names = set()
+    for group in _CLAUSE_RE.findall(mark):
+        names.update(n.strip() for n in group.split(",") if n.strip())
+    return names
+
+
+def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
+                     context: isl.Set) -> list[Violation]:
+    """Marks that claim what is not true: a ``parallel``/``simd``/``ivdep`` mark whose
+    loop (the first member of the band right below it) has two instances in different
+    iterations, with equal outer schedule, that touch the same array element with at
+    least one write (a race, whatever the order); a loop mark not directly above a
+    band; a mark this tool does not know. Scalars named in the mark's ``private`` or
+    ``reduction`` clauses are the clause's business and are not counted."""
+    found: list[Violation] = []
+    writes = _plain(scop.writes.union(scop.may_writes))
+    accesses = writes.union(_plain(scop.reads))
+
+    def problem(kind: str, message: str, conflict: isl.UnionMap | None = None):
+        maps_found = [m for m in maps_of(conflict.intersect_params(context))
+                      if not m.is_empty()] if conflict is not None else []
+        if maps_found:
+            violated = maps_found[0].coalesce()
+            found.append(Violation(kind, violated.get_tuple_name(isl.dim_type.in_),
+                                   violated.get_tuple_name(isl.dim_type.out), violated, violated,
+                                   _witness(violated, maps, context), message))
+        else:
+            found.append(Violation(kind, "", "", None, None, None, message))
+
+    def visit(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.mark:
+            name = node.mark_get_id().get_name().strip()
+            word = name.split()[0] if name else ""
+            child = node.child(0)
+            while child.get_type() == isl.schedule_node_type.mark:  # marks on one loop stack up
+                child = child.child(0)
+            if word in _LOOP_MARKS:
+                if child.get_type() != isl.schedule_node_type.band or child.band_n_member() == 0:
+                    problem("mark", f"mark '{name}' is not directly above a band: it names no loop")
+                else:
+                    conflict = _carried_conflicts(child, writes, accesses, _clause_scalars(name))
+                    if not conflict.is_empty():
+                        problem("mark", f"mark '{name}' is on a loop that carries a dependence", conflict)
+            elif word not in _FREE_MARKS:
+                problem("mark", f"unknown mark '{name}'")
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(tree.get_root())
+    return found
+
+
+def _carried_conflicts(band: isl.ScheduleNode, writes: isl.UnionMap, accesses: isl.UnionMap,
+                       excluded: set[str]) -> isl.UnionMap:
+    """``{ S[i] -> T[j] }``: instance pairs below ``band`` with equal outer schedule and
+    different values of its first member that touch one element, one of them writing."""
+    domain = band.get_domain()
+    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    member = band.band_get_partial_schedule().get_at(0)
+    member_map = isl.UnionMap.from_union_pw_aff(member).intersect_domain(domain)
+
+    def keep(umap: isl.UnionMap) -> isl.UnionMap:
+        kept = isl.UnionMap.empty(umap.get_space())
+        for m in maps_of(umap):
+            if m.get_tuple_name(isl.dim_type.out) not in excluded:
+                kept = kept.union(isl.UnionMap.from_map(m))
+        return kept.intersect_domain(domain)
+
+    w, a = keep(writes), keep(accesses)
+    conflicts = w.apply_range(a.reverse()).union(a.apply_range(w.reverse()))
+    same_outer = prefix.apply_range(prefix.reverse())
+    other_iteration = member_map.apply_range(member_map.reverse())
+    other_iteration = isl.UnionMap.from_domain_and_range(domain, domain).subtract(other_iteration)
+    return conflicts.intersect(same_outer).intersect(other_iteration)
+
+
 def check(scop, deps: Dependences, schedule) -> Legality:
     """Is ``schedule`` legal for ``scop``? ``schedule``: ``isl.Schedule``, a schedule
     map ``isl.UnionMap`` ``{ S[i, j] -> [t0, ...] }`` (statements may have different
@@ -382,6 +469,7 @@ def check(scop, deps: Dependences, schedule) -> Legality:
                                         _witness(violated, maps, _plain(scop.context))))
     if isinstance(schedule, isl.Schedule) or isinstance(schedule, str):
         violations += _set_node_violations(tree, deps, maps, _plain(scop.context))
+        violations += _mark_violations(scop, tree, maps, _plain(scop.context))
     umap = None
     for m in maps.values():
         um = isl.UnionMap.from_map(m)

@@ -206,7 +206,11 @@ class _RegionPrinter:
         tag = node.mark_get_id().get_name()
         info = self.marks.get(tag, MarkInfo(tag, -1))
         child = node.mark_get_node()
-        if info.loop_pragma is None or info.depth < 0:
+        if info.loop_pragma is None:
+            # a mark we cannot honour must not vanish into a comment: it was a request
+            raise ValueError(f"{self.scop.filename}:{self.scop.start_line}: unknown mark '{info.name}' "
+                             "in the schedule (known: parallel [clauses], simd, ivdep, unroll N)")
+        if info.depth < 0:
             return [self.pad(level) + info.comment()] + self.node(child, level, pending)
         pending = {d: list(ms) for d, ms in pending.items()}
         pending.setdefault(info.depth, []).append(info)

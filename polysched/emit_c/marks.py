@@ -7,7 +7,7 @@ A mark sits directly above the band whose *outermost* loop it applies to:
     "simd"                -> #pragma omp simd
     "ivdep"               -> #pragma GCC ivdep
     "unroll <N>"          -> #pragma GCC unroll N
-    anything else         -> /* mark: <name> */ before the code
+    anything else         -> refused (ValueError): a request that cannot be honoured
 
 isl's AST generator drops loops that run exactly once, and then the loop under a
 mark may belong to a *deeper* band. A pragma there would be wrong (that loop was

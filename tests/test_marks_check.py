@@ -1,0 +1,82 @@
+"""``check`` validates marks: a ``parallel``/``simd``/``ivdep`` mark must sit right above
+a band whose first loop carries no conflict (two instances in different iterations
+touching one element, one writing), and unknown marks are refused. The oracle for the
+legal cases is execution: the marked code is compiled with OpenMP and run at 2 threads
+against the original."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import islpy as isl
+import pytest
+
+from polysched.bench import get, verify
+from polysched.dependence import analyze, check
+from polysched.emit_c import emit_file
+from polysched.scop import extract
+
+
+def _bands(node, out):
+    if node.get_type() == isl.schedule_node_type.band:
+        out.append(node)
+    for k in range(node.n_children()):
+        _bands(node.child(k), out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    [scop] = extract(get("gemm").path)
+    return scop, analyze(scop)
+
+
+def test_parallel_mark_on_reduction_loop_is_illegal(gemm):
+    scop, deps = gemm
+    k_band = _bands(scop.schedule.get_root(), [])[-2]       # S1's k loop: C[i][j] += ...
+    verdict = check(scop, deps, k_band.insert_mark(isl.Id("parallel")).get_schedule())
+    assert not verdict.legal
+    [violation] = verdict.violations
+    assert violation.kind == "mark" and "carries a dependence" in str(violation)
+    source, sink = violation.witness.source, violation.witness.sink
+    assert source[0] == sink[0] == "S1"
+    # the witness pair writes the same C[i][j] from two k iterations
+    assert source[1][0] == sink[1][0] and source[1][2] == sink[1][2] and source[1][1] != sink[1][1]
+
+
+def test_parallel_mark_on_independent_loop_is_legal_and_runs(gemm, tmp_path):
+    scop, deps = gemm
+    j_band = _bands(scop.schedule.get_root(), [])[-1]
+    schedule = j_band.insert_mark(isl.Id("parallel")).get_schedule()
+    assert check(scop, deps, schedule).legal
+    out = tmp_path / "gemm_par.c"
+    out.write_text(emit_file([scop], [schedule]))
+    assert "#pragma omp parallel for" in out.read_text()
+    verdict = verify(get("gemm").path, out, defines={"MINI_DATASET": None}, workdir=tmp_path)
+    assert verdict.ok, verdict.reason
+
+
+def test_mark_above_a_sequence_is_illegal(gemm):
+    scop, deps = gemm
+    sequence = scop.schedule.get_root().child(0).child(0)
+    assert sequence.get_type() == isl.schedule_node_type.sequence
+    verdict = check(scop, deps, sequence.insert_mark(isl.Id("parallel")).get_schedule())
+    assert not verdict.legal and "not directly above a band" in str(verdict)
+
+
+def test_unknown_mark_is_refused_by_check_and_emit(gemm):
+    scop, deps = gemm
+    schedule = scop.schedule.get_root().child(0).insert_mark(isl.Id("paralel")).get_schedule()
+    assert "unknown mark 'paralel'" in str(check(scop, deps, schedule))
+    with pytest.raises(ValueError, match="unknown mark"):
+        emit_file([scop], [schedule])
+
+
+def test_check_cli_reports_the_racy_mark(gemm):
+    scop, _ = gemm
+    k_band = _bands(scop.schedule.get_root(), [])[-2]
+    text = str(k_band.insert_mark(isl.Id("parallel")).get_schedule())
+    proc = subprocess.run([sys.executable, "-m", "polysched", "check", str(get("gemm").path), "--schedule", text],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "mark 'parallel' is on a loop that carries a dependence" in proc.stdout
