@@ -16,6 +16,8 @@ form of Farkas' lemma with the multipliers already eliminated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from math import gcd
 
 import islpy as isl
 
@@ -29,6 +31,9 @@ class ConeRow:
     equality: bool
     constant: int
     coefficients: list[int]
+
+
+_REDUCTIONS: dict[str, "Reduction"] = {}
 
 
 @dataclass
@@ -53,6 +58,23 @@ class Edge:
     @property
     def n_sink(self) -> int:
         return self.relation.dim(isl.dim_type.out)
+
+    _reduction: "Reduction | None" = field(default=None, repr=False)
+
+    @property
+    def reduction(self) -> "Reduction":
+        """The compact Farkas form of the edge (equalities eliminated, components), computed
+        once: what the ILP linearises against (see `Reduction`)."""
+        if self._reduction is None:
+            key = str(self.relation)
+            red = _REDUCTIONS.get(key)
+            if red is None:
+                red = Reduction(self.relation)
+                if len(_REDUCTIONS) >= 1 << 14:
+                    _REDUCTIONS.clear()
+                _REDUCTIONS[key] = red
+            self._reduction = red
+        return self._reduction
 
     @property
     def cone(self) -> list[ConeRow]:
@@ -134,15 +156,16 @@ def edges_from(relation: isl.UnionMap, context: isl.Set, kind: str = "validity",
                 piece = m.intersect(pair).coalesce()
                 if not piece.is_empty():
                     pieces.append(piece)
-        seen = []
+        seen = set()
         for piece in pieces:
             for bm in piece.get_basic_maps():
                 if bm.is_empty():
                     continue
                 bm = bm.remove_redundancies()
-                if any(bm.is_equal(other) for other in seen):
+                key = str(bm)  # isl's text of a basic map without redundancies: canonical enough
+                if key in seen:
                     continue
-                seen.append(bm)
+                seen.add(key)
                 edges.append(Edge(src, snk, bm, kind))
     return edges
 
@@ -162,3 +185,367 @@ def same_time_restriction(edge: Edge, phi_source: isl.Map, phi_sink: isl.Map) ->
     return Edge(edge.source, edge.sink, pieces[0] if len(pieces) == 1 else rest.convex_hull(), edge.kind)
 
 
+
+
+# -- the compact Farkas formulation -------------------------------------------------------
+#
+# The cone of a whole edge polyhedron has one row per generator (vertex, ray) of the
+# polyhedron, which grows exponentially with the number of dimensions: a lexicographic
+# dependence of a 10-deep nest (``s += 1``) is a product of ~20 independent intervals,
+# ~2^20 vertices. Pluto never builds it: its Farkas multipliers are eliminated on the
+# dependence polyhedron after its equalities have been used. We do the same, and more:
+#
+# 1. equalities with a unit coefficient eliminate a variable (``t_k = s_k + d_k``); the
+#    form's coefficients are rewritten accordingly (a fixed integer matrix), so that a
+#    uniform self-dependence leaves no variable at all: φ(t) - φ(s) = c·d;
+# 2. the remaining variables split into independent components (no constraint links
+#    two of them); the Farkas multipliers of the polyhedron split along the components,
+#    so "f >= 0 on P" is exactly "f_i + a_i >= 0 on P_i for each component i, and
+#    (the rest of f) - sum a_i >= 0 on the parameters", with one auxiliary affine
+#    function of the parameters a_i per component (2-3 integer unknowns each);
+# 3. components whose coefficients are zero in the form at hand vanish (their
+#    non-emptiness only restricts the parameters: that is the parameter projection);
+#    small groups of components are merged into one cone (no auxiliary unknowns).
+#
+# Every cone is then of a polyhedron of a few dimensions. Steps 1-2 are exact over the
+# rationals (as is Farkas' lemma itself); integrality of the auxiliary unknowns can
+# only remove solutions, never admit an illegal one.
+
+MERGE_VARIABLES = 4      # components with at most this many variables in all: one cone
+ISL_CONE_OPERATIONS = 20_000_000   # isl operations allowed per cone (never hang)
+
+
+class ConeTooLarge(Exception):
+    """isl ran out of its operation budget computing a Farkas cone."""
+
+
+def _gcd_normalize(vec: list[int], equality: bool) -> list[int]:
+    """Divide by the gcd of the non-constant coefficients (an inequality's constant is
+    rounded down: integer tightening, which keeps every integer point)."""
+    g = 0
+    for x in vec[1:]:
+        g = gcd(g, x)
+    if g <= 1:
+        return vec
+    if equality:
+        if vec[0] % g:
+            return vec  # no integer point; leave it to isl
+        return [x // g for x in vec]
+    return [vec[0] // g] + [x // g for x in vec[1:]]
+
+
+class Reduction:
+    """An edge polyhedron ``{ (N, s, t) }`` in compact form (see the comment above).
+
+    Layout of a form's coefficient vector (as for `ConeRow`): ``[cst, params..., vars...]``
+    with the original variables ``source dims, sink dims``. ``transform[j]`` (``{original
+    index: coefficient}``) gives the reduced coefficient ``j`` (reduced layout ``[cst,
+    params..., alive variables...]``) of any form from its original coefficients.
+    """
+
+    def __init__(self, relation: isl.BasicMap):
+        bm = _guarded(lambda: relation.remove_divs().remove_redundancies())
+        self.ctx = bm.get_ctx()
+        self.n_params = np_ = bm.dim(isl.dim_type.param)
+        n_in, n_out = bm.dim(isl.dim_type.in_), bm.dim(isl.dim_type.out)
+        nx = n_in + n_out
+        size = 1 + np_ + nx
+        self.param_names = [bm.get_dim_name(isl.dim_type.param, p) or f"p{p}" for p in range(np_)]
+        eqs, ineqs = [], []
+        for con in bm.get_constraints():
+            vec = [_val_to_int(con.get_constant_val())]
+            vec += [_val_to_int(con.get_coefficient_val(isl.dim_type.param, p)) for p in range(np_)]
+            vec += [_val_to_int(con.get_coefficient_val(isl.dim_type.in_, k)) for k in range(n_in)]
+            vec += [_val_to_int(con.get_coefficient_val(isl.dim_type.out, k)) for k in range(n_out)]
+            (eqs if con.is_equality() else ineqs).append(vec)
+        transform: list[dict[int, int] | None] = [{j: 1} for j in range(size)]
+        alive = list(range(1 + np_, size))
+        # 1. eliminate variables through unit equalities; sink variables first, so that
+        #    a uniform dependence keeps its source iterators
+        while True:
+            pick = None
+            for e in eqs:
+                for k in reversed(alive):
+                    if abs(e[k]) == 1:
+                        pick = (e, k)
+                        break
+                if pick:
+                    break
+            if pick is None:
+                break
+            e, k = pick
+            eqs = [x for x in eqs if x is not e]
+            ek = e[k]
+
+            def substitute(g):
+                f = g[k] * ek
+                return [a - f * b for a, b in zip(g, e)] if f else g
+            eqs = [substitute(g) for g in eqs]
+            ineqs = [substitute(g) for g in ineqs]
+            tk = transform[k]
+            for idx, coef in enumerate(e):
+                if coef and idx != k:
+                    row = dict(transform[idx])
+                    for orig, v in tk.items():
+                        row[orig] = row.get(orig, 0) - ek * coef * v
+                    transform[idx] = {o: v for o, v in row.items() if v}
+            transform[k] = None
+            alive.remove(k)
+        position = {k: 1 + np_ + j for j, k in enumerate(alive)}
+        keep = list(range(1 + np_)) + alive
+        self.transform = [transform[i] for i in keep]
+        self.n_vars = len(alive)
+        # reduced constraints, deduplicated, as (equality, vector over the reduced layout)
+        seen = set()
+        self.constraints: list[tuple[bool, list[int]]] = []
+        for equality, group in ((True, eqs), (False, ineqs)):
+            for g in group:
+                vec = _gcd_normalize([g[i] for i in keep], equality)
+                if not any(vec[1:]):
+                    continue  # a constant constraint (true on a non-empty edge)
+                key = (equality, tuple(vec))
+                if key not in seen:
+                    seen.add(key)
+                    self.constraints.append((equality, vec))
+        # 2. independent components of the variables
+        parent = list(range(self.n_vars))
+
+        def find(a):
+            while parent[a] != a:
+                parent[a] = parent[parent[a]]
+                a = parent[a]
+            return a
+        for _, vec in self.constraints:
+            vs = [j for j in range(self.n_vars) if vec[1 + np_ + j]]
+            for a in vs[1:]:
+                ra, rb = find(vs[0]), find(a)
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+        groups: dict[int, list[int]] = {}
+        for j in range(self.n_vars):
+            groups.setdefault(find(j), []).append(j)
+        self.components = [groups[r] for r in sorted(groups)]
+        self._component_of = {j: c for c, comp in enumerate(self.components) for j in comp}
+        self._params = None
+        self._cones: dict[tuple[int, ...], list[ConeRow]] = {}
+        self._compiled: dict = {}
+
+    # -- the polyhedra and their cones ---------------------------------------------------
+    def _system(self, variables, extra=()) -> tuple:
+        """The canonical constraint system of the components holding ``variables``
+        (renumbered ``0..len-1``) plus ``extra`` parameter constraints: a cache key."""
+        np_ = self.n_params
+        head = 1 + np_
+        vs = list(variables)
+        where = set(vs)
+        rows = set()
+        for eq, vec in self.constraints:
+            if any(vec[head + j] for j in where):
+                rows.add((eq, tuple(vec[:head]) + tuple(vec[head + j] for j in vs)))
+        for eq, vec in extra:
+            rows.add((eq, tuple(vec) + (0,) * len(vs)))
+        return (np_, len(vs), tuple(sorted(rows)))
+
+    @property
+    def params(self) -> list[tuple[bool, tuple[int, ...]]]:
+        """Constraints (over ``[cst, params...]``) of the parameter values for which the
+        edge is non-empty (the rational projection, divs dropped: a superset)."""
+        if self._params is None:
+            np_ = self.n_params
+            cons = {(eq, tuple(vec)) for eq, vec in self.constraints if not any(vec[1 + np_:])}
+            for comp in self.components:
+                cons.update(_projection(self._system(comp)))
+            self._params = sorted(cons)
+        return self._params
+
+    def cone(self, variables: tuple[int, ...]) -> list[ConeRow]:
+        """Farkas cone (rows over ``[cst, params..., variables...]``) of the polyhedron of
+        the components holding ``variables`` (all their variables), intersected with the
+        parameter projection."""
+        if variables not in self._cones:
+            self._cones[variables] = _system_cone(self._system(variables, self.params))
+        return self._cones[variables]
+
+    # -- forms ---------------------------------------------------------------------------
+    def plan(self, nonzero_variables: set[int]) -> tuple[list[tuple[int, ...]], bool]:
+        """Groups of reduced variables to linearise together for a form whose reduced
+        variable coefficients are non-zero exactly on ``nonzero_variables``, and whether
+        auxiliary parameter functions are needed (more than one group)."""
+        comps = sorted({self._component_of[j] for j in nonzero_variables})
+        if not comps:
+            return [()], False
+        total = sum(len(self.components[c]) for c in comps)
+        if len(comps) == 1 or total <= MERGE_VARIABLES:
+            merged = tuple(sorted(j for c in comps for j in self.components[c]))
+            return [merged], False
+        return [tuple(self.components[c]) for c in comps], True
+
+    def compiled(self, n_source: int, same_statement: bool) -> tuple[list[tuple], int]:
+        """The linear conditions on a schedule-difference form ``f`` (``[cst, params...,
+        source dims..., sink dims...]``, with source coefficient ``-sign·c_S`` and sink
+        coefficient ``sign·c_T``) for ``f >= 0`` on the edge, composed with the
+        elimination: rows ``(equality, constant, ((original index, coefficient), ...),
+        (((group, i), coefficient), ...))``; the second part is on the auxiliary unknowns
+        ``a[group][i]`` (``i`` over ``[cst, params...]``), of which there are ``n_groups``
+        groups. ``same_statement``: source and sink coefficients are the same unknowns
+        (their contributions may cancel, as for a uniform self-dependence)."""
+        key = (n_source, same_statement)
+        if key in self._compiled:
+            return self._compiled[key]
+        np_ = self.n_params
+        head = 1 + np_
+        nonzero = set()
+        for j in range(self.n_vars):
+            row = self.transform[head + j]
+            if same_statement:
+                per = {}
+                for orig, v in row.items():
+                    k = orig - head
+                    if k >= n_source:
+                        per[k - n_source] = per.get(k - n_source, 0) + v
+                    else:
+                        per[k] = per.get(k, 0) - v
+                if any(per.values()):
+                    nonzero.add(j)
+            elif row:
+                nonzero.add(j)
+        groups, aux = self.plan(nonzero)
+
+        def compose(rows, slots):
+            """rows over ``slots`` (each: a reduced index, or ("aux", g, i))."""
+            out = []
+            for r in rows:
+                form: dict[int, int] = {}
+                extra: dict[tuple[int, int], int] = {}
+                for a, slot in zip(r.coefficients, slots):
+                    if not a:
+                        continue
+                    if isinstance(slot, tuple):
+                        for g, i in slot[1]:
+                            extra[(g, i)] = extra.get((g, i), 0) + a * slot[2]
+                        if slot[0] is None:
+                            continue
+                        slot = slot[0]
+                    for orig, v in self.transform[slot].items():
+                        form[orig] = form.get(orig, 0) + a * v
+                item = (r.equality, r.constant,
+                        tuple(sorted((o, v) for o, v in form.items() if v)),
+                        tuple(sorted((gi, v) for gi, v in extra.items() if v)))
+                if item not in out:
+                    out.append(item)
+            return out
+
+        rows: list[tuple] = []
+        if not aux:
+            (group,) = groups
+            rows = compose(self.cone(group), list(range(head)) + [head + j for j in group])
+            result = (rows, 0)
+        else:
+            for g, group in enumerate(groups):
+                slots = [(None, [(g, i)], 1) for i in range(head)] + [head + j for j in group]
+                rows += compose(self.cone(group), slots)
+            slots = [(i, [(g, i) for g in range(len(groups))], -1) for i in range(head)]
+            rows += compose(self.cone(()), slots)
+            result = (rows, len(groups))
+        self._compiled[key] = result
+        return result
+
+
+def _system_set(system) -> isl.BasicSet:
+    np_, nvars, rows = system
+    space = isl.Space.set_alloc(isl.DEFAULT_CONTEXT, np_, nvars)
+    bset = isl.BasicSet.universe(space)
+    ls = isl.LocalSpace.from_space(space)
+    for equality, vec in rows:
+        con = isl.Constraint.alloc_equality(ls) if equality else isl.Constraint.alloc_inequality(ls)
+        con = con.set_constant_val(isl.Val(vec[0]))
+        for p in range(np_):
+            if vec[1 + p]:
+                con = con.set_coefficient_val(isl.dim_type.param, p, isl.Val(vec[1 + p]))
+        for k in range(nvars):
+            if vec[1 + np_ + k]:
+                con = con.set_coefficient_val(isl.dim_type.set, k, isl.Val(vec[1 + np_ + k]))
+        bset = bset.add_constraint(con)
+    return bset
+
+
+def _param_row(equality: bool, vec) -> tuple[bool, tuple[int, ...]] | None:
+    """A parameter constraint, normalised; None when it is trivially true."""
+    vec = _gcd_normalize(list(vec), equality)
+    if not any(vec[1:]):
+        return None
+    return (equality, tuple(vec))
+
+
+@lru_cache(maxsize=1 << 14)
+def _projection(system) -> tuple:
+    """Parameter constraints of the (rational) projection of ``system`` on its parameters;
+    by Fourier-Motzkin for one variable, else by isl (divs dropped: a superset)."""
+    np_, nvars, rows = system
+    head = 1 + np_
+    out = set()
+    if nvars == 1:
+        eqs = [vec for eq, vec in rows if eq and vec[head]]
+        lower = [vec for eq, vec in rows if not eq and vec[head] > 0]
+        upper = [vec for eq, vec in rows if not eq and vec[head] < 0]
+        for eq, vec in rows:
+            if not vec[head]:
+                out.add(_param_row(eq, vec[:head]))
+        if eqs:
+            e = eqs[0]
+            a = e[head]
+            sa = 1 if a > 0 else -1
+            for eq, vec in rows:
+                if vec is e or not vec[head]:
+                    continue
+                b = vec[head]
+                out.add(_param_row(eq, [-sa * b * x + abs(a) * y for x, y in zip(e[:head], vec[:head])]))
+        else:
+            for lo in lower:
+                for up in upper:
+                    out.add(_param_row(False, [lo[head] * y - up[head] * x
+                                               for x, y in zip(lo[:head], up[:head])]))
+        out.discard(None)
+        return tuple(sorted(out))
+    bset = _system_set(system)
+    proj = _guarded(lambda: bset.params().remove_divs().remove_redundancies())
+    for con in proj.get_constraints():
+        vec = [_val_to_int(con.get_constant_val())]
+        vec += [_val_to_int(con.get_coefficient_val(isl.dim_type.param, p)) for p in range(np_)]
+        out.add(_param_row(con.is_equality(), vec))
+    out.discard(None)
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=1 << 14)
+def _system_cone(system) -> tuple[ConeRow, ...]:
+    return tuple(_cone_rows(_system_set(system).remove_redundancies()))
+
+
+def _guarded(fn):
+    """Run an isl computation under an operation budget (raises `ConeTooLarge`)."""
+    ctx = isl.DEFAULT_CONTEXT
+    previous = ctx.get_max_operations()
+    ctx.reset_operations()
+    ctx.set_max_operations(ISL_CONE_OPERATIONS)
+    try:
+        return fn()
+    except isl.Error as exc:
+        if "operations" in str(exc):
+            raise ConeTooLarge(str(exc)) from None
+        raise
+    finally:
+        ctx.reset_operations()
+        ctx.set_max_operations(previous)
+
+
+def _cone_rows(bset: isl.BasicSet) -> list[ConeRow]:
+    cone = _guarded(bset.coefficients)
+    if cone.dim(isl.dim_type.div):
+        cone = cone.remove_divs()
+    n = cone.dim(isl.dim_type.set)
+    rows = []
+    for con in cone.get_constraints():
+        coefficients = [_val_to_int(con.get_coefficient_val(isl.dim_type.set, k)) for k in range(n)]
+        rows.append(ConeRow(con.is_equality(), _val_to_int(con.get_constant_val()), coefficients))
+    return rows

@@ -23,6 +23,9 @@ term is bounded (see ``_combine``): no overflow, no mis-ranking.
 """
 from __future__ import annotations
 
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
@@ -36,6 +39,26 @@ from .options import ScheduleOptions
 # on the suite (distances are at most a few parameters plus a constant).
 U_BOUND = 64
 W_BOUND = 10**4
+# Bounds of the auxiliary parameter functions of the compact Farkas form (edges.Reduction):
+# a lower bound of one component's part of a form, e.g. -(4 * N) for 4*i, 0 <= i < N.
+AUX_CONSTANT = 10**9
+AUX_PARAMETER = 10**6
+
+
+@contextmanager
+def sigint_preserved():
+    """Keep the process's SIGINT handler across a CP-SAT solve. OR-Tools installs its own
+    C-level handler (``catch_sigint_signal``) and leaves it there: Ctrl-C then killed the
+    process instead of raising KeyboardInterrupt, and Python's ``signal.getsignal`` does
+    not even notice (it reports its cached handler). Re-installing the saved handler with
+    ``signal.signal`` restores it at the C level too. Only the main thread may do so."""
+    main = threading.current_thread() is threading.main_thread()
+    saved = signal.getsignal(signal.SIGINT) if main else None
+    try:
+        yield
+    finally:
+        if saved is not None:
+            signal.signal(signal.SIGINT, saved)
 
 
 @dataclass
@@ -99,9 +122,31 @@ class _Terms:
         self.coef: dict = {}
         self.const = 0
 
+    @classmethod
+    def of(cls, var) -> "_Terms":
+        t = cls()
+        t.coef[var] = 1
+        return t
+
+    def copy(self) -> "_Terms":
+        t = _Terms()
+        t.coef = dict(self.coef)
+        t.const = self.const
+        return t
+
     def add(self, var, value: int) -> None:
         if value:
-            self.coef[var] = self.coef.get(var, 0) + value
+            c = self.coef.get(var, 0) + value
+            if c:
+                self.coef[var] = c
+            else:
+                del self.coef[var]
+
+    def add_scaled(self, other: "_Terms", factor: int) -> None:
+        if factor:
+            for var, c in other.coef.items():
+                self.add(var, c * factor)
+            self.const += other.const * factor
 
     def expr(self):
         items = [(v, c) for v, c in self.coef.items() if c]
@@ -156,6 +201,9 @@ class HyperplaneProblem:
         m = cp_model.CpModel()
         lo = -opt.coefficient_bound if opt.negative_coefficients else 0
         self.model = m
+        self.seen = set()
+        self.n_rows = 0
+        self.n_aux = 0
         self.c = {s: [m.new_int_var(lo, opt.coefficient_bound, f"c_{s}_{k}") for k in range(d)]
                   for s, d in self.dims.items()}
         self.shift = {s: m.new_int_var(0, opt.shift_bound, f"c0_{s}") for s in self.dims}
@@ -176,38 +224,65 @@ class HyperplaneProblem:
 
     def _cone_constraints(self, edge: Edge, sign: int, constant: int = 0, w=None, u=None,
                           enforce=None) -> None:
-        """Require ``constant + w + u·N + sign·(φ_T(t) - φ_S(s))`` to lie in the edge's cone."""
+        """Require ``constant + w + u·N + sign·(φ_T(t) - φ_S(s)) >= 0`` on the whole edge,
+        linearised through the edge's compact Farkas form (`edges.Reduction.compiled`)."""
         np_, ns = edge.n_params, edge.n_source
         src, snk = edge.source, edge.sink
-        for row in edge.cone:
-            a = row.coefficients
-            t = _Terms()
-            t.const = row.constant + a[0] * constant
-            if a[0]:
-                if w is not None:
-                    t.add(w, a[0])
-                if src != snk:
-                    t.add(self.shift[snk], sign * a[0])
-                    t.add(self.shift[src], -sign * a[0])
-            if u is not None:
-                for p in range(np_):
-                    t.add(u[p], a[1 + p])
-            for k, var in enumerate(self.c[src]):
-                t.add(var, -sign * a[1 + np_ + k])
-            for k, var in enumerate(self.c[snk]):
-                t.add(var, sign * a[1 + np_ + ns + k])
-            expr = t.expr()
-            if isinstance(expr, int):
-                ok = expr == 0 if row.equality else expr >= 0
-                if not ok:
-                    if enforce is None:
-                        self.model.add_bool_or([])  # infeasible
-                    else:
-                        self.model.add(enforce == 0)
+        rows, n_groups = edge.reduction.compiled(ns, src == snk)
+        # the unknowns behind each original coefficient index [cst, params, source, sink]
+        cst = {}
+        if w is not None:
+            cst[w] = 1
+        if src != snk:
+            cst[self.shift[snk]] = sign
+            cst[self.shift[src]] = -sign
+        slot = [None] * (1 + np_) + [(v, -sign) for v in self.c[src]] + [(v, sign) for v in self.c[snk]]
+        if u is not None:
+            for p in range(np_):
+                slot[1 + p] = (u[p], 1)
+        aux = [[self._aux(AUX_CONSTANT)] + [self._aux(AUX_PARAMETER) for _ in range(np_)]
+               for _ in range(n_groups)]
+        model = self.model
+        for equality, const, form, extra in rows:
+            acc: dict = {}
+            k = const
+            for orig, a in form:
+                if orig == 0:
+                    k += a * constant
+                    for var, c in cst.items():
+                        acc[var] = acc.get(var, 0) + a * c
+                else:
+                    entry = slot[orig]
+                    if entry is not None:
+                        var, c = entry
+                        acc[var] = acc.get(var, 0) + a * c
+            for (g, i), a in extra:
+                var = aux[g][i]
+                acc[var] = acc.get(var, 0) + a
+            # a key for "this exact constraint was already added" (variable indices in the
+            # model; the key only answers membership, never orders anything)
+            items = frozenset((v.index, c) for v, c in acc.items() if c)
+            key = (items, k, equality, None if enforce is None else enforce.index)
+            if key in self.seen:
                 continue
-            ct = self.model.add(expr == 0) if row.equality else self.model.add(expr >= 0)
+            self.seen.add(key)
+            if not items:
+                if not (k == 0 if equality else k >= 0):
+                    if enforce is None:
+                        model.add_bool_or([])  # infeasible
+                    else:
+                        model.add(enforce == 0)
+                continue
+            self.n_rows += 1
+            vs = [v for v, c in acc.items() if c]
+            expr = cp_model.LinearExpr.weighted_sum(vs, [acc[v] for v in vs]) + k
+            ct = model.add(expr == 0) if equality else model.add(expr >= 0)
             if enforce is not None:
                 ct.only_enforce_if(enforce)
+
+    def _aux(self, bound: int):
+        self.n_aux += 1
+        return self.model.new_int_var(-bound, bound, f"aux{self.n_aux}")
 
     def _independence(self, statement: str, rows: list[list[int]]) -> None:
         m = self.model
@@ -228,7 +303,7 @@ class HyperplaneProblem:
 
     # -- solving ------------------------------------------------------------------
     def solve(self, edges: list[Edge], proximity: list[Edge], rows: dict[str, list[list[int]]],
-              independent: set[str], feautrier: bool = False,
+              independent, feautrier: bool = False,
               feasibility_only: bool = False) -> Hyperplane | None:
         """The lexicographically best hyperplane, or None when none exists.
 
@@ -259,8 +334,9 @@ class HyperplaneProblem:
                 return None
             m.add_bool_or(carried)
         else:
-            for s in independent:
-                self._independence(s, rows[s])
+            for s in self.dims:  # statement order (``independent`` may be a set)
+                if s in independent:
+                    self._independence(s, rows[s])
         if not feasibility_only and self.options.rar:
             for e in proximity:
                 self._cone_constraints(e, -1, w=self.w_rar, u=self.u_rar)
@@ -293,7 +369,13 @@ class HyperplaneProblem:
         size_max = sum(bound * d + self.options.shift_bound for d in self.dims.values())
         order = sum((k + 1) * a for s in self.dims for k, a in enumerate(self.abs_c[s]))
         order_max = sum((k + 1) * bound for s in self.dims for k in range(self.dims[s]))
-        return _combine([(size, size_max), (order, order_max)])
+        if not self.options.negative_coefficients:
+            return _combine([(size, size_max), (order, order_max)])
+        # with negative coefficients allowed, i and -i often tie: prefer the original
+        # direction (the model's symmetry would otherwise pick either)
+        negative = sum(a - c for s in self.dims for a, c in zip(self.abs_c[s], self.c[s]))
+        negative_max = 2 * bound * sum(self.dims.values())
+        return _combine([(size, size_max), (negative, negative_max), (order, order_max)])
 
     def _lexicographic(self, levels) -> Hyperplane | None:
         m = self.model
@@ -304,12 +386,14 @@ class HyperplaneProblem:
         solver.parameters.cp_model_presolve = False
         solver.parameters.linearization_level = 0
         solver.parameters.max_time_in_seconds = self.options.time_limit
+        solver.parameters.catch_sigint_signal = False  # Ctrl-C stays Python's (see sigint_preserved)
         status = None
         for level in levels or [0]:
             m.clear_objective()
             if not isinstance(level, int):
                 m.minimize(level)
-            status = solver.solve(m)
+            with sigint_preserved():
+                status = solver.solve(m)
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return None
             if isinstance(level, int):

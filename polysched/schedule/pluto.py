@@ -59,6 +59,7 @@ class _Problem:
     dims: dict[str, int]
     params: list[str]
     options: ScheduleOptions
+    spaces: dict[str, isl.Space] = field(default_factory=dict)   # statement -> set space
     stats: dict = field(default_factory=lambda: {"ilp_solves": 0})
 
 
@@ -74,7 +75,9 @@ class _Scheduler:
     def _solve(self, stmts, edges, prox, rows, **kw) -> Hyperplane | None:
         self.p.stats["ilp_solves"] += 1
         dims = {s: self.p.dims[s] for s in stmts}
-        need = {s for s in stmts if not self._full_rank(s, rows)}
+        # a list in statement order, never a set: the order in which constraints enter the
+        # model decides between equally good solutions (PYTHONHASHSEED must not)
+        need = [s for s in stmts if not self._full_rank(s, rows)]
         problem = HyperplaneProblem(dims, len(self.p.params), self.p.options)
         return problem.solve(edges, prox, rows, need, **kw)
 
@@ -94,11 +97,7 @@ class _Scheduler:
         return [e for e in edges if e.source in keep and e.sink in keep]
 
     def _phi(self, s: str, h: Hyperplane) -> isl.Map:
-        names = [f"i{k}" for k in range(self.p.dims[s])]
-        terms = [f"{c}*{n}" for c, n in zip(h.coefficients[s], names) if c]
-        expr = " + ".join(terms + [str(h.shifts[s])])
-        params = ", ".join(self.p.params)
-        return isl.Map(f"[{params}] -> {{ {s}[{', '.join(names)}] -> [{expr}] }}")
+        return isl.Map.from_aff(_aff(self.p.spaces[s], h.coefficients[s], h.shifts[s]))
 
     def _residual(self, edges: list[Edge], members: list[Hyperplane]) -> list[Edge]:
         """The parts of ``edges`` with zero distance on every member (still unsatisfied)."""
@@ -209,35 +208,30 @@ class _Scheduler:
 
 
 # -- isl schedule tree ----------------------------------------------------------------
-def _expr(coefficients: list[int], shift: int, names: list[str]) -> str:
-    terms = [f"{c}*{names[k]}" for k, c in enumerate(coefficients) if c]
-    return " + ".join(terms + [str(shift)]) if terms else str(shift)
+def _aff(space: isl.Space, coefficients: list[int], shift: int) -> isl.Aff:
+    """``S[i] -> coefficients·i + shift`` on the statement's set space (built with the isl
+    API: no text, so nothing depends on the number of parameters or on names)."""
+    aff = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(space))
+    for k, c in enumerate(coefficients):
+        if c:
+            aff = aff.set_coefficient_val(isl.dim_type.in_, k, isl.Val(c))
+    return aff.set_constant_val(isl.Val(shift))
 
 
-def _iterator_names(domain: isl.UnionSet, dims: dict[str, int], params: list[str]) -> dict[str, list[str]]:
-    """The domain's own dimension names (``S[t, i]``) where usable, else ``i0, i1, ...``:
-    the band schedules then read ``S[t, i] -> [(2t + i)]``."""
-    out = {}
-    for s in sets_of(domain):
-        name = s.get_tuple_name()
-        names = [s.get_dim_name(isl.dim_type.set, k) for k in range(dims[name])]
-        ok = all(n and n.isidentifier() and n not in params for n in names) and len(set(names)) == len(names)
-        out[name] = names if ok else [f"i{k}" for k in range(dims[name])]
-    return out
-
-
-def _band_mupa(band: Band, stmts: list[str], names: dict[str, list[str]], params: list[str]) -> isl.MultiUnionPwAff:
-    pieces = []
+def _band_mupa(band: Band, stmts: list[str], spaces: dict[str, isl.Space]) -> isl.MultiUnionPwAff:
+    """The band's partial schedule: one member per hyperplane, one piece per statement."""
+    mupa = None
     for h in band.members:
-        entries = []
+        upa = None
         for s in stmts:
-            expr = _expr(h.coefficients[s], h.shifts[s], names[s])
-            entries.append(f"{s}[{', '.join(names[s])}] -> [({expr})]")
-        pieces.append("{ " + "; ".join(entries) + " }")
-    return isl.MultiUnionPwAff(f"[{', '.join(params)}] -> [" + ", ".join(pieces) + "]")
+            piece = isl.UnionPwAff.from_pw_aff(isl.PwAff.from_aff(_aff(spaces[s], h.coefficients[s], h.shifts[s])))
+            upa = piece if upa is None else upa.union_add(piece)
+        member = isl.MultiUnionPwAff.from_union_pw_aff(upa)
+        mupa = member if mupa is None else mupa.flat_range_product(member)
+    return mupa
 
 
-def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, names, params) -> isl.Schedule:
+def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, spaces: dict[str, isl.Space]) -> isl.Schedule:
     """The isl schedule tree of ``node`` over ``domain`` (restricted to ``stmts``)."""
     keep = set(stmts)
     sub = isl.UnionSet.empty(domain.get_space())
@@ -249,11 +243,11 @@ def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, names, params) ->
     if isinstance(node, Sequence):
         result = None
         for part, child in node.parts:
-            sched = to_isl(child, part, domain, names, params)
+            sched = to_isl(child, part, domain, spaces)
             result = sched if result is None else result.sequence(sched)
         return result
-    child = to_isl(node.child, stmts, domain, names, params)
-    sched = child.insert_partial_schedule(_band_mupa(node, stmts, names, params))
+    child = to_isl(node.child, stmts, domain, spaces)
+    sched = child.insert_partial_schedule(_band_mupa(node, stmts, spaces))
     band = sched.get_root().child(0)
     band = band.band_set_permutable(1 if node.permutable else 0)
     for k, flag in enumerate(node.coincident):
@@ -284,9 +278,10 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
         extra = proximity.subtract(validity)
         prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context,
                           "proximity", conflicts)
-    problem = _Problem(stmts, dims, params, options)
+    spaces = {st.get_tuple_name(): st.get_space() for st in sets_of(domain)}
+    problem = _Problem(stmts, dims, params, options, spaces)
     scheduler = _Scheduler(problem)
     tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
     if stats is not None:
         stats.update(problem.stats)
-    return to_isl(tree, stmts, domain, _iterator_names(domain, dims, params), params)
+    return to_isl(tree, stmts, domain, problem.spaces)
