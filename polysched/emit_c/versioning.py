@@ -54,6 +54,11 @@ def _words(c_type: str) -> set[str]:
     return set(c_type.split()) - _QUALIFIERS
 
 
+def _spelling(c_type: str) -> list[str]:
+    """The type's words in a canonical order ("long long" keeps both words)."""
+    return sorted(w for w in c_type.split() if w not in _QUALIFIERS)
+
+
 def fits_int(c_type: str) -> bool:
     """Whether every value of ``c_type`` is an ``int`` and arithmetic on it is signed
     ``int`` arithmetic (integer promotion): ``int``, ``short``, ``unsigned char``..."""
@@ -137,8 +142,7 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
         for p in scop.parameters:
             parameter_text[p] = f"({counter_type}){p}" if p in types else f"({counter_type})({p})"
     iterator_casts = {it: types[it] for it in sorted(iterators)
-                      if it in types and " ".join(sorted(_words(types[it]))) != " ".join(
-                          sorted(_words(counter_type)))}
+                      if it in types and _spelling(types[it]) != _spelling(counter_type)}
 
     assumed = scop.context
     for k, p in enumerate(scop.parameters):
