@@ -31,14 +31,17 @@ def add_parser(subparsers) -> None:
                         help="programs fuzzed in parallel (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-out"), metavar="DIR",
                         help="where failing programs and their shrunk repros go (default: %(default)s)")
-    parser.add_argument("--timeout", type=float, default=30.0, metavar="T",
+    parser.add_argument("--timeout", type=float, default=20.0, metavar="T",
                         help="seconds allowed for each optimize, compile and run (default: %(default)s)")
     parser.add_argument("--no-shrink", dest="shrink", action="store_false",
                         help="write failing programs without shrinking them")
     parser.add_argument("--shrink-evaluations", type=int, default=250, metavar="K",
                         help="at most K test runs per shrink (default: %(default)s)")
-    parser.add_argument("--shrink-seconds", type=float, default=300.0, metavar="T",
+    parser.add_argument("--shrink-seconds", type=float, default=240.0, metavar="T",
                         help="at most T seconds per shrink (default: %(default)s)")
+    parser.add_argument("--shrink-limit", type=int, default=2, metavar="K",
+                        help="shrink at most K failures of each class (kind, detail, input "
+                             "classes of issue 8) over the run; 0: every failure (default: %(default)s)")
     parser.add_argument("--show", type=int, metavar="INDEX",
                         help="print program INDEX of the batch (with its features) and exit")
     parser.add_argument("-q", "--quiet", action="store_true", help="only the summary line")
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     config = FuzzConfig(seed=args.seed, programs=args.programs, start=args.start,
                         modes=tuple(modes), jobs=args.jobs, out=args.out, timeout=args.timeout,
                         shrink=args.shrink, shrink_evaluations=args.shrink_evaluations,
-                        shrink_seconds=args.shrink_seconds)
+                        shrink_seconds=args.shrink_seconds, shrink_limit=args.shrink_limit)
     done = 0
 
     def progress(result) -> None:
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
         for s in result.shrunk:
             print(f"    shrunk ({s.kind}, {s.mode}) to {s.lines} lines: {s.path}", file=sys.stderr, flush=True)
-        if not bad and not result.invalid and done % 25 == 0:
+        if not bad and not result.invalid and done % 10 == 0:
             print(f"[{done}/{args.programs}] ...", file=sys.stderr, flush=True)
 
     summary = run_fuzz(config, progress)

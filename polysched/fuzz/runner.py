@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import select
 import signal
 import tempfile
@@ -104,10 +105,11 @@ class FuzzConfig:
     modes: tuple[str, ...] = DEFAULT_MODES
     jobs: int = 1
     out: Path | None = Path("fuzz-out")
-    timeout: float = 30.0
+    timeout: float = 20.0
     shrink: bool = True
     shrink_evaluations: int = 250
-    shrink_seconds: float = 300.0
+    shrink_seconds: float = 240.0
+    shrink_limit: int = 2     # shrinks per failure class over the whole run (0: no limit)
 
 
 # --------------------------------------------------------------------------- optimize
@@ -223,6 +225,7 @@ class Evaluator:
         self.reference: str | None = None
         self.invalid = ""
         self._by_output: dict[str, tuple[str, str, str]] = {}
+        self._hung_schedules: dict[tuple[str, str], str] = {}
         binary = workdir / "prog.exe"
         compiled = compile_program(self.source, binary, max(timeout, 60))
         if not compiled.ok:
@@ -241,7 +244,17 @@ class Evaluator:
         return result
 
     def _evaluate(self, mode: str) -> ModeResult:
+        options = MODES[mode]
+        schedule_key = (options.get("scheduler", "pluto"), options.get("fuse", "smart"))
+        if schedule_key in self._hung_schedules:
+            # The pipeline computes the same schedule first, which already ran past
+            # the limit in a mode that does nothing else: not run again.
+            return ModeResult(mode, "hang", f"optimize did not finish in {self.timeout:g} s "
+                              f"(inferred: scheduling with {schedule_key[0]}/{schedule_key[1]} "
+                              f"timed out in mode {self._hung_schedules[schedule_key]})")
         kind, message, log = optimize_isolated(self.source, mode, self.timeout)
+        if kind == "hang" and not any(options.get(k) for k in ("tile", "parallel", "unroll")):
+            self._hung_schedules[schedule_key] = mode
         if kind != "ok":
             return ModeResult(mode, kind, message, log=log)
         output = message
@@ -334,6 +347,39 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
     return result
 
 
+RISKY_FEATURES = ("param_zero", "param_negative", "unsigned", "size_t", "long", "big_offset",
+                  "live_out_iterators", "aliased", "no_params")
+
+
+def failure_class(failure: ModeResult, program: Program) -> str:
+    """What makes two failures 'probably the same bug': the kind, the head of the
+    detail (numbers dropped) and which of the issue-8 input classes the program has."""
+    head = re.sub(r"\d+", "#", failure.detail.split(":")[0])
+    if failure.kind == "crash":
+        head = re.sub(r"\d+", "#", failure.detail[:60])
+    risky = sorted(set(features(program)) & set(RISKY_FEATURES))
+    return f"{failure.kind}|{head}|{','.join(risky)}"
+
+
+def _claim_shrink(config: FuzzConfig, key: str) -> bool:
+    """Whether this process may shrink one more failure of class ``key`` (claims are
+    files in the output directory, so they work across the pool's processes)."""
+    if config.shrink_limit <= 0:
+        return True
+    claims = config.out / ".shrink-claims"
+    claims.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha1(f"{config.seed}|{key}".encode()).hexdigest()[:16]
+    for k in range(config.shrink_limit):
+        try:
+            fd = os.open(claims / f"{digest}-{k}", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            continue
+        os.write(fd, key.encode())
+        os.close(fd)
+        return True
+    return False
+
+
 def _base_name(config: FuzzConfig, index: int) -> str:
     return f"s{config.seed}-p{index:05d}"
 
@@ -369,7 +415,8 @@ def _write_failures(config: FuzzConfig, program: Program, text: str,
         result.files.append(f"{stem}.txt")
     if not config.shrink:
         return
-    # One shrink per failure kind: the first mode (in mode order) that failed that way.
+    # One shrink per failure kind: the first mode (in mode order) that failed that way,
+    # and at most config.shrink_limit shrinks per failure class over the whole run.
     done: set[str] = set()
     for failure in failures:
         key = failure.kind if failure.kind != "wrong" else \
@@ -377,6 +424,8 @@ def _write_failures(config: FuzzConfig, program: Program, text: str,
         if key in done:
             continue
         done.add(key)
+        if not _claim_shrink(config, failure_class(failure, program)):
+            continue
 
         def still_fails(candidate_text: str, failure=failure) -> bool:
             return same_failure(failure, evaluate_text(candidate_text, failure.mode, config.timeout))
@@ -440,6 +489,9 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
             raise ValueError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
     start = time.perf_counter()
     indices = range(config.start, config.start + config.programs)
+    if config.out is not None:
+        import shutil
+        shutil.rmtree(config.out / ".shrink-claims", ignore_errors=True)
     results: list[ProgramResult] = []
     if config.jobs <= 1:
         import polysched.pipeline  # noqa: F401
