@@ -93,7 +93,8 @@ def define_flags(defines: Mapping[str, str | None]) -> list[str]:
 def _first_error_line(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     # gcc/clang: "file.c:3:5: error: ..."; linker: "ld: ... undefined reference" / "error:".
-    for pattern in (r":\d+:(?:\d+:)? (?:fatal )?error: ", r"\berror\b:", r"undefined reference"):
+    for pattern in (r":\d+:(?:\d+:)? (?:fatal )?error: ", r"undefined reference|multiple definition",
+                    r"\berror\b:"):
         for line in lines:
             if re.search(pattern, line):
                 return line

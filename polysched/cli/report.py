@@ -29,7 +29,9 @@ def run(args) -> int:
         results = load_results(args.results)
         table = report(results, args.format)
     except ValueError as err:
-        raise UsageError(str(err)) from None
+        message = str(err)
+        raise UsageError(message if str(args.results) in message
+                         else f"{args.results}: not a JSON results file ({message})") from None
     except (KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"{args.results}: not a valid polysched results file "
                          f"({type(err).__name__}: {err})") from None
