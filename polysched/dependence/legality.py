@@ -13,18 +13,19 @@ on every validity dependence not satisfied by outer bands).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import islpy as isl
 
+from polysched.errors import MarkError, PolyschedError
 from polysched.islutil import maps_of
+from polysched.marks import LOOP_CLAIMS, Parallel, parse_mark
 
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 
 
-class ScheduleError(ValueError):
+class ScheduleError(PolyschedError, ValueError):
     """A schedule that cannot be checked: unparsable, or not covering the SCoP."""
 
 
@@ -366,27 +367,22 @@ def _set_node_violations(tree: isl.Schedule, deps: Dependences, maps: dict[str, 
     return found
 
 
-_LOOP_MARKS = ("parallel", "simd", "ivdep")     # claim: no conflict carried by the loop
-_FREE_MARKS = ("unroll",)                          # change no order
-_CLAUSE_RE = re.compile(r"\b(?:private|firstprivate|lastprivate|reduction\s*\([^:]*:)\s*\(?([^)]*)\)")
-
-
-def _clause_scalars(mark: str) -> set[str]:
-    """Names in ``private(...)`` / ``reduction(op: ...)`` clauses of a mark."""
-    names = set()
-    for group in _CLAUSE_RE.findall(mark):
-        names.update(n.strip() for n in group.split(",") if n.strip())
-    return names
+def _clause_scalars(mark) -> set[str]:
+    """The scalars a ``Parallel`` mark declares private or reductions (their
+    dependences are the clauses' business, not a race)."""
+    return mark.scalars if isinstance(mark, Parallel) else set()
 
 
 def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                      context: isl.Set) -> list[Violation]:
-    """Marks that claim what is not true: a ``parallel``/``simd``/``ivdep`` mark whose
-    loop (the first member of the band right below it) has two instances in different
-    iterations, with equal outer schedule, that touch the same array element with at
-    least one write (a race, whatever the order); a loop mark not directly above a
-    band; a mark this tool does not know. Scalars named in the mark's ``private`` or
-    ``reduction`` clauses are the clause's business and are not counted."""
+    """Marks that claim what is not true: a ``Parallel``/``Simd``/``Ivdep`` mark (see
+    :mod:`polysched.marks`) whose loop (the first member of the band right below it)
+    has two instances in different iterations, with equal outer schedule, that touch
+    the same array element with at least one write (a race, whatever the order); a
+    loop mark not directly above a band; a mark outside the vocabulary. Scalars a
+    ``Parallel`` mark declares ``private`` or ``reductions`` are the clauses' business
+    and are not counted (the declaration is trusted: ``Program.parallel`` derives it
+    from the scalars' dataflow)."""
     found: list[Violation] = []
     writes = _plain(scop.writes.union(scop.may_writes))
     accesses = writes.union(_plain(scop.reads))
@@ -405,19 +401,21 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
     def visit(node: isl.ScheduleNode) -> None:
         if node.get_type() == isl.schedule_node_type.mark:
             name = node.mark_get_id().get_name().strip()
-            word = name.split()[0] if name else ""
+            try:
+                mark = parse_mark(name)
+            except MarkError as err:
+                problem("mark", str(err))
+                mark = None
             child = node.child(0)
             while child.get_type() == isl.schedule_node_type.mark:  # marks on one loop stack up
                 child = child.child(0)
-            if word in _LOOP_MARKS:
+            if isinstance(mark, LOOP_CLAIMS):
                 if child.get_type() != isl.schedule_node_type.band or child.band_n_member() == 0:
                     problem("mark", f"mark '{name}' is not directly above a band: it names no loop")
                 else:
-                    conflict = _carried_conflicts(child, writes, accesses, _clause_scalars(name))
+                    conflict = _carried_conflicts(child, writes, accesses, _clause_scalars(mark))
                     if not conflict.is_empty():
                         problem("mark", f"mark '{name}' is on a loop that carries a dependence", conflict)
-            elif word not in _FREE_MARKS:
-                problem("mark", f"unknown mark '{name}'")
         for k in range(node.n_children()):
             visit(node.child(k))
 

@@ -1,13 +1,15 @@
 """Mark nodes of the schedule tree and what they become in C.
 
+The marks are the typed values of :mod:`polysched.marks` (the tree holds their
+canonical text, no OpenMP); this module is the one place that turns them into pragmas.
 A mark sits directly above the band whose *outermost* loop it applies to:
 
-    "parallel"            -> #pragma omp parallel for
-    "parallel <clauses>"  -> #pragma omp parallel for <clauses>
-    "simd"                -> #pragma omp simd
-    "ivdep"               -> #pragma GCC ivdep
-    "unroll <N>"          -> #pragma GCC unroll N
-    anything else         -> refused (ValueError): a request that cannot be honoured
+    Parallel()                          -> #pragma omp parallel for
+    Parallel(private, reductions)       -> #pragma omp parallel for private(..) reduction(op:..)
+    Simd()                              -> #pragma omp simd
+    Ivdep()                             -> #pragma GCC ivdep
+    Unroll(N)                           -> #pragma GCC unroll N
+    Tensorize(...), anything else       -> refused (ValueError): a request that cannot be honoured
 
 isl's AST generator drops loops that run exactly once, and then the loop under a
 mark may belong to a *deeper* band. A pragma there would be wrong (that loop was
@@ -18,12 +20,24 @@ loop whose iterator is the one of that depth.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import islpy as isl
 
-_UNROLL_RE = re.compile(r"^unroll\s+([0-9]+)$")
+from polysched.marks import Ivdep, Parallel, Simd, Unroll, try_parse_mark
+
+
+def openmp_clauses(mark: Parallel) -> str:
+    """``private(t, u) reduction(+:s, r)``: the OpenMP data-sharing clauses of ``mark``."""
+    parts = []
+    if mark.private:
+        parts.append(f"private({', '.join(mark.private)})")
+    by_op: dict[str, list[str]] = {}
+    for op, name in mark.reductions:
+        by_op.setdefault(op, []).append(name)
+    for op, names in by_op.items():
+        parts.append(f"reduction({op}:{', '.join(names)})")
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -40,16 +54,15 @@ class MarkInfo:
         kinds: ``omp_parallel`` (argument: clauses), ``omp_simd``, ``gcc_ivdep``,
         ``gcc_unroll`` (argument: the factor).
         """
-        name = self.name.strip()
-        if name == "parallel" or name.startswith("parallel "):
-            return "omp_parallel", name[len("parallel"):].strip()
-        if name == "simd":
+        mark = try_parse_mark(self.name)
+        if isinstance(mark, Parallel):
+            return "omp_parallel", openmp_clauses(mark)
+        if isinstance(mark, Simd):
             return "omp_simd", ""
-        if name == "ivdep":
+        if isinstance(mark, Ivdep):
             return "gcc_ivdep", ""
-        match = _UNROLL_RE.match(name)
-        if match:
-            return "gcc_unroll", match.group(1)
+        if isinstance(mark, Unroll):
+            return "gcc_unroll", str(mark.factor)
         return None
 
     def comment(self) -> str:

@@ -1,0 +1,253 @@
+"""The mark vocabulary of schedule trees: what a mark node *means*, with no backend syntax.
+
+A mark node sits directly above the band whose first member (loop) it applies to.
+Its ``isl.Id`` name is the canonical text of one of these values:
+
+    Parallel()                                   "parallel"
+    Parallel(private=("t",), reductions=(("+", "s"),))
+                                                 "parallel(private=t; reduction=+:s)"
+    Simd()                                       "simd"
+    Ivdep()                                      "ivdep"
+    Unroll(4)                                    "unroll(4)"
+    Tensorize("gemm", (("m", 4), ("n", 8)))      "tensorize(gemm; m=4, n=8)"
+
+``mark.to_id()`` gives the ``isl.Id``; ``parse_mark(id_or_text)`` gives the value back
+and raises :class:`MarkError` for anything else. The texts survive isl's printing and
+reading of schedule trees (no double quotes). Older spellings are read too:
+``"parallel private(t) reduction(+:s)"`` (clauses as the tiling pass wrote them) and
+``"unroll 4"``. What a mark becomes in C (OpenMP, GCC pragmas, calls) is emit_c's
+business; whether it is true (a ``Parallel`` loop carries no dependence except on its
+declared private and reduction scalars) is checked by ``polysched.dependence.check``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+import islpy as isl
+
+from polysched.errors import MarkError
+
+REDUCTION_OPERATORS = ("+", "*", "-", "&", "|", "^", "&&", "||", "max", "min")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class _MarkBase:
+    """``to_id()`` / ``from_id(id)`` shared by every mark type."""
+
+    def to_id(self) -> isl.Id:
+        return isl.Id(self.text())
+
+    @classmethod
+    def from_id(cls, ident: "isl.Id | str"):
+        """The mark of ``ident`` (an ``isl.Id`` or its name); :class:`MarkError` if it
+        is not a mark of this type."""
+        mark = parse_mark(ident)
+        if not isinstance(mark, cls):
+            raise MarkError(f"mark '{mark.text()}' is not a {cls.__name__} mark")
+        return mark
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def _names(values) -> tuple[str, ...]:
+    if isinstance(values, str):
+        values = [v for v in re.split(r"[\s,]+", values) if v]
+    out = tuple(str(v).strip() for v in (values or ()))
+    for name in out:
+        if not _NAME.fullmatch(name):
+            raise MarkError(f"{name!r} is not a C identifier")
+    return out
+
+
+@dataclass(frozen=True)
+class Parallel(_MarkBase):
+    """The loop's iterations may run concurrently (threads). ``private``: scalars
+    each iteration writes before reading; ``reductions``: ``(operator, scalar)`` pairs
+    whose partial results are combined (``(("+", "s"),)``). A mapping
+    ``{"s": "+"}`` is accepted for ``reductions``."""
+
+    private: tuple[str, ...] = ()
+    reductions: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "private", _names(self.private))
+        reductions = self.reductions
+        if isinstance(reductions, dict):
+            reductions = [(op, name) for name, op in reductions.items()]
+        pairs = []
+        for pair in reductions or ():
+            op, name = pair
+            if op not in REDUCTION_OPERATORS:
+                raise MarkError(f"unknown reduction operator {op!r} (known: {' '.join(REDUCTION_OPERATORS)})")
+            pairs.append((str(op), _names([name])[0]))
+        object.__setattr__(self, "reductions", tuple(pairs))
+
+    @property
+    def scalars(self) -> set[str]:
+        """The scalars whose dependences the clauses take care of."""
+        return set(self.private) | {name for _, name in self.reductions}
+
+    def text(self) -> str:
+        parts = []
+        if self.private:
+            parts.append("private=" + ",".join(self.private))
+        if self.reductions:
+            parts.append("reduction=" + ",".join(f"{op}:{name}" for op, name in self.reductions))
+        return "parallel" + (f"({'; '.join(parts)})" if parts else "")
+
+
+@dataclass(frozen=True)
+class Simd(_MarkBase):
+    """The loop's iterations may run in SIMD lanes (no dependence carried)."""
+
+    def text(self) -> str:
+        return "simd"
+
+
+@dataclass(frozen=True)
+class Ivdep(_MarkBase):
+    """Like :class:`Simd`, for compilers' ``ivdep``: no loop-carried dependence."""
+
+    def text(self) -> str:
+        return "ivdep"
+
+
+@dataclass(frozen=True)
+class Unroll(_MarkBase):
+    """Ask the C compiler to unroll the loop ``factor`` times (order unchanged)."""
+
+    factor: int
+
+    def __post_init__(self):
+        try:
+            factor = int(self.factor)
+        except (TypeError, ValueError):
+            raise MarkError(f"unroll factor must be an integer, got {self.factor!r}") from None
+        if factor < 1:
+            raise MarkError(f"unroll factor must be >= 1, got {factor}")
+        object.__setattr__(self, "factor", factor)
+
+    def text(self) -> str:
+        return f"unroll({self.factor})"
+
+
+@dataclass(frozen=True)
+class Tensorize(_MarkBase):
+    """Replace the loop nest below by the intrinsic ``name``; ``params`` are
+    ``(key, value)`` pairs (a mapping is accepted)."""
+
+    name: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    def __post_init__(self):
+        _names([self.name])
+        params = self.params
+        if isinstance(params, dict):
+            params = list(params.items())
+        object.__setattr__(self, "params", tuple((str(k), v) for k, v in (params or ())))
+
+    def text(self) -> str:
+        inner = self.name
+        if self.params:
+            inner += "; " + ", ".join(f"{k}={v}" for k, v in self.params)
+        return f"tensorize({inner})"
+
+
+Mark = Union[Parallel, Simd, Ivdep, Unroll, Tensorize]
+LOOP_CLAIMS = (Parallel, Simd, Ivdep)      # claim: the loop carries no dependence
+MARK_TYPES = (Parallel, Simd, Ivdep, Unroll, Tensorize)
+
+
+def to_id(mark: Mark) -> isl.Id:
+    """The ``isl.Id`` of a mark node for ``mark``."""
+    return isl.Id(mark.text())
+
+
+def _value(text: str):
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+_LEGACY_CLAUSE = re.compile(r"(private|reduction)\s*\(\s*(?:([^:()]+?)\s*:)?\s*([^()]*?)\s*\)")
+
+
+def _parse_parallel(rest: str, text: str) -> Parallel:
+    rest = rest.strip()
+    if not rest:
+        return Parallel()
+    private: list[str] = []
+    reductions: list[tuple[str, str]] = []
+    if rest.startswith("(") and rest.endswith(")"):          # parallel(private=a,b; reduction=+:s)
+        for part in rest[1:-1].split(";"):
+            if not part.strip():
+                continue
+            key, _, values = part.partition("=")
+            key = key.strip()
+            if key == "private":
+                private += _names(values)
+            elif key in ("reduction", "reductions"):
+                for item in values.split(","):
+                    op, _, name = item.strip().rpartition(":")
+                    reductions.append((op.strip(), name.strip()))
+            else:
+                raise MarkError(f"mark '{text}': unknown parallel clause {key!r}")
+        return Parallel(tuple(private), tuple(reductions))
+    # the tiling pass's older spelling: "parallel private(t, u) reduction(+:s, r)"
+    consumed = _LEGACY_CLAUSE.sub("", rest).strip()
+    if consumed:
+        raise MarkError(f"mark '{text}': cannot read {consumed!r}")
+    for kind, op, names in _LEGACY_CLAUSE.findall(rest):
+        if kind == "private":
+            private += _names(names)
+        else:
+            reductions += [(op.strip(), name) for name in _names(names)]
+    return Parallel(tuple(private), tuple(reductions))
+
+
+def parse_mark(name: isl.Id | str) -> Mark:
+    """The typed value of a mark node's id (or its name); :class:`MarkError` if the
+    name is not in the vocabulary."""
+    text = name.get_name() if isinstance(name, isl.Id) else str(name)
+    text = text.strip()
+    word = re.match(r"[A-Za-z_]*", text).group(0)
+    rest = text[len(word):]
+    if word == "parallel":
+        return _parse_parallel(rest, text)
+    if word in ("simd", "ivdep") and not rest.strip():
+        return Simd() if word == "simd" else Ivdep()
+    if word == "unroll":
+        match = re.fullmatch(r"\s*\(\s*(\d+)\s*\)\s*|\s+(\d+)\s*", rest)
+        if match:
+            return Unroll(int(match.group(1) or match.group(2)))
+        raise MarkError(f"mark '{text}': unroll needs a factor, as in 'unroll(4)'")
+    if word == "tensorize":
+        match = re.fullmatch(r"\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:;(.*))?\)\s*|:([A-Za-z_][A-Za-z0-9_]*)", rest)
+        if match:
+            if match.group(3):
+                return Tensorize(match.group(3))
+            params = []
+            for item in (match.group(2) or "").split(","):
+                if item.strip():
+                    key, _, value = item.partition("=")
+                    params.append((key.strip(), _value(value)))
+            return Tensorize(match.group(1), tuple(params))
+        raise MarkError(f"mark '{text}': expected 'tensorize(name; key=value, ...)'")
+    raise MarkError(f"unknown mark '{text}' (known: parallel, simd, ivdep, unroll(N), tensorize(name))")
+
+
+def try_parse_mark(name: isl.Id | str) -> Mark | None:
+    """:func:`parse_mark`, or None for a name outside the vocabulary."""
+    try:
+        return parse_mark(name)
+    except MarkError:
+        return None
+
+
+__all__ = ["Ivdep", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "Simd",
+           "Tensorize", "Unroll", "parse_mark", "to_id", "try_parse_mark"]

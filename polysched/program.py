@@ -1,0 +1,591 @@
+"""``Program``: one SCoP, its dependences, the current schedule tree and the trace of
+the primitives that made it, as an immutable value.
+
+    import polysched as ps
+    p = ps.Program.from_file("gemm.c")
+    q = (p.auto_schedule("pluto")                 # the automatic stages are steps too
+          .tile("S1", [32, 64, 128])              # loops 0-2: tiles of (i, j, k); 3-5: points
+          .interchange("S1", 4, 5)                # point order (i, k, j)
+          .parallel("S1", 0).vectorize("S1", 5))
+    q.verify()                                    # compile both, run at MINI, compare: equal
+    q.show()                                      # the C of the region
+    r = ps.Program.from_file("gemm.c").replay(q.trace)      # same tree, same C
+
+Every method that transforms returns a new ``Program`` and leaves ``self`` alone.
+Each checks its result against the exact dependences and raises
+:class:`polysched.TransformError` naming the violated dependence with a witness
+(source and sink instances, their times in the new schedule, parameter values);
+a misuse (unknown statement, loop out of range, wrong number of sizes) raises it with
+one sentence. Loops are named ``(stmt, depth)``; see ``polysched.transform.loops``.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+import islpy as isl
+
+from polysched.dependence import Dependences, Legality, analyze, check, parse_schedule
+from polysched.errors import TransformError
+from polysched.marks import Mark, Parallel, Simd, Unroll, parse_mark
+from polysched.scop import Scop, ScopError, extract
+from polysched.transform import apply, describe_loops, primitives, statement_loops
+
+TRACE_VERSION = 1
+
+
+class Trace:
+    """The primitives applied to a program, in order: ``[{"op": "tile", "args": {...}}, ...]``.
+
+    ``str(trace)`` / ``trace.to_json()`` is the JSON document
+    ``{"polysched_trace": 1, "source": ..., "region": 0, "steps": [...]}``;
+    ``Trace.from_json`` reads it back (also a bare list of steps, or a file path)."""
+
+    def __init__(self, steps: Sequence[dict] = (), source: str | None = None, region: int = 0):
+        self.steps = tuple(_plain_json(dict(step)) for step in steps)
+        self.source = source
+        self.region = region
+
+    def to_dict(self) -> dict:
+        return {"polysched_trace": TRACE_VERSION, "source": self.source, "region": self.region,
+                "steps": [dict(step) for step in self.steps]}
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The JSON document; with ``indent`` (default), one step per line."""
+        if indent is None:
+            return json.dumps(self.to_dict())
+        head = {k: v for k, v in self.to_dict().items() if k != "steps"}
+        lines = [json.dumps(step) for step in self.steps]
+        body = ",\n".join(" " * indent + line for line in lines)
+        return json.dumps(head)[:-1] + ', "steps": [' + (f"\n{body}\n" if lines else "") + "]}"
+
+    @classmethod
+    def from_json(cls, value) -> "Trace":
+        """A trace from its JSON text, a parsed document, a list of steps, a path to a
+        JSON file, or a ``Trace``."""
+        if isinstance(value, Trace):
+            return value
+        if isinstance(value, Path) or (isinstance(value, str) and not value.lstrip().startswith(("{", "["))):
+            try:
+                value = Path(value).read_text()
+            except OSError as err:
+                raise TransformError(f"cannot read trace {value}: {err.strerror or err}") from None
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as err:
+                raise TransformError(f"the trace is not JSON: {err}") from None
+        if isinstance(value, list):
+            value = {"steps": value}
+        if not isinstance(value, dict) or not isinstance(value.get("steps"), list):
+            raise TransformError("a trace is a JSON object with a 'steps' list")
+        for step in value["steps"]:
+            if not isinstance(step, dict) or not isinstance(step.get("op"), str):
+                raise TransformError(f"trace step {step!r} has no 'op'")
+        return cls(value["steps"], value.get("source"), int(value.get("region") or 0))
+
+    def __iter__(self):
+        return iter(self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __getitem__(self, k):
+        return self.steps[k]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Trace):
+            return self.steps == other.steps
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(json.dumps([dict(s) for s in self.steps], sort_keys=True))
+
+    def __str__(self) -> str:
+        return self.to_json()
+
+    def __repr__(self) -> str:
+        return self.to_json()
+
+    def _repr_html_(self) -> str:
+        from polysched.display import escape
+        return f"<pre>{escape(self.to_json())}</pre>"
+
+    def calls(self) -> list[str]:
+        """``["tile('S1', [32, 64, 128])", ...]``: the steps as Python calls."""
+        out = []
+        for step in self.steps:
+            args = step.get("args", {})
+            out.append(f"{step['op']}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")")
+        return out
+
+
+def _plain_json(value):
+    """``value`` as plain JSON data (tuples to lists), so traces compare after a round trip."""
+    return json.loads(json.dumps(value))
+
+
+# primitives a trace may name, with their argument names in call order
+_STEP_ARGS = {
+    "interchange": ("stmt", "d1", "d2"),
+    "permute": ("stmt", "order"),
+    "skew": ("stmt", "depth", "by_depth", "factor"),
+    "shift": ("stmt", "depth", "amount"),
+    "reverse": ("stmt", "depth"),
+    "fuse": ("stmts", "depth"),
+    "distribute": ("stmt", "depth"),
+    "split_band": ("stmt", "depth"),
+    "tile": ("stmt", "sizes", "depth"),
+    "strip_mine": ("stmt", "depth", "size"),
+    "unroll_and_jam": ("stmt", "depth", "factor"),
+    "wavefront": ("stmt", "depth"),
+    "parallel": ("stmt", "depth", "private", "reductions", "reassociate"),
+    "vectorize": ("stmt", "depth"),
+    "unroll": ("stmt", "depth", "factor"),
+    "mark": ("stmt", "depth", "mark"),
+    "unmark": ("stmt", "depth"),
+    "auto_schedule": ("scheduler", "fuse", "negative_coefficients"),
+    "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
+                  "wavefront", "intra_tile_reorder", "tile_depth1", "caches"),
+    "set_schedule": ("schedule",),
+}
+
+
+class Program:
+    """An immutable SCoP + dependences + schedule tree + trace. See the module docstring."""
+
+    __slots__ = ("_scops", "_region", "_deps", "_schedule", "_trace", "_origin", "_shared", "_cache")
+
+    def __init__(self, scop: Scop, deps: Dependences | None = None, schedule: isl.Schedule | None = None,
+                 trace: Trace | Sequence[dict] = (), *, scops: Sequence[Scop] | None = None,
+                 region: int = 0, origin: dict | None = None, _shared: dict | None = None):
+        self._scops = tuple(scops) if scops is not None else (scop,)
+        self._region = region if scops is not None else 0
+        if self._scops[self._region] is not scop:
+            raise ValueError("scops[region] must be scop")
+        self._deps = deps if deps is not None else analyze(scop)
+        self._schedule = schedule if schedule is not None else scop.schedule
+        self._origin = dict(origin or {"path": scop.filename, "region": self._region})
+        if not isinstance(trace, Trace):
+            trace = Trace(trace, self._origin.get("path"), self._region)
+        self._trace = trace
+        self._shared = _shared if _shared is not None else {}
+        self._cache: dict = {}
+
+    # -- constructors ----------------------------------------------------------------
+
+    @classmethod
+    def from_file(cls, path, region: int = 0, defines=None, include_dirs=None) -> "Program":
+        """The SCoP number ``region`` (0-based, in file order) of the C file ``path``.
+        ``defines``: ``{"N": "100"}`` or ``["N=100"]`` (like ``-D``); ``include_dirs``
+        like ``-I``."""
+        scops = extract(Path(path), defines=defines, include_dirs=include_dirs)
+        return cls._of(scops, region, {"path": str(path), "region": region,
+                                       "defines": _defines_dict(defines),
+                                       "include_dirs": [str(d) for d in include_dirs or []]})
+
+    @classmethod
+    def from_source(cls, text: str, region: int = 0, defines=None, include_dirs=None,
+                    filename: str = "input.c") -> "Program":
+        """Like :meth:`from_file`, from C source text (``filename`` names it in errors)."""
+        if "\n" not in text:
+            text += "\n"
+        scops = extract(text, defines=defines, include_dirs=include_dirs, filename=filename)
+        return cls._of(scops, region, {"path": None, "filename": filename, "source": text,
+                                       "region": region, "defines": _defines_dict(defines),
+                                       "include_dirs": [str(d) for d in include_dirs or []]})
+
+    @classmethod
+    def _of(cls, scops, region, origin) -> "Program":
+        if not scops:
+            where = origin.get("path") or origin.get("filename")
+            raise ScopError(str(where), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+        if not 0 <= region < len(scops):
+            raise TransformError(f"region {region} does not exist: the file has {len(scops)} "
+                                 f"scop region{'s' if len(scops) > 1 else ''} (0..{len(scops) - 1})")
+        return cls(scops[region], scops=scops, region=region, origin=origin)
+
+    # -- the value ----------------------------------------------------------------------
+
+    @property
+    def scop(self) -> Scop:
+        return self._scops[self._region]
+
+    @property
+    def deps(self) -> Dependences:
+        return self._deps
+
+    @property
+    def schedule(self) -> isl.Schedule:
+        """The current schedule tree (an ``isl.Schedule``)."""
+        return self._schedule
+
+    @property
+    def trace(self) -> Trace:
+        """The steps applied since the program was loaded (JSON: ``str(p.trace)``)."""
+        return self._trace
+
+    @property
+    def statements(self) -> list[str]:
+        return [s.name for s in self.scop.statements]
+
+    @property
+    def region(self) -> int:
+        return self._region
+
+    def loops(self, stmt: str) -> list[tuple[int, str]]:
+        """``[(depth, schedule expression), ...]``: the loops of ``stmt`` now."""
+        return describe_loops(self.scop, self._schedule, stmt)
+
+    @property
+    def tree(self):
+        """A displayable view of the schedule tree (per-statement hyperplanes, flags, marks)."""
+        from polysched.display import ScheduleView
+        return ScheduleView(self._schedule, self.scop, self._deps)
+
+    def _derive(self, schedule: isl.Schedule, step: dict) -> "Program":
+        trace = Trace(self._trace.steps + (step,), self._trace.source, self._trace.region)
+        return Program(self.scop, self._deps, schedule, trace, scops=self._scops, region=self._region,
+                       origin=self._origin, _shared=self._shared)
+
+    # -- checking and output ----------------------------------------------------------------
+
+    def check(self) -> Legality:
+        """Legality of the current schedule (dependences, ``set`` nodes, marks)."""
+        if "check" not in self._cache:
+            self._cache["check"] = check(self.scop, self._deps, self._schedule)
+        return self._cache["check"]
+
+    def region_code(self, options=None) -> str:
+        """The C text that replaces the region (see ``emit_c.generate``)."""
+        from polysched.emit_c import generate
+        return generate(self.scop, self._schedule, options=options)
+
+    def c_code(self, options=None) -> str:
+        """The whole C file with this region regenerated (other regions as they were)."""
+        key = ("c_code", id(options))
+        if options is None and key in self._cache:
+            return self._cache[key]
+        from polysched.emit_c import emit_file
+        schedules = [None] * len(self._scops)
+        schedules[self._region] = self._schedule
+        text = emit_file(self._scops, schedules, options=options)
+        if options is None:
+            self._cache[key] = text
+        return text
+
+    def write(self, path) -> Path:
+        """Write :meth:`c_code` to ``path`` (atomically); returns the path."""
+        from polysched.textio import write_atomic
+        write_atomic(path, self.c_code())
+        return Path(path)
+
+    def verify(self, dataset: str | None = "MINI", **options):
+        """Compile the original and this program with the same flags, run both at
+        ``dataset`` (the suite's ``-D<DATASET>_DATASET``; MINI by default, like the CLI)
+        and compare what they print: a ``polysched.bench.VerifyResult`` (``.ok``,
+        ``.status`` "equal" / "differ" / "error"). ``options`` go to
+        ``polysched.bench.verify`` (``cc``, ``cflags``, ``threads``, ``defines``, ...)."""
+        from polysched.bench import verify
+        defines = dict(self._origin.get("defines") or {})
+        defines.update(options.pop("defines", None) or {})
+        includes = list(self._origin.get("include_dirs") or []) + list(options.pop("include_dirs", []))
+        with tempfile.TemporaryDirectory(prefix="polysched-program-") as tmp:
+            original = self._origin.get("path")
+            if original is None:
+                original = Path(tmp) / "original" / Path(self._origin.get("filename") or "input.c").name
+                original.parent.mkdir()
+                original.write_text(self._origin["source"])
+            name = Path(original).name
+            candidate = Path(tmp) / name
+            self.write(candidate)
+            if Path(original).parent.resolve() != Path(tmp).resolve():
+                includes.append(str(Path(original).resolve().parent))
+            return verify(original, candidate, defines=defines, dataset=dataset,
+                          include_dirs=includes, **options)
+
+    def show(self, whole_file: bool = False) -> None:
+        """Print the generated C (of the region, or of the whole file), highlighted
+        where possible (a notebook shows HTML, a terminal gets colours)."""
+        from polysched.display import show_c
+        show_c(self.c_code() if whole_file else self.region_code())
+
+    # -- replay -----------------------------------------------------------------------------
+
+    def replay(self, trace) -> "Program":
+        """Apply the steps of ``trace`` (a :class:`Trace`, its JSON text, a list of
+        steps or a path) to this program, in order."""
+        program = self
+        for k, step in enumerate(Trace.from_json(trace)):
+            op = step["op"]
+            if op not in _STEP_ARGS:
+                raise TransformError(f"trace step {k}: unknown primitive {op!r}")
+            args = dict(step.get("args", {}))
+            unknown = set(args) - set(_STEP_ARGS[op])
+            if unknown:
+                raise TransformError(f"trace step {k} ({op}): unknown argument(s) {', '.join(sorted(unknown))}")
+            program = getattr(program, op)(**args)
+        return program
+
+    # -- primitives ---------------------------------------------------------------------------
+
+    def _apply(self, op: str, args: dict, build, *build_args, hint: str = "") -> "Program":
+        what = f"{op}(" + ", ".join(repr(v) for v in args.values()) + ")"
+        schedule = apply(self.scop, self._deps, what, build, self.scop, self._schedule, *build_args, hint=hint)
+        return self._derive(schedule, {"op": op, "args": args})
+
+    def interchange(self, stmt: str, d1: int, d2: int) -> "Program":
+        """Swap loops ``d1`` and ``d2`` of ``stmt`` (one band; directly nested bands are
+        merged). Legal iff no dependence ends up running backwards."""
+        return self._apply("interchange", {"stmt": stmt, "d1": d1, "d2": d2},
+                           primitives.interchange, stmt, d1, d2)
+
+    def permute(self, stmt: str, order: Sequence[int]) -> "Program":
+        """Reorder consecutive loops: new depth ``min(order) + k`` is old loop ``order[k]``."""
+        return self._apply("permute", {"stmt": stmt, "order": list(order)}, primitives.permute,
+                           stmt, list(order))
+
+    def skew(self, stmt: str, depth: int, by_depth: int, factor: int) -> "Program":
+        """Loop ``depth`` becomes ``loop(depth) + factor * loop(by_depth)`` (for every
+        statement sharing it)."""
+        return self._apply("skew", {"stmt": stmt, "depth": depth, "by_depth": by_depth, "factor": factor},
+                           primitives.skew, stmt, depth, by_depth, factor)
+
+    def shift(self, stmt: str, depth: int, amount: int) -> "Program":
+        """``stmt`` alone moves by ``amount`` iterations of loop ``depth``."""
+        return self._apply("shift", {"stmt": stmt, "depth": depth, "amount": amount},
+                           primitives.shift, stmt, depth, amount)
+
+    def reverse(self, stmt: str, depth: int) -> "Program":
+        """Loop ``depth`` runs backwards."""
+        return self._apply("reverse", {"stmt": stmt, "depth": depth}, primitives.reverse, stmt, depth)
+
+    def fuse(self, stmts: Sequence[str], depth: int) -> "Program":
+        """Fuse the loops at ``depth`` of ``stmts`` (branches of one sequence below
+        ``depth`` shared loops) into one loop."""
+        stmts = [stmts] if isinstance(stmts, str) else list(stmts)
+        return self._apply("fuse", {"stmts": stmts, "depth": depth}, primitives.fuse, stmts, depth)
+
+    def distribute(self, stmt: str, depth: int) -> "Program":
+        """Split loop ``depth`` (and the loops inside it) so ``stmt``'s branch gets its
+        own copy, apart from the statements before and after it."""
+        return self._apply("distribute", {"stmt": stmt, "depth": depth}, primitives.distribute, stmt, depth)
+
+    def split_band(self, stmt: str, depth: int) -> "Program":
+        """Loop ``depth`` starts a band of its own (order unchanged)."""
+        return self._apply("split_band", {"stmt": stmt, "depth": depth}, primitives.split_band, stmt, depth)
+
+    def tile(self, stmt: str, sizes: Sequence[int], depth: int = 0) -> "Program":
+        """Tile loops ``depth .. depth + len(sizes) - 1`` of ``stmt`` (one permutable
+        band): tile loops at those depths, point loops right after them."""
+        sizes = [sizes] if isinstance(sizes, int) else list(sizes)
+        return self._apply("tile", {"stmt": stmt, "sizes": sizes, "depth": depth}, primitives.tile,
+                           stmt, sizes, depth,
+                           hint=" (rectangular tiles need permutable loops: skew them first)")
+
+    def strip_mine(self, stmt: str, depth: int, size: int) -> "Program":
+        """Loop ``depth`` becomes ``floor(b / size)`` and ``b`` (order unchanged)."""
+        return self._apply("strip_mine", {"stmt": stmt, "depth": depth, "size": size},
+                           primitives.strip_mine, stmt, depth, size)
+
+    def unroll_and_jam(self, stmt: str, depth: int, factor: int) -> "Program":
+        """Unroll loop ``depth`` by ``factor`` and jam the copies into the innermost
+        body (isl's AST generator replicates the statements)."""
+        return self._apply("unroll_and_jam", {"stmt": stmt, "depth": depth, "factor": factor},
+                           primitives.unroll_and_jam, stmt, depth, factor)
+
+    def wavefront(self, stmt: str, depth: int) -> "Program":
+        """Loops ``depth, depth + 1`` become ``b_d + b_{d+1}`` and ``b_{d+1}``; the
+        second is then parallel when the band was permutable."""
+        return self._apply("wavefront", {"stmt": stmt, "depth": depth}, primitives.wavefront, stmt, depth)
+
+    def mark(self, stmt: str, depth: int, mark) -> "Program":
+        """Put a :mod:`polysched.marks` value (or its text) on loop ``(stmt, depth)``."""
+        value = parse_mark(mark) if isinstance(mark, (str, isl.Id)) else mark
+        what = f"mark({stmt!r}, {depth!r}, {value.text()!r})"
+        return self._apply("mark", {"stmt": stmt, "depth": depth, "mark": value.text()},
+                           primitives.mark, stmt, depth, value, what)
+
+    def unmark(self, stmt: str, depth: int) -> "Program":
+        """Remove every mark on loop ``(stmt, depth)``."""
+        return self._apply("unmark", {"stmt": stmt, "depth": depth}, primitives.unmark, stmt, depth)
+
+    def parallel(self, stmt: str, depth: int, private: Sequence[str] | None = None,
+                 reductions=None, reassociate: bool = False) -> "Program":
+        """Run loop ``(stmt, depth)`` in parallel (a ``Parallel`` mark; OpenMP
+        ``parallel for``). Legal iff the loop carries no dependence, except on scalars
+        that are private or reductions: by default these are found from the scalars'
+        dataflow (floating-point reductions only with ``reassociate=True``); given
+        ``private``/``reductions`` are trusted."""
+        args = {"stmt": stmt, "depth": depth}
+        if private is not None:
+            args["private"] = list(private)
+        if reductions is not None:
+            pairs = reductions.items() if isinstance(reductions, dict) else reductions
+            args["reductions"] = ([[op, name] for name, op in pairs] if isinstance(reductions, dict)
+                                  else [list(r) for r in pairs])
+        if reassociate:
+            args["reassociate"] = True
+        note = ""
+        if private is None and reductions is None:
+            value, blocking = self._scalar_clauses(stmt, depth, reassociate)
+            if blocking:
+                note = " (" + "; ".join(f"scalar {n}: {r}" for n, r in blocking.items()) + ")"
+        else:
+            value = Parallel(tuple(private or ()), tuple(tuple(r) for r in args.get("reductions", [])))
+        what = f"parallel({stmt!r}, {depth!r})"
+        return self._apply("parallel", args, primitives.mark, stmt, depth, value, what, hint=note)
+
+    def _scalar_clauses(self, stmt: str, depth: int, reassociate: bool):
+        """The ``Parallel`` mark for loop ``(stmt, depth)`` with the private and
+        reduction scalars the dataflow allows, and the scalars that block it."""
+        from polysched.tiling.analysis import ScopAccesses, mupa_rows, rows
+        from polysched.tiling.scalars import classify_scalars
+        from polysched.transform.loops import loop, node_at
+        lp = loop(self.scop, self._schedule, stmt, depth, f"parallel({stmt!r}, {depth!r})")
+        node = node_at(self._schedule, lp.path)
+        domain = node.get_domain()
+        prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
+        members = mupa_rows(node.band_get_partial_schedule(), list(range(lp.member + 1)))
+        if "accesses" not in self._shared:
+            self._shared["accesses"] = ScopAccesses(self.scop)
+        verdict = classify_scalars(self.scop, self._shared["accesses"], domain, rows(prefix, members),
+                                   reassociate=reassociate)
+        reductions = tuple((op, name) for name, op in verdict.reductions)
+        return Parallel(tuple(verdict.private), reductions), dict(verdict.blocking)
+
+    def vectorize(self, stmt: str, depth: int) -> "Program":
+        """Run loop ``(stmt, depth)`` in SIMD lanes (a ``Simd`` mark; ``omp simd``).
+        Legal iff the loop carries no dependence at all."""
+        return self._apply("vectorize", {"stmt": stmt, "depth": depth}, primitives.mark, stmt, depth,
+                           Simd(), f"vectorize({stmt!r}, {depth!r})")
+
+    def unroll(self, stmt: str, depth: int, factor: int) -> "Program":
+        """Ask the C compiler to unroll loop ``(stmt, depth)`` by ``factor`` (an
+        ``Unroll`` mark; always legal: the order is unchanged)."""
+        try:
+            value = Unroll(factor)
+        except Exception as err:
+            raise TransformError(f"unroll({stmt!r}, {depth!r}, {factor!r}): {err}") from None
+        return self._apply("unroll", {"stmt": stmt, "depth": depth, "factor": factor}, primitives.mark,
+                           stmt, depth, value, f"unroll({stmt!r}, {depth!r}, {factor!r})")
+
+    def auto_schedule(self, scheduler: str = "pluto", fuse: str = "smart",
+                      negative_coefficients: bool = False) -> "Program":
+        """Replace the schedule by the automatic scheduler's (``"pluto"``, ``"isl"``
+        or ``"identity"``; fusion ``"smart"``, ``"max"``, ``"no"``), as ``optimize``
+        does (negative coefficients are tried when no non-negative schedule exists)."""
+        from polysched.schedule import ScheduleError as AutoScheduleError
+        from polysched.schedule import ScheduleOptions, compute
+        args = {"scheduler": scheduler, "fuse": fuse}
+        if negative_coefficients:
+            args["negative_coefficients"] = True
+        options = ScheduleOptions(scheduler=scheduler, fuse=fuse,
+                                  negative_coefficients=negative_coefficients, negative_fallback=True)
+        try:
+            schedule = compute(self.scop, self._deps, options)
+        except AutoScheduleError as err:
+            raise TransformError(f"auto_schedule({scheduler!r}, fuse={fuse!r}): {err}") from None
+        what = f"auto_schedule({scheduler!r}, fuse={fuse!r})"
+        schedule = apply(self.scop, self._deps, what, lambda: schedule)
+        return self._derive(schedule, {"op": "auto_schedule", "args": args})
+
+    def auto_tile(self, tile: bool = True, sizes: Sequence[int] | None = None, parallel: bool = True,
+                  l2tile: bool = False, simd: bool = True, unroll: int | None = None,
+                  reassociate: bool = False, wavefront: bool = True, intra_tile_reorder: bool = True,
+                  tile_depth1: bool = False, caches: dict | None = None) -> "Program":
+        """The default tiling policy (``optimize --tile --parallel``) on the current
+        schedule: tile permutable bands (sizes from the cache model unless given),
+        order point loops for stride 1, mark parallel / simd / unroll loops. The cache
+        sizes the model used are recorded in the trace, so a replay elsewhere decides
+        the same."""
+        from polysched.tiling import CacheSizes, TileOptions, TilingError, cache_sizes, tile_with_report
+        used = CacheSizes(**caches) if caches else cache_sizes()
+        args = {"tile": tile, "sizes": list(sizes) if sizes is not None else None, "parallel": parallel,
+                "l2tile": l2tile, "simd": simd, "unroll": unroll, "reassociate": reassociate,
+                "wavefront": wavefront, "intra_tile_reorder": intra_tile_reorder,
+                "tile_depth1": tile_depth1,
+                "caches": {"l1d": used.l1d, "l2": used.l2, "l3": used.l3}}
+        try:
+            options = TileOptions(tile=tile, sizes=args["sizes"], l2tile=l2tile, parallel=parallel,
+                                  wavefront=wavefront, simd=simd, unroll=unroll, tile_depth1=tile_depth1,
+                                  intra_tile_reorder=intra_tile_reorder, reassociate=reassociate)
+            schedule, report = tile_with_report(self.scop, self._deps, self._schedule, options, used)
+        except (ValueError, TilingError) as err:
+            raise TransformError(f"auto_tile: {err}") from None
+        schedule = apply(self.scop, self._deps, "auto_tile()", lambda: schedule)
+        result = self._derive(schedule, {"op": "auto_tile", "args": args})
+        result._cache["tiling_report"] = report
+        return result
+
+    def set_schedule(self, schedule) -> "Program":
+        """Any schedule: an ``isl.Schedule``, a schedule map ``{ S[i, j] -> [t0, ...] }``
+        or the isl text of either (as ``--save-schedule`` writes it). Checked like every
+        primitive."""
+        tree = to_tree(self.scop, schedule)
+        checked = apply(self.scop, self._deps, "set_schedule(...)", lambda: tree)
+        return self._derive(checked, {"op": "set_schedule", "args": {"schedule": str(tree)}})
+
+    with_schedule = set_schedule
+
+    @property
+    def tiling_report(self):
+        """What the last ``auto_tile`` decided (sizes, point order, parallel loops), if
+        this program is its direct result."""
+        return self._cache.get("tiling_report")
+
+    # -- display ------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        from polysched.display import program_summary
+        return program_summary(self)
+
+    def _repr_html_(self) -> str:
+        from polysched.display import program_html
+        return program_html(self)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Program):
+            return NotImplemented
+        return self.scop is other.scop and str(self._schedule) == str(other._schedule)
+
+    def __hash__(self):
+        return hash((id(self.scop), str(self._schedule)))
+
+
+def to_tree(scop: Scop, schedule) -> isl.Schedule:
+    """An ``isl.Schedule`` over ``scop.domain`` from a tree, a schedule map, or isl text
+    of either (a map is padded like ``check`` does and becomes a one-band tree)."""
+    from polysched.dependence.flatten import flatten_map
+    from polysched.dependence.legality import ScheduleError, _to_tree
+    if isinstance(schedule, str):
+        try:
+            schedule = parse_schedule(schedule, scop.domain.get_ctx())
+        except ScheduleError as err:
+            raise TransformError(str(err)) from None
+    if isinstance(schedule, isl.Schedule):
+        return schedule
+    if isinstance(schedule, isl.Map):
+        schedule = isl.UnionMap.from_map(schedule)
+    if isinstance(schedule, isl.UnionMap):
+        maps = flatten_map(schedule.intersect_domain(scop.domain))
+        return _to_tree(scop.domain, maps)
+    raise TransformError(f"a schedule is an isl.Schedule, an isl.UnionMap or isl text, "
+                         f"not {type(schedule).__name__}")
+
+
+def _defines_dict(defines) -> dict:
+    if not defines:
+        return {}
+    if isinstance(defines, dict):
+        return {str(k): (None if v is None else str(v)) for k, v in defines.items()}
+    out = {}
+    for item in defines:
+        name, eq, value = str(item).partition("=")
+        out[name] = value if eq else None
+    return out
+
+
+__all__ = ["Program", "Trace", "to_tree"]

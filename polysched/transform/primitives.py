@@ -1,0 +1,468 @@
+"""Schedule primitives on isl schedule trees.
+
+Each function takes ``(scop, schedule, ...)`` and returns a new ``isl.Schedule``;
+it raises :class:`TransformError` for a misuse (unknown statement, loop out of range,
+wrong number of sizes) but does **not** judge legality: :func:`polysched.transform.apply`
+checks every result against the exact dependences. Loops are named ``(stmt, depth)``
+(see loops.py); a primitive on a loop acts on the whole band member, i.e. on every
+statement that shares the loop, except :func:`shift`, which moves one statement.
+
+Band members are affine functions of the statement instances, ``b = P(S[i])``; the
+primitives rewrite them (isl notation, for a band ``[{ S[i, j] -> [(i)] }, { S[i, j] -> [(j)] }]``):
+
+    interchange(S, 0, 1)     [(j)], [(i)]
+    skew(S, 1, 0, 2)         [(i)], [(j + 2i)]
+    shift(S, 1, 3)           [(i)], [(j + 3)]               only S's instances move
+    reverse(S, 1)            [(i)], [(-j)]
+    strip_mine(S, 1, 4)      [(i)], [(floor(j/4))], [(j)]
+    tile(S, [32, 8])         [(floor(i/32)), (floor(j/8))] / [(i), (j)]       two bands
+    wavefront(S, 0)          [(i + j)] / [(j)]
+    split_band(S, 1)         [(i)] / [(j)]
+    unroll_and_jam(S, 0, 2)  [(floor(i/2))], [(j)] / [(i)] unrolled by isl's AST generator
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from polysched.errors import TransformError
+from polysched.marks import Mark, try_parse_mark
+
+from .loops import Loop, loop, node_at, path_of, statement_loops
+
+_t = isl.schedule_node_type
+
+
+# -- helpers -------------------------------------------------------------------------
+
+def _mupa(upas: list[isl.UnionPwAff]) -> isl.MultiUnionPwAff:
+    result = isl.MultiUnionPwAff.from_union_pw_aff(upas[0])
+    for upa in upas[1:]:
+        result = result.flat_range_product(isl.MultiUnionPwAff.from_union_pw_aff(upa))
+    return result
+
+
+def _members(node: isl.ScheduleNode) -> list[isl.UnionPwAff]:
+    mupa = node.band_get_partial_schedule()
+    return [mupa.get_at(k) for k in range(node.band_n_member())]
+
+
+def _replace_band(node: isl.ScheduleNode, bands: list[list[isl.UnionPwAff]]) -> isl.ScheduleNode:
+    """Replace the band at ``node`` by a chain of bands (outermost first); returns the
+    node of the top band (or of what replaced the band when ``bands`` is empty)."""
+    node = node.delete()
+    for members in reversed([b for b in bands if b]):
+        node = node.insert_partial_schedule(_mupa(members))
+    return node
+
+
+def _split_at(schedule: isl.Schedule, lp: Loop) -> tuple[isl.Schedule, tuple[int, ...]]:
+    """Make loop ``lp`` the first member of its band; returns the band's path."""
+    node = node_at(schedule, lp.path)
+    if lp.member == 0:
+        return schedule, lp.path
+    node = node.band_split(lp.member).child(0)
+    return node.get_schedule(), path_of(node)
+
+
+def _isolate(schedule: isl.Schedule, lp: Loop, count: int = 1) -> tuple[isl.Schedule, tuple[int, ...]]:
+    """Make loops ``lp .. lp + count - 1`` a band of their own; returns its path."""
+    schedule, path = _split_at(schedule, lp)
+    node = node_at(schedule, path)
+    if node.band_n_member() > count:
+        node = node.band_split(count)
+    return node.get_schedule(), path
+
+
+def merged(scop, schedule: isl.Schedule, stmt: str, depths: list[int], what: str) -> tuple[isl.Schedule, Loop]:
+    """Loops ``(stmt, d)`` for ``d`` in ``depths`` made members of one band: bands
+    nested directly one in the other (nothing between them) are merged. Returns the
+    schedule and the loop ``(stmt, min(depths))``."""
+    lo, hi = min(depths), max(depths)
+    first = loop(scop, schedule, stmt, lo, what)
+    last = loop(scop, schedule, stmt, hi, what)
+    if first.path == last.path:
+        return schedule, first
+    loops = statement_loops(scop, schedule, stmt)[lo:hi + 1]
+    paths = []
+    for lp in loops:
+        if not paths or paths[-1] != lp.path:
+            paths.append(lp.path)
+    for outer, inner in zip(paths, paths[1:]):
+        if inner != outer + (0,):
+            between = node_at(schedule, outer).child(0)
+            kind = between.get_type()
+            detail = f"mark '{between.mark_get_id().get_name()}'" if kind == _t.mark else "a branch"
+            raise TransformError(f"{what}: loops {lo}..{hi} of {stmt} are in different bands separated "
+                                 f"by {detail}: they cannot be reordered as one band")
+    node = node_at(schedule, paths[0])
+    members: list[isl.UnionPwAff] = []
+    for _ in paths:
+        members += _members(node)
+        node = node.delete()
+    node = node.insert_partial_schedule(_mupa(members))
+    schedule = node.get_schedule()
+    return schedule, loop(scop, schedule, stmt, lo, what)
+
+
+def _check_int(value, what: str, name: str, minimum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TransformError(f"{what}: {name} must be an int, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise TransformError(f"{what}: {name} must be >= {minimum}, got {value}")
+    return value
+
+
+# -- reordering ----------------------------------------------------------------------
+
+def permute(scop, schedule: isl.Schedule, stmt: str, order: list[int]) -> isl.Schedule:
+    """Reorder loops: ``order`` is a permutation of consecutive depths ``d0 .. d0+n-1``
+    of ``stmt``; the loop at new depth ``d0 + k`` is the old loop ``order[k]``. The
+    loops must be in one band (directly nested bands are merged first)."""
+    what = f"permute({stmt!r}, {list(order)})"
+    order = [_check_int(d, what, "each depth") for d in order]
+    lo = min(order) if order else 0
+    if sorted(order) != list(range(lo, lo + len(order))):
+        raise TransformError(f"{what}: the order must be a permutation of consecutive loop depths")
+    schedule, lp = merged(scop, schedule, stmt, order, what)
+    node = node_at(schedule, lp.path)
+    members = _members(node)
+    start = lp.member
+    new = list(members)
+    for k, depth in enumerate(order):
+        new[start + k] = members[start + depth - lo]
+    return _replace_band(node, [new]).get_schedule()
+
+
+def interchange(scop, schedule: isl.Schedule, stmt: str, d1: int, d2: int) -> isl.Schedule:
+    """Swap loops ``d1`` and ``d2`` of ``stmt`` (and the loops between keep their places)."""
+    what = f"interchange({stmt!r}, {d1!r}, {d2!r})"
+    d1, d2 = _check_int(d1, what, "d1"), _check_int(d2, what, "d2")
+    if d1 == d2:
+        loop(scop, schedule, stmt, d1, what)
+        return schedule
+    lo, hi = min(d1, d2), max(d1, d2)
+    order = list(range(lo, hi + 1))
+    order[0], order[-1] = hi, lo
+    return permute(scop, schedule, stmt, order)
+
+
+def skew(scop, schedule: isl.Schedule, stmt: str, depth: int, by_depth: int, factor: int) -> isl.Schedule:
+    """Loop ``depth`` becomes ``loop(depth) + factor * loop(by_depth)``. ``by_depth``
+    may be an outer loop (any band above) or another member of the same band."""
+    what = f"skew({stmt!r}, {depth!r}, {by_depth!r}, {factor!r})"
+    depth, by_depth = _check_int(depth, what, "depth"), _check_int(by_depth, what, "by_depth")
+    factor = _check_int(factor, what, "factor")
+    if depth == by_depth:
+        raise TransformError(f"{what}: a loop cannot be skewed by itself")
+    if by_depth > depth:
+        schedule, _ = merged(scop, schedule, stmt, [depth, by_depth], what)
+    target = loop(scop, schedule, stmt, depth, what)
+    by = loop(scop, schedule, stmt, by_depth, what)
+    node = node_at(schedule, target.path)
+    by_upa = node_at(schedule, by.path).band_get_partial_schedule().get_at(by.member)
+    by_upa = by_upa.intersect_domain(node.get_universe_domain())
+    members = _members(node)
+    members[target.member] = members[target.member].add(by_upa.scale_val(isl.Val(factor)))
+    return _replace_band(node, [members]).get_schedule()
+
+
+def shift(scop, schedule: isl.Schedule, stmt: str, depth: int, amount: int) -> isl.Schedule:
+    """Only ``stmt``'s instances move: its value of loop ``depth`` becomes
+    ``loop(depth) + amount`` (retiming, e.g. to make a fusion legal)."""
+    what = f"shift({stmt!r}, {depth!r}, {amount!r})"
+    amount = _check_int(amount, what, "amount")
+    lp = loop(scop, schedule, stmt, depth, what)
+    node = node_at(schedule, lp.path)
+    members = _members(node)
+    stmt_set = isl.UnionSet.from_set(scop.statement(stmt).domain).universe()
+    upa = members[lp.member]
+    pieces = []
+    upa.intersect_domain(stmt_set).foreach_pw_aff(pieces.append)
+    moved = isl.UnionPwAff.empty(upa.get_space())
+    for pa in pieces:
+        moved = moved.union_add(isl.UnionPwAff.from_pw_aff(pa.add_constant_val(isl.Val(amount))))
+    members[lp.member] = upa.subtract_domain(stmt_set).union_add(moved)
+    return _replace_band(node, [members]).get_schedule()
+
+
+def reverse(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
+    """Loop ``depth`` runs backwards: its member becomes ``-loop(depth)``."""
+    what = f"reverse({stmt!r}, {depth!r})"
+    lp = loop(scop, schedule, stmt, depth, what)
+    node = node_at(schedule, lp.path)
+    members = _members(node)
+    members[lp.member] = members[lp.member].neg()
+    return _replace_band(node, [members]).get_schedule()
+
+
+# -- structure -----------------------------------------------------------------------
+
+def split_band(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
+    """Loop ``depth`` starts a band of its own (isl's ``band_split``); the order of
+    execution is unchanged. A no-op when it already starts its band."""
+    lp = loop(scop, schedule, stmt, depth, f"split_band({stmt!r}, {depth!r})")
+    return _split_at(schedule, lp)[0]
+
+
+def _branch_node(schedule: isl.Schedule, path: tuple[int, ...]) -> isl.ScheduleNode | None:
+    """The first sequence or set node below the band at ``path`` along single children."""
+    node = node_at(schedule, path)
+    while node.n_children() == 1:
+        node = node.child(0)
+    if node.get_type() in (_t.sequence, _t.set):
+        return node
+    return None
+
+
+def _statements_of(uset: isl.UnionSet) -> list[str]:
+    names: list[str] = []
+    uset.foreach_set(lambda s: names.append(s.get_tuple_name()))
+    return names
+
+
+def distribute(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
+    """Loop distribution (fission): the loop ``(stmt, depth)`` and the loops inside it
+    are split in up to three copies, one for the statements ordered before ``stmt`` at
+    the first sequence below the loop, one for ``stmt``'s branch, one for those after."""
+    what = f"distribute({stmt!r}, {depth!r})"
+    lp = loop(scop, schedule, stmt, depth, what)
+    schedule, path = _split_at(schedule, lp)
+    branch = _branch_node(schedule, path)
+    if branch is None:
+        raise TransformError(f"{what}: loop {depth} of {stmt} encloses no other statement: nothing to distribute")
+    filters = [branch.child(k).filter_get_filter() for k in range(branch.n_children())]
+    stmt_set = isl.UnionSet.from_set(scop.statement(stmt).domain).universe()
+    mine = [k for k, f in enumerate(filters) if not f.intersect(stmt_set).is_empty()]
+    if len(mine) != 1:
+        raise TransformError(f"{what}: {stmt} is not in exactly one branch below the loop")
+    k = mine[0]
+    groups = [filters[:k], [filters[k]], filters[k + 1:]]
+    ctx = schedule.get_ctx()
+    uset_list = isl.UnionSetList.alloc(ctx, 3)
+    count = 0
+    for group in groups:
+        if group:
+            union = group[0]
+            for f in group[1:]:
+                union = union.union(f)
+            uset_list = uset_list.add(union)
+            count += 1
+    if count < 2:
+        raise TransformError(f"{what}: loop {depth} of {stmt} encloses no other statement: nothing to distribute")
+    node = node_at(schedule, path)
+    while node.has_parent() and node.parent().get_type() == _t.mark:   # marks of the loop go along
+        node = node.parent()
+    if branch.get_type() == _t.set:
+        return node.insert_set(uset_list).get_schedule()
+    return node.insert_sequence(uset_list).get_schedule()
+
+
+def fuse(scop, schedule: isl.Schedule, stmts: list[str], depth: int) -> isl.Schedule:
+    """Loop fusion: the loops at ``depth`` of ``stmts`` (in different branches of one
+    sequence, below ``depth`` shared loops) become one loop. The branches between the
+    first and the last named are fused as well (the order of branches is kept)."""
+    if isinstance(stmts, str):
+        stmts = [stmts]
+    stmts = list(stmts)
+    what = f"fuse({stmts!r}, {depth!r})"
+    depth = _check_int(depth, what, "depth", 0)
+    if len(stmts) < 2:
+        raise TransformError(f"{what}: name at least two statements to fuse")
+    loops = {s: statement_loops(scop, schedule, s) for s in stmts}
+    for s, lps in loops.items():
+        if len(lps) <= depth:
+            raise TransformError(f"{what}: statement {s} has no loop {depth}")
+    # the statements' common position: the lowest common ancestor of their leaves
+    paths = [lps[depth].path for lps in loops.values()]
+    common: list[int] = []
+    for parts in zip(*paths):
+        if len(set(parts)) != 1:
+            break
+        common.append(parts[0])
+    if all(p == paths[0] for p in paths) and \
+            all(lps[depth].member == loops[stmts[0]][depth].member for lps in loops.values()):
+        raise TransformError(f"{what}: loop {depth} is already shared by {', '.join(stmts)}")
+    branch = node_at(schedule, tuple(common))
+    if branch.get_type() not in (_t.sequence, _t.set):
+        raise TransformError(f"{what}: the statements do not share their loops 0..{depth - 1}: "
+                             "fuse the outer loops first")
+    shared = sum(1 for lp in loops[stmts[0]]
+                 if len(lp.path) < len(common) and lp.path == tuple(common[:len(lp.path)]))
+    if shared != depth:
+        raise TransformError(f"{what}: the statements share {shared} loops above their branches, so "
+                             f"the loops that can be fused are at depth {shared}, not {depth}")
+    children = sorted({p[len(common)] for p in paths})
+    first, last = children[0], children[-1]
+    n = branch.n_children()
+    # group the branches to fuse (and those before / after) under one filter each
+    if first > 0 or last < n - 1:
+        filters = [branch.child(k).filter_get_filter() for k in range(n)]
+        groups = [filters[:first], filters[first:last + 1], filters[last + 1:]]
+        uset_list = isl.UnionSetList.alloc(schedule.get_ctx(), 3)
+        position = 0
+        for index, group in enumerate(groups):
+            if not group:
+                continue
+            union = group[0]
+            for f in group[1:]:
+                union = union.union(f)
+            uset_list = uset_list.add(union)
+            if index < 1:
+                position += 1
+        inserted = branch.insert_sequence(uset_list) if branch.get_type() == _t.sequence \
+            else branch.insert_set(uset_list)
+        branch = inserted.child(position).child(0)
+    # take the first loop off every branch and put their union above the branches
+    upas: list[isl.UnionPwAff] = []
+    for k in range(branch.n_children()):
+        node = branch.child(k).child(0)
+        if node.get_type() != _t.band:
+            kind = "a mark" if node.get_type() == _t.mark else "no loop"
+            raise TransformError(f"{what}: branch {k} of the statements to fuse has {kind} where its "
+                                 f"loop {depth} should start (fusion takes the first loop of each branch)")
+        members = _members(node)
+        upas.append(members[0])
+        node = _replace_band(node, [members[1:]])
+        branch = node.parent().parent()
+    union = upas[0]
+    for upa in upas[1:]:
+        union = union.union_add(upa)
+    return branch.insert_partial_schedule(_mupa([union])).get_schedule()
+
+
+# -- tiling --------------------------------------------------------------------------
+
+def _tile_member(upa: isl.UnionPwAff, size: int) -> isl.UnionPwAff:
+    return upa.scale_down_val(isl.Val(size)).floor()
+
+
+def tile(scop, schedule: isl.Schedule, stmt: str, sizes: list[int], depth: int = 0) -> isl.Schedule:
+    """Rectangular tiling of loops ``depth .. depth + len(sizes) - 1`` of ``stmt``:
+    they become tile loops ``floor(b_k / sizes[k])`` (one band) followed by point
+    loops ``b_k`` (the next band, with the members after the tiled ones). Legal when
+    the tiled loops are permutable (fully permutable band)."""
+    sizes = list(sizes) if not isinstance(sizes, int) else [sizes]
+    what = f"tile({stmt!r}, {sizes!r}, depth={depth!r})"
+    depth = _check_int(depth, what, "depth", 0)
+    if not sizes:
+        raise TransformError(f"{what}: give at least one tile size")
+    for s in sizes:
+        _check_int(s, what, "each tile size", 1)
+    n_loops = len(statement_loops(scop, schedule, stmt))
+    if depth + len(sizes) > n_loops:
+        raise TransformError(f"{what}: {len(sizes)} sizes from loop {depth} need loops {depth}.."
+                             f"{depth + len(sizes) - 1}, but {stmt} has {n_loops} loops")
+    schedule, lp = merged(scop, schedule, stmt, list(range(depth, depth + len(sizes))), what)
+    schedule, path = _split_at(schedule, lp)
+    node = node_at(schedule, path)
+    members = _members(node)
+    tiles = [_tile_member(members[m], s) for m, s in enumerate(sizes)]
+    return _replace_band(node, [tiles, members]).get_schedule()
+
+
+def strip_mine(scop, schedule: isl.Schedule, stmt: str, depth: int, size: int) -> isl.Schedule:
+    """Loop ``depth`` becomes two: ``floor(b / size)`` then ``b`` (same band); the
+    execution order is unchanged."""
+    what = f"strip_mine({stmt!r}, {depth!r}, {size!r})"
+    size = _check_int(size, what, "size", 1)
+    lp = loop(scop, schedule, stmt, depth, what)
+    node = node_at(schedule, lp.path)
+    members = _members(node)
+    m = lp.member
+    members = members[:m] + [_tile_member(members[m], size)] + members[m:]
+    return _replace_band(node, [members]).get_schedule()
+
+
+def wavefront(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
+    """Loops ``depth`` and ``depth + 1`` (one band) become ``b_d + b_{d+1}`` (its own
+    band) and ``b_{d+1}``: the inner loop is then free of the dependences the band
+    carries with non-negative distances (a wavefront, e.g. over tiles)."""
+    what = f"wavefront({stmt!r}, {depth!r})"
+    depth = _check_int(depth, what, "depth", 0)
+    schedule, lp = merged(scop, schedule, stmt, [depth, depth + 1], what)
+    schedule, path = _split_at(schedule, lp)
+    node = node_at(schedule, path)
+    members = _members(node)
+    wave = members[0].add(members[1])
+    return _replace_band(node, [[wave], members[1:]]).get_schedule()
+
+
+def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: int) -> isl.Schedule:
+    """Unroll loop ``depth`` by ``factor`` and jam the copies into the innermost body:
+    the loop is strip-mined (``floor(b / factor)`` stays in place), its point loop
+    ``b`` is sunk below every inner loop (isl's ``band_sink``, a legal move only if
+    that interchange is) and marked for complete unrolling by isl's AST generator,
+    so the generated body holds ``factor`` instances of each statement."""
+    what = f"unroll_and_jam({stmt!r}, {depth!r}, {factor!r})"
+    factor = _check_int(factor, what, "factor", 1)
+    loops = statement_loops(scop, schedule, stmt)
+    lp = loop(scop, schedule, stmt, depth, what)
+    if depth == len(loops) - 1:
+        raise TransformError(f"{what}: loop {depth} is the innermost loop of {stmt}: nothing to jam "
+                             "into (use unroll for a plain unroll)")
+    node = node_at(schedule, lp.path)
+    members = _members(node)
+    m = lp.member
+    outer = members[:m] + [_tile_member(members[m], factor)]
+    point = [members[m]]
+    inner = members[m + 1:]
+    node = _replace_band(node, [outer, point, inner])
+    node = node.child(0)                           # the point band
+    node = node.band_sink()
+
+    def unroll_leaf_bands(n: isl.ScheduleNode) -> isl.ScheduleNode:
+        if n.get_type() == _t.leaf:
+            parent = n.parent()
+            if parent.get_type() == _t.band and parent.band_n_member() == 1:
+                return parent.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll).child(0)
+            return n
+        for k in range(n.n_children()):
+            n = unroll_leaf_bands(n.child(k)).parent()
+        return n
+
+    return unroll_leaf_bands(node).get_schedule()
+
+
+# -- marks ---------------------------------------------------------------------------
+
+def mark(scop, schedule: isl.Schedule, stmt: str, depth: int, value: Mark, what: str) -> isl.Schedule:
+    """Put ``value`` (a :mod:`polysched.marks` value) on loop ``(stmt, depth)``: the
+    loop is split off to start its band, and the mark goes right above that band (below
+    marks already there). An equal mark already on the loop is not repeated; a mark
+    of the same type is replaced."""
+    lp = loop(scop, schedule, stmt, depth, what)
+    schedule, path = _split_at(schedule, lp)
+    node = node_at(schedule, path)
+    # marks already on this loop: replace one of the same type
+    above = node
+    while above.has_parent() and above.parent().get_type() == _t.mark:
+        above = above.parent()
+        existing = try_parse_mark(above.mark_get_id())
+        if type(existing) is type(value):
+            node = above.delete()
+            break
+    return node.insert_mark(value.to_id()).get_schedule()
+
+
+def unmark(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
+    """Remove every mark directly above the band of loop ``(stmt, depth)`` when the
+    loop starts its band (marks apply to a band's first loop)."""
+    lp = loop(scop, schedule, stmt, depth, f"unmark({stmt!r}, {depth!r})")
+    if lp.member != 0:
+        return schedule
+    node = node_at(schedule, lp.path)
+    while node.has_parent() and node.parent().get_type() == _t.mark:
+        node = node.parent().delete()
+    return node.get_schedule()
+
+
+def set_flags(schedule: isl.Schedule, bands) -> isl.Schedule:
+    """Band flags (permutable, coincident) from ``bands`` (``Legality.bands``: what
+    the dependences say), so a tree never claims what is not true."""
+    for info in bands:
+        node = node_at(schedule, info.path)
+        node = node.band_set_permutable(1 if info.permutable else 0)
+        for k, flag in enumerate(info.parallel):
+            node = node.band_member_set_coincident(k, 1 if flag else 0)
+        schedule = node.get_schedule()
+    return schedule
