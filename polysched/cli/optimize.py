@@ -53,6 +53,16 @@ def add_parser(subparsers) -> None:
     v.add_argument("--cflags", default=None,
                    help="compiler flags for --verify, shell-quoted; write --cflags=-O2 for a "
                         "single flag (default: '-O3 -march=native')")
+    t = p.add_argument_group("schedules and traces in and out")
+    t.add_argument("--save-trace", type=Path, metavar="T.json",
+                   help="write the steps that made each region's schedule (a polysched.Program trace, JSON)")
+    t.add_argument("--trace", type=Path, metavar="T.json",
+                   help="replay a saved trace instead of scheduling and tiling (every step is checked)")
+    t.add_argument("--save-schedule", type=Path, metavar="S.txt",
+                   help="write each region's final schedule tree in isl notation, one line per region")
+    t.add_argument("--schedule", type=Path, metavar="S.txt",
+                   help="use this schedule (isl tree text or a union map, one line per region) "
+                        "instead of scheduling; checked for legality")
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -111,7 +121,8 @@ def run(args) -> int:
         reassociate=args.reassociate,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
-    result = optimize(args.file, options)
+    result = _schedules_in(args, options) or optimize(args.file, options)
+    _schedules_out(args, options, result)
     # Messages go to stdout, unless the C file itself does (-o /dev/stdout).
     messages = sys.stderr if is_stdout(args.output) else sys.stdout
 
@@ -131,6 +142,94 @@ def run(args) -> int:
     if verdict_line:
         print(verdict_line, file=messages)
     return 0
+
+
+def _schedules_in(args, options):
+    """``--trace`` / ``--schedule``: each region's schedule from a file, through
+    ``polysched.Program`` (replayed or set, and checked); None when neither is given."""
+    if args.trace is None and args.schedule is None:
+        return None
+    if args.trace is not None and args.schedule is not None:
+        raise UsageError("--trace and --schedule are alternatives: give one")
+    import time
+
+    from polysched.emit_c import emit_file
+    from polysched.errors import TransformError
+    from polysched.pipeline import OptimizeResult, ScopResult
+    from polysched.program import Program, Trace
+    from polysched.scop import extract
+
+    start = time.perf_counter()
+    flag, path = ("--trace", args.trace) if args.trace is not None else ("--schedule", args.schedule)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise UsageError(f"{flag} {path}: {err.strerror or err}") from None
+    scops = extract(args.file, defines=options.defines, include_dirs=options.include_dirs)
+    if args.trace is not None:
+        import json
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise UsageError(f"--trace {path}: not JSON: {err}") from None
+        items = document if isinstance(document, list) and document and isinstance(document[0], dict) \
+            and "steps" in document[0] else [document]
+    else:
+        items = [line for line in text.splitlines() if line.strip()]
+    if len(items) != len(scops):
+        raise UsageError(f"{flag} {path}: {len(items)} entr{'y' if len(items) == 1 else 'ies'} for "
+                         f"{len(scops)} scop region{'s' if len(scops) != 1 else ''}")
+    regions = []
+    for k, item in enumerate(items):
+        program = Program.from_file(args.file, region=k, defines=options.defines,
+                                    include_dirs=options.include_dirs)
+        try:
+            program = program.replay(Trace.from_json(item)) if args.trace is not None \
+                else program.set_schedule(item)
+        except TransformError as err:
+            raise UsageError(f"{flag} {path}: region {k}: {err}") from None
+        regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report))
+    built = time.perf_counter()
+    text = emit_file([r.scop for r in regions], [r.schedule for r in regions])
+    return OptimizeResult(args.file, text, regions,
+                          {"load": built - start, "codegen": time.perf_counter() - built})
+
+
+def _schedules_out(args, options, result) -> None:
+    """``--save-trace`` / ``--save-schedule``: what made each region's schedule."""
+    if args.save_trace is not None:
+        import json
+
+        from polysched.program import Trace
+        from polysched.tiling import cache_sizes
+        if args.trace is not None:
+            documents = json.loads(args.trace.read_text())
+            documents = documents if isinstance(documents, list) and documents and \
+                isinstance(documents[0], dict) and "steps" in documents[0] else [documents]
+            documents = [Trace.from_json(d).to_dict() for d in documents]
+        else:
+            documents = []
+            for k, region in enumerate(result.regions):
+                if args.schedule is not None:
+                    steps = [{"op": "set_schedule", "args": {"schedule": str(region.schedule)}}]
+                else:
+                    steps = [{"op": "auto_schedule", "args": {"scheduler": options.scheduler, "fuse": options.fuse,
+                                                              **({"negative_coefficients": True}
+                                                                 if options.negative_coefficients else {})}}]
+                    if options.tile or options.parallel or options.unroll:
+                        caches = cache_sizes()
+                        steps.append({"op": "auto_tile", "args": {
+                            "tile": options.tile, "sizes": options.tile_sizes, "parallel": options.parallel,
+                            "l2tile": options.l2tile, "simd": True, "unroll": options.unroll,
+                            "reassociate": options.reassociate, "wavefront": True,
+                            "intra_tile_reorder": True, "tile_depth1": False,
+                            "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3}}})
+                documents.append(Trace(steps, str(args.file), k).to_dict())
+        text = "\n".join(Trace.from_json(d).to_json() for d in documents) if len(documents) == 1 \
+            else "[\n" + ",\n".join(Trace.from_json(d).to_json() for d in documents) + "\n]"
+        write_output(args.save_trace, text + "\n")
+    if args.save_schedule is not None:
+        write_output(args.save_schedule, "".join(f"{region.schedule}\n" for region in result.regions))
 
 
 def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):

@@ -33,8 +33,8 @@ def explain(violation, scop) -> str:
         relation = relation.gist_params(scop.context)
     except (isl.Error, AttributeError):
         pass
-    return (f"{violation.kind} dependence {violation.source} -> {violation.sink} {relation} "
-            f"is violated: {violation.witness}")
+    return (f"{violation.kind} dependence {violation.source} -> {violation.sink} is violated: "
+            f"{violation.witness}; the dependence: {relation}")
 
 
 def legal_or_raise(scop, deps: Dependences, schedule: isl.Schedule, what: str,
@@ -46,7 +46,7 @@ def legal_or_raise(scop, deps: Dependences, schedule: isl.Schedule, what: str,
         violation = verdict.violations[0]
         more = len(verdict.violations) - 1
         tail = f" (and {more} more violation{'s' if more > 1 else ''})" if more else ""
-        raise TransformError(f"{what} is illegal: {explain(violation, scop)}{tail}{hint}",
+        raise TransformError(f"{what} is illegal{hint}: {explain(violation, scop)}{tail}",
                              violation=violation, primitive=what)
     return verdict
 
