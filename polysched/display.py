@@ -289,7 +289,8 @@ def legality_html(verdict) -> str:
 
 
 def verify_summary(result) -> str:
-    threads = f", threads {result.thread_counts}" if result.thread_counts else ""
+    counts = [t for t in (result.thread_counts or []) if t is not None]
+    threads = f", threads {counts}" if counts else ""
     reason = result.reason if len(result.reason) <= 200 else result.reason[:197] + "..."
     return f"<VerifyResult {result.status}: {reason}{threads}>"
 
@@ -297,4 +298,4 @@ def verify_summary(result) -> str:
 def verify_html(result) -> str:
     color = {"equal": "#2e7d32", "differ": "#c62828"}.get(result.status, "#b35900")
     return (f'<div><b style="color:{color}">{escape(result.status)}</b> {escape(result.reason[:500])}'
-            + (f" (threads {escape(result.thread_counts)})" if result.thread_counts else "") + "</div>")
+            + "</div>")

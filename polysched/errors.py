@@ -34,10 +34,11 @@ class TransformError(PolyschedError, ValueError):
       instances, both times under the *new* schedule, and the parameter values).
     """
 
-    def __init__(self, message: str, *, violation=None, primitive: str | None = None):
+    def __init__(self, message: str, *, violation=None, primitive: str | None = None, schedule=None):
         super().__init__(message)
         self.violation = violation
         self.primitive = primitive
+        self.schedule = schedule      # the rejected schedule tree (illegal results only)
 
     @property
     def witness(self):

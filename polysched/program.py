@@ -306,6 +306,38 @@ class Program:
             return verify(original, candidate, defines=defines, dataset=dataset,
                           include_dirs=includes, **options)
 
+    def time(self, dataset: str | None = "MEDIUM", *, repeat: int = 3, threads: int | None = None,
+             original: bool = False, cc: str | None = None, cflags: Sequence[str] | None = None) -> float:
+        """Median kernel time in seconds of ``repeat`` runs at ``dataset`` (the
+        program's own ``polysched-time:`` figure when it prints one, else wall time):
+        this program's C, or with ``original=True`` the file as it was. Compiled with
+        ``-fopenmp`` when the code has OpenMP pragmas. A comparison of two variants is
+        a ratio of two calls on the same machine, not an absolute figure."""
+        import statistics
+
+        from polysched.bench import DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, run_binary
+        defines = {**dict(self._origin.get("defines") or {}), **dataset_define(dataset)}
+        with tempfile.TemporaryDirectory(prefix="polysched-time-") as tmp:
+            source = Path(tmp) / (Path(self._origin.get("path") or self._origin.get("filename") or "input.c").name)
+            text = (Path(self._origin["path"]).read_text(errors="surrogateescape") if self._origin.get("path")
+                    else self._origin["source"]) if original else self.c_code()
+            source.write_text(text, errors="surrogateescape")
+            includes = list(self._origin.get("include_dirs") or [])
+            if self._origin.get("path"):
+                includes.append(str(Path(self._origin["path"]).resolve().parent))
+            built = compile_c(source, Path(tmp) / "program", cc=cc or DEFAULT_CC,
+                              cflags=list(cflags) if cflags is not None else DEFAULT_CFLAGS,
+                              defines=defines, include_dirs=includes, openmp="#pragma omp" in text)
+            if not built.ok:
+                raise TransformError(f"time: {built.reason}")
+            samples = []
+            for _ in range(max(1, repeat)):
+                run = run_binary(built.output or Path(tmp) / "program", threads=threads, timeout=600)
+                if not run.ok:
+                    raise TransformError(f"time: {run.reason}")
+                samples.append(run.kernel_seconds if run.kernel_seconds is not None else run.seconds)
+            return statistics.median(samples)
+
     def show(self, whole_file: bool = False) -> None:
         """Print the generated C (of the region, or of the whole file), highlighted
         where possible (a notebook shows HTML, a terminal gets colours)."""

@@ -261,6 +261,15 @@ class VerifyResult:
     def summary(self) -> str:
         return f"{self.status}: {self.reason}"
 
+    # a summary only: the programs' whole output must never land in a notebook
+    def __repr__(self) -> str:
+        from polysched.display import verify_summary
+        return verify_summary(self)
+
+    def _repr_html_(self) -> str:
+        from polysched.display import verify_html
+        return verify_html(self)
+
 
 def uses_openmp(path: Path | str) -> bool:
     """Whether the C file contains an OpenMP pragma (then it needs -fopenmp)."""

@@ -170,6 +170,14 @@ class Dependences:
         order = nx.lexicographical_topological_sort(cond, key=lambda c: index[members[c][0]])
         return [members[c] for c in order]
 
+    def __repr__(self) -> str:
+        from polysched.display import deps_summary
+        return deps_summary(self)
+
+    def _repr_html_(self) -> str:
+        from polysched.display import deps_html
+        return deps_html(self)
+
     def __str__(self) -> str:
         lines = []
         for kind in KINDS:

@@ -126,6 +126,14 @@ class Legality:
     def __bool__(self) -> bool:
         return self.legal
 
+    def __repr__(self) -> str:
+        from polysched.display import legality_summary
+        return legality_summary(self)
+
+    def _repr_html_(self) -> str:
+        from polysched.display import legality_html
+        return legality_html(self)
+
     def __str__(self) -> str:
         if self.legal:
             return "legal"

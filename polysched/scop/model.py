@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from polysched.errors import PolyschedError
 
-class ScopError(Exception):
+
+class ScopError(PolyschedError):
     """A construct the polyhedral model cannot represent, or malformed input.
 
     ``str(err)`` is ``file:line:col: error: one sentence``, which the CLI prints
@@ -194,6 +196,14 @@ class Scop:
             if pos >= 0:
                 ctx = ctx.fix_val(isl.dim_type.param, pos, isl.Val(int(value)))
         return ctx
+
+    def __repr__(self) -> str:
+        from polysched.display import scop_summary
+        return scop_summary(self)
+
+    def _repr_html_(self) -> str:
+        from polysched.display import scop_html
+        return scop_html(self)
 
     def __str__(self) -> str:
         lines = [

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.dependence import violated_dependences
+from polysched.errors import PolyschedError
 from polysched.scop.model import Scop
 
 from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_is_empty,
@@ -46,7 +47,7 @@ CACHE_SHARE = 0.5
 MAX_SEPARATED_STATEMENTS = 6
 
 
-class TilingError(RuntimeError):
+class TilingError(PolyschedError, RuntimeError):
     """The pass produced (or was given) a schedule that violates a dependence."""
 
 

@@ -47,7 +47,7 @@ def legal_or_raise(scop, deps: Dependences, schedule: isl.Schedule, what: str,
         more = len(verdict.violations) - 1
         tail = f" (and {more} more violation{'s' if more > 1 else ''})" if more else ""
         raise TransformError(f"{what} is illegal{hint}: {explain(violation, scop)}{tail}",
-                             violation=violation, primitive=what)
+                             violation=violation, primitive=what, schedule=schedule)
     return verdict
 
 
