@@ -8,7 +8,8 @@ Exit statuses and what reaches stderr (no path prints a Python traceback):
   ``optimize --verify``: the output did not verify, nothing written);
 - 2 a user error (bad C input, bad option, missing or unwritable file): one line,
   ``file:line:col: error: ...`` when there is a location;
-- 3 an internal failure (a polysched bug): one line ``polysched: internal error: ...``;
+- 3 an internal failure (a polysched bug, e.g. a ``TilingError``: the tiler was
+  given or produced an illegal schedule): one line ``polysched: internal error: ...``;
   the traceback only with the global ``--debug``;
 - 130 interrupted (Ctrl-C).
 """
@@ -122,6 +123,11 @@ def _describe(err: BaseException) -> str:
 def _report(err: BaseException, debug: bool, files: list[str]) -> int:
     """The one line for an exception escaping a subcommand, and the exit status."""
     from polysched.schedule import ScheduleError
+    from polysched.tiling import TilingError
+    try:
+        from polysched.errors import PolyschedError
+    except ImportError:  # pragma: no cover
+        PolyschedError = ()  # noqa: N806
 
     try:
         import islpy as isl
@@ -138,6 +144,11 @@ def _report(err: BaseException, debug: bool, files: list[str]) -> int:
         # no legal schedule in the search space the options allow: the user can widen it
         print(f"polysched: error: cannot schedule: {_one_line(str(err))} "
               "(try --negative, --scheduler isl or --identity)", file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(err, PolyschedError) and not isinstance(err, TilingError):
+        # raised on purpose: an illegal or misused request (a TransformError, a
+        # MarkError, a schedule given by the user that cannot be used)
+        print(f"polysched: error: {_one_line(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     if isinstance(err, OSError) and not isinstance(err, BrokenPipeError):
         where = err.filename or "polysched"

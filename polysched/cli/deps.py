@@ -50,6 +50,9 @@ def run(args) -> int:
 
     kinds = args.kind or ["flow", "raw", "war", "waw"]
     scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    if not scops:
+        from polysched.scop import ScopError
+        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
     out = []
     for scop in scops:
         deps = analyze(scop)

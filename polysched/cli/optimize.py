@@ -105,6 +105,9 @@ def run(args) -> int:
 
     check_input_file(args.file)
     check_output_path(args.output, args.file)
+    for option in ("save_trace", "save_schedule"):
+        if getattr(args, option, None) is not None:
+            check_output_path(getattr(args, option), args.file, option="--" + option.replace("_", "-"))
     sizes = None
     if args.tile_sizes:
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")

@@ -41,6 +41,9 @@ def run(args) -> int:
     except ScheduleError as err:
         raise UsageError(str(err))
     scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    if not scops:
+        from polysched.scop import ScopError
+        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
     status = 0
     for scop in scops:
         deps = analyze(scop)
