@@ -84,7 +84,8 @@ def statement_loops(scop, schedule: isl.Schedule, stmt: str) -> list[Loop]:
             return loops
         if kind == _t.band:
             n = node.band_n_member()
-            loops += [Loop(stmt, len(loops), path, m, n) for m in range(n)]
+            base = len(loops)
+            loops += [Loop(stmt, base + m, path, m, n) for m in range(n)]
         if kind in (_t.sequence, _t.set):
             hits = [k for k in range(node.n_children())
                     if _contains(node.child(k).filter_get_filter(), domain)]

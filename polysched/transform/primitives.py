@@ -114,11 +114,11 @@ def _check_int(value, what: str, name: str, minimum: int | None = None) -> int:
 
 # -- reordering ----------------------------------------------------------------------
 
-def permute(scop, schedule: isl.Schedule, stmt: str, order: list[int]) -> isl.Schedule:
+def permute(scop, schedule: isl.Schedule, stmt: str, order: list[int], what: str | None = None) -> isl.Schedule:
     """Reorder loops: ``order`` is a permutation of consecutive depths ``d0 .. d0+n-1``
     of ``stmt``; the loop at new depth ``d0 + k`` is the old loop ``order[k]``. The
     loops must be in one band (directly nested bands are merged first)."""
-    what = f"permute({stmt!r}, {list(order)})"
+    what = what or f"permute({stmt!r}, {list(order)})"
     order = [_check_int(d, what, "each depth") for d in order]
     lo = min(order) if order else 0
     if sorted(order) != list(range(lo, lo + len(order))):
@@ -143,7 +143,7 @@ def interchange(scop, schedule: isl.Schedule, stmt: str, d1: int, d2: int) -> is
     lo, hi = min(d1, d2), max(d1, d2)
     order = list(range(lo, hi + 1))
     order[0], order[-1] = hi, lo
-    return permute(scop, schedule, stmt, order)
+    return permute(scop, schedule, stmt, order, what)
 
 
 def skew(scop, schedule: isl.Schedule, stmt: str, depth: int, by_depth: int, factor: int) -> isl.Schedule:
