@@ -1,0 +1,155 @@
+"""Typed marks (polysched.marks) and the mark primitives parallel, vectorize, unroll:
+vocabulary round trips, what emit_c prints, check() validating marks, illegal marks
+with the witness confirmed by brute force, execution at 1 and 2 threads."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from primitives_oracle import confirm_race_witness
+
+import polysched as ps
+from polysched.bench import get
+from polysched.dependence import check
+from polysched.emit_c import emit_file
+from polysched.marks import (Ivdep, MarkError, Parallel, Simd, Tensorize, Unroll, parse_mark,
+                             to_id)
+
+REDUCTIONS = """#include <stdio.h>
+#define N 100
+int a[N];
+long s;
+double x[N], y[N], d, t;
+static void kernel(void) {
+  int i;
+#pragma scop
+  for (i = 0; i < N; i++)
+    s += a[i];
+  for (i = 0; i < N; i++)
+    d += x[i];
+  for (i = 0; i < N; i++) {
+    t = x[i] * 2.0;
+    y[i] = t + 1.0;
+  }
+#pragma endscop
+}
+int main(void) {
+  int i;
+  for (i = 0; i < N; i++) { a[i] = i * 3 % 7; x[i] = 0.5 * i; }
+  kernel();
+  printf("%ld %.10g\\n", s, d);
+  for (i = 0; i < N; i++) printf("%.10g\\n", y[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mark,text", [
+    (Parallel(), "parallel"),
+    (Parallel(private=("t",), reductions=(("+", "s"),)), "parallel(private=t; reduction=+:s)"),
+    (Parallel(reductions={"s": "+", "p": "*"}), "parallel(reduction=+:s,*:p)"),
+    (Simd(), "simd"),
+    (Ivdep(), "ivdep"),
+    (Unroll(4), "unroll(4)"),
+    (Tensorize("gemm", {"m": 4, "n": 8}), "tensorize(gemm; m=4, n=8)"),
+])
+def test_marks_round_trip_through_isl_ids_and_tree_text(mark, text):
+    assert mark.text() == text and str(mark) == text
+    ident = mark.to_id()
+    assert isinstance(ident, isl.Id) and parse_mark(ident) == mark and type(mark).from_id(ident) == mark
+    # through isl's printing and reading of a schedule tree
+    tree = isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, '{ domain: "{ S[i] : 0 <= i < 4 }", '
+                                      'child: { schedule: "[{ S[i] -> [(i)] }]" } }')
+    marked = tree.get_root().child(0).insert_mark(to_id(mark)).get_schedule()
+    back = isl.Schedule.read_from_str(isl.DEFAULT_CONTEXT, str(marked))
+    assert parse_mark(back.get_root().child(0).mark_get_id()) == mark
+
+
+def test_older_spellings_are_read():
+    assert parse_mark("parallel private(a, b) reduction(+:s, r)") == \
+        Parallel(("a", "b"), (("+", "s"), ("+", "r")))
+    assert parse_mark("unroll 8") == Unroll(8)
+    assert parse_mark("tensorize:mm") == Tensorize("mm")
+
+
+@pytest.mark.parametrize("text", ["paralel", "parallel foo", "unroll", "unroll(0)", "simd 3",
+                                  "parallel(shared=x)"])
+def test_unknown_marks_are_errors(text):
+    with pytest.raises(MarkError):
+        parse_mark(text)
+    assert issubclass(MarkError, ps.PolyschedError)
+
+
+def test_parallel_and_vectorize_on_gemm():
+    p = ps.Program.from_file(get("gemm").path).auto_schedule()
+    q = p.parallel("S1", 0).vectorize("S1", 1)
+    text = q.region_code()
+    assert "#pragma omp parallel for\n" in text and "#pragma omp simd" in text
+    # the tree holds the vocabulary's text, no OpenMP
+    assert '"parallel"' in str(q.schedule) and "omp" not in str(q.schedule)
+    assert q.verify().ok
+
+
+@pytest.mark.parametrize("primitive", ["parallel", "vectorize"])
+def test_mark_on_the_reduction_loop_is_a_race(primitive):
+    p = ps.Program.from_file(get("gemm").path).auto_schedule()     # S1: i, j, k
+    with pytest.raises(ps.TransformError, match="carries a dependence") as info:
+        getattr(p, primitive)("S1", 2)
+    # two k iterations write the same C[i][j]: same i and j, different k
+    confirm_race_witness(p, info.value, lambda a, b: a[1] == b[1])
+    (i0, k0, j0), (i1, k1, j1) = info.value.witness.source[1], info.value.witness.sink[1]
+    assert (i0, j0) == (i1, j1) and k0 != k1
+
+
+def test_parallel_finds_private_and_reduction_scalars():
+    p = ps.Program.from_source(REDUCTIONS, filename="reductions.c")
+    q = p.parallel("S0", 0).parallel("S2", 0)
+    text = q.region_code()
+    assert "#pragma omp parallel for reduction(+:s)" in text
+    assert "#pragma omp parallel for private(t)" in text
+    assert q.verify(dataset=None).ok
+    with pytest.raises(ps.TransformError, match="reassociate") as info:
+        p.parallel("S1", 0)                                # a floating-point sum
+    assert info.value.witness is not None
+    r = p.parallel("S1", 0, reassociate=True)
+    assert "reduction(+:d)" in r.region_code() and r.verify(dataset=None).ok
+
+
+def test_declared_clauses_are_kept():
+    p = ps.Program.from_source(REDUCTIONS, filename="reductions.c")
+    q = p.parallel("S1", 0, reductions={"d": "+"})
+    assert "#pragma omp parallel for reduction(+:d)" in q.region_code()
+    assert ps.Program.from_source(REDUCTIONS).replay(q.trace).region_code() == q.region_code()
+
+
+def test_unroll_mark_and_generic_mark():
+    p = ps.Program.from_file(get("gemm").path).auto_schedule()
+    q = p.unroll("S0", 1, 4)
+    assert "#pragma GCC unroll 4" in q.region_code()
+    assert q.mark("S0", 1, Unroll(8)).region_code().count("#pragma GCC unroll 8") == 1   # replaced
+    assert "#pragma GCC unroll 2" in p.mark("S0", 1, "unroll(2)").region_code()
+    with pytest.raises(ps.TransformError, match="must be >= 1"):
+        p.unroll("S0", 1, 0)
+    assert p.unroll("S0", 1, 4).unmark("S0", 1).region_code() == p.region_code()
+
+
+def test_check_and_emit_refuse_what_they_cannot_honour():
+    p = ps.Program.from_file(get("gemm").path)
+    scop, deps = p.scop, p.deps
+    node = scop.schedule.get_root().child(0)
+    unknown = node.insert_mark(isl.Id("paralel")).get_schedule()
+    assert "unknown mark 'paralel'" in str(check(scop, deps, unknown))
+    with pytest.raises(ValueError, match="unknown mark"):
+        emit_file([scop], [unknown])
+    tensorize = node.insert_mark(Tensorize("mm").to_id()).get_schedule()
+    with pytest.raises(ValueError):
+        emit_file([scop], [tensorize])                     # no back end for it yet: refused
+
+
+def test_legacy_mark_text_prints_the_same_pragma():
+    p = ps.Program.from_source(REDUCTIONS, filename="reductions.c")
+    q = p.parallel("S2", 0)
+    legacy = str(q.schedule).replace('"parallel(private=t)"', '"parallel private(t)"')
+    assert legacy != str(q.schedule)
+    tree = isl.Schedule.read_from_str(q.scop.domain.get_ctx(), legacy)
+    assert q.set_schedule(tree).region_code() == q.region_code()

@@ -1,0 +1,128 @@
+"""tile, strip_mine, wavefront, unroll_and_jam: before/after, illegal cases with the
+witness confirmed by brute force, execution verification."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from primitives_oracle import confirm_dependence_witness, from_body
+
+import polysched as ps
+from polysched.bench import get
+
+DIAGONAL = """  for (i = 1; i < N; i++)
+    for (j = 0; j < N - 1; j++)
+      A[i][j] = A[i - 1][j + 1] + B[i][j];"""
+
+
+def loops(p, stmt="S0"):
+    return [expr for _, expr in p.loops(stmt)]
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    return ps.Program.from_file(get("gemm").path).auto_schedule("pluto")
+
+
+def test_done_means_example():
+    p = ps.Program.from_file(get("gemm").path)
+    q = (p.auto_schedule("pluto")
+          .tile("S1", [32, 64, 128])
+          .interchange("S1", 4, 5)
+          .parallel("S1", 0).vectorize("S1", 5))
+    assert loops(q, "S1") == ["floor(i/32)", "floor(j/64)", "floor(k/128)", "i", "k", "j"]
+    assert q.verify().status == "equal"
+    text = q.region_code()
+    assert "#pragma omp parallel for" in text and "#pragma omp simd" in text
+    again = ps.Program.from_file(get("gemm").path).replay(q.trace)
+    assert again.c_code() == q.c_code() and str(again.schedule) == str(q.schedule)
+
+
+def test_tile_before_after(gemm):
+    assert loops(gemm, "S1") == ["i", "j", "k"]
+    q = gemm.tile("S1", [4, 8], depth=1)
+    assert loops(q, "S1") == ["i", "floor(j/4)", "floor(k/8)", "j", "k"]
+    assert loops(q, "S0") == ["i", "j"]                    # S0 is in another branch
+    assert q.verify().ok
+
+
+def test_tile_of_a_non_permutable_band_is_illegal():
+    p = ps.Program.from_file(get("seidel-2d").path)
+    with pytest.raises(ps.TransformError, match="permutable") as info:
+        p.tile("S0", [4, 4, 4])
+    confirm_dependence_witness(p, info.value)
+    d = from_body(DIAGONAL)
+    with pytest.raises(ps.TransformError) as info:
+        d.tile("S0", [3, 3])
+    confirm_dependence_witness(d, info.value)
+    (i0, j0), (i1, j1) = info.value.witness.source[1], info.value.witness.sink[1]
+    assert (i0 // 3, j0 // 3, i0, j0) >= (i1 // 3, j1 // 3, i1, j1)   # a Python twin
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda p: p.tile("S1", [32, 32], depth=2), "need loops 2..3, but S1 has 3 loops"),
+    (lambda p: p.tile("S1", [32, 0]), "must be >= 1"),
+    (lambda p: p.tile("S1", []), "at least one tile size"),
+    (lambda p: p.tile("S9", [4]), "unknown statement 'S9'"),
+    (lambda p: p.tile("S1", [4], depth=7), "need loops 7..7"),
+    (lambda p: p.wavefront("S1", 2), "not loop 3"),
+    (lambda p: p.strip_mine("S1", 0, 1.5), "must be an int"),
+])
+def test_tile_misuse_is_one_sentence(gemm, call, message):
+    with pytest.raises(ps.TransformError, match=re.escape(message)) as info:
+        call(gemm)
+    assert info.value.violation is None and info.value.kind == "misuse"
+    assert str(info.value).count("\n") == 0
+
+
+def test_strip_mine_keeps_the_order(gemm):
+    q = gemm.strip_mine("S1", 2, 16)
+    assert loops(q, "S1") == ["i", "j", "floor(k/16)", "k"]
+    assert q.verify().ok
+
+
+def test_wavefront_makes_the_tile_loop_parallel():
+    p = ps.Program.from_file(get("seidel-2d").path)
+    skewed = p.skew("S0", 1, 0, 1).skew("S0", 2, 1, 1).skew("S0", 2, 0, 1).tile("S0", [4, 4, 4])
+    with pytest.raises(ps.TransformError, match="carries a dependence"):
+        skewed.parallel("S0", 1)                           # before the wavefront
+    q = skewed.wavefront("S0", 0).parallel("S0", 1)
+    assert loops(q)[:2] == ["floor(t/4) + floor((t + i)/4)", "floor((t + i)/4)"]
+    assert q.verify().ok
+
+
+def test_wavefront_illegal():
+    d = from_body(DIAGONAL)
+    with pytest.raises(ps.TransformError) as info:
+        d.wavefront("S0", 0)                               # (i + j, j): distance (0, -1)
+    confirm_dependence_witness(d, info.value)
+
+
+def test_unroll_and_jam_replicates_statements(gemm):
+    q = gemm.unroll_and_jam("S1", 0, 2)
+    assert loops(q, "S1") == ["floor(i/2)", "j", "k", "i"]
+    body = q.region_code()
+    # the jammed body holds two instances of S1 (rows 2*c0 and 2*c0 + 1) in one loop
+    assert body.count("+= alpha * A[") == 2 + 1            # two jammed copies, and the original
+    assert q.verify().ok
+
+
+def test_unroll_and_jam_illegal():
+    d = from_body(DIAGONAL)
+    with pytest.raises(ps.TransformError) as info:
+        d.unroll_and_jam("S0", 0, 2)                       # i moves inside j
+    confirm_dependence_witness(d, info.value)
+    with pytest.raises(ps.TransformError, match="innermost"):
+        d.unroll_and_jam("S0", 1, 2)
+
+
+@pytest.mark.parametrize("kernel,steps", [
+    ("jacobi-2d", lambda p: p.auto_schedule().tile("S0", [4, 8, 8]).wavefront("S0", 0)),
+    ("syr2k", lambda p: p.auto_schedule().tile("S1", [8, 8, 8]).unroll_and_jam("S1", 3, 2)),
+    ("doitgen", lambda p: p.auto_schedule().strip_mine("S1", 1, 3)),
+])
+def test_suite_kernels_verify(kernel, steps):
+    q = steps(ps.Program.from_file(get(kernel).path))
+    result = q.verify()
+    assert result.ok, result.reason
