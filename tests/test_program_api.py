@@ -1,0 +1,139 @@
+"""polysched.Program as a value: constructors, misuse, traces (JSON, replay), schedules
+in and out, errors, and the notebook views (summaries only)."""
+from __future__ import annotations
+
+import json
+
+import islpy as isl
+import pytest
+
+import polysched as ps
+from polysched.bench import get
+from polysched.dependence import Legality
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    return ps.Program.from_file(get("gemm").path)
+
+
+def test_program_holds_scop_deps_schedule_trace(gemm):
+    assert gemm.scop.function == "kernel_gemm" and gemm.statements == ["S0", "S1"]
+    assert isinstance(gemm.schedule, isl.Schedule) and len(gemm.trace) == 0
+    assert str(gemm.schedule) == str(gemm.scop.schedule)
+    assert isinstance(gemm.check(), Legality) and gemm.check().legal
+    assert gemm.deps.flow is not None
+
+
+def test_primitives_return_new_values(gemm):
+    before = str(gemm.schedule)
+    q = gemm.auto_schedule().interchange("S1", 0, 1)
+    assert str(gemm.schedule) == before and len(gemm.trace) == 0
+    assert [s["op"] for s in q.trace] == ["auto_schedule", "interchange"]
+    assert q.scop is gemm.scop and q.deps is gemm.deps
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda p: p.interchange("S5", 0, 1), "unknown statement 'S5' (the statements are S0, S1)"),
+    (lambda p: p.interchange("S0", 0, 2), "statement S0 has loops 0..1 in the current schedule, not loop 2"),
+    (lambda p: p.reverse("S0", -1), "not loop -1"),
+    (lambda p: p.skew("S0", "1", 0, 1), "must be an int"),
+    (lambda p: p.parallel("S0", 9), "not loop 9"),
+    (lambda p: p.replay([{"op": "explode", "args": {}}]), "unknown primitive 'explode'"),
+    (lambda p: p.replay([{"op": "tile", "args": {"stmt": "S1", "size": [4]}}]), "unknown argument(s) size"),
+])
+def test_misuse_is_one_sentence(gemm, call, message):
+    with pytest.raises(ps.TransformError) as info:
+        call(gemm)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert info.value.violation is None and info.value.witness is None
+
+
+def test_illegal_step_names_dependence_and_witness():
+    p = ps.Program.from_file(get("seidel-2d").path)
+    with pytest.raises(ps.TransformError) as info:
+        p.interchange("S0", 0, 1)
+    err = info.value
+    assert isinstance(err, ps.PolyschedError) and isinstance(err, ValueError)
+    assert err.kind == "raw" and err.violation.source == err.violation.sink == "S0"
+    w = err.witness
+    assert w.source[0] == w.sink[0] == "S0" and set(w.parameters) == {"TSTEPS", "N"}
+    assert str(w) in str(err) and "[TSTEPS, N] -> {" in str(err)
+    assert json.loads(json.dumps(w.to_json()))["sink"]["statement"] == "S0"
+    assert isinstance(err.schedule, isl.Schedule)
+
+
+def test_trace_is_json_and_replays(gemm, tmp_path):
+    q = gemm.auto_schedule("pluto").tile("S1", [16, 16, 16]).parallel("S1", 0)
+    document = json.loads(str(q.trace))
+    assert document["polysched_trace"] == 1 and document["region"] == 0
+    assert [s["op"] for s in document["steps"]] == ["auto_schedule", "tile", "parallel"]
+    path = tmp_path / "t.json"
+    path.write_text(q.trace.to_json())
+    for form in (q.trace, str(q.trace), document, document["steps"], path, str(path)):
+        again = ps.Program.from_file(get("gemm").path).replay(form)
+        assert str(again.schedule) == str(q.schedule) and again.trace == q.trace
+    assert ps.Trace.from_json(str(q.trace)) == q.trace
+    assert q.trace.calls()[1] == "tile(stmt='S1', sizes=[16, 16, 16], depth=0)"
+
+
+def test_schedules_in_as_map_or_tree_text(gemm):
+    q = gemm.set_schedule("[NI, NJ, NK] -> { S0[i, j] -> [i, 0, j, 0]; S1[i, k, j] -> [i, 1, k, j] }")
+    assert q.check().legal and q.verify().ok
+    r = gemm.set_schedule(str(q.schedule))
+    assert r.c_code() == q.c_code()
+    with pytest.raises(ps.TransformError, match="is illegal"):
+        gemm.set_schedule("[NI, NJ, NK] -> { S0[i, j] -> [1, i, j, 0]; S1[i, k, j] -> [0, i, k, j] }")
+    with pytest.raises(ps.TransformError, match="cannot parse"):
+        gemm.set_schedule("{ nonsense")
+
+
+def test_from_source_c_code_write(tmp_path):
+    text = get("jacobi-1d").path.read_text()
+    p = ps.Program.from_source(text, filename="j1d.c")
+    q = p.auto_schedule().auto_tile(parallel=True)
+    whole = q.c_code()
+    assert whole.startswith(text[:text.index("#pragma scop")][:200])
+    out = q.write(tmp_path / "out.c")
+    assert out.read_text() == whole
+    assert q.verify().ok
+    with pytest.raises(ps.TransformError, match="region 3 does not exist"):
+        ps.Program.from_source(text, region=3)
+
+
+def test_auto_tile_records_what_replay_needs(gemm):
+    q = gemm.auto_schedule().auto_tile(parallel=True, caches={"l1d": 32768, "l2": 262144, "l3": 8 << 20})
+    step = q.trace[-1]
+    assert step["op"] == "auto_tile" and step["args"]["caches"]["l2"] == 262144
+    assert q.tiling_report is not None and q.tiling_report.tiled
+
+
+def test_views_are_summaries(gemm):
+    q = gemm.auto_schedule().tile("S1", [32, 64, 128]).parallel("S1", 0)
+    for obj in (q, q.scop, q.deps, q.check()):
+        text = repr(obj)
+        assert len(text) < 300 and "\n" not in text and " at 0x" not in text, text
+        html = obj._repr_html_()
+        assert html.startswith("<div")
+    html = q._repr_html_()
+    assert "parallel" in html and "floor(i/32)" in html and "legal" in html
+    tree = repr(q.tree)
+    assert "S1: 0 floor(i/32) | 1 floor(j/64) | 2 floor(k/128)" in tree and "mark  parallel" in tree
+    result = q.verify()
+    assert len(repr(result)) < 400 and "==" not in repr(result) and "<div" in result._repr_html_()
+
+
+def test_show_prints_the_region(gemm, capsys):
+    gemm.auto_schedule().show()
+    out = capsys.readouterr().out
+    assert "C[c0][c1] *= beta;" in out and "#include" not in out
+
+
+def test_error_hierarchy():
+    from polysched.dependence import ScheduleError
+    from polysched.scop import ScopError
+    from polysched.tiling import TilingError
+    for cls in (ps.TransformError, ps.MarkError, ScopError, ScheduleError, TilingError):
+        assert issubclass(cls, ps.PolyschedError)
+    with pytest.raises(ps.PolyschedError):
+        ps.Program.from_source("int main(void) { return 0; }\n")
