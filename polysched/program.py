@@ -589,23 +589,13 @@ class Program:
 
 def to_tree(scop: Scop, schedule) -> isl.Schedule:
     """An ``isl.Schedule`` over ``scop.domain`` from a tree, a schedule map, or isl text
-    of either (a map is padded like ``check`` does and becomes a one-band tree)."""
-    from polysched.dependence.flatten import flatten_map
-    from polysched.dependence.legality import ScheduleError, _to_tree
-    if isinstance(schedule, str):
-        try:
-            schedule = parse_schedule(schedule, scop.domain.get_ctx())
-        except ScheduleError as err:
-            raise TransformError(str(err)) from None
-    if isinstance(schedule, isl.Schedule):
-        return schedule
-    if isinstance(schedule, isl.Map):
-        schedule = isl.UnionMap.from_map(schedule)
-    if isinstance(schedule, isl.UnionMap):
-        maps = flatten_map(schedule.intersect_domain(scop.domain))
-        return _to_tree(scop.domain, maps)
-    raise TransformError(f"a schedule is an isl.Schedule, an isl.UnionMap or isl text, "
-                         f"not {type(schedule).__name__}")
+    of either (see ``polysched.transform.forms``); a :class:`TransformError` if unusable."""
+    from polysched.dependence import ScheduleError
+    from polysched.transform.forms import as_tree
+    try:
+        return as_tree(scop, schedule)
+    except ScheduleError as err:
+        raise TransformError(str(err)) from None
 
 
 def _defines_dict(defines) -> dict:

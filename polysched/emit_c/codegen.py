@@ -59,10 +59,14 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitO
     """The C text replacing ``scop.source[scop.region_start:scop.region_end]``.
 
     ``schedule``: an isl schedule tree over ``scop.domain`` (default: the original
-    ``scop.schedule``), possibly tiled and carrying mark nodes.
+    ``scop.schedule``), possibly tiled and carrying mark nodes; or a schedule map
+    ``{ S[i, j] -> [t0, ...] }`` or the isl text of either (as ``check`` accepts).
     """
     options = options or EmitOptions()
     schedule = scop.schedule if schedule is None else schedule
+    if not isinstance(schedule, isl.Schedule):      # a map, or isl text: the forms check takes
+        from polysched.transform.forms import as_tree
+        schedule = as_tree(scop, schedule)
     _check_domain(scop, schedule)
     return _RegionPrinter(scop, schedule, options).region_text()
 
