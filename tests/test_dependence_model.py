@@ -87,7 +87,7 @@ def test_tiled_tree_with_marks_is_checked_like_its_flat_map():
     for k in range(3):
         sizes = sizes.set_val(k, isl.Val(4))
     tiled = band.band_tile(sizes)                  # tile loops, then point loops
-    tiled = tiled.child(0).insert_mark(isl.Id("unroll(2)"))  # unknown marks are errors.get_schedule()
+    tiled = tiled.child(0).insert_mark(isl.Id("unroll(2)")).get_schedule()   # a known mark
     result = check(scop, deps, tiled)
     assert result.legal
     assert [b.n_member for b in result.bands] == [3, 3]
