@@ -199,17 +199,37 @@ def _flow(sinks: isl.UnionMap, must: isl.UnionMap | None, may: isl.UnionMap | No
     return flow.get_may_dependence()
 
 
+COMPACT_PIECES = 16
+
+
+def _compact(umap: isl.UnionMap) -> isl.UnionMap:
+    """``umap`` with each per-space map of more than COMPACT_PIECES basic maps coalesced.
+    The k reads of one array by one statement (``A[i] + A[i + 1] + ... + A[i + 95]``)
+    are one access map of k pieces, which isl's dataflow pairs up piece by piece (5 s for
+    96 reads); coalesced it is one piece (``i <= a <= i + 95``), the same relation. Maps
+    of few pieces (every suite kernel: at most 9) are left as they are, so that their
+    dependences keep their exact shape."""
+    maps = maps_of(umap)
+    if all(m.n_basic_map() <= COMPACT_PIECES for m in maps):
+        return umap
+    out = isl.UnionMap.empty(umap.get_space())
+    for m in maps:
+        out = out.union(isl.UnionMap.from_map(m.coalesce() if m.n_basic_map() > COMPACT_PIECES else m))
+    return out
+
+
 def analyze(scop: Scop) -> Dependences:
     """Dependences of ``scop`` under its original schedule (``scop.schedule``).
 
     Access relations are intersected with the statement domains again (cheap, and
-    unbounded accesses would silently lose dependences).
+    unbounded accesses would silently lose dependences); many-piece ones are coalesced
+    (see `_compact`).
     """
     domain = scop.domain
-    reads = scop.reads.intersect_domain(domain)
-    writes = scop.writes.intersect_domain(domain)
-    may_writes = scop.may_writes.intersect_domain(domain)
-    all_writes = writes.union(may_writes)
+    reads = _compact(scop.reads.intersect_domain(domain))
+    writes = _compact(scop.writes.intersect_domain(domain))
+    may_writes = _compact(scop.may_writes.intersect_domain(domain))
+    all_writes = _compact(writes.union(may_writes))
     schedule = scop.schedule
     context = scop.context
 

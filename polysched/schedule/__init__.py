@@ -6,9 +6,18 @@ identity as peers on identical input.
 The result is an isl schedule tree over ``scop.domain`` whose bands are marked permutable
 and whose members are marked coincident (parallel); sequence nodes order distributed
 SCCs or statements inside a fused loop.
+
+Never a hang, never an isl traceback: the Pluto scheduler has a compute budget
+(``ScheduleOptions.budget`` / ``max_constraints``); past it, isl's scheduler is used, and
+when isl fails too (``--scheduler isl`` included: "unable to carry dependences", its
+operation cap), the other scheduler and finally the original schedule. Each fallback
+prints one line ``polysched: note: ...`` on stderr and is recorded in
+``stats["fallback"]``.
 """
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import replace
 
 import islpy as isl
@@ -16,17 +25,46 @@ import islpy as isl
 from .describe import describe_schedule
 from .edges import access_conflicts
 from polysched.dependence import violated_dependences
-from .options import ScheduleError, ScheduleOptions
-from .peers import isl_schedule
+from .options import BudgetExceeded, ScheduleError, ScheduleOptions
+from .peers import _reason as _isl_reason, isl_schedule
 from .pluto import pluto_schedule
+
+
+def _notice(stats: dict | None, message: str) -> None:
+    """One line on stderr, and in ``stats["fallback"]`` (all of them in ``stats["notes"]``)."""
+    print(f"polysched: note: {message}", file=sys.stderr, flush=True)
+    if stats is not None:
+        stats["fallback"] = message
+        stats.setdefault("notes", []).append(message)
+
+
+def _pluto(scop, domain, validity, proximity, options, stats) -> isl.Schedule:
+    """Pluto, and again with negative coefficients when the options allow; one budget for
+    both runs."""
+    order = [s.name for s in scop.statements]
+    conflicts = access_conflicts(scop.statements)
+    deadline = time.monotonic() + options.budget
+    try:
+        return pluto_schedule(domain, scop.context, validity, proximity, options,
+                              statement_order=order, stats=stats, conflicts=conflicts,
+                              deadline=deadline)
+    except ScheduleError:
+        if options.negative_coefficients or not options.negative_fallback:
+            raise
+        options = replace(options, negative_coefficients=True)
+        return pluto_schedule(domain, scop.context, validity, proximity, options,
+                              statement_order=order, stats=stats, conflicts=conflicts,
+                              deadline=deadline)
 
 
 def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | None = None) -> isl.Schedule:
     """A schedule tree for ``scop`` respecting ``deps.validity``
     (``[N] -> { S[s] -> T[t] }``, memory-based RAW ∪ WAR ∪ WAW) and using
     ``deps.proximity`` (flow ∪ input) for locality. ``stats`` (optional dict) receives
-    counters such as the number of ILP solves. Raises `ScheduleError` when no legal schedule
-    exists in the search space (e.g. reversal needed without negative coefficients)."""
+    counters such as the number of ILP solves, and ``"fallback"`` when another scheduler
+    had to stand in (see the module doc). Raises `ScheduleError` when no legal schedule
+    exists in the Pluto search space (e.g. reversal needed without negative coefficients
+    and without ``negative_fallback``)."""
     options = (options or ScheduleOptions()).validate()
     if options.scheduler == "identity":
         return scop.schedule
@@ -36,18 +74,39 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
     if proximity is None:
         proximity = isl.UnionMap.empty(validity.get_space())
     if options.scheduler == "isl":
-        return isl_schedule(domain, scop.context, validity, proximity, options)
-    order = [s.name for s in scop.statements]
-    conflicts = access_conflicts(scop.statements)
+        notes: list[str] = []
+        try:
+            schedule = isl_schedule(domain, scop.context, validity, proximity, options, notes,
+                                    timeout=options.budget)
+        except isl.Error as exc:
+            reason = f"isl's scheduler failed ({_isl_reason(exc)})"
+        else:
+            for note in notes:
+                _notice(stats, note)
+            return schedule
+        try:
+            schedule = _pluto(scop, domain, validity, proximity,
+                              replace(options, negative_fallback=True), stats)
+        except (BudgetExceeded, ScheduleError) as exc:
+            _notice(stats, f"{reason}, and so did the Pluto scheduler ({exc}); "
+                           "kept the original schedule")
+            return scop.schedule
+        _notice(stats, f"{reason}; used the Pluto scheduler instead")
+        return schedule
     try:
-        return pluto_schedule(domain, scop.context, validity, proximity, options,
-                              statement_order=order, stats=stats, conflicts=conflicts)
-    except ScheduleError:
-        if options.negative_coefficients or not options.negative_fallback:
-            raise
-        options = replace(options, negative_coefficients=True)
-        return pluto_schedule(domain, scop.context, validity, proximity, options,
-                              statement_order=order, stats=stats, conflicts=conflicts)
+        return _pluto(scop, domain, validity, proximity, options, stats)
+    except BudgetExceeded as exc:
+        reason = f"the Pluto scheduler gave up ({exc})"
+    try:
+        schedule = isl_schedule(domain, scop.context, validity, proximity, options,
+                                timeout=options.budget)
+    except isl.Error as exc:
+        _notice(stats, f"{reason}, and isl's scheduler failed ({_isl_reason(exc)}); "
+                       "kept the original schedule")
+        return scop.schedule
+    _notice(stats, f"{reason}; used isl's scheduler instead")
+    return schedule
 
 
-__all__ = ["ScheduleError", "ScheduleOptions", "compute", "describe_schedule", "violated_dependences"]
+__all__ = ["BudgetExceeded", "ScheduleError", "ScheduleOptions", "compute", "describe_schedule",
+           "violated_dependences"]

@@ -23,6 +23,8 @@ import islpy as isl
 
 from polysched.islutil import maps_of, sets_of
 
+from .options import BudgetExceeded
+
 
 @dataclass
 class ConeRow:
@@ -215,7 +217,7 @@ MERGE_VARIABLES = 4      # components with at most this many variables in all: o
 ISL_CONE_OPERATIONS = 20_000_000   # isl operations allowed per cone (never hang)
 
 
-class ConeTooLarge(Exception):
+class ConeTooLarge(BudgetExceeded):
     """isl ran out of its operation budget computing a Farkas cone."""
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,7 +34,7 @@ from math import lcm
 from ortools.sat.python import cp_model
 
 from .edges import Edge
-from .options import ScheduleOptions
+from .options import BudgetExceeded, ScheduleOptions
 
 # Bounds of the bounding function: large enough never to be the reason for infeasibility
 # on the suite (distances are at most a few parameters plus a constant).
@@ -190,10 +191,12 @@ class HyperplaneProblem:
     order of the edges' parameter dimensions).
     """
 
-    def __init__(self, dims: dict[str, int], n_params: int, options: ScheduleOptions):
+    def __init__(self, dims: dict[str, int], n_params: int, options: ScheduleOptions,
+                 deadline: float | None = None):
         self.dims = dims
         self.n_params = n_params
         self.options = options
+        self.deadline = deadline  # time.monotonic() value past which BudgetExceeded
 
     # -- model construction -------------------------------------------------------
     def _new_model(self):
@@ -274,6 +277,8 @@ class HyperplaneProblem:
                         model.add(enforce == 0)
                 continue
             self.n_rows += 1
+            if self.n_rows > self.options.max_constraints:
+                raise BudgetExceeded(f"more than {self.options.max_constraints} constraint rows in one ILP")
             vs = [v for v, c in acc.items() if c]
             expr = cp_model.LinearExpr.weighted_sum(vs, [acc[v] for v in vs]) + k
             ct = model.add(expr == 0) if equality else model.add(expr >= 0)
@@ -385,15 +390,24 @@ class HyperplaneProblem:
         # save here (measured: jacobi-2d 0.65 s -> 0.30 s).
         solver.parameters.cp_model_presolve = False
         solver.parameters.linearization_level = 0
-        solver.parameters.max_time_in_seconds = self.options.time_limit
+        limit = self.options.time_limit
         solver.parameters.catch_sigint_signal = False  # Ctrl-C stays Python's (see sigint_preserved)
         status = None
         for level in levels or [0]:
             m.clear_objective()
             if not isinstance(level, int):
                 m.minimize(level)
+            if self.deadline is not None:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    raise BudgetExceeded(f"{self.options.budget:g} s budget used up")
+                limit = min(limit, left)
+            solver.parameters.max_time_in_seconds = limit
             with sigint_preserved():
                 status = solver.solve(m)
+            if status == cp_model.UNKNOWN:
+                # out of time before any solution: "no hyperplane" would be a lie
+                raise BudgetExceeded(f"an ILP solve found no solution within {limit:.3g} s")
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return None
             if isinstance(level, int):

@@ -3,13 +3,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from polysched.errors import PolyschedError
+
 SCHEDULERS = ("pluto", "isl", "identity")
 FUSION_POLICIES = ("smart", "max", "no")
 
 
-class ScheduleError(Exception):
+class ScheduleError(PolyschedError):
     """No legal schedule within the search space (e.g. a loop reversal is needed but
     ``negative_coefficients`` is off), or bad options. One readable sentence."""
+
+
+class BudgetExceeded(Exception):
+    """The Pluto scheduler ran past its compute budget (``ScheduleOptions.budget`` seconds,
+    ``max_constraints`` rows in one ILP, or isl's operation cap on a Farkas cone).
+    `compute` catches it and falls back (see there); never raised to its callers."""
 
 
 @dataclass
@@ -31,6 +39,11 @@ class ScheduleOptions:
     - ``negative_fallback``: when the non-negative space has no legal schedule (a loop
       must be reversed), schedule again with negative coefficients instead of raising
       `ScheduleError` (for drivers that must always produce a schedule).
+    - ``budget``: wall-clock seconds the Pluto scheduler may spend on one SCoP (ILP
+      construction and solves together), ``max_constraints``: rows one ILP may have.
+      Past either, `compute` falls back to isl's scheduler (itself capped by
+      ``isl_max_operations``), else to the original schedule, with a one-line notice on
+      stderr and in ``stats["fallback"]``: a slow case never hangs.
     """
 
     scheduler: str = "pluto"
@@ -41,6 +54,9 @@ class ScheduleOptions:
     time_limit: float = 10.0
     rar: bool = True
     negative_fallback: bool = False
+    budget: float = 10.0
+    max_constraints: int = 200_000
+    isl_max_operations: int = 200_000_000
 
     def validate(self) -> "ScheduleOptions":
         if self.scheduler not in SCHEDULERS:
@@ -53,4 +69,6 @@ class ScheduleOptions:
             raise ScheduleError("shift_bound must be non-negative")
         if self.time_limit <= 0:
             raise ScheduleError("time_limit must be positive")
+        if self.budget <= 0 or self.max_constraints < 1 or self.isl_max_operations < 1:
+            raise ScheduleError("budget, max_constraints and isl_max_operations must be positive")
         return self

@@ -1,9 +1,12 @@
 """The peers of our scheduler on identical input: isl's scheduler and the identity."""
 from __future__ import annotations
 
+import multiprocessing
 from contextlib import contextmanager
 
 import islpy as isl
+
+from polysched.dependence import violated_dependences
 
 from .options import ScheduleOptions
 
@@ -23,8 +26,40 @@ def _isl_options(ctx: isl.Context, **values):
             getattr(ctx, f"set_schedule_{name}")(value)
 
 
+@contextmanager
+def isl_operation_cap(ctx: isl.Context, operations: int):
+    """Make isl give up (an ``isl.Error`` mentioning "operations") after ``operations``
+    elementary steps inside the block: isl's scheduler cannot be interrupted otherwise."""
+    previous = ctx.get_max_operations()
+    ctx.reset_operations()
+    ctx.set_max_operations(operations)
+    try:
+        yield
+    finally:
+        ctx.reset_operations()
+        ctx.set_max_operations(previous)
+
+
+def _attempts(options: ScheduleOptions) -> list[tuple[str, dict, bool, bool]]:
+    """(description, isl options, use the context, coincidence constraints) in the order
+    tried. isl's carrying step fails on parametric distances it could carry (``A[i] =
+    A[i - pad]`` under ``pad >= 1``: "unable to carry dependences") unless the context is
+    left out; the dependences themselves keep their parameter conditions, so a schedule
+    found without the context is as legal."""
+    values = {
+        "outer_coincidence": 1,
+        "serialize_sccs": 1 if options.fuse == "no" else 0,
+        "whole_component": 1 if options.fuse == "max" else 0,
+    }
+    plain = {"outer_coincidence": 0, "serialize_sccs": 1, "whole_component": 0}
+    return [("", values, True, True),
+            ("without the parameter context", values, False, True),
+            ("without the context and coincidence constraints, SCCs serialized", plain, False, False)]
+
+
 def isl_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMap,
-                 proximity: isl.UnionMap, options: ScheduleOptions) -> isl.Schedule:
+                 proximity: isl.UnionMap, options: ScheduleOptions,
+                 notes: list[str] | None = None, timeout: float | None = None) -> isl.Schedule:
     """isl's scheduler (Pluto-like with Feautrier fallback) on the same dependences.
 
     validity = coincidence = ``validity``; proximity = ``validity ∪ proximity`` (Pluto bounds
@@ -32,18 +67,78 @@ def isl_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMap,
     outer parallel loops), ``serialize_sccs`` for nofuse, ``whole_component`` (schedule a
     connected component as a whole, i.e. fuse as much as possible) for maxfuse.
     ``negative_coefficients`` has no isl equivalent for iterators (isl allows negative
-    coefficients by default); ``coefficient_bound`` maps to ``schedule_max_coefficient``.
+    coefficients by default).
+
+    When isl fails, it is retried with other settings (see `_attempts`); ``notes`` (a list)
+    receives one line saying which one worked. Every result is checked against
+    ``validity``. ``timeout`` (seconds): isl cannot be interrupted (its operation cap
+    does not count the scheduler's LPs: 100 s for a 10-deep ``s += 1`` nest), so it then
+    runs in a forked child process that is killed when time is up. Raises ``isl.Error``
+    when every attempt fails or time runs out.
     """
+    if timeout is None or "fork" not in multiprocessing.get_all_start_methods():
+        return _isl_schedule(domain, context, validity, proximity, options, notes)
+    receive, send = multiprocessing.Pipe(duplex=False)
+
+    def child():
+        try:
+            child_notes: list[str] = []
+            text = str(_isl_schedule(domain, context, validity, proximity, options, child_notes))
+            send.send(("ok", text, child_notes))
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            send.send(("error", str(exc), []))
+
+    process = multiprocessing.get_context("fork").Process(target=child, daemon=True)
+    process.start()
+    send.close()
+    try:
+        if not receive.poll(timeout):
+            raise isl.Error(f"did not finish within {timeout:.3g} s")
+        try:
+            status, text, child_notes = receive.recv()
+        except EOFError:
+            raise isl.Error("isl's scheduler process died") from None
+    finally:
+        receive.close()
+        if process.is_alive():
+            process.kill()
+        process.join()
+    if status != "ok":
+        raise isl.Error(text)
+    if notes is not None:
+        notes.extend(child_notes)
+    return isl.Schedule.read_from_str(domain.get_ctx(), text)
+
+
+def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.Schedule:
     ctx = domain.get_ctx()
-    values = {
-        "outer_coincidence": 1,
-        "serialize_sccs": 1 if options.fuse == "no" else 0,
-        "whole_component": 1 if options.fuse == "max" else 0,
-    }
-    with _isl_options(ctx, **values):
-        constraints = (isl.ScheduleConstraints.on_domain(domain)
-                       .set_context(context)
-                       .set_validity(validity)
-                       .set_coincidence(validity)
-                       .set_proximity(validity.union(proximity)))
-        return constraints.compute_schedule()
+    failure = None
+    for k, (how, values, use_context, coincidence) in enumerate(_attempts(options)):
+        try:
+            with _isl_options(ctx, **values), isl_operation_cap(ctx, options.isl_max_operations):
+                constraints = isl.ScheduleConstraints.on_domain(domain)
+                if use_context:
+                    constraints = constraints.set_context(context)
+                constraints = constraints.set_validity(validity).set_proximity(validity.union(proximity))
+                if coincidence:
+                    constraints = constraints.set_coincidence(validity)
+                schedule = constraints.compute_schedule()
+            if not violated_dependences(schedule, validity).is_empty():
+                raise isl.Error("isl's schedule violates a dependence")
+        except isl.Error as exc:
+            failure = exc
+            if "operations" in str(exc):
+                break  # a larger problem than we afford: other settings will not help
+            continue
+        if k and notes is not None:
+            notes.append(f"isl's scheduler failed ({_reason(failure)}); it succeeded {how}")
+        return schedule
+    raise failure
+
+
+def _reason(exc: Exception) -> str:
+    """``call to isl_... failed: unable to carry dependences in /path:123`` -> the middle."""
+    text = str(exc)
+    if "failed: " in text:
+        text = text.split("failed: ", 1)[1]
+    return text.split(" in /", 1)[0].strip()

@@ -20,6 +20,7 @@ The search (``_Scheduler.group``) for a group of statements fused so far:
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -29,7 +30,7 @@ from polysched.islutil import sets_of
 
 from .edges import Edge, edges_from, same_time_restriction
 from .ilp import Hyperplane, HyperplaneProblem, rank
-from .options import ScheduleError, ScheduleOptions
+from .options import BudgetExceeded, ScheduleError, ScheduleOptions
 
 
 @dataclass
@@ -61,6 +62,7 @@ class _Problem:
     options: ScheduleOptions
     spaces: dict[str, isl.Space] = field(default_factory=dict)   # statement -> set space
     stats: dict = field(default_factory=lambda: {"ilp_solves": 0})
+    deadline: float = float("inf")          # time.monotonic() past which BudgetExceeded
 
 
 class _Scheduler:
@@ -78,7 +80,10 @@ class _Scheduler:
         # a list in statement order, never a set: the order in which constraints enter the
         # model decides between equally good solutions (PYTHONHASHSEED must not)
         need = [s for s in stmts if not self._full_rank(s, rows)]
-        problem = HyperplaneProblem(dims, len(self.p.params), self.p.options)
+        if time.monotonic() > self.p.deadline:
+            raise BudgetExceeded(f"{self.p.options.budget:g} s budget used up after "
+                                 f"{self.p.stats['ilp_solves'] - 1} ILP solves")
+        problem = HyperplaneProblem(dims, len(self.p.params), self.p.options, self.p.deadline)
         return problem.solve(edges, prox, rows, need, **kw)
 
     def _sccs(self, stmts, edges) -> list[list[str]]:
@@ -258,12 +263,16 @@ def to_isl(node: Node, stmts: list[str], domain: isl.UnionSet, spaces: dict[str,
 def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMap,
                    proximity: isl.UnionMap | None, options: ScheduleOptions,
                    statement_order: list[str] | None = None,
-                   stats: dict | None = None, conflicts=None) -> isl.Schedule:
+                   stats: dict | None = None, conflicts=None,
+                   deadline: float | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
     each reference pair (``edges.access_conflicts``), to split dependences into exact
-    pieces. Returns the isl schedule tree (see module doc)."""
+    pieces. Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
+    ``deadline`` (a ``time.monotonic()`` value; default: ``options.budget`` from now)."""
+    if deadline is None:
+        deadline = time.monotonic() + options.budget
     sets = sets_of(domain)
     dims = {s.get_tuple_name(): s.dim(isl.dim_type.set) for s in sets}
     stmts = [s for s in (statement_order or []) if s in dims]
@@ -279,7 +288,7 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
         prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context,
                           "proximity", conflicts)
     spaces = {st.get_tuple_name(): st.get_space() for st in sets_of(domain)}
-    problem = _Problem(stmts, dims, params, options, spaces)
+    problem = _Problem(stmts, dims, params, options, spaces, deadline=deadline)
     scheduler = _Scheduler(problem)
     tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
     if stats is not None:
