@@ -15,10 +15,23 @@ from typing import Callable
 import islpy as isl
 from pycparser import c_ast, c_generator
 
-from .macros import MacroTable, int_literal_value, substitute
+from .macros import MacroTable, int_literal_value
 
 _GEN = c_generator.CGenerator()
 _CMP = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}
+
+
+# C integer constants in affine positions must fit in a signed 64-bit integer (a wider
+# literal changes type and wraps in C; isl itself has arbitrary precision).
+INT64_MAX = 2 ** 63 - 1
+
+
+def val(value: int) -> isl.Val:
+    """``value`` as an isl value, exact for any size (islpy's ``Val(int)`` only takes a
+    C ``long``)."""
+    if -2 ** 62 < value < 2 ** 62:
+        return isl.Val(value)
+    return isl.Val(str(value))
 
 
 def positive_parameters(space: isl.Space) -> isl.Set:
@@ -53,7 +66,8 @@ class AffineConverter:
     def __init__(self, iterators: list[str], domain: isl.Set, macros: MacroTable,
                  classify: Callable[[str, c_ast.Node], None],
                  parse_expression: Callable[[str, c_ast.Node], c_ast.Node],
-                 on_parameter: Callable[[str, int | None], None]):
+                 on_parameter: Callable[[str, int | None], None],
+                 alias: Callable[[str], c_ast.Node | None] | None = None):
         self.iterators = iterators
         self.domain = domain
         self.universe = isl.Set.universe(domain.get_space())
@@ -61,10 +75,13 @@ class AffineConverter:
         self.classify = classify
         self.parse_expression = parse_expression
         self.on_parameter = on_parameter
+        # ``alias(name)``: the affine initialiser standing for a block-scope integer
+        # (``int ii = i + 1;``, never assigned), else None
+        self.alias = alias
 
     # -- values -------------------------------------------------------------------
     def constant(self, value: int) -> isl.PwAff:
-        return isl.PwAff.val_on_domain(self.universe, isl.Val(value))
+        return isl.PwAff.val_on_domain(self.universe, val(value))
 
     def pw_aff(self, node: c_ast.Node, site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> isl.PwAff:
         """``node`` as ``[params] -> { [iterators] -> [(expr)] }``; ``site`` is the
@@ -76,6 +93,8 @@ class AffineConverter:
                     int_literal_value(node.value) is not None:
                 value = int_literal_value(node.value)
                 if value is not None:
+                    if value > INT64_MAX:
+                        raise NotAffine(where, f"integer constant '{node.value}' does not fit in 64 bits")
                     return self.constant(value)
             raise NotAffine(where, f"non-integer constant '{node.value}' in an affine expression")
         if isinstance(node, c_ast.ID):
@@ -109,6 +128,9 @@ class AffineConverter:
             pos = len(self.iterators) - 1 - self.iterators[::-1].index(name)
             return isl.PwAff.var_on_domain(isl.LocalSpace.from_space(self.universe.get_space()),
                                            isl.dim_type.set, pos)
+        alias = self.alias(name) if self.alias is not None and name not in hide else None
+        if alias is not None:
+            return self.pw_aff(alias, where, hide | {name})
         macro = self.macros.get(name)
         if macro is not None and name not in hide:
             if macro.is_function_like:
@@ -135,8 +157,16 @@ class AffineConverter:
         where = site or node
         op = node.op
         if op in ("+", "-"):
-            left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
-            return left.add(right) if op == "+" else left.sub(right)
+            # a long sum nests to the left as deep as it is long: walk it in a loop
+            terms = []
+            while isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+                terms.append((node.op, node.right))
+                node = node.left
+            result = self.pw_aff(node, site, hide)
+            for term_op, term in reversed(terms):
+                value = self.pw_aff(term, site, hide)
+                result = result.add(value) if term_op == "+" else result.sub(value)
+            return result
         if op == "*":
             left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
             if not (left.is_cst() or right.is_cst()):
@@ -153,9 +183,10 @@ class AffineConverter:
             where_defined = self.domain.intersect_params(positive_parameters(left.get_space()))
             nonneg = where_defined.is_subset(left.nonneg_set())
             if op == "/":
-                return left.scale_down_val(isl.Val(divisor)).floor() if nonneg else left.tdiv_q(right)
-            return left.mod_val(isl.Val(divisor)) if nonneg else left.tdiv_r(right)
-        if op in _CMP or op in ("&&", "||"):
+                return left.scale_down_val(val(divisor)).floor() if nonneg else left.tdiv_q(right)
+            return left.mod_val(val(divisor)) if nonneg else left.tdiv_r(right)
+        if op in _CMP or op in ("&&", "||") or (op in ("&", "|", "^") and _is_boolean(node.left)
+                                                 and _is_boolean(node.right)):
             return self.indicator(self.condition(node, site, hide))
         raise NotAffine(where, f"operator '{op}' is not allowed in an affine expression")
 
@@ -167,10 +198,10 @@ class AffineConverter:
         """The integer value of a constant function, else None."""
         if not pa.is_cst() or not pa.isa_aff():
             return None
-        val = pa.as_aff().get_constant_val()
-        if not val.is_int():
+        constant = pa.as_aff().get_constant_val()
+        if not constant.is_int():
             return None
-        return int(val.to_python())
+        return int(constant.to_python())
 
     def ternary(self, node: c_ast.TernaryOp, site, hide) -> isl.PwAff:
         cond_node = node.cond
@@ -187,15 +218,71 @@ class AffineConverter:
         cond = self.condition(cond_node, site, hide)
         return a.intersect_domain(cond).union_add(b.intersect_domain(cond.complement()))
 
+    def compare_extrema(self, node: c_ast.BinaryOp, site, hide) -> isl.Set | None:
+        """``x <= min(a, b)`` as ``x <= a and x <= b`` (and ``max(a, b) < y``, mirrored for
+        ``>``/``>=``): one convex piece instead of one piece per case of the minimum,
+        which keeps the domains of tiled or guarded loops (``polysched_min(...)``) small.
+        None when neither side is such an extremum."""
+        small, large = (node.left, node.right) if node.op in ("<", "<=") else (node.right, node.left)
+        op = "lt_set" if node.op in ("<", ">") else "le_set"
+        lower = self.extremum_terms(small, "max", site, hide) or [(small, site, hide)]
+        upper = self.extremum_terms(large, "min", site, hide) or [(large, site, hide)]
+        if len(lower) == 1 and len(upper) == 1:
+            return None
+        result = None
+        for l_node, l_site, l_hide in lower:
+            left = self.pw_aff(l_node, l_site, l_hide)
+            for u_node, u_site, u_hide in upper:
+                part = getattr(left, op)(self.pw_aff(u_node, u_site, u_hide))
+                result = part if result is None else result.intersect(part)
+        return result
+
+    def extremum_terms(self, node: c_ast.Node, kind: str, site, hide) -> list[tuple] | None:
+        """The operands ``(node, site, hide)`` of ``node`` if it is a ``kind`` ("min"
+        or "max") of them: a ternary ``a < b ? a : b`` (or the mirrored forms), possibly
+        written through function-like macros, nested extrema of the same kind
+        flattened. None otherwise."""
+        while isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+            name = node.name.name
+            macro = self.macros.get(name)
+            if macro is None or not macro.is_function_like or name in hide:
+                return None
+            args = [_GEN.visit(a) for a in (node.args.exprs if node.args else [])]
+            site = site or node
+            node = self.parse_expression(self.macros.call_text(macro, args, True, hide), site)
+            hide = hide | {name}
+        if not isinstance(node, c_ast.TernaryOp) or not isinstance(node.cond, c_ast.BinaryOp) \
+                or node.cond.op not in ("<", "<=", ">", ">="):
+            return None
+        left, right = _GEN.visit(node.cond.left), _GEN.visit(node.cond.right)
+        t, f = _GEN.visit(node.iftrue), _GEN.visit(node.iffalse)
+        smaller_first = node.cond.op in ("<", "<=")
+        if (left, right) == (t, f):
+            found = "min" if smaller_first else "max"
+        elif (left, right) == (f, t):
+            found = "max" if smaller_first else "min"
+        else:
+            return None
+        if found != kind:
+            return None
+        terms = []
+        for operand in (node.iftrue, node.iffalse):
+            terms += self.extremum_terms(operand, kind, site, hide) or [(operand, site, hide)]
+        return terms
+
     def call(self, node: c_ast.FuncCall, site, hide) -> isl.PwAff:
         where = site or node
         name = node.name.name if isinstance(node.name, c_ast.ID) else None
         macro = self.macros.get(name) if name else None
-        if macro is None or not macro.is_function_like or name in hide:
+        if macro is None or name in hide or (not macro.is_function_like and self.macros.integer_value(name) is not None):
             raise NotAffine(where, f"call of '{_GEN.visit(node.name)}' in a loop bound, subscript or condition "
                                    "(only macros with affine bodies are allowed there)")
         args = [_GEN.visit(a) for a in (node.args.exprs if node.args else [])]
-        expansion = self.parse_expression(substitute(macro, args), where)
+        if macro.is_function_like:
+            text = self.macros.call_text(macro, args, True, hide)
+        else:   # '-D F=min': the macro names the function-like macro (or function) to call
+            text = f"{macro.body} ({', '.join(self.macros.expand(a, True, hide) for a in args)})"
+        expansion = self.parse_expression(text, where)
         return self.pw_aff(expansion, where, hide | {name})
 
     # -- conditions ---------------------------------------------------------------
@@ -206,6 +293,17 @@ class AffineConverter:
                 return self.condition(node.left, site, hide).intersect(self.condition(node.right, site, hide))
             if node.op == "||":
                 return self.condition(node.left, site, hide).union(self.condition(node.right, site, hide))
+            if node.op in ("&", "|", "^") and _is_boolean(node.left) and _is_boolean(node.right):
+                left, right = self.condition(node.left, site, hide), self.condition(node.right, site, hide)
+                if node.op == "&":
+                    return left.intersect(right)
+                if node.op == "|":
+                    return left.union(right)
+                return left.subtract(right).union(right.subtract(left))
+            if node.op in ("<", "<=", ">", ">="):
+                split = self.compare_extrema(node, site, hide)
+                if split is not None:
+                    return split
             if node.op in _CMP:
                 left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
                 return getattr(left, _CMP[node.op])(right)
@@ -220,3 +318,16 @@ class AffineConverter:
             expansion = self.parse_expression(self.macros.get(node.name).body, site or node)
             return self.condition(expansion, site or node, hide | {node.name})
         return self.pw_aff(node, site, hide).non_zero_set()
+
+
+def _is_boolean(node: c_ast.Node) -> bool:
+    """Whether C gives ``node`` the value 0 or 1 (a comparison, ``!``, ``&&``, ``||``, or
+    a bitwise ``&``/``|``/``^`` of such): bitwise operators on them are logical."""
+    if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+        return True
+    if isinstance(node, c_ast.BinaryOp):
+        if node.op in _CMP or node.op in ("&&", "||"):
+            return True
+        if node.op in ("&", "|", "^"):
+            return _is_boolean(node.left) and _is_boolean(node.right)
+    return False

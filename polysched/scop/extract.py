@@ -15,6 +15,7 @@ Pipeline per file:
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,12 +26,16 @@ try:
 except ImportError:  # pycparser 2.x
     from pycparser.plyparser import Coord
 
-from .affine import AffineConverter, NotAffine, positive_parameters
-from .declarations import Declaration, Visible, visible_declarations
-from .macros import MacroTable, int_literal_value, macro_table, substitute
+from polysched.textio import read_source
+
+from .affine import AffineConverter, NotAffine, positive_parameters, val
+from .declarations import Declaration, Visible, declaration_of, visible_declarations
+from .liveness import live_iterators
+from .macros import Macro, MacroTable, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
-from .source import (Region, blank_directives, blank_strings, enclosing_function, find_regions,
-                     identifiers, line_col, line_starts, offset_of, strip_comments, top_level_text)
+from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
+                     enclosing_function, find_regions, identifiers, join_continuations, line_col,
+                     line_starts, offset_of, strip_comments, top_level_text)
 
 # Pure functions of <math.h> (and <stdlib.h>'s abs family) allowed in statement bodies.
 MATH_FUNCTIONS = frozenset("""
@@ -95,15 +100,18 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     """
     if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
         path = str(path_or_text)
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
+        text = read_source(path)
         filename = filename or path
     else:
         text = str(path_or_text)
         filename = filename or "<input>"
     defines = _normalise_defines(defines)
     stripped = strip_comments(text)
-    regions = find_regions(filename, stripped)
+    line_map = LineMap.of(stripped)
+    try:
+        regions = find_regions(filename, stripped)
+    except ScopError as err:
+        raise line_map.relocate(err) from None
     if not regions:
         return []
     macros = macro_table(filename, text, defines, include_dirs)
@@ -116,11 +124,63 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     for region in regions:
         function = enclosing_function(plain, region.scop_offset)
         visible = visible_declarations(macros, plain, top, function)
-        builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
-        scop = builder.build()
+        builder, scop = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
         scop.identifiers = names
+        scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
+                                             set(scop.loop_scoped))
         scops.append(scop)
     return scops
+
+
+def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, plain: str, starts: list[int],
+                  region: Region, macros: MacroTable, visible: Visible) -> tuple["_RegionBuilder", Scop]:
+    """One region's Scop. Errors point at the presumed location (``#line``). Deep
+    expressions are walked recursively in places, so the recursion limit is raised
+    while building, where that is safe (Python >= 3.11 keeps Python frames off the C
+    stack); past it, a one-line error."""
+    limit = sys.getrecursionlimit()
+    if sys.version_info >= (3, 11):
+        sys.setrecursionlimit(max(limit, 100_000))
+    try:
+        builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
+        return builder, builder.build()
+    except ScopError as err:
+        raise line_map.relocate(err) from None
+    except RecursionError:
+        err = ScopError(filename, region.scop_line, 1, "expressions nested too deeply to analyse")
+        raise line_map.relocate(err) from None
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@dataclass
+class _Local:
+    """A variable declared in a block inside the region: ``model`` is its scalar's
+    name in the model and the emitted code; an integer alias has ``alias`` (its affine
+    initialiser) and ``alias_text`` (the C text used in its place) instead."""
+
+    name: str
+    model: str
+    alias: c_ast.Node | None = None
+    alias_text: str = ""
+
+
+_SIGNED_INTEGER_WORDS = frozenset("int long signed short ptrdiff_t ssize_t intptr_t intmax_t int32_t int64_t".split())
+
+
+def _is_signed_integer(c_type: str) -> bool:
+    """Signed types at least as wide as ``int``: affine values do not wrap there."""
+    words = set(c_type.split())
+    return bool(words) and words <= _SIGNED_INTEGER_WORDS and "short" not in words
+
+
+_REPLACEABLE_RE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|(?:->|\.)\s*[A-Za-z_]\w*|[A-Za-z_]\w*|\d[\w.]*')
+
+
+def _replace_identifiers(text: str, mapping: dict[str, str]) -> str:
+    """``text`` with every identifier token in ``mapping`` replaced (not in string or
+    character literals, numbers, or member names after ``.``/``->``)."""
+    return _REPLACEABLE_RE.sub(lambda m: mapping.get(m.group(), m.group()), text)
 
 
 @dataclass
@@ -148,10 +208,13 @@ class _RegionBuilder:
         self.plain = plain
         self.starts = starts
         self.region = region
-        self.macros = macros
+        # the region's own '#define's (polysched's helper macros in its own output)
+        # apply inside it whatever '#undef' follows
+        self.region_text, defined = self.scan_directives()
+        self.macros = macros.with_definitions(defined) if defined else macros
         self.visible = visible
         self.ctx = isl.DEFAULT_CONTEXT
-        region_words = set(re.findall(r"[A-Za-z_]\w*", stripped[region.start:region.end]))
+        region_words = self.region_words = set(re.findall(r"[A-Za-z_]\w*", stripped[region.start:region.end]))
         # Only typedef names the region mentions (casts like '(DATA_TYPE)'); macro
         # bodies parsed later may mention more, so they are added on demand.
         # a name declared as a variable is not a type, whatever some header says
@@ -163,7 +226,13 @@ class _RegionBuilder:
         self.arrays: dict[str, Array] = {}
         self.written: set[str] = set()
         self.all_iterators: set[str] = set()
+        self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
         self._expr_cache: dict[str, c_ast.Node] = {}
+        self._outside_names: frozenset[str] | None = None
+        self.body: c_ast.Compound | None = None
+        self.scopes: list[dict[str, _Local]] = []       # block scopes inside the region
+        self.local_models: set[str] = set()
+        self.used_locals: list[_Local] = []            # by the statement being built
 
     # -- positions ----------------------------------------------------------------
     def position(self, node: c_ast.Node | None) -> tuple[int, int]:
@@ -194,12 +263,39 @@ class _RegionBuilder:
         return ScopError(self.filename, line, col, message)
 
     # -- parsing ------------------------------------------------------------------
-    def parse_region(self) -> c_ast.Compound:
-        region_text = self.stripped[self.region.start:self.region.end]
-        for k, line in enumerate(region_text.split("\n")):
-            if re.match(r"^[ \t]*#", line):
-                raise ScopError(self.filename, self.region.scop_line + 1 + k, line.index("#") + 1,
+    def scan_directives(self) -> tuple[str, dict[str, Macro]]:
+        """The region text with its preprocessor lines blanked, and the macros it
+        defines. ``#define``/``#undef``/``#line`` and loop pragmas (OpenMP ``for``/``simd``,
+        ``GCC ivdep``/``unroll``: polysched places its own) are skipped; any other
+        directive is an error. Backslash-newlines are resolved in place."""
+        text = self.stripped[self.region.start:self.region.end]
+        lines = text.split("\n")
+        defined: dict[str, Macro] = {}
+        k = 0
+        while k < len(lines):
+            if not re.match(r"^[ \t]*#", lines[k]):
+                k += 1
+                continue
+            first = k
+            while lines[k].rstrip().endswith("\\") and k + 1 < len(lines):
+                k += 1
+            directive = join_continuations("\n".join(lines[first:k + 1])).strip()
+            m = _REGION_DEFINE_RE.match(directive)
+            if m:
+                params = None
+                if m.group(2) is not None:
+                    params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
+                defined[m.group(1)] = Macro(m.group(1), params, m.group(4).strip())
+            elif not _SKIPPED_DIRECTIVE_RE.match(directive):
+                raise ScopError(self.filename, self.region.scop_line + 1 + first, lines[first].index("#") + 1,
                                 "preprocessor directive inside a '#pragma scop' region")
+            for j in range(first, k + 1):
+                lines[j] = " " * len(lines[j])
+            k += 1
+        return continuations_in_place("\n".join(lines)), defined
+
+    def parse_region(self) -> c_ast.Compound:
+        region_text = self.region_text
         # pycparser rejects '\r' (CRLF files); a space keeps every column in place
         wrapped = self.typedef_line + "\n" + _WRAPPER + region_text.replace("\r", " ") + "\n}\n"
         try:
@@ -234,18 +330,171 @@ class _RegionBuilder:
 
     # -- affine conversion ----------------------------------------------------------
     def classify(self, name: str, node: c_ast.Node) -> None:
+        if self.resolve(name) is not None:
+            raise NotAffine(node, f"data-dependent expression: '{name}' is declared and written inside the SCoP "
+                                  "and cannot appear in a loop bound, subscript or condition")
         if name in self.all_iterators:
             raise NotAffine(node, f"loop iterator '{name}' used outside its loop")
         if name in self.written:
             raise NotAffine(node, f"data-dependent expression: '{name}' is written inside the SCoP and cannot "
                                   "appear in a loop bound, subscript or condition")
         decl = self.visible.declarations.get(name)
+        if decl is None:
+            self.check_declared(name, node)
         if decl is not None:
             if decl.dims:
                 raise NotAffine(node, f"array '{name}' used without subscripts in a loop bound, subscript or condition")
             if not decl.is_integer_scalar:
                 raise NotAffine(node, f"'{name}' has type '{decl.element_type}'; only integer parameters can appear "
                                       "in loop bounds, subscripts and conditions")
+
+    def check_declared(self, name: str, node: c_ast.Node) -> None:
+        """A ScopError unless ``name`` may be declared: seen among the declarations,
+        declared by a header, or at least mentioned in the file outside the region (a
+        declaration this front end does not read, e.g. an enumerator). What remains is
+        certainly undeclared: the file would not compile."""
+        if name in self.visible.declarations or name in self.macros or name in self.outside_names \
+                or name in self.macros.header_identifiers:
+            return
+        raise self.error(node, f"'{name}' is not declared")
+
+    @property
+    def outside_names(self) -> frozenset[str]:
+        """Every identifier of the file outside the region (directives excluded)."""
+        if self._outside_names is None:
+            outside = self.plain[:self.region.scop_offset] + "\n" + self.plain[self.region.end:]
+            self._outside_names = frozenset(re.findall(r"[A-Za-z_]\w*", outside))
+        return self._outside_names
+
+    # -- block-scope declarations -------------------------------------------------------
+    def resolve(self, name: str) -> "_Local | None":
+        """The region-local variable ``name`` refers to here, if any."""
+        for scope in reversed(self.scopes):
+            local = scope.get(name)
+            if local is not None:
+                self.used_locals.append(local)
+                return local
+        return None
+
+    def alias_node(self, name: str) -> c_ast.Node | None:
+        local = self.resolve(name)
+        return None if local is None else local.alias
+
+    def local_declaration(self, node: c_ast.Decl, ctx: _Context) -> _Built | None:
+        """``double t = e;`` inside a block of the region: ``t`` becomes a scalar of the
+        model (renamed if its name is taken elsewhere) that the emitted region declares
+        once, and the declaration a statement ``t = e;``. The scalar is private to a
+        parallel loop exactly when its value never crosses iterations, as for any other.
+        A never-assigned integer with an affine initialiser (``int ii = i + 1;``) is
+        instead a name for that expression: it may appear in subscripts and bounds."""
+        name = node.name
+        storage = [s for s in (node.storage or []) if s not in ("auto", "register")]
+        if storage:
+            raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
+                                   "(declare it before '#pragma scop')")
+        decl = declaration_of(node, "local")
+        if decl is None or decl.dims or isinstance(node.init, c_ast.InitList) or name is None:
+            raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars (not arrays, pointers "
+                                   "or functions) can be declared inside the region")
+        if name in ctx.iterators or name in self.all_iterators:
+            raise self.error(node, f"declaration of '{name}' shadows a loop iterator")
+        if node.init is not None and name not in self.written and _is_signed_integer(decl.element_type):
+            try:
+                self.converter(ctx).pw_aff(node.init)
+            except NotAffine:
+                pass
+            else:
+                text = self.local_text(self.initializer_text(node))
+                self.scopes[-1][name] = _Local(name, name, node.init, f"({text})")
+                return None
+        model = self.local_model_name(name)
+        local = _Local(name, model)
+        self.scopes[-1][name] = local
+        self.local_models.add(model)
+        self.arrays[model] = Array(model, decl.element_type, [], origin="region")
+        if node.init is None:
+            return None
+        stmt_name = f"S{len(self.statements)}"
+        domain = ctx.domain.set_tuple_name(stmt_name)
+        accesses = [self.access(c_ast.ID(name, coord=node.coord), "write", ctx, domain)]
+        self.used_locals = []
+        self.reads(node.init, ctx, domain, accesses)
+        text = self.initializer_text(node)
+        self.check_local_uses(text, node)
+        body = f"{model} = {self.local_text(text)};"
+        line, col = self.declaration_start(node)
+        stmt = Statement(stmt_name, list(ctx.iterators), domain, accesses, body, line, col)
+        self.statements.append(stmt)
+        return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
+
+    def local_model_name(self, name: str) -> str:
+        """``name``, or ``name_1``, ``name_2``, ... when ``name`` may mean something else
+        somewhere (in the file outside the region, a header, another local)."""
+        def used(candidate: str) -> bool:
+            return (candidate in self.outside_names or candidate in self.visible.declarations
+                    or candidate in self.macros or candidate in self.macros.header_identifiers
+                    or candidate in self.local_models or candidate in self.all_iterators
+                    or candidate in self.arrays)
+        if not used(name):
+            return name
+        k = 1
+        while used(f"{name}_{k}") or f"{name}_{k}" in self.region_words:
+            k += 1
+        return f"{name}_{k}"
+
+    def local_text(self, text: str) -> str:
+        """C text of the region rewritten for the scope here: renamed locals under their
+        model names, integer aliases replaced by their (parenthesised) expression."""
+        mapping: dict[str, str] = {}
+        for scope in self.scopes:
+            for name, local in scope.items():
+                replacement = local.alias_text if local.alias is not None else local.model
+                if replacement != name:
+                    mapping[name] = replacement
+                else:
+                    mapping.pop(name, None)
+        return _replace_identifiers(text, mapping) if mapping else text
+
+    def check_local_uses(self, text: str, node: c_ast.Node) -> None:
+        """A local read through a macro body (not an argument) would not be renamed in
+        the emitted text: refuse rather than emit code that reads another variable."""
+        words = set(re.findall(r"[A-Za-z_]\w*", text))
+        for local in self.used_locals:
+            if (local.alias is not None or local.model != local.name) and local.name not in words:
+                raise self.error(node, f"'{local.name}', declared inside the SCoP, is used in a macro's body; "
+                                       "pass it as an argument or declare it before '#pragma scop'")
+        self.used_locals = []
+
+    def initializer_text(self, node: c_ast.Decl) -> str:
+        """The source text of a declarator's initialiser (``e`` in ``double t = e, u;``)."""
+        line, col = self.position(c_ast.ID("", coord=node.coord))
+        k = offset_of(self.starts, line, col) + len(node.name)
+        while k < self.region.end and self.plain[k] != "=":
+            k += 1
+        start = end = k + 1
+        depth = 0
+        while end < self.region.end:
+            c = self.plain[end]
+            if c in ",;" and depth <= 0:
+                break
+            depth += c in "([{"
+            depth -= c in ")]}"
+            end += 1
+        raw = self.text[start:end]
+        if raw != self.stripped[start:end]:
+            raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end])
+        return join_continuations(raw).strip()
+
+    def declaration_start(self, node: c_ast.Decl) -> tuple[int, int]:
+        """Line and column where the declaration containing ``node`` starts (its type)."""
+        line, col = self.position(c_ast.ID("", coord=node.coord))
+        k = offset_of(self.starts, line, col)
+        while k > self.region.start and self.plain[k - 1] not in ";{}":
+            k -= 1
+        while k < len(self.plain) and self.plain[k].isspace():
+            k += 1
+        return line_col(self.starts, k)
+
 
     def on_parameter(self, name: str, value: int | None) -> None:
         if name not in self.parameters:
@@ -255,7 +504,7 @@ class _RegionBuilder:
 
     def converter(self, ctx: _Context) -> AffineConverter:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
-                               self.parse_expression, self.on_parameter)
+                               self.parse_expression, self.on_parameter, self.alias_node)
 
     def affine(self, ctx: _Context, node: c_ast.Node) -> isl.PwAff:
         try:
@@ -271,7 +520,7 @@ class _RegionBuilder:
 
     # -- the walk -------------------------------------------------------------------
     def build(self) -> Scop:
-        body = self.parse_region()
+        body = self.body = self.parse_region()
         self.prescan(body)
         universe = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0))
         built = self.walk(body, _Context([], universe))
@@ -293,12 +542,25 @@ class _RegionBuilder:
                 name = _loop_iterator_name(child)
                 if name:
                     self.all_iterators.add(name)
+                    if isinstance(child.init, c_ast.DeclList) and child.init.decls:
+                        decl = declaration_of(child.init.decls[0], "local")
+                        if decl is not None:
+                            self.loop_scoped_types[name] = decl.element_type
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
 
     def walk(self, node: c_ast.Node, ctx: _Context) -> _Built | None:
         if isinstance(node, c_ast.Compound):
-            return self.sequence([self.walk(item, ctx) for item in (node.block_items or [])])
+            nested = node is not self.body
+            if nested:
+                self.scopes.append({})
+            try:
+                return self.sequence([self.walk(item, ctx) for item in (node.block_items or [])])
+            finally:
+                if nested:
+                    self.scopes.pop()
+        if isinstance(node, c_ast.Decl) and self.scopes:
+            return self.local_declaration(node, ctx)
         if isinstance(node, c_ast.For):
             return self.walk_for(node, ctx)
         if isinstance(node, c_ast.If):
@@ -352,12 +614,12 @@ class _RegionBuilder:
         start = var.ge_set(init_ext) if step > 0 else var.le_set(init_ext)
         progression = start
         if abs(step) > 1:
-            progression = start.intersect(var.sub(init_ext).mod_val(isl.Val(abs(step))).zero_set())
+            progression = start.intersect(var.sub(init_ext).mod_val(val(abs(step))).zero_set())
         # The loop runs while the condition holds; the domain is {i >= init : cond(i)} only
         # if the condition, once false, stays false along the progression.
         shift = isl.Map(_shift_map_text(n + 1, step))
         previous_ok = cond.apply(shift)             # { i : cond(i - step) }
-        earlier = var.sub(isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), isl.Val(step)))
+        earlier = var.sub(isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), val(step)))
         earlier_started = earlier.ge_set(init_ext) if step > 0 else earlier.le_set(init_ext)
         witness = domain.intersect(progression).intersect(earlier_started).intersect(cond) \
             .subtract(previous_ok)
@@ -449,9 +711,12 @@ class _RegionBuilder:
 
     # -- statements -----------------------------------------------------------------
     def statement(self, node: c_ast.Node, ctx: _Context) -> _Built:
+        if isinstance(node, c_ast.Assignment) and isinstance(node.rvalue, c_ast.Assignment):
+            return self.chained_assignment(node, ctx)
         name = f"S{len(self.statements)}"
         domain = ctx.domain.set_tuple_name(name)
         accesses: list[Access] = []
+        self.used_locals = []
         target = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
         target, site = self.expand_target(target)
         self.check_lvalue(target, site)
@@ -461,10 +726,41 @@ class _RegionBuilder:
         if isinstance(node, c_ast.Assignment):
             self.reads(node.rvalue, ctx, domain, accesses)
         body, line, col = self.statement_text(node)
+        if self.scopes:
+            self.check_local_uses(body, node)
+            body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
         self.statements.append(stmt)
         schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
         return _Built(schedule, [stmt])
+
+    def chained_assignment(self, node: c_ast.Assignment, ctx: _Context) -> _Built:
+        """``a1 = a5 = e;`` as the statements ``a5 = e;`` then ``a1 = a5;`` (C gives the
+        outer assignment the value of ``a5`` after the inner one: reading it back is
+        the same value, converted to ``a5``'s type as C does)."""
+        chain = [node]
+        while isinstance(chain[-1].rvalue, c_ast.Assignment):
+            chain.append(chain[-1].rvalue)
+        parts = [self.statement(chain[-1], ctx)]
+        for outer, inner in zip(reversed(chain[:-1]), reversed(chain[1:])):
+            name = f"S{len(self.statements)}"
+            domain = ctx.domain.set_tuple_name(name)
+            accesses: list[Access] = []
+            self.used_locals = []
+            target, site = self.expand_target(outer.lvalue)
+            self.check_lvalue(target, site)
+            if outer.op != "=":
+                accesses.append(self.access(target, "read", ctx, domain, site))
+            accesses.append(self.access(target, "write", ctx, domain, site))
+            self.reads(inner.lvalue, ctx, domain, accesses)
+            line, col = self.position(outer)
+            body = f"{_GEN.visit(outer.lvalue)} {outer.op} {_GEN.visit(inner.lvalue)};"
+            if self.scopes:
+                body = self.local_text(body)
+            stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
+            self.statements.append(stmt)
+            parts.append(_Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt]))
+        return self.sequence(parts)
 
     def expand_target(self, node: c_ast.Node) -> tuple[c_ast.Node, c_ast.Node | None]:
         """An assignment target written through a macro (``A_(i, j) = ...``) expanded;
@@ -500,9 +796,14 @@ class _RegionBuilder:
                 return None
             text = macro.body
         else:
-            if not macro.is_function_like:
+            args = [_GEN.visit(a) for a in (node.args.exprs if node.args else [])]
+            if macro.is_function_like:
+                text = self.macros.call_text(macro, args, True, hide)
+            elif self.macros.integer_value(name) is None:
+                # '-D SQRT_FUN=sqrt': the macro names the function (or macro) called
+                text = f"{macro.body} ({', '.join(self.macros.expand(a, True, hide) for a in args)})"
+            else:
                 return None
-            text = substitute(macro, [_GEN.visit(a) for a in (node.args.exprs if node.args else [])])
         try:
             return self.parse_expression(text, site)
         except NotAffine:
@@ -534,13 +835,23 @@ class _RegionBuilder:
             if isinstance(node, c_ast.ID):
                 if node.name in ctx.iterators or self.macros.integer_value(node.name) is not None:
                     return
+                local = self.resolve(node.name)
+                if local is not None and local.alias is not None:
+                    return          # an affine function of the iterators: no memory access
                 if node.name in self.all_iterators:
                     raise self.error(where, f"loop iterator '{node.name}' used outside its loop")
             out.append(self.access(node, "read", ctx, domain, site))
             return
         if isinstance(node, c_ast.BinaryOp):
-            self.reads(node.left, ctx, domain, out, site, hide)
-            self.reads(node.right, ctx, domain, out, site, hide)
+            # 'a + b + ... + z' nests to the left as deep as it is long: walk the spine
+            # in a loop, so that thousands of terms do not exhaust Python's stack
+            rights = []
+            while isinstance(node, c_ast.BinaryOp):
+                rights.append(node.right)
+                node = node.left
+            self.reads(node, ctx, domain, out, site, hide)
+            for right in reversed(rights):
+                self.reads(right, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.TernaryOp):
             for part in (node.cond, node.iftrue, node.iffalse):
                 self.reads(part, ctx, domain, out, site, hide)
@@ -593,7 +904,15 @@ class _RegionBuilder:
             raise self.error(site or base, f"loop iterator '{name}' cannot be subscripted or assigned")
         if name in self.macros:
             raise self.error(site or base, f"macro '{name}' used as an array")
-        decl = self.visible.declarations.get(name)
+        local = self.resolve(name)
+        if local is not None:       # a scalar declared inside the region
+            if local.alias is not None or subscripts:
+                raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
+            name, decl = local.model, None
+        else:
+            decl = self.visible.declarations.get(name)
+            if decl is None:
+                self.check_declared(name, site or base)
         if decl is not None and len(decl.dims) != len(subscripts):
             if not decl.dims:
                 raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
@@ -634,7 +953,8 @@ class _RegionBuilder:
         if decl is None:
             self.arrays[name] = Array(name, "", [""] * n_subscripts)
         else:
-            self.arrays[name] = Array(name, decl.element_type, list(decl.dims))
+            self.arrays[name] = Array(name, decl.element_type, list(decl.dims), decl.origin,
+                                      decl.through_pointer, decl.restrict)
 
     def statement_text(self, node: c_ast.Node) -> tuple[str, int, int]:
         """The statement's source text (with its ';'), line and column."""
@@ -664,6 +984,8 @@ class _RegionBuilder:
         raw = self.text[start:end + 1]
         if raw != self.stripped[start:end + 1]:     # a comment inside: drop it
             raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end + 1])
+        if "\\" in raw:                             # backslash-newlines: join the lines
+            raw = join_continuations(raw)
         line, col = line_col(self.starts, start)
         return raw, line, col
 
@@ -685,9 +1007,25 @@ class _RegionBuilder:
             function=self.visible.function, parameters=list(self.parameters),
             parameter_values=dict(self.parameter_values), context=context, arrays=self.arrays,
             statements=self.statements, schedule=schedule,
+            variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
         )
 
+    def variable_types(self) -> dict[str, str]:
+        """Declared C type of each variable parameter and of each loop iterator."""
+        types = {}
+        for name in [*self.parameters, *sorted(self.all_iterators)]:
+            decl = self.visible.declarations.get(name)
+            if name in self.loop_scoped_types:
+                types[name] = self.loop_scoped_types[name]
+            elif decl is not None and not decl.dims:
+                types[name] = decl.element_type
+        return types
 
+
+_REGION_DEFINE_RE = re.compile(r"^#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?(.*)$", re.S)
+_SKIPPED_DIRECTIVE_RE = re.compile(
+    r"^#\s*(?:undef\b|line\b|\d|$|pragma\s+(?:omp\s+(?:parallel\s+)?(?:for|simd)\b|GCC\s+(?:ivdep|unroll)\b"
+    r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
 _BUILTIN_CONSTANTS = frozenset("inf inff infl huge_val huge_valf huge_vall nan nanf nanl".split())
 
 

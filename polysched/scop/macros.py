@@ -59,9 +59,16 @@ class MacroTable:
     """Name -> :class:`Macro`, with helpers answering the questions the front end asks.
     ``typedef_names`` are the typedefs of the preprocessed file (headers included)."""
 
-    def __init__(self, macros: dict[str, Macro], typedef_names: frozenset[str] = frozenset()):
+    def __init__(self, macros: dict[str, Macro], typedef_names: frozenset[str] = frozenset(),
+                 header_identifiers: frozenset[str] = frozenset()):
         self.macros = macros
         self.typedef_names = typedef_names
+        # every identifier of the code the included headers contribute (declared names)
+        self.header_identifiers = header_identifiers
+
+    def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
+        """This table with ``definitions`` added (replacing same-named macros)."""
+        return MacroTable({**self.macros, **definitions}, self.typedef_names, self.header_identifiers)
 
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
@@ -120,22 +127,35 @@ class MacroTable:
                 i += 1
                 continue
             args, i = _collect_args(tokens, i + 2)
-            out.append(self.expand(substitute(macro, args), keep_integer_macros, _hide | {tok}))
+            out.append(self.expand(self.call_text(macro, args, keep_integer_macros, _hide),
+                                   keep_integer_macros, _hide | {tok}))
         return " ".join(out)
 
+    def call_text(self, macro: Macro, args: list[str], keep_integer_macros: bool = True,
+                  hide: frozenset = frozenset()) -> str:
+        """The replacement text of the call ``macro(args...)`` before rescanning: as in
+        cpp, each argument is fully macro-expanded first (so ``min(min(a, b), c)``
+        expands both ``min``), except where the body stringifies or pastes it."""
+        expanded = [self.expand(a, keep_integer_macros, hide) for a in args]
+        return substitute(macro, args, expanded)
 
-def substitute(macro: Macro, args: list[str]) -> str:
+
+def substitute(macro: Macro, args: list[str], expanded: list[str] | None = None) -> str:
     """The body of function-like ``macro`` with its parameters replaced by ``args``
-    (each parenthesised, as an expression argument), ``#`` and ``##`` handled simply."""
+    (each parenthesised, as an expression argument), ``#`` and ``##`` handled simply.
+    ``expanded``: the macro-expanded arguments, used everywhere but next to ``#``/``##``."""
     params = list(macro.params or ())
+    expanded = list(args) if expanded is None else list(expanded)
     variadic = params and params[-1] == "..."
     if variadic:
         params[-1] = "__VA_ARGS__"
         if len(args) > len(params):
             args = args[:len(params) - 1] + [", ".join(args[len(params) - 1:])]
+            expanded = expanded[:len(params) - 1] + [", ".join(expanded[len(params) - 1:])]
     if args == [""] and not params:
-        args = []
+        args, expanded = [], []
     binding = dict(zip(params, args))
+    full = dict(zip(params, expanded))
     body = TOKEN_RE.findall(macro.body)
     out: list[str] = []
     k = 0
@@ -152,7 +172,10 @@ def substitute(macro: Macro, args: list[str]) -> str:
             continue
         if tok in binding:
             pasted = (k + 1 < len(body) and body[k + 1] == "##") or (k > 0 and body[k - 1] == "##")
-            out.append(binding[tok] if pasted or tok == "__VA_ARGS__" else f"({binding[tok]})")
+            if pasted:
+                out.append(binding[tok])
+            else:
+                out.append(full[tok] if tok == "__VA_ARGS__" else f"({full[tok]})")
         else:
             out.append(tok)
         k += 1
@@ -220,9 +243,52 @@ def parse_dd_output(text: str) -> tuple[dict[str, Macro], frozenset[str]]:
     return macros, frozenset(typedefs)
 
 
+_LINE_MARKER_RE = re.compile(r'^# (\d+) "((?:\\.|[^"\\])*)"')
+_IDENT_RE = re.compile(r"[A-Za-z_]\w*")
+
+
+def header_identifiers(text: str) -> frozenset[str]:
+    """Identifiers in the code that ``gcc -E`` output (with line markers) attributes to
+    files other than the input itself (``<stdin>``): what the headers declare."""
+    names: set[str] = set()
+    in_header = False
+    for line in text.splitlines():
+        if line.startswith("#"):
+            m = _LINE_MARKER_RE.match(line)
+            if m:
+                in_header = m.group(2) != "<stdin>"
+            continue
+        if in_header:
+            names.update(_IDENT_RE.findall(line))
+    return frozenset(names)
+
+
 _CACHE: dict[tuple, MacroTable] = {}
 _CACHE_SIZE = 256
-_GCC_ERROR_RE = re.compile(r"^<stdin>:(\d+):(\d+): (?:fatal )?error: (.*)$", re.M)
+_GCC_ERROR_RE = re.compile(r"^(.+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$", re.M)
+_INCLUDED_FROM_RE = re.compile(r"^\s*(?:In file included from|from) (.+?):(\d+)(?::\d+)?[:,]$", re.M)
+_MISSING_HEADER_RE = re.compile(r"^(.+): No such file or directory$")
+
+
+def preprocessor_error(filename: str, stderr: str) -> ScopError:
+    """gcc's first error as one ScopError at the place it names (the input itself is
+    gcc's ``<stdin>``; ``#line`` directives are already applied by gcc). A missing
+    header says which one, and through which include of the file it was reached."""
+    m = _GCC_ERROR_RE.search(stderr)
+    if not m:
+        lines = [line for line in stderr.strip().splitlines() if line.strip()]
+        return ScopError(filename, 1, 1, (lines[:1] or ["preprocessing failed"])[0].strip())
+    where = filename if m.group(1) == "<stdin>" else m.group(1)
+    message = m.group(4).strip()
+    missing = _MISSING_HEADER_RE.match(message)
+    if missing:
+        message = f"cannot find the included header '{missing.group(1)}'"
+        chain = _INCLUDED_FROM_RE.findall(stderr[:m.start()])
+        if chain:     # reached through a header: name the include of the file itself
+            outer_file, outer_line = chain[-1]
+            outer_file = filename if outer_file == "<stdin>" else outer_file
+            message += f" (in a header included at {outer_file}:{outer_line})"
+    return ScopError(where, int(m.group(2)), int(m.group(3) or 1), message)
 
 
 def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
@@ -240,7 +306,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
            tuple(include_dirs), filename, compiler)
     if key in _CACHE:
         return _CACHE[key]
-    argv = [compiler, "-E", "-dD", "-P", "-x", "c"]
+    argv = [compiler, "-E", "-dD", "-x", "c"]     # line markers tell header code apart
     for name, value in defines.items():
         argv.append(f"-D{name}" if value in (None, "") else f"-D{name}={value}")
     file_dir = os.path.dirname(os.path.abspath(filename)) if filename and not filename.startswith("<") else None
@@ -257,12 +323,9 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     except (OSError, subprocess.TimeoutExpired) as err:
         raise ScopError(filename, 1, 1, f"cannot run the C preprocessor '{compiler}': {err}") from None
     if proc.returncode != 0:
-        m = _GCC_ERROR_RE.search(proc.stderr)
-        if m:
-            raise ScopError(filename, int(m.group(1)), int(m.group(2)), m.group(3).strip())
-        first = proc.stderr.strip().splitlines()[:1] or ["preprocessing failed"]
-        raise ScopError(filename, 1, 1, first[0])
-    table = MacroTable(*parse_dd_output(proc.stdout))
+        raise preprocessor_error(filename, proc.stderr)
+    macros, typedefs = parse_dd_output(proc.stdout)
+    table = MacroTable(macros, typedefs, header_identifiers(proc.stdout))
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table

@@ -25,9 +25,14 @@ def strip_comments(text: str) -> str:
         c = text[i]
         if c == "/" and i + 1 < n and text[i + 1] == "/":
             j = text.find("\n", i)
+            # a backslash-newline continues the comment on the next line
+            while j > 0 and text[j - 1 - (text[j - 1] == "\r" and j >= 2)] == "\\":
+                nxt = text.find("\n", j + 1)
+                j = n if nxt < 0 else nxt
             j = n if j < 0 else j
             for k in range(i, j):
-                out[k] = " "
+                if out[k] != "\n":
+                    out[k] = " "
             i = j
         elif c == "/" and i + 1 < n and text[i + 1] == "*":
             j = text.find("*/", i + 2)
@@ -205,3 +210,79 @@ def top_level_text(plain: str) -> str:
 def identifiers(plain: str) -> frozenset[str]:
     """Every identifier token of the file (directives included, literals excluded)."""
     return frozenset(IDENT_RE.findall(plain))
+
+
+_CONTINUATION_RE = re.compile(r"\\(\r?\n)")
+
+
+def join_continuations(text: str) -> str:
+    """``text`` with every backslash-newline deleted, as the C preprocessor does (a
+    space where the break separated two tokens, nothing inside a token)."""
+    def joined(m: re.Match) -> str:
+        return " " if m.group()[0] in " \t" or m.group()[-1] in " \t" else ""
+    return re.sub(r"[ \t]*\\\r?\n[ \t]*", joined, text)
+
+
+def continuations_in_place(text: str) -> str:
+    """``text`` with backslash-newlines resolved but every line kept where it was (so
+    line numbers stay those of the file): a break between tokens becomes a space; a
+    break inside an identifier or number moves the rest of the token up to its
+    beginning and leaves spaces in its place."""
+    if "\\" not in text:
+        return text
+    out = list(text)
+    for m in _CONTINUATION_RE.finditer(text):
+        b = m.start()
+        if out[b] != "\\":     # already consumed by a previous move
+            continue
+        before = text[b - 1] if b > 0 else " "
+        k = m.end()
+        if before.isalnum() or before == "_":
+            while k < len(text) and (text[k].isalnum() or text[k] in "_."):
+                k += 1
+        moved = text[m.end():k]
+        out[b] = moved if moved else " "
+        for j in range(m.end(), k):
+            out[j] = " "
+    return "".join(out)
+
+
+@dataclass
+class LineMap:
+    """Presumed locations after ``#line`` directives (and GNU ``# 12 "file"`` markers):
+    ``locate(line)`` gives the (file or None, line) that a physical line of the file
+    stands for; None as the file means the file's own name."""
+
+    marks: list[tuple[int, str | None, int]]   # (physical line after the directive, file, its line)
+
+    @classmethod
+    def of(cls, stripped: str) -> "LineMap":
+        marks: list[tuple[int, str | None, int]] = []
+        current: str | None = None
+        for lineno, line in enumerate(stripped.split("\n"), start=1):
+            m = _LINE_DIRECTIVE_RE.match(line)
+            if m:
+                if m.group(2) is not None:
+                    current = m.group(2).encode("latin-1", "backslashreplace").decode("unicode_escape")
+                marks.append((lineno + 1, current, int(m.group(1))))
+        return cls(marks)
+
+    def locate(self, line: int) -> tuple[str | None, int]:
+        result: tuple[str | None, int] = (None, line)
+        for start, file, first in self.marks:
+            if start > line:
+                break
+            result = (file, first + line - start)
+        return result
+
+    def relocate(self, err: ScopError) -> ScopError:
+        """``err`` at the presumed location of its line (unchanged without directives)."""
+        if not self.marks or getattr(err, "relocated", False):
+            return err
+        file, line = self.locate(err.line)
+        moved = ScopError(file or err.filename, line, err.col, err.message)
+        moved.relocated = True
+        return moved
+
+
+_LINE_DIRECTIVE_RE = re.compile(r'^[ \t]*#[ \t]*(?:line[ \t]+)?(\d+)(?:[ \t]+"((?:\\.|[^"\\])*)")?')

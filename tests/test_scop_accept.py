@@ -1,0 +1,411 @@
+"""Valid C that the front end used to refuse (issue 9, item 7): chained assignments,
+function-like macros given with -D, nested function-like macros, backslash-newlines,
+block-scope declarations inside the region, preprocessor lines polysched itself puts
+in a region, deep expressions. And invalid C that used to get through or fail badly:
+undeclared sizes, missing headers, literals wider than 64 bits, ``#line`` locations.
+
+Each accepted construct is checked on the extracted model (domains, accesses, bodies)
+and, where it matters, end to end: optimize, compile both, compare the outputs.
+"""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from polysched.bench import verify
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
+
+
+def time_of(scop, instance: str) -> tuple[int, ...]:
+    """The original schedule's time vector of one statement instance (``S0[3, 4]``)."""
+    times = scop.schedule_map.intersect_domain(isl.UnionSet(f"{{ {instance} }}"))
+    point = isl.Map.from_union_map(times).range()
+    point = point.intersect_params(scop.with_values({"N": 40})).sample_point()
+    return tuple(int(point.get_coordinate_val(isl.dim_type.set, k).to_python())
+                 for k in range(point.get_space().dim(isl.dim_type.set)))
+
+
+def line_col_of(text: str, fragment: str) -> tuple[int, int]:
+    pos = text.index(fragment)
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def same_map(access, text):
+    return access.relation.is_equal(isl.Map(text).intersect_domain(access.relation.domain()))
+
+
+def roundtrip(tmp_path, source: str, options: OptimizeOptions, defines=None, name="prog"):
+    """Optimize ``source`` (a whole program), compile original and result, compare."""
+    original = tmp_path / f"{name}.c"
+    original.write_text(source)
+    options.defines = dict(defines or {})
+    result = optimize(original, options)
+    out = tmp_path / f"{name}.out.c"
+    out.write_text(result.text)
+    verdict = verify(original, out, defines=defines or {}, workdir=tmp_path)
+    assert verdict.ok, f"{verdict.status}: {verdict.reason}\n{result.text}"
+    return result
+
+
+MODES = {
+    "pluto-tile-par": lambda: OptimizeOptions(scheduler="pluto", tile=True, parallel=True),
+    "isl-tile-par": lambda: OptimizeOptions(scheduler="isl", tile=True, parallel=True),
+}
+
+
+def program(kernel_body: str, decls: str = "", prelude: str = "", n: int = 40) -> str:
+    """A whole C program: arrays A, B (N x N), C (N), a kernel with ``kernel_body``
+    between the pragmas, and a main that initialises A and prints B and C."""
+    return f"""#include <stdio.h>
+#include <math.h>
+{prelude}
+#ifndef N
+#define N {n}
+#endif
+double A[N][N], B[N][N], C[N];
+
+void kernel(void)
+{{
+  int i, j, k;
+{decls}
+#pragma scop
+{kernel_body}
+#pragma endscop
+}}
+
+int main(void)
+{{
+  int i, j;
+  for (i = 0; i < N; i++) {{
+    C[i] = 0;
+    for (j = 0; j < N; j++) {{
+      A[i][j] = (double)((i * 7 + j * 3) % 11) / 3.0 + 0.5;
+      B[i][j] = 0;
+    }}
+  }}
+  kernel();
+  for (i = 0; i < N; i++) {{
+    printf("%.10g\\n", C[i]);
+    for (j = 0; j < N; j++)
+      printf("%.10g\\n", B[i][j]);
+  }}
+  return 0;
+}}
+"""
+
+
+# -- chained assignment ------------------------------------------------------------------
+
+CHAINED = """  for (i = 0; i < N; i++)
+    for (j = 1; j < N; j++) {
+      a1 = a5 = A[i][j - 1];
+      B[i][j] = a1 * 2.0 + a5;
+    }"""
+
+
+def test_chained_assignment_is_two_statements_inner_first():
+    [scop] = extract(program(CHAINED, decls="  double a1, a5;"), filename="chain.c")
+    s0, s1, s2 = scop.statements
+    assert s0.body == "a5 = A[i][j - 1];"
+    assert s1.body == "a1 = a5;"
+    assert [a.array for a in s0.accesses] == ["a5", "A"]
+    assert [(a.array, a.kind) for a in s1.accesses] == [("a1", "write"), ("a5", "read")]
+    assert [(a.array, a.kind) for a in s2.accesses] == [("B", "write"), ("a1", "read"), ("a5", "read")]
+    # executed in that order, in the same iteration
+    times = [time_of(scop, f"{s.name}[3, 4]") for s in (s0, s1, s2)]
+    assert times[0] < times[1] < times[2]
+
+
+def test_chained_compound_and_triple_chain():
+    body = """  for (i = 0; i < N; i++)
+    C[i] += B[i][0] = B[i][1] = A[i][i];"""
+    [scop] = extract(program(body), filename="chain3.c")
+    bodies = [s.body for s in scop.statements]
+    assert bodies == ["B[i][1] = A[i][i];", "B[i][0] = B[i][1];", "C[i] += B[i][0];"]
+    last = scop.statements[2]
+    assert [(a.array, a.kind) for a in last.accesses] == [("C", "read"), ("C", "write"), ("B", "read")]
+    assert same_map(last.accesses[2], "{ S2[i] -> B[i, 0] }")
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_chained_assignment_end_to_end(tmp_path, mode):
+    roundtrip(tmp_path, program(CHAINED, decls="  double a1, a5;"), MODES[mode]())
+
+
+# -- function-like macros from -D, nested macros -----------------------------------------
+
+SQRT_BODY = """  for (i = 0; i < N; i++)
+    C[i] = SQRT_FUN(A[i][i]) + SQRT_FUN(SQRT_FUN(A[i][0]));"""
+
+
+def test_function_macro_given_with_minus_d_is_the_function():
+    [with_d] = extract(program(SQRT_BODY), defines={"SQRT_FUN": "sqrt"}, filename="d.c")
+    [with_define] = extract(program(SQRT_BODY, prelude="#define SQRT_FUN(x) sqrt(x)"), filename="d.c")
+    for scop in (with_d, with_define):
+        [stmt] = scop.statements
+        assert stmt.body == "C[i] = SQRT_FUN(A[i][i]) + SQRT_FUN(SQRT_FUN(A[i][0]));"
+        reads = [a for a in stmt.accesses if a.kind == "read"]
+        assert len(reads) == 2
+        assert same_map(reads[0], "[N] -> { S0[i] -> A[i, i] }")
+        assert same_map(reads[1], "[N] -> { S0[i] -> A[i, 0] }")
+
+
+def test_function_macro_from_minus_d_end_to_end(tmp_path):
+    roundtrip(tmp_path, program(SQRT_BODY), OptimizeOptions(scheduler="pluto", tile=True),
+              defines={"SQRT_FUN": "sqrt"})
+
+
+MIN_PRELUDE = "#define min(x, y) ((x) < (y) ? (x) : (y))\n#define max(x, y) ((x) > (y) ? (x) : (y))"
+NESTED_MIN = """  for (i = 0; i < min(min(N, M), P); i++)
+    for (j = max(0, max(i - 3, 1)); j < min(N, min(i + 5, N - 1)); j++)
+      B[i][j] = min(min(A[i][j], A[j][i]), min(A[i][0], 2.0)) + max(max(A[i][j], 1.0), 0.5);"""
+
+
+def test_nested_function_like_macros():
+    [scop] = extract(program(NESTED_MIN, prelude=MIN_PRELUDE + "\n#define M 30\n#define P 35"),
+                     filename="min.c")
+    [stmt] = scop.statements
+    expected = isl.Set("[N, M, P] -> { S0[i, j] : 0 <= i < N and i < M and i < P and "
+                       "j >= 0 and j >= i - 3 and j >= 1 and j < N and j < i + 5 and j < N - 1 }")
+    assert stmt.domain.is_equal(expected.align_params(stmt.domain.get_space()))
+    assert (stmt.accesses[0].array, stmt.accesses[0].kind) == ("B", "write")
+    # the expansion repeats arguments ('(x) < (y) ? (x) : (y)'): three distinct elements read
+    reads = stmt.reads.coalesce()
+    expected_reads = isl.UnionMap("[N, M, P] -> { S0[i, j] -> A[i, j]; S0[i, j] -> A[j, i]; S0[i, j] -> A[i, 0] }")
+    assert reads.is_equal(expected_reads.intersect_domain(isl.UnionSet.from_set(stmt.domain)))
+
+
+def test_nested_macros_end_to_end(tmp_path):
+    roundtrip(tmp_path, program(NESTED_MIN, prelude=MIN_PRELUDE + "\n#define M 30\n#define P 35"),
+              OptimizeOptions(scheduler="pluto", tile=True, parallel=True))
+
+
+# -- backslash-newline ---------------------------------------------------------------------
+
+def test_backslash_newline_inside_a_statement():
+    body = ("  for (i = 0; i < N; i++)\n    C[i] = A[i][0] + \\\n           A[i][1];\n"
+            "  for (i = 0; i < N; i++)\n    B[i][i] = C[i] * 2\\\n.5;")
+    [scop] = extract(program(body), filename="bs.c")
+    s0, s1 = scop.statements
+    assert s0.body == "C[i] = A[i][0] + A[i][1];"
+    assert s1.body == "B[i][i] = C[i] * 2.5;"
+    assert [a.array for a in s0.accesses] == ["C", "A", "A"]
+    assert (s1.line, s1.col) == line_col_of(program(body), "B[i][i] = C[i]")
+
+
+# -- block-scope declarations ------------------------------------------------------------------
+
+LOCALS = """  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++) {
+      double t = A[i][j] * 2.0;
+      int jj = j + 1;
+      B[i][j] = t + (jj < N ? A[i][jj] : 0.0);
+    }
+  for (i = 0; i < N; i++) {
+    double t = 0.0;
+    for (k = 0; k < N; k++)
+      t += B[i][k];
+    C[i] = t;
+  }"""
+
+
+def test_block_scope_declarations_are_scalars_and_affine_aliases():
+    [scop] = extract(program(LOCALS), filename="loc.c")
+    bodies = [s.body for s in scop.statements]
+    assert bodies == ["t = A[i][j] * 2.0;", "B[i][j] = t + ((j + 1) < N ? A[i][(j + 1)] : 0.0);",
+                      "t_1 = 0.0;", "t_1 += B[i][k];", "C[i] = t_1;"]
+    assert scop.arrays["t"].is_scalar and scop.arrays["t"].element_type == "double"
+    assert scop.arrays["t"].origin == "region" and scop.arrays["t_1"].origin == "region"
+    s0, s1 = scop.statements[:2]
+    assert [(a.array, a.kind) for a in s0.accesses] == [("t", "write"), ("A", "read")]
+    # 'jj' is not memory: an alias for j + 1, usable in a subscript
+    assert [(a.array, a.kind) for a in s1.accesses] == [("B", "write"), ("t", "read"), ("A", "read")]
+    assert same_map(s1.accesses[2], "[N] -> { S1[i, j] -> A[i, j + 1] }")
+    assert (s0.line, s0.col) == line_col_of(program(LOCALS), "double t = A")   # the declaration's start
+
+
+def test_block_scope_name_taken_outside_is_renamed():
+    # 't' is a variable of the function too (read after the region): the local is another one
+    decls = "  double t = 1.0;"
+    body = """  for (i = 0; i < N; i++) {
+    C[i] = t;
+    {
+      double t = A[i][0];
+      B[i][0] = t;
+    }
+  }"""
+    [scop] = extract(program(body, decls=decls), filename="ren.c")
+    s0, s1, s2 = scop.statements
+    assert s0.body == "C[i] = t;" and [a.array for a in s0.accesses] == ["C", "t"]
+    assert s1.body == "t_1 = A[i][0];" and s2.body == "B[i][0] = t_1;"
+    assert scop.arrays["t"].origin != "region" and scop.arrays["t_1"].origin == "region"
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_block_scope_declarations_end_to_end(tmp_path, mode):
+    result = roundtrip(tmp_path, program(LOCALS), MODES[mode]())
+    assert "double t;" in result.text and "double t_1;" in result.text
+
+
+def test_private_scalar_in_tiled_parallel_nest(tmp_path):
+    body = """  for (i = 1; i < N; i++)
+    for (j = 1; j < N; j++) {
+      double s = A[i][j] + A[i - 1][j];
+      double u = s * s;
+      B[i][j] = u - A[i][j - 1];
+    }"""
+    result = roundtrip(tmp_path, program(body), OptimizeOptions(scheduler="pluto", tile=True, parallel=True))
+    assert "private(" in result.text
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("  double t = 0;\n  for (i = 0; i < N; i++)\n    C[i] = t;", "declare it before"),
+    ("  for (i = 0; i < N; i++) {\n    static double t = 0;\n    C[i] = t;\n  }", "'static'"),
+    ("  for (i = 0; i < N; i++) {\n    double v[4];\n    C[i] = 0;\n  }", "only scalars"),
+    ("  for (i = 0; i < N; i++) {\n    int m = i * 2;\n    m = m + 1;\n    C[m] = 0;\n  }", "data-dependent"),
+])
+def test_block_scope_declarations_still_refused(body, fragment):
+    with pytest.raises(ScopError) as info:
+        extract(program(body), filename="bad.c")
+    assert fragment in info.value.message
+
+
+# -- preprocessor lines in a region; polysched's own output optimized again ----------------
+
+def test_define_and_undef_inside_region_apply_there():
+    body = """  #define polysched_min(x, y) ((x) < (y) ? (x) : (y))
+  for (int c0 = 0; c0 <= (N - 1) / 8; c0 += 1)
+    #pragma omp simd
+    for (int c1 = 8 * c0; c1 <= polysched_min(N - 1, polysched_min(8 * c0 + 7, N + 3)); c1 += 1)
+      C[c1] = A[c1][0];
+  #undef polysched_min"""
+    [scop] = extract(program(body), filename="def.c")
+    [stmt] = scop.statements
+    expected = isl.Set("[N] -> { S0[c0, c1] : c0 >= 0 and 8c0 <= c1 <= 8c0 + 7 and 0 <= c1 < N }")
+    assert stmt.domain.is_equal(expected.set_tuple_name("S0"))
+
+
+STENCIL = """  for (i = 1; i < N; i++)
+    for (j = 1; j < N; j++)
+      B[i][j] = A[i][j] + A[i - 1][j] + A[i][j - 1];
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      C[i] += B[i][j] * A[j][i];"""
+
+
+def test_own_output_optimized_again(tmp_path):
+    source = program(STENCIL, n=37)
+    first = tmp_path / "first.c"
+    first.write_text(source)
+    once = optimize(first, OptimizeOptions(scheduler="pluto", tile=True, tile_sizes=[8, 8, 8]))
+    assert "#define polysched_" in once.text
+    once_path = tmp_path / "once.c"
+    once_path.write_text(once.text)
+    twice = optimize(once_path, OptimizeOptions(scheduler="isl", tile=True, parallel=True))
+    twice_path = tmp_path / "twice.c"
+    twice_path.write_text(twice.text)
+    verdict = verify(first, twice_path, workdir=tmp_path)
+    assert verdict.ok, f"{verdict.status}: {verdict.reason}"
+
+
+# -- deep expressions ----------------------------------------------------------------------
+
+def test_five_thousand_terms():
+    terms = " + ".join(f"A[i][{k % 7}]" for k in range(5000))
+    sub = " + ".join(["i"] * 5000)
+    body = f"  for (i = 0; i < N; i++)\n    C[i] = {terms};\n  for (i = 0; i < 2; i++)\n    C[{sub}] = 1.0;"
+    [scop] = extract(program(body, n=10000), filename="deep.c")
+    s0, s1 = scop.statements
+    assert len(s0.accesses) == 5001
+    assert same_map(s0.accesses[-1], "[N] -> { S0[i] -> A[i, 1] }")   # the last term: 4999 % 7 == 1
+    assert same_map(s1.accesses[0], "[N] -> { S1[i] -> C[5000i] }")
+
+
+def test_deeply_parenthesised_expression():
+    expr = "A[i][0]"
+    for k in range(3000):
+        expr = f"A[i][{k % 5}] * ({expr})"
+    [scop] = extract(program(f"  for (i = 0; i < N; i++)\n    C[i] = {expr};"), filename="deep2.c")
+    assert len(scop.statements[0].accesses) == 3002
+
+
+# -- errors: clear, one line, at the right place -------------------------------------------------
+
+def test_undeclared_bound_is_an_error():
+    text = "double A[100];\nvoid f(void)\n{\n  int i;\n#pragma scop\n  for (i = 0; i < UNDEFINED_SIZE; i++)\n" \
+           "    A[i] = 0;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="u.c")
+    assert str(info.value) == "u.c:6:19: error: 'UNDEFINED_SIZE' is not declared"
+
+
+def test_size_macro_of_an_inactive_preset_is_undeclared():
+    text = "#ifdef LARGE\n#define M 100\n#endif\ndouble A[100];\nvoid f(void)\n{\n  int i;\n#pragma scop\n" \
+           "  for (i = 0; i < M; i++)\n    A[i] = 0;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="p.c")
+    assert str(info.value) == "p.c:9:19: error: 'M' is not declared"
+    [scop] = extract(text, defines={"LARGE": None}, filename="p.c")
+    assert scop.parameter_values == {"M": 100}
+
+
+def test_parameters_that_are_declared_are_still_accepted():
+    text = """#include <unistd.h>
+enum { SIZE = 64 };
+extern int external_n;
+double A[100];
+void f(int n)
+{
+  int i, m = 5;
+#pragma scop
+  for (i = 0; i < n + m + SIZE + external_n + optind; i++)
+    A[i] = 0;
+#pragma endscop
+}
+"""
+    [scop] = extract(text, filename="ok.c")     # optind: declared by <unistd.h>
+    assert set(scop.parameters) == {"n", "m", "SIZE", "external_n", "optind"}
+
+
+def test_undeclared_array_in_a_statement_is_an_error():
+    text = "void f(void)\n{\n  int i;\n#pragma scop\n  for (i = 0; i < 10; i++)\n    Z[i] = 0;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="z.c")
+    assert str(info.value) == "z.c:6:5: error: 'Z' is not declared"
+
+
+def test_line_directives_are_honoured_in_errors():
+    text = "double A[10];\nvoid f(void)\n{\n  int i;\n#line 500 \"orig.c\"\n#pragma scop\n" \
+           "  for (i = 0; i < 10; i++)\n    A[i] = A[i] + while;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="gen.c")
+    assert (info.value.filename, info.value.line, info.value.col) == ("orig.c", 502, 19)
+    inside = text.replace("    A[i] = A[i] + while;", "#line 77\n    A[i] = A[i] + while;")
+    with pytest.raises(ScopError) as info:
+        extract(inside, filename="gen.c")
+    assert (info.value.filename, info.value.line) == ("orig.c", 77)
+
+
+def test_missing_header_one_line(tmp_path):
+    (tmp_path / "a.h").write_text("#include \"deeper_missing.h\"\n")
+    src = tmp_path / "m.c"
+    src.write_text("#include <stdio.h>\n#include \"missing_header.h\"\ndouble A[4];\nvoid f(void) {\n  int i;\n"
+                   "#pragma scop\n  for (i = 0; i < 4; i++) A[i] = 0;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(src)
+    assert str(info.value) == f"{src}:2:10: error: cannot find the included header 'missing_header.h'"
+    src.write_text(src.read_text().replace("missing_header.h", "a.h"))
+    with pytest.raises(ScopError) as info:
+        extract(src)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"{tmp_path / 'a.h'}:1:10: error: ")
+    assert "'deeper_missing.h'" in message and f"{src}:2" in message
+
+
+def test_literal_wider_than_64_bits():
+    body = "  for (i = 0; i < N; i++)\n    C[i + 99999999999999999999] = 0;"
+    with pytest.raises(ScopError) as info:
+        extract(program(body), filename="w.c")
+    assert (info.value.line, info.value.col) == line_col_of(program(body), "99999999999999999999")
+    assert "does not fit in 64 bits" in info.value.message
