@@ -409,3 +409,72 @@ def test_literal_wider_than_64_bits():
         extract(program(body), filename="w.c")
     assert (info.value.line, info.value.col) == line_col_of(program(body), "99999999999999999999")
     assert "does not fit in 64 bits" in info.value.message
+
+
+# -- size macros in products and divisions -------------------------------------------------
+
+MACRO_PRODUCTS = """#include <stdio.h>
+#ifndef M
+#define M 12
+#endif
+#define N 10
+#define DIL 2
+#define K 3
+double A[N * M + 100], B[N][M], C[N * M];
+
+void kernel(void)
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < M; j++)
+      B[i][j] = A[i * M + j] + A[(i % M) + DIL * (K - 1)];
+  for (i = 0; i < N * M; i++)
+    C[i] = A[i] * 2.0;
+#pragma endscop
+}
+
+int main(void)
+{
+  int i, j;
+  for (i = 0; i < N * M + 100; i++)
+    A[i] = i % 7 + 0.5;
+  kernel();
+  for (i = 0; i < N; i++)
+    for (j = 0; j < M; j++)
+      printf("%g\\n", B[i][j]);
+  for (i = 0; i < N * M; i++)
+    printf("%g\\n", C[i]);
+  return 0;
+}
+"""
+
+
+def test_size_macro_in_product_uses_its_value_and_the_context_says_so():
+    [scop] = extract(MACRO_PRODUCTS, filename="mp.c")
+    # the values used as constants are assumptions of the scop (M = 12, K = 3); N and
+    # DIL, only ever multiplied by a constant, stay symbolic
+    expected = isl.Set("[N, M, DIL, K] -> { : M = 12 and K = 3 and N >= 1 and DIL >= 1 }")
+    assert scop.context.is_equal(expected.align_params(scop.context.get_space()))
+    s0, s1 = scop.statements
+    assert same_map(s0.accesses[1], "[N, M, DIL, K] -> { S0[i, j] -> A[12i + j] }")
+    assert same_map(s0.accesses[2], "[N, M, DIL, K] -> { S0[i, j] -> A[(i mod 12) + 2 DIL] }")
+    assert s1.domain.is_equal(isl.Set("[N, M, DIL, K] -> { S1[i] : 0 <= i < 12N }")
+                              .align_params(s1.domain.get_space()))
+
+
+def test_size_macro_in_product_end_to_end_and_under_another_value(tmp_path):
+    result = roundtrip(tmp_path, MACRO_PRODUCTS, OptimizeOptions(scheduler="pluto", tile=True, parallel=True))
+    assert "M == 12" in result.text
+    # compiled with another M, the check sends execution to the original code
+    out = tmp_path / "prog.out.c"
+    verdict = verify(tmp_path / "prog.c", out, defines={"M": "7"}, workdir=tmp_path)
+    assert verdict.ok, verdict.reason
+
+
+def test_product_with_a_variable_is_still_not_affine():
+    text = "double A[100];\nvoid f(int n)\n{\n  int i;\n#pragma scop\n  for (i = 0; i < 10; i++)\n" \
+           "    A[i * n] = 0;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="v.c")
+    assert "non-affine product" in info.value.message

@@ -5,8 +5,12 @@ converted over the space of the enclosing loop iterators, e.g. for ``i < N - 1``
 loops ``i, j``: ``[N] -> { [i, j] : i < N - 1 }``. Size macros and ``int`` parameters
 become isl parameters; other macros are expanded (function-like ones with their actual
 arguments) and parsed; ternaries become piecewise functions (``min``/``max`` when
-recognisable); C division and remainder truncate toward zero and are modelled exactly
-(``floor`` when the dividend is provably non-negative, ``tdiv_q``/``tdiv_r`` otherwise).
+recognisable; ``x <= min(a, b)`` becomes ``x <= a and x <= b``, one convex piece); C
+division and remainder truncate toward zero and are modelled exactly (``floor`` when
+the dividend is provably non-negative, ``tdiv_q``/``tdiv_r`` otherwise). A size macro
+multiplying or dividing an iterator (``i * M``) is read as its known value, reported
+through ``on_fixed`` so that the scop assumes (and its code checks) that value.
+Long sums are walked in loops, not recursion (thousands of terms).
 """
 from __future__ import annotations
 
@@ -67,7 +71,8 @@ class AffineConverter:
                  classify: Callable[[str, c_ast.Node], None],
                  parse_expression: Callable[[str, c_ast.Node], c_ast.Node],
                  on_parameter: Callable[[str, int | None], None],
-                 alias: Callable[[str], c_ast.Node | None] | None = None):
+                 alias: Callable[[str], c_ast.Node | None] | None = None,
+                 on_fixed: Callable[[str, int], None] | None = None):
         self.iterators = iterators
         self.domain = domain
         self.universe = isl.Set.universe(domain.get_space())
@@ -78,6 +83,10 @@ class AffineConverter:
         # ``alias(name)``: the affine initialiser standing for a block-scope integer
         # (``int ii = i + 1;``, never assigned), else None
         self.alias = alias
+        # ``on_fixed(macro, value)``: a size macro's known value was used as a constant
+        # (``i * M``, ``i % M``); without it such expressions are not affine
+        self.on_fixed = on_fixed
+        self._fixing: dict[str, int] | None = None     # macros read as their values
 
     # -- values -------------------------------------------------------------------
     def constant(self, value: int) -> isl.PwAff:
@@ -139,6 +148,10 @@ class AffineConverter:
             if value is None:
                 expansion = self.parse_expression(macro.body, where)
                 return self.pw_aff(expansion, where, hide | {name})
+            if self._fixing is not None:
+                self.on_parameter(name, value)
+                self._fixing[name] = value
+                return self.constant(value)
             return self.parameter(name, value)
         self.classify(name, where)
         return self.parameter(name, None)
@@ -170,11 +183,21 @@ class AffineConverter:
         if op == "*":
             left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
             if not (left.is_cst() or right.is_cst()):
+                # 'i * M' with a size macro of known value: M as that constant (guarded)
+                fixed = self.with_known_values(node.right, site, hide)
+                if fixed is not None:
+                    return left.mul(fixed)
+                fixed = self.with_known_values(node.left, site, hide)
+                if fixed is not None:
+                    return fixed.mul(right)
                 raise NotAffine(where, f"non-affine product '{_GEN.visit(node)}' (neither factor is a constant)")
             return left.mul(right)
         if op in ("/", "%"):
             left = self.pw_aff(node.left, site, hide)
             divisor = self.constant_value(self.pw_aff(node.right, site, hide))
+            if divisor is None:
+                fixed = self.with_known_values(node.right, site, hide)
+                divisor = None if fixed is None else self.constant_value(fixed)
             if divisor is None or divisor <= 0:
                 raise NotAffine(where, f"'{_GEN.visit(node)}' divides by something other than a positive integer constant")
             right = self.constant(divisor)
@@ -189,6 +212,26 @@ class AffineConverter:
                                                  and _is_boolean(node.right)):
             return self.indicator(self.condition(node, site, hide))
         raise NotAffine(where, f"operator '{op}' is not allowed in an affine expression")
+
+    def with_known_values(self, node: c_ast.Node, site, hide) -> isl.PwAff | None:
+        """``node`` as a constant, reading size macros as their known values, when that
+        makes it constant; the macros so read are reported to ``on_fixed`` (the scop
+        then assumes those values, and its emitted code checks them). Else None."""
+        if self.on_fixed is None or self._fixing is not None:
+            return None
+        self._fixing = {}
+        try:
+            value = self.pw_aff(node, site, hide)
+        except NotAffine:
+            return None
+        else:
+            if self.constant_value(value) is None or not self._fixing:
+                return None
+            for name, known in self._fixing.items():
+                self.on_fixed(name, known)
+            return self.constant(self.constant_value(value))
+        finally:
+            self._fixing = None
 
     def indicator(self, cond: isl.Set) -> isl.PwAff:
         one, zero = self.constant(1), self.constant(0)

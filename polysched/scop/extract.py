@@ -4,13 +4,17 @@ Pipeline per file:
 1. ``gcc -E -dD`` with the user's ``-D``/``-I`` gives the final macro table and the
    typedef names (:mod:`.macros`); pycparser only ever sees the region and small
    declaration chunks, so system headers with GNU extensions never reach it.
-2. Each region's raw text (comments blanked, offsets kept) is wrapped in a dummy
-   function and parsed with pycparser; coordinates map back to the original file.
+2. Each region's raw text (comments blanked, backslash-newlines resolved, offsets
+   kept) is wrapped in a dummy function and parsed with pycparser; coordinates map
+   back to the original file. Its own ``#define``s apply inside it (polysched's helper
+   macros in its own output); ``#undef``, ``#line`` and loop pragmas are skipped.
 3. Declarations of the enclosing function and the file give element types and
    extents (:mod:`.declarations`).
 4. The AST is walked in textual order: loops and ``if``s build iteration domains,
-   assignments become statements ``S0, S1, ...`` with access relations, and the loop
-   structure becomes an isl schedule tree (bands per loop, sequences per block).
+   assignments become statements ``S0, S1, ...`` with access relations (a chained
+   ``a = b = e;`` is ``b = e;`` then ``a = b;``; a block-scope ``double t = e;`` is
+   ``t = e;``), and the loop structure becomes an isl schedule tree (bands per loop,
+   sequences per block).
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ from polysched.textio import read_source
 from .affine import AffineConverter, NotAffine, positive_parameters, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .liveness import live_iterators
+from .unsigned import no_wrap, unsigned_comparisons
 from .macros import Macro, MacroTable, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
@@ -94,9 +99,16 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     Raises :class:`ScopError` (``file:line:col``) for anything outside the model.
 
     Conventions: ``start_line``/``end_line`` are the lines of the two pragmas;
-    ``parameters`` are in order of first use; the context only says every parameter
-    is >= 1 (known values are in ``parameter_values``); loop conditions using ``!=``
-    on the iterator are rejected; undeclared arrays get ``element_type == ""``.
+    ``parameters`` are in order of first use; the context says every parameter is >= 1
+    (known values are in ``parameter_values``), and fixes the size macros whose value
+    had to be used as a constant (``i * M``, ``i % M``: ``M = 1000`` in the context, which
+    the emitted code checks at run time); loop conditions using ``!=`` on the iterator
+    are rejected; names declared nowhere are errors, arrays whose declaration is not
+    understood get ``element_type == ""``. Scalars declared in blocks inside the region
+    (``double t = e;`` in a loop body) are arrays with ``origin == "region"``, which the
+    emitted region declares; never-assigned integers with an affine initialiser
+    (``int ii = i + 1;``) are replaced by that expression. Errors are located through
+    ``#line`` directives.
     """
     if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
         path = str(path_or_text)
@@ -227,12 +239,14 @@ class _RegionBuilder:
         self.written: set[str] = set()
         self.all_iterators: set[str] = set()
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
+        self.no_wrap: list[isl.Set] = []   # params where unsigned comparisons do not wrap
         self._expr_cache: dict[str, c_ast.Node] = {}
         self._outside_names: frozenset[str] | None = None
         self.body: c_ast.Compound | None = None
         self.scopes: list[dict[str, _Local]] = []       # block scopes inside the region
         self.local_models: set[str] = set()
         self.used_locals: list[_Local] = []            # by the statement being built
+        self.fixed_macros: dict[str, int] = {}         # size macros used at their value
 
     # -- positions ----------------------------------------------------------------
     def position(self, node: c_ast.Node | None) -> tuple[int, int]:
@@ -496,6 +510,9 @@ class _RegionBuilder:
         return line_col(self.starts, k)
 
 
+    def on_fixed(self, name: str, value: int) -> None:
+        self.fixed_macros[name] = value
+
     def on_parameter(self, name: str, value: int | None) -> None:
         if name not in self.parameters:
             self.parameters.append(name)
@@ -504,7 +521,7 @@ class _RegionBuilder:
 
     def converter(self, ctx: _Context) -> AffineConverter:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
-                               self.parse_expression, self.on_parameter, self.alias_node)
+                               self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed)
 
     def affine(self, ctx: _Context, node: c_ast.Node) -> isl.PwAff:
         try:
@@ -526,7 +543,14 @@ class _RegionBuilder:
         built = self.walk(body, _Context([], universe))
         if built is None:
             raise ScopError(self.filename, self.region.scop_line, 1, "the SCoP region contains no assignment statement")
-        return self.finish(built.schedule)
+        scop = self.finish(built.schedule)
+        # 'i * M', 'i % M' were read with M's known value: the model holds for that value
+        # only, so the context says so; the emitted code checks it at run time (the
+        # original code runs for any other value) like every other assumption.
+        for name, value in self.fixed_macros.items():
+            pos = scop.context.find_dim_by_name(isl.dim_type.param, name)
+            scop.context = scop.context.fix_val(isl.dim_type.param, pos, val(value))
+        return scop
 
     def prescan(self, node: c_ast.Node) -> None:
         """Names written anywhere in the region, and every loop iterator."""
@@ -565,6 +589,7 @@ class _RegionBuilder:
             return self.walk_for(node, ctx)
         if isinstance(node, c_ast.If):
             cond = self.condition(ctx, node.cond)
+            self.assume_no_wrap(node.cond, ctx.iterators, ctx.domain)
             then = self.walk(node.iftrue, _Context(ctx.iterators, ctx.domain.intersect(cond)))
             other = None
             if node.iffalse is not None:
@@ -628,6 +653,9 @@ class _RegionBuilder:
             raise self.error(node.cond, f"loop condition is not monotone in '{name}' (it becomes true again "
                                         "after being false), which a polyhedral domain cannot express")
         inner.domain = domain.intersect(progression).intersect(cond)
+        # the condition is tested at the first value and after every iteration
+        tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
+        self.assume_no_wrap(node.cond, inner.iterators, tested)
         if not inner.domain.is_bounded():
             raise self.error(node.cond, f"loop over '{name}' is unbounded (the condition does not limit the iterator "
                                         f"in the direction it moves)")
@@ -990,6 +1018,23 @@ class _RegionBuilder:
         return raw, line, col
 
     # -- result ---------------------------------------------------------------------
+    def type_of(self, name: str) -> str | None:
+        """The declared C type of a scalar variable (iterator or parameter), if known."""
+        if name in self.loop_scoped_types:
+            return self.loop_scoped_types[name]
+        decl = self.visible.declarations.get(name)
+        return decl.element_type if decl is not None and not decl.dims else None
+
+    def assume_no_wrap(self, cond: c_ast.Node, iterators: list[str], evaluated_on: isl.Set) -> None:
+        """Record where the unsigned comparisons of ``cond`` (tested at the points of
+        ``evaluated_on``) do not wrap: the model is exact only there (see unsigned.py)."""
+        sides = []
+        for left, right, width in unsigned_comparisons(cond, self.type_of):
+            at = _Context(iterators, evaluated_on)
+            sides += [(self.affine(at, left), width), (self.affine(at, right), width)]
+        if sides:
+            self.no_wrap.append(no_wrap(sides, evaluated_on))
+
     def finish(self, schedule: isl.Schedule) -> Scop:
         param_space = isl.Space.params_alloc(self.ctx, len(self.parameters))
         for k, name in enumerate(self.parameters):
@@ -997,6 +1042,8 @@ class _RegionBuilder:
         context = isl.Set.universe(param_space)
         for k in range(len(self.parameters)):
             context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
+        for assumption in self.no_wrap:    # unsigned arithmetic: exact where nothing wraps
+            context = context.intersect(assumption.align_params(param_space)).coalesce()
         for stmt in self.statements:
             stmt.domain = stmt.domain.align_params(param_space)
             for acc in stmt.accesses:
