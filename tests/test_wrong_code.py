@@ -173,6 +173,41 @@ def test_unsigned_and_wide_sizes(tmp_path, size_type):
     assert_same_behaviour(tmp_path, UNSIGNED_KERNEL.replace("SIZE_T", size_type))
 
 
+UNSIGNED_WRAP = r"""
+#include <stdio.h>
+double A[40], B[40];
+void kernel(unsigned n, unsigned m) {
+  unsigned i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i] = 1.0 + i;
+  for (i = 0; i < n; i++)
+    if (i >= m - 2) B[i] = 2.0 * i;          /* m - 2 wraps for m < 2 */
+#pragma endscop
+}
+int main(void) {
+  unsigned calls[][2] = {{10, 5}, {10, 0}, {10, 1}, {30, 2}, {0, 0}};
+  for (int c = 0; c < 5; c++) {
+    for (int k = 0; k < 40; k++) { A[k] = 0; B[k] = -1; }
+    kernel(calls[c][0], calls[c][1]);
+    for (int k = 0; k < 40; k++) printf("%.17g %.17g\n", A[k], B[k]);
+  }
+  return 0;
+}
+"""
+
+
+def test_unsigned_comparisons_that_wrap(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, UNSIGNED_WRAP)
+    assert "m >= 2" in outputs["default"]        # the no-wrap assumption, checked at run time
+
+
+def test_unsigned_comparison_that_always_wraps_keeps_the_original(tmp_path):
+    text = UNSIGNED_WRAP.replace("    A[i] = 1.0 + i;", "    if (i - 1 >= 0) A[i] = 1.0 + i;  /* true in C */")
+    outputs = assert_same_behaviour(tmp_path, text, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "original code kept" in outputs["tile-par"]
+
+
 WIDE_COUNTER = r"""
 #include <stdio.h>
 #define BIG 3000000000L

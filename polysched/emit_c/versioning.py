@@ -164,6 +164,9 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
 
     result = Versioning(counter_type, parameter_text, iterator_casts, assumed,
                         live_iterators=tuple(scop.live_iterators))
+    if assumed.is_empty():
+        result.never.append("the model holds for no parameter value (e.g. an unsigned comparison "
+                            "that always wraps around)")
     _plan_alias_checks(scop, result)
     return result
 

@@ -35,6 +35,7 @@ from polysched.textio import read_source
 from .affine import AffineConverter, NotAffine, positive_parameters, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .liveness import live_iterators
+from .unsigned import no_wrap, unsigned_comparisons
 from .macros import Macro, MacroTable, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
@@ -238,6 +239,7 @@ class _RegionBuilder:
         self.written: set[str] = set()
         self.all_iterators: set[str] = set()
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
+        self.no_wrap: list[isl.Set] = []   # params where unsigned comparisons do not wrap
         self._expr_cache: dict[str, c_ast.Node] = {}
         self._outside_names: frozenset[str] | None = None
         self.body: c_ast.Compound | None = None
@@ -587,6 +589,7 @@ class _RegionBuilder:
             return self.walk_for(node, ctx)
         if isinstance(node, c_ast.If):
             cond = self.condition(ctx, node.cond)
+            self.assume_no_wrap(node.cond, ctx.iterators, ctx.domain)
             then = self.walk(node.iftrue, _Context(ctx.iterators, ctx.domain.intersect(cond)))
             other = None
             if node.iffalse is not None:
@@ -650,6 +653,9 @@ class _RegionBuilder:
             raise self.error(node.cond, f"loop condition is not monotone in '{name}' (it becomes true again "
                                         "after being false), which a polyhedral domain cannot express")
         inner.domain = domain.intersect(progression).intersect(cond)
+        # the condition is tested at the first value and after every iteration
+        tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
+        self.assume_no_wrap(node.cond, inner.iterators, tested)
         if not inner.domain.is_bounded():
             raise self.error(node.cond, f"loop over '{name}' is unbounded (the condition does not limit the iterator "
                                         f"in the direction it moves)")
@@ -905,6 +911,8 @@ class _RegionBuilder:
             raise self.error(where, "struct member access inside a SCoP is not supported")
         elif isinstance(node, c_ast.ExprList):
             raise self.error(where, "comma operator inside a SCoP is not supported")
+        elif isinstance(node, c_ast.Compound):
+            raise self.error(where, "GNU statement expression '({ ... })' inside a SCoP is not supported")
         else:
             raise self.error(where, f"unsupported expression '{_GEN.visit(node)}'")
 
@@ -1012,6 +1020,23 @@ class _RegionBuilder:
         return raw, line, col
 
     # -- result ---------------------------------------------------------------------
+    def type_of(self, name: str) -> str | None:
+        """The declared C type of a scalar variable (iterator or parameter), if known."""
+        if name in self.loop_scoped_types:
+            return self.loop_scoped_types[name]
+        decl = self.visible.declarations.get(name)
+        return decl.element_type if decl is not None and not decl.dims else None
+
+    def assume_no_wrap(self, cond: c_ast.Node, iterators: list[str], evaluated_on: isl.Set) -> None:
+        """Record where the unsigned comparisons of ``cond`` (tested at the points of
+        ``evaluated_on``) do not wrap: the model is exact only there (see unsigned.py)."""
+        sides = []
+        for left, right, width in unsigned_comparisons(cond, self.type_of):
+            at = _Context(iterators, evaluated_on)
+            sides += [(self.affine(at, left), width), (self.affine(at, right), width)]
+        if sides:
+            self.no_wrap.append(no_wrap(sides, evaluated_on))
+
     def finish(self, schedule: isl.Schedule) -> Scop:
         param_space = isl.Space.params_alloc(self.ctx, len(self.parameters))
         for k, name in enumerate(self.parameters):
@@ -1019,6 +1044,8 @@ class _RegionBuilder:
         context = isl.Set.universe(param_space)
         for k in range(len(self.parameters)):
             context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
+        for assumption in self.no_wrap:    # unsigned arithmetic: exact where nothing wraps
+            context = context.intersect(assumption.align_params(param_space)).coalesce()
         for stmt in self.statements:
             stmt.domain = stmt.domain.align_params(param_space)
             for acc in stmt.accesses:

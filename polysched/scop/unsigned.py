@@ -1,0 +1,90 @@
+"""Unsigned arithmetic in loop bounds and conditions: where the affine model is exact.
+
+The front end models C integer expressions as exact integers. For signed types that is
+the program's own semantics (overflow is undefined). Unsigned arithmetic instead wraps
+modulo 2^w: with ``unsigned i``, ``i - 1 >= 0`` is always true in C while the model
+says ``i >= 1``; with ``unsigned n = 0``, ``i < n - 1`` loops almost forever. The model
+is exact exactly where no compared value wraps, so, like Polly's no-wrap assumptions,
+each comparison whose operands involve an unsigned variable contributes the assumption
+
+    [params] -> { : for every point where the comparison is evaluated, 0 <= side <= 2^w - 1 }
+
+to the context. The optimized code runs only under the context (a run-time check, see
+emit_c/versioning.py); elsewhere the original code runs, wrap-around included.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import islpy as isl
+from pycparser import c_ast
+
+_UNSIGNED_WORDS = {"unsigned", "size_t", "uintptr_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+                   "uintmax_t"}
+_WIDE_WORDS = {"long", "size_t", "uintptr_t", "uint64_t", "uintmax_t"}
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def unsigned_width(c_type: str) -> int | None:
+    """64 or 32 for an unsigned type of at least ``int``'s rank, else None (narrower
+    unsigned types promote to ``int``: signed arithmetic)."""
+    words = set(c_type.split())
+    if not words & _UNSIGNED_WORDS or words & {"char", "short"} or words & {"uint8_t", "uint16_t"}:
+        return None
+    return 64 if words & _WIDE_WORDS else 32
+
+
+def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None]) -> int | None:
+    """The widest unsigned type among the variables, ``u``-suffixed constants and casts
+    in ``node`` (None if there is none): C converts the operation to it."""
+    widest = None
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        width = None
+        if isinstance(n, c_ast.ID):
+            c_type = type_of(n.name)
+            width = unsigned_width(c_type) if c_type else None
+        elif isinstance(n, c_ast.Constant) and n.type in ("int", "long int", "unsigned int",
+                                                          "unsigned long int", "unsigned long long int"):
+            suffix = n.value.lstrip("0123456789abcdefABCDEFxX").lower()
+            width = (64 if "l" in suffix else 32) if "u" in suffix else None
+        elif isinstance(n, c_ast.Cast):
+            from pycparser import c_generator
+            width = unsigned_width(c_generator.CGenerator().visit(n.to_type))
+        if width is not None:
+            widest = max(widest or 0, width)
+        stack.extend(child for _, child in n.children())
+    return widest
+
+
+def unsigned_comparisons(node: c_ast.Node, type_of: Callable[[str], str | None]) \
+        -> list[tuple[c_ast.Node, c_ast.Node, int]]:
+    """``(left, right, width)`` for every comparison in the condition ``node`` that C
+    evaluates in unsigned arithmetic of ``width`` bits."""
+    found = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.BinaryOp) and n.op in _COMPARISONS:
+            width = unsigned_width_of(n, type_of)
+            if width is not None:
+                found.append((n.left, n.right, width))
+        stack.extend(child for _, child in n.children())
+    return found
+
+
+def no_wrap(values: list[tuple[isl.PwAff, int]], evaluated_on: isl.Set) -> isl.Set:
+    """``[params] -> { : ... }``: the parameters for which every ``(value, width)`` stays
+    in ``[0, 2^width - 1]`` at every point of ``evaluated_on`` (a set over the iterators
+    that the values are functions of)."""
+    wraps = isl.Set.empty(evaluated_on.get_space())
+    for value, width in values:
+        value = value.intersect_domain(evaluated_on)
+        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(evaluated_on.get_space()))
+        wraps = wraps.union(value.lt_set(zero))
+        if width <= 32:
+            # (64-bit values beyond 2^63 are not tested here: the counter-width check of
+            # emit_c/versioning.py keeps 64-bit sizes below 2^56)
+            wraps = wraps.union(value.gt_set(zero.add_constant_val(isl.Val(2 ** width - 1))))
+    return wraps.params().complement()
