@@ -478,3 +478,10 @@ def test_product_with_a_variable_is_still_not_affine():
     with pytest.raises(ScopError) as info:
         extract(text, filename="v.c")
     assert "non-affine product" in info.value.message
+
+
+def test_gnu_statement_expression_is_one_clear_line():
+    body = "  for (i = 0; i < N; i++)\n    C[i] = ({ double t = 1; t; });"
+    with pytest.raises(ScopError) as info:
+        extract(program(body), filename="g.c")
+    assert "statement expression" in info.value.message and "\n" not in str(info.value)
