@@ -376,11 +376,11 @@ class HyperplaneProblem:
         order_max = sum((k + 1) * bound for s in self.dims for k in range(self.dims[s]))
         if not self.options.negative_coefficients:
             return _combine([(size, size_max), (order, order_max)])
-        # with negative coefficients allowed, i and -i often tie: prefer the original
-        # direction (the model's symmetry would otherwise pick either)
+        # with negative coefficients allowed, i and -i tie: prefer the original direction
+        # (the model's symmetry would otherwise pick either); the last criterion
         negative = sum(a - c for s in self.dims for a, c in zip(self.abs_c[s], self.c[s]))
         negative_max = 2 * bound * sum(self.dims.values())
-        return _combine([(size, size_max), (negative, negative_max), (order, order_max)])
+        return _combine([(size, size_max), (order, order_max), (negative, negative_max)])
 
     def _lexicographic(self, levels) -> Hyperplane | None:
         m = self.model

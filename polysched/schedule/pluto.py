@@ -142,6 +142,7 @@ class _Scheduler:
                     return self._cut(parts, edges, prox, rows)
 
         members: list[Hyperplane] = []
+        start_rows = rows
         rows = {s: list(r) for s, r in rows.items()}
         while not all(self._full_rank(s, rows) for s in stmts):
             h = self._solve(stmts, edges, prox, rows)
@@ -152,6 +153,8 @@ class _Scheduler:
                 rows[s].append(h.coefficients[s])
         if members:
             coincident = [self._zero_distance(edges, h) for h in members]
+            if self._distribute_short_band(sccs, members, coincident, edges, start_rows):
+                return self._cut([list(c) for c in sccs], edges, prox, start_rows)
             child = self.group(stmts, self._residual(edges, members), self._residual(prox, members),
                                rows, first=False)
             return Band(members, True, coincident, child)
@@ -174,6 +177,36 @@ class _Scheduler:
             rows[s].append(h.coefficients[s])
         child = self.group(stmts, self._residual(edges, [h]), self._residual(prox, [h]), rows, first=False)
         return Band([h], True, [self._zero_distance(edges, h)], child)
+
+    def _distribute_short_band(self, sccs, members, coincident, edges, rows) -> bool:
+        """smartfuse: a fused band of one sequential member cannot be tiled nor run in
+        parallel. When that is the fault of an SCC that alone has no band of two members
+        (a scalar reduction: every pair of its iterations is ordered) while another SCC
+        alone has one, distribute the SCCs: a 5-deep nest whose second statement is
+        ``s += B[...]`` gave five 1-deep sequential bands for both; distributed, the first
+        statement is one 5-deep parallel band. (When every SCC alone has a deep band and
+        only fusing them shortens it, as in atax, the fusion is kept.)"""
+        if self.p.options.fuse != "smart" or len(sccs) < 2 or len(members) != 1 or coincident[0]:
+            return False
+        deep = shallow = False
+        for scc in sccs:
+            if all(self.p.dims[s] - rank(rows[s]) < 2 for s in scc):
+                continue  # cannot have two more members anyway
+            inner = self._within(edges, scc)
+            local = {s: list(rows[s]) for s in scc}
+            found = 0
+            while found < 2 and not all(self._full_rank(s, local) for s in scc):
+                h = self._solve(scc, inner, [], local)
+                if h is None:
+                    break
+                found += 1
+                for s in scc:
+                    local[s].append(h.coefficients[s])
+            deep = deep or found >= 2
+            shallow = shallow or found < 2
+            if deep and shallow:
+                return True
+        return False
 
     def _dimension_cut(self, sccs: list[list[str]]) -> list[list[str]]:
         """Pluto's smartfuse: cut between consecutive SCCs of different loop depth."""
