@@ -249,6 +249,21 @@ def test_scalar_reduction_is_distributed_from_a_parallel_nest():
     assert all(first.band_member_get_coincident(k) for k in range(5))
 
 
+def test_long_literal_loop_is_bounded():
+    """No parameter, 100000 iterations of ``s += A[i]``: the bounding constant must reach
+    99999 (it was capped at 10^4: "no legal affine hyperplane", a ScheduleError)."""
+    source = ("void f(double s, double A[restrict 100000]) {\n  int i;\n#pragma scop\n"
+              "  for (i = 0; i < 100000; i++)\n    s += A[i];\n#pragma endscop\n}\n")
+    [scop] = extract(source, filename="long.c")
+    deps = analyze(scop)
+    stats: dict = {}
+    schedule = compute(scop, deps, stats=stats)
+    assert "fallback" not in stats
+    assert check(scop, deps, schedule).legal
+    assert schedule.get_map().intersect_domain(scop.domain).is_equal(
+        isl.UnionMap("{ S0[i] -> [i] }").intersect_domain(scop.domain))
+
+
 # -- budget and fallbacks ------------------------------------------------------------------
 def _gemm():
     [scop] = extract(KERNELS / "gemm.c", defines={"MINI_DATASET": None})

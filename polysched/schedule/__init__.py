@@ -63,8 +63,9 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
     ``deps.proximity`` (flow ∪ input) for locality. ``stats`` (optional dict) receives
     counters such as the number of ILP solves, and ``"fallback"`` when another scheduler
     had to stand in (see the module doc). Raises `ScheduleError` when no legal schedule
-    exists in the Pluto search space (e.g. reversal needed without negative coefficients
-    and without ``negative_fallback``)."""
+    exists in the Pluto search space (e.g. reversal needed without negative coefficients)
+    unless ``negative_fallback`` is set, which means "always return a schedule": then
+    isl's scheduler and the original schedule stand in as for the budget."""
     options = (options or ScheduleOptions()).validate()
     if options.scheduler == "identity":
         return scop.schedule
@@ -97,6 +98,12 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         return _pluto(scop, domain, validity, proximity, options, stats)
     except BudgetExceeded as exc:
         reason = f"the Pluto scheduler gave up ({exc})"
+    except ScheduleError as exc:
+        if not options.negative_fallback:
+            raise
+        # a driver that must always produce a schedule: even negative coefficients did
+        # not help (bounds of the search space); isl's scheduler has none of them
+        reason = f"the Pluto scheduler found no schedule ({exc})"
     try:
         schedule = isl_schedule(domain, scop.context, validity, proximity, options,
                                 timeout=options.budget)

@@ -37,9 +37,25 @@ from .edges import Edge
 from .options import BudgetExceeded, ScheduleOptions
 
 # Bounds of the bounding function: large enough never to be the reason for infeasibility
-# on the suite (distances are at most a few parameters plus a constant).
+# on the suite (distances are at most a few parameters plus a constant). Without
+# parameters (literal bounds) the constant is the whole extent (s += A[i] over 100000
+# iterations needs w = 99999): `w_bound_for` raises it from the constants of the edges.
 U_BOUND = 64
 W_BOUND = 10**4
+W_BOUND_MAX = 10**12
+
+
+def w_bound_for(edges, options: ScheduleOptions) -> int:
+    """A bound of ``w`` admitting every hyperplane of the search space: the distance of a
+    hyperplane on an edge is at most (sum of |coefficients|) x (largest constant of the
+    edge's constraints) plus the shifts, per dimension."""
+    biggest, dims = 0, 1
+    for e in edges:
+        for con in e.relation.get_constraints():
+            biggest = max(biggest, abs(int(con.get_constant_val().to_python())))
+        dims = max(dims, e.n_source, e.n_sink)
+    need = 2 * options.coefficient_bound * dims * biggest + 2 * options.shift_bound
+    return min(max(W_BOUND, need), W_BOUND_MAX)
 # Bounds of the auxiliary parameter functions of the compact Farkas form (edges.Reduction):
 # a lower bound of one component's part of a form, e.g. -(4 * N) for 4*i, 0 <= i < N.
 AUX_CONSTANT = 10**9
@@ -192,7 +208,8 @@ class HyperplaneProblem:
     """
 
     def __init__(self, dims: dict[str, int], n_params: int, options: ScheduleOptions,
-                 deadline: float | None = None):
+                 deadline: float | None = None, w_bound: int = W_BOUND):
+        self.w_bound = w_bound
         self.dims = dims
         self.n_params = n_params
         self.options = options
@@ -211,9 +228,9 @@ class HyperplaneProblem:
                   for s, d in self.dims.items()}
         self.shift = {s: m.new_int_var(0, opt.shift_bound, f"c0_{s}") for s in self.dims}
         self.u = [m.new_int_var(0, U_BOUND, f"u{p}") for p in range(self.n_params)]
-        self.w = m.new_int_var(0, W_BOUND, "w")
+        self.w = m.new_int_var(0, self.w_bound, "w")
         self.u_rar = [m.new_int_var(0, U_BOUND, f"ur{p}") for p in range(self.n_params)]
-        self.w_rar = m.new_int_var(0, W_BOUND, "wr")
+        self.w_rar = m.new_int_var(0, self.w_bound, "wr")
         if opt.negative_coefficients:
             self.abs_c = {}
             for s, cs in self.c.items():
@@ -364,7 +381,7 @@ class HyperplaneProblem:
         """The bounding function ``u·N + w``, ranked as ``(sum(u), w)``: the parametric
         growth first (summed over parameters, so that the answer does not depend on the
         order in which parameters are declared), then the constant."""
-        return _combine([(sum(u) if u else 0, U_BOUND * len(u)), (w, W_BOUND)])
+        return _combine([(sum(u) if u else 0, U_BOUND * len(u)), (w, self.w_bound)])
 
     def _size_level(self) -> list:
         """Small coefficients first (sum of |c| and shifts), then prefer outer iterators

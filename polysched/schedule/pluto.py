@@ -29,7 +29,7 @@ import networkx as nx
 from polysched.islutil import sets_of
 
 from .edges import Edge, edges_from, same_time_restriction
-from .ilp import Hyperplane, HyperplaneProblem, rank
+from .ilp import W_BOUND, Hyperplane, HyperplaneProblem, rank, w_bound_for
 from .options import BudgetExceeded, ScheduleError, ScheduleOptions
 
 
@@ -63,6 +63,7 @@ class _Problem:
     spaces: dict[str, isl.Space] = field(default_factory=dict)   # statement -> set space
     stats: dict = field(default_factory=lambda: {"ilp_solves": 0})
     deadline: float = float("inf")          # time.monotonic() past which BudgetExceeded
+    w_bound: int = W_BOUND                  # bound of the bounding function's constant
 
 
 class _Scheduler:
@@ -83,7 +84,8 @@ class _Scheduler:
         if time.monotonic() > self.p.deadline:
             raise BudgetExceeded(f"{self.p.options.budget:g} s budget used up after "
                                  f"{self.p.stats['ilp_solves'] - 1} ILP solves")
-        problem = HyperplaneProblem(dims, len(self.p.params), self.p.options, self.p.deadline)
+        problem = HyperplaneProblem(dims, len(self.p.params), self.p.options, self.p.deadline,
+                                    self.p.w_bound)
         return problem.solve(edges, prox, rows, need, **kw)
 
     def _sccs(self, stmts, edges) -> list[list[str]]:
@@ -321,7 +323,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
         prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context,
                           "proximity", conflicts)
     spaces = {st.get_tuple_name(): st.get_space() for st in sets_of(domain)}
-    problem = _Problem(stmts, dims, params, options, spaces, deadline=deadline)
+    problem = _Problem(stmts, dims, params, options, spaces, deadline=deadline,
+                       w_bound=w_bound_for(edges + prox, options))
     scheduler = _Scheduler(problem)
     tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
     if stats is not None:
