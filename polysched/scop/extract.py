@@ -913,8 +913,6 @@ class _RegionBuilder:
             raise self.error(where, "comma operator inside a SCoP is not supported")
         elif isinstance(node, c_ast.Compound):
             raise self.error(where, "GNU statement expression '({ ... })' inside a SCoP is not supported")
-        elif isinstance(node, c_ast.Compound):
-            raise self.error(where, "GNU statement expression '({ ... })' inside a SCoP is not supported")
         else:
             raise self.error(where, f"unsupported expression '{_GEN.visit(node)}'")
 

@@ -219,15 +219,16 @@ _TYPEDEF_NAME_RE = re.compile(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*(?:\[[^;{}
 _TYPEDEF_TAG_RE = re.compile(r"\btypedef\s+(?:struct|union|enum)\b[^;{]*\{[^{}]*\}\s*([A-Za-z_]\w*)\s*;")
 
 
+_DEFINE_OR_UNDEF_LINE_RE = re.compile(r"^#(?:define|undef) .*$", re.M)
+_HASH_LINE_RE = re.compile(r"^#.*$", re.M)
+
+
 def parse_dd_output(text: str) -> tuple[dict[str, Macro], frozenset[str]]:
     """Macros (``#define``/``#undef`` replayed in order) and typedef names from
     ``gcc -E -dD`` output."""
     macros: dict[str, Macro] = {}
-    code: list[str] = []
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            code.append(line)
-            continue
+    for directive in _DEFINE_OR_UNDEF_LINE_RE.finditer(text):
+        line = directive.group(0).rstrip("\r")
         m = _DEFINE_RE.match(line)
         if m:
             params = None
@@ -238,29 +239,21 @@ def parse_dd_output(text: str) -> tuple[dict[str, Macro], frozenset[str]]:
         m = _UNDEF_RE.match(line)
         if m:
             macros.pop(m.group(1), None)
-    code_text = "\n".join(code)
+    code_text = _HASH_LINE_RE.sub("", text)
     typedefs = set(_TYPEDEF_NAME_RE.findall(code_text)) | set(_TYPEDEF_TAG_RE.findall(code_text))
     return macros, frozenset(typedefs)
 
 
-_LINE_MARKER_RE = re.compile(r'^# (\d+) "((?:\\.|[^"\\])*)"')
+_LINE_MARKER_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)".*$', re.M)
 _IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 
 
 def header_identifiers(text: str) -> frozenset[str]:
     """Identifiers in the code that ``gcc -E`` output (with line markers) attributes to
     files other than the input itself (``<stdin>``): what the headers declare."""
-    names: set[str] = set()
-    in_header = False
-    for line in text.splitlines():
-        if line.startswith("#"):
-            m = _LINE_MARKER_RE.match(line)
-            if m:
-                in_header = m.group(2) != "<stdin>"
-            continue
-        if in_header:
-            names.update(_IDENT_RE.findall(line))
-    return frozenset(names)
+    pieces = _LINE_MARKER_RE.split(text)      # text, file, text, file, text, ...
+    headers = [pieces[k + 1] for k in range(1, len(pieces) - 1, 2) if pieces[k] != "<stdin>"]
+    return frozenset(_IDENT_RE.findall("\n".join(headers)))
 
 
 _CACHE: dict[tuple, MacroTable] = {}
