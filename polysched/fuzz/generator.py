@@ -118,10 +118,13 @@ class Aff:
 @dataclass
 class Bound:
     """One affine part, or the max (lower bound) / min (upper bound) of several,
-    written with the ``MIN``/``MAX`` macros (``style="macro"``) or as ternaries."""
+    written with the ``MIN``/``MAX`` macros (``style="macro"``) or as ternaries.
+    With ``div > 1`` every part is divided by it, C-style (``(n - 1) / 2``: truncation
+    toward zero, so negative values round up)."""
 
     parts: list[Aff]
     style: str = "macro"
+    div: int = 1
 
 
 @dataclass
@@ -352,6 +355,8 @@ def simulate(program: Program) -> Simulation:
         values = []
         for part in b.parts:
             v = check(part.eval(env), "a loop bound")
+            if b.div > 1:
+                v = c_div(v, b.div)
             if strict and unsigned and lower and down:
                 check(v - 1, "a loop bound")   # written 'v > lower - 1'
             values.append(v)
@@ -416,6 +421,12 @@ def simulate(program: Program) -> Simulation:
     for region in program.regions:
         run(region)
     return Simulation(count, ranges, accessed, written)
+
+
+def c_div(a: int, b: int) -> int:
+    """C's ``a / b`` (truncation toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
 
 
 def c_mod(a: int, b: int) -> int:
@@ -544,7 +555,12 @@ class _Renderer:
         return a.render(self.atom)
 
     def bound(self, b: Bound, lower: bool, adjust: int = 0) -> str:
-        parts = [self.aff(part.plus(adjust)) for part in b.parts]
+        if b.div > 1:
+            parts = [f"({self.aff(part)}) / {b.div}" + (f" + {adjust}" if adjust > 0 else
+                                                        f" - {-adjust}" if adjust < 0 else "")
+                     for part in b.parts]
+        else:
+            parts = [self.aff(part.plus(adjust)) for part in b.parts]
         text = parts[0]
         for part in parts[1:]:
             if b.style == "macro":
@@ -804,7 +820,7 @@ FEATURES = (
     "minmax_macro", "minmax_ternary", "guard", "mod_guard", "downward", "strided",
     "multi_stmt", "imperfect", "reduction", "int_data", "double_data", "param_zero",
     "param_negative", "unsigned", "size_t", "long", "big_offset", "live_out_iterators",
-    "aliased", "multi_region", "iterator_in_data",
+    "aliased", "multi_region", "iterator_in_data", "div_bound",
 )
 
 
@@ -840,6 +856,8 @@ def features(program: Program) -> set[str]:
             if lower_it & upper_it or any(abs(p.coeff(v)) > 1 for p in parts for v in outer):
                 found.add("skewed")
             for b in (node.lower, node.upper):
+                if b.div > 1:
+                    found.add("div_bound")
                 if len(b.parts) > 1:
                     found.add("minmax_macro" if b.style == "macro" else "minmax_ternary")
             if node.down:
@@ -1002,6 +1020,17 @@ class _Generator:
         return [p for p in self.params if p is not self.big]
 
     def bounds(self, outer: list[Loop], extent: int) -> tuple[Bound, Bound]:
+        lower, upper = self._bounds(outer, extent)
+        if self.rng.random() < 0.08:
+            # C division in a bound: '(n - 1) / 2', '(i + 3) / 2' (truncation toward zero)
+            bound = upper if self.rng.random() < 0.7 else lower
+            if len(bound.parts) == 1 and bound.parts[0].names():
+                bound.div = self.rng.choice([2, 2, 3])
+                if bound is upper:
+                    bound.parts[0] = bound.parts[0].plus(self.rng.choice([0, 1, 3]))
+        return lower, upper
+
+    def _bounds(self, outer: list[Loop], extent: int) -> tuple[Bound, Bound]:
         rng = self.rng
         params = self.small_params()
         kinds = {"literal": 40, "param_upper": 15 if params else 0, "param_lower": 8 if params else 0,

@@ -203,9 +203,12 @@ def _loop_candidates(program: Program, path: Path_, loop: Loop) -> Iterator[Prog
         yield edit(lambda n: setattr(n, "strict", False))
     for attr in ("lower", "upper"):
         bound: Bound = getattr(loop, attr)
+        if bound.div > 1:
+            yield edit(lambda n, attr=attr: setattr(getattr(n, attr), "div", 1))
         if len(bound.parts) > 1:
             for k in range(len(bound.parts)):
-                yield edit(lambda n, attr=attr, k=k: setattr(n, attr, Bound([getattr(n, attr).parts[k]])))
+                yield edit(lambda n, attr=attr, k=k: setattr(n, attr, Bound([getattr(n, attr).parts[k]],
+                                                                            div=getattr(n, attr).div)))
         for k, part in enumerate(bound.parts):
             for name in sorted(part.names()):
                 yield edit(lambda n, attr=attr, k=k, name=name:
