@@ -17,7 +17,6 @@ prints one line ``polysched: note: ...`` on stderr and is recorded in
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import replace
 
 import islpy as isl
@@ -25,7 +24,7 @@ import islpy as isl
 from .describe import describe_schedule
 from .edges import access_conflicts
 from polysched.dependence import violated_dependences
-from .options import BudgetExceeded, ScheduleError, ScheduleOptions
+from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import _reason as _isl_reason, isl_schedule
 from .pluto import pluto_schedule
 
@@ -43,18 +42,18 @@ def _pluto(scop, domain, validity, proximity, options, stats) -> isl.Schedule:
     both runs."""
     order = [s.name for s in scop.statements]
     conflicts = access_conflicts(scop.statements)
-    deadline = time.monotonic() + options.budget
+    budget = Budget(options.budget)
     try:
         return pluto_schedule(domain, scop.context, validity, proximity, options,
                               statement_order=order, stats=stats, conflicts=conflicts,
-                              deadline=deadline)
+                              budget=budget)
     except ScheduleError:
         if options.negative_coefficients or not options.negative_fallback:
             raise
         options = replace(options, negative_coefficients=True)
         return pluto_schedule(domain, scop.context, validity, proximity, options,
                               statement_order=order, stats=stats, conflicts=conflicts,
-                              deadline=deadline)
+                              budget=budget)
 
 
 def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | None = None) -> isl.Schedule:

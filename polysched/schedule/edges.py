@@ -247,12 +247,10 @@ class Reduction:
 
     def __init__(self, relation: isl.BasicMap):
         bm = _guarded(lambda: relation.remove_divs().remove_redundancies())
-        self.ctx = bm.get_ctx()
         self.n_params = np_ = bm.dim(isl.dim_type.param)
         n_in, n_out = bm.dim(isl.dim_type.in_), bm.dim(isl.dim_type.out)
         nx = n_in + n_out
         size = 1 + np_ + nx
-        self.param_names = [bm.get_dim_name(isl.dim_type.param, p) or f"p{p}" for p in range(np_)]
         eqs, ineqs = [], []
         for con in bm.get_constraints():
             vec = [_val_to_int(con.get_constant_val())]
@@ -293,7 +291,6 @@ class Reduction:
                     transform[idx] = {o: v for o, v in row.items() if v}
             transform[k] = None
             alive.remove(k)
-        position = {k: 1 + np_ + j for j, k in enumerate(alive)}
         keep = list(range(1 + np_)) + alive
         self.transform = [transform[i] for i in keep]
         self.n_vars = len(alive)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,7 +33,7 @@ from math import lcm
 from ortools.sat.python import cp_model
 
 from .edges import Edge
-from .options import BudgetExceeded, ScheduleOptions
+from .options import Budget, BudgetExceeded, ScheduleOptions
 
 # Bounds of the bounding function: large enough never to be the reason for infeasibility
 # on the suite (distances are at most a few parameters plus a constant). Without
@@ -208,12 +207,12 @@ class HyperplaneProblem:
     """
 
     def __init__(self, dims: dict[str, int], n_params: int, options: ScheduleOptions,
-                 deadline: float | None = None, w_bound: int = W_BOUND):
+                 budget: Budget | None = None, w_bound: int = W_BOUND):
         self.w_bound = w_bound
         self.dims = dims
         self.n_params = n_params
         self.options = options
-        self.deadline = deadline  # time.monotonic() value past which BudgetExceeded
+        self.budget = budget  # past it: BudgetExceeded
 
     # -- model construction -------------------------------------------------------
     def _new_model(self):
@@ -414,17 +413,18 @@ class HyperplaneProblem:
             m.clear_objective()
             if not isinstance(level, int):
                 m.minimize(level)
-            if self.deadline is not None:
-                left = self.deadline - time.monotonic()
-                if left <= 0:
-                    raise BudgetExceeded(f"{self.options.budget:g} s budget used up")
-                limit = min(limit, left)
+            if self.budget is not None:
+                self.budget.check()
+                limit = min(limit, self.budget.wall_left())
+                # CP-SAT's deterministic time (a work count, about seconds): the same
+                # model stops at the same point whatever the machine's load
+                solver.parameters.max_deterministic_time = max(self.budget.cpu_left(), 1e-3)
             solver.parameters.max_time_in_seconds = limit
             with sigint_preserved():
                 status = solver.solve(m)
             if status == cp_model.UNKNOWN:
                 # out of time before any solution: "no hyperplane" would be a lie
-                raise BudgetExceeded(f"an ILP solve found no solution within {limit:.3g} s")
+                raise BudgetExceeded("an ILP solve ran out of time before any solution")
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return None
             if isinstance(level, int):

@@ -1,6 +1,7 @@
 """Options of the scheduler (`ScheduleOptions`) and its error type."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from polysched.errors import PolyschedError
@@ -18,6 +19,31 @@ class BudgetExceeded(Exception):
     """The Pluto scheduler ran past its compute budget (``ScheduleOptions.budget`` seconds,
     ``max_constraints`` rows in one ILP, or isl's operation cap on a Farkas cone).
     `compute` catches it and falls back (see there); never raised to its callers."""
+
+
+class Budget:
+    """``seconds`` of this process's CPU time (``time.process_time``: what other processes
+    on a shared machine do not change, so the same input falls back, or not, the same way
+    under load), with a wall-clock backstop of ``4 x seconds + 10`` (never a hang)."""
+
+    WALL_FACTOR = 4
+    WALL_EXTRA = 10.0
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.cpu_end = time.process_time() + seconds
+        self.wall_end = time.monotonic() + self.WALL_FACTOR * seconds + self.WALL_EXTRA
+
+    def cpu_left(self) -> float:
+        return self.cpu_end - time.process_time()
+
+    def wall_left(self) -> float:
+        return self.wall_end - time.monotonic()
+
+    def check(self, doing: str = "") -> None:
+        """Raise `BudgetExceeded` once either limit is reached."""
+        if self.cpu_left() <= 0 or self.wall_left() <= 0:
+            raise BudgetExceeded(f"{self.seconds:g} s budget used up" + (f" {doing}" if doing else ""))
 
 
 @dataclass
@@ -39,8 +65,8 @@ class ScheduleOptions:
     - ``negative_fallback``: when the non-negative space has no legal schedule (a loop
       must be reversed), schedule again with negative coefficients instead of raising
       `ScheduleError` (for drivers that must always produce a schedule).
-    - ``budget``: wall-clock seconds the Pluto scheduler may spend on one SCoP (ILP
-      construction and solves together), ``max_constraints``: rows one ILP may have.
+    - ``budget``: CPU seconds the Pluto scheduler may spend on one SCoP (ILP construction
+      and solves together; see `Budget`), ``max_constraints``: rows one ILP may have.
       Past either, `compute` falls back to isl's scheduler (itself capped by
       ``isl_max_operations``), else to the original schedule, with a one-line notice on
       stderr and in ``stats["fallback"]``: a slow case never hangs.
@@ -54,7 +80,7 @@ class ScheduleOptions:
     time_limit: float = 10.0
     rar: bool = True
     negative_fallback: bool = False
-    budget: float = 10.0
+    budget: float = 15.0
     max_constraints: int = 200_000
     isl_max_operations: int = 200_000_000
 

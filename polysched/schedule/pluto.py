@@ -20,7 +20,6 @@ The search (``_Scheduler.group``) for a group of statements fused so far:
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -30,7 +29,7 @@ from polysched.islutil import sets_of
 
 from .edges import Edge, edges_from, same_time_restriction
 from .ilp import W_BOUND, Hyperplane, HyperplaneProblem, rank, w_bound_for
-from .options import BudgetExceeded, ScheduleError, ScheduleOptions
+from .options import Budget, ScheduleError, ScheduleOptions
 
 
 @dataclass
@@ -62,7 +61,7 @@ class _Problem:
     options: ScheduleOptions
     spaces: dict[str, isl.Space] = field(default_factory=dict)   # statement -> set space
     stats: dict = field(default_factory=lambda: {"ilp_solves": 0})
-    deadline: float = float("inf")          # time.monotonic() past which BudgetExceeded
+    budget: Budget | None = None            # past it: BudgetExceeded
     w_bound: int = W_BOUND                  # bound of the bounding function's constant
 
 
@@ -81,10 +80,9 @@ class _Scheduler:
         # a list in statement order, never a set: the order in which constraints enter the
         # model decides between equally good solutions (PYTHONHASHSEED must not)
         need = [s for s in stmts if not self._full_rank(s, rows)]
-        if time.monotonic() > self.p.deadline:
-            raise BudgetExceeded(f"{self.p.options.budget:g} s budget used up after "
-                                 f"{self.p.stats['ilp_solves'] - 1} ILP solves")
-        problem = HyperplaneProblem(dims, len(self.p.params), self.p.options, self.p.deadline,
+        if self.p.budget is not None:
+            self.p.budget.check(f"after {self.p.stats['ilp_solves'] - 1} ILP solves")
+        problem = HyperplaneProblem(dims, len(self.p.params), self.p.options, self.p.budget,
                                     self.p.w_bound)
         return problem.solve(edges, prox, rows, need, **kw)
 
@@ -258,6 +256,24 @@ def _aff(space: isl.Space, coefficients: list[int], shift: int) -> isl.Aff:
     return aff.set_constant_val(isl.Val(shift))
 
 
+def _statement_spaces(domain: isl.UnionSet, params: list[str]) -> dict[str, isl.Space]:
+    """Each statement's set space, its dimensions named as in the domain (``S[t, i]``: the
+    band schedules then print ``S[t, i] -> [(2t + i)]``) where those names are usable,
+    else ``i0, i1, ...`` (unnamed, repeated or equal to a parameter: the printed tree
+    must read back as the same tree)."""
+    out = {}
+    for st in sets_of(domain):
+        space = st.get_space()
+        n = space.dim(isl.dim_type.set)
+        names = [space.get_dim_name(isl.dim_type.set, k) for k in range(n)]
+        if not (all(x and x.isidentifier() and x not in params for x in names)
+                and len(set(names)) == len(names)):
+            for k in range(n):
+                space = space.set_dim_name(isl.dim_type.set, k, f"i{k}")
+        out[st.get_tuple_name()] = space
+    return out
+
+
 def _band_mupa(band: Band, stmts: list[str], spaces: dict[str, isl.Space]) -> isl.MultiUnionPwAff:
     """The band's partial schedule: one member per hyperplane, one piece per statement."""
     mupa = None
@@ -299,15 +315,15 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                    proximity: isl.UnionMap | None, options: ScheduleOptions,
                    statement_order: list[str] | None = None,
                    stats: dict | None = None, conflicts=None,
-                   deadline: float | None = None) -> isl.Schedule:
+                   budget: Budget | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
     each reference pair (``edges.access_conflicts``), to split dependences into exact
     pieces. Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
-    ``deadline`` (a ``time.monotonic()`` value; default: ``options.budget`` from now)."""
-    if deadline is None:
-        deadline = time.monotonic() + options.budget
+    ``budget`` (default: ``options.budget`` seconds from now)."""
+    if budget is None:
+        budget = Budget(options.budget)
     sets = sets_of(domain)
     dims = {s.get_tuple_name(): s.dim(isl.dim_type.set) for s in sets}
     stmts = [s for s in (statement_order or []) if s in dims]
@@ -322,8 +338,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
         extra = proximity.subtract(validity)
         prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context,
                           "proximity", conflicts)
-    spaces = {st.get_tuple_name(): st.get_space() for st in sets_of(domain)}
-    problem = _Problem(stmts, dims, params, options, spaces, deadline=deadline,
+    spaces = _statement_spaces(domain, params)
+    problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
                        w_bound=w_bound_for(edges + prox, options))
     scheduler = _Scheduler(problem)
     tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
