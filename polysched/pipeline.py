@@ -14,13 +14,12 @@ import islpy as isl
 
 from polysched import emit_c
 from polysched.dependence import Dependences, analyze, check
-from polysched.errors import PolyschedError
 from polysched.schedule import ScheduleOptions, compute
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 
 
-class IllegalScheduleError(PolyschedError, RuntimeError):
+class IllegalScheduleError(RuntimeError):
     """A stage produced a schedule that violates a dependence (a polysched bug)."""
 
 
