@@ -321,6 +321,27 @@ def test_isl_pad_case_through_optimize_with_tiling(tmp_path):
     assert check(region.scop, region.deps, region.schedule).legal
 
 
+def test_an_illegal_pluto_result_is_never_returned(monkeypatch, capsys):
+    """Whatever the Pluto search returns is checked against the dependences (under the
+    SCoP's context): a wrong answer means isl's scheduler stands in, with a notice."""
+    import polysched.schedule as schedule_module
+
+    [scop] = extract(_PAD, filename="pad.c")
+    deps = analyze(scop)
+
+    def reversed_loop(domain, *args, **kwargs):
+        mupa = isl.MultiUnionPwAff.from_union_map(
+            isl.UnionMap("{ S0[i] -> [-i] }").intersect_domain(domain))
+        return isl.Schedule.from_domain(domain).insert_partial_schedule(mupa)
+
+    monkeypatch.setattr(schedule_module, "pluto_schedule", reversed_loop)
+    stats: dict = {}
+    schedule = compute(scop, deps, stats=stats)
+    assert check(scop, deps, schedule).legal
+    assert "violates a dependence" in stats["fallback"] and "isl's scheduler" in stats["fallback"]
+    assert capsys.readouterr().err.count("polysched: note:") == 1
+
+
 _OFFSET = ("void f(int N, int OFF, double A[restrict 1000], double B[restrict 1000]) {\n"
            "  int i;\n#pragma scop\n  for (i = 0; i < N; i++)\n    B[i] = A[i];\n"
            "  for (i = OFF; i < OFF + N; i++)\n    A[i] = B[i - OFF];\n#pragma endscop\n}\n")

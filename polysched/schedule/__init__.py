@@ -37,23 +37,31 @@ def _notice(stats: dict | None, message: str) -> None:
         stats.setdefault("notes", []).append(message)
 
 
+class _Illegal(Exception):
+    """A scheduler's result violates a dependence (a bug: never returned)."""
+
+
 def _pluto(scop, domain, validity, proximity, options, stats) -> isl.Schedule:
     """Pluto, and again with negative coefficients when the options allow; one budget for
-    both runs."""
+    both runs. The result is checked against ``validity`` (under the SCoP's context, as
+    the dependences are): an illegal schedule raises `_Illegal`, it is never returned."""
     order = [s.name for s in scop.statements]
     conflicts = access_conflicts(scop.statements)
     budget = Budget(options.budget)
     try:
-        return pluto_schedule(domain, scop.context, validity, proximity, options,
-                              statement_order=order, stats=stats, conflicts=conflicts,
-                              budget=budget)
+        schedule = pluto_schedule(domain, scop.context, validity, proximity, options,
+                                  statement_order=order, stats=stats, conflicts=conflicts,
+                                  budget=budget)
     except ScheduleError:
         if options.negative_coefficients or not options.negative_fallback:
             raise
         options = replace(options, negative_coefficients=True)
-        return pluto_schedule(domain, scop.context, validity, proximity, options,
-                              statement_order=order, stats=stats, conflicts=conflicts,
-                              budget=budget)
+        schedule = pluto_schedule(domain, scop.context, validity, proximity, options,
+                                  statement_order=order, stats=stats, conflicts=conflicts,
+                                  budget=budget)
+    if not violated_dependences(schedule, validity).is_empty():
+        raise _Illegal("its schedule violates a dependence")
+    return schedule
 
 
 def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | None = None) -> isl.Schedule:
@@ -87,7 +95,7 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         try:
             schedule = _pluto(scop, domain, validity, proximity,
                               replace(options, negative_fallback=True), stats)
-        except (BudgetExceeded, ScheduleError) as exc:
+        except (BudgetExceeded, ScheduleError, _Illegal) as exc:
             _notice(stats, f"{reason}, and so did the Pluto scheduler ({exc}); "
                            "kept the original schedule")
             return scop.schedule
@@ -97,6 +105,8 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         return _pluto(scop, domain, validity, proximity, options, stats)
     except BudgetExceeded as exc:
         reason = f"the Pluto scheduler gave up ({exc})"
+    except _Illegal as exc:
+        reason = f"the Pluto scheduler failed ({exc})"
     except ScheduleError as exc:
         if not options.negative_fallback:
             raise
