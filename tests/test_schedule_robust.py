@@ -282,13 +282,13 @@ def test_past_the_budget_isl_stands_in_with_one_notice(limits, capsys):
 
 
 def test_when_every_scheduler_gives_up_the_original_schedule_is_kept(capsys):
-    [scop] = extract(_scalar_nest(10, "N"), filename="scalar10.c")
+    [scop] = extract(_scalar_nest(15, "N"), filename="scalar15.c")
     deps = analyze(scop)
     stats: dict = {}
     start = time.perf_counter()
-    # isl's scheduler needs ~100 s here; it gets the same 0.5 s and is stopped
-    schedule = compute(scop, deps, ScheduleOptions(budget=0.5), stats=stats)
-    assert time.perf_counter() - start < 15
+    # Pluto needs about 2 s of CPU here, isl's scheduler minutes; both get 0.2 s
+    schedule = compute(scop, deps, ScheduleOptions(budget=0.2), stats=stats)
+    assert time.perf_counter() - start < 30  # CPU-time budgets; the machine may be loaded
     assert check(scop, deps, schedule).legal
     assert "kept the original schedule" in stats["fallback"]
     assert capsys.readouterr().err.count("polysched: note:") == 1
