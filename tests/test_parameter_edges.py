@@ -32,13 +32,17 @@ def _settings(kernel) -> list[dict[str, str | None]]:
     return settings
 
 
-def _outputs(source: Path, tmp: Path, tag: str, defines, include: Path) -> list[str]:
+def _outputs(source: Path, tmp: Path, tag: str, defines, include: Path, may_fail=False) -> list[str] | None:
+    """stdout at 1 and 2 threads; None when ``may_fail`` and the program fails (the
+    original at a size its own code does not accept, e.g. a division by a zero size)."""
     binary = tmp / tag
     built = compile_c(source, binary, cflags=CFLAGS, defines=defines, openmp=True, include_dirs=[include])
     assert built.ok, f"{tag}: {built.reason}"
     results = []
     for threads in (1, 2):
         run = run_binary(binary, threads=threads, timeout=60)
+        if not run.ok and may_fail:
+            return None
         assert run.ok, f"{tag} at {threads} threads: {run.reason}"
         results.append(run.stdout)
     return results
@@ -53,7 +57,9 @@ def test_kernel_at_parameter_edges(name, tmp_path):
         out.write_text(optimize(kernel.path, options).text)
         outputs[mode] = out
     for k, defines in enumerate(_settings(kernel)):
-        expected = _outputs(kernel.path, tmp_path, f"orig{k}", defines, kernel.path.parent)
+        expected = _outputs(kernel.path, tmp_path, f"orig{k}", defines, kernel.path.parent, may_fail=k > 0)
+        if expected is None:
+            continue    # the original itself does not accept this size
         assert expected[0] == expected[1]
         for mode, out in outputs.items():
             got = _outputs(out, tmp_path, f"{mode}{k}", defines, kernel.path.parent)
