@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 
@@ -20,8 +21,9 @@ def parse_defines(items: list[str]) -> dict[str, str | None]:
     defines: dict[str, str | None] = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not name.isidentifier():
-            raise UsageError(f"-D {item}: expected NAME or NAME=VALUE")
+        # NAME or a function-like NAME(a, b), as the C compiler takes it
+        if not re.fullmatch(r"[A-Za-z_]\w*(\(\s*(?:[A-Za-z_]\w*\s*(?:,\s*[A-Za-z_]\w*\s*)*)?\))?", name):
+            raise UsageError(f"-D {item}: expected NAME, NAME=VALUE or NAME(ARGS)=BODY")
         defines[name] = value if sep else None
     return defines
 
