@@ -94,22 +94,24 @@ def distances(deltas: isl.Set, limit: int = 64) -> list[tuple[int, ...]] | None:
         return None
     points: list[tuple[int, ...]] = []
     n = flat.dim(isl.dim_type.set)
-
-    def add(point: isl.Point) -> None:
-        points.append(tuple(point.get_coordinate_val(isl.dim_type.set, k).to_python()
-                            for k in range(n)))
-        if len(points) > limit:
-            raise _TooMany()
-
+    # Never raise inside isl's callback (islpy prints the traceback): enumerate only
+    # when the bounding box is small, then compare the count with the limit.
+    volume = 1
     try:
-        flat.foreach_point(add)
-    except (_TooMany, isl.Error):
+        for k in range(n):
+            low, high = flat.dim_min_val(k), flat.dim_max_val(k)
+            if not (low.is_int() and high.is_int()):
+                return None
+            volume *= max(0, high.to_python() - low.to_python() + 1)
+            if volume > 64 * limit:
+                return None
+        flat.foreach_point(lambda point: points.append(
+            tuple(point.get_coordinate_val(isl.dim_type.set, k).to_python() for k in range(n))))
+    except isl.Error:
+        return None
+    if len(points) > limit:
         return None
     return sorted(points, reverse=True)
-
-
-class _TooMany(Exception):
-    pass
 
 
 def _group_last(vectors: list[tuple[int, ...]]) -> list[tuple]:
