@@ -199,6 +199,56 @@ def _combine(terms):
     return list(reversed(levels))
 
 
+def _template(edge: Edge, sign: int, constant: int, has_w: bool, has_u: bool):
+    """The rows of ``constant + w + u·N + sign·(φ_T(t) - φ_S(s)) >= 0`` on ``edge`` as
+    ``(equality, constant, local indices, coefficients)`` over the local unknowns
+    ``c_S..., [c_T..., shift_T, shift_S,] w, u..., aux...`` (the bracket only when S != T;
+    aux: ``1 + params`` per group of the compiled form), and the number of aux groups.
+    Cached on the edge's reduction: building the model is then a lookup per row."""
+    red = edge.reduction
+    ns, nt, np_ = edge.n_source, edge.n_sink, edge.n_params
+    same = edge.source == edge.sink
+    key = ("template", ns, same, sign, constant, has_w, has_u)
+    cached = red._compiled.get(key)
+    if cached is not None:
+        return cached
+    rows, n_groups = red.compiled(ns, same)
+    snk0 = 0 if same else ns
+    base = ns if same else ns + nt + 2
+    shift_snk, shift_src = ns + nt, ns + nt + 1
+    w_at, u_at = base, base + 1
+    aux_at = base + 1 + np_
+    out = []
+    for equality, const, form, extra in rows:
+        acc: dict[int, int] = {}
+        k = const
+
+        def add(j, v):
+            acc[j] = acc.get(j, 0) + v
+        for orig, a in form:
+            if orig == 0:
+                k += a * constant
+                if has_w:
+                    add(w_at, a)
+                if not same:
+                    add(shift_snk, sign * a)
+                    add(shift_src, -sign * a)
+            elif orig <= np_:
+                if has_u:
+                    add(u_at + orig - 1, a)
+            elif orig <= np_ + ns:
+                add(orig - 1 - np_, -sign * a)
+            else:
+                add(snk0 + orig - 1 - np_ - ns, sign * a)
+        for (g, i), a in extra:
+            add(aux_at + g * (1 + np_) + i, a)
+        idxs = tuple(j for j in sorted(acc) if acc[j])
+        out.append((equality, k, idxs, tuple(acc[j] for j in idxs)))
+    result = (out, n_groups)
+    red._compiled[key] = result
+    return result
+
+
 class HyperplaneProblem:
     """Builds and solves the CP-SAT model for one hyperplane of a group of statements.
 
@@ -244,48 +294,32 @@ class HyperplaneProblem:
     def _cone_constraints(self, edge: Edge, sign: int, constant: int = 0, w=None, u=None,
                           enforce=None) -> None:
         """Require ``constant + w + u·N + sign·(φ_T(t) - φ_S(s)) >= 0`` on the whole edge,
-        linearised through the edge's compact Farkas form (`edges.Reduction.compiled`)."""
-        np_, ns = edge.n_params, edge.n_source
+        linearised through the edge's compact Farkas form (`edges.Reduction.compiled`),
+        through a template cached on the edge's reduction (`_template`)."""
+        np_ = edge.n_params
         src, snk = edge.source, edge.sink
-        rows, n_groups = edge.reduction.compiled(ns, src == snk)
-        # the unknowns behind each original coefficient index [cst, params, source, sink]
-        cst = {}
-        if w is not None:
-            cst[w] = 1
-        if src != snk:
-            cst[self.shift[snk]] = sign
-            cst[self.shift[src]] = -sign
-        slot = [None] * (1 + np_) + [(v, -sign) for v in self.c[src]] + [(v, sign) for v in self.c[snk]]
-        if u is not None:
-            for p in range(np_):
-                slot[1 + p] = (u[p], 1)
-        aux = [[self._aux(AUX_CONSTANT)] + [self._aux(AUX_PARAMETER) for _ in range(np_)]
-               for _ in range(n_groups)]
+        same = src == snk
+        rows, n_groups = _template(edge, sign, constant, w is not None, u is not None)
+        # the unknowns of the template's local indices (see _template)
+        local = list(self.c[src])
+        if not same:
+            local += self.c[snk]
+            local += [self.shift[snk], self.shift[src]]
+        local.append(w)
+        local += u if u is not None else [None] * np_
+        for _ in range(n_groups):
+            local.append(self._aux(AUX_CONSTANT))
+            local += [self._aux(AUX_PARAMETER) for _ in range(np_)]
+        index = [None if v is None else v.index for v in local]
         model = self.model
-        for equality, const, form, extra in rows:
-            acc: dict = {}
-            k = const
-            for orig, a in form:
-                if orig == 0:
-                    k += a * constant
-                    for var, c in cst.items():
-                        acc[var] = acc.get(var, 0) + a * c
-                else:
-                    entry = slot[orig]
-                    if entry is not None:
-                        var, c = entry
-                        acc[var] = acc.get(var, 0) + a * c
-            for (g, i), a in extra:
-                var = aux[g][i]
-                acc[var] = acc.get(var, 0) + a
-            # a key for "this exact constraint was already added" (variable indices in the
-            # model; the key only answers membership, never orders anything)
-            items = frozenset((v.index, c) for v, c in acc.items() if c)
-            key = (items, k, equality, None if enforce is None else enforce.index)
+        enforced = None if enforce is None else enforce.index
+        for equality, k, idxs, coefs in rows:
+            # "this exact constraint was already added" (variable indices in the model)
+            key = (equality, k, enforced, tuple(sorted(zip((index[j] for j in idxs), coefs))))
             if key in self.seen:
                 continue
             self.seen.add(key)
-            if not items:
+            if not idxs:
                 if not (k == 0 if equality else k >= 0):
                     if enforce is None:
                         model.add_bool_or([])  # infeasible
@@ -295,8 +329,7 @@ class HyperplaneProblem:
             self.n_rows += 1
             if self.n_rows > self.options.max_constraints:
                 raise BudgetExceeded(f"more than {self.options.max_constraints} constraint rows in one ILP")
-            vs = [v for v, c in acc.items() if c]
-            expr = cp_model.LinearExpr.weighted_sum(vs, [acc[v] for v in vs]) + k
+            expr = cp_model.LinearExpr.weighted_sum([local[j] for j in idxs], coefs) + k
             ct = model.add(expr == 0) if equality else model.add(expr >= 0)
             if enforce is not None:
                 ct.only_enforce_if(enforce)
