@@ -6,6 +6,7 @@ import collections
 import re
 import shutil
 import subprocess
+import time
 
 import islpy as isl
 import pytest
@@ -192,7 +193,7 @@ def test_fuzzer_detects_a_wrong_transformation_and_shrinks_it(monkeypatch, tmp_p
         assert evaluate_text(body, "identity", 30).kind == "wrong"
 
 
-def test_fuzzer_detects_corrupted_output_text(monkeypatch):
+def test_fuzzer_detects_corrupted_output_text(monkeypatch, tmp_path):
     """An output that computes something else (one constant changed) is 'wrong'; one
     that does not compile is 'wrong' too; an exception is a 'crash'."""
     from polysched import pipeline
@@ -227,13 +228,33 @@ def test_fuzzer_detects_corrupted_output_text(monkeypatch):
     result = evaluate_text(program_text, "identity", 30)
     assert result.kind == "crash" and "RuntimeError: boom" in result.detail
 
+    helper_pid = tmp_path / "helper.pid"
+
     def sleeping(path, options=None):
+        import os
         import time
-        time.sleep(60)
+        helper = os.fork()          # a helper process, like a time-limited isl scheduler
+        if helper == 0:
+            time.sleep(120)
+            os._exit(0)
+        helper_pid.write_text(str(helper))
+        time.sleep(120)
 
     monkeypatch.setattr(pipeline, "optimize", sleeping)
-    result = evaluate_text(program_text, "identity", 2)
+    result = evaluate_text(program_text, "identity", 3)
     assert result.kind == "hang"
+    # the helper did not survive the timeout
+    pid = int(helper_pid.read_text())
+    for _ in range(100):
+        try:
+            state = open(f"/proc/{pid}/status").read()
+        except FileNotFoundError:
+            break
+        if "State:\tZ" in state:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"helper process {pid} still running after the timeout")
 
 
 # --------------------------------------------------------------------------- CLI

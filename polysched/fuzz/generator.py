@@ -34,6 +34,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+# Bumped whenever generate() changes which program a (seed, index) pair names.
+GENERATOR_VERSION = 2
 UNSIGNED_TYPES = ("unsigned", "size_t")
 INDEX_TYPES = ("int", "long", "unsigned", "size_t")
 INT_MOD = 1009
@@ -667,7 +669,7 @@ class _Renderer:
         used_scalars = [s for s in p.scalars if s.name in referenced]
         iterators = sorted({n.var for n, _ in all_nodes(p) if isinstance(n, Loop)},
                            key=lambda v: (ITERATORS.index(v) if v in ITERATORS else 99, v))
-        out = [f"/* polysched fuzz: seed {p.seed}, program {p.index} */",
+        out = [f"/* polysched fuzz (generator v{GENERATOR_VERSION}): seed {p.seed}, program {p.index} */",
                "#include <stdio.h>", "#include <stddef.h>", "",
                "#define MIN(x, y) ((x) < (y) ? (x) : (y))",
                "#define MAX(x, y) ((x) > (y) ? (x) : (y))"]

@@ -23,7 +23,6 @@ import json
 import os
 import pickle
 import re
-import select
 import signal
 import tempfile
 import time
@@ -122,14 +121,20 @@ def _options(mode: str):
 def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, str]:
     """``polysched.pipeline.optimize`` in a forked child: ``("ok", text, "")``,
     ``("rejected", message, "")``, ``("crash", message, traceback)`` or
-    ``("hang", message, "")``. The pipeline is looked up at call time (tests patch it)."""
+    ``("hang", message, "")``. The pipeline is looked up at call time (tests patch it).
+
+    The child leads its own process group and writes its answer to a file; the parent
+    polls for its exit. On a timeout the whole group is killed (polysched may fork
+    helpers, e.g. a time-limited isl scheduler, which must not outlive the child)."""
     options = _options(mode)
-    read_fd, write_fd = os.pipe()
+    fd, answer_name = tempfile.mkstemp(prefix="polysched-fuzz-answer-")
+    os.close(fd)
+    answer = Path(answer_name)
     pid = os.fork()
     if pid == 0:      # child
         code = 0
         try:
-            os.close(read_fd)
+            os.setpgid(0, 0)
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
@@ -147,49 +152,56 @@ def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, 
             except BaseException as err:     # noqa: BLE001 - everything else is a crash
                 first = str(err).strip().splitlines()[0] if str(err).strip() else ""
                 payload = ("crash", f"{type(err).__name__}: {first}"[:300], traceback.format_exc())
-            data = pickle.dumps(payload)
-            view = memoryview(data)
-            while view:
-                written = os.write(write_fd, view)
-                view = view[written:]
+            answer.write_bytes(pickle.dumps(payload))
         except BaseException:               # noqa: BLE001
             code = 1
         finally:
             os._exit(code)
-    os.close(write_fd)
-    chunks = []
     deadline = time.monotonic() + timeout
     timed_out = False
+    delay = 0.002
     try:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
                 timed_out = True
+                _kill_group(pid)
+                _, status = os.waitpid(pid, 0)
                 break
-            ready, _, _ = select.select([read_fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(read_fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        # helpers the child may have left in its group (the group id stays valid while
+        # a member lives, so this cannot hit an unrelated process)
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        data = answer.read_bytes()
     finally:
-        os.close(read_fd)
-        if timed_out:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        _, status = os.waitpid(pid, 0)
+        answer.unlink(missing_ok=True)
     if timed_out:
         return "hang", f"optimize did not finish in {timeout:g} s", ""
     try:
-        return pickle.loads(b"".join(chunks))
+        return pickle.loads(data)
     except Exception:                      # noqa: BLE001
         if os.WIFSIGNALED(status):
             name = signal.Signals(os.WTERMSIG(status)).name
             return "crash", f"optimize killed by {name}", ""
         return "crash", f"optimize exited with status {os.WEXITSTATUS(status)} without an answer", ""
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the process group led by our (not yet reaped) child ``pid``, or the
+    child alone if it has not made its group yet."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 # --------------------------------------------------------------------------- compile/run
@@ -355,8 +367,10 @@ def failure_class(failure: ModeResult, program: Program) -> str:
     """What makes two failures 'probably the same bug': the kind, the head of the
     detail (numbers dropped) and which of the issue-8 input classes the program has."""
     head = re.sub(r"\d+", "#", failure.detail.split(":")[0])
-    if failure.kind == "crash":
-        head = re.sub(r"\d+", "#", failure.detail[:60])
+    if failure.kind == "hang":          # a hang is about size: one class per phase and scheduler
+        return f"hang|{failure.detail.split(' ')[0]}|{MODES[failure.mode].get('scheduler')}"
+    if failure.kind == "crash":         # same exception, same message: same bug
+        return f"crash|{re.sub(r'[0-9]+', '#', re.sub(r'/tmp/[^: ]*', '', failure.detail))[:90]}"
     risky = sorted(set(features(program)) & set(RISKY_FEATURES))
     return f"{failure.kind}|{head}|{','.join(risky)}"
 
