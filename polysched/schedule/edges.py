@@ -214,6 +214,7 @@ def same_time_restriction(edge: Edge, phi_source: isl.Map, phi_sink: isl.Map) ->
 # only remove solutions, never admit an illegal one.
 
 MERGE_VARIABLES = 4      # components with at most this many variables in all: one cone
+MERGE_VERTICES = 32      # ... or whose product has at most about this many vertices
 ISL_CONE_OPERATIONS = 20_000_000   # isl operations allowed per cone (never hang)
 
 
@@ -374,7 +375,12 @@ class Reduction:
         if not comps:
             return [()], False
         total = sum(len(self.components[c]) for c in comps)
-        if len(comps) == 1 or total <= MERGE_VARIABLES:
+        # the merged cone has about one row per vertex of the product of the components:
+        # the product of their constraint counts
+        vertices = 1
+        for c in comps:
+            vertices *= max(1, len(self._system(self.components[c])[2]))
+        if len(comps) == 1 or total <= MERGE_VARIABLES or vertices <= MERGE_VERTICES:
             merged = tuple(sorted(j for c in comps for j in self.components[c]))
             return [merged], False
         return [tuple(self.components[c]) for c in comps], True
