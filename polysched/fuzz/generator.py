@@ -606,15 +606,21 @@ class _Renderer:
             else:
                 text += f" - {const[1:]}" if const.startswith("-") else f" + {const}"
             return f"{target} {s.op} {text};"
-        terms = []
+        text = ""
         for r, c in zip(s.reads, s.coeffs):
             k = INT_COEFFS[c % len(INT_COEFFS)]
             read = f"({self.ref(r)} % {INT_MOD})"
-            terms.append(read if k == 1 else f"{k} * {read}")
+            term = read if abs(k) == 1 else f"{abs(k)} * {read}"
+            if not text:
+                text = term if k > 0 else f"-{term}"
+            else:
+                text += f" + {term}" if k > 0 else f" - {term}"
         if s.iter_var:
-            terms.append(f"(int)({self.atom(s.iter_var)} % 5)")
-        terms.append(str(s.const % 7 + 1))
-        return f"{target} {s.op} ({' + '.join(terms)}) % {INT_MOD};"
+            term = f"(int)({self.atom(s.iter_var)} % 5)"
+            text = f"{text} + {term}" if text else term
+        const = str(s.const % 7 + 1)
+        text = f"{text} + {const}" if text else const
+        return f"{target} {s.op} ({text}) % {INT_MOD};"
 
     # -- statements -------------------------------------------------------------------
     def emit(self, text: str, depth: int) -> None:

@@ -265,6 +265,8 @@ class Evaluator:
                               f"(inferred: scheduling with {schedule_key[0]}/{schedule_key[1]} "
                               f"timed out in mode {self._hung_schedules[schedule_key]})")
         kind, message, log = optimize_isolated(self.source, mode, self.timeout)
+        if kind != "ok":
+            message = message.replace(str(self.source), self.source.name)
         if kind == "hang" and not any(options.get(k) for k in ("tile", "parallel", "unroll")):
             self._hung_schedules[schedule_key] = mode
         if kind != "ok":
