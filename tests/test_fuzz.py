@@ -245,7 +245,7 @@ def test_fuzzer_detects_corrupted_output_text(monkeypatch, tmp_path):
         time.sleep(120)
 
     monkeypatch.setattr(pipeline, "optimize", sleeping)
-    result = evaluate_text(program_text, "identity", 3)
+    result = evaluate_text(program_text, "identity", 1.5)   # sleeping: stopped by the wall limit
     assert result.kind == "hang"
     # the helper did not survive the timeout
     pid = int(helper_pid.read_text())

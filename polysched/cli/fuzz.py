@@ -13,7 +13,7 @@ from polysched.cli import UsageError
 
 
 def add_parser(subparsers) -> None:
-    from polysched.fuzz.runner import DEFAULT_MODES, MODES
+    from polysched.fuzz.runner import DEFAULT_MODES, MODES, WALL_FACTOR
     parser = subparsers.add_parser(
         "fuzz", help="differential fuzzing: random SCoPs through every mode, outputs compared",
         description=__doc__)
@@ -32,7 +32,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", type=Path, default=Path("fuzz-out"), metavar="DIR",
                         help="where failing programs and their shrunk repros go (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="T",
-                        help="seconds allowed for each optimize, compile and run (default: %(default)s)")
+                        help="seconds allowed for each optimize (CPU seconds, and %(wall)s times as "
+                             "many wall seconds), compile and run (default: %(default)s)".replace("%(wall)s", str(WALL_FACTOR)))
     parser.add_argument("--no-shrink", dest="shrink", action="store_false",
                         help="write failing programs without shrinking them")
     parser.add_argument("--shrink-evaluations", type=int, default=250, metavar="K",

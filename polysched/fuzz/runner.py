@@ -6,7 +6,9 @@ Per program (one task of the process pool):
 1. render the program, compile it (``gcc -O2 -fopenmp -ffp-contract=off ... -lm``) and
    run it: its stdout is the reference;
 2. per mode: ``polysched.pipeline.optimize`` in a forked child (so that a hang can be
-   killed and a crash of isl cannot take the worker down), with a time limit.
+   killed and a crash of isl cannot take the worker down), with a time limit in CPU
+   seconds (the machine may be shared) and a wall-clock limit ``WALL_FACTOR`` times
+   longer.
    A :class:`~polysched.scop.ScopError` is ``rejected`` (fine), any other exception
    or the death of the child is ``crash``, running past the limit is ``hang``;
 3. the output is compiled with the same flags and run (at ``OMP_NUM_THREADS`` 1 and 2
@@ -59,6 +61,7 @@ FAILURES = ("wrong", "crash", "hang")
 CC = "gcc"
 CFLAGS = ("-O2", "-ffp-contract=off", "-w")
 MEMORY_LIMIT = 6 << 30        # bytes of address space for one optimize child
+WALL_FACTOR = 4               # optimize is stopped at timeout CPU seconds or this x timeout wall seconds
 
 
 @dataclass
@@ -157,15 +160,20 @@ def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, 
             code = 1
         finally:
             os._exit(code)
-    deadline = time.monotonic() + timeout
+    start = time.monotonic()
     timed_out = False
     delay = 0.002
+    cpu = 0.0
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 break
-            if time.monotonic() > deadline:
+            cpu = _cpu_seconds(pid)
+            wall = time.monotonic() - start
+            # CPU time when the system tells it (a shared, loaded machine must not
+            # turn slow runs into hangs), and a generous wall-clock limit in any case.
+            if (cpu if cpu >= 0 else wall) > timeout or wall > WALL_FACTOR * timeout:
                 timed_out = True
                 _kill_group(pid)
                 _, status = os.waitpid(pid, 0)
@@ -182,7 +190,9 @@ def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, 
     finally:
         answer.unlink(missing_ok=True)
     if timed_out:
-        return "hang", f"optimize did not finish in {timeout:g} s", ""
+        wall = time.monotonic() - start
+        return "hang", (f"optimize did not finish in {timeout:g} s (CPU {max(cpu, 0):.0f} s, "
+                        f"wall {wall:.0f} s)"), ""
     try:
         return pickle.loads(data)
     except Exception:                      # noqa: BLE001
@@ -190,6 +200,24 @@ def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, 
             name = signal.Signals(os.WTERMSIG(status)).name
             return "crash", f"optimize killed by {name}", ""
         return "crash", f"optimize exited with status {os.WEXITSTATUS(status)} without an answer", ""
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` and of its children it has
+    reaped, from /proc; -1 where /proc is not available."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        ticks = sum(int(x) for x in fields[11:15])     # utime stime cutime cstime
+        return ticks / _CLOCK_TICKS
+    except (OSError, ValueError, IndexError):
+        return -1.0
+
+
+try:
+    _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+except (ValueError, OSError, AttributeError):
+    _CLOCK_TICKS = 100
 
 
 def _kill_group(pid: int) -> None:
@@ -262,7 +290,7 @@ class Evaluator:
             # The pipeline computes the same schedule first, which already ran past
             # the limit in a mode that does nothing else: not run again.
             return ModeResult(mode, "hang", f"optimize did not finish in {self.timeout:g} s "
-                              f"(inferred: scheduling with {schedule_key[0]}/{schedule_key[1]} "
+                              f"(not run; inferred: scheduling with {schedule_key[0]}/{schedule_key[1]} "
                               f"timed out in mode {self._hung_schedules[schedule_key]})")
         kind, message, log = optimize_isolated(self.source, mode, self.timeout)
         if kind != "ok":
