@@ -138,6 +138,7 @@ def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, 
         code = 0
         try:
             os.setpgid(0, 0)
+            _die_with_parent()
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
@@ -200,6 +201,17 @@ def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, 
             name = signal.Signals(os.WTERMSIG(status)).name
             return "crash", f"optimize killed by {name}", ""
         return "crash", f"optimize exited with status {os.WEXITSTATUS(status)} without an answer", ""
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent dies (an interrupted run leaves no
+    optimize child behind)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)      # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -562,6 +574,8 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
             except KeyboardInterrupt:
                 for future in futures:
                     future.cancel()
+                for process in list(getattr(pool, "_processes", {}).values()):
+                    process.kill()          # their optimize children die with them
                 raise
     results.sort(key=lambda r: r.index)
     counts = {k: 0 for k in KINDS}
