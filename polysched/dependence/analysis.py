@@ -199,6 +199,20 @@ def _flow(sinks: isl.UnionMap, must: isl.UnionMap | None, may: isl.UnionMap | No
     return flow.get_may_dependence()
 
 
+def _memory_based(sources: isl.UnionMap, sinks: isl.UnionMap,
+                  times: dict[str, isl.Map]) -> isl.UnionMap:
+    """``{ source[s] -> sink[t] : source accesses an element sink accesses, s before t }``
+    from access relations ``{ S[s] -> A[a] }`` and each statement's schedule
+    ``times[S] = { S[s] -> [time] }`` (one flat time space). The order is built per
+    statement pair that shares an element, not for every pair (47 statements: 2209)."""
+    out = isl.UnionMap.empty(sources.get_space())
+    for pair in maps_of(sources.apply_range(sinks.reverse())):
+        source = pair.get_tuple_name(isl.dim_type.in_)
+        sink = pair.get_tuple_name(isl.dim_type.out)
+        out = out.union(isl.UnionMap.from_map(pair.intersect(times[source].lex_lt_map(times[sink]))))
+    return out
+
+
 COMPACT_PIECES = 16
 
 
@@ -225,7 +239,10 @@ def analyze(scop: Scop) -> Dependences:
     unbounded accesses would silently lose dependences); many-piece ones are coalesced
     (see `_compact`).
     """
-    domain = scop.domain
+    # Under the context first: the answer is the same (each parameter value is its own
+    # problem), and isl no longer splits on cases the context rules out (a fuzzed nest
+    # with 'y[l - m + 3]' took 1.6 s for m of any sign, 0.01 s for m >= 1).
+    domain = scop.domain.intersect_params(scop.context)
     reads = _compact(scop.reads.intersect_domain(domain))
     writes = _compact(scop.writes.intersect_domain(domain))
     may_writes = _compact(scop.may_writes.intersect_domain(domain))
@@ -237,8 +254,14 @@ def analyze(scop: Scop) -> Dependences:
         return umap.intersect_params(context).coalesce()
 
     flow = finish(_flow(reads, writes, may_writes, schedule))
-    raw = finish(_flow(reads, None, all_writes, schedule))
-    war = finish(_flow(all_writes, None, reads, schedule))
-    waw = finish(_flow(all_writes, None, all_writes, schedule))
-    rar = finish(_flow(reads, None, reads, schedule))
+    # The memory-based kinds kill nothing, so they need no dataflow: every pair of
+    # instances touching the same element, the source scheduled first. The join is the
+    # same relation as dataflow with may-sources only, and 10-100x faster on accesses
+    # with parameter offsets (a fuzzed 'y[l - m + 3]' took 2 s per kind in dataflow).
+    times = {m.get_tuple_name(isl.dim_type.in_): m
+             for m in maps_of(schedule.get_map().intersect_domain(domain))}
+    raw = finish(_memory_based(all_writes, reads, times))
+    war = finish(_memory_based(reads, all_writes, times))
+    waw = finish(_memory_based(all_writes, all_writes, times))
+    rar = finish(_memory_based(reads, reads, times))
     return Dependences(scop, flow, raw, war, waw, rar, flatten(schedule))
