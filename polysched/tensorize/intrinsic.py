@@ -1,0 +1,192 @@
+"""Intrinsic descriptions: a tiny C file per intrinsic, read by our own front end.
+
+A description is a C function holding one ``#pragma scop`` statement (the semantics,
+over the intrinsic's operands) and a comment block of ``key: value`` metadata::
+
+    /* polysched intrinsic
+     * name: dgemm_4x8
+     * features: avx2 fma              (alternatives separated by "|"; empty = portable)
+     * header: polysched_intrinsics.h
+     * function: polysched_dgemm_4x8
+     * call: polysched_dgemm_4x8(K, base(A), rs(A), cs(A), base(B), rs(B), base(C), rs(C))
+     * stride1: B[1] C[1]              (operand dimensions that must be the last, unit-stride
+     *                                  dimension of the program's array)
+     * remainder: i j                  (fixed-size loops whose leftover iterations an
+     *                                  epilogue may run; other fixed loops need multiples)
+     * doc: one line
+     */
+    void dgemm_4x8(int K, double C[4][8], double A[4][K], double B[K][8])
+    { int i, j, k;
+    #pragma scop
+      for (k = 0; k < K; k++) for (i = 0; i < 4; i++) for (j = 0; j < 8; j++)
+            C[i][j] += A[i][k] * B[k][j];
+    #pragma endscop
+    }
+
+Loops whose extent is a constant are the intrinsic's shape (``i: 4``, ``j: 8``); loops
+bounded by a parameter (``k < K``) take any program extent. The element types are the
+declared ones; the output operand is the assigned array. ``call`` is the C call
+template emit_c fills in: ``base(X)`` the address of the block's first element,
+``rs(X)``/``cs(X)`` the strides (in elements) of operand dimensions 0/1, a loop's
+parameter (``K``) its extent, a scalar operand its value.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import islpy as isl
+
+from polysched.errors import PolyschedError
+from polysched.scop import extract
+
+from .pattern import Pattern, statement_pattern
+
+INTRINSICS_DIR = Path(__file__).parent / "intrinsics"
+INCLUDE_DIR = Path(__file__).parent / "include"
+_KEYS = ("name", "features", "header", "function", "call", "stride1", "remainder", "doc")
+
+
+class IntrinsicError(PolyschedError):
+    """A malformed intrinsic description (``file: message``)."""
+
+
+@dataclass
+class Intrinsic:
+    """One intrinsic: its semantics as a :class:`Pattern` plus metadata.
+
+    ``extents[l]``: the fixed extent of loop ``l`` (``pattern.loops[l]``), or None
+    when the loop takes any extent. ``stride1``: ``{operand: {dim, ...}}``.
+    ``output``: the assigned operand. ``features``: alternatives, each a tuple of CPU
+    feature names (``(("avx512vnni", "avx512vl"), ("avx2",))``).
+    """
+
+    name: str
+    path: str
+    pattern: Pattern
+    extents: list[int | None]
+    output: str
+    features: tuple[tuple[str, ...], ...] = ()
+    header: str = "polysched_intrinsics.h"
+    function: str = ""
+    call: str = ""
+    stride1: dict[str, set[int]] = field(default_factory=dict)
+    remainder: frozenset[str] = frozenset()
+    doc: str = ""
+
+    @property
+    def loops(self) -> list[str]:
+        return self.pattern.loops
+
+    @property
+    def operands(self) -> list[str]:
+        """Operand names in order of first reference, output first."""
+        names = [self.output]
+        for ref in self.pattern.refs:
+            if ref.array not in names:
+                names.append(ref.array)
+        return names
+
+    def shape(self) -> dict[str, int | None]:
+        return dict(zip(self.loops, self.extents))
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "path": self.path, "loops": self.shape(),
+                "output": self.output, "operands": {o: self.pattern.types[o] for o in self.operands},
+                "features": [list(f) for f in self.features], "function": self.function,
+                "header": self.header, "call": self.call,
+                "stride1": {k: sorted(v) for k, v in self.stride1.items()},
+                "remainder": sorted(self.remainder), "doc": self.doc}
+
+
+def _metadata(text: str, path: str) -> dict[str, str]:
+    match = re.search(r"/\*\s*polysched intrinsic\b(.*?)\*/", text, re.S)
+    if not match:
+        raise IntrinsicError(f"{path}: no '/* polysched intrinsic ... */' comment block")
+    meta: dict[str, str] = {}
+    for line in match.group(1).splitlines():
+        line = line.strip().lstrip("*").strip()
+        if not line:
+            continue
+        key, sep, value = line.partition(":")
+        key = key.strip()
+        if not sep or key not in _KEYS:
+            raise IntrinsicError(f"{path}: cannot read metadata line {line!r} (keys: {', '.join(_KEYS)})")
+        meta[key] = value.strip()
+    return meta
+
+
+def _extent(domain: isl.Set, dim: int) -> int | None:
+    """The constant number of values of set dimension ``dim``, or None if it depends on
+    a parameter."""
+    n = domain.dim(isl.dim_type.set)
+    proj = domain.project_out(isl.dim_type.set, dim + 1, n - dim - 1).project_out(isl.dim_type.set, 0, dim)
+    lo, hi = proj.dim_min(0), proj.dim_max(0)
+    if not (lo.is_cst() and hi.is_cst()):
+        return None
+    lo_v = lo.get_pieces()[0][1].get_constant_val().to_python()
+    hi_v = hi.get_pieces()[0][1].get_constant_val().to_python()
+    return int(hi_v - lo_v + 1)
+
+
+def load_intrinsic(path: str | Path) -> Intrinsic:
+    """Read one description file (see the module doc)."""
+    path = Path(path)
+    text = path.read_text()
+    meta = _metadata(text, str(path))
+    try:
+        scops = extract(text, filename=str(path))
+    except PolyschedError as err:
+        raise IntrinsicError(f"{path}: {err}") from None
+    if len(scops) != 1 or len(scops[0].statements) != 1:
+        raise IntrinsicError(f"{path}: the semantics must be one '#pragma scop' region with one statement")
+    scop = scops[0]
+    stmt = scop.statements[0]
+    pattern = statement_pattern(scop, stmt)
+    if pattern.error:
+        raise IntrinsicError(f"{path}: {pattern.error}")
+    extents = [_extent(stmt.domain, d) for d in range(len(pattern.loops))]
+    output = pattern.refs[pattern.tree[1][1]].array
+    stride1: dict[str, set[int]] = {}
+    for item in meta.get("stride1", "").split():
+        m = re.fullmatch(r"([A-Za-z_]\w*)\[(\d+)\]", item)
+        if not m or m.group(1) not in pattern.ranks or int(m.group(2)) >= pattern.ranks[m.group(1)]:
+            raise IntrinsicError(f"{path}: stride1 item {item!r} is not OPERAND[dim] of an operand")
+        stride1.setdefault(m.group(1), set()).add(int(m.group(2)))
+    remainder = frozenset(meta.get("remainder", "").split())
+    for loop in remainder:
+        if loop not in pattern.loops:
+            raise IntrinsicError(f"{path}: remainder loop {loop!r} is not a loop of the semantics")
+    features = tuple(tuple(alt.split()) for alt in meta.get("features", "").split("|") if alt.split())
+    name = meta.get("name") or path.stem
+    return Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
+                     features=features, header=meta.get("header", "polysched_intrinsics.h"),
+                     function=meta.get("function", ""), call=meta.get("call", ""),
+                     stride1=stride1, remainder=remainder, doc=meta.get("doc", ""))
+
+
+def builtin_intrinsics() -> list[Intrinsic]:
+    """Every description shipped in ``polysched/tensorize/intrinsics``."""
+    return load_intrinsics(INTRINSICS_DIR)
+
+
+def load_intrinsics(spec: str | Path | None = None) -> list[Intrinsic]:
+    """``None``: the shipped ones; a directory: its ``*.c`` files; a file: that one; a
+    name or comma-separated names: those among the shipped ones."""
+    if spec is None:
+        spec = INTRINSICS_DIR
+    path = Path(spec)
+    if path.is_dir():
+        return [load_intrinsic(p) for p in sorted(path.glob("*.c"))]
+    if path.is_file():
+        return [load_intrinsic(path)]
+    shipped = {i.name: i for i in builtin_intrinsics()}
+    out = []
+    for name in str(spec).split(","):
+        name = name.strip()
+        if name not in shipped:
+            raise IntrinsicError(f"unknown intrinsic {name!r} (shipped: {', '.join(sorted(shipped))};"
+                                 " or give a description file or directory)")
+        out.append(shipped[name])
+    return out

@@ -1,0 +1,208 @@
+"""A statement as the matcher sees it: loops, an expression tree, and one affine access
+matrix per array reference (its coefficients on the statement's loops).
+
+For ``S1[i, k, j]`` with body ``C[i][j] += alpha * A[i][k] * B[k][j]``::
+
+    loops   ["i", "k", "j"]                   (the domain's set dimensions)
+    tree    ("=", ref0, ("+", ref1, ("*", ("*", ref2, ref3), ref4)))
+    refs    ref0 = C, rows [[1,0,0],[0,0,1]]  from { S1[i, k, j] -> C[i, j] }
+            ref2 = alpha, rows []             from { S1[i, k, j] -> alpha[] }
+
+Compound assignments are normalised (``x op= e`` is ``x = x op e``), so an intrinsic
+written with ``+=`` matches ``x = x + e`` and, by commutativity, ``x = e + x``.
+Parameter and constant parts of a subscript are dropped: the matcher compares only
+the coefficients of loops. Subscripts are read with isl (``{ S[i, k, j] -> A[i, k] }``)
+from the statement's own text; one that isl cannot read makes the statement
+unmatchable (``Pattern.error``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+from pycparser import c_ast, c_generator, c_parser
+
+from polysched.scop import Scop, Statement
+
+COMMUTATIVE = ("+", "*")
+_TYPE_ALIASES = {
+    "int": "int32_t", "signed int": "int32_t", "signed": "int32_t", "unsigned": "uint32_t",
+    "unsigned int": "uint32_t", "signed char": "int8_t", "unsigned char": "uint8_t",
+    "short": "int16_t", "unsigned short": "uint16_t", "long long": "int64_t",
+    "float": "float", "double": "double",
+}
+
+
+def normalize_type(c_type: str) -> str:
+    """``"unsigned char"`` -> ``"uint8_t"``; qualifiers dropped."""
+    words = [w for w in c_type.replace("const", " ").replace("volatile", " ")
+             .replace("restrict", " ").split() if w]
+    text = " ".join(words)
+    return _TYPE_ALIASES.get(text, text)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One array (or scalar) reference: ``rows[d][p]`` is the coefficient of loop ``p``
+    in subscript ``d``."""
+
+    array: str
+    rows: tuple[tuple[int, ...], ...]
+    text: str
+
+
+@dataclass
+class Pattern:
+    """Loops, expression tree and references of one statement (see module doc).
+    Tree nodes: ``("ref", n)`` (index into ``refs``), ``("const", text)``,
+    ``(op, child, ...)`` for operators, ``("cast", type, child)``, ``("call", name, ...)``;
+    the root is ``("=", ("ref", n), rhs)``."""
+
+    statement: str
+    loops: list[str]
+    tree: tuple | None
+    refs: list[Ref] = field(default_factory=list)
+    types: dict[str, str] = field(default_factory=dict)      # array -> normalised type
+    ranks: dict[str, int] = field(default_factory=dict)      # array -> declared rank
+    error: str = ""
+
+    def nodes(self) -> list[tuple]:
+        """Every node of ``tree``, parents before children (the matcher's node ids)."""
+        out: list[tuple] = []
+
+        def walk(node):
+            out.append(node)
+            if node[0] not in ("ref", "const"):
+                for child in children(node):
+                    walk(child)
+        if self.tree is not None:
+            walk(self.tree)
+        return out
+
+
+def children(node: tuple) -> tuple:
+    """The operand subtrees of a tree node."""
+    if node[0] in ("ref", "const"):
+        return ()
+    if node[0] in ("cast", "call"):
+        return node[2:]
+    return node[1:]
+
+
+def label(node: tuple) -> tuple:
+    """What two nodes must share to match: kind, operator / type / value, arity."""
+    if node[0] == "ref":
+        return ("ref",)
+    if node[0] == "const":
+        return node
+    if node[0] in ("cast", "call"):
+        return (node[0], node[1], len(node) - 2)
+    return (node[0], len(node) - 1)
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _parse_body(body: str) -> c_ast.Node:
+    text = "void __polysched_f(void) { " + body.strip().rstrip(";") + "; }"
+    ast = c_parser.CParser().parse(text)
+    block = ast.ext[0].body.block_items
+    if not block or len(block) != 1:
+        raise _Unsupported("not one statement")
+    return block[0]
+
+
+def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
+    """The :class:`Pattern` of ``stmt``; ``error`` says why it has none."""
+    loops = list(stmt.iterators)
+    pattern = Pattern(stmt.name, loops, None)
+    for array in scop.arrays.values():
+        pattern.types[array.name] = normalize_type(array.element_type)
+        pattern.ranks[array.name] = len(array.dims)
+    try:
+        node = _parse_body(stmt.body)
+        pattern.tree = _Builder(scop, stmt, pattern).statement(node)
+    except _Unsupported as err:
+        pattern.error = str(err)
+    except Exception as err:     # pycparser or isl could not read it: not matchable
+        pattern.error = f"cannot read the statement: {err}"
+    return pattern
+
+
+class _Builder:
+    def __init__(self, scop: Scop, stmt: Statement, pattern: Pattern):
+        self.scop = scop
+        self.stmt = stmt
+        self.pattern = pattern
+        self.gen = c_generator.CGenerator()
+        self.params = ", ".join(scop.parameters)
+
+    def statement(self, node) -> tuple:
+        if not isinstance(node, c_ast.Assignment):
+            raise _Unsupported("not an assignment")
+        lhs = self.expr(node.lvalue)
+        if lhs[0] != "ref":
+            raise _Unsupported("the left-hand side is not an array element or scalar")
+        rhs = self.expr(node.rvalue)
+        if node.op != "=":
+            op = node.op[:-1]
+            rhs = (op, self.expr(node.lvalue), rhs)
+        return ("=", lhs, rhs)
+
+    def expr(self, node) -> tuple:
+        if isinstance(node, (c_ast.ArrayRef, c_ast.ID)):
+            return self.ref(node)
+        if isinstance(node, c_ast.Constant):
+            return ("const", node.value)
+        if isinstance(node, c_ast.BinaryOp):
+            return (node.op, self.expr(node.left), self.expr(node.right))
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "!", "~"):
+            return ("u" + node.op, self.expr(node.expr))
+        if isinstance(node, c_ast.Cast):
+            return ("cast", normalize_type(self.gen.visit(node.to_type)), self.expr(node.expr))
+        if isinstance(node, c_ast.FuncCall):
+            args = node.args.exprs if node.args else []
+            return ("call", self.gen.visit(node.name)) + tuple(self.expr(a) for a in args)
+        raise _Unsupported(f"unsupported expression {self.gen.visit(node)!r}")
+
+    def ref(self, node) -> tuple:
+        subscripts = []
+        while isinstance(node, c_ast.ArrayRef):
+            subscripts.append(self.gen.visit(node.subscript))
+            node = node.name
+        if not isinstance(node, c_ast.ID):
+            raise _Unsupported("array reference through an expression")
+        name = node.name
+        if name not in self.scop.arrays:
+            # a loop iterator or parameter used as a value
+            return ("const", name)
+        subscripts.reverse()
+        loops = self.pattern.loops
+        text = (f"[{self.params}] -> {{ {self.stmt.name}[{', '.join(loops)}] -> "
+                f"{name}[{', '.join(subscripts)}] }}")
+        try:
+            access = isl.Map(text)
+            pma = isl.PwMultiAff.from_map(access)
+        except isl.Error:
+            raise _Unsupported(f"subscript of {name} is not affine for isl") from None
+        if pma.n_piece() != 1:
+            raise _Unsupported(f"subscript of {name} is piecewise")
+        rows = []
+        for d in range(len(subscripts)):
+            aff = pma.get_pw_aff(d)
+            pieces = aff.get_pieces()
+            if len(pieces) != 1:
+                raise _Unsupported(f"subscript of {name} is piecewise")
+            aff = pieces[0][1]
+            row = []
+            for p in range(len(loops)):
+                val = aff.get_coefficient_val(isl.dim_type.in_, p)
+                if not val.is_int() or not aff.get_denominator_val().is_one():
+                    raise _Unsupported(f"subscript of {name} has a division")
+                row.append(int(val.to_python()))
+            rows.append(tuple(row))
+        index = len(self.pattern.refs)
+        self.pattern.refs.append(Ref(name, tuple(rows), self.gen.visit(node) +
+                                     "".join(f"[{s}]" for s in subscripts)))
+        return ("ref", index)
