@@ -1,0 +1,75 @@
+"""A simple cost model for ranking legal matches, and the host's CPU features.
+
+Per call: ``flops = 2 x Π extents`` (a loop of free extent counts the program loop's
+extent), ``traffic`` = elements of each operand touched once (the output twice: load and
+store), ``reuse = flops / traffic``. ``coverage``: the fraction of the statement's
+iterations inside full blocks (the rest runs in the remainder epilogue). ``lanes``:
+elements per vector register of the widest ISA alternative. Estimated gain
+(a unitless score, higher is better): ``lanes x min(reuse, lanes) / lanes x coverage``
+= ``min(reuse, lanes) x coverage`` for vector intrinsics, ``0.5 x coverage`` for
+portable-only ones (the emulated unit: correct, not fast).
+"""
+from __future__ import annotations
+
+import functools
+from math import prod
+
+_ELEMENT_BYTES = {"double": 8, "float": 4, "int32_t": 4, "uint32_t": 4, "int16_t": 2,
+                  "uint16_t": 2, "int8_t": 1, "uint8_t": 1, "int64_t": 8}
+_VECTOR_BYTES = {"avx512f": 64, "avx512vnni": 64, "avx2": 32, "avxvnni": 32}
+_CPUINFO_NAMES = {"avx512vnni": "avx512_vnni", "avxvnni": "avx_vnni", "avx512bf16": "avx512_bf16"}
+
+
+@functools.lru_cache(maxsize=1)
+def host_features() -> frozenset[str]:
+    """CPU flags of this machine (``/proc/cpuinfo``), empty when unknown."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def native_path(features: tuple[tuple[str, ...], ...]) -> tuple[str, ...] | None:
+    """The first feature alternative this host supports (None: the portable path)."""
+    flags = host_features()
+    for alternative in features:
+        if all(_CPUINFO_NAMES.get(f, f) in flags for f in alternative):
+            return alternative
+    return None
+
+
+def estimate(problem, loop_map) -> dict:
+    """Cost figures of a match (see the module doc)."""
+    intr = problem.intrinsic
+    extents = []
+    coverage = 1.0
+    for l, p in loop_map:
+        fixed = intr.extents[l]
+        program = problem.extents[p]
+        extents.append(fixed if fixed is not None else (program or 64))
+        if fixed is not None and program:
+            coverage *= (program // fixed) * fixed / program
+    flops = 2 * prod(extents)
+    index = {name: l for l, name in enumerate(intr.loops)}
+    traffic = 0
+    for ref in {r.array: r for r in intr.pattern.refs}.values():
+        used = [index[intr.loops[l]] for row in ref.rows for l, c in enumerate(row) if c]
+        size = prod(extents[loop_pos] for loop_pos in sorted(set(_order(loop_map, used))))
+        traffic += size * (2 if ref.array == intr.output else 1)
+    reuse = flops / max(traffic, 1)
+    element = max(_ELEMENT_BYTES.get(intr.pattern.types[o], 8) for o in intr.operands)
+    widest = max((max(_VECTOR_BYTES.get(f, 0) for f in alt) for alt in intr.features), default=0)
+    lanes = widest // element if widest else 1
+    gain = (min(reuse, lanes) if widest else 0.5) * coverage
+    return {"flops_per_call": flops, "reuse": round(reuse, 3), "coverage": round(coverage, 4),
+            "lanes": lanes, "gain": round(gain, 3)}
+
+
+def _order(loop_map, loops):
+    """Positions in ``loop_map`` of the intrinsic loops ``loops``."""
+    position = {l: k for k, (l, _p) in enumerate(loop_map)}
+    return [position[l] for l in loops]

@@ -1,0 +1,138 @@
+"""Is a structural match applicable and legal? Both questions are asked of isl.
+
+Applicable: the mapped loops form a box inside the statement's domain (their bounds do
+not depend on each other), so a block is a full intrinsic call::
+
+    D ⊆ proj_unmapped(D) × Π_p proj_p(D)    must be an equality
+
+Legal: the schedule that executes the match is checked against the exact dependences
+with :func:`polysched.dependence.check`. Let P be the time dimension of the outermost
+mapped loop in the original flat schedule ``F``. Statements are distributed at P (a new
+time dimension g: 0 before S in the text, 1 for S, 2 after), and S's loops from P on
+become the tile loops (mapped loops of fixed extent E as ``floor(p/E)``, unmapped ones
+unchanged, mapped loops of free extent dropped) followed by the point loops in the
+intrinsic's own loop order::
+
+    S[i, k, j] -> [1, floor(i/4), floor(j/8), k, i, j]     (gemm S1, dgemm_4x8: k, i, j)
+    X[...]     -> [F_X[0..P-1], g(X), F_X[P..]]
+
+i.e. "the mapped loops are tiled to the intrinsic's shape and sunk innermost in a
+permutable band", the condition for replacing the point loops by one call.
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from polysched.dependence import check
+
+from .problem import Problem
+
+
+def _lift(dom: isl.Set, keep: list[int]) -> isl.Set:
+    """``dom`` projected onto the dimensions ``keep`` and lifted back (others free)."""
+    n = dom.dim(isl.dim_type.set)
+    result = dom
+    for d in reversed(range(n)):
+        if d not in keep:
+            result = result.project_out(isl.dim_type.set, d, 1)
+    # re-insert the projected dimensions at their positions
+    for d in range(n):
+        if d not in keep:
+            result = result.insert_dims(isl.dim_type.set, d, 1)
+    return result.reset_space(dom.get_space())
+
+
+def rectangular(problem: Problem, mapped: list[int]) -> bool:
+    """Do the mapped loops (positions in the statement) form a box, for every value of
+    the other loops? (see the module doc)"""
+    dom = problem.statement.domain
+    n = dom.dim(isl.dim_type.set)
+    box = _lift(dom, [d for d in range(n) if d not in mapped])
+    for p in mapped:
+        box = box.intersect(_lift(dom, [p]))
+    return box.is_subset(dom)
+
+
+def _loop_positions(fmap: isl.Map) -> dict[int, int]:
+    """Statement dimension -> output position of the flat schedule where it is the loop."""
+    pma = isl.PwMultiAff.from_map(fmap)
+    n_in = fmap.dim(isl.dim_type.in_)
+    out = {}
+    for k in range(fmap.dim(isl.dim_type.out)):
+        pieces = pma.get_pw_aff(k).get_pieces()
+        if len(pieces) != 1:
+            continue
+        aff = pieces[0][1]
+        coefs = [aff.get_coefficient_val(isl.dim_type.in_, d).to_python() for d in range(n_in)]
+        if sorted(coefs) == [0] * (n_in - 1) + [1]:
+            out.setdefault(coefs.index(1), k)
+    return out
+
+
+def _prefix(fmap: isl.Map, count: int) -> isl.Map:
+    n = fmap.dim(isl.dim_type.out)
+    return fmap.project_out(isl.dim_type.out, count, n - count)
+
+
+def _suffix(fmap: isl.Map, count: int) -> isl.Map:
+    return fmap.project_out(isl.dim_type.out, 0, count)
+
+
+def _tail(scop, stmt_name: str, iterators: list[str], exprs: list[str], like: isl.Map) -> isl.Map:
+    text = (f"[{', '.join(scop.parameters)}] -> {{ {stmt_name}[{', '.join(iterators)}] -> "
+            f"[{', '.join(exprs)}] }}")
+    return isl.Map(text).align_params(like.get_space()).intersect_domain(like.domain())
+
+
+def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]]) -> isl.UnionMap:
+    """The schedule executing the match ``loop_map`` (intrinsic loop, program loop) pairs
+    in intrinsic loop order (see the module doc)."""
+    scop, stmt = problem.scop, problem.statement
+    flat = scop.schedule_map.intersect_domain(scop.domain)
+    maps: dict[str, isl.Map] = {}
+    flat.foreach_map(lambda m: maps.__setitem__(m.get_tuple_name(isl.dim_type.in_), m))
+    fs = maps[stmt.name]
+    positions = _loop_positions(fs)
+    mapped = {p: l for l, p in loop_map}
+    depth0 = min(mapped)
+    cut = positions[depth0]
+    iters = problem.pattern.loops
+    tile = []
+    for d in range(depth0, len(iters)):
+        if d in mapped:
+            extent = problem.intrinsic.extents[mapped[d]]
+            if extent is not None:
+                tile.append(f"floor(({iters[d]})/{extent})")
+        else:
+            tile.append(iters[d])
+    points = [iters[p] for _, p in loop_map]
+    order = [s.name for s in scop.statements]
+    mine = order.index(stmt.name)
+    result = None
+    for name, fmap in maps.items():
+        if name == stmt.name:
+            tail = _tail(scop, name, iters, ["1"] + tile + points, fmap)
+            new = _prefix(fmap, cut).flat_range_product(tail)
+        else:
+            group = "0" if order.index(name) < mine else "2"
+            n_in = fmap.dim(isl.dim_type.in_)
+            names = [f"x{d}" for d in range(n_in)]
+            mark = _tail(scop, name, names, [group], fmap)
+            new = _prefix(fmap, cut).flat_range_product(mark).flat_range_product(_suffix(fmap, cut))
+        um = isl.UnionMap.from_map(new)
+        result = um if result is None else result.union(um)
+    return result
+
+
+def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[bool, str]:
+    """(legal, reason): reason names the first violated dependence with a witness."""
+    mapped = [p for _, p in loop_map]
+    if not rectangular(problem, mapped):
+        names = ", ".join(problem.pattern.loops[p] for p in mapped)
+        return False, f"the mapped loops ({names}) do not form a box in {problem.statement.domain}"
+    schedule = candidate_schedule(problem, loop_map)
+    result = check(problem.scop, deps, schedule)
+    if result.legal:
+        return True, ""
+    violation = result.violations[0]
+    return False, f"moving the mapped loops innermost violates: {violation}"

@@ -1,0 +1,111 @@
+"""Matches of intrinsics in statements: structural search (SAT or brute force), then
+applicability and legality (:mod:`.legality`), remainders and cost (:mod:`.cost`).
+
+    [scop] = extract("polysched/bench/kernels/gemm.c")
+    for m in match_statement(scop, scop.statement("S1"), intrinsics):
+        print(m.intrinsic, m.loops, m.arrays, m.legal, m.reason, m.cost["gain"])
+    # dgemm_4x8_scaled {'k': 'k', 'i': 'i', 'j': 'j'} {'C': 'C', 'alpha': 'alpha', ...} True
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from polysched.dependence import analyze
+from polysched.scop import Scop, Statement
+
+from .brute import brute_force_matches
+from .cost import estimate, native_path
+from .intrinsic import Intrinsic
+from .legality import legality
+from .pattern import statement_pattern
+from .problem import StructuralMatch, make_problem
+from .sat import sat_matches
+
+
+@dataclass
+class Match:
+    """One structural match of ``intrinsic`` in ``statement``.
+
+    ``loops``: intrinsic loop -> program loop (intrinsic order); ``arrays``: operand ->
+    program array; ``remainder``: program loops whose extent is not a known multiple of
+    the intrinsic's (an epilogue runs the rest); ``legal``/``reason``: see
+    :mod:`.legality`; ``cost``: :func:`.cost.estimate`; ``native``: the ISA alternative
+    this host runs (None: portable fallback)."""
+
+    statement: str
+    intrinsic: str
+    loops: dict[str, str]
+    arrays: dict[str, str]
+    remainder: list[str] = field(default_factory=list)
+    legal: bool = False
+    reason: str = ""
+    cost: dict = field(default_factory=dict)
+    native: tuple[str, ...] | None = None
+
+    @property
+    def key(self) -> StructuralMatch:
+        return (tuple(self.loops.items()), tuple(self.arrays.items()))
+
+    def to_json(self) -> dict:
+        return {"statement": self.statement, "intrinsic": self.intrinsic, "loops": self.loops,
+                "arrays": self.arrays, "remainder": self.remainder, "legal": self.legal,
+                "reason": self.reason, "cost": self.cost,
+                "native": list(self.native) if self.native else None}
+
+    def describe(self) -> str:
+        loops = ", ".join(f"{a}->{b}" for a, b in self.loops.items())
+        arrays = ", ".join(f"{a}->{b}" for a, b in self.arrays.items())
+        rem = f"; remainder on {', '.join(self.remainder)}" if self.remainder else ""
+        state = f"legal, gain {self.cost.get('gain')}" if self.legal else f"illegal: {self.reason}"
+        return f"{self.intrinsic}: loops {loops}; arrays {arrays}{rem}; {state}"
+
+
+@dataclass
+class MatchReport:
+    """All matches of one (statement, intrinsic) pair, with search times in seconds."""
+
+    statement: str
+    intrinsic: str
+    matches: list[Match]
+    seconds: float
+    unmatchable: str = ""
+
+
+def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], deps=None,
+                    method: str = "sat") -> list[MatchReport]:
+    """Every match of each intrinsic in ``stmt``, legal ones first by decreasing gain.
+    ``method``: ``"sat"`` or ``"brute"`` (the oracle). ``deps``: ``analyze(scop)``
+    (computed when omitted)."""
+    deps = deps if deps is not None else analyze(scop)
+    pattern = statement_pattern(scop, stmt)
+    search = sat_matches if method == "sat" else brute_force_matches
+    reports = []
+    for intrinsic in intrinsics:
+        problem = make_problem(scop, stmt, intrinsic, pattern)
+        start = time.perf_counter()
+        found = search(problem)
+        seconds = time.perf_counter() - start
+        matches = [_finish(problem, s, deps) for s in found]
+        matches.sort(key=lambda m: (not m.legal, -m.cost.get("gain", 0), str(m.key)))
+        reports.append(MatchReport(stmt.name, intrinsic.name, matches, seconds, pattern.error))
+    return reports
+
+
+def match_scop(scop: Scop, intrinsics: list[Intrinsic], method: str = "sat") -> list[MatchReport]:
+    """:func:`match_statement` for every statement of ``scop``."""
+    deps = analyze(scop)
+    out = []
+    for stmt in scop.statements:
+        out += match_statement(scop, stmt, intrinsics, deps, method)
+    return out
+
+
+def _finish(problem, structural: StructuralMatch, deps) -> Match:
+    intr, prog = problem.intrinsic, problem.pattern
+    loop_pairs, array_pairs = structural
+    loop_map = [(intr.loops.index(a), prog.loops.index(b)) for a, b in loop_pairs]
+    remainder = [prog.loops[p] for l, p in loop_map if problem.needs_remainder(l, p)]
+    legal, reason = legality(problem, loop_map, deps)
+    return Match(problem.statement.name, intr.name, dict(loop_pairs), dict(array_pairs), remainder,
+                 legal, reason, estimate(problem, loop_map), native_path(intr.features))

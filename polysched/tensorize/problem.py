@@ -1,0 +1,78 @@
+"""What a match of one intrinsic in one statement must satisfy, independent of how the
+matches are searched (SAT in :mod:`.sat`, exhaustively in :mod:`.brute`).
+
+A *structural match* maps every intrinsic loop to a distinct program loop and every
+intrinsic operand to a program array (or scalar) so that
+
+- the expression trees are equal modulo commutativity of ``+`` and ``*`` (compound
+  assignments normalised: ``x += e`` is ``x = x + e``); no reassociation, which would
+  change floating-point results;
+- each operand has the program array's element type, and the output operand's array is
+  not also an input (the vector paths keep the output in registers);
+- each reference's access, restricted to the mapped loops, equals the intrinsic's: an
+  injective map of intrinsic dimensions to program dimensions exists such that
+  ``coef_program[dP][p] == coef_intrinsic[dI][l]`` whenever loop ``l`` maps to ``p``,
+  and program dimensions outside its image do not involve mapped loops (unmapped loops
+  may appear anywhere: they only move the block's base address);
+- a dimension the intrinsic wants stride-1 maps to the program array's last dimension;
+- a fixed-extent intrinsic loop ``l`` (extent E) maps to a loop whose extent (at the
+  SCoP's known parameter values) is at least E and a multiple of E, unless ``l``
+  allows a remainder epilogue (then any extent >= E, or an unknown one).
+
+A match is ``(loops, arrays)``: ``((intrinsic_loop, program_loop), ...)`` and
+``((operand, array), ...)``, each in intrinsic order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polysched.scop import Scop, Statement
+
+from .intrinsic import Intrinsic, _extent
+from .pattern import Pattern, statement_pattern
+
+StructuralMatch = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
+
+
+@dataclass
+class Problem:
+    """One (statement, intrinsic) pair: the program's pattern, the intrinsic and the
+    program loops' extents at the known parameter values (None: unknown)."""
+
+    scop: Scop
+    statement: Statement
+    pattern: Pattern
+    intrinsic: Intrinsic
+    extents: list[int | None]
+
+    def loop_allowed(self, l: int, p: int) -> bool:
+        """May intrinsic loop ``l`` map to program loop ``p`` (extent rules)?"""
+        fixed = self.intrinsic.extents[l]
+        if fixed is None:
+            return True
+        extent = self.extents[p]
+        remainder_ok = self.intrinsic.loops[l] in self.intrinsic.remainder
+        if extent is None:
+            return remainder_ok
+        if extent < fixed:
+            return False
+        return extent % fixed == 0 or remainder_ok
+
+    def needs_remainder(self, l: int, p: int) -> bool:
+        fixed = self.intrinsic.extents[l]
+        return fixed is not None and (self.extents[p] is None or self.extents[p] % fixed != 0)
+
+
+def program_extents(scop: Scop, stmt: Statement) -> list[int | None]:
+    """Number of values of each loop of ``stmt`` over its domain, with the parameters at
+    their known values: ``[NI, NK, NJ] -> { S1[i, k, j] : 0 <= i < NI ... }`` with
+    NI = 1000 gives 1000 for ``i``."""
+    domain = stmt.domain.intersect_params(scop.with_values())
+    return [_extent(domain, d) for d in range(domain.dim(isl.dim_type.set))]
+
+
+def make_problem(scop: Scop, stmt: Statement, intrinsic: Intrinsic, pattern: Pattern | None = None) -> Problem:
+    pattern = pattern or statement_pattern(scop, stmt)
+    return Problem(scop, stmt, pattern, intrinsic, program_extents(scop, stmt))
