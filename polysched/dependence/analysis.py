@@ -199,17 +199,31 @@ def _flow(sinks: isl.UnionMap, must: isl.UnionMap | None, may: isl.UnionMap | No
     return flow.get_may_dependence()
 
 
-def _memory_based(sources: isl.UnionMap, sinks: isl.UnionMap,
-                  times: dict[str, isl.Map]) -> isl.UnionMap:
+def statement_times(scop: Scop) -> dict[str, isl.Map]:
+    """Each statement's original schedule ``{ S[s] -> [time] }`` under the context, all in
+    one flat time space (isl pads the schedule map to one dimension)."""
+    domain = scop.domain.intersect_params(scop.context)
+    return {m.get_tuple_name(isl.dim_type.in_): m
+            for m in maps_of(scop.schedule.get_map().intersect_domain(domain))}
+
+
+def memory_dependences(sources: isl.UnionMap, sinks: isl.UnionMap,
+                       times: dict[str, isl.Map]) -> isl.UnionMap:
     """``{ source[s] -> sink[t] : source accesses an element sink accesses, s before t }``
-    from access relations ``{ S[s] -> A[a] }`` and each statement's schedule
-    ``times[S] = { S[s] -> [time] }`` (one flat time space). The order is built per
-    statement pair that shares an element, not for every pair (47 statements: 2209)."""
+    from access relations ``{ S[s] -> A[a] }`` and ``times`` (`statement_times`).
+
+    Memory-based dependences kill nothing, so they need no dataflow: this join is the
+    relation isl's dataflow gives with may-sources only, and 10-100x faster when
+    accesses have parameter offsets (a fuzzed ``y[l - m + 3]``: 2 s per kind in
+    dataflow). The order is built per statement pair that shares an element, not for
+    every pair (47 statements: 2209 pairs)."""
     out = isl.UnionMap.empty(sources.get_space())
     for pair in maps_of(sources.apply_range(sinks.reverse())):
         source = pair.get_tuple_name(isl.dim_type.in_)
         sink = pair.get_tuple_name(isl.dim_type.out)
-        out = out.union(isl.UnionMap.from_map(pair.intersect(times[source].lex_lt_map(times[sink]))))
+        if source in times and sink in times:
+            order = times[source].lex_lt_map(times[sink])
+            out = out.union(isl.UnionMap.from_map(pair.intersect(order)))
     return out
 
 
@@ -254,14 +268,9 @@ def analyze(scop: Scop) -> Dependences:
         return umap.intersect_params(context).coalesce()
 
     flow = finish(_flow(reads, writes, may_writes, schedule))
-    # The memory-based kinds kill nothing, so they need no dataflow: every pair of
-    # instances touching the same element, the source scheduled first. The join is the
-    # same relation as dataflow with may-sources only, and 10-100x faster on accesses
-    # with parameter offsets (a fuzzed 'y[l - m + 3]' took 2 s per kind in dataflow).
-    times = {m.get_tuple_name(isl.dim_type.in_): m
-             for m in maps_of(schedule.get_map().intersect_domain(domain))}
-    raw = finish(_memory_based(all_writes, reads, times))
-    war = finish(_memory_based(reads, all_writes, times))
-    waw = finish(_memory_based(all_writes, all_writes, times))
-    rar = finish(_memory_based(reads, reads, times))
+    times = statement_times(scop)
+    raw = finish(memory_dependences(all_writes, reads, times))
+    war = finish(memory_dependences(reads, all_writes, times))
+    waw = finish(memory_dependences(all_writes, all_writes, times))
+    rar = finish(memory_dependences(reads, reads, times))
     return Dependences(scop, flow, raw, war, waw, rar, flatten(schedule))

@@ -422,7 +422,8 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                     problem("mark", f"mark '{name}' is not directly above a band: it names no loop")
                 else:
                     conflict = _carried_conflicts(child, writes, accesses, _clause_scalars(mark))
-                    if not conflict.is_empty():
+                    # only where the code runs: under the context (the emitted guard)
+                    if not conflict.intersect_params(context).is_empty():
                         problem("mark", f"mark '{name}' is on a loop that carries a dependence", conflict)
         for k in range(node.n_children()):
             visit(node.child(k))

@@ -26,6 +26,7 @@ from .edges import access_conflicts
 from polysched.dependence import violated_dependences
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import _reason as _isl_reason, isl_schedule
+from .isolated import IsolatedTimeout, run_isolated
 from .pluto import pluto_schedule
 
 
@@ -37,28 +38,49 @@ def _notice(stats: dict | None, message: str) -> None:
         stats.setdefault("notes", []).append(message)
 
 
+# Of the budget, the first scheduler tried gets this share and its fallback the rest.
+FIRST_SHARE = 2 / 3
+KILL_MARGIN = 1.0  # CPU seconds past its budget before a scheduler's process is killed
+
+
 class _Illegal(Exception):
     """A scheduler's result violates a dependence (a bug: never returned)."""
 
 
-def _pluto(scop, domain, validity, proximity, options, stats) -> isl.Schedule:
-    """Pluto, and again with negative coefficients when the options allow; one budget for
-    both runs. The result is checked against ``validity`` (under the SCoP's context, as
-    the dependences are): an illegal schedule raises `_Illegal`, it is never returned."""
+def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) -> isl.Schedule:
+    """Pluto, and again with negative coefficients when the options allow; one budget of
+    ``seconds`` CPU seconds for both runs, in a child process killed past it (isl inside
+    cannot always be interrupted, see `isolated`). The result is checked against
+    ``validity`` (under the SCoP's context, as the dependences are): an illegal schedule
+    raises `_Illegal`, it is never returned."""
     order = [s.name for s in scop.statements]
     conflicts = access_conflicts(scop.statements)
-    budget = Budget(options.budget)
+
+    def run():
+        child_stats: dict = {}
+        budget = Budget(seconds)
+        opts = options
+        try:
+            schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
+                                      statement_order=order, stats=child_stats,
+                                      conflicts=conflicts, budget=budget)
+        except ScheduleError:
+            if opts.negative_coefficients or not opts.negative_fallback:
+                raise
+            opts = replace(opts, negative_coefficients=True)
+            schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
+                                      statement_order=order, stats=child_stats,
+                                      conflicts=conflicts, budget=budget)
+        return str(schedule), child_stats
+
     try:
-        schedule = pluto_schedule(domain, scop.context, validity, proximity, options,
-                                  statement_order=order, stats=stats, conflicts=conflicts,
-                                  budget=budget)
-    except ScheduleError:
-        if options.negative_coefficients or not options.negative_fallback:
-            raise
-        options = replace(options, negative_coefficients=True)
-        schedule = pluto_schedule(domain, scop.context, validity, proximity, options,
-                                  statement_order=order, stats=stats, conflicts=conflicts,
-                                  budget=budget)
+        # the child's own budget stops it first; the kill is the backstop
+        text, child_stats = run_isolated(run, seconds + KILL_MARGIN)
+    except IsolatedTimeout:
+        raise BudgetExceeded(f"{seconds:g} s budget used up") from None
+    if stats is not None:
+        stats.update(child_stats)
+    schedule = isl.Schedule.read_from_str(domain.get_ctx(), text)
     if not violated_dependences(schedule, validity).is_empty():
         raise _Illegal("its schedule violates a dependence")
     return schedule
@@ -81,11 +103,13 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
     proximity = getattr(deps, "proximity", None)
     if proximity is None:
         proximity = isl.UnionMap.empty(validity.get_space())
+    first = options.budget * FIRST_SHARE
+    second = options.budget - first
     if options.scheduler == "isl":
         notes: list[str] = []
         try:
             schedule = isl_schedule(domain, scop.context, validity, proximity, options, notes,
-                                    timeout=options.budget)
+                                    timeout=first)
         except isl.Error as exc:
             reason = f"isl's scheduler failed ({_isl_reason(exc)})"
         else:
@@ -94,7 +118,7 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
             return schedule
         try:
             schedule = _pluto(scop, domain, validity, proximity,
-                              replace(options, negative_fallback=True), stats)
+                              replace(options, negative_fallback=True), stats, second)
         except (BudgetExceeded, ScheduleError, _Illegal) as exc:
             _notice(stats, f"{reason}, and so did the Pluto scheduler ({exc}); "
                            "kept the original schedule")
@@ -102,7 +126,7 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         _notice(stats, f"{reason}; used the Pluto scheduler instead")
         return schedule
     try:
-        return _pluto(scop, domain, validity, proximity, options, stats)
+        return _pluto(scop, domain, validity, proximity, options, stats, first)
     except BudgetExceeded as exc:
         reason = f"the Pluto scheduler gave up ({exc})"
     except _Illegal as exc:
@@ -115,7 +139,7 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         reason = f"the Pluto scheduler found no schedule ({exc})"
     try:
         schedule = isl_schedule(domain, scop.context, validity, proximity, options,
-                                timeout=options.budget)
+                                timeout=second)
     except isl.Error as exc:
         _notice(stats, f"{reason}, and isl's scheduler failed ({_isl_reason(exc)}); "
                        "kept the original schedule")

@@ -15,6 +15,8 @@ form of Farkas' lemma with the multipliers already eliminated.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import gcd
@@ -23,7 +25,7 @@ import islpy as isl
 
 from polysched.islutil import maps_of, sets_of
 
-from .options import BudgetExceeded
+from .options import Budget, BudgetExceeded
 
 
 @dataclass
@@ -222,6 +224,22 @@ class ConeTooLarge(BudgetExceeded):
     """isl ran out of its operation budget computing a Farkas cone."""
 
 
+# The budget of the schedule being computed: building one ILP can need hundreds of cones
+# (a 7-deep fuzzed nest: minutes), each capped by ISL_CONE_OPERATIONS but not all of them
+# together, so the budget is checked before each new cone.
+_BUDGET: ContextVar[Budget | None] = ContextVar("polysched_schedule_budget", default=None)
+
+
+@contextmanager
+def cone_budget(budget: Budget | None):
+    """Within the block, computing a new Farkas cone first checks ``budget``."""
+    token = _BUDGET.set(budget)
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
 def _gcd_normalize(vec: list[int], equality: bool) -> list[int]:
     """Divide by the gcd of the non-constant coefficients (an inequality's constant is
     rounded down: integer tightening, which keeps every integer point)."""
@@ -363,6 +381,9 @@ class Reduction:
         the components holding ``variables`` (all their variables), intersected with the
         parameter projection."""
         if variables not in self._cones:
+            budget = _BUDGET.get()
+            if budget is not None:
+                budget.check("building Farkas cones")
             self._cones[variables] = _system_cone(self._system(variables, self.params))
         return self._cones[variables]
 

@@ -65,11 +65,13 @@ class ScheduleOptions:
     - ``negative_fallback``: when the non-negative space has no legal schedule (a loop
       must be reversed), schedule again with negative coefficients instead of raising
       `ScheduleError` (for drivers that must always produce a schedule).
-    - ``budget``: CPU seconds the Pluto scheduler may spend on one SCoP (ILP construction
-      and solves together; see `Budget`), ``max_constraints``: rows one ILP may have.
-      Past either, `compute` falls back to isl's scheduler (itself capped by
-      ``isl_max_operations``), else to the original schedule, with a one-line notice on
-      stderr and in ``stats["fallback"]``: a slow case never hangs.
+    - ``budget``: CPU seconds scheduling one SCoP may take, fallbacks included: the
+      scheduler asked for gets two thirds of it, its fallback (isl's scheduler for Pluto
+      and the other way round) the rest, each in a child process killed past its share
+      (isl cannot always be interrupted). ``max_constraints``: rows one ILP may have.
+      Past either, `compute` falls back, and when the fallback fails too, keeps the
+      original schedule, with a one-line notice on stderr and in ``stats["fallback"]``:
+      a slow case never hangs.
     """
 
     scheduler: str = "pluto"
@@ -80,7 +82,7 @@ class ScheduleOptions:
     time_limit: float = 10.0
     rar: bool = True
     negative_fallback: bool = False
-    budget: float = 15.0
+    budget: float = 6.0
     max_constraints: int = 200_000
     isl_max_operations: int = 200_000_000
 

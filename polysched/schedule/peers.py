@@ -1,16 +1,14 @@
 """The peers of our scheduler on identical input: isl's scheduler and the identity."""
 from __future__ import annotations
 
-import multiprocessing
-import os
-import time
 from contextlib import contextmanager
 
 import islpy as isl
 
 from polysched.dependence import violated_dependences
 
-from .options import Budget, ScheduleOptions
+from .isolated import IsolatedTimeout, run_isolated
+from .options import ScheduleOptions
 
 
 @contextmanager
@@ -78,57 +76,23 @@ def isl_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMap,
     runs in a forked child process that is killed when time is up. Raises ``isl.Error``
     when every attempt fails or time runs out.
     """
-    if timeout is None or "fork" not in multiprocessing.get_all_start_methods():
-        return _isl_schedule(domain, context, validity, proximity, options, notes)
-    receive, send = multiprocessing.Pipe(duplex=False)
-
-    def child():
+    def run():
+        child_notes: list[str] = []
         try:
-            child_notes: list[str] = []
             text = str(_isl_schedule(domain, context, validity, proximity, options, child_notes))
-            send.send(("ok", text, child_notes))
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent
-            send.send(("error", str(exc), []))
+        except isl.Error as exc:
+            return None, str(exc)
+        return text, child_notes
 
-    process = multiprocessing.get_context("fork").Process(target=child, daemon=True)
-    process.start()
-    send.close()
-    start = time.monotonic()
-    wall_end = start + Budget.WALL_FACTOR * timeout + Budget.WALL_EXTRA
-    wait = 0.002
     try:
-        # the child's CPU time where the system tells it (same verdict under any load),
-        # else its wall time; and a wall-clock backstop
-        while not receive.poll(wait):
-            wait = min(2 * wait, 0.05)
-            now = time.monotonic()
-            cpu = _cpu_seconds(process.pid)
-            if (cpu if cpu is not None else now - start) > timeout or now > wall_end:
-                raise isl.Error(f"did not finish within {timeout:.3g} s")
-        try:
-            status, text, child_notes = receive.recv()
-        except EOFError:
-            raise isl.Error("isl's scheduler process died") from None
-    finally:
-        receive.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
-    if status != "ok":
-        raise isl.Error(text)
+        text, child_notes = run_isolated(run, timeout)
+    except IsolatedTimeout as exc:
+        raise isl.Error(str(exc)) from None
+    if text is None:
+        raise isl.Error(child_notes)
     if notes is not None:
         notes.extend(child_notes)
     return isl.Schedule.read_from_str(domain.get_ctx(), text)
-
-
-def _cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of process ``pid`` (Linux ``/proc``), else None."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.Schedule:

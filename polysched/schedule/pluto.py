@@ -27,7 +27,7 @@ import networkx as nx
 
 from polysched.islutil import sets_of
 
-from .edges import Edge, edges_from, same_time_restriction
+from .edges import Edge, cone_budget, edges_from, same_time_restriction
 from .ilp import W_BOUND, Hyperplane, HyperplaneProblem, rank, w_bound_for
 from .options import Budget, ScheduleError, ScheduleOptions
 
@@ -342,7 +342,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
                        w_bound=w_bound_for(edges + prox, options))
     scheduler = _Scheduler(problem)
-    tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
+    with cone_budget(budget):
+        tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
     if stats is not None:
         stats.update(problem.stats)
     return to_isl(tree, stmts, domain, problem.spaces)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.dependence import violated_dependences
+from polysched.dependence import memory_dependences, statement_times, violated_dependences
 from polysched.islutil import maps_of, sets_of
 from polysched.scop.model import Scop
 
@@ -27,13 +27,6 @@ def restrict_to_array(umap: isl.UnionMap, array: str) -> isl.UnionMap:
         if m.get_tuple_name(isl.dim_type.out) == array:
             result = result.union(isl.UnionMap.from_map(m))
     return result
-
-
-def _may_flow(sinks: isl.UnionMap, sources: isl.UnionMap, schedule: isl.Schedule) -> isl.UnionMap:
-    if sinks.is_empty() or sources.is_empty():
-        return isl.UnionMap.empty(sinks.get_space().params())
-    info = isl.UnionAccessInfo.from_sink(sinks).set_may_source(sources).set_schedule(schedule)
-    return info.compute_flow().get_may_dependence()
 
 
 @dataclass
@@ -58,13 +51,12 @@ class ScopAccesses:
         self.reads = scop.reads
         self.writes = scop.writes.union(scop.may_writes)
         self.memory: dict[str, isl.UnionMap] = {}
+        times = statement_times(scop)
         for name in scop.arrays:
             reads = restrict_to_array(self.reads, name)
             writes = restrict_to_array(self.writes, name)
-            deps = _may_flow(reads, writes, scop.schedule)
-            deps = deps.union(_may_flow(writes, reads, scop.schedule))
-            deps = deps.union(_may_flow(writes, writes, scop.schedule))
-            self.memory[name] = deps
+            self.memory[name] = memory_dependences(writes, reads, times).union(
+                memory_dependences(reads, writes, times)).union(memory_dependences(writes, writes, times))
         self._scalar_flow: dict[str, ScalarFlow] = {}
 
     def all_memory(self) -> isl.UnionMap:
