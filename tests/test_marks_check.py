@@ -5,6 +5,7 @@ legal cases is execution: the marked code is compiled with OpenMP and run at 2 t
 against the original."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 
@@ -80,3 +81,19 @@ def test_check_cli_reports_the_racy_mark(gemm):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "mark 'parallel' is on a loop that carries a dependence" in proc.stdout
+
+
+def test_mark_is_checked_only_where_the_code_runs_under_the_context():
+    """Writes ``A[i + n + m]`` and reads ``A[i]`` overlap only for ``m < 0``, which the
+    context (``m >= 1``, checked at run time by the emitted code) rules out: the loop is
+    parallel where the optimized code runs. (Found by the fuzzer: a wavefront mark was
+    refused as illegal because of parameter values outside the context.)"""
+    [scop] = extract("void f(int n, int m, double *A) {\n  int i;\n#pragma scop\n"
+                     "  for (i = 0; i < n; i++)\n    A[i + n + m] = A[i] * 2.0;\n#pragma endscop\n}\n")
+    deps = analyze(scop)
+    band = _bands(scop.schedule.get_root(), [])[0]
+    assert check(scop, deps, band.insert_mark(isl.Id("parallel")).get_schedule()).legal
+    # and where the parameters may take any value, it is not
+    wide = dataclasses.replace(scop, context=isl.Set.universe(scop.context.get_space()))
+    verdict = check(wide, analyze(wide), band.insert_mark(isl.Id("parallel")).get_schedule())
+    assert not verdict.legal

@@ -441,3 +441,51 @@ def test_ctrl_c_after_a_solve_raises_keyboard_interrupt():
                           timeout=120)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     assert proc.stdout.strip() == "KeyboardInterrupt"
+
+
+# A fuzzed 7-deep nest (polysched fuzz, seed 2024, program 6, strides made 1) on which one
+# isl_basic_set_coefficients call of the Pluto scheduler ran for minutes under isl's
+# operation cap, and isl's scheduler did not finish either: both now run in a child
+# process that is killed when its share of the budget is used up.
+_ISL_UNINTERRUPTIBLE = """int A[13];
+void kernel(void) {
+  int i, j, k, l, p, q, r;
+#pragma scop
+  for (i = 0; i <= 2; i++)
+    for (j = i; j <= i + 2; j++)
+      for (k = 0; k < (i + 2 < 2 ? i + 2 : 2); k++)
+        for (l = 1; l < 3; l++)
+          for (p = 1; p <= i + 1; p++) {
+            A[p - j + 4] += (i % 5 + 1) % 1009;
+            for (q = 0; q < 2; q++) {
+              A[2 * k + 6] = (3 * (A[l + 2] % 1009) - (A[k + 2] % 1009) + j % 5 + 1) % 1009;
+              for (r = 0; r <= 2; r++) {
+                A[r + 5] = (3 * (A[k + 6] % 1009) + 3) % 1009;
+                A[r + 2] = (3 * (A[p + j + 6] % 1009) + 2) % 1009;
+                A[7] = (3 * (A[7] % 1009) + (A[l + 4] % 1009) - (A[l + 5] % 1009) + 4) % 1009;
+              }
+            }
+            for (q = (k > 1 ? k : 1); q < (i + 2 < 2 ? i + 2 : 2); q++)
+              for (r = l - 1; r > -1; r--) {
+                A[l + 6] += (2 * (A[p + 4] % 1009) + q % 5 + 2) % 1009;
+                A[r + 4] = (3 * (A[r + j + 6] % 1009) + 2) % 1009;
+              }
+          }
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("scheduler", ["pluto", "isl"])
+def test_uninterruptible_isl_computation_is_killed_at_the_budget(scheduler, capsys):
+    [scop] = extract(_ISL_UNINTERRUPTIBLE, filename="deep7.c")
+    deps = analyze(scop)
+    stats: dict = {}
+    start = time.perf_counter()
+    schedule = compute(scop, deps, ScheduleOptions(scheduler=scheduler, budget=1.5), stats=stats)
+    # CPU-time budgets (1 s, then 0.5 s, each killed 1 s past it); wall time is generous
+    # because the machine may be loaded, and minutes would mean the kill did not happen
+    assert time.perf_counter() - start < 40
+    assert check(scop, deps, schedule).legal
+    assert "fallback" in stats
+    assert capsys.readouterr().err.count("polysched: note:") == 1
