@@ -135,10 +135,7 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
     path = Path(path)
     text = path.read_text()
     meta = _metadata(text, str(path))
-    try:
-        scops = extract(text, filename=str(path))
-    except PolyschedError as err:
-        raise IntrinsicError(f"{path}: {err}") from None
+    scops = extract(text, filename=str(path))        # a ScopError says file:line:col
     if len(scops) != 1 or len(scops[0].statements) != 1:
         raise IntrinsicError(f"{path}: the semantics must be one '#pragma scop' region with one statement")
     scop = scops[0]

@@ -135,4 +135,8 @@ def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[b
     if result.legal:
         return True, ""
     violation = result.violations[0]
-    return False, f"moving the mapped loops innermost violates: {violation}"
+    why = ""
+    if violation.source == violation.sink == problem.statement.name:
+        lhs = problem.pattern.refs[problem.pattern.tree[1][1]].array
+        why = f" (it would reorder the updates of {lhs})"
+    return False, f"moving the mapped loops innermost violates: {violation}{why}"

@@ -1,0 +1,79 @@
+"""``polysched tensorize FILE.c [--intrinsics NAME[,NAME]|FILE|DIR] [--json] [--oracle]``:
+every match of every intrinsic in every statement: the loop and array mappings,
+remainders, legality (or why not, with a witness) and the estimated gain."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from polysched.cli.common import add_preprocessor_args, check_input_file, parse_defines
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("tensorize", help="list the matches of intrinsics in each statement")
+    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("--intrinsics", metavar="NAME|FILE|DIR",
+                   help="shipped intrinsic names (comma-separated), a description file, or a "
+                        "directory of them (default: every shipped intrinsic)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--oracle", action="store_true",
+                   help="also run the brute-force matcher and report whether it agrees")
+    add_preprocessor_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from polysched.dependence import analyze
+    from polysched.scop import ScopError, extract
+    from polysched.tensorize import load_intrinsics, match_statement
+
+    check_input_file(args.file)
+    intrinsics = load_intrinsics(args.intrinsics)
+    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    if not scops:
+        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    out, disagreements = [], 0
+    for scop in scops:
+        deps = analyze(scop)
+        if not args.json:
+            print(f"scop {scop.filename}:{scop.start_line}-{scop.end_line} in {scop.function}()")
+        for stmt in scop.statements:
+            reports = match_statement(scop, stmt, intrinsics, deps)
+            oracle = {}
+            if args.oracle:
+                for rep in match_statement(scop, stmt, intrinsics, deps, method="brute"):
+                    oracle[rep.intrinsic] = {m.key for m in rep.matches}
+            entry = {"statement": stmt.name, "line": stmt.line, "body": stmt.body, "intrinsics": []}
+            for rep in reports:
+                agree = None
+                if args.oracle:
+                    agree = {m.key for m in rep.matches} == oracle[rep.intrinsic]
+                    disagreements += not agree
+                entry["intrinsics"].append({
+                    "intrinsic": rep.intrinsic, "seconds": round(rep.seconds, 6),
+                    "unmatchable": rep.unmatchable, "oracle_agrees": agree,
+                    "matches": [m.to_json() for m in rep.matches]})
+            out.append(entry)
+            if not args.json:
+                _print_statement(stmt, reports, entry)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    return 1 if disagreements else 0
+
+
+def _print_statement(stmt, reports, entry) -> None:
+    print(f"{stmt.name} (line {stmt.line}): {stmt.body}")
+    if reports and reports[0].unmatchable:
+        print(f"  not matchable: {reports[0].unmatchable}")
+        return
+    none = []
+    for rep, info in zip(reports, entry["intrinsics"]):
+        agree = "" if info["oracle_agrees"] is None else (
+            "; oracle agrees" if info["oracle_agrees"] else "; ORACLE DISAGREES")
+        if not rep.matches:
+            none.append(rep.intrinsic + ("" if not agree else "" if info["oracle_agrees"] else " (ORACLE DISAGREES)"))
+            continue
+        for m in rep.matches:
+            print(f"  {m.describe()}  [{rep.seconds * 1000:.1f} ms{agree}]")
+    if none:
+        print(f"  no match: {', '.join(none)}")

@@ -1,0 +1,44 @@
+"""``polysched tensorize``: listing, JSON, the oracle cross-check, and one-line errors."""
+import json
+from pathlib import Path
+
+from polysched.cli import main
+
+KERNELS = Path(__file__).resolve().parent.parent / "polysched" / "bench" / "kernels"
+
+
+def test_listing_with_oracle(capsys):
+    assert main(["tensorize", str(KERNELS / "gemm.c"), "--oracle"]) == 0
+    out = capsys.readouterr().out
+    assert "S1 (line 117)" in out
+    assert ("dgemm_4x8_scaled: loops k->k, i->i, j->j; arrays C->C, alpha->alpha, A->A, B->B; "
+            "remainder on j; legal") in out
+    assert "oracle agrees" in out and "DISAGREES" not in out
+    assert "S0 (line 114)" in out and "no match: dgemm_4x8," in out
+
+
+def test_json_and_illegal_reason(capsys):
+    assert main(["tensorize", str(KERNELS / "conv2d-nchw.c"), "--intrinsics", "mtile16_f64", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [s1] = [e for e in data if e["statement"] == "S1"]
+    [entry] = s1["intrinsics"]
+    assert entry["intrinsic"] == "mtile16_f64" and len(entry["matches"]) == 2
+    for m in entry["matches"]:
+        assert not m["legal"] and "reorder the updates of out" in m["reason"]
+        assert m["loops"]["k"] == "c"
+
+
+def test_errors(tmp_path, capsys):
+    assert main(["tensorize", str(KERNELS / "gemm.c"), "--intrinsics", "nope"]) == 2
+    assert "unknown intrinsic 'nope'" in capsys.readouterr().err
+    bad = tmp_path / "bad.c"
+    bad.write_text("void f(double a[4]) {\n#pragma scop\n  a[0] = = 1;\n#pragma endscop\n}\n")
+    assert main(["tensorize", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{bad}:3:") and "\n" not in err
+    desc = tmp_path / "d.c"
+    desc.write_text("/* polysched intrinsic\n * name: d\n */\nvoid d(double x[2]) {\n#pragma scop\n"
+                    "  x[0] = = 2;\n#pragma endscop\n}\n")
+    assert main(["tensorize", str(KERNELS / "gemm.c"), "--intrinsics", str(desc)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{desc}:6:") and "\n" not in err
