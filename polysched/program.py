@@ -150,6 +150,7 @@ _STEP_ARGS = {
     "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
                   "wavefront", "intra_tile_reorder", "tile_depth1", "caches"),
     "set_schedule": ("schedule",),
+    "tensorize": ("stmt", "intrinsic", "match"),
 }
 
 
@@ -292,6 +293,9 @@ class Program:
         defines = dict(self._origin.get("defines") or {})
         defines.update(options.pop("defines", None) or {})
         includes = list(self._origin.get("include_dirs") or []) + list(options.pop("include_dirs", []))
+        if any(step.get("op") == "tensorize" for step in self._trace):
+            from polysched.tensorize import INCLUDE_DIR      # polysched_intrinsics.h
+            includes.append(str(INCLUDE_DIR))
         with tempfile.TemporaryDirectory(prefix="polysched-program-") as tmp:
             original = self._origin.get("path")
             if original is None:
@@ -493,6 +497,20 @@ class Program:
         Legal iff the loop carries no dependence at all."""
         return self._apply("vectorize", {"stmt": stmt, "depth": depth}, primitives.mark, stmt, depth,
                            Simd(), f"vectorize({stmt!r}, {depth!r})")
+
+    def tensorize(self, stmt: str, intrinsic, match=None) -> "Program":
+        """Run ``stmt``'s full blocks as calls of ``intrinsic`` (a name, e.g.
+        ``"dgemm_4x8"``, or a ``polysched.tensorize.Intrinsic``): the mapped loops are
+        tiled to the intrinsic's shape and sunk innermost under a ``Tensorize`` mark,
+        remainder tiles keep the statement (see polysched/tensorize/apply.py).
+        ``match``: None (the best legal one), an index in
+        ``polysched.tensorize.match_statement``'s order, or ``{intrinsic loop: program
+        loop}``. The trace records the chosen loop mapping."""
+        from polysched.tensorize.apply import resolve, tensorized_tree
+        problem, loop_map, chosen = resolve(self.scop, stmt, intrinsic, match, self._deps)
+        args = {"stmt": stmt, "intrinsic": chosen.intrinsic, "match": dict(chosen.loops)}
+        return self._apply("tensorize", args,
+                           lambda _scop, schedule: tensorized_tree(problem, loop_map, schedule))
 
     def unroll(self, stmt: str, depth: int, factor: int) -> "Program":
         """Ask the C compiler to unroll loop ``(stmt, depth)`` by ``factor`` (an

@@ -3,6 +3,7 @@
     text = generate(scop, schedule)      # replaces scop.source[region_start:region_end]
     out  = splice(scop, text)            # the whole file, everything else byte-identical
     out  = emit_file(scops, schedules)   # both steps for every scop of one file
+                                         # (+ #include of intrinsic headers, see tensorize.py)
 
 See codegen.py for the printer and marks.py for the mark -> pragma rules.
 """
@@ -16,6 +17,7 @@ from polysched.scop.model import Scop
 
 from .codegen import EmitOptions, generate
 from .splice import splice
+from .tensorize import intrinsic_includes
 from .versioning import Versioning, plan as versioning_plan
 
 __all__ = ["EmitOptions", "Versioning", "emit_file", "generate", "splice", "versioning_plan"]
@@ -35,4 +37,4 @@ def emit_file(
     if len(schedules) != len(scops):
         raise ValueError(f"{len(scops)} scops but {len(schedules)} schedules")
     texts = [generate(scop, sched, options=options) for scop, sched in zip(scops, schedules)]
-    return splice(scops, texts)
+    return intrinsic_includes(texts) + splice(scops, texts)

@@ -10,7 +10,8 @@ code is right for every dataset preset), walks it and prints C:
 
 Statement calls ``S0(e0, e1, ...)`` of the AST become the statement's verbatim body
 with its original iterators replaced by ``e0, e1, ...`` (see body.py); mark nodes
-become pragmas or comments (see marks.py).
+become pragmas or comments (see marks.py), ``Tensorize`` marks written by
+``Program.tensorize`` become intrinsic calls (see tensorize.py).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.marks import Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.textio import line_ending
 
@@ -26,6 +28,7 @@ from .expr import ExprPrinter, Helpers
 from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
+from .tensorize import call_lines, can_call
 from .versioning import accessed_elements, iterator_skeleton, plan
 
 _node = isl.ast_node_type
@@ -210,6 +213,14 @@ class _RegionPrinter:
         tag = node.mark_get_id().get_name()
         info = self.marks.get(tag, MarkInfo(tag, -1))
         child = node.mark_get_node()
+        tensorize = try_parse_mark(info.name)
+        if isinstance(tensorize, Tensorize) and can_call(tensorize, self.statements):
+            lines = call_lines(self, tensorize, child, self.pad(level), self.options.indent)
+            if lines is not None:
+                return lines
+            # isl printed another shape (a point loop removed): the loops are exact too
+            return ([self.pad(level) + f"/* polysched: '{info.name}' kept as loops */"]
+                    + self.node(child, level, pending))
         if info.loop_pragma is None:
             # a mark we cannot honour must not vanish into a comment: it was a request
             raise ValueError(f"{self.scop.filename}:{self.scop.start_line}: unknown mark '{info.name}' "

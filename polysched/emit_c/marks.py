@@ -9,7 +9,8 @@ A mark sits directly above the band whose *outermost* loop it applies to:
     Simd()                              -> #pragma omp simd
     Ivdep()                             -> #pragma GCC ivdep
     Unroll(N)                           -> #pragma GCC unroll N
-    Tensorize(...), anything else       -> refused (ValueError): a request that cannot be honoured
+    Tensorize(name; stmt=.., l_*=.., a_*=..) -> a call of the intrinsic (tensorize.py)
+    other Tensorize(...), anything else -> refused (ValueError): a request that cannot be honoured
 
 isl's AST generator drops loops that run exactly once, and then the loop under a
 mark may belong to a *deeper* band. A pragma there would be wrong (that loop was

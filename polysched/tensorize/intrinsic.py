@@ -74,6 +74,7 @@ class Intrinsic:
     stride1: dict[str, set[int]] = field(default_factory=dict)
     remainder: frozenset[str] = frozenset()
     doc: str = ""
+    extent_params: dict[str, str] = field(default_factory=dict)   # free loop -> its parameter
 
     @property
     def loops(self) -> list[str]:
@@ -155,12 +156,35 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
     for loop in remainder:
         if loop not in pattern.loops:
             raise IntrinsicError(f"{path}: remainder loop {loop!r} is not a loop of the semantics")
+    extent_params = {}
+    for param in scop.parameters:
+        pos = stmt.domain.find_dim_by_name(isl.dim_type.param, param)
+        fixed = stmt.domain.fix_val(isl.dim_type.param, pos, isl.Val(7919))
+        for d, loop in enumerate(pattern.loops):
+            if extents[d] is None and _extent(fixed, d) == 7919:
+                extent_params[loop] = param
     features = tuple(tuple(alt.split()) for alt in meta.get("features", "").split("|") if alt.split())
     name = meta.get("name") or path.stem
-    return Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
+    intrinsic = Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
                      features=features, header=meta.get("header", "polysched_intrinsics.h"),
                      function=meta.get("function", ""), call=meta.get("call", ""),
-                     stride1=stride1, remainder=remainder, doc=meta.get("doc", ""))
+                     stride1=stride1, remainder=remainder, doc=meta.get("doc", ""),
+                     extent_params=extent_params)
+    _LOADED[intrinsic.name] = intrinsic
+    return intrinsic
+
+
+_LOADED: dict[str, Intrinsic] = {}
+
+
+def lookup(name: str) -> Intrinsic:
+    """The intrinsic ``name``: the last one loaded under that name in this process
+    (``--intrinsics DIR`` descriptions included), else the shipped one."""
+    if name not in _LOADED:
+        builtin_intrinsics()
+    if name not in _LOADED:
+        raise IntrinsicError(f"unknown intrinsic {name!r}")
+    return _LOADED[name]
 
 
 def builtin_intrinsics() -> list[Intrinsic]:

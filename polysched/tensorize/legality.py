@@ -84,11 +84,15 @@ def _tail(scop, stmt_name: str, iterators: list[str], exprs: list[str], like: is
     return isl.Map(text).align_params(like.get_space()).intersect_domain(like.domain())
 
 
-def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]]) -> isl.UnionMap:
+def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
+                       flat: isl.UnionMap | None = None) -> isl.UnionMap:
     """The schedule executing the match ``loop_map`` (intrinsic loop, program loop) pairs
-    in intrinsic loop order (see the module doc)."""
+    in intrinsic loop order (see the module doc), from the flat schedule ``flat``
+    (default: the original one). KeyError when a mapped loop is not a plain time
+    dimension of ``flat``."""
     scop, stmt = problem.scop, problem.statement
-    flat = scop.schedule_map.intersect_domain(scop.domain)
+    if flat is None:
+        flat = scop.schedule_map.intersect_domain(scop.domain)
     maps: dict[str, isl.Map] = {}
     flat.foreach_map(lambda m: maps.__setitem__(m.get_tuple_name(isl.dim_type.in_), m))
     fs = maps[stmt.name]
@@ -96,6 +100,8 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]]) -> isl
     mapped = {p: l for l, p in loop_map}
     depth0 = min(mapped)
     cut = positions[depth0]
+    if any(positions.get(d, -1) < cut for d in range(depth0, len(problem.pattern.loops))):
+        raise KeyError(depth0)
     iters = problem.pattern.loops
     tile = []
     for d in range(depth0, len(iters)):

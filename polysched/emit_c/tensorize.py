@@ -1,0 +1,163 @@
+"""A ``Tensorize`` mark becomes a call of the intrinsic's C function.
+
+Below the mark (see polysched/tensorize/apply.py) isl prints the point loops of one
+full block, in the intrinsic's loop order, around one statement instance::
+
+    for (c3 = 0; c3 < NK; c3 += 1)                 /* k: free extent */
+      for (c4 = 4 * c1; c4 <= 4 * c1 + 3; c4 += 1)  /* i: 4 */
+        for (c5 = 8 * c2; c5 <= 8 * c2 + 7; c5 += 1) /* j: 8 */
+          S1(c4, c3, c5);
+
+which becomes, with the iterators at the block's origin::
+
+    {
+      int c3 = 0, c4 = 4 * c1, c5 = 8 * c2;
+      /* polysched: tensorize dgemm_4x8_scaled */
+      polysched_dgemm_4x8_scaled(NK - 0, alpha, &A[c4][c3], NK, 1, &B[c3][c5], NJ, &C[c4][c5], NJ);
+    }
+
+The call template's ``base(X)`` is the address of operand X's element at the origin,
+``rs(X)``/``cs(X)`` the strides (in elements, from the array's declared sizes) of the
+program dimensions that X's dimensions 0/1 map to, a free loop's parameter the loop's
+trip count, a scalar operand its reference. When the AST is not this shape (isl
+dropped a loop), None: the caller prints the loops (correct, just not a call).
+"""
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+from polysched.marks import Tensorize
+
+from .body import substitute
+
+_node = isl.ast_node_type
+
+
+def _strip_blocks(node):
+    while node.get_type() == _node.block:
+        children = node.block_get_children()
+        if children.n_ast_node() != 1:
+            return node
+        node = children.get_at(0)
+    return node
+
+
+def can_call(mark: Tensorize, statements) -> bool:
+    """Does ``mark`` name a known intrinsic and a statement (as Program.tensorize
+    writes it)? Other tensorize marks are requests emit_c cannot honour."""
+    from polysched.tensorize.intrinsic import IntrinsicError, lookup
+
+    params = dict(mark.params)
+    if str(params.get("stmt")) not in statements:
+        return False
+    try:
+        intrinsic = lookup(mark.name)
+    except IntrinsicError:
+        return False
+    return all(f"l_{loop}" in params for loop in intrinsic.loops) and all(
+        f"a_{o}" in params for o in intrinsic.operands)
+
+
+def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: str) -> list[str] | None:
+    """The C lines replacing the marked subtree, or None (see the module doc)."""
+    from polysched.scop import extract  # noqa: F401  (the tensorize package needs the front end)
+    from polysched.tensorize.apply import alignment
+    from polysched.tensorize.intrinsic import lookup
+    from polysched.tensorize.problem import make_problem
+
+    params = dict(mark.params)
+    intrinsic = lookup(mark.name)
+    stmt = printer.statements.get(str(params.get("stmt")))
+    if stmt is None:
+        return None
+    loops = []
+    node = _strip_blocks(child)
+    while node.get_type() == _node.for_:
+        loops.append(node)
+        node = _strip_blocks(node.for_get_body())
+    if node.get_type() != _node.user or len(loops) != len(intrinsic.loops):
+        return None
+    call = node.user_get_expr()
+    if call.get_op_arg(0).get_id().get_name() != stmt.name:
+        return None
+    args = [printer.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
+    if printer.lifted:     # S(i..., b...): the original iterators come first (see lift.py)
+        args = args[:len(stmt.iterators)]
+    if len(args) != len(stmt.iterators):
+        return None
+    values = dict(zip(stmt.iterators, args))
+
+    problem = make_problem(printer.scop, stmt, intrinsic)
+    prog_loops = problem.pattern.loops
+    loop_map = [(l, prog_loops.index(str(params[f"l_{name}"]))) for l, name in enumerate(intrinsic.loops)]
+    arrays = {o: str(params[f"a_{o}"]) for o in intrinsic.operands}
+    aligned = alignment(problem, loop_map, arrays)
+
+    decls, trip = [], {}
+    for l, loop in enumerate(loops):
+        iterator = loop.for_get_iterator().get_id().get_name()
+        init = printer.expr(loop.for_get_init())
+        decls.append(f"{printer.version.counter_type} {iterator} = {init};")
+        if loop.for_is_degenerate():
+            trip[intrinsic.loops[l]] = "1"
+            continue
+        cond = loop.for_get_cond()
+        if cond.get_type() != isl.ast_expr_type.op or cond.get_op_type() not in (
+                isl.ast_expr_op_type.le, isl.ast_expr_op_type.lt):
+            return None
+        bound = printer.expr(cond.get_op_arg(1))
+        extra = " + 1" if cond.get_op_type() == isl.ast_expr_op_type.le else ""
+        trip[intrinsic.loops[l]] = f"({bound}) - ({init}){extra}"
+
+    def ref_text(operand):
+        index, _dims = aligned[operand]
+        return substitute(problem.pattern.refs[index].text, values)
+
+    def stride(operand, which):
+        index, dims = aligned[operand]
+        if which >= len(dims):
+            return "0"
+        array = printer.scop.arrays[problem.pattern.refs[index].array]
+        later = array.dims[dims[which] + 1:]
+        return " * ".join(f"(long)({d})" for d in later) or "1"
+
+    scalars = {o for o in intrinsic.operands if not intrinsic.pattern.ranks.get(o)}
+    by_param = {param: loop for loop, param in intrinsic.extent_params.items()}
+
+    def word(m):
+        name = m.group(0)
+        if name in by_param:
+            return f"({trip[by_param[name]]})"
+        if name in scalars:
+            return ref_text(name)
+        return name
+    # the template's own words first, so that inserted program text is never rewritten
+    text = re.sub(r"(?<!base\()(?<!rs\()(?<!cs\()\b[A-Za-z_]\w*\b(?!\s*\()", word,
+                  intrinsic.call)
+    text = re.sub(r"\bbase\(\s*(\w+)\s*\)", lambda m: "&" + ref_text(m.group(1)), text)
+    text = re.sub(r"\brs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 0), text)
+    text = re.sub(r"\bcs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 1), text)
+    inner = pad + indent
+    return ([pad + "{"] + [inner + d for d in decls]
+            + [inner + f"/* polysched: tensorize {intrinsic.name} */", inner + text.rstrip(";") + ";"]
+            + [pad + "}"])
+
+
+_CALL_NOTE = re.compile(r"/\* polysched: tensorize (\w+) \*/")
+
+
+def intrinsic_includes(texts: list[str]) -> str:
+    """``#include "polysched_intrinsics.h"`` lines (one per header) for the intrinsic
+    calls in the generated region ``texts``, to put at the top of the file; compile it
+    with ``-I`` ``polysched.tensorize.INCLUDE_DIR``."""
+    from polysched.tensorize.intrinsic import lookup
+
+    headers = []
+    for text in texts:
+        for name in _CALL_NOTE.findall(text):
+            header = lookup(name).header
+            if header and header not in headers:
+                headers.append(header)
+    return "".join(f'#include "{h}"\n' for h in headers)

@@ -1,0 +1,248 @@
+"""Applying a match: the schedule tree that runs full blocks as intrinsic calls.
+
+For gemm ``S1[i, k, j]`` and ``dgemm_4x8_scaled`` (loops k, i, j; i: 4, j: 8) the tree is
+
+    domain
+      band  [F_S prefix, 1, floor(i/4), floor(j/8)] / others [F_X prefix, 0|2, F_X rest...]
+        sequence
+          filter S1_full:  mark tensorize(dgemm_4x8_scaled; stmt=S1, l_k=k, ...)
+                             band [k, i, j]            (the call's point loops)
+          filter S1_rest:  band [k, i, j]              (remainder tiles: plain loops)
+          filter others:   band [rest of their time]   (when they have more)
+
+``S1_full`` is every instance whose whole tile lies in the domain (isl:
+``D \\ dom(T ∩ (D × ¬D))`` with ``T`` relating instances of one tile), so a marked
+block is always a full call; the others run the statement itself. The outer band is
+the one :mod:`.legality` checks; the tree is checked again by the caller (through
+``polysched.transform.apply``), and emit_c turns the mark into the call.
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from polysched.errors import TransformError
+from polysched.marks import Tensorize
+
+from .legality import candidate_schedule
+from .problem import Problem
+
+
+def mark_for(problem: Problem, loop_map: list[tuple[int, int]]) -> Tensorize:
+    """``tensorize(NAME; stmt=S1, l_<loop>=<program loop>..., a_<operand>=<array>...)``."""
+    intr, prog = problem.intrinsic, problem.pattern
+    params = [("stmt", problem.statement.name)]
+    params += [(f"l_{intr.loops[l]}", prog.loops[p]) for l, p in loop_map]
+    arrays = _array_map(problem, loop_map)
+    params += [(f"a_{o}", a) for o, a in arrays.items()]
+    return Tensorize(intr.name, tuple(params))
+
+
+def _array_map(problem, loop_map):
+    from .brute import brute_force_matches
+    key = tuple((problem.intrinsic.loops[l], problem.pattern.loops[p]) for l, p in loop_map)
+    for loops, arrays in brute_force_matches(problem):
+        if loops == key:
+            return dict(arrays)
+    raise TransformError(f"{problem.intrinsic.name} does not match {problem.statement.name} "
+                         f"with loops {dict(key)}")
+
+
+def _full_tiles(problem: Problem, loop_map) -> isl.Set:
+    dom = problem.statement.domain
+    n = dom.dim(isl.dim_type.set)
+    fixed = {p: problem.intrinsic.extents[l] for l, p in loop_map if problem.intrinsic.extents[l]}
+    name = problem.statement.name
+    xs = [f"x{d}" for d in range(n)]
+    ys = [f"y{d}" for d in range(n)]
+    cons = [f"floor(x{d}/{fixed[d]}) = floor(y{d}/{fixed[d]})" if d in fixed else f"x{d} = y{d}"
+            for d in range(n)]
+    params = ", ".join(problem.scop.parameters)
+    same_tile = isl.Map(f"[{params}] -> {{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] : "
+                        f"{' and '.join(cons) or '1 = 1'} }}").align_params(dom.get_space())
+    outside = isl.Set.universe(dom.get_space()).subtract(dom)
+    partial = same_tile.intersect_domain(dom).intersect_range(outside).domain()
+    return dom.subtract(partial).coalesce()
+
+
+def _mupa(umap: isl.UnionMap) -> isl.MultiUnionPwAff:
+    return isl.MultiUnionPwAff.from_union_map(umap)
+
+
+def _keep(fmap: isl.Map, start: int, stop: int) -> isl.Map:
+    n = fmap.dim(isl.dim_type.out)
+    return fmap.project_out(isl.dim_type.out, stop, n - stop).project_out(isl.dim_type.out, 0, start)
+
+
+def _pad(fmap: isl.Map, length: int) -> isl.Map:
+    n = fmap.dim(isl.dim_type.out)
+    if n >= length:
+        return fmap
+    zeros = fmap.add_dims(isl.dim_type.out, length - n)
+    for d in range(n, length):
+        zeros = zeros.fix_val(isl.dim_type.out, d, isl.Val(0))
+    return zeros
+
+
+def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
+                    current: isl.Schedule | None = None) -> isl.Schedule:
+    """The tree of the module doc for the match ``loop_map`` ((intrinsic loop, program
+    loop) pairs in intrinsic order); ``current``: the schedule to start from (default:
+    the SCoP's original one). Raises :class:`TransformError` when ``current`` no longer
+    has the statement's loops as plain time dimensions."""
+    scop = problem.scop
+    flat = (current.get_map() if current is not None else scop.schedule_map).intersect_domain(scop.domain)
+    try:
+        candidate = candidate_schedule(problem, loop_map, flat)
+    except KeyError:
+        raise TransformError(f"tensorize: the loops of {problem.statement.name} are no longer plain "
+                             "loops of the schedule (apply tensorize before tiling it)") from None
+    maps: dict[str, isl.Map] = {}
+    candidate.foreach_map(lambda m: maps.__setitem__(m.get_tuple_name(isl.dim_type.in_), m))
+    name = problem.statement.name
+    n_points = len(loop_map)
+    outer = maps[name].dim(isl.dim_type.out) - n_points
+    total = max(m.dim(isl.dim_type.out) for m in maps.values())
+    total = max(total, outer)
+    band1 = None
+    rest = None
+    for stmt, m in maps.items():
+        m = _pad(m, total if stmt != name else m.dim(isl.dim_type.out))
+        head = isl.UnionMap.from_map(_keep(m, 0, outer))
+        band1 = head if band1 is None else band1.union(head)
+        if stmt != name and total > outer:
+            tail = isl.UnionMap.from_map(_keep(m, outer, total))
+            rest = tail if rest is None else rest.union(tail)
+    points = isl.UnionMap.from_map(_keep(maps[name], outer, outer + n_points))
+    full = _full_tiles(problem, loop_map)
+    partial = problem.statement.domain.subtract(full)
+    domain = scop.domain
+    others = domain.subtract(isl.UnionSet.from_set(problem.statement.domain))
+
+    schedule = isl.Schedule.from_domain(domain)
+    node = schedule.get_root().child(0).insert_partial_schedule(_mupa(band1))
+    filters = []
+    kinds = []
+    if not full.is_empty():
+        filters.append(isl.UnionSet.from_set(full))
+        kinds.append("full")
+    if not partial.is_empty():
+        filters.append(isl.UnionSet.from_set(partial))
+        kinds.append("partial")
+    if not others.is_empty():
+        filters.append(others)
+        kinds.append("others")
+    flist = isl.UnionSetList.alloc(domain.get_ctx(), len(filters))
+    for f in filters:
+        flist = flist.add(f)
+    node = node.child(0).insert_sequence(flist)
+    mark = mark_for(problem, loop_map)
+    for k, kind in enumerate(kinds):
+        child = node.child(k).child(0)
+        if kind in ("full", "partial"):
+            child = child.insert_partial_schedule(_mupa(points.intersect_domain(filters[k])))
+            if kind == "full":
+                child = child.insert_mark(mark.to_id())
+        elif rest is not None:
+            child = child.insert_partial_schedule(_mupa(rest.intersect_domain(filters[k])))
+        node = child.ancestor(child.get_tree_depth() - node.get_tree_depth())
+    return node.get_schedule()
+
+
+def alignment(problem: Problem, loop_map, arrays: dict[str, str]) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """For each intrinsic operand, the program reference it matches and the program
+    dimension of each of its dimensions: ``{"A": (ref index, (dP0, dP1))}``."""
+    import itertools
+
+    intr, prog = problem.intrinsic.pattern, problem.pattern
+    loop_of = dict(loop_map)
+    mapped = set(loop_of.values())
+    stride1 = problem.intrinsic.stride1
+
+    def ref_dims(uref, vref):
+        rank_i, rank_p = len(uref.rows), len(vref.rows)
+        for dims in itertools.permutations(range(rank_p), rank_i):
+            if any(di in stride1.get(uref.array, ()) and dims[di] != rank_p - 1 for di in range(rank_i)):
+                continue
+            if any(uref.rows[di][l] != vref.rows[dims[di]][p] for di in range(rank_i) for l, p in loop_of.items()):
+                continue
+            if any(vref.rows[dp][p] for dp in range(rank_p) if dp not in dims for p in mapped):
+                continue
+            return dims
+        return None
+
+    def walk(u, v, out):
+        if u[0] == "ref" or v[0] == "ref":
+            if u[0] != v[0]:
+                return None
+            uref, vref = intr.refs[u[1]], prog.refs[v[1]]
+            dims = ref_dims(uref, vref) if arrays[uref.array] == vref.array else None
+            return None if dims is None else {**out, uref.array: (v[1], dims)}
+        if u[0] == "const" or v[0] == "const":
+            return out if u == v else None
+        if u[:1] != v[:1] or len(u) != len(v):
+            return None
+        start = 2 if u[0] in ("cast", "call") else 1
+        if start == 2 and u[1] != v[1]:
+            return None
+        orders = [list(v[start:])]
+        if u[0] in ("+", "*") and len(u) == 3:
+            orders.append([v[2], v[1]])
+        for order in orders:
+            result = out
+            for a, b in zip(u[start:], order):
+                result = walk(a, b, result)
+                if result is None:
+                    break
+            if result is not None:
+                return result
+        return None
+
+    found = walk(intr.tree, prog.tree, {})
+    if found is None:
+        raise TransformError(f"{problem.intrinsic.name} does not match {problem.statement.name} as given")
+    return found
+
+
+def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
+    """(problem, loop_map) for ``Program.tensorize``: ``intrinsic`` an :class:`Intrinsic`
+    or a name (:func:`.intrinsic.lookup`); ``match`` None (the best legal match), an int
+    (index in :func:`.match.match_statement`'s order: legal first, by gain), a
+    :class:`.match.Match`, or ``{intrinsic loop: program loop}``."""
+    from .intrinsic import Intrinsic, IntrinsicError, lookup
+    from .match import Match, match_statement
+    from .problem import make_problem
+
+    try:
+        stmt = scop.statement(stmt_name)
+    except KeyError:
+        raise TransformError(f"tensorize: no statement {stmt_name!r} "
+                             f"(statements: {', '.join(s.name for s in scop.statements)})") from None
+    if not isinstance(intrinsic, Intrinsic):
+        try:
+            intrinsic = lookup(str(intrinsic))
+        except IntrinsicError as err:
+            raise TransformError(f"tensorize: {err}") from None
+    problem = make_problem(scop, stmt, intrinsic)
+    [report] = match_statement(scop, stmt, [intrinsic], deps)
+    if not report.matches:
+        raise TransformError(f"tensorize: {intrinsic.name} does not match {stmt_name}"
+                             + (f" ({report.unmatchable})" if report.unmatchable else ""))
+    if match is None:
+        chosen = report.matches[0]
+        if not chosen.legal:
+            raise TransformError(f"tensorize: no legal match of {intrinsic.name} in {stmt_name}: "
+                                 f"{chosen.reason}")
+    elif isinstance(match, int):
+        if not 0 <= match < len(report.matches):
+            raise TransformError(f"tensorize: match {match} out of range "
+                                 f"({len(report.matches)} matches)")
+        chosen = report.matches[match]
+    else:
+        loops = match.loops if isinstance(match, Match) else dict(match)
+        found = [m for m in report.matches if m.loops == loops]
+        if not found:
+            raise TransformError(f"tensorize: {intrinsic.name} has no match in {stmt_name} "
+                                 f"with loops {loops}")
+        chosen = found[0]
+    loop_map = [(intrinsic.loops.index(a), problem.pattern.loops.index(b)) for a, b in chosen.loops.items()]
+    return problem, loop_map, chosen

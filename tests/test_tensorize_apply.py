@@ -1,0 +1,72 @@
+"""Program.tensorize: the generated C calls the intrinsic on full blocks, runs the
+statement on remainder tiles, and computes exactly what the original computes (both
+compiled with -ffp-contract=off by polysched.bench.verify, run, every output compared),
+on the host's ISA path and with -DPOLYSCHED_FORCE_PORTABLE."""
+import shutil
+
+import pytest
+
+import polysched as ps
+from polysched.bench.harness import DEFAULT_CFLAGS
+from polysched.errors import TransformError
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+KERNELS = "polysched/bench/kernels/"
+PORTABLE = [*DEFAULT_CFLAGS, "-DPOLYSCHED_FORCE_PORTABLE"]
+
+
+def _verify(program, defines=None, portable=False):
+    kwargs = {"defines": defines} if defines else {}
+    if portable:
+        kwargs["cflags"] = PORTABLE
+    result = program.verify(**kwargs)
+    assert result.status == "equal", result
+    return result
+
+
+@pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
+def test_gemm_scaled_kernel(portable):
+    p = ps.Program.from_file(KERNELS + "gemm.c").tensorize("S1", "dgemm_4x8_scaled")
+    code = p.c_code()
+    assert code.startswith('#include "polysched_intrinsics.h"\n')
+    assert "polysched_dgemm_4x8_scaled(((NK) - (0)), alpha, &A[" in code
+    assert p.trace.steps[-1] == {"op": "tensorize", "args": {
+        "stmt": "S1", "intrinsic": "dgemm_4x8_scaled", "match": {"k": "k", "i": "i", "j": "j"}}}
+    # MINI: NI = 20, NJ = 25: remainder rows and columns run as loops
+    _verify(p, portable=portable)
+    # the trace replays to the same code
+    again = ps.Program.from_file(KERNELS + "gemm.c").replay(p.trace)
+    assert again.c_code() == code
+
+
+@pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
+def test_int8_matmul(portable):
+    p = ps.Program.from_file(KERNELS + "matmul-int8.c").tensorize("S1", "i8dot_s8s8_4x8")
+    assert "polysched_i8dot_s8s8_4x8(" in p.c_code()
+    _verify(p, {"NI": "12", "NJ": "24", "NK": "37"}, portable)
+
+
+def test_conv2d_nhwc_with_offsets_and_the_matrix_unit():
+    """4-d arrays, subscripts h + r and w + s (unmapped loops move the base address),
+    the 16x16x16 unit with transposed-stride operands."""
+    sizes = {"NB": "2", "NH": "3", "NW": "9", "NK": "16", "NC": "5", "NR": "2", "NS": "3"}
+    p = ps.Program.from_file(KERNELS + "conv2d-nhwc.c")
+    q = p.tensorize("S1", "dgemm_4x8", match={"k": "c", "i": "w", "j": "k"})
+    assert "polysched_dgemm_4x8(" in q.c_code()
+    _verify(q, sizes)
+    t = p.tensorize("S1", "mtile16_f64", match={"i": "k", "j": "n", "k": "c"})
+    assert "polysched_mtile16_f64(&wt[" in t.c_code()
+    _verify(t, {"NB": "16", "NH": "2", "NW": "3", "NK": "32", "NC": "16", "NR": "2", "NS": "1"})
+
+
+def test_illegal_and_missing_matches_raise():
+    nchw = ps.Program.from_file(KERNELS + "conv2d-nchw.c")
+    with pytest.raises(TransformError, match="no legal match of mtile16_f64 in S1: .*reorder"):
+        nchw.tensorize("S1", "mtile16_f64")
+    with pytest.raises(TransformError, match="illegal"):
+        nchw.tensorize("S1", "mtile16_f64", match=0)
+    gemm = ps.Program.from_file(KERNELS + "gemm.c")
+    with pytest.raises(TransformError, match="does not match S1"):
+        gemm.tensorize("S1", "dgemm_4x8")
+    with pytest.raises(TransformError, match="no statement 'S9'"):
+        gemm.tensorize("S9", "dgemm_4x8")
