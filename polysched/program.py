@@ -510,7 +510,8 @@ class Program:
         problem, loop_map, chosen = resolve(self.scop, stmt, intrinsic, match, self._deps)
         args = {"stmt": stmt, "intrinsic": chosen.intrinsic, "match": dict(chosen.loops)}
         return self._apply("tensorize", args,
-                           lambda _scop, schedule: tensorized_tree(problem, loop_map, schedule))
+                           lambda _scop, schedule: tensorized_tree(problem, loop_map, schedule,
+                                                                  dict(chosen.arrays)))
 
     def unroll(self, stmt: str, depth: int, factor: int) -> "Program":
         """Ask the C compiler to unroll loop ``(stmt, depth)`` by ``factor`` (an

@@ -62,18 +62,22 @@ def run(args) -> int:
 
 
 def _print_statement(stmt, reports, entry) -> None:
+    """Every match of the statement, legal ones first by decreasing gain (the ranking
+    across intrinsics), then the intrinsics without a match."""
     print(f"{stmt.name} (line {stmt.line}): {stmt.body}")
     if reports and reports[0].unmatchable:
         print(f"  not matchable: {reports[0].unmatchable}")
         return
-    none = []
+    rows, none = [], []
     for rep, info in zip(reports, entry["intrinsics"]):
-        agree = "" if info["oracle_agrees"] is None else (
-            "; oracle agrees" if info["oracle_agrees"] else "; ORACLE DISAGREES")
+        note = f"{rep.seconds * 1000:.1f} ms"
+        if info["oracle_agrees"] is not None:
+            note += "; oracle agrees" if info["oracle_agrees"] else "; ORACLE DISAGREES"
         if not rep.matches:
-            none.append(rep.intrinsic + ("" if not agree else "" if info["oracle_agrees"] else " (ORACLE DISAGREES)"))
-            continue
-        for m in rep.matches:
-            print(f"  {m.describe()}  [{rep.seconds * 1000:.1f} ms{agree}]")
+            none.append(rep.intrinsic + ("" if info["oracle_agrees"] in (None, True) else " (ORACLE DISAGREES)"))
+        rows += [(m, note) for m in rep.matches]
+    rows.sort(key=lambda row: (not row[0].legal, -row[0].cost.get("gain", 0)))
+    for m, note in rows:
+        print(f"  {m.describe()}  [{note}]")
     if none:
         print(f"  no match: {', '.join(none)}")

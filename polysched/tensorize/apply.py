@@ -27,20 +27,19 @@ from .legality import candidate_schedule
 from .problem import Problem
 
 
-def mark_for(problem: Problem, loop_map: list[tuple[int, int]]) -> Tensorize:
+def mark_for(problem: Problem, loop_map: list[tuple[int, int]], arrays: dict[str, str]) -> Tensorize:
     """``tensorize(NAME; stmt=S1, l_<loop>=<program loop>..., a_<operand>=<array>...)``."""
     intr, prog = problem.intrinsic, problem.pattern
     params = [("stmt", problem.statement.name)]
     params += [(f"l_{intr.loops[l]}", prog.loops[p]) for l, p in loop_map]
-    arrays = _array_map(problem, loop_map)
-    params += [(f"a_{o}", a) for o, a in arrays.items()]
+    params += [(f"a_{o}", arrays[o]) for o in intr.operands]
     return Tensorize(intr.name, tuple(params))
 
 
-def _array_map(problem, loop_map):
-    from .brute import brute_force_matches
+def _array_map(problem, loop_map) -> dict[str, str]:
+    from .sat import sat_matches
     key = tuple((problem.intrinsic.loops[l], problem.pattern.loops[p]) for l, p in loop_map)
-    for loops, arrays in brute_force_matches(problem):
+    for loops, arrays in sat_matches(problem):
         if loops == key:
             return dict(arrays)
     raise TransformError(f"{problem.intrinsic.name} does not match {problem.statement.name} "
@@ -84,10 +83,11 @@ def _pad(fmap: isl.Map, length: int) -> isl.Map:
 
 
 def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
-                    current: isl.Schedule | None = None) -> isl.Schedule:
+                    current: isl.Schedule | None = None, arrays: dict[str, str] | None = None) -> isl.Schedule:
     """The tree of the module doc for the match ``loop_map`` ((intrinsic loop, program
     loop) pairs in intrinsic order); ``current``: the schedule to start from (default:
-    the SCoP's original one). Raises :class:`TransformError` when ``current`` no longer
+    the SCoP's original one); ``arrays``: operand -> array (default: the match's, found
+    again). Raises :class:`TransformError` when ``current`` no longer
     has the statement's loops as plain time dimensions."""
     scop = problem.scop
     flat = (current.get_map() if current is not None else scop.schedule_map).intersect_domain(scop.domain)
@@ -135,7 +135,7 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     for f in filters:
         flist = flist.add(f)
     node = node.child(0).insert_sequence(flist)
-    mark = mark_for(problem, loop_map)
+    mark = mark_for(problem, loop_map, arrays or _array_map(problem, loop_map))
     for k, kind in enumerate(kinds):
         child = node.child(k).child(0)
         if kind in ("full", "partial"):

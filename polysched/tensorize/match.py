@@ -57,7 +57,9 @@ class Match:
         loops = ", ".join(f"{a}->{b}" for a, b in self.loops.items())
         arrays = ", ".join(f"{a}->{b}" for a, b in self.arrays.items())
         rem = f"; remainder on {', '.join(self.remainder)}" if self.remainder else ""
-        state = f"legal, gain {self.cost.get('gain')}" if self.legal else f"illegal: {self.reason}"
+        path = "+".join(self.native) if self.native else "portable"
+        state = (f"legal, gain {self.cost.get('gain')} ({path} path here)" if self.legal
+                 else f"illegal: {self.reason}")
         return f"{self.intrinsic}: loops {loops}; arrays {arrays}{rem}; {state}"
 
 
