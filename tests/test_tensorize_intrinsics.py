@@ -24,7 +24,7 @@ def test_shipped_descriptions():
     assert d.features == (("avx2", "fma"),)
     u8 = found["i8dot_u8s8_4x8"]
     assert u8.pattern.types == {"C": "int32_t", "A": "uint8_t", "B": "int8_t"}
-    assert u8.features == (("avx512vnni", "avx512vl"), ("avx2",))
+    assert u8.features == (("avx512vnni", "avx512vl"), ("avxvnni",), ("avx2",))
     assert found["mtile16_f64"].shape() == {"i": 16, "j": 16, "k": 16}
     assert found["mtile16_f64"].remainder == frozenset()
     assert found["dgemm_4x8_scaled"].operands == ["C", "alpha", "A", "B"]
@@ -52,7 +52,7 @@ static unsigned seed = 12345u;
 static int rnd(void) { seed = seed * 1103515245u + 12345u; return (int)((seed >> 16) & 0x7fff); }
 #define FILL(X, n, expr) for (int q = 0; q < (n); q++) X[q] = (expr)
 #define CHECK(name, X, R) do { if (memcmp(X, R, sizeof X)) { printf("%s differs\n", name); fails++; } \
-                               else printf("%s ok\n", name); } while (0)
+                               else printf("%s ok %s\n", name, polysched_path_taken); } while (0)
 int main(void)
 {
   int fails = 0;
@@ -113,17 +113,50 @@ int main(void)
 """
 
 
+def _flags():
+    try:
+        return set(open("/proc/cpuinfo").read().split())
+    except OSError:
+        return set()
+
+
+FLAGS = _flags()
+# (defines, expected path per kernel given this host's flags)
+VARIANTS = {
+    "native": [],
+    "no-avx512": ["-DPOLYSCHED_NO_AVX512"],
+    "avx2-only": ["-DPOLYSCHED_NO_AVX512", "-DPOLYSCHED_NO_AVXVNNI"],
+    "portable": ["-DPOLYSCHED_FORCE_PORTABLE"],
+}
+
+
+def _expected(variant):
+    portable = variant == "portable" or "avx2" not in FLAGS
+    avx512 = variant == "native" and "avx512f" in FLAGS
+    vnni512 = avx512 and {"avx512_vnni", "avx512vl"} <= FLAGS
+    avxvnni = variant in ("native", "no-avx512") and "avx_vnni" in FLAGS
+    avx2 = "portable" if portable else "avx2"
+    return {
+        "dgemm_4x8": avx2, "dgemm_4x8_scaled": avx2, "sgemm_8x8": avx2,
+        "dgemm_8x8_avx512": "avx512" if avx512 and not portable else "portable",
+        "i8dot_u8s8_4x8": ("portable" if portable else "avx512vnni" if vnni512
+                           else "avxvnni" if avxvnni else "avx2"),
+        "i8dot_s8s8_4x8": avx2, "mtile16_f64": "portable",
+    }
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
-@pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
-def test_header_implementations(tmp_path, portable):
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_header_implementations(tmp_path, variant):
+    """Bit-identical to the naive loops on every ISA path this host can run; the path
+    taken is the one expected from /proc/cpuinfo and the -D switches."""
     src = tmp_path / "t.c"
     src.write_text(_C_TEST)
     exe = tmp_path / "t"
-    cmd = ["gcc", "-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Werror", f"-I{INCLUDE_DIR}",
-           str(src), "-o", str(exe)]
-    if portable:
-        cmd.insert(1, "-DPOLYSCHED_FORCE_PORTABLE")
+    cmd = ["gcc", "-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Werror", "-DPOLYSCHED_TRACE_PATH",
+           *VARIANTS[variant], f"-I{INCLUDE_DIR}", str(src), "-o", str(exe)]
     subprocess.run(cmd, check=True, timeout=60, capture_output=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
     assert run.returncode == 0, run.stdout
-    assert run.stdout.count(" ok") == 7
+    taken = dict(line.split(" ok ") for line in run.stdout.splitlines())
+    assert taken == _expected(variant)

@@ -5,6 +5,10 @@
  * gcc/clang) and always has a portable scalar path.  -DPOLYSCHED_FORCE_PORTABLE forces
  * the portable path everywhere; non-x86 targets get it automatically.
  *
+ * -DPOLYSCHED_NO_AVX512 ignores AVX-512 (as on an AVX2-only Zen 3) and -DPOLYSCHED_NO_AVXVNNI
+ * ignores AVX-VNNI, so every path can be exercised on one machine; with
+ * -DPOLYSCHED_TRACE_PATH each dispatcher stores the path it took in polysched_path_taken.
+ *
  * Operands are (base pointer, row stride, column stride) in elements; an operand
  * dimension the description declares stride-1 has no stride argument.
  *
@@ -28,6 +32,24 @@
 #  define POLYSCHED_HAS(feature) __builtin_cpu_supports(feature)
 #else
 #  define POLYSCHED_X86 0
+#endif
+
+#ifdef POLYSCHED_NO_AVX512
+#  define POLYSCHED_HAS_AVX512(feature) 0
+#else
+#  define POLYSCHED_HAS_AVX512(feature) POLYSCHED_HAS(feature)
+#endif
+#ifdef POLYSCHED_NO_AVXVNNI
+#  define POLYSCHED_HAS_AVXVNNI() 0
+#else
+#  define POLYSCHED_HAS_AVXVNNI() POLYSCHED_HAS("avxvnni")
+#endif
+
+#ifdef POLYSCHED_TRACE_PATH
+static const char *polysched_path_taken = "";
+#  define POLYSCHED_PATH(name) (polysched_path_taken = (name))
+#else
+#  define POLYSCHED_PATH(name) ((void)0)
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -94,10 +116,12 @@ static inline void polysched_dgemm_4x8(long K, const double *A, long rsA, long c
 {
 #if POLYSCHED_X86
   if (POLYSCHED_HAS("avx2") && POLYSCHED_HAS("fma")) {
+    POLYSCHED_PATH("avx2");
     polysched_dgemm_4x8_avx2(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
+  POLYSCHED_PATH("portable");
   polysched_dgemm_4x8_portable(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
 }
 
@@ -107,10 +131,12 @@ static inline void polysched_dgemm_4x8_scaled(long K, double alpha, const double
 {
 #if POLYSCHED_X86
   if (POLYSCHED_HAS("avx2") && POLYSCHED_HAS("fma")) {
+    POLYSCHED_PATH("avx2");
     polysched_dgemm_4x8_avx2(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
+  POLYSCHED_PATH("portable");
   polysched_dgemm_4x8_portable(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
 }
 
@@ -148,11 +174,13 @@ static inline void polysched_dgemm_8x8_avx512(long K, const double *A, long rsA,
 {
   long k, i, j;
 #if POLYSCHED_X86
-  if (POLYSCHED_HAS("avx512f")) {
+  if (POLYSCHED_HAS_AVX512("avx512f")) {
+    POLYSCHED_PATH("avx512");
     polysched_dgemm_8x8_avx512_kernel(K, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
+  POLYSCHED_PATH("portable");
   for (k = 0; k < K; k++)
     for (i = 0; i < 8; i++)
       for (j = 0; j < 8; j++)
@@ -194,10 +222,12 @@ static inline void polysched_sgemm_8x8(long K, const float *A, long rsA, long cs
   long k, i, j;
 #if POLYSCHED_X86
   if (POLYSCHED_HAS("avx2") && POLYSCHED_HAS("fma")) {
+    POLYSCHED_PATH("avx2");
     polysched_sgemm_8x8_avx2(K, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
+  POLYSCHED_PATH("portable");
   for (k = 0; k < K; k++)
     for (i = 0; i < 8; i++)
       for (j = 0; j < 8; j++)
@@ -247,58 +277,77 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
     }
 }
 
+/* one body, two instructions: vpdpbusd on ymm registers (AVX512-VNNI + VL, or AVX-VNNI) */
+#define POLYSCHED_I8DOT_VNNI_BODY(DPBUSD)                                                      \
+  __m256i c[4];                                                                               \
+  long k;                                                                                     \
+  int i;                                                                                      \
+  for (i = 0; i < 4; i++)                                                                     \
+    c[i] = _mm256_loadu_si256((const __m256i *)(C + i * rsC));                                \
+  for (k = 0; k + 3 < K; k += 4) {                                                            \
+    /* bytes (b[k][j], b[k+1][j], b[k+2][j], b[k+3][j]) for j = 0..7 */                       \
+    __m128i r0 = _mm_loadl_epi64((const __m128i *)(B + k * rsB));                             \
+    __m128i r1 = _mm_loadl_epi64((const __m128i *)(B + (k + 1) * rsB));                       \
+    __m128i r2 = _mm_loadl_epi64((const __m128i *)(B + (k + 2) * rsB));                       \
+    __m128i r3 = _mm_loadl_epi64((const __m128i *)(B + (k + 3) * rsB));                       \
+    __m128i p01 = _mm_unpacklo_epi8(r0, r1), p23 = _mm_unpacklo_epi8(r2, r3);                 \
+    __m256i b = _mm256_set_m128i(_mm_unpackhi_epi16(p01, p23), _mm_unpacklo_epi16(p01, p23)); \
+    for (i = 0; i < 4; i++) {                                                                 \
+      const uint8_t *a = A + i * rsA + k * csA;                                               \
+      uint32_t word = (uint32_t)a[0] | (uint32_t)a[csA] << 8 | (uint32_t)a[2 * csA] << 16    \
+                      | (uint32_t)a[3 * csA] << 24;                                           \
+      c[i] = DPBUSD(c[i], _mm256_set1_epi32((int32_t)word), b);                               \
+    }                                                                                         \
+  }                                                                                           \
+  for (i = 0; i < 4; i++)                                                                     \
+    _mm256_storeu_si256((__m256i *)(C + i * rsC), c[i]);                                      \
+  for (; k < K; k++)                                                                          \
+    for (i = 0; i < 4; i++) {                                                                 \
+      int j;                                                                                  \
+      for (j = 0; j < 8; j++)                                                                 \
+        C[i * rsC + j] += A[i * rsA + k * csA] * B[k * rsB + j];                              \
+    }
+
 POLYSCHED_TARGET("avx2,avx512f,avx512vl,avx512vnni")
 static inline void polysched_i8dot_u8s8_4x8_vnni(long K, const uint8_t *A, long rsA, long csA,
     const int8_t *B, long rsB, int32_t *C, long rsC)
 {
-  __m256i c[4];
-  long k;
-  int i;
-  for (i = 0; i < 4; i++)
-    c[i] = _mm256_loadu_si256((const __m256i *)(C + i * rsC));
-  for (k = 0; k + 3 < K; k += 4) {
-    /* bytes (b[k][j], b[k+1][j], b[k+2][j], b[k+3][j]) for j = 0..7 */
-    __m128i r0 = _mm_loadl_epi64((const __m128i *)(B + k * rsB));
-    __m128i r1 = _mm_loadl_epi64((const __m128i *)(B + (k + 1) * rsB));
-    __m128i r2 = _mm_loadl_epi64((const __m128i *)(B + (k + 2) * rsB));
-    __m128i r3 = _mm_loadl_epi64((const __m128i *)(B + (k + 3) * rsB));
-    __m128i p01 = _mm_unpacklo_epi8(r0, r1), p23 = _mm_unpacklo_epi8(r2, r3);
-    __m256i b = _mm256_set_m128i(_mm_unpackhi_epi16(p01, p23), _mm_unpacklo_epi16(p01, p23));
-    for (i = 0; i < 4; i++) {
-      const uint8_t *a = A + i * rsA + k * csA;
-      uint32_t word = (uint32_t)a[0] | (uint32_t)a[csA] << 8 | (uint32_t)a[2 * csA] << 16
-                      | (uint32_t)a[3 * csA] << 24;
-      c[i] = _mm256_dpbusd_epi32(c[i], _mm256_set1_epi32((int32_t)word), b);
-    }
-  }
-  for (i = 0; i < 4; i++)
-    _mm256_storeu_si256((__m256i *)(C + i * rsC), c[i]);
-  for (; k < K; k++)
-    for (i = 0; i < 4; i++) {
-      int j;
-      for (j = 0; j < 8; j++)
-        C[i * rsC + j] += A[i * rsA + k * csA] * B[k * rsB + j];
-    }
+  POLYSCHED_I8DOT_VNNI_BODY(_mm256_dpbusd_epi32)
+}
+
+POLYSCHED_TARGET("avx2,avxvnni")
+static inline void polysched_i8dot_u8s8_4x8_avxvnni(long K, const uint8_t *A, long rsA, long csA,
+    const int8_t *B, long rsB, int32_t *C, long rsC)
+{
+  POLYSCHED_I8DOT_VNNI_BODY(_mm256_dpbusd_avx_epi32)
 }
 #endif
 
 /* C[i][j] += A[i][k] * B[k][j]: uint8 x int8 -> int32, i < 4, j < 8 (stride 1), k < K.
- * AVX-512 VNNI (vpdpbusd on 256-bit vectors), else AVX2 (widen to int16, vpmaddwd: no
+ * AVX-512 VNNI or AVX-VNNI (vpdpbusd on 256-bit vectors), else AVX2 (widen to int16, vpmaddwd: no
  * saturation, unlike pmaddubsw), else portable. */
 static inline void polysched_i8dot_u8s8_4x8(long K, const uint8_t *A, long rsA, long csA,
     const int8_t *B, long rsB, int32_t *C, long rsC)
 {
   long k, i, j;
 #if POLYSCHED_X86
-  if (POLYSCHED_HAS("avx512vnni") && POLYSCHED_HAS("avx512vl")) {
+  if (POLYSCHED_HAS_AVX512("avx512vnni") && POLYSCHED_HAS_AVX512("avx512vl")) {
+    POLYSCHED_PATH("avx512vnni");
     polysched_i8dot_u8s8_4x8_vnni(K, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
+  if (POLYSCHED_HAS_AVXVNNI()) {
+    POLYSCHED_PATH("avxvnni");
+    polysched_i8dot_u8s8_4x8_avxvnni(K, A, rsA, csA, B, rsB, C, rsC);
+    return;
+  }
   if (POLYSCHED_HAS("avx2")) {
+    POLYSCHED_PATH("avx2");
     polysched_i8dot_4x8_avx2(K, 0, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
+  POLYSCHED_PATH("portable");
   for (k = 0; k < K; k++)
     for (i = 0; i < 4; i++)
       for (j = 0; j < 8; j++)
@@ -312,10 +361,12 @@ static inline void polysched_i8dot_s8s8_4x8(long K, const int8_t *A, long rsA, l
   long k, i, j;
 #if POLYSCHED_X86
   if (POLYSCHED_HAS("avx2")) {
+    POLYSCHED_PATH("avx2");
     polysched_i8dot_4x8_avx2(K, 1, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
+  POLYSCHED_PATH("portable");
   for (k = 0; k < K; k++)
     for (i = 0; i < 4; i++)
       for (j = 0; j < 8; j++)
@@ -331,6 +382,7 @@ static inline void polysched_mtile16_f64(const double *A, long rsA, long csA, co
     long rsB, long csB, double *C, long rsC, long csC)
 {
   int i, j, k;
+  POLYSCHED_PATH("portable");
   for (i = 0; i < 16; i++)
     for (j = 0; j < 16; j++)
       for (k = 0; k < 16; k++)

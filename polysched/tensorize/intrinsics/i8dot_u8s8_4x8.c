@@ -1,6 +1,6 @@
 /* polysched intrinsic
  * name: i8dot_u8s8_4x8
- * features: avx512vnni avx512vl | avx2
+ * features: avx512vnni avx512vl | avxvnni | avx2
  * header: polysched_intrinsics.h
  * function: polysched_i8dot_u8s8_4x8
  * call: polysched_i8dot_u8s8_4x8(K, base(A), rs(A), cs(A), base(B), rs(B), base(C), rs(C))
