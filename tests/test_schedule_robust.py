@@ -489,3 +489,25 @@ def test_uninterruptible_isl_computation_is_killed_at_the_budget(scheduler, caps
     assert check(scop, deps, schedule).legal
     assert "fallback" in stats
     assert capsys.readouterr().err.count("polysched: note:") == 1
+
+
+def test_thousands_of_reads_of_few_elements_are_not_paired_up_front():
+    """5000 reads of 50 elements: the reference pairs used to split dependences were built
+    for every pair of references before scheduling (25 million maps, 12 GB, 216 s). They
+    are now distinct references only, on demand, and capped (`MAX_REFERENCE_PAIRS`)."""
+    from polysched.schedule.edges import MAX_REFERENCE_PAIRS, access_conflicts
+
+    terms = " + ".join(f"A[i][{k % 50}] * {k}.0" for k in range(5000))
+    source = (f"double A[100][100], B[100];\nvoid f(void) {{ int i;\n#pragma scop\n"
+              f"for (i = 0; i < 100; i++) B[i] = {terms};\n#pragma endscop\n}}\n")
+    [scop] = extract(source, filename="t5000.c")
+    [stmt] = scop.statements
+    conflicts = access_conflicts(scop.statements)
+    # 51 distinct references (50 of A, one of B): 50 x 50 + 1 pairs, past the cap
+    assert len(conflicts._distinct(stmt.accesses)) == 51
+    assert 50 * 50 + 1 > MAX_REFERENCE_PAIRS and conflicts.get((stmt.name, stmt.name)) is None
+    deps = analyze(scop)
+    stats: dict = {}
+    schedule = compute(scop, deps, ScheduleOptions(), stats=stats)
+    assert check(scop, deps, schedule).legal
+    assert "fallback" not in stats

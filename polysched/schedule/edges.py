@@ -115,27 +115,51 @@ def farkas_cone(relation: isl.BasicMap) -> list[ConeRow]:
     return rows
 
 
-def access_conflicts(statements) -> dict[tuple[str, str], list[isl.Map]]:
-    """For each statement pair (S, T), the relations ``{ S[s] -> T[t] }`` of instance pairs
-    touching the same element through one pair of references to the same array.
+MAX_REFERENCE_PAIRS = 256  # past it a dependence is not split per reference pair
 
-    ``statements``: objects with ``name`` and ``accesses`` (``array``, ``relation``), as in
-    polysched.scop.model.
+
+class AccessConflicts:
+    """For a statement pair (S, T), ``get((S, T))`` gives the relations ``{ S[s] -> T[t] }``
+    of instance pairs touching the same element through one pair of distinct references
+    to the same array; None when there are more than MAX_REFERENCE_PAIRS such pairs
+    (then the dependence is used whole: sound, only the rational relaxation is looser).
+
+    Computed on demand, for the dependent pairs only, inside the scheduler's budget:
+    a statement with 5000 reads made 25 million pairs up front (12 GB).
+    ``statements``: objects with ``name`` and ``accesses`` (``array``, ``relation``), as
+    in polysched.scop.model.
     """
-    out: dict[tuple[str, str], list[isl.Map]] = {}
-    for s in statements:
-        for t in statements:
-            pairs = []
-            for a in s.accesses:
-                for b in t.accesses:
-                    if a.array == b.array:
-                        pairs.append(a.relation.apply_range(b.relation.reverse()))
-            out[(s.name, t.name)] = pairs
-    return out
+
+    def __init__(self, statements):
+        self._references = {s.name: self._distinct(s.accesses) for s in statements}
+        self._cache: dict[tuple[str, str], list[isl.Map] | None] = {}
+
+    @staticmethod
+    def _distinct(accesses) -> list:
+        seen, out = set(), []
+        for a in accesses:
+            key = (a.array, str(a.relation))
+            if key not in seen:
+                seen.add(key)
+                out.append(a)
+        return out
+
+    def get(self, pair: tuple[str, str]) -> list[isl.Map] | None:
+        if pair not in self._cache:
+            sources, sinks = (self._references.get(name, []) for name in pair)
+            matched = [(a, b) for a in sources for b in sinks if a.array == b.array]
+            self._cache[pair] = None if len(matched) > MAX_REFERENCE_PAIRS else \
+                [a.relation.apply_range(b.relation.reverse()) for a, b in matched]
+        return self._cache[pair]
+
+
+def access_conflicts(statements) -> AccessConflicts:
+    """The per-reference-pair conflict relations of ``statements`` (see `AccessConflicts`)."""
+    return AccessConflicts(statements)
 
 
 def edges_from(relation: isl.UnionMap, context: isl.Set, kind: str = "validity",
-               conflicts: dict[tuple[str, str], list[isl.Map]] | None = None) -> list[Edge]:
+               conflicts: AccessConflicts | None = None) -> list[Edge]:
     """Split ``[N] -> { S[s] -> T[t] : ... }`` into convex, non-empty edges (params
     restricted to ``context``, which also fixes the parameter order).
 
@@ -153,9 +177,10 @@ def edges_from(relation: isl.UnionMap, context: isl.Set, kind: str = "validity",
         src = m.get_tuple_name(isl.dim_type.in_)
         snk = m.get_tuple_name(isl.dim_type.out)
         pieces = [m]
-        if conflicts is not None and conflicts.get((src, snk)):
+        references = conflicts.get((src, snk)) if conflicts is not None else None
+        if references:
             pieces = []
-            for pair in conflicts[(src, snk)]:
+            for pair in references:
                 pair = pair.align_params(m.get_space())
                 piece = m.intersect(pair).coalesce()
                 if not piece.is_empty():
