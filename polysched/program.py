@@ -329,6 +329,9 @@ class Program:
             includes = list(self._origin.get("include_dirs") or [])
             if self._origin.get("path"):
                 includes.append(str(Path(self._origin["path"]).resolve().parent))
+            if "polysched_intrinsics.h" in text:
+                from polysched.tensorize import INCLUDE_DIR
+                includes.append(str(INCLUDE_DIR))
             built = compile_c(source, Path(tmp) / "program", cc=cc or DEFAULT_CC,
                               cflags=list(cflags) if cflags is not None else DEFAULT_CFLAGS,
                               defines=defines, include_dirs=includes, openmp="#pragma omp" in text)
