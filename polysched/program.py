@@ -509,12 +509,17 @@ class Program:
         ``match``: None (the best legal one), an index in
         ``polysched.tensorize.match_statement``'s order, or ``{intrinsic loop: program
         loop}``. The trace records the chosen loop mapping."""
-        from polysched.tensorize.apply import resolve, tensorized_tree
+        from polysched.tensorize.apply import BLOCKINGS, resolve, tensorized_tree
         problem, loop_map, chosen = resolve(self.scop, stmt, intrinsic, match, self._deps)
         args = {"stmt": stmt, "intrinsic": chosen.intrinsic, "match": dict(chosen.loops)}
-        return self._apply("tensorize", args,
-                           lambda _scop, schedule: tensorized_tree(problem, loop_map, schedule,
-                                                                  dict(chosen.arrays)))
+        error = None
+        for blocked, kc in BLOCKINGS:     # the fastest loop order that is legal
+            try:
+                return self._apply("tensorize", args, lambda _scop, schedule: tensorized_tree(
+                    problem, loop_map, schedule, dict(chosen.arrays), blocked, kc))
+            except TransformError as err:
+                error = error or err
+        raise error
 
     def unroll(self, stmt: str, depth: int, factor: int) -> "Program":
         """Ask the C compiler to unroll loop ``(stmt, depth)`` by ``factor`` (an

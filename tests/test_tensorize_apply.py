@@ -2,6 +2,7 @@
 statement on remainder tiles, and computes exactly what the original computes (both
 compiled with -ffp-contract=off by polysched.bench.verify, run, every output compared),
 on the host's ISA path and with -DPOLYSCHED_FORCE_PORTABLE."""
+import re
 import shutil
 
 import pytest
@@ -29,11 +30,15 @@ def test_gemm_scaled_kernel(portable):
     p = ps.Program.from_file(KERNELS + "gemm.c").tensorize("S1", "dgemm_4x8_scaled")
     code = p.c_code()
     assert code.startswith('#include "polysched_intrinsics.h"\n')
-    assert "polysched_dgemm_4x8_scaled(((NK) - (0)), alpha, &A[" in code
+    # BLAS loop order: k blocks of 256, then column blocks, then row blocks
+    assert re.search(r"polysched_dgemm_4x8_scaled\(\(\(polysched_min\(NK - 1, 256 \* c1 \+ 255\)\)"
+                     r" - \(256 \* c1\) \+ 1\), alpha, &A\[c5\]\[c4\], \(long\)\(NK\), 1, &B\[c4\]\[c6\]", code)
     assert p.trace.steps[-1] == {"op": "tensorize", "args": {
         "stmt": "S1", "intrinsic": "dgemm_4x8_scaled", "match": {"k": "k", "i": "i", "j": "j"}}}
-    # MINI: NI = 20, NJ = 25: remainder rows and columns run as loops
+    # MINI: NI = 20, NJ = 25: remainder rows and columns run as loops; NK = 300: two
+    # k blocks, the second partial
     _verify(p, portable=portable)
+    _verify(p, {"NK": "300"}, portable=portable)
     # the trace replays to the same code
     again = ps.Program.from_file(KERNELS + "gemm.c").replay(p.trace)
     assert again.c_code() == code

@@ -88,6 +88,7 @@ int main(void)
   }
   { uint8_t A[4 * K]; int8_t As[4 * K], B[K * 8]; int32_t C[4 * 8], R[4 * 8];
     FILL(A, 4 * K, (uint8_t)rnd()); FILL(As, 4 * K, (int8_t)rnd()); FILL(B, K * 8, (int8_t)rnd());
+    A[0] = 255; As[0] = -128; As[1] = 127; B[0] = -128; B[1] = 127; B[8] = -128;
     FILL(C, 32, rnd() - 16000);
     memcpy(R, C, sizeof C);
     polysched_i8dot_u8s8_4x8(K, A, K, 1, B, 8, C, 8);
@@ -136,12 +137,11 @@ def _expected(variant):
     vnni512 = avx512 and {"avx512_vnni", "avx512vl"} <= FLAGS
     avxvnni = variant in ("native", "no-avx512") and "avx_vnni" in FLAGS
     avx2 = "portable" if portable else "avx2"
+    int8 = "portable" if portable else "avx512vnni" if vnni512 else "avxvnni" if avxvnni else "avx2"
     return {
         "dgemm_4x8": avx2, "dgemm_4x8_scaled": avx2, "sgemm_8x8": avx2,
         "dgemm_8x8_avx512": "avx512" if avx512 and not portable else "portable",
-        "i8dot_u8s8_4x8": ("portable" if portable else "avx512vnni" if vnni512
-                           else "avxvnni" if avxvnni else "avx2"),
-        "i8dot_s8s8_4x8": avx2, "mtile16_f64": "portable",
+        "i8dot_u8s8_4x8": int8, "i8dot_s8s8_4x8": int8, "mtile16_f64": "portable",
     }
 
 

@@ -27,6 +27,11 @@ from .legality import candidate_schedule
 from .problem import Problem
 
 
+# loop orders Program.tensorize tries, fastest first: (blocked, kc); the last one is
+# the order the matcher's legality verdict is about
+BLOCKINGS = ((True, 256), (True, None), (False, None))
+
+
 def mark_for(problem: Problem, loop_map: list[tuple[int, int]], arrays: dict[str, str]) -> Tensorize:
     """``tensorize(NAME; stmt=S1, l_<loop>=<program loop>..., a_<operand>=<array>...)``."""
     intr, prog = problem.intrinsic, problem.pattern
@@ -83,16 +88,18 @@ def _pad(fmap: isl.Map, length: int) -> isl.Map:
 
 
 def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
-                    current: isl.Schedule | None = None, arrays: dict[str, str] | None = None) -> isl.Schedule:
+                    current: isl.Schedule | None = None, arrays: dict[str, str] | None = None,
+                    blocked: bool = False, kc: int | None = None) -> isl.Schedule:
     """The tree of the module doc for the match ``loop_map`` ((intrinsic loop, program
     loop) pairs in intrinsic order); ``current``: the schedule to start from (default:
     the SCoP's original one); ``arrays``: operand -> array (default: the match's, found
-    again). Raises :class:`TransformError` when ``current`` no longer
+    again); ``blocked``/``kc``: the tile loop order of
+    :func:`.legality.candidate_schedule`. Raises :class:`TransformError` when ``current`` no longer
     has the statement's loops as plain time dimensions."""
     scop = problem.scop
     flat = (current.get_map() if current is not None else scop.schedule_map).intersect_domain(scop.domain)
     try:
-        candidate = candidate_schedule(problem, loop_map, flat)
+        candidate = candidate_schedule(problem, loop_map, flat, blocked, kc)
     except KeyError:
         raise TransformError(f"tensorize: the loops of {problem.statement.name} are no longer plain "
                              "loops of the schedule (apply tensorize before tiling it)") from None

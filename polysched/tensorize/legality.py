@@ -85,11 +85,19 @@ def _tail(scop, stmt_name: str, iterators: list[str], exprs: list[str], like: is
 
 
 def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
-                       flat: isl.UnionMap | None = None) -> isl.UnionMap:
+                       flat: isl.UnionMap | None = None, blocked: bool = False,
+                       kc: int | None = None) -> isl.UnionMap:
     """The schedule executing the match ``loop_map`` (intrinsic loop, program loop) pairs
     in intrinsic loop order (see the module doc), from the flat schedule ``flat``
     (default: the original one). KeyError when a mapped loop is not a plain time
-    dimension of ``flat``."""
+    dimension of ``flat``.
+
+    ``blocked`` (for speed, as BLAS orders its loops): the tile loops, in the slots of
+    the mapped loops, go free-extent loops first (tiled by ``kc`` when given, so an
+    operand panel stays in cache) then the fixed ones in reverse intrinsic order (gemm:
+    ``[floor(k/256), floor(j/8), floor(i/4)]``: a panel of B serves every block of
+    rows). The matcher's verdict uses the canonical order; ``Program.tensorize`` tries
+    the blocked ones first and keeps the first legal one."""
     scop, stmt = problem.scop, problem.statement
     if flat is None:
         flat = scop.schedule_map.intersect_domain(scop.domain)
@@ -103,14 +111,20 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     if any(positions.get(d, -1) < cut for d in range(depth0, len(problem.pattern.loops))):
         raise KeyError(depth0)
     iters = problem.pattern.loops
+    extents = problem.intrinsic.extents
+    slots = [d for d in range(depth0, len(iters)) if d in mapped]
+    if blocked:
+        tiles = [f"floor(({iters[d]})/{kc})" for d in slots if extents[mapped[d]] is None and kc]
+        fixed = sorted((d for d in slots if extents[mapped[d]] is not None), key=lambda d: -mapped[d])
+        tiles += [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in fixed]
+    else:
+        tiles = [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in slots if extents[mapped[d]] is not None]
     tile = []
     for d in range(depth0, len(iters)):
-        if d in mapped:
-            extent = problem.intrinsic.extents[mapped[d]]
-            if extent is not None:
-                tile.append(f"floor(({iters[d]})/{extent})")
-        else:
+        if d not in mapped:
             tile.append(iters[d])
+        elif tiles:
+            tile.append(tiles.pop(0))
     points = [iters[p] for _, p in loop_map]
     order = [s.name for s in scop.statements]
     mine = order.index(stmt.name)

@@ -24,6 +24,7 @@
 #define POLYSCHED_INTRINSICS_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if !defined(POLYSCHED_FORCE_PORTABLE) && (defined(__x86_64__) || defined(__i386__)) \
     && (defined(__GNUC__) || defined(__clang__))
@@ -277,9 +278,13 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
     }
 }
 
-/* one body, two instructions: vpdpbusd on ymm registers (AVX512-VNNI + VL, or AVX-VNNI) */
-#define POLYSCHED_I8DOT_VNNI_BODY(DPBUSD)                                                      \
-  __m256i c[4];                                                                               \
+/* One body, two instructions: vpdpbusd on ymm registers (AVX512-VNNI + VL, or AVX-VNNI).
+ * vpdpbusd multiplies unsigned by signed bytes; for a signed A (SIGNED = 1) it gets
+ * a + 128 (a ^ 0x80) and the sum 128 * b[k][j] over k is subtracted at the end: exact. */
+#define POLYSCHED_I8DOT_VNNI_BODY(DPBUSD, SIGNED, AT)                                          \
+  const AT *Ab = (const AT *)Av;                                                              \
+  __m256i c[4], corr = _mm256_setzero_si256();                                                \
+  const __m256i bias = _mm256_set1_epi32((int32_t)0x80808080u);                               \
   long k;                                                                                     \
   int i;                                                                                      \
   for (i = 0; i < 4; i++)                                                                     \
@@ -292,35 +297,44 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
     __m128i r3 = _mm_loadl_epi64((const __m128i *)(B + (k + 3) * rsB));                       \
     __m128i p01 = _mm_unpacklo_epi8(r0, r1), p23 = _mm_unpacklo_epi8(r2, r3);                 \
     __m256i b = _mm256_set_m128i(_mm_unpackhi_epi16(p01, p23), _mm_unpacklo_epi16(p01, p23)); \
+    if (SIGNED)                                                                               \
+      corr = DPBUSD(corr, bias, b);                                                           \
     for (i = 0; i < 4; i++) {                                                                 \
-      const uint8_t *a = A + i * rsA + k * csA;                                               \
-      uint32_t word = (uint32_t)a[0] | (uint32_t)a[csA] << 8 | (uint32_t)a[2 * csA] << 16    \
-                      | (uint32_t)a[3 * csA] << 24;                                           \
+      const uint8_t *a = (const uint8_t *)(Ab + i * rsA + k * csA);                           \
+      uint32_t word;                                                                          \
+      if (csA == 1)                                                                           \
+        memcpy(&word, a, 4);                                                                  \
+      else                                                                                    \
+        word = (uint32_t)a[0] | (uint32_t)a[csA] << 8 | (uint32_t)a[2 * csA] << 16            \
+               | (uint32_t)a[3 * csA] << 24;                                                  \
+      if (SIGNED)                                                                             \
+        word ^= 0x80808080u;                                                                  \
       c[i] = DPBUSD(c[i], _mm256_set1_epi32((int32_t)word), b);                               \
     }                                                                                         \
   }                                                                                           \
   for (i = 0; i < 4; i++)                                                                     \
-    _mm256_storeu_si256((__m256i *)(C + i * rsC), c[i]);                                      \
+    _mm256_storeu_si256((__m256i *)(C + i * rsC), _mm256_sub_epi32(c[i], corr));             \
   for (; k < K; k++)                                                                          \
     for (i = 0; i < 4; i++) {                                                                 \
       int j;                                                                                  \
       for (j = 0; j < 8; j++)                                                                 \
-        C[i * rsC + j] += A[i * rsA + k * csA] * B[k * rsB + j];                              \
+        C[i * rsC + j] += Ab[i * rsA + k * csA] * B[k * rsB + j];                             \
     }
 
-POLYSCHED_TARGET("avx2,avx512f,avx512vl,avx512vnni")
-static inline void polysched_i8dot_u8s8_4x8_vnni(long K, const uint8_t *A, long rsA, long csA,
-    const int8_t *B, long rsB, int32_t *C, long rsC)
-{
-  POLYSCHED_I8DOT_VNNI_BODY(_mm256_dpbusd_epi32)
-}
+#define POLYSCHED_I8DOT_VNNI(NAME, TARGET, DPBUSD, SIGNED, AT)                                 \
+  POLYSCHED_TARGET(TARGET)                                                                    \
+  static inline void NAME(long K, const void *Av, long rsA, long csA, const int8_t *B,         \
+                          long rsB, int32_t *C, long rsC)                                     \
+  {                                                                                           \
+    POLYSCHED_I8DOT_VNNI_BODY(DPBUSD, SIGNED, AT)                                             \
+  }
 
-POLYSCHED_TARGET("avx2,avxvnni")
-static inline void polysched_i8dot_u8s8_4x8_avxvnni(long K, const uint8_t *A, long rsA, long csA,
-    const int8_t *B, long rsB, int32_t *C, long rsC)
-{
-  POLYSCHED_I8DOT_VNNI_BODY(_mm256_dpbusd_avx_epi32)
-}
+POLYSCHED_I8DOT_VNNI(polysched_i8dot_u8s8_4x8_vnni, "avx2,avx512f,avx512vl,avx512vnni",
+                     _mm256_dpbusd_epi32, 0, uint8_t)
+POLYSCHED_I8DOT_VNNI(polysched_i8dot_u8s8_4x8_avxvnni, "avx2,avxvnni", _mm256_dpbusd_avx_epi32, 0, uint8_t)
+POLYSCHED_I8DOT_VNNI(polysched_i8dot_s8s8_4x8_vnni, "avx2,avx512f,avx512vl,avx512vnni",
+                     _mm256_dpbusd_epi32, 1, int8_t)
+POLYSCHED_I8DOT_VNNI(polysched_i8dot_s8s8_4x8_avxvnni, "avx2,avxvnni", _mm256_dpbusd_avx_epi32, 1, int8_t)
 #endif
 
 /* C[i][j] += A[i][k] * B[k][j]: uint8 x int8 -> int32, i < 4, j < 8 (stride 1), k < K.
@@ -354,12 +368,23 @@ static inline void polysched_i8dot_u8s8_4x8(long K, const uint8_t *A, long rsA, 
         C[i * rsC + j] += A[i * rsA + k * csA] * B[k * rsB + j];
 }
 
-/* C[i][j] += A[i][k] * B[k][j]: int8 x int8 -> int32 (AVX2 vpmaddwd, else portable). */
+/* C[i][j] += A[i][k] * B[k][j]: int8 x int8 -> int32 (VNNI with a bias on A, AVX-VNNI, AVX2
+ * vpmaddwd, else portable). */
 static inline void polysched_i8dot_s8s8_4x8(long K, const int8_t *A, long rsA, long csA,
     const int8_t *B, long rsB, int32_t *C, long rsC)
 {
   long k, i, j;
 #if POLYSCHED_X86
+  if (POLYSCHED_HAS_AVX512("avx512vnni") && POLYSCHED_HAS_AVX512("avx512vl")) {
+    POLYSCHED_PATH("avx512vnni");
+    polysched_i8dot_s8s8_4x8_vnni(K, A, rsA, csA, B, rsB, C, rsC);
+    return;
+  }
+  if (POLYSCHED_HAS_AVXVNNI()) {
+    POLYSCHED_PATH("avxvnni");
+    polysched_i8dot_s8s8_4x8_avxvnni(K, A, rsA, csA, B, rsB, C, rsC);
+    return;
+  }
   if (POLYSCHED_HAS("avx2")) {
     POLYSCHED_PATH("avx2");
     polysched_i8dot_4x8_avx2(K, 1, A, rsA, csA, B, rsB, C, rsC);
