@@ -42,3 +42,33 @@ def test_errors(tmp_path, capsys):
     assert main(["tensorize", str(KERNELS / "gemm.c"), "--intrinsics", str(desc)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"{desc}:6:") and "\n" not in err
+
+
+def test_apply_writes_a_verified_file(tmp_path, capsys):
+    import shutil
+
+    import pytest
+
+    from polysched.bench import verify
+    from polysched.tensorize import INCLUDE_DIR
+
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    out = tmp_path / "2mm.c"
+    assert main(["tensorize", str(KERNELS / "2mm.c"), "--apply", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "S1: dgemm_4x8_scaled" in text and "S3: dgemm_8x8_avx512" in text
+    assert text.count("; applied") == 2
+    code = out.read_text()
+    assert "polysched_dgemm_4x8_scaled(" in code and "polysched_dgemm_8x8_avx512(" in code
+    result = verify(KERNELS / "2mm.c", out, dataset="MINI", include_dirs=[INCLUDE_DIR])
+    assert result.status == "equal", result
+    # three chained products: each later one keeps the earlier calls
+    out3 = tmp_path / "3mm.c"
+    assert main(["tensorize", str(KERNELS / "3mm.c"), "--apply", "-o", str(out3)]) == 0
+    assert capsys.readouterr().out.count("; applied") == 3
+    assert out3.read_text().count("/* polysched: tensorize dgemm_8x8_avx512 */") == 3
+    sizes = {"NI": "16", "NJ": "24", "NK": "20", "NL": "17", "NM": "9"}
+    result = verify(KERNELS / "3mm.c", out3, dataset="MINI", defines=sizes, include_dirs=[INCLUDE_DIR])
+    assert result.status == "equal", result
+    assert main(["tensorize", str(KERNELS / "2mm.c"), "--apply"]) == 2

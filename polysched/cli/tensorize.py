@@ -1,6 +1,10 @@
 """``polysched tensorize FILE.c [--intrinsics NAME[,NAME]|FILE|DIR] [--json] [--oracle]``:
 every match of every intrinsic in every statement: the loop and array mappings,
-remainders, legality (or why not, with a witness) and the estimated gain."""
+remainders, legality (or why not, with a witness) and the estimated gain.
+
+``polysched tensorize FILE.c --apply -o OUT.c [--intrinsics ...]``: the file with each
+statement's best legal match applied (first region), to compile with
+``-I polysched/tensorize/include``."""
 from __future__ import annotations
 
 import json
@@ -18,6 +22,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--oracle", action="store_true",
                    help="also run the brute-force matcher and report whether it agrees")
+    p.add_argument("--apply", action="store_true",
+                   help="apply each statement's best legal match and write the C file (-o)")
+    p.add_argument("-o", "--output", type=Path, help="output C file for --apply")
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -29,6 +36,8 @@ def run(args) -> int:
 
     check_input_file(args.file)
     intrinsics = load_intrinsics(args.intrinsics)
+    if args.apply or args.output:
+        return _apply(args, intrinsics)
     scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
     if not scops:
         raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
@@ -81,3 +90,22 @@ def _print_statement(stmt, reports, entry) -> None:
         print(f"  {m.describe()}  [{note}]")
     if none:
         print(f"  no match: {', '.join(none)}")
+
+
+def _apply(args, intrinsics) -> int:
+    from polysched import Program
+    from polysched.cli import UsageError
+    from polysched.cli.common import check_output_path
+    from polysched.tensorize import INCLUDE_DIR, auto_tensorize
+
+    if not (args.apply and args.output):
+        raise UsageError("--apply and -o OUT.c go together")
+    check_output_path(args.output, args.file)
+    program = Program.from_file(args.file, defines=parse_defines(args.defines) or None,
+                                include_dirs=args.include_dirs or None)
+    program, report = auto_tensorize(program, intrinsics)
+    for item in report:
+        print(item.describe())
+    program.write(args.output)
+    print(f"wrote {args.output} (compile with -I {INCLUDE_DIR})")
+    return 0

@@ -3,12 +3,15 @@
 For gemm ``S1[i, k, j]`` and ``dgemm_4x8_scaled`` (loops k, i, j; i: 4, j: 8) the tree is
 
     domain
-      band  [F_S prefix, 1, floor(i/4), floor(j/8)] / others [F_X prefix, 0|2, F_X rest...]
+      band  S1: [F_S prefix, 1, floor(i/4), floor(j/8)]  (the prefix: P dims, legality.py)
+            others: [F_X prefix, 0|2, 0, 0]
         sequence
           filter S1_full:  mark tensorize(dgemm_4x8_scaled; stmt=S1, l_k=k, ...)
                              band [k, i, j]            (the call's point loops)
           filter S1_rest:  band [k, i, j]              (remainder tiles: plain loops)
-          filter others:   band [rest of their time]   (when they have more)
+          filter T_full:   an earlier Program.tensorize's blocks: [F_T rest] with its
+                           mark put back above its point loops
+          filter others:   band [F_X rest]
 
 ``S1_full`` is every instance whose whole tile lies in the domain (isl:
 ``D \\ dom(T ∩ (D × ¬D))`` with ``T`` relating instances of one tile), so a marked
@@ -99,7 +102,7 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     scop = problem.scop
     flat = (current.get_map() if current is not None else scop.schedule_map).intersect_domain(scop.domain)
     try:
-        candidate = candidate_schedule(problem, loop_map, flat, blocked, kc)
+        candidate, cut = candidate_schedule(problem, loop_map, flat, blocked, kc, with_cut=True)
     except KeyError:
         raise TransformError(f"tensorize: the loops of {problem.statement.name} are no longer plain "
                              "loops of the schedule (apply tensorize before tiling it)") from None
@@ -107,41 +110,51 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     candidate.foreach_map(lambda m: maps.__setitem__(m.get_tuple_name(isl.dim_type.in_), m))
     name = problem.statement.name
     n_points = len(loop_map)
-    outer = maps[name].dim(isl.dim_type.out) - n_points
+    head = cut + 1                       # shared time dimensions and the group dimension
+    mine = maps[name]
+    length = mine.dim(isl.dim_type.out)
+    outer = length - n_points            # ... and S's tile loops
     total = max(m.dim(isl.dim_type.out) for m in maps.values())
-    total = max(total, outer)
-    band1 = None
-    rest = None
+    band1, rest = None, None
     for stmt, m in maps.items():
-        m = _pad(m, total if stmt != name else m.dim(isl.dim_type.out))
-        head = isl.UnionMap.from_map(_keep(m, 0, outer))
-        band1 = head if band1 is None else band1.union(head)
-        if stmt != name and total > outer:
-            tail = isl.UnionMap.from_map(_keep(m, outer, total))
+        if stmt == name:
+            part = _keep(m, 0, outer)
+        else:
+            # the group dimension already orders them against S: zeros in S's tile
+            # dimensions, and their own time below (an earlier call's mark too)
+            m = _pad(m, max(total, head + 1))
+            part = _pad(_keep(m, 0, head), outer)
+            tail = isl.UnionMap.from_map(_keep(m, head, m.dim(isl.dim_type.out)))
             rest = tail if rest is None else rest.union(tail)
-    points = isl.UnionMap.from_map(_keep(maps[name], outer, outer + n_points))
+        part = isl.UnionMap.from_map(part)
+        band1 = part if band1 is None else band1.union(part)
+    points = isl.UnionMap.from_map(_keep(mine, outer, length))
     full = _full_tiles(problem, loop_map)
     partial = problem.statement.domain.subtract(full)
     domain = scop.domain
     others = domain.subtract(isl.UnionSet.from_set(problem.statement.domain))
+    prior = _prior_marks(current) if current is not None else []
+    if any(dict(m.params).get("stmt") == name for m, _ in prior):
+        raise TransformError(f"tensorize: {name} is already tensorized")
 
     schedule = isl.Schedule.from_domain(domain)
-    node = schedule.get_root().child(0).insert_partial_schedule(_mupa(band1))
-    filters = []
-    kinds = []
-    if not full.is_empty():
-        filters.append(isl.UnionSet.from_set(full))
-        kinds.append("full")
-    if not partial.is_empty():
-        filters.append(isl.UnionSet.from_set(partial))
-        kinds.append("partial")
+    node = schedule.get_root().child(0).insert_partial_schedule(_mupa(band1)).child(0)
+    filters, kinds = [], []
+    for part, kind in ((full, "full"), (partial, "partial")):
+        if not part.is_empty():
+            filters.append(isl.UnionSet.from_set(part))
+            kinds.append(kind)
+    for prior_mark, prior_full in prior:
+        filters.append(prior_full)
+        kinds.append(prior_mark)
+        others = others.subtract(prior_full)
     if not others.is_empty():
         filters.append(others)
         kinds.append("others")
     flist = isl.UnionSetList.alloc(domain.get_ctx(), len(filters))
     for f in filters:
         flist = flist.add(f)
-    node = node.child(0).insert_sequence(flist)
+    node = node.insert_sequence(flist)
     mark = mark_for(problem, loop_map, arrays or _array_map(problem, loop_map))
     for k, kind in enumerate(kinds):
         child = node.child(k).child(0)
@@ -149,10 +162,72 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
             child = child.insert_partial_schedule(_mupa(points.intersect_domain(filters[k])))
             if kind == "full":
                 child = child.insert_mark(mark.to_id())
+        elif isinstance(kind, Tensorize):
+            child = _prior_subtree(scop, child, kind, rest, filters[k])
         elif rest is not None:
             child = child.insert_partial_schedule(_mupa(rest.intersect_domain(filters[k])))
         node = child.ancestor(child.get_tree_depth() - node.get_tree_depth())
     return node.get_schedule()
+
+
+def _prior_marks(schedule: isl.Schedule) -> list[tuple[Tensorize, isl.UnionSet]]:
+    """The tensorize marks already in ``schedule`` with the filter above each (the full
+    blocks of an earlier ``Program.tensorize``)."""
+    from polysched.marks import try_parse_mark
+
+    found = []
+
+    def visit(node):
+        if node.get_type() == isl.schedule_node_type.mark:
+            mark = try_parse_mark(node.mark_get_id())
+            if isinstance(mark, Tensorize) and "stmt" in dict(mark.params):
+                parent = node.parent()
+                while parent.get_type() == isl.schedule_node_type.band and parent.has_parent():
+                    parent = parent.parent()          # the tile loops of its blocks
+                if parent.get_type() != isl.schedule_node_type.filter:
+                    raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}'")
+                found.append((mark, parent.filter_get_filter()))
+        for k in range(node.n_children()):
+            visit(node.child(k))
+    visit(schedule.get_root())
+    return found
+
+
+def _prior_subtree(scop, node, mark: Tensorize, rest, blocks):
+    """Below ``node`` (a filter's child): the earlier tensorized statement's remaining
+    time dimensions, with its mark put back right above its point loops."""
+    params = dict(mark.params)
+    stmt = scop.statement(str(params["stmt"]))
+    mapped = [stmt.iterators.index(str(v)) for k, v in params.items() if k.startswith("l_")]
+    where = None if rest is None else rest.intersect_domain(blocks)
+    maps = [] if where is None else [m for m in _maps(where)]
+    if len(maps) != 1:
+        raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}'")
+    positions = _point_positions(maps[0], mapped)
+    if positions is None:
+        raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}' "
+                             "(its point loops moved)")
+    node = node.insert_partial_schedule(_mupa(where))
+    if positions > 0:
+        node = node.band_split(positions).child(0)
+    return node.insert_mark(mark.to_id())
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    umap.foreach_map(out.append)
+    return out
+
+
+def _point_positions(fmap: isl.Map, mapped: list[int]) -> int | None:
+    """The first of the consecutive output dimensions that are the loops ``mapped``, in
+    that order, or None."""
+    from .legality import _loop_positions
+    positions = _loop_positions(fmap)
+    where = [positions.get(p) for p in mapped]
+    if None in where or where != list(range(where[0], where[0] + len(where))):
+        return None
+    return where[0]
 
 
 def alignment(problem: Problem, loop_map, arrays: dict[str, str]) -> dict[str, tuple[int, tuple[int, ...]]]:

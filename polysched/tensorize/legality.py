@@ -86,7 +86,7 @@ def _tail(scop, stmt_name: str, iterators: list[str], exprs: list[str], like: is
 
 def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
                        flat: isl.UnionMap | None = None, blocked: bool = False,
-                       kc: int | None = None) -> isl.UnionMap:
+                       kc: int | None = None, with_cut: bool = False):
     """The schedule executing the match ``loop_map`` (intrinsic loop, program loop) pairs
     in intrinsic loop order (see the module doc), from the flat schedule ``flat``
     (default: the original one). KeyError when a mapped loop is not a plain time
@@ -97,7 +97,8 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     operand panel stays in cache) then the fixed ones in reverse intrinsic order (gemm:
     ``[floor(k/256), floor(j/8), floor(i/4)]``: a panel of B serves every block of
     rows). The matcher's verdict uses the canonical order; ``Program.tensorize`` tries
-    the blocked ones first and keeps the first legal one."""
+    the blocked ones first and keeps the first legal one. ``with_cut``: return
+    ``(map, P)``."""
     scop, stmt = problem.scop, problem.statement
     if flat is None:
         flat = scop.schedule_map.intersect_domain(scop.domain)
@@ -141,7 +142,7 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
             new = _prefix(fmap, cut).flat_range_product(mark).flat_range_product(_suffix(fmap, cut))
         um = isl.UnionMap.from_map(new)
         result = um if result is None else result.union(um)
-    return result
+    return (result, cut) if with_cut else result
 
 
 def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[bool, str]:

@@ -1,0 +1,46 @@
+"""Tensorize a whole program: for each statement, the best legal match among the given
+intrinsics (ranked by the cost model), applied with ``Program.tensorize`` in statement
+order; a statement whose match became illegal after an earlier one is reported and
+skipped."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polysched.errors import TransformError
+
+from .match import Match, match_statement
+
+
+@dataclass
+class Applied:
+    statement: str
+    match: Match | None
+    applied: bool
+    reason: str = ""
+
+    def describe(self) -> str:
+        if self.match is None:
+            return f"{self.statement}: no legal match ({self.reason})" if self.reason else f"{self.statement}: no match"
+        state = "applied" if self.applied else f"not applied: {self.reason}"
+        return f"{self.statement}: {self.match.describe()}; {state}"
+
+
+def auto_tensorize(program, intrinsics) -> tuple[object, list[Applied]]:
+    """(the program with every applicable best match applied, what happened per statement).
+    ``program``: a :class:`polysched.Program` whose schedule still has the original loops."""
+    report = []
+    for stmt in program.scop.statements:
+        matches = [m for rep in match_statement(program.scop, stmt, intrinsics, program.deps)
+                   for m in rep.matches]
+        legal = sorted((m for m in matches if m.legal), key=lambda m: -m.cost.get("gain", 0))
+        if not legal:
+            reason = matches[0].reason if matches else ""
+            report.append(Applied(stmt.name, None, False, reason))
+            continue
+        best = legal[0]
+        try:
+            program = program.tensorize(stmt.name, best.intrinsic, match=best.loops)
+            report.append(Applied(stmt.name, best, True))
+        except TransformError as err:
+            report.append(Applied(stmt.name, best, False, str(err)))
+    return program, report
