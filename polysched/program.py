@@ -150,7 +150,7 @@ _STEP_ARGS = {
     "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
                   "wavefront", "intra_tile_reorder", "tile_depth1", "caches"),
     "set_schedule": ("schedule",),
-    "tensorize": ("stmt", "intrinsic", "match"),
+    "tensorize": ("stmt", "intrinsic", "match", "parallel"),
 }
 
 
@@ -501,24 +501,34 @@ class Program:
         return self._apply("vectorize", {"stmt": stmt, "depth": depth}, primitives.mark, stmt, depth,
                            Simd(), f"vectorize({stmt!r}, {depth!r})")
 
-    def tensorize(self, stmt: str, intrinsic, match=None) -> "Program":
+    def tensorize(self, stmt: str, intrinsic, match=None, parallel: bool = False) -> "Program":
         """Run ``stmt``'s full blocks as calls of ``intrinsic`` (a name, e.g.
         ``"dgemm_4x8"``, or a ``polysched.tensorize.Intrinsic``): the mapped loops are
         tiled to the intrinsic's shape and sunk innermost under a ``Tensorize`` mark,
         remainder tiles keep the statement (see polysched/tensorize/apply.py).
         ``match``: None (the best legal one), an index in
         ``polysched.tensorize.match_statement``'s order, or ``{intrinsic loop: program
-        loop}``. The trace records the chosen loop mapping."""
-        from polysched.tensorize.apply import BLOCKINGS, resolve, tensorized_tree
+        loop}``. ``parallel``: also mark the outermost block loop that carries no
+        dependence ``Parallel`` (OpenMP threads over blocks; the other primitives cannot
+        name ``stmt``'s loops any more: its instances are split into full and remainder
+        blocks). The trace records the chosen loop mapping."""
+        from polysched.tensorize.apply import BLOCKINGS, parallel_variants, resolve, tensorized_tree
         problem, loop_map, chosen = resolve(self.scop, stmt, intrinsic, match, self._deps)
         args = {"stmt": stmt, "intrinsic": chosen.intrinsic, "match": dict(chosen.loops)}
+        if parallel:
+            args["parallel"] = True
         error = None
         for blocked, kc in BLOCKINGS:     # the fastest loop order that is legal
             try:
-                return self._apply("tensorize", args, lambda _scop, schedule: tensorized_tree(
-                    problem, loop_map, schedule, dict(chosen.arrays), blocked, kc))
+                tree = tensorized_tree(problem, loop_map, self._schedule, dict(chosen.arrays), blocked, kc)
             except TransformError as err:
                 error = error or err
+                continue
+            for variant in (parallel_variants(tree, problem, loop_map) if parallel else [tree]):
+                try:
+                    return self._apply("tensorize", args, lambda _scop, _schedule: variant)
+                except TransformError as err:
+                    error = error or err
         raise error
 
     def unroll(self, stmt: str, depth: int, factor: int) -> "Program":
