@@ -331,17 +331,15 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
 
 
 def parallel_variants(tree: isl.Schedule, problem: Problem, loop_map):
-    """``tree`` with a ``Parallel`` mark on one member of its outer band, for each
-    member from the outermost of the statement's block loops inwards (the caller keeps
-    the first one the dependences allow)."""
+    """``tree`` with a ``Parallel`` mark on one member of its outer band, outermost
+    first (shared outer loops such as a batch loop, then the block loops; the caller
+    keeps the first one the dependences allow: one fork per outer iteration at most)."""
     from polysched.marks import Parallel
 
     band = tree.get_root().child(0)
     if band.get_type() != isl.schedule_node_type.band:
         return
-    n = band.band_n_member()
-    tiles = sum(1 for l, _p in loop_map if problem.intrinsic.extents[l] is not None)
-    for pos in range(max(n - tiles - 1, 0), n):
+    for pos in range(band.band_n_member()):
         node = band
         if pos > 0:
             node = node.band_split(pos).child(0)
