@@ -62,7 +62,6 @@ def can_call(mark: Tensorize, statements) -> bool:
 
 def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: str) -> list[str] | None:
     """The C lines replacing the marked subtree, or None (see the module doc)."""
-    from polysched.scop import extract  # noqa: F401  (the tensorize package needs the front end)
     from polysched.tensorize.apply import alignment
     from polysched.tensorize.intrinsic import lookup
     from polysched.tensorize.problem import make_problem
