@@ -1,19 +1,23 @@
 """A ``Tensorize`` mark becomes a call of the intrinsic's C function.
 
 Below the mark (see polysched/tensorize/apply.py) isl prints the point loops of one
-full block, in the intrinsic's loop order, around one statement instance::
+full block, in the intrinsic's loop order, around one statement instance (gemm, k in
+blocks of 256)::
 
-    for (c3 = 0; c3 < NK; c3 += 1)                 /* k: free extent */
-      for (c4 = 4 * c1; c4 <= 4 * c1 + 3; c4 += 1)  /* i: 4 */
-        for (c5 = 8 * c2; c5 <= 8 * c2 + 7; c5 += 1) /* j: 8 */
-          S1(c4, c3, c5);
+    for (int c4 = 256 * c1; c4 <= polysched_min(NK - 1, 256 * c1 + 255); c4 += 1)
+      for (int c5 = 4 * c3; c5 <= 4 * c3 + 3; c5 += 1)
+        for (int c6 = 8 * c2; c6 <= 8 * c2 + 7; c6 += 1)
+          S1(c5, c4, c6);
 
 which becomes, with the iterators at the block's origin::
 
     {
-      int c3 = 0, c4 = 4 * c1, c5 = 8 * c2;
+      int c4 = 256 * c1;
+      int c5 = 4 * c3;
+      int c6 = 8 * c2;
       /* polysched: tensorize dgemm_4x8_scaled */
-      polysched_dgemm_4x8_scaled(NK - 0, alpha, &A[c4][c3], NK, 1, &B[c3][c5], NJ, &C[c4][c5], NJ);
+      polysched_dgemm_4x8_scaled(((polysched_min(NK - 1, 256 * c1 + 255)) - (256 * c1) + 1),
+          alpha, &A[c5][c4], (long)(NK), 1, &B[c4][c6], (long)(NJ), &C[c5][c6], (long)(NJ));
     }
 
 The call template's ``base(X)`` is the address of operand X's element at the origin,
