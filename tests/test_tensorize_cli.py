@@ -13,6 +13,7 @@ def test_listing_with_oracle(capsys):
     assert "S1 (line 117)" in out
     assert ("dgemm_4x8_scaled: loops k->k, i->i, j->j; arrays C->C, alpha->alpha, A->A, B->B; "
             "remainder on j; legal") in out
+    assert out.index("dgemm_8x8_avx512_scaled: loops") < out.index("dgemm_4x8_scaled: loops")
     assert "oracle agrees" in out and "DISAGREES" not in out
     assert "S0 (line 114)" in out and "no match: dgemm_4x8," in out
 
@@ -57,10 +58,11 @@ def test_apply_writes_a_verified_file(tmp_path, capsys):
     out = tmp_path / "2mm.c"
     assert main(["tensorize", str(KERNELS / "2mm.c"), "--apply", "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "S1: dgemm_4x8_scaled" in text and "S3: dgemm_8x8_avx512" in text
+    # the AVX-512 kernels rank first (8 lanes); S1 has the scalar factor alpha
+    assert "S1: dgemm_8x8_avx512_scaled" in text and "S3: dgemm_8x8_avx512:" in text
     assert text.count("; applied") == 2
     code = out.read_text()
-    assert "polysched_dgemm_4x8_scaled(" in code and "polysched_dgemm_8x8_avx512(" in code
+    assert "polysched_dgemm_8x8_avx512_scaled(" in code and "polysched_dgemm_8x8_avx512(" in code
     result = verify(KERNELS / "2mm.c", out, dataset="MINI", include_dirs=[INCLUDE_DIR])
     assert result.status == "equal", result
     # three chained products: each later one keeps the earlier calls

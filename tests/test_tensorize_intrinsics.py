@@ -9,7 +9,7 @@ import pytest
 from polysched.tensorize import INCLUDE_DIR, builtin_intrinsics, load_intrinsic
 from polysched.tensorize.intrinsic import IntrinsicError
 
-SHIPPED = {"dgemm_4x8", "dgemm_4x8_scaled", "dgemm_8x8_avx512", "sgemm_8x8",
+SHIPPED = {"dgemm_4x8", "dgemm_4x8_scaled", "dgemm_8x8_avx512", "dgemm_8x8_avx512_scaled", "sgemm_8x8",
            "i8dot_u8s8_4x8", "i8dot_s8s8_4x8", "mtile16_f64"}
 
 
@@ -77,6 +77,11 @@ int main(void)
     for (int k = 0; k < K; k++) for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++)
       R[i * 8 + j] += A[i * K + k] * B[k * 8 + j];
     CHECK("dgemm_8x8_avx512", C, R);
+    memcpy(R, C, sizeof C);
+    polysched_dgemm_8x8_avx512_scaled(K, -0.71, A, K, 1, B, 8, C, 8);
+    for (int k = 0; k < K; k++) for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++)
+      R[i * 8 + j] += -0.71 * A[i * K + k] * B[k * 8 + j];
+    CHECK("dgemm_8x8_avx512_scaled", C, R);
   }
   { float A[8 * K], B[K * 8], C[8 * 8], R[8 * 8];
     FILL(A, 8 * K, rnd() / 1000.0f - 3); FILL(B, K * 8, rnd() / 777.0f - 1); FILL(C, 64, rnd() / 99.0f);
@@ -141,6 +146,7 @@ def _expected(variant):
     return {
         "dgemm_4x8": avx2, "dgemm_4x8_scaled": avx2, "sgemm_8x8": avx2,
         "dgemm_8x8_avx512": "avx512" if avx512 and not portable else "portable",
+        "dgemm_8x8_avx512_scaled": "avx512" if avx512 and not portable else "portable",
         "i8dot_u8s8_4x8": int8, "i8dot_s8s8_4x8": int8, "mtile16_f64": "portable",
     }
 

@@ -44,6 +44,7 @@ def test_sat_equals_brute_force_on_the_suite():
     assert pairs > 500
     assert slowest < 0.2
     assert hits[("gemm", "S1", "dgemm_4x8_scaled")] == 1
+    assert hits[("gemm", "S1", "dgemm_8x8_avx512_scaled")] == 1
     assert ("gemm", "S1", "dgemm_4x8") not in hits          # alpha * A * B has one more factor
     assert hits[("bmm", "S1", "dgemm_8x8_avx512")] == 1
     assert hits[("2mm", "S3", "dgemm_4x8")] == 1

@@ -145,8 +145,8 @@ static inline void polysched_dgemm_4x8_scaled(long K, double alpha, const double
 
 #if POLYSCHED_X86
 POLYSCHED_TARGET("avx512f")
-static inline void polysched_dgemm_8x8_avx512_kernel(long K, const double *A, long rsA, long csA,
-    const double *B, long rsB, double *C, long rsC)
+static inline void polysched_dgemm_8x8_avx512_kernel(long K, double alpha, int scaled,
+    const double *A, long rsA, long csA, const double *B, long rsB, double *C, long rsC)
 {
   __m512d c[8];
   long k;
@@ -156,7 +156,11 @@ static inline void polysched_dgemm_8x8_avx512_kernel(long K, const double *A, lo
   for (k = 0; k < K; k++) {
     __m512d b = _mm512_loadu_pd(B + k * rsB);
     for (i = 0; i < 8; i++) {
-      __m512d a = _mm512_set1_pd(A[i * rsA + k * csA]);
+      double s = A[i * rsA + k * csA];
+      __m512d a;
+      if (scaled)
+        s = alpha * s;
+      a = _mm512_set1_pd(s);
 #ifdef POLYSCHED_CONTRACT
       c[i] = _mm512_fmadd_pd(a, b, c[i]);
 #else
@@ -169,23 +173,48 @@ static inline void polysched_dgemm_8x8_avx512_kernel(long K, const double *A, lo
 }
 #endif
 
+static inline void polysched_dgemm_8x8_portable(long K, double alpha, int scaled,
+    const double *A, long rsA, long csA, const double *B, long rsB, double *C, long rsC)
+{
+  long k, i, j;
+  for (k = 0; k < K; k++)
+    for (i = 0; i < 8; i++)
+      for (j = 0; j < 8; j++) {
+        double a = A[i * rsA + k * csA];
+        if (scaled)
+          a = alpha * a;
+        C[i * rsC + j] = C[i * rsC + j] + a * B[k * rsB + j];
+      }
+}
+
 /* C[i][j] += A[i][k] * B[k][j], i < 8, j < 8 (stride 1), k < K. */
 static inline void polysched_dgemm_8x8_avx512(long K, const double *A, long rsA, long csA,
     const double *B, long rsB, double *C, long rsC)
 {
-  long k, i, j;
 #if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512f")) {
     POLYSCHED_PATH("avx512");
-    polysched_dgemm_8x8_avx512_kernel(K, A, rsA, csA, B, rsB, C, rsC);
+    polysched_dgemm_8x8_avx512_kernel(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  for (k = 0; k < K; k++)
-    for (i = 0; i < 8; i++)
-      for (j = 0; j < 8; j++)
-        C[i * rsC + j] = C[i * rsC + j] + A[i * rsA + k * csA] * B[k * rsB + j];
+  polysched_dgemm_8x8_portable(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
+}
+
+/* C[i][j] += alpha * A[i][k] * B[k][j] (alpha * A first, as C parses it), 8x8 blocks. */
+static inline void polysched_dgemm_8x8_avx512_scaled(long K, double alpha, const double *A,
+    long rsA, long csA, const double *B, long rsB, double *C, long rsC)
+{
+#if POLYSCHED_X86
+  if (POLYSCHED_HAS_AVX512("avx512f")) {
+    POLYSCHED_PATH("avx512");
+    polysched_dgemm_8x8_avx512_kernel(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
+    return;
+  }
+#endif
+  POLYSCHED_PATH("portable");
+  polysched_dgemm_8x8_portable(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
 }
 
 /* ---------------------------------------------------------------- f32 8x8 -------- */
