@@ -85,3 +85,60 @@ def test_parallel_blocks():
     assert p.trace.steps[-1]["args"]["parallel"] is True
     result = p.verify(threads=2, defines={"NK": "300"})
     assert result.status == "equal", result
+
+
+def test_a_user_intrinsic_end_to_end(tmp_path):
+    """A new intrinsic = one description file + one C function, no Python: a 2-wide
+    scaled add, found in a user program, applied, compiled against the user's header."""
+    from polysched.tensorize import load_intrinsics
+
+    (tmp_path / "axpy2.c").write_text("""/* polysched intrinsic
+ * name: axpy2
+ * header: my_axpy.h
+ * function: my_axpy2
+ * call: my_axpy2(base(X), base(Y), a)
+ * remainder: i
+ * doc: y[0..1] += a * x[0..1]
+ */
+void axpy2(double a, double X[2], double Y[2])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < 2; i++)
+    Y[i] = Y[i] + a * X[i];
+#pragma endscop
+}
+""")
+    (tmp_path / "my_axpy.h").write_text(
+        "static inline void my_axpy2(const double *x, double *y, double a)\n"
+        "{ y[0] = y[0] + a * x[0]; y[1] = y[1] + a * x[1]; }\n")
+    program = tmp_path / "prog.c"
+    program.write_text("""#include <stdio.h>
+#define N 9
+#define M 7
+static void kernel(double alpha, double x[M], double y[N][M])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < M; j++)
+      y[i][j] += alpha * x[j];
+#pragma endscop
+}
+int main(void)
+{
+  double x[M], y[N][M];
+  int i, j;
+  for (j = 0; j < M; j++) x[j] = 0.5 + j;
+  for (i = 0; i < N; i++) for (j = 0; j < M; j++) y[i][j] = i - 0.25 * j;
+  kernel(1.25, x, y);
+  for (i = 0; i < N; i++) for (j = 0; j < M; j++) printf("%.17g\\n", y[i][j]);
+  return 0;
+}
+""")
+    [axpy] = load_intrinsics(tmp_path / "axpy2.c")
+    p = ps.Program.from_file(program).tensorize("S0", axpy)
+    code = p.c_code()
+    assert code.startswith('#include "my_axpy.h"\n') and "my_axpy2(&x[" in code
+    result = p.verify(dataset=None, include_dirs=[str(tmp_path)])
+    assert result.status == "equal", result

@@ -15,10 +15,15 @@ which becomes, with the iterators at the block's origin::
       int c4 = 256 * c1;
       int c5 = 4 * c3;
       int c6 = 8 * c2;
-      /* polysched: tensorize dgemm_4x8_scaled */
-      polysched_dgemm_4x8_scaled(((polysched_min(NK - 1, 256 * c1 + 255)) - (256 * c1) + 1),
-          alpha, &A[c5][c4], (long)(NK), 1, &B[c4][c6], (long)(NJ), &C[c5][c6], (long)(NJ));
+      if (c4 <= polysched_min(NK - 1, 256 * c1 + 255) && c5 <= 4 * c3 + 3 && c6 <= 8 * c2 + 7) {
+        /* polysched: tensorize dgemm_4x8_scaled */
+        polysched_dgemm_4x8_scaled(((polysched_min(NK - 1, 256 * c1 + 255)) - (256 * c1) + 1),
+            alpha, &A[c5][c4], (long)(NK), 1, &B[c4][c6], (long)(NJ), &C[c5][c6], (long)(NJ));
+      }
     }
+
+(the guard is what the loops would test first: isl may leave a block's loops empty
+rather than guard them, when an outer loop is shared with the remainder tiles)
 
 The call template's ``base(X)`` is the address of operand X's element at the origin,
 ``rs(X)``/``cs(X)`` the strides (in elements, from the array's declared sizes) of the
@@ -98,7 +103,7 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     arrays = {o: str(params[f"a_{o}"]) for o in intrinsic.operands}
     aligned = alignment(problem, loop_map, arrays)
 
-    decls, trip = [], {}
+    decls, trip, guards = [], {}, []
     for l, loop in enumerate(loops):
         iterator = loop.for_get_iterator().get_id().get_name()
         init = printer.expr(loop.for_get_init())
@@ -110,6 +115,9 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         if cond.get_type() != isl.ast_expr_type.op or cond.get_op_type() not in (
                 isl.ast_expr_op_type.le, isl.ast_expr_op_type.lt):
             return None
+        # isl may run a block's loop over an empty range instead of guarding it (the
+        # outer loop shared with the remainder tiles): call only when each loop runs
+        guards.append(printer.expr(cond))
         bound = printer.expr(cond.get_op_arg(1))
         extra = " + 1" if cond.get_op_type() == isl.ast_expr_op_type.le else ""
         trip[intrinsic.loops[l]] = f"({bound}) - ({init}){extra}"
@@ -143,9 +151,11 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     text = re.sub(r"\brs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 0), text)
     text = re.sub(r"\bcs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 1), text)
     inner = pad + indent
-    return ([pad + "{"] + [inner + d for d in decls]
-            + [inner + f"/* polysched: tensorize {intrinsic.name} */", inner + text.rstrip(";") + ";"]
-            + [pad + "}"])
+    call = [inner + f"/* polysched: tensorize {intrinsic.name} */", inner + text.rstrip(";") + ";"]
+    if guards:
+        call = ([inner + f"if ({' && '.join(guards)}) {{"] + [indent + line for line in call]
+                + [inner + "}"])
+    return [pad + "{"] + [inner + d for d in decls] + call + [pad + "}"]
 
 
 _CALL_NOTE = re.compile(r"/\* polysched: tensorize (\w+) \*/")
