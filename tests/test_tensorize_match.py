@@ -214,3 +214,22 @@ void f(int n, double alpha, double x[100], double y[100][100])
     [report] = match_statement(scop, scop.statements[0], [axpy])
     assert [(m.loops, m.arrays, m.legal) for m in report.matches] == [
         ({"i": "j"}, {"Y": "y", "a": "alpha", "X": "x"}, True)]
+
+
+def _why(scop, stmt, name):
+    [report] = match_statement(scop, stmt, [BY_NAME[name]])
+    assert report.matches == []
+    return report.why_none
+
+
+def test_why_nothing_matches():
+    scop, stmt = _case(n=30)
+    assert "multiples" in _why(scop, stmt, "mtile16_f64")
+    scop, stmt = _case("C[i][j] += A[i][k] * B[j][k];")
+    assert "unit-stride" in _why(scop, stmt, "dgemm_4x8")
+    scop, stmt = _case(t="float")
+    assert "element types" in _why(scop, stmt, "dgemm_4x8")
+    scop, stmt = _case("C[i][j] += C[i][k] * B[k][j];")
+    assert "also an input" in _why(scop, stmt, "dgemm_4x8")
+    scop, stmt = _case("C[i][j] = (C[i][j] + A[i][k]) * B[k][j];")
+    assert "expression" in _why(scop, stmt, "dgemm_4x8")

@@ -60,7 +60,7 @@ def run(args) -> int:
                     disagreements += not agree
                 entry["intrinsics"].append({
                     "intrinsic": rep.intrinsic, "seconds": round(rep.seconds, 6),
-                    "unmatchable": rep.unmatchable, "oracle_agrees": agree,
+                    "unmatchable": rep.unmatchable, "why_none": rep.why_none, "oracle_agrees": agree,
                     "matches": [m.to_json() for m in rep.matches]})
             out.append(entry)
             if not args.json:
@@ -77,19 +77,20 @@ def _print_statement(stmt, reports, entry) -> None:
     if reports and reports[0].unmatchable:
         print(f"  not matchable: {reports[0].unmatchable}")
         return
-    rows, none = [], []
+    rows, why = [], {}
     for rep, info in zip(reports, entry["intrinsics"]):
         note = f"{rep.seconds * 1000:.1f} ms"
         if info["oracle_agrees"] is not None:
             note += "; oracle agrees" if info["oracle_agrees"] else "; ORACLE DISAGREES"
         if not rep.matches:
-            none.append(rep.intrinsic + ("" if info["oracle_agrees"] in (None, True) else " (ORACLE DISAGREES)"))
+            name = rep.intrinsic + ("" if info["oracle_agrees"] in (None, True) else " (ORACLE DISAGREES)")
+            why.setdefault(rep.why_none, []).append(name)
         rows += [(m, note) for m in rep.matches]
     rows.sort(key=lambda row: (not row[0].legal, -row[0].cost.get("gain", 0)))
     for m, note in rows:
         print(f"  {m.describe()}  [{note}]")
-    if none:
-        print(f"  no match: {', '.join(none)}")
+    for reason, names in why.items():
+        print(f"  no match: {', '.join(names)}: {reason}")
 
 
 def _apply(args, intrinsics) -> int:

@@ -72,6 +72,7 @@ class MatchReport:
     matches: list[Match]
     seconds: float
     unmatchable: str = ""
+    why_none: str = ""          # when there is no match: the rule that rules them all out
 
 
 def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], deps=None,
@@ -90,8 +91,30 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
         seconds = time.perf_counter() - start
         matches = [_finish(problem, s, deps) for s in found]
         matches.sort(key=lambda m: (not m.legal, -m.cost.get("gain", 0), str(m.key)))
-        reports.append(MatchReport(stmt.name, intrinsic.name, matches, seconds, pattern.error))
+        why = "" if matches else diagnose(problem)
+        reports.append(MatchReport(stmt.name, intrinsic.name, matches, seconds, pattern.error, why))
     return reports
+
+
+_RELAXED = (
+    ("types", "element types differ"),
+    ("extents", "loop extents are smaller than, or not multiples of, the intrinsic's shape"),
+    ("stride1", "an operand's unit-stride dimension is not the intrinsic's"),
+    ("aliasing", "the output array is also an input"),
+)
+
+
+def diagnose(problem) -> str:
+    """Why no structural match exists: the first rule whose relaxation lets SAT find
+    one, else the expression or its accesses differ."""
+    import dataclasses
+
+    if problem.pattern.error:
+        return problem.pattern.error
+    for rule, text in _RELAXED:
+        if sat_matches(dataclasses.replace(problem, relax=frozenset([rule]))):
+            return text
+    return "the expression or its accesses differ"
 
 
 def match_scop(scop: Scop, intrinsics: list[Intrinsic], method: str = "sat") -> list[MatchReport]:

@@ -46,10 +46,15 @@ class Problem:
     pattern: Pattern
     intrinsic: Intrinsic
     extents: list[int | None]
+    # rules the SAT search may ignore, to say why nothing matched (see match.diagnose):
+    # "extents", "stride1", "types", "aliasing"
+    relax: frozenset[str] = frozenset()
 
     def loop_allowed(self, l: int, p: int) -> bool:
         """May intrinsic loop ``l`` map to program loop ``p`` (extent rules)?"""
         fixed = self.intrinsic.extents[l]
+        if "extents" in self.relax:
+            return True
         if fixed is None:
             return True
         extent = self.extents[p]

@@ -55,14 +55,14 @@ def encode(problem: Problem):
     output = problem.intrinsic.output
     arrays = sorted({ref.array for ref in prog.refs})
     y = {(o, a): pool.id(("y", o, a)) for o in operands for a in arrays
-         if intr.types[o] == prog.types.get(a)}
+         if "types" in problem.relax or intr.types[o] == prog.types.get(a)}
     for o in operands:
         lits = [y[o, a] for a in arrays if (o, a) in y]
         if not lits:
             return None
         clauses.append(lits)
         _amo(clauses, lits)
-    for a in arrays:
+    for a in arrays if "aliasing" not in problem.relax else ():
         if (output, a) in y:
             for o in operands:
                 if o != output and (o, a) in y:
@@ -109,7 +109,7 @@ def _encode_ref(problem, clauses, pool, x, y, var, uref, vref, ui, vi):
         return
     clauses.append([-var, y[o, a]])
     rank_i, rank_p = len(uref.rows), len(vref.rows)
-    stride1 = problem.intrinsic.stride1.get(o, set())
+    stride1 = set() if "stride1" in problem.relax else problem.intrinsic.stride1.get(o, set())
     w = {}
     for di in range(rank_i):
         for dp in range(rank_p):
