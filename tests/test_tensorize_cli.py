@@ -74,3 +74,21 @@ def test_apply_writes_a_verified_file(tmp_path, capsys):
     result = verify(KERNELS / "3mm.c", out3, dataset="MINI", defines=sizes, include_dirs=[INCLUDE_DIR])
     assert result.status == "equal", result
     assert main(["tensorize", str(KERNELS / "2mm.c"), "--apply"]) == 2
+
+
+def test_optimize_tensorize_verified(tmp_path, capsys):
+    out = tmp_path / "gemm.c"
+    assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tile", "--parallel",
+                 "--tensorize", "--verify"]) == 0
+    text = capsys.readouterr().out
+    assert "tensorize: S1: dgemm_8x8_avx512_scaled" in text and "verify: equal" in text
+    code = out.read_text()
+    assert "polysched_dgemm_8x8_avx512_scaled(" in code and "#pragma omp parallel for" in code
+    # a named intrinsic; and no match at all: the usual pipeline
+    assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "dgemm_4x8_scaled"]) == 0
+    assert "polysched_dgemm_4x8_scaled(" in out.read_text()
+    capsys.readouterr()
+    assert main(["optimize", str(KERNELS / "jacobi-1d.c"), "-o", str(out), "--tensorize"]) == 0
+    assert "polysched_intrinsics.h" not in out.read_text()
+    assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize",
+                 "--save-trace", str(tmp_path / "t.json")]) == 2

@@ -41,6 +41,12 @@ def add_parser(subparsers) -> None:
                         "like -ffast-math); integer reductions are always allowed")
     p.add_argument("--unroll", type=int, metavar="N",
                    help=f"unroll-and-jam the point loops by N (1..{MAX_UNROLL})")
+    p.add_argument("--tensorize", nargs="?", const="auto", metavar="auto|NAME[,NAME]|DIR",
+                   help="run each statement's best legal match of the shipped intrinsics (auto), of "
+                        "the named ones or of the descriptions in DIR as calls (polysched "
+                        "tensorize), tiled for the intrinsic, with --parallel over blocks; the "
+                        "other statements keep their loops (without any match: the usual "
+                        "pipeline)")
     p.add_argument("--verify", action="store_true",
                    help="compile and run original and output at a small size and compare; "
                         "on a difference nothing is written at -o (the candidate goes to "
@@ -124,8 +130,12 @@ def run(args) -> int:
         reassociate=args.reassociate,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
-    result = _schedules_in(args, options) or optimize(args.file, options)
-    _schedules_out(args, options, result)
+    result = None
+    if args.tensorize:
+        result = _tensorized(args, options)
+    if result is None:
+        result = _schedules_in(args, options) or optimize(args.file, options)
+        _schedules_out(args, options, result)
     # Messages go to stdout, unless the C file itself does (-o /dev/stdout).
     messages = sys.stderr if is_stdout(args.output) else sys.stdout
 
@@ -233,6 +243,37 @@ def _schedules_out(args, options, result) -> None:
         write_output(args.save_trace, text + "\n")
     if args.save_schedule is not None:
         write_output(args.save_schedule, "".join(f"{region.schedule}\n" for region in result.regions))
+
+
+class _Tensorized:
+    """What ``optimize --tensorize`` produced: the text and a summary like the pipeline's."""
+
+    def __init__(self, text: str, lines: list[str]):
+        self.text = text
+        self.lines = lines
+
+    def summary(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _tensorized(args, options):
+    """The program with the best legal intrinsic match of each statement applied (first
+    region), or None when no statement has one (the usual pipeline then runs)."""
+    from polysched import Program
+    from polysched.tensorize import INCLUDE_DIR, auto_tensorize, load_intrinsics
+
+    if args.trace or args.schedule or args.save_trace or args.save_schedule:
+        raise UsageError("--tensorize does not combine with --trace, --schedule, --save-trace or --save-schedule")
+    intrinsics = load_intrinsics(None if args.tensorize == "auto" else args.tensorize)
+    program = Program.from_file(args.file, defines=options.defines or None,
+                                include_dirs=options.include_dirs or None)
+    program, report = auto_tensorize(program, intrinsics, parallel=options.parallel)
+    if not any(item.applied for item in report):
+        return None
+    options.include_dirs = [*options.include_dirs, str(INCLUDE_DIR)]
+    lines = ["tensorize: " + item.describe() for item in report]
+    lines.append(f"compile with -I {INCLUDE_DIR}")
+    return _Tensorized(program.c_code(), lines)
 
 
 def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):

@@ -25,9 +25,11 @@ class Applied:
         return f"{self.statement}: {self.match.describe()}; {state}"
 
 
-def auto_tensorize(program, intrinsics) -> tuple[object, list[Applied]]:
+def auto_tensorize(program, intrinsics, parallel: bool = False) -> tuple[object, list[Applied]]:
     """(the program with every applicable best match applied, what happened per statement).
-    ``program``: a :class:`polysched.Program` whose schedule still has the original loops."""
+    ``program``: a :class:`polysched.Program` whose schedule still has the original loops;
+    ``parallel``: ``Program.tensorize(..., parallel=True)`` (falls back to sequential
+    blocks when no block loop can be parallel)."""
     report = []
     for stmt in program.scop.statements:
         matches = [m for rep in match_statement(program.scop, stmt, intrinsics, program.deps)
@@ -39,7 +41,12 @@ def auto_tensorize(program, intrinsics) -> tuple[object, list[Applied]]:
             continue
         best = legal[0]
         try:
-            program = program.tensorize(stmt.name, best.intrinsic, match=best.loops)
+            try:
+                program = program.tensorize(stmt.name, best.intrinsic, match=best.loops, parallel=parallel)
+            except TransformError:
+                if not parallel:
+                    raise
+                program = program.tensorize(stmt.name, best.intrinsic, match=best.loops)
             report.append(Applied(stmt.name, best, True))
         except TransformError as err:
             report.append(Applied(stmt.name, best, False, str(err)))
