@@ -80,6 +80,25 @@ def outer_iterations(scop: Scop, domain: isl.UnionSet, outer: isl.UnionMap) -> i
     return count.to_python() if count.is_int() else None
 
 
+def instance_count(scop: Scop, domain: isl.UnionSet) -> int | None:
+    """About how many statement instances ``domain`` has at the known sizes, counted by
+    each statement's bounding box (an over-estimate for triangles, never enumerated).
+    None when unknown (an extent depends on a size of unknown value: isl's extremum over
+    every value is then infinite)."""
+    total = 0
+    for piece in sets_of(domain.intersect_params(known_parameters(scop))):
+        if piece.is_empty():
+            continue
+        box = 1
+        for k in range(piece.dim(isl.dim_type.set)):
+            low, high = piece.dim_min_val(k), piece.dim_max_val(k)
+            if not (low.is_int() and high.is_int()):
+                return None
+            box *= max(0, high.to_python() - low.to_python() + 1)
+        total += box
+    return total
+
+
 def band_space(scop: Scop, domain: isl.UnionSet, mupa: isl.MultiUnionPwAff,
                prefix: isl.UnionMap | None = None) -> BandSpace | None:
     """None when the band's image is unbounded or empty at the fixed parameter values.

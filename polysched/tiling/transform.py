@@ -24,7 +24,7 @@ from polysched.scop.model import Scop
 from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_is_empty,
                        prefix_rows, rows)
 from .cache import CacheSizes, cache_sizes
-from .footprint import band_space, choose_multiple, choose_sizes, outer_iterations
+from .footprint import band_space, choose_multiple, choose_sizes, instance_count, outer_iterations
 from .options import BandReport, TileOptions, TilingReport
 from .scalars import classify_scalars
 from .stride import Stride, member_scores, member_strides, point_order, unit_stride_writes
@@ -38,6 +38,9 @@ MIN_PARALLEL_TRIPS = max(4, 2 * (os.cpu_count() or 1))
 # (a few microseconds each): beyond this many, the overhead eats the gain (ludcmp's
 # dot-product reductions inside (i, j) ran 0.5x with 4M forks; durbin's 20000 pay).
 MAX_NESTED_FORKS = 50_000
+# ... and each fork/join must have enough work to share: atax's inner y-update (2100
+# instances, about 2 us of work per fork) ran 10x slower than the original at 2 threads
+MIN_INSTANCES_PER_FORK = 50_000
 
 # fraction of a cache level the data of one tile may take (the rest: other data, conflicts)
 CACHE_SHARE = 0.5
@@ -302,8 +305,9 @@ class _TilingPass:
     def _enough_trips(self, domain, outer, member_mupa, report, what, j) -> bool:
         """An inner parallel loop (inside a sequential one) pays a fork/join per outer
         iteration: only worth it with ``MIN_PARALLEL_TRIPS`` iterations or more and at
-        most ``MAX_NESTED_FORKS`` outer iterations (at the known parameter values;
-        unknown counts are taken as favourable)."""
+        most ``MAX_NESTED_FORKS`` outer iterations, each with ``MIN_INSTANCES_PER_FORK``
+        statement instances or more on average (at the known parameter values; unknown
+        counts are taken as favourable)."""
         space = band_space(self.scop, domain, member_mupa)
         if space is not None and space.extents[0] < MIN_PARALLEL_TRIPS:
             report.notes.append(f"inner parallel {what} {j} skipped: {space.extents[0]} iterations")
@@ -312,6 +316,11 @@ class _TilingPass:
             forks = outer_iterations(self.scop, domain, outer)
             if forks is not None and forks > MAX_NESTED_FORKS:
                 report.notes.append(f"inner parallel {what} {j} skipped: {forks} fork/joins")
+                return False
+            work = instance_count(self.scop, domain)
+            if forks and work is not None and work < MIN_INSTANCES_PER_FORK * forks:
+                report.notes.append(f"inner parallel {what} {j} skipped: about {work // forks} "
+                                    f"instances per fork/join")
                 return False
         return True
 
