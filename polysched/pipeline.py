@@ -32,7 +32,7 @@ class OptimizeOptions:
     fuse: str = "smart"
     negative_coefficients: bool = False
     tile: bool = False
-    tile_sizes: list[int] | None = None
+    tile_sizes: list[int] | dict[str, list[int]] | None = None
     l2tile: bool = False
     parallel: bool = False
     unroll: int | None = None

@@ -561,18 +561,24 @@ class Program:
         schedule = apply(self.scop, self._deps, what, lambda: schedule)
         return self._derive(schedule, {"op": "auto_schedule", "args": args})
 
-    def auto_tile(self, tile: bool = True, sizes: Sequence[int] | None = None, parallel: bool = True,
+    def auto_tile(self, tile: bool = True, sizes: Sequence[int] | dict[str, Sequence[int]] | None = None,
+                  parallel: bool = True,
                   l2tile: bool = False, simd: bool = True, unroll: int | None = None,
                   reassociate: bool = False, wavefront: bool = True, intra_tile_reorder: bool = True,
                   tile_depth1: bool = False, caches: dict | None = None) -> "Program":
         """The default tiling policy (``optimize --tile --parallel``) on the current
-        schedule: tile permutable bands (sizes from the cache model unless given),
+        schedule: tile permutable bands (sizes from the cache model unless given, for
+        every band or per statement: ``{"S1": [32, 64, 128]}`` for S1's band),
         order point loops for stride 1, mark parallel / simd / unroll loops. The cache
         sizes the model used are recorded in the trace, so a replay elsewhere decides
         the same."""
         from polysched.tiling import CacheSizes, TileOptions, TilingError, cache_sizes, tile_with_report
         used = CacheSizes(**caches) if caches else cache_sizes()
-        args = {"tile": tile, "sizes": list(sizes) if sizes is not None else None, "parallel": parallel,
+        if isinstance(sizes, dict):     # per statement: {"S1": [32, 64, 128]}
+            sizes = {str(k): [int(x) for x in v] for k, v in sizes.items()}
+        elif sizes is not None:
+            sizes = [int(x) for x in sizes]
+        args = {"tile": tile, "sizes": sizes, "parallel": parallel,
                 "l2tile": l2tile, "simd": simd, "unroll": unroll, "reassociate": reassociate,
                 "wavefront": wavefront, "intra_tile_reorder": intra_tile_reorder,
                 "tile_depth1": tile_depth1,

@@ -32,7 +32,8 @@ def add_parser(subparsers) -> None:
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
                         "they are tried only when no non-negative schedule exists")
     p.add_argument("--tile", action="store_true", help="tile permutable bands")
-    p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32")
+    p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32, for every band; "
+                        "or per statement: S1=32,64,128;S0=16,16")
     p.add_argument("--tile-sizes-file", type=Path, help="file with tile sizes (one per line or comma-separated)")
     p.add_argument("--l2tile", action="store_true", help="second level of tiling")
     p.add_argument("--parallel", action="store_true", help="OpenMP parallel loops (with wavefronts)")
@@ -73,17 +74,32 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def parse_tile_sizes(text: str, origin: str) -> list[int]:
-    try:
-        sizes = [int(tok) for tok in text.replace("\n", ",").split(",") if tok.strip()]
-    except ValueError:
-        raise UsageError(f"{origin}: tile sizes must be positive integers, got {text.strip()!r}")
-    if not sizes or any(s < 1 for s in sizes):
-        raise UsageError(f"{origin}: tile sizes must be positive integers, got {text.strip()!r}")
-    return sizes
+def parse_tile_sizes(text: str, origin: str) -> list[int] | dict[str, list[int]]:
+    """``32,32,32`` (every band), or per statement ``S1=32,64,128; S0=16,16`` (``;`` or
+    newlines between statements)."""
+    def numbers(part: str) -> list[int]:
+        try:
+            sizes = [int(tok) for tok in part.replace("\n", ",").split(",") if tok.strip()]
+        except ValueError:
+            sizes = []
+        if not sizes or any(s < 1 for s in sizes):
+            raise UsageError(f"{origin}: tile sizes must be positive integers, got {part.strip()!r}")
+        return sizes
+
+    if "=" not in text:
+        return numbers(text)
+    per_statement: dict[str, list[int]] = {}
+    for entry in text.replace("\n", ";").split(";"):
+        if not entry.strip():
+            continue
+        name, eq, sizes = entry.partition("=")
+        if not eq or not name.strip().isidentifier():
+            raise UsageError(f"{origin}: expected STATEMENT=SIZES (e.g. S1=32,64,128), got {entry.strip()!r}")
+        per_statement[name.strip()] = numbers(sizes)
+    return per_statement
 
 
-def _read_tile_sizes_file(path: Path) -> list[int]:
+def _read_tile_sizes_file(path: Path) -> list[int] | dict[str, list[int]]:
     try:
         text = path.read_text(errors="replace")
     except OSError as err:

@@ -9,7 +9,10 @@ class TileOptions:
     """What ``tile`` may do.
 
     ``sizes``: tile sizes per band member, outermost first, used for every tiled band
-    (a missing entry is chosen by the footprint model). ``l2tile``: tile the tile loops
+    (a missing entry is chosen by the footprint model); or per statement,
+    ``{"S1": [32, 64, 128], ...}``: a band takes the sizes of the first statement it
+    schedules (in statement order) that has some, the others get the model's.
+    ``l2tile``: tile the tile loops
     again (a second level, sizes a multiple of the first). ``parallel``: put
     ``parallel`` marks (OpenMP) on the outermost parallel loop. ``wavefront``: when a
     tiled band has no parallel tile loop, skew its first two tile loops (t1 + t2, t2) to
@@ -23,7 +26,7 @@ class TileOptions:
     """
 
     tile: bool = True
-    sizes: list[int] | None = None
+    sizes: list[int] | dict[str, list[int]] | None = None
     l2tile: bool = False
     parallel: bool = False
     wavefront: bool = True
@@ -34,12 +37,19 @@ class TileOptions:
     reassociate: bool = False
 
     def __post_init__(self) -> None:
-        if self.sizes is not None:
-            self.sizes = [int(s) for s in self.sizes]
-            if any(s < 1 for s in self.sizes):
-                raise ValueError(f"tile sizes must be >= 1, got {self.sizes}")
+        if isinstance(self.sizes, dict):
+            self.sizes = {str(stmt): _positive_sizes(sizes) for stmt, sizes in self.sizes.items()}
+        elif self.sizes is not None:
+            self.sizes = _positive_sizes(self.sizes)
         if self.unroll is not None and int(self.unroll) < 1:
             raise ValueError(f"unroll factor must be >= 1, got {self.unroll}")
+
+
+def _positive_sizes(sizes) -> list[int]:
+    sizes = [int(s) for s in ([sizes] if isinstance(sizes, int) else sizes)]
+    if any(s < 1 for s in sizes):
+        raise ValueError(f"tile sizes must be >= 1, got {sizes}")
+    return sizes
 
 
 @dataclass

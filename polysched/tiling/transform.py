@@ -19,6 +19,7 @@ import islpy as isl
 
 from polysched.dependence import violated_dependences
 from polysched.errors import PolyschedError
+from polysched.islutil import sets_of
 from polysched.scop.model import Scop
 
 from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_is_empty,
@@ -203,7 +204,7 @@ class _TilingPass:
     def _tile(self, node, mupa, domain, prefix, n_prefix, report, wants_parallel):
         opts = self.options
         n = mupa.dim(isl.dim_type.set)
-        given = list(opts.sizes or [])[:n]
+        given = self._given_sizes(domain)[:n]
         space = None
         if len(given) < n or opts.l2tile:
             space = band_space(self.scop, domain, mupa, prefix)
@@ -236,6 +237,18 @@ class _TilingPass:
             if not placed and n >= 2 and opts.wavefront:
                 segments, placed = self._wavefront(segments, domain, prefix, report)
         return segments, placed
+
+    def _given_sizes(self, domain: isl.UnionSet) -> list[int]:
+        """The user's sizes for the band scheduling ``domain``: ``TileOptions.sizes``, or
+        with per-statement sizes those of the band's first statement that has some."""
+        sizes = self.options.sizes
+        if not isinstance(sizes, dict):
+            return list(sizes or [])
+        present = {s.get_tuple_name() for s in sets_of(domain)}
+        for stmt in self.scop.statements:
+            if stmt.name in present and stmt.name in sizes:
+                return list(sizes[stmt.name])
+        return []
 
     def _loop_order(self, node, mupa, prefix, n_prefix) -> list[int]:
         """Order of the members of a permutable band: the innermost walks stride 1,
