@@ -6,6 +6,7 @@ against the original."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import subprocess
 import sys
 
@@ -97,3 +98,50 @@ def test_mark_is_checked_only_where_the_code_runs_under_the_context():
     wide = dataclasses.replace(scop, context=isl.Set.universe(scop.context.get_space()))
     verdict = check(wide, analyze(wide), band.insert_mark(isl.Id("parallel")).get_schedule())
     assert not verdict.legal
+
+
+_SCALARS = """#include <stdio.h>
+double A[1000], B[1000]; double s, t;
+int main(void) { int i;
+  for (i = 0; i < 1000; i++) A[i] = i % 7;
+  s = 1.0;
+#pragma scop
+  for (i = 0; i < 1000; i++)
+    s = s * 0.5 + A[i];
+  for (i = 0; i < 1000; i++) {
+    t = A[i] * 2.0;
+    B[i] = t + 1.0;
+  }
+  for (i = 0; i < 1000; i++)
+    s = s + B[i];
+#pragma endscop
+  printf("%.17g %.17g\\n", s, B[999]);
+  return 0; }
+"""
+
+
+@pytest.mark.parametrize("depth_stmt, mark, why", [
+    ("S0", "parallel(reduction=+:s)", "is not a '+' reduction"),       # s = s * 0.5 + A[i]
+    ("S0", "parallel(private=s)", "cannot be private"),
+    ("S3", "parallel(reduction=*:s)", "is not a '*' reduction"),        # s = s + B[i]
+    ("S3", "parallel(private=s)", "cannot be private"),
+])
+def test_declared_clauses_of_a_parallel_mark_are_checked(depth_stmt, mark, why):
+    """A hand-placed ``Parallel`` mark's clauses are claims too: a false ``reduction`` or
+    ``private`` was accepted by ``check`` and compiled to wrong results (the output of
+    ``s = s * 0.5 + A[i]`` under ``reduction(+:s)`` was 9.22 instead of 8.22)."""
+    import polysched as ps
+
+    p = ps.Program.from_source(_SCALARS)
+    with pytest.raises(ps.TransformError, match=re.escape(why)):
+        p.mark(depth_stmt, 0, mark)
+
+
+def test_true_declared_clauses_pass_and_compute_the_same():
+    import polysched as ps
+
+    p = ps.Program.from_source(_SCALARS)
+    q = p.mark("S1", 0, "parallel(private=t)").mark("S3", 0, "parallel(reduction=+:s)")
+    assert q.check().legal
+    # the reduction reassociates a floating-point sum: equal within rounding
+    assert q.verify().status == "equal"

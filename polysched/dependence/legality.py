@@ -381,6 +381,44 @@ def _clause_scalars(mark) -> set[str]:
     return mark.scalars if isinstance(mark, Parallel) else set()
 
 
+def _clause_violations(scop, band: isl.ScheduleNode, mark) -> list[str]:
+    """What is false in a ``Parallel`` mark's declared clauses on the loop of ``band``:
+    a ``private`` scalar whose value flows between iterations, in from before the loop or
+    out after it; a ``reduction`` scalar whose updates are not all ``x = x op e`` with
+    that operator (one read and one write of it per statement, nothing else touching
+    it). A declared floating-point reduction is the user's request to reassociate, so
+    it is not an error. (The same rules decide the clauses the tiling pass derives.)"""
+    if not isinstance(mark, Parallel) or not mark.scalars:
+        return []
+    # imported here: the tiling layer builds on this module
+    from polysched.tiling.analysis import ScopAccesses
+    from polysched.tiling.scalars import _private_reason, _reduction
+
+    domain = band.get_domain()
+    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    member = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(0))
+    same_iteration = prefix.flat_range_product(member.intersect_domain(domain))
+    same_iteration = same_iteration.apply_range(same_iteration.reverse())
+    accesses = ScopAccesses(scop)
+    found = []
+    for name in mark.private:
+        if name not in scop.arrays:
+            found.append(f"private '{name}' is not a variable of the SCoP")
+            continue
+        reason = _private_reason(scop, accesses, name, domain, same_iteration)
+        if reason is not None:
+            found.append(f"'{name}' cannot be private ({reason})")
+    for op, name in mark.reductions:
+        if name not in scop.arrays:
+            found.append(f"reduction '{name}' is not a variable of the SCoP")
+            continue
+        actual = _reduction(scop, accesses, name, domain)
+        if actual != op:
+            found.append(f"'{name}' is not a '{op}' reduction in this loop"
+                         + (f" (its updates are '{actual}')" if actual else ""))
+    return found
+
+
 def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                      context: isl.Set) -> list[Violation]:
     """Marks that claim what is not true: a ``Parallel``/``Simd``/``Ivdep`` mark (see
@@ -389,8 +427,7 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
     the same array element with at least one write (a race, whatever the order); a
     loop mark not directly above a band; a mark outside the vocabulary. Scalars a
     ``Parallel`` mark declares ``private`` or ``reductions`` are the clauses' business
-    and are not counted (the declaration is trusted: ``Program.parallel`` derives it
-    from the scalars' dataflow)."""
+    and are not counted as races; the declaration itself is checked (`_clause_violations`)."""
     found: list[Violation] = []
     writes = _plain(scop.writes.union(scop.may_writes))
     accesses = writes.union(_plain(scop.reads))
@@ -425,6 +462,8 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                     # only where the code runs: under the context (the emitted guard)
                     if not conflict.intersect_params(context).is_empty():
                         problem("mark", f"mark '{name}' is on a loop that carries a dependence", conflict)
+                    for message in _clause_violations(scop, child, mark):
+                        problem("mark", f"mark '{name}': {message}")
         for k in range(node.n_children()):
             visit(node.child(k))
 
