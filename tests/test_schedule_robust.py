@@ -511,3 +511,36 @@ def test_thousands_of_reads_of_few_elements_are_not_paired_up_front():
     schedule = compute(scop, deps, ScheduleOptions(), stats=stats)
     assert check(scop, deps, schedule).legal
     assert "fallback" not in stats
+
+
+class _TwoArgumentError(Exception):
+    def __init__(self, a, b):
+        super().__init__(a)
+        self.b = b
+
+
+def _spin():
+    while True:
+        pass
+
+
+def _raise_two_argument_error():
+    raise _TwoArgumentError("a", "b")
+
+
+def test_isolated_child_errors_and_timeouts_reach_the_parent():
+    """`run_isolated`: a value comes back, the child's exception is raised again here (one
+    that cannot be unpickled as a RuntimeError naming it), and a child that never ends is
+    killed after its CPU seconds."""
+    from polysched.schedule.isolated import IsolatedTimeout, run_isolated
+    from polysched.schedule.options import ScheduleError
+
+    assert run_isolated(lambda: ("text", {"ilp_solves": 3}), 5) == ("text", {"ilp_solves": 3})
+    with pytest.raises(ScheduleError, match="no hyperplane"):
+        run_isolated(lambda: (_ for _ in ()).throw(ScheduleError("no hyperplane")), 5)
+    with pytest.raises(RuntimeError, match="_TwoArgumentError: a"):
+        run_isolated(_raise_two_argument_error, 5)
+    start = time.perf_counter()
+    with pytest.raises(IsolatedTimeout):
+        run_isolated(_spin, 0.3)
+    assert time.perf_counter() - start < 30

@@ -56,22 +56,22 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     order = [s.name for s in scop.statements]
     conflicts = access_conflicts(scop.statements)
 
+    attempts = [options]
+    if not options.negative_coefficients and options.negative_fallback:
+        attempts.append(replace(options, negative_coefficients=True))
+
     def run():
         child_stats: dict = {}
         budget = Budget(seconds)
-        opts = options
-        try:
-            schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
-                                      statement_order=order, stats=child_stats,
-                                      conflicts=conflicts, budget=budget)
-        except ScheduleError:
-            if opts.negative_coefficients or not opts.negative_fallback:
-                raise
-            opts = replace(opts, negative_coefficients=True)
-            schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
-                                      statement_order=order, stats=child_stats,
-                                      conflicts=conflicts, budget=budget)
-        return str(schedule), child_stats
+        for k, opts in enumerate(attempts):
+            try:
+                schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
+                                          statement_order=order, stats=child_stats,
+                                          conflicts=conflicts, budget=budget)
+                return str(schedule), child_stats
+            except ScheduleError:
+                if k == len(attempts) - 1:
+                    raise
 
     try:
         # the child's own budget stops it first; the kill is the backstop

@@ -39,9 +39,12 @@ def run_isolated(fn, seconds: float | None):
         except BaseException as exc:  # noqa: BLE001 - reported to the parent
             answer = ("error", exc)
         try:
-            send.send(answer)
-        except (pickle.PicklingError, TypeError, AttributeError):
-            send.send(("error", RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}")))
+            # the round trip here: an exception that pickles but does not unpickle
+            # (a custom __init__) would otherwise fail in the parent's recv()
+            pickle.loads(pickle.dumps(answer))
+        except Exception:  # noqa: BLE001
+            answer = ("error", RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}"))
+        send.send(answer)
 
     process = multiprocessing.get_context("fork").Process(target=child, daemon=True)
     process.start()
