@@ -117,7 +117,11 @@ def _replace_band(node: isl.ScheduleNode, original_dims: dict[str, int]) -> isl.
     coincident = [node.band_member_get_coincident(k) for k in range(n)]
     loop_types = [node.band_member_get_ast_loop_type(k) for k in range(n)]
     mupa = node.band_get_partial_schedule()
-    statements = sets_of(node.get_domain())
+    statements = [s for s in sets_of(node.get_domain()) if not s.is_empty()]
+    if not statements:
+        # no instance reaches this band (a statement whose domain is empty under the
+        # outer loops' values): it generates no code, so it is left as it is
+        return node
     for k in range(n):
         member = None
         for stmt in statements:
