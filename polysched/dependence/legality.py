@@ -381,25 +381,27 @@ def _clause_scalars(mark) -> set[str]:
     return mark.scalars if isinstance(mark, Parallel) else set()
 
 
-def _clause_violations(scop, band: isl.ScheduleNode, mark) -> list[str]:
+def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[str]:
     """What is false in a ``Parallel`` mark's declared clauses on the loop of ``band``:
     a ``private`` scalar whose value flows between iterations, in from before the loop or
     out after it; a ``reduction`` scalar whose updates are not all ``x = x op e`` with
     that operator (one read and one write of it per statement, nothing else touching
     it). A declared floating-point reduction is the user's request to reassociate, so
-    it is not an error. (The same rules decide the clauses the tiling pass derives.)"""
+    it is not an error. (The same rules decide the clauses the tiling pass derives.)
+    ``cache`` keeps the SCoP's per-array dependences across the marks of one check."""
     if not isinstance(mark, Parallel) or not mark.scalars:
         return []
     # imported here: the tiling layer builds on this module
-    from polysched.tiling.analysis import ScopAccesses
+    from polysched.tiling.analysis import ScopAccesses, rows, same_value
     from polysched.tiling.scalars import _private_reason, _reduction
 
     domain = band.get_domain()
     prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
     member = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(0))
-    same_iteration = prefix.flat_range_product(member.intersect_domain(domain))
-    same_iteration = same_iteration.apply_range(same_iteration.reverse())
-    accesses = ScopAccesses(scop)
+    same_iteration = same_value(rows(prefix, member.intersect_domain(domain)))
+    if "accesses" not in cache:
+        cache["accesses"] = ScopAccesses(scop)
+    accesses = cache["accesses"]
     found = []
     for name in mark.private:
         if name not in scop.arrays:
@@ -429,6 +431,7 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
     ``Parallel`` mark declares ``private`` or ``reductions`` are the clauses' business
     and are not counted as races; the declaration itself is checked (`_clause_violations`)."""
     found: list[Violation] = []
+    clause_cache: dict = {}
     writes = _plain(scop.writes.union(scop.may_writes))
     accesses = writes.union(_plain(scop.reads))
 
@@ -462,7 +465,7 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                     # only where the code runs: under the context (the emitted guard)
                     if not conflict.intersect_params(context).is_empty():
                         problem("mark", f"mark '{name}' is on a loop that carries a dependence", conflict)
-                    for message in _clause_violations(scop, child, mark):
+                    for message in _clause_violations(scop, child, mark, clause_cache):
                         problem("mark", f"mark '{name}': {message}")
         for k in range(node.n_children()):
             visit(node.child(k))
