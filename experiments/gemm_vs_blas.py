@@ -71,7 +71,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="gemm-blas-") as tmp:
         tmp = Path(tmp)
         out = tmp / "gemm.pluto-tile-par.c"
-        out.write_text(optimize(kernel.path, OptimizeOptions(tile=True, parallel=True)).text)
+        out.write_text(optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
         for label, source in (("orig", kernel.path), ("polysched pluto tile+par", out)):
             binary = tmp / label.split()[0]
             built = compile_c(source, binary, defines={f"{args.dataset}_DATASET": None},

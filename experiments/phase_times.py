@@ -27,7 +27,7 @@ def main() -> int:
     parser.add_argument("--scheduler", default="pluto", choices=["pluto", "isl", "identity"])
     args = parser.parse_args()
     selected = [get(name) for name in args.kernels] if args.kernels else kernels()
-    options = OptimizeOptions(scheduler=args.scheduler, tile=True, parallel=True)
+    options = OptimizeOptions.from_flags(scheduler=args.scheduler, tile=True, parallel=True)
 
     rows = []
     print(f"{'kernel':16s} {'extract(cold)':>13s} " + " ".join(f"{p:>9s}" for p in PHASES) + f" {'total':>9s}")

@@ -211,7 +211,7 @@ def suite_table(names: list[str], runs: int, with_optimize: bool) -> tuple[list[
             row = measure(label, scop, runs)
             if with_optimize:
                 from polysched.pipeline import OptimizeOptions, optimize
-                opts = OptimizeOptions(tile=True, parallel=True)
+                opts = OptimizeOptions.from_flags(tile=True, parallel=True)
                 with contextlib.redirect_stderr(io.StringIO()):
                     row["optimize"] = _median(lambda: optimize(KERNELS / f"{name}.c", opts), runs)
             suite.append(row)

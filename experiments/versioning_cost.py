@@ -46,7 +46,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for kernel in chosen:
-            result = optimize(kernel.path, OptimizeOptions(**MODES[args.mode]))
+            result = optimize(kernel.path, OptimizeOptions.from_flags(**MODES[args.mode]))
             bare = emit_c.emit_file([r.scop for r in result.regions], [r.schedule for r in result.regions],
                                     options=emit_c.EmitOptions(versioning=False))
             sources = {"orig": kernel.path, "guarded": tmp / "guarded.c", "bare": tmp / "bare.c"}

@@ -24,21 +24,70 @@ class IllegalScheduleError(RuntimeError):
 
 
 @dataclass
-class OptimizeOptions:
-    """What ``polysched optimize`` does. ``scheduler="identity"`` with ``tile=False``
-    re-emits the original schedule."""
+class SourceOptions:
+    """How the C file is read: ``defines`` like ``-D`` (``{"N": "100"}``; None for a
+    bare ``-D N``) and ``include_dirs`` like ``-I``."""
 
-    scheduler: str = "pluto"
-    fuse: str = "smart"
-    negative_coefficients: bool = False
-    tile: bool = False
-    tile_sizes: list[int] | dict[str, list[int]] | None = None
-    l2tile: bool = False
-    parallel: bool = False
-    unroll: int | None = None
-    reassociate: bool = False
     defines: dict[str, str | None] = field(default_factory=dict)
     include_dirs: list[str] = field(default_factory=list)
+
+
+def _pipeline_schedule_options() -> ScheduleOptions:
+    # Pluto first; only when the non-negative space has no schedule (a loop must be
+    # reversed) is the SCoP scheduled again, Pluto+-style, with negatives allowed.
+    return ScheduleOptions(negative_fallback=True)
+
+
+@dataclass
+class OptimizeOptions:
+    """What ``polysched optimize`` does, one options object per stage:
+    ``source`` (`SourceOptions`), ``schedule`` (`polysched.schedule.ScheduleOptions`;
+    ``scheduler="identity"`` keeps the original schedule) and ``tiling``
+    (`polysched.tiling.TileOptions`, or None for no tiling/marking stage).
+
+    ``OptimizeOptions.from_flags(tile=True, parallel=True, ...)`` builds one from the
+    command line's flat flags."""
+
+    source: SourceOptions = field(default_factory=SourceOptions)
+    schedule: ScheduleOptions = field(default_factory=_pipeline_schedule_options)
+    tiling: TileOptions | None = None
+
+    @classmethod
+    def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "smart",
+                   negative_coefficients: bool = False, tile: bool = False,
+                   tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
+                   parallel: bool = False, unroll: int | None = None, reassociate: bool = False,
+                   defines: dict[str, str | None] | None = None,
+                   include_dirs: list[str] | None = None) -> "OptimizeOptions":
+        """The stage options of ``polysched optimize``'s flags (same names, less the
+        dashes): the tiling stage runs when ``tile``, ``parallel`` or ``unroll`` is set."""
+        schedule = ScheduleOptions(scheduler=scheduler, fuse=fuse,
+                                   negative_coefficients=negative_coefficients,
+                                   negative_fallback=True)
+        tiling = None
+        if tile or parallel or unroll:
+            tiling = TileOptions(tile=tile, sizes=tile_sizes, l2tile=l2tile, parallel=parallel,
+                                 unroll=unroll, reassociate=reassociate)
+        return cls(SourceOptions(dict(defines or {}), list(include_dirs or [])), schedule, tiling)
+
+    def trace_steps(self, caches) -> list[dict]:
+        """The `polysched.Program` trace steps that do what these options do
+        (``auto_schedule``, then ``auto_tile`` with the cache sizes ``caches`` the
+        tiling model uses), for ``--save-trace``."""
+        schedule = self.schedule
+        args = {"scheduler": schedule.scheduler, "fuse": schedule.fuse}
+        if schedule.negative_coefficients:
+            args["negative_coefficients"] = True
+        steps = [{"op": "auto_schedule", "args": args}]
+        tiling = self.tiling
+        if tiling is not None:
+            steps.append({"op": "auto_tile", "args": {
+                "tile": tiling.tile, "sizes": tiling.sizes, "parallel": tiling.parallel,
+                "l2tile": tiling.l2tile, "simd": tiling.simd, "unroll": tiling.unroll,
+                "reassociate": tiling.reassociate, "wavefront": tiling.wavefront,
+                "intra_tile_reorder": tiling.intra_tile_reorder, "tile_depth1": tiling.tile_depth1,
+                "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3}}})
+        return steps
 
 
 @dataclass
@@ -74,9 +123,28 @@ class OptimizeResult:
         return "\n".join(lines)
 
 
-def optimize(path: str | Path, options: OptimizeOptions | None = None) -> OptimizeResult:
-    """Optimize every SCoP of the C file at ``path``; returns the new file text."""
+class StageCache:
+    """Stage results that several `optimize` runs on one file share (the fuzzer takes
+    each program through eleven modes, most of them on the same schedule): the SCoPs
+    per (file, source options), and per SCoP its dependences and its schedule per
+    `ScheduleOptions`. The file's size and modification time are part of the key, so
+    an edited file is read again. Values are isl objects and SCoPs, never mutated."""
+
+    def __init__(self):
+        self._values: dict = {}
+
+    def get(self, key, compute):
+        if key not in self._values:
+            self._values[key] = compute()
+        return self._values[key]
+
+
+def optimize(path: str | Path, options: OptimizeOptions | None = None,
+             cache: StageCache | None = None) -> OptimizeResult:
+    """Optimize every SCoP of the C file at ``path``; returns the new file text.
+    ``cache``: reuse the stages an earlier run with the same cache already did."""
     options = options or OptimizeOptions()
+    cache = cache or StageCache()
     phases = {name: 0.0 for name in ("extract", "deps", "schedule", "tile", "codegen")}
 
     def timed(name, fn, *args, **kwargs):
@@ -86,29 +154,26 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None) -> Optimi
         finally:
             phases[name] += time.perf_counter() - start
 
-    scops = timed("extract", extract, Path(path), defines=options.defines,
-                  include_dirs=options.include_dirs)
+    path = Path(path)
+    try:
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:          # extract reports it
+        stamp = None
+    file_key = (str(path.resolve()), stamp, repr(options.source))
+    scops = timed("extract", cache.get, file_key,
+                  lambda: extract(path, defines=options.source.defines,
+                                  include_dirs=options.source.include_dirs))
     if not scops:
         raise ScopError(str(path), 1, 1, "no '#pragma scop' ... '#pragma endscop' region to optimize")
     regions = []
-    for scop in scops:
-        deps = timed("deps", analyze, scop)
-        sched_options = ScheduleOptions(
-            scheduler=options.scheduler, fuse=options.fuse,
-            negative_coefficients=options.negative_coefficients,
-            # Pluto first; only when the non-negative space has no schedule (a loop
-            # must be reversed) is the SCoP scheduled again, Pluto+-style, with
-            # negative coefficients allowed.
-            negative_fallback=True,
-        )
-        schedule = timed("schedule", compute, scop, deps, sched_options)
+    for k, scop in enumerate(scops):
+        deps = timed("deps", cache.get, (file_key, k), lambda: analyze(scop))
+        schedule = timed("schedule", cache.get, (file_key, k, repr(options.schedule)),
+                         lambda: compute(scop, deps, options.schedule))
         report = None
-        if options.tile or options.parallel or options.unroll:
-            tile_options = TileOptions(
-                tile=options.tile, sizes=options.tile_sizes, l2tile=options.l2tile,
-                parallel=options.parallel, unroll=options.unroll, reassociate=options.reassociate,
-            )
-            schedule, report = timed("tile", tile_with_report, scop, deps, schedule, tile_options)
+        if options.tiling is not None:
+            schedule, report = timed("tile", tile_with_report, scop, deps, schedule, options.tiling)
         verdict = check(scop, deps, schedule)
         if not verdict.legal:
             raise IllegalScheduleError(
@@ -117,4 +182,4 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None) -> Optimi
             )
         regions.append(ScopResult(scop, deps, schedule, report))
     text = timed("codegen", emit_c.emit_file, scops, [r.schedule for r in regions])
-    return OptimizeResult(Path(path), text, regions, phases)
+    return OptimizeResult(path, text, regions, phases)

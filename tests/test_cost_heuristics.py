@@ -23,7 +23,7 @@ def test_no_parallel_region_forked_millions_of_times():
     fork/join N^2 times, and the two triangular solves N times with about N instances
     each (a microsecond of work per fork/join): nothing inside the sequential loops is
     parallel."""
-    result = optimize(get("ludcmp").path, OptimizeOptions(tile=True, parallel=True, reassociate=True))
+    result = optimize(get("ludcmp").path, OptimizeOptions.from_flags(tile=True, parallel=True, reassociate=True))
     [region] = result.regions
     assert sorted(_marks(region.schedule)).count("parallel reduction(+:w)") == 0
     notes = [note for band in region.tiling.bands for note in band.notes]

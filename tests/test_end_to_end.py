@@ -12,13 +12,13 @@ from polysched.bench import kernels, verify
 from polysched.pipeline import OptimizeOptions, optimize
 
 MODES = {
-    "identity": OptimizeOptions(scheduler="identity"),
-    "isl": OptimizeOptions(scheduler="isl"),
-    "pluto": OptimizeOptions(scheduler="pluto"),
-    "isl-tile": OptimizeOptions(scheduler="isl", tile=True),
-    "pluto-tile": OptimizeOptions(scheduler="pluto", tile=True),
-    "isl-tile-par": OptimizeOptions(scheduler="isl", tile=True, parallel=True),
-    "pluto-tile-par": OptimizeOptions(scheduler="pluto", tile=True, parallel=True),
+    "identity": OptimizeOptions.from_flags(scheduler="identity"),
+    "isl": OptimizeOptions.from_flags(scheduler="isl"),
+    "pluto": OptimizeOptions.from_flags(scheduler="pluto"),
+    "isl-tile": OptimizeOptions.from_flags(scheduler="isl", tile=True),
+    "pluto-tile": OptimizeOptions.from_flags(scheduler="pluto", tile=True),
+    "isl-tile-par": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True),
+    "pluto-tile-par": OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True),
 }
 
 KERNELS = [k.name for k in kernels()]

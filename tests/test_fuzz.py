@@ -204,8 +204,8 @@ def test_fuzzer_detects_corrupted_output_text(monkeypatch, tmp_path):
 
     real = pipeline.optimize
 
-    def corrupt(path, options=None):
-        result = real(path, options)
+    def corrupt(path, options=None, **kwargs):
+        result = real(path, options, **kwargs)
         # the constant term of every double statement changes
         result.text = re.sub(r" \+ (1\.0|0\.5|2\.0);", " + 3.0;", result.text)
         return result
@@ -216,8 +216,8 @@ def test_fuzzer_detects_corrupted_output_text(monkeypatch, tmp_path):
     assert "wrong" in kinds, kinds
     program_text = texts[kinds.index("wrong")]
 
-    def broken(path, options=None):
-        result = real(path, options)
+    def broken(path, options=None, **kwargs):
+        result = real(path, options, **kwargs)
         result.text = result.text.replace("int main(void)", "int main(void) syntax error")
         return result
 
@@ -225,7 +225,7 @@ def test_fuzzer_detects_corrupted_output_text(monkeypatch, tmp_path):
     result = evaluate_text(program_text, "identity", 30)
     assert result.kind == "wrong" and "does not compile" in result.detail
 
-    def raising(path, options=None):
+    def raising(path, options=None, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(pipeline, "optimize", raising)
@@ -234,7 +234,7 @@ def test_fuzzer_detects_corrupted_output_text(monkeypatch, tmp_path):
 
     helper_pid = tmp_path / "helper.pid"
 
-    def sleeping(path, options=None):
+    def sleeping(path, options=None, **kwargs):
         import os
         import time
         helper = os.fork()          # a helper process, like a time-limited isl scheduler

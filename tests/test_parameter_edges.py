@@ -17,9 +17,9 @@ from polysched.bench import compile_c, get, kernels, run_binary
 from polysched.pipeline import OptimizeOptions, optimize
 
 MODES = {
-    "identity": OptimizeOptions(scheduler="identity"),
-    "pluto-tile-par": OptimizeOptions(tile=True, parallel=True),
-    "isl-tile-par": OptimizeOptions(scheduler="isl", tile=True, parallel=True),
+    "identity": OptimizeOptions.from_flags(scheduler="identity"),
+    "pluto-tile-par": OptimizeOptions.from_flags(tile=True, parallel=True),
+    "isl-tile-par": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True),
 }
 CFLAGS = ["-O0", "-ffp-contract=off"]
 

@@ -21,4 +21,4 @@ def test_default_policy_trace_replays(name):
     assert str(replayed.schedule) == str(q.schedule)
     assert replayed.c_code() == q.c_code()
     if name in ("gemm", "jacobi-2d", "lu"):
-        assert optimize(kernel.path, OptimizeOptions(tile=True, parallel=True)).text == q.c_code()
+        assert optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True)).text == q.c_code()

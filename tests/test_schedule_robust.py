@@ -109,7 +109,7 @@ def test_every_scheduler_and_fusion_policy_with_and_without_parameters(name, par
                 bands = []
                 _collect_bands(schedule.get_root(), bands)
                 assert bands and all(b.band_n_member() >= 1 for b in bands), mode
-            result = optimize(path, OptimizeOptions(scheduler=scheduler, fuse=fuse, tile=True,
+            result = optimize(path, OptimizeOptions.from_flags(scheduler=scheduler, fuse=fuse, tile=True,
                                                     parallel=True, tile_sizes=[8, 8]))
             [region] = result.regions
             assert check(region.scop, region.deps, region.schedule).legal, mode
@@ -316,7 +316,7 @@ def test_isl_pad_case_through_optimize_with_tiling(tmp_path):
 
     path = tmp_path / "pad.c"
     path.write_text(_PAD)
-    result = optimize(path, OptimizeOptions(scheduler="isl", tile=True, parallel=True))
+    result = optimize(path, OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True))
     [region] = result.regions
     assert check(region.scop, region.deps, region.schedule).legal
 

@@ -9,11 +9,13 @@ and, where it matters, end to end: optimize, compile both, compare the outputs.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import islpy as isl
 import pytest
 
 from polysched.bench import verify
-from polysched.pipeline import OptimizeOptions, optimize
+from polysched.pipeline import OptimizeOptions, SourceOptions, optimize
 from polysched.scop import ScopError, extract
 
 
@@ -39,7 +41,7 @@ def roundtrip(tmp_path, source: str, options: OptimizeOptions, defines=None, nam
     """Optimize ``source`` (a whole program), compile original and result, compare."""
     original = tmp_path / f"{name}.c"
     original.write_text(source)
-    options.defines = dict(defines or {})
+    options = dataclasses.replace(options, source=SourceOptions(dict(defines or {})))
     result = optimize(original, options)
     out = tmp_path / f"{name}.out.c"
     out.write_text(result.text)
@@ -49,8 +51,8 @@ def roundtrip(tmp_path, source: str, options: OptimizeOptions, defines=None, nam
 
 
 MODES = {
-    "pluto-tile-par": lambda: OptimizeOptions(scheduler="pluto", tile=True, parallel=True),
-    "isl-tile-par": lambda: OptimizeOptions(scheduler="isl", tile=True, parallel=True),
+    "pluto-tile-par": lambda: OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True),
+    "isl-tile-par": lambda: OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True),
 }
 
 
@@ -152,7 +154,7 @@ def test_function_macro_given_with_minus_d_is_the_function():
 
 
 def test_function_macro_from_minus_d_end_to_end(tmp_path):
-    roundtrip(tmp_path, program(SQRT_BODY), OptimizeOptions(scheduler="pluto", tile=True),
+    roundtrip(tmp_path, program(SQRT_BODY), OptimizeOptions.from_flags(scheduler="pluto", tile=True),
               defines={"SQRT_FUN": "sqrt"})
 
 
@@ -178,7 +180,7 @@ def test_nested_function_like_macros():
 
 def test_nested_macros_end_to_end(tmp_path):
     roundtrip(tmp_path, program(NESTED_MIN, prelude=MIN_PRELUDE + "\n#define M 30\n#define P 35"),
-              OptimizeOptions(scheduler="pluto", tile=True, parallel=True))
+              OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True))
 
 
 # -- backslash-newline ---------------------------------------------------------------------
@@ -255,7 +257,7 @@ def test_private_scalar_in_tiled_parallel_nest(tmp_path):
       double u = s * s;
       B[i][j] = u - A[i][j - 1];
     }"""
-    result = roundtrip(tmp_path, program(body), OptimizeOptions(scheduler="pluto", tile=True, parallel=True))
+    result = roundtrip(tmp_path, program(body), OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True))
     assert "private(" in result.text
 
 
@@ -298,11 +300,11 @@ def test_own_output_optimized_again(tmp_path):
     source = program(STENCIL, n=37)
     first = tmp_path / "first.c"
     first.write_text(source)
-    once = optimize(first, OptimizeOptions(scheduler="pluto", tile=True, tile_sizes=[8, 8, 8]))
+    once = optimize(first, OptimizeOptions.from_flags(scheduler="pluto", tile=True, tile_sizes=[8, 8, 8]))
     assert "#define polysched_" in once.text
     once_path = tmp_path / "once.c"
     once_path.write_text(once.text)
-    twice = optimize(once_path, OptimizeOptions(scheduler="isl", tile=True, parallel=True))
+    twice = optimize(once_path, OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True))
     twice_path = tmp_path / "twice.c"
     twice_path.write_text(twice.text)
     verdict = verify(first, twice_path, workdir=tmp_path)
@@ -464,7 +466,7 @@ def test_size_macro_in_product_uses_its_value_and_the_context_says_so():
 
 
 def test_size_macro_in_product_end_to_end_and_under_another_value(tmp_path):
-    result = roundtrip(tmp_path, MACRO_PRODUCTS, OptimizeOptions(scheduler="pluto", tile=True, parallel=True))
+    result = roundtrip(tmp_path, MACRO_PRODUCTS, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True))
     assert "M == 12" in result.text
     # compiled with another M, the check sends execution to the original code
     out = tmp_path / "prog.out.c"

@@ -49,7 +49,7 @@ def assert_same_behaviour(tmp_path: Path, text: str, modes=FLAG_SETS, opts=("-O0
     expected = {opt: build_and_run(original, tmp_path, opt) for opt in opts}
     outputs = {}
     for mode, kwargs in modes.items():
-        result = optimize(original, OptimizeOptions(**kwargs))
+        result = optimize(original, OptimizeOptions.from_flags(**kwargs))
         out = tmp_path / f"out_{mode.replace('-', '_')}.c"
         out.write_bytes(encode_source(result.text))
         outputs[mode] = result.text
@@ -302,7 +302,7 @@ def test_bytes_outside_region_are_identical(tmp_path):
     raw = text.encode("latin-1").replace(b"\n", b"\r\n")
     source = tmp_path / "latin1.c"
     source.write_bytes(raw)
-    result = optimize(source, OptimizeOptions(tile=True, parallel=True))
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
     out = encode_source(result.text)
     start = raw.index(b"#pragma scop")
     end = raw.index(b"#pragma endscop")
@@ -349,9 +349,9 @@ def test_reassociate_allows_floating_point_reduction(tmp_path):
     source = tmp_path / "red.c"
     source.write_text(REDUCTION.replace("for (k = 0; k < N; k++) {", "{")
                       .replace("A[i][k] * A[i][k]", "A[i][3] * A[i][5]").replace("R[k] = nrm;", "R[0] = nrm;"))
-    plain = optimize(source, OptimizeOptions(tile=True, parallel=True))
+    plain = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert "reduction(" not in plain.text
-    asked = optimize(source, OptimizeOptions(tile=True, parallel=True, reassociate=True))
+    asked = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True, reassociate=True))
     assert "reduction(+:nrm)" in asked.text
     assert "reassociated" in asked.summary()
 

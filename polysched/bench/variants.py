@@ -37,7 +37,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
     def make_source(kernel, workdir: Path) -> Path:
         from polysched.pipeline import OptimizeOptions, optimize
 
-        options = OptimizeOptions(scheduler=scheduler, tile=tile, parallel=parallel, **overrides)
+        options = OptimizeOptions.from_flags(scheduler=scheduler, tile=tile, parallel=parallel, **overrides)
         result = optimize(kernel.path, options)
         workdir.mkdir(parents=True, exist_ok=True)
         out = workdir / f"{kernel.name}.{name}.c"

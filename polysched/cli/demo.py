@@ -33,8 +33,8 @@ def run(args) -> int:
 
     failures = 0
     modes = [
-        ("identity", OptimizeOptions(scheduler="identity")),
-        ("pluto tile+parallel", OptimizeOptions(scheduler="pluto", tile=True, parallel=True)),
+        ("identity", OptimizeOptions.from_flags(scheduler="identity")),
+        ("pluto tile+parallel", OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True)),
     ]
     for step, (label, options) in enumerate(modes, start=2):
         result = optimize(original, options)

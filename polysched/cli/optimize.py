@@ -138,7 +138,7 @@ def run(args) -> int:
     if args.unroll is not None and not 1 <= args.unroll <= MAX_UNROLL:
         raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_UNROLL}")
     cc, cflags = _verify_flags(args)
-    options = OptimizeOptions(
+    options = OptimizeOptions.from_flags(
         scheduler="identity" if args.identity else args.scheduler,
         fuse=args.fuse, negative_coefficients=args.negative,
         tile=args.tile and not args.identity, tile_sizes=sizes, l2tile=args.l2tile,
@@ -194,7 +194,7 @@ def _schedules_in(args, options):
         text = path.read_text()
     except OSError as err:
         raise UsageError(f"{flag} {path}: {err.strerror or err}") from None
-    scops = extract(args.file, defines=options.defines, include_dirs=options.include_dirs)
+    scops = extract(args.file, defines=options.source.defines, include_dirs=options.source.include_dirs)
     if args.trace is not None:
         import json
         try:
@@ -210,8 +210,8 @@ def _schedules_in(args, options):
                          f"{len(scops)} scop region{'s' if len(scops) != 1 else ''}")
     regions = []
     for k, item in enumerate(items):
-        program = Program.from_file(args.file, region=k, defines=options.defines,
-                                    include_dirs=options.include_dirs)
+        program = Program.from_file(args.file, region=k, defines=options.source.defines,
+                                    include_dirs=options.source.include_dirs)
         try:
             program = program.replay(Trace.from_json(item)) if args.trace is not None \
                 else program.set_schedule(item)
@@ -242,17 +242,7 @@ def _schedules_out(args, options, result) -> None:
                 if args.schedule is not None:
                     steps = [{"op": "set_schedule", "args": {"schedule": str(region.schedule)}}]
                 else:
-                    steps = [{"op": "auto_schedule", "args": {"scheduler": options.scheduler, "fuse": options.fuse,
-                                                              **({"negative_coefficients": True}
-                                                                 if options.negative_coefficients else {})}}]
-                    if options.tile or options.parallel or options.unroll:
-                        caches = cache_sizes()
-                        steps.append({"op": "auto_tile", "args": {
-                            "tile": options.tile, "sizes": options.tile_sizes, "parallel": options.parallel,
-                            "l2tile": options.l2tile, "simd": True, "unroll": options.unroll,
-                            "reassociate": options.reassociate, "wavefront": True,
-                            "intra_tile_reorder": True, "tile_depth1": False,
-                            "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3}}})
+                    steps = options.trace_steps(cache_sizes())
                 documents.append(Trace(steps, str(args.file), k).to_dict())
         text = "\n".join(Trace.from_json(d).to_json() for d in documents) if len(documents) == 1 \
             else "[\n" + ",\n".join(Trace.from_json(d).to_json() for d in documents) + "\n]"
@@ -281,12 +271,13 @@ def _tensorized(args, options):
     if args.trace or args.schedule or args.save_trace or args.save_schedule:
         raise UsageError("--tensorize does not combine with --trace, --schedule, --save-trace or --save-schedule")
     intrinsics = load_intrinsics(None if args.tensorize == "auto" else args.tensorize)
-    program = Program.from_file(args.file, defines=options.defines or None,
-                                include_dirs=options.include_dirs or None)
-    program, report = auto_tensorize(program, intrinsics, parallel=options.parallel)
+    program = Program.from_file(args.file, defines=options.source.defines or None,
+                                include_dirs=options.source.include_dirs or None)
+    program, report = auto_tensorize(program, intrinsics,
+                                     parallel=options.tiling is not None and options.tiling.parallel)
     if not any(item.applied for item in report):
         return None
-    options.include_dirs = [*options.include_dirs, str(INCLUDE_DIR)]
+    options.source.include_dirs = [*options.source.include_dirs, str(INCLUDE_DIR)]
     lines = ["tensorize: " + item.describe() for item in report]
     lines.append(f"compile with -I {INCLUDE_DIR}")
     return _Tensorized(program.c_code(), lines)
@@ -300,16 +291,16 @@ def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):
     from polysched.bench import DEFAULT_CC, DEFAULT_CFLAGS, verify
     from polysched.cli.common import write_output
 
-    chosen = any(name.endswith("_DATASET") for name in options.defines)
+    chosen = any(name.endswith("_DATASET") for name in options.source.defines)
     with tempfile.TemporaryDirectory(prefix="polysched-candidate-") as tmp:
         name = args.output.name if args.output.suffix == ".c" else "candidate.c"
         candidate = Path(tmp) / name
         write_output(candidate, text)
         return verify(args.file, candidate, cc=cc or DEFAULT_CC,
                       cflags=DEFAULT_CFLAGS if cflags is None else cflags,
-                      defines=options.defines,
+                      defines=options.source.defines,
                       dataset=None if chosen else default_dataset(args.file),
-                      include_dirs=[*options.include_dirs, str(args.output.resolve().parent)],
+                      include_dirs=[*options.source.include_dirs, str(args.output.resolve().parent)],
                       extra_sources=args.extra_sources)
 
 

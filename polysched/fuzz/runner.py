@@ -21,10 +21,12 @@ Per program (one task of the process pool):
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pickle
 import re
+import select
 import signal
 import tempfile
 import time
@@ -36,7 +38,7 @@ from typing import Callable
 
 from .generator import InvalidProgram, Program, features, generate, render
 
-# mode name -> OptimizeOptions fields
+# mode name -> OptimizeOptions.from_flags arguments
 MODES: dict[str, dict] = {
     "identity": {"scheduler": "identity"},
     "isl-no": {"scheduler": "isl", "fuse": "no"},
@@ -118,89 +120,117 @@ class FuzzConfig:
 
 def _options(mode: str):
     from polysched.pipeline import OptimizeOptions
-    return OptimizeOptions(**MODES[mode])
+    return OptimizeOptions.from_flags(**MODES[mode])
 
 
-def optimize_isolated(path: Path, mode: str, timeout: float) -> tuple[str, str, str]:
-    """``polysched.pipeline.optimize`` in a forked child: ``("ok", text, "")``,
-    ``("rejected", message, "")``, ``("crash", message, traceback)`` or
-    ``("hang", message, "")``. The pipeline is looked up at call time (tests patch it).
+def optimize_isolated(path: Path, modes: list[str], timeout: float) -> dict[str, tuple[str, str, str]]:
+    """``polysched.pipeline.optimize`` of ``path`` under each of ``modes``, in a forked
+    child, one mode after the other with one `StageCache` (the modes that share a
+    schedule compute it once). Per mode that got an answer: ``("ok", text, "")``,
+    ``("rejected", message, "")``, ``("crash", message, traceback)`` or ``("hang",
+    message, "")``; the run stops at the first hang or death of the child, so the
+    modes after it have none (the caller starts them again).
 
-    The child leads its own process group and writes its answer to a file; the parent
-    polls for its exit. On a timeout the whole group is killed (polysched may fork
-    helpers, e.g. a time-limited isl scheduler, which must not outlive the child)."""
-    options = _options(mode)
-    fd, answer_name = tempfile.mkstemp(prefix="polysched-fuzz-answer-")
-    os.close(fd)
-    answer = Path(answer_name)
+    The child leads its own process group and reports on a pipe when it starts a mode
+    and what the mode gave. Each mode has ``timeout`` seconds of the child's CPU time
+    (``WALL_FACTOR`` times as many of wall time); past it, or when the child dies, the
+    whole group is killed (polysched may fork helpers, e.g. a time-limited isl
+    scheduler, which must not outlive it). The pipeline is looked up at call time
+    (tests patch it)."""
+    read_fd, write_fd = os.pipe()
     pid = os.fork()
-    if pid == 0:      # child
-        code = 0
-        try:
-            os.setpgid(0, 0)
-            _die_with_parent()
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            try:
-                import resource
-                resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-            except (ImportError, ValueError, OSError):
-                pass
-            from polysched import pipeline
-            from polysched.scop import ScopError
-            try:
-                payload = ("ok", pipeline.optimize(path, options).text, "")
-            except ScopError as err:
-                payload = ("rejected", str(err).replace("\n", " "), "")
-            except BaseException as err:     # noqa: BLE001 - everything else is a crash
-                first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-                payload = ("crash", f"{type(err).__name__}: {first}"[:300], traceback.format_exc())
-            answer.write_bytes(pickle.dumps(payload))
-        except BaseException:               # noqa: BLE001
-            code = 1
-        finally:
-            os._exit(code)
-    start = time.monotonic()
-    timed_out = False
-    delay = 0.002
+    if pid == 0:
+        os.close(read_fd)
+        _child_optimize(path, modes, write_fd)
+    os.close(write_fd)
+    results: dict[str, tuple[str, str, str]] = {}
+    buffer = bytearray()
+    current, mode_cpu, mode_wall = None, 0.0, time.monotonic()
     cpu = 0.0
+    status = 0
+    eof = timed_out = False
     try:
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            cpu = _cpu_seconds(pid)
-            wall = time.monotonic() - start
-            # CPU time when the system tells it (a shared, loaded machine must not
-            # turn slow runs into hangs), and a generous wall-clock limit in any case.
-            if (cpu if cpu >= 0 else wall) > timeout or wall > WALL_FACTOR * timeout:
-                timed_out = True
-                _kill_group(pid)
-                _, status = os.waitpid(pid, 0)
-                break
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-        # helpers the child may have left in its group (the group id stays valid while
-        # a member lives, so this cannot hit an unrelated process)
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        data = answer.read_bytes()
+        while not eof:
+            ready, _, _ = select.select([read_fd], [], [], 0.05)
+            if ready:
+                chunk = os.read(read_fd, 1 << 20)
+                eof = not chunk
+                buffer += chunk
+                stream = io.BytesIO(bytes(buffer))
+                while True:
+                    position = stream.tell()
+                    try:
+                        event, mode, payload = pickle.load(stream)
+                    except (EOFError, pickle.UnpicklingError, ValueError, IndexError):
+                        stream.seek(position)
+                        break
+                    if event == "start":
+                        current, mode_cpu, mode_wall = mode, max(_cpu_seconds(pid), 0.0), time.monotonic()
+                    else:
+                        results[mode], current = payload, None
+                del buffer[:stream.tell()]
+            if current is not None and not eof:
+                cpu = _cpu_seconds(pid)
+                wall = time.monotonic() - mode_wall
+                # CPU time when the system tells it (a shared, loaded machine must not
+                # turn slow runs into hangs), and a generous wall-clock limit in any case.
+                if (cpu - mode_cpu if cpu >= 0 else wall) > timeout or wall > WALL_FACTOR * timeout:
+                    timed_out = True
+                    break
     finally:
-        answer.unlink(missing_ok=True)
+        os.close(read_fd)
+        _kill_group(pid)
+        _, status = os.waitpid(pid, 0)
+    if current is None:
+        if len(results) == len(modes):
+            return results
+        current = modes[len(results)]      # died between two modes: the next one is blamed
     if timed_out:
-        wall = time.monotonic() - start
-        return "hang", (f"optimize did not finish in {timeout:g} s (CPU {max(cpu, 0):.0f} s, "
-                        f"wall {wall:.0f} s)"), ""
+        wall = time.monotonic() - mode_wall
+        results[current] = ("hang", (f"optimize did not finish in {timeout:g} s (CPU "
+                                     f"{max(cpu - mode_cpu, 0):.0f} s, wall {wall:.0f} s)"), "")
+    elif os.WIFSIGNALED(status):
+        results[current] = ("crash", f"optimize killed by {signal.Signals(os.WTERMSIG(status)).name}", "")
+    else:
+        results[current] = ("crash", f"optimize exited with status {os.WEXITSTATUS(status)} "
+                                     "without an answer", "")
+    return results
+
+
+def _child_optimize(path: Path, modes: list[str], out_fd: int) -> None:
+    """The child of `_optimize_batch`: never returns."""
+    code = 0
     try:
-        return pickle.loads(data)
-    except Exception:                      # noqa: BLE001
-        if os.WIFSIGNALED(status):
-            name = signal.Signals(os.WTERMSIG(status)).name
-            return "crash", f"optimize killed by {name}", ""
-        return "crash", f"optimize exited with status {os.WEXITSTATUS(status)} without an answer", ""
+        os.setpgid(0, 0)
+        _die_with_parent()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        try:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        except (ImportError, ValueError, OSError):
+            pass
+        from polysched import pipeline
+        from polysched.scop import ScopError
+        cache = pipeline.StageCache()
+        with os.fdopen(out_fd, "wb") as out:
+            for mode in modes:
+                pickle.dump(("start", mode, None), out)
+                out.flush()
+                try:
+                    payload = ("ok", pipeline.optimize(path, _options(mode), cache=cache).text, "")
+                except ScopError as err:
+                    payload = ("rejected", str(err).replace("\n", " "), "")
+                except BaseException as err:     # noqa: BLE001 - everything else is a crash
+                    first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+                    payload = ("crash", f"{type(err).__name__}: {first}"[:300], traceback.format_exc())
+                pickle.dump(("done", mode, payload), out)
+                out.flush()
+    except BaseException:               # noqa: BLE001
+        code = 1
+    finally:
+        os._exit(code)
 
 
 def _die_with_parent() -> None:
@@ -290,27 +320,49 @@ class Evaluator:
         self.reference = run.stdout
 
     def evaluate(self, mode: str) -> ModeResult:
-        start = time.perf_counter()
-        result = self._evaluate(mode)
-        result.seconds = time.perf_counter() - start
-        return result
+        return self.evaluate_all([mode])[0]
 
-    def _evaluate(self, mode: str) -> ModeResult:
+    def evaluate_all(self, modes: list[str]) -> list[ModeResult]:
+        """Each mode's result, in the order of ``modes``; optimize runs for all of them
+        in one child (see `optimize_isolated`), started again after a hang or crash."""
+        start = time.perf_counter()
+        answers: dict[str, tuple[str, str, str]] = {}
+        pending = list(modes)
+        while pending:
+            answers.update(optimize_isolated(self.source, pending, self.timeout))
+            for mode in pending:
+                options = MODES[mode]
+                if answers.get(mode, ("",))[0] == "hang" and \
+                        not any(options.get(k) for k in ("tile", "parallel", "unroll")):
+                    self._hung_schedules.setdefault(self._schedule_key(mode), mode)
+            pending = [m for m in pending if m not in answers]
+            for mode in pending:
+                # The pipeline computes the same schedule first, which already ran past
+                # the limit in a mode that does nothing else: not run again.
+                key = self._schedule_key(mode)
+                if key in self._hung_schedules:
+                    answers[mode] = ("hang", f"optimize did not finish in {self.timeout:g} s "
+                                     f"(not run; inferred: scheduling with {key[0]}/{key[1]} "
+                                     f"timed out in mode {self._hung_schedules[key]})", "")
+            pending = [m for m in pending if m not in answers]
+        optimize_seconds = (time.perf_counter() - start) / max(len(modes), 1)
+        results = []
+        for mode in modes:
+            start = time.perf_counter()
+            result = self._judge(mode, *answers[mode])
+            result.seconds = time.perf_counter() - start + optimize_seconds
+            results.append(result)
+        return results
+
+    @staticmethod
+    def _schedule_key(mode: str) -> tuple[str, str]:
         options = MODES[mode]
-        schedule_key = (options.get("scheduler", "pluto"), options.get("fuse", "smart"))
-        if schedule_key in self._hung_schedules:
-            # The pipeline computes the same schedule first, which already ran past
-            # the limit in a mode that does nothing else: not run again.
-            return ModeResult(mode, "hang", f"optimize did not finish in {self.timeout:g} s "
-                              f"(not run; inferred: scheduling with {schedule_key[0]}/{schedule_key[1]} "
-                              f"timed out in mode {self._hung_schedules[schedule_key]})")
-        kind, message, log = optimize_isolated(self.source, mode, self.timeout)
+        return options.get("scheduler", "pluto"), options.get("fuse", "smart")
+
+    def _judge(self, mode: str, kind: str, message: str, log: str) -> ModeResult:
+        """The mode's result from optimize's answer: its output compiled and run."""
         if kind != "ok":
-            message = message.replace(str(self.source), self.source.name)
-        if kind == "hang" and not any(options.get(k) for k in ("tile", "parallel", "unroll")):
-            self._hung_schedules[schedule_key] = mode
-        if kind != "ok":
-            return ModeResult(mode, kind, message, log=log)
+            return ModeResult(mode, kind, message.replace(str(self.source), self.source.name), log=log)
         output = message
         key = hashlib.sha1(output.encode()).hexdigest()
         if key in self._by_output:
@@ -392,8 +444,7 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
             result.invalid = evaluator.invalid
             _write_invalid(config, program, text, result)
             return result
-        for mode in config.modes:
-            result.results.append(evaluator.evaluate(mode))
+        result.results.extend(evaluator.evaluate_all(list(config.modes)))
     failures = [r for r in result.results if r.kind in FAILURES]
     if failures and config.out is not None:
         _write_failures(config, program, text, failures, result)
