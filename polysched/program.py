@@ -480,8 +480,7 @@ class Program:
     def _scalar_clauses(self, stmt: str, depth: int, reassociate: bool):
         """The ``Parallel`` mark for loop ``(stmt, depth)`` with the private and
         reduction scalars the dataflow allows, and the scalars that block it."""
-        from polysched.tiling.analysis import ScopAccesses, mupa_rows, rows
-        from polysched.tiling.scalars import classify_scalars
+        from polysched.dependence import ScopAccesses, classify_scalars, mupa_rows, rows
         from polysched.transform.loops import loop, node_at
         lp = loop(self.scop, self._schedule, stmt, depth, f"parallel({stmt!r}, {depth!r})")
         node = node_at(self._schedule, lp.path)

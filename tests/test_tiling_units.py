@@ -6,7 +6,7 @@ import islpy as isl
 import pytest
 
 from polysched.tiling.cache import FALLBACK_L1D, FALLBACK_L2, FALLBACK_L3, cache_sizes, parse_size
-from polysched.tiling.scalars import reduction_operator, used_after_scop
+from polysched.dependence.scalars import reduction_operator, used_after_scop
 from polysched.tiling.stride import Stride, classify, point_order
 from test_tiling_support import PRIVATE, scop_of
 

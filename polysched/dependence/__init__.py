@@ -1,17 +1,31 @@
 """Exact dependences (isl dataflow and memory-based), distance/direction vectors,
-SCCs, and legality of schedules with concrete witnesses.
+SCCs, legality of schedules with concrete witnesses, and what each loop carries.
 
     deps = analyze(scop)                 # Dependences: flow, raw, war, waw, rar
     deps.pairs("flow")                   # per statement pair: relation, levels, vectors
     result = check(scop, deps, schedule) # Legality: legal?, violations with witnesses, bands
+    is_parallel(deps.validity, outer, member)          # loops: one loop's questions
+    band_flags(deps.validity, outer, band_schedule)    # loops: parallel members, permutable
+    classify_scalars(scop, ScopAccesses(scop), domain, iteration)  # scalars: private/reduction
 """
 from .analysis import (KINDS, VALIDITY_KINDS, Dependences, PairDependence, analyze, memory_dependences,
                        statement_times)
 
-from .legality import (BandInfo, Legality, ScheduleError, Violation, Witness, check, parse_schedule,
-                       violated_dependences)
+from .legality import (BandInfo, Legality, ScheduleError, Violation, Witness, check, is_legal,
+                       parse_schedule, violated_dependences)
+from .loops import (BandFlags, band_flags, carried, empty_rows, is_forward, is_parallel, is_permutable,
+                    live, mupa_rows, node_band_flags, prefix_is_empty, prefix_rows, rows, same_value)
+from .scalars import (ScalarFlow, ScalarVerdict, ScopAccesses, classify_scalars, is_integer_type,
+                      private_reason, reduction_of, reduction_operator, restrict_to_array,
+                      used_after_scop)
 
 __all__ = ["KINDS", "VALIDITY_KINDS", "Dependences", "PairDependence", "analyze", "memory_dependences",
            "statement_times",
-           "BandInfo", "Legality", "ScheduleError", "Violation", "Witness", "check", "parse_schedule",
-           "violated_dependences"]
+           "BandInfo", "Legality", "ScheduleError", "Violation", "Witness", "check", "is_legal",
+           "parse_schedule", "violated_dependences",
+           "BandFlags", "band_flags", "carried", "empty_rows", "is_forward", "is_parallel",
+           "is_permutable", "live", "mupa_rows", "node_band_flags", "prefix_is_empty", "prefix_rows",
+           "rows", "same_value",
+           "ScalarFlow", "ScalarVerdict", "ScopAccesses", "classify_scalars", "is_integer_type",
+           "private_reason", "reduction_of", "reduction_operator", "restrict_to_array",
+           "used_after_scop"]

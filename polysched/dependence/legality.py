@@ -9,7 +9,7 @@ source instance, one sink instance, parameter values, and both schedule times.
 Per band of a tree it also reports which members are parallel (zero difference on
 every validity dependence not satisfied by outer dimensions, earlier members of the
 band included) and whether the band is permutable (every member's difference >= 0
-on every validity dependence not satisfied by outer bands).
+on every validity dependence not satisfied by outer bands): ``loops.band_flags``.
 """
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from polysched.marks import LOOP_CLAIMS, Parallel, parse_mark
 
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
+from .loops import mupa_rows, node_band_flags, prefix_rows, rows, same_value
+from .scalars import ScopAccesses, private_reason, reduction_of
 
 
 class ScheduleError(PolyschedError, ValueError):
@@ -152,6 +154,11 @@ def violated_dependences(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.
     smap = schedule.get_map().intersect_domain(schedule.get_domain())
     before = smap.lex_lt_union_map(smap)
     return validity.intersect_domain(schedule.get_domain()).subtract(before)
+
+
+def is_legal(schedule: isl.Schedule, validity: isl.UnionMap) -> bool:
+    """``schedule`` runs every pair of ``validity`` in order (no violated dependence)."""
+    return violated_dependences(schedule, validity).is_empty()
 
 
 def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | isl.UnionMap:
@@ -310,27 +317,9 @@ def _analyze_band(node: isl.ScheduleNode, path: tuple[int, ...],
                   validity: isl.UnionMap) -> BandInfo:
     n = node.band_n_member()
     domain = node.get_domain()
-    prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
-    partial = node.band_get_partial_schedule_union_map().intersect_domain(domain)
-    # Dependences both of whose ends reach this band and that the outer bands leave
-    # unordered (equal prefix); the ones with sink ahead are already satisfied.
-    local = validity.intersect_domain(domain).intersect_range(domain)
-    local = local.intersect(prefix.apply_range(prefix.reverse()))
-    deltas_union = local.apply_domain(partial).apply_range(partial).deltas()
-    sets: list[isl.Set] = []
-    deltas_union.foreach_set(sets.append)
-    parallel = [True] * n
-    permutable = True
-    for deltas in sets:
-        rest = deltas
-        for k in range(n):
-            if not rest.upper_bound_val(isl.dim_type.set, k, isl.Val(-1)).is_empty():
-                parallel[k] = False
-            if not rest.lower_bound_val(isl.dim_type.set, k, isl.Val(1)).is_empty():
-                parallel[k] = False
-            rest = rest.fix_val(isl.dim_type.set, k, isl.Val(0))
-            if not deltas.upper_bound_val(isl.dim_type.set, k, isl.Val(-1)).is_empty():
-                permutable = False
+    # only dependences both of whose ends reach this band and that the outer bands
+    # leave unordered (equal prefix) count: the others are satisfied above
+    parallel, permutable = node_band_flags(validity, node)
     shown = node.band_get_partial_schedule()
     try:   # drop the domain constraints from the printed form
         shown = shown.gist(isl.UnionSet.universe(domain)).gist(domain)
@@ -351,8 +340,7 @@ def _set_node_violations(tree: isl.Schedule, deps: Dependences, maps: dict[str, 
 
     def visit(node: isl.ScheduleNode) -> None:
         if node.get_type() == isl.schedule_node_type.set:
-            prefix = node.get_prefix_schedule_union_map()
-            same_time = prefix.apply_range(prefix.reverse())
+            same_time = same_value(node.get_prefix_schedule_union_map())
             filters = [node.child(k).filter_get_filter() for k in range(node.n_children())]
             for kind in VALIDITY_KINDS:
                 for rec in deps.pairs(kind):
@@ -391,14 +379,9 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
     ``cache`` keeps the SCoP's per-array dependences across the marks of one check."""
     if not isinstance(mark, Parallel) or not mark.scalars:
         return []
-    # imported here: the tiling layer builds on this module
-    from polysched.tiling.analysis import ScopAccesses, rows, same_value
-    from polysched.tiling.scalars import _private_reason, _reduction
-
     domain = band.get_domain()
-    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
-    member = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(0))
-    same_iteration = same_value(rows(prefix, member.intersect_domain(domain)))
+    member = mupa_rows(band.band_get_partial_schedule(), [0])
+    same_iteration = same_value(rows(prefix_rows(band), member.intersect_domain(domain)))
     if "accesses" not in cache:
         cache["accesses"] = ScopAccesses(scop)
     accesses = cache["accesses"]
@@ -407,14 +390,14 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
         if name not in scop.arrays:
             found.append(f"private '{name}' is not a variable of the SCoP")
             continue
-        reason = _private_reason(scop, accesses, name, domain, same_iteration)
+        reason = private_reason(scop, accesses, name, domain, same_iteration)
         if reason is not None:
             found.append(f"'{name}' cannot be private ({reason})")
     for op, name in mark.reductions:
         if name not in scop.arrays:
             found.append(f"reduction '{name}' is not a variable of the SCoP")
             continue
-        actual = _reduction(scop, accesses, name, domain)
+        actual = reduction_of(scop, accesses, name, domain)
         if actual != op:
             found.append(f"'{name}' is not a '{op}' reduction in this loop"
                          + (f" (its updates are '{actual}')" if actual else ""))
@@ -479,9 +462,7 @@ def _carried_conflicts(band: isl.ScheduleNode, writes: isl.UnionMap, accesses: i
     """``{ S[i] -> T[j] }``: instance pairs below ``band`` with equal outer schedule and
     different values of its first member that touch one element, one of them writing."""
     domain = band.get_domain()
-    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
-    member = band.band_get_partial_schedule().get_at(0)
-    member_map = isl.UnionMap.from_union_pw_aff(member).intersect_domain(domain)
+    member_map = mupa_rows(band.band_get_partial_schedule(), [0]).intersect_domain(domain)
 
     def keep(umap: isl.UnionMap) -> isl.UnionMap:
         kept = isl.UnionMap.empty(umap.get_space())
@@ -492,9 +473,8 @@ def _carried_conflicts(band: isl.ScheduleNode, writes: isl.UnionMap, accesses: i
 
     w, a = keep(writes), keep(accesses)
     conflicts = w.apply_range(a.reverse()).union(a.apply_range(w.reverse()))
-    same_outer = prefix.apply_range(prefix.reverse())
-    other_iteration = member_map.apply_range(member_map.reverse())
-    other_iteration = isl.UnionMap.from_domain_and_range(domain, domain).subtract(other_iteration)
+    same_outer = same_value(prefix_rows(band))
+    other_iteration = isl.UnionMap.from_domain_and_range(domain, domain).subtract(same_value(member_map))
     return conflicts.intersect(same_outer).intersect(other_iteration)
 
 

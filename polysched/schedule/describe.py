@@ -16,6 +16,7 @@ import re
 
 import islpy as isl
 
+from polysched.dependence.loops import carried, same_value
 from polysched.islutil import maps_of, sets_of
 
 DEPENDENCE_KINDS = ("raw", "war", "waw")
@@ -91,11 +92,11 @@ class _Describer:
                 if s not in stmts:
                     continue
                 self.rows.setdefault(s, []).append(_expression(m, self.iterators.get(s)))
-            earlier = umap.lex_lt_union_map(umap)
-            same = umap.apply_range(umap.reverse())
+            # ``deps`` holds only what the outer rows leave live (narrowed member by member)
+            same = same_value(umap)
             satisfied = []
             for name, rel in deps.items():
-                satisfied += [f"{name} {p}" for p in _pairs(rel.intersect(earlier))]
+                satisfied += [f"{name} {p}" for p in _pairs(carried(rel, None, umap))]
                 deps = {**deps, name: rel.intersect(same)}
             par = "parallel" if node.band_member_get_coincident(k) else "sequential"
             self.lines.append(f"  member {k}: {par:10s}  satisfies: {', '.join(satisfied) or '-'}")

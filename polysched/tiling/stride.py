@@ -15,9 +15,8 @@ from enum import Enum
 
 import islpy as isl
 
+from polysched.islutil import maps_of
 from polysched.scop.model import Scop
-
-from .analysis import maps_of
 
 
 class Stride(Enum):

@@ -18,16 +18,16 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.dependence import violated_dependences
+from polysched.dependence.loops import (is_parallel, is_permutable, mupa_rows, prefix_is_empty,
+                                        prefix_rows, rows)
+from polysched.dependence.scalars import ScopAccesses, classify_scalars
 from polysched.errors import PolyschedError
 from polysched.islutil import sets_of
 from polysched.scop.model import Scop
 
-from .analysis import (ScopAccesses, is_parallel, is_permutable, mupa_rows, prefix_is_empty,
-                       prefix_rows, rows)
 from .cache import CacheSizes, cache_sizes
 from .footprint import band_space, choose_multiple, choose_sizes, instance_count, outer_iterations
 from .options import BandReport, TileOptions, TilingReport
-from .scalars import classify_scalars
 from .stride import Stride, member_scores, member_strides, point_order, unit_stride_writes
 
 _band = isl.schedule_node_type.band

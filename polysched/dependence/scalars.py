@@ -1,5 +1,12 @@
 """OpenMP data-sharing of scalars written inside a loop that is to run in parallel.
 
+Notation: ``memory[A] = { S[i] -> T[j] }``, the memory-based dependences (raw ∪ war ∪
+waw, every write a may-source, nothing killed) between accesses of array ``A``; for a
+scalar ``x``, ``flow { W[i] -> R[j] }`` (the write whose value the read sees, must-writes
+killing earlier values) and ``live_in { R[j] }`` (reads that may see the value from
+before the scop). A loop is given by ``iteration { S[i] -> [outer rows..., loop] }``:
+two instances run in the same iteration when ``same_value(iteration)`` relates them.
+
 A scalar (0-d array) written in the loop carries memory dependences on every loop, so
 the loop is parallel only if each such scalar is either
 
@@ -20,9 +27,77 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from polysched.islutil import maps_of
 from polysched.scop.model import Scop
 
-from .analysis import ScopAccesses, restrict_to_array, same_value
+from .analysis import memory_dependences, statement_times
+from .loops import same_value
+
+
+def restrict_to_array(umap: isl.UnionMap, array: str) -> isl.UnionMap:
+    """The part of an access relation ``{ S[i] -> A[f(i)] }`` that touches ``array``."""
+    result = isl.UnionMap.empty(umap.get_space())
+    for m in maps_of(umap):
+        if m.get_tuple_name(isl.dim_type.out) == array:
+            result = result.union(isl.UnionMap.from_map(m))
+    return result
+
+
+@dataclass
+class ScalarFlow:
+    """Value-based dataflow of one scalar ``x``: ``flow { W[i] -> R[j] }`` (the write
+    whose value the read sees) and ``live_in { R[j] }`` (reads that may see the value
+    from before the scop)."""
+
+    flow: isl.UnionMap
+    live_in: isl.UnionSet
+
+
+class ScopAccesses:
+    """Per-array memory dependences and scalar dataflow of a scop, computed once.
+
+    Memory-based (every write a may-source, nothing killed), with the original
+    schedule: ``memory[A] = raw ∪ war ∪ waw`` restricted to accesses of ``A``.
+    """
+
+    def __init__(self, scop: Scop):
+        self.scop = scop
+        self.reads = scop.reads
+        self.writes = scop.writes.union(scop.may_writes)
+        self.memory: dict[str, isl.UnionMap] = {}
+        times = statement_times(scop)
+        for name in scop.arrays:
+            reads = restrict_to_array(self.reads, name)
+            writes = restrict_to_array(self.writes, name)
+            self.memory[name] = memory_dependences(writes, reads, times).union(
+                memory_dependences(reads, writes, times)).union(memory_dependences(writes, writes, times))
+        self._scalar_flow: dict[str, ScalarFlow] = {}
+
+    def all_memory(self) -> isl.UnionMap:
+        result = isl.UnionMap.empty(self.scop.context.get_space())
+        for deps in self.memory.values():
+            result = result.union(deps)
+        return result
+
+    def memory_except(self, names: set[str]) -> isl.UnionMap:
+        result = isl.UnionMap.empty(self.scop.context.get_space())
+        for name, deps in self.memory.items():
+            if name not in names:
+                result = result.union(deps)
+        return result
+
+    def scalar_flow(self, name: str) -> ScalarFlow:
+        """Value-based flow of scalar ``name`` (must-writes kill earlier values)."""
+        if name not in self._scalar_flow:
+            reads = restrict_to_array(self.reads, name)
+            must = restrict_to_array(self.scop.writes, name)
+            may = restrict_to_array(self.scop.may_writes, name)
+            info = isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(may)
+            flow = info.set_schedule(self.scop.schedule).compute_flow()
+            self._scalar_flow[name] = ScalarFlow(
+                flow.get_may_dependence(), flow.get_may_no_source().domain())
+        return self._scalar_flow[name]
+
 
 _TYPE_WORDS = ("double", "float", "int", "long", "short", "char", "unsigned", "signed",
                "const", "static", "register", "volatile", "_Bool", "bool", "size_t",
@@ -157,7 +232,9 @@ def _is_declaration(text: str, start: int, end: int) -> bool:
 
 def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
                      iteration: isl.UnionMap, reassociate: bool = False) -> ScalarVerdict:
-    """Data-sharing of the scalars written by the instances ``domain`` of a loop.
+    """Data-sharing of the scalars written by the instances ``domain`` of a loop: a
+    scalar whose ``memory`` dependences the loop does not carry needs nothing, else it is
+    private (``private_reason`` is None), a reduction (``reduction_of``), or blocking.
 
     ``iteration``: ``{ S[i] -> [outer rows..., loop] }``: two instances with equal
     values run in the same iteration of the loop (and of every loop around it).
@@ -175,11 +252,11 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
         if accesses.memory[name].intersect_domain(domain).intersect_range(domain) \
                 .is_subset(same_iteration):
             continue
-        reason = _private_reason(scop, accesses, name, domain, same_iteration)
+        reason = private_reason(scop, accesses, name, domain, same_iteration)
         if reason is None:
             verdict.private.append(name)
             continue
-        op = _reduction(scop, accesses, name, domain)
+        op = reduction_of(scop, accesses, name, domain)
         if op is not None and not is_integer_type(array.element_type):
             if not reassociate:
                 verdict.blocking[name] = "floating-point reduction (parallel only with --reassociate)"
@@ -192,8 +269,13 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     return verdict
 
 
-def _private_reason(scop, accesses, name, domain, same_iteration) -> str | None:
-    """None if ``name`` is privatisable in the loop, else why not."""
+def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet,
+                   same_iteration: isl.UnionMap) -> str | None:
+    """None if scalar ``name`` can be ``private`` in the loop whose instances are
+    ``domain``, else why not. ``same_iteration { S[i] -> T[j] }``: the instance pairs
+    that run in one iteration (``same_value(iteration)``). Private means: no read in
+    ``domain`` is in ``live_in``, ``flow`` into ``domain`` stays in ``same_iteration``,
+    no ``flow`` out of ``domain``, and the scalar is not used after the scop."""
     flow = accesses.scalar_flow(name)
     reads = restrict_to_array(accesses.reads, name).intersect_domain(domain).domain()
     if not flow.live_in.intersect(reads).is_empty():
@@ -208,7 +290,11 @@ def _private_reason(scop, accesses, name, domain, same_iteration) -> str | None:
     return None
 
 
-def _reduction(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet) -> str | None:
+def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet) -> str | None:
+    """The OpenMP operator (``"+"``, ``"*"``) if every statement of ``domain`` touching
+    scalar ``name`` is an update ``name op= e`` of that one operator (one read and one
+    write of ``name``, see ``reduction_operator``), else None. Says nothing of the
+    element type: a floating-point reduction is a reassociation (``classify_scalars``)."""
     touching = restrict_to_array(accesses.reads.union(accesses.writes), name) \
         .intersect_domain(domain).domain()
     ops = set()
