@@ -141,6 +141,7 @@ _STEP_ARGS = {
     "strip_mine": ("stmt", "depth", "size"),
     "unroll_and_jam": ("stmt", "depth", "factor"),
     "wavefront": ("stmt", "depth"),
+    "separate": ("stmt", "depth"),
     "parallel": ("stmt", "depth", "private", "reductions", "reassociate"),
     "vectorize": ("stmt", "depth"),
     "unroll": ("stmt", "depth", "factor"),
@@ -439,6 +440,12 @@ class Program:
         """Loops ``depth, depth + 1`` become ``b_d + b_{d+1}`` and ``b_{d+1}``; the
         second is then parallel when the band was permutable."""
         return self._apply("wavefront", {"stmt": stmt, "depth": depth}, primitives.wavefront, stmt, depth)
+
+    def separate(self, stmt: str, depth: int) -> "Program":
+        """Generate loop ``(stmt, depth)`` as separate full and partial loops (isl's
+        ``separate`` option): no guards in the full loop, so it vectorizes. Always
+        legal: the order of the instances does not change."""
+        return self._apply("separate", {"stmt": stmt, "depth": depth}, primitives.separate, stmt, depth)
 
     def mark(self, stmt: str, depth: int, mark) -> "Program":
         """Put a :mod:`polysched.marks` value (or its text) on loop ``(stmt, depth)``."""

@@ -25,7 +25,7 @@ def test_no_parallel_region_forked_millions_of_times():
     parallel."""
     result = optimize(get("ludcmp").path, OptimizeOptions.from_flags(tile=True, parallel=True, reassociate=True))
     [region] = result.regions
-    assert sorted(_marks(region.schedule)).count("parallel reduction(+:w)") == 0
+    assert sorted(_marks(region.schedule)).count("parallel(reduction=+:w)") == 0
     notes = [note for band in region.tiling.bands for note in band.notes]
     assert any("fork/joins" in note for note in notes)
     assert sum("instances per fork/join" in note for note in notes) == 2

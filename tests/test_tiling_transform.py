@@ -110,7 +110,7 @@ def test_unroll_mark():
     scop, deps = setup(GEMM)
     result, report = tile_with_report(scop, deps, gemm_tree(scop),
                                       TileOptions(sizes=[8, 8, 8], unroll=4, simd=False))
-    assert marks(result).count("unroll 4") == 2
+    assert marks(result).count("unroll(4)") == 2
     assert legal(result, deps.validity)
 
 
@@ -260,14 +260,14 @@ def test_scalar_reduction_gets_reduction_clause():
     assert any("floating-point reduction" in n for b in report.bands for n in b.notes)
     result, report = tile_with_report(scop, deps, isl_schedule(scop, deps),
                                       TileOptions(parallel=True, reassociate=True))
-    assert "parallel reduction(+:s)" in marks(result)
+    assert "parallel(reduction=+:s)" in marks(result)
     assert legal(result, deps.validity)
 
 
 def test_private_scalar_gets_private_clause():
     scop, deps = setup(PRIVATE)
     result = tile(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
-    assert "parallel private(t)" in marks(result)
+    assert "parallel(private=t)" in marks(result)
 
 
 def test_non_privatizable_scalar_keeps_loop_sequential():
@@ -296,7 +296,7 @@ def test_scalar_read_only_needs_no_clause():
 def test_accumulator_reset_per_row_is_private():
     scop, deps = setup(ROWSUM)
     result, report = tile_with_report(scop, deps, isl_schedule(scop, deps), TileOptions(parallel=True))
-    assert marks(result)[0] == "parallel private(s)"
+    assert marks(result)[0] == "parallel(private=s)"
 
 
 def test_parallel_without_tiling():

@@ -58,7 +58,9 @@ class BandReport:
 
     ``schedule``: the band's partial schedule in isl notation, as found.
     ``parallel``: where the parallel mark went (``"tile loop 0"``, ``"wavefront"``,
-    ``"loop 1"``...) with its OpenMP clauses, or None.
+    ``"loop 1"``...) with its OpenMP clauses, or None. ``steps``: the primitive steps
+    the policy applied to the band (``{"op": "tile", "args": {...}}``, as in a
+    `polysched.Trace`).
     """
 
     depth: int
@@ -76,6 +78,7 @@ class BandReport:
     simd: bool = False
     unroll: int | None = None
     notes: list[str] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = [f"band@{self.depth} ({self.members} members, "
@@ -112,6 +115,13 @@ class TilingReport:
     @property
     def parallel(self) -> list[BandReport]:
         return [b for b in self.bands if b.parallel]
+
+    def steps(self) -> list[dict]:
+        """Every band's primitive steps in the order the policy applied them (innermost
+        band first): replayed on the input schedule (`polysched.Program.replay`), they
+        give the tiled schedule."""
+        return [step for band in reversed(self.bands) for step in band.steps
+                if not any(note.startswith("left as it is") for note in band.notes)]
 
     def __str__(self) -> str:
         return "\n".join(b.summary() for b in self.bands) or "(no band)"

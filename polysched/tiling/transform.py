@@ -1,14 +1,29 @@
-"""The tiling pass: tile permutable bands, order point loops, mark parallel / simd / unroll.
+"""The tiling policy: decide, per band, which schedule primitives to apply, then apply them.
 
-Input and output are isl schedule trees. For every band of the input tree (outermost
-first) the pass builds a chain of bands, each possibly under mark nodes:
+The policy reads the input tree and, for every band (outermost first), decides a list
+of primitive steps on loops named ``(stmt, depth)``, the same steps a researcher calls
+on :class:`polysched.Program` (``polysched.transform.primitives``):
 
-    [mark "parallel ..."]      tile band     { S[i] -> [floor(b_0/T_0), ...] }   (maybe wavefront)
-                               point band    { S[i] -> [b_p0, b_p1, ...] }      (permuted members)
-    [mark "simd"] [mark "unroll N"]  innermost point loop (own band)
+    tile(S, sizes, d)                   tile loops d..d+n-1 (twice with l2tile)
+    permute(S, order)                   point loops in stride-1 order
+    permute(S, [d + j, ...])            the parallel tile loop moved outermost
+    wavefront(S, d)                     when no tile loop is parallel: (t0 + t1, t1, ...)
+    parallel(S, d', private, reductions)
+    vectorize(S, innermost) / unroll(S, innermost [- 1], N)
+    separate(S, innermost)              full/partial tiles of the innermost point loop apart
 
-where ``b = P(S[i])`` is the band's partial schedule. Every decision is checked with the
-dependences (``analysis``), and the result is checked for legality before it is returned.
+``S`` is a statement the band schedules and ``d`` the depth of the band's first loop
+for ``S``. The steps are applied innermost band first, so the loop names decided on
+the input tree stay valid (a step renames loops only at or below its own band), and
+every band's steps are recorded in ``TilingReport.steps``: replaying them on the
+input tree (``Program.replay``) gives the same schedule. Band flags (permutable,
+coincident) are then recomputed from the dependences, and the result is checked for
+legality before it is returned.
+
+Every decision is asked of the dependences (``polysched.dependence.loops``): a band is
+tiled only when permutable, a loop marked parallel only when it carries no dependence
+except on private or reduction scalars (``polysched.dependence.scalars``), ``simd`` only
+on a stride-1 loop that carries none at all.
 """
 from __future__ import annotations
 
@@ -18,12 +33,15 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.dependence import violated_dependences
-from polysched.dependence.loops import (is_parallel, is_permutable, mupa_rows, prefix_is_empty,
-                                        prefix_rows, rows)
+from polysched.dependence.loops import (is_parallel, is_permutable, mupa_rows, node_band_flags,
+                                        prefix_is_empty, prefix_rows, rows)
 from polysched.dependence.scalars import ScopAccesses, classify_scalars
-from polysched.errors import PolyschedError
+from polysched.errors import PolyschedError, TransformError
 from polysched.islutil import sets_of
+from polysched.marks import Parallel, Simd, Unroll
 from polysched.scop.model import Scop
+from polysched.transform import primitives
+from polysched.transform.loops import path_of, statement_loops
 
 from .cache import CacheSizes, cache_sizes
 from .footprint import band_space, choose_multiple, choose_sizes, instance_count, outer_iterations
@@ -52,22 +70,7 @@ MAX_SEPARATED_STATEMENTS = 6
 
 
 class TilingError(PolyschedError, RuntimeError):
-    """The pass produced (or was given) a schedule that violates a dependence."""
-
-
-@dataclass
-class _Segment:
-    """One band of the chain that replaces an input band, with the marks above it."""
-
-    mupa: isl.MultiUnionPwAff
-    marks: list[str] = field(default_factory=list)
-    # ask isl to separate the innermost member's loop into full and partial parts, so
-    # the full part carries no guards and vectorizes (see transform_band)
-    separate_last: bool = False
-
-    @property
-    def n(self) -> int:
-        return self.mupa.dim(isl.dim_type.set)
+    """The policy produced (or was given) a schedule that violates a dependence."""
 
 
 def _permuted(mupa: isl.MultiUnionPwAff, order: list[int]) -> isl.MultiUnionPwAff:
@@ -104,7 +107,43 @@ def _deps_validity(deps) -> isl.UnionMap | None:
     return deps.validity
 
 
-class _TilingPass:
+def _clauses(mark: Parallel) -> str:
+    """OpenMP-style clauses of ``mark`` for the report: ``private(t) reduction(+:s)``."""
+    parts = [f"private({', '.join(mark.private)})"] if mark.private else []
+    by_op: dict[str, list[str]] = {}
+    for op, name in mark.reductions:
+        by_op.setdefault(op, []).append(name)
+    parts += [f"reduction({op}:{', '.join(names)})" for op, names in by_op.items()]
+    return " ".join(parts)
+
+
+def _step(op: str, **args) -> dict:
+    return {"op": op, "args": args}
+
+
+def _parallel_step(stmt: str, depth: int, mark: Parallel) -> dict:
+    args: dict = {"stmt": stmt, "depth": depth, "private": list(mark.private),
+                  "reductions": [list(r) for r in mark.reductions]}
+    return {"op": "parallel", "args": args}
+
+
+@dataclass
+class _Chain:
+    """The loops a band becomes, as the planner models them: the partial schedules of
+    the band's loops outermost first (what the steps will produce), the depth of the
+    first one for the band's statement, and the steps so far."""
+
+    stmt: str
+    depth: int
+    loops: list[isl.MultiUnionPwAff]           # one-member schedules, outermost first
+    steps: list[dict] = field(default_factory=list)
+
+    def rows(self, prefix: isl.UnionMap, upto: int) -> isl.UnionMap:
+        """The prefix rows followed by the first ``upto`` loops of the chain."""
+        return rows(prefix, *(mupa_rows(m) for m in self.loops[:upto]))
+
+
+class _Policy:
     def __init__(self, scop: Scop, validity: isl.UnionMap, accesses: ScopAccesses,
                  options: TileOptions, caches: CacheSizes):
         self.scop = scop
@@ -115,36 +154,49 @@ class _TilingPass:
         self.report = TilingReport()
         self._scalars = {n for n, a in scop.arrays.items() if a.is_scalar}
         self._array_deps = accesses.memory_except(self._scalars)
+        self.plans: list[list[dict]] = []          # steps per band, in walk order
+        self.reports: list[BandReport] = []        # the band of each plan
+        self._loops: dict[str, list] = {}
 
-    # -- tree walk -------------------------------------------------------------------
-    def walk(self, node: isl.ScheduleNode, parallel_above: bool) -> isl.ScheduleNode:
-        """Transform the subtree at ``node``; returns the node at the same position."""
+    # -- walk (on the input tree: nothing is rewritten while deciding) -------------------
+    def walk(self, schedule: isl.Schedule) -> None:
+        self._schedule = schedule
+        self._walk(schedule.get_root(), False)
+
+    def _walk(self, node: isl.ScheduleNode, parallel_above: bool) -> None:
         if node.get_type() == _band:
-            node, chain, parallel = self.transform_band(node, parallel_above)
-            bottom = node
-            for _ in range(chain):
-                bottom = bottom.child(0)
-            for i in range(bottom.n_children()):
-                bottom = self.walk(bottom.child(i), parallel_above or parallel).parent()
-            node = bottom
-            for _ in range(chain):
-                node = node.parent()
-            return node
+            parallel_above = self.plan_band(node, parallel_above) or parallel_above
         for i in range(node.n_children()):
-            node = self.walk(node.child(i), parallel_above).parent()
-        return node
+            self._walk(node.child(i), parallel_above)
+
+    def _name_of(self, node: isl.ScheduleNode) -> tuple[str, int] | None:
+        """``(stmt, depth)`` of the band's first loop: a statement it schedules (the
+        first in program order with instances there) for which that loop is the
+        band's first member; None when no statement names it (the band runs no
+        instance, or every statement is split over several branches)."""
+        path = path_of(node)
+        present = {s.get_tuple_name() for s in sets_of(node.get_domain()) if not s.is_empty()}
+        for stmt in self.scop.statements:
+            if stmt.name not in present:
+                continue
+            if stmt.name not in self._loops:
+                try:
+                    self._loops[stmt.name] = statement_loops(self.scop, self._schedule, stmt.name)
+                except TransformError:
+                    self._loops[stmt.name] = []
+            for lp in self._loops[stmt.name]:
+                if lp.path == path and lp.member == 0:
+                    return stmt.name, lp.depth
+        return None
 
     # -- one band ----------------------------------------------------------------------
-    def transform_band(self, node: isl.ScheduleNode, parallel_above: bool):
-        """Replace the band at ``node`` by a chain of segments.
-
-        Returns (node at the top of the chain, number of child steps from the top to
-        the last band of the chain, whether a parallel mark was placed).
-        """
+    def plan_band(self, node: isl.ScheduleNode, parallel_above: bool) -> bool:
+        """Decide the steps for the band at ``node``; returns whether a parallel mark
+        is among them."""
         opts = self.options
         n = node.band_n_member()
         if n == 0:           # a zero-dimensional band schedules nothing: leave it
-            return node, 0, False
+            return False
         mupa = node.band_get_partial_schedule()
         domain = node.get_domain()
         prefix = prefix_rows(node)
@@ -158,50 +210,55 @@ class _TilingPass:
         self.report.bands.append(report)
         if node.band_get_permutable() and not permutable:
             report.notes.append("input flags it permutable: dependences say no")
+        name = self._name_of(node)
+        if name is None:
+            report.notes.append("left as it is: no statement names its loops")
+            return False
+        chain = _Chain(name[0], name[1], [_sliced(mupa, k, k + 1) for k in range(n)])
         is_leaf = not _has_band_below(node.child(0))
         wants_parallel = opts.parallel and not parallel_above
 
-        segments: list[_Segment]
-        parallel_placed = False
+        placed = False
         if opts.tile and permutable and (n >= 2 or opts.tile_depth1):
-            segments, parallel_placed = self._tile(node, mupa, domain, prefix, n_prefix,
-                                                   report, wants_parallel)
-            point_order_ = report.point_order or list(range(n))
-            innermost_member = point_order_[-1]
+            placed = self._tile(chain, node, mupa, domain, prefix, n_prefix, report, wants_parallel)
+            innermost_member = (report.point_order or list(range(n)))[-1]
+            points = len(chain.loops) - n
         else:
-            segments = [_Segment(mupa)]
+            order = list(range(n))
             if permutable and n >= 2 and opts.intra_tile_reorder:
                 # the same stride-1 order as for point loops: legal for a permutable band
                 order = self._loop_order(node, mupa, prefix, n_prefix)
                 if order != list(range(n)):
-                    segments = [_Segment(_permuted(mupa, order))]
+                    self._permute(chain, 0, order)
                     report.notes.append(f"loops reordered {order}")
             if wants_parallel:
-                segments, parallel_placed = self._parallelize(segments, 0, domain, prefix,
-                                                              permutable, report, "loop")
-            innermost_member = self._innermost_original_member(segments, mupa)
+                placed = self._parallelize(chain, 0, n, domain, prefix, permutable, report, "loop")
+            innermost_member = next((k for k in range(n)
+                                     if mupa.get_at(k).plain_is_equal(chain.loops[-1].get_at(0))), None)
+            points = 0
 
         if is_leaf and (opts.simd or opts.unroll):
-            segments = self._mark_innermost(segments, domain, prefix, node, n_prefix,
-                                            innermost_member, report)
+            self._mark_innermost(chain, points, domain, prefix, node, n_prefix, innermost_member, report)
         if is_leaf and report.tiled and domain.n_set() <= MAX_SEPARATED_STATEMENTS:
             # Skewed point loops of fused statements otherwise keep per-statement guards
             # (`if (c5 >= 2 * c4 + 2)`) inside the innermost loop, which stops gcc from
             # vectorizing it: jacobi-2d 2.2x, heat-3d 1.9x faster separated.
-            segments[-1].separate_last = True
+            chain.steps.append(_step("separate", stmt=chain.stmt, depth=chain.depth + len(chain.loops) - 1))
+        self.plans.append(chain.steps)
+        self.reports.append(report)
+        report.steps = chain.steps
+        return placed
 
-        return self._build(node, segments, prefix), sum(1 + len(s.marks) for s in segments) - 1, \
-            parallel_placed
+    def _permute(self, chain: _Chain, start: int, order: list[int]) -> None:
+        """Loops ``start + order[k]`` become loop ``start + k`` of the chain."""
+        if order == list(range(len(order))):
+            return
+        part = chain.loops[start:start + len(order)]
+        chain.loops[start:start + len(order)] = [part[k] for k in order]
+        chain.steps.append(_step("permute", stmt=chain.stmt,
+                                 order=[chain.depth + start + k for k in order]))
 
-    def _innermost_original_member(self, segments: list[_Segment], mupa) -> int | None:
-        """Which member of the input band the innermost loop of the chain is."""
-        last = segments[-1].mupa.get_at(segments[-1].n - 1)
-        for k in range(mupa.dim(isl.dim_type.set)):
-            if mupa.get_at(k).plain_is_equal(last):
-                return k
-        return None
-
-    def _tile(self, node, mupa, domain, prefix, n_prefix, report, wants_parallel):
+    def _tile(self, chain: _Chain, node, mupa, domain, prefix, n_prefix, report, wants_parallel) -> bool:
         opts = self.options
         n = mupa.dim(isl.dim_type.set)
         given = self._given_sizes(domain)[:n]
@@ -221,22 +278,23 @@ class _TilingPass:
             order = self._loop_order(node, mupa, prefix, n_prefix)
         report.point_order = order
 
-        tile_mupa = _tiled(mupa, sizes)
-        segments = []
+        tiles = []
         if opts.l2tile:
             multiple = choose_multiple(space, sizes, int(CACHE_SHARE * self.caches.l2))
             report.l2_sizes = [s * m for s, m in zip(sizes, multiple)]
-            segments.append(_Segment(_tiled(mupa, report.l2_sizes)))
-        segments.append(_Segment(tile_mupa))
-        segments.append(_Segment(_permuted(mupa, order)))
+            chain.steps.append(_step("tile", stmt=chain.stmt, sizes=report.l2_sizes, depth=chain.depth))
+            tiles.append(_tiled(mupa, report.l2_sizes))
+        chain.steps.append(_step("tile", stmt=chain.stmt, sizes=sizes, depth=chain.depth + len(tiles) * n))
+        tiles.append(_tiled(mupa, sizes))
+        chain.loops = [_sliced(t, k, k + 1) for t in tiles for k in range(n)] + chain.loops
+        self._permute(chain, len(tiles) * n, order)
 
         placed = False
         if wants_parallel:
-            segments, placed = self._parallelize(segments, 0, domain, prefix, True, report,
-                                                 "tile loop")
+            placed = self._parallelize(chain, 0, n, domain, prefix, True, report, "tile loop")
             if not placed and n >= 2 and opts.wavefront:
-                segments, placed = self._wavefront(segments, domain, prefix, report)
-        return segments, placed
+                placed = self._wavefront(chain, n, domain, prefix, report)
+        return placed
 
     def _given_sizes(self, domain: isl.UnionSet) -> list[int]:
         """The user's sizes for the band scheduling ``domain``: ``TileOptions.sizes``, or
@@ -265,10 +323,10 @@ class _TilingPass:
         return point_order(scores, vectorizable)
 
     # -- parallelism -------------------------------------------------------------------
-    def _parallel_clauses(self, domain, outer: isl.UnionMap, member: isl.UnionMap,
-                          report: BandReport) -> str | None:
-        """OpenMP clauses ("" for none) if the loop of ``member`` inside ``outer`` can run
-        in parallel, else None. Scalars are handled by ``scalars.classify_scalars``."""
+    def _parallel_mark(self, domain, outer: isl.UnionMap, member: isl.UnionMap,
+                       report: BandReport) -> Parallel | None:
+        """The ``Parallel`` mark (with its private and reduction scalars) if the loop of
+        ``member`` inside ``outer`` can run in parallel, else None."""
         if not is_parallel(self._array_deps, outer, member):
             return None
         verdict = classify_scalars(self.scop, self.accesses, domain, rows(outer, member),
@@ -283,37 +341,35 @@ class _TilingPass:
             note = f"floating-point reduction of {name} reassociated (--reassociate)"
             if note not in report.notes:
                 report.notes.append(note)
-        return verdict.clauses
+        return Parallel(tuple(verdict.private), tuple((op, name) for name, op in verdict.reductions))
 
-    def _parallelize(self, segments, index, domain, prefix, permutable, report, what):
-        """Mark the outermost parallel member of ``segments[index]``: moved to the front
-        when the band is permutable, else split off (an inner parallel loop)."""
-        seg = segments[index]
-        outer = rows(prefix, *(mupa_rows(s.mupa) for s in segments[:index]))
-        members = [mupa_rows(seg.mupa, [k]) for k in range(seg.n)]
-        nested = not prefix_is_empty(prefix)
-        for j in range(seg.n):
-            inner_outer = outer if permutable else rows(outer, *members[:j])
-            clauses = self._parallel_clauses(domain, inner_outer, members[j], report)
-            if clauses is None:
+    def _parallelize(self, chain: _Chain, start: int, n: int, domain, prefix, permutable,
+                     report, what) -> bool:
+        """Mark the outermost parallel loop among chain loops ``start .. start + n - 1``
+        (one band): moved to the front when the band is permutable, else marked where
+        it is (an inner parallel loop)."""
+        outer = chain.rows(prefix, start)
+        for j in range(n):
+            inner_outer = outer if permutable else chain.rows(prefix, start + j)
+            member = mupa_rows(chain.loops[start + j])
+            mark = self._parallel_mark(domain, inner_outer, member, report)
+            if mark is None:
                 continue
+            nested = not prefix_is_empty(prefix)
             if (nested or (j and not permutable)) and \
-                    not self._enough_trips(domain, inner_outer, _sliced(seg.mupa, j, j + 1),
-                                           report, what, j):
+                    not self._enough_trips(domain, inner_outer, chain.loops[start + j], report, what, j):
                 continue
-            mark = "parallel" + (f" {clauses}" if clauses else "")
-            report.parallel, report.clauses = f"{what} {j}", clauses
+            report.parallel, report.clauses = f"{what} {j}", _clauses(mark)
+            at = start
             if permutable:
-                order = [j] + [k for k in range(seg.n) if k != j]
-                new = [_Segment(_permuted(seg.mupa, order), [mark])]
+                self._permute(chain, start, [j] + [k for k in range(n) if k != j])
                 if j:
                     report.notes.append(f"parallel {what} {j} moved outermost")
             else:
-                new = ([_Segment(_sliced(seg.mupa, 0, j))] if j else []) + \
-                      [_Segment(_sliced(seg.mupa, j, seg.n), [mark])]
-            new[0].marks = seg.marks + new[0].marks
-            return segments[:index] + new + segments[index + 1:], True
-        return segments, False
+                at = start + j
+            chain.steps.append(_parallel_step(chain.stmt, chain.depth + at, mark))
+            return True
+        return False
 
     def _enough_trips(self, domain, outer, member_mupa, report, what, j) -> bool:
         """An inner parallel loop (inside a sequential one) pays a fork/join per outer
@@ -337,86 +393,115 @@ class _TilingPass:
                 return False
         return True
 
-    def _wavefront(self, segments, domain, prefix, report):
-        """Outer tile band (t0, t1, ...) -> (t0 + t1) then (t1, ...), t1 parallel."""
-        seg = segments[0]
-        wave = seg.mupa.set_at(0, seg.mupa.get_at(0).add(seg.mupa.get_at(1)))
-        first = _sliced(wave, 0, 1)
-        clauses = self._parallel_clauses(domain, rows(prefix, mupa_rows(first)),
-                                         mupa_rows(wave, [1]), report)
-        if clauses is None:
-            return segments, False
-        mark = "parallel" + (f" {clauses}" if clauses else "")
+    def _wavefront(self, chain: _Chain, n: int, domain, prefix, report) -> bool:
+        """Outer tile loops (t0, t1, ...) -> (t0 + t1) then (t1, ...), t1 parallel."""
+        wave = chain.loops[0].add(chain.loops[1])
+        mark = self._parallel_mark(domain, rows(prefix, mupa_rows(wave)), mupa_rows(chain.loops[1]),
+                                   report)
+        if mark is None:
+            return False
+        chain.loops[0] = wave
         report.wavefront = True
-        report.parallel, report.clauses = "wavefront (tile loop 1)", clauses
-        new = [_Segment(first, list(seg.marks)), _Segment(_sliced(wave, 1, seg.n), [mark])]
-        return new + segments[1:], True
+        report.parallel, report.clauses = "wavefront (tile loop 1)", _clauses(mark)
+        chain.steps.append(_step("wavefront", stmt=chain.stmt, depth=chain.depth))
+        chain.steps.append(_parallel_step(chain.stmt, chain.depth + 1, mark))
+        return True
 
-    def _mark_innermost(self, segments, domain, prefix, node, n_prefix, member, report):
-        """``simd`` (and ``unroll N``) on the innermost loop of the chain, split into its
-        own band: simd only when that loop carries no dependence at all (scalars
-        included) and walks some array with stride 1."""
+    def _mark_innermost(self, chain: _Chain, points: int, domain, prefix, node, n_prefix,
+                        member, report) -> None:
+        """``simd`` (and ``unroll N``) on the innermost loop of the chain: simd only
+        when that loop carries no dependence at all (scalars included) and walks some
+        array with stride 1. ``points``: how many of the chain's loops are the point
+        loops of a tiled band (the last ones), 0 when not tiled."""
         opts = self.options
-        last = segments[-1]
-        marks = []
+        last = len(chain.loops) - 1
+        simd = False
         if opts.simd and member is not None:
-            outer = rows(prefix, *(mupa_rows(s.mupa) for s in segments[:-1]),
-                         *(mupa_rows(last.mupa, [k]) for k in range(last.n - 1)))
-            inner = mupa_rows(last.mupa, [last.n - 1])
+            outer = chain.rows(prefix, last)
+            inner = mupa_rows(chain.loops[last])
             strides = member_strides(self.scop, node, n_prefix, member)
-            if is_parallel(self.validity, outer, inner) and Stride.UNIT in strides \
-                    and Stride.STRIDED not in strides:
-                marks.append("simd")
-                report.simd = True
-        outer_marks = []
+            simd = is_parallel(self.validity, outer, inner) and Stride.UNIT in strides \
+                and Stride.STRIDED not in strides
+        # the loops of the chain's last band: the point loops, or the whole band's
+        # loops after its parallel one when that was marked where it is
+        band_loops = points or self._last_band_size(chain)
+        if simd:
+            chain.steps.append(_step("vectorize", stmt=chain.stmt, depth=chain.depth + last))
+            report.simd = True
         if opts.unroll and opts.unroll > 1:
             # GCC's unroll pragma cannot follow "omp simd" on the same loop: then it goes
             # on the loop around it (an unroll-and-jam request)
-            if marks and last.n >= 2:
-                outer_marks.append(f"unroll {opts.unroll}")
-            elif not marks:
-                marks.append(f"unroll {opts.unroll}")
-            if marks or outer_marks:
-                report.unroll = opts.unroll if (outer_marks or "simd" not in marks) else None
-        if not marks:
-            return segments
-        if last.n == 1:
-            last.marks.extend(marks)
-            return segments
-        segments = segments[:-1]
-        if outer_marks and last.n > 2:
-            segments.append(_Segment(_sliced(last.mupa, 0, last.n - 2), last.marks))
-            segments.append(_Segment(_sliced(last.mupa, last.n - 2, last.n - 1), outer_marks))
-        else:
-            segments.append(_Segment(_sliced(last.mupa, 0, last.n - 1),
-                                     last.marks + outer_marks))
-        segments.append(_Segment(_sliced(last.mupa, last.n - 1, last.n), marks))
-        return segments
+            if simd and band_loops >= 2:
+                chain.steps.append(_step("unroll", stmt=chain.stmt, depth=chain.depth + last - 1,
+                                         factor=opts.unroll))
+                report.unroll = opts.unroll
+            elif not simd:
+                chain.steps.append(_step("unroll", stmt=chain.stmt, depth=chain.depth + last,
+                                         factor=opts.unroll))
+                report.unroll = opts.unroll
 
-    # -- tree surgery ------------------------------------------------------------------
-    def _build(self, node, segments, prefix):
-        """Replace the band at ``node`` by ``segments`` (outermost first), with flags
-        recomputed from the dependences; returns the node at the top of the chain."""
-        flags = []
-        outer = prefix
-        for seg in segments:
-            members = [mupa_rows(seg.mupa, [k]) for k in range(seg.n)]
-            permutable = is_permutable(self.validity, outer, seg.mupa)
-            coincident = [is_parallel(self.validity, rows(outer, *members[:k]), members[k])
-                          for k in range(seg.n)]
-            flags.append((permutable, coincident))
-            outer = rows(outer, *members)
-        node = node.delete()
-        for seg, (permutable, coincident) in zip(reversed(segments), reversed(flags)):
-            node = node.insert_partial_schedule(seg.mupa)
-            node = node.band_set_permutable(1 if permutable else 0)
-            if seg.separate_last:
-                node = node.band_member_set_ast_loop_type(seg.n - 1, isl.ast_loop_type.separate)
-            for k, flag in enumerate(coincident):
+    @staticmethod
+    def _last_band_size(chain: _Chain) -> int:
+        """Loops of the chain's last band (a parallel mark placed on loop k of an
+        unpermutable band starts a band there)."""
+        last_mark = max((s["args"]["depth"] - chain.depth for s in chain.steps if s["op"] == "parallel"),
+                        default=0)
+        return len(chain.loops) - last_mark
+
+    # -- applying the steps ------------------------------------------------------------
+    def apply(self, schedule: isl.Schedule) -> isl.Schedule:
+        """The decided steps, innermost band first (a step renames loops only at or
+        below its own band, so the names decided on the input stay valid), then the
+        band flags from the dependences."""
+        for steps, report in reversed(list(zip(self.plans, self.reports))):
+            try:
+                changed = schedule
+                for step in steps:
+                    changed = apply_step(self.scop, changed, step)
+                schedule = changed
+            except TransformError as err:   # a policy bug: this band stays as it was
+                report.notes.append(f"left as it is: {err}")
+        return _set_flags(schedule, self.validity)
+
+
+def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
+    """One policy step with the primitive of the same name (no legality check: the
+    policy checks the whole result)."""
+    op, a = step["op"], step["args"]
+    if op == "tile":
+        return primitives.tile(scop, schedule, a["stmt"], a["sizes"], a["depth"])
+    if op == "permute":
+        return primitives.permute(scop, schedule, a["stmt"], a["order"])
+    if op == "wavefront":
+        return primitives.wavefront(scop, schedule, a["stmt"], a["depth"])
+    if op == "separate":
+        return primitives.separate(scop, schedule, a["stmt"], a["depth"])
+    what = f"{op}({a['stmt']!r}, {a['depth']!r})"
+    if op == "parallel":
+        mark = Parallel(tuple(a["private"]), tuple(tuple(r) for r in a["reductions"]))
+    elif op == "vectorize":
+        mark = Simd()
+    elif op == "unroll":
+        mark = Unroll(a["factor"])
+    else:
+        raise ValueError(f"unknown tiling step {op!r}")
+    return primitives.mark(scop, schedule, a["stmt"], a["depth"], mark, what)
+
+
+def _set_flags(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.Schedule:
+    """Every band's permutable and coincident flags, from the dependences."""
+
+    def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() == _band and node.band_n_member() > 0:
+            flags = node_band_flags(validity, node)
+            node = node.band_set_permutable(1 if flags.permutable else 0)
+            for k, flag in enumerate(flags.parallel):
                 node = node.band_member_set_coincident(k, 1 if flag else 0)
-            for mark in reversed(seg.marks):
-                node = node.insert_mark(isl.Id(mark))
+        for i in range(node.n_children()):
+            node = visit(node.child(i)).parent()
         return node
+
+    return visit(schedule.get_root()).get_schedule()
 
 
 def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
@@ -439,12 +524,13 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     bad = violated_dependences(schedule, validity)
     if not bad.is_empty():
         raise TilingError(f"the schedule to tile violates dependences: {bad}")
-    tiling = _TilingPass(scop, validity, accesses, options, caches or cache_sizes())
-    result = tiling.walk(schedule.get_root(), parallel_above=False).get_schedule()
+    policy = _Policy(scop, validity, accesses, options, caches or cache_sizes())
+    policy.walk(schedule)
+    result = policy.apply(schedule)
     bad = violated_dependences(result, validity)
-    if not bad.is_empty():       # a bug of this pass: never hand out an illegal schedule
+    if not bad.is_empty():       # a bug of this policy: never hand out an illegal schedule
         raise TilingError(f"tiling produced an illegal schedule; violated: {bad}")
-    return result, tiling.report
+    return result, policy.report
 
 
 def tile(scop: Scop, deps, schedule: isl.Schedule,

@@ -19,6 +19,7 @@ primitives rewrite them (isl notation, for a band ``[{ S[i, j] -> [(i)] }, { S[i
     wavefront(S, 0)          [(i + j)] / [(j)]
     split_band(S, 1)         [(i)] / [(j)]
     unroll_and_jam(S, 0, 2)  [(floor(i/2))], [(j)] / [(i)] unrolled by isl's AST generator
+    separate(S, 1)           [(i)], [(j)]: j generated as full and partial loops
 """
 from __future__ import annotations
 
@@ -421,6 +422,17 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
         return n
 
     return unroll_leaf_bands(node).get_schedule()
+
+
+def separate(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
+    """Generate loop ``(stmt, depth)`` with isl's ``separate`` AST option: its full
+    iterations (where every statement of the band runs) and its partial ones become
+    separate loops, so the full loop has no guards inside and vectorizes. The
+    execution order is unchanged (always legal); the code may grow."""
+    what = f"separate({stmt!r}, {depth!r})"
+    lp = loop(scop, schedule, stmt, depth, what)
+    node = node_at(schedule, lp.path)
+    return node.band_member_set_ast_loop_type(lp.member, isl.ast_loop_type.separate).get_schedule()
 
 
 # -- marks ---------------------------------------------------------------------------
