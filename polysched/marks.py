@@ -10,6 +10,7 @@ Its ``isl.Id`` name is the canonical text of one of these values:
     Ivdep()                                      "ivdep"
     Unroll(4)                                    "unroll(4)"
     Tensorize("gemm", (("m", 4), ("n", 8)))      "tensorize(gemm; m=4, n=8)"
+    Jam()                                        "jam"
 
 ``mark.to_id()`` gives the ``isl.Id``; ``parse_mark(id_or_text)`` gives the value back
 and raises :class:`MarkError` for anything else. The texts survive isl's printing and
@@ -156,9 +157,20 @@ class Tensorize(_MarkBase):
         return f"tensorize({inner})"
 
 
-Mark = Union[Parallel, Simd, Ivdep, Unroll, Tensorize]
+@dataclass(frozen=True)
+class Jam(_MarkBase):
+    """The loops below hold unroll-and-jammed copies of statements (written by
+    ``unroll_and_jam``, right below the strip-mined loop): the C printer may keep array
+    elements that an innermost loop below reuses in local scalars across that loop
+    (scalar replacement), where it proves that legal. No claim about dependences."""
+
+    def text(self) -> str:
+        return "jam"
+
+
+Mark = Union[Parallel, Simd, Ivdep, Unroll, Tensorize, Jam]
 LOOP_CLAIMS = (Parallel, Simd, Ivdep)      # claim: the loop carries no dependence
-MARK_TYPES = (Parallel, Simd, Ivdep, Unroll, Tensorize)
+MARK_TYPES = (Parallel, Simd, Ivdep, Unroll, Tensorize, Jam)
 
 
 def to_id(mark: Mark) -> isl.Id:
@@ -221,6 +233,8 @@ def parse_mark(name: isl.Id | str) -> Mark:
         return _parse_parallel(rest, text)
     if word in ("simd", "ivdep") and not rest.strip():
         return Simd() if word == "simd" else Ivdep()
+    if word == "jam" and not rest.strip():
+        return Jam()
     if word == "unroll":
         match = re.fullmatch(r"\s*\(\s*(\d+)\s*\)\s*|\s+(\d+)\s*", rest)
         if match:
@@ -238,7 +252,7 @@ def parse_mark(name: isl.Id | str) -> Mark:
                     params.append((key.strip(), _value(value)))
             return Tensorize(match.group(1), tuple(params))
         raise MarkError(f"mark '{text}': expected 'tensorize(name; key=value, ...)'")
-    raise MarkError(f"unknown mark '{text}' (known: parallel, simd, ivdep, unroll(N), tensorize(name))")
+    raise MarkError(f"unknown mark '{text}' (known: parallel, simd, ivdep, unroll(N), tensorize(name), jam)")
 
 
 def try_parse_mark(name: isl.Id | str) -> Mark | None:
@@ -249,5 +263,5 @@ def try_parse_mark(name: isl.Id | str) -> Mark | None:
         return None
 
 
-__all__ = ["Ivdep", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "Simd",
+__all__ = ["Ivdep", "Jam", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "Simd",
            "Tensorize", "Unroll", "parse_mark", "to_id", "try_parse_mark"]

@@ -11,7 +11,9 @@ code is right for every dataset preset), walks it and prints C:
 Statement calls ``S0(e0, e1, ...)`` of the AST become the statement's verbatim body
 with its original iterators replaced by ``e0, e1, ...`` (see body.py); mark nodes
 become pragmas or comments (see marks.py), ``Tensorize`` marks written by
-``Program.tensorize`` become intrinsic calls (see tensorize.py).
+``Program.tensorize`` become intrinsic calls (see tensorize.py). Below a ``Jam``
+mark (``unroll_and_jam``), innermost loops keep the array elements they reuse in
+local scalars where that is provably legal (see scalar_replace.py).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.marks import Tensorize, try_parse_mark
+from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.textio import line_ending
 
@@ -28,6 +30,7 @@ from .expr import ExprPrinter, Helpers
 from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
+from . import scalar_replace
 from .tensorize import call_lines, can_call
 from .versioning import accessed_elements, iterator_skeleton, plan
 
@@ -47,7 +50,9 @@ class EmitOptions:
     ``iterator_type`` None: ``int`` or ``long long`` as the program's types require
     (see versioning.py). ``versioning``: guard the generated code with the run-time
     check of its assumptions, the original region as the fallback (see versioning.py);
-    off only to look at the bare loops.
+    off only to look at the bare loops. ``scalar_replacement``: below ``Jam`` marks,
+    keep the array elements an innermost loop reuses in local scalars (see
+    scalar_replace.py); off to measure what it brings.
     """
 
     indent: str = "  "
@@ -56,6 +61,7 @@ class EmitOptions:
     iterator_prefixes: tuple[str, ...] = ("c", "t", "ps_c")
     explain_dropped_pragmas: bool = True
     lift_divisions: bool = True
+    scalar_replacement: bool = True
 
 
 def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None) -> str:
@@ -118,6 +124,21 @@ class _RegionPrinter:
         self.helpers = Helpers(self.names)
         self.version = plan(scop, options.iterator_type)
         self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
+        # scalar replacement below Jam marks (scalar_replace.py): the schedule of each
+        # statement call, the for/if conditions around the node being printed, ...
+        self.call_schedules: dict[str, isl.Map | None] = {}
+        self._enclosing: list[tuple] = []
+        self._jam = 0
+        self._scoped = False          # the for loop printed next is a braced body of its own
+        self._replacing: dict[str, dict[tuple[int, int], str]] = {}
+        self._scalar_names: dict[tuple[str, int], str] = {}
+
+    def scalar_name(self, array: str, k: int) -> str:
+        """The local scalar ``k`` for elements of ``array`` (free in the file; the same
+        name in every loop, each loop declaring it in a block of its own)."""
+        if (array, k) not in self._scalar_names:
+            self._scalar_names[(array, k)] = self.names.fresh(f"{array}_r{k}")
+        return self._scalar_names[(array, k)]
 
     def build_ast(self) -> isl.AstNode:
         build = isl.AstBuild.from_context(self.scop.context)
@@ -125,6 +146,11 @@ class _RegionPrinter:
         for name in self.iterators:
             ids = ids.add(isl.Id(name))
         build = build.set_iterators(ids)
+        if any(isinstance(try_parse_mark(info.name), Jam) for info in self.marks.values()):
+            build, handle = scalar_replace.annotate(build, self.call_schedules)
+            ast = build.node_from_schedule(self.schedule)
+            del handle
+            return ast
         return build.node_from_schedule(self.schedule)
 
     def region_text(self) -> str:
@@ -214,6 +240,12 @@ class _RegionPrinter:
         info = self.marks.get(tag, MarkInfo(tag, -1))
         child = node.mark_get_node()
         tensorize = try_parse_mark(info.name)
+        if isinstance(tensorize, Jam):        # no pragma: scalar replacement in the loops below
+            self._jam += 1
+            try:
+                return self.node(child, level, pending)
+            finally:
+                self._jam -= 1
         if isinstance(tensorize, Tensorize) and can_call(tensorize, self.statements):
             lines = call_lines(self, tensorize, child, self.pad(level), self.options.indent)
             if lines is not None:
@@ -224,7 +256,7 @@ class _RegionPrinter:
         if info.loop_pragma is None:
             # a mark we cannot honour must not vanish into a comment: it was a request
             raise ValueError(f"{self.scop.filename}:{self.scop.start_line}: unknown mark '{info.name}' "
-                             "in the schedule (known: parallel [clauses], simd, ivdep, unroll N)")
+                             "in the schedule (known: parallel [clauses], simd, ivdep, unroll N, jam)")
         if info.depth < 0:
             return [self.pad(level) + info.comment()] + self.node(child, level, pending)
         pending = {d: list(ms) for d, ms in pending.items()}
@@ -248,7 +280,13 @@ class _RegionPrinter:
         casts = self.version.iterator_casts
         args = [f"({casts[it]})({a})" if it in casts else a for it, a in zip(stmt.iterators, args)]
         additive = {it for it, e in zip(stmt.iterators, arg_exprs) if self.expr.is_additive(e)}
-        text = substitute(stmt.body.strip(), dict(zip(stmt.iterators, args)), additive)
+        body = stmt.body
+        if self._replacing:
+            annotation = node.get_annotation()
+            spans = self._replacing.get(annotation.get_name()) if annotation is not None else None
+            if spans:
+                body = scalar_replace.rewrite(body, spans)
+        text = substitute(body.strip(), dict(zip(stmt.iterators, args)), additive)
         pad = self.pad(level)
         out = []
         for k, line in enumerate(text.splitlines()):
@@ -266,13 +304,21 @@ class _RegionPrinter:
         return body.endswith(";") and body.count(";") == 1 and "{" not in body and "#" not in body
 
     def braced_body(self, header: list[str], body: isl.AstNode, level: int, pending) -> list[str]:
-        inner = self.node(body, level + 1, pending)
+        below = body
+        while below.get_type() == _node.mark:
+            below = below.mark_get_node()
+        self._scoped = below.get_type() == _node.for_      # these braces are the loop's block
+        try:
+            inner = self.node(body, level + 1, pending)
+        finally:
+            self._scoped = False
         if self._is_single_statement(body, self.statements):
             return header + inner
         header[-1] += " {"
         return header + inner + [self.pad(level) + "}"]
 
     def for_loop(self, node: isl.AstNode, level: int, pending: dict[int, list[MarkInfo]]) -> list[str]:
+        scoped, self._scoped = self._scoped, False
         iterator = node.for_get_iterator().get_id().get_name()
         depth = self.depth_of.get(iterator)
         if depth is None:  # an isl-chosen name could clash with the user's: never emit it
@@ -290,14 +336,36 @@ class _RegionPrinter:
                 lines += [pad + f"/* polysched: '{m.name}' dropped: its loop runs at most once */" for m in here]
             lines.append(pad + "{")
             lines.append(pad + self.options.indent + f"{decl} = {init};")
-            lines += self.node(node.for_get_body(), level + 1, {})
+            self._enclosing.append(("for", node))
+            try:
+                lines += self.node(node.for_get_body(), level + 1, {})
+            finally:
+                self._enclosing.pop()
             lines.append(pad + "}")
             return lines
         cond = self.expr(node.for_get_cond())
         inc = self.expr(node.for_get_inc())
-        lines += self.loop_pragmas(node, iterator, here, pad)
-        header = [pad + f"for ({decl} = {init}; {cond}; {iterator} += {inc})"]
-        return lines + self.braced_body(header, node.for_get_body(), level, {})
+        replaced = None
+        if self._jam and self.options.scalar_replacement:
+            claims = {m.loop_pragma[0] for m in here}
+            replaced = scalar_replace.plan(self, node, depth, self._enclosing, claims)
+        # the scalars need a block of their own unless the loop is one already
+        at = level + 1 if replaced is not None and not scoped else level
+        inner = self.pad(at)
+        loop = self.loop_pragmas(node, iterator, here, inner)
+        header = [inner + f"for ({decl} = {init}; {cond}; {iterator} += {inc})"]
+        self._enclosing.append(("for", node))
+        saved, self._replacing = self._replacing, (replaced.spans if replaced is not None else {})
+        try:
+            loop += self.braced_body(header, node.for_get_body(), at, {})
+        finally:
+            self._enclosing.pop()
+            self._replacing = saved
+        if replaced is None:
+            return lines + loop
+        indent = self.options.indent
+        loop = replaced.before(inner, indent) + loop + replaced.after(inner, indent)
+        return lines + (loop if at == level else [pad + "{"] + loop + [pad + "}"])
 
     def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str) -> list[str]:
         kinds: dict[str, list[str]] = {}
@@ -333,12 +401,12 @@ class _RegionPrinter:
     def if_chain(self, node: isl.AstNode, level: int, pending) -> list[str]:
         pad = self.pad(level)
         lines = [pad + f"if ({self.expr(node.if_get_cond())}) {{"]
-        lines += self.node(node.if_get_then_node(), level + 1, pending)
+        lines += self._then(node, level + 1, pending)
         while node.if_has_else_node():
             other = node.if_get_else_node()
             if other.get_type() == _node.if_:
                 lines.append(pad + f"}} else if ({self.expr(other.if_get_cond())}) {{")
-                lines += self.node(other.if_get_then_node(), level + 1, pending)
+                lines += self._then(other, level + 1, pending)
                 node = other
                 continue
             lines.append(pad + "} else {")
@@ -346,6 +414,14 @@ class _RegionPrinter:
             break
         lines.append(pad + "}")
         return lines
+
+    def _then(self, node: isl.AstNode, level: int, pending) -> list[str]:
+        """The then-branch of an ``if``, printed knowing that its condition holds."""
+        self._enclosing.append(("if", node.if_get_cond()))
+        try:
+            return self.node(node.if_get_then_node(), level, pending)
+        finally:
+            self._enclosing.pop()
 
 
 def _is_canonical_loop(node: isl.AstNode, iterator: str) -> bool:

@@ -10,6 +10,8 @@ A mark sits directly above the band whose *outermost* loop it applies to:
     Ivdep()                             -> #pragma GCC ivdep
     Unroll(N)                           -> #pragma GCC unroll N
     Tensorize(name; stmt=.., l_*=.., a_*=..) -> a call of the intrinsic (tensorize.py)
+    Jam()                               -> no pragma: scalar replacement in the innermost
+                                           loops below it (scalar_replace.py)
     other Tensorize(...), anything else -> refused (ValueError): a request that cannot be honoured
 
 isl's AST generator drops loops that run exactly once, and then the loop under a

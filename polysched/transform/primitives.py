@@ -18,7 +18,7 @@ primitives rewrite them (isl notation, for a band ``[{ S[i, j] -> [(i)] }, { S[i
     tile(S, [32, 8])         [(floor(i/32)), (floor(j/8))] / [(i), (j)]       two bands
     wavefront(S, 0)          [(i + j)] / [(j)]
     split_band(S, 1)         [(i)] / [(j)]
-    unroll_and_jam(S, 0, 2)  [(floor(i/2))], [(j)] / [(i)] unrolled by isl's AST generator
+    unroll_and_jam(S, 0, 2)  [(floor(i/2))] / jam / [(j)] / [(i)] unrolled by isl's AST generator
     separate(S, 1)           [(i)], [(j)]: j generated as full and partial loops
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.errors import TransformError
-from polysched.marks import Mark, try_parse_mark
+from polysched.marks import Jam, Mark, try_parse_mark
 
 from .loops import Loop, loop, node_at, path_of, statement_loops
 
@@ -393,7 +393,10 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
     the loop is strip-mined (``floor(b / factor)`` stays in place), its point loop
     ``b`` is sunk below every inner loop (isl's ``band_sink``, a legal move only if
     that interchange is) and marked for complete unrolling by isl's AST generator,
-    so the generated body holds ``factor`` instances of each statement."""
+    so the generated body holds ``factor`` instances of each statement. A ``Jam`` mark
+    right below the strip-mined loop lets the C printer keep the array elements an
+    innermost loop reuses in local scalars (scalar replacement, where it proves it legal:
+    see emit_c/scalar_replace.py)."""
     what = f"unroll_and_jam({stmt!r}, {depth!r}, {factor!r})"
     factor = _check_int(factor, what, "factor", 1)
     loops = statement_loops(scop, schedule, stmt)
@@ -410,6 +413,7 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
     node = _replace_band(node, [outer, point, inner])
     node = node.child(0)                           # the point band
     node = node.band_sink()
+    node = node.insert_mark(Jam().to_id())         # above the loops the copies are jammed into
 
     def unroll_leaf_bands(n: isl.ScheduleNode) -> isl.ScheduleNode:
         if n.get_type() == _t.leaf:

@@ -1,0 +1,556 @@
+"""Scalar replacement in the innermost loops of unroll-and-jammed code.
+
+Below a ``Jam`` mark (written by ``unroll_and_jam``), an innermost loop whose jammed
+copies reuse one array element in every iteration gets that element in a local
+scalar: loaded once before the loop, stored once after it, so the C compiler keeps it
+in a register (gemm with ``i`` jammed by 2 and ``k`` innermost):
+
+    {
+      double C_r0 = C[2 * c0][c1];
+      double C_r1;
+      if (NI >= 2 * c0 + 2)
+        C_r1 = C[2 * c0 + 1][c1];
+      for (int c2 = 0; c2 < NK; c2 += 1) {
+        C_r0 += alpha * A[2 * c0][c2] * B[c2][c1];
+        if (NI >= 2 * c0 + 2) {
+          C_r1 += alpha * A[2 * c0 + 1][c2] * B[c2][c1];
+        }
+      }
+      C[2 * c0][c1] = C_r0;
+      if (NI >= 2 * c0 + 2)
+        C[2 * c0 + 1][c1] = C_r1;
+    }
+
+Only loads and stores move (same operations in the same order: bit-identical
+results). Everything is decided with isl on the AST being printed, never on text:
+each statement call of the loop comes with its schedule (``at_each_domain``: which
+instances it runs at which loop values), composed with the statement's access
+relations that gives, per reference R, ``{ [c0, ..., cd] -> A[e] }`` over the loop's
+iterator ``cd`` and the outer ones ``o = (c0, ..., c(d-1))``. Elements of array ``A``
+go into a scalar when
+
+  (a) the reference touches one element per outer iteration, ``o -> A[e]`` single
+      valued (invariant in ``cd``); references that touch the same element for some
+      ``o`` share the scalar, and together must still be single valued;
+  (b) no other reference to ``A`` in the loop (any statement, any copy, any
+      iteration) touches that element for the same ``o``;
+  (c) ``A`` cannot overlap the other arrays the loop touches: distinct objects,
+      ``restrict``, or a pair the run-time check of versioning.py tests (a pointer to
+      pointers, whose rows may overlap each other, never qualifies); no ``volatile``;
+  (d) every reference to ``A`` in the statements' text is one of the modelled
+      references and a plain ``A[..]..[..]`` (no ``&A[..]``, no ``A`` passed whole).
+
+The load runs only when some iteration of the loop touches the element (the exact
+set of outer iterations, simplified under the conditions of the enclosing loops and
+``if``s, which hold whenever the loop is reached): an element the original never
+touches is never read, also when the loop runs zero times. The store runs when some
+iteration writes it. The load is left out for an element only written, by a
+definite write in every outer iteration that touches it. Written elements stay in
+memory in a loop that carries a ``parallel``/``simd``/``ivdep`` pragma.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polysched.islutil import maps_of
+from polysched.scop.source import line_starts, offset_of
+
+from .names import tokenize
+
+_node = isl.ast_node_type
+_op = isl.ast_expr_op_type
+_in, _out, _param = isl.dim_type.in_, isl.dim_type.out, isl.dim_type.param
+_QUALIFIERS = {"const", "static", "register", "auto", "extern", "inline", "restrict", "__restrict",
+               "__restrict__"}
+_LOOP_CLAIMS = ("omp_parallel", "omp_simd", "gcc_ivdep")
+
+
+# -- what the AST generator tells about each statement call ------------------------------
+
+def annotate(build: isl.AstBuild, table: dict) -> tuple[isl.AstBuild, object]:
+    """Make ``build`` annotate every statement call with an id whose entry in ``table``
+    is the flattened schedule map of the instances that call runs
+    (``{ S[i, ...] -> [c0, ..., cm] }``, None if isl's answer had an unexpected form).
+    Returns the build and the callback handle (keep it alive while generating)."""
+
+    def at_each_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        key = f"polysched_call_{len(table)}"
+        try:
+            found = maps_of(build.get_schedule())
+            sched = found[0] if len(found) == 1 else None
+            while sched is not None and sched.range_is_wrapping():
+                sched = sched.flatten_range()
+            table[key] = sched
+        except isl.Error:
+            table[key] = None
+        return node.set_annotation(isl.Id(key, context=node.get_ctx()))
+
+    return build.set_at_each_domain(at_each_domain)
+
+
+# -- the conditions under which a loop is reached -----------------------------------------
+
+class _Affine:
+    """isl values of AST expressions over parameters named like the C identifiers."""
+
+    def __init__(self, ctx: isl.Context, names: list[str]):
+        space = isl.Space.set_alloc(ctx, len(names), 0)
+        for k, name in enumerate(names):
+            space = space.set_dim_name(_param, k, name)
+        self.space = space
+        self.local = isl.LocalSpace.from_space(space)
+        self.position = {name: k for k, name in enumerate(names)}
+
+    def universe(self) -> isl.Set:
+        return isl.Set.universe(self.space).params()
+
+    def value(self, expr: isl.AstExpr) -> isl.PwAff:
+        """A ``PwAff``; ``ValueError`` for what is not affine or unknown."""
+        kind = expr.get_type()
+        if kind == isl.ast_expr_type.id:
+            name = expr.get_id().get_name()
+            if name not in self.position:
+                raise ValueError(name)
+            return isl.PwAff.from_aff(isl.Aff.var_on_domain(self.local, _param, self.position[name]))
+        if kind == isl.ast_expr_type.int:
+            return isl.PwAff.from_aff(isl.Aff.val_on_domain(self.local, expr.get_val()))
+        if kind != isl.ast_expr_type.op:
+            raise ValueError("expression")
+        op = expr.get_op_type()
+        args = [expr.get_op_arg(k) for k in range(expr.get_op_n_arg())]
+        if op == _op.minus:
+            return self.value(args[0]).neg()
+        if op in (_op.min, _op.max):
+            values = [self.value(a) for a in args]
+            result = values[0]
+            for v in values[1:]:
+                result = result.min(v) if op == _op.min else result.max(v)
+            return result
+        if op not in (_op.add, _op.sub, _op.mul, _op.div, _op.fdiv_q, _op.pdiv_q, _op.pdiv_r):
+            raise ValueError(str(op))
+        a, b = self.value(args[0]), self.value(args[1])
+        if op == _op.add:
+            return a.add(b)
+        if op == _op.sub:
+            return a.sub(b)
+        if op == _op.mul:
+            if not (a.is_cst() or b.is_cst()):
+                raise ValueError("product")
+            return a.mul(b)
+        if not b.is_cst():
+            raise ValueError("division")
+        if op == _op.pdiv_r:        # dividend known non-negative: C's % is mod
+            return a.mod_val(_constant(b))
+        return a.div(b).floor()     # exact, or rounded down (pdiv_q: non-negative dividend)
+
+    def condition(self, expr: isl.AstExpr) -> isl.Set:
+        """A set containing every point where ``expr`` is true (a superset when a
+        conjunct cannot be converted; ``ValueError`` when nothing sound is left)."""
+        op = expr.get_op_type() if expr.get_type() == isl.ast_expr_type.op else None
+        args = [expr.get_op_arg(k) for k in range(expr.get_op_n_arg())] if op is not None else []
+        if op in (_op.and_, _op.and_then):
+            result = self.universe()
+            for arg in args:
+                try:
+                    result = result.intersect(self.condition(arg))
+                except (ValueError, isl.Error):
+                    pass                              # dropped: a superset stays sound
+            return result
+        if op in (_op.or_, _op.or_else):
+            return self.condition(args[0]).union(self.condition(args[1]))
+        compare = {_op.eq: "eq_set", _op.le: "le_set", _op.lt: "lt_set", _op.ge: "ge_set",
+                   _op.gt: "gt_set"}
+        if op in compare:
+            if op == _op.eq and args[0].get_type() == isl.ast_expr_type.op and \
+                    args[0].get_op_type() == _op.zdiv_r and _is_zero(args[1]):
+                # "x % k == 0" (isl's zdiv_r is only compared with zero)
+                inner = [args[0].get_op_arg(k) for k in range(2)]
+                divisor = self.value(inner[1])
+                if not divisor.is_cst():
+                    raise ValueError("modulo")
+                return self.value(inner[0]).mod_val(_constant(divisor)).zero_set().params()
+            return getattr(self.value(args[0]), compare[op])(self.value(args[1])).params()
+        raise ValueError(str(op))
+
+
+def _constant(pa: isl.PwAff) -> isl.Val:
+    pieces = []
+    pa.foreach_piece(lambda _s, aff: pieces.append(aff.get_constant_val()))
+    if len(pieces) != 1:
+        raise ValueError("constant")
+    return pieces[0]
+
+
+def _is_zero(expr: isl.AstExpr) -> bool:
+    return expr.get_type() == isl.ast_expr_type.int and expr.get_val().is_zero()
+
+
+def declared(printer, enclosing: list[tuple], depth: int) -> list[str]:
+    """The outer iterators ``c0 .. c(depth-1)`` that the C code declares around the
+    loop (isl prints no loop for a dimension with one value: that one is not)."""
+    names = {item.for_get_iterator().get_id().get_name() for kind, item in enclosing if kind == "for"}
+    return [name for name in printer.iterators[:depth] if name in names]
+
+
+def reached(printer, enclosing: list[tuple], depth: int) -> isl.Set:
+    """A set of values of ``params + declared iterators`` (all parameters) containing
+    every point where the code below ``enclosing`` runs (``("for", node)`` and
+    ``("if", condition)`` entries, outermost first) under the parameter context."""
+    params = printer.scop.context.get_space()
+    names = [params.get_dim_name(_param, k) for k in range(params.dim(_param))]
+    names += declared(printer, enclosing, depth)
+    affine = _Affine(printer.scop.context.get_ctx(), names)
+    known = affine.universe()
+    context = printer.scop.context
+    if printer.options.versioning:
+        context = context.intersect(printer.version.assumed)
+    known = known.intersect(context.align_params(known.get_space()))
+    for kind, item in enclosing:
+        try:
+            if kind == "if":
+                known = known.intersect(affine.condition(item))
+                continue
+            iterator = affine.value(item.for_get_iterator())
+            init = affine.value(item.for_get_init())
+            if item.for_is_degenerate():
+                known = known.intersect(iterator.eq_set(init).params())
+            else:
+                known = known.intersect(iterator.ge_set(init).params())
+                known = known.intersect(affine.condition(item.for_get_cond()))
+        except (ValueError, isl.Error):
+            continue                                  # less known: still sound
+    return known.coalesce()
+
+
+# -- the references of one loop ------------------------------------------------------------
+
+@dataclass
+class _Ref:
+    call: str                         # annotation of the statement call
+    array: str
+    kinds: set[str]
+    span: tuple[int, int] | None      # in the statement's body text
+    access: isl.Map                   # { [c0, ..., cd] -> A[e] }
+    outer: isl.Map | None = None      # { [c0, ..., c(d-1)] -> A[e] } when single valued
+
+
+@dataclass
+class Group:
+    """One local scalar: the array element it holds and the C around the loop."""
+
+    array: str
+    name: str
+    c_type: str
+    element: str                      # "C[2 * c0][c1]"
+    load: bool
+    load_guard: str                   # "" when the load always runs
+    store: bool
+    store_guard: str
+
+
+@dataclass
+class Replacement:
+    groups: list[Group]
+    spans: dict[str, dict[tuple[int, int], str]] = field(default_factory=dict)
+
+    def before(self, pad: str, indent: str) -> list[str]:
+        """Declarations (with the loads that always run), then the guarded loads."""
+        lines, guarded = [], []
+        for g in self.groups:
+            if g.load and not g.load_guard:
+                lines.append(pad + f"{g.c_type} {g.name} = {g.element};")
+                continue
+            lines.append(pad + f"{g.c_type} {g.name};")
+            if g.load:
+                guarded += _guarded(f"{g.name} = {g.element};", g.load_guard, pad, indent)
+        return lines + guarded
+
+    def after(self, pad: str, indent: str) -> list[str]:
+        lines = []
+        for g in self.groups:
+            if g.store:
+                lines += _guarded(f"{g.element} = {g.name};", g.store_guard, pad, indent)
+        return lines
+
+
+def _guarded(statement: str, guard: str, pad: str, indent: str) -> list[str]:
+    if not guard:
+        return [pad + statement]
+    return [pad + f"if ({guard})", pad + indent + statement]
+
+
+def rewrite(body: str, spans: dict[tuple[int, int], str]) -> str:
+    """``body`` with each ``(start, end)`` span replaced by its scalar's name."""
+    for (start, end), name in sorted(spans.items(), reverse=True):
+        body = body[:start] + name + body[end:]
+    return body
+
+
+def _calls(node: isl.AstNode, out: list[isl.AstNode]) -> bool:
+    """The statement calls below ``node``; False when there is a loop (not innermost)
+    or a node kind this pass does not know."""
+    kind = node.get_type()
+    if kind == _node.user:
+        out.append(node)
+        return True
+    if kind == _node.block:
+        children = node.block_get_children()
+        return all(_calls(children.get_at(k), out) for k in range(children.n_ast_node()))
+    if kind == _node.if_:
+        if not _calls(node.if_get_then_node(), out):
+            return False
+        return _calls(node.if_get_else_node(), out) if node.if_has_else_node() else True
+    return False                 # a loop, or a mark (e.g. an intrinsic call): left alone
+
+
+def _reference_span(body: str, start: int, name: str, rank: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the plain reference ``name[..]...[..]`` (``rank`` subscripts)
+    that begins at ``start`` in ``body``, or None."""
+    tokens = tokenize(body)
+    offsets, pos = [], 0
+    for tok in tokens:
+        offsets.append(pos)
+        pos += len(tok.text)
+    significant = [k for k, tok in enumerate(tokens) if tok.kind not in ("space", "comment")]
+    at = [k for k in significant if offsets[k] == start]
+    if not at or tokens[at[0]].kind != "ident" or tokens[at[0]].text != name:
+        return None
+    index = significant.index(at[0])
+    if index > 0 and tokens[significant[index - 1]].text in ("&", ".") or \
+            index > 0 and tokens[significant[index - 1]].kind == "arrow":
+        return None
+    k, groups, end = index + 1, 0, None
+    while k < len(significant) and tokens[significant[k]].text == "[":
+        depth = 0
+        while k < len(significant):
+            text = tokens[significant[k]].text
+            depth += text == "["
+            depth -= text == "]"
+            k += 1
+            if depth == 0:
+                break
+        if depth:
+            return None
+        groups += 1
+        end = offsets[significant[k - 1]] + 1
+    if groups != rank or end is None:
+        return None
+    if k < len(significant) and (tokens[significant[k]].text in ("[", ".", "(")
+                                 or tokens[significant[k]].kind == "arrow"):
+        return None
+    return start, end
+
+
+def _mentions(body: str) -> dict[str, int]:
+    """How many times ``body`` names each identifier (not as a member after ``.``/``->``)."""
+    tokens = [t for t in tokenize(body) if t.kind not in ("space", "comment")]
+    counts: dict[str, int] = {}
+    for k, t in enumerate(tokens):
+        if t.kind == "ident" and not (k > 0 and (tokens[k - 1].text == "." or tokens[k - 1].kind == "arrow")):
+            counts[t.text] = counts.get(t.text, 0) + 1
+    return counts
+
+
+def _element_type(c_type: str) -> str | None:
+    words = c_type.split()
+    if not words or "volatile" in words or "*" in c_type or "[" in c_type:
+        return None
+    kept = [w for w in words if w not in _QUALIFIERS]
+    return " ".join(kept) or None
+
+
+def _never_overlap(printer, a, b, written: set[str]) -> bool:
+    """Whether the emitted code may assume arrays ``a`` and ``b`` share no byte: the
+    reasoning of versioning.py's plan, which checks at run time the pairs it cannot
+    settle statically."""
+    version = printer.version
+    if printer.options.versioning and any({x.name, y.name} == {a.name, b.name}
+                                          for x, y in version.alias_checks):
+        return True
+
+    def may_be_aliased(array):
+        return (array.through_pointer or not array.origin) and not array.restrict
+
+    if a.is_scalar and a.origin not in ("global", "") or b.is_scalar and b.origin not in ("global", ""):
+        return True                    # a local or by-value scalar is an object of its own
+    if not (may_be_aliased(a) or may_be_aliased(b)) or a.restrict or b.restrict:
+        return True
+    return a.name not in written and b.name not in written
+
+
+def plan(printer, loop: isl.AstNode, depth: int, enclosing: list[tuple],
+         loop_pragmas: set[str]) -> Replacement | None:
+    """The scalar replacement of the innermost for loop ``loop`` (iterator at
+    ``depth``; ``enclosing``: the ``("for", node)`` / ``("if", cond)`` entries around
+    it), or None when nothing is replaced (also when isl fails on some question:
+    replacing nothing is always right)."""
+    try:
+        return _plan(printer, loop, depth, enclosing, loop_pragmas)
+    except (isl.Error, ValueError):
+        return None
+
+
+def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
+    calls: list[isl.AstNode] = []
+    if not _calls(loop.for_get_body(), calls) or not calls:
+        return None
+    scop = printer.scop
+    context = scop.context
+    if printer.options.versioning:
+        context = context.intersect(printer.version.assumed)
+    starts = line_starts(scop.source)
+    refs: list[_Ref] = []
+    mentioned: dict[str, set[str]] = {}        # statement -> arrays whose text is not all modelled
+    for call in calls:
+        key = call.get_annotation()
+        key = key.get_name() if key is not None else None
+        sched = printer.call_schedules.get(key)
+        if sched is None:
+            return None
+        name = call.user_get_expr().get_op_arg(0).get_id().get_name()
+        stmt = printer.statements.get(name)
+        if stmt is None:
+            return None
+        n_out, n_in, rank = sched.dim(_out), sched.dim(_in), len(stmt.iterators)
+        if n_out <= depth or n_in < rank:
+            return None
+        sched = sched.project_out(_out, depth + 1, n_out - depth - 1)
+        sched = sched.project_out(_in, rank, n_in - rank).set_tuple_name(_in, stmt.name)
+        instances = sched.reverse().intersect_params(context)   # { [c0..cd] -> S[i] }
+        body = stmt.body
+        base = offset_of(starts, stmt.line, stmt.col) if stmt.line else None
+        verbatim = base is not None and scop.source[base:base + len(body)] == body
+        positions: dict[tuple, list] = {}
+        for access in stmt.accesses:
+            positions.setdefault((access.array, access.line, access.col), []).append(access)
+        located: dict[str, int] = {}
+        for (array_name, line, col), accesses in positions.items():
+            array = scop.arrays.get(array_name)
+            span = None
+            if verbatim and array is not None and line:
+                span = _reference_span(body, offset_of(starts, line, col) - base, array_name,
+                                       len(array.dims))
+            if span is not None:
+                located[array_name] = located.get(array_name, 0) + 1
+            relation = accesses[0].relation
+            for other in accesses[1:]:
+                relation = relation.union(other.relation)
+            refs.append(_Ref(key, array_name, {a.kind for a in accesses}, span,
+                             instances.apply_range(relation).coalesce()))
+        for array_name, count in _mentions(body).items():
+            if array_name in scop.arrays and located.get(array_name, 0) != count:
+                mentioned.setdefault(name, set()).add(array_name)
+    arrays_here = {r.array for r in refs}
+    written_anywhere = {m.get_tuple_name(_out) for m in maps_of(scop.writes.union(scop.may_writes))}
+    claimed = bool(loop_pragmas & set(_LOOP_CLAIMS))
+
+    candidates: list[list[_Ref]] = []
+    for name in sorted(arrays_here):
+        array = scop.arrays.get(name)
+        mine = [r for r in refs if r.array == name]
+        if array is None or array.is_scalar or "" in array.dims[1:]:     # rows may overlap
+            continue
+        if _element_type(array.element_type) is None:
+            continue
+        if any(r.span is None for r in mine) or any(name in arrays for arrays in mentioned.values()):
+            continue
+        others = [scop.arrays.get(o) for o in arrays_here if o != name]
+        if any(o is None or not _never_overlap(printer, array, o, written_anywhere) for o in others):
+            continue
+        for r in mine:
+            outer = r.access.project_out(_in, depth, 1)
+            if not outer.is_empty() and outer.is_single_valued():
+                r.outer = outer
+        # references that touch one element in some outer iteration share a scalar
+        groups: list[list[_Ref]] = []
+        for r in (r for r in mine if r.outer is not None):
+            joined = [g for g in groups if any(not r.outer.intersect(s.outer).is_empty() for s in g)]
+            merged = [r] + [s for g in joined for s in g]
+            groups = [g for g in groups if g not in joined] + [merged]
+        for group in groups:
+            element = group[0].outer
+            for r in group[1:]:
+                element = element.union(r.outer)
+            element = element.coalesce()
+            if not element.is_single_valued():
+                continue
+            lifted = element.insert_dims(_in, depth, 1)
+            if any(not r.access.intersect(lifted).is_empty() for r in mine if r not in group):
+                continue
+            is_written = any(r.kinds & {"write", "may_write"} for r in group)
+            if is_written and claimed:
+                continue
+            candidates.append(group)
+    if not candidates:
+        return None
+
+    known = reached(printer, enclosing, depth)
+    outer = (printer.iterators[:depth], declared(printer, enclosing, depth))
+    build = isl.AstBuild.from_context(known)
+    result = Replacement([])
+    for group in candidates:
+        name = group[0].array
+        element = group[0].outer
+        for r in group[1:]:
+            element = element.union(r.outer)
+        element = _to_params(element, *outer).coalesce()
+        if not element.is_single_valued():      # the C variables do not determine it
+            continue
+        touched = _domain(group, outer, known)
+        if touched.is_empty():
+            continue
+        writes = [r for r in group if r.kinds & {"write", "may_write"}]
+        must = [r for r in group if "write" in r.kinds]
+        reads = [r for r in group if "read" in r.kinds]
+        stored = _domain(writes, outer, known)
+        defined = _domain(must, outer, known)
+        load = bool(reads) or stored is None or defined is None or not touched.is_subset(defined)
+        point = element.range().intersect_params(touched)
+        try:
+            subscripts = point.lexmin_pw_multi_aff()
+            inner = isl.AstBuild.from_context(touched)
+            element_text = name + "".join(
+                f"[{printer.expr(inner.expr_from_pw_aff(subscripts.get_pw_aff(j)))}]"
+                for j in range(subscripts.dim(_out)))
+            load_guard = _guard_text(printer, build, touched, known)
+            store_guard = _guard_text(printer, build, stored, known) if stored is not None else ""
+        except (isl.Error, ValueError):
+            continue
+        array = scop.arrays[name]
+        scalar = printer.scalar_name(name, sum(g.array == name for g in result.groups))
+        result.groups.append(Group(name, scalar, _element_type(array.element_type), element_text, load,
+                                   load_guard, stored is not None, store_guard))
+        for r in group:
+            result.spans.setdefault(r.call, {})[r.span] = scalar
+    return result if result.groups else None
+
+
+def _to_params(umap: isl.Map, names: list[str], kept: list[str]) -> isl.Map:
+    """``{ [c0, ..., c(d-1)] -> A[e] }`` as ``[.., c0, ..] -> { [] -> A[e] }`` over the
+    iterators ``kept`` of ``names`` (the others, which have no C variable, projected out)."""
+    for k in reversed(range(len(names))):
+        if names[k] not in kept:
+            umap = umap.project_out(_in, k, 1)
+    for k, name in enumerate(kept):
+        umap = umap.set_dim_name(_in, k, name)
+    return umap.move_dims(_param, umap.dim(_param), _in, 0, len(kept))
+
+
+def _domain(refs: list[_Ref], outer: tuple[list[str], list[str]], known: isl.Set) -> isl.Set | None:
+    """The outer iterations (a parameter set) where some reference of ``refs`` runs."""
+    if not refs:
+        return None
+    result = None
+    for r in refs:
+        piece = _to_params(r.outer, *outer).domain().params()
+        result = piece if result is None else result.union(piece)
+    return result.align_params(known.get_space()).intersect(known).coalesce()
+
+
+def _guard_text(printer, build: isl.AstBuild, condition: isl.Set, known: isl.Set) -> str:
+    """C text of ``condition`` where ``known`` holds; "" when it always holds there."""
+    if known.is_subset(condition):
+        return ""
+    return printer.expr(build.expr_from_set(condition.gist(known)))

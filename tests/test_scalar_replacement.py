@@ -1,0 +1,252 @@
+"""unroll_and_jam's scalar replacement (emit_c/scalar_replace.py): the array elements an
+innermost loop of jammed code reuses live in local scalars, loaded before the loop and
+stored after it, only where isl proves it legal; outputs stay bit-identical."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import polysched as ps
+from polysched.bench import compiler_accepts, get
+from polysched.emit_c import EmitOptions
+from polysched.marks import Jam, MARK_TYPES, parse_mark
+
+EXACT = {"rtol": 0, "atol": 0}
+
+# sizes are int parameters of the kernel (-DNI=.. in main), arrays are NMAX x NMAX
+# blocks from malloc (so that ASan sees an access past the end), printed exactly (%a)
+MAIN = r"""#include <stdio.h>
+#include <stdlib.h>
+#ifndef NI
+#  define NI 7
+#endif
+#ifndef NJ
+#  define NJ 5
+#endif
+#ifndef NK
+#  define NK 6
+#endif
+#define NMAX 40
+static void kernel(int ni, int nj, int nk, double alpha, double C[NMAX][NMAX], double A[NMAX][NMAX],
+                   double B[NMAX][NMAX], double x[NMAX]) {
+  int i, j, k;
+#pragma scop
+BODY
+#pragma endscop
+}
+int main(void) {
+  double (*A)[NMAX] = malloc(sizeof(double[NMAX][NMAX]));
+  double (*B)[NMAX] = malloc(sizeof(double[NMAX][NMAX]));
+  double (*C)[NMAX] = malloc(sizeof(double[NMAX][NMAX]));
+  double *x = malloc(sizeof(double[NMAX]));
+  int i, j;
+  for (i = 0; i < NMAX; i++) {
+    x[i] = 0.25 + i % 5;
+    for (j = 0; j < NMAX; j++) {
+      A[i][j] = ((i * 7 + j * 3) % 11 + 0.5) / 3.0;
+      B[i][j] = ((i * 5 + j) % 13 - 1.5) / 7.0;
+      C[i][j] = (i + j * 11) % 7 * 0.1;
+    }
+  }
+  kernel(NI, NJ, NK, 1.1, C, A, B, x);
+  for (i = 0; i < NMAX; i++)
+    for (j = 0; j < NMAX; j++)
+      printf("%a %a %a\n", A[i][j], C[i][j], x[i]);
+  free(A); free(B); free(C); free(x);
+  return 0;
+}
+"""
+
+# C[i][j] (written) and x[i] (read only) are invariant in k
+GEMM = """  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = 0; k < nk; k++)
+        C[i][j] += alpha * A[i][k] * B[k][j] * x[i];"""
+# A[i][j] is invariant in k, but A[i][k] reads it when k == j
+SELF = """  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = 0; k < nk; k++)
+        A[i][j] += A[i][k] * B[k][j];"""
+# triangular: C[k][j] reads C[i][j] in the last iteration (k == i)
+TRIANGLE = """  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = 0; k <= i; k++)
+        C[i][j] += C[k][j] * A[i][k];"""
+# triangular, strictly: C[k][j] with k < i is never C[i][j], but once jammed, row
+# i + 1 reads C[i][j] (k == i) while row i keeps its element
+BELOW = """  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = 0; k < i; k++)
+        C[i][j] += A[i][k] * C[k][j];"""
+# the k loop is empty for the last row: C[i + 1][j] = C[ni][j] must then not be read
+EDGE = """  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = i + 1; k < nk; k++)
+        C[i + 1][j] += A[i][k] * B[k][j];"""
+
+
+def kernel(body: str) -> ps.Program:
+    return ps.Program.from_source(MAIN.replace("BODY", body), filename="kernel.c")
+
+
+def scalars(text: str, array: str) -> list[str]:
+    """The local scalars the code declares for ``array``."""
+    return re.findall(rf"\bdouble ({array}_r\d+)\b", text)
+
+
+def assert_equal(q: ps.Program, dataset=None, **options):
+    result = q.verify(dataset, **EXACT, **options)
+    assert result.status == "equal", result.reason
+
+
+def loop_with_store(text: str, loop_iterator: str, element: str, scalar: str) -> bool:
+    """The loop over ``loop_iterator`` uses ``scalar`` and is followed, at its own
+    indentation, by ``element = scalar;`` (possibly under an ``if``)."""
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
+        if re.match(rf"\s*for \(int {loop_iterator} = ", line):
+            indent = len(line) - len(line.lstrip())
+            end = next(e for e in range(k + 1, len(lines))
+                       if len(lines[e]) - len(lines[e].lstrip()) <= indent and lines[e].strip() != "")
+            if lines[end].strip() == "}":
+                body, end = lines[k + 1:end], end + 1
+            else:
+                body = lines[k + 1:end]
+            used = any(re.search(rf"\b{scalar}\b", b) for b in body)
+            after = [lines[e].strip() for e in range(end, min(end + 8, len(lines)))]
+            return used and f"{element} = {scalar};" in after
+    return False
+
+
+# -- the mark -------------------------------------------------------------------------------
+
+def test_jam_mark_in_the_vocabulary():
+    assert Jam in MARK_TYPES and parse_mark("jam") == Jam() and Jam().text() == "jam"
+    with pytest.raises(ps.MarkError):
+        parse_mark("jam(2)")
+    p = ps.Program.from_file(get("gemm").path).auto_schedule("pluto")
+    q = p.unroll_and_jam("S1", 0, 2)
+    assert '"jam"' in str(q.schedule) and q.check().legal       # legality knows the mark
+
+
+# -- gemm of the suite --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def gemm():
+    return ps.Program.from_file(get("gemm").path).auto_schedule("pluto")
+
+
+def test_gemm_keeps_c_in_registers_across_k(gemm):
+    q = gemm.unroll_and_jam("S1", 0, 2)                      # floor(i/2), j, k, i
+    text = q.region_code()
+    assert scalars(text, "C") == ["C_r0", "C_r1"]
+    assert "double C_r0 = C[2 * c0][c1];" in text              # loaded before the k loop
+    assert re.search(r"if \(NI >= 2 \* c0 \+ 2\)\n\s*C_r1 = C\[2 \* c0 \+ 1\]\[c1\];", text)
+    assert "C_r0 += alpha * A[2 * c0][c2] * B[c2][c1];" in text
+    assert "C[2 * c0][c1] +=" not in text and "C[2 * c0 + 1][c1] +=" not in text
+    assert loop_with_store(text, "c2", "C[2 * c0][c1]", "C_r0")
+    assert loop_with_store(text, "c2", "C[2 * c0 + 1][c1]", "C_r1")
+    # the same loops without it: only loads and stores differ
+    plain = q.region_code(options=EmitOptions(scalar_replacement=False))
+    assert not scalars(plain, "C") and "C[2 * c0][c1] += alpha" in plain
+    assert_equal(q, "MINI")
+    assert_equal(q, "SMALL")
+
+
+@pytest.mark.parametrize("steps", [
+    lambda p: p.tile("S1", [32, 64, 128]).unroll_and_jam("S1", 3, 2),
+    lambda p: p.tile("S1", [32, 64, 128]).unroll_and_jam("S1", 3, 3),          # 32 % 3: remainders
+    lambda p: p.tile("S1", [8, 8, 8]).unroll_and_jam("S1", 3, 3).unroll_and_jam("S1", 4, 2),
+])
+def test_gemm_tiled_and_jammed(gemm, steps):
+    q = steps(gemm)
+    text = q.region_code()
+    assert len(scalars(text, "C")) >= 2
+    assert not re.search(r"\bC\[[^]]*\]\[[^]]*\] \+=", text.split("} else {")[0])
+    assert_equal(q, "MINI")
+    assert_equal(q, "SMALL")
+
+
+# -- small kernels --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("factor", [2, 3])
+def test_written_and_read_only_elements(factor):
+    q = kernel(GEMM).unroll_and_jam("S0", 0, factor)          # ni = 7: a remainder row
+    text = q.region_code()
+    assert len(scalars(text, "C")) == factor and len(scalars(text, "x")) == factor
+    assert loop_with_store(text, "c2", f"C[{factor} * c0][c1]", "C_r0")
+    assert f"double x_r0 = x[{factor} * c0];" in text
+    assert not re.search(r"\bx\[[^]]*\] = x_r", text)           # read only: never stored
+    assert "* x_r0;" in text and "A[" in text and "B[c2][c1]" in text   # varying ones stay
+    assert_equal(q)
+    assert_equal(q, defines={"NI": "11", "NJ": "4", "NK": "9"})
+
+
+def test_jam_of_the_middle_loop():
+    q = kernel(GEMM).unroll_and_jam("S0", 1, 2)               # i, floor(j/2), k, j
+    text = q.region_code()
+    assert scalars(text, "C") == ["C_r0", "C_r1"] and scalars(text, "x") == ["x_r0"]
+    assert_equal(q)
+    assert_equal(q, defines={"NI": "3", "NJ": "9", "NK": "2"})
+
+
+@pytest.mark.parametrize("body,array", [(SELF, "A"), (TRIANGLE, "C")])
+def test_no_replacement_when_another_reference_may_touch_the_element(body, array):
+    q = kernel(body).unroll_and_jam("S0", 0, 2)
+    text = q.region_code()
+    assert not scalars(text, array)
+    assert re.search(rf"\b{array}\[2 \* c0\]\[c1\] \+=", text)   # still in memory
+    assert_equal(q)
+    assert_equal(q, defines={"NI": "9", "NJ": "8", "NK": "8"})
+
+
+def test_triangle_one_copy_kept_the_other_not():
+    """Jammed rows 2c0 and 2c0 + 1 of BELOW: the k loop reads C[k][j] for k <= 2c0,
+    which includes row 2c0's element (not replaced) but never row 2c0 + 1's (kept in a
+    scalar): isl decides per element, over the triangular bounds."""
+    q = kernel(BELOW).unroll_and_jam("S0", 0, 2)
+    text = q.region_code()
+    assert scalars(text, "C") == ["C_r0"]
+    assert re.search(r"C_r0 = C\[2 \* c0 \+ 1\]\[c1\];", text)
+    assert re.search(r"\bC\[2 \* c0\]\[c1\] \+= A\[2 \* c0\]\[c2\] \* C\[c2\]\[c1\];", text)
+    assert "C_r0 += A[2 * c0 + 1][c2] * C[c2][c1];" in text
+    assert_equal(q)
+    assert_equal(q, defines={"NI": "10", "NJ": "3", "NK": "10"})
+
+
+def test_no_replacement_when_arrays_may_overlap():
+    """Without versioning's run-time non-overlap check, C may alias A or B."""
+    q = kernel(GEMM).unroll_and_jam("S0", 0, 2)
+    assert scalars(q.region_code(), "C")
+    bare = q.region_code(options=EmitOptions(versioning=False))
+    assert not scalars(bare, "C") and not scalars(bare, "x")
+
+
+# -- edges ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sizes", [
+    {"NI": "0"}, {"NI": "1"}, {"NJ": "0"}, {"NJ": "1"}, {"NK": "0"}, {"NK": "1"},
+    {"NI": "1", "NJ": "1", "NK": "1"}, {"NI": "2", "NJ": "1", "NK": "1"},
+])
+def test_parameter_edges(sizes):
+    for factor in (2, 3):
+        assert_equal(kernel(GEMM).unroll_and_jam("S0", 0, factor), defines=sizes)
+
+
+def test_an_element_the_loop_never_touches_is_never_loaded():
+    """In EDGE the k loop of the last row is empty, and C[ni][j] lies past the end of
+    C: its load and store must be guarded (by the exact set of outer iterations where
+    the loop touches it), which ASan checks at ni = NMAX."""
+    q = kernel(EDGE).unroll_and_jam("S0", 0, 2)
+    text = q.region_code()
+    assert scalars(text, "C") == ["C_r0", "C_r1"]
+    guard = re.search(r"if \((.*)\)\n\s*C_r1 = C\[2 \* c0 \+ 2\]\[c1\];", text)
+    assert guard and "nk >= 2 * c0 + 3" in guard.group(1)
+    assert re.search(rf"if \({re.escape(guard.group(1))}\)\n\s*C\[2 \* c0 \+ 2\]\[c1\] = C_r1;", text)
+    for sizes in ({"NI": "1"}, {"NI": "2", "NK": "2"}, {"NI": "3", "NK": "3"}, {"NI": "8", "NK": "5"}):
+        assert_equal(q, defines=sizes)
+    if not compiler_accepts("cc", "-fsanitize=address"):
+        pytest.skip("no AddressSanitizer")
+    assert_equal(q, defines={"NI": "40", "NJ": "40", "NK": "40"},
+                 cflags=["-O1", "-fsanitize=address", "-fno-omit-frame-pointer"])
