@@ -142,6 +142,7 @@ _STEP_ARGS = {
     "unroll_and_jam": ("stmt", "depth", "factor"),
     "wavefront": ("stmt", "depth"),
     "separate": ("stmt", "depth"),
+    "sink": ("stmt", "depth"),
     "parallel": ("stmt", "depth", "private", "reductions", "reassociate"),
     "vectorize": ("stmt", "depth"),
     "unroll": ("stmt", "depth", "factor"),
@@ -440,6 +441,11 @@ class Program:
         """Loops ``depth, depth + 1`` become ``b_d + b_{d+1}`` and ``b_{d+1}``; the
         second is then parallel when the band was permutable."""
         return self._apply("wavefront", {"stmt": stmt, "depth": depth}, primitives.wavefront, stmt, depth)
+
+    def sink(self, stmt: str, depth: int) -> "Program":
+        """Move loop ``(stmt, depth)`` below all other loops of its statements (the
+        others keep their order). Legal iff no dependence is reversed."""
+        return self._apply("sink", {"stmt": stmt, "depth": depth}, primitives.sink, stmt, depth)
 
     def separate(self, stmt: str, depth: int) -> "Program":
         """Generate loop ``(stmt, depth)`` as separate full and partial loops (isl's

@@ -83,3 +83,32 @@ def test_separate_primitive_splits_full_and_partial_loops_and_computes_the_same(
     assert q.verify().ok
     with pytest.raises(TransformError, match="not loop 9"):
         tiled.separate("S0", 9)
+
+
+def test_sink_primitive_moves_a_loop_innermost_and_refuses_a_reversal():
+    """gemm's S1 in the original order (i, k, j): sinking k gives (i, j, k), legal (k
+    keeps the order of the updates of each C[i][j]); seidel-2d's time loop sunk below
+    i and j reverses dependences: refused."""
+    p = Program.from_file(get("gemm").path)
+    assert [text for _, text in p.loops("S1")] == ["i", "k", "j"]
+    q = p.sink("S1", 1)
+    assert [text for _, text in q.loops("S1")] == ["i", "j", "k"]
+    assert q.verify().ok
+    with pytest.raises(TransformError, match="witness|violat"):
+        Program.from_file(get("seidel-2d").path).sink("S0", 0)
+
+
+@pytest.mark.parametrize("name, loop", [("conv2d-nhwc", "k"), ("conv2d-nchw", "w")])
+def test_policy_sinks_the_stride_one_loop_under_the_reduction_loops(name, loop):
+    """conv2d: Pluto keeps the reduction loops (r, s, c) in order in bands of their own
+    below the output loops; the stride-1 store loop must go below them to vectorize."""
+    scheduled, tiled, steps = _steps_and_code(name, parallel=True)
+    assert steps[0]["op"] == "sink" and steps[0]["args"]["stmt"] == "S1"
+    *_, (_, innermost) = tiled.loops("S1")
+    assert innermost == loop
+    assert scheduled.replay(steps).c_code() == tiled.c_code()
+    # the vector loop: S1's innermost loop when the leaf band is decided (before the
+    # outer band's tiling adds tile loops above it)
+    depth = len(scheduled.loops("S1")) - 1
+    assert any(s["op"] == "vectorize" and s["args"] == {"stmt": "S1", "depth": depth} for s in steps)
+    assert "#pragma omp simd" in tiled.c_code()

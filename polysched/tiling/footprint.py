@@ -148,22 +148,88 @@ def footprint_bytes(space: BandSpace, sizes: list[int]) -> int:
         box = box.lower_bound_val(isl.dim_type.set, k, isl.Val(origin))
         box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(origin + size - 1))
     instances = space.partial.intersect_range(isl.UnionSet.from_set(box)).domain()
-    boxes: dict[str, isl.Set] = {}      # per array: the union of its references' boxes
-    for data in (d for reference in space.accesses for d in sets_of(instances.apply(reference))):
-        hull = isl.Set.universe(data.get_space()).intersect_params(data.params())
-        for d in range(data.dim(isl.dim_type.set)):
-            lo, hi = data.dim_min_val(d), data.dim_max_val(d)
-            if not (lo.is_int() and hi.is_int()):
+    boxes: dict[str, list[Box]] = {}      # per array: its references' boxes
+    for reference in space.accesses:
+        for relation in maps_of(reference):
+            hull = _reference_box(instances, relation)
+            if hull is None:
                 return 1 << 62            # unbounded: never fits
-            hull = hull.lower_bound_val(isl.dim_type.set, d, lo).upper_bound_val(isl.dim_type.set, d, hi)
-        name = data.get_tuple_name()
-        boxes[name] = boxes[name].union(hull) if name in boxes else hull
+            if hull is not NO_ELEMENT:
+                boxes.setdefault(relation.get_tuple_name(isl.dim_type.out), []).append(hull)
     total = 0
-    for name, region in boxes.items():
+    for name, parts in boxes.items():
         array = space.scop.arrays.get(name)
         width = element_bytes(array.element_type) if array is not None else 8
-        total += region.count_val().to_python() * width
+        total += union_size(parts) * width
     return total
+
+
+Box = tuple[tuple[int, ...], tuple[int, ...]]      # (lower corner, upper corner), inclusive
+NO_ELEMENT = object()         # a reference no instance of the tile makes
+
+
+def _box_size(box: Box) -> int:
+    size = 1
+    for lo, hi in zip(*box):
+        size *= max(0, hi - lo + 1)
+    return size
+
+
+def union_size(boxes: list[Box]) -> int:
+    """Points in the union of integer boxes, by inclusion-exclusion (the intersection of
+    boxes is a box; isl's ``count_val`` would enumerate every point). Past
+    ``MAX_EXACT_BOXES`` distinct boxes, the bounding box of them all (an over-estimate)."""
+    boxes = list(dict.fromkeys(boxes))
+    if len(boxes) > MAX_EXACT_BOXES:
+        lower = tuple(min(b[0][d] for b in boxes) for d in range(len(boxes[0][0])))
+        upper = tuple(max(b[1][d] for b in boxes) for d in range(len(boxes[0][0])))
+        return _box_size((lower, upper))
+    total = 0
+    for r in range(1, len(boxes) + 1):
+        for group in itertools.combinations(boxes, r):
+            lower = tuple(max(b[0][d] for b in group) for d in range(len(group[0][0])))
+            upper = tuple(min(b[1][d] for b in group) for d in range(len(group[0][0])))
+            total += (-1) ** (r + 1) * _box_size((lower, upper))
+    return total
+
+
+# a stencil has up to 7-9 distinct references to one array; inclusion-exclusion is 2^k terms
+MAX_EXACT_BOXES = 10
+
+
+def _reference_box(instances: isl.UnionSet, relation: isl.Map):
+    """The bounding box (lower and upper corner) of the elements ``relation``
+    (``{ S[i] -> A[f(i)] }``) touches from ``instances``: per subscript, the extremes of
+    the affine ``f_d`` over the statement's instances (an LP each, where the image set
+    itself would need a projection); `NO_ELEMENT` when no instance of ``S`` is there,
+    None when unbounded. Subscripts that are not affine functions fall back to the
+    image's extremes."""
+    domain = instances.extract_set(relation.get_space().domain())
+    if domain.is_empty():
+        return NO_ELEMENT
+    try:
+        functions = isl.PwMultiAff.from_map(relation)
+    except isl.Error:
+        functions = None
+    image = None
+    lower, upper = [], []
+    for d in range(relation.dim(isl.dim_type.out)):
+        lo = hi = None
+        if functions is not None:
+            piece = functions.get_at(d)
+            try:
+                f = piece.gist(piece.domain()).as_aff()
+                lo, hi = domain.min_val(f), domain.max_val(f)
+            except isl.Error:      # piecewise (a min/max subscript): see below
+                pass
+        if lo is None:
+            image = image if image is not None else domain.apply(relation)
+            lo, hi = image.dim_min_val(d), image.dim_max_val(d)
+        if not (lo.is_int() and hi.is_int()):
+            return None
+        lower.append(lo.to_python())
+        upper.append(hi.to_python())
+    return tuple(lower), tuple(upper)
 
 
 def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
@@ -190,10 +256,22 @@ def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
                 for d in useful(n_members - 1) if d >= c)
     best_key, best = None, None
     smallest = [min(useful(k)) for k in range(n_members)]
+    # A larger tile touches a superset of a smaller one's data (the box only grows):
+    # whatever is at least a size that does not fit does not fit, whatever is at most
+    # one that fits fits. Largest first, most of the grid is decided without isl.
+    fits: list[list[int]] = []
+    misses: list[list[int]] = []
+    grid = sorted((list(g) for g in grid), key=lambda g: (-sum(g), g))
+    if grid and footprint_bytes(space, smallest) > budget:
+        misses.append(smallest)          # nothing fits (conv2d: all of the weights per tile)
     for sizes in grid:
-        sizes = list(sizes)
-        if footprint_bytes(space, sizes) > budget:
+        if any(all(s >= m for s, m in zip(sizes, miss)) for miss in misses):
             continue
+        if not any(all(s <= f for s, f in zip(sizes, fit)) for fit in fits):
+            if footprint_bytes(space, sizes) > budget:
+                misses.append(sizes)
+                continue
+            fits.append(sizes)
         work = 1
         for size, extent in zip(sizes, extents):
             work *= min(size, extent)

@@ -107,6 +107,7 @@ class TilingReport:
     """One ``BandReport`` per band of the input tree, outermost first."""
 
     bands: list[BandReport] = field(default_factory=list)
+    sinks: list[dict] = field(default_factory=list)      # sink steps taken before the bands'
 
     @property
     def tiled(self) -> list[BandReport]:
@@ -120,11 +121,13 @@ class TilingReport:
         """Every band's primitive steps in the order the policy applied them (innermost
         band first): replayed on the input schedule (`polysched.Program.replay`), they
         give the tiled schedule."""
-        return [step for band in reversed(self.bands) for step in band.steps
-                if not any(note.startswith("left as it is") for note in band.notes)]
+        return self.sinks + [step for band in reversed(self.bands) for step in band.steps
+                             if not any(note.startswith("left as it is") for note in band.notes)]
 
     def __str__(self) -> str:
-        return "\n".join(b.summary() for b in self.bands) or "(no band)"
+        lines = [f"loop {s['args']['depth']} of {s['args']['stmt']} sunk innermost (stride 1, carries nothing)"
+                 for s in self.sinks]
+        return "\n".join(lines + [b.summary() for b in self.bands]) or "(no band)"
 
     def to_json(self) -> dict:
-        return {"bands": [dict(vars(b)) for b in self.bands]}
+        return {"sinks": self.sinks, "bands": [dict(vars(b)) for b in self.bands]}

@@ -41,12 +41,12 @@ from polysched.islutil import sets_of
 from polysched.marks import Parallel, Simd, Unroll
 from polysched.scop.model import Scop
 from polysched.transform import primitives
-from polysched.transform.loops import path_of, statement_loops
+from polysched.transform.loops import node_at, path_of, statement_loops
 
 from .cache import CacheSizes, cache_sizes
 from .footprint import band_space, choose_multiple, choose_sizes, instance_count, outer_iterations
 from .options import BandReport, TileOptions, TilingReport
-from .stride import Stride, member_scores, member_strides, point_order, unit_stride_writes
+from .stride import Stride, classify, member_scores, member_strides, point_order, unit_stride_writes
 
 _band = isl.schedule_node_type.band
 
@@ -476,6 +476,8 @@ def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
         return primitives.wavefront(scop, schedule, a["stmt"], a["depth"])
     if op == "separate":
         return primitives.separate(scop, schedule, a["stmt"], a["depth"])
+    if op == "sink":
+        return primitives.sink(scop, schedule, a["stmt"], a["depth"])
     what = f"{op}({a['stmt']!r}, {a['depth']!r})"
     if op == "parallel":
         mark = Parallel(tuple(a["private"]), tuple(tuple(r) for r in a["reductions"]))
@@ -486,6 +488,70 @@ def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
     else:
         raise ValueError(f"unknown tiling step {op!r}")
     return primitives.mark(scop, schedule, a["stmt"], a["depth"], mark, what)
+
+
+def _loop_rows(scop: Scop, schedule: isl.Schedule, loops, stmt: str) -> isl.Map:
+    """``{ S[i] -> [l_0, ..., l_{D-1}] }``: the loops of ``stmt``, outermost first."""
+    domain = isl.UnionSet.from_set(scop.statement(stmt).domain)
+    rows = None
+    for lp in loops:
+        upa = node_at(schedule, lp.path).band_get_partial_schedule().get_at(lp.member)
+        row = isl.UnionMap.from_union_pw_aff(upa).intersect_domain(domain)
+        rows = row if rows is None else rows.flat_range_product(row)
+    return isl.Map.from_union_map(rows)
+
+
+def _zero_distance(deps: isl.UnionMap, row: isl.Map) -> bool:
+    """Every dependence of ``deps`` has the same value of ``row`` at both ends."""
+    row = isl.UnionMap.from_map(row)
+    for deltas in sets_of(deps.apply_domain(row).apply_range(row).deltas()):
+        if not deltas.is_subset(isl.Set.universe(deltas.get_space()).fix_val(isl.dim_type.set, 0, isl.Val(0))):
+            return False
+    return True
+
+
+def sink_stride_one_loops(scop: Scop, schedule: isl.Schedule,
+                          validity: isl.UnionMap) -> tuple[isl.Schedule, list[dict]]:
+    """``sink(S, d)`` steps: for a statement whose innermost loop stores with a stride
+    other than 1 and whose stride-1 store loop is in another band above it (the point
+    order cannot reach it: conv2d's channel loop ``k`` above the reduction loops
+    ``r, s, c``, which must stay in order), that loop is moved innermost, where it
+    vectorizes. Only a loop that carries nothing (every dependence has the same value
+    of it at both ends, so any position is legal), walks no array with a large stride,
+    and whose band schedules this statement alone."""
+    steps = []
+    for stmt in scop.statements:
+        try:
+            loops = statement_loops(scop, schedule, stmt.name)
+        except TransformError:
+            continue
+        if len(loops) < 2 or stmt.domain.intersect_params(scop.context).is_empty():
+            continue
+        refs = [(acc.kind, acc.relation) for acc in stmt.accesses
+                if acc.array in scop.arrays and not scop.arrays[acc.array].is_scalar]
+        writes = [rel for kind, rel in refs if kind != "read"]
+        if not writes:
+            continue
+        rows = _loop_rows(scop, schedule, loops, stmt.name)
+        innermost = len(loops) - 1
+        if any(classify(rows, w, innermost) == Stride.UNIT for w in writes):
+            continue
+        domain = isl.UnionSet.from_set(stmt.domain)
+        own = validity.intersect_domain(domain).intersect_range(domain)
+        for lp in reversed(loops[:-1]):
+            if lp.path == loops[-1].path:
+                continue          # in the innermost loop's band: the point order's business
+            band_domain = node_at(schedule, lp.path).get_domain()
+            if band_domain.n_set() != 1:
+                continue
+            if all(classify(rows, w, lp.depth) == Stride.UNIT for w in writes) and \
+                    not any(classify(rows, rel, lp.depth) == Stride.STRIDED for _, rel in refs) and \
+                    _zero_distance(own, rows.project_out(isl.dim_type.out, lp.depth + 1, innermost - lp.depth)
+                                   .project_out(isl.dim_type.out, 0, lp.depth)):
+                steps.append(_step("sink", stmt=stmt.name, depth=lp.depth))
+                schedule = primitives.sink(scop, schedule, stmt.name, lp.depth)
+                break
+    return schedule, steps
 
 
 def _set_flags(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.Schedule:
@@ -524,7 +590,11 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     bad = violated_dependences(schedule, validity)
     if not bad.is_empty():
         raise TilingError(f"the schedule to tile violates dependences: {bad}")
+    sinks = []
+    if options.intra_tile_reorder:
+        schedule, sinks = sink_stride_one_loops(scop, schedule, validity)
     policy = _Policy(scop, validity, accesses, options, caches or cache_sizes())
+    policy.report.sinks = sinks
     policy.walk(schedule)
     result = policy.apply(schedule)
     bad = violated_dependences(result, validity)

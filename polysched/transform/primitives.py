@@ -20,6 +20,7 @@ primitives rewrite them (isl notation, for a band ``[{ S[i, j] -> [(i)] }, { S[i
     split_band(S, 1)         [(i)] / [(j)]
     unroll_and_jam(S, 0, 2)  [(floor(i/2))] / jam / [(j)] / [(i)] unrolled by isl's AST generator
     separate(S, 1)           [(i)], [(j)]: j generated as full and partial loops
+    sink(S, 0)               [(j)] / [(i)]: loop 0 moved below every other loop
 """
 from __future__ import annotations
 
@@ -426,6 +427,18 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
         return n
 
     return unroll_leaf_bands(node).get_schedule()
+
+
+def sink(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
+    """Move loop ``(stmt, depth)`` below every other loop of the statements it
+    schedules (isl's ``band_sink``: split off, then pushed down to the leaves), the
+    other loops keeping their order; e.g. a stride-1 loop that carries nothing, moved
+    under reduction loops that must stay in order. Legal when no dependence is
+    reversed (always when the loop carries none: every dependence keeps its value)."""
+    what = f"sink({stmt!r}, {depth!r})"
+    lp = loop(scop, schedule, stmt, depth, what)
+    schedule, path = _isolate(schedule, lp, 1)
+    return node_at(schedule, path).band_sink().get_schedule()
 
 
 def separate(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
