@@ -154,3 +154,15 @@ def test_cli_tile_sizes_per_statement(tmp_path):
     assert "32 * c" in out.read_text()
     assert main(["optimize", str(get("2mm").path), "-o", str(out), "--tile",
                  "--tile-sizes", "S1=8,x"]) == 2
+
+
+def test_illegal_jam_with_integer_divisions_gets_a_witness_not_an_isl_error():
+    """floyd-warshall: jamming k (the outer loop, which carries everything) is illegal.
+    The violated relation has integer divisions (floor(k/2)) on which isl's lexmin
+    failed ("affine expression involves some of the domain dimensions"): check then
+    crashed instead of naming the dependence. Now the witness is any point when lexmin
+    gives up, and it is a true violated dependence (brute force)."""
+    p = ps.Program.from_file(get("floyd-warshall").path)
+    with pytest.raises(ps.TransformError, match="is illegal") as info:
+        p.unroll_and_jam("S0", 0, 2)
+    confirm_dependence_witness(p, info.value)

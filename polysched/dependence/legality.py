@@ -254,19 +254,26 @@ def _small_parameters(violated: isl.Map, context: isl.Set) -> isl.Map:
                 box = box.lower_bound_val(isl.dim_type.set, k, isl.Val(low))
                 box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(bound))
             if not box.is_empty():
-                chosen = box.lexmin()
+                chosen = _lexmin_or_any(box)
                 break
         if chosen is not None:
             break
     if chosen is None:
         chosen = as_set.sample()
     point = isl.Set.from_basic_set(chosen) if isinstance(chosen, isl.BasicSet) else chosen
-    values = []
-    for k in range(n):
-        values.append(point.plain_get_val_if_fixed(isl.dim_type.set, k))
-    for k, val in enumerate(values):
-        violated = violated.fix_val(isl.dim_type.param, k, val)
+    for k, value in enumerate(_point_coordinates(point)):
+        violated = violated.fix_val(isl.dim_type.param, k, isl.Val(value))
     return violated
+
+
+def _lexmin_or_any(s: isl.Set) -> isl.Set:
+    """The lexicographically smallest point of ``s``, or some point of it where isl's
+    lexmin gives up (it can on sets with integer divisions: "affine expression involves
+    some of the domain dimensions", seen after unroll_and_jam on floyd-warshall)."""
+    try:
+        return s.lexmin()
+    except isl.Error:
+        return isl.Set.from_point(s.sample_point())
 
 
 def _point_coordinates(s: isl.Set) -> tuple[int, ...]:
@@ -277,7 +284,7 @@ def _point_coordinates(s: isl.Set) -> tuple[int, ...]:
 
 def _witness(violated: isl.Map, maps: dict[str, isl.Map], context: isl.Set) -> Witness:
     fixed = _small_parameters(violated, context)
-    pair = fixed.wrap().lexmin()
+    pair = _lexmin_or_any(fixed.wrap())
     coords = _point_coordinates(pair)
     n_in = violated.dim(isl.dim_type.in_)
     src_name = violated.get_tuple_name(isl.dim_type.in_)
