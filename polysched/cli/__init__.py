@@ -25,7 +25,8 @@ from polysched.scop.model import ScopError
 
 # One module per subcommand; a module that does not exist yet is skipped, so the
 # pipeline stages can land independently.
-SUBCOMMANDS = ["demo", "extract", "optimize", "verify", "deps", "check", "schedule", "bench", "report", "fuzz", "tensorize"]
+SUBCOMMANDS = ["demo", "extract", "optimize", "verify", "deps", "check", "schedule", "bench", "report", "fuzz", "tensorize",
+               "tune"]
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3

@@ -1,0 +1,186 @@
+"""``polysched tune KERNEL|FILE.c``: search traces of schedule primitives, verify and
+time each candidate, record every measurement in a SQLite database as it completes.
+
+The default (``pluto-tile-par``, what ``optimize --tile --parallel`` does) is always
+trial 0. ``--resume`` continues the latest campaign of this kernel and machine with the
+same options (nothing measured is measured again). ``polysched optimize FILE.c -o
+OUT.c --from-db DB`` then applies the best verified record."""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from polysched.cli.common import add_preprocessor_args, parse_defines
+
+PREFIX = "polysched tune"
+SPACES = ("full", "small")
+
+
+class TuneUsage(Exception):
+    """A bad option value or input: one line ``polysched tune: ...``, exit 2."""
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("tune", help="auto-tune a kernel: search, verify, time, record (SQLite)",
+                              description=__doc__)
+    p.add_argument("kernel", help="a suite kernel name (polysched bench --list) or a C file")
+    p.add_argument("--trials", type=int, default=64, help="candidates to evaluate, the default included (64)")
+    p.add_argument("--time-budget", type=float, metavar="S", help="stop after S seconds of this run")
+    p.add_argument("--db", type=Path, default=Path("tune.sqlite"), help="the tuning database (tune.sqlite)")
+    p.add_argument("--model", default="learned", help="cost model: sol, projected or learned (default)")
+    p.add_argument("--search", default="evolutionary", help="grid, random or evolutionary (default)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resume", action="store_true", help="continue the latest campaign with these options")
+    p.add_argument("--dataset", default="LARGE", help="dataset to time (default LARGE)")
+    p.add_argument("--verify-dataset", default="MINI", help="dataset to verify at (default MINI)")
+    p.add_argument("--threads", type=int, help="OpenMP threads for the timed runs (default: all cores)")
+    p.add_argument("--repeat", type=int, default=3, help="timed runs per candidate; the median is kept")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    p.add_argument("--jobs", type=int, default=2, help="processes compiling and verifying in parallel")
+    p.add_argument("--dask", metavar="ADDRESS", help="measure on a Dask cluster (tcp://host:8786)")
+    p.add_argument("--space", default="full", help="full (default) or small (one fusion, sizes 16..64, no flags)")
+    p.add_argument("--region", type=int, default=0, help="which #pragma scop region (0-based)")
+    p.add_argument("--plot", type=Path, help="tuning-curve PNG (default: next to the database)")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--top", type=int, default=10, help="rows of the final table")
+    p.add_argument("--cc", default="gcc")
+    p.add_argument("--cflags", default="-O3 -march=native")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--timer", help=argparse.SUPPRESS)   # module:function, a fake timer for tests
+    add_preprocessor_args(p)
+    p.set_defaults(func=run)
+
+
+def space_options(name: str):
+    from polysched.tune import SpaceOptions
+    if name == "full":
+        return SpaceOptions()
+    return SpaceOptions(fusions=("smart",), identity=False, powers=(16, 32, 64), divisors=0,
+                        model_sizes=True, reorder=(True,), unroll=(1,), parallel=(True,),
+                        wavefront=(True,), uaj=())
+
+
+def _check(args):
+    from polysched.bench.suite import DATASETS
+    from polysched.tune import MODELS, SEARCHES
+    if args.trials < 1:
+        raise TuneUsage(f"--trials {args.trials}: must be at least 1")
+    if args.time_budget is not None and not args.time_budget > 0:
+        raise TuneUsage(f"--time-budget {args.time_budget:g}: must be positive")
+    if args.model not in MODELS:
+        raise TuneUsage(f"--model {args.model}: choose one of {', '.join(MODELS)}")
+    if args.search not in SEARCHES:
+        raise TuneUsage(f"--search {args.search}: choose one of {', '.join(SEARCHES)}")
+    if args.space not in SPACES:
+        raise TuneUsage(f"--space {args.space}: choose one of {', '.join(SPACES)}")
+    for option in ("dataset", "verify_dataset"):
+        value = getattr(args, option)
+        if value.upper() not in DATASETS:
+            raise TuneUsage(f"--{option.replace('_', '-')} {value}: unknown dataset; choose one of "
+                            f"{', '.join(DATASETS)}")
+        setattr(args, option, value.upper())
+    if args.threads is not None and args.threads < 1:
+        raise TuneUsage(f"--threads {args.threads}: must be at least 1")
+    if args.repeat < 1:
+        raise TuneUsage(f"--repeat {args.repeat}: must be at least 1")
+    if not args.timeout > 0:
+        raise TuneUsage(f"--timeout {args.timeout:g}: must be positive")
+    if args.jobs < 1:
+        raise TuneUsage(f"--jobs {args.jobs}: must be at least 1")
+    if args.db.is_dir():
+        raise TuneUsage(f"--db {args.db}: is a directory")
+    if not args.db.parent.is_dir():
+        raise TuneUsage(f"--db {args.db}: directory {args.db.parent} does not exist")
+    try:
+        args.cflags_list = shlex.split(args.cflags)
+    except ValueError as err:
+        raise TuneUsage(f"--cflags: {err}") from None
+
+
+def run(args) -> int:
+    try:
+        return _run(args)
+    except TuneUsage as err:
+        print(f"{PREFIX}: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    from polysched.errors import PolyschedError
+    from polysched.scop import ScopError
+    from polysched.tune import DaskExecutor, LocalExecutor, Target, tune
+    from polysched.tune.search import SearchError
+
+    _check(args)
+    try:
+        from polysched.cli import UsageError
+        defines = parse_defines(args.defines)
+    except UsageError as err:
+        raise TuneUsage(str(err)) from None
+    try:
+        target = Target.of(args.kernel, region=args.region, defines=defines, include_dirs=args.include_dirs)
+    except ValueError as err:
+        raise TuneUsage(str(err)) from None
+    try:
+        executor = DaskExecutor(args.dask) if args.dask else LocalExecutor(args.jobs)
+    except RuntimeError as err:
+        raise TuneUsage(str(err)) from None
+
+    bar = None
+    messages = sys.stderr
+
+    def on_start(result, recorded):
+        nonlocal bar
+        if args.quiet:
+            if recorded:
+                print(f"{PREFIX}: resuming campaign {result.campaign_id}: {recorded} trials recorded",
+                      file=messages)
+            return
+        from tqdm import tqdm
+        bar = tqdm(total=args.trials, desc=target.name, unit="trial", file=messages, dynamic_ncols=True)
+        if recorded:
+            bar.write(f"{PREFIX}: resuming campaign {result.campaign_id}: {recorded} trials recorded")
+
+    def progress(trial, result):
+        if bar is None:
+            return
+        best = result.best
+        bar.update(1)
+        bar.set_postfix_str(f"best {best.median:.4g} s" if best else "best -", refresh=False)
+
+    try:
+        result = tune(target, db=args.db, trials=args.trials, time_budget=args.time_budget,
+                      search=args.search, model=args.model, seed=args.seed, resume=args.resume,
+                      dataset=args.dataset, verify_dataset=args.verify_dataset,
+                      threads=args.threads or os.cpu_count() or 1, repeat=args.repeat,
+                      timeout=args.timeout, cc=args.cc, cflags=tuple(args.cflags_list),
+                      space_options=space_options(args.space), executor=executor, timer=args.timer,
+                      progress=progress, on_start=on_start)
+    except (ScopError, SearchError, ValueError) as err:
+        raise TuneUsage(str(err)) from None
+    except PolyschedError as err:
+        raise TuneUsage(f"{target.path}: {err}") from None
+    except RuntimeError as err:
+        raise TuneUsage(str(err)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+        executor.close()
+
+    print(result.table(args.top))
+    if result.stopped != "trials":
+        print(f"stopped: {result.stopped}")
+    if not args.no_plot and result.ok:
+        path = args.plot or args.db.with_name(f"{args.db.stem}-{target.name}.png")
+        try:
+            result.plot(path)
+            print(f"tuning curve: {path}")
+        except OSError as err:
+            raise TuneUsage(f"--plot {path}: {err.strerror or err}") from None
+    if result.best is not None:
+        print(f"apply the best: polysched optimize {shlex.quote(str(target.path))} -o OUT.c --from-db "
+              f"{shlex.quote(str(args.db))}")
+    return 0

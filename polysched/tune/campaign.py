@@ -1,0 +1,277 @@
+"""A tuning campaign: propose, measure, record, until the trials or the time run out.
+
+    from polysched.tune import Target, tune
+    result = tune(Target.of("gemm"), db="tune.sqlite", trials=64)
+    result.best, result.default, result.table(), result.plot("curve.png")
+
+Every measurement is written to the database as it completes (one transaction per
+row), in the order the search proposed the candidates. ``resume=True`` continues the
+latest campaign of this kernel and machine with the same options: the search is
+replayed from the recorded outcomes (a recorded candidate is never measured again) and
+goes on where it stopped.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .db import TuneDB, kernel_fingerprint, machine_fingerprint, machine_identity
+from .measure import Job, Result
+from .space import SearchSpace, SpaceOptions, trace_hash
+
+
+@dataclass
+class Target:
+    """What to tune: a C file's region (a suite kernel by name, or a path)."""
+
+    path: Path
+    name: str
+    region: int = 0
+    defines: dict = field(default_factory=dict)
+    include_dirs: list = field(default_factory=list)
+
+    @classmethod
+    def of(cls, kernel_or_file: str, region: int = 0, defines: dict | None = None,
+           include_dirs=None) -> "Target":
+        """A suite kernel name (``gemm``) or a path to a C file; ValueError otherwise."""
+        path = Path(kernel_or_file)
+        if path.suffix == ".c" or path.exists():
+            if not path.is_file():
+                raise ValueError(f"{kernel_or_file}: no such file")
+            name = path.stem
+        else:
+            from polysched.bench import get
+            try:
+                path = Path(get(kernel_or_file).path)
+            except KeyError as err:
+                raise ValueError(f"{kernel_or_file!r} is neither a C file nor a suite kernel "
+                                 f"({err.args[0].split('; ')[-1]})") from None
+            name = kernel_or_file
+        return cls(path, name, region, dict(defines or {}), [str(d) for d in include_dirs or []])
+
+    @property
+    def source(self) -> str:
+        return self.path.read_text(errors="surrogateescape")
+
+    def program(self):
+        from polysched.program import Program
+        return Program.from_file(self.path, region=self.region, defines=self.defines or None,
+                                 include_dirs=self.include_dirs or None)
+
+    def fingerprint(self, program=None) -> str:
+        program = program or self.program()
+        scop = program.scop
+        return kernel_fingerprint(scop.source[scop.region_start:scop.region_end], self.defines)
+
+    def region_text(self, program) -> str:
+        scop = program.scop
+        return scop.source[scop.region_start:scop.region_end]
+
+
+@dataclass
+class Trial:
+    seq: int
+    config: dict | None
+    trace: str
+    status: str
+    median: float | None
+    reason: str = ""
+    recorded: bool = True          # False: taken from the database (resume)
+
+
+@dataclass
+class CampaignResult:
+    campaign_id: int
+    target: Target
+    space: SearchSpace
+    trials: list[Trial]
+    db_path: Path
+    resumed: int = 0
+    stopped: str = "trials"
+
+    @property
+    def ok(self) -> list[Trial]:
+        return [t for t in self.trials if t.status == "ok" and t.median is not None]
+
+    @property
+    def best(self) -> Trial | None:
+        ok = self.ok
+        return min(ok, key=lambda t: (t.median, t.seq)) if ok else None
+
+    @property
+    def default(self) -> Trial | None:
+        return next((t for t in self.trials if t.seq == 0), None)
+
+    def curve(self) -> list[tuple[int, float | None]]:
+        """(trial number from 1, best median so far)."""
+        best, out = None, []
+        for k, trial in enumerate(sorted(self.trials, key=lambda t: t.seq), start=1):
+            if trial.status == "ok" and trial.median is not None:
+                best = trial.median if best is None else min(best, trial.median)
+            out.append((k, best))
+        return out
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for trial in self.trials:
+            counts[trial.status] = counts.get(trial.status, 0) + 1
+        return counts
+
+    def table(self, top: int = 10) -> str:
+        from .report import table
+        return table(self, top)
+
+    def plot(self, path=None, ax=None):
+        from .report import plot_curve
+        return plot_curve(self, path, ax)
+
+
+def campaign_options(*, search: str, model: str, seed: int, dataset: str | None, verify_dataset: str | None,
+                     threads: int | None, repeat: int, cc: str, cflags, space: SpaceOptions,
+                     timer: str | None) -> dict:
+    """What identifies a campaign for ``--resume`` (the budgets do not)."""
+    return {"search": search, "model": model, "seed": seed, "dataset": dataset,
+            "verify_dataset": verify_dataset, "threads": threads, "repeat": repeat, "cc": cc,
+            "cflags": list(cflags), "space": space.to_dict(), "timer": timer}
+
+
+def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
+         time_budget: float | None = None, search: str = "evolutionary", model: str = "learned",
+         seed: int = 0, resume: bool = False, dataset: str | None = "LARGE",
+         verify_dataset: str | None = "MINI", threads: int | None = None, repeat: int = 3,
+         timeout: float = 120.0, cc: str = "gcc", cflags=("-O3", "-march=native"),
+         space_options: SpaceOptions | None = None, executor=None, timer: str | None = None,
+         progress: Callable[[Trial, "CampaignResult"], None] | None = None,
+         on_start: Callable[["CampaignResult", int], None] | None = None) -> CampaignResult:
+    """Run (or resume) a campaign; see the module docstring. ``executor``: a
+    :mod:`polysched.tune.executor` executor (default: a local pool of 2 processes)."""
+    from .executor import LocalExecutor
+    from .models import make_model
+    from .search import make_search
+
+    if trials < 1:
+        raise ValueError("trials must be at least 1")
+    store = db if isinstance(db, TuneDB) else TuneDB(db)
+    space_options = space_options or SpaceOptions()
+    program = target.program()
+    identity = machine_identity(cc)
+    machine_fp = machine_fingerprint(identity)
+    kernel_fp = target.fingerprint(program)
+    store.add_machine(machine_fp, identity)
+    store.add_kernel(kernel_fp, target.name, str(target.path), target.region, target.defines,
+                     target.region_text(program))
+    options = campaign_options(search=search, model=model, seed=seed, dataset=dataset,
+                               verify_dataset=verify_dataset, threads=threads, repeat=repeat, cc=cc,
+                               cflags=cflags, space=space_options, timer=timer)
+    campaign_id = store.find_campaign(kernel_fp, machine_fp, options) if resume else None
+    resumed = campaign_id is not None
+    if campaign_id is None:
+        campaign_id = store.new_campaign(kernel_fp, machine_fp, options)
+    recorded = {row.trace_hash: row for row in store.rows(campaign_id)}
+
+    space = SearchSpace(program, space_options)
+    cost = make_model(model, space, store=store, machine_fp=machine_fp, kernel_fp=kernel_fp,
+                      threads=threads or os.cpu_count() or 1, cc=cc, dataset=dataset, seed=seed)
+    strategy = make_search(search, space, seed, cost, trials)
+    result = CampaignResult(campaign_id, target, space, [], store.path, resumed=len(recorded))
+    if on_start is not None:
+        on_start(result, len(recorded))
+    own_executor = executor is None
+    executor = executor or LocalExecutor(2)
+    source = target.source
+    started = time.monotonic()
+    position = 0             # proposals consumed, recorded or measured (the sequence number)
+    used: set[str] = set()
+    new = 0                  # rows written by this call
+    try:
+        with tempfile.TemporaryDirectory(prefix="polysched-tune-") as workdir:
+            while position < trials:
+                if time_budget is not None and time.monotonic() - started > time_budget:
+                    result.stopped = "time budget"
+                    break
+                if new + len(recorded) >= trials:
+                    break
+                batch = strategy.propose(min(executor.batch_size, trials - position))
+                if not batch:
+                    result.stopped = "space exhausted"
+                    break
+                jobs, pending = [], []
+                for config in batch:
+                    trace = space.trace_json(config)
+                    key = trace_hash(trace)
+                    seq = position
+                    position += 1
+                    if key in recorded:          # measured before this resume: not again
+                        row = recorded[key]
+                        used.add(key)
+                        trial = Trial(row.seq, row.config, row.trace, row.status, row.median, row.reason, False)
+                        pending.append((config, trial, None))
+                    else:
+                        job = Job(seq, trace, config, source, target.path.name, target.region,
+                                  dict(target.defines), [*target.include_dirs, str(target.path.resolve().parent)],
+                                  dataset, verify_dataset, threads, repeat, timeout, 300.0, cc,
+                                  tuple(cflags), workdir, timer)
+                        jobs.append(job)
+                        pending.append((config, None, job))
+                measured = executor.measure(jobs)
+                for config, trial, job in pending:
+                    if trial is None:
+                        outcome: Result = next(measured)
+                        seq = _free_seq(store, campaign_id, job.index)
+                        store.record(campaign_id, seq, kernel_fp, machine_fp, trace_hash(job.trace),
+                                     job.trace, config, outcome, _features(cost, config))
+                        new += 1
+                        trial = Trial(seq, config, job.trace, outcome.status, outcome.median, outcome.reason)
+                    result.trials.append(trial)
+                    strategy.observe(config, trial.status, trial.median)
+                    if progress is not None:
+                        progress(trial, result)
+                if strategy.exhausted() and not batch:
+                    break
+    finally:
+        if own_executor:
+            executor.close()
+    # rows of the campaign the replayed search did not reach still belong to it
+    for key, row in recorded.items():
+        if key not in used:
+            result.trials.append(Trial(row.seq, row.config, row.trace, row.status, row.median, row.reason, False))
+    result.trials.sort(key=lambda t: t.seq)
+    if isinstance(db, (str, os.PathLike)):
+        store.close()
+    return result
+
+
+def _features(cost, config: dict) -> dict | None:
+    from .models import FEATURE_VERSION
+    analysis = getattr(cost, "analysis", None)
+    if analysis is None:
+        return None
+    try:
+        return {"version": FEATURE_VERSION, "x": analysis.features(config)}
+    except Exception:  # noqa: BLE001 -- features are an aid, never a reason to lose a row
+        return None
+
+
+def _free_seq(store: TuneDB, campaign_id: int, wanted: int) -> int:
+    """``wanted`` unless a row of the campaign has it (a search that is not replayed
+    exactly after a resume): then the next free number."""
+    taken = {row[0] for row in store.conn.execute(
+        "SELECT seq FROM measurements WHERE campaign_id = ?", (campaign_id,)).fetchall()}
+    seq = wanted
+    while seq in taken:
+        seq += 1
+    return seq
+
+
+def load_campaign(db_path, campaign_id: int) -> list[Trial]:
+    with TuneDB(db_path) as store:
+        return [Trial(r.seq, r.config, r.trace, r.status, r.median, r.reason, False)
+                for r in store.rows(campaign_id)]
+
+
+__all__ = ["CampaignResult", "Target", "Trial", "campaign_options", "load_campaign", "tune"]
+

@@ -1,0 +1,277 @@
+"""The tuning database: SQLite through the stdlib, one row per measurement.
+
+WAL journal, ``synchronous=FULL``, and one transaction per measurement row: a campaign
+killed at any point (``kill -9`` included) keeps every row it had written, and a row is
+either there whole or not at all. ``UNIQUE(campaign, seq)`` and ``UNIQUE(campaign,
+trace_hash)`` make a repeated measurement impossible rather than unlikely.
+
+Tables:
+
+- ``machines``: fingerprint -> provenance (CPU, cores, caches, compiler) and the
+  measured peak and bandwidths of ``polysched.tune.probe`` (once per machine);
+- ``kernels``: fingerprint -> name, path, region, defines, the region's text;
+- ``campaigns``: one tuning run (resumable): kernel, machine, its options;
+- ``measurements``: campaign, sequence number, kernel and machine fingerprints, trace
+  JSON, configuration, status (``ok``, ``wrong``, ``illegal``, ``timeout``,
+  ``compile_error``, ``error``), reason, compiler, version and exact command, flags,
+  dataset, threads, every timing sample, median, verification verdict, hash of the
+  generated C, provenance (git commit, date, load average), the cost-model features
+  (for the learned model of later campaigns).
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+STATUSES = ("ok", "wrong", "illegal", "timeout", "compile_error", "error")
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS machines (
+    fp TEXT PRIMARY KEY, info TEXT NOT NULL, probe TEXT, created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS kernels (
+    fp TEXT PRIMARY KEY, name TEXT, path TEXT, region INTEGER, defines TEXT,
+    region_text TEXT, created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS campaigns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, kernel_fp TEXT NOT NULL, machine_fp TEXT NOT NULL,
+    config TEXT NOT NULL, signature TEXT NOT NULL, created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS measurements (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    seq INTEGER NOT NULL,
+    kernel_fp TEXT NOT NULL, machine_fp TEXT NOT NULL,
+    trace_hash TEXT NOT NULL, trace TEXT NOT NULL, config TEXT,
+    status TEXT NOT NULL, reason TEXT,
+    compiler TEXT, compiler_version TEXT, command TEXT, flags TEXT,
+    dataset TEXT, threads INTEGER,
+    samples TEXT, median REAL,
+    verify TEXT, source_hash TEXT,
+    git_commit TEXT, git_dirty INTEGER, date TEXT NOT NULL, loadavg TEXT,
+    seconds REAL, features TEXT,
+    UNIQUE(campaign_id, seq), UNIQUE(campaign_id, trace_hash));
+CREATE INDEX IF NOT EXISTS measurements_kernel ON measurements(kernel_fp, machine_fp, status);
+"""
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _sha(data) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def kernel_fingerprint(region_text: str, defines: dict | None) -> str:
+    """A hash of the region's text and the ``-D`` defines it is compiled with."""
+    return _sha({"region": region_text, "defines": {str(k): v for k, v in (defines or {}).items()}})[:20]
+
+
+def machine_identity(cc: str = "gcc") -> dict:
+    """What makes measurements comparable: CPU model, cores, caches, compiler version."""
+    from polysched.bench.machine import _cpu_model, caches, compiler_version
+    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(),
+            "caches": [[c["level"], c["type"], c["size"]] for c in caches()],
+            "compiler": cc, "compiler_version": compiler_version(cc)}
+
+
+def machine_fingerprint(identity: dict) -> str:
+    return _sha(identity)[:16]
+
+
+@dataclass
+class Row:
+    """One measurement as read back."""
+
+    id: int
+    campaign_id: int
+    seq: int
+    kernel_fp: str
+    machine_fp: str
+    trace_hash: str
+    trace: str
+    config: dict | None
+    status: str
+    reason: str
+    command: str | None
+    dataset: str | None
+    threads: int | None
+    samples: list[float]
+    median: float | None
+    date: str
+
+    @classmethod
+    def of(cls, r: sqlite3.Row) -> "Row":
+        return cls(r["id"], r["campaign_id"], r["seq"], r["kernel_fp"], r["machine_fp"], r["trace_hash"],
+                   r["trace"], json.loads(r["config"]) if r["config"] else None, r["status"],
+                   r["reason"] or "", r["command"], r["dataset"], r["threads"],
+                   json.loads(r["samples"] or "[]"), r["median"], r["date"])
+
+
+class TuneDB:
+    """The database at ``path`` (created when missing). Every write is one transaction."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise ValueError(f"{self.path}: is a directory")
+        if not self.path.parent.exists():
+            raise ValueError(f"{self.path}: directory {self.path.parent} does not exist")
+        try:
+            self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            with self._transaction():
+                for statement in _SCHEMA.strip().split(";"):
+                    if statement.strip():
+                        self.conn.execute(statement)
+                self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as err:
+            raise ValueError(f"{self.path}: not a polysched tuning database ({err})") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _transaction(self):
+        conn = self.conn
+
+        class _Tx:
+            def __enter__(self_inner):
+                conn.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self_inner, kind, value, tb):
+                conn.execute("COMMIT" if kind is None else "ROLLBACK")
+                return False
+        return _Tx()
+
+    # -- machines and kernels ------------------------------------------------------------
+    def add_machine(self, fp: str, info: dict) -> None:
+        with self._transaction():
+            self.conn.execute("INSERT OR IGNORE INTO machines (fp, info, created) VALUES (?, ?, ?)",
+                              (fp, json.dumps(info), _now()))
+
+    def machine_probe(self, fp: str) -> dict | None:
+        row = self.conn.execute("SELECT probe FROM machines WHERE fp = ?", (fp,)).fetchone()
+        return json.loads(row["probe"]) if row and row["probe"] else None
+
+    def set_machine_probe(self, fp: str, probe: dict) -> None:
+        with self._transaction():
+            self.conn.execute("UPDATE machines SET probe = ? WHERE fp = ?", (json.dumps(probe), fp))
+
+    def add_kernel(self, fp: str, name: str, path: str | None, region: int, defines: dict,
+                   region_text: str) -> None:
+        with self._transaction():
+            self.conn.execute("INSERT OR IGNORE INTO kernels VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (fp, name, path, region, json.dumps(defines), region_text, _now()))
+
+    def kernel_name(self, fp: str) -> str | None:
+        row = self.conn.execute("SELECT name FROM kernels WHERE fp = ?", (fp,)).fetchone()
+        return row["name"] if row else None
+
+    # -- campaigns -----------------------------------------------------------------------
+    def new_campaign(self, kernel_fp: str, machine_fp: str, config: dict) -> int:
+        with self._transaction():
+            cur = self.conn.execute(
+                "INSERT INTO campaigns (kernel_fp, machine_fp, config, signature, created) VALUES (?, ?, ?, ?, ?)",
+                (kernel_fp, machine_fp, json.dumps(config, sort_keys=True), _sha(config)[:16], _now()))
+            return int(cur.lastrowid)
+
+    def find_campaign(self, kernel_fp: str, machine_fp: str, config: dict) -> int | None:
+        """The latest campaign of this kernel and machine with the same options."""
+        row = self.conn.execute(
+            "SELECT id FROM campaigns WHERE kernel_fp = ? AND machine_fp = ? AND signature = ? "
+            "ORDER BY id DESC LIMIT 1", (kernel_fp, machine_fp, _sha(config)[:16])).fetchone()
+        return int(row["id"]) if row else None
+
+    def campaign(self, campaign_id: int) -> dict | None:
+        row = self.conn.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
+        if row is None:
+            return None
+        return {"id": row["id"], "kernel_fp": row["kernel_fp"], "machine_fp": row["machine_fp"],
+                "config": json.loads(row["config"]), "created": row["created"]}
+
+    # -- measurements --------------------------------------------------------------------
+    def record(self, campaign_id: int, seq: int, kernel_fp: str, machine_fp: str, trace_hash: str,
+               trace: str, config: dict | None, result, features: dict | None = None) -> int:
+        """One measurement row, in one transaction. ``result``: a
+        ``polysched.tune.measure.Result``."""
+        if result.status not in STATUSES:
+            raise ValueError(f"unknown status {result.status!r}")
+        try:
+            load = list(os.getloadavg())
+        except OSError:
+            load = None
+        from polysched.bench.machine import git_commit
+        git = _git_once(git_commit)
+        with self._transaction():
+            cur = self.conn.execute(
+                "INSERT INTO measurements (campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace, "
+                "config, status, reason, compiler, compiler_version, command, flags, dataset, threads, "
+                "samples, median, verify, source_hash, git_commit, git_dirty, date, loadavg, seconds, "
+                "features) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace,
+                 json.dumps(config) if config is not None else None, result.status, result.reason,
+                 result.compiler, result.compiler_version, result.command,
+                 json.dumps(result.flags) if result.flags is not None else None,
+                 result.dataset, result.threads, json.dumps(list(result.samples)), result.median,
+                 result.verify, result.source_hash, git["commit"],
+                 None if git["dirty"] is None else int(git["dirty"]), _now(),
+                 json.dumps(load), result.seconds,
+                 json.dumps(features) if features is not None else None))
+            return int(cur.lastrowid)
+
+    def rows(self, campaign_id: int | None = None, *, kernel_fp: str | None = None,
+             machine_fp: str | None = None, status: str | None = None) -> list[Row]:
+        where, args = [], []
+        for column, value in (("campaign_id", campaign_id), ("kernel_fp", kernel_fp),
+                              ("machine_fp", machine_fp), ("status", status)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = "SELECT * FROM measurements" + (" WHERE " + " AND ".join(where) if where else "") + \
+            " ORDER BY campaign_id, seq"
+        return [Row.of(r) for r in self.conn.execute(sql, args).fetchall()]
+
+    def count(self, campaign_id: int) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM measurements WHERE campaign_id = ?",
+                                     (campaign_id,)).fetchone()[0])
+
+    def best(self, kernel_fp: str, machine_fp: str) -> Row | None:
+        """The fastest verified measurement of this kernel on this machine, among those
+        taken with the dataset and threads of the latest campaign that has one (times at
+        other sizes are not comparable)."""
+        latest = self.conn.execute(
+            "SELECT dataset, threads FROM measurements WHERE kernel_fp = ? AND machine_fp = ? AND "
+            "status = 'ok' ORDER BY campaign_id DESC, seq DESC LIMIT 1", (kernel_fp, machine_fp)).fetchone()
+        if latest is None:
+            return None
+        row = self.conn.execute(
+            "SELECT * FROM measurements WHERE kernel_fp = ? AND machine_fp = ? AND status = 'ok' "
+            "AND dataset IS ? AND threads IS ? AND median IS NOT NULL ORDER BY median, id LIMIT 1",
+            (kernel_fp, machine_fp, latest["dataset"], latest["threads"])).fetchone()
+        return Row.of(row) if row else None
+
+
+_GIT: dict = {}
+
+
+def _git_once(git_commit) -> dict:
+    if "value" not in _GIT:
+        _GIT["value"] = git_commit()
+    return _GIT["value"]
+
+
+__all__ = ["STATUSES", "Row", "TuneDB", "kernel_fingerprint", "machine_fingerprint", "machine_identity"]

@@ -1,0 +1,132 @@
+"""Executors: where candidates are measured.
+
+One interface, :meth:`Executor.measure(jobs)`, yielding a ``Result`` per job in the
+order of ``jobs`` (so the campaign records them as a prefix of its proposals):
+
+- :class:`LocalExecutor` (default): a process pool compiles and verifies the batch in
+  parallel; then, with the pool idle, the binaries are timed one at a time in this
+  process.
+- :class:`DaskExecutor`: ``dask.distributed`` (``--dask tcp://host:8786``, or a
+  ``LocalCluster``). Each task prepares and times one candidate on one worker, so the
+  binary is timed on the machine that built it; run one single-threaded worker per
+  measurement machine (``dask worker --nthreads 1``) for one timing at a time.
+- :class:`FunctionExecutor`: a plain function of the job (tests: a deterministic fake).
+"""
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterator, Sequence
+
+from .measure import Job, Result, cleanup, measure, prepare, time_prepared
+
+
+class Executor:
+    name = "executor"
+    batch_size = 4
+
+    def measure(self, jobs: Sequence[Job]) -> Iterator[Result]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class LocalExecutor(Executor):
+    """Prepare in a pool of ``jobs`` processes, then time serially here."""
+
+    name = "local"
+
+    def __init__(self, jobs: int = 2):
+        self.jobs = max(1, int(jobs))
+        self.batch_size = 2 * self.jobs
+        self._pool = None
+
+    def _get_pool(self):
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs,
+                                             mp_context=multiprocessing.get_context("forkserver"))
+        return self._pool
+
+    def measure(self, jobs):
+        jobs = list(jobs)
+        if not jobs:
+            return
+        pool = self._get_pool()
+        try:
+            futures = [pool.submit(prepare, job) for job in jobs]
+            wait(futures)               # nothing compiles while we time
+            prepared = [future.result() for future in futures]
+        except BrokenProcessPool as err:
+            # the pool, not the candidate, failed: record nothing, let the caller stop
+            self._pool = None
+            raise RuntimeError(f"a measurement process died ({err}); a script using the local "
+                               "executor needs an `if __name__ == '__main__':` guard") from None
+        for job, result in zip(jobs, prepared):
+            try:
+                yield time_prepared(result, job)
+            finally:
+                cleanup(result)
+                result.binary = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor(Executor):
+    """Measure on a Dask distributed cluster: ``address`` ("tcp://host:8786"), or an
+    existing ``distributed.Client``."""
+
+    name = "dask"
+
+    def __init__(self, address=None, client=None):
+        try:
+            from distributed import Client
+        except ImportError:
+            raise RuntimeError("the Dask executor needs dask[distributed] (pip install 'polysched[tune]')") from None
+        self._owns = client is None
+        try:
+            self.client = client if client is not None else Client(address, timeout="20s")
+        except (OSError, TimeoutError) as err:
+            raise RuntimeError(f"cannot reach the Dask scheduler at {address}: {err}") from None
+        workers = self.client.scheduler_info().get("workers", {})
+        self.batch_size = max(2, 2 * len(workers))
+
+    def measure(self, jobs):
+        jobs = list(jobs)
+        futures = [self.client.submit(measure, job, pure=False) for job in jobs]
+        for job, future in zip(jobs, futures):
+            try:
+                yield future.result()
+            except Exception as err:  # noqa: BLE001
+                yield Result(job.index, "error", f"dask task failed: {type(err).__name__}: {err}")
+
+    def close(self) -> None:
+        if self._owns:
+            self.client.close()
+
+
+class FunctionExecutor(Executor):
+    """``function(job) -> Result`` called in this process (tests)."""
+
+    name = "function"
+
+    def __init__(self, function: Callable[[Job], Result], batch_size: int = 4):
+        self.function = function
+        self.batch_size = batch_size
+
+    def measure(self, jobs):
+        for job in jobs:
+            yield self.function(job)
+
+
+__all__ = ["DaskExecutor", "Executor", "FunctionExecutor", "LocalExecutor"]
