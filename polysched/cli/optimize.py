@@ -65,6 +65,9 @@ def add_parser(subparsers) -> None:
                    help="write the steps that made each region's schedule (a polysched.Program trace, JSON)")
     t.add_argument("--trace", type=Path, metavar="T.json",
                    help="replay a saved trace instead of scheduling and tiling (every step is checked)")
+    t.add_argument("--from-db", type=Path, metavar="DB",
+                   help="apply the best verified record of this kernel on this machine from a "
+                        "polysched tune database (its trace replayed); exit 2 when there is none")
     t.add_argument("--save-schedule", type=Path, metavar="S.txt",
                    help="write each region's final schedule tree in isl notation, one line per region")
     t.add_argument("--schedule", type=Path, metavar="S.txt",
@@ -147,7 +150,11 @@ def run(args) -> int:
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
     result = None
-    if args.tensorize:
+    if args.from_db is not None:
+        result = _from_db(args, options)
+        if result is None:
+            return 2
+    elif args.tensorize:
         result = _tensorized(args, options)
     if result is None:
         result = _schedules_in(args, options) or optimize(args.file, options)
@@ -171,6 +178,41 @@ def run(args) -> int:
     if verdict_line:
         print(verdict_line, file=messages)
     return 0
+
+
+def _from_db(args, options):
+    """``--from-db DB``: the best record of the file's region 0 (kernel fingerprint:
+    region text and defines) on this machine, replayed; None (after one line on stderr)
+    when the database has none."""
+    import time
+
+    from polysched.pipeline import OptimizeResult, ScopResult
+    from polysched.tune import Target, best_program
+
+    if args.trace or args.schedule or args.tensorize:
+        raise UsageError("--from-db does not combine with --trace, --schedule or --tensorize")
+    if not args.from_db.is_file():
+        raise UsageError(f"--from-db {args.from_db}: no such file")
+    start = time.perf_counter()
+    target = Target(args.file, args.file.stem, 0, dict(options.source.defines or {}),
+                    list(options.source.include_dirs or []))
+    try:
+        program, row = best_program(args.from_db, target, cc=args.cc or "gcc")
+    except ValueError as err:
+        raise UsageError(f"--from-db {args.from_db}: {err}") from None
+    if program is None:
+        print(f"polysched optimize: no verified tuning record for {args.file} on this machine in "
+              f"{args.from_db}", file=sys.stderr)
+        return None
+    built = time.perf_counter()
+    text = program.c_code()
+    result = OptimizeResult(args.file, text, [ScopResult(program.scop, program.deps, program.schedule,
+                                                         program.tiling_report)],
+                            {"load": built - start, "codegen": time.perf_counter() - built})
+    lines = [f"from {args.from_db}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
+             f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)",
+             result.summary()]
+    return _Tensorized(text, lines)
 
 
 def _schedules_in(args, options):
