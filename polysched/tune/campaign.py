@@ -167,16 +167,15 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     options = campaign_options(search=search, model=model, seed=seed, dataset=dataset,
                                verify_dataset=verify_dataset, threads=threads, repeat=repeat, cc=cc,
                                cflags=cflags, space=space_options, timer=timer)
-    campaign_id = store.find_campaign(kernel_fp, machine_fp, options) if resume else None
-    resumed = campaign_id is not None
-    if campaign_id is None:
-        campaign_id = store.new_campaign(kernel_fp, machine_fp, options)
-    recorded = {row.trace_hash: row for row in store.rows(campaign_id)}
-
     space = SearchSpace(program, space_options)
     cost = make_model(model, space, store=store, machine_fp=machine_fp, kernel_fp=kernel_fp,
                       threads=threads or os.cpu_count() or 1, cc=cc, dataset=dataset, seed=seed)
     strategy = make_search(search, space, seed, cost, trials)
+
+    campaign_id = store.find_campaign(kernel_fp, machine_fp, options) if resume else None
+    if campaign_id is None:
+        campaign_id = store.new_campaign(kernel_fp, machine_fp, options)
+    recorded = {row.trace_hash: row for row in store.rows(campaign_id)}
     result = CampaignResult(campaign_id, target, space, [], store.path, resumed=len(recorded))
     if on_start is not None:
         on_start(result, len(recorded))

@@ -95,7 +95,7 @@ class DaskExecutor(Executor):
             raise RuntimeError("the Dask executor needs dask[distributed] (pip install 'polysched[tune]')") from None
         self._owns = client is None
         try:
-            self.client = client if client is not None else Client(address, timeout="20s")
+            self.client = client if client is not None else Client(address, timeout="10s")
         except (OSError, TimeoutError) as err:
             raise RuntimeError(f"cannot reach the Dask scheduler at {address}: {err}") from None
         workers = self.client.scheduler_info().get("workers", {})

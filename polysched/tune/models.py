@@ -94,7 +94,7 @@ class Analysis:
             from polysched.dependence.loops import prefix_rows
             from polysched.tiling.footprint import band_space
 
-            from .space import _dfs_bands, _sets
+            from .space import _dfs_bands, _sets, outer_count
             program = self.space.program
             nodes: list = []
             _dfs_bands(program.schedule.get_root(), nodes)
@@ -105,7 +105,8 @@ class Analysis:
                 space = band_space(program.scop, node.get_domain(), node.band_get_partial_schedule(),
                                    prefix_rows(node))
                 bands.append(BandInfo([s for s in order if s in present], node.band_n_member(), space,
-                                      False, None, False, False, False, node.get_schedule_depth()))
+                                      False, None, False, False, False, node.get_schedule_depth(),
+                                      outer_count(program.scop, node)))
             self._identity_bands = bands
         return self._identity_bands
 
@@ -136,11 +137,12 @@ class Analysis:
             return {"instances": 0.0, "flops": 0.0, "loads": 0.0, "traffic": [0.0, 0.0, 0.0], "tiles": 1.0,
                     "footprint": 0.0, "inner": 1.0}
         extents = [max(1, e) for e in space.extents]
-        instances = float(np.prod(extents, dtype=float))
+        outer = float(max(1, band.outer))
+        instances = outer * float(np.prod(extents, dtype=float))
         n = len(extents)
         tile = [min(int(s), e) for s, e in zip(sizes, extents)] if sizes else list(extents)
         order = list(order) if order else list(range(n))
-        tiles = float(np.prod([math.ceil(e / t) for e, t in zip(extents, tile)], dtype=float))
+        tiles = outer * float(np.prod([math.ceil(e / t) for e, t in zip(extents, tile)], dtype=float))
         # sub-tiles: the outer point loops (in the point order) fixed one by one
         chain = []
         current = list(tile)
@@ -345,11 +347,11 @@ class LearnedModel(CostModel):
             return self._model is not None
         import lightgbm as lgb
         x, y = self.training_set()
-        model = lgb.LGBMRegressor(n_estimators=150, learning_rate=0.08, num_leaves=15, min_child_samples=2,
-                                  min_data_in_bin=1, subsample=1.0, colsample_bytree=1.0, reg_lambda=1.0,
-                                  deterministic=True, force_row_wise=True, num_threads=1, random_state=self.seed,
-                                  verbose=-1)
-        model.fit(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        params = {"objective": "regression", "learning_rate": 0.08, "num_leaves": 15, "min_data_in_leaf": 2,
+                  "min_data_in_bin": 1, "lambda_l2": 1.0, "deterministic": True, "force_row_wise": True,
+                  "num_threads": 1, "seed": self.seed, "verbosity": -1}
+        data = lgb.Dataset(np.asarray(x, dtype=float), np.asarray(y, dtype=float), params={"verbosity": -1})
+        model = lgb.train(params, data, num_boost_round=150)
         self._model = model
         self._trained_on = len(self.samples)
         return True

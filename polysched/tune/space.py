@@ -105,6 +105,7 @@ class BandInfo:
     wavefront: bool                # ... through a wavefront
     simd: bool
     depth: int
+    outer: int = 1                 # iterations of the loops around it (at the known sizes)
 
 
 @dataclass
@@ -211,7 +212,8 @@ class SearchSpace:
                          and not any(n.startswith("left as it is") for n in report.notes))
             info = BandInfo(statements, node.band_n_member(), space, tiled, None,
                             bool(report and report.parallel), bool(report and report.wavefront),
-                            bool(report and report.simd), node.get_schedule_depth())
+                            bool(report and report.simd), node.get_schedule_depth(),
+                            outer_count(scheduled.scop, node))
             bands.append(info)
             if not tiled or not statements:
                 continue
@@ -463,6 +465,17 @@ class SearchSpace:
         if config.get("unroll", 1) > 1:
             parts.append(f"u{config['unroll']}")
         return " ".join(parts)
+
+
+def outer_count(scop, node: isl.ScheduleNode) -> int:
+    """How often the band at ``node`` is entered (outer loop iterations at the known sizes)."""
+    from polysched.dependence.loops import prefix_is_empty, prefix_rows
+    from polysched.tiling.footprint import outer_iterations
+    prefix = prefix_rows(node)
+    if prefix_is_empty(prefix):
+        return 1
+    count = outer_iterations(scop, node.get_domain(), prefix)
+    return int(count) if count else 1
 
 
 def _sets(union_set):

@@ -1,0 +1,161 @@
+"""polysched.tune in process: the space of traces, the store, the searches, the models.
+
+The searches run on a FunctionExecutor with a deterministic fake timer (no compiler),
+so the answers are exact: the grid finds the true argmin, a resumed campaign ends with
+the same table as an uninterrupted one. Real measurements: tests/test_tune_cli.py."""
+from __future__ import annotations
+
+import json
+import math
+import random
+import sqlite3
+
+import pytest
+
+import polysched as ps
+from polysched.bench import get
+from polysched.tune import (FunctionExecutor, Result, SearchSpace, SpaceOptions, Target, TuneDB, make_model,
+                            spearman, tune)
+from polysched.tune.fake import tile_volume_time
+from polysched.tune.measure import Job, prepare
+from polysched.tune.space import trace_hash
+
+TINY = SpaceOptions(fusions=("smart",), identity=False, powers=(16, 64), divisors=0, model_sizes=False,
+                    reorder=(True,), unroll=(1,), parallel=(True, False), wavefront=(True,), uaj=())
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    return ps.Program.from_file(get("gemm").path)
+
+
+@pytest.fixture(scope="module")
+def tiny(gemm):
+    return SearchSpace(gemm, TINY)
+
+
+def fake_executor(calls: list):
+    """Each job's 'time' is tile_volume_time of its configuration; records the jobs."""
+    def run(job: Job) -> Result:
+        calls.append(job.config)
+        value = tile_volume_time([], job.config)
+        return Result(job.index, "ok", samples=[value] * 3, median=value, dataset=job.dataset,
+                      threads=job.threads, command="fake")
+    return FunctionExecutor(run, batch_size=3)
+
+
+def test_default_trace_is_pluto_tile_par(gemm, tiny):
+    from polysched.pipeline import OptimizeOptions, optimize
+    steps = tiny.trace_steps(tiny.default())
+    assert [s["op"] for s in steps] == ["auto_schedule", "auto_tile"]
+    assert steps[1]["args"]["sizes"] is None          # the model's sizes: the policy's own trace
+    program = gemm.replay(steps)
+    assert [dict(s) for s in program.trace] == steps    # the candidate IS the trace
+    reference = optimize(get("gemm").path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True))
+    assert program.c_code() == reference.text
+
+
+def test_enumeration_is_the_whole_space_without_repeats(tiny):
+    configs = list(tiny.enumerate())
+    # genes: S0 (2 members), S1 (3 members); 2 sizes each member; parallel on/off; + the default
+    assert len(configs) == 2 ** 5 * 2 + 1 == tiny.size() + 1
+    assert configs[0] == tiny.default()
+    hashes = {trace_hash(tiny.trace_json(c)) for c in configs}
+    assert len(hashes) == len(configs)
+
+
+def test_every_sampled_or_mutated_config_replays(gemm):
+    space = SearchSpace(gemm, SpaceOptions(fusions=("smart", "max")))
+    rng = random.Random(3)
+    config = space.default()
+    for _ in range(4):
+        config = space.mutate(space.crossover(config, space.sample(rng), rng), rng)
+        program = gemm.replay(space.trace_steps(config))
+        assert [dict(s) for s in program.trace] == space.trace_steps(config)
+
+
+def test_illegal_candidate_is_recorded_as_illegal(tmp_path):
+    path = get("seidel-2d").path
+    trace = json.dumps({"steps": [{"op": "interchange", "args": {"stmt": "S0", "d1": 0, "d2": 1}}]})
+    result = prepare(Job(0, trace, None, path.read_text(), path.name, workdir=str(tmp_path)))
+    assert result.status == "illegal" and "violated" in result.reason
+
+
+def test_grid_finds_the_true_argmin(tmp_path, tiny):
+    calls = []
+    size = tiny.size() + 1
+    result = tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=size + 10, search="grid", model="sol",
+                  dataset="MINI", threads=2, space_options=TINY, executor=fake_executor(calls))
+    truth = min(tiny.enumerate(), key=lambda c: tile_volume_time([], c))
+    assert result.stopped == "space exhausted"
+    assert len(result.trials) == size == len(calls)
+    assert result.best.config == truth
+    with TuneDB(tmp_path / "t.sqlite") as store:
+        rows = store.rows(result.campaign_id)
+        assert len(rows) == size and [r.seq for r in rows] == list(range(size))
+        assert len({r.trace_hash for r in rows}) == size
+        assert rows[0].samples == [tile_volume_time([], tiny.default())] * 3
+
+
+def test_resumed_campaign_ends_like_an_uninterrupted_one(tmp_path):
+    options = dict(search="evolutionary", model="learned", seed=5, dataset="MINI", threads=2,
+                   space_options=SpaceOptions(fusions=("smart",), identity=False))
+    whole_calls, first_calls, rest_calls = [], [], []
+    whole = tune(Target.of("gemm"), db=tmp_path / "a.sqlite", trials=14, executor=fake_executor(whole_calls),
+                 **options)
+    tune(Target.of("gemm"), db=tmp_path / "b.sqlite", trials=5, executor=fake_executor(first_calls), **options)
+    resumed = tune(Target.of("gemm"), db=tmp_path / "b.sqlite", trials=14, resume=True,
+                   executor=fake_executor(rest_calls), **options)
+    assert resumed.campaign_id == 1 and resumed.resumed == 5
+    assert len(first_calls) == 5 and len(rest_calls) == 9          # nothing measured twice
+    key = [(t.seq, trace_hash(t.trace), t.median) for t in whole.trials]
+    assert [(t.seq, trace_hash(t.trace), t.median) for t in resumed.trials] == key
+    assert resumed.table() .split("\n")[2:] == whole.table().split("\n")[2:]
+    with sqlite3.connect(tmp_path / "b.sqlite") as conn:
+        assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT trace_hash) FROM measurements").fetchone() == (14, 14)
+    # a campaign already complete measures nothing more
+    again = []
+    tune(Target.of("gemm"), db=tmp_path / "b.sqlite", trials=14, resume=True, executor=fake_executor(again), **options)
+    assert again == []
+
+
+def test_unique_constraints_forbid_a_repeated_measurement(tmp_path):
+    with TuneDB(tmp_path / "u.sqlite") as store:
+        campaign = store.new_campaign("k", "m", {"x": 1})
+        result = Result(0, "ok", samples=[1.0], median=1.0)
+        store.record(campaign, 0, "k", "m", "h1", "{}", None, result)
+        with pytest.raises(sqlite3.IntegrityError):
+            store.record(campaign, 1, "k", "m", "h1", "{}", None, result)
+        assert store.count(campaign) == 1
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_spearman():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1, 2, 2, 3], [1, 3, 2, 4]) == pytest.approx(0.9486832980505138)
+    assert math.isnan(spearman([1, 1], [2, 3]))
+
+
+def test_models_rank_and_the_learned_one_learns(gemm):
+    space = SearchSpace(gemm, SpaceOptions(fusions=("smart",), identity=False))
+    probe = {"peak_simd_gflops": 40.0, "peak_scalar_gflops": 10.0, "bw_l1_gbs": 100.0, "bw_l2_gbs": 60.0,
+             "bw_l3_gbs": 25.0, "bw_mem_gbs": 15.0}
+    rng = random.Random(0)
+    configs = [space.sample(rng) for _ in range(160)]
+    sol = make_model("sol", space, threads=2, probe=probe)
+    projected = make_model("projected", space, threads=2, probe=probe)
+    scores = sol.rank(configs)
+    assert len(scores) == 160 and all(s > 0 for s in scores)
+    # the roofline sees parallelism: a parallel configuration is never predicted slower
+    par = [s for c, s in zip(configs, scores) if c["parallel"]]
+    seq = [s for c, s in zip(configs, scores) if not c["parallel"]]
+    assert max(par) <= min(seq)
+    proj = projected.rank(configs)
+    assert len(set(proj)) > 20               # it sees the tile sizes
+    learned = make_model("learned", space, threads=2, probe=probe, seed=1)
+    assert learned.rank(configs[:3]) == projected.rank(configs[:3])       # untrained: projected
+    for config in configs[:120]:
+        learned.observe(config, "ok", tile_volume_time([], config))
+    predicted = learned.rank(configs[120:])        # held out
+    assert spearman(predicted, [tile_volume_time([], c) for c in configs[120:]]) > 0.8
