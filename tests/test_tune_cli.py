@@ -1,0 +1,133 @@
+"""``polysched tune`` and ``optimize --from-db`` as a user runs them: real candidates
+(replayed, verified at MINI, compiled, timed), a campaign killed with SIGKILL and
+resumed, the best record replayed to C that verifies equal, bad input in one line."""
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from polysched.bench import get
+from polysched.cli import main
+
+TRIALS = 6
+
+
+def polysched(*args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "polysched", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, **kw)
+
+
+def tune_args(db: Path, *extra) -> list[str]:
+    return ["tune", "gemm", "--space", "small", "--dataset", "MINI", "--search", "random", "--model", "sol",
+            "--trials", str(TRIALS), "--repeat", "2", "--jobs", "2", "--db", str(db), "--no-plot", *extra]
+
+
+def rows(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT id, seq, trace_hash, status, samples, date FROM measurements "
+                            "ORDER BY seq").fetchall()
+
+
+@pytest.fixture(scope="module")
+def killed_and_resumed(tmp_path_factory):
+    """A campaign killed by SIGKILL once it has recorded 2 rows, then resumed."""
+    db = tmp_path_factory.mktemp("tune") / "tune.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "polysched", *tune_args(db, "--quiet")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 240
+    recorded = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        if db.exists():
+            try:
+                recorded = len(rows(db))
+            except sqlite3.OperationalError:      # the schema is being created
+                continue
+            if recorded >= 2:
+                break
+    assert proc.poll() is None, "the campaign ended before it could be killed: " + proc.stderr.read().decode()
+    os.killpg(proc.pid, signal.SIGKILL)        # the campaign and its measurement processes
+    proc.wait()
+    before = rows(db)
+    assert 2 <= len(before) < TRIALS
+    resumed = polysched(*tune_args(db, "--resume", "--quiet"))
+    return db, before, resumed
+
+
+def test_kill_9_loses_nothing_and_resume_repeats_nothing(killed_and_resumed):
+    db, before, resumed = killed_and_resumed
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming campaign 1: {len(before)} trials recorded" in resumed.stderr
+    after = rows(db)
+    assert len(after) == TRIALS                                   # the budget, no more
+    assert [r[1] for r in after] == list(range(TRIALS))           # no gap, no repeat
+    assert len({r[2] for r in after}) == TRIALS                   # no candidate measured twice
+    assert after[:len(before)] == before                           # what was recorded stayed as it was
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM campaigns").fetchone()[0] == 1
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    ok = [r for r in after if r[3] == "ok"]
+    assert ok and all(len(eval(r[4])) == 2 for r in ok)            # every timing sample kept
+    assert "| rank | trial | median | vs default |" in resumed.stdout
+    assert "status: ok" in resumed.stdout
+
+
+def test_from_db_reproduces_the_best_trace_and_verifies(killed_and_resumed, tmp_path):
+    from polysched.program import Program, Trace
+    db, _, _ = killed_and_resumed
+    kernel = tmp_path / "gemm.c"                       # a copy: same region, same fingerprint
+    kernel.write_text(get("gemm").path.read_text())
+    out = tmp_path / "out.c"
+    done = polysched("optimize", kernel, "-o", out, "--from-db", db, "--verify")
+    assert done.returncode == 0, done.stderr
+    assert "verify: equal" in done.stdout
+    with sqlite3.connect(db) as conn:
+        trace = conn.execute("SELECT trace FROM measurements WHERE status = 'ok' "
+                             "ORDER BY median, id LIMIT 1").fetchone()[0]
+    expected = Program.from_file(kernel).replay(Trace.from_json(trace)).c_code()
+    assert out.read_text() == expected
+
+
+def test_from_db_without_a_record_says_so_in_one_line(killed_and_resumed, tmp_path):
+    db, _, _ = killed_and_resumed
+    done = polysched("optimize", get("2mm").path, "-o", tmp_path / "x.c", "--from-db", db)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no verified tuning record" in done.stderr
+    assert not (tmp_path / "x.c").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["nosuchkernel"], "neither a C file nor a suite kernel"),
+    (["gemm", "--trials", "0"], "--trials 0: must be at least 1"),
+    (["gemm", "--dataset", "HUGE"], "unknown dataset"),
+    (["gemm", "--model", "neural"], "--model neural"),
+    (["gemm", "--search", "annealing"], "--search annealing"),
+    (["gemm", "--search", "grid"], "points (limit"),
+    (["missing.c"], "missing.c: no such file"),
+    (["gemm", "--db", "/nonexistent-dir/t.sqlite"], "does not exist"),
+    (["gemm", "--threads", "0"], "--threads 0"),
+])
+def test_bad_input_is_one_line_exit_2(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    if "--db" not in argv:
+        argv = [*argv, "--db", str(tmp_path / "t.sqlite")]
+    status = main(["tune", *argv, "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("polysched tune: ") and message in err
+    assert err.strip().count("\n") == 0 and "Traceback" not in err
+
+
+def test_not_a_database(tmp_path, capsys):
+    bogus = tmp_path / "bogus.sqlite"
+    bogus.write_text("this is not sqlite " * 100)
+    assert main(["tune", "gemm", "--db", str(bogus), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("polysched tune: ") and "not a polysched tuning database" in err
