@@ -90,6 +90,10 @@ def test_grid_finds_the_true_argmin(tmp_path, tiny):
     assert result.stopped == "space exhausted"
     assert len(result.trials) == size == len(calls)
     assert result.best.config == truth
+    curve = [best for _, best in result.curve()]
+    assert curve[-1] == result.best.median and curve == sorted(curve, reverse=True)
+    result.plot(tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with TuneDB(tmp_path / "t.sqlite") as store:
         rows = store.rows(result.campaign_id)
         assert len(rows) == size and [r.seq for r in rows] == list(range(size))

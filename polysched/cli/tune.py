@@ -178,6 +178,8 @@ def _run(args) -> int:
         try:
             result.plot(path)
             print(f"tuning curve: {path}")
+        except ImportError:
+            print("no tuning curve: matplotlib is not installed (pip install 'polysched[plot]')")
         except OSError as err:
             raise TuneUsage(f"--plot {path}: {err.strerror or err}") from None
     if result.best is not None:

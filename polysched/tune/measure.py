@@ -235,8 +235,19 @@ def cleanup(result: Result) -> None:
         shutil.rmtree(owned, ignore_errors=True)
 
 
+def _allow_children() -> None:
+    """Dask's worker processes are daemonic, and a daemonic process may not start
+    children; the scheduler (``polysched.schedule.isolated``) runs isl in a child it
+    waits for, so the flag is lifted (the children never outlive the call)."""
+    import multiprocessing
+    process = multiprocessing.current_process()
+    if process.daemon:
+        process._config["daemon"] = False      # noqa: SLF001 -- no public way to do this
+
+
 def measure(job: Job) -> Result:
     """prepare + time in one call (one program at a time on the calling worker)."""
+    _allow_children()
     result = prepare(job)
     try:
         return time_prepared(result, job)
