@@ -163,3 +163,15 @@ def test_models_rank_and_the_learned_one_learns(gemm):
         learned.observe(config, "ok", tile_volume_time([], config))
     predicted = learned.rank(configs[120:])        # held out
     assert spearman(predicted, [tile_volume_time([], c) for c in configs[120:]]) > 0.8
+
+
+def test_time_budget_stops_the_campaign(tmp_path):
+    import time
+    calls = []
+    slow = fake_executor(calls)
+    inner = slow.function
+    slow.function = lambda job: (time.sleep(0.2), inner(job))[1]
+    result = tune(Target.of("gemm"), db=tmp_path / "b.sqlite", trials=50, time_budget=0.3, search="random",
+                  model="sol", dataset="MINI", threads=2, space_options=TINY, executor=slow)
+    assert result.stopped == "time budget"
+    assert len(result.trials) == len(calls) == 3          # one batch of 3, then the budget is spent
