@@ -58,18 +58,20 @@ def test_apply_writes_a_verified_file(tmp_path, capsys):
     out = tmp_path / "2mm.c"
     assert main(["tensorize", str(KERNELS / "2mm.c"), "--apply", "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    # the AVX-512 kernels rank first (8 lanes); S1 has the scalar factor alpha
-    assert "S1: dgemm_8x8_avx512_scaled" in text and "S3: dgemm_8x8_avx512:" in text
+    # the packed block kernels rank first (8 lanes, packed operands); S1 has the scalar
+    # factor alpha; the FMA ones are not used unless asked for
+    assert "S1: dgemm_packed_scaled" in text and "S3: dgemm_packed:" in text
     assert text.count("; applied") == 2
     code = out.read_text()
-    assert "polysched_dgemm_8x8_avx512_scaled(" in code and "polysched_dgemm_8x8_avx512(" in code
+    assert "polysched_dgemm_packed_scaled(" in code and "polysched_dgemm_packed(" in code
+    assert "_fma" not in code
     result = verify(KERNELS / "2mm.c", out, dataset="MINI", include_dirs=[INCLUDE_DIR])
     assert result.status == "equal", result
     # three chained products: each later one keeps the earlier calls
     out3 = tmp_path / "3mm.c"
     assert main(["tensorize", str(KERNELS / "3mm.c"), "--apply", "-o", str(out3)]) == 0
     assert capsys.readouterr().out.count("; applied") == 3
-    assert out3.read_text().count("/* polysched: tensorize dgemm_8x8_avx512 */") == 3
+    assert out3.read_text().count("/* polysched: tensorize dgemm_packed */") == 3
     sizes = {"NI": "16", "NJ": "24", "NK": "20", "NL": "17", "NM": "9"}
     result = verify(KERNELS / "3mm.c", out3, dataset="MINI", defines=sizes, include_dirs=[INCLUDE_DIR])
     assert result.status == "equal", result
@@ -81,9 +83,9 @@ def test_optimize_tensorize_verified(tmp_path, capsys):
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tile", "--parallel",
                  "--tensorize", "--verify"]) == 0
     text = capsys.readouterr().out
-    assert "tensorize: S1: dgemm_8x8_avx512_scaled" in text and "verify: equal" in text
+    assert "tensorize: S1: dgemm_packed_scaled" in text and "verify: equal" in text
     code = out.read_text()
-    assert "polysched_dgemm_8x8_avx512_scaled(" in code and "#pragma omp parallel for" in code
+    assert "polysched_dgemm_packed_scaled(" in code and "#pragma omp parallel for" in code
     # a named intrinsic; and no match at all: the usual pipeline
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "dgemm_4x8_scaled"]) == 0
     assert "polysched_dgemm_4x8_scaled(" in out.read_text()

@@ -1,7 +1,8 @@
 """Tensorize a whole program: for each statement, the best legal match among the given
 intrinsics (ranked by the cost model), applied with ``Program.tensorize`` in statement
 order; a statement whose match became illegal after an earlier one is reported and
-skipped."""
+skipped. Intrinsics whose results are not bit-identical (``numerics: fma``, ``bf16``,
+...) take part only with ``reassociate=True``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,12 +26,18 @@ class Applied:
         return f"{self.statement}: {self.match.describe()}; {state}"
 
 
-def auto_tensorize(program, intrinsics, parallel: bool = False) -> tuple[object, list[Applied]]:
+def auto_tensorize(program, intrinsics, parallel: bool = False,
+                   reassociate: bool = False) -> tuple[object, list[Applied]]:
     """(the program with every applicable best match applied, what happened per statement).
     ``program``: a :class:`polysched.Program` whose schedule still has the original loops;
     ``parallel``: ``Program.tensorize(..., parallel=True)`` (falls back to sequential
-    blocks when no block loop can be parallel)."""
+    blocks when no block loop can be parallel); ``reassociate``: the user accepts
+    results that differ in rounding (FMA, bf16 kernels); without it only exact
+    intrinsics are used."""
     report = []
+    exact = [i for i in intrinsics if i.exact]
+    if not reassociate and exact:
+        intrinsics = exact
     for stmt in program.scop.statements:
         matches = [m for rep in match_statement(program.scop, stmt, intrinsics, program.deps)
                    for m in rep.matches]

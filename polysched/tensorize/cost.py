@@ -7,7 +7,12 @@ iterations inside full blocks (the rest runs in the remainder epilogue). ``lanes
 elements per vector register of the widest ISA alternative. Estimated gain
 (a unitless score, higher is better): ``lanes x min(reuse, lanes) / lanes x coverage``
 = ``min(reuse, lanes) x coverage`` for vector intrinsics, ``0.5 x coverage`` for
-portable-only ones (the emulated unit: correct, not fast).
+portable-only ones (the emulated unit: correct, not fast); times 2 when the
+implementation packs its operands (``packing:``: a cache-blocked, register-blocked
+kernel runs near the ISA's peak at any size, an unpacked one streams its operands from
+the arrays), and times 1.5 when it fuses multiply-adds (``numerics: fma``: one
+instruction per multiply-add instead of two; such intrinsics are only applied on
+request).
 """
 from __future__ import annotations
 
@@ -65,8 +70,17 @@ def estimate(problem, loop_map) -> dict:
     widest = max((max(_VECTOR_BYTES.get(f, 0) for f in alt) for alt in intr.features), default=0)
     lanes = widest // element if widest else 1
     gain = (min(reuse, lanes) if widest else 0.5) * coverage
-    return {"flops_per_call": flops, "reuse": round(reuse, 3), "coverage": round(coverage, 4),
-            "lanes": lanes, "gain": round(gain, 3)}
+    if intr.packing:
+        gain *= 2
+    if intr.numerics == "fma":
+        gain *= 1.5
+    out = {"flops_per_call": flops, "reuse": round(reuse, 3), "coverage": round(coverage, 4),
+           "lanes": lanes, "gain": round(gain, 3)}
+    if intr.packing:
+        out["packed"] = sorted(intr.packing)
+    if not intr.exact:
+        out["numerics"] = intr.numerics
+    return out
 
 
 def _order(loop_map, loops):

@@ -13,6 +13,14 @@ over the intrinsic's operands) and a comment block of ``key: value`` metadata::
      *                                  dimension of the program's array)
      * remainder: i j                  (fixed-size loops whose leftover iterations an
      *                                  epilogue may run; other fixed loops need multiples)
+     * packing: A B                    (optional: operands the implementation copies into
+     *                                  packed panels itself; the cost model counts it)
+     * numerics: exact                 (optional, default exact: bit-identical to the
+     *                                  semantics compiled with -ffp-contract=off; any
+     *                                  other word, e.g. "fma" or "bf16", says how the
+     *                                  results differ, and such an intrinsic is applied
+     *                                  automatically only when the caller opts in:
+     *                                  auto_tensorize(..., reassociate=True))
      * doc: one line
      */
     void dgemm_4x8(int K, double C[4][8], double A[4][K], double B[K][8])
@@ -45,7 +53,8 @@ from .pattern import Pattern, statement_pattern
 
 INTRINSICS_DIR = Path(__file__).parent / "intrinsics"
 INCLUDE_DIR = Path(__file__).parent / "include"
-_KEYS = ("name", "features", "header", "function", "call", "stride1", "remainder", "doc")
+_KEYS = ("name", "features", "header", "function", "call", "stride1", "remainder", "packing",
+         "numerics", "doc")
 
 
 class IntrinsicError(PolyschedError):
@@ -75,6 +84,14 @@ class Intrinsic:
     remainder: frozenset[str] = frozenset()
     doc: str = ""
     extent_params: dict[str, str] = field(default_factory=dict)   # free loop -> its parameter
+    packing: frozenset[str] = frozenset()
+    numerics: str = "exact"
+
+    @property
+    def exact(self) -> bool:
+        """Bit-identical to the semantics (compiled with -ffp-contract=off)? Integer
+        intrinsics are exact whatever order they sum in."""
+        return self.numerics == "exact"
 
     @property
     def loops(self) -> list[str]:
@@ -98,7 +115,8 @@ class Intrinsic:
                 "features": [list(f) for f in self.features], "function": self.function,
                 "header": self.header, "call": self.call,
                 "stride1": {k: sorted(v) for k, v in self.stride1.items()},
-                "remainder": sorted(self.remainder), "doc": self.doc}
+                "remainder": sorted(self.remainder), "packing": sorted(self.packing),
+                "numerics": self.numerics, "doc": self.doc}
 
 
 def _metadata(text: str, path: str) -> dict[str, str]:
@@ -163,13 +181,20 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
         for d, loop in enumerate(pattern.loops):
             if extents[d] is None and _extent(fixed, d) == 7919:
                 extent_params[loop] = param
+    packing = frozenset(meta.get("packing", "").split())
+    for operand in packing:
+        if operand not in pattern.ranks or not pattern.ranks[operand]:
+            raise IntrinsicError(f"{path}: packing operand {operand!r} is not an array operand")
+    numerics = meta.get("numerics", "exact").strip() or "exact"
+    if len(numerics.split()) != 1:
+        raise IntrinsicError(f"{path}: numerics must be one word (exact, fma, bf16, ...), not {numerics!r}")
     features = tuple(tuple(alt.split()) for alt in meta.get("features", "").split("|") if alt.split())
     name = meta.get("name") or path.stem
     intrinsic = Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
                      features=features, header=meta.get("header", "polysched_intrinsics.h"),
                      function=meta.get("function", ""), call=meta.get("call", ""),
                      stride1=stride1, remainder=remainder, doc=meta.get("doc", ""),
-                     extent_params=extent_params)
+                     extent_params=extent_params, packing=packing, numerics=numerics)
     _LOADED[intrinsic.name] = intrinsic
     return intrinsic
 

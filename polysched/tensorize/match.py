@@ -60,6 +60,8 @@ class Match:
         path = "+".join(self.native) if self.native else "portable"
         state = (f"legal, gain {self.cost.get('gain')} ({path} path here)" if self.legal
                  else f"illegal: {self.reason}")
+        if "numerics" in self.cost:
+            state += f"; not bit-identical ({self.cost['numerics']}): opt-in only"
         return f"{self.intrinsic}: loops {loops}; arrays {arrays}{rem}; {state}"
 
 

@@ -10,12 +10,14 @@
  * -DPOLYSCHED_TRACE_PATH each dispatcher stores the path it took in polysched_path_taken.
  *
  * Operands are (base pointer, row stride, column stride) in elements; an operand
- * dimension the description declares stride-1 has no stride argument.
+ * dimension the description declares stride-1 has no stride argument. Extents are the
+ * first arguments (k_, or m_, n_, k_): names a -DK=... on the command line leaves alone.
  *
  * Floating point: the portable path runs the description's loop nest verbatim, and
  * the vector paths do, per C element, the same multiply then add in the same k order
- * (one rounding each, no FMA), so every path is bit-identical to the C semantics
- * compiled with -ffp-contract=off.  -DPOLYSCHED_CONTRACT lets the vector paths fuse the
+ * (one rounding each, no FMA, whatever -ffp-contract the file is compiled with: see
+ * POLYSCHED_EXACT_FP), so every path is bit-identical to the C semantics compiled with
+ * -ffp-contract=off.  -DPOLYSCHED_CONTRACT lets the vector paths fuse the
  * multiply-add (faster, not bit-identical; the portable path never fuses on its own).
  * Integer kernels sum the int32 products in another order (exact: int32 addition is
  * associative whenever the C semantics do not overflow, which would be undefined).
@@ -24,6 +26,7 @@
 #define POLYSCHED_INTRINSICS_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if !defined(POLYSCHED_FORCE_PORTABLE) && (defined(__x86_64__) || defined(__i386__)) \
@@ -59,13 +62,38 @@ static const char *polysched_path_taken = "";
 #  define POLYSCHED_TARGET(t)
 #endif
 
+/* Exact floating point: a function marked POLYSCHED_EXACT_FP (and starting its body with
+ * POLYSCHED_EXACT_FP_BODY) never fuses a multiply and an add, whatever -ffp-contract the
+ * file is compiled with (gcc's default, -ffp-contract=fast, would otherwise turn
+ * _mm512_add_pd(c, _mm512_mul_pd(a, b)) into an FMA: one rounding instead of two). */
+#if defined(__clang__)
+#  define POLYSCHED_EXACT_FP
+#  define POLYSCHED_EXACT_FP_BODY _Pragma("clang fp contract(off)")
+#elif defined(__GNUC__)
+#  define POLYSCHED_EXACT_FP __attribute__((optimize("fp-contract=off")))
+#  define POLYSCHED_EXACT_FP_BODY
+#else
+#  define POLYSCHED_EXACT_FP
+#  define POLYSCHED_EXACT_FP_BODY
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define POLYSCHED_TLS __thread
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#  define POLYSCHED_TLS _Thread_local
+#else
+#  define POLYSCHED_TLS
+#endif
+
 /* ---------------------------------------------------------------- f64 4x8 -------- */
 
-static inline void polysched_dgemm_4x8_portable(long K, double alpha, int scaled,
+POLYSCHED_EXACT_FP
+static inline void polysched_dgemm_4x8_portable(long k_, double alpha, int scaled,
     const double *A, long rsA, long csA, const double *B, long rsB, double *C, long rsC)
 {
+  POLYSCHED_EXACT_FP_BODY
   long k, i, j;
-  for (k = 0; k < K; k++)
+  for (k = 0; k < k_; k++)
     for (i = 0; i < 4; i++)
       for (j = 0; j < 8; j++) {
         double a = A[i * rsA + k * csA];
@@ -77,9 +105,11 @@ static inline void polysched_dgemm_4x8_portable(long K, double alpha, int scaled
 
 #if POLYSCHED_X86
 POLYSCHED_TARGET("avx2,fma")
-static inline void polysched_dgemm_4x8_avx2(long K, double alpha, int scaled,
+POLYSCHED_EXACT_FP
+static inline void polysched_dgemm_4x8_avx2(long k_, double alpha, int scaled,
     const double *A, long rsA, long csA, const double *B, long rsB, double *C, long rsC)
 {
+  POLYSCHED_EXACT_FP_BODY
   __m256d c[4][2];
   long k;
   int i;
@@ -87,7 +117,7 @@ static inline void polysched_dgemm_4x8_avx2(long K, double alpha, int scaled,
     c[i][0] = _mm256_loadu_pd(C + i * rsC);
     c[i][1] = _mm256_loadu_pd(C + i * rsC + 4);
   }
-  for (k = 0; k < K; k++) {
+  for (k = 0; k < k_; k++) {
     __m256d b0 = _mm256_loadu_pd(B + k * rsB), b1 = _mm256_loadu_pd(B + k * rsB + 4);
     for (i = 0; i < 4; i++) {
       double s = A[i * rsA + k * csA];
@@ -112,48 +142,50 @@ static inline void polysched_dgemm_4x8_avx2(long K, double alpha, int scaled,
 #endif
 
 /* C[i][j] += A[i][k] * B[k][j], i < 4, j < 8 (stride 1), k < K. */
-static inline void polysched_dgemm_4x8(long K, const double *A, long rsA, long csA,
+static inline void polysched_dgemm_4x8(long k_, const double *A, long rsA, long csA,
     const double *B, long rsB, double *C, long rsC)
 {
 #if POLYSCHED_X86
   if (POLYSCHED_HAS("avx2") && POLYSCHED_HAS("fma")) {
     POLYSCHED_PATH("avx2");
-    polysched_dgemm_4x8_avx2(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
+    polysched_dgemm_4x8_avx2(k_, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  polysched_dgemm_4x8_portable(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
+  polysched_dgemm_4x8_portable(k_, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
 }
 
 /* C[i][j] += alpha * A[i][k] * B[k][j] (alpha * A first, as C parses it). */
-static inline void polysched_dgemm_4x8_scaled(long K, double alpha, const double *A, long rsA,
+static inline void polysched_dgemm_4x8_scaled(long k_, double alpha, const double *A, long rsA,
     long csA, const double *B, long rsB, double *C, long rsC)
 {
 #if POLYSCHED_X86
   if (POLYSCHED_HAS("avx2") && POLYSCHED_HAS("fma")) {
     POLYSCHED_PATH("avx2");
-    polysched_dgemm_4x8_avx2(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
+    polysched_dgemm_4x8_avx2(k_, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  polysched_dgemm_4x8_portable(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
+  polysched_dgemm_4x8_portable(k_, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
 }
 
 /* ---------------------------------------------------------------- f64 8x8 AVX-512 - */
 
 #if POLYSCHED_X86
 POLYSCHED_TARGET("avx512f")
-static inline void polysched_dgemm_8x8_avx512_kernel(long K, double alpha, int scaled,
+POLYSCHED_EXACT_FP
+static inline void polysched_dgemm_8x8_avx512_kernel(long k_, double alpha, int scaled,
     const double *A, long rsA, long csA, const double *B, long rsB, double *C, long rsC)
 {
+  POLYSCHED_EXACT_FP_BODY
   __m512d c[8];
   long k;
   int i;
   for (i = 0; i < 8; i++)
     c[i] = _mm512_loadu_pd(C + i * rsC);
-  for (k = 0; k < K; k++) {
+  for (k = 0; k < k_; k++) {
     __m512d b = _mm512_loadu_pd(B + k * rsB);
     for (i = 0; i < 8; i++) {
       double s = A[i * rsA + k * csA];
@@ -173,11 +205,13 @@ static inline void polysched_dgemm_8x8_avx512_kernel(long K, double alpha, int s
 }
 #endif
 
-static inline void polysched_dgemm_8x8_portable(long K, double alpha, int scaled,
+POLYSCHED_EXACT_FP
+static inline void polysched_dgemm_8x8_portable(long k_, double alpha, int scaled,
     const double *A, long rsA, long csA, const double *B, long rsB, double *C, long rsC)
 {
+  POLYSCHED_EXACT_FP_BODY
   long k, i, j;
-  for (k = 0; k < K; k++)
+  for (k = 0; k < k_; k++)
     for (i = 0; i < 8; i++)
       for (j = 0; j < 8; j++) {
         double a = A[i * rsA + k * csA];
@@ -188,48 +222,50 @@ static inline void polysched_dgemm_8x8_portable(long K, double alpha, int scaled
 }
 
 /* C[i][j] += A[i][k] * B[k][j], i < 8, j < 8 (stride 1), k < K. */
-static inline void polysched_dgemm_8x8_avx512(long K, const double *A, long rsA, long csA,
+static inline void polysched_dgemm_8x8_avx512(long k_, const double *A, long rsA, long csA,
     const double *B, long rsB, double *C, long rsC)
 {
 #if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512f")) {
     POLYSCHED_PATH("avx512");
-    polysched_dgemm_8x8_avx512_kernel(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
+    polysched_dgemm_8x8_avx512_kernel(k_, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  polysched_dgemm_8x8_portable(K, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
+  polysched_dgemm_8x8_portable(k_, 1.0, 0, A, rsA, csA, B, rsB, C, rsC);
 }
 
 /* C[i][j] += alpha * A[i][k] * B[k][j] (alpha * A first, as C parses it), 8x8 blocks. */
-static inline void polysched_dgemm_8x8_avx512_scaled(long K, double alpha, const double *A,
+static inline void polysched_dgemm_8x8_avx512_scaled(long k_, double alpha, const double *A,
     long rsA, long csA, const double *B, long rsB, double *C, long rsC)
 {
 #if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512f")) {
     POLYSCHED_PATH("avx512");
-    polysched_dgemm_8x8_avx512_kernel(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
+    polysched_dgemm_8x8_avx512_kernel(k_, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  polysched_dgemm_8x8_portable(K, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
+  polysched_dgemm_8x8_portable(k_, alpha, 1, A, rsA, csA, B, rsB, C, rsC);
 }
 
 /* ---------------------------------------------------------------- f32 8x8 -------- */
 
 #if POLYSCHED_X86
 POLYSCHED_TARGET("avx2,fma")
-static inline void polysched_sgemm_8x8_avx2(long K, const float *A, long rsA, long csA,
+POLYSCHED_EXACT_FP
+static inline void polysched_sgemm_8x8_avx2(long k_, const float *A, long rsA, long csA,
     const float *B, long rsB, float *C, long rsC)
 {
+  POLYSCHED_EXACT_FP_BODY
   __m256 c[8];
   long k;
   int i;
   for (i = 0; i < 8; i++)
     c[i] = _mm256_loadu_ps(C + i * rsC);
-  for (k = 0; k < K; k++) {
+  for (k = 0; k < k_; k++) {
     __m256 b = _mm256_loadu_ps(B + k * rsB);
     for (i = 0; i < 8; i++) {
       __m256 a = _mm256_set1_ps(A[i * rsA + k * csA]);
@@ -246,19 +282,21 @@ static inline void polysched_sgemm_8x8_avx2(long K, const float *A, long rsA, lo
 #endif
 
 /* C[i][j] += A[i][k] * B[k][j] in float, i < 8, j < 8 (stride 1), k < K. */
-static inline void polysched_sgemm_8x8(long K, const float *A, long rsA, long csA,
+POLYSCHED_EXACT_FP
+static inline void polysched_sgemm_8x8(long k_, const float *A, long rsA, long csA,
     const float *B, long rsB, float *C, long rsC)
 {
+  POLYSCHED_EXACT_FP_BODY
   long k, i, j;
 #if POLYSCHED_X86
   if (POLYSCHED_HAS("avx2") && POLYSCHED_HAS("fma")) {
     POLYSCHED_PATH("avx2");
-    polysched_sgemm_8x8_avx2(K, A, rsA, csA, B, rsB, C, rsC);
+    polysched_sgemm_8x8_avx2(k_, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  for (k = 0; k < K; k++)
+  for (k = 0; k < k_; k++)
     for (i = 0; i < 8; i++)
       for (j = 0; j < 8; j++)
         C[i * rsC + j] = C[i * rsC + j] + A[i * rsA + k * csA] * B[k * rsB + j];
@@ -275,7 +313,7 @@ static inline __m128i polysched_load8_s8(const int8_t *p)
 }
 
 POLYSCHED_TARGET("avx2")
-static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av, long rsA,
+static inline void polysched_i8dot_4x8_avx2(long k_, int a_signed, const void *Av, long rsA,
     long csA, const int8_t *B, long rsB, int32_t *C, long rsC)
 {
   const uint8_t *Au = (const uint8_t *)Av;
@@ -285,7 +323,7 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
   int i;
   for (i = 0; i < 4; i++)
     c[i] = _mm256_loadu_si256((const __m256i *)(C + i * rsC));
-  for (k = 0; k + 1 < K; k += 2) {
+  for (k = 0; k + 1 < k_; k += 2) {
     /* (b[k][j], b[k+1][j]) int16 pairs for j = 0..7 */
     __m128i r0 = polysched_load8_s8(B + k * rsB), r1 = polysched_load8_s8(B + (k + 1) * rsB);
     __m256i b = _mm256_set_m128i(_mm_unpackhi_epi16(r0, r1), _mm_unpacklo_epi16(r0, r1));
@@ -298,7 +336,7 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
   }
   for (i = 0; i < 4; i++)
     _mm256_storeu_si256((__m256i *)(C + i * rsC), c[i]);
-  for (; k < K; k++)
+  for (; k < k_; k++)
     for (i = 0; i < 4; i++) {
       int j;
       int32_t a = a_signed ? As[i * rsA + k * csA] : Au[i * rsA + k * csA];
@@ -318,7 +356,7 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
   int i;                                                                                      \
   for (i = 0; i < 4; i++)                                                                     \
     c[i] = _mm256_loadu_si256((const __m256i *)(C + i * rsC));                                \
-  for (k = 0; k + 3 < K; k += 4) {                                                            \
+  for (k = 0; k + 3 < k_; k += 4) {                                                            \
     /* bytes (b[k][j], b[k+1][j], b[k+2][j], b[k+3][j]) for j = 0..7 */                       \
     __m128i r0 = _mm_loadl_epi64((const __m128i *)(B + k * rsB));                             \
     __m128i r1 = _mm_loadl_epi64((const __m128i *)(B + (k + 1) * rsB));                       \
@@ -343,7 +381,7 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
   }                                                                                           \
   for (i = 0; i < 4; i++)                                                                     \
     _mm256_storeu_si256((__m256i *)(C + i * rsC), _mm256_sub_epi32(c[i], corr));             \
-  for (; k < K; k++)                                                                          \
+  for (; k < k_; k++)                                                                          \
     for (i = 0; i < 4; i++) {                                                                 \
       int j;                                                                                  \
       for (j = 0; j < 8; j++)                                                                 \
@@ -352,7 +390,7 @@ static inline void polysched_i8dot_4x8_avx2(long K, int a_signed, const void *Av
 
 #define POLYSCHED_I8DOT_VNNI(NAME, TARGET, DPBUSD, SIGNED, AT)                                 \
   POLYSCHED_TARGET(TARGET)                                                                    \
-  static inline void NAME(long K, const void *Av, long rsA, long csA, const int8_t *B,         \
+  static inline void NAME(long k_, const void *Av, long rsA, long csA, const int8_t *B,         \
                           long rsB, int32_t *C, long rsC)                                     \
   {                                                                                           \
     POLYSCHED_I8DOT_VNNI_BODY(DPBUSD, SIGNED, AT)                                             \
@@ -369,29 +407,29 @@ POLYSCHED_I8DOT_VNNI(polysched_i8dot_s8s8_4x8_avxvnni, "avx2,avxvnni", _mm256_dp
 /* C[i][j] += A[i][k] * B[k][j]: uint8 x int8 -> int32, i < 4, j < 8 (stride 1), k < K.
  * AVX-512 VNNI or AVX-VNNI (vpdpbusd on 256-bit vectors), else AVX2 (widen to int16, vpmaddwd: no
  * saturation, unlike pmaddubsw), else portable. */
-static inline void polysched_i8dot_u8s8_4x8(long K, const uint8_t *A, long rsA, long csA,
+static inline void polysched_i8dot_u8s8_4x8(long k_, const uint8_t *A, long rsA, long csA,
     const int8_t *B, long rsB, int32_t *C, long rsC)
 {
   long k, i, j;
 #if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512vnni") && POLYSCHED_HAS_AVX512("avx512vl")) {
     POLYSCHED_PATH("avx512vnni");
-    polysched_i8dot_u8s8_4x8_vnni(K, A, rsA, csA, B, rsB, C, rsC);
+    polysched_i8dot_u8s8_4x8_vnni(k_, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
   if (POLYSCHED_HAS_AVXVNNI()) {
     POLYSCHED_PATH("avxvnni");
-    polysched_i8dot_u8s8_4x8_avxvnni(K, A, rsA, csA, B, rsB, C, rsC);
+    polysched_i8dot_u8s8_4x8_avxvnni(k_, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
   if (POLYSCHED_HAS("avx2")) {
     POLYSCHED_PATH("avx2");
-    polysched_i8dot_4x8_avx2(K, 0, A, rsA, csA, B, rsB, C, rsC);
+    polysched_i8dot_4x8_avx2(k_, 0, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  for (k = 0; k < K; k++)
+  for (k = 0; k < k_; k++)
     for (i = 0; i < 4; i++)
       for (j = 0; j < 8; j++)
         C[i * rsC + j] += A[i * rsA + k * csA] * B[k * rsB + j];
@@ -399,32 +437,329 @@ static inline void polysched_i8dot_u8s8_4x8(long K, const uint8_t *A, long rsA, 
 
 /* C[i][j] += A[i][k] * B[k][j]: int8 x int8 -> int32 (VNNI with a bias on A, AVX-VNNI, AVX2
  * vpmaddwd, else portable). */
-static inline void polysched_i8dot_s8s8_4x8(long K, const int8_t *A, long rsA, long csA,
+static inline void polysched_i8dot_s8s8_4x8(long k_, const int8_t *A, long rsA, long csA,
     const int8_t *B, long rsB, int32_t *C, long rsC)
 {
   long k, i, j;
 #if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512vnni") && POLYSCHED_HAS_AVX512("avx512vl")) {
     POLYSCHED_PATH("avx512vnni");
-    polysched_i8dot_s8s8_4x8_vnni(K, A, rsA, csA, B, rsB, C, rsC);
+    polysched_i8dot_s8s8_4x8_vnni(k_, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
   if (POLYSCHED_HAS_AVXVNNI()) {
     POLYSCHED_PATH("avxvnni");
-    polysched_i8dot_s8s8_4x8_avxvnni(K, A, rsA, csA, B, rsB, C, rsC);
+    polysched_i8dot_s8s8_4x8_avxvnni(k_, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
   if (POLYSCHED_HAS("avx2")) {
     POLYSCHED_PATH("avx2");
-    polysched_i8dot_4x8_avx2(K, 1, A, rsA, csA, B, rsB, C, rsC);
+    polysched_i8dot_4x8_avx2(k_, 1, A, rsA, csA, B, rsB, C, rsC);
     return;
   }
 #endif
   POLYSCHED_PATH("portable");
-  for (k = 0; k < K; k++)
+  for (k = 0; k < k_; k++)
     for (i = 0; i < 4; i++)
       for (j = 0; j < 8; j++)
         C[i * rsC + j] += A[i * rsA + k * csA] * B[k * rsB + j];
+}
+
+/* ---------------------------------------------------------------- packed f64 gemm - */
+
+/* C[i][j] += A[i][k] * B[k][j] (or alpha * A[i][k] * B[k][j]) for a whole m_ x n_ x k_ block,
+ * BLIS-style: B is packed kc x nc at a time into nr_-column panels, A mc x kc at a time
+ * into mr_-row panels (times alpha when scaled: the same one rounding as alpha * A[i][k]
+ * in C), and a register-blocked mr_ x nr_ micro-kernel runs over kc with the C block in
+ * registers. Any strides for A and B (packing absorbs them: a transposed operand is
+ * just another pair of strides), C row-major (stride-1 columns).
+ *
+ * Exact (polysched_dgemm_packed, _scaled): every C element gets its products added one
+ * by one in increasing k, each product rounded, each sum rounded: bit-identical to the
+ * loop nest compiled with -ffp-contract=off. The _fma variants fuse each multiply-add
+ * (one rounding instead of two): faster, not bit-identical, opt-in only.
+ *
+ * Paths: AVX-512F 12x16 (24 zmm accumulators), AVX2 6x8 (12 ymm), portable 4x8 C.
+ * Packing buffers are per thread (grown on demand, kept for the next call). */
+#define POLYSCHED_PK_KC 256
+#define POLYSCHED_PK_MC 96
+#define POLYSCHED_PK_NC 2048
+
+static POLYSCHED_TLS double *polysched_pk_buffer;
+static POLYSCHED_TLS size_t polysched_pk_size;
+
+/* n doubles, 64-byte aligned, owned by the calling thread (NULL when out of memory) */
+static inline double *polysched_pk_scratch(size_t n)
+{
+  static POLYSCHED_TLS void *raw;
+  if (n > polysched_pk_size) {
+    free(raw);
+    raw = malloc(n * sizeof(double) + 64);
+    if (raw == NULL) {
+      polysched_pk_size = 0;
+      return NULL;
+    }
+    polysched_pk_buffer = (double *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    polysched_pk_size = n;
+  }
+  return polysched_pk_buffer;
+}
+
+/* rows x kc of A into mr_-row panels (zeros below the last row): panel p holds, for each
+ * k, mr_ values. */
+static inline void polysched_pk_pack_a(long rows, long kc, double alpha, int scaled, const double *A,
+                                       long rs, long cs, double *out, int mr_)
+{
+  long p, i, k;
+  for (p = 0; p < rows; p += mr_, out += (long)mr_ * kc) {
+    long mr = rows - p < mr_ ? rows - p : mr_;
+    const double *a = A + p * rs;
+    if (cs == 1) {       /* row-major A: read rows, write with stride mr_ */
+      for (i = 0; i < mr; i++)
+        for (k = 0; k < kc; k++)
+          out[k * mr_ + i] = scaled ? alpha * a[i * rs + k] : a[i * rs + k];
+    } else {
+      for (k = 0; k < kc; k++)
+        for (i = 0; i < mr; i++)
+          out[k * mr_ + i] = scaled ? alpha * a[i * rs + k * cs] : a[i * rs + k * cs];
+    }
+    for (k = 0; mr < mr_ && k < kc; k++)
+      for (i = mr; i < mr_; i++)
+        out[k * mr_ + i] = 0.0;
+  }
+}
+
+/* kc x cols of B into nr_-column panels (zeros right of the last column) */
+static inline void polysched_pk_pack_b(long kc, long cols, const double *B, long rs, long cs,
+                                       double *out, int nr_)
+{
+  long q, j, k;
+  for (q = 0; q < cols; q += nr_, out += (long)nr_ * kc) {
+    long nr = cols - q < nr_ ? cols - q : nr_;
+    const double *b = B + q * cs;
+    if (cs == 1 && nr == nr_) {
+      for (k = 0; k < kc; k++)
+        memcpy(out + k * nr_, b + k * rs, (size_t)nr_ * sizeof(double));
+    } else if (rs == 1) {   /* B stored transposed: read its columns */
+      for (j = 0; j < nr; j++)
+        for (k = 0; k < kc; k++)
+          out[k * nr_ + j] = b[j * cs + k];
+    } else {
+      for (k = 0; k < kc; k++)
+        for (j = 0; j < nr; j++)
+          out[k * nr_ + j] = b[k * rs + j * cs];
+    }
+    for (k = 0; nr < nr_ && k < kc; k++)
+      for (j = nr; j < nr_; j++)
+        out[k * nr_ + j] = 0.0;
+  }
+}
+
+/* C (mr_ x nr_, row stride rsC) += Ap (kc x mr_ panel) * Bp (kc x nr_ panel) */
+typedef void (*polysched_pk_kernel)(long kc, const double *Ap, const double *Bp, double *C, long rsC);
+
+/* the blocked driver; returns 0 when no packing buffer could be had (the caller then
+ * runs the plain loops) */
+static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, int scaled, const double *A,
+    long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC, int mr_, int nr_,
+    polysched_pk_kernel kernel)
+{
+  long jc, pc, ic, jr, ir, i, j;
+  long kcmax = k_ < POLYSCHED_PK_KC ? k_ : POLYSCHED_PK_KC;
+  long ncmax = ((n_ < POLYSCHED_PK_NC ? n_ : POLYSCHED_PK_NC) + nr_ - 1) / nr_ * nr_;
+  long mcmax = ((m_ < POLYSCHED_PK_MC ? m_ : POLYSCHED_PK_MC) + mr_ - 1) / mr_ * mr_;
+  double tile[16 * 16];
+  double *bp, *ap;
+  if (m_ <= 0 || n_ <= 0 || k_ <= 0)
+    return 1;
+  bp = polysched_pk_scratch((size_t)kcmax * (size_t)(ncmax + mcmax));
+  if (bp == NULL)
+    return 0;
+  ap = bp + kcmax * ncmax;
+  for (jc = 0; jc < n_; jc += POLYSCHED_PK_NC) {
+    long nc = n_ - jc < POLYSCHED_PK_NC ? n_ - jc : POLYSCHED_PK_NC;
+    for (pc = 0; pc < k_; pc += POLYSCHED_PK_KC) {     /* k blocks in increasing order */
+      long kc = k_ - pc < POLYSCHED_PK_KC ? k_ - pc : POLYSCHED_PK_KC;
+      polysched_pk_pack_b(kc, nc, B + pc * rsB + jc * csB, rsB, csB, bp, nr_);
+      for (ic = 0; ic < m_; ic += POLYSCHED_PK_MC) {
+        long mc = m_ - ic < POLYSCHED_PK_MC ? m_ - ic : POLYSCHED_PK_MC;
+        polysched_pk_pack_a(mc, kc, alpha, scaled, A + ic * rsA + pc * csA, rsA, csA, ap, mr_);
+        for (jr = 0; jr < nc; jr += nr_) {
+          long nr = nc - jr < nr_ ? nc - jr : nr_;
+          for (ir = 0; ir < mc; ir += mr_) {
+            long mr = mc - ir < mr_ ? mc - ir : mr_;
+            double *c = C + (ic + ir) * rsC + jc + jr;
+            const double *a = ap + ir * kc, *b = bp + jr * kc;
+            if (mr == mr_ && nr == nr_) {
+              kernel(kc, a, b, c, rsC);
+              continue;
+            }
+            /* an edge block: through a full mr_ x nr_ tile (the padding lanes compute
+               with zeros and are dropped) */
+            for (i = 0; i < mr; i++)
+              for (j = 0; j < nr; j++)
+                tile[i * nr_ + j] = c[i * rsC + j];
+            kernel(kc, a, b, tile, nr_);
+            for (i = 0; i < mr; i++)
+              for (j = 0; j < nr; j++)
+                c[i * rsC + j] = tile[i * nr_ + j];
+          }
+        }
+      }
+    }
+  }
+  return 1;
+}
+
+/* portable micro-kernel, 4 x 8 */
+#define POLYSCHED_PK_PORTABLE_KERNEL(NAME)                                                    \
+  POLYSCHED_EXACT_FP                                                                          \
+  static void NAME(long kc, const double *Ap, const double *Bp, double *C, long rsC)         \
+  {                                                                                           \
+    POLYSCHED_EXACT_FP_BODY                                                                   \
+    double c[4][8];                                                                           \
+    long k;                                                                                   \
+    int i, j;                                                                                 \
+    for (i = 0; i < 4; i++)                                                                   \
+      for (j = 0; j < 8; j++)                                                                 \
+        c[i][j] = C[i * rsC + j];                                                             \
+    for (k = 0; k < kc; k++)                                                                  \
+      for (i = 0; i < 4; i++)                                                                 \
+        for (j = 0; j < 8; j++)                                                               \
+          c[i][j] = c[i][j] + Ap[k * 4 + i] * Bp[k * 8 + j];                                  \
+    for (i = 0; i < 4; i++)                                                                   \
+      for (j = 0; j < 8; j++)                                                                 \
+        C[i * rsC + j] = c[i][j];                                                             \
+  }
+POLYSCHED_PK_PORTABLE_KERNEL(polysched_pk_kernel_portable)
+
+#if POLYSCHED_X86
+/* AVX-512F, 12 x 16: 24 accumulators, 2 B vectors, one broadcast A value per row */
+#define POLYSCHED_PK_Z_ROW(r)                                                                 \
+  { __m512d a = _mm512_set1_pd(Ap[k * 12 + r]);                                               \
+    c##r##0 = POLYSCHED_PK_Z_OP(c##r##0, a, b0); c##r##1 = POLYSCHED_PK_Z_OP(c##r##1, a, b1); }
+#define POLYSCHED_PK_Z_LOAD(r)                                                                \
+  __m512d c##r##0 = _mm512_loadu_pd(C + r * rsC), c##r##1 = _mm512_loadu_pd(C + r * rsC + 8);
+#define POLYSCHED_PK_Z_STORE(r)                                                               \
+  _mm512_storeu_pd(C + r * rsC, c##r##0); _mm512_storeu_pd(C + r * rsC + 8, c##r##1);
+#define POLYSCHED_PK_Z_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define POLYSCHED_PK_Z_KERNEL(NAME, ATTR)                                                     \
+  POLYSCHED_TARGET("avx512f") ATTR                                                            \
+  static void NAME(long kc, const double *Ap, const double *Bp, double *C, long rsC)         \
+  {                                                                                           \
+    POLYSCHED_EXACT_FP_BODY                                                                   \
+    long k;                                                                                   \
+    POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_LOAD)                                                   \
+    for (k = 0; k < kc; k++) {                                                                \
+      __m512d b0 = _mm512_load_pd(Bp + k * 16), b1 = _mm512_load_pd(Bp + k * 16 + 8);         \
+      POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_ROW)                                                  \
+    }                                                                                         \
+    POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_STORE)                                                  \
+  }
+#define POLYSCHED_PK_Z_OP(c, a, b)                                                            \
+  _mm512_add_round_pd(c, _mm512_mul_round_pd(a, b, _MM_FROUND_CUR_DIRECTION), _MM_FROUND_CUR_DIRECTION)
+POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512, POLYSCHED_EXACT_FP)
+#undef POLYSCHED_PK_Z_OP
+#define POLYSCHED_PK_Z_OP(c, a, b) _mm512_fmadd_pd(a, b, c)
+POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_fma, )
+#undef POLYSCHED_PK_Z_OP
+
+/* AVX2, 6 x 8: 12 accumulators */
+#define POLYSCHED_PK_Y_ROW(r)                                                                 \
+  { __m256d a = _mm256_broadcast_sd(Ap + k * 6 + r);                                          \
+    c##r##0 = POLYSCHED_PK_Y_OP(c##r##0, a, b0); c##r##1 = POLYSCHED_PK_Y_OP(c##r##1, a, b1); }
+#define POLYSCHED_PK_Y_LOAD(r)                                                                \
+  __m256d c##r##0 = _mm256_loadu_pd(C + r * rsC), c##r##1 = _mm256_loadu_pd(C + r * rsC + 4);
+#define POLYSCHED_PK_Y_STORE(r)                                                               \
+  _mm256_storeu_pd(C + r * rsC, c##r##0); _mm256_storeu_pd(C + r * rsC + 4, c##r##1);
+#define POLYSCHED_PK_Y_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define POLYSCHED_PK_Y_KERNEL(NAME, TARGET, ATTR)                                             \
+  POLYSCHED_TARGET(TARGET) ATTR                                                               \
+  static void NAME(long kc, const double *Ap, const double *Bp, double *C, long rsC)         \
+  {                                                                                           \
+    POLYSCHED_EXACT_FP_BODY                                                                   \
+    long k;                                                                                   \
+    POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_LOAD)                                                   \
+    for (k = 0; k < kc; k++) {                                                                \
+      __m256d b0 = _mm256_load_pd(Bp + k * 8), b1 = _mm256_load_pd(Bp + k * 8 + 4);           \
+      POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_ROW)                                                  \
+    }                                                                                         \
+    POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_STORE)                                                  \
+  }
+#define POLYSCHED_PK_Y_OP(c, a, b) _mm256_add_pd(c, _mm256_mul_pd(a, b))
+POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2, "avx2", POLYSCHED_EXACT_FP)
+#undef POLYSCHED_PK_Y_OP
+#define POLYSCHED_PK_Y_OP(c, a, b) _mm256_fmadd_pd(a, b, c)
+POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", )
+#undef POLYSCHED_PK_Y_OP
+#endif
+
+/* the plain loop nest (the description's order), when no packing buffer can be had */
+POLYSCHED_EXACT_FP
+static inline void polysched_pk_dgemm_loops(long m_, long n_, long k_, double alpha, int scaled,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  POLYSCHED_EXACT_FP_BODY
+  long i, j, k;
+  for (k = 0; k < k_; k++)
+    for (i = 0; i < m_; i++)
+      for (j = 0; j < n_; j++) {
+        double a = scaled ? alpha * A[i * rsA + k * csA] : A[i * rsA + k * csA];
+        C[i * rsC + j] = C[i * rsC + j] + a * B[k * rsB + j * csB];
+      }
+}
+
+static inline void polysched_pk_dispatch(long m_, long n_, long k_, double alpha, int scaled, int fused,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+#if POLYSCHED_X86
+  if (POLYSCHED_HAS_AVX512("avx512f")) {
+    POLYSCHED_PATH(fused ? "avx512-fma" : "avx512");
+    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC, 12, 16,
+                           fused ? polysched_pk_kernel_avx512_fma : polysched_pk_kernel_avx512))
+      return;
+  } else if (POLYSCHED_HAS("avx2") && (!fused || POLYSCHED_HAS("fma"))) {
+    POLYSCHED_PATH(fused ? "avx2-fma" : "avx2");
+    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC, 6, 8,
+                           fused ? polysched_pk_kernel_avx2_fma : polysched_pk_kernel_avx2))
+      return;
+  } else
+#endif
+  {
+    (void)fused;
+    POLYSCHED_PATH("portable");
+    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC, 4, 8,
+                           polysched_pk_kernel_portable))
+      return;
+  }
+  polysched_pk_dgemm_loops(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+/* C[i][j] += A[i][k] * B[k][j], i < m_, j < n_ (stride 1), k < K: exact */
+static inline void polysched_dgemm_packed(long m_, long n_, long k_, const double *A, long rsA, long csA,
+    const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_pk_dispatch(m_, n_, k_, 1.0, 0, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+/* C[i][j] += alpha * A[i][k] * B[k][j] (alpha * A first, as C parses it): exact */
+static inline void polysched_dgemm_packed_scaled(long m_, long n_, long k_, double alpha, const double *A,
+    long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_pk_dispatch(m_, n_, k_, alpha, 1, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+/* the same with fused multiply-adds: NOT bit-identical (opt-in) */
+static inline void polysched_dgemm_packed_fma(long m_, long n_, long k_, const double *A, long rsA,
+    long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_pk_dispatch(m_, n_, k_, 1.0, 0, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+static inline void polysched_dgemm_packed_fma_scaled(long m_, long n_, long k_, double alpha,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_pk_dispatch(m_, n_, k_, alpha, 1, 1, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 /* ---------------------------------------------------------------- emulated unit -- */
@@ -432,9 +767,11 @@ static inline void polysched_i8dot_s8s8_4x8(long K, const int8_t *A, long rsA, l
 /* An accelerator-style matrix unit, emulated: one 16x16x16 f64 tile product
  * C[i][j] += A[i][k] * B[k][j], every operand with general (row, column) strides.
  * Portable C only; the loop order is the description's (i, j, k). */
+POLYSCHED_EXACT_FP
 static inline void polysched_mtile16_f64(const double *A, long rsA, long csA, const double *B,
     long rsB, long csB, double *C, long rsC, long csC)
 {
+  POLYSCHED_EXACT_FP_BODY
   int i, j, k;
   POLYSCHED_PATH("portable");
   for (i = 0; i < 16; i++)
