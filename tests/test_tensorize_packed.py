@@ -95,3 +95,17 @@ def test_parallel_gemm_and_the_suite_products():
         assert any(a.applied for a in report), kernel
         result = program.verify(defines=sizes) if sizes else program.verify()
         assert result.status == "equal" and "worst abs err 0," in str(result), (kernel, result)
+
+
+def test_bench_variant(tmp_path):
+    from polysched.bench import get
+    from polysched.bench.variants import all_variant_names, make_variants
+
+    assert "pluto-tensorize" in all_variant_names()
+    [_orig, variant] = make_variants(["pluto-tensorize"])
+    assert variant.openmp and f"-I{INCLUDE_DIR}" in variant.cflags
+    code = variant.make_source(get("gemm"), tmp_path).read_text()
+    assert "polysched_dgemm_packed_scaled(" in code and "#pragma omp parallel for" in code
+    # no match: the pluto tile+par file
+    code = variant.make_source(get("jacobi-1d"), tmp_path).read_text()
+    assert "polysched_intrinsics.h" not in code

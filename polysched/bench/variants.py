@@ -6,6 +6,10 @@ the file produced by :func:`polysched.pipeline.optimize`, same compiler and flag
 (``-fopenmp`` for ``tile-par``).
 ``polly`` / ``polly-par``: the kernel file unchanged through clang with Polly
 (``-mllvm -polly``, plus ``-polly-parallel`` and OpenMP), when such a clang exists.
+``pluto-tensorize``: tile+par+tensorize, as ``polysched optimize --tile --parallel
+--tensorize auto``: each statement's best legal exact intrinsic match (OpenMP over its
+blocks), or, when no statement has one, the ``pluto-tile-par`` file; compiled with
+``-I`` the intrinsics header's directory.
 """
 from __future__ import annotations
 
@@ -81,8 +85,34 @@ def polly_variants(cflags=DEFAULT_CFLAGS) -> list[Variant]:
     ]
 
 
+TENSORIZE = "pluto-tensorize"
+
+
+def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> Variant:
+    """``pluto-tensorize`` (see the module doc)."""
+    from polysched.tensorize import INCLUDE_DIR
+
+    def make_source(kernel, workdir: Path) -> Path:
+        from polysched import Program
+        from polysched.pipeline import OptimizeOptions, optimize
+        from polysched.tensorize import auto_tensorize, builtin_intrinsics
+
+        program, report = auto_tensorize(Program.from_file(kernel.path), builtin_intrinsics(), parallel=True)
+        if any(item.applied for item in report):
+            text = program.c_code()
+        else:
+            text = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+        workdir.mkdir(parents=True, exist_ok=True)
+        out = workdir / f"{kernel.name}.{TENSORIZE}.c"
+        out.write_text(text)
+        return out
+
+    make_source.__name__ = "polysched optimize --tile --parallel --tensorize auto"
+    return Variant(TENSORIZE, make_source, cc, (*cflags, f"-I{INCLUDE_DIR}"), openmp=True)
+
+
 def all_variant_names() -> list[str]:
-    return [ORIG, *DEFAULT_VARIANTS, "identity-sched", "polly", "polly-par"]
+    return [ORIG, *DEFAULT_VARIANTS, "identity-sched", "polly", "polly-par", TENSORIZE]
 
 
 def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Variant]:
@@ -92,7 +122,9 @@ def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Va
     for name in names:
         if name == ORIG:
             continue
-        if name.startswith("polly"):
+        if name == TENSORIZE:
+            variants.append(tensorize_variant(cc, cflags))
+        elif name.startswith("polly"):
             if name not in polly:
                 raise ValueError(f"variant {name!r} needs clang with Polly (Debian: apt-get install "
                                  "clang-19 libpolly-19-dev libomp-19-dev), none found")
