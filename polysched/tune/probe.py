@@ -12,7 +12,6 @@ thread count, not memory bandwidth.
 """
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from pathlib import Path
 
