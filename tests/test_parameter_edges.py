@@ -21,7 +21,7 @@ MODES = {
     "pluto-tile-par": OptimizeOptions.from_flags(tile=True, parallel=True),
     "isl-tile-par": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True),
 }
-CFLAGS = ["-O0", "-ffp-contract=off"]
+CFLAGS = ["-O0", "-ffp-contract=off", "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]   # parallel loops fork at any size
 
 
 def _settings(kernel) -> list[dict[str, str | None]]:

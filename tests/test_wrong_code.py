@@ -31,7 +31,7 @@ FLAG_SETS = {
 def build_and_run(source: Path, workdir: Path, opt: str) -> list[str]:
     """stdout of ``source`` at 1 and 2 threads (one entry each)."""
     binary = workdir / f"{source.stem}{opt}.bin"
-    result = compile_c(source, binary, cflags=[opt, "-ffp-contract=off"], openmp=True)
+    result = compile_c(source, binary, cflags=[opt, "-ffp-contract=off", "-DPOLYSCHED_PARALLEL_MIN_WORK=0"], openmp=True)
     assert result.ok, result.reason
     outputs = []
     for threads in (1, 2):

@@ -353,7 +353,8 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
       at a small size: the suite's kernels default to LARGE).
     - ``openmp=None`` means: add -fopenmp (to both) iff either file contains
       ``#pragma omp``. With OpenMP and ``threads=None`` both programs run at 1 and at 2
-      threads (``OMP_NUM_THREADS``), and must agree at each.
+      threads (``OMP_NUM_THREADS``), and must agree at each. ``-DPOLYSCHED_PARALLEL_MIN_WORK=0``
+      (unless ``defines`` sets it) makes polysched's parallel loops fork at any size.
     - The directories of both files (and of the extra sources) are added as include
       paths (to both), so a transformed file written elsewhere still finds the
       original's headers.
@@ -368,7 +369,9 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
             return _error(f"{path}: no such file")
     if openmp is None:
         openmp = uses_openmp(original) or uses_openmp(transformed)
-    all_defines = {**dataset_define(dataset), **dict(defines or {})}
+    # parallel loops fork whatever the size (their if() clause would keep small runs
+    # sequential, and a race would then go unseen)
+    all_defines = {"POLYSCHED_PARALLEL_MIN_WORK": "0", **dataset_define(dataset), **dict(defines or {})}
     if dump:
         all_defines[DUMP_DEFINE] = None
     cflags = list(cflags)

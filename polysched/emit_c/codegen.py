@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.islutil import sets_of
 from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.textio import line_ending
@@ -33,6 +34,11 @@ from .names import NameAllocator, identifiers_in
 from . import scalar_replace
 from .tensorize import call_lines, can_call
 from .versioning import accessed_elements, iterator_skeleton, plan
+
+# the work a parallel loop needs per fork/join when it is known only at run time (the
+# tiling policy's rule at the known sizes); a -D of this macro overrides it
+MIN_WORK_MACRO = "POLYSCHED_PARALLEL_MIN_WORK"
+from polysched.tiling.transform import MIN_INSTANCES_PER_FORK  # noqa: E402
 
 _node = isl.ast_node_type
 
@@ -52,7 +58,11 @@ class EmitOptions:
     check of its assumptions, the original region as the fallback (see versioning.py);
     off only to look at the bare loops. ``scalar_replacement``: below ``Jam`` marks,
     keep the array elements an innermost loop reuses in local scalars (see
-    scalar_replace.py); off to measure what it brings.
+    scalar_replace.py); off to measure what it brings. ``parallel_if``: a parallel loop
+    whose work depends on sizes known only at run time gets OpenMP's ``if(...)``:
+    it forks only with ``POLYSCHED_PARALLEL_MIN_WORK`` statement instances (default
+    `MIN_INSTANCES_PER_FORK`; ``-DPOLYSCHED_PARALLEL_MIN_WORK=0`` always forks, as
+    the tests do to exercise the parallel code at small sizes) per fork/join.
     """
 
     indent: str = "  "
@@ -62,6 +72,7 @@ class EmitOptions:
     explain_dropped_pragmas: bool = True
     lift_divisions: bool = True
     scalar_replacement: bool = True
+    parallel_if: bool = True
 
 
 def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None) -> str:
@@ -107,6 +118,7 @@ class _RegionPrinter:
         taken = set(scop.identifiers) | identifiers_in(scop.source)
         self.names = NameAllocator(taken)
         self.schedule, self.marks = retag_marks(schedule)
+        self.unlifted = self.schedule        # statement instances as the program has them
         self.lifted = options.lift_divisions and has_integer_division(self.schedule)
         if self.lifted:
             try:
@@ -132,6 +144,7 @@ class _RegionPrinter:
         self._scoped = False          # the for loop printed next is a braced body of its own
         self._replacing: dict[str, dict[tuple[int, int], str]] = {}
         self._scalar_names: dict[tuple[str, int], str] = {}
+        self._uses_min_work = False
 
     def scalar_name(self, array: str, k: int) -> str:
         """The local scalar ``k`` for elements of ``array`` (free in the file; the same
@@ -167,6 +180,9 @@ class _RegionPrinter:
             body += ["/* polysched: leave the loop iterators at their final values */"]
             body += [line[len(base):].rstrip() if line.startswith(base) else line.rstrip()
                      for line in iterator_skeleton(scop).splitlines() if line.strip()]
+        if self._uses_min_work:
+            body = [f"#ifndef {MIN_WORK_MACRO}", f"#define {MIN_WORK_MACRO} {MIN_INSTANCES_PER_FORK}",
+                    "#endif"] + body
         if not self.options.versioning or not version.needs_check:
             lines = self.helpers.definitions() + body + self.helpers.undefinitions()
             return "".join(f"{base}{line}{nl}" if line else nl for line in lines)
@@ -367,6 +383,69 @@ class _RegionPrinter:
         loop = replaced.before(inner, indent) + loop + replaced.after(inner, indent)
         return lines + (loop if at == level else [pad + "{"] + loop + [pad + "}"])
 
+    def parallel_if(self, mark: MarkInfo) -> str | None:
+        """The condition of the ``if`` clause of the parallel loop under ``mark``: its
+        statement instances (per statement, the product of its domain's extents: a
+        box, never enumerated) reach ``POLYSCHED_PARALLEL_MIN_WORK`` per fork/join (the
+        loops around it fork once per iteration: the product of their extents). None
+        when the numbers are constants: the tiling policy decided with them."""
+        if not self.options.parallel_if:
+            return None
+        node = self._mark_nodes().get(mark.tag)
+        if node is None:
+            return None
+        build = isl.AstBuild.from_context(self.scop.context)
+        domain = node.get_domain().intersect_params(self.scop.context)
+        work = [self._box_product(build, piece) for piece in sets_of(domain) if not piece.is_empty()]
+        prefix = node.get_prefix_schedule_union_map().intersect_domain(node.get_domain())
+        outer = [piece for piece in sets_of(prefix.range()) if piece.dim(isl.dim_type.set)]
+        forks = [self._box_product(build, piece) for piece in outer]
+        if None in work or None in forks or not work:
+            return None
+        if all(term.isdigit() for term in work + forks):
+            return None
+        self._uses_min_work = True
+        total = " + ".join(work)
+        per_fork = f" * ({' + '.join(forks)})" if forks else ""
+        return f"{total} >= {MIN_WORK_MACRO}{per_fork}"
+
+    def _box_product(self, build: isl.AstBuild, piece: isl.Set) -> str | None:
+        """``(double)(e0) * (double)(e1) ...``: the number of points of the bounding box
+        of ``piece`` as a C expression of the parameters (a digit string when
+        constant); None when unbounded."""
+        factors, constant = [], 1
+        for k in range(piece.dim(isl.dim_type.set)):
+            extent = piece.dim_max(k).sub(piece.dim_min(k)).add_constant_val(isl.Val(1))
+            extent = extent.gist_params(self.scop.context).coalesce()
+            if extent.is_cst():
+                value = piece.dim_max_val(k).sub(piece.dim_min_val(k))
+                if not value.is_int():
+                    return None
+                constant *= value.to_python() + 1
+                continue
+            try:
+                factors.append(f"(double)({self.expr(build.expr_from_pw_aff(extent))})")
+            except isl.Error:
+                return None
+        if not factors:
+            return str(constant)
+        return " * ".join(([str(constant)] if constant != 1 else []) + factors)
+
+    def _mark_nodes(self) -> dict[str, isl.ScheduleNode]:
+        """Every mark node of the (retagged) tree by its tag."""
+        if not hasattr(self, "_marks_by_tag"):
+            found: dict[str, isl.ScheduleNode] = {}
+
+            def visit(node: isl.ScheduleNode) -> None:
+                if node.get_type() == isl.schedule_node_type.mark:
+                    found[node.mark_get_id().get_name()] = node
+                for k in range(node.n_children()):
+                    visit(node.child(k))
+
+            visit(self.unlifted.get_root())
+            self._marks_by_tag = found
+        return self._marks_by_tag
+
     def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str) -> list[str]:
         kinds: dict[str, list[str]] = {}
         for mark in marks:
@@ -383,6 +462,10 @@ class _RegionPrinter:
             omp = []
         if omp:
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
+            if "omp_parallel" in kinds:
+                condition = self.parallel_if([m for m in marks if m.loop_pragma[0] == "omp_parallel"][0])
+                if condition:
+                    clauses = (clauses + " " if clauses else "") + f"if({condition})"
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (
                 "omp_simd" in kinds
             )

@@ -49,6 +49,7 @@ class MarkInfo:
 
     name: str
     depth: int
+    tag: str = ""             # its unique id in the retagged tree (retag_marks)
 
     @property
     def loop_pragma(self) -> tuple[str, str] | None:
@@ -84,8 +85,8 @@ def retag_marks(schedule: isl.Schedule) -> tuple[isl.Schedule, dict[str, MarkInf
 
     def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
         if node.get_type() == isl.schedule_node_type.mark:
-            info = MarkInfo(node.mark_get_id().get_name(), node.get_schedule_depth())
             tag = f"{TAG_PREFIX}{len(table)}"
+            info = MarkInfo(node.mark_get_id().get_name(), node.get_schedule_depth(), tag)
             table[tag] = info
             node = node.delete().insert_mark(isl.Id(tag))
         for k in range(node.n_children()):

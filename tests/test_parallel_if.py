@@ -1,0 +1,95 @@
+"""A parallel loop whose work is known only at run time forks only when it pays:
+``#pragma omp parallel for if(W >= POLYSCHED_PARALLEL_MIN_WORK * F)``, W the statement
+instances under the loop (bounding boxes of the statements' domains), F the
+iterations of the loops around it (one fork/join each). The tests compile the
+outputs with the threshold at its default (small runs stay sequential) and at 0
+(always fork) and compare with the original at 1 and 2 threads."""
+from __future__ import annotations
+
+import re
+
+import polysched as ps
+
+TWO_NESTS = """#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, int m, double A[n][m], double s[n])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      A[i][j] = A[i][j] * 0.5 + s[i];
+  for (i = 1; i < n; i++)
+    for (j = 0; j < m; j++)
+      A[i][j] = A[i - 1][j] + A[i][j];
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = argc > 1 ? atoi(argv[1]) : 37, m = argc > 2 ? atoi(argv[2]) : 23;
+  double (*A)[m] = malloc(sizeof(double) * n * m);
+  double *s = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++) { s[i] = i % 7; for (int j = 0; j < m; j++) A[i][j] = (i * 3 + j) % 11; }
+  kernel(n, m, A, s);
+  for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) printf("%.17g\\n", A[i][j]);
+  return 0;
+}
+"""
+
+TIME_LOOP = """#include <stdio.h>
+#define T 20
+#define N 300
+double A[N], B[T][N];
+static void kernel(void)
+{
+  int t, i;
+#pragma scop
+  for (t = 0; t < T; t++)
+    for (i = 0; i < N; i++)
+      A[i] = A[i] * 0.5 + B[t][i];
+#pragma endscop
+}
+int main(void)
+{
+  for (int i = 0; i < N; i++) { A[i] = i % 5; for (int t = 0; t < T; t++) B[t][i] = (t + i) % 3; }
+  kernel();
+  for (int i = 0; i < N; i++) printf("%.17g\\n", A[i]);
+  return 0;
+}
+"""
+
+
+def _pragma(code: str) -> str:
+    return next(line.strip() for line in code.splitlines() if "omp parallel for" in line)
+
+
+def test_run_time_sizes_get_an_if_clause_with_the_work_of_the_loop():
+    p = ps.Program.from_source(TWO_NESTS).auto_schedule("pluto").auto_tile(tile=False, parallel=True)
+    pragma = _pragma(p.c_code())
+    # both nests fused under the parallel j loop: n*m + (n-1)*m instances, no loop around
+    assert pragma.endswith("if((double)(n) * (double)(m) + (double)(n - 1) * (double)(m) "
+                           ">= POLYSCHED_PARALLEL_MIN_WORK)"), pragma
+    assert "#ifndef POLYSCHED_PARALLEL_MIN_WORK" in p.c_code()
+    for defines in ({}, {"POLYSCHED_PARALLEL_MIN_WORK": "0"}, {"POLYSCHED_PARALLEL_MIN_WORK": "1e12"}):
+        result = p.verify(dataset=None, defines=defines)
+        assert result.ok, result
+
+
+def test_an_inner_parallel_loop_counts_one_fork_per_outer_iteration():
+    """t carries the updates of A, i is parallel inside it: T forks of N instances."""
+    p = ps.Program.from_source(TIME_LOOP).parallel("S0", 1)
+    pragma = _pragma(p.c_code())
+    match = re.search(r"if\((.*)\)$", pragma)
+    assert match, pragma
+    condition = match.group(1)
+    # W = T * N instances, F = T outer iterations: the macro sizes stay symbolic (the
+    # compiler folds them), per fork W / F = N
+    assert condition == "(double)(T) * (double)(N) >= POLYSCHED_PARALLEL_MIN_WORK * ((double)(T))", condition
+    assert p.verify(dataset=None).ok
+
+
+def test_literal_sizes_need_no_run_time_decision():
+    source = TIME_LOOP.replace("#define T 20\n#define N 300\n", "").replace("T", "20").replace("N", "300")
+    p = ps.Program.from_source(source).parallel("S0", 1)
+    assert "if(" not in _pragma(p.c_code())
+    assert "POLYSCHED_PARALLEL_MIN_WORK" not in p.c_code()
