@@ -11,7 +11,7 @@ from polysched.tensorize.intrinsic import IntrinsicError
 
 SHIPPED = {"dgemm_4x8", "dgemm_4x8_scaled", "dgemm_8x8_avx512", "dgemm_8x8_avx512_scaled", "sgemm_8x8",
            "i8dot_u8s8_4x8", "i8dot_s8s8_4x8", "mtile16_f64", "dgemm_packed", "dgemm_packed_scaled",
-           "dgemm_packed_fma", "dgemm_packed_fma_scaled"}
+           "dgemm_packed_fma", "dgemm_packed_fma_scaled", "i8gemm_packed_s8s8", "i8gemm_packed_u8s8"}
 
 
 def test_shipped_descriptions():
@@ -157,6 +157,27 @@ int main(void)
       else printf("%s ok %s\n", name[v], polysched_path_taken);
     }
   }
+  { /* packed int8 blocks: K over two k blocks and not a multiple of 4; extreme values;
+       row-major operands (the fast packing paths) and strided ones (the general ones) */
+    enum { M = 29, N = 45, KK = 1031, LDC = 47 };
+    static int8_t As[M * KK], B[KK * N]; static uint8_t Au[M * KK];
+    static int32_t C[M * LDC], R[M * LDC];
+    const char *name[2] = {"i8gemm_packed_s8s8", "i8gemm_packed_u8s8"};
+    FILL(As, M * KK, (int8_t)rnd()); FILL(Au, M * KK, (uint8_t)rnd()); FILL(B, KK * N, (int8_t)rnd());
+    for (int q = 0; q < 40; q++) { As[q] = -128; Au[q] = 255; B[q * N] = -128; B[q * N + 1] = 127; }
+    for (int v = 0; v < 4; v++) {
+      int sgn = v % 2 == 0, strided = v >= 2;
+      long rsA = strided ? 1 : KK, csA = strided ? M : 1, rsB = strided ? 1 : N, csB = strided ? KK : 1;
+      FILL(C, M * LDC, rnd() - 16000);
+      memcpy(R, C, sizeof C);
+      if (sgn) polysched_i8gemm_packed_s8s8(M, N, KK, As, rsA, csA, B, rsB, csB, C, LDC);
+      else polysched_i8gemm_packed_u8s8(M, N, KK, Au, rsA, csA, B, rsB, csB, C, LDC);
+      for (int i = 0; i < M; i++) for (int k = 0; k < KK; k++) for (int j = 0; j < N; j++)
+        R[i * LDC + j] += (sgn ? As[i * rsA + k * csA] : Au[i * rsA + k * csA]) * B[k * rsB + j * csB];
+      if (v < 2) CHECK(name[v], C, R);
+      else if (memcmp(C, R, sizeof C)) { printf("%s strided differs\n", name[v % 2]); fails++; }
+    }
+  }
   return fails != 0;
 }
 """
@@ -187,6 +208,9 @@ def _expected(variant):
     avx2 = "portable" if portable else "avx2"
     packed = "portable" if portable else "avx512" if avx512 else "avx2"
     packed_fma = packed if portable else packed + "-fma"
+    vnni512bw = avx512 and {"avx512_vnni", "avx512bw"} <= FLAGS
+    i8packed = ("portable" if portable else "avx512vnni" if vnni512bw else "avxvnni" if avxvnni
+                else "avx2")
     int8 = "portable" if portable else "avx512vnni" if vnni512 else "avxvnni" if avxvnni else "avx2"
     return {
         "dgemm_4x8": avx2, "dgemm_4x8_scaled": avx2, "sgemm_8x8": avx2,
@@ -195,6 +219,7 @@ def _expected(variant):
         "i8dot_u8s8_4x8": int8, "i8dot_s8s8_4x8": int8, "mtile16_f64": "portable",
         "dgemm_packed": packed, "dgemm_packed_scaled": packed,
         "dgemm_packed_fma": packed_fma, "dgemm_packed_fma_scaled": packed_fma,
+        "i8gemm_packed_s8s8": i8packed, "i8gemm_packed_u8s8": i8packed,
     }
 
 

@@ -1,4 +1,4 @@
-"""The packed, register-blocked block kernels (dgemm_packed*): bit-identical to the
+"""The packed, register-blocked block kernels (dgemm_packed*, i8gemm_packed*): the f64 ones bit-identical to the
 original even when the generated file is compiled with gcc's default -ffp-contract=fast
 (the exact kernels never fuse a multiply-add), on the AVX-512, AVX2 and portable paths;
 the FMA kernels only on request; chosen by auto_tensorize; verified on the suite's
@@ -87,14 +87,18 @@ def test_parallel_gemm_and_the_suite_products():
     assert "#pragma omp parallel for" in gemm.c_code()
     result = gemm.verify(threads=2, defines={"NI": "300", "NJ": "70", "NK": "290"})
     assert result.status == "equal" and "worst abs err 0," in str(result), result
-    for kernel, sizes in (("2mm", None), ("bmm", None),
+    for kernel, sizes in (("2mm", None), ("bmm", None), ("matmul-int8", {"NI": "40", "NJ": "70", "NK": "1031"}),
                           ("conv2d-nhwc", {"NB": "2", "NH": "3", "NW": "19", "NK": "21", "NC": "17",
                                            "NR": "2", "NS": "3"})):
         program, report = auto_tensorize(ps.Program.from_file(KERNELS + f"{kernel}.c"), builtin_intrinsics())
-        assert all(a.match.intrinsic.startswith("dgemm_packed") for a in report if a.applied), kernel
+        assert all(a.match.intrinsic.startswith(("dgemm_packed", "i8gemm_packed")) for a in report if a.applied), kernel
         assert any(a.applied for a in report), kernel
         result = program.verify(defines=sizes) if sizes else program.verify()
         assert result.status == "equal" and "worst abs err 0," in str(result), (kernel, result)
+        if kernel == "matmul-int8":       # the AVX2 vpmaddwd path too
+            result = program.verify(defines=sizes, threads=1, cflags=[
+                *DEFAULT_CFLAGS, "-DPOLYSCHED_NO_AVX512", "-DPOLYSCHED_NO_AVXVNNI"])
+            assert result.status == "equal", result
 
 
 def test_bench_variant(tmp_path):

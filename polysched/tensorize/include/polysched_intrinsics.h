@@ -762,6 +762,361 @@ static inline void polysched_dgemm_packed_fma_scaled(long m_, long n_, long k_, 
   polysched_pk_dispatch(m_, n_, k_, alpha, 1, 1, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
+/* ---------------------------------------------------------------- packed int8 gemm - */
+
+/* C[i][j] += A[i][k] * B[k][j]: int8 (or uint8) A x int8 B -> int32 C, a whole M x N x K
+ * block, BLIS-style like polysched_dgemm_packed: B packed kc x nc, A mc x kc, per thread.
+ * Integer sums are exact in any order (the C semantics may not overflow), so the
+ * kernels sum 4 (VNNI) or 2 (AVX2) consecutive k at once.
+ *
+ * Paths:
+ *   avx512vnni  12 x 32 block, vpdpbusd on zmm (64 multiply-adds an instruction);
+ *   avxvnni     6 x 16 block, vpdpbusd on ymm (AVX-VNNI, or AVX512-VNNI+VL);
+ *   avx2        6 x 16 block, operands widened to int16 when packed, vpmaddwd + vpaddd
+ *               (pmaddubsw would saturate: 2 x 255 x 127 > 32767);
+ *   portable    the loop nest.
+ * vpdpbusd multiplies unsigned by signed bytes: a signed A is packed as a + 128
+ * (a ^ 0x80) and 128 x sum_k B[k][j] of the block (computed while packing B) is
+ * subtracted at the end: exact. */
+#define POLYSCHED_PQ_KC 512
+#define POLYSCHED_PQ_MC 96
+#define POLYSCHED_PQ_NC 2048
+
+/* bytes, 64-byte aligned, per thread (a second buffer, apart from the f64 kernels') */
+static inline unsigned char *polysched_pq_scratch(size_t bytes)
+{
+  static POLYSCHED_TLS void *raw;
+  static POLYSCHED_TLS unsigned char *buffer;
+  static POLYSCHED_TLS size_t size;
+  if (bytes > size) {
+    free(raw);
+    raw = malloc(bytes + 64);
+    if (raw == NULL) {
+      size = 0;
+      return NULL;
+    }
+    buffer = (unsigned char *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    size = bytes;
+  }
+  return buffer;
+}
+
+static inline int32_t polysched_pq_a(const void *A, int a_signed, long at)
+{
+  return a_signed ? (int32_t)((const int8_t *)A)[at] : (int32_t)((const uint8_t *)A)[at];
+}
+
+/* VNNI layout. A: MR-row panels; per group of 4 k, MR 32-bit words (bytes a[i][k..k+3],
+ * signed ones biased by 128; zero past K). B: NR-column panels; per group of 4 k, NR
+ * 4-byte columns (b[k..k+3][j], zero past K or past the last column); corr[j] = 128 x
+ * the column's sum when A is signed. kg = groups of 4. */
+static inline void polysched_pq_pack_a4(long rows, long kc, int a_signed, const void *A, long rs, long cs,
+                                        uint8_t *out, int mr_)
+{
+  long p, i, k, g, kg = (kc + 3) / 4, full = kc / 4;
+  uint32_t bias = a_signed ? 0x80808080u : 0;
+  for (p = 0; p < rows; p += mr_, out += (long)mr_ * kg * 4) {
+    long mr = rows - p < mr_ ? rows - p : mr_;
+    for (i = 0; i < mr; i++) {
+      const uint8_t *a = (const uint8_t *)A + (p + i) * rs * 1;    /* int8 and uint8: 1 byte */
+      g = 0;
+      if (cs == 1)          /* row-major: 4 consecutive bytes are one word */
+        for (; g < full; g++) {
+          uint32_t word;
+          memcpy(&word, a + 4 * g, 4);
+          word ^= bias;
+          memcpy(out + (g * mr_ + i) * 4, &word, 4);
+        }
+      for (k = 4 * g; k < kg * 4; k++)
+        out[(k / 4) * mr_ * 4 + i * 4 + k % 4] = k < kc ? (uint8_t)(a[k * cs] ^ (uint8_t)bias) : 0;
+    }
+    for (i = mr; i < mr_; i++)
+      for (k = 0; k < kg * 4; k++)
+        out[(k / 4) * mr_ * 4 + i * 4 + k % 4] = 0;
+  }
+}
+
+static inline void polysched_pq_pack_b4(long kc, long cols, int a_signed, const int8_t *B, long rs, long cs,
+                                        int8_t *out, int32_t *corr, int nr_)
+{
+  long q, j, k, g, kg = (kc + 3) / 4, full = kc / 4;
+  for (q = 0; q < cols; q += nr_, out += (long)nr_ * kg * 4, corr += nr_) {
+    long nr = cols - q < nr_ ? cols - q : nr_;
+    int32_t sum[32] = {0};
+    g = 0;
+    if (cs == 1 && nr == nr_ && nr_ <= 32)      /* interleave 4 rows, column by column */
+      for (; g < full; g++) {
+        const int8_t *r0 = B + 4 * g * rs + q, *r1 = r0 + rs, *r2 = r1 + rs, *r3 = r2 + rs;
+        int8_t *o = out + g * nr_ * 4;
+        for (j = 0; j < nr_; j++) {
+          o[j * 4] = r0[j];
+          o[j * 4 + 1] = r1[j];
+          o[j * 4 + 2] = r2[j];
+          o[j * 4 + 3] = r3[j];
+          sum[j] += (int32_t)r0[j] + r1[j] + r2[j] + r3[j];
+        }
+      }
+    for (k = 4 * g; k < kg * 4; k++)
+      for (j = 0; j < nr_; j++) {
+        int8_t b = (k < kc && j < nr) ? B[k * rs + (q + j) * cs] : 0;
+        out[(k / 4) * nr_ * 4 + j * 4 + k % 4] = b;
+        sum[j] += b;
+      }
+    for (j = 0; j < nr_; j++)
+      corr[j] = a_signed ? 128 * sum[j] : 0;
+  }
+}
+
+/* AVX2 layout: the same with pairs of k widened to int16 (a 32-bit word = 2 int16) */
+static inline void polysched_pq_pack_a2(long rows, long kc, int a_signed, const void *A, long rs, long cs,
+                                        int16_t *out, int mr_)
+{
+  long p, i, k, kp = (kc + 1) / 2;
+  for (p = 0; p < rows; p += mr_, out += (long)mr_ * kp * 2) {
+    long mr = rows - p < mr_ ? rows - p : mr_;
+    for (i = 0; i < mr_; i++) {
+      k = 0;
+      if (i < mr && cs == 1 && a_signed) {
+        const int8_t *a = (const int8_t *)A + (p + i) * rs;
+        for (; k + 1 < kc; k += 2) {
+          out[k * mr_ + i * 2] = a[k];
+          out[k * mr_ + i * 2 + 1] = a[k + 1];
+        }
+      } else if (i < mr && cs == 1) {
+        const uint8_t *a = (const uint8_t *)A + (p + i) * rs;
+        for (; k + 1 < kc; k += 2) {
+          out[k * mr_ + i * 2] = a[k];
+          out[k * mr_ + i * 2 + 1] = a[k + 1];
+        }
+      }
+      for (; k < kp * 2; k++)
+        out[(k / 2) * mr_ * 2 + i * 2 + k % 2] =
+            (i < mr && k < kc) ? (int16_t)polysched_pq_a(A, a_signed, (p + i) * rs + k * cs) : 0;
+    }
+  }
+}
+
+static inline void polysched_pq_pack_b2(long kc, long cols, const int8_t *B, long rs, long cs,
+                                        int16_t *out, int nr_)
+{
+  long q, j, k, kp = (kc + 1) / 2;
+  for (q = 0; q < cols; q += nr_, out += (long)nr_ * kp * 2) {
+    long nr = cols - q < nr_ ? cols - q : nr_;
+    k = 0;
+    if (cs == 1 && nr == nr_)
+      for (; k + 1 < kc; k += 2) {
+        const int8_t *r0 = B + k * rs + q, *r1 = r0 + rs;
+        int16_t *o = out + k * nr_;
+        for (j = 0; j < nr_; j++) {
+          o[j * 2] = r0[j];
+          o[j * 2 + 1] = r1[j];
+        }
+      }
+    for (; k < kp * 2; k++)
+      for (j = 0; j < nr_; j++)
+        out[(k / 2) * nr_ * 2 + j * 2 + k % 2] = (k < kc && j < nr) ? B[k * rs + (q + j) * cs] : 0;
+  }
+}
+
+/* C (MR x NR, row stride rsC) += Ap x Bp over `steps` groups, minus corr (may be NULL) */
+typedef void (*polysched_pq_kernel)(long steps, const void *Ap, const void *Bp, const int32_t *corr,
+                                    int32_t *C, long rsC);
+
+#if POLYSCHED_X86
+/* avx512vnni 12 x 32 */
+#define POLYSCHED_PQ_Z_LOAD(r)                                                                \
+  __m512i c##r##0 = _mm512_loadu_si512((const void *)(C + r * rsC)),                          \
+          c##r##1 = _mm512_loadu_si512((const void *)(C + r * rsC + 16));
+#define POLYSCHED_PQ_Z_ROW(r)                                                                 \
+  { __m512i a = _mm512_set1_epi32(Aw[g * 12 + r]);                                            \
+    c##r##0 = _mm512_dpbusd_epi32(c##r##0, a, b0); c##r##1 = _mm512_dpbusd_epi32(c##r##1, a, b1); }
+#define POLYSCHED_PQ_Z_STORE(r)                                                               \
+  _mm512_storeu_si512((void *)(C + r * rsC), _mm512_sub_epi32(c##r##0, k0));                  \
+  _mm512_storeu_si512((void *)(C + r * rsC + 16), _mm512_sub_epi32(c##r##1, k1));
+POLYSCHED_TARGET("avx512f,avx512bw,avx512vnni")
+static void polysched_pq_kernel_avx512vnni(long steps, const void *Ap, const void *Bp, const int32_t *corr,
+                                           int32_t *C, long rsC)
+{
+  const int32_t *Aw = (const int32_t *)Ap;
+  const int8_t *Bb = (const int8_t *)Bp;
+  __m512i k0 = corr ? _mm512_loadu_si512((const void *)corr) : _mm512_setzero_si512();
+  __m512i k1 = corr ? _mm512_loadu_si512((const void *)(corr + 16)) : _mm512_setzero_si512();
+  long g;
+  POLYSCHED_PK_Z_ALL(POLYSCHED_PQ_Z_LOAD)
+  for (g = 0; g < steps; g++) {
+    __m512i b0 = _mm512_load_si512((const void *)(Bb + g * 128));
+    __m512i b1 = _mm512_load_si512((const void *)(Bb + g * 128 + 64));
+    POLYSCHED_PK_Z_ALL(POLYSCHED_PQ_Z_ROW)
+  }
+  POLYSCHED_PK_Z_ALL(POLYSCHED_PQ_Z_STORE)
+}
+
+/* 6 x 16 on ymm: VNNI (two encodings) and AVX2 vpmaddwd */
+#define POLYSCHED_PQ_Y_LOAD(r)                                                                \
+  __m256i c##r##0 = _mm256_loadu_si256((const __m256i *)(C + r * rsC)),                       \
+          c##r##1 = _mm256_loadu_si256((const __m256i *)(C + r * rsC + 8));
+#define POLYSCHED_PQ_Y_ROW(r)                                                                 \
+  { __m256i a = _mm256_set1_epi32(Aw[g * 6 + r]);                                             \
+    c##r##0 = POLYSCHED_PQ_Y_OP(c##r##0, a, b0); c##r##1 = POLYSCHED_PQ_Y_OP(c##r##1, a, b1); }
+#define POLYSCHED_PQ_Y_STORE(r)                                                               \
+  _mm256_storeu_si256((__m256i *)(C + r * rsC), _mm256_sub_epi32(c##r##0, k0));               \
+  _mm256_storeu_si256((__m256i *)(C + r * rsC + 8), _mm256_sub_epi32(c##r##1, k1));
+#define POLYSCHED_PQ_Y_KERNEL(NAME, TARGET, STEP_BYTES)                                       \
+  POLYSCHED_TARGET(TARGET)                                                                    \
+  static void NAME(long steps, const void *Ap, const void *Bp, const int32_t *corr,          \
+                   int32_t *C, long rsC)                                                      \
+  {                                                                                           \
+    const int32_t *Aw = (const int32_t *)Ap;                                                  \
+    const char *Bb = (const char *)Bp;                                                        \
+    __m256i k0 = corr ? _mm256_loadu_si256((const __m256i *)corr) : _mm256_setzero_si256();   \
+    __m256i k1 = corr ? _mm256_loadu_si256((const __m256i *)(corr + 8)) : _mm256_setzero_si256(); \
+    long g;                                                                                   \
+    POLYSCHED_PK_Y_ALL(POLYSCHED_PQ_Y_LOAD)                                                   \
+    for (g = 0; g < steps; g++) {                                                             \
+      __m256i b0 = _mm256_load_si256((const __m256i *)(Bb + g * STEP_BYTES));                 \
+      __m256i b1 = _mm256_load_si256((const __m256i *)(Bb + g * STEP_BYTES + 32));            \
+      POLYSCHED_PK_Y_ALL(POLYSCHED_PQ_Y_ROW)                                                  \
+    }                                                                                         \
+    POLYSCHED_PK_Y_ALL(POLYSCHED_PQ_Y_STORE)                                                  \
+  }
+#define POLYSCHED_PQ_Y_OP(c, a, b) _mm256_dpbusd_epi32(c, a, b)
+POLYSCHED_PQ_Y_KERNEL(polysched_pq_kernel_vnni256, "avx2,avx512f,avx512vl,avx512vnni", 64)
+#undef POLYSCHED_PQ_Y_OP
+#define POLYSCHED_PQ_Y_OP(c, a, b) _mm256_dpbusd_avx_epi32(c, a, b)
+POLYSCHED_PQ_Y_KERNEL(polysched_pq_kernel_avxvnni, "avx2,avxvnni", 64)
+#undef POLYSCHED_PQ_Y_OP
+#define POLYSCHED_PQ_Y_OP(c, a, b) _mm256_add_epi32(c, _mm256_madd_epi16(a, b))
+POLYSCHED_PQ_Y_KERNEL(polysched_pq_kernel_avx2, "avx2", 64)
+#undef POLYSCHED_PQ_Y_OP
+#endif
+
+/* the blocked driver (0: no buffer; the caller runs the loops). wide: the AVX2 int16
+ * layout (k in pairs) instead of the VNNI one (k in fours). */
+static inline int polysched_pq_i8gemm(long m_, long n_, long k_, int a_signed, const void *A, long rsA,
+    long csA, const int8_t *B, long rsB, long csB, int32_t *C, long rsC, int mr_, int nr_, int wide,
+    polysched_pq_kernel kernel)
+{
+  long jc, pc, ic, jr, ir, i, j;
+  int step = wide ? 2 : 4;           /* k per group */
+  int esize = wide ? 2 : 1;          /* bytes per packed element */
+  long kcmax = k_ < POLYSCHED_PQ_KC ? k_ : POLYSCHED_PQ_KC;
+  long kpad = (kcmax + step - 1) / step * step;
+  long ncmax = ((n_ < POLYSCHED_PQ_NC ? n_ : POLYSCHED_PQ_NC) + nr_ - 1) / nr_ * nr_;
+  long mcmax = ((m_ < POLYSCHED_PQ_MC ? m_ : POLYSCHED_PQ_MC) + mr_ - 1) / mr_ * mr_;
+  size_t bbytes = ((size_t)kpad * ncmax * esize + 63) / 64 * 64;
+  size_t abytes = ((size_t)kpad * mcmax * esize + 63) / 64 * 64;
+  int32_t tile[12 * 32];
+  unsigned char *bp, *ap;
+  int32_t *corr;
+  if (m_ <= 0 || n_ <= 0 || k_ <= 0)
+    return 1;
+  bp = polysched_pq_scratch(bbytes + abytes + (size_t)ncmax * sizeof(int32_t));
+  if (bp == NULL)
+    return 0;
+  ap = bp + bbytes;
+  corr = (int32_t *)(ap + abytes);
+  for (jc = 0; jc < n_; jc += POLYSCHED_PQ_NC) {
+    long nc = n_ - jc < POLYSCHED_PQ_NC ? n_ - jc : POLYSCHED_PQ_NC;
+    for (pc = 0; pc < k_; pc += POLYSCHED_PQ_KC) {
+      long kc = k_ - pc < POLYSCHED_PQ_KC ? k_ - pc : POLYSCHED_PQ_KC;
+      long steps = (kc + step - 1) / step;
+      if (wide)
+        polysched_pq_pack_b2(kc, nc, B + pc * rsB + jc * csB, rsB, csB, (int16_t *)bp, nr_);
+      else
+        polysched_pq_pack_b4(kc, nc, a_signed, B + pc * rsB + jc * csB, rsB, csB, (int8_t *)bp, corr, nr_);
+      for (ic = 0; ic < m_; ic += POLYSCHED_PQ_MC) {
+        long mc = m_ - ic < POLYSCHED_PQ_MC ? m_ - ic : POLYSCHED_PQ_MC;
+        const void *a0 = a_signed ? (const void *)((const int8_t *)A + ic * rsA + pc * csA)
+                                  : (const void *)((const uint8_t *)A + ic * rsA + pc * csA);
+        if (wide)
+          polysched_pq_pack_a2(mc, kc, a_signed, a0, rsA, csA, (int16_t *)ap, mr_);
+        else
+          polysched_pq_pack_a4(mc, kc, a_signed, a0, rsA, csA, (uint8_t *)ap, mr_);
+        for (jr = 0; jr < nc; jr += nr_) {
+          long nr = nc - jr < nr_ ? nc - jr : nr_;
+          const int32_t *cj = (!wide && a_signed) ? corr + jr : NULL;
+          for (ir = 0; ir < mc; ir += mr_) {
+            long mr = mc - ir < mr_ ? mc - ir : mr_;
+            int32_t *c = C + (ic + ir) * rsC + jc + jr;
+            const unsigned char *a = ap + (size_t)ir * steps * step * esize;
+            const unsigned char *b = bp + (size_t)jr * steps * step * esize;
+            if (mr == mr_ && nr == nr_) {
+              kernel(steps, a, b, cj, c, rsC);
+              continue;
+            }
+            for (i = 0; i < mr; i++)
+              for (j = 0; j < nr; j++)
+                tile[i * nr_ + j] = c[i * rsC + j];
+            kernel(steps, a, b, cj, tile, nr_);
+            for (i = 0; i < mr; i++)
+              for (j = 0; j < nr; j++)
+                c[i * rsC + j] = tile[i * nr_ + j];
+          }
+        }
+      }
+    }
+  }
+  return 1;
+}
+
+static inline void polysched_pq_loops(long m_, long n_, long k_, int a_signed, const void *A, long rsA,
+    long csA, const int8_t *B, long rsB, long csB, int32_t *C, long rsC)
+{
+  long i, j, k;
+  for (i = 0; i < m_; i++)
+    for (k = 0; k < k_; k++) {
+      int32_t a = polysched_pq_a(A, a_signed, i * rsA + k * csA);
+      for (j = 0; j < n_; j++)
+        C[i * rsC + j] += a * B[k * rsB + j * csB];
+    }
+}
+
+static inline void polysched_pq_dispatch(long m_, long n_, long k_, int a_signed, const void *A, long rsA,
+    long csA, const int8_t *B, long rsB, long csB, int32_t *C, long rsC)
+{
+#if POLYSCHED_X86
+  if (POLYSCHED_HAS_AVX512("avx512vnni") && POLYSCHED_HAS_AVX512("avx512bw")) {
+    POLYSCHED_PATH("avx512vnni");
+    if (polysched_pq_i8gemm(m_, n_, k_, a_signed, A, rsA, csA, B, rsB, csB, C, rsC, 12, 32, 0,
+                            polysched_pq_kernel_avx512vnni))
+      return;
+  } else if (POLYSCHED_HAS_AVXVNNI()) {
+    POLYSCHED_PATH("avxvnni");
+    if (polysched_pq_i8gemm(m_, n_, k_, a_signed, A, rsA, csA, B, rsB, csB, C, rsC, 6, 16, 0,
+                            polysched_pq_kernel_avxvnni))
+      return;
+  } else if (POLYSCHED_HAS_AVX512("avx512vnni") && POLYSCHED_HAS_AVX512("avx512vl")) {
+    POLYSCHED_PATH("avxvnni");
+    if (polysched_pq_i8gemm(m_, n_, k_, a_signed, A, rsA, csA, B, rsB, csB, C, rsC, 6, 16, 0,
+                            polysched_pq_kernel_vnni256))
+      return;
+  } else if (POLYSCHED_HAS("avx2")) {
+    POLYSCHED_PATH("avx2");
+    if (polysched_pq_i8gemm(m_, n_, k_, a_signed, A, rsA, csA, B, rsB, csB, C, rsC, 6, 16, 1,
+                            polysched_pq_kernel_avx2))
+      return;
+  } else
+#endif
+  {
+    POLYSCHED_PATH("portable");
+  }
+  polysched_pq_loops(m_, n_, k_, a_signed, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+/* C[i][j] += A[i][k] * B[k][j]: int8 x int8 -> int32, i < M, j < N (stride 1), k < K */
+static inline void polysched_i8gemm_packed_s8s8(long m_, long n_, long k_, const int8_t *A, long rsA,
+    long csA, const int8_t *B, long rsB, long csB, int32_t *C, long rsC)
+{
+  polysched_pq_dispatch(m_, n_, k_, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+/* C[i][j] += A[i][k] * B[k][j]: uint8 x int8 -> int32 */
+static inline void polysched_i8gemm_packed_u8s8(long m_, long n_, long k_, const uint8_t *A, long rsA,
+    long csA, const int8_t *B, long rsB, long csB, int32_t *C, long rsC)
+{
+  polysched_pq_dispatch(m_, n_, k_, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
 /* ---------------------------------------------------------------- emulated unit -- */
 
 /* An accelerator-style matrix unit, emulated: one 16x16x16 f64 tile product
