@@ -233,16 +233,20 @@ def _reference_box(instances: isl.UnionSet, relation: isl.Map):
 
 
 def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
-                 candidates: tuple[int, ...] = CANDIDATES, min_outer_tiles: int = 1) -> list[int]:
+                 candidates: tuple[int, ...] = CANDIDATES, min_outer_tiles: int = 1,
+                 innermost: int | None = None) -> list[int]:
     """Tile sizes for a band of ``n_members`` under a footprint ``budget`` in bytes.
 
     ``min_outer_tiles``: when the outermost tile loop is to run in parallel, keep at
     least that many tiles along it (if some candidate allows it), so every thread
-    gets work. Falls back to 32 per member when the band cannot be measured.
+    gets work. ``innermost``: the member whose point loop will be innermost (the vector
+    loop, after the point order; default the last). Falls back to 32 per member when
+    the band cannot be measured.
     """
     if space is None:
         return [32] * n_members
     extents = space.extents
+    inner = n_members - 1 if innermost is None else innermost
     # a tile larger than the next power of two above the extent adds nothing
     def useful(k: int) -> list[int]:
         sizes = [c for c in candidates if c < extents[k]]
@@ -252,8 +256,8 @@ def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
     if n_members <= 3:
         grid = itertools.product(*(useful(k) for k in range(n_members)))
     else:   # deep bands (time-tiled 3-d stencils): equal outer sizes, a longer innermost
-        grid = ([c] * (n_members - 1) + [d] for c in candidates
-                for d in useful(n_members - 1) if d >= c)
+        grid = ([d if k == inner else c for k in range(n_members)] for c in candidates
+                for d in useful(inner) if d >= c)
     best_key, best = None, None
     smallest = [min(useful(k)) for k in range(n_members)]
     # A larger tile touches a superset of a smaller one's data (the box only grows):
@@ -278,8 +282,8 @@ def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
         spread = max(sizes) / min(sizes)
         enough_tiles = -(-extents[0] // sizes[0]) >= min_outer_tiles
         # the innermost point loop is the vector loop: a short one wastes the tile
-        long_inner = sizes[-1] >= min(MIN_INNER_SIZE, extents[-1])
-        key = (enough_tiles, long_inner, work, -spread, sizes[-1], -sum(sizes))
+        long_inner = sizes[inner] >= min(MIN_INNER_SIZE, extents[inner])
+        key = (enough_tiles, long_inner, work, -spread, sizes[inner], -sum(sizes))
         if best_key is None or key > best_key:
             best_key, best = key, sizes
     return best if best is not None else smallest

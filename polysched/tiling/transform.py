@@ -266,17 +266,17 @@ class _Policy:
         if len(given) < n or opts.l2tile:
             space = band_space(self.scop, domain, mupa, prefix)
         l1_budget = int(CACHE_SHARE * (self.caches.l1d if opts.l2tile else self.caches.l2))
-        # a parallel outer tile loop needs a few tiles per thread
-        min_tiles = MIN_PARALLEL_TRIPS if wants_parallel else 1
-        model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles) \
-            if len(given) < n else []
-        sizes = given + model[len(given):]
-        report.tiled, report.sizes = True, sizes
-
         order = list(range(n))
         if opts.intra_tile_reorder and n >= 2:
             order = self._loop_order(node, mupa, prefix, n_prefix)
         report.point_order = order
+        # a parallel outer tile loop needs a few tiles per thread; the innermost point
+        # loop (the vector loop) should be long
+        min_tiles = MIN_PARALLEL_TRIPS if wants_parallel else 1
+        model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles, innermost=order[-1]) \
+            if len(given) < n else []
+        sizes = given + model[len(given):]
+        report.tiled, report.sizes = True, sizes
 
         tiles = []
         if opts.l2tile:

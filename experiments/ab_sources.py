@@ -1,0 +1,95 @@
+"""A/B timing of two versions of polysched's output: the same suite kernels optimized by
+two checkouts (e.g. before and after a policy change), compiled with identical flags,
+verified against the original at MINI, then timed interleaved (A, B, A, B, ...) so
+that load on a shared machine hits both alike. Prints per kernel the medians and the
+ratio A/B (> 1: B is faster), and the geometric mean of the ratios.
+
+    # sources from two checkouts (each run with its own PYTHONPATH)
+    PYTHONPATH=/tmp/before python experiments/ab_sources.py generate /tmp/ab/before gemm 2mm
+    PYTHONPATH=.           python experiments/ab_sources.py generate /tmp/ab/after gemm 2mm
+    python experiments/ab_sources.py time /tmp/ab/before /tmp/ab/after --threads 2 --repeat 7
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define,
+                                     parse_kernel_seconds, run_binary, verify)
+from polysched.bench.suite import get
+from polysched.pipeline import OptimizeOptions, optimize
+
+
+def generate(out: Path, names: list[str], flags: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (out / f"{name}.c").write_text(optimize(get(name).path, OptimizeOptions.from_flags(**flags)).text)
+
+
+def time_pair(a_dir: Path, b_dir: Path, threads: int, repeat: int, dataset: str) -> None:
+    ratios = []
+    print(f"| kernel | A (s) | B (s) | A/B |\n| --- | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory(prefix="polysched-ab-") as tmp:
+        for a_source in sorted(a_dir.glob("*.c")):
+            name = a_source.stem
+            b_source = b_dir / a_source.name
+            original = get(name).path
+            binaries = []
+            for tag, source in (("a", a_source), ("b", b_source)):
+                verdict = verify(original, source, dataset="MINI", workdir=Path(tmp) / f"{name}-{tag}-verify")
+                if not verdict.ok:
+                    print(f"| {name} | {tag.upper()} not verified: {verdict.status} {verdict.reason} | | |")
+                    break
+                binary = Path(tmp) / f"{name}-{tag}"
+                compiled = compile_c(source, binary, cc=DEFAULT_CC, cflags=DEFAULT_CFLAGS,
+                                     defines=dataset_define(dataset), openmp=True)
+                if not compiled.ok:
+                    print(f"| {name} | {tag.upper()} does not compile: {compiled.reason} | | |")
+                    break
+                binaries.append(binary)
+            if len(binaries) != 2:
+                continue
+            times: dict[int, list[float]] = {0: [], 1: []}
+            for _ in range(repeat):
+                for k, binary in enumerate(binaries):
+                    run = run_binary(binary, threads=threads, timeout=600)
+                    seconds = parse_kernel_seconds(run.stderr) if run.ok else None
+                    if seconds is not None:
+                        times[k].append(seconds)
+            if not times[0] or not times[1]:
+                print(f"| {name} | no timing | | |")
+                continue
+            a, b = statistics.median(times[0]), statistics.median(times[1])
+            ratios.append(a / b)
+            print(f"| {name} | {a:.4f} | {b:.4f} | {a / b:.2f} |", flush=True)
+    if ratios:
+        print(f"\ngeomean A/B over {len(ratios)} kernels: {statistics.geometric_mean(ratios):.3f} "
+              f"({threads} threads, median of {repeat}, {dataset})")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("generate", help="optimize suite kernels into DIR")
+    g.add_argument("out", type=Path)
+    g.add_argument("kernels", nargs="+")
+    g.add_argument("--no-parallel", action="store_true")
+    t = sub.add_parser("time", help="time DIR_A against DIR_B, interleaved")
+    t.add_argument("a", type=Path)
+    t.add_argument("b", type=Path)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--repeat", type=int, default=7)
+    t.add_argument("--dataset", default="LARGE")
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        generate(args.out, args.kernels, {"tile": True, "parallel": not args.no_parallel})
+    else:
+        time_pair(args.a, args.b, args.threads, args.repeat, args.dataset)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
