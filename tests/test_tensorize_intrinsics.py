@@ -11,7 +11,8 @@ from polysched.tensorize.intrinsic import IntrinsicError
 
 SHIPPED = {"dgemm_4x8", "dgemm_4x8_scaled", "dgemm_8x8_avx512", "dgemm_8x8_avx512_scaled", "sgemm_8x8",
            "i8dot_u8s8_4x8", "i8dot_s8s8_4x8", "mtile16_f64", "dgemm_packed", "dgemm_packed_scaled",
-           "dgemm_packed_fma", "dgemm_packed_fma_scaled", "i8gemm_packed_s8s8", "i8gemm_packed_u8s8"}
+           "dgemm_packed_fma", "dgemm_packed_fma_scaled", "i8gemm_packed_s8s8", "i8gemm_packed_u8s8",
+           "sgemm_packed_bf16"}
 
 
 def test_shipped_descriptions():
@@ -178,6 +179,27 @@ int main(void)
       else if (memcmp(C, R, sizeof C)) { printf("%s strided differs\n", name[v % 2]); fails++; }
     }
   }
+  { /* bf16 dot products: the definition of vdpbf16ps (inputs rounded to bf16, per pair
+       c = (c + a1 * b1) + a0 * b0) written out; B transposed; K odd, over two k blocks */
+    enum { M = 29, N = 45, KK = 1031, LDC = 47 };
+    static float A[M * KK], B[KK * N], C[M * LDC], R[M * LDC];
+    FILL(A, M * KK, rnd() / 1000.0f - 3); FILL(B, KK * N, rnd() / 777.0f - 1); FILL(C, M * LDC, rnd() / 99.0f);
+    memcpy(R, C, sizeof C);
+    polysched_sgemm_packed_bf16(M, N, KK, A, KK, 1, B, 1, KK, C, LDC);
+    for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) {
+      float acc = R[i * LDC + j];
+      for (int k = 0; k < KK; k += 2) {
+        float a0 = polysched_from_bf16(polysched_to_bf16(A[i * KK + k]));
+        float b0 = polysched_from_bf16(polysched_to_bf16(B[k + j * KK]));
+        float a1 = k + 1 < KK ? polysched_from_bf16(polysched_to_bf16(A[i * KK + k + 1])) : 0;
+        float b1 = k + 1 < KK ? polysched_from_bf16(polysched_to_bf16(B[k + 1 + j * KK])) : 0;
+        acc = acc + a1 * b1;
+        acc = acc + a0 * b0;
+      }
+      R[i * LDC + j] = acc;
+    }
+    CHECK("sgemm_packed_bf16", C, R);
+  }
   return fails != 0;
 }
 """
@@ -220,6 +242,7 @@ def _expected(variant):
         "dgemm_packed": packed, "dgemm_packed_scaled": packed,
         "dgemm_packed_fma": packed_fma, "dgemm_packed_fma_scaled": packed_fma,
         "i8gemm_packed_s8s8": i8packed, "i8gemm_packed_u8s8": i8packed,
+        "sgemm_packed_bf16": "avx512bf16" if avx512 and "avx512_bf16" in FLAGS and not portable else "portable",
     }
 
 

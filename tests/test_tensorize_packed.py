@@ -113,3 +113,21 @@ def test_bench_variant(tmp_path):
     # no match: the pluto tile+par file
     code = variant.make_source(get("jacobi-1d"), tmp_path).read_text()
     assert "polysched_intrinsics.h" not in code
+
+
+def test_bf16_only_when_named():
+    text = (PROGRAM.replace("double", "float").replace("alpha * A", "A")
+            .replace('printf("%a\\n", C[i][j])', 'printf("%.9g\\n", C[i][j])'))
+    program = ps.Program.from_source(text, filename="t.c")
+    intrinsics = builtin_intrinsics()
+    # (sgemm_8x8 needs a unit-stride B; only the packed bf16 kernel matches A * Bt)
+    _, report = auto_tensorize(program, intrinsics, reassociate=True)
+    assert not any(a.applied for a in report)
+    bf16 = [i for i in intrinsics if i.name == "sgemm_packed_bf16"]
+    named, report = auto_tensorize(program, bf16)
+    assert [a.applied for a in report] == [True]
+    assert "not bit-identical (bf16)" in report[0].describe()
+    assert "polysched_sgemm_packed_bf16(" in named.c_code()
+    # inputs rounded to 8 significant bits, 300 terms with cancellations: close, not equal
+    assert named.verify(dataset=None, rtol=0.05, atol=0.5).status == "equal"
+    assert named.verify(dataset=None).status == "differ"

@@ -1,8 +1,15 @@
 """Tensorize a whole program: for each statement, the best legal match among the given
 intrinsics (ranked by the cost model), applied with ``Program.tensorize`` in statement
 order; a statement whose match became illegal after an earlier one is reported and
-skipped. Intrinsics whose results are not bit-identical (``numerics: fma``, ``bf16``,
-...) take part only with ``reassociate=True``."""
+skipped.
+
+Intrinsics whose results are not bit-identical take part only on request: ``numerics:
+fma`` (a fused multiply-add rounds once where the program rounds twice) with
+``reassociate=True``, the user's consent to floating-point results that differ in
+rounding; any other kind (``bf16``: inputs rounded to 8 significant bits) never
+automatically. An explicit choice is a request too: when every intrinsic given is
+inexact (the caller named them, e.g. ``--tensorize sgemm_packed_bf16``), they are all
+used."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,6 +17,14 @@ from dataclasses import dataclass
 from polysched.errors import TransformError
 
 from .match import Match, match_statement
+
+# what reassociate=True admits besides exact intrinsics
+REASSOCIATE_NUMERICS = frozenset({"fma"})
+
+
+def admitted(intrinsic, reassociate: bool) -> bool:
+    """May auto_tensorize pick ``intrinsic`` among others (see the module doc)?"""
+    return intrinsic.exact or (reassociate and intrinsic.numerics in REASSOCIATE_NUMERICS)
 
 
 @dataclass
@@ -32,12 +47,10 @@ def auto_tensorize(program, intrinsics, parallel: bool = False,
     ``program``: a :class:`polysched.Program` whose schedule still has the original loops;
     ``parallel``: ``Program.tensorize(..., parallel=True)`` (falls back to sequential
     blocks when no block loop can be parallel); ``reassociate``: the user accepts
-    results that differ in rounding (FMA, bf16 kernels); without it only exact
-    intrinsics are used."""
+    results that differ in rounding (the FMA kernels; see the module doc)."""
     report = []
-    exact = [i for i in intrinsics if i.exact]
-    if not reassociate and exact:
-        intrinsics = exact
+    if any(i.exact for i in intrinsics):
+        intrinsics = [i for i in intrinsics if admitted(i, reassociate)]
     for stmt in program.scop.statements:
         matches = [m for rep in match_statement(program.scop, stmt, intrinsics, program.deps)
                    for m in rep.matches]

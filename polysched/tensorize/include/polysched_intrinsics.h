@@ -1117,6 +1117,212 @@ static inline void polysched_i8gemm_packed_u8s8(long m_, long n_, long k_, const
   polysched_pq_dispatch(m_, n_, k_, 0, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
+/* ---------------------------------------------------------------- packed bf16 dot -- */
+
+/* C[i][j] += A[i][k] * B[k][j] on float arrays, computed with A and B rounded to bfloat16
+ * (round to nearest even) and AVX512-BF16 vdpbf16ps: per C element and pair of k,
+ * c = (c + a[k+1] * b[k+1]) + a[k] * b[k], each product exact in float, each sum rounded
+ * (the instruction's definition; it also flushes denormals). NOT the float semantics:
+ * the inputs lose 16 bits of mantissa and k goes in pairs, so this intrinsic is applied
+ * only when named (numerics: bf16). Packed like polysched_dgemm_packed: per thread, B
+ * kc x nc and A mc x kc as pairs of bf16 (one 32-bit word per row or column and pair).
+ * Paths: avx512bf16 12 x 32 (24 zmm float accumulators); portable 4 x 8, the same
+ * arithmetic in C (bit-identical to the vector path when nothing is denormal). */
+#define POLYSCHED_PB_KC 512
+#define POLYSCHED_PB_MC 96
+#define POLYSCHED_PB_NC 2048
+
+static inline uint16_t polysched_to_bf16(float x)
+{
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)          /* NaN: keep it a (quiet) NaN */
+    return (uint16_t)((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1);                /* round to nearest even */
+  return (uint16_t)(u >> 16);
+}
+
+static inline float polysched_from_bf16(uint16_t h)
+{
+  uint32_t u = (uint32_t)h << 16;
+  float x;
+  memcpy(&x, &u, 4);
+  return x;
+}
+
+static inline uint32_t *polysched_pb_scratch(size_t words)
+{
+  static POLYSCHED_TLS void *raw;
+  static POLYSCHED_TLS uint32_t *buffer;
+  static POLYSCHED_TLS size_t size;
+  if (words > size) {
+    free(raw);
+    raw = malloc(words * 4 + 64);
+    if (raw == NULL) {
+      size = 0;
+      return NULL;
+    }
+    buffer = (uint32_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    size = words;
+  }
+  return buffer;
+}
+
+/* word (lo: x[k], hi: x[k + 1]) in bf16, zero past kc */
+static inline uint32_t polysched_pb_pair(const float *x, long stride, long k, long kc)
+{
+  uint32_t lo = k < kc ? polysched_to_bf16(x[k * stride]) : 0;
+  uint32_t hi = k + 1 < kc ? polysched_to_bf16(x[(k + 1) * stride]) : 0;
+  return lo | hi << 16;
+}
+
+static inline void polysched_pb_pack_a(long rows, long kc, const float *A, long rs, long cs, uint32_t *out,
+                                       int mr_)
+{
+  long p, i, g, kp = (kc + 1) / 2;
+  for (p = 0; p < rows; p += mr_, out += (long)mr_ * kp)
+    for (i = 0; i < mr_; i++)
+      for (g = 0; g < kp; g++)
+        out[g * mr_ + i] = p + i < rows ? polysched_pb_pair(A + (p + i) * rs, cs, 2 * g, kc) : 0;
+}
+
+static inline void polysched_pb_pack_b(long kc, long cols, const float *B, long rs, long cs, uint32_t *out,
+                                       int nr_)
+{
+  long q, j, g, kp = (kc + 1) / 2;
+  for (q = 0; q < cols; q += nr_, out += (long)nr_ * kp)
+    for (g = 0; g < kp; g++)
+      for (j = 0; j < nr_; j++)
+        out[g * nr_ + j] = q + j < cols ? polysched_pb_pair(B + (q + j) * cs, rs, 2 * g, kc) : 0;
+}
+
+typedef void (*polysched_pb_kernel)(long pairs, const uint32_t *Ap, const uint32_t *Bp, float *C, long rsC);
+
+POLYSCHED_EXACT_FP
+static void polysched_pb_kernel_portable(long pairs, const uint32_t *Ap, const uint32_t *Bp, float *C,
+                                         long rsC)
+{
+  POLYSCHED_EXACT_FP_BODY
+  float c[4][8];
+  long g;
+  int i, j;
+  for (i = 0; i < 4; i++)
+    for (j = 0; j < 8; j++)
+      c[i][j] = C[i * rsC + j];
+  for (g = 0; g < pairs; g++)
+    for (i = 0; i < 4; i++)
+      for (j = 0; j < 8; j++) {
+        uint32_t a = Ap[g * 4 + i], b = Bp[g * 8 + j];
+        c[i][j] = c[i][j] + polysched_from_bf16((uint16_t)(a >> 16)) * polysched_from_bf16((uint16_t)(b >> 16));
+        c[i][j] = c[i][j] + polysched_from_bf16((uint16_t)a) * polysched_from_bf16((uint16_t)b);
+      }
+  for (i = 0; i < 4; i++)
+    for (j = 0; j < 8; j++)
+      C[i * rsC + j] = c[i][j];
+}
+
+#if POLYSCHED_X86
+#define POLYSCHED_PB_Z_LOAD(r)                                                                \
+  __m512 c##r##0 = _mm512_loadu_ps(C + r * rsC), c##r##1 = _mm512_loadu_ps(C + r * rsC + 16);
+#define POLYSCHED_PB_Z_ROW(r)                                                                 \
+  { __m512bh a = (__m512bh)_mm512_set1_epi32((int)Ap[g * 12 + r]);                            \
+    c##r##0 = _mm512_dpbf16_ps(c##r##0, a, b0); c##r##1 = _mm512_dpbf16_ps(c##r##1, a, b1); }
+#define POLYSCHED_PB_Z_STORE(r)                                                               \
+  _mm512_storeu_ps(C + r * rsC, c##r##0); _mm512_storeu_ps(C + r * rsC + 16, c##r##1);
+POLYSCHED_TARGET("avx512f,avx512bf16")
+static void polysched_pb_kernel_avx512bf16(long pairs, const uint32_t *Ap, const uint32_t *Bp, float *C,
+                                           long rsC)
+{
+  long g;
+  POLYSCHED_PK_Z_ALL(POLYSCHED_PB_Z_LOAD)
+  for (g = 0; g < pairs; g++) {
+    __m512bh b0 = (__m512bh)_mm512_load_si512((const void *)(Bp + g * 32));
+    __m512bh b1 = (__m512bh)_mm512_load_si512((const void *)(Bp + g * 32 + 16));
+    POLYSCHED_PK_Z_ALL(POLYSCHED_PB_Z_ROW)
+  }
+  POLYSCHED_PK_Z_ALL(POLYSCHED_PB_Z_STORE)
+}
+#endif
+
+static inline int polysched_pb_sgemm(long m_, long n_, long k_, const float *A, long rsA, long csA,
+    const float *B, long rsB, long csB, float *C, long rsC, int mr_, int nr_, polysched_pb_kernel kernel)
+{
+  long jc, pc, ic, jr, ir, i, j;
+  long kcmax = k_ < POLYSCHED_PB_KC ? k_ : POLYSCHED_PB_KC, kpmax = (kcmax + 1) / 2;
+  long ncmax = ((n_ < POLYSCHED_PB_NC ? n_ : POLYSCHED_PB_NC) + nr_ - 1) / nr_ * nr_;
+  long mcmax = ((m_ < POLYSCHED_PB_MC ? m_ : POLYSCHED_PB_MC) + mr_ - 1) / mr_ * mr_;
+  float tile[12 * 32];
+  uint32_t *bp, *ap;
+  if (m_ <= 0 || n_ <= 0 || k_ <= 0)
+    return 1;
+  bp = polysched_pb_scratch((size_t)kpmax * (size_t)(ncmax + mcmax));
+  if (bp == NULL)
+    return 0;
+  ap = bp + kpmax * ncmax;
+  for (jc = 0; jc < n_; jc += POLYSCHED_PB_NC) {
+    long nc = n_ - jc < POLYSCHED_PB_NC ? n_ - jc : POLYSCHED_PB_NC;
+    for (pc = 0; pc < k_; pc += POLYSCHED_PB_KC) {
+      long kc = k_ - pc < POLYSCHED_PB_KC ? k_ - pc : POLYSCHED_PB_KC, kp = (kc + 1) / 2;
+      polysched_pb_pack_b(kc, nc, B + pc * rsB + jc * csB, rsB, csB, bp, nr_);
+      for (ic = 0; ic < m_; ic += POLYSCHED_PB_MC) {
+        long mc = m_ - ic < POLYSCHED_PB_MC ? m_ - ic : POLYSCHED_PB_MC;
+        polysched_pb_pack_a(mc, kc, A + ic * rsA + pc * csA, rsA, csA, ap, mr_);
+        for (jr = 0; jr < nc; jr += nr_) {
+          long nr = nc - jr < nr_ ? nc - jr : nr_;
+          for (ir = 0; ir < mc; ir += mr_) {
+            long mr = mc - ir < mr_ ? mc - ir : mr_;
+            float *c = C + (ic + ir) * rsC + jc + jr;
+            if (mr == mr_ && nr == nr_) {
+              kernel(kp, ap + ir * kp, bp + jr * kp, c, rsC);
+              continue;
+            }
+            for (i = 0; i < mr; i++)
+              for (j = 0; j < nr; j++)
+                tile[i * nr_ + j] = c[i * rsC + j];
+            kernel(kp, ap + ir * kp, bp + jr * kp, tile, nr_);
+            for (i = 0; i < mr; i++)
+              for (j = 0; j < nr; j++)
+                c[i * rsC + j] = tile[i * nr_ + j];
+          }
+        }
+      }
+    }
+  }
+  return 1;
+}
+
+/* C[i][j] += A[i][k] * B[k][j] in float via bf16 dot products (see above): opt-in only */
+static inline void polysched_sgemm_packed_bf16(long m_, long n_, long k_, const float *A, long rsA,
+    long csA, const float *B, long rsB, long csB, float *C, long rsC)
+{
+#if POLYSCHED_X86
+  if (POLYSCHED_HAS_AVX512("avx512bf16")) {
+    POLYSCHED_PATH("avx512bf16");
+    if (polysched_pb_sgemm(m_, n_, k_, A, rsA, csA, B, rsB, csB, C, rsC, 12, 32,
+                           polysched_pb_kernel_avx512bf16))
+      return;
+  } else
+#endif
+  {
+    POLYSCHED_PATH("portable");
+    if (polysched_pb_sgemm(m_, n_, k_, A, rsA, csA, B, rsB, csB, C, rsC, 4, 8, polysched_pb_kernel_portable))
+      return;
+  }
+  {   /* no buffer: the same arithmetic, unblocked */
+    long i, j, k;
+    for (i = 0; i < m_; i++)
+      for (j = 0; j < n_; j++) {
+        float acc = C[i * rsC + j];
+        for (k = 0; k < k_; k += 2) {
+          uint32_t a = polysched_pb_pair(A + i * rsA, csA, k, k_), b = polysched_pb_pair(B + j * csB, rsB, k, k_);
+          acc = acc + polysched_from_bf16((uint16_t)(a >> 16)) * polysched_from_bf16((uint16_t)(b >> 16));
+          acc = acc + polysched_from_bf16((uint16_t)a) * polysched_from_bf16((uint16_t)b);
+        }
+        C[i * rsC + j] = acc;
+      }
+  }
+}
+
 /* ---------------------------------------------------------------- emulated unit -- */
 
 /* An accelerator-style matrix unit, emulated: one 16x16x16 f64 tile product
