@@ -1,0 +1,38 @@
+"""Write optimize's C for every suite kernel under several modes into a directory, so
+that two checkouts can be compared byte for byte (a refactoring that must not change
+the generated code):
+
+    PYTHONPATH=/path/to/old/checkout python experiments/outputs_snapshot.py /tmp/before
+    python experiments/outputs_snapshot.py /tmp/after
+    diff -r /tmp/before /tmp/after && echo identical
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from polysched.bench.suite import kernels
+from polysched.pipeline import OptimizeOptions, optimize
+
+MODES = {
+    "tile": dict(tile=True), "tile-par": dict(tile=True, parallel=True),
+    "l2tile-par": dict(tile=True, l2tile=True, parallel=True), "unroll": dict(unroll=4),
+    "tile-unroll": dict(tile=True, unroll=2, parallel=True), "par": dict(parallel=True),
+    "isl-tile-par": dict(scheduler="isl", tile=True, parallel=True),
+    "max-tile-par": dict(fuse="max", tile=True, parallel=True),
+}
+
+
+def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for kernel in kernels():
+        for name, flags in MODES.items():
+            try:
+                text = optimize(kernel.path, OptimizeOptions.from_flags(**flags)).text
+            except Exception as err:        # noqa: BLE001 - recorded, compared like the rest
+                text = f"ERROR {type(err).__name__}: {err}\n"
+            (out / f"{kernel.name}.{name}.c").write_text(text)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
