@@ -96,8 +96,12 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     the mapped loops, go free-extent loops first (tiled by ``kc`` when given, so an
     operand panel stays in cache) then the fixed ones in reverse intrinsic order (gemm:
     ``[floor(k/256), floor(j/8), floor(i/4)]``: a panel of B serves every block of
-    rows). The matcher's verdict uses the canonical order; ``Program.tensorize`` tries
-    the blocked ones first and keeps the first legal one. ``with_cut``: return
+    rows). An intrinsic that packs its operands (``packing:``) blocks for the caches
+    itself: blocked, only the loop of its output's rows is tiled, into equal blocks of
+    at most ``kc`` (gemm, 1000 rows: ``floor(i/250)``, four calls of 250 x NJ x NK, the
+    parallel loop), the others go to the call whole. The matcher's verdict uses the
+    canonical order; ``Program.tensorize`` tries the blocked ones first and keeps the
+    first legal one. ``with_cut``: return
     ``(map, P)``."""
     scop, stmt = problem.scop, problem.statement
     if flat is None:
@@ -114,7 +118,15 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     iters = problem.pattern.loops
     extents = problem.intrinsic.extents
     slots = [d for d in range(depth0, len(iters)) if d in mapped]
-    if blocked:
+    if blocked and problem.intrinsic.packing:
+        # a packed kernel blocks its operands for the caches itself: only the rows of
+        # its output are split, into equal blocks of at most kc rows (parallel work)
+        rows = _output_row_loop(problem.intrinsic)
+        tiles = [f"floor(({iters[d]})/{_balanced(kc, problem.extents[d])})" for d in slots
+                 if kc and mapped[d] == rows and extents[mapped[d]] is None]
+        fixed = sorted((d for d in slots if extents[mapped[d]] is not None), key=lambda d: -mapped[d])
+        tiles += [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in fixed]
+    elif blocked:
         tiles = [f"floor(({iters[d]})/{kc})" for d in slots if extents[mapped[d]] is None and kc]
         fixed = sorted((d for d in slots if extents[mapped[d]] is not None), key=lambda d: -mapped[d])
         tiles += [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in fixed]
@@ -124,7 +136,7 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     for d in range(depth0, len(iters)):
         if d not in mapped:
             tile.append(iters[d])
-        elif tiles:
+        elif tiles and (not (blocked and problem.intrinsic.packing) or _tiled(tiles[0], iters[d])):
             tile.append(tiles.pop(0))
     points = [iters[p] for _, p in loop_map]
     order = [s.name for s in scop.statements]
@@ -143,6 +155,29 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
         um = isl.UnionMap.from_map(new)
         result = um if result is None else result.union(um)
     return (result, cut) if with_cut else result
+
+
+def _output_row_loop(intrinsic) -> int | None:
+    """The intrinsic loop indexing the first dimension of its output (C[i][j]: i)."""
+    pattern = intrinsic.pattern
+    out = pattern.refs[pattern.tree[1][1]]
+    if not out.rows:
+        return None
+    loops = [l for l, c in enumerate(out.rows[0]) if c]
+    return loops[0] if len(loops) == 1 else None
+
+
+def _balanced(limit: int, extent: int | None) -> int:
+    """The block size of at most ``limit`` that splits ``extent`` (when known) into equal
+    blocks: 1000 rows, limit 256 -> 250 (4 blocks)."""
+    if not extent or extent <= limit:
+        return limit if not extent else max(extent, 1)
+    count = -(-extent // limit)
+    return -(-extent // count)
+
+
+def _tiled(tile: str, iterator: str) -> bool:
+    return tile.startswith(f"floor(({iterator})/")
 
 
 def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[bool, str]:
