@@ -161,3 +161,28 @@ def machine_info(cc: str = "gcc") -> dict:
         "git_dirty": git["dirty"],
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask), else ``os.cpu_count()``."""
+    try:
+        return len(os.sched_getaffinity(0)) or (os.cpu_count() or 1)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (None where the OS does not say)."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def machine_fingerprint(cc: str = "gcc") -> str:
+    """The tuning database's machine fingerprint (``polysched.tune.db``): CPU model,
+    cores, caches, compiler and its version. Bench logs carry the same one, so that a
+    resumed run refuses another machine or compiler, and bench and tune records of one
+    machine can be matched."""
+    from polysched.tune.db import machine_fingerprint as fingerprint, machine_identity
+    return fingerprint(machine_identity(cc))

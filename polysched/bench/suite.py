@@ -61,11 +61,23 @@ class Kernel:
         return f"-D{_check_dataset(dataset)}_DATASET"
 
 
-def _check_dataset(dataset: str) -> str:
-    key = dataset.upper()
+def normalize_dataset(dataset: str) -> str:
+    """The canonical name of a dataset (``"large"``, `` Large `` -> ``"LARGE"``);
+    ValueError (one line, listing the names) for any other name, e.g. ``"HUGE"``:
+    an unknown ``-D<NAME>_DATASET`` would silently build the file's default size."""
+    key = str(dataset).strip().upper()
+    if key.endswith("_DATASET"):
+        key = key[:-len("_DATASET")]
     if key not in DATASETS:
-        raise KeyError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
+        raise ValueError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
     return key
+
+
+def _check_dataset(dataset: str) -> str:
+    try:
+        return normalize_dataset(dataset)
+    except ValueError as err:
+        raise KeyError(str(err)) from None
 
 
 # The five columns are MINI, SMALL, MEDIUM, LARGE, EXTRALARGE, exactly as in the .c files.
@@ -240,4 +252,4 @@ def get(name: str) -> Kernel:
                        + ", ".join(sorted(_KERNELS))) from None
 
 
-__all__ = ["DATASETS", "CATEGORIES", "CLASSIC", "KERNEL_DIR", "Kernel", "kernels", "get"]
+__all__ = ["DATASETS", "CATEGORIES", "CLASSIC", "KERNEL_DIR", "Kernel", "kernels", "get", "normalize_dataset"]

@@ -10,10 +10,13 @@ the file produced by :func:`polysched.pipeline.optimize`, same compiler and flag
 --tensorize auto``: each statement's best legal exact intrinsic match (OpenMP over its
 blocks), or, when no statement has one, the ``pluto-tile-par`` file; compiled with
 ``-I`` the intrinsics header's directory.
+Any name takes parameters after colons (:func:`parse_variant`): ``pluto-tile:sizes=32,32,32``
+(tile sizes, the tile variants), ``pluto-tile-par:threads=1`` (OMP_NUM_THREADS).
 """
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import subprocess
 import tempfile
@@ -38,7 +41,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
     tile = mode in ("tile", "tile-par")
     parallel = mode == "tile-par"
 
-    def make_source(kernel, workdir: Path) -> Path:
+    def make_source(kernel, workdir: Path):
         from polysched.pipeline import OptimizeOptions, optimize
 
         options = OptimizeOptions.from_flags(scheduler=scheduler, tile=tile, parallel=parallel, **overrides)
@@ -46,11 +49,27 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
         workdir.mkdir(parents=True, exist_ok=True)
         out = workdir / f"{kernel.name}.{name}.c"
         out.write_text(result.text)
-        return out
+        return out, build_info(result, {"scheduler": scheduler, "tile": tile, "parallel": parallel,
+                                        **overrides})
 
     make_source.__name__ = f"polysched optimize --scheduler {scheduler}" + \
-        (" --tile" if tile else "") + (" --parallel" if parallel else "")
+        (" --tile" if tile else "") + (" --parallel" if parallel else "") + \
+        (f" --tile-sizes {','.join(map(str, overrides['tile_sizes']))}" if overrides.get("tile_sizes") else "")
     return Variant(name, make_source, cc, tuple(cflags), openmp=parallel)
+
+
+def build_info(result, options: dict) -> dict:
+    """What a results record keeps of an ``optimize`` run: its options, and per region
+    the tile sizes chosen per tiled band, where the parallel loops went, and the final
+    schedule tree (isl notation)."""
+    regions = []
+    for region in result.regions:
+        bands = region.tiling.to_json()["bands"] if region.tiling is not None else []
+        regions.append({"function": region.scop.function,
+                        "tile_sizes": [band["sizes"] for band in bands if band.get("tiled")],
+                        "parallel": [band["parallel"] for band in bands if band.get("parallel")],
+                        "schedule": str(region.schedule)})
+    return {"options": dict(options), "regions": regions}
 
 
 @functools.lru_cache(maxsize=None)
@@ -115,11 +134,72 @@ def all_variant_names() -> list[str]:
     return [ORIG, *DEFAULT_VARIANTS, "identity-sched", "polly", "polly-par", TENSORIZE]
 
 
+VARIANT_PARAMS = ("sizes", "threads")
+
+
+def split_variant_list(text: str) -> list[str]:
+    """``"orig,pluto-tile:sizes=32,32,32,isl-tile"`` -> ``["orig",
+    "pluto-tile:sizes=32,32,32", "isl-tile"]``: a comma followed by a number continues
+    the parameter value before it."""
+    names: list[str] = []
+    for piece in (part.strip() for part in text.split(",")):
+        if names and re.fullmatch(r"\d+", piece) and "=" in names[-1]:
+            names[-1] += "," + piece
+        elif piece:
+            names.append(piece)
+    return names
+
+
+def _positive_ints(spec: str, key: str, value: str) -> list[int]:
+    parts = re.split(r"[,x]", value)
+    if not all(re.fullmatch(r"\d+", part) and int(part) > 0 for part in parts):
+        raise ValueError(f"variant {spec!r}: {key}={value} is not "
+                         + ("a list of positive integers (e.g. sizes=32,32,32)" if key == "sizes"
+                            else "a positive integer"))
+    return [int(part) for part in parts]
+
+
+def parse_variant(spec: str) -> tuple[str, dict]:
+    """``"pluto-tile:sizes=32,32,32:threads=2"`` -> ``("pluto-tile", {"sizes": [32, 32,
+    32], "threads": 2})``. ``sizes``: tile sizes (the ``tile`` and ``tile-par`` variants);
+    ``threads``: OMP_NUM_THREADS for this variant (any). ValueError (one line) for a
+    malformed or unknown parameter."""
+    name, *parts = spec.strip().split(":")
+    params: dict = {}
+    for part in parts:
+        key, sep, value = (text.strip() for text in part.partition("="))
+        if not sep or not key or not value:
+            raise ValueError(f"variant {spec!r}: parameter {part!r} is not KEY=VALUE")
+        if key not in VARIANT_PARAMS:
+            raise ValueError(f"variant {spec!r}: unknown parameter {key!r} (known: {', '.join(VARIANT_PARAMS)})")
+        if key in params:
+            raise ValueError(f"variant {spec!r}: parameter {key!r} given twice")
+        numbers = _positive_ints(spec, key, value)
+        if key == "threads" and len(numbers) != 1:
+            raise ValueError(f"variant {spec!r}: threads={value} is not one positive integer")
+        params[key] = numbers[0] if key == "threads" else numbers
+    if "sizes" in params:
+        _, _, mode = name.partition("-")
+        if name.partition("-")[0] not in SCHEDULERS + ("identity",) or mode not in ("tile", "tile-par"):
+            raise ValueError(f"variant {spec!r}: sizes= applies to the tile and tile-par variants only")
+    return name, params
+
+
 def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Variant]:
-    """Variants by name (see :func:`all_variant_names`); ``orig`` always first."""
+    """Variants by name (see :func:`all_variant_names`), with optional parameters
+    (:func:`parse_variant`: ``pluto-tile:sizes=32,32,32``); ``orig`` always first."""
     variants = [orig_variant(cc, cflags)]
     polly = {v.name: v for v in polly_variants(cflags)} if any(n.startswith("polly") for n in names) else {}
-    for name in names:
+    for spec in names:
+        name, params = parse_variant(spec)
+        if params:
+            variant = make_variants([name], cc, cflags)[-1] if name != ORIG else orig_variant(cc, cflags)
+            if "sizes" in params:
+                variant = optimizer_variant(name, cc, cflags, tile_sizes=params["sizes"])
+            variant.name = spec.strip()
+            variant.threads = params.get("threads")
+            variants.append(variant)
+            continue
         if name == ORIG:
             continue
         if name == TENSORIZE:
