@@ -137,8 +137,25 @@ def _speedup_matrix(results: dict) -> list[str]:
     return lines + [""]
 
 
+def variant_flags(results: dict, variant: str) -> str:
+    """The compiler flags a variant was actually built with, from its records (the
+    ``-fopenmp`` a file with ``#pragma omp`` gets included): one string, or each
+    distinct one with the kernels it applies to, e.g. ``-O3 -fopenmp (28); -O3 (2)``.
+    Results without per-record flags: the variant's declared flags."""
+    counts: dict[str, int] = {}
+    for record in results.get("results", []):
+        if record["variant"] == variant and record.get("flags") is not None:
+            text = " ".join(record["flags"])
+            counts[text] = counts.get(text, 0) + 1
+    if not counts:
+        declared = next((v for v in results.get("variants", []) if v["name"] == variant), {})
+        return (" ".join(declared.get("cflags", [])) + (" -fopenmp" if declared.get("openmp") else "")).strip()
+    if len(counts) == 1:
+        return next(iter(counts))
+    return "; ".join(f"{text} ({count})" for text, count in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def _markdown(results: dict) -> str:
-    variants = {variant["name"]: variant for variant in results.get("variants", [])}
     lines = ["# polysched benchmark", "", *_provenance_lines(results), ""]
     lines += _speedup_matrix(results)
     lines += ["| kernel | variant | status | median (s) | speedup | GFLOP/s |",
@@ -154,11 +171,13 @@ def _markdown(results: dict) -> str:
     lines += ["", "| variant | geomean speedup | kernels OK | not OK | slower than orig | flags |",
               "| --- | ---: | ---: | ---: | ---: | --- |"]
     for row in summary(results):
-        variant = variants.get(row["variant"], {})
-        flags = " ".join(variant.get("cflags", [])) + (" -fopenmp" if variant.get("openmp") else "")
+        flags = variant_flags(results, row["variant"])
         lines.append(f"| {row['variant']} | {_fmt(row['geomean_speedup'], '.2f')} | {row['kernels_ok']} "
                      f"| {row['kernels_not_ok']} | {row['slower']} | {flags.strip() or '-'} |")
     lines += ["", f"`{SLOWER_FLAG}`: slower than {ORIG}. Speedup = median({ORIG}) / median(variant)."]
+    warnings = list(dict.fromkeys(results.get("warnings") or []))
+    if warnings:
+        lines += ["", "Warnings:", ""] + [f"- {warning}" for warning in warnings]
     return "\n".join(lines) + "\n"
 
 
@@ -215,55 +234,104 @@ def check_plot_path(path: Path | str) -> None:
         raise ValueError(f"no such directory {path.parent}")
 
 
-def plot(results: dict, path: Path | str) -> Path:
+def ratio_label(value: float) -> str:
+    """A speedup tick as a plain ratio: 0.25x, 0.5x, 1x, 1.5x, 2x, 16x."""
+    if value <= 0:
+        return ""
+    text = f"{value:.3g}" if value < 100 else f"{value:.0f}"
+    return text + "x"
+
+
+def _ratio_ticks(low: float, high: float) -> list[float]:
+    """Powers of two covering [low, high]; within a narrow range also the halves
+    between them (0.75x, 1.5x, 3x), so that the axis always has a few labels."""
+    low, high = min(low, 1.0), max(high, 1.0)
+    first = math.floor(math.log2(low)) if low > 0 else -1
+    last = math.ceil(math.log2(high))
+    ticks = [2.0 ** k for k in range(first, last + 1)]
+    if last - first <= 2:
+        ticks = sorted(ticks + [1.5 * 2.0 ** k for k in range(first, last)])
+    return ticks
+
+
+def plot(results: dict, path: Path | str | None = None, ax=None):
     """Bar chart of speedups over orig, log scale (one group per kernel plus a
     geometric-mean group, one bar per variant; a variant without a speedup, e.g.
-    FAILED, is marked with an x), saved to ``path`` (format from the extension)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
+    FAILED, is marked with an x). Drawn on the matplotlib axes ``ax`` (a new figure
+    when None), saved to ``path`` (format from the extension) when given. Returns
+    the ``ax`` (drawn on), or the path when called with a path and no ``ax`` (as before).
+    The legend sits outside the axes, to the right, never over the bars; the log-scale
+    ticks read as plain ratios (0.5x, 1x, 2x)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
+    if path is not None:
+        check_plot_path(path)
     kernels = _kernel_names(results)
     variants = [name for name in _variant_names(results) if name != ORIG]
     groups = kernels + ["geomean"]
     geomeans = {row["variant"]: row["geomean_speedup"] for row in summary(results)}
-    figure = Figure(figsize=(min(16.0, max(6.0, 0.35 * len(groups) * max(1, len(variants)) + 2)), 4.5))
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot(1, 1, 1)
+    if ax is None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        legend_width = 2.5 if variants else 0.0
+        figure = Figure(figsize=(min(16.0, max(6.0, 0.35 * len(groups) * max(1, len(variants)) + 2))
+                                 + legend_width, 4.5))
+        FigureCanvasAgg(figure)
+        ax = figure.add_subplot(1, 1, 1)
+        own_figure = True
+    else:
+        figure = ax.figure
+        own_figure = False
     width = 0.8 / max(1, len(variants))
+    values = []
     for index, variant in enumerate(variants):
         heights = [speedup(results, kernel, variant) for kernel in kernels] + [geomeans.get(variant)]
+        values += [h for h in heights if h]
         positions = [k + (index - (len(variants) - 1) / 2) * width for k in range(len(groups))]
         # Bars start at 1 (no change) so that slowdowns point down on the log axis.
-        bars = axes.bar(positions, [(h - 1) if h else 0 for h in heights], width, bottom=1.0,
-                        label=variant)
+        bars = ax.bar(positions, [(h - 1) if h else 0 for h in heights], width, bottom=1.0,
+                      label=variant)
         color = bars.patches[0].get_facecolor() if bars.patches else None
         missing = [p for p, h in zip(positions, heights) if h is None]
         if missing:
-            axes.scatter(missing, [1.0] * len(missing), marker="x", color=color, zorder=3)
-    axes.axhline(1.0, color="black", linewidth=0.8)
-    axes.set_yscale("log", base=2)
-    axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}x"))
-    axes.set_xticks(range(len(groups)))
-    axes.set_xticklabels(groups, rotation=60, ha="right", fontsize=8)
-    axes.set_xlim(-0.6, len(groups) - 0.4)
-    axes.set_ylabel(f"speedup over {ORIG} (x: no result)")
+            ax.scatter(missing, [1.0] * len(missing), marker="x", color=color, zorder=3)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log", base=2)
+    low, high = (min(values), max(values)) if values else (1.0, 1.0)
+    ticks = _ratio_ticks(low, high)
+    ax.set_ylim(min(ticks[0], low) / 1.15, max(ticks[-1], high) * 1.15)
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: ratio_label(value)))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, rotation=60, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_ylabel(f"speedup over {ORIG} (x: no result)")
     config = results.get("config", {})
-    axes.set_title(f"dataset {config.get('dataset')}, threads {config.get('threads')}, "
-                   f"median of {config.get('repeat')} runs")
+    ax.set_title(f"dataset {config.get('dataset')}, threads {config.get('threads')}, "
+                 f"median of {config.get('repeat')} runs")
     if variants:
-        axes.legend(fontsize=8)
-    figure.tight_layout()
-    path = Path(path)
-    check_plot_path(path)
-    # atomically: a temp file in the same directory, then a rename (an existing chart
-    # is never replaced by a partial one)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  frameon=False)
+    if own_figure:
+        figure.tight_layout()
+    if path is not None:
+        _save_figure(figure, Path(path))
+        if own_figure:
+            return Path(path)
+    return ax
+
+
+def _save_figure(figure, path: Path) -> None:
+    """Atomically: a temp file in the same directory, then a rename (an existing chart
+    is never replaced by a partial one). The legend outside the axes is kept."""
     import os
     import tempfile
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            figure.savefig(f, dpi=120, format=path.suffix.lower().lstrip("."))
+            figure.savefig(f, dpi=120, format=path.suffix.lower().lstrip("."), bbox_inches="tight")
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
@@ -274,4 +342,40 @@ def plot(results: dict, path: Path | str) -> Path:
         except OSError:
             pass
         raise
-    return path
+
+
+DATAFRAME_COLUMNS = ("kernel", "variant", "status", "median_seconds", "min_seconds", "runs", "speedup",
+                     "gflops", "dataset", "threads", "flags", "openmp", "compile_command",
+                     "source_sha256", "tile_sizes", "verify", "loadavg", "date", "reason")
+
+
+def to_dataframe(results: dict):
+    """One row per (kernel, variant) as a pandas DataFrame (columns
+    ``DATAFRAME_COLUMNS``, plus ``times``: every sample). pandas is optional: without
+    it, ImportError saying how to install it."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_dataframe needs pandas, which is not installed (pip install pandas); "
+                          "polysched.bench.report.rows(results) gives the same rows as dicts") from None
+    records = _records(results)
+    config = results.get("config", {})
+    table = []
+    for row in rows(results):
+        record = records[(row["kernel"], row["variant"])]
+        build = record.get("build") or {}
+        sizes = [region.get("tile_sizes") for region in build.get("regions", [])] if build else None
+        loadavg = record.get("loadavg")
+        table.append({
+            "kernel": row["kernel"], "variant": row["variant"], "status": row["status"],
+            "median_seconds": row["median_seconds"], "min_seconds": record.get("min_seconds"),
+            "runs": row["runs"], "speedup": row["speedup"], "gflops": row["gflops"],
+            "dataset": record.get("dataset", config.get("dataset")),
+            "threads": record.get("threads", config.get("threads")),
+            "flags": " ".join(record["flags"]) if record.get("flags") is not None else None,
+            "openmp": record.get("openmp"), "compile_command": record.get("compile_command"),
+            "source_sha256": record.get("source_sha256"), "tile_sizes": sizes,
+            "verify": record.get("verify"), "loadavg": loadavg[0] if loadavg else None,
+            "date": record.get("date"), "reason": row["reason"],
+            "times": list(record.get("times", []))})
+    return pandas.DataFrame(table, columns=[*DATAFRAME_COLUMNS, "times"])

@@ -1,4 +1,4 @@
-"""``polysched bench``: verify and time suite kernels under each variant."""
+"""``polysched bench``: verify and time suite kernels (or C files) under each variant."""
 from __future__ import annotations
 
 import shlex
@@ -9,45 +9,92 @@ from polysched.cli.common import unknown_name, write_output
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("bench", help="verify and time suite kernels under each variant")
-    p.add_argument("kernels", nargs="*", help="suite kernels (default: all); see --list")
+    p = subparsers.add_parser("bench", help="verify and time suite kernels or C files under each variant")
+    p.add_argument("kernels", nargs="*",
+                   help="suite kernels (default: all; see --list) or C files with a '#pragma scop' "
+                        "region (their orig is the file itself)")
     p.add_argument("--list", action="store_true", help="list the suite kernels and variants")
     p.add_argument("--classic", action="store_true", help="only the 30 classic kernels")
     p.add_argument("--dataset", default="LARGE",
-                   help="dataset to time (default LARGE: every suite kernel takes >= 0.1 s there)")
+                   help="dataset to time: MINI, SMALL, MEDIUM, LARGE or EXTRALARGE, any case "
+                        "(default LARGE: every suite kernel takes >= 0.1 s there)")
     p.add_argument("--verify-dataset", default="MINI", help="dataset for verification (default MINI)")
-    p.add_argument("--variants", default=None,
+    p.add_argument("--variants", action="append", default=None, metavar="NAME[:KEY=VALUE...],...",
                    help="comma-separated variants (default: isl/pluto x sched/tile/tile-par, "
-                        "plus polly and polly-par when clang with Polly is installed)")
+                        "plus polly and polly-par when clang with Polly is installed); parameters: "
+                        "pluto-tile:sizes=32,32,32, pluto-tile-par:threads=1 (repeatable)")
     p.add_argument("--no-polly", action="store_true", help="do not add the Polly peers")
     p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all cores)")
     p.add_argument("--repeat", type=int, default=5, help="timed runs per variant; the median is kept")
     p.add_argument("--timeout", type=float, default=600, help="seconds per run")
     p.add_argument("--cc", default="gcc")
     p.add_argument("--cflags", default="-O3 -march=native")
-    p.add_argument("-o", "--output", type=Path, default=Path("results.json"), help="results JSON")
+    p.add_argument("-o", "--output", type=Path, default=Path("results.json"),
+                   help="results: OUT.jsonl is the log every measurement is appended to as it is "
+                        "taken; OUT.json (default results.json) also gets the whole results at the "
+                        "end, with the log beside it as OUT.jsonl")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the log of an interrupted run: what it records is not measured again")
+    p.add_argument("--overwrite", action="store_true", help="start over when the log already exists")
     p.add_argument("--workdir", type=Path, help="keep generated sources and binaries here")
     p.set_defaults(func=run)
+
+
+def log_path(output: Path) -> Path:
+    """The JSON Lines log of ``-o OUTPUT``: the path itself when it ends in .jsonl,
+    else the same name with .jsonl."""
+    return output if output.suffix == ".jsonl" else output.with_suffix(".jsonl")
+
+
+def _kernels(names: list[str], classic: bool) -> list:
+    """Suite kernels and C files (``.c`` or an existing file), in the order given."""
+    from polysched.bench import get, kernels
+    from polysched.bench.runner import file_kernel
+
+    if not names:
+        return kernels(classic)
+    known = [kernel.name for kernel in kernels()]
+    selected, seen = [], {}
+    for name in names:
+        if name.endswith(".c") or Path(name).exists() or "/" in name:
+            try:
+                kernel = file_kernel(name)
+            except ValueError as err:
+                raise UsageError(str(err)) from None
+        elif name in known:
+            kernel = get(name)
+        else:
+            raise UsageError(unknown_name("kernel", name, known) + " (or give a C file)")
+        if kernel.name in seen:
+            raise UsageError(f"{name}: two kernels named {kernel.name!r} ({seen[kernel.name]} and {name})")
+        seen[kernel.name] = name
+        selected.append(kernel)
+    return selected
 
 
 def run(args) -> int:
     import json
     import os
 
-    from polysched.bench import get, kernels, report, run_benchmarks
+    from polysched.bench import kernels, report, run_benchmarks
+    from polysched.bench.suite import normalize_dataset
     from polysched.bench.variants import (DEFAULT_VARIANTS, all_variant_names, find_polly_clang,
-                                          make_variants)
+                                          make_variants, split_variant_list)
 
     if args.list:
         for kernel in kernels():
             print(f"{kernel.name:16s} {kernel.category:15s} {'classic' if kernel.classic else ''}")
-        print("variants: " + ", ".join(all_variant_names()))
+        print("variants: " + ", ".join(all_variant_names()) +
+              " (parameters: NAME:sizes=32,32,32 for tile variants, NAME:threads=N)")
         return 0
-    known = [kernel.name for kernel in kernels()]
-    for name in args.kernels:
-        if name not in known:
-            raise UsageError(unknown_name("kernel", name, known))
-    selected = [get(name) for name in args.kernels] if args.kernels else kernels(args.classic)
+    datasets = []
+    for option, value in (("--dataset", args.dataset), ("--verify-dataset", args.verify_dataset)):
+        try:
+            datasets.append(normalize_dataset(value))
+        except ValueError as err:
+            raise UsageError(f"{option}: {err}") from None
+    dataset, verify_dataset = datasets
+    selected = _kernels(args.kernels, args.classic)
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     if args.threads is not None and args.threads < 1:
@@ -60,9 +107,19 @@ def run(args) -> int:
         raise UsageError(f"--cflags: {err}") from None
     if args.output.is_dir():
         raise UsageError(f"-o {args.output}: is a directory")
+    if args.resume and args.overwrite:
+        raise UsageError("--resume and --overwrite exclude each other")
+    log = log_path(args.output)
+    if log.is_dir():
+        raise UsageError(f"-o {args.output}: its log {log} is a directory")
+    if log.exists() and log.stat().st_size > 0 and not args.resume:
+        if not args.overwrite:
+            raise UsageError(f"-o {args.output}: the log {log} of an earlier run exists "
+                             "(--resume continues it, --overwrite starts over)")
+        log.unlink()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     if args.variants:
-        names = [n.strip() for n in args.variants.split(",") if n.strip()]
+        names = [name for text in args.variants for name in split_variant_list(text)]
     else:
         names = list(DEFAULT_VARIANTS)
         if not args.no_polly and find_polly_clang():
@@ -70,12 +127,27 @@ def run(args) -> int:
     try:
         variants = make_variants(names, args.cc, cflags)
     except ValueError as err:
-        raise UsageError(str(err))
+        raise UsageError(str(err)) from None
+    seen = set()
+    for variant in variants:
+        if variant.name in seen:
+            raise UsageError(f"--variants: {variant.name!r} given twice")
+        seen.add(variant.name)
     threads = args.threads or os.cpu_count() or 1
-    results = run_benchmarks(selected, variants, dataset=args.dataset, threads=threads,
-                             repeat=args.repeat, verify_dataset=args.verify_dataset,
-                             timeout=args.timeout, workdir=args.workdir)
-    write_output(args.output, json.dumps(results, indent=1, sort_keys=False) + "\n")
+    try:
+        results = run_benchmarks(selected, variants, dataset=dataset, threads=threads,
+                                 repeat=args.repeat, verify_dataset=verify_dataset,
+                                 timeout=args.timeout, workdir=args.workdir, log=log,
+                                 resume=args.resume)
+    except ValueError as err:         # a log that cannot be resumed (other settings, machine)
+        raise UsageError(str(err)) from None
+    except KeyboardInterrupt:
+        import sys
+        print(f"\ninterrupted: every finished run is in {log}; `--resume` continues "
+              f"(`polysched report {log}` shows it so far)", file=sys.stderr)
+        return 130
+    if log != args.output:
+        write_output(args.output, json.dumps(results, indent=1, sort_keys=False) + "\n")
     print(report(results, "md"))
-    print(f"results written to {args.output}")
+    print(f"results written to {args.output}" + (f" (log: {log})" if log != args.output else ""))
     return 0

@@ -8,7 +8,9 @@ from polysched.cli import UsageError
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("report", help="tables (md/csv) and a speedup chart from bench results")
-    p.add_argument("results", type=Path, help="results JSON written by polysched bench")
+    p.add_argument("results", type=Path,
+                   help="results written by polysched bench: OUT.json, or the log OUT.jsonl "
+                        "(also of a run still going or interrupted)")
     p.add_argument("--format", choices=["md", "csv"], default="md")
     p.add_argument("--plot", type=Path, metavar="OUT.png",
                    help="write a bar chart of speedups (format from the extension: png, pdf, svg, ...)")
@@ -25,6 +27,10 @@ def run(args) -> int:
             check_plot_path(args.plot)
         except ValueError as err:
             raise UsageError(f"--plot {args.plot}: {err}") from None
+    if not args.results.exists():
+        log = args.results.with_suffix(".jsonl")
+        hint = f" (the log of an unfinished run is {log})" if log.is_file() and log != args.results else ""
+        raise UsageError(f"{args.results}: no such file{hint}")
     try:
         results = load_results(args.results)
         table = report(results, args.format)
