@@ -319,6 +319,11 @@ class _Progress:
         if self.bar is not None:
             self.bar.set_description_str(text, refresh=True)
 
+    def grow(self, n: int) -> None:
+        if self.bar is not None and n:
+            self.bar.total += n
+            self.bar.refresh()
+
     def step(self, n: int = 1) -> None:
         if self.bar is not None and n:
             self.bar.update(n)
@@ -645,8 +650,8 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
                     for sample in earlier[:repeat]:
                         _add_sample(record, sample)
                     record["resumed_runs"] = len(record["times"]) or None
-                    # samples of another build were not counted as done steps: count them now
-                    bar.step(min(repeat, len(prior.get(key, []))) - min(repeat, len(earlier)))
+                    # logged samples of another build do not count: their runs are taken again
+                    bar.grow(min(repeat, len(prior.get(key, []))) - min(repeat, len(earlier)))
                 prepared.append((record, binary, run_threads, False))
             for run in range(repeat):
                 for record, binary, run_threads, reused in prepared:
