@@ -71,6 +71,7 @@ def time_pair(a_dir: Path, b_dir: Path, threads: int, repeat: int, dataset: str)
 
 
 def main(argv=None) -> int:
+    from polysched.bench.suite import dataset_arg
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="optimize suite kernels into DIR")
@@ -82,8 +83,11 @@ def main(argv=None) -> int:
     t.add_argument("b", type=Path)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--repeat", type=int, default=7)
-    t.add_argument("--dataset", default="LARGE")
+    t.add_argument("--dataset", default="LARGE", type=dataset_arg,
+                   help="MINI ... EXTRALARGE, any case (default LARGE)")
     args = parser.parse_args(argv)
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     if args.command == "generate":
         generate(args.out, args.kernels, {"tile": True, "parallel": not args.no_parallel})
     else:

@@ -48,6 +48,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     paths = sorted(KERNELS.glob("*.c"))
     if args.kernels:
         paths = [p for p in paths if p.stem in args.kernels]
@@ -82,6 +84,7 @@ def main(argv=None) -> int:
           f"{platform.python_version()} commit {commit}, median of {args.repeat}")
     if args.json:
         args.json.write_text(json.dumps({"repeat": args.repeat, "commit": commit,
+                                         "provenance": provenance(**vars(args)),
                                          "rows": rows}, indent=1))
     return 0
 

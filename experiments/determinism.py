@@ -44,6 +44,8 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--flags", default="--tile --parallel")
     args = parser.parse_args(argv)
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     kernels = [KERNELS / f"{k}.c" for k in args.kernels] or sorted(KERNELS.glob("*.c"))
     flags = shlex.split(args.flags)
     start = time.monotonic()

@@ -94,12 +94,16 @@ def sources(kernel, tmp: Path) -> dict[str, tuple[Path, bool]]:
 
 
 def main() -> int:
+    from polysched.bench.suite import dataset_arg
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, nargs="+", default=[os.cpu_count()])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--dataset", default="LARGE")
+    parser.add_argument("--dataset", default="LARGE", type=dataset_arg,
+                        help="MINI ... EXTRALARGE, any case (default LARGE)")
     parser.add_argument("--size", type=int, help="NI = NJ = NK = SIZE")
     args = parser.parse_args()
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
 
     kernel = get("gemm")
     sizes = dict(kernel.sizes[args.dataset])

@@ -26,6 +26,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scheduler", default="pluto", choices=["pluto", "isl", "identity"])
     args = parser.parse_args()
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     selected = [get(name) for name in args.kernels] if args.kernels else kernels()
     options = OptimizeOptions.from_flags(scheduler=args.scheduler, tile=True, parallel=True)
 

@@ -67,11 +67,15 @@ def median_times(texts: list[str], kernel_path: Path, dataset: str, repeat: int,
 
 
 def main() -> None:
+    from polysched.bench.suite import dataset_arg
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", default="LARGE")
+    parser.add_argument("--dataset", default="LARGE", type=dataset_arg,
+                        help="MINI ... EXTRALARGE, any case (default LARGE)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--kernel", default="gemm")
     args = parser.parse_args()
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     kernel = get(args.kernel)
     base = ps.Program.from_file(kernel.path)
     print(f"{args.kernel} {args.dataset}, 1 thread, median of {args.repeat} runs (alternating)")

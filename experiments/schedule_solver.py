@@ -78,6 +78,8 @@ def main(argv=None) -> int:
     ap.add_argument("--kernels")
     ap.add_argument("--solvers", default="SCIP,CBC,HIGHS")
     args = ap.parse_args(argv)
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     solvers = args.solvers.split(",")
     totals = {"CP-SAT": 0.0, **{s: 0.0 for s in solvers}}
     mismatches = {s: 0 for s in solvers}

@@ -261,6 +261,8 @@ def main(argv=None) -> int:
     ap.add_argument("--isl-timeout", type=float, default=10.0)
     ap.add_argument("--depths", default=",".join(map(str, DEPTHS)))
     args = ap.parse_args(argv)
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
 
     suite, summary, growth = [], {}, []
     if not args.no_suite:
@@ -277,7 +279,8 @@ def main(argv=None) -> int:
             "python": platform.python_version(), "commit": commit, "runs": args.runs}
     print(f"\n{meta}")
     if args.json:
-        args.json.write_text(json.dumps({"meta": meta, "suite": suite, "summary": summary,
+        args.json.write_text(json.dumps({"meta": meta, "provenance": provenance(**vars(args)),
+                                         "suite": suite, "summary": summary,
                                          "growth": growth}, indent=1))
     return 0
 

@@ -29,6 +29,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     intrinsics = builtin_intrinsics()
     times, brute_times, rows, agree_all = [], [], [], True
     for path in sorted(KERNELS.glob("*.c")):

@@ -34,13 +34,17 @@ PATHS = {
 
 
 def main() -> int:
+    from polysched.bench.suite import dataset_arg
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kernels", nargs="*", default=["matmul-int8", "gemm"])
-    parser.add_argument("--dataset", default="LARGE")
+    parser.add_argument("--dataset", default="LARGE", type=dataset_arg,
+                        help="MINI ... EXTRALARGE, any case (default LARGE)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--reassociate", action="store_true")
     args = parser.parse_args()
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     print(f"{args.dataset}, {args.threads} thread(s), median of {args.repeat} interleaved runs; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| kernel | intrinsics | orig s | " + " | ".join(f"{p} s (x orig)" for p in PATHS) + " |")

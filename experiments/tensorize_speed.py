@@ -17,11 +17,15 @@ DEFAULT = ["gemm", "2mm", "3mm", "bmm", "matmul-int8", "conv2d-nhwc"]
 
 
 def main() -> None:
+    from polysched.bench.suite import dataset_arg
     parser = argparse.ArgumentParser()
     parser.add_argument("kernels", nargs="*", default=DEFAULT)
-    parser.add_argument("--dataset", default="LARGE")
+    parser.add_argument("--dataset", default="LARGE", type=dataset_arg,
+                        help="MINI ... EXTRALARGE, any case (default LARGE)")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     intrinsics = builtin_intrinsics()
     print(f"| kernel | calls | orig 1T s | tensorized 1T s | speedup 1T | orig 2T s | tensorized+par 2T s | speedup 2T |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")

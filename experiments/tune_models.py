@@ -23,15 +23,19 @@ from pathlib import Path
 
 
 def main(argv=None) -> int:
+    from polysched.bench.suite import dataset_arg
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kernels", default="gemm,jacobi-2d,syrk")
     parser.add_argument("--trials", type=int, default=40)
-    parser.add_argument("--dataset", default="MEDIUM")
+    parser.add_argument("--dataset", default="MEDIUM", type=dataset_arg,
+                        help="MINI ... EXTRALARGE, any case (default MEDIUM)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--db", type=Path, default=Path("tune-models.sqlite"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-measure", action="store_true")
     args = parser.parse_args(argv)
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
 
     import numpy as np
 

@@ -33,13 +33,17 @@ CFLAGS = ["-O3", "-march=native", "-ffp-contract=off"]
 
 
 def main() -> int:
+    from polysched.bench.suite import dataset_arg
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("kernels", nargs="*")
-    parser.add_argument("--dataset", default="MEDIUM")
+    parser.add_argument("--dataset", default="MEDIUM", type=dataset_arg,
+                        help="MINI ... EXTRALARGE, any case (default MEDIUM)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--mode", choices=sorted(MODES), default="tile-par")
     args = parser.parse_args()
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
     chosen = [get(name) for name in args.kernels] or kernels()
     ratios_guarded, ratios_bare = [], []
     print(f"{'kernel':<16} {'orig s':>9} {'bare x':>8} {'guarded x':>10} {'guarded/bare':>13}")

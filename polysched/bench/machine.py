@@ -186,3 +186,29 @@ def machine_fingerprint(cc: str = "gcc") -> str:
     machine can be matched."""
     from polysched.tune.db import machine_fingerprint as fingerprint, machine_identity
     return fingerprint(machine_identity(cc))
+
+
+def provenance(cc: str = "gcc", **settings) -> dict:
+    """The one provenance record of a measurement script (``polysched bench`` logs and
+    the experiments): :func:`machine_info`, the tuning store's machine fingerprint,
+    the load average now, the command line and the script's own ``settings``
+    (dataset, threads, repeat...)."""
+    info = machine_info(cc)
+    info["machine_fp"] = machine_fingerprint(cc)
+    info["loadavg"] = load_average()
+    info["argv"] = list(sys.argv)
+    info["settings"] = {key: value if isinstance(value, (str, int, float, bool, type(None), list))
+                        else str(value) for key, value in settings.items()}
+    return info
+
+
+def provenance_line(info: dict) -> str:
+    """:func:`provenance` on one line, for the head of a script's printed table."""
+    commit = info.get("git_commit")
+    commit = (commit[:12] + ("+dirty" if info.get("git_dirty") else "")) if commit else "unknown"
+    load = info.get("loadavg")
+    settings = ", ".join(f"{k} {v}" for k, v in (info.get("settings") or {}).items())
+    return (f"# polysched {info.get('polysched_version')} commit {commit}; {info.get('cpu_model')}, "
+            f"{info.get('cores_usable') or info.get('cores_logical')} cores (machine {info.get('machine_fp')}); "
+            f"{info.get('compiler_version')}; load {load[0] if load else '?'}; {info.get('date')}"
+            + (f"; {settings}" if settings else ""))

@@ -73,6 +73,16 @@ def normalize_dataset(dataset: str) -> str:
     return key
 
 
+def dataset_arg(text: str) -> str:
+    """``argparse`` type of a ``--dataset`` option: the normalised name, or a usage
+    error naming the known ones (``type=dataset_arg``)."""
+    import argparse
+    try:
+        return normalize_dataset(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def _check_dataset(dataset: str) -> str:
     try:
         return normalize_dataset(dataset)
@@ -252,4 +262,4 @@ def get(name: str) -> Kernel:
                        + ", ".join(sorted(_KERNELS))) from None
 
 
-__all__ = ["DATASETS", "CATEGORIES", "CLASSIC", "KERNEL_DIR", "Kernel", "kernels", "get", "normalize_dataset"]
+__all__ = ["DATASETS", "CATEGORIES", "CLASSIC", "KERNEL_DIR", "Kernel", "kernels", "get", "normalize_dataset", "dataset_arg"]
