@@ -131,3 +131,16 @@ def test_bf16_only_when_named():
     # inputs rounded to 8 significant bits, 300 terms with cancellations: close, not equal
     assert named.verify(dataset=None, rtol=0.05, atol=0.5).status == "equal"
     assert named.verify(dataset=None).status == "differ"
+
+
+def test_a_point_loop_of_one_iteration_still_calls(monkeypatch):
+    """Rows tiled by 1: isl prints no loop for the block's single row; the call gets a
+    trip count of 1 for it."""
+    from polysched.tensorize import apply
+
+    monkeypatch.setattr(apply, "BLOCKINGS", ((True, 1),))
+    p = ps.Program.from_file(KERNELS + "gemm.c").tensorize("S1", "dgemm_packed_scaled")
+    code = p.c_code()
+    assert "kept as loops" not in code and "polysched_dgemm_packed_scaled((1), " in code
+    result = p.verify()
+    assert result.status == "equal" and "worst abs err 0," in str(result), result

@@ -85,7 +85,7 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     while node.get_type() == _node.for_:
         loops.append(node)
         node = _strip_blocks(node.for_get_body())
-    if node.get_type() != _node.user or len(loops) != len(intrinsic.loops):
+    if node.get_type() != _node.user or not 0 < len(loops) <= len(intrinsic.loops):
         return None
     call = node.user_get_expr()
     if call.get_op_arg(0).get_id().get_name() != stmt.name:
@@ -103,8 +103,24 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     arrays = {o: str(params[f"a_{o}"]) for o in intrinsic.operands}
     aligned = alignment(problem, loop_map, arrays)
 
-    decls, trip, guards = [], {}, []
-    for l, loop in enumerate(loops):
+    # the loops isl printed, in the intrinsic's order; a point loop that runs once for
+    # every outer iteration (extent 1) is not printed: its statement argument is then
+    # not one of these iterators, and its trip count is 1
+    names = [loop.for_get_iterator().get_id().get_name() for loop in loops]
+    which = []
+    for l, name in enumerate(intrinsic.loops):
+        arg = values[str(params[f"l_{name}"])].strip()
+        while arg.startswith("(") and arg.endswith(")"):
+            arg = arg[1:-1].strip()
+        which.append(arg in names)
+    if sum(which) != len(loops):
+        return None
+    printed = [l for l, present in enumerate(which) if present]
+    if [names.index(values[str(params[f"l_{intrinsic.loops[l]}"])].strip("() ")) for l in printed] \
+            != list(range(len(loops))):
+        return None
+    decls, trip, guards = [], {name: "1" for l, name in enumerate(intrinsic.loops) if not which[l]}, []
+    for l, loop in zip(printed, loops):
         iterator = loop.for_get_iterator().get_id().get_name()
         init = printer.expr(loop.for_get_init())
         decls.append(f"{printer.version.counter_type} {iterator} = {init};")

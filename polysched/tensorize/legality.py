@@ -171,7 +171,7 @@ def _balanced(limit: int, extent: int | None) -> int:
     """The block size of at most ``limit`` that splits ``extent`` (when known) into equal
     blocks: 1000 rows, limit 256 -> 250 (4 blocks)."""
     if not extent or extent <= limit:
-        return limit if not extent else max(extent, 1)
+        return limit
     count = -(-extent // limit)
     return -(-extent // count)
 
