@@ -12,6 +12,8 @@
 """
 from __future__ import annotations
 
+import threading
+
 import dataclasses
 import os
 import re
@@ -514,9 +516,13 @@ def test_thousands_of_reads_of_few_elements_are_not_paired_up_front():
 
 
 class _TwoArgumentError(Exception):
+    """Cannot cross a process boundary: it holds a lock (tblib, which dask installs,
+    makes plain exceptions with odd constructors picklable; a lock never is)."""
+
     def __init__(self, a, b):
         super().__init__(a)
         self.b = b
+        self.lock = threading.Lock()
 
 
 def _spin():
