@@ -19,24 +19,28 @@ from .compare import DEFAULT_ATOL, DEFAULT_RTOL, Comparison, compare_outputs
 from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, DUMP_DEFINE, CompileResult, RunResult,
                       VerifyResult, compile_c, compiler_accepts, dataset_define,
                       parse_kernel_seconds, portable_cflags, run_binary, uses_openmp, verify)
-from .machine import cache_line_size, cache_size, caches, compiler_version, machine_info
+from .machine import (cache_line_size, cache_size, caches, compiler_version, machine_info, provenance,
+                      provenance_line)
 from .runner import STATUSES, Variant, load_results, orig_variant, run_benchmarks, save_results
-from .report import geometric_mean, plot, report, speedup, summary
+from .report import geometric_mean, plot, report, speedup, summary, to_dataframe
 
 __all__ = [
     "DEFAULT_ATOL", "DEFAULT_RTOL", "Comparison", "compare_outputs",
     "DEFAULT_CC", "DEFAULT_CFLAGS", "DUMP_DEFINE", "CompileResult", "RunResult", "VerifyResult",
     "compile_c", "compiler_accepts", "dataset_define", "parse_kernel_seconds", "portable_cflags",
     "run_binary", "uses_openmp", "verify",
-    "cache_line_size", "cache_size", "caches", "compiler_version", "machine_info",
+    "cache_line_size", "cache_size", "caches", "compiler_version", "machine_info", "provenance",
+    "provenance_line",
     "STATUSES", "Variant", "load_results", "orig_variant", "run_benchmarks", "save_results",
-    "geometric_mean", "plot", "report", "speedup", "summary",
+    "geometric_mean", "plot", "report", "speedup", "summary", "to_dataframe",
+    "Kernel", "kernels", "get", "DATASETS", "normalize_dataset",
 ]
 
 # Names re-exported lazily from sibling modules that may land later (or fail to
 # import while being written) without breaking `import polysched.bench`.
 _LAZY = {
     "Kernel": "suite", "kernels": "suite", "get": "suite", "DATASETS": "suite",
+    "normalize_dataset": "suite",
 }
 
 
