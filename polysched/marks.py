@@ -91,13 +91,18 @@ class Parallel(_MarkBase):
         """The scalars whose dependences the clauses take care of."""
         return set(self.private) | {name for _, name in self.reductions}
 
-    def text(self) -> str:
+    def clauses(self) -> str:
+        """``private=t; reduction=+:s``: what the canonical text holds in parentheses."""
         parts = []
         if self.private:
             parts.append("private=" + ",".join(self.private))
         if self.reductions:
             parts.append("reduction=" + ",".join(f"{op}:{name}" for op, name in self.reductions))
-        return "parallel" + (f"({'; '.join(parts)})" if parts else "")
+        return "; ".join(parts)
+
+    def text(self) -> str:
+        clauses = self.clauses()
+        return "parallel" + (f"({clauses})" if clauses else "")
 
 
 @dataclass(frozen=True)

@@ -110,8 +110,9 @@ _LOW_PRECEDENCE = re.compile(r"\?|<|>|==|!=|&&|\|\||,|(?<![&|])[&|^](?![&|])")
 
 @dataclass
 class ScalarVerdict:
-    """``clauses`` to add to ``parallel`` (``private(t) reduction(+:s)``), or
-    ``blocking`` scalars that make the loop sequential (with a reason)."""
+    """The scalars a parallel loop makes ``private`` and the ``reductions`` (``(name,
+    operator)`` pairs) it combines, or the ``blocking`` scalars that keep the loop
+    sequential (with a reason)."""
 
     private: list[str] = field(default_factory=list)
     reductions: list[tuple[str, str]] = field(default_factory=list)
@@ -122,17 +123,6 @@ class ScalarVerdict:
     def ok(self) -> bool:
         return not self.blocking
 
-    @property
-    def clauses(self) -> str:
-        parts = []
-        if self.private:
-            parts.append(f"private({', '.join(self.private)})")
-        by_op: dict[str, list[str]] = {}
-        for name, op in self.reductions:
-            by_op.setdefault(op, []).append(name)
-        for op, names in by_op.items():
-            parts.append(f"reduction({op}:{', '.join(names)})")
-        return " ".join(parts)
 
 
 _INTEGER_TYPE_WORDS = frozenset(

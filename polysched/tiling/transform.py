@@ -107,16 +107,6 @@ def _deps_validity(deps) -> isl.UnionMap | None:
     return deps.validity
 
 
-def _clauses(mark: Parallel) -> str:
-    """OpenMP-style clauses of ``mark`` for the report: ``private(t) reduction(+:s)``."""
-    parts = [f"private({', '.join(mark.private)})"] if mark.private else []
-    by_op: dict[str, list[str]] = {}
-    for op, name in mark.reductions:
-        by_op.setdefault(op, []).append(name)
-    parts += [f"reduction({op}:{', '.join(names)})" for op, names in by_op.items()]
-    return " ".join(parts)
-
-
 def _step(op: str, **args) -> dict:
     return {"op": op, "args": args}
 
@@ -359,7 +349,7 @@ class _Policy:
             if (nested or (j and not permutable)) and \
                     not self._enough_trips(domain, inner_outer, chain.loops[start + j], report, what, j):
                 continue
-            report.parallel, report.clauses = f"{what} {j}", _clauses(mark)
+            report.parallel, report.clauses = f"{what} {j}", mark.clauses()
             at = start
             if permutable:
                 self._permute(chain, start, [j] + [k for k in range(n) if k != j])
@@ -402,7 +392,7 @@ class _Policy:
             return False
         chain.loops[0] = wave
         report.wavefront = True
-        report.parallel, report.clauses = "wavefront (tile loop 1)", _clauses(mark)
+        report.parallel, report.clauses = "wavefront (tile loop 1)", mark.clauses()
         chain.steps.append(_step("wavefront", stmt=chain.stmt, depth=chain.depth))
         chain.steps.append(_parallel_step(chain.stmt, chain.depth + 1, mark))
         return True
