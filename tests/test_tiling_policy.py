@@ -112,3 +112,43 @@ def test_policy_sinks_the_stride_one_loop_under_the_reduction_loops(name, loop):
     depth = len(scheduled.loops("S1")) - 1
     assert any(s["op"] == "vectorize" and s["args"] == {"stmt": "S1", "depth": depth} for s in steps)
     assert "#pragma omp simd" in tiled.c_code()
+
+
+def test_fused_statements_whose_common_inner_loop_carries_a_dependence_are_distributed():
+    """jacobi-1d under (t, 2t + i): S1 at c reads B[c - 1 ..] that S0 wrote at c + 1, so the
+    fused inner loop carries a dependence and does not vectorize. Inside the tiles the
+    policy gives each statement its own inner loop (sink), legal because no dependence
+    goes from S1 back to S0 within one t, and marks both simd."""
+    scheduled, tiled, steps = _steps_and_code("jacobi-1d", parallel=True)
+    ops = [(s["op"], s["args"].get("stmt")) for s in steps]
+    assert ("sink", "S0") in ops and ("vectorize", "S0") in ops and ("vectorize", "S1") in ops
+    assert ("separate", "S0") not in ops
+    code = tiled.region_code()
+    simd_loops = [k for k, line in enumerate(code.splitlines()) if "#pragma omp simd" in line]
+    assert len(simd_loops) == 2
+    # one statement per simd loop
+    lines = code.splitlines()
+    assert all("B[" in lines[k + 2].split("=")[0] or "A[" in lines[k + 2].split("=")[0] for k in simd_loops)
+    assert scheduled.replay(steps).c_code() == tiled.c_code()
+    assert tiled.verify().ok
+
+
+def test_a_distribution_that_would_reverse_a_dependence_is_not_made():
+    """S1 feeds S0 of the next i inside one t (S0 reads what S1 wrote at i - 1): apart,
+    all of S0 would run before S1 and read stale values, so the loops stay fused."""
+    source = """
+double A[64], B[64];
+void kernel(void) {
+  int t, i;
+#pragma scop
+  for (t = 0; t < 8; t++)
+    for (i = 1; i < 64; i++) {
+      B[i] = A[i - 1] * 0.5 + B[i];
+      A[i] = B[i] * 0.25 + 1.0;
+    }
+#pragma endscop
+}
+"""
+    p = Program.from_source(source).auto_schedule("pluto")
+    q = p.auto_tile(parallel=True, caches=CACHES)
+    assert not any(s["op"] == "sink" for s in q.tiling_report.steps())

@@ -229,7 +229,9 @@ class _Policy:
 
         if is_leaf and (opts.simd or opts.unroll):
             self._mark_innermost(chain, points, domain, prefix, node, n_prefix, innermost_member, report)
-        if is_leaf and report.tiled and domain.n_set() <= MAX_SEPARATED_STATEMENTS:
+        distributed = is_leaf and opts.simd and not report.simd and not opts.unroll and \
+            opts.intra_tile_reorder and domain.n_set() >= 2 and self._distribute_innermost(chain, domain, report)
+        if is_leaf and report.tiled and not distributed and domain.n_set() <= MAX_SEPARATED_STATEMENTS:
             # Skewed point loops of fused statements otherwise keep per-statement guards
             # (`if (c5 >= 2 * c4 + 2)`) inside the innermost loop, which stops gcc from
             # vectorizing it: jacobi-2d 2.2x, heat-3d 1.9x faster separated.
@@ -429,6 +431,52 @@ class _Policy:
                 chain.steps.append(_step("unroll", stmt=chain.stmt, depth=chain.depth + last,
                                          factor=opts.unroll))
                 report.unroll = opts.unroll
+
+    def _distribute_innermost(self, chain: _Chain, domain: isl.UnionSet, report: BandReport) -> bool:
+        """Fused statements whose common innermost loop carries a dependence (jacobi-1d's
+        ``(t, 2t + i)``: S1 at c reads what S0 wrote at c + 1) do not vectorize; the
+        innermost loop distributed over them (``sink``: one loop per statement, in the
+        order below the band) may, when that is legal (no dependence from a later
+        statement to an earlier one inside one iteration of the outer loops) and each
+        statement's own loop then carries nothing and walks stride 1. Decided on the
+        band's candidate tree (its steps applied to the input, then the sink); the
+        vectorize steps follow. jacobi-1d LARGE, 1 thread: 0.82 s fused, 0.18 s
+        distributed, 0.32 s the original."""
+        depth = chain.depth + len(chain.loops) - 1
+        candidate_steps = chain.steps + [_step("sink", stmt=chain.stmt, depth=depth)]
+        try:
+            candidate = self._schedule
+            for step in candidate_steps:
+                candidate = apply_step(self.scop, candidate, step)
+        except (TransformError, isl.Error):
+            return False
+        if not violated_dependences(candidate, self.validity).is_empty():
+            return False
+        names = {piece.get_tuple_name() for piece in sets_of(domain) if not piece.is_empty()}
+        vectorize = []
+        for stmt in self.scop.statements:
+            if stmt.name not in names:
+                continue
+            loops = statement_loops(self.scop, candidate, stmt.name)
+            if len(loops) != depth + 1:
+                return False
+            inner = loops[-1]
+            band = node_at(candidate, inner.path)
+            if band.band_n_member() != 1 or _has_band_below(band.child(0)):
+                return False
+            member = mupa_rows(band.band_get_partial_schedule())
+            strides = member_strides(self.scop, band, band.get_schedule_depth(), 0)
+            if not is_parallel(self.validity, prefix_rows(band), member) or \
+                    Stride.UNIT not in strides or Stride.STRIDED in strides:
+                return False
+            vectorize.append(_step("vectorize", stmt=stmt.name, depth=depth))
+        if len(vectorize) < 2:
+            return False
+        chain.steps[:] = candidate_steps + vectorize
+        report.simd = True
+        report.notes.append("innermost loop distributed over its statements (fused it carries a "
+                            "dependence; apart each one vectorizes)")
+        return True
 
     @staticmethod
     def _last_band_size(chain: _Chain) -> int:
