@@ -94,3 +94,14 @@ def test_optimize_tensorize_verified(tmp_path, capsys):
     assert "polysched_intrinsics.h" not in out.read_text()
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize",
                  "--save-trace", str(tmp_path / "t.json")]) == 2
+
+
+def test_optimize_tensorize_takes_the_fma_kernel_only_with_reassociate(tmp_path, capsys):
+    """The FMA micro-kernel rounds differently: ``optimize --tensorize`` picks it only
+    under ``--reassociate`` (the user's consent), the exact one otherwise."""
+    out = tmp_path / "gemm.c"
+    assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize"]) == 0
+    assert "polysched_dgemm_packed_scaled(" in out.read_text()
+    assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "--reassociate"]) == 0
+    assert "polysched_dgemm_packed_fma_scaled(" in out.read_text()
+    assert "not bit-identical (fma)" in capsys.readouterr().out

@@ -316,7 +316,8 @@ def _tensorized(args, options):
     program = Program.from_file(args.file, defines=options.source.defines or None,
                                 include_dirs=options.source.include_dirs or None)
     program, report = auto_tensorize(program, intrinsics,
-                                     parallel=options.tiling is not None and options.tiling.parallel)
+                                     parallel=options.tiling is not None and options.tiling.parallel,
+                                     reassociate=args.reassociate)
     if not any(item.applied for item in report):
         return None
     options.source.include_dirs = [*options.source.include_dirs, str(INCLUDE_DIR)]
