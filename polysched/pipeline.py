@@ -6,6 +6,7 @@ emitted (an illegal schedule is a bug, reported, never emitted).
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ import islpy as isl
 from polysched import emit_c
 from polysched.dependence import Dependences, analyze, check
 from polysched.schedule import ScheduleOptions, compute
+from polysched.schedule.isolated import IsolatedTimeout, run_isolated
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 
@@ -98,6 +100,7 @@ class ScopResult:
     deps: Dependences
     schedule: isl.Schedule
     tiling: object | None = None
+    fallback: str = ""         # what the code was generated from instead, when not the schedule
 
 
 @dataclass
@@ -117,6 +120,9 @@ class OptimizeResult:
             )
             if region.tiling is not None:
                 lines.extend("  " + line for line in str(region.tiling).splitlines())
+            if region.fallback:
+                lines.append(f"  code generated from {region.fallback} (code generation ran past "
+                             f"{CODEGEN_BUDGET:g} s)")
             lines.extend("  " + line for line in emit_c.versioning_plan(scop).describe())
         times = ", ".join(f"{name} {sec * 1e3:.0f} ms" for name, sec in self.phase_seconds.items())
         lines.append(f"time: {times}")
@@ -137,6 +143,38 @@ class StageCache:
         if key not in self._values:
             self._values[key] = compute()
         return self._values[key]
+
+
+# CPU seconds isl's AST generation may take for one region (every suite kernel: under
+# 0.3 s). A fuzzed nest with large parameter offsets took 26 s with two levels of tiles;
+# past the budget the region is generated again from a simpler schedule.
+CODEGEN_BUDGET = 5.0
+
+
+def _generate_within_budget(region: "ScopResult", untiled: isl.Schedule) -> str:
+    """The C text of ``region``, generated in a child process killed past
+    ``CODEGEN_BUDGET`` (isl cannot be interrupted); past it, from the schedule before
+    tiling, then from the original schedule, with a one-line notice on stderr.
+    ``region.schedule`` becomes the schedule the text was generated from."""
+    attempts = [(region.schedule, "")]
+    if untiled is not region.schedule:
+        attempts.append((untiled, "the schedule before tiling"))
+    attempts.append((region.scop.schedule, "the original schedule"))
+    for k, (schedule, what) in enumerate(attempts):
+        last = k == len(attempts) - 1
+        try:
+            text = run_isolated(lambda schedule=schedule: emit_c.generate(region.scop, schedule),
+                                None if last else CODEGEN_BUDGET)
+        except IsolatedTimeout:
+            continue
+        if what:
+            scop = region.scop
+            print(f"polysched: {scop.filename}:{scop.start_line}: code generation ran past "
+                  f"{CODEGEN_BUDGET:g} s; the region is generated from {what}", file=sys.stderr)
+            region.schedule = schedule
+            region.fallback = what
+        return text
+    raise AssertionError("unreachable: the last attempt has no time limit")
 
 
 def optimize(path: str | Path, options: OptimizeOptions | None = None,
@@ -167,11 +205,13 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
     if not scops:
         raise ScopError(str(path), 1, 1, "no '#pragma scop' ... '#pragma endscop' region to optimize")
     regions = []
+    region_fallbacks = []
     for k, scop in enumerate(scops):
         deps = timed("deps", cache.get, (file_key, k), lambda: analyze(scop))
         schedule = timed("schedule", cache.get, (file_key, k, repr(options.schedule)),
                          lambda: compute(scop, deps, options.schedule))
         report = None
+        untiled = schedule
         if options.tiling is not None:
             schedule, report = timed("tile", tile_with_report, scop, deps, schedule, options.tiling)
         verdict = check(scop, deps, schedule)
@@ -181,5 +221,8 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
                 f"illegal: {verdict}"
             )
         regions.append(ScopResult(scop, deps, schedule, report))
-    text = timed("codegen", emit_c.emit_file, scops, [r.schedule for r in regions])
+        region_fallbacks.append(untiled)
+    texts = [timed("codegen", _generate_within_budget, region, untiled)
+             for region, untiled in zip(regions, region_fallbacks)]
+    text = emit_c.assemble(scops, texts)
     return OptimizeResult(path, text, regions, phases)

@@ -4,6 +4,8 @@ and 2 threads and compared with the original)."""
 from __future__ import annotations
 
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +60,41 @@ def test_a_program_gcc_O2_miscompiles_is_skipped_not_blamed_on_polysched():
     else:
         assert "gcc -O2 and -O0 disagree" in result.skipped
         assert result.results == []
+
+
+DATA = Path(__file__).parent / "data" / "fuzz"
+
+
+def test_dataflow_isl_cannot_compute_falls_back_to_memory_dependences():
+    """Fuzz seed 3 program 290 (shrunk): `i += 2` around `k--` and a guard; isl's
+    compute_flow fails ("affine expression involves some of the domain dimensions"),
+    which crashed every mode. The read-after-write memory dependences stand in for the
+    flow ones; every mode's output prints what the original prints."""
+    from polysched.dependence import analyze
+    from polysched.fuzz.runner import evaluate_text
+    from polysched.scop import extract
+    path = DATA / "s3-p00290-strided-dataflow.c"
+    [scop] = extract(path)
+    deps = analyze(scop)
+    assert deps.flow.is_equal(deps.raw) and not deps.flow.is_empty()
+    text = path.read_text()
+    for mode in ("identity", "isl-smart", "pluto-smart", "tile-par"):
+        result = evaluate_text(text, mode, 60)
+        assert result.kind == "ok", (mode, result.detail)
+
+
+def test_code_generation_past_its_budget_falls_back_to_a_simpler_schedule(monkeypatch, capsys):
+    """Fuzz seed 3 program 221 (shrunk): with two levels of tiles isl's AST generation
+    took 26 s (large parameter offsets). Past the budget the region is generated from
+    the schedule before tiling, said in one line, and the output still verifies."""
+    from polysched import pipeline
+    from polysched.bench import verify
+    monkeypatch.setattr(pipeline, "CODEGEN_BUDGET", 2.0)
+    path = DATA / "s3-p00221-slow-codegen.c"
+    result = pipeline.optimize(path, pipeline.OptimizeOptions.from_flags(tile=True, l2tile=True))
+    [region] = result.regions
+    assert region.fallback == "the schedule before tiling"
+    assert "code generation ran past 2 s" in capsys.readouterr().err
+    out = Path(tempfile.mkdtemp(prefix="polysched-test-")) / "out.c"
+    out.write_text(result.text)
+    assert verify(path, out).ok

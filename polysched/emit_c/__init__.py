@@ -20,7 +20,7 @@ from .splice import splice
 from .tensorize import intrinsic_includes
 from .versioning import Versioning, plan as versioning_plan
 
-__all__ = ["EmitOptions", "Versioning", "emit_file", "generate", "splice", "versioning_plan"]
+__all__ = ["EmitOptions", "Versioning", "assemble", "emit_file", "generate", "splice", "versioning_plan"]
 
 
 def emit_file(
@@ -36,5 +36,11 @@ def emit_file(
         schedules = [None] * len(scops)
     if len(schedules) != len(scops):
         raise ValueError(f"{len(scops)} scops but {len(schedules)} schedules")
-    texts = [generate(scop, sched, options=options) for scop, sched in zip(scops, schedules)]
+    return assemble(scops, [generate(scop, sched, options=options) for scop, sched in zip(scops, schedules)])
+
+
+def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:
+    """The whole file with ``texts[k]`` (from `generate`) in place of region ``k``, and
+    the ``#include`` lines its intrinsic calls need."""
+    texts = list(texts)
     return intrinsic_includes(texts) + splice(scops, texts)
