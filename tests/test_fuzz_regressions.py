@@ -98,3 +98,17 @@ def test_code_generation_past_its_budget_falls_back_to_a_simpler_schedule(monkey
     out = Path(tempfile.mkdtemp(prefix="polysched-test-")) / "out.c"
     out.write_text(result.text)
     assert verify(path, out).ok
+
+
+@pytest.mark.xfail(strict=True, reason="open wrong-code bug (fuzz seed 3 program 865): the point-order "
+                   "permute of an untiled permutable band is legal by check and by brute force, "
+                   "yet the generated C prints other values; under investigation")
+def test_permuted_untiled_band_of_fuzz_program_865_computes_the_same():
+    """Found at the end of this stop in mode `unroll` (the same with `tile=False`, no unroll):
+    `auto_tile(tile=False, parallel=False)` only permutes the outer band (order [1, 0]).
+    When fixed, this test passes and strict xfail turns it red: remove the mark."""
+    import polysched as ps
+    p = ps.Program.from_file(DATA / "s3-p00865-permuted-band.c").auto_schedule("pluto")
+    q = p.auto_tile(tile=False, parallel=False)
+    assert [s["op"] for s in q.tiling_report.steps()] == ["permute"]
+    assert q.verify(dataset=None).ok
