@@ -15,6 +15,7 @@ order of ``jobs`` (so the campaign records them as a prefix of its proposals):
 from __future__ import annotations
 
 import multiprocessing
+from abc import ABC, abstractmethod
 from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator, Sequence
@@ -22,12 +23,13 @@ from typing import Callable, Iterator, Sequence
 from .measure import Job, Result, cleanup, measure, prepare, time_prepared
 
 
-class Executor:
+class Executor(ABC):
     name = "executor"
     batch_size = 4
 
+    @abstractmethod
     def measure(self, jobs: Sequence[Job]) -> Iterator[Result]:
-        raise NotImplementedError
+        """Each job's result, as it completes."""
 
     def close(self) -> None:
         pass

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 import re
 from typing import Sequence
 
@@ -279,14 +280,15 @@ FEATURE_NAMES = ([f"fuse_{f}" for f in (*FUSIONS, IDENTITY)] + ["parallel", "wav
                     "threads", "log_flops"])
 
 
-class CostModel:
+class CostModel(ABC):
     name = "model"
 
     def __init__(self, analysis: Analysis):
         self.analysis = analysis
 
+    @abstractmethod
     def rank(self, configs: Sequence[dict]) -> list[float]:
-        raise NotImplementedError
+        """A score per candidate, lower is predicted faster."""
 
     def observe(self, config: dict, status: str, median: float | None) -> None:
         pass

@@ -16,6 +16,7 @@ campaign, fed the recorded outcomes, proposes what the interrupted one would hav
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from typing import Sequence
 
 from .space import SearchSpace, config_key
@@ -28,7 +29,7 @@ class SearchError(ValueError):
     """The search cannot run on this space (e.g. a grid too large)."""
 
 
-class Search:
+class Search(ABC):
     name = "search"
 
     def __init__(self, space: SearchSpace, seed: int = 0, model=None):
@@ -57,8 +58,9 @@ class Search:
             out += self._propose(n - len(out))
         return out
 
+    @abstractmethod
     def _propose(self, n: int) -> list[dict]:
-        raise NotImplementedError
+        """Up to ``n`` new candidates (the strategy's own part of `propose`)."""
 
     def observe(self, config: dict, status: str, median: float | None) -> None:
         self.history.append((config, status, median))
