@@ -121,8 +121,7 @@ class OptimizeResult:
             if region.tiling is not None:
                 lines.extend("  " + line for line in str(region.tiling).splitlines())
             if region.fallback:
-                lines.append(f"  code generated from {region.fallback} (code generation ran past "
-                             f"{CODEGEN_BUDGET:g} s)")
+                lines.append(f"  code generated from {region.fallback}")
             lines.extend("  " + line for line in emit_c.versioning_plan(scop).describe())
         times = ", ".join(f"{name} {sec * 1e3:.0f} ms" for name, sec in self.phase_seconds.items())
         lines.append(f"time: {times}")
@@ -145,36 +144,45 @@ class StageCache:
         return self._values[key]
 
 
-# CPU seconds isl's AST generation may take for one region (every suite kernel: under
-# 0.3 s). A fuzzed nest with large parameter offsets took 26 s with two levels of tiles;
-# past the budget the region is generated again from a simpler schedule.
-CODEGEN_BUDGET = 5.0
+# CPU seconds isl's AST generation and its validation may take for one region (every
+# suite kernel: under 3 s, the most with two levels of tiles). A fuzzed nest with large
+# parameter offsets took 26 s with two levels of tiles; past the budget the region is
+# generated again from a simpler schedule.
+CODEGEN_BUDGET = 10.0
 
 
-def _generate_within_budget(region: "ScopResult", untiled: isl.Schedule) -> str:
+def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
     """The C text of ``region``, generated in a child process killed past
-    ``CODEGEN_BUDGET`` (isl cannot be interrupted); past it, from the schedule before
-    tiling, then from the original schedule, with a one-line notice on stderr.
-    ``region.schedule`` becomes the schedule the text was generated from."""
+    ``CODEGEN_BUDGET`` (isl cannot be interrupted). When the AST generation runs past
+    it, or isl's AST fails validation (emit_c/validate.py), the region is generated
+    from the schedule before tiling, then from the original schedule, and as a last
+    resort kept as written, with a one-line notice on stderr. ``region.schedule``
+    becomes the schedule the text was generated from."""
     attempts = [(region.schedule, "")]
     if untiled is not region.schedule:
         attempts.append((untiled, "the schedule before tiling"))
     attempts.append((region.scop.schedule, "the original schedule"))
-    for k, (schedule, what) in enumerate(attempts):
-        last = k == len(attempts) - 1
+    scop, why = region.scop, ""
+    for schedule, what in attempts:
         try:
-            text = run_isolated(lambda schedule=schedule: emit_c.generate(region.scop, schedule),
-                                None if last else CODEGEN_BUDGET)
+            text = run_isolated(lambda schedule=schedule: emit_c.generate(scop, schedule, deps=region.deps),
+                                CODEGEN_BUDGET)
         except IsolatedTimeout:
+            why = f"code generation ran past {CODEGEN_BUDGET:g} s"
+            continue
+        except emit_c.CodegenError as error:
+            why = str(error)
             continue
         if what:
-            scop = region.scop
-            print(f"polysched: {scop.filename}:{scop.start_line}: code generation ran past "
-                  f"{CODEGEN_BUDGET:g} s; the region is generated from {what}", file=sys.stderr)
+            print(f"polysched: {scop.filename}:{scop.start_line}: {why}; the region is generated "
+                  f"from {what}", file=sys.stderr)
             region.schedule = schedule
-            region.fallback = what
+            region.fallback = f"{what} ({why})"
         return text
-    raise AssertionError("unreachable: the last attempt has no time limit")
+    print(f"polysched: {scop.filename}:{scop.start_line}: {why}; the region is kept as written",
+          file=sys.stderr)
+    region.fallback = f"the source as written ({why})"
+    return scop.source[scop.region_start:scop.region_end]
 
 
 def optimize(path: str | Path, options: OptimizeOptions | None = None,
@@ -222,7 +230,7 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
             )
         regions.append(ScopResult(scop, deps, schedule, report))
         region_fallbacks.append(untiled)
-    texts = [timed("codegen", _generate_within_budget, region, untiled)
+    texts = [timed("codegen", generate_region, region, untiled)
              for region, untiled in zip(regions, region_fallbacks)]
     text = emit_c.assemble(scops, texts)
     return OptimizeResult(path, text, regions, phases)

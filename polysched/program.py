@@ -264,7 +264,7 @@ class Program:
     def region_code(self, options=None) -> str:
         """The C text that replaces the region (see ``emit_c.generate``)."""
         from polysched.emit_c import generate
-        return generate(self.scop, self._schedule, options=options)
+        return generate(self.scop, self._schedule, options=options, deps=self._deps)
 
     def c_code(self, options=None) -> str:
         """The whole C file with this region regenerated (other regions as they were)."""
@@ -274,7 +274,9 @@ class Program:
         from polysched.emit_c import emit_file
         schedules = [None] * len(self._scops)
         schedules[self._region] = self._schedule
-        text = emit_file(self._scops, schedules, options=options)
+        deps = [None] * len(self._scops)
+        deps[self._region] = self._deps
+        text = emit_file(self._scops, schedules, options=options, deps=deps)
         if options is None:
             self._cache[key] = text
         return text

@@ -224,9 +224,9 @@ def _schedules_in(args, options):
         raise UsageError("--trace and --schedule are alternatives: give one")
     import time
 
-    from polysched.emit_c import emit_file
+    from polysched import emit_c
     from polysched.errors import TransformError
-    from polysched.pipeline import OptimizeResult, ScopResult
+    from polysched.pipeline import OptimizeResult, ScopResult, generate_region
     from polysched.program import Program, Trace
     from polysched.scop import extract
 
@@ -261,7 +261,7 @@ def _schedules_in(args, options):
             raise UsageError(f"{flag} {path}: region {k}: {err}") from None
         regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report))
     built = time.perf_counter()
-    text = emit_file([r.scop for r in regions], [r.schedule for r in regions])
+    text = emit_c.assemble([r.scop for r in regions], [generate_region(r, r.schedule) for r in regions])
     return OptimizeResult(args.file, text, regions,
                           {"load": built - start, "codegen": time.perf_counter() - built})
 

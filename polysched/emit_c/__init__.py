@@ -17,10 +17,11 @@ from polysched.scop.model import Scop
 
 from .codegen import EmitOptions, generate
 from .splice import splice
+from .validate import CodegenError, validate_ast
 from .tensorize import intrinsic_includes
 from .versioning import Versioning, plan as versioning_plan
 
-__all__ = ["EmitOptions", "Versioning", "assemble", "emit_file", "generate", "splice", "versioning_plan"]
+__all__ = ["CodegenError", "EmitOptions", "Versioning", "assemble", "emit_file", "generate", "splice", "validate_ast", "versioning_plan"]
 
 
 def emit_file(
@@ -28,15 +29,19 @@ def emit_file(
     schedules: Sequence[isl.Schedule | None] | None = None,
     *,
     options: EmitOptions | None = None,
+    deps: Sequence | None = None,
 ) -> str:
     """The whole file with every scop region regenerated from its schedule
-    (``schedules[k]`` for ``scops[k]``; None, or a None entry, means the original)."""
+    (``schedules[k]`` for ``scops[k]``; None, or a None entry, means the original).
+    ``deps[k]``: the `Dependences` of ``scops[k]`` if known (else computed)."""
     scops = list(scops)
     if schedules is None:
         schedules = [None] * len(scops)
     if len(schedules) != len(scops):
         raise ValueError(f"{len(scops)} scops but {len(schedules)} schedules")
-    return assemble(scops, [generate(scop, sched, options=options) for scop, sched in zip(scops, schedules)])
+    deps = list(deps) if deps is not None else [None] * len(scops)
+    return assemble(scops, [generate(scop, sched, options=options, deps=dep)
+                            for scop, sched, dep in zip(scops, schedules, deps)])
 
 
 def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:

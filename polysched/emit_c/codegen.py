@@ -33,6 +33,7 @@ from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 from . import scalar_replace
 from .tensorize import call_lines, can_call
+from .validate import validate_ast
 from .versioning import accessed_elements, iterator_skeleton, plan
 
 # the work a parallel loop needs per fork/join when it is known only at run time (the
@@ -63,6 +64,8 @@ class EmitOptions:
     it forks only with ``POLYSCHED_PARALLEL_MIN_WORK`` statement instances (default
     `MIN_INSTANCES_PER_FORK`; ``-DPOLYSCHED_PARALLEL_MIN_WORK=0`` always forks, as
     the tests do to exercise the parallel code at small sizes) per fork/join.
+    ``validate``: read isl's AST back and check it runs every instance once in a legal
+    order (validate.py; isl's AST generator has bugs); off only to time the check.
     """
 
     indent: str = "  "
@@ -73,14 +76,18 @@ class EmitOptions:
     lift_divisions: bool = True
     scalar_replacement: bool = True
     parallel_if: bool = True
+    validate: bool = True
 
 
-def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None) -> str:
+def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None,
+             deps=None) -> str:
     """The C text replacing ``scop.source[scop.region_start:scop.region_end]``.
 
     ``schedule``: an isl schedule tree over ``scop.domain`` (default: the original
     ``scop.schedule``), possibly tiled and carrying mark nodes; or a schedule map
     ``{ S[i, j] -> [t0, ...] }`` or the isl text of either (as ``check`` accepts).
+    ``deps``: the SCoP's `Dependences` (computed when None), against which isl's AST
+    is validated before printing (validate.py); raises `CodegenError` if it is wrong.
     """
     options = options or EmitOptions()
     schedule = scop.schedule if schedule is None else schedule
@@ -88,7 +95,10 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitO
         from polysched.transform.forms import as_tree
         schedule = as_tree(scop, schedule)
     _check_domain(scop, schedule)
-    return _RegionPrinter(scop, schedule, options).region_text()
+    if options.validate and deps is None:
+        from polysched.dependence import analyze
+        deps = analyze(scop)
+    return _RegionPrinter(scop, schedule, options, deps).region_text()
 
 
 def _check_domain(scop: Scop, schedule: isl.Schedule) -> None:
@@ -111,8 +121,9 @@ def region_indent(scop: Scop) -> str:
 
 
 class _RegionPrinter:
-    def __init__(self, scop: Scop, schedule: isl.Schedule, options: EmitOptions):
+    def __init__(self, scop: Scop, schedule: isl.Schedule, options: EmitOptions, deps=None):
         self.scop = scop
+        self.deps = deps
         self.options = options
         self.statements: dict[str, Statement] = {s.name: s for s in scop.statements}
         taken = set(scop.identifiers) | identifiers_in(scop.source)
@@ -163,8 +174,11 @@ class _RegionPrinter:
             build, handle = scalar_replace.annotate(build, self.call_schedules)
             ast = build.node_from_schedule(self.schedule)
             del handle
-            return ast
-        return build.node_from_schedule(self.schedule)
+        else:
+            ast = build.node_from_schedule(self.schedule)
+        if self.options.validate:
+            validate_ast(ast, self.iterators, self.scop, self.deps)
+        return ast
 
     def region_text(self) -> str:
         scop, version, nl = self.scop, self.version, line_ending(self.scop.source)

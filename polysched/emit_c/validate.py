@@ -1,0 +1,207 @@
+"""Translation validation of isl's AST: the loops run every statement instance once,
+in an order that respects the dependences.
+
+isl's AST generator has bugs. Found by the fuzzer (seed 3, program 865): for
+
+    domain { S[i, j, k] : 2 <= i <= 3 and 0 <= j <= 3 and 0 <= k <= 1 }
+    band   [{ S[i, j, k] -> [(4i + j)] }, { S[i, j, k] -> [(i + 2k)] }]
+
+islpy 2026.2.2 prints ``for (c0 = 8; c0 <= 15; c0++) S(c0 / 4, c0 % 4, 0);``: the
+second member's loop is gone and the instances with k = 1 never run (its stride
+detection with an offset floor(c0/4)). So the AST is read back as isl relations and
+checked before any C is printed:
+
+    dates  { S[i, j, k] -> [b0, c0, b1, c1, ...] }   (per user node of the AST)
+
+where ``c_d`` are the loop counters around the call and ``b_d`` the position of the
+call in each block (0 where there is none); ``if`` nodes add conditions only. The
+AST is right iff ``dates`` is defined on exactly the iteration domain, single-valued
+(no instance twice), and maps every validity dependence to a pair of dates in
+lexicographic order.
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from polysched.islutil import maps_of, sets_of
+
+_op = isl.ast_expr_op_type
+_expr = isl.ast_expr_type
+_node = isl.ast_node_type
+
+
+class CodegenError(ValueError):
+    """isl's AST for a schedule is wrong (a missing, repeated or misordered instance)."""
+
+
+class _Reader:
+    """Reads isl AST expressions as ``isl.PwAff`` (integers) or ``isl.Set``
+    (conditions) over ``space``: the set space of all loop counters, plus parameters."""
+
+    def __init__(self, space: isl.Space):
+        self.space = space
+        self.local = isl.LocalSpace.from_space(space)
+        self.positions = {space.get_dim_name(isl.dim_type.set, k): (isl.dim_type.set, k)
+                          for k in range(space.dim(isl.dim_type.set))}
+        self.positions.update({space.get_dim_name(isl.dim_type.param, k): (isl.dim_type.param, k)
+                               for k in range(space.dim(isl.dim_type.param))})
+        self.universe = isl.Set.universe(space)
+
+    def constant(self, value: int) -> isl.PwAff:
+        aff = isl.Aff.zero_on_domain(self.local).set_constant_val(isl.Val(value))
+        return isl.PwAff.from_aff(aff)
+
+    def value(self, expr: isl.AstExpr) -> isl.PwAff:
+        kind = expr.get_type()
+        if kind == _expr.int:
+            return self.constant(int(expr.get_val().to_python()))
+        if kind == _expr.id:
+            name = expr.get_id().get_name()
+            if name not in self.positions:
+                raise CodegenError(f"the AST uses {name!r}, neither a loop counter nor a parameter")
+            return isl.PwAff.from_aff(isl.Aff.var_on_domain(self.local, *self.positions[name]))
+        op = expr.get_op_type()
+        args = [expr.get_op_arg(k) for k in range(expr.get_op_n_arg())]
+        if op == _op.minus:
+            return self.value(args[0]).neg()
+        if op in (_op.add, _op.sub, _op.mul):
+            left, right = self.value(args[0]), self.value(args[1])
+            return {_op.add: left.add, _op.sub: left.sub, _op.mul: left.mul}[op](right)
+        if op in (_op.min, _op.max):
+            result = self.value(args[0])
+            for arg in args[1:]:
+                result = result.min(self.value(arg)) if op == _op.min else result.max(self.value(arg))
+            return result
+        if op in (_op.div, _op.fdiv_q, _op.pdiv_q):
+            # div: exact; pdiv_q: the dividend is non-negative, C's / is floor there
+            return self.value(args[0]).div(self.value(args[1])).floor()
+        if op in (_op.pdiv_r, _op.zdiv_r):
+            # zdiv_r is only compared with 0, where C's % and mod agree
+            return self.value(args[0]).mod_val(args[1].get_val())
+        if op in (_op.cond, _op.select):
+            return self.condition(args[0]).indicator_function().cond(self.value(args[1]), self.value(args[2]))
+        raise CodegenError(f"unexpected integer expression in the AST: {expr.to_C_str()}")
+
+    def condition(self, expr: isl.AstExpr) -> isl.Set:
+        op = expr.get_op_type() if expr.get_type() == _expr.op else None
+        if op in (_op.and_, _op.and_then):
+            return self.condition(expr.get_op_arg(0)).intersect(self.condition(expr.get_op_arg(1)))
+        if op in (_op.or_, _op.or_else):
+            return self.condition(expr.get_op_arg(0)).union(self.condition(expr.get_op_arg(1)))
+        compare = {_op.eq: "eq_set", _op.le: "le_set", _op.lt: "lt_set", _op.ge: "ge_set", _op.gt: "gt_set"}
+        if op in compare:
+            left, right = self.value(expr.get_op_arg(0)), self.value(expr.get_op_arg(1))
+            return getattr(left, compare[op])(right)
+        raise CodegenError(f"unexpected condition in the AST: {expr.to_C_str()}")
+
+
+def ast_dates(ast: isl.AstNode, iterators: list[str], params: isl.Space,
+              arity: dict[str, int]) -> isl.UnionMap:
+    """``{ S[i...] -> [b0, c0, b1, c1, ...] }``: when the AST runs each instance (see the
+    module docstring). ``iterators``: the AST's loop counter names, by depth;
+    ``params``: the parameter space; ``arity[S]``: S's number of iterators (the AST
+    may pass more arguments, see lift.py: the first ones are the instance)."""
+    space = isl.Space.set_alloc(params.get_ctx(), params.dim(isl.dim_type.param), len(iterators))
+    for k in range(params.dim(isl.dim_type.param)):
+        space = space.set_dim_name(isl.dim_type.param, k, params.get_dim_name(isl.dim_type.param, k))
+    for k, name in enumerate(iterators):
+        space = space.set_dim_name(isl.dim_type.set, k, name)
+    reader = _Reader(space)
+    calls: list[tuple[str, list[isl.PwAff], isl.Set, list[isl.PwAff]]] = []
+
+    def visit(node: isl.AstNode, where: isl.Set, date: list[isl.PwAff]) -> None:
+        kind = node.get_type()
+        if kind == _node.block:
+            children = node.block_get_children()
+            for k in range(children.n_ast_node()):
+                visit(children.get_at(k), where, date + [reader.constant(k)])
+        elif kind == _node.mark:
+            visit(node.mark_get_node(), where, date)
+        elif kind == _node.if_:
+            condition = reader.condition(node.if_get_cond())
+            visit(node.if_get_then_node(), where.intersect(condition), date)
+            if node.if_has_else_node():
+                visit(node.if_get_else_node(), where.subtract(condition), date)
+        elif kind == _node.for_:
+            counter = reader.value(node.for_get_iterator())
+            start = reader.value(node.for_get_init())
+            if node.for_is_degenerate():
+                runs = counter.eq_set(start)
+            else:
+                step = node.for_get_inc().get_val()
+                # counter = start + step * n for some n >= 0, while the condition holds
+                # (isl's loop conditions are upper bounds: false once, false after)
+                runs = counter.ge_set(start).intersect(reader.condition(node.for_get_cond()))
+                if not step.is_one():
+                    runs = runs.intersect(counter.sub(start).mod_val(step).eq_set(reader.constant(0)))
+            visit(node.for_get_body(), where.intersect(runs), date + [counter])
+        elif kind == _node.user:
+            call = node.user_get_expr()
+            name = call.get_op_arg(0).get_id().get_name()
+            if name not in arity:
+                raise CodegenError(f"the AST calls {name!r}, which is not a statement")
+            args = [reader.value(call.get_op_arg(k)) for k in range(1, 1 + arity[name])]
+            calls.append((name, args, where, date))
+        else:
+            raise CodegenError(f"unexpected AST node: {node.to_C_str()}")
+
+    visit(ast, reader.universe, [])
+    length = max((len(date) for *_, date in calls), default=0)
+    result = None
+    for name, args, where, date in calls:
+        date = date + [reader.constant(0)] * (length - len(date))
+        instance = _tuple_map(reader, where, args).set_tuple_name(isl.dim_type.out, name)
+        when = _tuple_map(reader, where, date)
+        dates = isl.UnionMap.from_map(instance.reverse().apply_range(when))
+        result = dates if result is None else result.union(dates)
+    return result if result is not None else isl.UnionMap.empty(params)
+
+
+def _tuple_map(reader: _Reader, where: isl.Set, values: list[isl.PwAff]) -> isl.Map:
+    """``{ [counters] -> [values...] : counters in where }``."""
+    space = reader.space.from_domain().add_dims(isl.dim_type.out, len(values))
+    pieces = isl.PwAffList.alloc(where.get_ctx(), len(values))
+    for value in values:
+        pieces = pieces.add(value)
+    return isl.Map.from_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, pieces)).intersect_domain(where)
+
+
+def validate_ast(ast: isl.AstNode, iterators: list[str], scop, deps) -> None:
+    """Raise `CodegenError` unless ``ast`` runs exactly ``scop.domain``, each instance
+    once, respecting every validity dependence of ``deps`` (None: instances only)."""
+    context = scop.context
+    arity = {s.name: len(s.iterators) for s in scop.statements}
+    dates = ast_dates(ast, iterators, context.get_space(), arity).intersect_params(context).coalesce()
+    domain = scop.domain.intersect_params(context)
+    ran = dates.domain()
+    if not domain.is_subset(ran):
+        raise CodegenError(f"isl's AST never runs: {_example(domain.subtract(ran))}")
+    if not ran.is_subset(domain):
+        raise CodegenError(f"isl's AST runs outside the iteration domain: {_example(ran.subtract(domain))}")
+    if not dates.is_single_valued():
+        repeated = dates.subtract(dates.lexmin()).domain()
+        raise CodegenError(f"isl's AST runs an instance twice: {_example(repeated)}")
+    if deps is None:
+        return
+    # each validity dependence s -> t as the pair of dates (AST(s), AST(t)): all of one
+    # space, so a single subset test against the lexicographic order
+    ordered = deps.validity.apply_domain(dates).apply_range(dates)
+    for pairs in maps_of(ordered):
+        earlier = isl.Map.lex_lt(pairs.get_space().domain())
+        if pairs.is_subset(earlier):
+            continue
+        wrong = isl.Set.from_point(pairs.subtract(earlier).wrap().sample_point()).unwrap()
+        source, sink = (_example(dates.intersect_range(isl.UnionSet.from_set(date)).domain())
+                        for date in (wrong.domain(), wrong.range()))
+        raise CodegenError(f"isl's AST breaks a dependence: it runs {sink} before (or with) "
+                           f"{source}, which it depends on")
+
+
+def _example(instances: isl.UnionSet | isl.Set) -> str:
+    if isinstance(instances, isl.Set):
+        instances = isl.UnionSet.from_set(instances)
+    for piece in sets_of(instances.coalesce()):
+        if not piece.is_empty():
+            point = piece.sample_point()
+            return str(point) if not point.is_void() else str(piece)
+    return str(instances)
