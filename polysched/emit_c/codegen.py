@@ -177,7 +177,8 @@ class _RegionPrinter:
         else:
             ast = build.node_from_schedule(self.schedule)
         if self.options.validate:
-            validate_ast(ast, self.iterators, self.scop, self.deps)
+            validate_ast(ast, self.iterators, self.scop, self.deps,
+                         self.schedule.get_domain() if self.lifted else None)
         return ast
 
     def region_text(self) -> str:

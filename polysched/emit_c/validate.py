@@ -34,6 +34,10 @@ class CodegenError(ValueError):
     """isl's AST for a schedule is wrong (a missing, repeated or misordered instance)."""
 
 
+_COMPARE = (_op.eq, _op.le, _op.lt, _op.ge, _op.gt)
+_FLIP = {_op.le: _op.ge, _op.lt: _op.gt, _op.ge: _op.le, _op.gt: _op.lt}    # a op b == b FLIP[op] a
+
+
 class _Reader:
     """Reads isl AST expressions as ``isl.PwAff`` (integers) or ``isl.Set``
     (conditions) over ``space``: the set space of all loop counters, plus parameters."""
@@ -88,11 +92,33 @@ class _Reader:
             return self.condition(expr.get_op_arg(0)).intersect(self.condition(expr.get_op_arg(1)))
         if op in (_op.or_, _op.or_else):
             return self.condition(expr.get_op_arg(0)).union(self.condition(expr.get_op_arg(1)))
-        compare = {_op.eq: "eq_set", _op.le: "le_set", _op.lt: "lt_set", _op.ge: "ge_set", _op.gt: "gt_set"}
-        if op in compare:
-            left, right = self.value(expr.get_op_arg(0)), self.value(expr.get_op_arg(1))
-            return getattr(left, compare[op])(right)
+        if op in _COMPARE:
+            return self.compare(op, expr.get_op_arg(0), expr.get_op_arg(1))
         raise CodegenError(f"unexpected condition in the AST: {expr.to_C_str()}")
+
+    def compare(self, op, left: isl.AstExpr, right: isl.AstExpr) -> isl.Set:
+        """``left op right``. A min or max operand is split into one comparison per
+        argument (``c >= max(a, b)`` is ``c >= a and c >= b``): a loop bound then
+        gives convex pieces, where comparing piecewise values would multiply them."""
+        if op != _op.eq and _min_or_max(left) is not None and _min_or_max(right) is None:
+            return self.compare(_FLIP[op], right, left)
+        kind = _min_or_max(right)
+        if op == _op.eq or kind is None:
+            compare = {_op.eq: "eq_set", _op.le: "le_set", _op.lt: "lt_set", _op.ge: "ge_set", _op.gt: "gt_set"}
+            return getattr(self.value(left), compare[op])(self.value(right))
+        # x >= max(a, b): for every argument; x <= max(a, b): for some (and mirrored for min)
+        every = (kind == _op.max) == (op in (_op.ge, _op.gt))
+        parts = [self.compare(op, left, right.get_op_arg(k)) for k in range(right.get_op_n_arg())]
+        result = parts[0]
+        for part in parts[1:]:
+            result = result.intersect(part) if every else result.union(part)
+        return result
+
+
+def _min_or_max(expr: isl.AstExpr):
+    if expr.get_type() == _expr.op and expr.get_op_type() in (_op.min, _op.max):
+        return expr.get_op_type()
+    return None
 
 
 def ast_dates(ast: isl.AstNode, iterators: list[str], params: isl.Space,
@@ -131,7 +157,8 @@ def ast_dates(ast: isl.AstNode, iterators: list[str], params: isl.Space,
                 step = node.for_get_inc().get_val()
                 # counter = start + step * n for some n >= 0, while the condition holds
                 # (isl's loop conditions are upper bounds: false once, false after)
-                runs = counter.ge_set(start).intersect(reader.condition(node.for_get_cond()))
+                runs = reader.compare(_op.ge, node.for_get_iterator(), node.for_get_init())
+                runs = runs.intersect(reader.condition(node.for_get_cond()))
                 if not step.is_one():
                     runs = runs.intersect(counter.sub(start).mod_val(step).eq_set(reader.constant(0)))
             visit(node.for_get_body(), where.intersect(runs), date + [counter])
@@ -166,23 +193,40 @@ def _tuple_map(reader: _Reader, where: isl.Set, values: list[isl.PwAff]) -> isl.
     return isl.Map.from_multi_pw_aff(isl.MultiPwAff.from_pw_aff_list(space, pieces)).intersect_domain(where)
 
 
-def validate_ast(ast: isl.AstNode, iterators: list[str], scop, deps) -> None:
-    """Raise `CodegenError` unless ``ast`` runs exactly ``scop.domain``, each instance
-    once, respecting every validity dependence of ``deps`` (None: instances only)."""
+def validate_ast(ast: isl.AstNode, iterators: list[str], scop, deps,
+                 ast_domain: isl.UnionSet | None = None) -> None:
+    """Raise `CodegenError` unless ``ast`` runs exactly the instances of ``scop``, each
+    once, respecting every validity dependence of ``deps`` (None: instances only).
+
+    ``ast_domain``: the domain of the schedule the AST was built from when it is
+    lifted (lift.py: ``S[i, j, b0, ...]`` with the b's functions of the i's); the AST's
+    calls are then checked against it, where their arguments are plain counters
+    (far cheaper than the divisions of the original iterators), and the
+    dependences are carried over to it."""
     context = scop.context
-    arity = {s.name: len(s.iterators) for s in scop.statements}
-    dates = ast_dates(ast, iterators, context.get_space(), arity).intersect_params(context).coalesce()
     domain = scop.domain.intersect_params(context)
+    lifted = ast_domain is not None
+    if lifted:
+        ast_domain = ast_domain.intersect_params(context)
+        to_ast = _lifting(ast_domain, {stmt.name: len(stmt.iterators) for stmt in scop.statements})
+        if not (to_ast.domain().is_equal(domain) and to_ast.is_single_valued()):
+            raise CodegenError("the lifted domain is not a function of the iteration domain")
+    else:
+        ast_domain = domain
+    arity = {s.get_tuple_name(): s.dim(isl.dim_type.set) for s in sets_of(ast_domain)}
+    dates = ast_dates(ast, iterators, context.get_space(), arity).intersect_params(context).coalesce()
     ran = dates.domain()
-    if not domain.is_subset(ran):
-        raise CodegenError(f"isl's AST never runs: {_example(domain.subtract(ran))}")
-    if not ran.is_subset(domain):
-        raise CodegenError(f"isl's AST runs outside the iteration domain: {_example(ran.subtract(domain))}")
+    if not ast_domain.is_subset(ran):
+        raise CodegenError(f"isl's AST never runs: {_example(ast_domain.subtract(ran))}")
+    if not ran.is_subset(ast_domain):
+        raise CodegenError(f"isl's AST runs outside the iteration domain: {_example(ran.subtract(ast_domain))}")
     if not dates.is_single_valued():
         repeated = dates.subtract(dates.lexmin()).domain()
         raise CodegenError(f"isl's AST runs an instance twice: {_example(repeated)}")
     if deps is None:
         return
+    if lifted:     # the AST's instances in the order the original instances have
+        dates = to_ast.apply_range(dates)
     # each validity dependence s -> t as the pair of dates (AST(s), AST(t)): all of one
     # space, so a single subset test against the lexicographic order
     ordered = deps.validity.apply_domain(dates).apply_range(dates)
@@ -195,6 +239,19 @@ def validate_ast(ast: isl.AstNode, iterators: list[str], scop, deps) -> None:
                         for date in (wrong.domain(), wrong.range()))
         raise CodegenError(f"isl's AST breaks a dependence: it runs {sink} before (or with) "
                            f"{source}, which it depends on")
+
+
+def _lifting(ast_domain: isl.UnionSet, original: dict[str, int]) -> isl.UnionMap:
+    """``{ S[i...] -> S[i..., b...] }`` for a lifted domain (lift.py: the original
+    iterators come first, ``original[S]`` of them)."""
+    result = isl.UnionMap.empty(ast_domain.get_space())
+    for piece in sets_of(ast_domain):
+        name, n = piece.get_tuple_name(), piece.dim(isl.dim_type.set)
+        identity = isl.Map.identity(piece.get_space().map_from_set()).intersect_domain(piece)
+        extra = n - original[name]
+        lifting = identity.project_out(isl.dim_type.in_, n - extra, extra).set_tuple_name(isl.dim_type.in_, name)
+        result = result.union(isl.UnionMap.from_map(lifting))
+    return result
 
 
 def _example(instances: isl.UnionSet | isl.Set) -> str:
