@@ -150,7 +150,7 @@ _STEP_ARGS = {
     "unmark": ("stmt", "depth"),
     "auto_schedule": ("scheduler", "fuse", "negative_coefficients"),
     "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
-                  "wavefront", "intra_tile_reorder", "tile_depth1", "caches"),
+                  "wavefront", "intra_tile_reorder", "tile_depth1", "caches", "register_tile"),
     "set_schedule": ("schedule",),
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
 }
@@ -579,13 +579,14 @@ class Program:
                   parallel: bool = True,
                   l2tile: bool = False, simd: bool = True, unroll: int | None = None,
                   reassociate: bool = False, wavefront: bool = True, intra_tile_reorder: bool = True,
-                  tile_depth1: bool = False, caches: dict | None = None) -> "Program":
+                  tile_depth1: bool = False, caches: dict | None = None,
+                  register_tile: int = 4) -> "Program":
         """The default tiling policy (``optimize --tile --parallel``) on the current
         schedule: tile permutable bands (sizes from the cache model unless given, for
         every band or per statement: ``{"S1": [32, 64, 128]}`` for S1's band),
         order point loops for stride 1, mark parallel / simd / unroll loops. The cache
         sizes the model used are recorded in the trace, so a replay elsewhere decides
-        the same."""
+        the same. ``register_tile``: see `polysched.tiling.TileOptions` (0: off)."""
         from polysched.tiling import CacheSizes, TileOptions, TilingError, cache_sizes, tile_with_report
         used = CacheSizes(**caches) if caches else cache_sizes()
         if isinstance(sizes, dict):     # per statement: {"S1": [32, 64, 128]}
@@ -595,12 +596,13 @@ class Program:
         args = {"tile": tile, "sizes": sizes, "parallel": parallel,
                 "l2tile": l2tile, "simd": simd, "unroll": unroll, "reassociate": reassociate,
                 "wavefront": wavefront, "intra_tile_reorder": intra_tile_reorder,
-                "tile_depth1": tile_depth1,
+                "tile_depth1": tile_depth1, "register_tile": register_tile,
                 "caches": {"l1d": used.l1d, "l2": used.l2, "l3": used.l3}}
         try:
             options = TileOptions(tile=tile, sizes=args["sizes"], l2tile=l2tile, parallel=parallel,
                                   wavefront=wavefront, simd=simd, unroll=unroll, tile_depth1=tile_depth1,
-                                  intra_tile_reorder=intra_tile_reorder, reassociate=reassociate)
+                                  intra_tile_reorder=intra_tile_reorder, reassociate=reassociate,
+                                  register_tile=register_tile)
             schedule, report = tile_with_report(self.scop, self._deps, self._schedule, options, used)
         except (ValueError, TilingError) as err:
             raise TransformError(f"auto_tile: {err}") from None

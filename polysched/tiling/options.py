@@ -20,6 +20,11 @@ class TileOptions:
     stride-1 loops. ``unroll``: ``unroll N`` mark on the innermost point loop.
     ``tile_depth1``: also tile permutable bands of a single member.
     ``intra_tile_reorder``: permute point loops so the innermost walks stride-1.
+    ``register_tile``: when the stride-1 innermost loop carries a reduction chain
+    (``y[i] += A[i][j] * x[j]`` with ``j`` innermost) and the loop that would
+    vectorize instead walks an array across rows, keep the stride-1 loop innermost
+    and unroll-and-jam the parallel one by this factor: that many independent chains,
+    their accumulators in registers (0: off, the parallel loop goes innermost).
     ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
     default: a parallel floating-point sum is computed in another order, so its result
     differs from the original's (like ``-ffast-math``); integer reductions are exact.
@@ -34,6 +39,7 @@ class TileOptions:
     unroll: int | None = None
     tile_depth1: bool = False
     intra_tile_reorder: bool = True
+    register_tile: int = 4
     reassociate: bool = False
 
     def __post_init__(self) -> None:
@@ -77,6 +83,8 @@ class BandReport:
     wavefront: bool = False
     simd: bool = False
     unroll: int | None = None
+    jam: int | None = None            # unroll-and-jam factor of member jam_member
+    jam_member: int | None = None
     notes: list[str] = field(default_factory=list)
     steps: list[dict] = field(default_factory=list)
 
@@ -98,6 +106,8 @@ class BandReport:
             parts.append("simd")
         if self.unroll:
             parts.append(f"unroll {self.unroll}")
+        if self.jam:
+            parts.append(f"unroll-and-jam member {self.jam_member} by {self.jam}")
         parts.extend(self.notes)
         return "; ".join(parts)
 
