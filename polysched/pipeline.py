@@ -83,13 +83,7 @@ class OptimizeOptions:
         steps = [{"op": "auto_schedule", "args": args}]
         tiling = self.tiling
         if tiling is not None:
-            steps.append({"op": "auto_tile", "args": {
-                "tile": tiling.tile, "sizes": tiling.sizes, "parallel": tiling.parallel,
-                "l2tile": tiling.l2tile, "simd": tiling.simd, "unroll": tiling.unroll,
-                "reassociate": tiling.reassociate, "wavefront": tiling.wavefront,
-                "intra_tile_reorder": tiling.intra_tile_reorder, "tile_depth1": tiling.tile_depth1,
-                "register_tile": tiling.register_tile,
-                "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3}}})
+            steps.append({"op": "auto_tile", "args": tiling.auto_tile_args(caches)})
         return steps
 
 

@@ -593,19 +593,15 @@ class Program:
             sizes = {str(k): [int(x) for x in v] for k, v in sizes.items()}
         elif sizes is not None:
             sizes = [int(x) for x in sizes]
-        args = {"tile": tile, "sizes": sizes, "parallel": parallel,
-                "l2tile": l2tile, "simd": simd, "unroll": unroll, "reassociate": reassociate,
-                "wavefront": wavefront, "intra_tile_reorder": intra_tile_reorder,
-                "tile_depth1": tile_depth1, "register_tile": register_tile,
-                "caches": {"l1d": used.l1d, "l2": used.l2, "l3": used.l3}}
         try:
-            options = TileOptions(tile=tile, sizes=args["sizes"], l2tile=l2tile, parallel=parallel,
+            options = TileOptions(tile=tile, sizes=sizes, l2tile=l2tile, parallel=parallel,
                                   wavefront=wavefront, simd=simd, unroll=unroll, tile_depth1=tile_depth1,
                                   intra_tile_reorder=intra_tile_reorder, reassociate=reassociate,
                                   register_tile=register_tile)
             schedule, report = tile_with_report(self.scop, self._deps, self._schedule, options, used)
         except (ValueError, TilingError) as err:
             raise TransformError(f"auto_tile: {err}") from None
+        args = options.auto_tile_args(used)
         schedule = apply(self.scop, self._deps, "auto_tile()", lambda: schedule)
         result = self._derive(schedule, {"op": "auto_tile", "args": args})
         result._cache["tiling_report"] = report

@@ -351,10 +351,16 @@ void kernel(double alpha) {
 def test_point_order_puts_the_parallel_store_loop_innermost():
     # k walks both reads with stride 1 but carries the reduction into C[i][j]; j is the
     # SIMD loop (stride-1 store, no dependence once innermost): (i, j, k) -> (i, k, j)
+    # without register tiling. j also walks A[j][k] across rows, so with it (the
+    # default) k stays innermost and j is unroll-and-jammed: four independent chains.
     scop, deps = setup(SYRK)
     tree = isl.Schedule('{ domain: "%s", child: { schedule: "[{ S0[i, j, k] -> [(i)] }, '
                         '{ S0[i, j, k] -> [(j)] }, { S0[i, j, k] -> [(k)] }]", permutable: 1 } }'
                         % scop.domain)
+    result, report = tile_with_report(scop, deps, tree, TileOptions(sizes=[8, 8, 8], register_tile=0))
+    assert report.bands[0].point_order == [0, 2, 1] and report.bands[0].jam is None
+    assert legal(result, deps.validity)
     result, report = tile_with_report(scop, deps, tree, TileOptions(sizes=[8, 8, 8]))
-    assert report.bands[0].point_order == [0, 2, 1]
+    assert report.bands[0].point_order == [0, 1, 2]
+    assert (report.bands[0].jam_member, report.bands[0].jam) == (1, 4)
     assert legal(result, deps.validity)

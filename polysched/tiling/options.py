@@ -42,6 +42,16 @@ class TileOptions:
     register_tile: int = 4
     reassociate: bool = False
 
+    def auto_tile_args(self, caches) -> dict:
+        """These options as the arguments of a `polysched.Program.auto_tile` trace step,
+        with the cache sizes (``l1d``, ``l2``, ``l3``) the size model used."""
+        return {"tile": self.tile, "sizes": self.sizes, "parallel": self.parallel,
+                "l2tile": self.l2tile, "simd": self.simd, "unroll": self.unroll,
+                "reassociate": self.reassociate, "wavefront": self.wavefront,
+                "intra_tile_reorder": self.intra_tile_reorder, "tile_depth1": self.tile_depth1,
+                "register_tile": self.register_tile,
+                "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3}}
+
     def __post_init__(self) -> None:
         if isinstance(self.sizes, dict):
             self.sizes = {str(stmt): _positive_sizes(sizes) for stmt, sizes in self.sizes.items()}

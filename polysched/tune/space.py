@@ -36,6 +36,7 @@ from typing import Iterator, Sequence
 import islpy as isl
 
 from polysched.errors import TransformError
+from polysched.tiling import CacheSizes, TileOptions
 
 FUSIONS = ("smart", "max", "no")
 IDENTITY = "identity"
@@ -425,11 +426,10 @@ class SearchSpace:
             sizes = {g.key: [int(x) for x in s] for g, s in zip(genes, config["sizes"])}
         unroll = int(config.get("unroll") or 1)
         steps = [{"op": "auto_schedule", "args": {"scheduler": self.options.scheduler, "fuse": fuse}},
-                 {"op": "auto_tile", "args": {
-                     "tile": True, "sizes": sizes, "parallel": parallel, "l2tile": False, "simd": True,
-                     "unroll": unroll if unroll > 1 else None, "reassociate": False,
-                     "wavefront": bool(config["wavefront"]), "intra_tile_reorder": bool(config["reorder"]),
-                     "tile_depth1": False, "caches": dict(self.caches)}}]
+                 {"op": "auto_tile", "args": TileOptions(
+                     sizes=sizes, parallel=parallel, unroll=unroll if unroll > 1 else None,
+                     wavefront=bool(config["wavefront"]), intra_tile_reorder=bool(config["reorder"]),
+                 ).auto_tile_args(CacheSizes(**self.caches))}]
         for gene, uaj in zip(genes, config.get("uaj") or []):
             if uaj is None or gene.uaj_loops == 0:
                 continue
