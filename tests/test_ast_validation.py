@@ -152,3 +152,34 @@ def test_validate_rejects_an_ast_of_part_of_the_domain():
         validate_ast(ast, ["c0", "c1"], p.scop, p.deps)
     validate_ast(isl.AstBuild.from_context(p.scop.context).node_from_schedule(p.scop.schedule),
              ["c0", "c1"], p.scop, p.deps)
+
+
+def test_a_wrong_schedule_that_slips_past_check_never_becomes_code(monkeypatch, tmp_path, capsys):
+    """A pipeline whose scheduler reverses every loop and whose legality check says yes
+    (a scheduler bug): the AST breaks a dependence, so `optimize` keeps the original
+    schedule, says why, and the output computes what the original does."""
+    from polysched import pipeline
+    from polysched.bench import verify
+
+    real = pipeline.compute
+
+    def reversed_compute(scop, deps, options):
+        schedule = real(scop, deps, options)
+        mupa = isl.MultiUnionPwAff.from_union_map(schedule.get_map())
+        return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(mupa.neg())
+
+    class Legal:
+        legal = True
+
+    monkeypatch.setattr(pipeline, "compute", reversed_compute)
+    monkeypatch.setattr(pipeline, "check", lambda *args, **kwargs: Legal())
+    source = tmp_path / "shift.c"
+    source.write_text("#include <stdio.h>\n" + SOURCE +
+                      'int main(void) { kernel(); printf("%g\\n", A[19][3]); return 0; }\n')
+    result = pipeline.optimize(source, pipeline.OptimizeOptions.from_flags())
+    [region] = result.regions
+    assert region.fallback.startswith("the original schedule (isl's AST breaks a dependence")
+    assert "breaks a dependence" in capsys.readouterr().err
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    assert verify(source, out).ok

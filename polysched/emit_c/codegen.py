@@ -39,6 +39,7 @@ from .versioning import accessed_elements, iterator_skeleton, plan
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
 MIN_WORK_MACRO = "POLYSCHED_PARALLEL_MIN_WORK"
+MAX_EXTENT_PIECES = 4       # of one extent in the work estimate of an if(...) clause
 from polysched.tiling.transform import MIN_INSTANCES_PER_FORK  # noqa: E402
 
 _node = isl.ast_node_type
@@ -438,6 +439,10 @@ class _RegionPrinter:
                     return None
                 constant *= value.to_python() + 1
                 continue
+            if extent.n_piece() > MAX_EXTENT_PIECES:
+                # isl's expression for it can take minutes (a random tiled program hung
+                # the test suite here); no clause then: the loop always forks
+                return None
             try:
                 factors.append(f"(double)({self.expr(build.expr_from_pw_aff(extent))})")
             except isl.Error:
