@@ -59,7 +59,7 @@ class OptimizeOptions:
                    negative_coefficients: bool = False, tile: bool = False,
                    tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
                    parallel: bool = False, unroll: int | None = None, reassociate: bool = False,
-                   defines: dict[str, str | None] | None = None,
+                   register_tile: int = 4, defines: dict[str, str | None] | None = None,
                    include_dirs: list[str] | None = None) -> "OptimizeOptions":
         """The stage options of ``polysched optimize``'s flags (same names, less the
         dashes): the tiling stage runs when ``tile``, ``parallel`` or ``unroll`` is set."""
@@ -69,7 +69,7 @@ class OptimizeOptions:
         tiling = None
         if tile or parallel or unroll:
             tiling = TileOptions(tile=tile, sizes=tile_sizes, l2tile=l2tile, parallel=parallel,
-                                 unroll=unroll, reassociate=reassociate)
+                                 unroll=unroll, reassociate=reassociate, register_tile=register_tile)
         return cls(SourceOptions(dict(defines or {}), list(include_dirs or [])), schedule, tiling)
 
     def trace_steps(self, caches) -> list[dict]:

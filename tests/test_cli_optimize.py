@@ -69,3 +69,19 @@ def test_missing_file_exit_2(tmp_path):
     proc = polysched("optimize", str(tmp_path / "nope.c"), "-o", str(tmp_path / "o.c"))
     assert proc.returncode == 2 and "nope.c: error:" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_register_tile_flag_turns_the_jam_on_and_off(tmp_path):
+    """gesummv: by default the reduction loop j stays innermost and i is jammed by 4
+    (`y_r3`: the fourth row's accumulator); --register-tile 0 puts i innermost; both
+    verify; a negative factor is a usage error with nothing written."""
+    source = get("gesummv").path
+    for flag, jammed in ((["--register-tile", "4"], True), (["--register-tile", "0"], False), ([], True)):
+        out = tmp_path / f"out{len(flag)}{jammed}.c"
+        proc = polysched("optimize", str(source), "-o", str(out), "--tile", "--verify", *flag)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert ("unroll-and-jam member 0 by 4" in proc.stdout) == jammed
+        assert ("double y_r3" in out.read_text()) == jammed
+    bad = tmp_path / "bad.c"
+    proc = polysched("optimize", str(source), "-o", str(bad), "--tile", "--register-tile", "-1")
+    assert proc.returncode == 2 and "--register-tile -1" in proc.stderr and not bad.exists()

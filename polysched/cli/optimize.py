@@ -42,6 +42,10 @@ def add_parser(subparsers) -> None:
                         "like -ffast-math); integer reductions are always allowed")
     p.add_argument("--unroll", type=int, metavar="N",
                    help=f"unroll-and-jam the point loops by N (1..{MAX_UNROLL})")
+    p.add_argument("--register-tile", type=int, metavar="N", default=4,
+                   help="when the stride-1 innermost loop carries a reduction chain and the SIMD "
+                        "alternative walks arrays by columns, unroll-and-jam the parallel loop by N "
+                        "(register tiling; default 4, 0 = off: the SIMD loop goes innermost)")
     p.add_argument("--tensorize", nargs="?", const="auto", metavar="auto|NAME[,NAME]|DIR",
                    help="run each statement's best legal match of the shipped intrinsics (auto), of "
                         "the named ones or of the descriptions in DIR as calls (polysched "
@@ -140,13 +144,15 @@ def run(args) -> int:
         sizes = _read_tile_sizes_file(args.tile_sizes_file)
     if args.unroll is not None and not 1 <= args.unroll <= MAX_UNROLL:
         raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_UNROLL}")
+    if not 0 <= args.register_tile <= MAX_UNROLL:
+        raise UsageError(f"--register-tile {args.register_tile}: the factor must be between 0 and {MAX_UNROLL}")
     cc, cflags = _verify_flags(args)
     options = OptimizeOptions.from_flags(
         scheduler="identity" if args.identity else args.scheduler,
         fuse=args.fuse, negative_coefficients=args.negative,
         tile=args.tile and not args.identity, tile_sizes=sizes, l2tile=args.l2tile,
         parallel=args.parallel and not args.identity, unroll=args.unroll,
-        reassociate=args.reassociate,
+        reassociate=args.reassociate, register_tile=args.register_tile,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
     result = None
