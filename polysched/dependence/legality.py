@@ -157,8 +157,24 @@ def violated_dependences(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.
 
 
 def is_legal(schedule: isl.Schedule, validity: isl.UnionMap) -> bool:
-    """``schedule`` runs every pair of ``validity`` in order (no violated dependence)."""
-    return violated_dependences(schedule, validity).is_empty()
+    """``schedule`` runs every pair of ``validity`` in order (no violated dependence).
+
+    Decided in date space: each dependence becomes the pair of its dates, and all of
+    them must be lexicographically increasing, one subset test per space. This is far
+    cheaper than `violated_dependences`, which orders every pair of instances
+    (``lex_lt_union_map``): deriche's tiling ran 6 such checks, 0.8 s of its 1 s."""
+    domain = schedule.get_domain()
+    if not validity.domain().is_subset(domain) or not validity.range().is_subset(domain):
+        return violated_dependences(schedule, validity).is_empty()
+    dates = schedule.get_map().intersect_domain(domain)
+    ordered = validity.apply_domain(dates).apply_range(dates)
+    for pairs in maps_of(ordered):
+        space = pairs.get_space()
+        if space.dim(isl.dim_type.in_) != space.dim(isl.dim_type.out):
+            return violated_dependences(schedule, validity).is_empty()
+        if not pairs.is_subset(isl.Map.lex_lt(space.domain())):
+            return False
+    return True
 
 
 def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | isl.UnionMap:

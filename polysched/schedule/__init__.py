@@ -23,7 +23,7 @@ import islpy as isl
 
 from .describe import describe_schedule
 from .edges import access_conflicts
-from polysched.dependence import violated_dependences
+from polysched.dependence import is_legal, violated_dependences
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import _reason as _isl_reason, isl_schedule
 from .isolated import IsolatedTimeout, run_isolated
@@ -81,7 +81,7 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     if stats is not None:
         stats.update(child_stats)
     schedule = isl.Schedule.read_from_str(domain.get_ctx(), text)
-    if not violated_dependences(schedule, validity).is_empty():
+    if not is_legal(schedule, validity):
         raise _Illegal("its schedule violates a dependence")
     return schedule
 

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 import islpy as isl
 
-from polysched.dependence import violated_dependences
+from polysched.dependence import is_legal
 
 from .isolated import IsolatedTimeout, run_isolated
 from .options import ScheduleOptions
@@ -108,7 +108,7 @@ def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.S
                 if coincidence:
                     constraints = constraints.set_coincidence(validity)
                 schedule = constraints.compute_schedule()
-            if not violated_dependences(schedule, validity).is_empty():
+            if not is_legal(schedule, validity):
                 raise isl.Error("isl's schedule violates a dependence")
         except isl.Error as exc:
             failure = exc

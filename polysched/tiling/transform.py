@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polysched.dependence import violated_dependences
+from polysched.dependence import is_legal, violated_dependences
 from polysched.dependence.loops import (is_parallel, is_permutable, mupa_rows, node_band_flags,
                                         prefix_is_empty, prefix_rows, rows)
 from polysched.dependence.scalars import ScopAccesses, classify_scalars
@@ -485,7 +485,7 @@ class _Policy:
                 candidate = apply_step(self.scop, candidate, step)
         except (TransformError, isl.Error):
             return False
-        if not violated_dependences(candidate, self.validity).is_empty():
+        if not is_legal(candidate, self.validity):
             return False
         names = {piece.get_tuple_name() for piece in sets_of(domain) if not piece.is_empty()}
         vectorize = []
@@ -662,9 +662,9 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
         validity = validity.union(given)
     # the code runs only under the context (emit_c/versioning.py checks it at run time)
     validity = validity.intersect_params(scop.context)
-    bad = violated_dependences(schedule, validity)
-    if not bad.is_empty():
-        raise TilingError(f"the schedule to tile violates dependences: {bad}")
+    if not is_legal(schedule, validity):
+        raise TilingError(f"the schedule to tile violates dependences: "
+                          f"{violated_dependences(schedule, validity)}")
     sinks = []
     if options.intra_tile_reorder:
         schedule, sinks = sink_stride_one_loops(scop, schedule, validity)
@@ -672,9 +672,9 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     policy.report.sinks = sinks
     policy.walk(schedule)
     result = policy.apply(schedule)
-    bad = violated_dependences(result, validity)
-    if not bad.is_empty():       # a bug of this policy: never hand out an illegal schedule
-        raise TilingError(f"tiling produced an illegal schedule; violated: {bad}")
+    if not is_legal(result, validity):       # a bug of this policy: never hand out an illegal schedule
+        raise TilingError(f"tiling produced an illegal schedule; violated: "
+                          f"{violated_dependences(result, validity)}")
     return result, policy.report
 
 
