@@ -183,3 +183,18 @@ def test_a_wrong_schedule_that_slips_past_check_never_becomes_code(monkeypatch, 
     out = tmp_path / "out.c"
     out.write_text(result.text)
     assert verify(source, out).ok
+
+
+def test_a_division_printed_as_c_slash_needs_a_non_negative_dividend():
+    """isl prints floor(c0 / 2) as C's ``c0 / 2`` (pdiv_q) when it knows c0 >= 0; C
+    truncates towards zero, so for c0 = -3 the text would compute -1, not -2. The
+    reader holds isl to that promise wherever the expression is evaluated."""
+    from polysched.emit_c.validate import _Reader
+    half = isl.AstExpr.from_id(isl.Id("c0")).pdiv_q(isl.AstExpr.from_val(isl.Val(2)))
+    space = isl.Space.set_alloc(isl.DEFAULT_CONTEXT, 0, 1).set_dim_name(isl.dim_type.set, 0, "c0")
+    reader = _Reader(space)
+    reader.value(half)
+    reader.check_dividends(isl.Set("{ [c0] : 0 <= c0 <= 9 }").set_dim_name(isl.dim_type.set, 0, "c0"))
+    reader.value(half)
+    with pytest.raises(CodegenError, match=r"negative value in c0 / 2"):
+        reader.check_dividends(isl.Set("{ [c0] : -3 <= c0 <= 9 }").set_dim_name(isl.dim_type.set, 0, "c0"))

@@ -50,6 +50,7 @@ class _Reader:
         self.positions.update({space.get_dim_name(isl.dim_type.param, k): (isl.dim_type.param, k)
                                for k in range(space.dim(isl.dim_type.param))})
         self.universe = isl.Set.universe(space)
+        self.dividends: list[tuple[isl.PwAff, str]] = []     # of / and %, to be non-negative
 
     def constant(self, value: int) -> isl.PwAff:
         aff = isl.Aff.zero_on_domain(self.local).set_constant_val(isl.Val(value))
@@ -76,8 +77,11 @@ class _Reader:
             for arg in args[1:]:
                 result = result.min(self.value(arg)) if op == _op.min else result.max(self.value(arg))
             return result
-        if op in (_op.div, _op.fdiv_q, _op.pdiv_q):
-            # div: exact; pdiv_q: the dividend is non-negative, C's / is floor there
+        if op in (_op.pdiv_q, _op.pdiv_r):
+            # printed as C's / and %, which are floor and mod for a non-negative
+            # dividend only: isl promises one, `check_dividends` makes sure
+            self.dividends.append((self.value(args[0]), expr.to_C_str()))
+        if op in (_op.div, _op.fdiv_q, _op.pdiv_q):    # div: exact
             return self.value(args[0]).div(self.value(args[1])).floor()
         if op in (_op.pdiv_r, _op.zdiv_r):
             # zdiv_r is only compared with 0, where C's % and mod agree
@@ -85,6 +89,15 @@ class _Reader:
         if op in (_op.cond, _op.select):
             return self.condition(args[0]).indicator_function().cond(self.value(args[1]), self.value(args[2]))
         raise CodegenError(f"unexpected integer expression in the AST: {expr.to_C_str()}")
+
+    def check_dividends(self, where: isl.Set) -> None:
+        """The dividends of the ``/`` and ``%`` read since the last call are
+        non-negative wherever ``where`` holds (where those expressions are evaluated)."""
+        pending, self.dividends = self.dividends, []
+        zero = self.constant(0)
+        for dividend, text in pending:
+            if not dividend.lt_set(zero).intersect(where).is_empty():
+                raise CodegenError(f"isl's AST divides a negative value in {text} (printed as C's / or %)")
 
     def condition(self, expr: isl.AstExpr) -> isl.Set:
         op = expr.get_op_type() if expr.get_type() == _expr.op else None
@@ -122,17 +135,21 @@ def _min_or_max(expr: isl.AstExpr):
 
 
 def ast_dates(ast: isl.AstNode, iterators: list[str], params: isl.Space,
-              arity: dict[str, int]) -> isl.UnionMap:
+              arity: dict[str, int], context: isl.Set | None = None) -> isl.UnionMap:
     """``{ S[i...] -> [b0, c0, b1, c1, ...] }``: when the AST runs each instance (see the
     module docstring). ``iterators``: the AST's loop counter names, by depth;
     ``params``: the parameter space; ``arity[S]``: S's number of iterators (the AST
-    may pass more arguments, see lift.py: the first ones are the instance)."""
+    may pass more arguments, see lift.py: the first ones are the instance);
+    ``context``: the parameter values the AST was built for. Raises `CodegenError`
+    where a ``/`` or ``%`` could see a negative dividend there."""
     space = isl.Space.set_alloc(params.get_ctx(), params.dim(isl.dim_type.param), len(iterators))
     for k in range(params.dim(isl.dim_type.param)):
         space = space.set_dim_name(isl.dim_type.param, k, params.get_dim_name(isl.dim_type.param, k))
     for k, name in enumerate(iterators):
         space = space.set_dim_name(isl.dim_type.set, k, name)
     reader = _Reader(space)
+    if context is not None:
+        reader.universe = reader.universe.intersect_params(context)
     calls: list[tuple[str, list[isl.PwAff], isl.Set, list[isl.PwAff]]] = []
 
     def visit(node: isl.AstNode, where: isl.Set, date: list[isl.PwAff]) -> None:
@@ -145,6 +162,7 @@ def ast_dates(ast: isl.AstNode, iterators: list[str], params: isl.Space,
             visit(node.mark_get_node(), where, date)
         elif kind == _node.if_:
             condition = reader.condition(node.if_get_cond())
+            reader.check_dividends(where)
             visit(node.if_get_then_node(), where.intersect(condition), date)
             if node.if_has_else_node():
                 visit(node.if_get_else_node(), where.subtract(condition), date)
@@ -153,14 +171,18 @@ def ast_dates(ast: isl.AstNode, iterators: list[str], params: isl.Space,
             start = reader.value(node.for_get_init())
             if node.for_is_degenerate():
                 runs = counter.eq_set(start)
+                reader.check_dividends(where)
             else:
                 step = node.for_get_inc().get_val()
                 # counter = start + step * n for some n >= 0, while the condition holds
                 # (isl's loop conditions are upper bounds: false once, false after)
                 runs = reader.compare(_op.ge, node.for_get_iterator(), node.for_get_init())
-                runs = runs.intersect(reader.condition(node.for_get_cond()))
                 if not step.is_one():
                     runs = runs.intersect(counter.sub(start).mod_val(step).eq_set(reader.constant(0)))
+                reader.check_dividends(where)                 # the start, once
+                condition = reader.condition(node.for_get_cond())
+                reader.check_dividends(where.intersect(runs))    # each counter value from the start
+                runs = runs.intersect(condition)
             visit(node.for_get_body(), where.intersect(runs), date + [counter])
         elif kind == _node.user:
             call = node.user_get_expr()
@@ -168,6 +190,7 @@ def ast_dates(ast: isl.AstNode, iterators: list[str], params: isl.Space,
             if name not in arity:
                 raise CodegenError(f"the AST calls {name!r}, which is not a statement")
             args = [reader.value(call.get_op_arg(k)) for k in range(1, 1 + arity[name])]
+            reader.check_dividends(where)
             calls.append((name, args, where, date))
         else:
             raise CodegenError(f"unexpected AST node: {node.to_C_str()}")
@@ -214,7 +237,7 @@ def validate_ast(ast: isl.AstNode, iterators: list[str], scop, deps,
     else:
         ast_domain = domain
     arity = {s.get_tuple_name(): s.dim(isl.dim_type.set) for s in sets_of(ast_domain)}
-    dates = ast_dates(ast, iterators, context.get_space(), arity).intersect_params(context).coalesce()
+    dates = ast_dates(ast, iterators, context.get_space(), arity, context).intersect_params(context).coalesce()
     ran = dates.domain()
     if not ast_domain.is_subset(ran):
         raise CodegenError(f"isl's AST never runs: {_example(ast_domain.subtract(ran))}")
