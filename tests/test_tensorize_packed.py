@@ -69,7 +69,8 @@ def test_exact_kernel_is_bit_identical_under_default_contraction(tmp_path):
     assert len(got) == len(want) and max(abs(a - b) for a, b in zip(got, want)) < 1e-9
 
 
-def test_auto_tensorize_uses_fma_only_on_request():
+def test_auto_tensorize_uses_fma_only_on_request(monkeypatch):
+    monkeypatch.setenv("POLYSCHED_CBLAS", "none")     # no BLAS: see test_tensorize_cblas.py
     program = ps.Program.from_file(KERNELS + "gemm.c")
     exact, report = auto_tensorize(program, builtin_intrinsics())
     [applied] = [a for a in report if a.applied]

@@ -10,6 +10,9 @@ the file produced by :func:`polysched.pipeline.optimize`, same compiler and flag
 --tensorize auto``: each statement's best legal exact intrinsic match (OpenMP over its
 blocks), or, when no statement has one, the ``pluto-tile-par`` file; compiled with
 ``-I`` the intrinsics header's directory.
+``pluto-tensorize-reassoc``: the same with ``--reassociate``: the intrinsics whose sums
+round differently may be chosen too (a CBLAS call when polysched finds a CBLAS, else the
+FMA packed kernels); verified under the tolerance, like every variant.
 Any name takes parameters after colons (:func:`parse_variant`): ``pluto-tile:sizes=32,32,32``
 (tile sizes, the tile variants), ``pluto-tile-par:threads=1`` (OMP_NUM_THREADS).
 """
@@ -105,10 +108,13 @@ def polly_variants(cflags=DEFAULT_CFLAGS) -> list[Variant]:
 
 
 TENSORIZE = "pluto-tensorize"
+TENSORIZE_REASSOC = "pluto-tensorize-reassoc"
 
 
-def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> Variant:
-    """``pluto-tensorize`` (see the module doc)."""
+def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: bool = False) -> Variant:
+    """``pluto-tensorize`` or, with ``reassociate``, ``pluto-tensorize-reassoc`` (see the
+    module doc)."""
+    name = TENSORIZE_REASSOC if reassociate else TENSORIZE
     from polysched.tensorize import INCLUDE_DIR
 
     def make_source(kernel, workdir: Path) -> Path:
@@ -116,22 +122,25 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> Variant:
         from polysched.pipeline import OptimizeOptions, optimize
         from polysched.tensorize import auto_tensorize, builtin_intrinsics
 
-        program, report = auto_tensorize(Program.from_file(kernel.path), builtin_intrinsics(), parallel=True)
+        program, report = auto_tensorize(Program.from_file(kernel.path), builtin_intrinsics(), parallel=True,
+                                         reassociate=reassociate)
         if any(item.applied for item in report):
             text = program.c_code()
         else:
-            text = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+            text = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True,
+                                                                    reassociate=reassociate)).text
         workdir.mkdir(parents=True, exist_ok=True)
-        out = workdir / f"{kernel.name}.{TENSORIZE}.c"
+        out = workdir / f"{kernel.name}.{name}.c"
         out.write_text(text)
         return out
 
-    make_source.__name__ = "polysched optimize --tile --parallel --tensorize auto"
-    return Variant(TENSORIZE, make_source, cc, (*cflags, f"-I{INCLUDE_DIR}"), openmp=True)
+    make_source.__name__ = "polysched optimize --tile --parallel --tensorize auto" + (
+        " --reassociate" if reassociate else "")
+    return Variant(name, make_source, cc, (*cflags, f"-I{INCLUDE_DIR}"), openmp=True)
 
 
 def all_variant_names() -> list[str]:
-    return [ORIG, *DEFAULT_VARIANTS, "identity-sched", "polly", "polly-par", TENSORIZE]
+    return [ORIG, *DEFAULT_VARIANTS, "identity-sched", "polly", "polly-par", TENSORIZE, TENSORIZE_REASSOC]
 
 
 VARIANT_PARAMS = ("sizes", "threads")
@@ -202,8 +211,8 @@ def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Va
             continue
         if name == ORIG:
             continue
-        if name == TENSORIZE:
-            variants.append(tensorize_variant(cc, cflags))
+        if name in (TENSORIZE, TENSORIZE_REASSOC):
+            variants.append(tensorize_variant(cc, cflags, reassociate=name == TENSORIZE_REASSOC))
         elif name.startswith("polly"):
             if name not in polly:
                 raise ValueError(f"variant {name!r} needs clang with Polly (Debian: apt-get install "

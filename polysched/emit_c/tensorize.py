@@ -180,13 +180,18 @@ _CALL_NOTE = re.compile(r"/\* polysched: tensorize (\w+) \*/")
 def intrinsic_includes(texts: list[str]) -> str:
     """``#include "polysched_intrinsics.h"`` lines (one per header) for the intrinsic
     calls in the generated region ``texts``, to put at the top of the file; compile it
-    with ``-I`` ``polysched.tensorize.INCLUDE_DIR``."""
+    with ``-I`` ``polysched.tensorize.INCLUDE_DIR``. A library the calls use and polysched
+    found (``library: cblas``) is named above them as the program's default.)"""
     from polysched.tensorize.intrinsic import lookup
 
-    headers = []
+    from polysched.tensorize.library import library_defines
+
+    headers, libraries = [], []
     for text in texts:
         for name in _CALL_NOTE.findall(text):
-            header = lookup(name).header
-            if header and header not in headers:
-                headers.append(header)
-    return "".join(f'#include "{h}"\n' for h in headers)
+            intrinsic = lookup(name)
+            if intrinsic.header and intrinsic.header not in headers:
+                headers.append(intrinsic.header)
+            if intrinsic.library and intrinsic.library not in libraries:
+                libraries.append(intrinsic.library)
+    return "".join(library_defines(kind) for kind in libraries) + "".join(f'#include "{h}"\n' for h in headers)

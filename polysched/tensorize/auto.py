@@ -6,24 +6,29 @@ skipped.
 Intrinsics whose results are not bit-identical take part only on request: ``numerics:
 fma`` (a fused multiply-add rounds once where the program rounds twice) with
 ``reassociate=True``, the user's consent to floating-point results that differ in
-rounding; any other kind (``bf16``: inputs rounded to 8 significant bits) never
+rounding, and ``numerics: reassociate`` (a library call summing in its own order);
+any other kind (``bf16``: inputs rounded to 8 significant bits) never
 automatically. An explicit choice is a request too: when every intrinsic given is
 inexact (the caller named them, e.g. ``--tensorize sgemm_packed_bf16``), they are all
-used."""
+used. An intrinsic that calls a library (``library: cblas``) takes part only when
+polysched finds that library on this machine."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from polysched.errors import TransformError
 
+from .library import find_library
 from .match import Match, match_statement
 
 # what reassociate=True admits besides exact intrinsics
-REASSOCIATE_NUMERICS = frozenset({"fma"})
+REASSOCIATE_NUMERICS = frozenset({"fma", "reassociate"})
 
 
 def admitted(intrinsic, reassociate: bool) -> bool:
     """May auto_tensorize pick ``intrinsic`` among others (see the module doc)?"""
+    if intrinsic.library and find_library(intrinsic.library) is None:
+        return False
     return intrinsic.exact or (reassociate and intrinsic.numerics in REASSOCIATE_NUMERICS)
 
 

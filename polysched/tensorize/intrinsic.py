@@ -15,6 +15,10 @@ over the intrinsic's operands) and a comment block of ``key: value`` metadata::
      *                                  epilogue may run; other fixed loops need multiples)
      * packing: A B                    (optional: operands the implementation copies into
      *                                  packed panels itself; the cost model counts it)
+     * library: cblas                   (optional: the implementation calls a shared library
+     *                                  found at run time, see tensorize/library.py; the
+     *                                  intrinsic is chosen automatically only when
+     *                                  polysched finds one here)
      * numerics: exact                 (optional, default exact: bit-identical to the
      *                                  semantics compiled with -ffp-contract=off; any
      *                                  other word, e.g. "fma" or "bf16", says how the
@@ -49,12 +53,13 @@ import islpy as isl
 from polysched.errors import PolyschedError
 from polysched.scop import extract
 
+from .library import LOCATORS
 from .pattern import Pattern, statement_pattern
 
 INTRINSICS_DIR = Path(__file__).parent / "intrinsics"
 INCLUDE_DIR = Path(__file__).parent / "include"
 _KEYS = ("name", "features", "header", "function", "call", "stride1", "remainder", "packing",
-         "numerics", "doc")
+         "library", "numerics", "doc")
 
 
 class IntrinsicError(PolyschedError):
@@ -86,6 +91,7 @@ class Intrinsic:
     extent_params: dict[str, str] = field(default_factory=dict)   # free loop -> its parameter
     packing: frozenset[str] = frozenset()
     numerics: str = "exact"
+    library: str = ""
 
     @property
     def exact(self) -> bool:
@@ -116,7 +122,7 @@ class Intrinsic:
                 "header": self.header, "call": self.call,
                 "stride1": {k: sorted(v) for k, v in self.stride1.items()},
                 "remainder": sorted(self.remainder), "packing": sorted(self.packing),
-                "numerics": self.numerics, "doc": self.doc}
+                "library": self.library, "numerics": self.numerics, "doc": self.doc}
 
 
 def _metadata(text: str, path: str) -> dict[str, str]:
@@ -189,12 +195,16 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
     if len(numerics.split()) != 1:
         raise IntrinsicError(f"{path}: numerics must be one word (exact, fma, bf16, ...), not {numerics!r}")
     features = tuple(tuple(alt.split()) for alt in meta.get("features", "").split("|") if alt.split())
+    library = meta.get("library", "").strip()
+    if library and library not in LOCATORS:
+        raise IntrinsicError(f"{path}: unknown library {library!r} (known: {', '.join(sorted(LOCATORS))})")
     name = meta.get("name") or path.stem
     intrinsic = Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
                      features=features, header=meta.get("header", "polysched_intrinsics.h"),
                      function=meta.get("function", ""), call=meta.get("call", ""),
                      stride1=stride1, remainder=remainder, doc=meta.get("doc", ""),
-                     extent_params=extent_params, packing=packing, numerics=numerics)
+                     extent_params=extent_params, packing=packing, numerics=numerics,
+                     library=library)
     _LOADED[intrinsic.name] = intrinsic
     return intrinsic
 

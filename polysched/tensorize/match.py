@@ -135,4 +135,4 @@ def _finish(problem, structural: StructuralMatch, deps) -> Match:
     remainder = [prog.loops[p] for l, p in loop_map if problem.needs_remainder(l, p)]
     legal, reason = legality(problem, loop_map, deps)
     return Match(problem.statement.name, intr.name, dict(loop_pairs), dict(array_pairs), remainder,
-                 legal, reason, estimate(problem, loop_map), native_path(intr.features))
+                 legal, reason, estimate(problem, loop_map), native_path(intr))

@@ -762,6 +762,159 @@ static inline void polysched_dgemm_packed_fma_scaled(long m_, long n_, long k_, 
   polysched_pk_dispatch(m_, n_, k_, alpha, 1, 1, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
+/* ---------------------------------------------------------------- CBLAS library -- */
+
+/* C[i][j] += A[i][k] * B[k][j] (or alpha * A[i][k] * B[k][j]) as one cblas_dgemm call
+ * (beta = 1), through a CBLAS found at run time: the shared library named by the
+ * environment variable POLYSCHED_CBLAS (and only it, when it is set: "none" means no
+ * library), else POLYSCHED_CBLAS_DEFAULT (polysched defines it above this #include with
+ * the library it found when it wrote the file), else the usual sonames
+ * (libcblas.so.3, libopenblas.so.0, libblis.so.4, libmkl_rt.so.2).
+ * The ABI is read from the symbol: cblas_dgemm / scipy_cblas_dgemm take int sizes,
+ * cblas_dgemm64_ / scipy_cblas_dgemm64_ (and an OpenBLAS built with USE64BITINT) take
+ * int64_t.  A BLAS sums in its own order with fused multiply-adds: NOT bit-identical
+ * (opt-in, like the FMA kernels).  No library (or no dlopen: -DPOLYSCHED_NO_DLOPEN),
+ * an operand with no unit stride, a size past the ABI's int, or a call from inside an
+ * OpenMP parallel region (the BLAS has threads of its own) take
+ * polysched_dgemm_packed_fma[_scaled] instead.  When OMP_NUM_THREADS is set the BLAS is
+ * told to use that many threads, so a timing at T threads means T threads for both. */
+#if !defined(POLYSCHED_NO_DLOPEN) && (defined(__linux__) || defined(__APPLE__))
+#  include <dlfcn.h>
+#  define POLYSCHED_DLOPEN 1
+#else
+#  define POLYSCHED_DLOPEN 0
+#endif
+#ifdef _OPENMP
+#  include <omp.h>
+#  define POLYSCHED_IN_PARALLEL() omp_in_parallel()
+#else
+#  define POLYSCHED_IN_PARALLEL() 0
+#endif
+#ifndef POLYSCHED_CBLAS_DEFAULT
+#  define POLYSCHED_CBLAS_DEFAULT ""
+#endif
+
+typedef void (*polysched_cblas_dgemm32)(int, int, int, int, int, int, double, const double *, int,
+                                        const double *, int, double, double *, int);
+typedef void (*polysched_cblas_dgemm64)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
+                                        int64_t, const double *, int64_t, double, double *, int64_t);
+
+/* 0: not looked for yet; 1: found, int sizes; 2: found, int64_t sizes; -1: none */
+static int polysched_cblas_abi;
+static void *polysched_cblas_fn;
+
+static inline int polysched_cblas_load(void)
+{
+  int abi = __atomic_load_n(&polysched_cblas_abi, __ATOMIC_ACQUIRE);
+  if (abi)
+    return abi;
+  abi = -1;
+#if POLYSCHED_DLOPEN
+  {
+    /* POLYSCHED_CBLAS, when set, is the only library tried (as in polysched's own search) */
+    const char *chosen = getenv("POLYSCHED_CBLAS");
+    const char *names[] = {chosen ? chosen : POLYSCHED_CBLAS_DEFAULT, chosen ? "" : "libcblas.so.3",
+                           chosen ? "" : "libopenblas.so.0", chosen ? "" : "libblis.so.4",
+                           chosen ? "" : "libmkl_rt.so.2", chosen ? "" : "libmkl_rt.so"};
+    static const char *const symbols[4] = {"cblas_dgemm", "scipy_cblas_dgemm", "cblas_dgemm64_",
+                                           "scipy_cblas_dgemm64_"};
+    size_t n, s;
+    for (n = 0; n < sizeof names / sizeof *names && abi < 0; n++) {
+      void *lib;
+      if (!names[n] || !names[n][0] || !(lib = dlopen(names[n], RTLD_NOW | RTLD_LOCAL)))
+        continue;
+      for (s = 0; s < 4 && abi < 0; s++) {
+        void *fn = dlsym(lib, symbols[s]);
+        if (fn) {
+          char *(*config)(void) = s < 2 ? (char *(*)(void))dlsym(lib, s ? "scipy_openblas_get_config"
+                                                                         : "openblas_get_config") : 0;
+          abi = s < 2 ? 1 : 2;
+          if (config && strstr(config(), "USE64BITINT"))
+            abi = 2;        /* an ILP64 OpenBLAS without the 64_ suffix */
+          polysched_cblas_fn = fn;
+          {
+            const char *threads = getenv("OMP_NUM_THREADS");
+            static const char *const setters[4] = {"openblas_set_num_threads", "scipy_openblas_set_num_threads",
+                                                   "openblas_set_num_threads64_", "scipy_openblas_set_num_threads64_"};
+            void *set = dlsym(lib, setters[s]);
+            if (threads && atoi(threads) > 0 && set)
+              ((void (*)(int))set)(atoi(threads));      /* an int in every OpenBLAS ABI */
+          }
+        }
+      }
+      if (abi < 0)
+        dlclose(lib);
+    }
+  }
+#endif
+  __atomic_store_n(&polysched_cblas_abi, abi, __ATOMIC_RELEASE);
+  return abi;
+}
+
+/* One operand (rows x cols, strides rs, cs) as CBLAS sees it: 111 (CblasNoTrans) with
+ * leading dimension rs when cs == 1, 112 (CblasTrans) with cs when rs == 1; 0 when
+ * neither stride is 1 or the leading dimension is too small for CBLAS. */
+static inline int polysched_cblas_trans(long rows, long cols, long rs, long cs, long *ld)
+{
+  if (cs == 1 && rs >= (cols > 1 ? cols : 1)) {
+    *ld = rs;
+    return 111;
+  }
+  if (rs == 1 && cs >= (rows > 1 ? rows : 1)) {
+    *ld = cs;
+    return 112;
+  }
+  return 0;
+}
+
+/* Does the output block (m x n, row stride rsC) share memory with a (rows x cols, rs, cs)
+ * operand?  A BLAS may not be called then (its packing and stores would race). */
+static inline int polysched_cblas_overlap(const double *C, long m, long n, long rsC, const double *X,
+                                          long rows, long cols, long rs, long cs)
+{
+  const double *c_end = C + (m - 1) * rsC + n, *x_end = X + (rows - 1) * rs + (cols - 1) * cs + 1;
+  return !(x_end <= C || c_end <= X);
+}
+
+static inline void polysched_cblas_or_packed(long m_, long n_, long k_, double alpha, int scaled,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  long lda = 0, ldb = 0;
+  int ta = polysched_cblas_trans(m_, k_, rsA, csA, &lda), tb = polysched_cblas_trans(k_, n_, rsB, csB, &ldb);
+  int abi;
+  if (m_ <= 0 || n_ <= 0 || k_ <= 0)
+    return;
+  abi = POLYSCHED_IN_PARALLEL() ? -1 : polysched_cblas_load();
+  if (polysched_cblas_overlap(C, m_, n_, rsC, A, m_, k_, rsA, csA)
+      || polysched_cblas_overlap(C, m_, n_, rsC, B, k_, n_, rsB, csB))
+    abi = -1;
+  if (abi == 1 && (m_ > 2147483647L || n_ > 2147483647L || k_ > 2147483647L || lda > 2147483647L
+                   || ldb > 2147483647L || rsC > 2147483647L))
+    abi = -1;
+  if (abi > 0 && ta && tb && rsC >= n_) {
+    POLYSCHED_PATH("cblas");
+    if (abi == 1)
+      ((polysched_cblas_dgemm32)polysched_cblas_fn)(101, ta, tb, (int)m_, (int)n_, (int)k_, alpha, A, (int)lda,
+                                                   B, (int)ldb, 1.0, C, (int)rsC);
+    else
+      ((polysched_cblas_dgemm64)polysched_cblas_fn)(101, ta, tb, m_, n_, k_, alpha, A, lda, B, ldb, 1.0, C, rsC);
+    return;
+  }
+  polysched_pk_dispatch(m_, n_, k_, alpha, scaled, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+static inline void polysched_dgemm_cblas(long m_, long n_, long k_, const double *A, long rsA, long csA,
+    const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_cblas_or_packed(m_, n_, k_, 1.0, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+static inline void polysched_dgemm_cblas_scaled(long m_, long n_, long k_, double alpha, const double *A,
+    long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_cblas_or_packed(m_, n_, k_, alpha, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
 /* ---------------------------------------------------------------- packed int8 gemm - */
 
 /* C[i][j] += A[i][k] * B[k][j]: int8 (or uint8) A x int8 B -> int32 C, a whole M x N x K

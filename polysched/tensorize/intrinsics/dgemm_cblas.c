@@ -1,0 +1,21 @@
+/* polysched intrinsic
+ * name: dgemm_cblas
+ * features:
+ * library: cblas
+ * header: polysched_intrinsics.h
+ * function: polysched_dgemm_cblas
+ * call: polysched_dgemm_cblas(M, N, K, base(A), rs(A), cs(A), base(B), rs(B), cs(B), base(C), rs(C))
+ * stride1: C[1]
+ * numerics: reassociate
+ * doc: f64 block product as one cblas_dgemm call (beta = 1) into a CBLAS found at run time, else the FMA packed kernel; the BLAS's summation order: NOT bit-identical (opt-in: reassociate=True)
+ */
+void dgemm_cblas(int M, int N, int K, double C[M][N], double A[M][K], double B[K][N])
+{
+  int i, j, k;
+#pragma scop
+  for (k = 0; k < K; k++)
+    for (i = 0; i < M; i++)
+      for (j = 0; j < N; j++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
