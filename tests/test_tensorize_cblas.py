@@ -38,6 +38,18 @@ void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, c
     }
   if (log) { FILE *f = fopen(log, "a"); fprintf(f, "call %d %d %d %d %d\n", ta, tb, m, n, k); fclose(f); }
 }
+void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *A, int lda,
+                 const float *B, int ldb, float beta, float *C, int ldc)
+{
+  int i, j, p;
+  const char *log = getenv("FAKE_CBLAS_LOG");
+  if (order != 101 || ta != 111 || tb != 111 || beta != 1.0f) abort();
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++)
+      for (p = k - 1; p >= 0; p--)
+        C[i * ldc + j] += alpha * A[i * lda + p] * B[p * ldb + j];
+  if (log) { FILE *f = fopen(log, "a"); fprintf(f, "scall %d %d %d\n", m, n, k); fclose(f); }
+}
 """
 
 # Calls of the header function on (M x K) * (K x N) blocks taken out of larger arrays, with
@@ -89,6 +101,19 @@ int main(void)
   /* C is A's first rows: a BLAS may not be called on overlapping operands */
   polysched_dgemm_cblas(4, 4, 4, &A[0][0], 2 * K, 1, &B[0][0], 2 * N, 1, &A[0][8], 2 * K);
   printf("overlap %s\n", polysched_path_taken);
+  {
+    static float a[M][K], b[K][N], c[M][N], r[M][N];
+    int k, ok = 1;
+    for (i = 0; i < M; i++) for (k = 0; k < K; k++) a[i][k] = (float)A[i][k];
+    for (k = 0; k < K; k++) for (j = 0; j < N; j++) b[k][j] = (float)B[k][j];
+    for (i = 0; i < M; i++) for (j = 0; j < N; j++) c[i][j] = r[i][j] = (float)(i - j);
+    for (k = 0; k < K; k++) for (i = 0; i < M; i++) for (j = 0; j < N; j++)
+      r[i][j] = r[i][j] + 0.5f * a[i][k] * b[k][j];
+    polysched_sgemm_cblas_scaled(M, N, K, 0.5f, &a[0][0], K, 1, &b[0][0], N, 1, &c[0][0], N);
+    for (i = 0; i < M; i++) for (j = 0; j < N; j++)
+      if (fabsf(c[i][j] - r[i][j]) > 1e-4f * (1 + fabsf(r[i][j]))) ok = 0;
+    printf("sgemm %s %s\n", polysched_path_taken, ok ? "ok" : "WRONG");
+  }
   return 0;
 }
 """
@@ -134,14 +159,16 @@ def test_the_int_abi_is_called_for_unit_stride_operands_and_the_rest_falls_back(
     assert runs["strided"][1] == "ok" and runs["strided"][0] != "cblas"
     assert runs["empty"] == ["none", "ok"]
     assert runs["overlap"][0] != "cblas"
+    assert runs["sgemm"] == ["cblas", "ok"]
     # CblasNoTrans = 111, CblasTrans = 112; M N K as given
     assert log.read_text().splitlines() == ["call 111 111 23 31 57", "call 112 111 23 31 57",
-                                           "call 111 112 23 31 57"]
+                                           "call 111 112 23 31 57", "scall 23 31 57"]
 
 
 def test_without_a_library_every_call_takes_the_packed_kernel(driver, tmp_path):
     runs = _run(driver, {"POLYSCHED_CBLAS": "none"})
     assert all(v[-1] == "ok" for k, v in runs.items() if k != "overlap")
+    assert runs["sgemm"] == ["portable", "ok"]
     assert not any("cblas" in v for v in runs.values())
 
 
@@ -151,7 +178,7 @@ def test_an_ilp64_openblas_is_called_with_int64_sizes(driver):
     [ilp64] = [p for p in _python_package_libraries() if "64_" in p][:1]
     runs = _run(driver, {"POLYSCHED_CBLAS": ilp64, "OMP_NUM_THREADS": "2"})
     assert runs["plain"] == ["cblas", "ok"] and runs["transA"] == ["cblas", "ok"]
-    assert runs["transB"] == ["cblas", "ok"]
+    assert runs["transB"] == ["cblas", "ok"] and runs["sgemm"] == ["cblas", "ok"]
 
 
 def test_the_library_is_looked_up_only_where_polysched_is_told(fake_cblas, monkeypatch):

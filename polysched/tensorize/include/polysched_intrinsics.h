@@ -764,22 +764,24 @@ static inline void polysched_dgemm_packed_fma_scaled(long m_, long n_, long k_, 
 
 /* ---------------------------------------------------------------- CBLAS library -- */
 
-/* C[i][j] += A[i][k] * B[k][j] (or alpha * A[i][k] * B[k][j]) as one cblas_dgemm call
- * (beta = 1), through a CBLAS found at run time: the shared library named by the
- * environment variable POLYSCHED_CBLAS (and only it, when it is set: "none" means no
- * library), else POLYSCHED_CBLAS_DEFAULT (polysched defines it above this #include with
- * the library it found when it wrote the file), else the usual sonames
- * (libcblas.so.3, libopenblas.so.0, libblis.so.4, libmkl_rt.so.2).
- * The ABI is read from the symbol: cblas_dgemm / scipy_cblas_dgemm take int sizes,
- * cblas_dgemm64_ / scipy_cblas_dgemm64_ (and an OpenBLAS built with USE64BITINT) take
+/* C[i][j] += A[i][k] * B[k][j] (or alpha * A[i][k] * B[k][j]) as one cblas_dgemm (f64)
+ * or cblas_sgemm (f32) call with beta = 1, through a CBLAS found at run time: the shared
+ * library named by the environment variable POLYSCHED_CBLAS (and only it, when it is
+ * set: "none" means no library), else POLYSCHED_CBLAS_DEFAULT (polysched defines it
+ * above this #include with the library it found when it wrote the file), else the usual
+ * sonames (libcblas.so.3, libopenblas.so.0, libblis.so.4, libmkl_rt.so.2).
+ * The ABI is read from the symbols: cblas_?gemm / scipy_cblas_?gemm take int sizes,
+ * cblas_?gemm64_ / scipy_cblas_?gemm64_ (and an OpenBLAS built with USE64BITINT) take
  * int64_t.  A BLAS sums in its own order with fused multiply-adds: NOT bit-identical
  * (opt-in, like the FMA kernels).  No library (or no dlopen: -DPOLYSCHED_NO_DLOPEN),
- * an operand with no unit stride, a size past the ABI's int, or a call from inside an
- * OpenMP parallel region (the BLAS has threads of its own) take
- * polysched_dgemm_packed_fma[_scaled] instead.  When OMP_NUM_THREADS is set the BLAS is
- * told to use that many threads, so a timing at T threads means T threads for both. */
+ * an operand with no unit stride, a size past the ABI's int, C overlapping an operand,
+ * or a call from inside an OpenMP parallel region (the BLAS has threads of its own)
+ * take the fallback: polysched_dgemm_packed_fma[_scaled] for f64, the loop nest for f32.
+ * When OMP_NUM_THREADS is set the BLAS is told to use that many threads, so a timing
+ * at T threads means T threads for both. */
 #if !defined(POLYSCHED_NO_DLOPEN) && (defined(__linux__) || defined(__APPLE__))
 #  include <dlfcn.h>
+#  include <stdio.h>
 #  define POLYSCHED_DLOPEN 1
 #else
 #  define POLYSCHED_DLOPEN 0
@@ -794,14 +796,9 @@ static inline void polysched_dgemm_packed_fma_scaled(long m_, long n_, long k_, 
 #  define POLYSCHED_CBLAS_DEFAULT ""
 #endif
 
-typedef void (*polysched_cblas_dgemm32)(int, int, int, int, int, int, double, const double *, int,
-                                        const double *, int, double, double *, int);
-typedef void (*polysched_cblas_dgemm64)(int, int, int, int64_t, int64_t, int64_t, double, const double *,
-                                        int64_t, const double *, int64_t, double, double *, int64_t);
-
 /* 0: not looked for yet; 1: found, int sizes; 2: found, int64_t sizes; -1: none */
 static int polysched_cblas_abi;
-static void *polysched_cblas_fn;
+static void *polysched_cblas_dgemm_fn, *polysched_cblas_sgemm_fn;
 
 static inline int polysched_cblas_load(void)
 {
@@ -811,36 +808,35 @@ static inline int polysched_cblas_load(void)
   abi = -1;
 #if POLYSCHED_DLOPEN
   {
-    /* POLYSCHED_CBLAS, when set, is the only library tried (as in polysched's own search) */
+    /* the symbol prefixes and suffixes (naming schemes) tried in each library */
+    static const char *const prefix[4] = {"", "scipy_", "", "scipy_"};
+    static const char *const suffix[4] = {"", "", "64_", "64_"};
     const char *chosen = getenv("POLYSCHED_CBLAS");
     const char *names[] = {chosen ? chosen : POLYSCHED_CBLAS_DEFAULT, chosen ? "" : "libcblas.so.3",
                            chosen ? "" : "libopenblas.so.0", chosen ? "" : "libblis.so.4",
                            chosen ? "" : "libmkl_rt.so.2", chosen ? "" : "libmkl_rt.so"};
-    static const char *const symbols[4] = {"cblas_dgemm", "scipy_cblas_dgemm", "cblas_dgemm64_",
-                                           "scipy_cblas_dgemm64_"};
     size_t n, s;
+    char symbol[64];
     for (n = 0; n < sizeof names / sizeof *names && abi < 0; n++) {
       void *lib;
       if (!names[n] || !names[n][0] || !(lib = dlopen(names[n], RTLD_NOW | RTLD_LOCAL)))
         continue;
       for (s = 0; s < 4 && abi < 0; s++) {
-        void *fn = dlsym(lib, symbols[s]);
-        if (fn) {
-          char *(*config)(void) = s < 2 ? (char *(*)(void))dlsym(lib, s ? "scipy_openblas_get_config"
-                                                                         : "openblas_get_config") : 0;
-          abi = s < 2 ? 1 : 2;
-          if (config && strstr(config(), "USE64BITINT"))
-            abi = 2;        /* an ILP64 OpenBLAS without the 64_ suffix */
-          polysched_cblas_fn = fn;
-          {
-            const char *threads = getenv("OMP_NUM_THREADS");
-            static const char *const setters[4] = {"openblas_set_num_threads", "scipy_openblas_set_num_threads",
-                                                   "openblas_set_num_threads64_", "scipy_openblas_set_num_threads64_"};
-            void *set = dlsym(lib, setters[s]);
-            if (threads && atoi(threads) > 0 && set)
-              ((void (*)(int))set)(atoi(threads));      /* an int in every OpenBLAS ABI */
-          }
-        }
+        const char *threads = getenv("OMP_NUM_THREADS");
+        char *(*config)(void);
+        void (*set_threads)(int);
+        snprintf(symbol, sizeof symbol, "%scblas_dgemm%s", prefix[s], suffix[s]);
+        if (!(polysched_cblas_dgemm_fn = dlsym(lib, symbol)))
+          continue;
+        snprintf(symbol, sizeof symbol, "%scblas_sgemm%s", prefix[s], suffix[s]);
+        polysched_cblas_sgemm_fn = dlsym(lib, symbol);
+        snprintf(symbol, sizeof symbol, "%sopenblas_get_config%s", prefix[s], suffix[s]);
+        config = (char *(*)(void))dlsym(lib, symbol);
+        abi = suffix[s][0] || (config && strstr(config(), "USE64BITINT")) ? 2 : 1;
+        snprintf(symbol, sizeof symbol, "%sopenblas_set_num_threads%s", prefix[s], suffix[s]);
+        set_threads = (void (*)(int))dlsym(lib, symbol);   /* an int in every OpenBLAS ABI */
+        if (threads && atoi(threads) > 0 && set_threads)
+          set_threads(atoi(threads));
       }
       if (abi < 0)
         dlclose(lib);
@@ -867,16 +863,36 @@ static inline int polysched_cblas_trans(long rows, long cols, long rs, long cs, 
   return 0;
 }
 
-/* Does the output block (m x n, row stride rsC) share memory with a (rows x cols, rs, cs)
- * operand?  A BLAS may not be called then (its packing and stores would race). */
-static inline int polysched_cblas_overlap(const double *C, long m, long n, long rsC, const double *X,
-                                          long rows, long cols, long rs, long cs)
+/* The ABI to call ?gemm with for these operands (1 int, 2 int64_t), or 0: take the
+ * fallback.  C (m x n, row stride rsC) may not share memory with A or B, whose bytes
+ * are [a0, a1) and [b0, b1). */
+static inline int polysched_cblas_usable(long m_, long n_, long k_, int ta, int tb, long lda, long ldb,
+    long rsC, const char *c0, const char *c1, const char *a0, const char *a1, const char *b0, const char *b1)
 {
-  const double *c_end = C + (m - 1) * rsC + n, *x_end = X + (rows - 1) * rs + (cols - 1) * cs + 1;
-  return !(x_end <= C || c_end <= X);
+  int abi;
+  if (!ta || !tb || rsC < n_ || POLYSCHED_IN_PARALLEL() || (a0 < c1 && c0 < a1) || (b0 < c1 && c0 < b1))
+    return 0;
+  abi = polysched_cblas_load();
+  if (abi == 1 && (m_ > 2147483647L || n_ > 2147483647L || k_ > 2147483647L || lda > 2147483647L
+                   || ldb > 2147483647L || rsC > 2147483647L))
+    return 0;
+  return abi > 0 ? abi : 0;
 }
 
-static inline void polysched_cblas_or_packed(long m_, long n_, long k_, double alpha, int scaled,
+/* polysched_?gemm_cblas_call(T, ...): one cblas_?gemm call (row-major, beta = 1) through
+ * the loaded function pointer FN with the ABI's integer type */
+#define POLYSCHED_CBLAS_CALL(T, FN, abi, ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc)                  \
+  do {                                                                                                   \
+    if ((abi) == 1)                                                                                      \
+      ((void (*)(int, int, int, int, int, int, T, const T *, int, const T *, int, T, T *, int))(FN))(   \
+          101, ta, tb, (int)(m), (int)(n), (int)(k), alpha, A, (int)(lda), B, (int)(ldb), (T)1, C,      \
+          (int)(ldc));                                                                                   \
+    else                                                                                                 \
+      ((void (*)(int, int, int, int64_t, int64_t, int64_t, T, const T *, int64_t, const T *, int64_t, T, \
+                 T *, int64_t))(FN))(101, ta, tb, m, n, k, alpha, A, lda, B, ldb, (T)1, C, ldc);         \
+  } while (0)
+
+static inline void polysched_dgemm_cblas_or_packed(long m_, long n_, long k_, double alpha, int scaled,
     const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
 {
   long lda = 0, ldb = 0;
@@ -884,20 +900,14 @@ static inline void polysched_cblas_or_packed(long m_, long n_, long k_, double a
   int abi;
   if (m_ <= 0 || n_ <= 0 || k_ <= 0)
     return;
-  abi = POLYSCHED_IN_PARALLEL() ? -1 : polysched_cblas_load();
-  if (polysched_cblas_overlap(C, m_, n_, rsC, A, m_, k_, rsA, csA)
-      || polysched_cblas_overlap(C, m_, n_, rsC, B, k_, n_, rsB, csB))
-    abi = -1;
-  if (abi == 1 && (m_ > 2147483647L || n_ > 2147483647L || k_ > 2147483647L || lda > 2147483647L
-                   || ldb > 2147483647L || rsC > 2147483647L))
-    abi = -1;
-  if (abi > 0 && ta && tb && rsC >= n_) {
+  abi = polysched_cblas_usable(m_, n_, k_, ta, tb, lda, ldb, rsC, (const char *)C,
+                               (const char *)(C + (m_ - 1) * rsC + n_), (const char *)A,
+                               (const char *)(A + (m_ - 1) * rsA + (k_ - 1) * csA + 1), (const char *)B,
+                               (const char *)(B + (k_ - 1) * rsB + (n_ - 1) * csB + 1));
+  if (abi && polysched_cblas_dgemm_fn) {
     POLYSCHED_PATH("cblas");
-    if (abi == 1)
-      ((polysched_cblas_dgemm32)polysched_cblas_fn)(101, ta, tb, (int)m_, (int)n_, (int)k_, alpha, A, (int)lda,
-                                                   B, (int)ldb, 1.0, C, (int)rsC);
-    else
-      ((polysched_cblas_dgemm64)polysched_cblas_fn)(101, ta, tb, m_, n_, k_, alpha, A, lda, B, ldb, 1.0, C, rsC);
+    POLYSCHED_CBLAS_CALL(double, polysched_cblas_dgemm_fn, abi, ta, tb, m_, n_, k_, alpha, A, lda, B, ldb,
+                         C, rsC);
     return;
   }
   polysched_pk_dispatch(m_, n_, k_, alpha, scaled, 1, A, rsA, csA, B, rsB, csB, C, rsC);
@@ -906,13 +916,54 @@ static inline void polysched_cblas_or_packed(long m_, long n_, long k_, double a
 static inline void polysched_dgemm_cblas(long m_, long n_, long k_, const double *A, long rsA, long csA,
     const double *B, long rsB, long csB, double *C, long rsC)
 {
-  polysched_cblas_or_packed(m_, n_, k_, 1.0, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_dgemm_cblas_or_packed(m_, n_, k_, 1.0, 0, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 static inline void polysched_dgemm_cblas_scaled(long m_, long n_, long k_, double alpha, const double *A,
     long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
 {
-  polysched_cblas_or_packed(m_, n_, k_, alpha, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_dgemm_cblas_or_packed(m_, n_, k_, alpha, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+/* f32: the fallback is the description's loop nest (k, i, j), exact */
+POLYSCHED_EXACT_FP
+static inline void polysched_sgemm_cblas_or_loops(long m_, long n_, long k_, float alpha, int scaled,
+    const float *A, long rsA, long csA, const float *B, long rsB, long csB, float *C, long rsC)
+{
+  POLYSCHED_EXACT_FP_BODY
+  long lda = 0, ldb = 0, i, j, k;
+  int ta = polysched_cblas_trans(m_, k_, rsA, csA, &lda), tb = polysched_cblas_trans(k_, n_, rsB, csB, &ldb);
+  int abi;
+  if (m_ <= 0 || n_ <= 0 || k_ <= 0)
+    return;
+  abi = polysched_cblas_usable(m_, n_, k_, ta, tb, lda, ldb, rsC, (const char *)C,
+                               (const char *)(C + (m_ - 1) * rsC + n_), (const char *)A,
+                               (const char *)(A + (m_ - 1) * rsA + (k_ - 1) * csA + 1), (const char *)B,
+                               (const char *)(B + (k_ - 1) * rsB + (n_ - 1) * csB + 1));
+  if (abi && polysched_cblas_sgemm_fn) {
+    POLYSCHED_PATH("cblas");
+    POLYSCHED_CBLAS_CALL(float, polysched_cblas_sgemm_fn, abi, ta, tb, m_, n_, k_, alpha, A, lda, B, ldb,
+                         C, rsC);
+    return;
+  }
+  POLYSCHED_PATH("portable");
+  for (k = 0; k < k_; k++)
+    for (i = 0; i < m_; i++)
+      for (j = 0; j < n_; j++)
+        C[i * rsC + j] = scaled ? C[i * rsC + j] + alpha * A[i * rsA + k * csA] * B[k * rsB + j * csB]
+                                : C[i * rsC + j] + A[i * rsA + k * csA] * B[k * rsB + j * csB];
+}
+
+static inline void polysched_sgemm_cblas(long m_, long n_, long k_, const float *A, long rsA, long csA,
+    const float *B, long rsB, long csB, float *C, long rsC)
+{
+  polysched_sgemm_cblas_or_loops(m_, n_, k_, 1.0f, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+static inline void polysched_sgemm_cblas_scaled(long m_, long n_, long k_, float alpha, const float *A,
+    long rsA, long csA, const float *B, long rsB, long csB, float *C, long rsC)
+{
+  polysched_sgemm_cblas_or_loops(m_, n_, k_, alpha, 1, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 /* ---------------------------------------------------------------- packed int8 gemm - */
