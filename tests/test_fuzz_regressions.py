@@ -114,7 +114,7 @@ def test_isl_ast_that_drops_instances_is_caught_and_the_region_falls_back(capsys
     q = p.auto_tile(tile=False, parallel=False)
     assert [s["op"] for s in q.tiling_report.steps()] == ["permute"]
     assert q.check().legal
-    with pytest.raises(CodegenError, match=r"never runs: .*S4\[3, 0, 0, 2, 2\]"):
+    with pytest.raises(CodegenError, match=r"never runs: \{ S\d+\[[-\d, ]+\]"):
         q.region_code()
     result = pipeline.optimize(path, pipeline.OptimizeOptions.from_flags(unroll=4))
     [region] = result.regions

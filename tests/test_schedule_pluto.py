@@ -171,3 +171,65 @@ def test_negative_fallback_option_schedules_reversals():
     gemm = K.gemm()
     assert str(compute(gemm, analyze(gemm), ScheduleOptions(negative_fallback=True))) == \
         str(compute(gemm, analyze(gemm), ScheduleOptions()))
+
+
+# -- spatial locality --------------------------------------------------------------
+
+TRANSPOSE = """
+double A[300][200], B[300][200];
+void kernel(void) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < 200; i++)
+    for (j = 0; j < 300; j++)
+      B[j][i] = A[j][i] * 2.0;
+#pragma endscop
+}
+"""
+
+
+def _date(sched, point: str) -> list[int]:
+    """The schedule's date of one statement instance, e.g. ``"{ S0[5, 7] }"``."""
+    from polysched.islutil import maps_of
+    instance = isl.Set(point)
+    [m] = [m for m in maps_of(sched.get_map()) if m.get_tuple_name(isl.dim_type.in_) == instance.get_tuple_name()]
+    date = m.intersect_domain(instance.align_params(m.get_space().params())).range().sample_point()
+    return [date.get_coordinate_val(isl.dim_type.set, k).to_python() for k in range(date.get_space().dim(isl.dim_type.set))]
+
+
+def test_spatial_weights_count_the_fastest_varying_subscripts():
+    """gramschmidt's ``R[k][j] += Q[i][k] * A[i][j]`` over (k, j, i): j is the last
+    subscript of R (read and write) and of A, k of Q; i of none."""
+    from polysched.bench.suite import get
+    from polysched.schedule.ilp import spatial_weights
+    from polysched.scop import extract
+    [scop] = extract(open(get("gramschmidt").path).read(), filename="gramschmidt.c")
+    weights = spatial_weights(scop.statements)
+    assert weights["S5"] == [1, 3, 0] and weights["S4"] == [0, 1] and weights["S1"] == [2, 0]
+    [scop] = extract(TRANSPOSE, filename="t.c")
+    assert spatial_weights(scop.statements) == {"S0": [2, 0]}
+
+
+@pytest.mark.parametrize("spatial, inner", [(True, "i"), (False, "j")])
+def test_the_spatial_level_puts_the_stride_one_loop_innermost(spatial, inner):
+    """No dependence: every order ties on the bounding function. The spatial level
+    (after it) leaves i, the last subscript of both arrays, for the inner hyperplane,
+    where it walks memory with stride 1; without it the textual order stays."""
+    from polysched.scop import extract
+    [scop] = extract(TRANSPOSE, filename="t.c")
+    sched = schedule(scop, spatial=spatial)
+    assert _date(sched, "{ S0[5, 7] }") == ([7, 5] if inner == "i" else [5, 7])
+
+
+def test_gramschmidt_keeps_k_outermost_under_the_spatial_level():
+    """Without the spatial level the first hyperplane of S5/S6 is j (ties with k on the
+    bounding function), which leaves the column walks i innermost under j."""
+    from polysched.bench.suite import get
+    from polysched.scop import extract
+    [scop] = extract(open(get("gramschmidt").path).read(), filename="gramschmidt.c")
+    for spatial, first in ((True, "k"), (False, "j")):
+        sched = schedule(scop, spatial=spatial)
+        date = _date(sched, "[N, M] -> { S5[13, 17, 19] : N = 40 and M = 50 }")
+        # (sequence positions are small numbers between the loops' values)
+        loops = [v for v in date if v >= 13]
+        assert loops[0] == {"k": 13, "j": 17}[first], (spatial, date)

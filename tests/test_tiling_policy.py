@@ -133,6 +133,53 @@ def test_fused_statements_whose_common_inner_loop_carries_a_dependence_are_distr
     assert tiled.verify().ok
 
 
+def test_a_parallel_loop_around_column_walks_is_distributed_and_sunk_innermost():
+    """gramschmidt: Pluto fuses S5 (``R[k][j] += Q[i][k] * A[i][j]``) and S6 (``A[i][j] -=
+    Q[i][k] * R[k][j]``) under a parallel ``j`` loop with ``i`` inside, so both walk A by
+    columns. ``j`` carries nothing between them: the policy sinks it below each
+    statement's ``i`` loop (isl's band_sink distributes it over the sequence), where it
+    is the stride-1 loop of both; each R[k][j] still sums i in order."""
+    scheduled, tiled, steps = _steps_and_code("gramschmidt", parallel=True)
+    assert [s["op"] for s in steps].count("sink") == 1
+    for stmt in ("S5", "S6"):
+        before = [name for _, name in scheduled.loops(stmt)]
+        after = [name for _, name in tiled.loops(stmt)]
+        assert before[-1] == "i" and after[-1] == "j", (stmt, before, after)
+    code = tiled.region_code()
+    assert "R[c0][c2] += Q[c1][c0] * A[c1][c2]" in code and "A[c1][c2] = A[c1][c2] - Q[c1][c0]" in code
+    assert scheduled.replay(steps).c_code() == tiled.c_code()
+    assert tiled.verify().ok
+
+
+def test_a_loop_that_carries_a_dependence_between_statements_is_not_sunk_below_them():
+    """S1 reads the A[i][j - 1] that S0 wrote for the previous j at every i: j carries a
+    dependence from S0 to S1, so distributing j over the pair would reverse it."""
+    source = """
+double A[64][64], B[64][64];
+void kernel(void) {
+  int i, j;
+#pragma scop
+  for (j = 1; j < 64; j++)
+    for (i = 0; i < 64; i++) {
+      A[i][j] = B[i][j] * 0.5;
+      B[i][j] = A[i][j - 1] + 1.0;
+    }
+#pragma endscop
+}
+int main(void) {
+  int i, j;
+  for (i = 0; i < 64; i++) for (j = 0; j < 64; j++) { A[i][j] = i - j; B[i][j] = (i * j) % 7; }
+  kernel();
+  for (i = 0; i < 64; i++) for (j = 0; j < 64; j++) printf("%g %g\\n", A[i][j], B[i][j]);
+  return 0;
+}
+"""
+    p = Program.from_source("#include <stdio.h>\n" + source)
+    q = p.auto_tile(parallel=True, caches=CACHES)
+    assert not any(s["op"] == "sink" for s in q.tiling_report.steps())
+    assert q.verify().ok
+
+
 def test_a_distribution_that_would_reverse_a_dependence_is_not_made():
     """S1 feeds S0 of the next i inside one t (S0 reads what S1 wrote at i - 1): apart,
     all of S0 would run before S1 and read stale values, so the loops stay fused."""

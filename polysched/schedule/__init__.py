@@ -23,6 +23,7 @@ import islpy as isl
 
 from .describe import describe_schedule
 from .edges import access_conflicts
+from .ilp import spatial_weights
 from polysched.dependence import is_legal, violated_dependences
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import _reason as _isl_reason, isl_schedule
@@ -67,7 +68,8 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
             try:
                 schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
                                           statement_order=order, stats=child_stats,
-                                          conflicts=conflicts, budget=budget)
+                                          conflicts=conflicts, budget=budget,
+                                          spatial=spatial_weights(scop.statements) if opts.spatial else None)
                 return str(schedule), child_stats
             except ScheduleError:
                 if k == len(attempts) - 1:

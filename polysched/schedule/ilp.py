@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
+import islpy as isl
 from ortools.sat.python import cp_model
 
 from .edges import Edge
@@ -83,6 +84,36 @@ class Hyperplane:
 
     coefficients: dict[str, list[int]]
     shifts: dict[str, int]
+
+
+def spatial_weights(statements) -> dict[str, list[int]]:
+    """Per statement ``S[i0, ..., in]``, for each iterator: the number of its array
+    references (reads and writes) whose last subscript, the one that varies fastest in
+    memory, depends on it and none of whose other subscripts do (``A[i][j]``: 1 for j,
+    0 for i; ``A[i][i + j]``: 0 for both). A loop over such an iterator walks memory
+    with stride 1 when innermost."""
+    out = {}
+    for stmt in statements:
+        n = len(stmt.iterators)
+        weights = [0] * n
+        for access in stmt.accesses:
+            rel = access.relation
+            rank = rel.dim(isl.dim_type.out)
+            if rank == 0 or rel.dim(isl.dim_type.in_) != n:
+                continue
+            if not rel.is_single_valued():
+                continue
+            pma = rel.as_pw_multi_aff()
+            subscripts = [pma.get_pw_aff(d).get_pieces() for d in range(rank)]
+            if any(len(pieces) != 1 for pieces in subscripts):
+                continue
+            used = [[not pieces[0][1].get_coefficient_val(isl.dim_type.in_, k).is_zero()
+                     for k in range(n)] for pieces in subscripts]
+            for k in range(n):
+                if used[-1][k] and not any(row[k] for row in used[:-1]):
+                    weights[k] += 1
+        out[stmt.name] = weights
+    return out
 
 
 def _reduced_row_echelon(rows: list[list[int]]) -> tuple[list[list[Fraction]], list[int]]:
@@ -257,8 +288,10 @@ class HyperplaneProblem:
     """
 
     def __init__(self, dims: dict[str, int], n_params: int, options: ScheduleOptions,
-                 budget: Budget | None = None, w_bound: int = W_BOUND):
+                 budget: Budget | None = None, w_bound: int = W_BOUND,
+                 spatial: dict[str, list[int]] | None = None):
         self.w_bound = w_bound
+        self.spatial = spatial or {}
         self.dims = dims
         self.n_params = n_params
         self.options = options
@@ -402,6 +435,7 @@ class HyperplaneProblem:
                 levels.append(-sum(carried))
             if edges:
                 levels += self._bound_level(self.u, self.w)
+            levels += self._spatial_level()
             if zero_distance:
                 levels.append(-sum(zero_distance))
             if self.options.rar and proximity:
@@ -414,6 +448,17 @@ class HyperplaneProblem:
         growth first (summed over parameters, so that the answer does not depend on the
         order in which parameters are declared), then the constant."""
         return _combine([(sum(u) if u else 0, U_BOUND * len(u)), (w, self.w_bound)])
+
+    def _spatial_level(self) -> list:
+        """Spatial locality: the iterators of fastest-varying subscripts, weighted by
+        how many references they index that way, left out of this hyperplane where the
+        bounding function allows (``spatial_weights``)."""
+        terms = [(weight, a) for s, weights in self.spatial.items() if s in self.dims
+                 for weight, a in zip(weights, self.abs_c[s]) if weight]
+        if not terms:
+            return []
+        bound = sum(weight for weight, _ in terms) * self.options.coefficient_bound
+        return _combine([(sum(weight * a for weight, a in terms), bound)])
 
     def _size_level(self) -> list:
         """Small coefficients first (sum of |c| and shifts), then prefer outer iterators

@@ -62,6 +62,10 @@ class ScheduleOptions:
     - ``time_limit``: seconds per CP-SAT solve; when reached, the best solution found so
       far is kept for that objective level (still a legal hyperplane).
     - ``rar``: use read-after-read (input) dependences as a locality tie-break.
+    - ``spatial``: spatial locality, after the bounding function: among hyperplanes that
+      bound the dependence distances equally well, prefer those that leave out the
+      iterators of the arrays' fastest-varying (last) subscripts, so that those loops
+      end up innermost and walk memory with stride 1 (``ilp.spatial_weights``).
     - ``negative_fallback``: when the non-negative space has no legal schedule (a loop
       must be reversed), schedule again with negative coefficients instead of raising
       `ScheduleError` (for drivers that must always produce a schedule).
@@ -81,6 +85,7 @@ class ScheduleOptions:
     shift_bound: int = 16
     time_limit: float = 10.0
     rar: bool = True
+    spatial: bool = True
     negative_fallback: bool = False
     budget: float = 6.0
     max_constraints: int = 200_000

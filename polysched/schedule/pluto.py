@@ -63,6 +63,7 @@ class _Problem:
     stats: dict = field(default_factory=lambda: {"ilp_solves": 0})
     budget: Budget | None = None            # past it: BudgetExceeded
     w_bound: int = W_BOUND                  # bound of the bounding function's constant
+    spatial: dict[str, list[int]] = field(default_factory=dict)   # see ilp.spatial_weights
 
 
 class _Scheduler:
@@ -83,7 +84,7 @@ class _Scheduler:
         if self.p.budget is not None:
             self.p.budget.check(f"after {self.p.stats['ilp_solves'] - 1} ILP solves")
         problem = HyperplaneProblem(dims, len(self.p.params), self.p.options, self.p.budget,
-                                    self.p.w_bound)
+                                    self.p.w_bound, {s: self.p.spatial[s] for s in stmts if s in self.p.spatial})
         return problem.solve(edges, prox, rows, need, **kw)
 
     def _sccs(self, stmts, edges) -> list[list[str]]:
@@ -315,12 +316,15 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                    proximity: isl.UnionMap | None, options: ScheduleOptions,
                    statement_order: list[str] | None = None,
                    stats: dict | None = None, conflicts=None,
-                   budget: Budget | None = None) -> isl.Schedule:
+                   budget: Budget | None = None,
+                   spatial: dict[str, list[int]] | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
     each reference pair (``edges.access_conflicts``), to split dependences into exact
-    pieces. Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
+    pieces. ``spatial``: per statement, the weight of each iterator in the
+    fastest-varying subscripts (``ilp.spatial_weights``; the spatial-locality level).
+    Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
     ``budget`` (default: ``options.budget`` seconds from now)."""
     if budget is None:
         budget = Budget(options.budget)
@@ -340,7 +344,7 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                           "proximity", conflicts)
     spaces = _statement_spaces(domain, params)
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
-                       w_bound=w_bound_for(edges + prox, options))
+                       w_bound=w_bound_for(edges + prox, options), spatial=spatial or {})
     scheduler = _Scheduler(problem)
     with cone_budget(budget):
         tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)

@@ -576,9 +576,10 @@ def _loop_rows(scop: Scop, schedule: isl.Schedule, loops, stmt: str) -> isl.Map:
     return isl.Map.from_union_map(rows)
 
 
-def _zero_distance(deps: isl.UnionMap, row: isl.Map) -> bool:
+def _zero_distance(deps: isl.UnionMap, row: isl.Map | isl.UnionMap) -> bool:
     """Every dependence of ``deps`` has the same value of ``row`` at both ends."""
-    row = isl.UnionMap.from_map(row)
+    if isinstance(row, isl.Map):
+        row = isl.UnionMap.from_map(row)
     for deltas in sets_of(deps.apply_domain(row).apply_range(row).deltas()):
         if not deltas.is_subset(isl.Set.universe(deltas.get_space()).fix_val(isl.dim_type.set, 0, isl.Val(0))):
             return False
@@ -616,8 +617,17 @@ def sink_stride_one_loops(scop: Scop, schedule: isl.Schedule,
         for lp in reversed(loops[:-1]):
             if lp.path == loops[-1].path:
                 continue          # in the innermost loop's band: the point order's business
-            band_domain = node_at(schedule, lp.path).get_domain()
+            band = node_at(schedule, lp.path)
+            band_domain = band.get_domain()
             if band_domain.n_set() != 1:
+                # a loop around several statements sinks below each one's own loops
+                # (isl's band_sink distributes it over the sequence): legal when it
+                # carries nothing between any of them, worth it when it is the
+                # stride-1 loop of all of them
+                if _sinks_for_all(scop, schedule, band, lp, validity):
+                    steps.append(_step("sink", stmt=stmt.name, depth=lp.depth))
+                    schedule = primitives.sink(scop, schedule, stmt.name, lp.depth)
+                    break
                 continue
             if all(classify(rows, w, lp.depth) == Stride.UNIT for w in writes) and \
                     not any(classify(rows, rel, lp.depth) == Stride.STRIDED for _, rel in refs) and \
@@ -627,6 +637,37 @@ def sink_stride_one_loops(scop: Scop, schedule: isl.Schedule,
                 schedule = primitives.sink(scop, schedule, stmt.name, lp.depth)
                 break
     return schedule, steps
+
+
+def _sinks_for_all(scop: Scop, schedule: isl.Schedule, band: isl.ScheduleNode, lp,
+                   validity: isl.UnionMap) -> bool:
+    """May loop ``lp`` of ``band``, around several statements, be sunk below all their
+    other loops? Every statement there stores with stride 1 along it, none has its
+    innermost loop storing with stride 1 already, no reference walks a large stride
+    along it, and every dependence between them has the same value of it at both ends."""
+    band_domain = band.get_domain()
+    for stmt_set in sets_of(band_domain):
+        name = stmt_set.get_tuple_name()
+        stmt = scop.statement(name)
+        try:
+            loops = statement_loops(scop, schedule, name)
+        except TransformError:
+            return False
+        position = [k for k, other in enumerate(loops) if other.path == lp.path and other.member == lp.member]
+        if not position or position[0] == len(loops) - 1 or loops[-1].path == lp.path:
+            return False
+        refs = [(acc.kind, acc.relation) for acc in stmt.accesses
+                if acc.array in scop.arrays and not scop.arrays[acc.array].is_scalar]
+        writes = [rel for kind, rel in refs if kind != "read"]
+        rows = _loop_rows(scop, schedule, loops, name)
+        if not writes or any(classify(rows, w, len(loops) - 1) == Stride.UNIT for w in writes):
+            return False
+        if not all(classify(rows, w, position[0]) == Stride.UNIT for w in writes) or \
+                any(classify(rows, rel, position[0]) == Stride.STRIDED for _, rel in refs):
+            return False
+    member = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(lp.member))
+    inside = validity.intersect_domain(band_domain).intersect_range(band_domain)
+    return _zero_distance(inside, member.intersect_domain(band_domain))
 
 
 def _set_flags(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.Schedule:
