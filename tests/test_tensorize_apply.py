@@ -142,3 +142,26 @@ int main(void)
     assert code.startswith('#include "my_axpy.h"\n') and "my_axpy2(&x[" in code
     result = p.verify(dataset=None, include_dirs=[str(tmp_path)])
     assert result.status == "equal", result
+
+
+def test_primitives_compose_after_tensorize_and_leave_the_call_alone():
+    """A tensorized program takes further primitives: the tiling policy plans the bands
+    above the call but never the intrinsic's loops below its mark (tiling them dropped
+    the mark, and with it the call), a block loop can be made parallel, another
+    statement tiled; each result runs like the original."""
+    from polysched import Program
+    from polysched.bench.suite import get
+    p = Program.from_file(get("gemm").path).tensorize("S1", "dgemm_packed_scaled")
+    call = "polysched_dgemm_packed_scaled("
+    mapped = {depth for depth, name in p.loops("S1") if name in ("k", "i", "j")}
+    tiled = p.auto_tile(parallel=True)
+    assert tiled.c_code().count(call) == 1
+    assert not any(s["args"]["stmt"] == "S1" and s["args"].get("depth") in mapped
+                   for s in tiled.tiling_report.steps())
+    assert tiled.verify().ok
+    [(block, _)] = [(d, n) for d, n in p.loops("S1") if n.startswith("floor(i")]
+    parallel = p.parallel("S1", block)
+    assert parallel.c_code().count("#pragma omp parallel for") == 1 and parallel.c_code().count(call) == 1
+    assert parallel.verify().ok
+    other = p.tile("S0", [32, 32], 2)
+    assert other.c_code().count(call) == 1 and other.verify().ok

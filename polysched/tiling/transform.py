@@ -38,7 +38,7 @@ from polysched.dependence.loops import (is_parallel, is_permutable, mupa_rows, n
 from polysched.dependence.scalars import ScopAccesses, classify_scalars
 from polysched.errors import PolyschedError, TransformError
 from polysched.islutil import sets_of
-from polysched.marks import Parallel, Simd, Unroll
+from polysched.marks import Parallel, Simd, Tensorize, Unroll, try_parse_mark
 from polysched.scop.model import Scop
 from polysched.transform import primitives
 from polysched.transform.loops import node_at, path_of, statement_loops
@@ -49,6 +49,7 @@ from .options import BandReport, TileOptions, TilingReport
 from .stride import Stride, classify, member_scores, member_strides, point_order, unit_stride_writes
 
 _band = isl.schedule_node_type.band
+_mark = isl.schedule_node_type.mark
 
 # a parallel loop should give each thread (of this machine) at least two iterations
 MIN_PARALLEL_TRIPS = max(4, 2 * (os.cpu_count() or 1))
@@ -154,6 +155,8 @@ class _Policy:
         self._walk(schedule.get_root(), False)
 
     def _walk(self, node: isl.ScheduleNode, parallel_above: bool) -> None:
+        if node.get_type() == _mark and isinstance(try_parse_mark(node.mark_get_id()), Tensorize):
+            return        # the loops below are the intrinsic's: the call replaces them
         if node.get_type() == _band:
             parallel_above = self.plan_band(node, parallel_above) or parallel_above
         for i in range(node.n_children()):
