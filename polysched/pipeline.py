@@ -149,7 +149,7 @@ CODEGEN_BUDGET = 10.0
 def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
     """The C text of ``region``, generated in a child process killed past
     ``CODEGEN_BUDGET`` (isl cannot be interrupted). When the AST generation runs past
-    it, or isl's AST fails validation (emit_c/validate.py), the region is generated
+    it, isl's AST fails validation (emit_c/validate.py) or isl refuses the tree, the region is generated
     from the schedule before tiling, then from the original schedule, and as a last
     resort kept as written, with a one-line notice on stderr. ``region.schedule``
     becomes the schedule the text was generated from."""
@@ -167,6 +167,11 @@ def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
             continue
         except emit_c.CodegenError as error:
             why = str(error)
+            continue
+        except isl.Error as error:
+            # isl refusing a schedule tree it was handed (e.g. "band node is not allowed
+            # to drop statement instances") is a code generation failure like the others
+            why = f"isl's AST generator failed ({str(error).split(' in /', 1)[0]})"
             continue
         if what:
             print(f"polysched: {scop.filename}:{scop.start_line}: {why}; the region is generated "

@@ -123,3 +123,41 @@ def test_isl_ast_that_drops_instances_is_caught_and_the_region_falls_back(capsys
     out = Path(tempfile.mkdtemp(prefix="polysched-test-")) / "out.c"
     out.write_text(result.text)
     assert verify(path, out).ok
+
+
+@pytest.mark.parametrize("fuse", ["no", "smart", "max"])
+def test_isl_scheduler_keeps_a_statement_that_never_runs_under_the_context(tmp_path, fuse, capsys):
+    """Fuzz seed 3, program 1340: with the context, isl's scheduler drops S0 from its
+    band and isl's AST generator refuses the result (a crash in every isl mode). The
+    schedule is now retried without the context, which keeps S0."""
+    out = tmp_path / "out.c"
+    path = DATA / "s3-p01340-never-runs-under-context.c"
+    assert main(["optimize", str(path), "-o", str(out), "--scheduler", "isl", "--fuse", fuse, "--verify"]) == 0
+    captured = capsys.readouterr()
+    assert "verify: equal" in captured.out and "kept as written" not in captured.err
+
+
+def test_an_ast_isl_refuses_is_generated_from_the_next_schedule(monkeypatch, capsys):
+    """Any isl error while generating a region's code (here: the first attempt made to
+    fail like program 1340's) falls back to the schedule before tiling, never a crash."""
+    import islpy as isl
+
+    from polysched import emit_c, pipeline
+    real = emit_c.generate
+    calls = []
+
+    def failing_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise isl.Error("call to isl_ast_build_node_from_schedule failed: band node is not "
+                            "allowed to drop statement instances in /project/isl/isl_ast_codegen.c:5443")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(emit_c, "generate", failing_once)
+    monkeypatch.setattr(pipeline, "run_isolated", lambda fn, budget: fn())
+    path = DATA / "s3-p01340-never-runs-under-context.c"
+    result = pipeline.optimize(path, pipeline.OptimizeOptions.from_flags(tile=True))
+    [region] = result.regions
+    assert region.fallback.startswith("the schedule before tiling (isl's AST generator failed (call to "
+                                      "isl_ast_build_node_from_schedule failed: band node")
+    assert "isl's AST generator failed" in capsys.readouterr().err

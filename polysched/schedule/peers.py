@@ -108,6 +108,13 @@ def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.S
                 if coincidence:
                     constraints = constraints.set_coincidence(validity)
                 schedule = constraints.compute_schedule()
+            if not domain.is_subset(schedule.get_map().domain()):
+                # with the context, isl leaves out of its bands a statement that never
+                # runs under it, which its own AST generator then refuses ("band node is
+                # not allowed to drop statement instances"); without the context it
+                # schedules every statement
+                raise isl.Error("isl's schedule drops the instances of a statement that never runs "
+                                "under the context")
             if not is_legal(schedule, validity):
                 raise isl.Error("isl's schedule violates a dependence")
         except isl.Error as exc:
