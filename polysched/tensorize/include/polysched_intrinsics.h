@@ -864,17 +864,25 @@ static inline int polysched_cblas_trans(long rows, long cols, long rs, long cs, 
 }
 
 /* The ABI to call ?gemm with for these operands (1 int, 2 int64_t), or 0: take the
- * fallback.  C (m x n, row stride rsC) may not share memory with A or B, whose bytes
- * are [a0, a1) and [b0, b1). */
-static inline int polysched_cblas_usable(long m_, long n_, long k_, int ta, int tb, long lda, long ldb,
-    long rsC, const char *c0, const char *c1, const char *a0, const char *a1, const char *b0, const char *b1)
+ * fallback; *ta, *tb, *lda, *ldb: how CBLAS sees A and B (polysched_cblas_trans).
+ * Elements are ``size`` bytes. C (m x n, row stride rsC) may not share memory with A
+ * or B. */
+static inline int polysched_cblas_usable(long m_, long n_, long k_, const void *A, long rsA, long csA,
+    const void *B, long rsB, long csB, const void *C, long rsC, size_t size, int *ta, int *tb, long *lda,
+    long *ldb)
 {
+  const char *a0 = (const char *)A, *b0 = (const char *)B, *c0 = (const char *)C;
+  const char *a1 = a0 + ((m_ - 1) * rsA + (k_ - 1) * csA + 1) * (long)size;
+  const char *b1 = b0 + ((k_ - 1) * rsB + (n_ - 1) * csB + 1) * (long)size;
+  const char *c1 = c0 + ((m_ - 1) * rsC + n_) * (long)size;
   int abi;
-  if (!ta || !tb || rsC < n_ || POLYSCHED_IN_PARALLEL() || (a0 < c1 && c0 < a1) || (b0 < c1 && c0 < b1))
+  *ta = polysched_cblas_trans(m_, k_, rsA, csA, lda);
+  *tb = polysched_cblas_trans(k_, n_, rsB, csB, ldb);
+  if (!*ta || !*tb || rsC < n_ || POLYSCHED_IN_PARALLEL() || (a0 < c1 && c0 < a1) || (b0 < c1 && c0 < b1))
     return 0;
   abi = polysched_cblas_load();
-  if (abi == 1 && (m_ > 2147483647L || n_ > 2147483647L || k_ > 2147483647L || lda > 2147483647L
-                   || ldb > 2147483647L || rsC > 2147483647L))
+  if (abi == 1 && (m_ > 2147483647L || n_ > 2147483647L || k_ > 2147483647L || *lda > 2147483647L
+                   || *ldb > 2147483647L || rsC > 2147483647L))
     return 0;
   return abi > 0 ? abi : 0;
 }
@@ -896,14 +904,10 @@ static inline void polysched_dgemm_cblas_or_packed(long m_, long n_, long k_, do
     const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
 {
   long lda = 0, ldb = 0;
-  int ta = polysched_cblas_trans(m_, k_, rsA, csA, &lda), tb = polysched_cblas_trans(k_, n_, rsB, csB, &ldb);
-  int abi;
+  int ta = 0, tb = 0, abi;
   if (m_ <= 0 || n_ <= 0 || k_ <= 0)
     return;
-  abi = polysched_cblas_usable(m_, n_, k_, ta, tb, lda, ldb, rsC, (const char *)C,
-                               (const char *)(C + (m_ - 1) * rsC + n_), (const char *)A,
-                               (const char *)(A + (m_ - 1) * rsA + (k_ - 1) * csA + 1), (const char *)B,
-                               (const char *)(B + (k_ - 1) * rsB + (n_ - 1) * csB + 1));
+  abi = polysched_cblas_usable(m_, n_, k_, A, rsA, csA, B, rsB, csB, C, rsC, sizeof *C, &ta, &tb, &lda, &ldb);
   if (abi && polysched_cblas_dgemm_fn) {
     POLYSCHED_PATH("cblas");
     POLYSCHED_CBLAS_CALL(double, polysched_cblas_dgemm_fn, abi, ta, tb, m_, n_, k_, alpha, A, lda, B, ldb,
@@ -932,14 +936,10 @@ static inline void polysched_sgemm_cblas_or_loops(long m_, long n_, long k_, flo
 {
   POLYSCHED_EXACT_FP_BODY
   long lda = 0, ldb = 0, i, j, k;
-  int ta = polysched_cblas_trans(m_, k_, rsA, csA, &lda), tb = polysched_cblas_trans(k_, n_, rsB, csB, &ldb);
-  int abi;
+  int ta = 0, tb = 0, abi;
   if (m_ <= 0 || n_ <= 0 || k_ <= 0)
     return;
-  abi = polysched_cblas_usable(m_, n_, k_, ta, tb, lda, ldb, rsC, (const char *)C,
-                               (const char *)(C + (m_ - 1) * rsC + n_), (const char *)A,
-                               (const char *)(A + (m_ - 1) * rsA + (k_ - 1) * csA + 1), (const char *)B,
-                               (const char *)(B + (k_ - 1) * rsB + (n_ - 1) * csB + 1));
+  abi = polysched_cblas_usable(m_, n_, k_, A, rsA, csA, B, rsB, csB, C, rsC, sizeof *C, &ta, &tb, &lda, &ldb);
   if (abi && polysched_cblas_sgemm_fn) {
     POLYSCHED_PATH("cblas");
     POLYSCHED_CBLAS_CALL(float, polysched_cblas_sgemm_fn, abi, ta, tb, m_, n_, k_, alpha, A, lda, B, ldb,
