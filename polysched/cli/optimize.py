@@ -39,7 +39,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--parallel", action="store_true", help="OpenMP parallel loops (with wavefronts)")
     p.add_argument("--reassociate", action="store_true",
                    help="allow parallel floating-point reductions (results then differ in rounding, "
-                        "like -ffast-math); integer reductions are always allowed")
+                        "like -ffast-math); integer reductions are always allowed. With --tensorize: "
+                        "FMA kernels, and cblas_dgemm/sgemm calls when a CBLAS is found "
+                        "(POLYSCHED_CBLAS=path|none overrides the search)")
     p.add_argument("--unroll", type=int, metavar="N",
                    help=f"unroll-and-jam the point loops by N (1..{MAX_UNROLL})")
     p.add_argument("--register-tile", type=int, metavar="N", default=4,
