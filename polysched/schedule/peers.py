@@ -5,6 +5,8 @@ from contextlib import contextmanager
 
 import islpy as isl
 
+from polysched.islutil import sets_of
+
 from polysched.dependence import is_legal
 
 from .isolated import IsolatedTimeout, run_isolated
@@ -108,7 +110,8 @@ def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.S
                 if coincidence:
                     constraints = constraints.set_coincidence(validity)
                 schedule = constraints.compute_schedule()
-            if not domain.is_subset(schedule.get_map().domain()):
+            scheduled = {piece.get_tuple_name() for piece in sets_of(schedule.get_map().domain())}
+            if any(not piece.is_empty() and piece.get_tuple_name() not in scheduled for piece in sets_of(domain)):
                 # with the context, isl leaves out of its bands a statement that never
                 # runs under it, which its own AST generator then refuses ("band node is
                 # not allowed to drop statement instances"); without the context it
