@@ -264,6 +264,28 @@ def test_fuzzer_detects_corrupted_output_text(monkeypatch, tmp_path):
         raise AssertionError(f"helper process {pid} still running after the timeout")
 
 
+def test_a_run_the_wall_clock_stopped_is_run_again_once(monkeypatch, tmp_path):
+    """A mode stopped by the wall-clock limit while using little CPU (a loaded machine, a
+    paused fuzzer: fuzz seed 3, programs 1417 and 1541, with CPU 1 s and 6 s at wall
+    165 s and 170 s) is run again before it counts as a hang."""
+    from polysched import pipeline
+    program_text = render(generate(5, 0))
+    real = pipeline.optimize
+    calls = tmp_path / "calls"
+
+    def slow_first_time(path, options=None, **kwargs):
+        with open(calls, "a") as fh:
+            fh.write("x")
+        if len(calls.read_text()) == 1:
+            time.sleep(120)        # blocked, not computing: only the wall clock stops it
+        return real(path, options, **kwargs)
+
+    monkeypatch.setattr(pipeline, "optimize", slow_first_time)
+    result = evaluate_text(program_text, "identity", 1.5)
+    assert len(calls.read_text()) == 2
+    assert result.kind in ("ok", "rejected"), result
+
+
 # --------------------------------------------------------------------------- CLI
 
 def test_cli_fuzz_summary_line_and_show(tmp_path, capsys):

@@ -12,7 +12,9 @@ Per program (one task of the process pool):
    seconds (the machine may be shared) and a wall-clock limit ``WALL_FACTOR`` times
    longer.
    A :class:`~polysched.scop.ScopError` is ``rejected`` (fine), any other exception
-   or the death of the child is ``crash``, running past the limit is ``hang``;
+   or the death of the child is ``crash``, running past the limit is ``hang`` (a mode
+   the wall clock stopped while it used little CPU, as on a loaded or paused machine,
+   is run once more first);
 3. the output is compiled with the same flags and run (at ``OMP_NUM_THREADS`` 1 and 2
    when it contains OpenMP); an output that does not compile, crashes, exits non-zero
    or prints anything else than the original is ``wrong``, one that runs past the
@@ -69,6 +71,7 @@ CFLAGS = ("-O2", "-ffp-contract=off", "-w", "-DPOLYSCHED_PARALLEL_MIN_WORK=0")  
 REFERENCE_CFLAGS = ("-O0", "-ffp-contract=off", "-w", "-DPOLYSCHED_PARALLEL_MIN_WORK=0")
 MEMORY_LIMIT = 6 << 30        # bytes of address space for one optimize child
 WALL_FACTOR = 4               # optimize is stopped at timeout CPU seconds or this x timeout wall seconds
+WALL_ONLY = "wall-clock limit"   # the log of a hang the wall clock stopped: run again once
 
 
 @dataclass
@@ -193,8 +196,12 @@ def optimize_isolated(path: Path, modes: list[str], timeout: float) -> dict[str,
         current = modes[len(results)]      # died between two modes: the next one is blamed
     if timed_out:
         wall = time.monotonic() - mode_wall
+        # stopped by the wall clock with little CPU used: the machine was busy (or the
+        # fuzzer paused), which the caller tells apart by running the mode again
+        by_wall = cpu < 0 or cpu - mode_cpu <= timeout
         results[current] = ("hang", (f"optimize did not finish in {timeout:g} s (CPU "
-                                     f"{max(cpu - mode_cpu, 0):.0f} s, wall {wall:.0f} s)"), "")
+                                     f"{max(cpu - mode_cpu, 0):.0f} s, wall {wall:.0f} s)"),
+                            WALL_ONLY if by_wall else "")
     elif os.WIFSIGNALED(status):
         results[current] = ("crash", f"optimize killed by {signal.Signals(os.WTERMSIG(status)).name}", "")
     else:
@@ -342,8 +349,14 @@ class Evaluator:
         start = time.perf_counter()
         answers: dict[str, tuple[str, str, str]] = {}
         pending = list(modes)
+        retried: set[str] = set()
         while pending:
             answers.update(optimize_isolated(self.source, pending, self.timeout))
+            for mode in pending:
+                # a run the wall clock stopped (a loaded or paused machine) gets a second try
+                if answers.get(mode, ("", "", ""))[2] == WALL_ONLY and mode not in retried:
+                    retried.add(mode)
+                    del answers[mode]
             for mode in pending:
                 options = MODES[mode]
                 if answers.get(mode, ("",))[0] == "hang" and \
