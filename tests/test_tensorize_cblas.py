@@ -231,3 +231,14 @@ def test_an_unknown_library_is_refused(tmp_path):
     bad.write_text((INTRINSICS_DIR / "dgemm_cblas.c").read_text().replace("library: cblas", "library: lapack"))
     with pytest.raises(IntrinsicError, match="unknown library 'lapack'"):
         load_intrinsic(bad)
+
+
+def test_tensorize_apply_takes_the_blas_with_reassociate(fake_cblas, monkeypatch, tmp_path, capsys):
+    from polysched.cli import main
+    monkeypatch.setenv("POLYSCHED_CBLAS", str(fake_cblas))
+    out = tmp_path / "gemm.c"
+    assert main(["tensorize", KERNELS + "gemm.c", "--apply", "-o", str(out)]) == 0
+    assert "polysched_dgemm_packed_scaled(" in out.read_text()
+    assert main(["tensorize", KERNELS + "gemm.c", "--apply", "-o", str(out), "--reassociate"]) == 0
+    assert "polysched_dgemm_cblas_scaled(" in out.read_text()
+    assert "dgemm_cblas_scaled" in capsys.readouterr().out

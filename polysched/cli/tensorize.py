@@ -2,9 +2,10 @@
 every match of every intrinsic in every statement: the loop and array mappings,
 remainders, legality (or why not, with a witness) and the estimated gain.
 
-``polysched tensorize FILE.c --apply -o OUT.c [--intrinsics ...]``: the file with each
-statement's best legal match applied (first region), to compile with
-``-I polysched/tensorize/include``."""
+``polysched tensorize FILE.c --apply -o OUT.c [--intrinsics ...] [--reassociate]``: the
+file with each statement's best legal match applied (first region), to compile with
+``-I polysched/tensorize/include``; ``--reassociate`` admits the intrinsics whose sums
+round differently (FMA kernels, a CBLAS call when one is found)."""
 from __future__ import annotations
 
 import json
@@ -25,6 +26,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--apply", action="store_true",
                    help="apply each statement's best legal match and write the C file (-o)")
     p.add_argument("-o", "--output", type=Path, help="output C file for --apply")
+    p.add_argument("--reassociate", action="store_true",
+                   help="with --apply: also the intrinsics whose floating-point sums round "
+                        "differently (FMA kernels; cblas_dgemm/sgemm when a CBLAS is found)")
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -104,7 +108,7 @@ def _apply(args, intrinsics) -> int:
     check_output_path(args.output, args.file)
     program = Program.from_file(args.file, defines=parse_defines(args.defines) or None,
                                 include_dirs=args.include_dirs or None)
-    program, report = auto_tensorize(program, intrinsics)
+    program, report = auto_tensorize(program, intrinsics, reassociate=args.reassociate)
     for item in report:
         print(item.describe())
     program.write(args.output)
