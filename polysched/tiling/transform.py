@@ -579,10 +579,8 @@ def _loop_rows(scop: Scop, schedule: isl.Schedule, loops, stmt: str) -> isl.Map:
     return isl.Map.from_union_map(rows)
 
 
-def _zero_distance(deps: isl.UnionMap, row: isl.Map | isl.UnionMap) -> bool:
+def _zero_distance(deps: isl.UnionMap, row: isl.UnionMap) -> bool:
     """Every dependence of ``deps`` has the same value of ``row`` at both ends."""
-    if isinstance(row, isl.Map):
-        row = isl.UnionMap.from_map(row)
     for deltas in sets_of(deps.apply_domain(row).apply_range(row).deltas()):
         if not deltas.is_subset(isl.Set.universe(deltas.get_space()).fix_val(isl.dim_type.set, 0, isl.Val(0))):
             return False
@@ -596,74 +594,65 @@ def sink_stride_one_loops(scop: Scop, schedule: isl.Schedule,
     order cannot reach it: conv2d's channel loop ``k`` above the reduction loops
     ``r, s, c``, which must stay in order), that loop is moved innermost, where it
     vectorizes. Only a loop that carries nothing (every dependence has the same value
-    of it at both ends, so any position is legal), walks no array with a large stride,
-    and whose band schedules this statement alone."""
+    of it at both ends, so any position is legal) and walks no array with a large
+    stride; a loop around several statements sinks below each one's own loops (isl's
+    band_sink distributes it over the sequence) when that holds for every one of them
+    (`_sinks_for_all`)."""
     steps = []
     for stmt in scop.statements:
-        try:
-            loops = statement_loops(scop, schedule, stmt.name)
-        except TransformError:
+        if stmt.domain.intersect_params(scop.context).is_empty():
             continue
-        if len(loops) < 2 or stmt.domain.intersect_params(scop.context).is_empty():
+        candidate = _sink_candidate(scop, schedule, stmt.name)
+        if candidate is None:
             continue
-        refs = [(acc.kind, acc.relation) for acc in stmt.accesses
-                if acc.array in scop.arrays and not scop.arrays[acc.array].is_scalar]
-        writes = [rel for kind, rel in refs if kind != "read"]
-        if not writes:
-            continue
-        rows = _loop_rows(scop, schedule, loops, stmt.name)
-        innermost = len(loops) - 1
-        if any(classify(rows, w, innermost) == Stride.UNIT for w in writes):
-            continue
-        domain = isl.UnionSet.from_set(stmt.domain)
-        own = validity.intersect_domain(domain).intersect_range(domain)
+        loops = candidate[0]
         for lp in reversed(loops[:-1]):
             if lp.path == loops[-1].path:
                 continue          # in the innermost loop's band: the point order's business
-            band = node_at(schedule, lp.path)
-            band_domain = band.get_domain()
-            if band_domain.n_set() != 1:
-                # a loop around several statements sinks below each one's own loops
-                # (isl's band_sink distributes it over the sequence): legal when it
-                # carries nothing between any of them, worth it when it is the
-                # stride-1 loop of all of them
-                if _sinks_for_all(scop, schedule, band, lp, validity):
-                    steps.append(_step("sink", stmt=stmt.name, depth=lp.depth))
-                    schedule = primitives.sink(scop, schedule, stmt.name, lp.depth)
-                    break
-                continue
-            if all(classify(rows, w, lp.depth) == Stride.UNIT for w in writes) and \
-                    not any(classify(rows, rel, lp.depth) == Stride.STRIDED for _, rel in refs) and \
-                    _zero_distance(own, rows.project_out(isl.dim_type.out, lp.depth + 1, innermost - lp.depth)
-                                   .project_out(isl.dim_type.out, 0, lp.depth)):
+            if _sinks_for_all(scop, schedule, node_at(schedule, lp.path), lp, validity):
                 steps.append(_step("sink", stmt=stmt.name, depth=lp.depth))
                 schedule = primitives.sink(scop, schedule, stmt.name, lp.depth)
                 break
     return schedule, steps
 
 
+def _sink_candidate(scop: Scop, schedule: isl.Schedule, name: str):
+    """``(loops, rows, refs, writes)`` of statement ``name`` when its innermost loop
+    stores with a stride other than 1 (a loop above may be worth sinking), else None.
+    ``rows``: ``_loop_rows``; ``refs``: ``(kind, relation)`` of its array references;
+    ``writes``: their written relations."""
+    try:
+        loops = statement_loops(scop, schedule, name)
+    except TransformError:
+        return None
+    if len(loops) < 2:
+        return None
+    stmt = scop.statement(name)
+    refs = [(acc.kind, acc.relation) for acc in stmt.accesses
+            if acc.array in scop.arrays and not scop.arrays[acc.array].is_scalar]
+    writes = [rel for kind, rel in refs if kind != "read"]
+    if not writes:
+        return None
+    rows = _loop_rows(scop, schedule, loops, name)
+    if any(classify(rows, w, len(loops) - 1) == Stride.UNIT for w in writes):
+        return None
+    return loops, rows, refs, writes
+
+
 def _sinks_for_all(scop: Scop, schedule: isl.Schedule, band: isl.ScheduleNode, lp,
                    validity: isl.UnionMap) -> bool:
-    """May loop ``lp`` of ``band``, around several statements, be sunk below all their
-    other loops? Every statement there stores with stride 1 along it, none has its
-    innermost loop storing with stride 1 already, no reference walks a large stride
-    along it, and every dependence between them has the same value of it at both ends."""
+    """May loop ``lp`` of ``band`` be sunk below all the other loops of the statements
+    the band schedules? Each of them is a `_sink_candidate` that stores with stride 1
+    along it and walks no array with a large stride along it, and every dependence
+    between them has the same value of it at both ends."""
     band_domain = band.get_domain()
     for stmt_set in sets_of(band_domain):
-        name = stmt_set.get_tuple_name()
-        stmt = scop.statement(name)
-        try:
-            loops = statement_loops(scop, schedule, name)
-        except TransformError:
+        candidate = _sink_candidate(scop, schedule, stmt_set.get_tuple_name())
+        if candidate is None:
             return False
+        loops, rows, refs, writes = candidate
         position = [k for k, other in enumerate(loops) if other.path == lp.path and other.member == lp.member]
-        if not position or position[0] == len(loops) - 1 or loops[-1].path == lp.path:
-            return False
-        refs = [(acc.kind, acc.relation) for acc in stmt.accesses
-                if acc.array in scop.arrays and not scop.arrays[acc.array].is_scalar]
-        writes = [rel for kind, rel in refs if kind != "read"]
-        rows = _loop_rows(scop, schedule, loops, name)
-        if not writes or any(classify(rows, w, len(loops) - 1) == Stride.UNIT for w in writes):
+        if not position or loops[-1].path == lp.path:
             return False
         if not all(classify(rows, w, position[0]) == Stride.UNIT for w in writes) or \
                 any(classify(rows, rel, position[0]) == Stride.STRIDED for _, rel in refs):
