@@ -14,6 +14,7 @@ import islpy as isl
 import pytest
 
 from polysched.emit_c.validate import CodegenError, ast_dates, validate_ast
+from wrong_pipeline import reverse_every_schedule
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 
@@ -161,18 +162,7 @@ def test_a_wrong_schedule_that_slips_past_check_never_becomes_code(monkeypatch, 
     from polysched import pipeline
     from polysched.bench import verify
 
-    real = pipeline.compute
-
-    def reversed_compute(scop, deps, options):
-        schedule = real(scop, deps, options)
-        mupa = isl.MultiUnionPwAff.from_union_map(schedule.get_map())
-        return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(mupa.neg())
-
-    class Legal:
-        legal = True
-
-    monkeypatch.setattr(pipeline, "compute", reversed_compute)
-    monkeypatch.setattr(pipeline, "check", lambda *args, **kwargs: Legal())
+    reverse_every_schedule(monkeypatch)
     source = tmp_path / "shift.c"
     source.write_text("#include <stdio.h>\n" + SOURCE +
                       'int main(void) { kernel(); printf("%g\\n", A[19][3]); return 0; }\n')

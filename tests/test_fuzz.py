@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import time
 
-import islpy as isl
 import pytest
 
 from polysched.fuzz.generator import (FEATURES, Aff, Bound, InvalidProgram, Loop, Program, Stmt,
@@ -16,6 +15,7 @@ from polysched.fuzz.generator import (FEATURES, Aff, Bound, InvalidProgram, Loop
 from polysched.fuzz.runner import (DEFAULT_MODES, FuzzConfig, distinct_failures, evaluate_text,
                                    run_fuzz)
 from polysched.fuzz.shrink import shrink, size
+from wrong_pipeline import reverse_every_schedule
 
 CI_SEED = 2024
 CI_PROGRAMS = 8
@@ -156,31 +156,8 @@ def test_shrinker_keeps_the_original_when_nothing_smaller_fails():
 
 # --------------------------------------------------------------------------- (d) detection
 
-def _reverse_every_schedule(monkeypatch):
-    """A deliberately wrong pipeline: every schedule is reversed (all dimensions
-    negated, which runs every instance in the opposite order), the legality check is
-    told it is legal, and so is the validation of isl's AST (which would otherwise
-    catch the broken dependences and fall back to the original schedule)."""
-    from polysched import pipeline
-    from polysched.emit_c import codegen
-
-    real_compute = pipeline.compute
-
-    def reversed_compute(scop, deps, options):
-        schedule = real_compute(scop, deps, options)
-        mupa = isl.MultiUnionPwAff.from_union_map(schedule.get_map())
-        return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(mupa.neg())
-
-    class Legal:
-        legal = True
-
-    monkeypatch.setattr(pipeline, "compute", reversed_compute)
-    monkeypatch.setattr(pipeline, "check", lambda *args, **kwargs: Legal())
-    monkeypatch.setattr(codegen, "validate_ast", lambda *args, **kwargs: None)
-
-
 def test_fuzzer_detects_a_wrong_transformation_and_shrinks_it(monkeypatch, tmp_path):
-    _reverse_every_schedule(monkeypatch)
+    reverse_every_schedule(monkeypatch, trust_the_ast=True)
     config = FuzzConfig(seed=5, programs=5, modes=("identity",), jobs=1, out=tmp_path,
                         timeout=30, shrink=True, shrink_evaluations=25, shrink_seconds=90)
     summary = run_fuzz(config)
