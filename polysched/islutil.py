@@ -1,6 +1,8 @@
 """Small conveniences over islpy shared by every stage (no polyhedral logic here)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import islpy as isl
 
 
@@ -16,3 +18,17 @@ def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
     result: list[isl.Set] = []
     uset.foreach_set(result.append)
     return result
+
+
+@contextmanager
+def isl_operation_cap(ctx: isl.Context, operations: int):
+    """Make isl give up (an ``isl.Error`` mentioning "operations") after ``operations``
+    elementary steps inside the block: isl cannot be interrupted otherwise."""
+    previous = ctx.get_max_operations()
+    ctx.reset_operations()
+    ctx.set_max_operations(operations)
+    try:
+        yield
+    finally:
+        ctx.reset_operations()
+        ctx.set_max_operations(previous)

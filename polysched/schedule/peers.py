@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 import islpy as isl
 
-from polysched.islutil import sets_of
+from polysched.islutil import isl_operation_cap, sets_of
 
 from polysched.dependence import is_legal
 
@@ -26,20 +26,6 @@ def _isl_options(ctx: isl.Context, **values):
     finally:
         for name, value in saved.items():
             getattr(ctx, f"set_schedule_{name}")(value)
-
-
-@contextmanager
-def isl_operation_cap(ctx: isl.Context, operations: int):
-    """Make isl give up (an ``isl.Error`` mentioning "operations") after ``operations``
-    elementary steps inside the block: isl's scheduler cannot be interrupted otherwise."""
-    previous = ctx.get_max_operations()
-    ctx.reset_operations()
-    ctx.set_max_operations(operations)
-    try:
-        yield
-    finally:
-        ctx.reset_operations()
-        ctx.set_max_operations(previous)
 
 
 def _attempts(options: ScheduleOptions) -> list[tuple[str, dict, bool, bool]]:
