@@ -21,6 +21,7 @@ from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, data
                                      parse_kernel_seconds, run_binary, verify)
 from polysched.bench.suite import get
 from polysched.pipeline import OptimizeOptions, optimize
+from polysched.tensorize import INCLUDE_DIR
 
 
 def generate(out: Path, names: list[str], flags: dict) -> None:
@@ -39,13 +40,16 @@ def time_pair(a_dir: Path, b_dir: Path, threads: int, repeat: int, dataset: str)
             original = get(name).path
             binaries = []
             for tag, source in (("a", a_source), ("b", b_source)):
-                verdict = verify(original, source, dataset="MINI", workdir=Path(tmp) / f"{name}-{tag}-verify")
+                # the tensorize header, for sources that call intrinsics (harmless otherwise)
+                verdict = verify(original, source, dataset="MINI", include_dirs=[INCLUDE_DIR],
+                                 workdir=Path(tmp) / f"{name}-{tag}-verify")
                 if not verdict.ok:
                     print(f"| {name} | {tag.upper()} not verified: {verdict.status} {verdict.reason} | | |")
                     break
                 binary = Path(tmp) / f"{name}-{tag}"
                 compiled = compile_c(source, binary, cc=DEFAULT_CC, cflags=DEFAULT_CFLAGS,
-                                     defines=dataset_define(dataset), openmp=True)
+                                     defines=dataset_define(dataset), include_dirs=[INCLUDE_DIR],
+                                     openmp=True)
                 if not compiled.ok:
                     print(f"| {name} | {tag.upper()} does not compile: {compiled.reason} | | |")
                     break

@@ -64,6 +64,19 @@ def test_conv2d_nhwc_with_offsets_and_the_matrix_unit():
     _verify(t, {"NB": "16", "NH": "2", "NW": "3", "NK": "32", "NC": "16", "NR": "2", "NS": "1"})
 
 
+@pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+def test_conv2d_as_one_product_over_the_whole_window(layout, portable):
+    """dgemm_packed_k3: one call sums over (c, r, s) (NCHW) or (r, s, c) (NHWC) with the
+    input window read through per-loop strides; sizes that leave edge blocks in every
+    register-block dimension. The outputs are bit-identical to the original's."""
+    sizes = {"NB": "2", "NH": "3", "NW": "13", "NK": "19", "NC": "5", "NR": "2", "NS": "3"}
+    p = ps.Program.from_file(KERNELS + f"conv2d-{layout}.c").tensorize("S1", "dgemm_packed_k3")
+    code = p.c_code()
+    assert code.count("polysched_dgemm_packed_k3(") == 1
+    _verify(p, sizes, portable)
+
+
 def test_illegal_and_missing_matches_raise():
     nchw = ps.Program.from_file(KERNELS + "conv2d-nchw.c")
     with pytest.raises(TransformError, match="no legal match of mtile16_f64 in S1: .*reorder"):

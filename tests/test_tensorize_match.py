@@ -178,6 +178,39 @@ def test_reordered_floating_point_reduction_is_illegal():
     assert len(good) == 2 and all(m.legal for m in good)
 
 
+def test_affine_operands_match_a_convolution_window_and_nothing_else():
+    """dgemm_packed_k3 (``affine: A B``) sums over three loops and reads its inputs
+    through one stride per loop: conv2d's ``in[n][c][h + r][w + s]`` is its B with
+    (c, r, s) as (k1, k2, k3), though two mapped loops share a subscript. Only the
+    original summation order is legal; a loop the operand does not use (i for B) must
+    not move it."""
+    [nchw] = extract(str(KERNELS / "conv2d-nchw.c"))
+    [nhwc] = extract(str(KERNELS / "conv2d-nhwc.c"))
+    matches = _matches(nchw, nchw.statement("S1"), "dgemm_packed_k3")
+    assert len(matches) == 6                       # the 3! orders of (c, r, s)
+    [legal] = [m for m in matches if m.legal]
+    assert legal.loops == {"k1": "c", "k2": "r", "k3": "s", "i": "k", "j": "w"}
+    assert legal.arrays == {"C": "out", "A": "wt", "B": "in"}
+    legal_nhwc = [m for m in _matches(nhwc, nhwc.statement("S1"), "dgemm_packed_k3") if m.legal]
+    assert sorted(m.loops["i"] for m in legal_nhwc) == ["h", "n", "w"]
+    assert all((m.loops["k1"], m.loops["k2"], m.loops["k3"], m.loops["j"]) == ("r", "s", "c", "k")
+               for m in legal_nhwc)
+    # B[k1][k2][k3][j] read as in[...][w + i]: B would move with i, which it does not use
+    text = """
+void f(double out[8][8][8], double in[8][8][8][16], double wt[8][8][8][8])
+{
+  int a, b, c, i, j;
+#pragma scop
+  for (a = 0; a < 8; a++) for (b = 0; b < 8; b++) for (c = 0; c < 8; c++)
+    for (i = 0; i < 8; i++) for (j = 0; j < 8; j++)
+      out[0][i][j] += wt[i][a][b][c] * in[a][b][c][j + i];
+#pragma endscop
+}
+"""
+    scop = _scop(text)
+    assert _matches(scop, scop.statements[0], "dgemm_packed_k3") == []
+
+
 def test_triangular_domain_is_not_a_box():
     text = GEMM_LIKE.replace("for (k = 0; k < K; k++)", "for (k = 0; k <= j; k++)")
     scop = _scop(text.format(n=32, m=32, k=32, ct="double", at="double", bt="double", extra="",

@@ -27,7 +27,8 @@ rather than guard them, when an outer loop is shared with the remainder tiles)
 
 The call template's ``base(X)`` is the address of operand X's element at the origin,
 ``rs(X)``/``cs(X)`` the strides (in elements, from the array's declared sizes) of the
-program dimensions that X's dimensions 0/1 map to, a free loop's parameter the loop's
+program dimensions that X's dimensions 0/1 map to, ``st(X, l)`` the stride of X's
+address along the program loop intrinsic loop ``l`` maps to, a free loop's parameter the loop's
 trip count, a scalar operand its reference. When the AST is not this shape (isl
 dropped a loop), None: the caller prints the loops (correct, just not a call).
 """
@@ -150,6 +151,20 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         later = array.dims[dims[which] + 1:]
         return " * ".join(f"(long)({d})" for d in later) or "1"
 
+    def loop_stride(operand, loop):
+        """The stride of the operand's address along intrinsic loop ``loop``: the
+        program loop's coefficient in the row-major linearised subscript."""
+        index, _dims = aligned[operand]
+        ref = problem.pattern.refs[index]
+        p = prog_loops.index(str(params[f"l_{loop}"]))
+        array = printer.scop.arrays[ref.array]
+        terms = []
+        for d, row in enumerate(ref.rows):
+            if row[p]:
+                later = [f"(long)({size})" for size in array.dims[d + 1:]]
+                terms.append(" * ".join([f"{row[p]}L", *later]))
+        return f"({' + '.join(terms)})" if terms else "0"
+
     scalars = {o for o in intrinsic.operands if not intrinsic.pattern.ranks.get(o)}
     by_param = {param: loop for loop, param in intrinsic.extent_params.items()}
 
@@ -166,6 +181,7 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     text = re.sub(r"\bbase\(\s*(\w+)\s*\)", lambda m: "&" + ref_text(m.group(1)), text)
     text = re.sub(r"\brs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 0), text)
     text = re.sub(r"\bcs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 1), text)
+    text = re.sub(r"\bst\(\s*(\w+)\s*,\s*(\w+)\s*\)", lambda m: loop_stride(m.group(1), m.group(2)), text)
     inner = pad + indent
     call = [inner + f"/* polysched: tensorize {intrinsic.name} */", inner + text.rstrip(";") + ";"]
     if guards:

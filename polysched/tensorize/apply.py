@@ -27,7 +27,7 @@ from polysched.errors import TransformError
 from polysched.marks import Tensorize
 
 from .legality import candidate_schedule
-from .problem import Problem
+from .problem import Problem, affine_unused
 
 
 # loop orders Program.tensorize tries, fastest first: (blocked, kc); the last one is
@@ -232,7 +232,8 @@ def _point_positions(fmap: isl.Map, mapped: list[int]) -> int | None:
 
 def alignment(problem: Problem, loop_map, arrays: dict[str, str]) -> dict[str, tuple[int, tuple[int, ...]]]:
     """For each intrinsic operand, the program reference it matches and the program
-    dimension of each of its dimensions: ``{"A": (ref index, (dP0, dP1))}``."""
+    dimension of each of its dimensions: ``{"A": (ref index, (dP0, dP1))}`` (``()`` for
+    an ``affine:`` operand)."""
     import itertools
 
     intr, prog = problem.intrinsic.pattern, problem.pattern
@@ -242,6 +243,11 @@ def alignment(problem: Problem, loop_map, arrays: dict[str, str]) -> dict[str, t
 
     def ref_dims(uref, vref):
         rank_i, rank_p = len(uref.rows), len(vref.rows)
+        if uref.array in problem.intrinsic.affine:
+            # read through one stride per loop (st(X, l)): no dimension alignment
+            unused = affine_unused(uref, vref)
+            ok = unused is not None and not any((l, p) in unused for l, p in loop_of.items())
+            return () if ok else None
         for dims in itertools.permutations(range(rank_p), rank_i):
             if any(di in stride1.get(uref.array, ()) and dims[di] != rank_p - 1 for di in range(rank_i)):
                 continue

@@ -10,6 +10,10 @@ from .problem import Problem, StructuralMatch
 
 def _ref_ok(problem: Problem, loop_of: dict[int, int], uref, vref) -> bool:
     rank_i, rank_p = len(uref.rows), len(vref.rows)
+    if uref.array in problem.intrinsic.affine:
+        used = {l for row in uref.rows for l, c in enumerate(row) if c}
+        return rank_p > 0 and not any(vref.rows[dp][p] for l, p in loop_of.items() if l not in used
+                                      for dp in range(rank_p))
     mapped = set(loop_of.values())
     stride1 = problem.intrinsic.stride1.get(uref.array, set())
     for dims in itertools.permutations(range(rank_p), rank_i):

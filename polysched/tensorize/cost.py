@@ -10,7 +10,8 @@ elements per vector register of the widest ISA alternative. Estimated gain
 portable-only ones (the emulated unit: correct, not fast); times 2 when the
 implementation packs its operands (``packing:``: a cache-blocked, register-blocked
 kernel runs near the ISA's peak at any size, an unpacked one streams its operands from
-the arrays), and times 1.5 when it fuses multiply-adds (``numerics: fma``: one
+the arrays), times ``flops / (flops + CALL_OVERHEAD_FLOPS)`` for the fixed cost of a
+call, and times 1.5 when it fuses multiply-adds (``numerics: fma``: one
 instruction per multiply-add instead of two; such intrinsics are only applied on
 request). An intrinsic that calls a library (``library: cblas``) found on this
 machine scores ``4 x min(reuse, 16) x coverage``: a BLAS packs, blocks for every cache
@@ -24,6 +25,7 @@ from math import prod
 
 from .library import find_library
 
+CALL_OVERHEAD_FLOPS = 20_000
 _ELEMENT_BYTES = {"double": 8, "float": 4, "int32_t": 4, "uint32_t": 4, "int16_t": 2,
                   "uint16_t": 2, "int8_t": 1, "uint8_t": 1, "int64_t": 8}
 _VECTOR_BYTES = {"avx512f": 64, "avx512vnni": 64, "avx2": 32, "avxvnni": 32}
@@ -82,6 +84,10 @@ def estimate(problem, loop_map) -> dict:
         gain = 4 * min(reuse, 16) * coverage if find_library(intr.library) else 0.0
     if intr.packing:
         gain *= 2
+    # a call has a fixed cost (dispatch, packing set-up, the output block loaded and
+    # stored once per call): of two matches that use the vector units alike, the one
+    # doing more work per call wins (conv2d: 4 M flops over (c, r, s) against 0.5 M over c)
+    gain *= flops / (flops + CALL_OVERHEAD_FLOPS)
     if intr.numerics == "fma":
         gain *= 1.5
     out = {"flops_per_call": flops, "reuse": round(reuse, 3), "coverage": round(coverage, 4),

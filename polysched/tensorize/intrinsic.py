@@ -15,6 +15,10 @@ over the intrinsic's operands) and a comment block of ``key: value`` metadata::
      *                                  epilogue may run; other fixed loops need multiples)
      * packing: A B                    (optional: operands the implementation copies into
      *                                  packed panels itself; the cost model counts it)
+     * affine: A B                     (optional: input operands the implementation reads
+     *                                  through one stride per loop, st(A, k), so the
+     *                                  program's access may be any affine function of
+     *                                  the mapped loops: in[c][h + r][w + s] as B[k1][k2][k3][j])
      * library: cblas                   (optional: the implementation calls a shared library
      *                                  found at run time, see tensorize/library.py; the
      *                                  intrinsic is chosen automatically only when
@@ -39,8 +43,9 @@ Loops whose extent is a constant are the intrinsic's shape (``i: 4``, ``j: 8``);
 bounded by a parameter (``k < K``) take any program extent. The element types are the
 declared ones; the output operand is the assigned array. ``call`` is the C call
 template emit_c fills in: ``base(X)`` the address of the block's first element,
-``rs(X)``/``cs(X)`` the strides (in elements) of operand dimensions 0/1, a loop's
-parameter (``K``) its extent, a scalar operand its value.
+``rs(X)``/``cs(X)`` the strides (in elements) of operand dimensions 0/1, ``st(X, l)``
+the stride (in elements) of X's address along intrinsic loop ``l`` (for ``affine:``
+operands), a loop's parameter (``K``) its extent, a scalar operand its value.
 """
 from __future__ import annotations
 
@@ -59,7 +64,7 @@ from .pattern import Pattern, statement_pattern
 INTRINSICS_DIR = Path(__file__).parent / "intrinsics"
 INCLUDE_DIR = Path(__file__).parent / "include"
 _KEYS = ("name", "features", "header", "function", "call", "stride1", "remainder", "packing",
-         "library", "numerics", "doc")
+         "affine", "library", "numerics", "doc")
 
 
 class IntrinsicError(PolyschedError):
@@ -90,6 +95,7 @@ class Intrinsic:
     doc: str = ""
     extent_params: dict[str, str] = field(default_factory=dict)   # free loop -> its parameter
     packing: frozenset[str] = frozenset()
+    affine: frozenset[str] = frozenset()
     numerics: str = "exact"
     library: str = ""
 
@@ -122,6 +128,7 @@ class Intrinsic:
                 "header": self.header, "call": self.call,
                 "stride1": {k: sorted(v) for k, v in self.stride1.items()},
                 "remainder": sorted(self.remainder), "packing": sorted(self.packing),
+                "affine": sorted(self.affine),
                 "library": self.library, "numerics": self.numerics, "doc": self.doc}
 
 
@@ -191,6 +198,10 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
     for operand in packing:
         if operand not in pattern.ranks or not pattern.ranks[operand]:
             raise IntrinsicError(f"{path}: packing operand {operand!r} is not an array operand")
+    affine = frozenset(meta.get("affine", "").split())
+    for operand in affine:
+        if operand not in pattern.ranks or not pattern.ranks[operand] or operand == output:
+            raise IntrinsicError(f"{path}: affine operand {operand!r} is not an input array operand")
     numerics = meta.get("numerics", "exact").strip() or "exact"
     if len(numerics.split()) != 1:
         raise IntrinsicError(f"{path}: numerics must be one word (exact, fma, bf16, ...), not {numerics!r}")
@@ -203,7 +214,7 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
                      features=features, header=meta.get("header", "polysched_intrinsics.h"),
                      function=meta.get("function", ""), call=meta.get("call", ""),
                      stride1=stride1, remainder=remainder, doc=meta.get("doc", ""),
-                     extent_params=extent_params, packing=packing, numerics=numerics,
+                     extent_params=extent_params, packing=packing, affine=affine, numerics=numerics,
                      library=library)
     _LOADED[intrinsic.name] = intrinsic
     return intrinsic

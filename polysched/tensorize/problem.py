@@ -14,6 +14,10 @@ intrinsic operand to a program array (or scalar) so that
   ``coef_program[dP][p] == coef_intrinsic[dI][l]`` whenever loop ``l`` maps to ``p``,
   and program dimensions outside its image do not involve mapped loops (unmapped loops
   may appear anywhere: they only move the block's base address);
+- except for an ``affine:`` operand (an input the implementation reads through one
+  stride per loop): there the program reference (an array, not a scalar) must only not
+  involve a mapped loop whose intrinsic loop the operand does not use; any strides,
+  several mapped loops in one subscript (``in[c][h + r][w + s]``) included;
 - a dimension the intrinsic wants stride-1 maps to the program array's last dimension;
 - a fixed-extent intrinsic loop ``l`` (extent E) maps to a loop whose extent (at the
   SCoP's known parameter values) is at least E and a multiple of E, unless ``l``
@@ -81,3 +85,16 @@ def program_extents(scop: Scop, stmt: Statement) -> list[int | None]:
 def make_problem(scop: Scop, stmt: Statement, intrinsic: Intrinsic, pattern: Pattern | None = None) -> Problem:
     pattern = pattern or statement_pattern(scop, stmt)
     return Problem(scop, stmt, pattern, intrinsic, program_extents(scop, stmt))
+
+
+def affine_unused(uref, vref) -> set[tuple[int, int]] | None:
+    """For an ``affine:`` operand: the (intrinsic loop, program loop) pairs it excludes,
+    ``l`` unused by the operand's reference ``uref`` and ``p`` involved in the program's
+    ``vref``; None when ``vref`` is a scalar (no match)."""
+    if not vref.rows:
+        return None
+    used = {l for row in uref.rows for l, c in enumerate(row) if c}
+    n_intr = len(uref.rows[0]) if uref.rows else 0
+    n_prog = len(vref.rows[0])
+    return {(l, p) for l in range(n_intr) if l not in used
+            for p in range(n_prog) if any(row[p] for row in vref.rows)}

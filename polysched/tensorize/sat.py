@@ -13,7 +13,9 @@ exactly one a per o, the output's array no input's; ``m[root, root]``; a matched
 operator node matches its children (straight, or swapped when ``s``); a matched
 reference implies its ``y``, an injective ``w`` (stride-1 dimensions only onto the
 last program dimension), ``w[.., dI, dP] & x[l, p]`` only when the coefficients agree,
-and ``x[l, p]`` only when every program dimension involving ``p`` is some ``w``'s image.
+and ``x[l, p]`` only when every program dimension involving ``p`` is some ``w``'s image;
+for an ``affine:`` operand, no ``w``: ``x[l, p]`` is excluded when the operand does not
+use ``l`` and the program reference involves ``p``.
 Enumeration adds, after each model, a clause blocking its ``x``/``y`` assignment, so
 each (loop map, array map) is reported once whatever tree alignment proved it.
 """
@@ -25,7 +27,7 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from .pattern import COMMUTATIVE, children, label
-from .problem import Problem, StructuralMatch
+from .problem import Problem, StructuralMatch, affine_unused
 
 
 def _amo(clauses: list, lits: list[int]) -> None:
@@ -108,6 +110,15 @@ def _encode_ref(problem, clauses, pool, x, y, var, uref, vref, ui, vi):
         clauses.append([-var])
         return
     clauses.append([-var, y[o, a]])
+    if o in problem.intrinsic.affine:
+        # any strides: only a loop the operand does not vary along must not move it
+        unused = affine_unused(uref, vref)
+        if unused is None:
+            clauses.append([-var])
+        for (l, p), xv in x.items():
+            if unused is not None and (l, p) in unused:
+                clauses.append([-var, -xv])
+        return
     rank_i, rank_p = len(uref.rows), len(vref.rows)
     stride1 = set() if "stride1" in problem.relax else problem.intrinsic.stride1.get(o, set())
     w = {}

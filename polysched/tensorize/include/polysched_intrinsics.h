@@ -506,15 +506,20 @@ static inline double *polysched_pk_scratch(size_t n)
 }
 
 /* rows x kc of A into mr_-row panels (zeros below the last row): panel p holds, for each
- * k, mr_ values. */
+ * k, mr_ values. Element (i, k) is A[i * rs + k * cs], or A[i * rs + koff[k]] when koff
+ * is given (a k that runs over several program loops, see polysched_dgemm_packed_k3). */
 static inline void polysched_pk_pack_a(long rows, long kc, double alpha, int scaled, const double *A,
-                                       long rs, long cs, double *out, int mr_)
+                                       long rs, long cs, const long *koff, double *out, int mr_)
 {
   long p, i, k;
   for (p = 0; p < rows; p += mr_, out += (long)mr_ * kc) {
     long mr = rows - p < mr_ ? rows - p : mr_;
     const double *a = A + p * rs;
-    if (cs == 1) {       /* row-major A: read rows, write with stride mr_ */
+    if (koff != NULL) {
+      for (i = 0; i < mr; i++)
+        for (k = 0; k < kc; k++)
+          out[k * mr_ + i] = scaled ? alpha * a[i * rs + koff[k]] : a[i * rs + koff[k]];
+    } else if (cs == 1) {       /* row-major A: read rows, write with stride mr_ */
       for (i = 0; i < mr; i++)
         for (k = 0; k < kc; k++)
           out[k * mr_ + i] = scaled ? alpha * a[i * rs + k] : a[i * rs + k];
@@ -529,15 +534,23 @@ static inline void polysched_pk_pack_a(long rows, long kc, double alpha, int sca
   }
 }
 
-/* kc x cols of B into nr_-column panels (zeros right of the last column) */
+/* kc x cols of B into nr_-column panels (zeros right of the last column); element
+ * (k, j) is B[k * rs + j * cs], or B[koff[k] + j * cs] when koff is given */
 static inline void polysched_pk_pack_b(long kc, long cols, const double *B, long rs, long cs,
-                                       double *out, int nr_)
+                                       const long *koff, double *out, int nr_)
 {
   long q, j, k;
   for (q = 0; q < cols; q += nr_, out += (long)nr_ * kc) {
     long nr = cols - q < nr_ ? cols - q : nr_;
     const double *b = B + q * cs;
-    if (cs == 1 && nr == nr_) {
+    if (koff != NULL && cs == 1 && nr == nr_) {
+      for (k = 0; k < kc; k++)
+        memcpy(out + k * nr_, b + koff[k], (size_t)nr_ * sizeof(double));
+    } else if (koff != NULL) {
+      for (k = 0; k < kc; k++)
+        for (j = 0; j < nr; j++)
+          out[k * nr_ + j] = b[koff[k] + j * cs];
+    } else if (cs == 1 && nr == nr_) {
       for (k = 0; k < kc; k++)
         memcpy(out + k * nr_, b + k * rs, (size_t)nr_ * sizeof(double));
     } else if (rs == 1) {   /* B stored transposed: read its columns */
@@ -559,10 +572,11 @@ static inline void polysched_pk_pack_b(long kc, long cols, const double *B, long
 typedef void (*polysched_pk_kernel)(long kc, const double *Ap, const double *Bp, double *C, long rsC);
 
 /* the blocked driver; returns 0 when no packing buffer could be had (the caller then
- * runs the plain loops) */
+ * runs the plain loops). koffA/koffB: NULL, or k's offset in A/B for each k < k_ (then
+ * csA/rsB are unused) */
 static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, int scaled, const double *A,
-    long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC, int mr_, int nr_,
-    polysched_pk_kernel kernel)
+    long rsA, long csA, const long *koffA, const double *B, long rsB, long csB, const long *koffB,
+    double *C, long rsC, int mr_, int nr_, polysched_pk_kernel kernel)
 {
   long jc, pc, ic, jr, ir, i, j;
   long kcmax = k_ < POLYSCHED_PK_KC ? k_ : POLYSCHED_PK_KC;
@@ -580,10 +594,12 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
     long nc = n_ - jc < POLYSCHED_PK_NC ? n_ - jc : POLYSCHED_PK_NC;
     for (pc = 0; pc < k_; pc += POLYSCHED_PK_KC) {     /* k blocks in increasing order */
       long kc = k_ - pc < POLYSCHED_PK_KC ? k_ - pc : POLYSCHED_PK_KC;
-      polysched_pk_pack_b(kc, nc, B + pc * rsB + jc * csB, rsB, csB, bp, nr_);
+      polysched_pk_pack_b(kc, nc, B + (koffB ? 0 : pc * rsB) + jc * csB, rsB, csB,
+                          koffB ? koffB + pc : NULL, bp, nr_);
       for (ic = 0; ic < m_; ic += POLYSCHED_PK_MC) {
         long mc = m_ - ic < POLYSCHED_PK_MC ? m_ - ic : POLYSCHED_PK_MC;
-        polysched_pk_pack_a(mc, kc, alpha, scaled, A + ic * rsA + pc * csA, rsA, csA, ap, mr_);
+        polysched_pk_pack_a(mc, kc, alpha, scaled, A + ic * rsA + (koffA ? 0 : pc * csA), rsA, csA,
+                            koffA ? koffA + pc : NULL, ap, mr_);
         for (jr = 0; jr < nc; jr += nr_) {
           long nr = nc - jr < nr_ ? nc - jr : nr_;
           for (ir = 0; ir < mc; ir += mr_) {
@@ -697,30 +713,34 @@ POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", )
 /* the plain loop nest (the description's order), when no packing buffer can be had */
 POLYSCHED_EXACT_FP
 static inline void polysched_pk_dgemm_loops(long m_, long n_, long k_, double alpha, int scaled,
-    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+    const double *A, long rsA, long csA, const long *koffA, const double *B, long rsB, long csB,
+    const long *koffB, double *C, long rsC)
 {
   POLYSCHED_EXACT_FP_BODY
   long i, j, k;
-  for (k = 0; k < k_; k++)
+  for (k = 0; k < k_; k++) {
+    long ka = koffA ? koffA[k] : k * csA, kb = koffB ? koffB[k] : k * rsB;
     for (i = 0; i < m_; i++)
       for (j = 0; j < n_; j++) {
-        double a = scaled ? alpha * A[i * rsA + k * csA] : A[i * rsA + k * csA];
-        C[i * rsC + j] = C[i * rsC + j] + a * B[k * rsB + j * csB];
+        double a = scaled ? alpha * A[i * rsA + ka] : A[i * rsA + ka];
+        C[i * rsC + j] = C[i * rsC + j] + a * B[kb + j * csB];
       }
+  }
 }
 
-static inline void polysched_pk_dispatch(long m_, long n_, long k_, double alpha, int scaled, int fused,
-    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+static inline void polysched_pk_dispatch_off(long m_, long n_, long k_, double alpha, int scaled, int fused,
+    const double *A, long rsA, long csA, const long *koffA, const double *B, long rsB, long csB,
+    const long *koffB, double *C, long rsC)
 {
 #if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512f")) {
     POLYSCHED_PATH(fused ? "avx512-fma" : "avx512");
-    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC, 12, 16,
+    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC, 12, 16,
                            fused ? polysched_pk_kernel_avx512_fma : polysched_pk_kernel_avx512))
       return;
   } else if (POLYSCHED_HAS("avx2") && (!fused || POLYSCHED_HAS("fma"))) {
     POLYSCHED_PATH(fused ? "avx2-fma" : "avx2");
-    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC, 6, 8,
+    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC, 6, 8,
                            fused ? polysched_pk_kernel_avx2_fma : polysched_pk_kernel_avx2))
       return;
   } else
@@ -728,11 +748,54 @@ static inline void polysched_pk_dispatch(long m_, long n_, long k_, double alpha
   {
     (void)fused;
     POLYSCHED_PATH("portable");
-    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC, 4, 8,
+    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC, 4, 8,
                            polysched_pk_kernel_portable))
       return;
   }
-  polysched_pk_dgemm_loops(m_, n_, k_, alpha, scaled, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_pk_dgemm_loops(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC);
+}
+
+static inline void polysched_pk_dispatch(long m_, long n_, long k_, double alpha, int scaled, int fused,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_pk_dispatch_off(m_, n_, k_, alpha, scaled, fused, A, rsA, csA, NULL, B, rsB, csB, NULL, C, rsC);
+}
+
+/* C[i][j] += A[i][k1][k2][k3] * B[k1][k2][k3][j] for i < m_, j < n_ (stride 1), the k's in
+ * increasing (k1, k2, k3) order: one product over k = (k1, k2, k3). A and B are given by
+ * one stride per loop (sAi: A's stride along i, sA1 along k1, ...), so any affine view
+ * will do: a convolution's input window in[c][h + r][w + s] is A or B with strides
+ * (H'W', W', 1). Exact, like polysched_dgemm_packed. */
+POLYSCHED_EXACT_FP
+static inline void polysched_dgemm_packed_k3(long m_, long n_, long k1_, long k2_, long k3_,
+    const double *A, long sAi, long sA1, long sA2, long sA3,
+    const double *B, long sB1, long sB2, long sB3, long sBj, double *C, long rsC)
+{
+  POLYSCHED_EXACT_FP_BODY
+  long k1, k2, k3, k = 0, k_, *off;
+  if (m_ <= 0 || n_ <= 0 || k1_ <= 0 || k2_ <= 0 || k3_ <= 0)
+    return;
+  k_ = k1_ * k2_ * k3_;
+  off = (long *)malloc(2 * (size_t)k_ * sizeof(long));
+  if (off == NULL) {           /* the description's loops, offsets computed in place */
+    long i, j;
+    for (k1 = 0; k1 < k1_; k1++)
+      for (k2 = 0; k2 < k2_; k2++)
+        for (k3 = 0; k3 < k3_; k3++)
+          for (i = 0; i < m_; i++)
+            for (j = 0; j < n_; j++)
+              C[i * rsC + j] = C[i * rsC + j] + A[i * sAi + k1 * sA1 + k2 * sA2 + k3 * sA3]
+                                                * B[k1 * sB1 + k2 * sB2 + k3 * sB3 + j * sBj];
+    return;
+  }
+  for (k1 = 0; k1 < k1_; k1++)
+    for (k2 = 0; k2 < k2_; k2++)
+      for (k3 = 0; k3 < k3_; k3++, k++) {
+        off[k] = k1 * sA1 + k2 * sA2 + k3 * sA3;
+        off[k_ + k] = k1 * sB1 + k2 * sB2 + k3 * sB3;
+      }
+  polysched_pk_dispatch_off(m_, n_, k_, 1.0, 0, 0, A, sAi, 0, off, B, 0, sBj, off + k_, C, rsC);
+  free(off);
 }
 
 /* C[i][j] += A[i][k] * B[k][j], i < m_, j < n_ (stride 1), k < K: exact */
