@@ -76,6 +76,21 @@ def test_distribute_before_after():
     assert q.verify().ok
 
 
+def test_distribute_a_loop_whose_statements_share_dates():
+    """jacobi-2d under Pluto's band: one leaf band schedules S0 and S1 (no sequence below
+    it). Distributing its innermost loop gives one copy per statement in program order;
+    legal here, and the output is the original's."""
+    p = ps.Program.from_file(get("jacobi-2d").path).auto_schedule()
+    assert kinds(p) == ["domain", "band", "leaf"]
+    q = p.distribute("S0", 2)
+    assert kinds(q) == ["domain", "band", "sequence", "filter", "band", "leaf", "filter", "band", "leaf"]
+    assert [e for _, e in q.loops("S1")] == [e for _, e in p.loops("S1")]
+    assert q.verify().ok
+    with pytest.raises(ps.TransformError, match="is illegal") as info:
+        p.distribute("S0", 0)          # every S0 before every S1: S0 at t + 1 reads S1's A at t
+    confirm_dependence_witness(p, info.value)
+
+
 def test_distribute_of_a_cycle_is_illegal():
     p = from_body(CYCLE)
     with pytest.raises(ps.TransformError) as info:

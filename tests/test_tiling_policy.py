@@ -133,6 +133,27 @@ def test_fused_statements_whose_common_inner_loop_carries_a_dependence_are_distr
     assert tiled.verify().ok
 
 
+@pytest.mark.parametrize("name", ["jacobi-2d", "fdtd-2d"])
+def test_statements_sharing_dates_in_the_innermost_loop_are_distributed(name):
+    """jacobi-2d under Pluto's (t, 2t + i, 2t + j), S1 shifted by one: the band is a leaf
+    (no sequence: S0 and S1 share dates), and S1 reads at c - 1 what S0 stored in the
+    same inner loop, so the fused loop carries a dependence (and stalls on
+    store-to-load forwarding: 1.43 s against 0.80 s apart, LARGE, 1 thread). The policy
+    gives each statement its own innermost loop (distribute, in program order) and
+    marks each simd; the tree has a sequence right below the point band."""
+    scheduled, tiled, steps = _steps_and_code(name, parallel=True)
+    assert "distribute" in [s["op"] for s in steps]
+    assert "sink" not in [s["op"] for s in steps]
+    code = tiled.region_code()
+    simd = [k for k, line in enumerate(code.splitlines()) if "#pragma omp simd" in line]
+    assert len(simd) >= 2
+    lines = code.splitlines()
+    # one statement under each simd loop: the loop header, then one assignment
+    assert all(lines[k + 1].strip().startswith("for (") and "=" in lines[k + 2] for k in simd)
+    assert scheduled.replay(steps).c_code() == tiled.c_code()
+    assert tiled.verify().ok
+
+
 def test_a_parallel_loop_around_column_walks_is_distributed_and_sunk_innermost():
     """gramschmidt: Pluto fuses S5 (``R[k][j] += Q[i][k] * A[i][j]``) and S6 (``A[i][j] -=
     Q[i][k] * R[k][j]``) under a parallel ``j`` loop with ``i`` inside, so both walk A by

@@ -206,7 +206,7 @@ def split_band(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Sched
     return _split_at(schedule, lp)[0]
 
 
-def _branch_node(schedule: isl.Schedule, path: tuple[int, ...]) -> isl.ScheduleNode | None:
+def branch_below(schedule: isl.Schedule, path: tuple[int, ...]) -> isl.ScheduleNode | None:
     """The first sequence or set node below the band at ``path`` along single children."""
     node = node_at(schedule, path)
     while node.n_children() == 1:
@@ -225,14 +225,20 @@ def _statements_of(uset: isl.UnionSet) -> list[str]:
 def distribute(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
     """Loop distribution (fission): the loop ``(stmt, depth)`` and the loops inside it
     are split in up to three copies, one for the statements ordered before ``stmt`` at
-    the first sequence below the loop, one for ``stmt``'s branch, one for those after."""
+    the first sequence below the loop, one for ``stmt``'s branch, one for those after.
+    Below a loop with no sequence under it (statements whose instances share dates:
+    Pluto's jacobi-2d band), "before" and "after" are in program order."""
     what = f"distribute({stmt!r}, {depth!r})"
     lp = loop(scop, schedule, stmt, depth, what)
     schedule, path = _split_at(schedule, lp)
-    branch = _branch_node(schedule, path)
+    branch = branch_below(schedule, path)
     if branch is None:
-        raise TransformError(f"{what}: loop {depth} of {stmt} encloses no other statement: nothing to distribute")
-    filters = [branch.child(k).filter_get_filter() for k in range(branch.n_children())]
+        # one filter per statement of the loop, in program order
+        present = set(_statements_of(node_at(schedule, path).get_domain()))
+        filters = [isl.UnionSet.from_set(s.domain).universe() for s in scop.statements
+                   if s.name in present]
+    else:
+        filters = [branch.child(k).filter_get_filter() for k in range(branch.n_children())]
     stmt_set = isl.UnionSet.from_set(scop.statement(stmt).domain).universe()
     mine = [k for k, f in enumerate(filters) if not f.intersect(stmt_set).is_empty()]
     if len(mine) != 1:
@@ -254,7 +260,7 @@ def distribute(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Sched
     node = node_at(schedule, path)
     while node.has_parent() and node.parent().get_type() == _t.mark:   # marks of the loop go along
         node = node.parent()
-    if branch.get_type() == _t.set:
+    if branch is not None and branch.get_type() == _t.set:
         return node.insert_set(uset_list).get_schedule()
     return node.insert_sequence(uset_list).get_schedule()
 
