@@ -14,7 +14,7 @@ from pathlib import Path
 import islpy as isl
 
 from polysched import emit_c
-from polysched.dependence import Dependences, analyze, check
+from polysched.dependence import Dependences, analyze, check, runs_in_original_order
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated
 from polysched.scop import Scop, ScopError, extract
@@ -96,6 +96,10 @@ class ScopResult:
     schedule: isl.Schedule
     tiling: object | None = None
     fallback: str = ""         # what the code was generated from instead, when not the schedule
+    # the schedule asks for nothing the code as written does not do (the original order,
+    # no parallel or vector loop): the region is kept as written, without versioning
+    # (ludcmp: generated again with its run-time checks, the same loops ran 0.88x)
+    kept_as_written: bool = False
 
 
 @dataclass
@@ -117,7 +121,11 @@ class OptimizeResult:
                 lines.extend("  " + line for line in str(region.tiling).splitlines())
             if region.fallback:
                 lines.append(f"  code generated from {region.fallback}")
-            lines.extend("  " + line for line in emit_c.versioning_plan(scop).describe())
+            if region.kept_as_written:
+                lines.append("  the schedule keeps the original order and marks no loop: "
+                             "the region is kept as written")
+            else:
+                lines.extend("  " + line for line in emit_c.versioning_plan(scop).describe())
         times = ", ".join(f"{name} {sec * 1e3:.0f} ms" for name, sec in self.phase_seconds.items())
         lines.append(f"time: {times}")
         return "\n".join(lines)
@@ -153,6 +161,8 @@ def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
     from the schedule before tiling, then from the original schedule, and as a last
     resort kept as written, with a one-line notice on stderr. ``region.schedule``
     becomes the schedule the text was generated from."""
+    if region.kept_as_written:
+        return region.scop.source[region.scop.region_start:region.scop.region_end]
     attempts = [(region.schedule, "")]
     if untiled is not region.schedule:
         attempts.append((untiled, "the schedule before tiling"))
@@ -228,7 +238,9 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
                 f"{scop.filename}:{scop.start_line}: internal error: the computed schedule is "
                 f"illegal: {verdict}"
             )
-        regions.append(ScopResult(scop, deps, schedule, report))
+        kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
+            runs_in_original_order(scop, schedule)
+        regions.append(ScopResult(scop, deps, schedule, report, kept_as_written=kept))
         region_fallbacks.append(untiled)
     texts = [timed("codegen", generate_region, region, untiled)
              for region, untiled in zip(regions, region_fallbacks)]

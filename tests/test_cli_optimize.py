@@ -85,3 +85,45 @@ def test_register_tile_flag_turns_the_jam_on_and_off(tmp_path):
     bad = tmp_path / "bad.c"
     proc = polysched("optimize", str(source), "-o", str(bad), "--tile", "--register-tile", "-1")
     assert proc.returncode == 2 and "--register-tile -1" in proc.stderr and not bad.exists()
+
+
+RECURRENCE = """double A[64];
+void kernel(int n)
+{
+  int i;
+#pragma scop
+  for (i = 1; i < n; i++)
+    A[i] = A[i - 1] * 0.5 + A[i];
+#pragma endscop
+}
+"""
+
+
+def test_a_region_the_schedule_leaves_alone_is_kept_as_written(tmp_path):
+    """When the schedule keeps the original order and marks no loop (ludcmp: its dot
+    products are floating-point reductions, nothing is parallel or reordered), the
+    region is kept as written: no run-time checks and no second copy, which made
+    ludcmp's same loops 0.88x. The identity scheduler still generates the code."""
+    from polysched.dependence import runs_in_original_order
+    from polysched.pipeline import OptimizeOptions, optimize
+    source = tmp_path / "rec.c"
+    source.write_text(RECURRENCE)
+    for path in (get("ludcmp").path, source):
+        result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+        [region] = result.regions
+        assert region.kept_as_written and runs_in_original_order(region.scop, region.schedule)
+        written = Path(path).read_text()
+        scop = region.scop
+        assert written[scop.region_start:scop.region_end] in result.text
+        assert "polysched_min" not in result.text and "kept as written" in result.summary()
+    identity = optimize(source, OptimizeOptions.from_flags(scheduler="identity", tile=True))
+    assert not identity.regions[0].kept_as_written and "for (int c0" in identity.text
+    # gemm is transformed: not kept
+    gemm = optimize(get("gemm").path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert not gemm.regions[0].kept_as_written
+    assert not runs_in_original_order(gemm.regions[0].scop, gemm.regions[0].schedule)
+    # the order itself, without marks: the original tree is, an interchange is not
+    import polysched as ps
+    program = ps.Program.from_file(get("gemm").path)
+    assert runs_in_original_order(program.scop, program.schedule)
+    assert not runs_in_original_order(program.scop, program.interchange("S1", 1, 2).schedule)

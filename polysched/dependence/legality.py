@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.errors import MarkError, PolyschedError
-from polysched.islutil import maps_of
+from polysched.islutil import isl_operation_cap, maps_of
 from polysched.marks import LOOP_CLAIMS, Parallel, parse_mark
 
 from .analysis import VALIDITY_KINDS, Dependences
@@ -175,6 +175,34 @@ def is_legal(schedule: isl.Schedule, validity: isl.UnionMap) -> bool:
         if not pairs.is_subset(isl.Map.lex_lt(space.domain())):
             return False
     return True
+
+
+# isl operations the original order relation may take (runs_in_original_order): every
+# suite kernel needs far less; past it the answer is "no" (the schedule counts as new)
+ORDER_OPERATIONS = 2_000_000
+
+
+def runs_in_original_order(scop, schedule: isl.Schedule) -> bool:
+    """Does ``schedule`` run every pair of instances in the order of ``scop.schedule``
+    and carry no mark (no parallel, vector, unrolled or tensorized loop)? Then it asks
+    for nothing the code as written does not already do. The original order is the
+    relation ``{ S[s] -> T[t] : orig(s) lex< orig(t) }``, a validity relation the new
+    schedule must respect (`is_legal`): respected, the new schedule is that total order."""
+    if _has_mark(schedule.get_root()):
+        return False
+    domain = scop.domain.intersect_params(scop.context)
+    try:
+        with isl_operation_cap(domain.get_ctx(), ORDER_OPERATIONS):
+            original = scop.schedule_map.intersect_domain(domain)
+            return is_legal(schedule.intersect_domain(domain), original.lex_lt_union_map(original))
+    except isl.Error:
+        return False
+
+
+def _has_mark(node: isl.ScheduleNode) -> bool:
+    if node.get_type() == isl.schedule_node_type.mark:
+        return True
+    return any(_has_mark(node.child(k)) for k in range(node.n_children()))
 
 
 def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | isl.UnionMap:
