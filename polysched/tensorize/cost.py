@@ -79,9 +79,10 @@ def estimate(problem, loop_map) -> dict:
     element = max(_ELEMENT_BYTES.get(intr.pattern.types[o], 8) for o in intr.operands)
     widest = max((max(_VECTOR_BYTES.get(f, 0) for f in alt) for alt in intr.features), default=0)
     lanes = widest // element if widest else 1
-    gain = (min(reuse, lanes) if widest else 0.5) * coverage
     if intr.library:
         gain = 4 * min(reuse, 16) * coverage if find_library(intr.library) else 0.0
+    else:
+        gain = (min(reuse, lanes) if widest else 0.5) * coverage
     if intr.packing:
         gain *= 2
     # a call has a fixed cost (dispatch, packing set-up, the output block loaded and
