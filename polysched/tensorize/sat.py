@@ -115,9 +115,8 @@ def _encode_ref(problem, clauses, pool, x, y, var, uref, vref, ui, vi):
         unused = affine_unused(uref, vref)
         if unused is None:
             clauses.append([-var])
-        for (l, p), xv in x.items():
-            if unused is not None and (l, p) in unused:
-                clauses.append([-var, -xv])
+            return
+        clauses.extend([-var, -xv] for (l, p), xv in x.items() if (l, p) in unused)
         return
     rank_i, rank_p = len(uref.rows), len(vref.rows)
     stride1 = set() if "stride1" in problem.relax else problem.intrinsic.stride1.get(o, set())
