@@ -148,7 +148,7 @@ _STEP_ARGS = {
     "unroll": ("stmt", "depth", "factor"),
     "mark": ("stmt", "depth", "mark"),
     "unmark": ("stmt", "depth"),
-    "auto_schedule": ("scheduler", "fuse", "negative_coefficients"),
+    "auto_schedule": ("scheduler", "fuse", "negative_coefficients", "diamond"),
     "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
                   "wavefront", "intra_tile_reorder", "tile_depth1", "caches", "register_tile"),
     "set_schedule": ("schedule",),
@@ -556,16 +556,20 @@ class Program:
                            stmt, depth, value, f"unroll({stmt!r}, {depth!r}, {factor!r})")
 
     def auto_schedule(self, scheduler: str = "pluto", fuse: str = "smart",
-                      negative_coefficients: bool = False) -> "Program":
+                      negative_coefficients: bool = False, diamond: bool = False) -> "Program":
         """Replace the schedule by the automatic scheduler's (``"pluto"``, ``"isl"``
         or ``"identity"``; fusion ``"smart"``, ``"max"``, ``"no"``), as ``optimize``
-        does (negative coefficients are tried when no non-negative schedule exists)."""
+        does (negative coefficients are tried when no non-negative schedule exists).
+        ``diamond``: concurrent-start hyperplanes for a stencil's time band
+        (`polysched.schedule.ScheduleOptions`)."""
         from polysched.schedule import ScheduleError as AutoScheduleError
         from polysched.schedule import ScheduleOptions, compute
         args = {"scheduler": scheduler, "fuse": fuse}
         if negative_coefficients:
             args["negative_coefficients"] = True
-        options = ScheduleOptions(scheduler=scheduler, fuse=fuse,
+        if diamond:
+            args["diamond"] = True
+        options = ScheduleOptions(scheduler=scheduler, fuse=fuse, diamond=diamond,
                                   negative_coefficients=negative_coefficients, negative_fallback=True)
         try:
             schedule = compute(self.scop, self._deps, options)

@@ -31,6 +31,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--negative", action="store_true",
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
                         "they are tried only when no non-negative schedule exists")
+    p.add_argument("--diamond", action="store_true",
+                   help="diamond (concurrent-start) hyperplanes for an outermost band with no parallel "
+                        "member (stencils), tiled with equal sizes along the diamond pair")
     p.add_argument("--tile", action="store_true", help="tile permutable bands")
     p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32, for every band; "
                         "or per statement: S1=32,64,128;S0=16,16")
@@ -151,7 +154,7 @@ def run(args) -> int:
     cc, cflags = _verify_flags(args)
     options = OptimizeOptions.from_flags(
         scheduler="identity" if args.identity else args.scheduler,
-        fuse=args.fuse, negative_coefficients=args.negative,
+        fuse=args.fuse, negative_coefficients=args.negative, diamond=args.diamond,
         tile=args.tile and not args.identity, tile_sizes=sizes, l2tile=args.l2tile,
         parallel=args.parallel and not args.identity, unroll=args.unroll,
         reassociate=args.reassociate, register_tile=args.register_tile,

@@ -443,6 +443,25 @@ class HyperplaneProblem:
             levels += self._size_level()
         return self._lexicographic(levels)
 
+    def solve_diamond(self, edges: list[Edge], face: dict[str, list[int]],
+                      partner: dict[str, list[int]], max_scale: int = 8) -> Hyperplane | None:
+        """A hyperplane valid on every edge (weakly satisfied) whose iterator part is
+        ``λ·face_S - partner_S`` for one integer ``λ >= 1`` and every statement S, with
+        the smallest ``λ``, then the smallest shifts; None when there is none. Its sum with
+        ``partner`` is ``λ·face``: tiles of the two start concurrently along the face
+        (the time ``t = 0`` plane for ``face = t``): diamond tiling (Bandishti, Pananilath,
+        Bondhugula, SC 2012). jacobi-1d: face ``t``, partner ``2t + i``, answer
+        ``t - i`` (``λ = 3``). Coefficients may be negative here whatever the options."""
+        self._new_model()
+        m = self.model
+        scale = m.new_int_var(1, max_scale, "lambda")
+        for stmt, cs in self.c.items():
+            for k, var in enumerate(cs):
+                m.add(var == scale * face[stmt][k] - partner[stmt][k])
+        for e in edges:
+            self._cone_constraints(e, +1)
+        return self._lexicographic([scale, sum(self.shift.values())])
+
     def _bound_level(self, u, w) -> list:
         """The bounding function ``u·N + w``, ranked as ``(sum(u), w)``: the parametric
         growth first (summed over parameters, so that the answer does not depend on the

@@ -69,6 +69,10 @@ class ScheduleOptions:
     - ``negative_fallback``: when the non-negative space has no legal schedule (a loop
       must be reversed), schedule again with negative coefficients instead of raising
       `ScheduleError` (for drivers that must always produce a schedule).
+    - ``diamond``: diamond (concurrent-start) tiling hyperplanes for an outermost band
+      of two or more members none of which is parallel (a stencil's time band): its
+      first member (the face, ``t``) is replaced by ``λ·t - h1`` (``h1`` the second),
+      so that tiles all along ``t = 0`` can start at once (`ilp.HyperplaneProblem.solve_diamond`).
     - ``budget``: CPU seconds scheduling one SCoP may take, fallbacks included: the
       scheduler asked for gets two thirds of it, its fallback (isl's scheduler for Pluto
       and the other way round) the rest, each in a child process killed past its share
@@ -87,6 +91,7 @@ class ScheduleOptions:
     rar: bool = True
     spatial: bool = True
     negative_fallback: bool = False
+    diamond: bool = False
     budget: float = 6.0
     max_constraints: int = 200_000
     isl_max_operations: int = 200_000_000

@@ -20,7 +20,7 @@ The search (``_Scheduler.group``) for a group of statements fused so far:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 import networkx as nx
@@ -156,6 +156,14 @@ class _Scheduler:
             coincident = [self._zero_distance(edges, h) for h in members]
             if self._distribute_short_band(sccs, members, coincident, edges, start_rows):
                 return self._cut([list(c) for c in sccs], edges, prox, start_rows)
+            if self.p.options.diamond and len(members) >= 2 and not any(coincident) and \
+                    all(not start_rows[s] for s in stmts):
+                diamond = self._diamond(stmts, edges, members)
+                if diamond is not None:
+                    members[0] = diamond
+                    rows = {s: list(start_rows[s]) + [h.coefficients[s] for h in members] for s in stmts}
+                    coincident = [self._zero_distance(edges, h) for h in members]
+                    self.p.stats["diamond"] = self.p.stats.get("diamond", 0) + 1
             child = self.group(stmts, self._residual(edges, members), self._residual(prox, members),
                                rows, first=False)
             return Band(members, True, coincident, child)
@@ -178,6 +186,27 @@ class _Scheduler:
             rows[s].append(h.coefficients[s])
         child = self.group(stmts, self._residual(edges, [h]), self._residual(prox, [h]), rows, first=False)
         return Band([h], True, [self._zero_distance(edges, h)], child)
+
+    def _diamond(self, stmts, edges, members) -> Hyperplane | None:
+        """The concurrent-start replacement of ``members[0]`` (see `ScheduleOptions.diamond`),
+        or None: ``λ·members[0] - members[1]``, valid on ``edges``, and independent of
+        the other members for every statement (else the band would lose a dimension)."""
+        face = {s: members[0].coefficients[s] for s in stmts}
+        partner = {s: members[1].coefficients[s] for s in stmts}
+        biggest = max(abs(c) for s in stmts for c in face[s] + partner[s])
+        options = replace(self.p.options, negative_coefficients=True,
+                          coefficient_bound=max(self.p.options.coefficient_bound, 8 * biggest + biggest))
+        problem = HyperplaneProblem({s: self.p.dims[s] for s in stmts}, len(self.p.params), options,
+                                    self.p.budget, self.p.w_bound)
+        self.p.stats["ilp_solves"] += 1
+        h = problem.solve_diamond(edges, face, partner)
+        if h is None:
+            return None
+        for s in stmts:
+            others = [m.coefficients[s] for m in members[1:]]
+            if rank([h.coefficients[s]] + others) < rank([members[0].coefficients[s]] + others):
+                return None
+        return h
 
     def _distribute_short_band(self, sccs, members, coincident, edges, rows) -> bool:
         """smartfuse: a fused band of one sequential member cannot be tiled nor run in

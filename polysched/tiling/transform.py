@@ -273,6 +273,13 @@ class _Policy:
         model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles, innermost=order[-1]) \
             if len(given) < n else []
         sizes = given + model[len(given):]
+        diamond = n >= 2 and not any(report.coincident[:2]) and _concurrent_start(mupa)
+        if diamond and len(given) < 2:
+            # diamond tiles (ScheduleOptions.diamond): only equal sizes along the two
+            # members keep a wavefront of tiles parallel to the start face
+            sizes[0] = sizes[1] = min(sizes[0], sizes[1])
+        if diamond:
+            report.notes.append("diamond tiles (concurrent start)")
         report.tiled, report.sizes = True, sizes
 
         tiles = []
@@ -285,6 +292,16 @@ class _Policy:
         tiles.append(_tiled(mupa, sizes))
         chain.loops = [_sliced(t, k, k + 1) for t in tiles for k in range(n)] + chain.loops
         self._permute(chain, len(tiles) * n, order)
+        if diamond and order.index(0) < order.index(1):
+            # inside a diamond tile the points run by time (h0 + h1 = λ·t) where h0 ran:
+            # the original time loop outside, the stride-1 loop still innermost (along h0
+            # alone, jacobi-1d's inner loop walked a diagonal); legal, as h0 and h1 are
+            # both forward
+            first = len(tiles) * n + order.index(0)
+            second = len(tiles) * n + order.index(1)
+            chain.loops[first] = chain.loops[first].add(chain.loops[second])
+            chain.steps.append(_step("skew", stmt=chain.stmt, depth=chain.depth + first,
+                                     by_depth=chain.depth + second, factor=1))
 
         placed = False
         if wants_parallel:
@@ -552,6 +569,36 @@ class _Policy:
         return _set_flags(schedule, self.validity)
 
 
+def _linear_parts(upa: isl.UnionPwAff) -> dict[str, list[int]] | None:
+    """Per statement, the iterator coefficients of a band member ``{ S[i] -> [f(i)] }``;
+    None when a statement's piece is not one affine expression."""
+    parts: dict[str, list[int]] = {}
+    pws = upa.get_pw_aff_list()
+    for k in range(pws.n_pw_aff()):
+        pieces = pws.get_at(k).get_pieces()
+        if len(pieces) != 1:
+            return None
+        aff = pieces[0][1]
+        name = aff.get_domain_space().get_tuple_name(isl.dim_type.set)
+        parts[name] = [aff.get_coefficient_val(isl.dim_type.in_, d).to_python()
+                       for d in range(aff.dim(isl.dim_type.in_))]
+    return parts
+
+
+def _concurrent_start(mupa: isl.MultiUnionPwAff) -> bool:
+    """Are the band's first two members a diamond pair (``2t - i``, ``2t + i``): for every
+    statement their sum a multiple of one iterator (the start face's normal), their
+    difference not?"""
+    first, second = _linear_parts(mupa.get_at(0)), _linear_parts(mupa.get_at(1))
+    if not first or first.keys() != (second or {}).keys():
+        return False
+    for name, a in first.items():
+        total = [x + y for x, y in zip(a, second[name])]
+        if sum(1 for x in total if x) != 1 or all(x == y for x, y in zip(a, second[name])):
+            return False
+    return True
+
+
 def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
     """One policy step with the primitive of the same name (no legality check: the
     policy checks the whole result)."""
@@ -568,6 +615,8 @@ def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
         return primitives.sink(scop, schedule, a["stmt"], a["depth"])
     if op == "distribute":
         return primitives.distribute(scop, schedule, a["stmt"], a["depth"])
+    if op == "skew":
+        return primitives.skew(scop, schedule, a["stmt"], a["depth"], a["by_depth"], a["factor"])
     if op == "unroll_and_jam":
         return primitives.unroll_and_jam(scop, schedule, a["stmt"], a["depth"], a["factor"])
     what = f"{op}({a['stmt']!r}, {a['depth']!r})"
