@@ -10,6 +10,8 @@ the file produced by :func:`polysched.pipeline.optimize`, same compiler and flag
 --tensorize auto``: each statement's best legal exact intrinsic match (OpenMP over its
 blocks), or, when no statement has one, the ``pluto-tile-par`` file; compiled with
 ``-I`` the intrinsics header's directory.
+``pluto-diamond``: ``pluto-tile-par`` with ``--diamond`` (concurrent-start tiles for
+stencils' time bands; the other kernels as ``pluto-tile-par``).
 ``pluto-tensorize-reassoc``: the same with ``--reassociate``: the intrinsics whose sums
 round differently may be chosen too (a CBLAS call when polysched finds a CBLAS, else the
 FMA packed kernels); verified under the tolerance, like every variant.
@@ -57,6 +59,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
 
     make_source.__name__ = f"polysched optimize --scheduler {scheduler}" + \
         (" --tile" if tile else "") + (" --parallel" if parallel else "") + \
+        (" --diamond" if overrides.get("diamond") else "") + \
         (f" --tile-sizes {','.join(map(str, overrides['tile_sizes']))}" if overrides.get("tile_sizes") else "")
     return Variant(name, make_source, cc, tuple(cflags), openmp=parallel)
 
@@ -108,6 +111,7 @@ def polly_variants(cflags=DEFAULT_CFLAGS) -> list[Variant]:
 
 
 TENSORIZE = "pluto-tensorize"
+DIAMOND = "pluto-diamond"
 TENSORIZE_REASSOC = "pluto-tensorize-reassoc"
 
 
@@ -140,7 +144,8 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: 
 
 
 def all_variant_names() -> list[str]:
-    return [ORIG, *DEFAULT_VARIANTS, "identity-sched", "polly", "polly-par", TENSORIZE, TENSORIZE_REASSOC]
+    return [ORIG, *DEFAULT_VARIANTS, "identity-sched", "polly", "polly-par", TENSORIZE, TENSORIZE_REASSOC,
+            DIAMOND]
 
 
 VARIANT_PARAMS = ("sizes", "threads")
@@ -213,6 +218,10 @@ def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Va
             continue
         if name in (TENSORIZE, TENSORIZE_REASSOC):
             variants.append(tensorize_variant(cc, cflags, reassociate=name == TENSORIZE_REASSOC))
+        elif name == DIAMOND:
+            variant = optimizer_variant("pluto-tile-par", cc, cflags, diamond=True)
+            variant.name = DIAMOND
+            variants.append(variant)
         elif name.startswith("polly"):
             if name not in polly:
                 raise ValueError(f"variant {name!r} needs clang with Polly (Debian: apt-get install "
