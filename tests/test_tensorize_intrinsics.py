@@ -10,7 +10,7 @@ from polysched.tensorize import INCLUDE_DIR, builtin_intrinsics, load_intrinsic
 from polysched.tensorize.intrinsic import IntrinsicError
 
 SHIPPED = {"dgemm_4x8", "dgemm_4x8_scaled", "dgemm_8x8_avx512", "dgemm_8x8_avx512_scaled", "sgemm_8x8",
-           "i8dot_u8s8_4x8", "i8dot_s8s8_4x8", "mtile16_f64", "dgemm_packed", "dgemm_packed_scaled",
+           "i8dot_u8s8_4x8", "i8dot_s8s8_4x8", "mtile16_f64", "dgemm_packed", "dgemm_packed_scaled", "dgemm_packed_k3",
            "dgemm_packed_fma", "dgemm_packed_fma_scaled", "i8gemm_packed_s8s8", "i8gemm_packed_u8s8",
            "sgemm_packed_bf16", "dgemm_cblas", "dgemm_cblas_scaled", "sgemm_cblas", "sgemm_cblas_scaled"}
 
