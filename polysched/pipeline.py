@@ -56,7 +56,7 @@ class OptimizeOptions:
 
     @classmethod
     def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "smart",
-                   negative_coefficients: bool = False, diamond: bool = False, tile: bool = False,
+                   negative_coefficients: bool = False, diamond: bool | None = None, tile: bool = False,
                    tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
                    parallel: bool = False, unroll: int | None = None, reassociate: bool = False,
                    register_tile: int = 4, defines: dict[str, str | None] | None = None,
@@ -80,8 +80,8 @@ class OptimizeOptions:
         args = {"scheduler": schedule.scheduler, "fuse": schedule.fuse}
         if schedule.negative_coefficients:
             args["negative_coefficients"] = True
-        if schedule.diamond:
-            args["diamond"] = True
+        if schedule.diamond is not None:
+            args["diamond"] = schedule.diamond
         steps = [{"op": "auto_schedule", "args": args}]
         tiling = self.tiling
         if tiling is not None:

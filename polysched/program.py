@@ -556,19 +556,19 @@ class Program:
                            stmt, depth, value, f"unroll({stmt!r}, {depth!r}, {factor!r})")
 
     def auto_schedule(self, scheduler: str = "pluto", fuse: str = "smart",
-                      negative_coefficients: bool = False, diamond: bool = False) -> "Program":
+                      negative_coefficients: bool = False, diamond: bool | None = None) -> "Program":
         """Replace the schedule by the automatic scheduler's (``"pluto"``, ``"isl"``
         or ``"identity"``; fusion ``"smart"``, ``"max"``, ``"no"``), as ``optimize``
         does (negative coefficients are tried when no non-negative schedule exists).
-        ``diamond``: concurrent-start hyperplanes for a stencil's time band
-        (`polysched.schedule.ScheduleOptions`)."""
+        ``diamond``: concurrent-start hyperplanes for a stencil's time band (None: where
+        they measured faster; see `polysched.schedule.ScheduleOptions`)."""
         from polysched.schedule import ScheduleError as AutoScheduleError
         from polysched.schedule import ScheduleOptions, compute
         args = {"scheduler": scheduler, "fuse": fuse}
         if negative_coefficients:
             args["negative_coefficients"] = True
-        if diamond:
-            args["diamond"] = True
+        if diamond is not None:
+            args["diamond"] = bool(diamond)
         options = ScheduleOptions(scheduler=scheduler, fuse=fuse, diamond=diamond,
                                   negative_coefficients=negative_coefficients, negative_fallback=True)
         try:

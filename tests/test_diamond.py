@@ -79,9 +79,26 @@ def test_diamond_leaves_bands_with_a_parallel_member_alone():
     assert diamond.schedule.plain_is_equal(plain.schedule)
 
 
-def test_optimize_diamond_flag(tmp_path):
+def test_optimize_diamond_flags(tmp_path, capsys):
     from polysched.cli import main
     out = tmp_path / "out.c"
     assert main(["optimize", str(get("jacobi-2d").path), "-o", str(out), "--tile", "--parallel",
                  "--diamond", "--verify"]) == 0
-    assert "#pragma omp parallel for" in out.read_text()
+    assert "#pragma omp parallel for" in out.read_text() and "diamond tiles" in capsys.readouterr().out
+    assert main(["optimize", str(get("heat-3d").path), "-o", str(out), "--tile", "--parallel",
+                 "--no-diamond"]) == 0
+    assert "diamond tiles" not in capsys.readouterr().out
+
+
+def test_the_default_chooses_diamond_for_deep_time_bands_only():
+    """By default (diamond=None) a time band of 4 members or more gets diamond tiles
+    (heat-3d: measured 1.14x over the tile wavefront at 2 threads), a shallower one keeps
+    the wavefront (jacobi-2d: 1.00x, fdtd-2d 0.94x); the choice is in the band's report."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    for name, expected in (("heat-3d", True), ("jacobi-2d", False)):
+        result = optimize(get(name).path, OptimizeOptions.from_flags(tile=True, parallel=True))
+        [band] = [b for b in result.regions[0].tiling.bands if b.tiled]
+        assert any("diamond" in note for note in band.notes) == expected, name
+    heat = ps.Program.from_file(get("heat-3d").path).auto_schedule()
+    assert [text for _, text in heat.loops("S0")][:2] == ["2t - i", "2t + i"]
+    assert ps.Program.from_file(get("heat-3d").path).auto_schedule(diamond=False).loops("S0")[0][1] == "t"

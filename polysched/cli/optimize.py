@@ -31,9 +31,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--negative", action="store_true",
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
                         "they are tried only when no non-negative schedule exists")
-    p.add_argument("--diamond", action="store_true",
-                   help="diamond (concurrent-start) hyperplanes for an outermost band with no parallel "
-                        "member (stencils), tiled with equal sizes along the diamond pair")
+    diamond = p.add_mutually_exclusive_group()
+    diamond.add_argument("--diamond", dest="diamond", action="store_const", const=True, default=None,
+                         help="diamond (concurrent-start) hyperplanes for every outermost band with no "
+                              "parallel member (stencils); by default only for bands of 4 or more members, "
+                              "where they measured faster than a wavefront of tiles")
+    diamond.add_argument("--no-diamond", dest="diamond", action="store_const", const=False,
+                         help="never diamond tiles: a wavefront of tiles instead")
     p.add_argument("--tile", action="store_true", help="tile permutable bands")
     p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32, for every band; "
                         "or per statement: S1=32,64,128;S0=16,16")

@@ -29,7 +29,7 @@ from polysched.islutil import sets_of
 
 from .edges import Edge, cone_budget, edges_from, same_time_restriction
 from .ilp import W_BOUND, Hyperplane, HyperplaneProblem, rank, w_bound_for
-from .options import Budget, ScheduleError, ScheduleOptions
+from .options import DIAMOND_MIN_MEMBERS, Budget, ScheduleError, ScheduleOptions
 
 
 @dataclass
@@ -156,11 +156,14 @@ class _Scheduler:
             coincident = [self._zero_distance(edges, h) for h in members]
             if self._distribute_short_band(sccs, members, coincident, edges, start_rows):
                 return self._cut([list(c) for c in sccs], edges, prox, start_rows)
-            if self.p.options.diamond and len(members) >= 2 and not any(coincident) and \
+            diamond = self.p.options.diamond
+            if diamond is None:
+                diamond = len(members) >= DIAMOND_MIN_MEMBERS
+            if diamond and len(members) >= 2 and not any(coincident) and \
                     all(not start_rows[s] for s in stmts):
-                diamond = self._diamond(stmts, edges, members)
-                if diamond is not None:
-                    members[0] = diamond
+                concurrent = self._diamond(stmts, edges, members)
+                if concurrent is not None:
+                    members[0] = concurrent
                     rows = {s: list(start_rows[s]) + [h.coefficients[s] for h in members] for s in stmts}
                     coincident = [self._zero_distance(edges, h) for h in members]
                     self.p.stats["diamond"] = self.p.stats.get("diamond", 0) + 1
