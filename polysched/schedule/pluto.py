@@ -197,8 +197,9 @@ class _Scheduler:
         face = {s: members[0].coefficients[s] for s in stmts}
         partner = {s: members[1].coefficients[s] for s in stmts}
         biggest = max(abs(c) for s in stmts for c in face[s] + partner[s])
+        # |λ·face - partner| <= (λ + 1)·biggest, λ at most solve_diamond's max_scale (8)
         options = replace(self.p.options, negative_coefficients=True,
-                          coefficient_bound=max(self.p.options.coefficient_bound, 8 * biggest + biggest))
+                          coefficient_bound=max(self.p.options.coefficient_bound, 9 * biggest))
         problem = HyperplaneProblem({s: self.p.dims[s] for s in stmts}, len(self.p.params), options,
                                     self.p.budget, self.p.w_bound)
         self.p.stats["ilp_solves"] += 1
