@@ -81,6 +81,24 @@ def test_illegal_candidate_is_recorded_as_illegal(tmp_path):
     assert result.status == "illegal" and "violated" in result.reason
 
 
+def test_a_candidate_whose_code_generation_runs_long_is_a_timeout(tmp_path, monkeypatch):
+    """A candidate's C is generated in a child killed past the pipeline's code generation
+    budget (an fdtd-2d candidate took 44 s in AST validation and stalled a campaign):
+    the trial is recorded as a timeout and the campaign goes on."""
+    import time as _time
+
+    from polysched import pipeline
+    from polysched.program import Program
+    monkeypatch.setattr(pipeline, "CODEGEN_BUDGET", 0.5)
+    monkeypatch.setattr(Program, "c_code", lambda self: _time.sleep(30) or "")
+    path = get("gemm").path
+    trace = json.dumps({"polysched_trace": 1, "steps": []})
+    start = _time.perf_counter()
+    result = prepare(Job(0, trace, None, path.read_text(), path.name, workdir=str(tmp_path)))
+    assert result.status == "timeout" and "code generation ran past 0.5 s" in result.reason
+    assert _time.perf_counter() - start < 20
+
+
 def test_grid_finds_the_true_argmin(tmp_path, tiny):
     calls = []
     size = tiny.size() + 1

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polysched.islutil import maps_of
+from polysched.islutil import isl_operation_cap, maps_of
 from polysched.scop.source import line_starts, offset_of
 
 from .names import tokenize
@@ -62,6 +62,11 @@ from .names import tokenize
 _node = isl.ast_node_type
 _op = isl.ast_expr_op_type
 _in, _out, _param = isl.dim_type.in_, isl.dim_type.out, isl.dim_type.param
+
+# isl operations one loop's plan may take: the guards of a jammed fdtd-2d tile took
+# minutes in isl's gist (a tuning candidate); past the cap nothing is replaced, which is
+# always right
+PLAN_OPERATIONS = 2_000_000
 _QUALIFIERS = {"const", "static", "register", "auto", "extern", "inline", "restrict", "__restrict",
                "__restrict__"}
 _LOOP_CLAIMS = ("omp_parallel", "omp_simd", "gcc_ivdep")
@@ -387,7 +392,8 @@ def plan(printer, loop: isl.AstNode, depth: int, enclosing: list[tuple],
     it), or None when nothing is replaced (also when isl fails on some question:
     replacing nothing is always right)."""
     try:
-        return _plan(printer, loop, depth, enclosing, loop_pragmas)
+        with isl_operation_cap(loop.get_ctx(), PLAN_OPERATIONS):
+            return _plan(printer, loop, depth, enclosing, loop_pragmas)
     except (isl.Error, ValueError):
         return None
 

@@ -124,6 +124,8 @@ def prepare(job: Job) -> Result:
     """Replay, write, verify, compile. ``status`` "ok" with ``binary`` set, or why not."""
     from polysched.bench import compile_c, dataset_define, verify
     from polysched.errors import PolyschedError
+    from polysched.pipeline import CODEGEN_BUDGET
+    from polysched.schedule.isolated import IsolatedTimeout, run_isolated
 
     start = time.perf_counter()
     result = Result(job.index, "ok", compiler=job.cc, compiler_version=_compiler_version(job.cc),
@@ -139,7 +141,12 @@ def prepare(job: Job) -> Result:
     except PolyschedError as err:          # TransformError, ScheduleError, TilingError...
         return done("illegal", f"{type(err).__name__}: {err}")
     try:
-        text = program.c_code()
+        # in a child killed past the pipeline's code generation budget, as optimize does:
+        # isl's AST generation and its validation cannot be interrupted, and one fdtd-2d
+        # candidate (250x8x32 tiles, unroll-and-jam 4, unroll 8) took 44 s
+        text = run_isolated(program.c_code, CODEGEN_BUDGET)
+    except IsolatedTimeout:
+        return done("timeout", f"code generation ran past {CODEGEN_BUDGET:g} s")
     except Exception as err:  # noqa: BLE001 -- a code generator failure is a result
         return done("error", f"code generation failed: {type(err).__name__}: {err}")
     result.source_hash = hashlib.sha256(text.encode(errors="surrogateescape")).hexdigest()[:24]
