@@ -244,3 +244,29 @@ def test_a_reduction_chain_is_register_tiled_instead_of_walked_by_columns(name):
     for program in (jammed, plain):
         for defines in sizes:
             assert program.verify(dataset=None, defines=defines, threads=2).ok, defines
+
+
+@pytest.mark.parametrize("name, stmt", [("gemm", "S1"), ("2mm", "S1"), ("doitgen", "S1")])
+def test_the_loop_around_the_vector_loop_whose_stores_stay_put_is_unroll_and_jammed(name, stmt):
+    """gemm's tiled (i, k, j): every store of the band is C[i][j], the same element all
+    along k. k is unroll-and-jammed by 4 into the j loop (register tiling), so one
+    vector iteration adds four products to C in a register, in k's order: the outputs
+    are bit-identical, and C is loaded and stored once per four k."""
+    scheduled, tiled, steps = _steps_and_code(name, parallel=True)
+    jams = [s for s in steps if s["op"] == "unroll_and_jam"]
+    assert stmt in [s["args"]["stmt"] for s in jams] and all(s["args"]["factor"] == 4 for s in jams)
+    report = [b for b in tiled.tiling_report.bands if b.jam]
+    assert report and report[0].simd is False and len(report[0].point_order) >= 2
+    # the jammed member is the one just outside the innermost point loop
+    assert report[0].jam_member == report[0].point_order[-2]
+    result = tiled.verify()
+    assert result.ok and result.comparison.worst_abs == 0.0
+
+
+@pytest.mark.parametrize("name", ["symm", "mvt"])
+def test_no_register_tiling_along_a_triangular_loop_or_in_a_matrix_vector_band(name):
+    """symm's k < i: jammed copies need guards in the vector loop (0.94x); mvt's 2-deep
+    band streams A once with nothing to keep in registers (0.89x)."""
+    _, tiled, steps = _steps_and_code(name, parallel=True)
+    assert "unroll_and_jam" not in [s["op"] for s in steps]
+    assert tiled.verify().ok

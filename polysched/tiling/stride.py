@@ -109,6 +109,22 @@ def unit_stride_writes(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> lis
     return result
 
 
+def invariant_writes(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[bool]:
+    """Per member of the band at ``node``: is every array write under the band the same
+    element all along it (gemm's ``C[i][j]`` along ``k``), so that copies of that loop
+    jammed together update one element in a register?"""
+    result = [True] * node.band_n_member()
+    writes = 0
+    for rows, acc, relation in _array_references(scop, node):
+        if acc.kind == "read":
+            continue
+        writes += 1
+        for k in range(len(result)):
+            if result[k] and classify(rows, relation, n_prefix + k) != Stride.INVARIANT:
+                result[k] = False
+    return result if writes else [False] * len(result)
+
+
 def member_strides(scop: Scop, node: isl.ScheduleNode, n_prefix: int, member: int) -> list[Stride]:
     """The stride class of every array reference under the band along ``member``."""
     return [classify(rows, relation, n_prefix + member)
