@@ -55,6 +55,19 @@ def test_default_trace_is_pluto_tile_par(gemm, tiny):
     assert program.c_code() == reference.text
 
 
+def test_the_space_of_a_kernel_whose_policy_sinks_a_loop_builds():
+    """conv2d-nhwc: the policy sinks the store loop before planning its bands, so its band
+    reports do not follow the scheduled tree's bands one for one (an IndexError stopped a
+    campaign). Such a band stays out of the size genes; the default still replays to
+    optimize's output."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    program = ps.Program.from_file(get("conv2d-nhwc").path)
+    space = SearchSpace(program, TINY)
+    replayed = program.replay(space.trace_steps(space.default()))
+    reference = optimize(get("conv2d-nhwc").path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert replayed.c_code() == reference.text
+
+
 def test_enumeration_is_the_whole_space_without_repeats(tiny):
     configs = list(tiny.enumerate())
     # genes: S0 (2 members), S1 (3 members); 2 sizes each member; parallel on/off; + the default

@@ -39,7 +39,9 @@ class Target:
            include_dirs=None) -> "Target":
         """A suite kernel name (``gemm``) or a path to a C file; ValueError otherwise."""
         path = Path(kernel_or_file)
-        if path.suffix == ".c" or path.exists():
+        # a directory that happens to bear a kernel's name ("lu" in the current
+        # directory) does not hide the suite kernel
+        if path.suffix == ".c" or path.is_file():
             if not path.is_file():
                 raise ValueError(f"{kernel_or_file}: no such file")
             name = path.stem

@@ -209,7 +209,11 @@ class SearchSpace:
             report_seq = reports[False][k] if k < len(reports[False]) else None
             space = band_space(scheduled.scop, node.get_domain(), node.band_get_partial_schedule(),
                                prefix_rows(node))
+            # the policy's reports follow the bands it planned: after a sink step (conv2d)
+            # those are not this tree's bands one for one; a report of another shape
+            # leaves the band's sizes out of the space (the policy still tiles it)
             tiled = bool(report is not None and report.tiled and report_seq is not None and report_seq.tiled
+                         and report.members == report_seq.members == node.band_n_member()
                          and not any(n.startswith("left as it is") for n in report.notes))
             info = BandInfo(statements, node.band_n_member(), space, tiled, None,
                             bool(report and report.parallel), bool(report and report.wavefront),
