@@ -232,7 +232,9 @@ class _Policy:
             points = 0
 
         jam = self._jam_steps(chain, report, is_leaf, mupa)
-        if is_leaf and (opts.simd or opts.unroll) and not jam:
+        if is_leaf and (opts.simd or opts.unroll):
+            # with a jam too: the copies go below the innermost loop, which stays a vector
+            # loop when it was one (gemm's j; gesummv's innermost reduction never is)
             self._mark_innermost(chain, points, domain, prefix, node, n_prefix, innermost_member, report)
         distributed = is_leaf and opts.simd and not report.simd and not opts.unroll and not jam and \
             opts.intra_tile_reorder and domain.n_set() >= 2 and self._distribute_innermost(chain, domain, report)
