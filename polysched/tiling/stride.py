@@ -97,32 +97,28 @@ def member_scores(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[int
     return scores
 
 
-def unit_stride_writes(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[bool]:
-    """Per member of the band at ``node``: does some array write walk stride 1 along it?"""
-    result = [False] * node.band_n_member()
+def _write_strides(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[list[Stride]]:
+    """Per member of the band at ``node``: the stride class of every array write under it."""
+    result: list[list[Stride]] = [[] for _ in range(node.band_n_member())]
     for rows, acc, relation in _array_references(scop, node):
         if acc.kind == "read":
             continue
-        for k in range(len(result)):
-            if classify(rows, relation, n_prefix + k) == Stride.UNIT:
-                result[k] = True
+        for k, strides in enumerate(result):
+            strides.append(classify(rows, relation, n_prefix + k))
     return result
+
+
+def unit_stride_writes(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[bool]:
+    """Per member of the band at ``node``: does some array write walk stride 1 along it?"""
+    return [Stride.UNIT in strides for strides in _write_strides(scop, node, n_prefix)]
 
 
 def invariant_writes(scop: Scop, node: isl.ScheduleNode, n_prefix: int) -> list[bool]:
     """Per member of the band at ``node``: is every array write under the band the same
     element all along it (gemm's ``C[i][j]`` along ``k``), so that copies of that loop
     jammed together update one element in a register?"""
-    result = [True] * node.band_n_member()
-    writes = 0
-    for rows, acc, relation in _array_references(scop, node):
-        if acc.kind == "read":
-            continue
-        writes += 1
-        for k in range(len(result)):
-            if result[k] and classify(rows, relation, n_prefix + k) != Stride.INVARIANT:
-                result[k] = False
-    return result if writes else [False] * len(result)
+    return [bool(strides) and all(x == Stride.INVARIANT for x in strides)
+            for strides in _write_strides(scop, node, n_prefix)]
 
 
 def member_strides(scop: Scop, node: isl.ScheduleNode, n_prefix: int, member: int) -> list[Stride]:
