@@ -55,7 +55,7 @@ class OptimizeOptions:
     tiling: TileOptions | None = None
 
     @classmethod
-    def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "smart",
+    def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "cost",
                    negative_coefficients: bool = False, diamond: bool | None = None, tile: bool = False,
                    tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
                    parallel: bool = False, unroll: int | None = None, reassociate: bool = False,

@@ -555,10 +555,10 @@ class Program:
         return self._apply("unroll", {"stmt": stmt, "depth": depth, "factor": factor}, primitives.mark,
                            stmt, depth, value, f"unroll({stmt!r}, {depth!r}, {factor!r})")
 
-    def auto_schedule(self, scheduler: str = "pluto", fuse: str = "smart",
+    def auto_schedule(self, scheduler: str = "pluto", fuse: str = "cost",
                       negative_coefficients: bool = False, diamond: bool | None = None) -> "Program":
         """Replace the schedule by the automatic scheduler's (``"pluto"``, ``"isl"``
-        or ``"identity"``; fusion ``"smart"``, ``"max"``, ``"no"``), as ``optimize``
+        or ``"identity"``; fusion ``"cost"``, ``"smart"``, ``"max"``, ``"no"``), as ``optimize``
         does (negative coefficients are tried when no non-negative schedule exists).
         ``diamond``: concurrent-start hyperplanes for a stencil's time band (None: where
         they measured faster; see `polysched.schedule.ScheduleOptions`)."""

@@ -49,7 +49,7 @@ def test_random_programs_get_legal_schedules(data):
     from polysched.scop import extract
 
     program = data.draw(programs())
-    fuse = data.draw(st.sampled_from(["smart", "max", "no"]))
+    fuse = data.draw(st.sampled_from(["cost", "smart", "max", "no"]))
     scheduler = data.draw(st.sampled_from(["pluto", "pluto", "isl"]))
     (scop,) = extract(program.to_c(), filename="random.c")
     deps = analyze(scop)

@@ -27,7 +27,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--identity", action="store_true",
                    help="keep the original schedule (same as --scheduler identity, no tiling)")
     p.add_argument("--scheduler", choices=["pluto", "isl", "identity"], default="pluto")
-    p.add_argument("--fuse", choices=["smart", "max", "no"], default="smart")
+    p.add_argument("--fuse", choices=["cost", "smart", "max", "no"], default="cost",
+                   help="fusion policy (default cost: smart, then non-neighbouring nests of one depth that share data, when no tiling or parallelism is lost)")
     p.add_argument("--negative", action="store_true",
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
                         "they are tried only when no non-negative schedule exists")

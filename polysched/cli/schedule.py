@@ -1,5 +1,5 @@
 """``polysched schedule FILE.c [-D N=V]... [--scheduler pluto|isl|identity] [--fuse
-smart|max|no] [--negative]``: the schedule of every SCoP as an isl schedule tree, then a
+cost|smart|max|no] [--negative]``: the schedule of every SCoP as an isl schedule tree, then a
 per-statement table of hyperplanes with permutable bands, parallel members and the
 dependences each dimension satisfies."""
 from __future__ import annotations
@@ -15,7 +15,8 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("schedule", help="compute and print the schedule of each SCoP")
     p.add_argument("file", type=Path, help="C file with #pragma scop regions")
     p.add_argument("--scheduler", choices=["pluto", "isl", "identity"], default="pluto")
-    p.add_argument("--fuse", choices=["smart", "max", "no"], default="smart")
+    p.add_argument("--fuse", choices=["cost", "smart", "max", "no"], default="cost",
+                   help="fusion policy (default cost: smart, then non-neighbouring nests of one depth that share data, when no tiling or parallelism is lost)")
     p.add_argument("--negative", action="store_true",
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
                         "they are tried only when no non-negative schedule exists")

@@ -58,7 +58,7 @@ def space_options(name: str):
     from polysched.tune import SpaceOptions
     if name == "full":
         return SpaceOptions()
-    return SpaceOptions(fusions=("smart",), identity=False, powers=(16, 32, 64), divisors=0,
+    return SpaceOptions(fusions=("cost",), identity=False, powers=(16, 32, 64), divisors=0,
                         model_sizes=True, reorder=(True,), unroll=(1,), parallel=(True,),
                         wavefront=(True,), uaj=())
 

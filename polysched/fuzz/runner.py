@@ -52,7 +52,7 @@ MODES: dict[str, dict] = {
     "pluto-smart": {"scheduler": "pluto", "fuse": "smart"},
     "pluto-max": {"scheduler": "pluto", "fuse": "max"},
     "tile": {"scheduler": "pluto", "fuse": "smart", "tile": True},
-    "tile-par": {"scheduler": "pluto", "fuse": "smart", "tile": True, "parallel": True},
+    "tile-par": {"scheduler": "pluto", "fuse": "cost", "tile": True, "parallel": True},  # the default
     "l2tile": {"scheduler": "pluto", "fuse": "smart", "tile": True, "l2tile": True},
     "unroll": {"scheduler": "pluto", "fuse": "smart", "unroll": 4},
     # not in the default set

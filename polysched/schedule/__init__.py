@@ -1,7 +1,7 @@
 """The affine scheduler: Pluto-style ILP on OR-Tools CP-SAT, with isl's scheduler and the
 identity as peers on identical input.
 
-    compute(scop, deps, ScheduleOptions(scheduler="pluto", fuse="smart")) -> isl.Schedule
+    compute(scop, deps, ScheduleOptions(scheduler="pluto", fuse="cost")) -> isl.Schedule
 
 The result is an isl schedule tree over ``scop.domain`` whose bands are marked permutable
 and whose members are marked coincident (parallel); sequence nodes order distributed
@@ -23,6 +23,7 @@ import islpy as isl
 
 from .describe import describe_schedule
 from .edges import access_conflicts
+from .fusion import footprints
 from .ilp import spatial_weights
 from polysched.dependence import is_legal, violated_dependences
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
@@ -69,7 +70,9 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
                 schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
                                           statement_order=order, stats=child_stats,
                                           conflicts=conflicts, budget=budget,
-                                          spatial=spatial_weights(scop.statements) if opts.spatial else None)
+                                          spatial=spatial_weights(scop.statements) if opts.spatial else None,
+                                          footprints=footprints(scop.statements, scop.context)
+                                          if opts.fuse == "cost" else None)
                 return str(schedule), child_stats
             except ScheduleError:
                 if k == len(attempts) - 1:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from polysched.errors import PolyschedError
 
 SCHEDULERS = ("pluto", "isl", "identity")
-FUSION_POLICIES = ("smart", "max", "no")
+FUSION_POLICIES = ("smart", "cost", "max", "no")
 # automatic diamond tiling (ScheduleOptions.diamond None): bands of at least this many members
 DIAMOND_MIN_MEMBERS = 4
 
@@ -54,9 +54,12 @@ class ScheduleOptions:
 
     - ``scheduler``: ``"pluto"`` (our ILP scheduler), ``"isl"`` (isl's scheduler on the same
       dependences) or ``"identity"`` (keep ``scop.schedule``).
-    - ``fuse``: Pluto's fusion policies: ``"smart"`` (separate SCCs of different loop depth
+    - ``fuse``: ``"cost"`` (the default, below) or Pluto's fusion policies: ``"smart"`` (separate SCCs of different loop depth
       up front, fuse the rest as long as hyperplanes exist), ``"max"`` (cut only where no
-      hyperplane exists, and then as little as possible), ``"no"`` (distribute every SCC).
+      hyperplane exists, and then as little as possible), ``"no"`` (distribute every SCC),
+      ``"cost"`` (smart, and then parts of one loop depth that are not neighbours are
+      joined when they share data and lose no band member nor parallel loop: fusion.py;
+      isl's scheduler treats it as ``"smart"``).
     - ``negative_coefficients``: allow iterator coefficients in
       ``[-coefficient_bound, coefficient_bound]`` (Pluto+), so loop reversal and negative
       skews are found; by default coefficients are in ``[0, coefficient_bound]``.
@@ -89,7 +92,7 @@ class ScheduleOptions:
     """
 
     scheduler: str = "pluto"
-    fuse: str = "smart"
+    fuse: str = "cost"
     negative_coefficients: bool = False
     coefficient_bound: int = 4
     shift_bound: int = 16

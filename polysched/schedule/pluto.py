@@ -28,8 +28,13 @@ import networkx as nx
 from polysched.islutil import sets_of
 
 from .edges import Edge, cone_budget, edges_from, same_time_restriction
+from .fusion import join_keeps_order, ordered, part_graph, shared_volume
 from .ilp import W_BOUND, Hyperplane, HyperplaneProblem, rank, w_bound_for
 from .options import DIAMOND_MIN_MEMBERS, Budget, ScheduleError, ScheduleOptions
+
+
+# Joins the cost policy tries at one level of the tree (each costs a few ILP solves).
+MAX_COST_JOINS = 8
 
 
 @dataclass
@@ -64,6 +69,7 @@ class _Problem:
     budget: Budget | None = None            # past it: BudgetExceeded
     w_bound: int = W_BOUND                  # bound of the bounding function's constant
     spatial: dict[str, list[int]] = field(default_factory=dict)   # see ilp.spatial_weights
+    footprints: dict[str, dict[str, isl.Set]] = field(default_factory=dict)  # fusion.footprints
 
 
 class _Scheduler:
@@ -135,10 +141,12 @@ class _Scheduler:
         if len(sccs) > 1:
             if fuse == "no":
                 return self._cut([list(c) for c in sccs], edges, prox, rows)
-            if fuse == "smart":
+            if fuse in ("smart", "cost"):
                 # at every level, not only the outermost: fusing durbin's `y[k] = alpha`
                 # into the z loop at a shift left a guard in the vector loop (0.63x)
                 parts = self._dimension_cut(sccs)
+                if fuse == "cost" and len(parts) > 2:
+                    parts = self._join_by_cost(parts, edges, rows)
                 if len(parts) > 1:
                     return self._cut(parts, edges, prox, rows)
 
@@ -220,7 +228,7 @@ class _Scheduler:
         ``s += B[...]`` gave five 1-deep sequential bands for both; distributed, the first
         statement is one 5-deep parallel band. (When every SCC alone has a deep band and
         only fusing them shortens it, as in atax, the fusion is kept.)"""
-        if self.p.options.fuse != "smart" or len(sccs) < 2 or len(members) != 1 or coincident[0]:
+        if self.p.options.fuse not in ("smart", "cost") or len(sccs) < 2 or len(members) != 1 or coincident[0]:
             return False
         deep = shallow = False
         for scc in sccs:
@@ -254,6 +262,62 @@ class _Scheduler:
             else:
                 parts[-1].extend(scc)
         return parts
+
+    def _join_by_cost(self, parts, edges, rows) -> list[list[str]]:
+        """The ``cost`` policy (see fusion.py): join parts of one loop depth that are not
+        neighbours, the pair sharing the most data first, while the join keeps the parts'
+        order legal and the fused band as deep and as parallel as each part's alone."""
+        position = {s: k for k, s in enumerate(s for part in parts for s in part)}
+        def depth(part):
+            return max(self.p.dims[s] for s in part)
+
+        rejected: set[tuple[frozenset, frozenset]] = set()
+        shapes: dict[frozenset, tuple[int, int]] = {}
+
+        def shape(stmts) -> tuple[int, int]:
+            key = frozenset(stmts)
+            if key not in shapes:
+                shapes[key] = self._band_shape(stmts, edges, rows)
+            return shapes[key]
+
+        for _ in range(MAX_COST_JOINS):
+            graph = part_graph(parts, edges)
+            candidates = []
+            for a in range(len(parts)):
+                for b in range(a + 1, len(parts)):
+                    key = (frozenset(parts[a]), frozenset(parts[b]))
+                    if key in rejected or depth(parts[a]) != depth(parts[b]) or \
+                            not join_keeps_order(graph, a, b):
+                        continue
+                    gain = shared_volume(parts[a], parts[b], self.p.footprints)
+                    if gain:
+                        candidates.append((-gain, a, b))
+            if not candidates:
+                break
+            _, a, b = min(candidates)
+            alone = [shape(parts[a]), shape(parts[b])]
+            fused = shape(parts[a] + parts[b])
+            if fused[0] == 0 or any(fused[k] < max(x[k] for x in alone) for k in (0, 1)):
+                rejected.add((frozenset(parts[a]), frozenset(parts[b])))
+                continue
+            joined = parts[a] + parts[b]
+            parts = [joined if k == a else part for k, part in enumerate(parts) if k != b]
+            self.p.stats["cost_joins"] = self.p.stats.get("cost_joins", 0) + 1
+        return ordered(parts, edges, position)
+
+    def _band_shape(self, stmts, edges, rows) -> tuple[int, int]:
+        """(members, parallel members) of the outermost band that ``stmts`` fused would get."""
+        inner = self._within(edges, stmts)
+        local = {s: list(rows[s]) for s in stmts}
+        members = []
+        while not all(self._full_rank(s, local) for s in stmts):
+            h = self._solve(stmts, inner, [], local)
+            if h is None:
+                break
+            members.append(h)
+            for s in stmts:
+                local[s].append(h.coefficients[s])
+        return len(members), sum(self._zero_distance(inner, h) for h in members)
 
     def _greedy_fusion(self, sccs, edges, rows) -> list[list[str]]:
         """Fuse consecutive SCCs (topological order) while a common hyperplane exists."""
@@ -350,13 +414,16 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                    statement_order: list[str] | None = None,
                    stats: dict | None = None, conflicts=None,
                    budget: Budget | None = None,
-                   spatial: dict[str, list[int]] | None = None) -> isl.Schedule:
+                   spatial: dict[str, list[int]] | None = None,
+                   footprints: dict[str, dict[str, isl.Set]] | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
     each reference pair (``edges.access_conflicts``), to split dependences into exact
     pieces. ``spatial``: per statement, the weight of each iterator in the
     fastest-varying subscripts (``ilp.spatial_weights``; the spatial-locality level).
+    ``footprints``: per statement, the elements of each array it touches
+    (``fusion.footprints``), for the ``cost`` fusion policy.
     Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
     ``budget`` (default: ``options.budget`` seconds from now)."""
     if budget is None:
@@ -377,7 +444,7 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                           "proximity", conflicts)
     spaces = _statement_spaces(domain, params)
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
-                       w_bound=w_bound_for(edges + prox, options), spatial=spatial or {})
+                       w_bound=w_bound_for(edges + prox, options), spatial=spatial or {}, footprints=footprints or {})
     scheduler = _Scheduler(problem)
     with cone_budget(budget):
         tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)

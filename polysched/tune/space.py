@@ -3,7 +3,7 @@
 A point of the space is a *configuration* (JSON data, the genotype the search mutates)
 and the *trace* it denotes (the candidate: ``Program.replay(trace)`` gives the program):
 
-    {"fuse": "smart", "sizes": [[32, 64, 128], ...], "uaj": [[2, 4] | null, ...],
+    {"fuse": "cost", "sizes": [[32, 64, 128], ...], "uaj": [[2, 4] | null, ...],
      "reorder": true, "unroll": 1, "parallel": true, "wavefront": true}
 
     -> [auto_schedule("pluto", fuse=...),
@@ -38,7 +38,7 @@ import islpy as isl
 from polysched.errors import TransformError
 from polysched.tiling import CacheSizes, TileOptions
 
-FUSIONS = ("smart", "max", "no")
+FUSIONS = ("cost", "max", "no")
 IDENTITY = "identity"
 IDENTITY_WEIGHT = 0.1      # relative chance of drawing the original schedule at random
 

@@ -1,0 +1,96 @@
+"""Fusion chosen by cost: which groups of SCCs share a loop nest.
+
+The ``cost`` fusion policy starts from smartfuse's partition (consecutive SCCs of the
+same loop depth together, `pluto._Scheduler._dimension_cut`) and then joins parts that
+are *not* textual neighbours, when that saves memory traffic and costs nothing:
+
+- **traffic**: the elements two parts both touch (producer → consumer, or inputs they
+  share) are read again from memory when the parts run as separate nests, and come
+  from cache when they are fused. `shared_volume` estimates that number from the
+  statements' footprints ``{ A[a] }``;
+- **legality**: the parts, contracted to one node, must leave the graph of parts
+  acyclic (no third part on a dependence path between them: `join_keeps_order`);
+- **parallelism and tiling**: the fused group's outermost band must have as many
+  members, and as many parallel ones, as each part alone (checked by the scheduler
+  with its ILP; 2mm's two products share ``tmp`` but fused they keep only 2 of their
+  3 permutable loops, so they stay apart).
+
+Parts are only joined with parts of the same loop depth (typed fusion, Kennedy and
+McKinley): fusing a 2-deep nest into a 3-deep one puts it under a guard or a shift.
+"""
+from __future__ import annotations
+
+import islpy as isl
+import networkx as nx
+
+# The volume of an n-dimensional set of shared elements is taken as NOMINAL_EXTENT ** n:
+# sizes are parameters, so only the dimension is known, and a shared matrix outweighs
+# any number of shared vectors.
+NOMINAL_EXTENT = 1000
+
+
+def footprints(statements, context: isl.Set) -> dict[str, dict[str, isl.Set]]:
+    """Per statement ``S``, per array ``A`` it references: ``[N] -> { A[a] }``, the
+    elements of ``A`` that ``S`` touches over its whole domain (parameters aligned with
+    ``context``)."""
+    out: dict[str, dict[str, isl.Set]] = {}
+    for stmt in statements:
+        mine: dict[str, isl.Set] = {}
+        for access in stmt.accesses:
+            region = access.relation.range().align_params(context.get_space())
+            mine[access.array] = mine[access.array].union(region) if access.array in mine else region
+        out[stmt.name] = mine
+    return out
+
+
+def _dimension(region: isl.Set) -> int:
+    """The dimension of ``region``'s affine hull (0 for a point, n for a full box)."""
+    hull = region.affine_hull()
+    equalities = sum(1 for c in hull.get_constraints() if c.is_equality())
+    return hull.dim(isl.dim_type.set) - equalities
+
+
+def shared_volume(first: list[str], second: list[str],
+                  prints: dict[str, dict[str, isl.Set]]) -> int:
+    """The nominal number of array elements that statements ``first`` and ``second``
+    both touch: ``sum over arrays A of NOMINAL_EXTENT ** dim(F1(A) ∩ F2(A))``."""
+    def union(stmts):
+        regions: dict[str, isl.Set] = {}
+        for s in stmts:
+            for array, region in prints.get(s, {}).items():
+                regions[array] = regions[array].union(region) if array in regions else region
+        return regions
+
+    one, two = union(first), union(second)
+    total = 0
+    for array in sorted(one.keys() & two.keys()):
+        common = one[array].intersect(two[array])
+        if not common.is_empty():
+            total += NOMINAL_EXTENT ** _dimension(common)
+    return total
+
+
+def part_graph(parts: list[list[str]], edges) -> nx.DiGraph:
+    """Parts as nodes (their index), an arc ``p -> q`` when an edge goes from a statement
+    of ``p`` to one of ``q``."""
+    where = {s: k for k, part in enumerate(parts) for s in part}
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(parts)))
+    g.add_edges_from((where[e.source], where[e.sink]) for e in edges
+                     if e.source in where and e.sink in where and where[e.source] != where[e.sink])
+    return g
+
+
+def join_keeps_order(graph: nx.DiGraph, p: int, q: int) -> bool:
+    """Whether parts ``p`` and ``q`` can become one node: no dependence path between them
+    passes through a third part (it would have to run both before and after it)."""
+    return nx.is_directed_acyclic_graph(nx.contracted_nodes(graph, p, q, self_loops=False))
+
+
+def ordered(parts: list[list[str]], edges, position: dict[str, int]) -> list[list[str]]:
+    """``parts`` in a topological order of their dependences; ties: the part whose first
+    statement comes first in ``position`` (the SCCs' order), so that unrelated parts keep
+    their textual order."""
+    graph = part_graph(parts, edges)
+    first = {k: min(position[s] for s in part) for k, part in enumerate(parts)}
+    return [parts[k] for k in nx.lexicographical_topological_sort(graph, key=first.get)]

@@ -1,0 +1,163 @@
+"""Fusion chosen by cost (``fuse="cost"``, the default): non-neighbouring nests of one
+depth that share data are fused, unless a dependence path through a third nest forbids
+it or the fused band would lose a permutable or parallel loop. Checked on the schedule
+trees (which statements share a band, how deep it is), with isl's legality test and
+by running the optimized programs against the originals at 1 and 2 threads."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+import polysched as ps
+from polysched.bench import get
+from polysched.schedule.fusion import NOMINAL_EXTENT, footprints, shared_volume
+
+# A producer/consumer chain of depths 2, 3, 2, 3: S0 produces B; S1 (a product) and S2
+# consume it; S3 consumes S2's D. S0 and S2 share A and B, S1 and S3 share W. Smartfuse
+# cuts between every pair of textual neighbours (their depths differ): four nests.
+CHAIN = r"""
+#include <stdio.h>
+#ifndef N
+#define N 24
+#endif
+static double A[N][N], B[N][N], C[N][N], D[N][N], E[N][N], W[N][N];
+int main(void) {
+  int i, j, k;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++) {
+      A[i][j] = (i * j % 7) / 7.0; W[i][j] = ((i + 2 * j) % 11) / 11.0;
+      C[i][j] = 0.5; E[i][j] = 0.25;
+    }
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      B[i][j] = A[i][j] * 2.0;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < N; k++)
+        C[i][j] += B[i][k] * W[k][j];
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      D[i][j] = B[i][j] + A[i][j];
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < N; k++)
+        E[i][j] += D[i][k] * W[k][j];
+#pragma endscop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      printf("%.17g %.17g\n", C[i][j], E[i][j]);
+  return 0;
+}
+"""
+
+# S0 and S2 share A, but S1 (of another depth) reads S0's B and writes what S2 reads:
+# S0 -> S1 -> S2, so S2 cannot join S0 without running both before and after S1.
+THROUGH = r"""
+#include <stdio.h>
+#define N 20
+static double A[N][N], B[N][N], s[N], D[N][N];
+int main(void) {
+  int i, j, k;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) A[i][j] = (i + j % 5) / 3.0;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      B[i][j] = A[i][j] + 1.0;
+  for (i = 0; i < N; i++) {
+    s[i] = 0.0;
+    for (j = 0; j < N; j++)
+      for (k = 0; k < N; k++)
+        s[i] += B[j][k] * 0.5;
+  }
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      D[i][j] = A[i][j] * s[j];
+#pragma endscop
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) printf("%.17g\n", D[i][j]);
+  return 0;
+}
+"""
+
+
+def _top_parts(program) -> list[list[str]]:
+    """The statements of each child of the outermost sequence (one part if there is none)."""
+    node = program.schedule.get_root().child(0)
+    if node.get_type() != isl.schedule_node_type.sequence:
+        return [sorted(s.get_tuple_name() for s in _sets(node.get_domain()))]
+    return [sorted(s.get_tuple_name() for s in _sets(node.child(k).filter_get_filter()))
+            for k in range(node.n_children())]
+
+
+def _sets(union):
+    out = []
+    union.foreach_set(out.append)
+    return out
+
+
+def _band_depth(program, stmt: str) -> int:
+    """Members of the outermost band above ``stmt``."""
+    node = program.schedule.get_root().child(0)
+    while node.get_type() != isl.schedule_node_type.band:
+        if node.get_type() in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
+            [k] = [k for k in range(node.n_children())
+                   if stmt in [s.get_tuple_name() for s in _sets(node.child(k).filter_get_filter())]]
+            node = node.child(k)
+        else:
+            node = node.child(0)
+    return node.band_n_member()
+
+
+def test_the_chain_fuses_the_2d_pair_and_the_3d_pair():
+    smart = ps.Program.from_source(CHAIN).auto_schedule(fuse="smart")
+    assert _top_parts(smart) == [["S0"], ["S1"], ["S2"], ["S3"]]
+    cost = ps.Program.from_source(CHAIN).auto_schedule(fuse="cost")
+    assert _top_parts(cost) == [["S0", "S2"], ["S1", "S3"]]
+    # fused, each pair keeps its whole permutable band: 2 and 3 members
+    assert _band_depth(cost, "S0") == _band_depth(cost, "S2") == 2
+    assert _band_depth(cost, "S1") == _band_depth(cost, "S3") == 3
+    assert cost.check().legal
+    # the default is the cost policy
+    assert _top_parts(ps.Program.from_source(CHAIN).auto_schedule()) == _top_parts(cost)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_fused_chain_computes_what_the_original_computes(threads):
+    program = ps.Program.from_source(CHAIN).auto_schedule().auto_tile(parallel=True)
+    assert _top_parts(program)[:1] == [["S0", "S2"]]
+    assert program.verify(dataset=None, threads=threads, rtol=0, atol=0).ok
+
+
+def test_a_product_pair_that_would_lose_a_loop_stays_apart():
+    """2mm: the two products share tmp, but fused under i they keep 2 of their 3
+    permutable loops (tmp's row must be complete before D's product reads it)."""
+    program = ps.Program.from_file(get("2mm").path).auto_schedule(fuse="cost")
+    assert _top_parts(program) == [["S0"], ["S1"], ["S2"], ["S3"]]
+    assert _band_depth(program, "S1") == _band_depth(program, "S3") == 3
+
+
+def test_no_join_across_a_nest_on_the_dependence_path():
+    program = ps.Program.from_source(THROUGH).auto_schedule(fuse="cost")
+    parts = _top_parts(program)
+    assert ["S0", "S3"] not in parts and len(parts) >= 3
+    assert parts.index(["S0"]) < parts.index(["S3"])
+    assert program.check().legal
+    assert program.auto_tile(parallel=True).verify(dataset=None, rtol=0, atol=0).ok
+
+
+def test_shared_volume_counts_the_dimension_of_the_common_elements():
+    scop = ps.Program.from_source(CHAIN).scop
+    prints = footprints(scop.statements, scop.context)
+    # S0 and S2 share two whole matrices (A and B)
+    assert shared_volume(["S0"], ["S2"], prints) == 2 * NOMINAL_EXTENT ** 2
+    # S1 and S3 share W
+    assert shared_volume(["S1"], ["S3"], prints) == NOMINAL_EXTENT ** 2
+    # S0 and S3 share nothing
+    assert shared_volume(["S0"], ["S3"], prints) == 0
+    # the region's dimension, not the array's: a row of a matrix, one element
+    row = ps.Program.from_source(
+        "#define N 9\ndouble A[N][N], x[N];\nvoid f(void) {\n  int j;\n#pragma scop\n"
+        "  for (j = 0; j < N; j++) x[j] = A[2][j];\n  for (j = 0; j < N; j++) A[2][j] = x[j] + A[3][3];\n"
+        "#pragma endscop\n}\n").scop
+    prints = footprints(row.statements, row.context)
+    assert shared_volume(["S0"], ["S1"], prints) == 2 * NOMINAL_EXTENT     # A's row 2 and x
