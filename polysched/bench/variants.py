@@ -60,6 +60,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
     make_source.__name__ = f"polysched optimize --scheduler {scheduler}" + \
         (" --tile" if tile else "") + (" --parallel" if parallel else "") + \
         (" --diamond" if overrides.get("diamond") else "") + \
+        (f" --fuse {overrides['fuse']}" if overrides.get("fuse") else "") + \
         (f" --tile-sizes {','.join(map(str, overrides['tile_sizes']))}" if overrides.get("tile_sizes") else "")
     return Variant(name, make_source, cc, tuple(cflags), openmp=parallel)
 
@@ -148,7 +149,8 @@ def all_variant_names() -> list[str]:
             DIAMOND]
 
 
-VARIANT_PARAMS = ("sizes", "threads")
+VARIANT_PARAMS = ("sizes", "threads", "fuse")
+FUSE_VALUES = ("cost", "smart", "max", "no")
 
 
 def split_variant_list(text: str) -> list[str]:
@@ -176,6 +178,7 @@ def _positive_ints(spec: str, key: str, value: str) -> list[int]:
 def parse_variant(spec: str) -> tuple[str, dict]:
     """``"pluto-tile:sizes=32,32,32:threads=2"`` -> ``("pluto-tile", {"sizes": [32, 32,
     32], "threads": 2})``. ``sizes``: tile sizes (the ``tile`` and ``tile-par`` variants);
+    ``fuse``: the fusion policy (``pluto-tile-par:fuse=no``; polysched's variants);
     ``threads``: OMP_NUM_THREADS for this variant (any). ValueError (one line) for a
     malformed or unknown parameter."""
     name, *parts = spec.strip().split(":")
@@ -188,6 +191,11 @@ def parse_variant(spec: str) -> tuple[str, dict]:
             raise ValueError(f"variant {spec!r}: unknown parameter {key!r} (known: {', '.join(VARIANT_PARAMS)})")
         if key in params:
             raise ValueError(f"variant {spec!r}: parameter {key!r} given twice")
+        if key == "fuse":
+            if value not in FUSE_VALUES:
+                raise ValueError(f"variant {spec!r}: fuse={value} is not one of {', '.join(FUSE_VALUES)}")
+            params[key] = value
+            continue
         numbers = _positive_ints(spec, key, value)
         if key == "threads" and len(numbers) != 1:
             raise ValueError(f"variant {spec!r}: threads={value} is not one positive integer")
@@ -196,6 +204,8 @@ def parse_variant(spec: str) -> tuple[str, dict]:
         _, _, mode = name.partition("-")
         if name.partition("-")[0] not in SCHEDULERS + ("identity",) or mode not in ("tile", "tile-par"):
             raise ValueError(f"variant {spec!r}: sizes= applies to the tile and tile-par variants only")
+    if "fuse" in params and (name.partition("-")[0] not in SCHEDULERS or name.partition("-")[2] not in MODES):
+        raise ValueError(f"variant {spec!r}: fuse= applies to polysched's own variants only")
     return name, params
 
 
@@ -208,8 +218,10 @@ def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Va
         name, params = parse_variant(spec)
         if params:
             variant = make_variants([name], cc, cflags)[-1] if name != ORIG else orig_variant(cc, cflags)
-            if "sizes" in params:
-                variant = optimizer_variant(name, cc, cflags, tile_sizes=params["sizes"])
+            if "sizes" in params or "fuse" in params:
+                overrides = {"tile_sizes": params.get("sizes"), "fuse": params.get("fuse")}
+                variant = optimizer_variant(name, cc, cflags,
+                                            **{k: v for k, v in overrides.items() if v is not None})
             variant.name = spec.strip()
             variant.threads = params.get("threads")
             variants.append(variant)
