@@ -187,3 +187,64 @@ def test_an_ast_isl_refuses_is_generated_from_the_next_schedule(monkeypatch, cap
     assert region.fallback.startswith("the schedule before tiling (isl's AST generator failed (call to "
                                       "isl_ast_build_node_from_schedule failed: band node")
     assert "isl's AST generator failed" in capsys.readouterr().err
+
+
+# seed 3, program 2385, as the fuzzer shrank it: the scalar s0 set under `i % 2 == 0`,
+# then updated in a nest with `k += 3` and a reversed j loop. (1) isl's dataflow for
+# the scalar failed ("affine expression involves some of the domain dimensions") while
+# the tiler asked whether s0 could be private: a crash in tile-par. (2) The first
+# hyperplane's zero-distance tie-break took CP-SAT 60 s to prove optimal, so the Pluto
+# scheduler gave up its 4 s budget to isl's.
+STRIDED_SCALAR = r"""#include <stdio.h>
+#define M 7
+int D[14][9];
+static void kernel(int w) {
+  int i, j, k, l;
+  int s0 = 3;
+#pragma scop
+  for (i = 0; i <= 2; i++) {
+    if ((i) % 2 == 0) {
+      for (j = -i + 2; j <= 6; j++) {
+        s0 = (4) % 1009;
+        if (j + i >= M) {
+          for (l = 2; l < w + 1; l++) {
+            s0 += (7) % 1009;
+          }
+        }
+      }
+    }
+  }
+  for (i = 2; i <= 7; i++) {
+    for (j = 4; j > 1; j--) {
+      for (k = 2; k <= M; k += 3) {
+        s0 = (-(s0 % 1009) - (D[k + 7][j + M - 4] % 1009) + 2 * (D[k - i + 6][j - 1] % 1009) + 2) % 1009;
+      }
+    }
+  }
+#pragma endscop
+  printf("s0 %d\n", s0);
+}
+int main(void) {
+  long a0, a1;
+  for (a0 = 0; a0 < 14; a0++) for (a1 = 0; a1 < 9; a1++) D[a0][a1] = (int)((a0 * 7 + a1 * 3 + 2) % 17) - 8;
+  kernel(1);
+  return 0;
+}
+"""
+
+
+def test_a_scalar_whose_dataflow_isl_cannot_compute_is_not_private(tmp_path, capsys):
+    source = tmp_path / "strided_scalar.c"
+    source.write_text(STRIDED_SCALAR)
+    out = tmp_path / "out.c"
+    # isl's schedule: the tiler asks whether s0 can be private (the crash)
+    assert main(["optimize", str(source), "-o", str(out), "--scheduler", "isl", "--tile", "--parallel",
+                 "--verify"]) == 0
+    captured = capsys.readouterr()
+    assert "verify: equal" in captured.out
+    assert "scalar s0 blocks parallelism" in captured.out
+    # the Pluto scheduler keeps its own schedule within its budget
+    assert main(["optimize", str(source), "-o", str(out), "--tile", "--parallel", "--verify"]) == 0
+    captured = capsys.readouterr()
+    assert "verify: equal" in captured.out
+    assert "gave up" not in captured.err
