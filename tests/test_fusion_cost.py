@@ -161,3 +161,64 @@ def test_shared_volume_counts_the_dimension_of_the_common_elements():
         "#pragma endscop\n}\n").scop
     prints = footprints(row.statements, row.context)
     assert shared_volume(["S0"], ["S1"], prints) == 2 * NOMINAL_EXTENT     # A's row 2 and x
+
+
+def _parallel_members(program, stmt: str) -> int:
+    """Coincident members of the outermost band above ``stmt``."""
+    node = program.schedule.get_root().child(0)
+    while node.get_type() != isl.schedule_node_type.band:
+        if node.get_type() in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
+            [k] = [k for k in range(node.n_children())
+                   if stmt in [s.get_tuple_name() for s in _sets(node.child(k).filter_get_filter())]]
+            node = node.child(k)
+        else:
+            node = node.child(0)
+    return sum(node.band_member_get_coincident(k) for k in range(node.band_n_member()))
+
+
+def test_a_fusion_that_leaves_no_parallel_loop_is_undone():
+    """atax: tmp[i] = A[i]·x, then y[j] += A[i][j] * tmp[i]. Fused (smartfuse) under i,
+    the reduction into y[j] runs along the one shared loop: no parallel loop, one band
+    member. Apart, each product has a 2-deep band with a parallel loop."""
+    smart = ps.Program.from_file(get("atax").path).auto_schedule(fuse="smart")
+    assert any("S2" in part and "S3" in part for part in _top_parts(smart))
+    assert _parallel_members(smart, "S3") == 0 and _band_depth(smart, "S3") == 1
+    cost = ps.Program.from_file(get("atax").path).auto_schedule(fuse="cost")
+    assert not any("S2" in part and "S3" in part for part in _top_parts(cost))
+    for stmt in ("S2", "S3"):
+        assert _parallel_members(cost, stmt) >= 1 and _band_depth(cost, stmt) == 2
+    assert cost.check().legal
+    assert cost.auto_tile(parallel=True).verify(threads=2).ok
+
+
+def test_a_fusion_where_one_statement_walks_columns_is_undone():
+    """bicg: s[j] += r[i] * A[i][j] and q[i] += A[i][j] * p[j]. Fused, the shared band
+    runs j outside i for the first and i outside j for the second: whichever loop is
+    innermost walks A by columns for one of them. Apart, both walk rows."""
+    smart = ps.Program.from_file(get("bicg").path).auto_schedule(fuse="smart")
+    assert any("S2" in part and "S3" in part for part in _top_parts(smart))
+    assert [t for _, t in smart.loops("S2")][-2:] == ["j", "i"]
+    assert [t for _, t in smart.loops("S3")][-2:] == ["i", "j"]
+    cost = ps.Program.from_file(get("bicg").path).auto_schedule(fuse="cost")
+    assert not any("S2" in part and "S3" in part for part in _top_parts(cost))
+    tiled = cost.auto_tile(parallel=True)
+    assert [t for _, t in tiled.loops("S2")][-1] == "j"
+    # the second one's rows jammed by 4 around its j loop: q[i..i+3] in registers
+    assert [t for _, t in tiled.loops("S3")][-3:] == ["floor(i/4)", "j", "i"]
+    assert tiled.verify(threads=2).ok
+
+
+def test_a_fusion_that_makes_one_product_walk_columns_is_undone():
+    """mvt: x1[i] += A[i][j]*y1[j] and x2[i] += A[j][i]*y2[j]. Fused, one loop order
+    serves both and one of them walks A by columns; apart, each walks A by rows."""
+    smart = ps.Program.from_file(get("mvt").path).auto_schedule(fuse="smart")
+    assert _top_parts(smart) == [["S0", "S1"]]
+    assert [t for _, t in smart.auto_tile(parallel=True).loops("S0")][-1] == "i"   # A[i][j] by columns
+    cost = ps.Program.from_file(get("mvt").path).auto_schedule(fuse="cost")
+    assert _top_parts(cost) == [["S0"], ["S1"]]
+    tiled = cost.auto_tile(parallel=True)
+    # apart, the second product's innermost loop is i (A[j][i]: stride 1); the first
+    # one's rows are jammed by 4 around its j loop
+    assert [t for _, t in tiled.loops("S1")][-1] == "i"
+    assert [t for _, t in tiled.loops("S0")][-3:] == ["floor(i/4)", "j", "i"]
+    assert tiled.verify(threads=2).ok

@@ -28,7 +28,8 @@ def add_parser(subparsers) -> None:
                    help="keep the original schedule (same as --scheduler identity, no tiling)")
     p.add_argument("--scheduler", choices=["pluto", "isl", "identity"], default="pluto")
     p.add_argument("--fuse", choices=["cost", "smart", "max", "no"], default="cost",
-                   help="fusion policy (default cost: smart, then non-neighbouring nests of one depth that share data, when no tiling or parallelism is lost)")
+                   help="fusion policy (default cost: smart, but no fusion that loses a tiled, parallel or "
+                        "stride-1 loop, and non-neighbouring nests of one depth that share data fused)")
     p.add_argument("--negative", action="store_true",
                    help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
                         "they are tried only when no non-negative schedule exists")

@@ -23,7 +23,7 @@ import islpy as isl
 
 from .describe import describe_schedule
 from .edges import access_conflicts
-from .fusion import footprints
+from .fusion import NOMINAL_EXTENT, footprints
 from .ilp import spatial_weights
 from polysched.dependence import is_legal, violated_dependences
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
@@ -72,6 +72,8 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
                                           conflicts=conflicts, budget=budget,
                                           spatial=spatial_weights(scop.statements) if opts.spatial else None,
                                           footprints=footprints(scop.statements, scop.context)
+                                          if opts.fuse == "cost" else None,
+                                          strides=spatial_weights(scop.statements, NOMINAL_EXTENT)
                                           if opts.fuse == "cost" else None)
                 return str(schedule), child_stats
             except ScheduleError:

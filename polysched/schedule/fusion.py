@@ -1,8 +1,15 @@
 """Fusion chosen by cost: which groups of SCCs share a loop nest.
 
-The ``cost`` fusion policy starts from smartfuse's partition (consecutive SCCs of the
-same loop depth together, `pluto._Scheduler._dimension_cut`) and then joins parts that
-are *not* textual neighbours, when that saves memory traffic and costs nothing:
+The ``cost`` fusion policy (the default) starts from smartfuse's partition (consecutive
+SCCs of the same loop depth together, `pluto._Scheduler._dimension_cut`). A fused band
+is kept only when it offers as much as the SCCs' own bands would (`pluto._worse`):
+as many members (tiling depth) and parallel members as the best of them, and a loop
+that walks memory with stride 1 for as many statements as they do together. Otherwise
+the SCCs are distributed (atax and bicg, whose fused reductions leave no parallel loop;
+mvt, whose fused products cannot both walk ``A`` by rows).
+
+Then it joins parts that are *not* textual neighbours, when that saves memory traffic
+and costs nothing:
 
 - **traffic**: the elements two parts both touch (producer → consumer, or inputs they
   share) are read again from memory when the parts run as separate nests, and come
@@ -10,10 +17,10 @@ are *not* textual neighbours, when that saves memory traffic and costs nothing:
   statements' footprints ``{ A[a] }``;
 - **legality**: the parts, contracted to one node, must leave the graph of parts
   acyclic (no third part on a dependence path between them: `join_keeps_order`);
-- **parallelism and tiling**: the fused group's outermost band must have as many
-  members, and as many parallel ones, as each part alone (checked by the scheduler
-  with its ILP; 2mm's two products share ``tmp`` but fused they keep only 2 of their
-  3 permutable loops, so they stay apart).
+- **parallelism, tiling and stride**: the fused group's outermost band must not be
+  worse than the parts' own, as above (checked by the scheduler with its ILP; 2mm's
+  two products share ``tmp`` but fused they keep only 2 of their 3 permutable loops,
+  so they stay apart).
 
 Parts are only joined with parts of the same loop depth (typed fusion, Kennedy and
 McKinley): fusing a 2-deep nest into a 3-deep one puts it under a guard or a shift.

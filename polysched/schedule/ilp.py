@@ -86,12 +86,14 @@ class Hyperplane:
     shifts: dict[str, int]
 
 
-def spatial_weights(statements) -> dict[str, list[int]]:
+def spatial_weights(statements, extent: int = 1) -> dict[str, list[int]]:
     """Per statement ``S[i0, ..., in]``, for each iterator: the number of its array
     references (reads and writes) whose last subscript, the one that varies fastest in
     memory, depends on it and none of whose other subscripts do (``A[i][j]``: 1 for j,
     0 for i; ``A[i][i + j]``: 0 for both). A loop over such an iterator walks memory
-    with stride 1 when innermost."""
+    with stride 1 when innermost. With ``extent`` > 1, a reference of an n-dimensional
+    array counts ``extent ** n`` instead of 1 (its nominal size: a matrix outweighs the
+    vectors, as in the fusion decisions)."""
     out = {}
     for stmt in statements:
         n = len(stmt.iterators)
@@ -111,7 +113,7 @@ def spatial_weights(statements) -> dict[str, list[int]]:
                      for k in range(n)] for pieces in subscripts]
             for k in range(n):
                 if used[-1][k] and not any(row[k] for row in used[:-1]):
-                    weights[k] += 1
+                    weights[k] += extent ** rank
         out[stmt.name] = weights
     return out
 

@@ -57,9 +57,10 @@ class ScheduleOptions:
     - ``fuse``: ``"cost"`` (the default, below) or Pluto's fusion policies: ``"smart"`` (separate SCCs of different loop depth
       up front, fuse the rest as long as hyperplanes exist), ``"max"`` (cut only where no
       hyperplane exists, and then as little as possible), ``"no"`` (distribute every SCC),
-      ``"cost"`` (smart, and then parts of one loop depth that are not neighbours are
-      joined when they share data and lose no band member nor parallel loop: fusion.py;
-      isl's scheduler treats it as ``"smart"``).
+      ``"cost"`` (smart, but a fusion that loses a band member, a parallel loop or a
+      stride-1 loop is undone, and parts of one loop depth that are not neighbours are
+      joined when they share data and lose none of these: fusion.py; isl's scheduler
+      treats it as ``"smart"``).
     - ``negative_coefficients``: allow iterator coefficients in
       ``[-coefficient_bound, coefficient_bound]`` (Pluto+), so loop reversal and negative
       skews are found; by default coefficients are in ``[0, coefficient_bound]``.

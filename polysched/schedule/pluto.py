@@ -33,8 +33,20 @@ from .ilp import W_BOUND, Hyperplane, HyperplaneProblem, rank, w_bound_for
 from .options import DIAMOND_MIN_MEMBERS, Budget, ScheduleError, ScheduleOptions
 
 
-# Joins the cost policy tries at one level of the tree (each costs a few ILP solves).
+# Joins the cost policy tries at one level of the tree (each costs a few ILP solves), and
+# the most SCCs whose fused band it compares with their own (one what-if band each).
 MAX_COST_JOINS = 8
+MAX_SHAPE_SCCS = 8
+
+
+def _worse(fused: tuple[int, int, int], alone: list[tuple[int, int, int]]) -> bool:
+    """Whether a fused band's shape (`_Scheduler._shape`) loses against its parts' own:
+    fewer members (tiling depth) than the best part, no parallel member where a part
+    has one (one parallel loop is what the threads need: gemver's update of A fused
+    with the product that reads it keeps one of its two, 3.47x against 3.00x apart),
+    or fewer stride-1 statements than the parts together."""
+    return fused[0] == 0 or fused[0] < max(a[0] for a in alone) or \
+        (fused[1] == 0 and any(a[1] for a in alone)) or fused[2] < sum(a[2] for a in alone)
 
 
 @dataclass
@@ -70,6 +82,7 @@ class _Problem:
     w_bound: int = W_BOUND                  # bound of the bounding function's constant
     spatial: dict[str, list[int]] = field(default_factory=dict)   # see ilp.spatial_weights
     footprints: dict[str, dict[str, isl.Set]] = field(default_factory=dict)  # fusion.footprints
+    strides: dict[str, list[int]] = field(default_factory=dict)   # spatial_weights by array size
 
 
 class _Scheduler:
@@ -162,7 +175,8 @@ class _Scheduler:
                 rows[s].append(h.coefficients[s])
         if members:
             coincident = [self._zero_distance(edges, h) for h in members]
-            if self._distribute_short_band(sccs, members, coincident, edges, start_rows):
+            if self._distribute_short_band(sccs, members, coincident, edges, start_rows) or \
+                    self._fusion_loses(sccs, members, edges, start_rows):
                 return self._cut([list(c) for c in sccs], edges, prox, start_rows)
             diamond = self.p.options.diamond
             if diamond is None:
@@ -234,16 +248,7 @@ class _Scheduler:
         for scc in sccs:
             if all(self.p.dims[s] - rank(rows[s]) < 2 for s in scc):
                 continue  # cannot have two more members anyway
-            inner = self._within(edges, scc)
-            local = {s: list(rows[s]) for s in scc}
-            found = 0
-            while found < 2 and not all(self._full_rank(s, local) for s in scc):
-                h = self._solve(scc, inner, [], local)
-                if h is None:
-                    break
-                found += 1
-                for s in scc:
-                    local[s].append(h.coefficients[s])
+            found = len(self._alone(scc, edges, rows, limit=2))
             deep = deep or found >= 2
             shallow = shallow or found < 2
             if deep and shallow:
@@ -268,16 +273,17 @@ class _Scheduler:
         neighbours, the pair sharing the most data first, while the join keeps the parts'
         order legal and the fused band as deep and as parallel as each part's alone."""
         position = {s: k for k, s in enumerate(s for part in parts for s in part)}
+
         def depth(part):
             return max(self.p.dims[s] for s in part)
 
         rejected: set[tuple[frozenset, frozenset]] = set()
-        shapes: dict[frozenset, tuple[int, int]] = {}
+        shapes: dict[frozenset, tuple[int, int, int]] = {}
 
-        def shape(stmts) -> tuple[int, int]:
+        def shape(stmts) -> tuple[int, int, int]:
             key = frozenset(stmts)
             if key not in shapes:
-                shapes[key] = self._band_shape(stmts, edges, rows)
+                shapes[key] = self._shape(stmts, self._alone(stmts, edges, rows), edges)
             return shapes[key]
 
         for _ in range(MAX_COST_JOINS):
@@ -295,9 +301,7 @@ class _Scheduler:
             if not candidates:
                 break
             _, a, b = min(candidates)
-            alone = [shape(parts[a]), shape(parts[b])]
-            fused = shape(parts[a] + parts[b])
-            if fused[0] == 0 or any(fused[k] < max(x[k] for x in alone) for k in (0, 1)):
+            if _worse(shape(parts[a] + parts[b]), [shape(parts[a]), shape(parts[b])]):
                 rejected.add((frozenset(parts[a]), frozenset(parts[b])))
                 continue
             joined = parts[a] + parts[b]
@@ -305,19 +309,53 @@ class _Scheduler:
             self.p.stats["cost_joins"] = self.p.stats.get("cost_joins", 0) + 1
         return ordered(parts, edges, position)
 
-    def _band_shape(self, stmts, edges, rows) -> tuple[int, int]:
-        """(members, parallel members) of the outermost band that ``stmts`` fused would get."""
+    def _fusion_loses(self, sccs, members, edges, rows) -> bool:
+        """The ``cost`` policy: whether the band ``members`` that fuses ``sccs`` (a part
+        smartfuse kept together) is worse than the SCCs' own bands (`_worse`); then they
+        are distributed. atax, bicg: fused, the reductions into ``y[j]`` / ``s[j]`` leave
+        no parallel loop (distributed: one each, 0.93x -> 1.93x and 1.09x -> 1.83x at 2
+        threads); mvt: fused, one of the two products walks ``A`` by columns."""
+        if self.p.options.fuse != "cost" or not 1 < len(sccs) <= MAX_SHAPE_SCCS:
+            return False
+        stmts = [s for scc in sccs for s in scc]
+        return _worse(self._shape(stmts, members, edges),
+                      [self._shape(scc, self._alone(scc, edges, rows), edges) for scc in sccs])
+
+    def _shape(self, stmts, members, edges) -> tuple[int, int, int]:
+        """What a band of ``members`` over ``stmts`` offers: (members, parallel members,
+        statements that one member walks with stride 1). The last is the most statements
+        any single member steps along their fastest-varying subscripts (the iterators of
+        largest ``strides`` weight, where a matrix outweighs vectors): fused statements
+        share their innermost loop, so that member is the one loop that can be
+        stride-1 for all of them."""
+        inner = self._within(edges, stmts)
+        parallel = sum(self._zero_distance(inner, h) for h in members)
+
+        def stride_one(s, h) -> bool:
+            weights = self.p.strides.get(s) or [0]
+            if max(weights) == 0:
+                return True       # no preference (scalars, diagonals)
+            return any(c and w == max(weights) for c, w in zip(h.coefficients[s], weights))
+
+        spatial = max((sum(stride_one(s, h) for s in stmts) for h in members), default=0)
+        return len(members), parallel, spatial
+
+    def _alone(self, stmts, edges, rows, limit: int | None = None) -> list[Hyperplane]:
+        """The members (at most ``limit``) of the outermost band ``stmts`` would get if
+        they were scheduled on their own, under ``rows``: a what-if for the fusion
+        decisions, not part of the tree."""
         inner = self._within(edges, stmts)
         local = {s: list(rows[s]) for s in stmts}
-        members = []
-        while not all(self._full_rank(s, local) for s in stmts):
+        members: list[Hyperplane] = []
+        while (limit is None or len(members) < limit) and \
+                not all(self._full_rank(s, local) for s in stmts):
             h = self._solve(stmts, inner, [], local)
             if h is None:
                 break
             members.append(h)
             for s in stmts:
                 local[s].append(h.coefficients[s])
-        return len(members), sum(self._zero_distance(inner, h) for h in members)
+        return members
 
     def _greedy_fusion(self, sccs, edges, rows) -> list[list[str]]:
         """Fuse consecutive SCCs (topological order) while a common hyperplane exists."""
@@ -415,7 +453,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                    stats: dict | None = None, conflicts=None,
                    budget: Budget | None = None,
                    spatial: dict[str, list[int]] | None = None,
-                   footprints: dict[str, dict[str, isl.Set]] | None = None) -> isl.Schedule:
+                   footprints: dict[str, dict[str, isl.Set]] | None = None,
+                   strides: dict[str, list[int]] | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
@@ -423,7 +462,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     pieces. ``spatial``: per statement, the weight of each iterator in the
     fastest-varying subscripts (``ilp.spatial_weights``; the spatial-locality level).
     ``footprints``: per statement, the elements of each array it touches
-    (``fusion.footprints``), for the ``cost`` fusion policy.
+    (``fusion.footprints``), and ``strides``, ``spatial`` with references weighted by
+    their arrays' nominal sizes: for the ``cost`` fusion policy.
     Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
     ``budget`` (default: ``options.budget`` seconds from now)."""
     if budget is None:
@@ -444,7 +484,7 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                           "proximity", conflicts)
     spaces = _statement_spaces(domain, params)
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
-                       w_bound=w_bound_for(edges + prox, options), spatial=spatial or {}, footprints=footprints or {})
+                       w_bound=w_bound_for(edges + prox, options), spatial=spatial or {}, footprints=footprints or {}, strides=strides or {})
     scheduler = _Scheduler(problem)
     with cone_budget(budget):
         tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
