@@ -63,3 +63,16 @@ def test_bad_c_input_is_one_line_error(capsys, tmp_path):
 def test_bad_coefficient_bound(capsys):
     status, _, err = run(capsys, KERNELS / "gemm.c", "--coefficient-bound", "0")
     assert status == 2 and "coefficient_bound" in err
+
+
+def test_diamond_flags_and_fusion_policy(capsys):
+    """The scheduler's options are optimize's: --diamond on jacobi-1d gives the
+    concurrent-start pair; --no-diamond keeps heat-3d's wavefront band (t first)."""
+    status, out, _ = run(capsys, KERNELS / "jacobi-1d.c", "--diamond")
+    assert status == 0 and "S0: (2t - i, 2t + i)" in out and "legal: yes" in out
+    status, out, _ = run(capsys, KERNELS / "heat-3d.c", "--no-diamond")
+    assert status == 0 and "S0: (t, 2t + i, 2t + j, 2t + k" in out
+    status, out, _ = run(capsys, KERNELS / "mvt.c", "--fuse", "smart")
+    assert status == 0 and "fuse smart" in out and "S0: (i, j)\nS1: (i, j)\n" in out
+    status, out, _ = run(capsys, KERNELS / "mvt.c")
+    assert status == 0 and "fuse cost" in out and "sequence [S0 | S1]" in out

@@ -14,6 +14,25 @@ def add_preprocessor_args(parser: argparse.ArgumentParser) -> None:
                         help="add an include directory, as for the C compiler (repeatable)")
 
 
+def add_schedule_args(parser: argparse.ArgumentParser) -> None:
+    """The scheduler's options, the same for ``schedule`` and ``optimize``."""
+    parser.add_argument("--scheduler", choices=["pluto", "isl", "identity"], default="pluto")
+    parser.add_argument("--fuse", choices=["cost", "smart", "max", "no"], default="cost",
+                        help="fusion policy (default cost: smart, but no fusion that loses a tiled, "
+                             "parallel or stride-1 loop, and non-neighbouring nests of one depth that "
+                             "share data fused)")
+    parser.add_argument("--negative", action="store_true",
+                        help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
+                             "they are tried only when no non-negative schedule exists")
+    diamond = parser.add_mutually_exclusive_group()
+    diamond.add_argument("--diamond", dest="diamond", action="store_const", const=True, default=None,
+                         help="diamond (concurrent-start) hyperplanes for every outermost band with no "
+                              "parallel member (stencils); by default only for bands of 4 or more members, "
+                              "where they measured faster than a wavefront of tiles")
+    diamond.add_argument("--no-diamond", dest="diamond", action="store_const", const=False,
+                         help="never diamond tiles: a wavefront of tiles instead")
+
+
 def parse_defines(items: list[str]) -> dict[str, str | None]:
     """``["N=100", "MINI_DATASET"]`` -> ``{"N": "100", "MINI_DATASET": None}``."""
     from polysched.cli import UsageError

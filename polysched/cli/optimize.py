@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import (add_preprocessor_args, check_input_file, check_output_path,
+from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_input_file, check_output_path,
                                   default_dataset, is_stdout, parse_defines, write_output)
 
 # GCC refuses '#pragma GCC unroll N' for N >= 65535; past a few dozen, unrolling only
@@ -26,20 +26,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("-o", "--output", type=Path, required=True, help="where to write the new C file")
     p.add_argument("--identity", action="store_true",
                    help="keep the original schedule (same as --scheduler identity, no tiling)")
-    p.add_argument("--scheduler", choices=["pluto", "isl", "identity"], default="pluto")
-    p.add_argument("--fuse", choices=["cost", "smart", "max", "no"], default="cost",
-                   help="fusion policy (default cost: smart, but no fusion that loses a tiled, parallel or "
-                        "stride-1 loop, and non-neighbouring nests of one depth that share data fused)")
-    p.add_argument("--negative", action="store_true",
-                   help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
-                        "they are tried only when no non-negative schedule exists")
-    diamond = p.add_mutually_exclusive_group()
-    diamond.add_argument("--diamond", dest="diamond", action="store_const", const=True, default=None,
-                         help="diamond (concurrent-start) hyperplanes for every outermost band with no "
-                              "parallel member (stencils); by default only for bands of 4 or more members, "
-                              "where they measured faster than a wavefront of tiles")
-    diamond.add_argument("--no-diamond", dest="diamond", action="store_const", const=False,
-                         help="never diamond tiles: a wavefront of tiles instead")
+    add_schedule_args(p)
     p.add_argument("--tile", action="store_true", help="tile permutable bands")
     p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32, for every band; "
                         "or per statement: S1=32,64,128;S0=16,16")

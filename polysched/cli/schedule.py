@@ -1,26 +1,20 @@
 """``polysched schedule FILE.c [-D N=V]... [--scheduler pluto|isl|identity] [--fuse
-cost|smart|max|no] [--negative]``: the schedule of every SCoP as an isl schedule tree, then a
-per-statement table of hyperplanes with permutable bands, parallel members and the
-dependences each dimension satisfies."""
+cost|smart|max|no] [--negative] [--diamond|--no-diamond]``: the schedule of every SCoP as
+an isl schedule tree, then a per-statement table of hyperplanes with permutable bands,
+parallel members and the dependences each dimension satisfies."""
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, parse_defines
+from polysched.cli.common import add_preprocessor_args, add_schedule_args, parse_defines
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("schedule", help="compute and print the schedule of each SCoP")
     p.add_argument("file", type=Path, help="C file with #pragma scop regions")
-    p.add_argument("--scheduler", choices=["pluto", "isl", "identity"], default="pluto")
-    p.add_argument("--fuse", choices=["cost", "smart", "max", "no"], default="cost",
-                   help="fusion policy (default cost: smart, but no fusion that loses a tiled, parallel or "
-                        "stride-1 loop, and non-neighbouring nests of one depth that share data fused)")
-    p.add_argument("--negative", action="store_true",
-                   help="allow negative schedule coefficients everywhere (Pluto+-style); by default "
-                        "they are tried only when no non-negative schedule exists")
+    add_schedule_args(p)
     p.add_argument("--coefficient-bound", type=int, default=None, metavar="B",
                    help="bound of the iterator coefficients (default 4)")
     add_preprocessor_args(p)
@@ -34,7 +28,7 @@ def run(args) -> int:
 
     # the same policy as `polysched optimize` (pipeline.py): negative coefficients
     # only when no non-negative schedule exists
-    options = ScheduleOptions(scheduler=args.scheduler, fuse=args.fuse,
+    options = ScheduleOptions(scheduler=args.scheduler, fuse=args.fuse, diamond=args.diamond,
                               negative_coefficients=args.negative, negative_fallback=True)
     if args.coefficient_bound is not None:
         options.coefficient_bound = args.coefficient_bound
