@@ -102,6 +102,8 @@ class ScopResult:
     # no parallel or vector loop): the region is kept as written, without versioning
     # (ludcmp: generated again with its run-time checks, the same loops ran 0.88x)
     kept_as_written: bool = False
+    # the scheduler's fusion decisions, one sentence each (schedule.pluto: stats["fusion"])
+    fusion: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -119,6 +121,7 @@ class OptimizeResult:
                 f"region {k} ({scop.function}, lines {scop.start_line}-{scop.end_line}): "
                 f"{len(scop.statements)} statements"
             )
+            lines.extend(f"  fusion: {decision}" for decision in region.fusion)
             if region.tiling is not None:
                 lines.extend("  " + line for line in str(region.tiling).splitlines())
             if region.fallback:
@@ -228,8 +231,11 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
     region_fallbacks = []
     for k, scop in enumerate(scops):
         deps = timed("deps", cache.get, (file_key, k), lambda: analyze(scop))
-        schedule = timed("schedule", cache.get, (file_key, k, repr(options.schedule)),
-                         lambda: compute(scop, deps, options.schedule))
+        def scheduled():
+            stats: dict = {}
+            return compute(scop, deps, options.schedule, stats=stats), stats.get("fusion", [])
+
+        schedule, fusion = timed("schedule", cache.get, (file_key, k, repr(options.schedule)), scheduled)
         report = None
         untiled = schedule
         if options.tiling is not None:
@@ -242,7 +248,7 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
             )
         kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
             runs_in_original_order(scop, schedule)
-        regions.append(ScopResult(scop, deps, schedule, report, kept_as_written=kept))
+        regions.append(ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion)))
         region_fallbacks.append(untiled)
     texts = [timed("codegen", generate_region, region, untiled)
              for region, untiled in zip(regions, region_fallbacks)]

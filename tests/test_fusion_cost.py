@@ -10,6 +10,7 @@ import pytest
 
 import polysched as ps
 from polysched.bench import get
+from polysched.pipeline import OptimizeOptions, optimize
 from polysched.schedule.fusion import NOMINAL_EXTENT, footprints, shared_volume
 
 # A producer/consumer chain of depths 2, 3, 2, 3: S0 produces B; S1 (a product) and S2
@@ -189,6 +190,11 @@ def test_a_fusion_that_leaves_no_parallel_loop_is_undone():
         assert _parallel_members(cost, stmt) >= 1 and _band_depth(cost, stmt) == 2
     assert cost.check().legal
     assert cost.auto_tile(parallel=True).verify(threads=2).ok
+    # the decision, as the optimize summary and the bench records give it
+    result = optimize(get("atax").path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert result.regions[0].fusion == ["S2 | S3 distributed: fused, their band would have "
+                                        "1 band member instead of 2"]
+    assert "  fusion: S2 | S3 distributed" in result.summary()
 
 
 def test_a_fusion_where_one_statement_walks_columns_is_undone():

@@ -39,14 +39,23 @@ MAX_COST_JOINS = 8
 MAX_SHAPE_SCCS = 8
 
 
-def _worse(fused: tuple[int, int, int], alone: list[tuple[int, int, int]]) -> bool:
-    """Whether a fused band's shape (`_Scheduler._shape`) loses against its parts' own:
-    fewer members (tiling depth) than the best part, no parallel member where a part
-    has one (one parallel loop is what the threads need: gemver's update of A fused
-    with the product that reads it keeps one of its two, 3.47x against 3.00x apart),
-    or fewer stride-1 statements than the parts together."""
-    return fused[0] == 0 or fused[0] < max(a[0] for a in alone) or \
-        (fused[1] == 0 and any(a[1] for a in alone)) or fused[2] < sum(a[2] for a in alone)
+def _worse(fused: tuple[int, int, int], alone: list[tuple[int, int, int]]) -> str | None:
+    """What a fused band's shape (`_Scheduler._shape`) loses against its parts' own, or
+    None: fewer members (tiling depth) than the best part, no parallel member where a
+    part has one (one parallel loop is what the threads need: gemver's update of A
+    fused with the product that reads it keeps one of its two, 3.47x against 3.00x
+    apart), or fewer stride-1 statements than the parts together."""
+    if fused[0] == 0 or fused[0] < max(a[0] for a in alone):
+        return f"{_count(fused[0], 'band member')} instead of {max(a[0] for a in alone)}"
+    if fused[1] == 0 and any(a[1] for a in alone):
+        return "no parallel loop"
+    if fused[2] < sum(a[2] for a in alone):
+        return f"a stride-1 loop for {_count(fused[2], 'statement')} instead of {sum(a[2] for a in alone)}"
+    return None
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @dataclass
@@ -304,9 +313,10 @@ class _Scheduler:
             if _worse(shape(parts[a] + parts[b]), [shape(parts[a]), shape(parts[b])]):
                 rejected.add((frozenset(parts[a]), frozenset(parts[b])))
                 continue
+            self._decided(f"{_names(parts[a])} fused with {_names(parts[b])}, not its neighbour: "
+                          f"they share data (nominal {-min(candidates)[0]:,} elements)")
             joined = parts[a] + parts[b]
             parts = [joined if k == a else part for k, part in enumerate(parts) if k != b]
-            self.p.stats["cost_joins"] = self.p.stats.get("cost_joins", 0) + 1
         return ordered(parts, edges, position)
 
     def _fusion_loses(self, sccs, members, edges, rows) -> bool:
@@ -318,8 +328,16 @@ class _Scheduler:
         if self.p.options.fuse != "cost" or not 1 < len(sccs) <= MAX_SHAPE_SCCS:
             return False
         stmts = [s for scc in sccs for s in scc]
-        return _worse(self._shape(stmts, members, edges),
+        loss = _worse(self._shape(stmts, members, edges),
                       [self._shape(scc, self._alone(scc, edges, rows), edges) for scc in sccs])
+        if loss:
+            self._decided(f"{' | '.join(_names(scc) for scc in sccs)} distributed: fused, their band "
+                          f"would have {loss}")
+        return bool(loss)
+
+    def _decided(self, text: str) -> None:
+        """Record a fusion decision (``stats["fusion"]``: the optimize summary prints them)."""
+        self.p.stats.setdefault("fusion", []).append(text)
 
     def _shape(self, stmts, members, edges) -> tuple[int, int, int]:
         """What a band of ``members`` over ``stmts`` offers: (members, parallel members,
@@ -379,6 +397,10 @@ class _Scheduler:
             out.append((part, self.group(part, self._within(edges, part), self._within(prox, part),
                                          rows, first=False)))
         return Sequence(out)
+
+
+def _names(stmts) -> str:
+    return ", ".join(stmts)
 
 
 # -- isl schedule tree ----------------------------------------------------------------
