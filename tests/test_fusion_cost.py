@@ -96,8 +96,8 @@ def _sets(union):
     return out
 
 
-def _band_depth(program, stmt: str) -> int:
-    """Members of the outermost band above ``stmt``."""
+def _outer_band(program, stmt: str):
+    """The outermost band node above ``stmt``."""
     node = program.schedule.get_root().child(0)
     while node.get_type() != isl.schedule_node_type.band:
         if node.get_type() in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
@@ -106,7 +106,16 @@ def _band_depth(program, stmt: str) -> int:
             node = node.child(k)
         else:
             node = node.child(0)
-    return node.band_n_member()
+    return node
+
+
+def _band_depth(program, stmt: str) -> int:
+    return _outer_band(program, stmt).band_n_member()
+
+
+def _parallel_members(program, stmt: str) -> int:
+    band = _outer_band(program, stmt)
+    return sum(band.band_member_get_coincident(k) for k in range(band.band_n_member()))
 
 
 def test_the_chain_fuses_the_2d_pair_and_the_3d_pair():
@@ -162,19 +171,6 @@ def test_shared_volume_counts_the_dimension_of_the_common_elements():
         "#pragma endscop\n}\n").scop
     prints = footprints(row.statements, row.context)
     assert shared_volume(["S0"], ["S1"], prints) == 2 * NOMINAL_EXTENT     # A's row 2 and x
-
-
-def _parallel_members(program, stmt: str) -> int:
-    """Coincident members of the outermost band above ``stmt``."""
-    node = program.schedule.get_root().child(0)
-    while node.get_type() != isl.schedule_node_type.band:
-        if node.get_type() in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
-            [k] = [k for k in range(node.n_children())
-                   if stmt in [s.get_tuple_name() for s in _sets(node.child(k).filter_get_filter())]]
-            node = node.child(k)
-        else:
-            node = node.child(0)
-    return sum(node.band_member_get_coincident(k) for k in range(node.band_n_member()))
 
 
 def test_a_fusion_that_leaves_no_parallel_loop_is_undone():
