@@ -16,8 +16,8 @@ def reverse_every_schedule(monkeypatch, trust_the_ast: bool = False) -> None:
 
     real_compute = pipeline.compute
 
-    def reversed_compute(scop, deps, options):
-        schedule = real_compute(scop, deps, options)
+    def reversed_compute(scop, deps, options, stats=None):
+        schedule = real_compute(scop, deps, options, stats=stats)
         mupa = isl.MultiUnionPwAff.from_union_map(schedule.get_map())
         return isl.Schedule.from_domain(schedule.get_domain()).insert_partial_schedule(mupa.neg())
 
