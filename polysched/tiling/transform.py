@@ -662,14 +662,17 @@ def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
     return primitives.mark(scop, schedule, a["stmt"], a["depth"], mark, what)
 
 
-def _loop_rows(scop: Scop, schedule: isl.Schedule, loops, stmt: str) -> isl.Map:
-    """``{ S[i] -> [l_0, ..., l_{D-1}] }``: the loops of ``stmt``, outermost first."""
+def _loop_rows(scop: Scop, schedule: isl.Schedule, loops, stmt: str) -> isl.Map | None:
+    """``{ S[i] -> [l_0, ..., l_{D-1}] }``: the loops of ``stmt``, outermost first; None
+    when ``stmt`` has no instance (the union map has no space to become a map in)."""
     domain = isl.UnionSet.from_set(scop.statement(stmt).domain)
     rows = None
     for lp in loops:
         upa = node_at(schedule, lp.path).band_get_partial_schedule().get_at(lp.member)
         row = isl.UnionMap.from_union_pw_aff(upa).intersect_domain(domain)
         rows = row if rows is None else rows.flat_range_product(row)
+    if rows is None or rows.is_empty():
+        return None
     return isl.Map.from_union_map(rows)
 
 
@@ -728,7 +731,7 @@ def _sink_candidate(scop: Scop, schedule: isl.Schedule, name: str):
     if not writes:
         return None
     rows = _loop_rows(scop, schedule, loops, name)
-    if any(classify(rows, w, len(loops) - 1) == Stride.UNIT for w in writes):
+    if rows is None or any(classify(rows, w, len(loops) - 1) == Stride.UNIT for w in writes):
         return None
     return loops, rows, refs, writes
 
