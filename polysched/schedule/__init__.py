@@ -65,16 +65,17 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     def run():
         child_stats: dict = {}
         budget = Budget(seconds)
+        # the same for both attempts (they differ in negative_coefficients only)
+        spatial = spatial_weights(scop.statements) if options.spatial else None
+        cost = options.fuse == "cost"
+        prints = footprints(scop.statements, scop.context) if cost else None
+        strides = spatial_weights(scop.statements, NOMINAL_EXTENT) if cost else None
         for k, opts in enumerate(attempts):
             try:
                 schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
                                           statement_order=order, stats=child_stats,
-                                          conflicts=conflicts, budget=budget,
-                                          spatial=spatial_weights(scop.statements) if opts.spatial else None,
-                                          footprints=footprints(scop.statements, scop.context)
-                                          if opts.fuse == "cost" else None,
-                                          strides=spatial_weights(scop.statements, NOMINAL_EXTENT)
-                                          if opts.fuse == "cost" else None)
+                                          conflicts=conflicts, budget=budget, spatial=spatial,
+                                          footprints=prints, strides=strides)
                 return str(schedule), child_stats
             except ScheduleError:
                 if k == len(attempts) - 1:

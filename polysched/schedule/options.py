@@ -54,9 +54,10 @@ class ScheduleOptions:
 
     - ``scheduler``: ``"pluto"`` (our ILP scheduler), ``"isl"`` (isl's scheduler on the same
       dependences) or ``"identity"`` (keep ``scop.schedule``).
-    - ``fuse``: ``"cost"`` (the default, below) or Pluto's fusion policies: ``"smart"`` (separate SCCs of different loop depth
-      up front, fuse the rest as long as hyperplanes exist), ``"max"`` (cut only where no
-      hyperplane exists, and then as little as possible), ``"no"`` (distribute every SCC),
+    - ``fuse``: ``"cost"`` (the default, below) or Pluto's fusion policies: ``"smart"``
+      (separate SCCs of different loop depth up front, fuse the rest as long as
+      hyperplanes exist), ``"max"`` (cut only where no hyperplane exists, and then as
+      little as possible), ``"no"`` (distribute every SCC),
       ``"cost"`` (smart, but a fusion that loses a band member, a parallel loop or a
       stride-1 loop is undone, and parts of one loop depth that are not neighbours are
       joined when they share data and lose none of these: fusion.py; isl's scheduler

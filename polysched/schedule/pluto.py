@@ -309,12 +309,12 @@ class _Scheduler:
                         candidates.append((-gain, a, b))
             if not candidates:
                 break
-            _, a, b = min(candidates)
+            loss, a, b = min(candidates)
             if _worse(shape(parts[a] + parts[b]), [shape(parts[a]), shape(parts[b])]):
                 rejected.add((frozenset(parts[a]), frozenset(parts[b])))
                 continue
             self._decided(f"{_names(parts[a])} fused with {_names(parts[b])}, not its neighbour: "
-                          f"they share data (nominal {-min(candidates)[0]:,} elements)")
+                          f"they share data (nominal {-loss:,} elements)")
             joined = parts[a] + parts[b]
             parts = [joined if k == a else part for k, part in enumerate(parts) if k != b]
         return ordered(parts, edges, position)
@@ -506,7 +506,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                           "proximity", conflicts)
     spaces = _statement_spaces(domain, params)
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
-                       w_bound=w_bound_for(edges + prox, options), spatial=spatial or {}, footprints=footprints or {}, strides=strides or {})
+                       w_bound=w_bound_for(edges + prox, options), spatial=spatial or {},
+                       footprints=footprints or {}, strides=strides or {})
     scheduler = _Scheduler(problem)
     with cone_budget(budget):
         tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
