@@ -46,6 +46,9 @@ class OptimizeOptions:
     ``source`` (`SourceOptions`), ``schedule`` (`polysched.schedule.ScheduleOptions`;
     ``scheduler="identity"`` keeps the original schedule) and ``tiling``
     (`polysched.tiling.TileOptions`, or None for no tiling/marking stage).
+    ``tensorize``: with a tiling stage, run a region's matrix products as calls of the
+    shipped bit-identical micro-kernels where they pay
+    (`polysched.tensorize.default_tensorize`), instead of its own tiled loops.
 
     ``OptimizeOptions.from_flags(tile=True, parallel=True, ...)`` builds one from the
     command line's flat flags."""
@@ -53,16 +56,21 @@ class OptimizeOptions:
     source: SourceOptions = field(default_factory=SourceOptions)
     schedule: ScheduleOptions = field(default_factory=_pipeline_schedule_options)
     tiling: TileOptions | None = None
+    tensorize: bool = False
 
     @classmethod
     def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "cost",
                    negative_coefficients: bool = False, diamond: bool | None = None, tile: bool = False,
                    tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
                    parallel: bool = False, unroll: int | None = None, reassociate: bool = False,
-                   register_tile: int = 4, defines: dict[str, str | None] | None = None,
+                   register_tile: int = 4, tensorize: bool | None = None,
+                   defines: dict[str, str | None] | None = None,
                    include_dirs: list[str] | None = None) -> "OptimizeOptions":
         """The stage options of ``polysched optimize``'s flags (same names, less the
-        dashes): the tiling stage runs when ``tile``, ``parallel`` or ``unroll`` is set."""
+        dashes): the tiling stage runs when ``tile``, ``parallel`` or ``unroll`` is set.
+        ``tensorize=None`` (no ``--tensorize``/``--no-tensorize``): on with ``tile``
+        when the choices are polysched's own (Pluto's scheduler, tile sizes and unroll
+        factors from the model), off otherwise."""
         schedule = ScheduleOptions(scheduler=scheduler, fuse=fuse,
                                    negative_coefficients=negative_coefficients,
                                    negative_fallback=True, diamond=diamond)
@@ -70,7 +78,10 @@ class OptimizeOptions:
         if tile or parallel or unroll:
             tiling = TileOptions(tile=tile, sizes=tile_sizes, l2tile=l2tile, parallel=parallel,
                                  unroll=unroll, reassociate=reassociate, register_tile=register_tile)
-        return cls(SourceOptions(dict(defines or {}), list(include_dirs or [])), schedule, tiling)
+        if tensorize is None:
+            tensorize = tile and scheduler == "pluto" and tile_sizes is None and unroll is None
+        return cls(SourceOptions(dict(defines or {}), list(include_dirs or [])), schedule, tiling,
+                   tensorize=bool(tensorize) and tiling is not None)
 
     def trace_steps(self, caches) -> list[dict]:
         """The `polysched.Program` trace steps that do what these options do
@@ -104,6 +115,10 @@ class ScopResult:
     kept_as_written: bool = False
     # the scheduler's fusion decisions, one sentence each (schedule.pluto: stats["fusion"])
     fusion: list[str] = field(default_factory=list)
+    # OptimizeOptions.tensorize: what each matched statement got, and the steps of the
+    # polysched.Program trace that made `schedule` when the region was tensorized
+    tensorize: list[str] = field(default_factory=list)
+    trace_steps: list[dict] | None = None
 
 
 @dataclass
@@ -122,6 +137,7 @@ class OptimizeResult:
                 f"{len(scop.statements)} statements"
             )
             lines.extend(f"  fusion: {decision}" for decision in region.fusion)
+            lines.extend(f"  tensorize: {decision}" for decision in region.tensorize)
             if region.tiling is not None:
                 lines.extend("  " + line for line in str(region.tiling).splitlines())
             if region.fallback:
@@ -200,6 +216,16 @@ def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
     return scop.source[scop.region_start:scop.region_end]
 
 
+def _tensorized(scops, k: int, deps: Dependences, parallel: bool):
+    """(region ``k`` with its products run by micro-kernels, or None; the decisions):
+    `polysched.tensorize.default_tensorize` on the original schedule."""
+    from polysched.program import Program
+    from polysched.tensorize import default_tensorize
+
+    program = Program(scops[k], deps, scops=scops, region=k)
+    return default_tensorize(program, parallel=parallel)
+
+
 def optimize(path: str | Path, options: OptimizeOptions | None = None,
              cache: StageCache | None = None) -> OptimizeResult:
     """Optimize every SCoP of the C file at ``path``; returns the new file text.
@@ -207,6 +233,8 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
     options = options or OptimizeOptions()
     cache = cache or StageCache()
     phases = {name: 0.0 for name in ("extract", "deps", "schedule", "tile", "codegen")}
+    if options.tensorize:
+        phases["tensorize"] = 0.0
 
     def timed(name, fn, *args, **kwargs):
         start = time.perf_counter()
@@ -248,7 +276,17 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
             )
         kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
             runs_in_original_order(scop, schedule)
-        regions.append(ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion)))
+        region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion))
+        if options.tensorize:
+            parallel = options.tiling.parallel
+            program, region.tensorize = timed("tensorize", cache.get, (file_key, k, "tensorize", parallel),
+                                              lambda: _tensorized(scops, k, deps, parallel))
+            if program is not None:
+                # the pipeline's tiled schedule stays the fallback of code generation
+                untiled = schedule
+                region.schedule, region.tiling, region.kept_as_written = program.schedule, None, False
+                region.trace_steps = [dict(step) for step in program.trace.steps]
+        regions.append(region)
         region_fallbacks.append(untiled)
     texts = [timed("codegen", generate_region, region, untiled)
              for region, untiled in zip(regions, region_fallbacks)]

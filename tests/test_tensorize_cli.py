@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+from polysched.emit_c import without_pasted_headers as calls_only
 from polysched.cli import main
 
 KERNELS = Path(__file__).resolve().parent.parent / "polysched" / "bench" / "kernels"
@@ -62,7 +63,7 @@ def test_apply_writes_a_verified_file(tmp_path, capsys):
     # factor alpha; the FMA ones are not used unless asked for
     assert "S1: dgemm_packed_scaled" in text and "S3: dgemm_packed:" in text
     assert text.count("; applied") == 2
-    code = out.read_text()
+    code = calls_only(out.read_text())
     assert "polysched_dgemm_packed_scaled(" in code and "polysched_dgemm_packed(" in code
     assert "_fma" not in code
     result = verify(KERNELS / "2mm.c", out, dataset="MINI", include_dirs=[INCLUDE_DIR])
@@ -71,7 +72,7 @@ def test_apply_writes_a_verified_file(tmp_path, capsys):
     out3 = tmp_path / "3mm.c"
     assert main(["tensorize", str(KERNELS / "3mm.c"), "--apply", "-o", str(out3)]) == 0
     assert capsys.readouterr().out.count("; applied") == 3
-    assert out3.read_text().count("/* polysched: tensorize dgemm_packed */") == 3
+    assert calls_only(out3.read_text()).count("/* polysched: tensorize dgemm_packed */") == 3
     sizes = {"NI": "16", "NJ": "24", "NK": "20", "NL": "17", "NM": "9"}
     result = verify(KERNELS / "3mm.c", out3, dataset="MINI", defines=sizes, include_dirs=[INCLUDE_DIR])
     assert result.status == "equal", result
@@ -84,14 +85,14 @@ def test_optimize_tensorize_verified(tmp_path, capsys):
                  "--tensorize", "--verify"]) == 0
     text = capsys.readouterr().out
     assert "tensorize: S1: dgemm_packed_scaled" in text and "verify: equal" in text
-    code = out.read_text()
+    code = calls_only(out.read_text())
     assert "polysched_dgemm_packed_scaled(" in code and "#pragma omp parallel for" in code
     # a named intrinsic; and no match at all: the usual pipeline
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "dgemm_4x8_scaled"]) == 0
-    assert "polysched_dgemm_4x8_scaled(" in out.read_text()
+    assert "polysched_dgemm_4x8_scaled(" in calls_only(out.read_text())
     capsys.readouterr()
     assert main(["optimize", str(KERNELS / "jacobi-1d.c"), "-o", str(out), "--tensorize"]) == 0
-    assert "polysched_intrinsics.h" not in out.read_text()
+    assert "polysched_intrinsics.h" not in calls_only(out.read_text())
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize",
                  "--save-trace", str(tmp_path / "t.json")]) == 2
 
@@ -103,7 +104,7 @@ def test_optimize_tensorize_takes_the_fma_kernel_only_with_reassociate(tmp_path,
     monkeypatch.setenv("POLYSCHED_CBLAS", "none")
     out = tmp_path / "gemm.c"
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize"]) == 0
-    assert "polysched_dgemm_packed_scaled(" in out.read_text()
+    assert "polysched_dgemm_packed_scaled(" in calls_only(out.read_text())
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "--reassociate"]) == 0
-    assert "polysched_dgemm_packed_fma_scaled(" in out.read_text()
+    assert "polysched_dgemm_packed_fma_scaled(" in calls_only(out.read_text())
     assert "not bit-identical (fma)" in capsys.readouterr().out

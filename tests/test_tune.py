@@ -51,7 +51,8 @@ def test_default_trace_is_pluto_tile_par(gemm, tiny):
     assert steps[1]["args"]["sizes"] is None          # the model's sizes: the policy's own trace
     program = gemm.replay(steps)
     assert [dict(s) for s in program.trace] == steps    # the candidate IS the trace
-    reference = optimize(get("gemm").path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True))
+    reference = optimize(get("gemm").path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True,
+                                                                      tensorize=False))
     assert program.c_code() == reference.text
 
 
@@ -64,7 +65,8 @@ def test_the_space_of_a_kernel_whose_policy_sinks_a_loop_builds():
     program = ps.Program.from_file(get("conv2d-nhwc").path)
     space = SearchSpace(program, TINY)
     replayed = program.replay(space.trace_steps(space.default()))
-    reference = optimize(get("conv2d-nhwc").path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    reference = optimize(get("conv2d-nhwc").path, OptimizeOptions.from_flags(tile=True, parallel=True,
+                                                                             tensorize=False))
     assert replayed.c_code() == reference.text
 
 

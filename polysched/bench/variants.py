@@ -61,6 +61,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
         (" --tile" if tile else "") + (" --parallel" if parallel else "") + \
         (" --diamond" if overrides.get("diamond") else "") + \
         (f" --fuse {overrides['fuse']}" if overrides.get("fuse") else "") + \
+        (" --no-tensorize" if overrides.get("tensorize") is False else "") + \
         (f" --tile-sizes {','.join(map(str, overrides['tile_sizes']))}" if overrides.get("tile_sizes") else "")
     return Variant(name, make_source, cc, tuple(cflags), openmp=parallel)
 
@@ -68,7 +69,8 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
 def build_info(result, options: dict) -> dict:
     """What a results record keeps of an ``optimize`` run: its options, and per region
     the tile sizes chosen per tiled band, where the parallel loops went, the fusion
-    decisions, and the final schedule tree (isl notation)."""
+    decisions, the micro-kernel calls (tensorize) and the final schedule tree (isl
+    notation)."""
     regions = []
     for region in result.regions:
         bands = region.tiling.to_json()["bands"] if region.tiling is not None else []
@@ -76,6 +78,7 @@ def build_info(result, options: dict) -> dict:
                         "tile_sizes": [band["sizes"] for band in bands if band.get("tiled")],
                         "parallel": [band["parallel"] for band in bands if band.get("parallel")],
                         "fusion": list(region.fusion),
+                        "tensorize": list(region.tensorize),
                         "schedule": str(region.schedule)})
     return {"options": dict(options), "regions": regions}
 
@@ -150,7 +153,7 @@ def all_variant_names() -> list[str]:
             DIAMOND]
 
 
-VARIANT_PARAMS = ("sizes", "threads", "fuse")
+VARIANT_PARAMS = ("sizes", "threads", "fuse", "tensorize")
 FUSE_VALUES = ("cost", "smart", "max", "no")
 
 
@@ -180,6 +183,8 @@ def parse_variant(spec: str) -> tuple[str, dict]:
     """``"pluto-tile:sizes=32,32,32:threads=2"`` -> ``("pluto-tile", {"sizes": [32, 32,
     32], "threads": 2})``. ``sizes``: tile sizes (the ``tile`` and ``tile-par`` variants);
     ``fuse``: the fusion policy (``pluto-tile-par:fuse=no``; polysched's variants);
+    ``tensorize``: ``no`` keeps the matrix products in the pipeline's own loops
+    (``pluto-tile-par:tensorize=no``; polysched's variants);
     ``threads``: OMP_NUM_THREADS for this variant (any). ValueError (one line) for a
     malformed or unknown parameter."""
     name, *parts = spec.strip().split(":")
@@ -197,6 +202,11 @@ def parse_variant(spec: str) -> tuple[str, dict]:
                 raise ValueError(f"variant {spec!r}: fuse={value} is not one of {', '.join(FUSE_VALUES)}")
             params[key] = value
             continue
+        if key == "tensorize":
+            if value not in ("yes", "no"):
+                raise ValueError(f"variant {spec!r}: tensorize={value} is not yes or no")
+            params[key] = value == "yes"
+            continue
         numbers = _positive_ints(spec, key, value)
         if key == "threads" and len(numbers) != 1:
             raise ValueError(f"variant {spec!r}: threads={value} is not one positive integer")
@@ -205,8 +215,9 @@ def parse_variant(spec: str) -> tuple[str, dict]:
         _, _, mode = name.partition("-")
         if name.partition("-")[0] not in SCHEDULERS + ("identity",) or mode not in ("tile", "tile-par"):
             raise ValueError(f"variant {spec!r}: sizes= applies to the tile and tile-par variants only")
-    if "fuse" in params and (name.partition("-")[0] not in SCHEDULERS or name.partition("-")[2] not in MODES):
-        raise ValueError(f"variant {spec!r}: fuse= applies to polysched's own variants only")
+    for key in ("fuse", "tensorize"):
+        if key in params and (name.partition("-")[0] not in SCHEDULERS or name.partition("-")[2] not in MODES):
+            raise ValueError(f"variant {spec!r}: {key}= applies to polysched's own variants only")
     return name, params
 
 
@@ -219,8 +230,9 @@ def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Va
         name, params = parse_variant(spec)
         if params:
             variant = make_variants([name], cc, cflags)[-1] if name != ORIG else orig_variant(cc, cflags)
-            if "sizes" in params or "fuse" in params:
-                overrides = {"tile_sizes": params.get("sizes"), "fuse": params.get("fuse")}
+            if {"sizes", "fuse", "tensorize"} & params.keys():
+                overrides = {"tile_sizes": params.get("sizes"), "fuse": params.get("fuse"),
+                             "tensorize": params.get("tensorize")}
                 variant = optimizer_variant(name, cc, cflags,
                                             **{k: v for k, v in overrides.items() if v is not None})
             variant.name = spec.strip()

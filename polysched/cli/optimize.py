@@ -50,6 +50,11 @@ def add_parser(subparsers) -> None:
                         "tensorize), tiled for the intrinsic, with --parallel over blocks; the "
                         "other statements keep their loops (without any match: the usual "
                         "pipeline)")
+    p.add_argument("--no-tensorize", action="store_true",
+                   help="never call micro-kernels. By default --tile runs a region's matrix products "
+                        "as calls of the shipped bit-identical micro-kernels this CPU runs natively "
+                        "(their code is pasted into the output), when its other statements are "
+                        "shallower; not with --scheduler isl|identity, --tile-sizes or --unroll")
     p.add_argument("--verify", action="store_true",
                    help="compile and run original and output at a small size and compare; "
                         "on a difference nothing is written at -o (the candidate goes to "
@@ -151,6 +156,7 @@ def run(args) -> int:
         tile=args.tile and not args.identity, tile_sizes=sizes, l2tile=args.l2tile,
         parallel=args.parallel and not args.identity, unroll=args.unroll,
         reassociate=args.reassociate, register_tile=args.register_tile,
+        tensorize=False if args.no_tensorize or args.tensorize else None,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
     result = None
@@ -287,6 +293,8 @@ def _schedules_out(args, options, result) -> None:
             for k, region in enumerate(result.regions):
                 if args.schedule is not None:
                     steps = [{"op": "set_schedule", "args": {"schedule": str(region.schedule)}}]
+                elif region.trace_steps is not None:
+                    steps = region.trace_steps
                 else:
                     steps = options.trace_steps(cache_sizes())
                 documents.append(Trace(steps, str(args.file), k).to_dict())
@@ -312,7 +320,7 @@ def _tensorized(args, options):
     """The program with the best legal intrinsic match of each statement applied (first
     region), or None when no statement has one (the usual pipeline then runs)."""
     from polysched import Program
-    from polysched.tensorize import INCLUDE_DIR, auto_tensorize, load_intrinsics
+    from polysched.tensorize import auto_tensorize, load_intrinsics
 
     if args.trace or args.schedule or args.save_trace or args.save_schedule:
         raise UsageError("--tensorize does not combine with --trace, --schedule, --save-trace or --save-schedule")
@@ -324,9 +332,9 @@ def _tensorized(args, options):
                                      reassociate=args.reassociate)
     if not any(item.applied for item in report):
         return None
-    options.source.include_dirs = [*options.source.include_dirs, str(INCLUDE_DIR)]
+    if Path(args.tensorize).is_dir():      # descriptions of the user's own, maybe with their header
+        options.source.include_dirs = [*options.source.include_dirs, args.tensorize]
     lines = ["tensorize: " + item.describe() for item in report]
-    lines.append(f"compile with -I {INCLUDE_DIR}")
     return _Tensorized(program.c_code(), lines)
 
 

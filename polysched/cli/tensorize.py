@@ -3,8 +3,8 @@ every match of every intrinsic in every statement: the loop and array mappings,
 remainders, legality (or why not, with a witness) and the estimated gain.
 
 ``polysched tensorize FILE.c --apply -o OUT.c [--intrinsics ...] [--reassociate]``: the
-file with each statement's best legal match applied (first region), to compile with
-``-I polysched/tensorize/include``; ``--reassociate`` admits the intrinsics whose sums
+file with each statement's best legal match applied (first region; the shipped header
+is pasted in, so it compiles as it is); ``--reassociate`` admits the intrinsics whose sums
 round differently (FMA kernels, a CBLAS call when one is found)."""
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def _apply(args, intrinsics) -> int:
     from polysched import Program
     from polysched.cli import UsageError
     from polysched.cli.common import check_output_path
-    from polysched.tensorize import INCLUDE_DIR, auto_tensorize
+    from polysched.tensorize import auto_tensorize
 
     if not (args.apply and args.output):
         raise UsageError("--apply and -o OUT.c go together")
@@ -112,5 +112,5 @@ def _apply(args, intrinsics) -> int:
     for item in report:
         print(item.describe())
     program.write(args.output)
-    print(f"wrote {args.output} (compile with -I {INCLUDE_DIR})")
+    print(f"wrote {args.output}")
     return 0

@@ -18,10 +18,11 @@ from polysched.scop.model import Scop
 from .codegen import EmitOptions, generate
 from .splice import splice
 from .validate import CodegenError, validate_ast
-from .tensorize import intrinsic_includes
+from .tensorize import intrinsic_includes, without_pasted_headers
 from .versioning import Versioning, plan as versioning_plan
 
-__all__ = ["CodegenError", "EmitOptions", "Versioning", "assemble", "emit_file", "generate", "splice", "validate_ast", "versioning_plan"]
+__all__ = ["CodegenError", "EmitOptions", "Versioning", "assemble", "emit_file", "generate", "splice", "validate_ast", "versioning_plan",
+           "without_pasted_headers"]
 
 
 def emit_file(
@@ -46,6 +47,6 @@ def emit_file(
 
 def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:
     """The whole file with ``texts[k]`` (from `generate`) in place of region ``k``, and
-    the ``#include`` lines its intrinsic calls need."""
+    the headers its intrinsic calls need (`intrinsic_includes`)."""
     texts = list(texts)
     return intrinsic_includes(texts) + splice(scops, texts)

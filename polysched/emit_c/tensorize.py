@@ -194,12 +194,13 @@ _CALL_NOTE = re.compile(r"/\* polysched: tensorize (\w+) \*/")
 
 
 def intrinsic_includes(texts: list[str]) -> str:
-    """``#include "polysched_intrinsics.h"`` lines (one per header) for the intrinsic
-    calls in the generated region ``texts``, to put at the top of the file; compile it
-    with ``-I`` ``polysched.tensorize.INCLUDE_DIR``. A library the calls use and polysched
-    found (``library: cblas``) is named above them as the program's default.)"""
-    from polysched.tensorize.intrinsic import lookup
-
+    """What the intrinsic calls in the generated region ``texts`` need at the top of the
+    file: the text of each header polysched ships (``polysched_intrinsics.h``, pasted
+    in so that the output compiles as it is, without ``-I``), an ``#include`` line for a
+    header of the user's own (``header:`` of a description in ``--intrinsics DIR``).
+    A library the calls use and polysched found (``library: cblas``) is named above
+    them as the program's default."""
+    from polysched.tensorize.intrinsic import INCLUDE_DIR, lookup
     from polysched.tensorize.library import library_defines
 
     headers, libraries = [], []
@@ -210,4 +211,17 @@ def intrinsic_includes(texts: list[str]) -> str:
                 headers.append(intrinsic.header)
             if intrinsic.library and intrinsic.library not in libraries:
                 libraries.append(intrinsic.library)
-    return "".join(library_defines(kind) for kind in libraries) + "".join(f'#include "{h}"\n' for h in headers)
+    included = "".join(f"{_PASTED_START.format(h)}\n{(INCLUDE_DIR / h).read_text()}{_PASTED_END.format(h)}\n"
+                       if (INCLUDE_DIR / h).is_file() else f'#include "{h}"\n' for h in headers)
+    return "".join(library_defines(kind) for kind in libraries) + included
+
+
+_PASTED_START = "/* {}, shipped with polysched: pasted in */"
+_PASTED_END = "/* end of {} */"
+
+
+def without_pasted_headers(text: str) -> str:
+    """``text`` (a generated file) without the headers `intrinsic_includes` pasted in:
+    the program as it would read with ``#include`` lines, e.g. to count its calls."""
+    return re.sub(r"/\* ([\w.]+), shipped with polysched: pasted in \*/\n.*?/\* end of \1 \*/\n", "",
+                  text, flags=re.S)

@@ -16,7 +16,7 @@ problem (the matching rules), sat (the SAT search), brute (the oracle), legality
 (isl: box + exact dependences), cost (ranking), library (a CBLAS on this machine), match (the API), apply (the
 schedule tree of Program.tensorize), auto (best legal match per statement).
 """
-from .auto import Applied, auto_tensorize
+from .auto import Applied, auto_tensorize, default_tensorize
 from .intrinsic import (INCLUDE_DIR, INTRINSICS_DIR, Intrinsic, IntrinsicError, builtin_intrinsics,
                         load_intrinsic, load_intrinsics)
 from .library import find_cblas, find_library
@@ -24,5 +24,5 @@ from .match import Match, MatchReport, match_scop, match_statement
 from .pattern import Pattern, statement_pattern
 
 __all__ = ["Applied", "INCLUDE_DIR", "INTRINSICS_DIR", "Intrinsic", "IntrinsicError", "Match", "MatchReport",
-           "Pattern", "auto_tensorize", "builtin_intrinsics", "find_cblas", "find_library", "load_intrinsic", "load_intrinsics", "match_scop",
+           "Pattern", "auto_tensorize", "builtin_intrinsics", "default_tensorize", "find_cblas", "find_library", "load_intrinsic", "load_intrinsics", "match_scop",
            "match_statement", "statement_pattern"]

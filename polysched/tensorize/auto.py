@@ -57,7 +57,10 @@ def auto_tensorize(program, intrinsics, parallel: bool = False,
     if any(i.exact for i in intrinsics):
         intrinsics = [i for i in intrinsics if admitted(i, reassociate)]
     for stmt in program.scop.statements:
-        matches = [m for rep in match_statement(program.scop, stmt, intrinsics, program.deps)
+        if stmt.domain.intersect_params(program.scop.with_values()).is_empty():
+            report.append(Applied(stmt.name, None, False, "the statement never runs"))
+            continue
+        matches = [m for rep in match_statement(program.scop, stmt, intrinsics, program.deps, explain=False)
                    for m in rep.matches]
         legal = sorted((m for m in matches if m.legal), key=lambda m: -m.cost.get("gain", 0))
         if not legal:
@@ -76,3 +79,46 @@ def auto_tensorize(program, intrinsics, parallel: bool = False,
         except TransformError as err:
             report.append(Applied(stmt.name, best, False, str(err)))
     return program, report
+
+
+# A match the default pipeline takes instead of its own tiled loops must beat them by
+# far: a vector micro-kernel with register reuse (every shipped packed kernel scores
+# 15-32 on its native path; the emulated matrix unit scores 0.5).
+DEFAULT_MIN_GAIN = 4.0
+
+
+def default_tensorize(program, parallel: bool = False):
+    """What ``polysched optimize --tile`` does with intrinsics unasked: (the tensorized
+    program or None, one line per decision). ``program``: a :class:`polysched.Program`
+    on the original schedule.
+
+    Only shipped, bit-identical intrinsics this host runs natively take part (no
+    library call, no portable fallback: without the ISA the pipeline's own tiled
+    loops are faster), and a match must score at least ``DEFAULT_MIN_GAIN``. The
+    program is taken only when the statements left out (which keep their original
+    loops, untiled and sequential) are all shallower than every tensorized one: the
+    O(n^2) initialisations of an O(n^3) product (2mm's ``tmp[i][j] = 0``), never a
+    nest as deep as the product."""
+    from polysched.tensorize.cost import native_path
+    from polysched.tensorize.intrinsic import builtin_intrinsics
+
+    intrinsics = [i for i in builtin_intrinsics()
+                  if i.exact and not i.library and native_path(i) is not None]
+    candidate, report = auto_tensorize(program, intrinsics, parallel=parallel)
+    applied = [item for item in report
+               if item.applied and item.match.cost.get("gain", 0) >= DEFAULT_MIN_GAIN]
+    if not applied:
+        return None, []
+    lines = [item.describe() for item in report if item.match is not None]
+    if len(applied) < sum(item.applied for item in report):
+        weak = ", ".join(item.statement for item in report if item.applied and item not in applied)
+        return None, lines + [f"not tensorized: the matches of {weak} score below {DEFAULT_MIN_GAIN:g}"]
+    depth = {stmt.name: len(stmt.iterators) for stmt in program.scop.statements
+             if not stmt.domain.is_empty()}
+    shallowest = min(depth.get(item.statement, 0) for item in applied)
+    deep_rest = [item.statement for item in report
+                 if not item.applied and depth.get(item.statement, 0) >= shallowest]
+    if deep_rest:
+        return None, lines + [f"not tensorized: {', '.join(deep_rest)} would keep {shallowest} or "
+                              f"more untiled loops; the pipeline tiles them all"]
+    return candidate, lines

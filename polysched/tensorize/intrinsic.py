@@ -49,6 +49,7 @@ operands), a loop's parameter (``K``) its extent, a scalar operand its value.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,8 +151,10 @@ def _metadata(text: str, path: str) -> dict[str, str]:
 
 
 def _extent(domain: isl.Set, dim: int) -> int | None:
-    """The constant number of values of set dimension ``dim``, or None if it depends on
-    a parameter."""
+    """The constant number of values of set dimension ``dim`` (0 for an empty set), or
+    None if it depends on a parameter."""
+    if domain.is_empty():
+        return 0
     n = domain.dim(isl.dim_type.set)
     proj = domain.project_out(isl.dim_type.set, dim + 1, n - dim - 1).project_out(isl.dim_type.set, 0, dim)
     lo, hi = proj.dim_min(0), proj.dim_max(0)
@@ -235,7 +238,13 @@ def lookup(name: str) -> Intrinsic:
 
 def builtin_intrinsics() -> list[Intrinsic]:
     """Every description shipped in ``polysched/tensorize/intrinsics``."""
-    return load_intrinsics(INTRINSICS_DIR)
+    return list(_shipped())
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> tuple[Intrinsic, ...]:
+    # read once per process: the default pipeline looks for matches in every region
+    return tuple(load_intrinsics(INTRINSICS_DIR))
 
 
 def load_intrinsics(spec: str | Path | None = None) -> list[Intrinsic]:

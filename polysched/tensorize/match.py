@@ -78,10 +78,11 @@ class MatchReport:
 
 
 def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], deps=None,
-                    method: str = "sat") -> list[MatchReport]:
+                    method: str = "sat", explain: bool = True) -> list[MatchReport]:
     """Every match of each intrinsic in ``stmt``, legal ones first by decreasing gain.
     ``method``: ``"sat"`` or ``"brute"`` (the oracle). ``deps``: ``analyze(scop)``
-    (computed when omitted)."""
+    (computed when omitted). ``explain``: find ``why_none`` of a report without match
+    (a few more SAT searches per intrinsic)."""
     deps = deps if deps is not None else analyze(scop)
     pattern = statement_pattern(scop, stmt)
     search = sat_matches if method == "sat" else brute_force_matches
@@ -93,7 +94,7 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
         seconds = time.perf_counter() - start
         matches = [_finish(problem, s, deps) for s in found]
         matches.sort(key=lambda m: (not m.legal, -m.cost.get("gain", 0), str(m.key)))
-        why = "" if matches else diagnose(problem)
+        why = diagnose(problem) if explain and not matches else ""
         reports.append(MatchReport(stmt.name, intrinsic.name, matches, seconds, pattern.error, why))
     return reports
 

@@ -1,0 +1,192 @@
+"""`optimize --tile` runs matrix products as micro-kernel calls by default
+(`polysched.tensorize.default_tensorize`): only bit-identical kernels this CPU runs
+natively, only when the statements left out are shallower than the products, and the
+output compiles without `-I` (the header is pasted in). Checked by running the outputs
+against the originals with exact comparison, at parameter edges and at 1 and 2 threads."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polysched import Program
+from polysched.bench import DEFAULT_CFLAGS, compile_c, run_binary
+from polysched.bench.harness import FP_CONTRACT_OFF
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.tensorize import builtin_intrinsics, cost, default_tensorize
+
+NATIVE = any(cost.native_path(i) for i in builtin_intrinsics() if i.name == "dgemm_packed")
+
+# 2mm's shape with sizes read at run time: two products, each after an O(n^2)
+# initialisation, the second consuming the first.
+TWO_PRODUCTS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int ni, int nj, int nk, int nl, double alpha, double tmp[ni][nj],
+                   double A[ni][nk], double B[nk][nj], double C[nj][nl], double D[ni][nl])
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++) {
+      tmp[i][j] = 0.0;
+      for (k = 0; k < nk; k++)
+        tmp[i][j] += alpha * A[i][k] * B[k][j];
+    }
+  for (i = 0; i < ni; i++)
+    for (j = 0; j < nl; j++) {
+      D[i][j] *= 1.25;
+      for (k = 0; k < nj; k++)
+        D[i][j] += tmp[i][k] * C[k][j];
+    }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int ni = atoi(argv[1]), nj = atoi(argv[2]), nk = atoi(argv[3]), nl = atoi(argv[4]);
+  int a = ni > 1 ? ni : 1, b = nj > 1 ? nj : 1, c = nk > 1 ? nk : 1, d = nl > 1 ? nl : 1;
+  double (*tmp)[b] = malloc(sizeof(double) * a * b), (*A)[c] = malloc(sizeof(double) * a * c);
+  double (*B)[b] = malloc(sizeof(double) * c * b), (*C)[d] = malloc(sizeof(double) * b * d);
+  double (*D)[d] = malloc(sizeof(double) * a * d);
+  for (int i = 0; i < a; i++) for (int k = 0; k < c; k++) A[i][k] = ((i * 7 + k * 3) % 13) / 13.0;
+  for (int k = 0; k < c; k++) for (int j = 0; j < b; j++) B[k][j] = ((k * 5 + j) % 11) / 7.0;
+  for (int j = 0; j < b; j++) for (int l = 0; l < d; l++) C[j][l] = ((j + l * 3) % 9) / 3.0;
+  for (int i = 0; i < a; i++) for (int l = 0; l < d; l++) D[i][l] = (i - l) / 5.0;
+  for (int i = 0; i < a; i++) for (int j = 0; j < b; j++) tmp[i][j] = -1.0;
+  kernel(ni, nj, nk, nl, 1.5, tmp, A, B, C, D);
+  for (int i = 0; i < a; i++) for (int l = 0; l < d; l++) printf("%.17g\n", D[i][l]);
+  for (int i = 0; i < a; i++) for (int j = 0; j < b; j++) printf("%.17g\n", tmp[i][j]);
+  return 0;
+}
+"""
+
+# A product next to a nest as deep as itself that no intrinsic computes: tensorized,
+# the second nest would keep its loops untiled and sequential.
+PRODUCT_AND_STENCIL = r"""
+#define N 64
+double A[N][N], B[N][N], C[N][N], E[N][N][N];
+void kernel(void)
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+  for (i = 1; i < N - 1; i++)
+    for (j = 1; j < N - 1; j++)
+      for (k = 1; k < N - 1; k++)
+        E[i][j][k] = E[i - 1][j][k] + E[i][j][k - 1] * 0.5;
+#pragma endscop
+}
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "kernel.c") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _run(tmp_path: Path, source: Path, sizes, threads: int) -> str:
+    """What the program at ``source`` prints for ``sizes``, compiled with
+    ``gcc -O3 -march=native -fopenmp -ffp-contract=off`` (no ``-I``; without the last
+    flag gcc would fuse the original's multiply-adds, and no output could match it)."""
+    binary = tmp_path / (source.stem + "_bin")
+    if not binary.exists():
+        built = compile_c(source, binary, cflags=[*DEFAULT_CFLAGS, FP_CONTRACT_OFF], openmp=True)
+        assert built.ok, built.reason
+    run = run_binary(binary, args=[str(s) for s in sizes], threads=threads, timeout=120)
+    assert run.ok, run.reason
+    return run.stdout
+
+
+@pytest.mark.skipif(not NATIVE, reason="this CPU runs no shipped f64 micro-kernel natively")
+def test_the_products_become_calls_and_compute_bit_identical_results(tmp_path):
+    source = _write(tmp_path, TWO_PRODUCTS)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    [region] = result.regions
+    assert [line.split(":")[0] for line in region.tensorize if line.endswith("applied")] == ["S1", "S3"]
+    assert result.text.count("/* polysched: tensorize dgemm_packed") == 2
+    assert "#include \"polysched_intrinsics.h\"" not in result.text      # pasted in
+    out = _write(tmp_path, result.text, "out.c")
+    for sizes in [(0, 5, 7, 3), (37, 41, 19, 29), (64, 48, 80, 16), (1, 1, 1, 1), (-3, 4, 4, 4), (13, 0, 9, 5)]:
+        for threads in (1, 2):
+            assert _run(tmp_path, out, sizes, threads) == _run(tmp_path, source, sizes, 1), (sizes, threads)
+
+
+def test_without_the_instruction_set_the_pipeline_keeps_its_own_loops(tmp_path, monkeypatch):
+    """The portable fallback of a micro-kernel is slower than the pipeline's tiled loops:
+    on a CPU without AVX2/AVX-512 nothing is tensorized (both paths are tested on any
+    machine by pretending the flags away)."""
+    monkeypatch.setattr(cost, "host_features", lambda: frozenset())
+    source = _write(tmp_path, TWO_PRODUCTS)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "polysched: tensorize" not in result.text
+    assert result.regions[0].tensorize == []
+    assert "#pragma omp parallel for" in result.text
+    out = _write(tmp_path, result.text, "out.c")
+    assert _run(tmp_path, out, (37, 41, 19, 29), 2) == _run(tmp_path, source, (37, 41, 19, 29), 1)
+
+
+@pytest.mark.skipif(not NATIVE, reason="this CPU runs no shipped f64 micro-kernel natively")
+def test_a_deep_statement_without_match_keeps_the_whole_region_in_the_pipeline(tmp_path):
+    program = Program.from_source(PRODUCT_AND_STENCIL)
+    tensorized, lines = default_tensorize(program, parallel=True)
+    assert tensorized is None
+    assert lines[-1].startswith("not tensorized: S1 would keep 3 or more untiled loops")
+    result = optimize(_write(tmp_path, PRODUCT_AND_STENCIL), OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "polysched: tensorize" not in result.text and result.regions[0].tiling is not None
+
+
+@pytest.mark.parametrize("flags, on", [
+    ({"tile": True}, True),
+    ({"tile": True, "parallel": True}, True),
+    ({"parallel": True}, False),                      # no tiling asked for
+    ({"tile": True, "tile_sizes": [32, 32, 32]}, False),
+    ({"tile": True, "unroll": 2}, False),
+    ({"tile": True, "scheduler": "isl"}, False),
+    ({"tile": True, "tensorize": False}, False),
+])
+def test_which_flags_leave_the_choice_to_polysched(flags, on):
+    assert OptimizeOptions.from_flags(**flags).tensorize is on
+
+
+def polysched(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "polysched", *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.skipif(not NATIVE, reason="this CPU runs no shipped f64 micro-kernel natively")
+def test_cli_default_no_tensorize_and_trace_replay(tmp_path):
+    source = _write(tmp_path, TWO_PRODUCTS)
+    out, plain, replayed, trace = (tmp_path / n for n in ("out.c", "plain.c", "replayed.c", "t.json"))
+    proc = polysched("optimize", str(source), "-o", str(out), "--tile", "--parallel", "--save-trace", str(trace))
+    assert proc.returncode == 0, proc.stderr
+    assert "tensorize: S1: dgemm_packed_scaled" in proc.stdout and "tensorize " in proc.stdout
+    assert '"op": "tensorize"' in trace.read_text()
+    proc = polysched("optimize", str(source), "-o", str(replayed), "--trace", str(trace))
+    assert proc.returncode == 0, proc.stderr
+    assert _run(tmp_path, replayed, (37, 41, 19, 29), 2) == _run(tmp_path, source, (37, 41, 19, 29), 1)
+    proc = polysched("optimize", str(source), "-o", str(plain), "--tile", "--parallel", "--no-tensorize")
+    assert proc.returncode == 0, proc.stderr
+    assert "polysched: tensorize" not in plain.read_text() and "tensorize:" not in proc.stdout
+
+
+@pytest.mark.skipif(not NATIVE, reason="this CPU runs no shipped f64 micro-kernel natively")
+def test_bench_records_the_calls_and_compares_without_them(tmp_path, capfd):
+    from polysched.cli import main
+    out = tmp_path / "r.json"
+    status = main(["bench", "gemm", "--dataset", "MINI", "--repeat", "1", "--threads", "2",
+                   "--variants", "pluto-tile-par,pluto-tile-par:tensorize=no", "-o", str(out)])
+    _, err = capfd.readouterr()
+    assert status == 0, err
+    by_variant = {r["variant"]: r for r in json.loads(out.read_text())["results"]}
+    assert all(r["status"] == "OK" and (r["variant"] == "orig" or r["verify"] == "equal") for r in by_variant.values()), err
+    [region] = by_variant["pluto-tile-par"]["build"]["regions"]
+    assert any(line.startswith("S1: dgemm_packed_scaled") for line in region["tensorize"])
+    [region] = by_variant["pluto-tile-par:tensorize=no"]["build"]["regions"]
+    assert region["tensorize"] == [] and region["tile_sizes"]
