@@ -19,9 +19,12 @@ from polysched.tune import (FunctionExecutor, Result, SearchSpace, SpaceOptions,
 from polysched.tune.fake import tile_volume_time
 from polysched.tune.measure import Job, prepare
 from polysched.tune.space import trace_hash
+from polysched.tensorize import builtin_intrinsics
+from polysched.tensorize.cost import native_path
 
-TINY = SpaceOptions(fusions=("smart",), identity=False, powers=(16, 64), divisors=0, model_sizes=False,
-                    reorder=(True,), unroll=(1,), parallel=(True, False), wavefront=(True,), uaj=())
+TINY = SpaceOptions(fusions=("smart",), identity=False, tensorize=False, powers=(16, 64), divisors=0,
+                    model_sizes=False, reorder=(True,), unroll=(1,), parallel=(True, False), wavefront=(True,),
+                    uaj=())
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +57,32 @@ def test_default_trace_is_pluto_tile_par(gemm, tiny):
     reference = optimize(get("gemm").path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True,
                                                                       tensorize=False))
     assert program.c_code() == reference.text
+
+
+@pytest.mark.skipif(not any(native_path(i) for i in builtin_intrinsics() if i.name == "dgemm_packed_scaled"),
+                    reason="this CPU runs no shipped f64 micro-kernel natively")
+def test_the_micro_kernel_calls_are_a_point_of_the_space_and_its_default(gemm):
+    """Where ``optimize --tile --parallel`` calls micro-kernels, so does the tuner's
+    default (trial 0), and the models can rank that point against tiled ones."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    from polysched.tune.models import FEATURE_NAMES
+    space = SearchSpace(gemm, SpaceOptions(fusions=("smart",), powers=(32,), divisors=0))
+    assert space.fusions == ["smart", "tensorize", "identity"]
+    assert space.default() == {"fuse": "tensorize"}
+    assert [s["op"] for s in space.trace_steps(space.default())] == ["tensorize"]
+    reference = optimize(get("gemm").path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert gemm.replay(space.trace_steps(space.default())).c_code() == reference.text
+    configs = list(space.enumerate())
+    assert configs[0] == {"fuse": "tensorize"} and sum(c["fuse"] == "tensorize" for c in configs) == 1
+    rng = random.Random(2)
+    assert space.mutate({"fuse": "tensorize"}, rng)["fuse"] in ("smart", "identity")
+    probe = {"peak_simd_gflops": 40.0, "peak_scalar_gflops": 10.0, "bw_l1_gbs": 100.0, "bw_l2_gbs": 60.0,
+             "bw_l3_gbs": 25.0, "bw_mem_gbs": 15.0}
+    for name in ("sol", "projected", "learned"):
+        scores = make_model(name, space, threads=2, probe=probe).rank(configs[:4])
+        assert all(0 < s < math.inf for s in scores)
+    analysis = make_model("projected", space, threads=2, probe=probe).analysis
+    assert len(analysis.features({"fuse": "tensorize"})) == len(FEATURE_NAMES)
 
 
 def test_the_space_of_a_kernel_whose_policy_sinks_a_loop_builds():
@@ -175,7 +204,7 @@ def test_spearman():
 
 
 def test_models_rank_and_the_learned_one_learns(gemm):
-    space = SearchSpace(gemm, SpaceOptions(fusions=("smart",), identity=False))
+    space = SearchSpace(gemm, SpaceOptions(fusions=("smart",), identity=False, tensorize=False))
     probe = {"peak_simd_gflops": 40.0, "peak_scalar_gflops": 10.0, "bw_l1_gbs": 100.0, "bw_l2_gbs": 60.0,
              "bw_l3_gbs": 25.0, "bw_mem_gbs": 15.0}
     rng = random.Random(0)

@@ -26,10 +26,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .space import FUSIONS, IDENTITY, BandInfo, SearchSpace
+from .space import FUSIONS, IDENTITY, TENSORIZE, WHOLE, BandInfo, SearchSpace
 
 MODELS = ("sol", "projected", "learned")
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2          # 2: the micro-kernel calls (fuse_tensorize)
 CACHE_SHARE = 0.5
 _OPS = re.compile(r"(?<![+\-*/=<>!&|])[+\-*/](?![+\-*/=])|\b(?:sqrt|exp|pow|log|fabs|fmax|fmin)\s*\(|[<>]=?")
 
@@ -113,7 +113,7 @@ class Analysis:
 
     def bands_of(self, config: dict) -> list[tuple[object, BandInfo, list[int] | None, list[int] | None, list | None]]:
         """(cache key, band, tile sizes or None, point order, uaj) per band."""
-        if config["fuse"] == IDENTITY:
+        if config["fuse"] in WHOLE:       # the calls run the original loops' instances
             return [(("id", k), b, None, None, None) for k, b in enumerate(self.identity_bands())]
         structure = self.space.structures[config["fuse"]]
         out = []
@@ -190,7 +190,7 @@ class Analysis:
         return self._compulsory
 
     def parallel_factor(self, band: BandInfo, config: dict) -> float:
-        if config["fuse"] == IDENTITY or not config.get("parallel") or not band.parallel:
+        if config["fuse"] in WHOLE or not config.get("parallel") or not band.parallel:
             return 1.0
         if band.wavefront:
             return 1.0 if not config.get("wavefront") else max(1.0, 0.75 * self.threads)
@@ -199,6 +199,12 @@ class Analysis:
     # -- estimates ---------------------------------------------------------------------
     def projected(self, config: dict) -> dict:
         p = self.probe
+        if config["fuse"] == TENSORIZE:
+            # packed, cache-blocked micro-kernels: the roofline on every thread, the
+            # compulsory traffic at each level
+            moved = float(self.compulsory_bytes())
+            return {"flops": self.kernel_flops(), "traffic": [moved] * 3, "tiles": 0.0, "loads": 0.0,
+                    "seconds": self.sol(config)}
         seconds = 0.0
         total = {"flops": 0.0, "traffic": [0.0, 0.0, 0.0], "tiles": 0.0, "loads": 0.0}
         for key, band, sizes, order, _uaj in self.bands_of(config):
@@ -232,10 +238,11 @@ class Analysis:
 
     def sol(self, config: dict) -> float:
         p = self.probe
-        parallel = config["fuse"] != IDENTITY and config.get("parallel") and any(
+        parallel = config["fuse"] == TENSORIZE or config["fuse"] != IDENTITY and config.get("parallel") and any(
             b.parallel and (not b.wavefront or config.get("wavefront"))
             for _, b, *_ in self.bands_of(config))
-        simd = config["fuse"] != IDENTITY and any(b.simd for _, b, *_ in self.bands_of(config))
+        simd = config["fuse"] == TENSORIZE or config["fuse"] != IDENTITY and any(
+            b.simd for _, b, *_ in self.bands_of(config))
         peak = (p["peak_simd_gflops"] if simd else p["peak_scalar_gflops"]) * 1e9
         threads = self.threads if parallel else 1
         return max(self.kernel_flops() / (peak * threads), self.compulsory_bytes() / (p["bw_mem_gbs"] * 1e9))
@@ -243,7 +250,7 @@ class Analysis:
     def features(self, config: dict) -> list[float]:
         """The learned model's inputs (:data:`FEATURE_NAMES`)."""
         fuse = config["fuse"]
-        out = [float(fuse == f) for f in (*FUSIONS, IDENTITY)]
+        out = [float(fuse == f) for f in (*FUSIONS, *WHOLE)]
         out += [float(bool(config.get("parallel"))), float(bool(config.get("wavefront", True))),
                 float(bool(config.get("reorder", True))), math.log2(max(1, int(config.get("unroll") or 1)))]
         bands = self.bands_of(config)
@@ -273,7 +280,7 @@ class Analysis:
         return out
 
 
-FEATURE_NAMES = ([f"fuse_{f}" for f in (*FUSIONS, IDENTITY)] + ["parallel", "wavefront", "reorder", "log_unroll"]
+FEATURE_NAMES = ([f"fuse_{f}" for f in (*FUSIONS, *WHOLE)] + ["parallel", "wavefront", "reorder", "log_unroll"]
                  + [f"band{k}_{n}" for k in range(2) for n in
                     ("s0", "s1", "s2", "volume", "footprint", "fp_l1", "fp_l2", "tiles", "inner", "uaj_loop", "uaj")]
                  + ["tiled_bands", "log_projected", "log_sol", "traffic_l1", "traffic_l2", "traffic_l3",

@@ -16,7 +16,9 @@ tiling policy tiles for this fusion choice, keyed by the first statement they sc
 (``TileOptions.sizes`` per statement: a band takes the sizes of the first statement it
 schedules that has some). ``uaj`` ``[k, f]``: unroll-and-jam by ``f`` the point loop
 ``k`` loops above the innermost one. ``{"fuse": "identity"}`` is the original schedule
-(the empty trace). The structure (bands, their extents at the known sizes, the model's
+(the empty trace); ``{"fuse": "tensorize"}``, where ``optimize --tile`` would call
+micro-kernels, is that program (`polysched.tensorize.default_tensorize`; the default
+configuration then, as in ``optimize``). The structure (bands, their extents at the known sizes, the model's
 sizes, the point order) is found once per fusion choice by dry runs of ``auto_tile``;
 fusion choices that give the same schedule as an earlier one are dropped.
 
@@ -40,7 +42,9 @@ from polysched.tiling import CacheSizes, TileOptions
 
 FUSIONS = ("cost", "max", "no")
 IDENTITY = "identity"
-IDENTITY_WEIGHT = 0.1      # relative chance of drawing the original schedule at random
+TENSORIZE = "tensorize"
+WHOLE = (IDENTITY, TENSORIZE)   # configurations that are one program each: no genes
+IDENTITY_WEIGHT = 0.1      # relative chance of drawing one of those at random
 
 
 @dataclass
@@ -51,6 +55,7 @@ class SpaceOptions:
     scheduler: str = "pluto"
     fusions: tuple[str, ...] = FUSIONS
     identity: bool = True                     # the original schedule as a candidate
+    tensorize: bool = True                    # optimize's micro-kernel calls, where it makes some
     powers: tuple[int, ...] = (8, 16, 32, 64, 128, 256)
     divisors: int = 2                         # divisors of the extent per member (0: none)
     model_sizes: bool = True
@@ -169,6 +174,12 @@ class SearchSpace:
         self.structures: dict[str, Structure] = {}
         self.illegal_fusions: dict[str, str] = {}
         self._scheduled: dict[str, object] = {}
+        self.tensorize_steps: list[dict] | None = None
+        if self.options.tensorize:
+            from polysched.tensorize import default_tensorize
+            tensorized, _ = default_tensorize(program, parallel=True)
+            if tensorized is not None:
+                self.tensorize_steps = [dict(step) for step in tensorized.trace.steps]
         for fuse in self.options.fusions:
             try:
                 structure = self._analyze(fuse)
@@ -178,7 +189,7 @@ class SearchSpace:
             if any(s.schedule == structure.schedule for s in self.structures.values()):
                 continue          # the same schedule as an earlier fusion choice
             self.structures[fuse] = structure
-        if not self.structures and not self.options.identity:
+        if not self.structures and not self.options.identity and self.tensorize_steps is None:
             raise TransformError("no fusion choice schedules this program: "
                                  + "; ".join(self.illegal_fusions.values()))
 
@@ -248,10 +259,15 @@ class SearchSpace:
     # -- configurations ------------------------------------------------------------------
     @property
     def fusions(self) -> list[str]:
-        return list(self.structures) + ([IDENTITY] if self.options.identity else [])
+        return (list(self.structures) + ([TENSORIZE] if self.tensorize_steps is not None else [])
+                + ([IDENTITY] if self.options.identity else []))
 
     def default(self) -> dict:
-        """``pluto-tile-par``: the first fusion choice, the model's sizes, every flag on."""
+        """``pluto-tile-par``, as ``optimize --tile --parallel`` makes it: the micro-kernel
+        calls where it makes some, else the first fusion choice, the model's sizes,
+        every flag on."""
+        if self.tensorize_steps is not None:
+            return {"fuse": TENSORIZE}
         fuse = next(iter(self.structures), IDENTITY)
         if fuse == IDENTITY:
             return {"fuse": IDENTITY}
@@ -263,8 +279,8 @@ class SearchSpace:
     def canonical(self, config: dict) -> dict:
         """The same program with one spelling: flags that cannot matter reset."""
         config = copy.deepcopy(config)
-        if config["fuse"] == IDENTITY:
-            return {"fuse": IDENTITY}
+        if config["fuse"] in WHOLE:
+            return {"fuse": config["fuse"]}
         if not config["parallel"]:
             config["wavefront"] = True
         return config
@@ -282,8 +298,8 @@ class SearchSpace:
         yield default
         flags = self._flag_choices()
         for fuse in self.fusions:
-            if fuse == IDENTITY:
-                candidates = [{"fuse": IDENTITY}]
+            if fuse in WHOLE:
+                candidates = [{"fuse": fuse}]
             else:
                 genes = self.structures[fuse].genes
                 per_gene_sizes = [list(itertools.product(*g.size_choices)) for g in genes]
@@ -312,7 +328,7 @@ class SearchSpace:
         n_flags = len(flags["reorder"]) * len(flags["unroll"])
         par = flags["parallel"]
         n_flags *= sum(len(flags["wavefront"]) if p else 1 for p in par)
-        total = 1 if self.options.identity else 0
+        total = int(self.options.identity) + int(self.tensorize_steps is not None)
         for structure in self.structures.values():
             count = n_flags
             for g in structure.genes:
@@ -323,15 +339,16 @@ class SearchSpace:
         return total
 
     def sample(self, rng: random.Random) -> dict:
-        """A random configuration (the original schedule drawn rarely: it is one point)."""
+        """A random configuration (the original schedule and the micro-kernel calls drawn
+        rarely: each is one point)."""
         fusions = self.fusions
-        weights = [IDENTITY_WEIGHT if f == IDENTITY else 1.0 for f in fusions]
+        weights = [IDENTITY_WEIGHT if f in WHOLE else 1.0 for f in fusions]
         fuse = rng.choices(fusions, weights)[0]
         return self._sample_in(fuse, rng)
 
     def _sample_in(self, fuse: str, rng: random.Random) -> dict:
-        if fuse == IDENTITY:
-            return {"fuse": IDENTITY}
+        if fuse in WHOLE:
+            return {"fuse": fuse}
         flags = self._flag_choices()
         genes = self.structures[fuse].genes
         return self.canonical({
@@ -347,7 +364,7 @@ class SearchSpace:
         the sizes of genes with the same key)."""
         config = copy.deepcopy(config)
         fields = ["fuse"] if len(self.fusions) > 1 else []
-        if config["fuse"] != IDENTITY:
+        if config["fuse"] not in WHOLE:
             genes = self.structures[config["fuse"]].genes
             fields += ["sizes"] * (3 * len(genes)) + (["uaj"] * len(genes)
                                                        if any(len(g.uaj_choices(self.options.uaj)) > 1 for g in genes)
@@ -359,7 +376,7 @@ class SearchSpace:
         if what == "fuse":
             other = rng.choice([f for f in self.fusions if f != config["fuse"]])
             new = self._sample_in(other, rng)
-            if other != IDENTITY and config["fuse"] != IDENTITY:
+            if other not in WHOLE and config["fuse"] not in WHOLE:
                 old = {g.key: s for g, s in zip(self.structures[config["fuse"]].genes, config["sizes"])}
                 for k, g in enumerate(self.structures[other].genes):
                     if g.key in old and len(old[g.key]) == g.members:
@@ -396,13 +413,13 @@ class SearchSpace:
         if a["fuse"] != b["fuse"]:
             first, second = (a, b) if rng.random() < 0.5 else (b, a)
             child = copy.deepcopy(first)
-            if child["fuse"] != IDENTITY and second["fuse"] != IDENTITY:
+            if child["fuse"] not in WHOLE and second["fuse"] not in WHOLE:
                 for flag in self._flag_choices():
                     if rng.random() < 0.5:
                         child[flag] = second[flag]
             return self.canonical(child)
-        if a["fuse"] == IDENTITY:
-            return {"fuse": IDENTITY}
+        if a["fuse"] in WHOLE:
+            return {"fuse": a["fuse"]}
         child = copy.deepcopy(a)
         for k in range(len(child["sizes"])):
             child["sizes"][k] = [x if rng.random() < 0.5 else y for x, y in zip(a["sizes"][k], b["sizes"][k])]
@@ -417,6 +434,10 @@ class SearchSpace:
         fuse = config["fuse"]
         if fuse == IDENTITY:
             return []
+        if fuse == TENSORIZE:
+            if self.tensorize_steps is None:
+                raise TransformError("this program has no micro-kernel calls to make")
+            return [dict(step) for step in self.tensorize_steps]
         structure = self.structures.get(fuse)
         if structure is None:
             raise TransformError(f"fusion choice {fuse!r} is not in this space")
@@ -451,6 +472,8 @@ class SearchSpace:
         """One short line: ``smart 32x64x128 uaj1x4 par wf reorder u4``."""
         if config["fuse"] == IDENTITY:
             return "original schedule"
+        if config["fuse"] == TENSORIZE:
+            return "micro-kernel calls (" + ", ".join(step["args"]["intrinsic"] for step in self.tensorize_steps) + ")"
         parts = [config["fuse"]]
         genes = self.structures[config["fuse"]].genes
         for gene, sizes, uaj in zip(genes, config["sizes"], config["uaj"]):
@@ -505,5 +528,5 @@ def trace_hash(trace_json: str) -> str:
     return hashlib.sha256(json.dumps(steps, sort_keys=True).encode()).hexdigest()[:24]
 
 
-__all__ = ["FUSIONS", "IDENTITY", "BandInfo", "Gene", "SearchSpace", "SpaceOptions", "Structure",
+__all__ = ["FUSIONS", "IDENTITY", "TENSORIZE", "BandInfo", "Gene", "SearchSpace", "SpaceOptions", "Structure",
            "config_key", "trace_hash"]
