@@ -538,7 +538,7 @@ class Program:
             except TransformError as err:
                 error = error or err
                 continue
-            for variant in (parallel_variants(tree, problem, loop_map) if parallel else [tree]):
+            for variant in (parallel_variants(tree, problem, loop_map, self._schedule) if parallel else [tree]):
                 try:
                     return self._apply("tensorize", args, lambda _scop, _schedule: variant)
                 except TransformError as err:

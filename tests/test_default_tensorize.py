@@ -15,6 +15,7 @@ import pytest
 from polysched import Program
 from polysched.bench import DEFAULT_CFLAGS, compile_c, run_binary
 from polysched.bench.harness import FP_CONTRACT_OFF
+from polysched.emit_c import without_pasted_headers
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.tensorize import builtin_intrinsics, cost, default_tensorize
 
@@ -113,6 +114,11 @@ def test_the_products_become_calls_and_compute_bit_identical_results(tmp_path):
     assert [line.split(":")[0] for line in region.tensorize if line.endswith("applied")] == ["S1", "S3"]
     assert result.text.count("/* polysched: tensorize dgemm_packed") == 2
     assert "#include \"polysched_intrinsics.h\"" not in result.text      # pasted in
+    # each product forks over its row blocks: the second call's rebuilt tree keeps the
+    # first one's parallel loop (its block loop is a constant for the other statement)
+    region = without_pasted_headers(result.text)
+    assert region.count("#pragma omp parallel for") == 2
+    assert region.index("#pragma omp parallel for") < region.index("tensorize dgemm_packed_scaled")
     out = _write(tmp_path, result.text, "out.c")
     for sizes in [(0, 5, 7, 3), (37, 41, 19, 29), (64, 48, 80, 16), (1, 1, 1, 1), (-3, 4, 4, 4), (13, 0, 9, 5)]:
         for threads in (1, 2):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.errors import TransformError
+from polysched.islutil import maps_of, sets_of
 from polysched.marks import Tensorize
 
 from .legality import candidate_schedule
@@ -336,17 +337,62 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
     return problem, loop_map, chosen
 
 
-def parallel_variants(tree: isl.Schedule, problem: Problem, loop_map):
-    """``tree`` with a ``Parallel`` mark on one member of its outer band, outermost
-    first (shared outer loops such as a batch loop, then the block loops; the caller
-    keeps the first one the dependences allow: one fork per outer iteration at most)."""
+def parallel_variants(tree: isl.Schedule, problem: Problem, loop_map, current: isl.Schedule | None = None):
+    """``tree`` with ``Parallel`` marks on members of its outer band, the caller keeping
+    the first variant the dependences allow. First, one mark on the outermost member
+    along which each tensorized statement varies: this statement's, and those of the
+    statements a ``Parallel`` mark covered in ``current`` (an earlier
+    ``Program.tensorize(..., parallel=True)``: the tree is rebuilt, and its marks with
+    it); then a single mark, outermost member first (shared outer loops such as a batch
+    loop, then the block loops: one fork per outer iteration at most)."""
     from polysched.marks import Parallel
 
     band = tree.get_root().child(0)
     if band.get_type() != isl.schedule_node_type.band:
         return
-    for pos in range(band.band_n_member()):
-        node = band
-        if pos > 0:
-            node = node.band_split(pos).child(0)
-        yield node.insert_mark(Parallel().to_id()).get_schedule()
+    name = problem.statement.name
+    mine = [pos for pos in range(band.band_n_member()) if _varies(band, pos, name)]
+    others = _parallel_statements(current) - {name} if current is not None else set()
+    firsts = {next((pos for pos in range(band.band_n_member()) if _varies(band, pos, stmt)), None)
+              for stmt in others}
+    positions = sorted({p for p in firsts if p is not None} | set(mine[:1]))
+    if others and positions:
+        yield _marked(band, positions, Parallel().to_id())
+    for pos in mine:      # a member constant for this statement (another one's block loop) forks nothing
+        yield _marked(band, [pos], Parallel().to_id())
+
+
+def _marked(band: isl.ScheduleNode, positions: list[int], mark: isl.Id) -> isl.Schedule:
+    """The schedule of ``band`` split so that each member in ``positions`` (increasing)
+    starts a band, with ``mark`` above each."""
+    node, start = band, 0
+    for pos in positions:
+        if pos > start:
+            node = node.band_split(pos - start).child(0)
+        node = node.insert_mark(mark).child(0)
+        start = pos
+    return node.get_schedule()
+
+
+def _parallel_statements(schedule: isl.Schedule) -> set[str]:
+    """Names of the statements with instances below a ``Parallel`` mark of ``schedule``."""
+    from polysched.marks import Parallel, try_parse_mark
+    found: set[str] = set()
+
+    def visit(node):
+        if node.get_type() == isl.schedule_node_type.mark and \
+                isinstance(try_parse_mark(node.mark_get_id()), Parallel):
+            found.update(s.get_tuple_name() for s in sets_of(node.get_domain()) if not s.is_empty())
+        for k in range(node.n_children()):
+            visit(node.child(k))
+    visit(schedule.get_root())
+    return found
+
+
+def _varies(band: isl.ScheduleNode, pos: int, stmt: str) -> bool:
+    """Does member ``pos`` of ``band`` take more than one value over ``stmt``'s instances?
+    (2mm after its first product was tensorized: the shared band's first member is S1's
+    block loop, and a constant for S3.)"""
+    values = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(pos))
+    return any(not m.range().is_singleton() for m in maps_of(values.intersect_domain(band.get_domain()))
+               if m.get_tuple_name(isl.dim_type.in_) == stmt)
