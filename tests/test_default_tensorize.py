@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from polysched import Program
-from polysched.bench import DEFAULT_CFLAGS, compile_c, run_binary
+from polysched.bench import DEFAULT_CFLAGS, compile_c, get, run_binary
 from polysched.bench.harness import FP_CONTRACT_OFF
 from polysched.emit_c import without_pasted_headers
 from polysched.pipeline import OptimizeOptions, optimize
@@ -196,3 +196,36 @@ def test_bench_records_the_calls_and_compares_without_them(tmp_path, capfd):
     assert any(line.startswith("S1: dgemm_packed_scaled") for line in region["tensorize"])
     [region] = by_variant["pluto-tile-par:tensorize=no"]["build"]["regions"]
     assert region["tensorize"] == [] and region["tile_sizes"]
+
+
+def test_the_cheap_prefilter_admits_every_shipped_intrinsic_semantics():
+    """default_tensorize skips a region whose statements cannot match anything shipped
+    (accumulates_a_product): each shipped description's own statement must pass it,
+    or the default would never try that intrinsic."""
+    from polysched.scop import extract
+    from polysched.tensorize.auto import accumulates_a_product
+    for intrinsic in builtin_intrinsics():
+        [scop] = extract(intrinsic.path)
+        assert [accumulates_a_product(s) for s in scop.statements] == [True], intrinsic.name
+    [scop] = extract(get("heat-3d").path)
+    assert not any(accumulates_a_product(s) for s in scop.statements)
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "2mm", "conv2d-nchw", "conv2d-nhwc", "matmul-int8", "symm", "syr2k",
+                                    "doitgen", "trmm"])
+def test_the_lazy_choice_is_the_first_legal_match_by_gain(kernel):
+    """best_legal_match decides legality only down to the first legal match; it must pick
+    what deciding every match and sorting by gain picks (match_statement)."""
+    from polysched.tensorize.match import best_legal_match, match_statement
+    program = Program.from_file(get(kernel).path)
+    intrinsics = builtin_intrinsics()
+    for stmt in program.scop.statements:
+        matches = [m for report in match_statement(program.scop, stmt, intrinsics, program.deps)
+                   for m in report.matches]
+        legal = sorted((m for m in matches if m.legal), key=lambda m: -m.cost["gain"])
+        best, reason = best_legal_match(program.scop, stmt, intrinsics, program.deps)
+        if not legal:
+            assert best is None and (reason or not matches)
+            continue
+        assert best is not None and best.legal
+        assert (best.intrinsic, best.loops, best.arrays) == (legal[0].intrinsic, legal[0].loops, legal[0].arrays)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from polysched.errors import TransformError
 
 from .library import find_library
-from .match import Match, match_statement
+from .match import Match, best_legal_match
 
 # what reassociate=True admits besides exact intrinsics
 REASSOCIATE_NUMERICS = frozenset({"fma", "reassociate"})
@@ -60,14 +60,10 @@ def auto_tensorize(program, intrinsics, parallel: bool = False,
         if stmt.domain.intersect_params(program.scop.with_values()).is_empty():
             report.append(Applied(stmt.name, None, False, "the statement never runs"))
             continue
-        matches = [m for rep in match_statement(program.scop, stmt, intrinsics, program.deps, explain=False)
-                   for m in rep.matches]
-        legal = sorted((m for m in matches if m.legal), key=lambda m: -m.cost.get("gain", 0))
-        if not legal:
-            reason = matches[0].reason if matches else ""
+        best, reason = best_legal_match(program.scop, stmt, intrinsics, program.deps)
+        if best is None:
             report.append(Applied(stmt.name, None, False, reason))
             continue
-        best = legal[0]
         try:
             try:
                 program = program.tensorize(stmt.name, best.intrinsic, match=best.loops, parallel=parallel)
@@ -79,6 +75,17 @@ def auto_tensorize(program, intrinsics, parallel: bool = False,
         except TransformError as err:
             report.append(Applied(stmt.name, best, False, str(err)))
     return program, report
+
+
+def accumulates_a_product(stmt) -> bool:
+    """Could a shipped intrinsic match ``stmt``? Each one adds products into its output
+    over at least three loops (``C[i][j] += A[i][k] * B[k][j]``), so ``stmt`` must be at
+    least three deep, multiply, and read the array it writes. A cheap test on every
+    statement that spares the default pipeline the SAT searches (and reading the
+    descriptions) where nothing can match: stencils, initialisations, matrix-vector."""
+    written = {a.array for a in stmt.accesses if a.kind == "write"}
+    read = {a.array for a in stmt.accesses if a.kind == "read"}
+    return len(stmt.iterators) >= 3 and "*" in stmt.body and bool(written & read)
 
 
 # A match the default pipeline takes instead of its own tiled loops must beat them by
@@ -102,6 +109,8 @@ def default_tensorize(program, parallel: bool = False):
     from polysched.tensorize.cost import native_path
     from polysched.tensorize.intrinsic import builtin_intrinsics
 
+    if not any(accumulates_a_product(stmt) for stmt in program.scop.statements):
+        return None, []          # no statement to try: not even the descriptions are read
     intrinsics = [i for i in builtin_intrinsics()
                   if i.exact and not i.library and native_path(i) is not None]
     candidate, report = auto_tensorize(program, intrinsics, parallel=parallel)

@@ -78,11 +78,10 @@ class MatchReport:
 
 
 def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], deps=None,
-                    method: str = "sat", explain: bool = True) -> list[MatchReport]:
+                    method: str = "sat") -> list[MatchReport]:
     """Every match of each intrinsic in ``stmt``, legal ones first by decreasing gain.
     ``method``: ``"sat"`` or ``"brute"`` (the oracle). ``deps``: ``analyze(scop)``
-    (computed when omitted). ``explain``: find ``why_none`` of a report without match
-    (a few more SAT searches per intrinsic)."""
+    (computed when omitted)."""
     deps = deps if deps is not None else analyze(scop)
     pattern = statement_pattern(scop, stmt)
     search = sat_matches if method == "sat" else brute_force_matches
@@ -94,7 +93,7 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
         seconds = time.perf_counter() - start
         matches = [_finish(problem, s, deps) for s in found]
         matches.sort(key=lambda m: (not m.legal, -m.cost.get("gain", 0), str(m.key)))
-        why = diagnose(problem) if explain and not matches else ""
+        why = "" if matches else diagnose(problem)
         reports.append(MatchReport(stmt.name, intrinsic.name, matches, seconds, pattern.error, why))
     return reports
 
@@ -129,11 +128,37 @@ def match_scop(scop: Scop, intrinsics: list[Intrinsic], method: str = "sat") -> 
     return out
 
 
-def _finish(problem, structural: StructuralMatch, deps) -> Match:
+def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], deps) -> tuple[Match | None, str]:
+    """(the legal match of highest estimated gain among all intrinsics, or None; why the
+    first structural match was illegal when none is legal). The same choice as the
+    first legal match of :func:`match_statement` over all intrinsics sorted by gain,
+    with legality decided in that order only until one is legal (conv2d: 57
+    structural matches, one legality test)."""
+    pattern = statement_pattern(scop, stmt)
+    ranked = []
+    for order, intrinsic in enumerate(intrinsics):
+        problem = make_problem(scop, stmt, intrinsic, pattern)
+        for structural in sat_matches(problem):
+            match, loop_map = _finish(problem, structural, deps, check=False)
+            ranked.append((-match.cost.get("gain", 0), order, str(match.key), match, problem, loop_map))
+    ranked.sort(key=lambda item: item[:3])
+    reason = ""
+    for *_key, match, problem, loop_map in ranked:
+        match.legal, match.reason = legality(problem, loop_map, deps)
+        if match.legal:
+            return match, ""
+        reason = reason or match.reason
+    return None, reason
+
+
+def _finish(problem, structural: StructuralMatch, deps, check: bool = True):
+    """The :class:`Match` of ``structural`` (``check=False``: legality left undecided,
+    and the loop map returned too)."""
     intr, prog = problem.intrinsic, problem.pattern
     loop_pairs, array_pairs = structural
     loop_map = [(intr.loops.index(a), prog.loops.index(b)) for a, b in loop_pairs]
     remainder = [prog.loops[p] for l, p in loop_map if problem.needs_remainder(l, p)]
-    legal, reason = legality(problem, loop_map, deps)
-    return Match(problem.statement.name, intr.name, dict(loop_pairs), dict(array_pairs), remainder,
-                 legal, reason, estimate(problem, loop_map), native_path(intr))
+    legal, reason = legality(problem, loop_map, deps) if check else (False, "not decided")
+    match = Match(problem.statement.name, intr.name, dict(loop_pairs), dict(array_pairs), remainder,
+                  legal, reason, estimate(problem, loop_map), native_path(intr))
+    return match if check else (match, loop_map)
