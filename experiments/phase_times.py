@@ -3,7 +3,8 @@
     .venv/bin/python experiments/phase_times.py [--repeat 3] [--scheduler pluto] [KERNEL ...]
 
 Runs polysched.pipeline.optimize(kernel, tile + parallel) and prints, per kernel, the
-median seconds of extract, deps, schedule, tile, codegen and the total, then the
+median seconds of extract, deps, schedule, tile, codegen, tensorize (the default's
+search for micro-kernel matches) and the total, then the
 median and maximum over the suite. ``extract (cold)`` is the first run of each kernel,
 before the preprocessor-macro cache is warm (what a one-shot CLI call pays).
 Goals: extract well under 1 s; whole pipeline median < 1 s, max < 10 s.
@@ -17,7 +18,7 @@ import sys
 from polysched.bench import get, kernels
 from polysched.pipeline import OptimizeOptions, optimize
 
-PHASES = ("extract", "deps", "schedule", "tile", "codegen")
+PHASES = ("extract", "deps", "schedule", "tile", "codegen", "tensorize")
 
 
 def main() -> int:
@@ -36,7 +37,7 @@ def main() -> int:
     for kernel in selected:
         runs = [optimize(kernel.path, options).phase_seconds for _ in range(args.repeat)]
         cold = runs[0]["extract"]
-        med = {p: statistics.median(r[p] for r in runs) for p in PHASES}
+        med = {p: statistics.median(r.get(p, 0.0) for r in runs) for p in PHASES}
         total = statistics.median(sum(r.values()) for r in runs)
         rows.append((kernel.name, cold, med, total))
         print(f"{kernel.name:16s} {cold:13.3f} " + " ".join(f"{med[p]:9.3f}" for p in PHASES) + f" {total:9.3f}")
