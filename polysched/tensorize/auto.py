@@ -114,14 +114,13 @@ def default_tensorize(program, parallel: bool = False):
     intrinsics = [i for i in builtin_intrinsics()
                   if i.exact and not i.library and native_path(i) is not None]
     candidate, report = auto_tensorize(program, intrinsics, parallel=parallel)
-    applied = [item for item in report
-               if item.applied and item.match.cost.get("gain", 0) >= DEFAULT_MIN_GAIN]
-    if not applied:
-        return None, []
     lines = [item.describe() for item in report if item.match is not None]
-    if len(applied) < sum(item.applied for item in report):
-        weak = ", ".join(item.statement for item in report if item.applied and item not in applied)
-        return None, lines + [f"not tensorized: the matches of {weak} score below {DEFAULT_MIN_GAIN:g}"]
+    applied = [item for item in report if item.applied]
+    if not applied:
+        return None, lines
+    weak = [item.statement for item in applied if item.match.cost.get("gain", 0) < DEFAULT_MIN_GAIN]
+    if weak:        # small extents: the fixed cost of a call outweighs its speed
+        return None, lines + [f"not tensorized: the matches of {', '.join(weak)} score below {DEFAULT_MIN_GAIN:g}"]
     depth = {stmt.name: len(stmt.iterators) for stmt in program.scop.statements
              if not stmt.domain.is_empty()}
     shallowest = min(depth.get(item.statement, 0) for item in applied)
