@@ -543,6 +543,9 @@ class Program:
                     return self._apply("tensorize", args, lambda _scop, _schedule: variant)
                 except TransformError as err:
                     error = error or err
+            if parallel and error is None:
+                error = TransformError(f"tensorize({stmt!r}, parallel=True): no block loop of {stmt} "
+                                       "takes more than one value")
         raise error
 
     def unroll(self, stmt: str, depth: int, factor: int) -> "Program":

@@ -248,3 +248,16 @@ def test_a_scalar_whose_dataflow_isl_cannot_compute_is_not_private(tmp_path, cap
     captured = capsys.readouterr()
     assert "verify: equal" in captured.out
     assert "gave up" not in captured.err
+
+
+@pytest.mark.parametrize("name", ["s3-p00122-product-constant-block-loop.c", "s3-p00164-product-loops-not-plain.c"])
+def test_matrix_products_the_default_tries_to_call(tmp_path, name, capsys):
+    """Fuzz seed 3, programs 122 and 164, once the generator wrote matrix-product
+    statements: the default's micro-kernel attempt crashed. 122: no block loop of the
+    product takes two values, so no parallel variant existed and ``Program.tensorize``
+    raised None (TypeError); now a TransformError, and the call goes sequential. 164:
+    legality met a mapped nest whose loops share depths with another statement's
+    (KeyError in candidate_schedule); now an illegal match with that reason."""
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(DATA / name), "-o", str(out), "--tile", "--parallel", "--verify"]) == 0
+    assert "verify: equal" in capsys.readouterr().out

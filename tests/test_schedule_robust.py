@@ -429,6 +429,9 @@ def test_ctrl_c_after_a_solve_raises_keyboard_interrupt():
     died with status 130)."""
     script = textwrap.dedent("""\
         import os, signal, time
+        # Ctrl-C works before the solve (a background job of a shell without job
+        # control starts with SIGINT ignored, and Python then keeps it ignored)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from polysched.schedule.ilp import HyperplaneProblem
         from polysched.schedule.options import ScheduleOptions
         HyperplaneProblem({"S": 2}, 1, ScheduleOptions()).solve([], [], {"S": []}, {"S"})

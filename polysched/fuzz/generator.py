@@ -175,7 +175,9 @@ class Ref:
 class Stmt:
     """``target op rhs``: ``rhs`` combines ``reads`` with coefficients (indices into
     the tables of the statement's data type), optionally ``iter_var % 5``, and a
-    constant. ``op`` is ``"="`` or ``"+="``."""
+    constant. ``op`` is ``"="`` or ``"+="``. With ``product`` (double data, two
+    reads): ``target += read0 * read1``, a matrix-product update the default pipeline
+    may run as a micro-kernel call."""
 
     target: Ref
     reads: list[Ref]
@@ -183,6 +185,7 @@ class Stmt:
     op: str = "="
     iter_var: str | None = None
     const: int = 0
+    product: bool = False
 
 
 @dataclass
@@ -594,6 +597,8 @@ class _Renderer:
     def stmt(self, s: Stmt) -> str:
         dtype = self.p.dtype_of(s.target.name)
         target = self.ref(s.target)
+        if s.product and dtype == "double" and len(s.reads) == 2:
+            return f"{target} += {self.ref(s.reads[0])} * {self.ref(s.reads[1])};"
         if dtype == "double":
             terms = [f"{DOUBLE_COEFFS[c % len(DOUBLE_COEFFS)]} * {self.ref(r)}"
                      for r, c in zip(s.reads, s.coeffs)]
@@ -828,7 +833,7 @@ FEATURES = (
     "minmax_macro", "minmax_ternary", "guard", "mod_guard", "downward", "strided",
     "multi_stmt", "imperfect", "reduction", "int_data", "double_data", "param_zero",
     "param_negative", "unsigned", "size_t", "long", "big_offset", "live_out_iterators",
-    "aliased", "multi_region", "iterator_in_data", "div_bound",
+    "aliased", "multi_region", "iterator_in_data", "div_bound", "product",
 )
 
 
@@ -886,6 +891,8 @@ def features(program: Program) -> set[str]:
                 found.add("reduction")
             if node.iter_var:
                 found.add("iterator_in_data")
+            if node.product and len(node.reads) == 2:
+                found.add("product")
             for ref in refs_of(node):
                 found.add("int_data" if program.dtype_of(ref.name) == "int" else "double_data")
     for region in program.regions:
@@ -907,6 +914,8 @@ def features(program: Program) -> set[str]:
 
 
 # --------------------------------------------------------------------------- generation
+
+PRODUCT_CHANCE = 0.3     # of a statement inside three or more loops, when 2-d double data exists
 
 class _Generator:
     def __init__(self, rng: random.Random, seed: int, index: int):
@@ -1150,6 +1159,9 @@ class _Generator:
         return next(a for a in self.arrays if a.name == name).dtype
 
     def stmt(self, loops: list[Loop]) -> Stmt:
+        product = self.product(loops)
+        if product is not None:
+            return product
         rng = self.rng
         if self.scalars and (rng.random() < 0.25 or not loops):
             target = Ref(rng.choice(self.scalars).name)
@@ -1172,6 +1184,33 @@ class _Generator:
         coeffs = [rng.randrange(12) for _ in reads]
         iter_var = rng.choice(loops).var if loops and rng.random() < 0.2 else None
         return Stmt(target, reads, coeffs, op, iter_var, rng.randrange(8))
+
+
+    def product(self, loops: list[Loop]) -> Stmt | None:
+        """Now and then, inside at least three loops: ``X[i][j] += Y[i][k] * Z[k][j]``
+        over three of them (any order, small offsets) and 2-d double arrays (maybe one
+        and the same, maybe aliased views). The choice has its own random stream, so the
+        programs of a seed that draw no product are those drawn before products existed."""
+        self.statements_made = getattr(self, "statements_made", 0) + 1
+        if len(loops) < 3:
+            return None
+        choice = random.Random(f"polysched-fuzz-product:{self.seed}:{self.index}:{self.statements_made}")
+        names = [n for n in self.names if n not in [s.name for s in self.scalars]
+                 and self.dtype(n) == "double" and self._rank(n) == 2]
+        if not names or choice.random() >= PRODUCT_CHANCE:
+            return None
+        i, j, k = (loop.var for loop in choice.sample(loops, 3))
+
+        def sub(var: str) -> Aff:
+            return Aff.of({var: 1}, choice.choice([0, 0, 0, 1, -1]))
+        target = Ref(choice.choice(names), [sub(i), sub(j)])
+        left = Ref(choice.choice(names), [sub(i), sub(k)])
+        right = Ref(choice.choice(names), [sub(k), sub(j)])
+        return Stmt(target, [left, right], [0, 0], "+=", product=True)
+
+    def _rank(self, name: str) -> int:
+        storage = name if name in "ABCD" else next(v for v in self.views if v.name == name).storage
+        return next(a for a in self.arrays if a.name == storage).rank
 
 
 def generate(seed: int, index: int) -> Program:

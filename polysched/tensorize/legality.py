@@ -186,7 +186,12 @@ def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[b
     if not rectangular(problem, mapped):
         names = ", ".join(problem.pattern.loops[p] for p in mapped)
         return False, f"the mapped loops ({names}) do not form a box in {problem.statement.domain}"
-    schedule = candidate_schedule(problem, loop_map)
+    try:
+        schedule = candidate_schedule(problem, loop_map)
+    except KeyError:
+        # a loop between the mapped ones is not a plain time dimension of the original
+        # schedule (it shares its depth with another statement's sequence)
+        return False, "the mapped loops are not plain loops of the original schedule"
     result = check(problem.scop, deps, schedule)
     if result.legal:
         return True, ""
