@@ -57,6 +57,7 @@ class OptimizeOptions:
     schedule: ScheduleOptions = field(default_factory=_pipeline_schedule_options)
     tiling: TileOptions | None = None
     tensorize: bool = False
+    tensorize_min_gain: float | None = None      # None: the policy's own threshold
 
     @classmethod
     def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "cost",
@@ -154,7 +155,7 @@ class OptimizeResult:
 
 class StageCache:
     """Stage results that several `optimize` runs on one file share (the fuzzer takes
-    each program through eleven modes, most of them on the same schedule): the SCoPs
+    each program through twelve modes, most of them on the same schedule): the SCoPs
     per (file, source options), and per SCoP its dependences and its schedule per
     `ScheduleOptions`. The file's size and modification time are part of the key, so
     an edited file is read again. Values are isl objects and SCoPs, never mutated."""
@@ -216,14 +217,16 @@ def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
     return scop.source[scop.region_start:scop.region_end]
 
 
-def _tensorized(scops, k: int, deps: Dependences, parallel: bool):
+def _tensorized(scops, k: int, deps: Dependences, parallel: bool, min_gain: float | None):
     """(region ``k`` with its products run by micro-kernels, or None; the decisions):
     `polysched.tensorize.default_tensorize` on the original schedule."""
     from polysched.program import Program
     from polysched.tensorize import default_tensorize
 
     program = Program(scops[k], deps, scops=scops, region=k)
-    return default_tensorize(program, parallel=parallel)
+    if min_gain is None:
+        return default_tensorize(program, parallel=parallel)
+    return default_tensorize(program, parallel=parallel, min_gain=min_gain)
 
 
 def optimize(path: str | Path, options: OptimizeOptions | None = None,
@@ -279,8 +282,9 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
         region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion))
         if options.tensorize:
             parallel = options.tiling.parallel
-            program, region.tensorize = timed("tensorize", cache.get, (file_key, k, "tensorize", parallel),
-                                              lambda: _tensorized(scops, k, deps, parallel))
+            gain = options.tensorize_min_gain
+            program, region.tensorize = timed("tensorize", cache.get, (file_key, k, "tensorize", parallel, gain),
+                                              lambda: _tensorized(scops, k, deps, parallel, gain))
             if program is not None:
                 # the pipeline's tiled schedule stays the fallback of code generation
                 untiled = schedule

@@ -1199,18 +1199,26 @@ class _Generator:
                  and self.dtype(n) == "double" and self._rank(n) == 2]
         if not names or choice.random() >= PRODUCT_CHANCE:
             return None
-        i, j, k = (loop.var for loop in choice.sample(loops, 3))
+        # mostly the three innermost loops, and inputs stored apart from the output: the
+        # shapes a micro-kernel can take (the others test that none is called)
+        chosen = loops[-3:] if choice.random() < 0.6 else choice.sample(loops, 3)
+        i, j, k = (loop.var for loop in choice.sample(chosen, 3))
 
         def sub(var: str) -> Aff:
             return Aff.of({var: 1}, choice.choice([0, 0, 0, 1, -1]))
-        target = Ref(choice.choice(names), [sub(i), sub(j)])
-        left = Ref(choice.choice(names), [sub(i), sub(k)])
-        right = Ref(choice.choice(names), [sub(k), sub(j)])
+        output = choice.choice(names)
+        apart = [n for n in names if self._storage(n) != self._storage(output)]
+        inputs = apart if apart and choice.random() < 0.75 else names
+        target = Ref(output, [sub(i), sub(j)])
+        left = Ref(choice.choice(inputs), [sub(i), sub(k)])
+        right = Ref(choice.choice(inputs), [sub(k), sub(j)])
         return Stmt(target, [left, right], [0, 0], "+=", product=True)
 
+    def _storage(self, name: str) -> str:
+        return name if name in "ABCD" else next(v for v in self.views if v.name == name).storage
+
     def _rank(self, name: str) -> int:
-        storage = name if name in "ABCD" else next(v for v in self.views if v.name == name).storage
-        return next(a for a in self.arrays if a.name == storage).rank
+        return next(a for a in self.arrays if a.name == self._storage(name)).rank
 
 
 def generate(seed: int, index: int) -> Program:

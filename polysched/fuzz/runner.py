@@ -53,6 +53,8 @@ MODES: dict[str, dict] = {
     "pluto-max": {"scheduler": "pluto", "fuse": "max"},
     "tile": {"scheduler": "pluto", "fuse": "smart", "tile": True},
     "tile-par": {"scheduler": "pluto", "fuse": "cost", "tile": True, "parallel": True},  # the default
+    # the default, with micro-kernel calls wherever one matches, however small (_options)
+    "tensorize": {"scheduler": "pluto", "fuse": "cost", "tile": True, "parallel": True},
     "l2tile": {"scheduler": "pluto", "fuse": "smart", "tile": True, "l2tile": True},
     "unroll": {"scheduler": "pluto", "fuse": "smart", "unroll": 4},
     # not in the default set
@@ -61,7 +63,7 @@ MODES: dict[str, dict] = {
     "tile-unroll": {"scheduler": "pluto", "fuse": "smart", "tile": True, "unroll": 2},
 }
 DEFAULT_MODES = ("identity", "isl-no", "isl-smart", "isl-max", "pluto-no", "pluto-smart",
-                 "pluto-max", "tile", "tile-par", "l2tile", "unroll")
+                 "pluto-max", "tile", "tile-par", "tensorize", "l2tile", "unroll")
 KINDS = ("ok", "rejected", "wrong", "crash", "hang")
 FAILURES = ("wrong", "crash", "hang")
 CC = "gcc"
@@ -129,7 +131,10 @@ class FuzzConfig:
 
 def _options(mode: str):
     from polysched.pipeline import OptimizeOptions
-    return OptimizeOptions.from_flags(**MODES[mode])
+    options = OptimizeOptions.from_flags(**MODES[mode])
+    if mode == "tensorize":
+        options.tensorize_min_gain = 0.0
+    return options
 
 
 def optimize_isolated(path: Path, modes: list[str], timeout: float) -> dict[str, tuple[str, str, str]]:

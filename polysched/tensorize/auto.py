@@ -94,14 +94,15 @@ def accumulates_a_product(stmt) -> bool:
 DEFAULT_MIN_GAIN = 4.0
 
 
-def default_tensorize(program, parallel: bool = False):
+def default_tensorize(program, parallel: bool = False, min_gain: float = DEFAULT_MIN_GAIN):
     """What ``polysched optimize --tile`` does with intrinsics unasked: (the tensorized
     program or None, one line per decision). ``program``: a :class:`polysched.Program`
     on the original schedule.
 
     Only shipped, bit-identical intrinsics this host runs natively take part (no
     library call, no portable fallback: without the ISA the pipeline's own tiled
-    loops are faster), and a match must score at least ``DEFAULT_MIN_GAIN``. The
+    loops are faster), and a match must score at least ``min_gain`` (the fuzzer's
+    ``tensorize`` mode passes 0, to call kernels on its tiny programs too). The
     program is taken only when the statements left out (which keep their original
     loops, untiled and sequential) are all shallower than every tensorized one: the
     O(n^2) initialisations of an O(n^3) product (2mm's ``tmp[i][j] = 0``), never a
@@ -118,9 +119,9 @@ def default_tensorize(program, parallel: bool = False):
     applied = [item for item in report if item.applied]
     if not applied:
         return None, lines
-    weak = [item.statement for item in applied if item.match.cost.get("gain", 0) < DEFAULT_MIN_GAIN]
+    weak = [item.statement for item in applied if item.match.cost.get("gain", 0) < min_gain]
     if weak:        # small extents: the fixed cost of a call outweighs its speed
-        return None, lines + [f"not tensorized: the matches of {', '.join(weak)} score below {DEFAULT_MIN_GAIN:g}"]
+        return None, lines + [f"not tensorized: the matches of {', '.join(weak)} score below {min_gain:g}"]
     depth = {stmt.name: len(stmt.iterators) for stmt in program.scop.statements
              if not stmt.domain.is_empty()}
     shallowest = min(depth.get(item.statement, 0) for item in applied)
