@@ -223,10 +223,7 @@ def _tensorized(scops, k: int, deps: Dependences, parallel: bool, min_gain: floa
     from polysched.program import Program
     from polysched.tensorize import default_tensorize
 
-    program = Program(scops[k], deps, scops=scops, region=k)
-    if min_gain is None:
-        return default_tensorize(program, parallel=parallel)
-    return default_tensorize(program, parallel=parallel, min_gain=min_gain)
+    return default_tensorize(Program(scops[k], deps, scops=scops, region=k), parallel=parallel, min_gain=min_gain)
 
 
 def optimize(path: str | Path, options: OptimizeOptions | None = None,

@@ -220,8 +220,11 @@ _PASTED_START = "/* {}, shipped with polysched: pasted in */"
 _PASTED_END = "/* end of {} */"
 
 
+_PASTED = re.compile(re.escape(_PASTED_START).replace(r"\{\}", r"([\w.]+)") + r"\n.*?"
+                     + re.escape(_PASTED_END).replace(r"\{\}", r"\1") + r"\n", re.S)
+
+
 def without_pasted_headers(text: str) -> str:
     """``text`` (a generated file) without the headers `intrinsic_includes` pasted in:
     the program as it would read with ``#include`` lines, e.g. to count its calls."""
-    return re.sub(r"/\* ([\w.]+), shipped with polysched: pasted in \*/\n.*?/\* end of \1 \*/\n", "",
-                  text, flags=re.S)
+    return _PASTED.sub("", text)

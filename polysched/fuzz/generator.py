@@ -922,6 +922,7 @@ class _Generator:
         self.rng = rng
         self.seed = seed
         self.index = index
+        self.statements_made = 0      # numbers product()'s own random streams
 
     def pick(self, weighted: dict):
         items = list(weighted)
@@ -1145,18 +1146,14 @@ class _Generator:
     def ref(self, name: str, loops: list[Loop]) -> Ref:
         if self.scalars and any(s.name == name for s in self.scalars):
             return Ref(name)
-        array = next(a for a in self.arrays if a.name == name) if name in "ABCD" else \
-            next(a for a in self.arrays if a.name == next(v for v in self.views if v.name == name).storage)
         used: set[str] = set()
-        return Ref(name, [self.subscript(loops, used) for _ in range(array.rank)])
+        return Ref(name, [self.subscript(loops, used) for _ in range(self._rank(name))])
 
     def dtype(self, name: str) -> str:
         for s in self.scalars:
             if s.name == name:
                 return s.dtype
-        if name not in "ABCD":
-            name = next(v for v in self.views if v.name == name).storage
-        return next(a for a in self.arrays if a.name == name).dtype
+        return next(a for a in self.arrays if a.name == self._storage(name)).dtype
 
     def stmt(self, loops: list[Loop]) -> Stmt:
         product = self.product(loops)
@@ -1191,12 +1188,11 @@ class _Generator:
         over three of them (any order, small offsets) and 2-d double arrays (maybe one
         and the same, maybe aliased views). The choice has its own random stream, so the
         programs of a seed that draw no product are those drawn before products existed."""
-        self.statements_made = getattr(self, "statements_made", 0) + 1
+        self.statements_made += 1
         if len(loops) < 3:
             return None
         choice = random.Random(f"polysched-fuzz-product:{self.seed}:{self.index}:{self.statements_made}")
-        names = [n for n in self.names if n not in [s.name for s in self.scalars]
-                 and self.dtype(n) == "double" and self._rank(n) == 2]
+        names = [n for n in self.names if self.dtype(n) == "double" and self._rank(n) == 2]
         if not names or choice.random() >= PRODUCT_CHANCE:
             return None
         # mostly the three innermost loops, and inputs stored apart from the output: the

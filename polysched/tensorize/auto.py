@@ -94,15 +94,16 @@ def accumulates_a_product(stmt) -> bool:
 DEFAULT_MIN_GAIN = 4.0
 
 
-def default_tensorize(program, parallel: bool = False, min_gain: float = DEFAULT_MIN_GAIN):
+def default_tensorize(program, parallel: bool = False, min_gain: float | None = None):
     """What ``polysched optimize --tile`` does with intrinsics unasked: (the tensorized
     program or None, one line per decision). ``program``: a :class:`polysched.Program`
     on the original schedule.
 
     Only shipped, bit-identical intrinsics this host runs natively take part (no
     library call, no portable fallback: without the ISA the pipeline's own tiled
-    loops are faster), and a match must score at least ``min_gain`` (the fuzzer's
-    ``tensorize`` mode passes 0, to call kernels on its tiny programs too). The
+    loops are faster), and a match must score at least ``min_gain`` (None:
+    ``DEFAULT_MIN_GAIN``; the fuzzer's ``tensorize`` mode passes 0, to call kernels on
+    its tiny programs too). The
     program is taken only when the statements left out (which keep their original
     loops, untiled and sequential) are all shallower than every tensorized one: the
     O(n^2) initialisations of an O(n^3) product (2mm's ``tmp[i][j] = 0``), never a
@@ -110,6 +111,7 @@ def default_tensorize(program, parallel: bool = False, min_gain: float = DEFAULT
     from polysched.tensorize.cost import native_path
     from polysched.tensorize.intrinsic import builtin_intrinsics
 
+    min_gain = DEFAULT_MIN_GAIN if min_gain is None else min_gain
     if not any(accumulates_a_product(stmt) for stmt in program.scop.statements):
         return None, []          # no statement to try: not even the descriptions are read
     intrinsics = [i for i in builtin_intrinsics()

@@ -139,7 +139,7 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
     for order, intrinsic in enumerate(intrinsics):
         problem = make_problem(scop, stmt, intrinsic, pattern)
         for structural in sat_matches(problem):
-            match, loop_map = _finish(problem, structural, deps, check=False)
+            match, loop_map = _undecided(problem, structural)
             ranked.append((-match.cost.get("gain", 0), order, str(match.key), match, problem, loop_map))
     ranked.sort(key=lambda item: item[:3])
     reason = ""
@@ -151,14 +151,19 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
     return None, reason
 
 
-def _finish(problem, structural: StructuralMatch, deps, check: bool = True):
-    """The :class:`Match` of ``structural`` (``check=False``: legality left undecided,
-    and the loop map returned too)."""
+def _undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[int, int]]]:
+    """(the :class:`Match` of ``structural`` with its legality not yet decided, its loop
+    map as (intrinsic loop, program loop) positions)."""
     intr, prog = problem.intrinsic, problem.pattern
     loop_pairs, array_pairs = structural
     loop_map = [(intr.loops.index(a), prog.loops.index(b)) for a, b in loop_pairs]
     remainder = [prog.loops[p] for l, p in loop_map if problem.needs_remainder(l, p)]
-    legal, reason = legality(problem, loop_map, deps) if check else (False, "not decided")
     match = Match(problem.statement.name, intr.name, dict(loop_pairs), dict(array_pairs), remainder,
-                  legal, reason, estimate(problem, loop_map), native_path(intr))
-    return match if check else (match, loop_map)
+                  False, "not decided", estimate(problem, loop_map), native_path(intr))
+    return match, loop_map
+
+
+def _finish(problem, structural: StructuralMatch, deps) -> Match:
+    match, loop_map = _undecided(problem, structural)
+    match.legal, match.reason = legality(problem, loop_map, deps)
+    return match
