@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import islpy as isl
 
 from polysched import emit_c
+from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
 from polysched.dependence import Dependences, analyze, check, runs_in_original_order
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated
@@ -58,6 +59,10 @@ class OptimizeOptions:
     tiling: TileOptions | None = None
     tensorize: bool = False
     tensorize_min_gain: float | None = None      # None: the policy's own threshold
+    # CPU seconds the whole run may take (this process and the scheduler and code
+    # generator it forks; None: no limit). Each region's scheduler and code generator get
+    # at most what is left; a region reached with nothing left is kept as written.
+    budget: float | None = DEFAULT_RUN_BUDGET
 
     @classmethod
     def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "cost",
@@ -120,6 +125,9 @@ class ScopResult:
     # polysched.Program trace that made `schedule` when the region was tensorized
     tensorize: list[str] = field(default_factory=list)
     trace_steps: list[dict] | None = None
+    # what code generation falls back to first when ``schedule`` fails: the schedule
+    # before tiling, or the pipeline's tiled schedule when the region was tensorized
+    untiled: isl.Schedule | None = None
 
 
 @dataclass
@@ -143,7 +151,7 @@ class OptimizeResult:
                 lines.extend("  " + line for line in str(region.tiling).splitlines())
             if region.fallback:
                 lines.append(f"  code generated from {region.fallback}")
-            if region.kept_as_written:
+            elif region.kept_as_written:
                 lines.append("  the schedule keeps the original order and marks no loop: "
                              "the region is kept as written")
             else:
@@ -176,13 +184,14 @@ class StageCache:
 CODEGEN_BUDGET = 10.0
 
 
-def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
+def generate_region(region: "ScopResult", untiled: isl.Schedule, budget: RunBudget | None = None) -> str:
     """The C text of ``region``, generated in a child process killed past
-    ``CODEGEN_BUDGET`` (isl cannot be interrupted). When the AST generation runs past
-    it, isl's AST fails validation (emit_c/validate.py) or isl refuses the tree, the region is generated
-    from the schedule before tiling, then from the original schedule, and as a last
-    resort kept as written, with a one-line notice on stderr. ``region.schedule``
-    becomes the schedule the text was generated from."""
+    ``CODEGEN_BUDGET`` or what is left of ``budget`` (isl cannot be interrupted). When
+    the AST generation runs past it, isl's AST fails validation (emit_c/validate.py) or
+    isl refuses the tree, the region is generated from the schedule before tiling, then
+    from the original schedule, and as a last resort kept as written, with a one-line
+    notice on stderr. ``region.schedule`` becomes the schedule the text was generated from."""
+    budget = budget or RunBudget(None)
     if region.kept_as_written:
         return region.scop.source[region.scop.region_start:region.scop.region_end]
     attempts = [(region.schedule, "")]
@@ -191,11 +200,15 @@ def generate_region(region: "ScopResult", untiled: isl.Schedule) -> str:
     attempts.append((region.scop.schedule, "the original schedule"))
     scop, why = region.scop, ""
     for schedule, what in attempts:
+        seconds = min(CODEGEN_BUDGET, budget.left())
+        if seconds <= 0:
+            why = budget.why()
+            break
         try:
             text = run_isolated(lambda schedule=schedule: emit_c.generate(scop, schedule, deps=region.deps),
-                                CODEGEN_BUDGET)
+                                seconds)
         except IsolatedTimeout:
-            why = f"code generation ran past {CODEGEN_BUDGET:g} s"
+            why = f"code generation ran past {seconds:.3g} s"
             continue
         except emit_c.CodegenError as error:
             why = str(error)
@@ -224,6 +237,63 @@ def _tensorized(scops, k: int, deps: Dependences, parallel: bool, min_gain: floa
     from polysched.tensorize import default_tensorize
 
     return default_tensorize(Program(scops[k], deps, scops=scops, region=k), parallel=parallel, min_gain=min_gain)
+
+
+def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
+                      budget: RunBudget, timed) -> "ScopResult":
+    """Region ``k`` scheduled, tiled and tensorized as ``options`` say, each stage with
+    what is left of ``budget``; kept as written (with a notice) when it is used up
+    before a stage."""
+    scop = scops[k]
+
+    def as_written():
+        print(f"polysched: {scop.filename}:{scop.start_line}: {budget.why()}; the region is kept "
+              "as written", file=sys.stderr)
+        return ScopResult(scop, None, scop.schedule, kept_as_written=True,
+                          fallback=f"the source as written ({budget.why()})", untiled=scop.schedule)
+
+    if budget.used_up():
+        return as_written()
+    deps = timed("deps", cache.get, (file_key, k), lambda: analyze(scop))
+    schedule_options = options.schedule
+    if budget.used_up():
+        return as_written()
+    if budget.left() < schedule_options.budget:
+        schedule_options = replace(schedule_options, budget=budget.left())
+
+    def scheduled():
+        stats: dict = {}
+        return compute(scop, deps, schedule_options, stats=stats), stats.get("fusion", [])
+
+    # keyed by the options asked for, not by the budget left: every mode of a fuzzed
+    # program shares the schedule
+    schedule, fusion = timed("schedule", cache.get, (file_key, k, repr(options.schedule)), scheduled)
+    report = None
+    untiled = schedule
+    if options.tiling is not None:
+        if budget.used_up():
+            return as_written()
+        schedule, report = timed("tile", tile_with_report, scop, deps, schedule, options.tiling)
+    verdict = check(scop, deps, schedule)
+    if not verdict.legal:
+        raise IllegalScheduleError(
+            f"{scop.filename}:{scop.start_line}: internal error: the computed schedule is "
+            f"illegal: {verdict}"
+        )
+    kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
+        runs_in_original_order(scop, schedule)
+    region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
+                        untiled=untiled)
+    if options.tensorize and not budget.used_up():
+        parallel = options.tiling.parallel
+        gain = options.tensorize_min_gain
+        program, region.tensorize = timed("tensorize", cache.get, (file_key, k, "tensorize", parallel, gain),
+                                          lambda: _tensorized(scops, k, deps, parallel, gain))
+        if program is not None:
+            region.untiled = schedule
+            region.schedule, region.tiling, region.kept_as_written = program.schedule, None, False
+            region.trace_steps = [dict(step) for step in program.trace.steps]
+    return region
 
 
 def optimize(path: str | Path, options: OptimizeOptions | None = None,
@@ -255,41 +325,8 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
                                   include_dirs=options.source.include_dirs))
     if not scops:
         raise ScopError(str(path), 1, 1, "no '#pragma scop' ... '#pragma endscop' region to optimize")
-    regions = []
-    region_fallbacks = []
-    for k, scop in enumerate(scops):
-        deps = timed("deps", cache.get, (file_key, k), lambda: analyze(scop))
-        def scheduled():
-            stats: dict = {}
-            return compute(scop, deps, options.schedule, stats=stats), stats.get("fusion", [])
-
-        schedule, fusion = timed("schedule", cache.get, (file_key, k, repr(options.schedule)), scheduled)
-        report = None
-        untiled = schedule
-        if options.tiling is not None:
-            schedule, report = timed("tile", tile_with_report, scop, deps, schedule, options.tiling)
-        verdict = check(scop, deps, schedule)
-        if not verdict.legal:
-            raise IllegalScheduleError(
-                f"{scop.filename}:{scop.start_line}: internal error: the computed schedule is "
-                f"illegal: {verdict}"
-            )
-        kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
-            runs_in_original_order(scop, schedule)
-        region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion))
-        if options.tensorize:
-            parallel = options.tiling.parallel
-            gain = options.tensorize_min_gain
-            program, region.tensorize = timed("tensorize", cache.get, (file_key, k, "tensorize", parallel, gain),
-                                              lambda: _tensorized(scops, k, deps, parallel, gain))
-            if program is not None:
-                # the pipeline's tiled schedule stays the fallback of code generation
-                untiled = schedule
-                region.schedule, region.tiling, region.kept_as_written = program.schedule, None, False
-                region.trace_steps = [dict(step) for step in program.trace.steps]
-        regions.append(region)
-        region_fallbacks.append(untiled)
-    texts = [timed("codegen", generate_region, region, untiled)
-             for region, untiled in zip(regions, region_fallbacks)]
+    budget = RunBudget(options.budget)
+    regions = [_optimized_region(scops, k, file_key, options, cache, budget, timed) for k in range(len(scops))]
+    texts = [timed("codegen", generate_region, region, region.untiled, budget) for region in regions]
     text = emit_c.assemble(scops, texts)
     return OptimizeResult(path, text, regions, phases)

@@ -10,6 +10,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_input_file, check_output_path,
                                   default_dataset, is_stdout, parse_defines, write_output)
@@ -80,6 +81,9 @@ def add_parser(subparsers) -> None:
     t.add_argument("--schedule", type=Path, metavar="S.txt",
                    help="use this schedule (isl tree text or a union map, one line per region) "
                         "instead of scheduling; checked for legality")
+    p.add_argument("--budget", type=float, metavar="S", default=DEFAULT_RUN_BUDGET,
+                   help="CPU seconds the whole run may take; a region reached with nothing left "
+                        f"is kept as written, with a notice (default: {DEFAULT_RUN_BUDGET:g}; 0: no limit)")
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -159,6 +163,9 @@ def run(args) -> int:
         tensorize=False if args.no_tensorize or args.tensorize else None,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
+    if not args.budget >= 0:       # also NaN
+        raise UsageError(f"--budget {args.budget:g}: the budget must be 0 (no limit) or positive")
+    options.budget = args.budget or None
     result = None
     if args.from_db is not None:
         result = _from_db(args, options)

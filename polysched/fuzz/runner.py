@@ -74,6 +74,10 @@ REFERENCE_CFLAGS = ("-O0", "-ffp-contract=off", "-w", "-DPOLYSCHED_PARALLEL_MIN_
 MEMORY_LIMIT = 6 << 30        # bytes of address space for one optimize child
 WALL_FACTOR = 4               # optimize is stopped at timeout CPU seconds or this x timeout wall seconds
 WALL_ONLY = "wall-clock limit"   # the log of a hang the wall clock stopped: run again once
+# Each optimize runs with this share of the timeout as its own budget (OptimizeOptions.
+# budget), so a slow program tests the budget: only a run that overshoots it by more
+# than the rest of the timeout is a hang.
+BUDGET_SHARE = 0.6
 
 
 @dataclass
@@ -129,9 +133,10 @@ class FuzzConfig:
 
 # --------------------------------------------------------------------------- optimize
 
-def _options(mode: str):
+def _options(mode: str, timeout: float):
     from polysched.pipeline import OptimizeOptions
     options = OptimizeOptions.from_flags(**MODES[mode])
+    options.budget = BUDGET_SHARE * timeout
     if mode == "tensorize":
         options.tensorize_min_gain = 0.0
     return options
@@ -155,7 +160,7 @@ def optimize_isolated(path: Path, modes: list[str], timeout: float) -> dict[str,
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        _child_optimize(path, modes, write_fd)
+        _child_optimize(path, modes, write_fd, timeout)
     os.close(write_fd)
     results: dict[str, tuple[str, str, str]] = {}
     buffer = bytearray()
@@ -215,7 +220,7 @@ def optimize_isolated(path: Path, modes: list[str], timeout: float) -> dict[str,
     return results
 
 
-def _child_optimize(path: Path, modes: list[str], out_fd: int) -> None:
+def _child_optimize(path: Path, modes: list[str], out_fd: int, timeout: float) -> None:
     """The child of `_optimize_batch`: never returns."""
     code = 0
     try:
@@ -237,7 +242,7 @@ def _child_optimize(path: Path, modes: list[str], out_fd: int) -> None:
                 pickle.dump(("start", mode, None), out)
                 out.flush()
                 try:
-                    payload = ("ok", pipeline.optimize(path, _options(mode), cache=cache).text, "")
+                    payload = ("ok", pipeline.optimize(path, _options(mode, timeout), cache=cache).text, "")
                 except ScopError as err:
                     payload = ("rejected", str(err).replace("\n", " "), "")
                 except BaseException as err:     # noqa: BLE001 - everything else is a crash

@@ -1,0 +1,141 @@
+"""The whole run's CPU budget (`OptimizeOptions.budget`, ``optimize --budget``): each
+region's scheduler and code generator get at most what is left, and a region reached
+with nothing left is kept as written, with a notice, in an output that still verifies."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polysched import pipeline
+from polysched.bench import verify
+from polysched.fuzz import runner
+
+ROOT = Path(__file__).parent.parent
+DATA = Path(__file__).parent / "data" / "fuzz"
+
+TWO_REGIONS = r"""
+#include <stdio.h>
+#define N 40
+double A[N][N], B[N][N];
+int main(void) {
+  int i, j, t;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) { A[i][j] = i * 0.5 + j; B[i][j] = 0; }
+#pragma scop
+  for (t = 0; t < 4; t++)
+    for (i = 1; i < N - 1; i++)
+      for (j = 1; j < N - 1; j++)
+        B[i][j] = 0.25 * (A[i-1][j] + A[i+1][j] + A[i][j-1] + A[i][j+1]);
+#pragma endscop
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      A[j][i] = B[i][j] * 2.0;
+#pragma endscop
+  for (i = 0; i < N; i++) printf("%.17g %.17g\n", A[i][i], B[i][N - 1 - i]);
+  return 0;
+}
+"""
+
+
+@pytest.fixture
+def two_regions(tmp_path):
+    path = tmp_path / "two.c"
+    path.write_text(TWO_REGIONS)
+    return path
+
+
+def test_a_used_up_budget_keeps_every_region_as_written(two_regions, capsys):
+    options = pipeline.OptimizeOptions.from_flags(tile=True, parallel=True)
+    options.budget = 1e-9
+    result = pipeline.optimize(two_regions, options)
+    assert result.text == TWO_REGIONS
+    assert [r.kept_as_written for r in result.regions] == [True, True]
+    assert all("budget of 1e-09 CPU seconds was used up" in r.fallback for r in result.regions)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[1] for line in err] == [f"{two_regions}:8", f"{two_regions}:14"]
+    assert "code generated from the source as written (the run's budget" in result.summary()
+
+
+def test_with_a_budget_the_same_file_is_optimized(two_regions, tmp_path):
+    """The control: the default budget leaves both regions to the pipeline (tiled and
+    parallel), and the output verifies."""
+    result = pipeline.optimize(two_regions, pipeline.OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert [r.kept_as_written for r in result.regions] == [False, False]
+    assert "#pragma omp parallel" in result.text
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    assert verify(two_regions, out).ok
+
+
+def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
+    """The scheduler's own budget (6 s by default) and the code generator's (10 s) are
+    cut to what is left of a 2 s run."""
+    asked = {"schedule": [], "codegen": []}
+    compute = pipeline.compute
+
+    def recording_compute(scop, deps, options, stats=None):
+        asked["schedule"].append(options.budget)
+        return compute(scop, deps, options, stats=stats)
+
+    def in_process(fn, seconds):
+        asked["codegen"].append(seconds)
+        return fn()
+
+    monkeypatch.setattr(pipeline, "compute", recording_compute)
+    monkeypatch.setattr(pipeline, "run_isolated", in_process)
+    options = pipeline.OptimizeOptions.from_flags(tile=True)
+    options.budget = 2.0
+    assert options.schedule.budget > 2.0 and pipeline.CODEGEN_BUDGET > 2.0
+    pipeline.optimize(two_regions, options)
+    assert len(asked["schedule"]) == 2 and len(asked["codegen"]) == 2
+    assert all(0 < s <= 2.0 for s in asked["schedule"] + asked["codegen"])
+    # the second region is offered less than the first: the first one's time counts
+    assert asked["schedule"][1] < asked["schedule"][0]
+
+
+def test_slow_code_generation_stops_at_the_run_budget(capsys, tmp_path):
+    """Fuzz seed 3 program 221 (shrunk): isl's AST generation with two levels of tiles
+    takes far longer than a 3 s run (26 s when found); the attempts stop at the budget
+    and the region is kept as written (or generated from a simpler schedule), and the
+    output verifies."""
+    path = DATA / "s3-p00221-slow-codegen.c"
+    options = pipeline.OptimizeOptions.from_flags(tile=True, l2tile=True)
+    options.budget = 3.0
+    result = pipeline.optimize(path, options)
+    [region] = result.regions
+    assert region.fallback, "the region was generated from its two-level tiled schedule within 3 s"
+    assert "budget of 3 CPU seconds was used up" in capsys.readouterr().err
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    assert verify(path, out).ok
+
+
+def test_fuzzed_optimize_runs_with_a_budget_under_its_timeout():
+    """The fuzzer's hang verdict is then a run that overshot its own budget."""
+    options = runner._options("l2tile", 20.0)
+    assert options.budget == pytest.approx(runner.BUDGET_SHARE * 20.0) and options.budget < 20.0
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "x"])
+def test_bad_budget_values_are_refused(two_regions, tmp_path, value):
+    """Exit 2, the reason on the last line (after the usage for what argparse refuses)."""
+    out = tmp_path / "out.c"
+    proc = subprocess.run([sys.executable, "-m", "polysched", "optimize", str(two_regions), "-o", str(out),
+                           "--tile", "--budget", value], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "--budget" in proc.stderr.strip().splitlines()[-1]
+    if value != "x":
+        assert len(proc.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_budget_zero_means_no_limit(two_regions, tmp_path):
+    out = tmp_path / "out.c"
+    proc = subprocess.run([sys.executable, "-m", "polysched", "optimize", str(two_regions), "-o", str(out),
+                           "--tile", "--budget", "0"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "used up" not in proc.stdout + proc.stderr
+    assert out.read_text() != TWO_REGIONS
