@@ -59,6 +59,13 @@ class OptimizeOptions:
     tiling: TileOptions | None = None
     tensorize: bool = False
     tensorize_min_gain: float | None = None      # None: the policy's own threshold
+    # ``optimize --tensorize``: these intrinsic descriptions (`polysched.tensorize.
+    # load_intrinsics`) instead of the default's choice; each statement's best legal
+    # match among them is applied, whatever it scores and whatever else its region
+    # holds (`auto_tensorize`; ``tensorize_reassociate``: inexact ones may take part).
+    # A region where none applies goes through the pipeline.
+    tensorize_intrinsics: list | None = None
+    tensorize_reassociate: bool = False
     # CPU seconds the whole run may take (this process and the scheduler and code
     # generator it forks; None: no limit). Each region's scheduler and code generator get
     # at most what is left; a region reached with nothing left is kept as written.
@@ -230,13 +237,20 @@ def generate_region(region: "ScopResult", untiled: isl.Schedule, budget: RunBudg
     return scop.source[scop.region_start:scop.region_end]
 
 
-def _tensorized(scops, k: int, deps: Dependences, parallel: bool, min_gain: float | None):
-    """(region ``k`` with its products run by micro-kernels, or None; the decisions):
-    `polysched.tensorize.default_tensorize` on the original schedule."""
+def _tensorized(scops, k: int, deps: Dependences, options: OptimizeOptions):
+    """(region ``k`` with its products run by intrinsic calls, or None; the decisions):
+    the intrinsics asked for (`OptimizeOptions.tensorize_intrinsics`), else
+    `polysched.tensorize.default_tensorize`, on the original schedule."""
     from polysched.program import Program
-    from polysched.tensorize import default_tensorize
+    from polysched.tensorize import auto_tensorize, default_tensorize
 
-    return default_tensorize(Program(scops[k], deps, scops=scops, region=k), parallel=parallel, min_gain=min_gain)
+    program = Program(scops[k], deps, scops=scops, region=k)
+    parallel = options.tiling is not None and options.tiling.parallel
+    if options.tensorize_intrinsics is None:
+        return default_tensorize(program, parallel=parallel, min_gain=options.tensorize_min_gain)
+    program, report = auto_tensorize(program, options.tensorize_intrinsics, parallel=parallel,
+                                     reassociate=options.tensorize_reassociate)
+    return (program if any(item.applied for item in report) else None), [item.describe() for item in report]
 
 
 def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
@@ -285,10 +299,11 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
                         untiled=untiled)
     if options.tensorize and not budget.used_up():
-        parallel = options.tiling.parallel
-        gain = options.tensorize_min_gain
-        program, region.tensorize = timed("tensorize", cache.get, (file_key, k, "tensorize", parallel, gain),
-                                          lambda: _tensorized(scops, k, deps, parallel, gain))
+        key = (file_key, k, "tensorize", options.tiling is not None and options.tiling.parallel,
+               options.tensorize_min_gain, options.tensorize_reassociate,
+               None if options.tensorize_intrinsics is None else [i.name for i in options.tensorize_intrinsics])
+        program, region.tensorize = timed("tensorize", cache.get, repr(key),
+                                          lambda: _tensorized(scops, k, deps, options))
         if program is not None:
             region.untiled = schedule
             region.schedule, region.tiling, region.kept_as_written = program.schedule, None, False

@@ -108,3 +108,69 @@ def test_optimize_tensorize_takes_the_fma_kernel_only_with_reassociate(tmp_path,
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "--reassociate"]) == 0
     assert "polysched_dgemm_packed_fma_scaled(" in calls_only(out.read_text())
     assert "not bit-identical (fma)" in capsys.readouterr().out
+
+
+THREE_REGIONS = r"""
+#include <stdio.h>
+#define N 36
+double A[N][N], B[N][N], C[N][N], D[N][N], E[N][N];
+int main(void) {
+  int i, j, k, t;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++) { A[i][j] = (i * 3 + j) % 7 - 2.5; B[i][j] = (i + 2 * j) % 5 * 0.25; C[i][j] = 0; D[i][j] = 1; E[i][j] = 0; }
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+#pragma scop
+  for (t = 0; t < 3; t++)
+    for (i = 1; i < N - 1; i++)
+      for (j = 1; j < N - 1; j++)
+        E[i][j] = 0.5 * (C[i - 1][j] + C[i + 1][j]) + E[i][j];
+#pragma endscop
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < N; k++)
+        D[i][j] += C[i][k] * E[k][j];
+#pragma endscop
+  for (i = 0; i < N; i++) printf("%.17g %.17g %.17g\n", C[i][i], D[i][N - 1 - i], E[i][i]);
+  return 0;
+}
+"""
+
+
+def test_optimize_tensorize_every_region(tmp_path, capsys):
+    """``--tensorize`` calls intrinsics in every region with a match (not only the
+    first); a region without one goes through the pipeline (tiled), and the output
+    verifies."""
+    src = tmp_path / "three.c"
+    src.write_text(THREE_REGIONS)
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(src), "-o", str(out), "--tile", "--tensorize", "--verify"]) == 0
+    text = capsys.readouterr().out
+    assert "verify: equal" in text
+    summary = text.split("region ")[1:]
+    assert len(summary) == 3
+    assert "; applied" in summary[0] and "; applied" in summary[2]
+    assert "applied" not in summary[1] and "tiled [" in summary[1]
+    code = calls_only(out.read_text())
+    assert code.count("/* polysched: tensorize ") == 2
+
+
+def test_tensorize_apply_every_region(tmp_path, capsys):
+    """``polysched tensorize --apply`` applies the matches of every region; the region
+    without one is kept as written, and the output verifies."""
+    from polysched.bench import verify
+    src = tmp_path / "three.c"
+    src.write_text(THREE_REGIONS)
+    out = tmp_path / "out.c"
+    assert main(["tensorize", str(src), "--apply", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "region 0: S0: " in text and "region 2: S0: " in text and text.count("; applied") == 2
+    code = calls_only(out.read_text())
+    assert code.count("/* polysched: tensorize ") == 2
+    assert "E[i][j] = 0.5 * (C[i - 1][j] + C[i + 1][j]) + E[i][j];" in code
+    assert verify(src, out).status == "equal"

@@ -172,7 +172,7 @@ def run(args) -> int:
         if result is None:
             return 2
     elif args.tensorize:
-        result = _tensorized(args, options)
+        _ask_for_intrinsics(args, options)
     if result is None:
         result = _schedules_in(args, options) or optimize(args.file, options)
         _schedules_out(args, options, result)
@@ -229,7 +229,7 @@ def _from_db(args, options):
     lines = [f"from {args.from_db}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
              f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)",
              result.summary()]
-    return _Tensorized(text, lines)
+    return _Replayed(text, lines)
 
 
 def _schedules_in(args, options):
@@ -312,8 +312,8 @@ def _schedules_out(args, options, result) -> None:
         write_output(args.save_schedule, "".join(f"{region.schedule}\n" for region in result.regions))
 
 
-class _Tensorized:
-    """What ``optimize --tensorize`` produced: the text and a summary like the pipeline's."""
+class _Replayed:
+    """What ``optimize --from-db`` produced: the text and a summary like the pipeline's."""
 
     def __init__(self, text: str, lines: list[str]):
         self.text = text
@@ -323,26 +323,18 @@ class _Tensorized:
         return "\n".join(self.lines)
 
 
-def _tensorized(args, options):
-    """The program with the best legal intrinsic match of each statement applied (first
-    region), or None when no statement has one (the usual pipeline then runs)."""
-    from polysched import Program
-    from polysched.tensorize import auto_tensorize, load_intrinsics
+def _ask_for_intrinsics(args, options) -> None:
+    """``--tensorize [auto|NAME,...|DIR]``: every region's statements with a best legal
+    match among these intrinsics run as calls (`OptimizeOptions.tensorize_intrinsics`)."""
+    from polysched.tensorize import load_intrinsics
 
     if args.trace or args.schedule or args.save_trace or args.save_schedule:
         raise UsageError("--tensorize does not combine with --trace, --schedule, --save-trace or --save-schedule")
-    intrinsics = load_intrinsics(None if args.tensorize == "auto" else args.tensorize)
-    program = Program.from_file(args.file, defines=options.source.defines or None,
-                                include_dirs=options.source.include_dirs or None)
-    program, report = auto_tensorize(program, intrinsics,
-                                     parallel=options.tiling is not None and options.tiling.parallel,
-                                     reassociate=args.reassociate)
-    if not any(item.applied for item in report):
-        return None
+    options.tensorize = True
+    options.tensorize_intrinsics = load_intrinsics(None if args.tensorize == "auto" else args.tensorize)
+    options.tensorize_reassociate = args.reassociate
     if Path(args.tensorize).is_dir():      # descriptions of the user's own, maybe with their header
         options.source.include_dirs = [*options.source.include_dirs, args.tensorize]
-    lines = ["tensorize: " + item.describe() for item in report]
-    return _Tensorized(program.c_code(), lines)
 
 
 def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):

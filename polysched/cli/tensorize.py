@@ -3,7 +3,7 @@ every match of every intrinsic in every statement: the loop and array mappings,
 remainders, legality (or why not, with a witness) and the estimated gain.
 
 ``polysched tensorize FILE.c --apply -o OUT.c [--intrinsics ...] [--reassociate]``: the
-file with each statement's best legal match applied (first region; the shipped header
+file with each statement's best legal match applied (in every region; the shipped header
 is pasted in, so it compiles as it is); ``--reassociate`` admits the intrinsics whose sums
 round differently (FMA kernels, a CBLAS call when one is found)."""
 from __future__ import annotations
@@ -98,19 +98,28 @@ def _print_statement(stmt, reports, entry) -> None:
 
 
 def _apply(args, intrinsics) -> int:
-    from polysched import Program
+    from polysched import Program, emit_c
     from polysched.cli import UsageError
-    from polysched.cli.common import check_output_path
+    from polysched.cli.common import check_output_path, write_output
+    from polysched.dependence import analyze
+    from polysched.scop import ScopError, extract
     from polysched.tensorize import auto_tensorize
 
     if not (args.apply and args.output):
         raise UsageError("--apply and -o OUT.c go together")
     check_output_path(args.output, args.file)
-    program = Program.from_file(args.file, defines=parse_defines(args.defines) or None,
-                                include_dirs=args.include_dirs or None)
-    program, report = auto_tensorize(program, intrinsics, reassociate=args.reassociate)
-    for item in report:
-        print(item.describe())
-    program.write(args.output)
+    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    if not scops:
+        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    texts = []
+    for k, scop in enumerate(scops):
+        program, report = auto_tensorize(Program(scop, analyze(scop), scops=scops, region=k), intrinsics,
+                                         reassociate=args.reassociate)
+        for item in report:
+            print(("" if len(scops) == 1 else f"region {k}: ") + item.describe())
+        # a region with nothing applied is kept as written
+        texts.append(program.region_code() if any(item.applied for item in report)
+                     else scop.source[scop.region_start:scop.region_end])
+    write_output(args.output, emit_c.assemble(scops, texts))
     print(f"wrote {args.output}")
     return 0
