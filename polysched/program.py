@@ -150,7 +150,8 @@ _STEP_ARGS = {
     "unmark": ("stmt", "depth"),
     "auto_schedule": ("scheduler", "fuse", "negative_coefficients", "diamond"),
     "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
-                  "wavefront", "intra_tile_reorder", "tile_depth1", "caches", "register_tile"),
+                  "wavefront", "intra_tile_reorder", "tile_depth1", "caches", "register_tile",
+                  "point_wavefront"),
     "set_schedule": ("schedule",),
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
 }
@@ -587,13 +588,13 @@ class Program:
                   l2tile: bool = False, simd: bool = True, unroll: int | None = None,
                   reassociate: bool = False, wavefront: bool = True, intra_tile_reorder: bool = True,
                   tile_depth1: bool = False, caches: dict | None = None,
-                  register_tile: int = 4) -> "Program":
+                  register_tile: int = 4, point_wavefront: bool = True) -> "Program":
         """The default tiling policy (``optimize --tile --parallel``) on the current
         schedule: tile permutable bands (sizes from the cache model unless given, for
         every band or per statement: ``{"S1": [32, 64, 128]}`` for S1's band),
         order point loops for stride 1, mark parallel / simd / unroll loops. The cache
         sizes the model used are recorded in the trace, so a replay elsewhere decides
-        the same. ``register_tile``: see `polysched.tiling.TileOptions` (0: off)."""
+        the same. ``register_tile``, ``point_wavefront``: see `polysched.tiling.TileOptions`."""
         from polysched.tiling import CacheSizes, TileOptions, TilingError, cache_sizes, tile_with_report
         used = CacheSizes(**caches) if caches else cache_sizes()
         if isinstance(sizes, dict):     # per statement: {"S1": [32, 64, 128]}
@@ -604,7 +605,7 @@ class Program:
             options = TileOptions(tile=tile, sizes=sizes, l2tile=l2tile, parallel=parallel,
                                   wavefront=wavefront, simd=simd, unroll=unroll, tile_depth1=tile_depth1,
                                   intra_tile_reorder=intra_tile_reorder, reassociate=reassociate,
-                                  register_tile=register_tile)
+                                  register_tile=register_tile, point_wavefront=point_wavefront)
             schedule, report = tile_with_report(self.scop, self._deps, self._schedule, options, used)
         except (ValueError, TilingError) as err:
             raise TransformError(f"auto_tile: {err}") from None

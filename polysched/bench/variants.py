@@ -62,6 +62,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
         (" --diamond" if overrides.get("diamond") else "") + \
         (f" --fuse {overrides['fuse']}" if overrides.get("fuse") else "") + \
         (" --no-tensorize" if overrides.get("tensorize") is False else "") + \
+        (" --no-point-wavefront" if overrides.get("point_wavefront") is False else "") + \
         (f" --tile-sizes {','.join(map(str, overrides['tile_sizes']))}" if overrides.get("tile_sizes") else "")
     return Variant(name, make_source, cc, tuple(cflags), openmp=parallel)
 
@@ -153,7 +154,10 @@ def all_variant_names() -> list[str]:
             DIAMOND]
 
 
-VARIANT_PARAMS = ("sizes", "threads", "fuse", "tensorize")
+VARIANT_PARAMS = ("sizes", "threads", "fuse", "tensorize", "pointwave")
+# parameters (as parse_variant keeps them) that are `OptimizeOptions.from_flags` arguments
+OPTIMIZE_PARAMS = {"sizes": "tile_sizes", "fuse": "fuse", "tensorize": "tensorize",
+                   "point_wavefront": "point_wavefront"}
 FUSE_VALUES = ("cost", "smart", "max", "no")
 
 
@@ -184,7 +188,8 @@ def parse_variant(spec: str) -> tuple[str, dict]:
     32], "threads": 2})``. ``sizes``: tile sizes (the ``tile`` and ``tile-par`` variants);
     ``fuse``: the fusion policy (``pluto-tile-par:fuse=no``; polysched's variants);
     ``tensorize``: ``no`` keeps the matrix products in the pipeline's own loops
-    (``pluto-tile-par:tensorize=no``; polysched's variants);
+    (``pluto-tile-par:tensorize=no``; polysched's variants); ``pointwave``: ``no``
+    keeps the point loops of fully sequential bands as they are (``--no-point-wavefront``);
     ``threads``: OMP_NUM_THREADS for this variant (any). ValueError (one line) for a
     malformed or unknown parameter."""
     name, *parts = spec.strip().split(":")
@@ -202,10 +207,10 @@ def parse_variant(spec: str) -> tuple[str, dict]:
                 raise ValueError(f"variant {spec!r}: fuse={value} is not one of {', '.join(FUSE_VALUES)}")
             params[key] = value
             continue
-        if key == "tensorize":
+        if key in ("tensorize", "pointwave"):
             if value not in ("yes", "no"):
-                raise ValueError(f"variant {spec!r}: tensorize={value} is not yes or no")
-            params[key] = value == "yes"
+                raise ValueError(f"variant {spec!r}: {key}={value} is not yes or no")
+            params["point_wavefront" if key == "pointwave" else key] = value == "yes"
             continue
         numbers = _positive_ints(spec, key, value)
         if key == "threads" and len(numbers) != 1:
@@ -215,8 +220,8 @@ def parse_variant(spec: str) -> tuple[str, dict]:
         _, _, mode = name.partition("-")
         if name.partition("-")[0] not in SCHEDULERS + ("identity",) or mode not in ("tile", "tile-par"):
             raise ValueError(f"variant {spec!r}: sizes= applies to the tile and tile-par variants only")
-    for key in ("fuse", "tensorize"):
-        if key in params and (name.partition("-")[0] not in SCHEDULERS or name.partition("-")[2] not in MODES):
+    for key, option in (("fuse", "fuse"), ("tensorize", "tensorize"), ("pointwave", "point_wavefront")):
+        if option in params and (name.partition("-")[0] not in SCHEDULERS or name.partition("-")[2] not in MODES):
             raise ValueError(f"variant {spec!r}: {key}= applies to polysched's own variants only")
     return name, params
 
@@ -230,11 +235,9 @@ def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Va
         name, params = parse_variant(spec)
         if params:
             variant = make_variants([name], cc, cflags)[-1] if name != ORIG else orig_variant(cc, cflags)
-            if {"sizes", "fuse", "tensorize"} & params.keys():
-                overrides = {"tile_sizes": params.get("sizes"), "fuse": params.get("fuse"),
-                             "tensorize": params.get("tensorize")}
-                variant = optimizer_variant(name, cc, cflags,
-                                            **{k: v for k, v in overrides.items() if v is not None})
+            overrides = {option: params[key] for key, option in OPTIMIZE_PARAMS.items() if key in params}
+            if overrides:
+                variant = optimizer_variant(name, cc, cflags, **overrides)
             variant.name = spec.strip()
             variant.threads = params.get("threads")
             variants.append(variant)

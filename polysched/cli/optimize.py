@@ -45,6 +45,10 @@ def add_parser(subparsers) -> None:
                    help="when the stride-1 innermost loop carries a reduction chain and the SIMD "
                         "alternative walks arrays by columns, unroll-and-jam the parallel loop by N "
                         "(register tiling; default 4, 0 = off: the SIMD loop goes innermost)")
+    p.add_argument("--no-point-wavefront", action="store_true",
+                   help="keep the point loops of a tiled band in which every loop carries a "
+                        "dependence (seidel-2d) as they are; by default the outermost becomes their "
+                        "sum, so the inner ones run independent updates")
     p.add_argument("--tensorize", nargs="?", const="auto", metavar="auto|NAME[,NAME]|DIR",
                    help="run each statement's best legal match of the shipped intrinsics (auto), of "
                         "the named ones or of the descriptions in DIR as calls (polysched "
@@ -160,6 +164,7 @@ def run(args) -> int:
         tile=args.tile and not args.identity, tile_sizes=sizes, l2tile=args.l2tile,
         parallel=args.parallel and not args.identity, unroll=args.unroll,
         reassociate=args.reassociate, register_tile=args.register_tile,
+        point_wavefront=not args.no_point_wavefront,
         tensorize=False if args.no_tensorize or args.tensorize else None,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )

@@ -72,12 +72,28 @@ class ScopAccesses:
             self.memory[name] = memory_dependences(writes, reads, times).union(
                 memory_dependences(reads, writes, times)).union(memory_dependences(writes, writes, times))
         self._scalar_flow: dict[str, ScalarFlow] = {}
+        self._recurrences: isl.UnionMap | None = None
 
     def all_memory(self) -> isl.UnionMap:
         result = isl.UnionMap.empty(self.scop.context.get_space())
         for deps in self.memory.values():
             result = result.union(deps)
         return result
+
+    def recurrences(self) -> isl.UnionMap:
+        """``{ S[s] -> S[t] }``: instance ``t`` of ``S`` reads an element that the earlier
+        instance ``s`` of the same statement wrote, and the two write different elements:
+        a chain of updates (seidel-2d's ``A[i][j]`` reads ``A[i][j - 1]``), not a sum into
+        one element (which a register holds)."""
+        if self._recurrences is None:
+            raw = memory_dependences(self.writes, self.reads, statement_times(self.scop))
+            same_statement = isl.UnionMap.empty(raw.get_space())
+            for m in maps_of(raw):
+                if m.get_tuple_name(isl.dim_type.in_) == m.get_tuple_name(isl.dim_type.out):
+                    same_statement = same_statement.union(isl.UnionMap.from_map(m))
+            same_element = self.scop.writes.apply_range(self.scop.writes.reverse())
+            self._recurrences = same_statement.subtract(same_element)
+        return self._recurrences
 
     def memory_except(self, names: set[str]) -> isl.UnionMap:
         result = isl.UnionMap.empty(self.scop.context.get_space())

@@ -25,6 +25,10 @@ class TileOptions:
     vectorize instead walks an array across rows, keep the stride-1 loop innermost
     and unroll-and-jam the parallel one by this factor: that many independent chains,
     their accumulators in registers (0: off, the parallel loop goes innermost).
+    ``point_wavefront``: when every point loop of a tiled band carries a dependence
+    whatever their order (seidel-2d), the outermost point loop becomes their sum, so
+    the points of one wavefront run in the inner loops, which carry nothing: the
+    updates in flight are independent, where each one waited for the one before.
     ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
     default: a parallel floating-point sum is computed in another order, so its result
     differs from the original's (like ``-ffast-math``); integer reductions are exact.
@@ -41,6 +45,7 @@ class TileOptions:
     intra_tile_reorder: bool = True
     register_tile: int = 4
     reassociate: bool = False
+    point_wavefront: bool = True
 
     def auto_tile_args(self, caches) -> dict:
         """These options as the arguments of a `polysched.Program.auto_tile` trace step,
@@ -49,7 +54,7 @@ class TileOptions:
                 "l2tile": self.l2tile, "simd": self.simd, "unroll": self.unroll,
                 "reassociate": self.reassociate, "wavefront": self.wavefront,
                 "intra_tile_reorder": self.intra_tile_reorder, "tile_depth1": self.tile_depth1,
-                "register_tile": self.register_tile,
+                "register_tile": self.register_tile, "point_wavefront": self.point_wavefront,
                 "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3}}
 
     def __post_init__(self) -> None:
@@ -91,6 +96,7 @@ class BandReport:
     parallel: str | None = None
     clauses: str = ""
     wavefront: bool = False
+    point_wavefront: bool = False
     simd: bool = False
     unroll: int | None = None
     jam: int | None = None            # unroll-and-jam factor of member jam_member
@@ -110,6 +116,8 @@ class BandReport:
                 parts.append(f"point order {self.point_order}")
         if self.wavefront:
             parts.append("wavefront")
+        if self.point_wavefront:
+            parts.append("point loops in wavefronts")
         if self.parallel:
             parts.append(f"parallel: {self.parallel}" + (f" [{self.clauses}]" if self.clauses else ""))
         if self.simd:

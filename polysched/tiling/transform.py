@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.dependence import is_legal, violated_dependences
-from polysched.dependence.loops import (is_parallel, is_permutable, mupa_rows, node_band_flags,
+from polysched.dependence.loops import (carried, distances, is_parallel, is_permutable, mupa_rows, node_band_flags,
                                         prefix_is_empty, prefix_rows, rows)
 from polysched.dependence.scalars import ScopAccesses, classify_scalars
 from polysched.errors import PolyschedError, TransformError
@@ -305,6 +305,20 @@ class _Policy:
             chain.loops[first] = chain.loops[first].add(chain.loops[second])
             chain.steps.append(_step("skew", stmt=chain.stmt, depth=chain.depth + first,
                                      by_depth=chain.depth + second, factor=1))
+        elif opts.point_wavefront and n >= 2 and report.jam_member is None and not opts.unroll \
+                and not self._parallel_member(prefix, mupa) and self._recurrence(prefix, mupa, order[-1]):
+            # seidel-2d: each update waits for the one before (A[i][j - 1], same t), ~35
+            # cycles of additions and a division; on a wavefront p0 + ... + p(n-1) they
+            # are independent (a permutable band's dependences have no negative
+            # component, so a carried one advances the sum). LARGE, 2 threads: 1.59x ->
+            # 6.46x. Only for such a chain: elsewhere the wavefront's diagonal walk loses
+            # (floyd-warshall 3.60x -> 0.45x, cholesky 3.29x -> 1.03x, jacobi-1d 2.57x -> 0.34x).
+            first = len(tiles) * n
+            for k in range(1, n):
+                chain.loops[first] = chain.loops[first].add(chain.loops[first + k])
+                chain.steps.append(_step("skew", stmt=chain.stmt, depth=chain.depth + first,
+                                         by_depth=chain.depth + first + k, factor=1))
+            report.point_wavefront = True
 
         placed = False
         if wants_parallel:
@@ -312,6 +326,30 @@ class _Policy:
             if not placed and n >= 2 and opts.wavefront:
                 placed = self._wavefront(chain, n, domain, prefix, report)
         return placed
+
+    def _parallel_member(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff) -> bool:
+        """Does some member of the band carry no dependence when it is the innermost
+        loop (inside the prefix and all other members)?"""
+        n = mupa.dim(isl.dim_type.set)
+        members = [mupa_rows(mupa, [k]) for k in range(n)]
+        return any(is_parallel(self.validity, rows(prefix, *(members[m] for m in range(n) if m != k)),
+                               members[k]) for k in range(n))
+
+    def _recurrence(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff, inner: int) -> bool:
+        """Does member ``inner``, as the innermost loop, carry a chain of updates
+        (`ScopAccesses.recurrences`) at one constant distance: each iteration reads
+        what the one a fixed number before wrote, all along the loop?"""
+        n = mupa.dim(isl.dim_type.set)
+        members = [mupa_rows(mupa, [k]) for k in range(n)]
+        chains = self.accesses.recurrences().intersect_domain(mupa.domain()).intersect_range(mupa.domain())
+        carried_chains = carried(chains, rows(prefix, *(members[m] for m in range(n) if m != inner)),
+                                 members[inner])
+        if carried_chains.is_empty():
+            return False
+        for vectors in distances(carried_chains, members[inner]):
+            if not vectors.is_singleton():
+                return False
+        return True
 
     def _given_sizes(self, domain: isl.UnionSet) -> list[int]:
         """The user's sizes for the band scheduling ``domain``: ``TileOptions.sizes``, or
