@@ -192,18 +192,19 @@ class StageCache:
 CODEGEN_BUDGET = 10.0
 
 
-def generate_region(region: "ScopResult", untiled: isl.Schedule, budget: RunBudget | None = None) -> str:
+def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> str:
     """The C text of ``region``, generated in a child process killed past
     ``CODEGEN_BUDGET`` or what is left of ``budget`` (isl cannot be interrupted). When
     the AST generation runs past it, isl's AST fails validation (emit_c/validate.py) or
-    isl refuses the tree, the region is generated from the schedule before tiling, then
+    isl refuses the tree, the region is generated from ``region.untiled``, then
     from the original schedule, and as a last resort kept as written, with a one-line
     notice on stderr. ``region.schedule`` becomes the schedule the text was generated from."""
     budget = budget or RunBudget(None)
     if region.kept_as_written:
         return region.scop.source[region.scop.region_start:region.scop.region_end]
     attempts = [(region.schedule, "")]
-    if untiled is not region.schedule:
+    untiled = region.untiled
+    if untiled is not None and untiled is not region.schedule:
         attempts.append((untiled, "the schedule before tiling"))
     attempts.append((region.scop.schedule, "the original schedule"))
     scop, why = region.scop, ""
@@ -343,6 +344,6 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
         raise ScopError(str(path), 1, 1, "no '#pragma scop' ... '#pragma endscop' region to optimize")
     budget = RunBudget(options.budget)
     regions = [_optimized_region(scops, k, file_key, options, cache, budget, timed) for k in range(len(scops))]
-    texts = [timed("codegen", generate_region, region, region.untiled, budget) for region in regions]
+    texts = [timed("codegen", generate_region, region, budget) for region in regions]
     text = emit_c.assemble(scops, texts)
     return OptimizeResult(path, text, regions, phases)

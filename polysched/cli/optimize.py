@@ -283,7 +283,7 @@ def _schedules_in(args, options):
             raise UsageError(f"{flag} {path}: region {k}: {err}") from None
         regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report))
     built = time.perf_counter()
-    text = emit_c.assemble([r.scop for r in regions], [generate_region(r, r.schedule) for r in regions])
+    text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
     return OptimizeResult(args.file, text, regions,
                           {"load": built - start, "codegen": time.perf_counter() - built})
 
