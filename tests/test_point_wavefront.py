@@ -110,3 +110,29 @@ def test_the_recurrence_relation():
     assert chains.intersect(isl.UnionMap("[TSTEPS, N] -> { S0[t, i, j] -> S0[t', i, j] }")).is_empty()
     gemm = extract(KERNELS / "gemm.c")[0]
     assert ScopAccesses(gemm).recurrences().is_empty()      # C[i][j] += ...: one element per k
+
+
+def test_adi_divides_along_independent_rows(tmp_path):
+    """adi's sweeps divide by what the iteration before computed (p[i][j - 1]) along
+    the stride-1 j, while i is parallel: i goes innermost in the tiled bands of those
+    sweeps (independent divisions), j stays innermost where it carries no chain; the
+    output is bit-identical at 1 and 2 threads."""
+    result = tiled(KERNELS / "adi.c")
+    [region] = result.regions
+    bands = [b for b in region.tiling.tiled]
+    broken = [b for b in bands if any("carries a chain of updates" in note for note in b.notes)]
+    assert len(broken) == 3 and all(b.point_order == [1, 0] for b in broken)
+    program = ps.Program(region.scop, region.deps).set_schedule(region.schedule)
+    assert program.check().legal
+    # the innermost loop of the forward sweep's statements is i (member 0), not j
+    for stmt in ("S3", "S4"):
+        body = region.scop.statements[int(stmt[1:])].body
+        assert body.startswith(("p[i][j]", "q[i][j]"))
+        assert program.loops(stmt)[-1][1].endswith("i"), program.loops(stmt)
+    out = tmp_path / "adi.c"
+    out.write_text(result.text)
+    verdict = verify(KERNELS / "adi.c", out, dataset="MINI", rtol=0, atol=0)
+    assert verdict.status == "equal", verdict
+    # turned off with the wavefronts: the chain stays innermost
+    off = tiled(KERNELS / "adi.c", point_wavefront=False)
+    assert not any("carries a chain" in note for b in off.regions[0].tiling.bands for note in b.notes)

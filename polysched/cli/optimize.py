@@ -46,9 +46,9 @@ def add_parser(subparsers) -> None:
                         "alternative walks arrays by columns, unroll-and-jam the parallel loop by N "
                         "(register tiling; default 4, 0 = off: the SIMD loop goes innermost)")
     p.add_argument("--no-point-wavefront", action="store_true",
-                   help="keep the point loops of a tiled band in which every loop carries a "
-                        "dependence (seidel-2d) as they are; by default the outermost becomes their "
-                        "sum, so the inner ones run independent updates")
+                   help="keep chains of updates (each iteration reading what the one before wrote) in "
+                        "the innermost point loop; by default a parallel loop goes innermost (adi), or "
+                        "without one the point loops run in wavefronts (seidel-2d)")
     p.add_argument("--tensorize", nargs="?", const="auto", metavar="auto|NAME[,NAME]|DIR",
                    help="run each statement's best legal match of the shipped intrinsics (auto), of "
                         "the named ones or of the descriptions in DIR as calls (polysched "

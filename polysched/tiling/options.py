@@ -25,10 +25,13 @@ class TileOptions:
     vectorize instead walks an array across rows, keep the stride-1 loop innermost
     and unroll-and-jam the parallel one by this factor: that many independent chains,
     their accumulators in registers (0: off, the parallel loop goes innermost).
-    ``point_wavefront``: when every point loop of a tiled band carries a dependence
-    whatever their order (seidel-2d), the outermost point loop becomes their sum, so
-    the points of one wavefront run in the inner loops, which carry nothing: the
-    updates in flight are independent, where each one waited for the one before.
+    ``point_wavefront``: break chains of updates in the innermost point loop (each
+    iteration reading what the one before wrote into a neighbouring element): a
+    parallel member goes innermost instead (adi's sweeps); when there is none (every
+    point loop carries a dependence whatever their order: seidel-2d), the outermost
+    point loop becomes the sum of all, so the points of one wavefront run in the inner
+    loops, which carry nothing. Either way the updates in flight are independent,
+    where each one waited for the one before.
     ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
     default: a parallel floating-point sum is computed in another order, so its result
     differs from the original's (like ``-ffast-math``); integer reductions are exact.

@@ -269,6 +269,8 @@ class _Policy:
         order = list(range(n))
         if opts.intra_tile_reorder and n >= 2:
             order, report.jam_member = self._loop_order(node, mupa, prefix, n_prefix)
+            if opts.point_wavefront and report.jam_member is None and not opts.unroll:
+                order = self._chain_breaking_order(prefix, mupa, order, report)
         report.point_order = order
         # a parallel outer tile loop needs a few tiles per thread; the innermost point
         # loop (the vector loop) should be long
@@ -334,6 +336,25 @@ class _Policy:
         members = [mupa_rows(mupa, [k]) for k in range(n)]
         return any(is_parallel(self.validity, rows(prefix, *(members[m] for m in range(n) if m != k)),
                                members[k]) for k in range(n))
+
+    def _chain_breaking_order(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff, order: list[int],
+                              report: BandReport) -> list[int]:
+        """``order`` with a parallel member innermost instead of one that carries a
+        chain of updates (`_recurrence`), when there is such a member: adi's sweeps
+        divide by what the iteration before computed (``p[i][j - 1]``, ~15 cycles each)
+        along the stride-1 ``j``; with ``i`` innermost the divisions of different rows
+        are independent. The tile keeps the lines ``i`` walks across in cache."""
+        n = len(order)
+        inner = order[-1]
+        if not self._recurrence(prefix, mupa, inner):
+            return order
+        members = [mupa_rows(mupa, [k]) for k in range(n)]
+        for k in reversed(order[:-1]):
+            outer = rows(prefix, *(members[m] for m in range(n) if m != k))
+            if is_parallel(self.validity, outer, members[k]):
+                report.notes.append(f"member {k} innermost: member {inner} carries a chain of updates")
+                return [m for m in order if m != k] + [k]
+        return order
 
     def _recurrence(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff, inner: int) -> bool:
         """Does member ``inner``, as the innermost loop, carry a chain of updates
