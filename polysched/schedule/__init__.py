@@ -70,12 +70,13 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
         cost = options.fuse == "cost"
         prints = footprints(scop.statements, scop.context) if cost else None
         strides = spatial_weights(scop.statements, NOMINAL_EXTENT) if cost else None
+        edge_cache: dict = {}
         for k, opts in enumerate(attempts):
             try:
                 schedule = pluto_schedule(domain, scop.context, validity, proximity, opts,
                                           statement_order=order, stats=child_stats,
                                           conflicts=conflicts, budget=budget, spatial=spatial,
-                                          footprints=prints, strides=strides)
+                                          footprints=prints, strides=strides, edge_cache=edge_cache)
                 return str(schedule), child_stats
             except ScheduleError:
                 if k == len(attempts) - 1:

@@ -476,7 +476,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                    budget: Budget | None = None,
                    spatial: dict[str, list[int]] | None = None,
                    footprints: dict[str, dict[str, isl.Set]] | None = None,
-                   strides: dict[str, list[int]] | None = None) -> isl.Schedule:
+                   strides: dict[str, list[int]] | None = None,
+                   edge_cache: dict | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
@@ -485,7 +486,9 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     fastest-varying subscripts (``ilp.spatial_weights``; the spatial-locality level).
     ``footprints``: per statement, the elements of each array it touches
     (``fusion.footprints``), and ``strides``, ``spatial`` with references weighted by
-    their arrays' nominal sizes: for the ``cost`` fusion policy.
+    their arrays' nominal sizes: for the ``cost`` fusion policy. ``edge_cache``: a dict
+    that keeps the dependence edges for another call on the same input (the retry with
+    negative coefficients; a 7-statement fuzzed nest spent 2.2 s splitting them again).
     Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
     ``budget`` (default: ``options.budget`` seconds from now)."""
     if budget is None:
@@ -496,14 +499,18 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     stmts += sorted(s for s in dims if s not in stmts)
     params = [context.get_dim_name(isl.dim_type.param, k) for k in range(context.dim(isl.dim_type.param))]
     domain = domain.align_params(context.get_space())
-    edges = edges_from(validity.intersect_domain(domain).intersect_range(domain), context,
-                       "validity", conflicts)
-    prox = []
-    if proximity is not None and options.rar:
-        # Proximity edges that are not validity ones (input dependences) only guide locality.
-        extra = proximity.subtract(validity)
-        prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context,
-                          "proximity", conflicts)
+    edge_cache = {} if edge_cache is None else edge_cache
+    if options.rar not in edge_cache:
+        edges = edges_from(validity.intersect_domain(domain).intersect_range(domain), context,
+                           "validity", conflicts)
+        prox = []
+        if proximity is not None and options.rar:
+            # Proximity edges that are not validity ones (input dependences) only guide locality.
+            extra = proximity.subtract(validity)
+            prox = edges_from(extra.intersect_domain(domain).intersect_range(domain), context,
+                              "proximity", conflicts)
+        edge_cache[options.rar] = (edges, prox)
+    edges, prox = edge_cache[options.rar]
     spaces = _statement_spaces(domain, params)
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
                        w_bound=w_bound_for(edges + prox, options), spatial=spatial or {},
