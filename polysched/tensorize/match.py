@@ -139,7 +139,7 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
     for order, intrinsic in enumerate(intrinsics):
         problem = make_problem(scop, stmt, intrinsic, pattern)
         for structural in sat_matches(problem):
-            match, loop_map = _undecided(problem, structural)
+            match, loop_map = undecided(problem, structural)
             ranked.append((-match.cost.get("gain", 0), order, str(match.key), match, problem, loop_map))
     ranked.sort(key=lambda item: item[:3])
     reason = ""
@@ -151,7 +151,7 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
     return None, reason
 
 
-def _undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[int, int]]]:
+def undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[int, int]]]:
     """(the :class:`Match` of ``structural`` with its legality not yet decided, its loop
     map as (intrinsic loop, program loop) positions)."""
     intr, prog = problem.intrinsic, problem.pattern
@@ -164,6 +164,6 @@ def _undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[
 
 
 def _finish(problem, structural: StructuralMatch, deps) -> Match:
-    match, loop_map = _undecided(problem, structural)
+    match, loop_map = undecided(problem, structural)
     match.legal, match.reason = legality(problem, loop_map, deps)
     return match
