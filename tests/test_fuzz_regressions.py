@@ -261,3 +261,21 @@ def test_matrix_products_the_default_tries_to_call(tmp_path, name, capsys):
     out = tmp_path / "out.c"
     assert main(["optimize", str(DATA / name), "-o", str(out), "--tile", "--parallel", "--verify"]) == 0
     assert "verify: equal" in capsys.readouterr().out
+
+
+def test_a_product_over_a_strided_loop_is_not_called(tmp_path):
+    """Fuzz seed 3, program 3369 (shrunk), mode ``tensorize`` (AVX2 machine): the
+    product ``A[j + 1][l + 1] += C[j + 1][k + 2] * C[k + 1][l + 1]`` over ``for (l = 0;
+    l <= 2; l += 2)`` was matched with the intrinsic's ``j`` on ``l``; the call walked
+    consecutive columns (l = 0, 1 where the loop runs 0, 2): wrong output. A loop that
+    steps by more than one maps to no intrinsic loop now, and the output is
+    bit-identical."""
+    from polysched import pipeline
+    from polysched.bench import verify
+    from polysched.fuzz import runner
+    source = DATA / "s3-p03369-strided-product.c"
+    result = pipeline.optimize(source, runner._options("tensorize", 20.0))
+    assert not any("applied" in line for region in result.regions for line in region.tensorize)
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    assert verify(source, out, rtol=0, atol=0).status == "equal"

@@ -269,3 +269,34 @@ def test_why_nothing_matches():
     assert "also an input" in _why(scop, stmt, "dgemm_4x8")
     scop, stmt = _case("C[i][j] = (C[i][j] + A[i][k]) * B[k][j];")
     assert "expression" in _why(scop, stmt, "dgemm_4x8")
+
+
+def test_a_loop_that_steps_by_two_maps_to_no_intrinsic_loop(tmp_path):
+    """Fuzz seed 3, program 3369: ``l += 2`` is not a run of consecutive columns. With
+    ``l++`` the same product matches dgemm_packed; with ``l += 2`` nothing matches, and
+    the reason names the step (SAT and the brute-force oracle agree)."""
+    from polysched.scop import extract
+    from polysched.tensorize import load_intrinsics, match_statement
+    body = """
+double X[8][16], Y[8][8], Z[8][16];
+void f(void) {
+  int i, k, l;
+#pragma scop
+  for (i = 0; i < 8; i++)
+    for (k = 0; k < 8; k++)
+      for (l = 0; l < 16; l STEP)
+        X[i][l] += Y[i][k] * Z[k][l];
+#pragma endscop
+}
+"""
+    [intrinsic] = load_intrinsics("dgemm_packed")
+    for step, matched in (("++", True), ("+= 2", False)):
+        path = tmp_path / f"p{len(step)}.c"
+        path.write_text(body.replace("STEP", step))
+        scop = extract(path)[0]
+        [report] = match_statement(scop, scop.statements[0], [intrinsic])
+        [oracle] = match_statement(scop, scop.statements[0], [intrinsic], method="brute")
+        assert {m.key for m in report.matches} == {m.key for m in oracle.matches}
+        assert bool(report.matches) == matched
+        if not matched:
+            assert "steps by more than 1" in report.why_none

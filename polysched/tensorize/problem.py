@@ -50,12 +50,19 @@ class Problem:
     pattern: Pattern
     intrinsic: Intrinsic
     extents: list[int | None]
+    # the step between consecutive values of each program loop (`program_steps`)
+    steps: list[int]
     # rules the SAT search may ignore, to say why nothing matched (see match.diagnose):
-    # "extents", "stride1", "types", "aliasing"
+    # "steps", "extents", "stride1", "types", "aliasing"
     relax: frozenset[str] = frozenset()
 
     def loop_allowed(self, l: int, p: int) -> bool:
-        """May intrinsic loop ``l`` map to program loop ``p`` (extent rules)?"""
+        """May intrinsic loop ``l`` map to program loop ``p`` (step and extent rules)?
+        A program loop that steps by more than one (``l += 2``) never maps: an
+        intrinsic walks consecutive values (fuzz seed 3 program 3369: a call over
+        ``l = 2, 4`` computed ``l = 2, 3``)."""
+        if self.steps[p] != 1 and "steps" not in self.relax:
+            return False
         fixed = self.intrinsic.extents[l]
         if "extents" in self.relax:
             return True
@@ -82,9 +89,17 @@ def program_extents(scop: Scop, stmt: Statement) -> list[int | None]:
     return [_extent(domain, d) for d in range(domain.dim(isl.dim_type.set))]
 
 
+def program_steps(stmt: Statement) -> list[int]:
+    """The stride of each loop of ``stmt`` in its domain (isl's ``get_stride``):
+    ``{ S[i, l] : exists e : l = 2e and ... }`` gives 2 for ``l``; 1 for a loop of
+    consecutive values or a fixed one."""
+    domain = stmt.domain
+    return [int(domain.get_stride(d).to_python()) or 1 for d in range(domain.dim(isl.dim_type.set))]
+
+
 def make_problem(scop: Scop, stmt: Statement, intrinsic: Intrinsic, pattern: Pattern | None = None) -> Problem:
     pattern = pattern or statement_pattern(scop, stmt)
-    return Problem(scop, stmt, pattern, intrinsic, program_extents(scop, stmt))
+    return Problem(scop, stmt, pattern, intrinsic, program_extents(scop, stmt), program_steps(stmt))
 
 
 def affine_unused(uref, vref) -> set[tuple[int, int]] | None:
