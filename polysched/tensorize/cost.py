@@ -92,35 +92,12 @@ def estimate(problem, loop_map) -> dict:
     if intr.numerics == "fma":
         gain *= 1.5
     out = {"flops_per_call": flops, "reuse": round(reuse, 3), "coverage": round(coverage, 4),
-           "lanes": lanes, "gain": round(gain, 3), "output_dims": output_dims(problem, loop_map)}
+           "lanes": lanes, "gain": round(gain, 3)}
     if intr.packing:
         out["packed"] = sorted(intr.packing)
     if not intr.exact:
         out["numerics"] = intr.numerics
     return out
-
-
-def output_dims(problem, loop_map) -> list[int]:
-    """For each subscript of the intrinsic's output, outermost first, the subscript of
-    the program's output that its loop walks (-1: none). Of two matches that gain
-    alike, the one with larger dimensions writes its output blocks closer together:
-    conv2d-nhwc's ``out[n][h][w][k]`` with the block's rows along ``w`` (rows ``NK``
-    apart) rather than ``h`` (``NW * NK`` apart)."""
-    intr, prog = problem.intrinsic, problem.pattern
-    if intr.pattern.tree is None or prog.tree is None:
-        return []
-    program_of = dict(loop_map)
-    intr_out = intr.pattern.refs[intr.pattern.tree[1][1]]
-    prog_out = prog.refs[prog.tree[1][1]]
-    dims = []
-    for row in intr_out.rows:
-        walked = -1
-        for l, c in enumerate(row):
-            if c and l in program_of:
-                p = program_of[l]
-                walked = max([d for d, prow in enumerate(prog_out.rows) if prow[p]], default=-1)
-        dims.append(walked)
-    return dims
 
 
 def _order(loop_map, loops):

@@ -92,7 +92,7 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
         found = search(problem)
         seconds = time.perf_counter() - start
         matches = [_finish(problem, s, deps) for s in found]
-        matches.sort(key=lambda m: (not m.legal, _rank(m), str(m.key)))
+        matches.sort(key=lambda m: (not m.legal, -m.cost.get("gain", 0), str(m.key)))
         why = "" if matches else diagnose(problem)
         reports.append(MatchReport(stmt.name, intrinsic.name, matches, seconds, pattern.error, why))
     return reports
@@ -141,7 +141,7 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
         problem = make_problem(scop, stmt, intrinsic, pattern)
         for structural in sat_matches(problem):
             match, loop_map = undecided(problem, structural)
-            ranked.append((_rank(match), order, str(match.key), match, problem, loop_map))
+            ranked.append((-match.cost.get("gain", 0), order, str(match.key), match, problem, loop_map))
     ranked.sort(key=lambda item: item[:3])
     reason = ""
     for *_key, match, problem, loop_map in ranked:
@@ -150,12 +150,6 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
             return match, ""
         reason = reason or match.reason
     return None, reason
-
-
-def _rank(match: Match) -> tuple:
-    """Sort key of matches, best first: estimated gain, then output blocks written
-    closer together (`cost.output_dims`)."""
-    return -match.cost.get("gain", 0), [-d for d in match.cost.get("output_dims", [])]
 
 
 def undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[int, int]]]:
