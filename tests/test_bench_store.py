@@ -283,14 +283,16 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
     source.write_text(SCOP_FILE)
     out = tmp_path / "r.json"
     status = main(["bench", str(source), "--dataset", "mini", "--repeat", "1", "--threads", "1",
-                   "--variants", "pluto-tile:sizes=4,4,pluto-tile-par:threads=1,pluto-tile:fuse=no",
+                   "--variants", "pluto-tile:sizes=4,4,pluto-tile-par:threads=1,pluto-tile:fuse=no,"
+                   "pluto-tile:pointwave=no",
                    "-o", str(out)])
     _, err = capfd.readouterr()
     assert status == 0, err
     results = json.loads(out.read_text())
     assert results["config"]["dataset"] == "MINI"
     by_variant = {r["variant"]: r for r in results["results"]}
-    assert list(by_variant) == ["orig", "pluto-tile:sizes=4,4", "pluto-tile-par:threads=1", "pluto-tile:fuse=no"]
+    assert list(by_variant) == ["orig", "pluto-tile:sizes=4,4", "pluto-tile-par:threads=1", "pluto-tile:fuse=no",
+                                "pluto-tile:pointwave=no"]
     assert all(r["status"] == "OK" for r in results["results"]), err
     assert by_variant["orig"]["source_sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
     tiled = by_variant["pluto-tile:sizes=4,4"]
@@ -303,6 +305,8 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
     assert by_variant["pluto-tile-par:threads=1"]["openmp"] is True
     assert by_variant["pluto-tile:fuse=no"]["build"]["options"]["fuse"] == "no"
     assert by_variant["pluto-tile:fuse=no"]["verify"] == "equal"
+    # every parameter reaches optimize (pointwave= was parsed and then dropped)
+    assert by_variant["pluto-tile:pointwave=no"]["build"]["options"]["point_wavefront"] is False
     assert load_results(out.with_suffix(".jsonl"))["results"] == results["results"]
     # the same -o again: the log is there, so not without --resume
     status = main(["bench", str(source), "--dataset", "MINI", "--variants", "orig", "-o", str(out)])
@@ -315,6 +319,7 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
     (["--variants", "pluto-sched:sizes=4,4"], "tile and tile-par variants only"),
     (["--variants", "pluto-tile:threads=0"], "positive"),
     (["--variants", "pluto-tile:fuse=some"], "not one of cost, smart, max, no"),
+    (["--variants", "pluto-tile:pointwave=maybe"], "pointwave=maybe is not yes or no"),
     (["--variants", "plutoo-tile"], "unknown variant"),
     (["NOSCOP"], "no '#pragma scop'"),
     (["missing.c"], "no such file"),
