@@ -329,13 +329,16 @@ class _Policy:
                 placed = self._wavefront(chain, n, domain, prefix, report)
         return placed
 
-    def _parallel_member(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff) -> bool:
-        """Does some member of the band carry no dependence when it is the innermost
-        loop (inside the prefix and all other members)?"""
+    def _parallel_when_innermost(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff, k: int) -> bool:
+        """Does member ``k`` carry no dependence as the innermost loop (inside the prefix
+        and all other members)?"""
         n = mupa.dim(isl.dim_type.set)
-        members = [mupa_rows(mupa, [k]) for k in range(n)]
-        return any(is_parallel(self.validity, rows(prefix, *(members[m] for m in range(n) if m != k)),
-                               members[k]) for k in range(n))
+        members = [mupa_rows(mupa, [m]) for m in range(n)]
+        return is_parallel(self.validity, rows(prefix, *(members[m] for m in range(n) if m != k)), members[k])
+
+    def _parallel_member(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff) -> bool:
+        """Is some member of the band parallel as the innermost loop?"""
+        return any(self._parallel_when_innermost(prefix, mupa, k) for k in range(mupa.dim(isl.dim_type.set)))
 
     def _chain_breaking_order(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff, order: list[int],
                               report: BandReport) -> list[int]:
@@ -348,10 +351,8 @@ class _Policy:
         inner = order[-1]
         if not self._recurrence(prefix, mupa, inner):
             return order
-        members = [mupa_rows(mupa, [k]) for k in range(n)]
         for k in reversed(order[:-1]):
-            outer = rows(prefix, *(members[m] for m in range(n) if m != k))
-            if is_parallel(self.validity, outer, members[k]):
+            if self._parallel_when_innermost(prefix, mupa, k):
                 report.notes.append(f"member {k} innermost: member {inner} carries a chain of updates")
                 return [m for m in order if m != k] + [k]
         return order
