@@ -227,6 +227,54 @@ def test_counter_wider_than_int(tmp_path):
     assert "long long c0" in outputs["tile-par"] or "long long" in outputs["default"]
 
 
+# found by hand (int bounds near INT_MAX): the bounds fit int, but with 3x5 tiles the
+# last tile's "3 * c0 + 2" is 2**31 and wrapped under int counters (the loop ran 0 times)
+NEAR_INT_MAX = r"""
+#include <stdio.h>
+double A[60][60];
+int main(void) {
+  int i, j;
+  for (i = 0; i < 60; i++) for (j = 0; j < 60; j++) A[i][j] = i + 0.5 * j;
+#pragma scop
+  for (i = 2147483600; i < 2147483647; i++)
+    for (j = 2147483590; j <= 2147483646; j++)
+      A[i - 2147483600][j - 2147483590] += (i > 2147483610 ? A[i - 2147483601][j - 2147483590] : 1.0);
+#pragma endscop
+  for (i = 0; i < 60; i++) for (j = 0; j < 60; j++) printf("%.17g\n", A[i][j]);
+  return 0;
+}
+"""
+
+
+def test_bounds_near_int_max_get_wide_counters(tmp_path):
+    modes = {"tile-3x5": dict(tile=True, parallel=True, tile_sizes=[3, 5]), "tile-par": FLAG_SETS["tile-par"]}
+    outputs = assert_same_behaviour(tmp_path, NEAR_INT_MAX, modes=modes)
+    assert all("long long c0" in text for text in outputs.values())
+
+
+NEAR_LLONG_MAX = r"""
+#include <stdio.h>
+double A[40];
+int main(void) {
+  long long i;
+#pragma scop
+  for (i = 9223372036854775800LL; i < 9223372036854775807LL; i++)
+    A[i - 9223372036854775800LL] = 2.0 * (double)(i - 9223372036854775800LL);
+#pragma endscop
+  for (int k = 0; k < 40; k++) printf("%.17g\n", A[k]);
+  return 0;
+}
+"""
+
+
+def test_counters_near_llong_max_keep_the_original(tmp_path):
+    """No wider counter type: tile arithmetic could overflow long long, so the region
+    is kept as written (with the reason in a comment), in every mode."""
+    outputs = assert_same_behaviour(tmp_path, NEAR_LLONG_MAX,
+                                    modes={"tile-par": FLAG_SETS["tile-par"], "identity": FLAG_SETS["identity"]})
+    assert all("original code kept: a loop counter may exceed 2**60" in text for text in outputs.values())
+
+
 # -- 4. iterators live after the region ------------------------------------------------
 
 LIVE_ITERATOR = r"""

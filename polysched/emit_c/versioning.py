@@ -22,8 +22,9 @@ call, and the check costs a few comparisons per execution of the region. Conditi
 that hold by construction are left out (and with them, possibly, the ``if``).
 
 Counter types: ``int`` when every parameter and iterator has a signed type no wider
-than ``int`` (the check then bounds the parameters by ``2**26``, so that sums of a few
-scaled counters cannot overflow), else ``long long`` with every parameter cast to it
+than ``int`` and the iterators stay within ``2**27`` once the parameters are within
+``2**26`` (the check bounds the parameters by that, so that sums of a few scaled
+counters cannot overflow), else ``long long`` with every parameter cast to it
 (so that ``n - 1`` on an ``unsigned n`` cannot wrap) and 64-bit parameters bounded by
 ``2**56``. A statement body sees its iterators converted back to their declared type
 (``(unsigned)(c0)``), so its own arithmetic is the original's.
@@ -39,6 +40,10 @@ from polysched.scop.model import Array, Scop
 from polysched.scop.source import blank_strings, line_starts, offset_of, strip_comments
 
 INT_BOUND = 2 ** 26        # |parameter| bound under int counters
+# |iterator| bound under int counters, with parameters within INT_BOUND: tile and skew
+# arithmetic (a few scaled counters summed) then stays far below 2**31
+ITERATOR_BOUND = 2 ** 27
+WIDE_ITERATOR_BOUND = 2 ** 60   # |iterator| bound under long long counters
 WIDE_BOUND = 2 ** 56       # |parameter| bound for 64-bit parameters under long long counters
 
 _NARROW = {"char", "short", "int8_t", "int16_t", "uint8_t", "uint16_t", "_Bool", "bool"}
@@ -132,7 +137,8 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
     small_macros = all(abs(scop.parameter_values.get(p, 0)) <= INT_BOUND for p in macro_params)
     iterators = {it for stmt in scop.statements for it in stmt.iterators}
     everything_int = small_macros and all(fits_int(types[name]) for name in types
-                                          if name in scop.parameters or name in iterators)
+                                          if name in scop.parameters or name in iterators) \
+        and _iterators_within(scop, INT_BOUND, ITERATOR_BOUND)
     if counter_type is None:
         counter_type = "int" if everything_int else "long long"
     wide_counters = counter_type != "int"
@@ -167,8 +173,31 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
     if assumed.is_empty():
         result.never.append("the model holds for no parameter value (e.g. an unsigned comparison "
                             "that always wraps around)")
+    if wide_counters and not _iterators_within(scop, WIDE_BOUND, WIDE_ITERATOR_BOUND):
+        result.never.append(f"a loop counter may exceed 2**{WIDE_ITERATOR_BOUND.bit_length() - 1}, "
+                            f"where tile arithmetic in {counter_type} could overflow")
     _plan_alias_checks(scop, result)
     return result
+
+
+def _iterators_within(scop: Scop, parameter_bound: int, iterator_bound: int) -> bool:
+    """Whether every statement instance has iterators within ``±iterator_bound`` once
+    the parameters are within ``±parameter_bound``: ``{ S[i] : |i_k| > iterator_bound }``
+    is empty under that context. Literal bounds near ``INT_MAX`` (``for (i = 2147483600;
+    ...)``) fit ``int`` themselves, but a tile's last point ``3 * c0 + 2`` does not:
+    such a region gets ``long long`` counters."""
+    context = scop.context
+    for k in range(context.dim(isl.dim_type.param)):
+        context = context.upper_bound_val(isl.dim_type.param, k, isl.Val(parameter_bound))
+        context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(-parameter_bound))
+    for stmt in scop.statements:
+        domain = stmt.domain.intersect_params(context.align_params(stmt.domain.get_space()))
+        for k in range(domain.dim(isl.dim_type.set)):
+            box = domain.lower_bound_val(isl.dim_type.set, k, isl.Val(-iterator_bound)) \
+                .upper_bound_val(isl.dim_type.set, k, isl.Val(iterator_bound))
+            if not domain.is_subset(box):
+                return False
+    return True
 
 
 def _may_be_aliased(array: Array) -> bool:
