@@ -68,7 +68,10 @@ CASES = {
     "declaration": ("/*@*/double tmp = x[0];\nfor (i = 0; i < N; i++) {\n  x[i] = tmp;\n}", "declaration"),
     "iterator_modified": ("for (i = 0; i < N; i++) {\n  /*@*/i = i + 2;\n}", "modified"),
     "non_constant_step": ("for (i = 0; i < N; /*@*/i += n)\n  x[i] = 0;", "constant"),
-    "not_equal_condition": ("for (i = 0; /*@*/i != N; i++)\n  x[i] = 0;", "'!='"),
+    # 'i != N' alone with a step of 1 is accepted (test_wrong_code.py); inside a larger
+    # condition, or with a step of 2 (it may step over N), it is not
+    "not_equal_condition": ("for (i = 0; /*@*/i != N && i < 5; i++)\n  x[i] = 0;", "'!='"),
+    "not_equal_condition_step_2": ("for (i = 0; /*@*/i != N; i += 2)\n  x[i] = 0;", "'!='"),
     "non_monotone_condition": ("for (i = 0; /*@*/i < 10 || i > 20; i++)\n  x[i] = 0;", "not monotone"),
     "unbounded_loop": ("for (i = 0; /*@*/n > 0; i++)\n  x[i] = 0;", "does not bound"),
     "shadowed_iterator": ("for (i = 0; i < N; i++)\n  /*@*/for (i = 0; i < N; i++)\n    x[i] = 0;", "shadows"),

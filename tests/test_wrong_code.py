@@ -275,6 +275,42 @@ def test_counters_near_llong_max_keep_the_original(tmp_path):
     assert all("original code kept: a loop counter may exceed 2**60" in text for text in outputs.values())
 
 
+# 'i != e' loops stepping by 1 run the iterations of 'i < e' ('i > e' down) when they
+# start on the right side of e: assumed, checked at run time; otherwise (n < 0 here, m
+# below n - 1) the original runs, which for n < 0 would not terminate, so the program
+# is run with sizes where it does
+NOT_EQUAL = r"""
+#include <stdio.h>
+#include <stdlib.h>
+double A[50][50], B[50];
+void kernel(int n, int m) {
+  int i, j;
+#pragma scop
+  for (i = 0; i != n; i++)
+    for (j = m; j != i; j--)
+      A[i][j] = A[i][j] + B[j] * i;
+  for (i = n; i != 0; --i)
+    B[i] = B[i] + A[i][i];
+#pragma endscop
+}
+int main(void) {
+  int sizes[][2] = {{20, 30}, {0, 30}, {5, 5}, {5, 4}, {30, 29}, {1, 0}, {10, 49}};
+  for (int a = 0; a < 50; a++) { B[a] = a * 0.5; for (int b = 0; b < 50; b++) A[a][b] = a - b * 0.25; }
+  for (int k = 0; k < 7; k++) {
+    kernel(sizes[k][0], sizes[k][1]);
+    for (int a = 0; a < 50; a++) { printf("%a\n", B[a]); for (int b = 0; b < 50; b++) printf("%a ", A[a][b]); }
+  }
+  return 0;
+}
+"""
+
+
+def test_not_equal_loop_conditions(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, NOT_EQUAL)
+    assert "m + 1 >= n" in outputs["tile-par"]          # the assumption, tested at run time
+    assert "#pragma omp parallel for" in outputs["tile-par"]
+
+
 # -- 4. iterators live after the region ------------------------------------------------
 
 LIVE_ITERATOR = r"""

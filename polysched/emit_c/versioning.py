@@ -137,10 +137,11 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
     small_macros = all(abs(scop.parameter_values.get(p, 0)) <= INT_BOUND for p in macro_params)
     iterators = {it for stmt in scop.statements for it in stmt.iterators}
     everything_int = small_macros and all(fits_int(types[name]) for name in types
-                                          if name in scop.parameters or name in iterators) \
-        and _iterators_within(scop, INT_BOUND, ITERATOR_BOUND)
+                                          if name in scop.parameters or name in iterators)
     if counter_type is None:
-        counter_type = "int" if everything_int else "long long"
+        fits = everything_int and not _small_iterators(scop, _bounded_context(scop, False),
+                                                       ITERATOR_BOUND).is_empty()
+        counter_type = "int" if fits else "long long"
     wide_counters = counter_type != "int"
 
     parameter_text = {}
@@ -150,17 +151,9 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
     iterator_casts = {it: types[it] for it in sorted(iterators)
                       if it in types and _spelling(types[it]) != _spelling(counter_type)}
 
-    assumed = scop.context
-    for k, p in enumerate(scop.parameters):
-        c_type = types.get(p, "int")
-        if wide_counters:
-            bound = WIDE_BOUND if is_wide(c_type) else None
-        else:
-            bound = None if (_words(c_type) & _NARROW) else INT_BOUND
-        if bound is not None:
-            assumed = assumed.upper_bound_val(isl.dim_type.param, k, isl.Val(bound))
-            if not is_unsigned(c_type):
-                assumed = assumed.lower_bound_val(isl.dim_type.param, k, isl.Val(-bound))
+    bounded = _bounded_context(scop, wide_counters)
+    iterator_bound = WIDE_ITERATOR_BOUND if wide_counters else ITERATOR_BOUND
+    assumed = _small_iterators(scop, bounded, iterator_bound)
     # conditions the types already guarantee are not tested
     known = isl.Set.universe(scop.context.get_space())
     for k, p in enumerate(scop.parameters):
@@ -170,34 +163,49 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
 
     result = Versioning(counter_type, parameter_text, iterator_casts, assumed,
                         live_iterators=tuple(scop.live_iterators))
-    if assumed.is_empty():
+    if bounded.is_empty():
         result.never.append("the model holds for no parameter value (e.g. an unsigned comparison "
                             "that always wraps around)")
-    if wide_counters and not _iterators_within(scop, WIDE_BOUND, WIDE_ITERATOR_BOUND):
-        result.never.append(f"a loop counter may exceed 2**{WIDE_ITERATOR_BOUND.bit_length() - 1}, "
+    elif assumed.is_empty():
+        result.never.append(f"a loop counter may exceed 2**{iterator_bound.bit_length() - 1}, "
                             f"where tile arithmetic in {counter_type} could overflow")
     _plan_alias_checks(scop, result)
     return result
 
 
-def _iterators_within(scop: Scop, parameter_bound: int, iterator_bound: int) -> bool:
-    """Whether every statement instance has iterators within ``±iterator_bound`` once
-    the parameters are within ``±parameter_bound``: ``{ S[i] : |i_k| > iterator_bound }``
-    is empty under that context. Literal bounds near ``INT_MAX`` (``for (i = 2147483600;
-    ...)``) fit ``int`` themselves, but a tile's last point ``3 * c0 + 2`` does not:
-    such a region gets ``long long`` counters."""
-    context = scop.context
-    for k in range(context.dim(isl.dim_type.param)):
-        context = context.upper_bound_val(isl.dim_type.param, k, isl.Val(parameter_bound))
-        context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(-parameter_bound))
+def _bounded_context(scop: Scop, wide_counters: bool) -> isl.Set:
+    """``scop.context`` with each parameter bounded so that the counters' arithmetic
+    stays in range: ``±INT_BOUND`` under ``int`` counters (narrow types need nothing),
+    ``±WIDE_BOUND`` for 64-bit parameters under ``long long`` ones."""
+    assumed = scop.context
+    for k, p in enumerate(scop.parameters):
+        c_type = scop.variable_types.get(p, "int")
+        if wide_counters:
+            bound = WIDE_BOUND if is_wide(c_type) else None
+        else:
+            bound = None if (_words(c_type) & _NARROW) else INT_BOUND
+        if bound is not None:
+            assumed = assumed.upper_bound_val(isl.dim_type.param, k, isl.Val(bound))
+            if not is_unsigned(c_type):
+                assumed = assumed.lower_bound_val(isl.dim_type.param, k, isl.Val(-bound))
+    return assumed
+
+
+def _small_iterators(scop: Scop, context: isl.Set, iterator_bound: int) -> isl.Set:
+    """The part of ``context`` where every statement instance has its iterators within
+    ``±iterator_bound``: ``context`` minus the parameters of ``{ S[i] : |i_k| >
+    iterator_bound }``. Literal bounds near ``INT_MAX`` (``for (i = 2147483600; ...)``)
+    fit ``int`` themselves, but a tile's last point ``3 * c0 + 2`` does not: for them
+    the set is empty under ``int`` counters; ``i < 12 * n`` bounds ``n`` a little more."""
+    space = context.get_space()
+    outside = isl.Set.empty(space)
     for stmt in scop.statements:
-        domain = stmt.domain.intersect_params(context.align_params(stmt.domain.get_space()))
+        domain = stmt.domain.align_params(space).intersect_params(context)
         for k in range(domain.dim(isl.dim_type.set)):
             box = domain.lower_bound_val(isl.dim_type.set, k, isl.Val(-iterator_bound)) \
                 .upper_bound_val(isl.dim_type.set, k, isl.Val(iterator_bound))
-            if not domain.is_subset(box):
-                return False
-    return True
+            outside = outside.union(domain.subtract(box).params())
+    return context.subtract(outside).coalesce()
 
 
 def _may_be_aliased(array: Array) -> bool:

@@ -239,7 +239,8 @@ class _RegionBuilder:
         self.written: set[str] = set()
         self.all_iterators: set[str] = set()
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
-        self.no_wrap: list[isl.Set] = []   # params where unsigned comparisons do not wrap
+        # params where unsigned comparisons do not wrap and 'i != e' loops reach e
+        self.no_wrap: list[isl.Set] = []
         self._expr_cache: dict[str, c_ast.Node] = {}
         self._outside_names: frozenset[str] | None = None
         self.body: c_ast.Compound | None = None
@@ -624,14 +625,15 @@ class _RegionBuilder:
         n = len(ctx.iterators)
         domain = ctx.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, n, name)
         inner = _Context(ctx.iterators + [name], domain)
-        for cmp in _walk_nodes(node.cond):
-            # 'i != N' terminates only when N is reached exactly; it is rejected (the
-            # message is clearer than the monotonicity failure it would cause below).
+        loop_cond = self.not_equal_bound(node.cond, name, step, ctx, init_pa)
+        for cmp in _walk_nodes(loop_cond):
+            # any other 'i != N' is rejected (the message is clearer than the
+            # monotonicity failure it would cause below)
             if isinstance(cmp, c_ast.BinaryOp) and cmp.op == "!=" and any(
                     isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(cmp)):
-                raise self.error(cmp, f"loop condition with '!=' on the iterator '{name}' is not supported "
-                                      "(write '<' or '>' instead)")
-        cond = self.condition(inner, node.cond)
+                raise self.error(cmp, f"loop condition with '!=' on the iterator '{name}' is supported only "
+                                      f"as the whole condition of a loop stepping by 1 (write '<' or '>' instead)")
+        cond = self.condition(inner, loop_cond)
         if not cond.involves_dims(isl.dim_type.set, n, 1):
             raise self.error(node.cond, f"loop condition does not bound the iterator '{name}'")
         var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(domain.get_space()), isl.dim_type.set, n)
@@ -655,7 +657,7 @@ class _RegionBuilder:
         inner.domain = domain.intersect(progression).intersect(cond)
         # the condition is tested at the first value and after every iteration
         tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
-        self.assume_no_wrap(node.cond, inner.iterators, tested)
+        self.assume_no_wrap(loop_cond, inner.iterators, tested)
         if not inner.domain.is_bounded():
             raise self.error(node.cond, f"loop over '{name}' is unbounded (the condition does not limit the iterator "
                                         f"in the direction it moves)")
@@ -670,6 +672,28 @@ class _RegionBuilder:
             members.append(f"{stmt.name}[{dims}] -> [({expr})]")
         partial = isl.MultiUnionPwAff("[{ " + "; ".join(members) + " }]")
         return _Built(built.schedule.insert_partial_schedule(partial), built.statements)
+
+    def not_equal_bound(self, cond: c_ast.Node, name: str, step: int, ctx: _Context,
+                        init: isl.PwAff) -> c_ast.Node:
+        """``cond`` itself, or for ``i != e`` (the whole condition, ``i`` stepping by
+        ``±1``) the condition ``i < e`` (``i > e`` stepping down). The two run the same
+        iterations exactly when the loop starts on the right side of ``e``, ``init <= e``
+        at every outer iteration reaching it: recorded as an assumption on the
+        parameters (checked at run time with the original as the fallback, like the
+        unsigned ones). Otherwise ``!=`` runs until ``e`` wraps around, or forever."""
+        if not (isinstance(cond, c_ast.BinaryOp) and cond.op == "!=" and abs(step) == 1):
+            return cond
+        left, right = cond.left, cond.right
+        if isinstance(right, c_ast.ID) and right.name == name and not \
+                (isinstance(left, c_ast.ID) and left.name == name):
+            left, right = right, left
+        if not (isinstance(left, c_ast.ID) and left.name == name) or \
+                any(isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(right)):
+            return cond
+        end = self.affine(ctx, right)
+        wrong_side = end.lt_set(init) if step > 0 else end.gt_set(init)     # { outer : e < init }
+        self.no_wrap.append(ctx.domain.intersect(wrong_side).params().complement())
+        return c_ast.BinaryOp("<" if step > 0 else ">", left, right, cond.coord)
 
     def context_for(self, obj) -> isl.Set:
         return positive_parameters(obj.get_space())
