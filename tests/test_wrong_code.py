@@ -11,6 +11,7 @@ import itertools
 import subprocess
 from pathlib import Path
 
+import islpy as isl
 import pytest
 
 from polysched.bench import compile_c, run_binary
@@ -309,6 +310,46 @@ def test_not_equal_loop_conditions(tmp_path):
     outputs = assert_same_behaviour(tmp_path, NOT_EQUAL)
     assert "m + 1 >= n" in outputs["tile-par"]          # the assumption, tested at run time
     assert "#pragma omp parallel for" in outputs["tile-par"]
+
+
+# shifts by constants are affine: i << 1 is 2i, i >> 2 is floor(i / 4) (also for i < 0)
+SHIFTS = r"""
+#include <stdio.h>
+double A[200], B[200], C[40][40];
+void kernel(int n) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    B[i << 1] = A[(i >> 1) + 3] * 2.0 + A[i];
+  for (i = -8; i < n; i++)
+    for (j = 0; j < (n >> 2); j++)
+      C[(i >> 2) + 2][j] += B[j << 2] + (i >> 1);
+#pragma endscop
+}
+int main(void) {
+  int sizes[] = {37, 0, 1, 5, -3, 99};
+  for (int a = 0; a < 200; a++) { A[a] = a * 0.5; B[a] = 1.0 / (a + 1); }
+  for (int a = 0; a < 40; a++) for (int b = 0; b < 40; b++) C[a][b] = a - b;
+  for (int k = 0; k < 6; k++) {
+    kernel(sizes[k]);
+    for (int a = 0; a < 200; a++) printf("%a\n", B[a]);
+    for (int a = 0; a < 40; a++) for (int b = 0; b < 40; b++) printf("%a\n", C[a][b]);
+  }
+  return 0;
+}
+"""
+
+
+def test_shifts_by_constants(tmp_path):
+    from polysched.dependence import analyze
+    from polysched.scop import extract
+    [scop] = extract(SHIFTS, filename="shifts.c")
+    flow = analyze(scop).flow
+    # B[2i] written, B[4j] read: the instance i = 2j flows to every S1[., j]
+    expected = isl.UnionMap("[n] -> { S0[i] -> S1[i', j] : i = 2j and 0 <= i < n and -8 <= i' < n "
+                            "and 4j < 4 * floor(n / 4) }")
+    assert flow.intersect_domain(isl.UnionSet("[n] -> { S0[i] }")).is_equal(expected)
+    assert_same_behaviour(tmp_path, SHIFTS, modes={m: FLAG_SETS[m] for m in ("tile-par", "isl-tile-par")})
 
 
 # -- 4. iterators live after the region ------------------------------------------------

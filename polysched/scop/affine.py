@@ -208,6 +208,16 @@ class AffineConverter:
             if op == "/":
                 return left.scale_down_val(val(divisor)).floor() if nonneg else left.tdiv_q(right)
             return left.mod_val(val(divisor)) if nonneg else left.tdiv_r(right)
+        if op in ("<<", ">>"):
+            left = self.pw_aff(node.left, site, hide)
+            shift = self.constant_value(self.pw_aff(node.right, site, hide))
+            if shift is None or not 0 <= shift < 31:
+                raise NotAffine(where, f"'{_GEN.visit(node)}' shifts by something other than an integer "
+                                       f"constant from 0 to 30")
+            # a << k is a * 2**k (C leaves it undefined for negative a); a >> k is
+            # floor(a / 2**k) (gcc shifts negative values arithmetically)
+            factor = val(2 ** shift)
+            return left.scale_val(factor) if op == "<<" else left.scale_down_val(factor).floor()
         if op in _CMP or op in ("&&", "||") or (op in ("&", "|", "^") and _is_boolean(node.left)
                                                  and _is_boolean(node.right)):
             return self.indicator(self.condition(node, site, hide))
