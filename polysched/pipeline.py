@@ -136,6 +136,7 @@ class ScopResult:
     # what code generation falls back to first when ``schedule`` fails: the schedule
     # before tiling, or the pipeline's tiled schedule when the region was tensorized
     untiled: isl.Schedule | None = None
+    untiled_what: str = "the schedule before tiling"
 
 
 @dataclass
@@ -205,7 +206,7 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
     attempts = [(region.schedule, "")]
     untiled = region.untiled
     if untiled is not None and untiled is not region.schedule:
-        attempts.append((untiled, "the schedule before tiling"))
+        attempts.append((untiled, region.untiled_what))
     attempts.append((region.scop.schedule, "the original schedule"))
     scop, why = region.scop, ""
     for schedule, what in attempts:
@@ -307,7 +308,7 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         program, region.tensorize = timed("tensorize", cache.get, repr(key),
                                           lambda: _tensorized(scops, k, deps, options))
         if program is not None:
-            region.untiled = schedule
+            region.untiled, region.untiled_what = schedule, "the schedule without intrinsics"
             region.schedule, region.tiling, region.kept_as_written = program.schedule, None, False
             region.trace_steps = [dict(step) for step in program.trace.steps]
     return region

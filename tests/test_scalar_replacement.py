@@ -250,3 +250,35 @@ def test_an_element_the_loop_never_touches_is_never_loaded():
         pytest.skip("no AddressSanitizer")
     assert_equal(q, defines={"NI": "40", "NJ": "40", "NK": "40"},
                  cflags=["-O1", "-fsanitize=address", "-fno-omit-frame-pointer"])
+
+
+# -- every innermost loop, not only jammed ones -----------------------------------------------
+
+# bicg's fused product: x[i] accumulates along k (invariant element), C[i][k] does not
+ACCUMULATE = """  for (i = 0; i < ni; i++)
+    for (k = 0; k < nk; k++) {
+      C[0][k] = C[0][k] + x[i] * A[i][k];
+      x[i] = x[i] + A[i][k] * B[0][k];
+    }"""
+
+
+def test_an_accumulator_of_a_plain_innermost_loop_lives_in_a_scalar():
+    """No Jam mark: the innermost k loop's invariant element x[i] is loaded once and
+    stored once (gcc can then vectorize the loop's other statement around an in-order
+    reduction), C[0][k] varies with k and stays in memory; outputs bit-identical."""
+    q = kernel(ACCUMULATE).auto_schedule("identity")
+    text = q.region_code()
+    assert scalars(text, "x") == ["x_r0"] and not scalars(text, "C")
+    assert loop_with_store(text, "c1", "x[c0]", "x_r0")
+    assert "x_r0 = x_r0 + A[c0][c1] * B[0][c1];" in text
+    plain = q.region_code(options=EmitOptions(scalar_replacement=False))
+    assert not scalars(plain, "x") and "x[c0] = x[c0] + A[c0][c1] * B[0][c1];" in plain
+    assert_equal(q)
+    for sizes in ({"NI": "0"}, {"NK": "0"}, {"NI": "1", "NK": "1"}, {"NI": "13", "NK": "17"}):
+        assert_equal(q, defines=sizes)
+
+
+def test_gemm_untiled_keeps_c_in_a_scalar(gemm):
+    text = gemm.region_code()
+    assert scalars(text, "C") == ["C_r0"] and "C_r0 += alpha * A[c0][c2] * B[c2][c1];" in text
+    assert_equal(gemm, "MINI")

@@ -171,7 +171,7 @@ class _RegionPrinter:
         for name in self.iterators:
             ids = ids.add(isl.Id(name))
         build = build.set_iterators(ids)
-        if any(isinstance(try_parse_mark(info.name), Jam) for info in self.marks.values()):
+        if self.options.scalar_replacement:
             build, handle = scalar_replace.annotate(build, self.call_schedules)
             ast = build.node_from_schedule(self.schedule)
             del handle
@@ -378,7 +378,7 @@ class _RegionPrinter:
         cond = self.expr(node.for_get_cond())
         inc = self.expr(node.for_get_inc())
         replaced = None
-        if self._jam and self.options.scalar_replacement:
+        if self.options.scalar_replacement:
             claims = {m.loop_pragma[0] for m in here}
             replaced = scalar_replace.plan(self, node, depth, self._enclosing, claims)
         # the scalars need a block of their own unless the loop is one already
