@@ -11,9 +11,10 @@ code is right for every dataset preset), walks it and prints C:
 Statement calls ``S0(e0, e1, ...)`` of the AST become the statement's verbatim body
 with its original iterators replaced by ``e0, e1, ...`` (see body.py); mark nodes
 become pragmas or comments (see marks.py), ``Tensorize`` marks written by
-``Program.tensorize`` become intrinsic calls (see tensorize.py). Below a ``Jam``
-mark (``unroll_and_jam``), innermost loops keep the array elements they reuse in
-local scalars where that is provably legal (see scalar_replace.py).
+``Program.tensorize`` become intrinsic calls (see tensorize.py). Innermost loops keep
+the array elements they reuse in local scalars where that is provably legal (see
+scalar_replace.py): the jammed copies below a ``Jam`` mark (``unroll_and_jam``), and
+the accumulator of any loop.
 """
 from __future__ import annotations
 
@@ -58,8 +59,8 @@ class EmitOptions:
     ``iterator_type`` None: ``int`` or ``long long`` as the program's types require
     (see versioning.py). ``versioning``: guard the generated code with the run-time
     check of its assumptions, the original region as the fallback (see versioning.py);
-    off only to look at the bare loops. ``scalar_replacement``: below ``Jam`` marks,
-    keep the array elements an innermost loop reuses in local scalars (see
+    off only to look at the bare loops. ``scalar_replacement``: keep the array elements
+    an innermost loop reuses in local scalars (see
     scalar_replace.py); off to measure what it brings. ``parallel_if``: a parallel loop
     whose work depends on sizes known only at run time gets OpenMP's ``if(...)``:
     it forks only with ``POLYSCHED_PARALLEL_MIN_WORK`` statement instances (default
@@ -148,7 +149,7 @@ class _RegionPrinter:
         self.helpers = Helpers(self.names)
         self.version = plan(scop, options.iterator_type)
         self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
-        # scalar replacement below Jam marks (scalar_replace.py): the schedule of each
+        # scalar replacement in innermost loops (scalar_replace.py): the schedule of each
         # statement call, the for/if conditions around the node being printed, ...
         self.call_schedules: dict[str, isl.Map | None] = {}
         self._enclosing: list[tuple] = []

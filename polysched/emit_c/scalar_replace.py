@@ -1,9 +1,9 @@
-"""Scalar replacement in the innermost loops of unroll-and-jammed code.
+"""Scalar replacement in innermost loops.
 
-Below a ``Jam`` mark (written by ``unroll_and_jam``), an innermost loop whose jammed
-copies reuse one array element in every iteration gets that element in a local
-scalar: loaded once before the loop, stored once after it, so the C compiler keeps it
-in a register (gemm with ``i`` jammed by 2 and ``k`` innermost):
+An innermost loop that reuses one array element in every iteration (the jammed copies
+below a ``Jam`` mark written by ``unroll_and_jam``, or a plain loop's accumulator) gets
+that element in a local scalar: loaded once before the loop, stored once after it,
+so the C compiler keeps it in a register (gemm with ``i`` jammed by 2 and ``k`` innermost):
 
     {
       double C_r0 = C[2 * c0][c1];
