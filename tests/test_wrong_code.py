@@ -352,6 +352,101 @@ def test_shifts_by_constants(tmp_path):
     assert_same_behaviour(tmp_path, SHIFTS, modes={m: FLAG_SETS[m] for m in ("tile-par", "isl-tile-par")})
 
 
+# found by hand: the model computed casts and unsigned arithmetic as exact integers.
+# Each is exact only where the value fits its type; that range is now an assumption
+# (checked at run time, the original otherwise). Outputs are integers, compared exactly.
+CAST_IN_BOUND = r"""
+#include <stdio.h>
+double A[64];
+static void k(int m) {
+  int i;
+#pragma scop
+  for (i = 0; i < (unsigned char)m; i++)
+    A[i] = A[i] * 2.0 + 1.0;
+#pragma endscop
+}
+int main(void) {
+  int sizes[] = {296, 40, 0, -200, 255 + 64};
+  for (int i = 0; i < 64; i++) A[i] = i;
+  for (int s = 0; s < 5; s++) {
+    k(sizes[s]);
+    for (int i = 0; i < 64; i++) printf("%.17g\n", A[i]);
+  }
+  return 0;
+}
+"""
+UNSIGNED_SUBSCRIPT = r"""
+#include <stdio.h>
+double A[1000];
+unsigned B[256];
+int main(void) {
+  unsigned i;
+  int j;
+  for (i = 0; i < 1000; i++) A[i] = i % 7;
+  for (j = 0; j < 256; j++) B[j] = j % 5;
+#pragma scop
+  for (i = 0; i < 1999; i++)
+    A[(i - 999u) % 1000u] = A[(i - 999u) % 1000u] * 0.5 + i;
+  for (j = 0; j < 2000; j++)
+    B[(unsigned char)j] = B[(unsigned char)j] * 3u + (unsigned)j;
+#pragma endscop
+  for (i = 0; i < 1000; i++) printf("%.17g\n", A[i]);
+  for (j = 0; j < 256; j++) printf("%u\n", B[j]);
+  return 0;
+}
+"""
+CAST_IN_CONDITION = r"""
+#include <stdio.h>
+double A[600];
+int main(void) {
+  int i;
+  for (i = 0; i < 600; i++) A[i] = i % 3;
+#pragma scop
+  for (i = 0; i < 600; i++)
+    if ((unsigned char)i < 100)
+      A[i] = A[i] + 1000.0;
+  for (i = 0; i < 600; i++)
+    if ((short)(i * 100) > 0)
+      A[i] = A[i] * 2.0;
+#pragma endscop
+  for (i = 0; i < 600; i++) printf("%.17g\n", A[i]);
+  return 0;
+}
+"""
+
+
+def test_cast_in_a_loop_bound_is_assumed_to_fit(tmp_path):
+    outputs = assert_same_behaviour(tmp_path, CAST_IN_BOUND, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "m <= 255" in outputs["tile-par"]
+
+
+@pytest.mark.parametrize("text", [UNSIGNED_SUBSCRIPT, CAST_IN_CONDITION], ids=["subscript", "condition"])
+def test_values_that_wrap_or_truncate_keep_the_original(tmp_path, text):
+    outputs = assert_same_behaviour(tmp_path, text, modes={m: FLAG_SETS[m] for m in ("tile-par", "isl-tile-par")})
+    # no parameter value makes the model exact: as written (isl), or the original kept
+    assert "original code kept" in outputs["tile-par"]
+    assert all("#pragma omp" not in out for out in outputs.values())
+
+
+def test_ranges_of_casts_and_unsigned_values_in_the_context():
+    from polysched.scop import extract
+    text = """void f(unsigned n, int m, double *restrict A, double *restrict B) {
+  unsigned i;
+  int j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[n - 1 - i] = A[(i + 3u) / 2u];
+  for (j = 0; j < (short)m; j++)
+    B[j] = 1.0;
+#pragma endscop
+}"""
+    text = text.replace("double *restrict A, double *restrict B", "double A[100], double B[100]")
+    [scop] = extract(text, filename="ranges.c")
+    # n - 1 - i and (i + 3) / 2 always fit (i < n); (short)m must
+    expected = isl.Set("[n, m] -> { : n >= 1 and 1 <= m <= 32767 and n <= 4294967293 }")
+    assert scop.context.is_equal(expected.align_params(scop.context.get_space())), scop.context
+
+
 # -- 4. iterators live after the region ------------------------------------------------
 
 LIVE_ITERATOR = r"""

@@ -19,6 +19,7 @@ from typing import Callable
 import islpy as isl
 from pycparser import c_ast, c_generator
 
+from .unsigned import unsigned_width_of
 from .macros import MacroTable, int_literal_value
 
 _GEN = c_generator.CGenerator()
@@ -48,6 +49,31 @@ def positive_parameters(space: isl.Space) -> isl.Set:
     return ctx
 
 
+_RANGES = {8: (-2 ** 7, 2 ** 7 - 1), 16: (-2 ** 15, 2 ** 15 - 1), 32: (-2 ** 31, 2 ** 31 - 1),
+           64: (-2 ** 63, 2 ** 63 - 1)}
+_FIXED_WIDTH = {"int8_t": (8, True), "uint8_t": (8, False), "int16_t": (16, True), "uint16_t": (16, False),
+                "int32_t": (32, True), "uint32_t": (32, False), "int64_t": (64, True), "uint64_t": (64, False),
+                "intptr_t": (64, True), "uintptr_t": (64, False), "ptrdiff_t": (64, True),
+                "ssize_t": (64, True), "size_t": (64, False), "intmax_t": (64, True), "uintmax_t": (64, False)}
+
+
+def integer_range(c_type: str) -> tuple[int, int] | None:
+    """``(low, high)``: the values of the integer type ``c_type`` (LP64), or None for
+    anything else (floating types, typedefs it does not know, ``_Bool``)."""
+    words = [w for w in c_type.split() if w not in ("const", "volatile")]
+    if len(words) == 1 and words[0] in _FIXED_WIDTH:
+        width, signed = _FIXED_WIDTH[words[0]]
+    elif words and set(words) <= {"signed", "unsigned", "char", "short", "int", "long"}:
+        width = 8 if "char" in words else 16 if "short" in words else 64 if "long" in words else 32
+        signed = "unsigned" not in words
+    else:
+        return None
+    low, high = _RANGES[width]
+    if words == ["char"]:       # signed on x86, unsigned on aarch64: what both hold
+        return 0, high
+    return (low, high) if signed else (0, 2 * high + 1)
+
+
 class NotAffine(Exception):
     """Raised with the offending node and a one-sentence message; the extractor turns
     it into a ScopError at the node's original position."""
@@ -72,7 +98,9 @@ class AffineConverter:
                  parse_expression: Callable[[str, c_ast.Node], c_ast.Node],
                  on_parameter: Callable[[str, int | None], None],
                  alias: Callable[[str], c_ast.Node | None] | None = None,
-                 on_fixed: Callable[[str, int], None] | None = None):
+                 on_fixed: Callable[[str, int], None] | None = None,
+                 on_range: Callable[[isl.PwAff, int, int], None] | None = None,
+                 type_of: Callable[[str], str | None] | None = None):
         self.iterators = iterators
         self.domain = domain
         self.universe = isl.Set.universe(domain.get_space())
@@ -87,6 +115,13 @@ class AffineConverter:
         # (``i * M``, ``i % M``); without it such expressions are not affine
         self.on_fixed = on_fixed
         self._fixing: dict[str, int] | None = None     # macros read as their values
+        # ``on_range(value, low, high)``: the model (exact integers) computes what C
+        # computes only where ``low <= value <= high`` wherever it is evaluated: a cast
+        # to a narrower integer type, unsigned arithmetic (modulo 2**w). The caller
+        # turns that into an assumption on the parameters (checked at run time).
+        # ``type_of(name)``: the C type of a variable, to tell unsigned arithmetic.
+        self.on_range = on_range
+        self.type_of = type_of
 
     # -- values -------------------------------------------------------------------
     def constant(self, value: int) -> isl.PwAff:
@@ -110,27 +145,43 @@ class AffineConverter:
             return self.identifier(node.name, where, hide)
         if isinstance(node, c_ast.UnaryOp):
             if node.op == "-":
-                return self.pw_aff(node.expr, site, hide).neg()
+                return self.in_unsigned_range(node, self.pw_aff(node.expr, site, hide).neg())
             if node.op == "+":
                 return self.pw_aff(node.expr, site, hide)
             raise NotAffine(where, f"operator '{node.op}' is not allowed in an affine expression")
         if isinstance(node, c_ast.BinaryOp):
-            return self.binary(node, site, hide)
+            if node.op in ("/", "%", ">>"):     # C divides the operands as they wrapped
+                self.in_unsigned_range(node, self.pw_aff(node.left, site, hide))
+            return self.in_unsigned_range(node, self.binary(node, site, hide))
         if isinstance(node, c_ast.TernaryOp):
             return self.ternary(node, site, hide)
         if isinstance(node, c_ast.FuncCall):
             return self.call(node, site, hide)
         if isinstance(node, c_ast.Cast):
             type_text = _GEN.visit(node.to_type)
-            if any(w in type_text.split() for w in ("int", "long", "short", "unsigned", "signed")):
-                return self.pw_aff(node.expr, site, hide)
-            raise NotAffine(where, f"cast to '{type_text}' in an affine expression")
+            bounds = integer_range(type_text)
+            if bounds is None:
+                raise NotAffine(where, f"cast to '{type_text}' in an affine expression")
+            value = self.pw_aff(node.expr, site, hide)
+            if self.on_range is not None:       # exact where the value fits the type
+                self.on_range(value, *bounds)
+            return value
         if isinstance(node, c_ast.ArrayRef):
             raise NotAffine(where, f"data-dependent expression: '{_GEN.visit(node)}' reads an array element "
                                    "in a loop bound, subscript or condition")
         if isinstance(node, c_ast.StructRef):
             raise NotAffine(where, "struct member access in an affine expression")
         raise NotAffine(where, f"'{_GEN.visit(node)}' is not an affine expression")
+
+    def in_unsigned_range(self, node: c_ast.Node, value: isl.PwAff) -> isl.PwAff:
+        """``value``, the model of ``node``; when C computes ``node`` in unsigned
+        arithmetic of ``w`` bits, reported to ``on_range`` with ``[0, 2**w - 1]``: the
+        exact value is C's there (sums and products agree modulo ``2**w``)."""
+        if self.on_range is not None and self.type_of is not None:
+            width = unsigned_width_of(node, self.type_of)
+            if width is not None:
+                self.on_range(value, 0, 2 ** width - 1)
+        return value
 
     def identifier(self, name: str, where: c_ast.Node, hide: frozenset) -> isl.PwAff:
         if name in self.iterators:

@@ -35,7 +35,7 @@ from polysched.textio import read_source
 from .affine import AffineConverter, NotAffine, positive_parameters, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .liveness import live_iterators
-from .unsigned import no_wrap, unsigned_comparisons
+from .unsigned import in_range, no_wrap, unsigned_comparisons
 from .macros import Macro, MacroTable, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
@@ -241,6 +241,7 @@ class _RegionBuilder:
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
         # params where unsigned comparisons do not wrap and 'i != e' loops reach e
         self.no_wrap: list[isl.Set] = []
+        self.pending_ranges: list[tuple[isl.PwAff, int, int]] = []
         self._expr_cache: dict[str, c_ast.Node] = {}
         self._outside_names: frozenset[str] | None = None
         self.body: c_ast.Compound | None = None
@@ -417,8 +418,9 @@ class _RegionBuilder:
             try:
                 self.converter(ctx).pw_aff(node.init)
             except NotAffine:
-                pass
+                self.pending_ranges = []
             else:
+                self.assume_in_range(ctx.domain)
                 text = self.local_text(self.initializer_text(node))
                 self.scopes[-1][name] = _Local(name, name, node.init, f"({text})")
                 return None
@@ -522,19 +524,39 @@ class _RegionBuilder:
 
     def converter(self, ctx: _Context) -> AffineConverter:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
-                               self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed)
+                               self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed,
+                               on_range=self.on_range, type_of=self.type_of)
+
+    def on_range(self, value: isl.PwAff, low: int, high: int) -> None:
+        self.pending_ranges.append((value, low, high))
+
+    def assume_in_range(self, evaluated_on: isl.Set) -> None:
+        """The ranges the last conversions reported (casts, unsigned arithmetic: see
+        `AffineConverter.on_range`), as assumptions: the parameters for which every
+        value stays in its range at every point of ``evaluated_on``."""
+        ranges, self.pending_ranges = self.pending_ranges, []
+        if ranges:
+            self.no_wrap.append(in_range(ranges, evaluated_on))
 
     def affine(self, ctx: _Context, node: c_ast.Node) -> isl.PwAff:
         try:
-            return self.converter(ctx).pw_aff(node)
+            value = self.converter(ctx).pw_aff(node)
         except NotAffine as err:
             raise self.error(err.node, err.message) from None
+        self.assume_in_range(ctx.domain)
+        return value
 
-    def condition(self, ctx: _Context, node: c_ast.Node) -> isl.Set:
+    def condition(self, ctx: _Context, node: c_ast.Node, evaluated_on: isl.Set | None = None) -> isl.Set:
+        """``node`` as a set over ``ctx``'s iterators; the ranges its values must keep
+        are assumed at the points of ``evaluated_on`` (default: ``ctx.domain``), or
+        left to the caller with ``evaluated_on=False``."""
         try:
-            return self.converter(ctx).condition(node)
+            result = self.converter(ctx).condition(node)
         except NotAffine as err:
             raise self.error(err.node, err.message) from None
+        if evaluated_on is not False:
+            self.assume_in_range(ctx.domain if evaluated_on is None else evaluated_on)
+        return result
 
     # -- the walk -------------------------------------------------------------------
     def build(self) -> Scop:
@@ -633,7 +655,7 @@ class _RegionBuilder:
                     isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(cmp)):
                 raise self.error(cmp, f"loop condition with '!=' on the iterator '{name}' is supported only "
                                       f"as the whole condition of a loop stepping by 1 (write '<' or '>' instead)")
-        cond = self.condition(inner, loop_cond)
+        cond = self.condition(inner, loop_cond, evaluated_on=False)    # ranges: where tested, below
         if not cond.involves_dims(isl.dim_type.set, n, 1):
             raise self.error(node.cond, f"loop condition does not bound the iterator '{name}'")
         var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(domain.get_space()), isl.dim_type.set, n)
@@ -658,6 +680,7 @@ class _RegionBuilder:
         # the condition is tested at the first value and after every iteration
         tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
         self.assume_no_wrap(loop_cond, inner.iterators, tested)
+        self.assume_in_range(tested)
         if not inner.domain.is_bounded():
             raise self.error(node.cond, f"loop over '{name}' is unbounded (the condition does not limit the iterator "
                                         f"in the direction it moves)")
@@ -976,6 +999,7 @@ class _RegionBuilder:
         for sub in subscripts:
             try:
                 pieces.append(self.converter(ctx).pw_aff(sub))
+                self.assume_in_range(ctx.domain)
             except NotAffine as err:
                 if isinstance(err.node, c_ast.ArrayRef):
                     raise self.error(site or err.node, f"indirect access: subscript '{_GEN.visit(sub)}' of '{name}' reads "

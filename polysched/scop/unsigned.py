@@ -88,3 +88,19 @@ def no_wrap(values: list[tuple[isl.PwAff, int]], evaluated_on: isl.Set) -> isl.S
             # emit_c/versioning.py keeps 64-bit sizes below 2^56)
             wraps = wraps.union(value.gt_set(zero.add_constant_val(isl.Val(2 ** width - 1))))
     return wraps.params().complement()
+
+
+def in_range(values: list[tuple[isl.PwAff, int, int]], evaluated_on: isl.Set) -> isl.Set:
+    """``[params] -> { : ... }``: the parameters for which every ``(value, low, high)``
+    has ``low <= value <= high`` at every point of ``evaluated_on``."""
+    outside = isl.Set.empty(evaluated_on.get_space())
+    for value, low, high in values:
+        value = value.intersect_domain(evaluated_on)
+        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(evaluated_on.get_space()))
+        # bounds of 64-bit types are not tested (as in `no_wrap`): emit_c/versioning.py
+        # keeps parameters below 2**56 and iterators below 2**60
+        if low > -2 ** 62:
+            outside = outside.union(value.lt_set(zero.add_constant_val(isl.Val(low))))
+        if high < 2 ** 62:
+            outside = outside.union(value.gt_set(zero.add_constant_val(isl.Val(high))))
+    return outside.params().complement()
