@@ -68,6 +68,10 @@ def test_integers_compare_exactly():
     # 1000000 vs 1000001 is within rtol=1e-6 but is an integer off-by-one.
     assert not compare_outputs("== D ==\n1000000\n", "== D ==\n1000001\n").equal
     assert compare_outputs("== D ==\n7 -3\n", "== D ==\n+7 -3\n").equal
+    # at any magnitude: an unsigned sum that wrapped differently, a 64-bit hash
+    assert not compare_outputs("4000000000", "4000000001").equal
+    assert not compare_outputs("18446744073709551615", "18446744073709551614").equal
+    assert compare_outputs("18446744073709551615", "18446744073709551615").equal
 
 
 def test_token_count_mismatch():
