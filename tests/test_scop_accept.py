@@ -487,3 +487,19 @@ def test_gnu_statement_expression_is_one_clear_line():
     with pytest.raises(ScopError) as info:
         extract(program(body), filename="g.c")
     assert "statement expression" in info.value.message and "\n" not in str(info.value)
+
+
+def test_an_empty_region_is_left_out_with_a_notice(capsys):
+    text = """double A[10], s;
+void f(void) {
+#pragma scop
+#pragma endscop
+#pragma scop
+  A[3] = A[2] + A[4];
+  s = A[3] * 2;
+#pragma endscop
+}
+"""
+    [scop] = extract(text, filename="empty.c")
+    assert [stmt.name for stmt in scop.statements] == ["S0", "S1"] and scop.start_line == 5
+    assert "empty.c:3: the region contains no assignment statement; it is kept as written" in capsys.readouterr().err

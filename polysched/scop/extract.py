@@ -102,8 +102,9 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     ``parameters`` are in order of first use; the context says every parameter is >= 1
     (known values are in ``parameter_values``), and fixes the size macros whose value
     had to be used as a constant (``i * M``, ``i % M``: ``M = 1000`` in the context, which
-    the emitted code checks at run time); loop conditions using ``!=`` on the iterator
-    are rejected; names declared nowhere are errors, arrays whose declaration is not
+    the emitted code checks at run time); ``i != e`` loops stepping by 1 are ``i < e``
+    (``i > e``) under the assumption that they start on the right side of ``e``; a
+    region without statements is left out, with a notice on stderr; names declared nowhere are errors, arrays whose declaration is not
     understood get ``element_type == ""``. Scalars declared in blocks inside the region
     (``double t = e;`` in a loop body) are arrays with ``origin == "region"``, which the
     emitted region declares; never-assigned integers with an affine initialiser
@@ -136,7 +137,13 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     for region in regions:
         function = enclosing_function(plain, region.scop_offset)
         visible = visible_declarations(macros, plain, top, function)
-        builder, scop = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
+        built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
+        if built is None:       # nothing to optimize: the region stays as written
+            where = line_map.relocate(ScopError(filename, region.scop_line, 1, ""))
+            print(f"polysched: {where.filename}:{where.line}: the region contains no assignment statement; "
+                  f"it is kept as written", file=sys.stderr)
+            continue
+        builder, scop = built
         scop.identifiers = names
         scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
                                              set(scop.loop_scoped))
@@ -145,8 +152,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
 
 
 def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, plain: str, starts: list[int],
-                  region: Region, macros: MacroTable, visible: Visible) -> tuple["_RegionBuilder", Scop]:
-    """One region's Scop. Errors point at the presumed location (``#line``). Deep
+                  region: Region, macros: MacroTable, visible: Visible) -> tuple["_RegionBuilder", Scop] | None:
+    """One region's Scop (None when it has no statement). Errors point at the presumed location (``#line``). Deep
     expressions are walked recursively in places, so the recursion limit is raised
     while building, where that is safe (Python >= 3.11 keeps Python frames off the C
     stack); past it, a one-line error."""
@@ -155,7 +162,8 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
         sys.setrecursionlimit(max(limit, 100_000))
     try:
         builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
-        return builder, builder.build()
+        scop = builder.build()
+        return None if scop is None else (builder, scop)
     except ScopError as err:
         raise line_map.relocate(err) from None
     except RecursionError:
@@ -559,13 +567,14 @@ class _RegionBuilder:
         return result
 
     # -- the walk -------------------------------------------------------------------
-    def build(self) -> Scop:
+    def build(self) -> Scop | None:
+        """The region's Scop, None when it has no statement."""
         body = self.body = self.parse_region()
         self.prescan(body)
         universe = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0))
         built = self.walk(body, _Context([], universe))
         if built is None:
-            raise ScopError(self.filename, self.region.scop_line, 1, "the SCoP region contains no assignment statement")
+            return None
         scop = self.finish(built.schedule)
         # 'i * M', 'i % M' were read with M's known value: the model holds for that value
         # only, so the context says so; the emitted code checks it at run time (the
