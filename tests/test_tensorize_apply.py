@@ -179,3 +179,16 @@ def test_primitives_compose_after_tensorize_and_leave_the_call_alone():
     assert parallel.verify().ok
     other = p.tile("S0", [32, 32], 2)
     assert calls_only(other.c_code()).count(call) == 1 and other.verify().ok
+
+
+def test_int8_matmul_written_with_casts():
+    """``(int32_t)A[i][k] * (int32_t)B[k][j]`` is what integer promotion computes
+    without the casts: it matches the int8 intrinsics as the plain product does."""
+    text = open(KERNELS + "matmul-int8.c").read()
+    plain = "C[i][j] += A[i][k] * B[k][j];"
+    assert plain in text
+    p = ps.Program.from_source(text.replace(plain, "C[i][j] += (int32_t)A[i][k] * (int32_t)B[k][j];"),
+                               filename="matmul-int8-casts.c")
+    q = p.tensorize("S1", "i8gemm_packed_s8s8")
+    assert "polysched_i8gemm_packed_s8s8(" in calls_only(q.c_code())
+    _verify(q, {"NI": "12", "NJ": "24", "NK": "37"})

@@ -104,10 +104,17 @@ class _Unsupported(Exception):
     pass
 
 
+# the <stdint.h>/<stddef.h> names a statement may cast to ("(int32_t)A8[i][k]"): the
+# parser must know them as type names
+_TYPEDEFS = "".join(f"typedef int {name}; " for name in (
+    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+    "size_t", "ptrdiff_t", "intptr_t", "uintptr_t"))
+
+
 def _parse_body(body: str) -> c_ast.Node:
-    text = "void __polysched_f(void) { " + body.strip().rstrip(";") + "; }"
+    text = _TYPEDEFS + "void __polysched_f(void) { " + body.strip().rstrip(";") + "; }"
     ast = c_parser.CParser().parse(text)
-    block = ast.ext[0].body.block_items
+    block = ast.ext[-1].body.block_items
     if not block or len(block) != 1:
         raise _Unsupported("not one statement")
     return block[0]
@@ -160,11 +167,20 @@ class _Builder:
         if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "!", "~"):
             return ("u" + node.op, self.expr(node.expr))
         if isinstance(node, c_ast.Cast):
-            return ("cast", normalize_type(self.gen.visit(node.to_type)), self.expr(node.expr))
+            to_type, child = normalize_type(self.gen.visit(node.to_type)), self.expr(node.expr)
+            if to_type == "int32_t" and self._narrow_integer(child):
+                return child        # what C's integer promotion does anyway: "(int32_t)A8[i][k]"
+            return ("cast", to_type, child)
         if isinstance(node, c_ast.FuncCall):
             args = node.args.exprs if node.args else []
             return ("call", self.gen.visit(node.name)) + tuple(self.expr(a) for a in args)
         raise _Unsupported(f"unsupported expression {self.gen.visit(node)!r}")
+
+    def _narrow_integer(self, tree: tuple) -> bool:
+        """``tree`` is a reference to an integer array narrower than ``int``."""
+        if tree[0] != "ref":
+            return False
+        return self.pattern.types.get(self.pattern.refs[tree[1]].array) in ("int8_t", "uint8_t", "int16_t", "uint16_t")
 
     def ref(self, node) -> tuple:
         subscripts = []
