@@ -447,6 +447,46 @@ def test_ranges_of_casts_and_unsigned_values_in_the_context():
     assert scop.context.is_equal(expected.align_params(scop.context.get_space())), scop.context
 
 
+# sizeof of arrays with constant sizes and of types is a constant; it is a size_t, so
+# a comparison with it is unsigned (a loop from -5 never runs in C: the original is kept)
+SIZEOF = r"""
+#include <stdio.h>
+#define N 40
+double A[N][N + 0], x[30];
+float B[17];
+int main(void) {
+  int i, j;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) A[i][j] = i - 0.5 * j;
+  for (i = 0; i < 30; i++) x[i] = i;
+#pragma scop
+  for (i = 1; i < sizeof(A) / sizeof(A[0]); i++)
+    for (j = 0; j < sizeof A[0] / sizeof(double); j++)
+      A[i][j] = A[i - 1][j] + x[j % (sizeof(x) / sizeof(x[0]))];
+  for (i = 0; i < (int)(sizeof(B) / sizeof(float)); i++)
+    B[i] = i * 2.0f;
+#pragma endscop
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) printf("%a\n", A[i][j]);
+  for (i = 0; i < 17; i++) printf("%a\n", B[i]);
+  return 0;
+}
+"""
+
+
+def test_sizeof_of_arrays_and_types(tmp_path):
+    from polysched.scop import extract
+    [scop] = extract(SIZEOF, filename="sizeof.c")
+    s0, s1 = scop.statements
+    assert s0.domain.is_equal(isl.Set("{ S0[i, j] : 0 < i <= 39 and 0 <= j <= 39 }"))
+    assert s1.domain.is_equal(isl.Set("{ S1[i] : 0 <= i <= 16 }"))
+    outputs = assert_same_behaviour(tmp_path, SIZEOF, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "#pragma omp parallel for" in outputs["tile-par"]
+    negative = SIZEOF.replace("for (i = 0; i < (int)(sizeof(B) / sizeof(float)); i++)\n    B[i] = i * 2.0f;",
+                              "for (i = -5; i < sizeof(B) / sizeof(B[0]); i++)\n    B[i + 5] = i * 2.0f;")
+    assert negative != SIZEOF
+    outputs = assert_same_behaviour(tmp_path, negative, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "#pragma omp" not in outputs["tile-par"]       # kept as written
+
+
 # -- 4. iterators live after the region ------------------------------------------------
 
 LIVE_ITERATOR = r"""

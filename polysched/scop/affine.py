@@ -57,6 +57,23 @@ _FIXED_WIDTH = {"int8_t": (8, True), "uint8_t": (8, False), "int16_t": (16, True
                 "ssize_t": (64, True), "size_t": (64, False), "intmax_t": (64, True), "uintmax_t": (64, False)}
 
 
+_BYTES = {"char": 1, "_Bool": 1, "bool": 1, "short": 2, "int": 4, "float": 4, "long": 8, "double": 8,
+          "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
+          "int64_t": 8, "uint64_t": 8, "size_t": 8, "ssize_t": 8, "ptrdiff_t": 8, "intptr_t": 8,
+          "uintptr_t": 8}
+
+
+def type_size(c_type: str) -> int | None:
+    """``sizeof`` of a basic C type (LP64: x86-64 and aarch64 Linux), or None."""
+    words = [w for w in c_type.split() if w not in ("const", "volatile", "signed", "unsigned", "static")]
+    if words == ["long", "double"]:
+        return 16
+    if not words or words.count("long") == len(words):
+        return 8 if words else 4                  # "unsigned" alone is an int
+    sizes = {_BYTES.get(w) for w in words if w != "long"}
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+
+
 def integer_range(c_type: str) -> tuple[int, int] | None:
     """``(low, high)``: the values of the integer type ``c_type`` (LP64), or None for
     anything else (floating types, typedefs it does not know, ``_Bool``)."""
@@ -100,7 +117,8 @@ class AffineConverter:
                  alias: Callable[[str], c_ast.Node | None] | None = None,
                  on_fixed: Callable[[str, int], None] | None = None,
                  on_range: Callable[[isl.PwAff, int, int], None] | None = None,
-                 type_of: Callable[[str], str | None] | None = None):
+                 type_of: Callable[[str], str | None] | None = None,
+                 size_of: Callable[[c_ast.Node], int | None] | None = None):
         self.iterators = iterators
         self.domain = domain
         self.universe = isl.Set.universe(domain.get_space())
@@ -122,6 +140,9 @@ class AffineConverter:
         # ``type_of(name)``: the C type of a variable, to tell unsigned arithmetic.
         self.on_range = on_range
         self.type_of = type_of
+        # ``size_of(operand)``: what ``sizeof operand`` is when the compiler knows it
+        # (an array with constant sizes, a type), else None
+        self.size_of = size_of
 
     # -- values -------------------------------------------------------------------
     def constant(self, value: int) -> isl.PwAff:
@@ -148,6 +169,12 @@ class AffineConverter:
                 return self.in_unsigned_range(node, self.pw_aff(node.expr, site, hide).neg())
             if node.op == "+":
                 return self.pw_aff(node.expr, site, hide)
+            if node.op == "sizeof":
+                size = self.size_of(node.expr) if self.size_of is not None else None
+                if size is None:
+                    raise NotAffine(where, f"'{_GEN.visit(node)}' is not a size polysched knows "
+                                           f"(an array with constant sizes or a basic type)")
+                return self.constant(size)
             raise NotAffine(where, f"operator '{node.op}' is not allowed in an affine expression")
         if isinstance(node, c_ast.BinaryOp):
             if node.op in ("/", "%", ">>"):     # C divides the operands as they wrapped

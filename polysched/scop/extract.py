@@ -32,7 +32,7 @@ except ImportError:  # pycparser 2.x
 
 from polysched.textio import read_source
 
-from .affine import AffineConverter, NotAffine, positive_parameters, val
+from .affine import AffineConverter, NotAffine, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .liveness import live_iterators
 from .unsigned import in_range, no_wrap, unsigned_comparisons
@@ -533,7 +533,53 @@ class _RegionBuilder:
     def converter(self, ctx: _Context) -> AffineConverter:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
                                self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed,
-                               on_range=self.on_range, type_of=self.type_of)
+                               on_range=self.on_range, type_of=self.type_of, size_of=self.size_of)
+
+    def size_of(self, operand: c_ast.Node) -> int | None:
+        """``sizeof operand`` for a type name, or an array (possibly subscripted:
+        ``A[0]``) declared with constant sizes outside a parameter list, else None."""
+        if isinstance(operand, c_ast.Typename):
+            if not isinstance(operand.type, c_ast.TypeDecl):
+                return 8 if isinstance(operand.type, c_ast.PtrDecl) else None
+            return type_size(_GEN.visit(operand))
+        subscripts = 0
+        while isinstance(operand, c_ast.ArrayRef):
+            operand, subscripts = operand.name, subscripts + 1
+        if not isinstance(operand, c_ast.ID):
+            return None
+        decl = self.visible.declarations.get(operand.name)
+        if decl is None or decl.origin == "param" or subscripts > len(decl.dims):
+            return None     # an array parameter is a pointer: sizeof gives 8, a classic bug
+        size = type_size(decl.element_type)
+        for dim in decl.dims[subscripts:]:
+            count = self.constant_size(dim, operand) if dim.strip() else None
+            if count is None or size is None:
+                return None
+            size *= count
+        return size
+
+    def constant_size(self, text: str, site: c_ast.Node) -> int | None:
+        """The value of an array size written as an integer constant expression of
+        literals and integer macros (``N + 1``, ``2 * M``), else None."""
+        def value(node):
+            if isinstance(node, c_ast.Constant):
+                return int_literal_value(node.value)
+            if isinstance(node, c_ast.ID):
+                return self.macros.integer_value(node.name)
+            if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+                inner = value(node.expr)
+                return None if inner is None else (-inner if node.op == "-" else inner)
+            if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
+                left, right = value(node.left), value(node.right)
+                if left is None or right is None or (node.op == "/" and right <= 0):
+                    return None
+                return {"+": left + right, "-": left - right, "*": left * right}.get(node.op) \
+                    if node.op != "/" else (left // right if left >= 0 else None)
+            return None
+        try:
+            return value(self.parse_expression(text, site))
+        except ScopError:
+            return None
 
     def on_range(self, value: isl.PwAff, low: int, high: int) -> None:
         self.pending_ranges.append((value, low, high))

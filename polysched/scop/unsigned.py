@@ -49,6 +49,9 @@ def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None]) ->
                                                           "unsigned long int", "unsigned long long int"):
             suffix = n.value.lstrip("0123456789abcdefABCDEFxX").lower()
             width = (64 if "l" in suffix else 32) if "u" in suffix else None
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "sizeof":
+            widest = max(widest or 0, 64)       # a size_t; what it measures does not count
+            continue
         elif isinstance(n, c_ast.Cast):
             from pycparser import c_generator
             width = unsigned_width(c_generator.CGenerator().visit(n.to_type))
