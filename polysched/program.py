@@ -20,6 +20,7 @@ one sentence. Loops are named ``(stmt, depth)``; see ``polysched.transform.loops
 """
 from __future__ import annotations
 
+import inspect
 import json
 import tempfile
 from pathlib import Path
@@ -29,7 +30,7 @@ import islpy as isl
 
 from polysched.dependence import Dependences, Legality, analyze, check, parse_schedule
 from polysched.errors import TransformError
-from polysched.marks import Mark, Parallel, Simd, Unroll, parse_mark
+from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Unroll, parse_mark
 from polysched.scop import Scop, ScopError, extract
 from polysched.transform import apply, describe_loops, primitives, statement_loops
 
@@ -72,6 +73,8 @@ class Trace:
                 value = Path(value).read_text()
             except OSError as err:
                 raise TransformError(f"cannot read trace {value}: {err.strerror or err}") from None
+            except UnicodeDecodeError:
+                raise TransformError(f"cannot read trace {value}: not a UTF-8 text file") from None
         if isinstance(value, str):
             try:
                 value = json.loads(value)
@@ -241,6 +244,9 @@ class Program:
 
     def loops(self, stmt: str) -> list[tuple[int, str]]:
         """``[(depth, schedule expression), ...]``: the loops of ``stmt`` now."""
+        if stmt not in {s.name for s in self.scop.statements}:
+            raise TransformError(f"loops({stmt!r}): no statement {stmt!r} (statements: "
+                                 f"{', '.join(s.name for s in self.scop.statements)})")
         return describe_loops(self.scop, self._schedule, stmt)
 
     @property
@@ -285,6 +291,8 @@ class Program:
     def write(self, path) -> Path:
         """Write :meth:`c_code` to ``path`` (atomically); returns the path."""
         from polysched.textio import write_atomic
+        if not Path(path).parent.is_dir():
+            raise FileNotFoundError(f"write({str(path)!r}): no such directory {str(Path(path).parent)!r}")
         write_atomic(path, self.c_code())
         return Path(path)
 
@@ -370,7 +378,12 @@ class Program:
             unknown = set(args) - set(_STEP_ARGS[op])
             if unknown:
                 raise TransformError(f"trace step {k} ({op}): unknown argument(s) {', '.join(sorted(unknown))}")
-            program = getattr(program, op)(**args)
+            method = getattr(program, op)
+            try:
+                inspect.signature(method).bind(**args)
+            except TypeError as err:        # a missing argument
+                raise TransformError(f"trace step {k} ({op}): {err}") from None
+            program = method(**args)
         return program
 
     # -- primitives ---------------------------------------------------------------------------
@@ -424,7 +437,10 @@ class Program:
     def tile(self, stmt: str, sizes: Sequence[int], depth: int = 0) -> "Program":
         """Tile loops ``depth .. depth + len(sizes) - 1`` of ``stmt`` (one permutable
         band): tile loops at those depths, point loops right after them."""
-        sizes = [sizes] if isinstance(sizes, int) else list(sizes)
+        try:
+            sizes = [sizes] if isinstance(sizes, int) else list(sizes)
+        except TypeError:
+            raise TransformError(f"tile({stmt!r}, {sizes!r}): tile sizes must be an int or a list of ints") from None
         return self._apply("tile", {"stmt": stmt, "sizes": sizes, "depth": depth}, primitives.tile,
                            stmt, sizes, depth,
                            hint=" (rectangular tiles need permutable loops: skew them first)")
@@ -459,6 +475,9 @@ class Program:
     def mark(self, stmt: str, depth: int, mark) -> "Program":
         """Put a :mod:`polysched.marks` value (or its text) on loop ``(stmt, depth)``."""
         value = parse_mark(mark) if isinstance(mark, (str, isl.Id)) else mark
+        if not isinstance(value, MARK_TYPES):
+            raise TransformError(f"mark({stmt!r}, {depth!r}, {mark!r}): a mark is a polysched.marks value "
+                                 f"or its text (e.g. \"parallel\"), got {type(mark).__name__}")
         what = f"mark({stmt!r}, {depth!r}, {value.text()!r})"
         return self._apply("mark", {"stmt": stmt, "depth": depth, "mark": value.text()},
                            primitives.mark, stmt, depth, value, what)

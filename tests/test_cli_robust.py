@@ -573,3 +573,52 @@ def test_compare_numbers_inside_words():
     assert not compare_outputs("n=3", "n=4").equal
     assert not compare_outputs("A2", "A3").equal
     assert compare_outputs("sum:3.0e2;", "sum:300.0000001;").equal
+
+
+# -- found by a probe of the CLI ------------------------------------------------------------
+
+def test_bench_never_writes_over_its_input(tmp_path, capfd):
+    source = tmp_path / "k.c"
+    source.write_text(KERNEL.read_text())
+    before = source.read_bytes()
+    assert main(["bench", str(source), "--dataset", "MINI", "--variants", "orig", "--repeat", "1",
+                 "-o", str(source)]) == 2
+    assert source.read_bytes() == before and not list(tmp_path.glob("*.jsonl"))
+    assert "is the input file" in capfd.readouterr().err
+    assert main(["bench", "jacobi-1d", "--dataset", "MINI", "--cc", "no-such-cc-xyz",
+                 "-o", str(tmp_path / "r.json")]) == 2
+    assert "--cc no-such-cc-xyz: no such compiler" in capfd.readouterr().err
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.jsonl").exists()
+
+
+def test_extract_reads_a_one_line_file_as_text(tmp_path, capfd):
+    trick = tmp_path / "trick.c"
+    trick.write_text(str(KERNEL))            # its text is a path to a real kernel
+    assert main(["extract", str(trick)]) == 0
+    out = capfd.readouterr().out
+    assert "no '#pragma scop' region" in out and "scop " not in out
+
+
+@pytest.mark.parametrize("sizes", ["32,,32", "9223372036854775808,32", "32,32,", "S1=4,4;S1=8,8"])
+def test_tile_sizes_that_are_not_a_list_of_sizes(tmp_path, capfd, sizes):
+    out = tmp_path / "o.c"
+    assert main(["optimize", str(KERNEL), "-o", str(out), "--tile", "--tile-sizes", sizes]) == 2
+    err = capfd.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--tile-sizes" in err[0] and not out.exists()
+
+
+def test_binary_trace_schedule_and_intrinsics(tmp_path, capfd):
+    garbage = tmp_path / "bin.c"
+    garbage.write_bytes(bytes(range(128, 256)) * 3)
+    for flag in ("--trace", "--schedule", "--tensorize"):
+        out = tmp_path / "o.c"
+        assert main(["optimize", str(KERNEL), "-o", str(out), "--tile", flag, str(garbage)]) == 2
+        err = capfd.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and str(garbage) in err[0] and not out.exists(), (flag, err)
+
+
+def test_intrinsic_call_naming_no_operand_is_refused_when_loaded(tmp_path, capfd):
+    shipped = Path(__file__).parent.parent / "polysched" / "tensorize" / "intrinsics" / "dgemm_4x8.c"
+    (tmp_path / "dgemm_4x8.c").write_text(shipped.read_text().replace("base(A)", "base(Z)"))
+    assert main(["tensorize", str(get("gemm").path), "--intrinsics", str(tmp_path)]) == 2
+    assert "call: base(Z) does not name an operand" in capfd.readouterr().err

@@ -41,6 +41,14 @@ def test_primitives_return_new_values(gemm):
     (lambda p: p.parallel("S0", 9), "not loop 9"),
     (lambda p: p.replay([{"op": "explode", "args": {}}]), "unknown primitive 'explode'"),
     (lambda p: p.replay([{"op": "tile", "args": {"stmt": "S1", "size": [4]}}]), "unknown argument(s) size"),
+    # found by a probe of the API: each escaped as KeyError, AttributeError, TypeError
+    # or RecursionError
+    (lambda p: p.replay([{"op": "tile"}]), "trace step 0 (tile): missing a required argument: 'stmt'"),
+    (lambda p: p.loops("S9"), "no statement 'S9'"),
+    (lambda p: p.mark("S1", 0, 5), "a mark is a polysched.marks value"),
+    (lambda p: p.tile("S1", None), "tile sizes must be an int or a list of ints"),
+    (lambda p: p.tile("S1", [2 ** 70, 4, 4]), "each tile size must be at most 1073741824"),
+    (lambda p: p.unroll_and_jam("S1", 0, 10 ** 4), "factor must be at most 64"),
 ])
 def test_misuse_is_one_sentence(gemm, call, message):
     with pytest.raises(ps.TransformError) as info:

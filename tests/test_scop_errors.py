@@ -139,6 +139,8 @@ def test_preprocessor_error_is_reported_at_its_line():
 
 
 def test_region_without_statements():
+    """The only region: an error at the pragma's line (next to other regions it is left
+    out with a notice: test_scop_accept.py)."""
     text = HEADER + "#pragma scop\n;\n#pragma endscop\n}\n"
     with pytest.raises(ScopError) as info:
         extract(text, filename="bad.c")

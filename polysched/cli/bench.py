@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import shlex
+import shutil
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import unknown_name, write_output
+from polysched.cli.common import same_file, unknown_name, write_output
 
 
 def add_parser(subparsers) -> None:
@@ -107,6 +108,13 @@ def run(args) -> int:
         raise UsageError(f"--cflags: {err}") from None
     if args.output.is_dir():
         raise UsageError(f"-o {args.output}: is a directory")
+    for written in (args.output, log_path(args.output)):      # results, then its log
+        for kernel in selected:
+            if same_file(written, kernel.path):
+                raise UsageError(f"-o {args.output}: {written} is the input file {kernel.path}; "
+                                 "choose another output path")
+    if shutil.which(args.cc) is None:
+        raise UsageError(f"--cc {args.cc}: no such compiler")
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other")
     log = log_path(args.output)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from polysched.cli.common import add_preprocessor_args, parse_defines
 from polysched.scop import extract, scop_to_dict
@@ -17,10 +18,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    with open(args.file, encoding="utf-8", errors="replace") as f:
-        text = f.read()
-    scops = extract(text, defines=parse_defines(args.defines), include_dirs=args.include_dirs,
-                    filename=args.file)
+    # a Path: a one-line file's text must never be taken for a path
+    scops = extract(Path(args.file), defines=parse_defines(args.defines), include_dirs=args.include_dirs)
     if args.json:
         print(json.dumps({"file": args.file, "scops": [scop_to_dict(s) for s in scops]}, indent=2))
     else:

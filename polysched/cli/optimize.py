@@ -18,6 +18,7 @@ from polysched.cli.common import (add_preprocessor_args, add_schedule_args, chec
 # GCC refuses '#pragma GCC unroll N' for N >= 65535; past a few dozen, unrolling only
 # grows the code.
 MAX_UNROLL = 64
+MAX_TILE_SIZE = 2 ** 30     # polysched.transform.primitives.MAX_SIZE
 
 
 def add_parser(subparsers) -> None:
@@ -96,12 +97,14 @@ def parse_tile_sizes(text: str, origin: str) -> list[int] | dict[str, list[int]]
     """``32,32,32`` (every band), or per statement ``S1=32,64,128; S0=16,16`` (``;`` or
     newlines between statements)."""
     def numbers(part: str) -> list[int]:
+        tokens = [tok.strip() for tok in part.strip().replace("\n", ",").split(",")]
         try:
-            sizes = [int(tok) for tok in part.replace("\n", ",").split(",") if tok.strip()]
+            sizes = [int(tok) for tok in tokens]
         except ValueError:
             sizes = []
-        if not sizes or any(s < 1 for s in sizes):
-            raise UsageError(f"{origin}: tile sizes must be positive integers, got {part.strip()!r}")
+        if not sizes or any(not 1 <= s <= MAX_TILE_SIZE for s in sizes):
+            raise UsageError(f"{origin}: tile sizes must be integers from 1 to {MAX_TILE_SIZE}, "
+                             f"got {part.strip()!r}")
         return sizes
 
     if "=" not in text:
@@ -113,6 +116,8 @@ def parse_tile_sizes(text: str, origin: str) -> list[int] | dict[str, list[int]]
         name, eq, sizes = entry.partition("=")
         if not eq or not name.strip().isidentifier():
             raise UsageError(f"{origin}: expected STATEMENT=SIZES (e.g. S1=32,64,128), got {entry.strip()!r}")
+        if name.strip() in per_statement:
+            raise UsageError(f"{origin}: sizes for {name.strip()} given twice")
         per_statement[name.strip()] = numbers(sizes)
     return per_statement
 
@@ -258,6 +263,8 @@ def _schedules_in(args, options):
         text = path.read_text()
     except OSError as err:
         raise UsageError(f"{flag} {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{flag} {path}: not a UTF-8 text file") from None
     scops = extract(args.file, defines=options.source.defines, include_dirs=options.source.include_dirs)
     if args.trace is not None:
         import json

@@ -104,7 +104,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     had to be used as a constant (``i * M``, ``i % M``: ``M = 1000`` in the context, which
     the emitted code checks at run time); ``i != e`` loops stepping by 1 are ``i < e``
     (``i > e``) under the assumption that they start on the right side of ``e``; a
-    region without statements is left out, with a notice on stderr; names declared nowhere are errors, arrays whose declaration is not
+    region without statements is left out, with a notice on stderr (an error when no
+    region has statements); names declared nowhere are errors, arrays whose declaration is not
     understood get ``element_type == ""``. Scalars declared in blocks inside the region
     (``double t = e;`` in a loop body) are arrays with ``origin == "region"``, which the
     emitted region declares; never-assigned integers with an affine initialiser
@@ -133,21 +134,25 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     names = identifiers(no_strings)
     top = top_level_text(plain)
     starts = line_starts(text)
-    scops = []
+    scops, empty = [], []
     for region in regions:
         function = enclosing_function(plain, region.scop_offset)
         visible = visible_declarations(macros, plain, top, function)
         built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
         if built is None:       # nothing to optimize: the region stays as written
-            where = line_map.relocate(ScopError(filename, region.scop_line, 1, ""))
-            print(f"polysched: {where.filename}:{where.line}: the region contains no assignment statement; "
-                  f"it is kept as written", file=sys.stderr)
+            empty.append(line_map.relocate(ScopError(filename, region.scop_line, 1,
+                                                     "the SCoP region contains no assignment statement")))
             continue
         builder, scop = built
         scop.identifiers = names
         scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
                                              set(scop.loop_scoped))
         scops.append(scop)
+    if empty and not scops:
+        raise empty[0]
+    for where in empty:
+        print(f"polysched: {where.filename}:{where.line}: the region contains no assignment statement; "
+              f"it is kept as written", file=sys.stderr)
     return scops
 
 

@@ -58,6 +58,7 @@ import islpy as isl
 
 from polysched.errors import PolyschedError
 from polysched.scop import extract
+from polysched.textio import read_source
 
 from .library import LOCATORS
 from .pattern import Pattern, statement_pattern
@@ -168,7 +169,7 @@ def _extent(domain: isl.Set, dim: int) -> int | None:
 def load_intrinsic(path: str | Path) -> Intrinsic:
     """Read one description file (see the module doc)."""
     path = Path(path)
-    text = path.read_text()
+    text = read_source(path)            # any bytes: a binary file fails in _metadata, not here
     meta = _metadata(text, str(path))
     scops = extract(text, filename=str(path))        # a ScopError says file:line:col
     if len(scops) != 1 or len(scops[0].statements) != 1:
@@ -212,10 +213,19 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
     library = meta.get("library", "").strip()
     if library and library not in LOCATORS:
         raise IntrinsicError(f"{path}: unknown library {library!r} (known: {', '.join(sorted(LOCATORS))})")
+    call = meta.get("call", "")
+    for m in re.finditer(r"\b(base|rs|cs|st)\(\s*([^,)\s]*)\s*(?:,\s*([^)\s]*)\s*)?\)", call):
+        kind, operand, loop = m.groups()
+        if operand not in pattern.ranks or (kind != "base" and not pattern.ranks[operand]):
+            raise IntrinsicError(f"{path}: call: {m.group(0)} does not name an "
+                                 f"{'operand' if kind == 'base' else 'array operand'} of the semantics")
+        if (kind == "st") != (loop is not None) or (loop is not None and loop not in pattern.loops):
+            raise IntrinsicError(f"{path}: call: {m.group(0)}: st(X, l) takes an operand and a loop "
+                                 f"of the semantics, the others an operand only")
     name = meta.get("name") or path.stem
     intrinsic = Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
                      features=features, header=meta.get("header", "polysched_intrinsics.h"),
-                     function=meta.get("function", ""), call=meta.get("call", ""),
+                     function=meta.get("function", ""), call=call,
                      stride1=stride1, remainder=remainder, doc=meta.get("doc", ""),
                      extent_params=extent_params, packing=packing, affine=affine, numerics=numerics,
                      library=library)

@@ -106,11 +106,20 @@ def merged(scop, schedule: isl.Schedule, stmt: str, depths: list[int], what: str
     return schedule, loop(scop, schedule, stmt, lo, what)
 
 
-def _check_int(value, what: str, name: str, minimum: int | None = None) -> int:
+# Sizes and factors past these only make isl's integers or the generated code explode
+# (a tile of 2**70 overflows isl's small integers; jamming by 10**4 writes 10**4 copies)
+MAX_SIZE = 2 ** 30
+MAX_JAM = 64
+
+
+def _check_int(value, what: str, name: str, minimum: int | None = None,
+               maximum: int = MAX_SIZE) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TransformError(f"{what}: {name} must be an int, got {value!r}")
     if minimum is not None and value < minimum:
         raise TransformError(f"{what}: {name} must be >= {minimum}, got {value}")
+    if abs(value) > maximum:
+        raise TransformError(f"{what}: {name} must be at most {maximum}, got {value}")
     return value
 
 
@@ -405,7 +414,7 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
     innermost loop reuses in local scalars (scalar replacement, where it proves it legal:
     see emit_c/scalar_replace.py)."""
     what = f"unroll_and_jam({stmt!r}, {depth!r}, {factor!r})"
-    factor = _check_int(factor, what, "factor", 1)
+    factor = _check_int(factor, what, "factor", 1, MAX_JAM)
     loops = statement_loops(scop, schedule, stmt)
     lp = loop(scop, schedule, stmt, depth, what)
     if depth == len(loops) - 1:
