@@ -472,6 +472,14 @@ int main(void) {
 """
 
 
+def test_type_sizes_are_lp64():
+    from polysched.scop.affine import type_size
+    sizes = {"int": 4, "unsigned": 4, "long": 8, "long int": 8, "unsigned long long": 8, "short int": 2,
+             "char": 1, "signed char": 1, "float": 4, "double": 8, "long double": 16, "size_t": 8,
+             "const double": 8, "int8_t": 1, "struct point": None}
+    assert {t: type_size(t) for t in sizes} == sizes
+
+
 def test_sizeof_of_arrays_and_types(tmp_path):
     from polysched.scop import extract
     [scop] = extract(SIZEOF, filename="sizeof.c")

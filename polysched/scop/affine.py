@@ -68,10 +68,13 @@ def type_size(c_type: str) -> int | None:
     words = [w for w in c_type.split() if w not in ("const", "volatile", "signed", "unsigned", "static")]
     if words == ["long", "double"]:
         return 16
-    if not words or words.count("long") == len(words):
-        return 8 if words else 4                  # "unsigned" alone is an int
-    sizes = {_BYTES.get(w) for w in words if w != "long"}
-    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+    if "long" in words and set(words) <= {"long", "int"}:
+        return 8                                  # long, long int, long long
+    if len(words) > 1 and "int" in words:
+        words = [w for w in words if w != "int"]  # short int, ...
+    if not words:
+        return 4                                  # "unsigned" alone is an int
+    return _BYTES.get(words[0]) if len(words) == 1 else None
 
 
 def integer_range(c_type: str) -> tuple[int, int] | None:
