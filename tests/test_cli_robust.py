@@ -622,3 +622,9 @@ def test_intrinsic_call_naming_no_operand_is_refused_when_loaded(tmp_path, capfd
     (tmp_path / "dgemm_4x8.c").write_text(shipped.read_text().replace("base(A)", "base(Z)"))
     assert main(["tensorize", str(get("gemm").path), "--intrinsics", str(tmp_path)]) == 2
     assert "call: base(Z) does not name an operand" in capfd.readouterr().err
+
+
+def test_two_outputs_of_one_run_on_one_path(tmp_path, capfd):
+    out = tmp_path / "o.c"
+    assert main(["optimize", str(KERNEL), "-o", str(out), "--tile", "--save-trace", str(out)]) == 2
+    assert "--save-trace" in capfd.readouterr().err and not out.exists()

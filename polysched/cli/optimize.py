@@ -13,7 +13,7 @@ from pathlib import Path
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_input_file, check_output_path,
-                                  default_dataset, is_stdout, parse_defines, write_output)
+                                  default_dataset, is_stdout, parse_defines, same_file, write_output)
 
 # GCC refuses '#pragma GCC unroll N' for N >= 65535; past a few dozen, unrolling only
 # grows the code.
@@ -150,9 +150,15 @@ def run(args) -> int:
 
     check_input_file(args.file)
     check_output_path(args.output, args.file)
+    written = [("-o", args.output)]
     for option in ("save_trace", "save_schedule"):
-        if getattr(args, option, None) is not None:
-            check_output_path(getattr(args, option), args.file, option="--" + option.replace("_", "-"))
+        path, flag = getattr(args, option, None), "--" + option.replace("_", "-")
+        if path is not None:
+            check_output_path(path, args.file, option=flag)
+            for other_flag, other in written:    # one output would overwrite the other
+                if same_file(path, other):
+                    raise UsageError(f"{flag} {path}: also the path of {other_flag}; choose another path")
+            written.append((flag, path))
     sizes = None
     if args.tile_sizes:
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")
