@@ -715,3 +715,13 @@ def test_lifting_preserves_the_schedule():
         lifted = lift_schedule(sched)
         assert lifting.apply_range(lifted.get_map()).is_equal(sched.get_map())
         assert not has_integer_division(lifted)
+
+
+def test_and_inside_or_is_parenthesised():
+    """``a && b || c`` is C, but gcc -Wall warns (-Wparentheses) on generated guards."""
+    from polysched.emit_c.expr import ExprPrinter, Helpers
+    from polysched.emit_c.names import NameAllocator
+    build = isl.AstBuild.from_context(isl.Set("[n, m] -> { : }"))
+    expr = build.expr_from_set(isl.Set("[n, m] -> { : (n >= 2 and m >= 3) or n <= -1 }"))
+    text = ExprPrinter(Helpers(NameAllocator(set())))(expr)
+    assert "||" in text and re.fullmatch(r"\([^()|]*&&[^()|]*\) \|\| .*|.* \|\| \([^()|]*&&[^()|]*\)", text), text

@@ -127,9 +127,11 @@ class ExprPrinter:
         return text if prec >= min_prec else f"({text})"
 
     def _binary(self, symbol: str, prec: int, args: list[isl.AstExpr]) -> str:
-        # left-associative: the right operand needs strictly tighter binding
-        left = self._operand(args[0], prec)
-        right = self._operand(args[1], prec + 1)
+        # left-associative: the right operand needs strictly tighter binding; '&&'
+        # inside '||' gets parentheses all the same (what gcc's -Wparentheses asks)
+        tighter = _PREC_AND + 1 if prec == _PREC_OR else prec + 1
+        left = self._operand(args[0], prec if prec != _PREC_OR else tighter)
+        right = self._operand(args[1], tighter)
         return f"{left} {symbol} {right}"
 
     def _nary_helper(self, helper: str, args: list[isl.AstExpr]) -> str:
