@@ -14,11 +14,8 @@ from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_input_file, check_output_path,
                                   default_dataset, is_stdout, parse_defines, same_file, write_output)
+from polysched.limits import MAX_JAM, MAX_SIZE
 
-# GCC refuses '#pragma GCC unroll N' for N >= 65535; past a few dozen, unrolling only
-# grows the code.
-MAX_UNROLL = 64
-MAX_TILE_SIZE = 2 ** 30     # polysched.transform.primitives.MAX_SIZE
 
 
 def add_parser(subparsers) -> None:
@@ -41,7 +38,7 @@ def add_parser(subparsers) -> None:
                         "FMA kernels, and cblas_dgemm/sgemm calls when a CBLAS is found "
                         "(POLYSCHED_CBLAS=path|none overrides the search)")
     p.add_argument("--unroll", type=int, metavar="N",
-                   help=f"unroll-and-jam the point loops by N (1..{MAX_UNROLL})")
+                   help=f"unroll-and-jam the point loops by N (1..{MAX_JAM})")
     p.add_argument("--register-tile", type=int, metavar="N", default=4,
                    help="when the stride-1 innermost loop carries a reduction chain and the SIMD "
                         "alternative walks arrays by columns, unroll-and-jam the parallel loop by N "
@@ -102,8 +99,8 @@ def parse_tile_sizes(text: str, origin: str) -> list[int] | dict[str, list[int]]
             sizes = [int(tok) for tok in tokens]
         except ValueError:
             sizes = []
-        if not sizes or any(not 1 <= s <= MAX_TILE_SIZE for s in sizes):
-            raise UsageError(f"{origin}: tile sizes must be integers from 1 to {MAX_TILE_SIZE}, "
+        if not sizes or any(not 1 <= s <= MAX_SIZE for s in sizes):
+            raise UsageError(f"{origin}: tile sizes must be integers from 1 to {MAX_SIZE}, "
                              f"got {part.strip()!r}")
         return sizes
 
@@ -164,10 +161,10 @@ def run(args) -> int:
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")
     elif args.tile_sizes_file:
         sizes = _read_tile_sizes_file(args.tile_sizes_file)
-    if args.unroll is not None and not 1 <= args.unroll <= MAX_UNROLL:
-        raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_UNROLL}")
-    if not 0 <= args.register_tile <= MAX_UNROLL:
-        raise UsageError(f"--register-tile {args.register_tile}: the factor must be between 0 and {MAX_UNROLL}")
+    if args.unroll is not None and not 1 <= args.unroll <= MAX_JAM:
+        raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_JAM}")
+    if not 0 <= args.register_tile <= MAX_JAM:
+        raise UsageError(f"--register-tile {args.register_tile}: the factor must be between 0 and {MAX_JAM}")
     cc, cflags = _verify_flags(args)
     options = OptimizeOptions.from_flags(
         scheduler="identity" if args.identity else args.scheduler,

@@ -27,6 +27,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.errors import TransformError
+from polysched.limits import MAX_JAM, MAX_SIZE
 from polysched.marks import Jam, Mark, try_parse_mark
 
 from .loops import Loop, loop, node_at, path_of, statement_loops
@@ -104,12 +105,6 @@ def merged(scop, schedule: isl.Schedule, stmt: str, depths: list[int], what: str
     node = node.insert_partial_schedule(_mupa(members))
     schedule = node.get_schedule()
     return schedule, loop(scop, schedule, stmt, lo, what)
-
-
-# Sizes and factors past these only make isl's integers or the generated code explode
-# (a tile of 2**70 overflows isl's small integers; jamming by 10**4 writes 10**4 copies)
-MAX_SIZE = 2 ** 30
-MAX_JAM = 64
 
 
 def _check_int(value, what: str, name: str, minimum: int | None = None,
