@@ -81,16 +81,7 @@ def no_wrap(values: list[tuple[isl.PwAff, int]], evaluated_on: isl.Set) -> isl.S
     """``[params] -> { : ... }``: the parameters for which every ``(value, width)`` stays
     in ``[0, 2^width - 1]`` at every point of ``evaluated_on`` (a set over the iterators
     that the values are functions of)."""
-    wraps = isl.Set.empty(evaluated_on.get_space())
-    for value, width in values:
-        value = value.intersect_domain(evaluated_on)
-        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(evaluated_on.get_space()))
-        wraps = wraps.union(value.lt_set(zero))
-        if width <= 32:
-            # (64-bit values beyond 2^63 are not tested here: the counter-width check of
-            # emit_c/versioning.py keeps 64-bit sizes below 2^56)
-            wraps = wraps.union(value.gt_set(zero.add_constant_val(isl.Val(2 ** width - 1))))
-    return wraps.params().complement()
+    return in_range([(value, 0, 2 ** width - 1) for value, width in values], evaluated_on)
 
 
 def in_range(values: list[tuple[isl.PwAff, int, int]], evaluated_on: isl.Set) -> isl.Set:
@@ -100,8 +91,8 @@ def in_range(values: list[tuple[isl.PwAff, int, int]], evaluated_on: isl.Set) ->
     for value, low, high in values:
         value = value.intersect_domain(evaluated_on)
         zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(evaluated_on.get_space()))
-        # bounds of 64-bit types are not tested (as in `no_wrap`): emit_c/versioning.py
-        # keeps parameters below 2**56 and iterators below 2**60
+        # bounds of 64-bit types are not tested: emit_c/versioning.py keeps parameters
+        # below 2**56 and iterators below 2**60
         if low > -2 ** 62:
             outside = outside.union(value.lt_set(zero.add_constant_val(isl.Val(low))))
         if high < 2 ** 62:
