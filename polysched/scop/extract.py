@@ -566,23 +566,8 @@ class _RegionBuilder:
     def constant_size(self, text: str, site: c_ast.Node) -> int | None:
         """The value of an array size written as an integer constant expression of
         literals and integer macros (``N + 1``, ``2 * M``), else None."""
-        def value(node):
-            if isinstance(node, c_ast.Constant):
-                return int_literal_value(node.value)
-            if isinstance(node, c_ast.ID):
-                return self.macros.integer_value(node.name)
-            if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
-                inner = value(node.expr)
-                return None if inner is None else (-inner if node.op == "-" else inner)
-            if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
-                left, right = value(node.left), value(node.right)
-                if left is None or right is None or (node.op == "/" and right <= 0):
-                    return None
-                return {"+": left + right, "-": left - right, "*": left * right}.get(node.op) \
-                    if node.op != "/" else (left // right if left >= 0 else None)
-            return None
         try:
-            return value(self.parse_expression(text, site))
+            return self.constant_int(self.parse_expression(text, site))
         except ScopError:
             return None
 
@@ -825,10 +810,12 @@ class _RegionBuilder:
         if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
             v = self.constant_int(node.expr)
             return None if v is None else (-v if node.op == "-" else v)
-        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
             a, b = self.constant_int(node.left), self.constant_int(node.right)
             if a is None or b is None:
                 return None
+            if node.op == "/":      # C truncates: floor only for these signs
+                return a // b if a >= 0 and b > 0 else None
             return a + b if node.op == "+" else a - b if node.op == "-" else a * b
         return None
 
