@@ -18,6 +18,7 @@ from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
 from polysched.dependence import Dependences, analyze, check, runs_in_original_order
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated
+from polysched.errors import TransformError
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 
@@ -314,6 +315,19 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     return region
 
 
+def _check_statement_sizes(path: Path, scops: list[Scop], options: OptimizeOptions) -> None:
+    """Per-statement tile sizes name statements of some region (a name that none has is
+    a typo: it would silently leave that statement at the model's sizes)."""
+    sizes = options.tiling.sizes if options.tiling is not None else None
+    if not isinstance(sizes, dict):
+        return
+    names = [stmt.name for scop in scops for stmt in scop.statements]
+    unknown = sorted(set(sizes) - set(names))
+    if unknown:
+        raise TransformError(f"tile sizes for {unknown[0]}: {path} has no statement of that name "
+                             f"(its statements: {', '.join(names)})")
+
+
 def optimize(path: str | Path, options: OptimizeOptions | None = None,
              cache: StageCache | None = None) -> OptimizeResult:
     """Optimize every SCoP of the C file at ``path``; returns the new file text.
@@ -343,6 +357,7 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
                                   include_dirs=options.source.include_dirs))
     if not scops:
         raise ScopError(str(path), 1, 1, "no '#pragma scop' ... '#pragma endscop' region to optimize")
+    _check_statement_sizes(path, scops, options)
     budget = RunBudget(options.budget)
     regions = [_optimized_region(scops, k, file_key, options, cache, budget, timed) for k in range(len(scops))]
     texts = [timed("codegen", generate_region, region, budget) for region in regions]

@@ -494,6 +494,8 @@ class Program:
         dataflow (floating-point reductions only with ``reassociate=True``); given
         ``private``/``reductions`` are trusted."""
         args = {"stmt": stmt, "depth": depth}
+        if isinstance(private, str):     # one name, not its letters
+            private = [private]
         if private is not None:
             args["private"] = list(private)
         if reductions is not None:

@@ -9,6 +9,7 @@ regions is therefore byte-identical, whatever the bytes are.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -64,3 +65,22 @@ def write_atomic(path: str | os.PathLike, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+# The shipped headers that intrinsic calls need are pasted into an output between
+# these lines (emit_c.tensorize.intrinsic_includes); a new output of that file drops them.
+PASTED_START = "/* {}, shipped with polysched: pasted in */"
+PASTED_END = "/* end of {} */"
+_PASTED = re.compile(re.escape(PASTED_START).replace(r"\{\}", r"([\w.]+)") + r"\n.*?"
+                     + re.escape(PASTED_END).replace(r"\{\}", r"\1") + r"\n", re.S)
+
+
+def pasted_header_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each header pasted into ``text`` (a generated file)."""
+    return [match.span() for match in _PASTED.finditer(text)]
+
+
+def without_pasted_headers(text: str) -> str:
+    """``text`` (a generated file) without the headers pasted into it: the program as it
+    would read with ``#include`` lines, e.g. to count its calls."""
+    return _PASTED.sub("", text)

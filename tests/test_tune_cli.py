@@ -121,7 +121,7 @@ def test_bad_input_is_one_line_exit_2(argv, message, capsys, tmp_path, monkeypat
     status = main(["tune", *argv, "--quiet"])
     err = capsys.readouterr().err
     assert status == 2
-    assert err.startswith("polysched tune: ") and message in err
+    assert err.startswith("polysched: error: ") and message in err
     assert err.strip().count("\n") == 0 and "Traceback" not in err
 
 
@@ -130,4 +130,4 @@ def test_not_a_database(tmp_path, capsys):
     bogus.write_text("this is not sqlite " * 100)
     assert main(["tune", "gemm", "--db", str(bogus), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("polysched tune: ") and "not a polysched tuning database" in err
+    assert err.startswith("polysched: error: ") and "not a polysched tuning database" in err

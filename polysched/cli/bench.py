@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import shlex
-import shutil
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import same_file, unknown_name, write_output
+from polysched.cli.common import check_compiler, same_file, unknown_name, write_output
 
 
 def add_parser(subparsers) -> None:
@@ -113,8 +112,7 @@ def run(args) -> int:
             if same_file(written, kernel.path):
                 raise UsageError(f"-o {args.output}: {written} is the input file {kernel.path}; "
                                  "choose another output path")
-    if shutil.which(args.cc) is None:
-        raise UsageError(f"--cc {args.cc}: no such compiler")
+    check_compiler(args.cc)
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other")
     log = log_path(args.output)

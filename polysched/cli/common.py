@@ -95,6 +95,15 @@ def check_output_path(output: Path | str, *inputs: Path | str, option: str = "-o
         raise UsageError(f"{option} {output}: no such directory {output.parent}")
 
 
+def check_compiler(cc: str, option: str = "--cc") -> None:
+    """A C compiler that is not there: one line, exit 2, before any work is done."""
+    import shutil
+
+    from polysched.cli import UsageError
+    if shutil.which(cc) is None:
+        raise UsageError(f"{option} {cc}: no such compiler")
+
+
 def is_stdout(path: Path | str) -> bool:
     """Whether ``path`` is a special file (not a regular file) that is our stdout,
     e.g. ``-o /dev/stdout``: status messages then go to stderr."""

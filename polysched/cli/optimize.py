@@ -12,7 +12,8 @@ from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
-from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_input_file, check_output_path,
+from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_compiler, check_input_file,
+                                  check_output_path,
                                   default_dataset, is_stdout, parse_defines, same_file, write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE
 
@@ -139,7 +140,30 @@ def _verify_flags(args) -> tuple[str | None, list[str] | None]:
             raise UsageError(f"--extra-source {source}: no such file")
     if not args.verify and (args.extra_sources or args.cflags is not None or args.cc is not None):
         raise UsageError("--extra-source, --cc and --cflags are for --verify")
+    if args.cc is not None:
+        check_compiler(args.cc)
     return args.cc, cflags
+
+
+def _check_combinations(args) -> None:
+    """Flags that contradict each other, or that would have no effect: refused, so
+    that a run never silently does something else than what was asked."""
+    given = lambda *flags: [f for f in flags if getattr(args, f.lstrip("-").replace("-", "_"))]
+    if args.tile_sizes and args.tile_sizes_file:
+        raise UsageError("--tile-sizes and --tile-sizes-file are alternatives: give one")
+    if args.identity:
+        extra = given("--tile", "--parallel", "--l2tile", "--unroll", "--tensorize", "--diamond")
+        if args.scheduler != "pluto":
+            extra.insert(0, f"--scheduler {args.scheduler}")
+        if extra:
+            raise UsageError(f"--identity keeps the original schedule, without transformations: "
+                             f"it does not combine with {extra[0]}")
+    if not args.tile:
+        needs_tile = given("--tile-sizes", "--tile-sizes-file", "--l2tile")
+        if needs_tile:
+            raise UsageError(f"{needs_tile[0]} needs --tile")
+    if args.tensorize and args.no_tensorize:
+        raise UsageError("--tensorize and --no-tensorize contradict each other: give one")
 
 
 def run(args) -> int:
@@ -159,8 +183,9 @@ def run(args) -> int:
     sizes = None
     if args.tile_sizes:
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")
-    elif args.tile_sizes_file:
+    if args.tile_sizes_file:
         sizes = _read_tile_sizes_file(args.tile_sizes_file)
+    _check_combinations(args)
     if args.unroll is not None and not 1 <= args.unroll <= MAX_JAM:
         raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_JAM}")
     if not 0 <= args.register_tile <= MAX_JAM:
@@ -169,8 +194,8 @@ def run(args) -> int:
     options = OptimizeOptions.from_flags(
         scheduler="identity" if args.identity else args.scheduler,
         fuse=args.fuse, negative_coefficients=args.negative, diamond=args.diamond,
-        tile=args.tile and not args.identity, tile_sizes=sizes, l2tile=args.l2tile,
-        parallel=args.parallel and not args.identity, unroll=args.unroll,
+        tile=args.tile, tile_sizes=sizes, l2tile=args.l2tile,
+        parallel=args.parallel, unroll=args.unroll,
         reassociate=args.reassociate, register_tile=args.register_tile,
         point_wavefront=not args.no_point_wavefront,
         tensorize=False if args.no_tensorize or args.tensorize else None,

@@ -13,14 +13,15 @@ import shlex
 import sys
 from pathlib import Path
 
-from polysched.cli.common import add_preprocessor_args, parse_defines
+from polysched.cli import UsageError
+from polysched.cli.common import add_preprocessor_args, check_compiler, parse_defines
 
 PREFIX = "polysched tune"
 SPACES = ("full", "small")
 
 
-class TuneUsage(Exception):
-    """A bad option value or input: one line ``polysched tune: ...``, exit 2."""
+class TuneUsage(UsageError):
+    """A bad option value or input: one line ``polysched: error: ...``, exit 2."""
 
 
 def add_parser(subparsers) -> None:
@@ -94,6 +95,13 @@ def _check(args):
         raise TuneUsage(f"--db {args.db}: is a directory")
     if not args.db.parent.is_dir():
         raise TuneUsage(f"--db {args.db}: directory {args.db.parent} does not exist")
+    if args.plot is not None and not args.no_plot:
+        from polysched.bench.report import check_plot_path
+        try:
+            check_plot_path(args.plot)
+        except ValueError as err:
+            raise TuneUsage(f"--plot {args.plot}: {err}") from None
+    check_compiler(args.cc)
     try:
         args.cflags_list = shlex.split(args.cflags)
     except ValueError as err:
@@ -101,11 +109,28 @@ def _check(args):
 
 
 def run(args) -> int:
+    """``_run``; a database this run created is removed again when the run fails
+    before it recorded anything (a typo must not leave an empty file behind)."""
+    created = not args.db.exists()
     try:
         return _run(args)
-    except TuneUsage as err:
-        print(f"{PREFIX}: {' '.join(str(err).split())}", file=sys.stderr)
-        return 2
+    except BaseException:
+        if created:
+            _remove_if_empty(args.db)
+        raise
+
+
+def _remove_if_empty(db: Path) -> None:
+    import sqlite3
+    try:
+        with sqlite3.connect(db) as connection:
+            tables = [row[0] for row in connection.execute("select name from sqlite_master where type='table'")]
+            if any(connection.execute(f'select 1 from "{table}" limit 1').fetchone() for table in tables):
+                return
+    except sqlite3.Error:
+        return
+    for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal")):
+        path.unlink(missing_ok=True)
 
 
 def _run(args) -> int:
@@ -115,11 +140,7 @@ def _run(args) -> int:
     from polysched.tune.search import SearchError
 
     _check(args)
-    try:
-        from polysched.cli import UsageError
-        defines = parse_defines(args.defines)
-    except UsageError as err:
-        raise TuneUsage(str(err)) from None
+    defines = parse_defines(args.defines)
     try:
         target = Target.of(args.kernel, region=args.region, defines=defines, include_dirs=args.include_dirs)
     except ValueError as err:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, default_dataset, parse_defines
+from polysched.cli.common import add_preprocessor_args, check_compiler, default_dataset, parse_defines
 
 
 def add_parser(subparsers) -> None:
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: no such file")
         if not path.is_file():
             raise UsageError(f"{path}: not a regular file")
+    check_compiler(args.cc)
     try:
         cflags = shlex.split(args.cflags)
     except ValueError as err:
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         dataset = args.dataset.upper()
         if not dataset.replace("_", "").isalnum():
             raise UsageError(f"--dataset {args.dataset}: expected a name such as MINI or LARGE")
+        _check_dataset_is_used(args.dataset, dataset, (original, transformed, *extras), args.include_dirs)
     defines = {**dataset_define(dataset), **defines}
 
     result = verify(original, transformed, cc=args.cc, cflags=cflags, defines=defines,
@@ -94,6 +96,32 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"polysched verify: error: {result.reason}", file=sys.stderr)
     return 2
+
+
+def _check_dataset_is_used(given: str, dataset: str, files, include_dirs) -> None:
+    """A dataset name other than PolyBench's must be one the program tests
+    (``#ifdef HUGE_DATASET`` in a file or a header it includes with quotes): otherwise
+    the define changes nothing and the run would silently be at the default size."""
+    import re
+
+    from polysched.bench.suite import DATASETS
+    if dataset in DATASETS:
+        return
+    macro = f"{dataset}_DATASET"
+    texts, seen = [], set()
+    pending = [Path(f) for f in files]
+    while pending:
+        path = pending.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        text = path.read_text(errors="replace")
+        texts.append(text)
+        for header in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, flags=re.M):
+            pending += [Path(d) / header for d in (path.parent, *include_dirs)]
+    if not any(re.search(rf"\b{macro}\b", text) for text in texts):
+        raise UsageError(f"--dataset {given}: the program never tests {macro}; choose one of "
+                         f"{', '.join(DATASETS)}, a dataset the program defines, or none")
 
 
 def _print_details(result) -> None:

@@ -213,7 +213,8 @@ def used_after_scop(scop: Scop, name: str) -> bool:
     would lose the value the sequential code leaves behind.
     """
     ident = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
-    outside = scop.source[:scop.region_start] + "\n" + scop.source[scop.region_end:]
+    start, end = scop.replaced_span
+    outside = scop.source[:start] + "\n" + scop.source[end:]
     if not scop.source:
         return True
     for match in ident.finditer(outside):

@@ -47,6 +47,8 @@ def emit_file(
 
 def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:
     """The whole file with ``texts[k]`` (from `generate`) in place of region ``k``, and
-    the headers its intrinsic calls need (`intrinsic_includes`)."""
+    the headers its intrinsic calls need (`intrinsic_includes`), once."""
     texts = list(texts)
-    return intrinsic_includes(texts) + splice(scops, texts)
+    # the headers an earlier run pasted (this file is polysched's output) go: the calls
+    # that need them again get them again
+    return intrinsic_includes(texts) + without_pasted_headers(splice(scops, texts))

@@ -26,6 +26,7 @@ from polysched.islutil import sets_of
 from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.textio import line_ending
+from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END
 
 from .body import region_declarations, substitute
 from .expr import ExprPrinter, Helpers
@@ -128,7 +129,9 @@ class _RegionPrinter:
         self.deps = deps
         self.options = options
         self.statements: dict[str, Statement] = {s.name: s for s in scop.statements}
-        taken = set(scop.identifiers) | identifiers_in(scop.source)
+        # the front end's names of the file (without what an earlier run generated in
+        # polysched's own output); the whole text for a Scop built some other way
+        taken = set(scop.identifiers) if scop.identifiers else identifiers_in(scop.source)
         self.names = NameAllocator(taken)
         self.schedule, self.marks = retag_marks(schedule)
         self.unlifted = self.schedule        # statement instances as the program has them
@@ -207,7 +210,8 @@ class _RegionPrinter:
         head = self.helpers.definitions() + [f"if ({guard}) {{"]
         inner = [self.options.indent + line if line else line for line in body]
         text = "".join(f"{base}{line}{nl}" if line else nl for line in head + inner)
-        text += f"{base}}} else {{{nl}{original}{base}}}{nl}"
+        # the original between marker lines: optimizing this output again starts from it
+        text += f"{base}}} else {{{nl}{base}{ORIGINAL_BEGIN}{nl}{original}{base}{ORIGINAL_END}{nl}{base}}}{nl}"
         return text + "".join(f"{base}{line}{nl}" for line in self.helpers.undefinitions())
 
     def guard_text(self) -> str:

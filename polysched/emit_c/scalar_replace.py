@@ -267,7 +267,9 @@ class Replacement:
             if g.load and not g.load_guard:
                 lines.append(pad + f"{g.c_type} {g.name} = {g.element};")
                 continue
-            lines.append(pad + f"{g.c_type} {g.name};")
+            # initialised, though every use follows its guarded load: gcc cannot see that
+            # the guards agree and would warn (-Wmaybe-uninitialized) under -Wall
+            lines.append(pad + f"{g.c_type} {g.name} = 0;")
             if g.load:
                 guarded += _guarded(f"{g.name} = {g.element};", g.load_guard, pad, indent)
         return lines + guarded

@@ -1,7 +1,8 @@
 """Putting generated regions back into the original file text.
 
 Everything outside ``source[region_start:region_end]`` of each scop (includes,
-functions, the ``#pragma scop`` / ``#pragma endscop`` lines) stays byte-identical.
+functions, the ``#pragma scop`` / ``#pragma endscop`` lines) stays byte-identical; in
+polysched's own output, the whole region (``Scop.replaced_span``) is replaced.
 """
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ def splice(scop_or_scops: Scop | Sequence[Scop], replacement_texts: str | Sequen
         raise ValueError("all scops passed to splice must come from the same source text")
     pieces, cursor = [], 0
     for scop, text in sorted(zip(scops, texts), key=lambda pair: pair[0].region_start):
-        if scop.region_start < cursor:
+        start, end = scop.replaced_span
+        if start < cursor:
             raise ValueError(f"overlapping scop regions in {scop.filename}")
-        pieces += [source[cursor:scop.region_start], text]
-        cursor = scop.region_end
+        pieces += [source[cursor:start], text]
+        cursor = end
     pieces.append(source[cursor:])
     return "".join(pieces)

@@ -39,6 +39,7 @@ import re
 import islpy as isl
 
 from polysched.marks import Tensorize
+from polysched.textio import PASTED_END, PASTED_START, without_pasted_headers  # noqa: F401 (emit_c exports it)
 
 from .body import substitute
 
@@ -211,20 +212,8 @@ def intrinsic_includes(texts: list[str]) -> str:
                 headers.append(intrinsic.header)
             if intrinsic.library and intrinsic.library not in libraries:
                 libraries.append(intrinsic.library)
-    included = "".join(f"{_PASTED_START.format(h)}\n{(INCLUDE_DIR / h).read_text()}{_PASTED_END.format(h)}\n"
+    included = "".join(f"{PASTED_START.format(h)}\n{(INCLUDE_DIR / h).read_text()}{PASTED_END.format(h)}\n"
                        if (INCLUDE_DIR / h).is_file() else f'#include "{h}"\n' for h in headers)
     return "".join(library_defines(kind) for kind in libraries) + included
 
 
-_PASTED_START = "/* {}, shipped with polysched: pasted in */"
-_PASTED_END = "/* end of {} */"
-
-
-_PASTED = re.compile(re.escape(_PASTED_START).replace(r"\{\}", r"([\w.]+)") + r"\n.*?"
-                     + re.escape(_PASTED_END).replace(r"\{\}", r"\1") + r"\n", re.S)
-
-
-def without_pasted_headers(text: str) -> str:
-    """``text`` (a generated file) without the headers `intrinsic_includes` pasted in:
-    the program as it would read with ``#include`` lines, e.g. to count its calls."""
-    return _PASTED.sub("", text)

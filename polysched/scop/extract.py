@@ -30,7 +30,7 @@ try:
 except ImportError:  # pycparser 2.x
     from pycparser.plyparser import Coord
 
-from polysched.textio import read_source
+from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
@@ -40,7 +40,7 @@ from .macros import Macro, MacroTable, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
                      enclosing_function, find_regions, identifiers, join_continuations, line_col,
-                     line_starts, offset_of, strip_comments, top_level_text)
+                     line_starts, offset_of, original_of_output, strip_comments, top_level_text)
 
 # Pure functions of <math.h> (and <stdlib.h>'s abs family) allowed in statement bodies.
 MATH_FUNCTIONS = frozenset("""
@@ -123,7 +123,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     stripped = strip_comments(text)
     line_map = LineMap.of(stripped)
     try:
-        regions = find_regions(filename, stripped)
+        regions = [original_of_output(text, region) for region in find_regions(filename, stripped)]
     except ScopError as err:
         raise line_map.relocate(err) from None
     if not regions:
@@ -131,7 +131,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     macros = macro_table(filename, text, defines, include_dirs)
     no_strings = blank_strings(stripped)
     plain = blank_directives(no_strings)
-    names = identifiers(no_strings)
+    names = identifiers(_without_generated_code(no_strings, regions, pasted_header_spans(text)))
     top = top_level_text(plain)
     starts = line_starts(text)
     scops, empty = [], []
@@ -296,10 +296,12 @@ class _RegionBuilder:
         """The region text with its preprocessor lines blanked, and the macros it
         defines. ``#define``/``#undef``/``#line`` and loop pragmas (OpenMP ``for``/``simd``,
         ``GCC ivdep``/``unroll``: polysched places its own) are skipped; any other
-        directive is an error. Backslash-newlines are resolved in place."""
+        directive is an error, but for polysched's own ``#ifndef POLYSCHED_...`` defaults.
+        Backslash-newlines are resolved in place."""
         text = self.stripped[self.region.start:self.region.end]
         lines = text.split("\n")
         defined: dict[str, Macro] = {}
+        own_conditionals = 0
         k = 0
         while k < len(lines):
             if not re.match(r"^[ \t]*#", lines[k]):
@@ -310,7 +312,11 @@ class _RegionBuilder:
                 k += 1
             directive = join_continuations("\n".join(lines[first:k + 1])).strip()
             m = _REGION_DEFINE_RE.match(directive)
-            if m:
+            if _OWN_CONDITIONAL_RE.match(directive):    # polysched's output: a default of its own
+                own_conditionals += 1
+            elif own_conditionals and re.match(r"^#\s*endif\b", directive):
+                own_conditionals -= 1
+            elif m:
                 params = None
                 if m.group(2) is not None:
                     params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
@@ -1152,6 +1158,7 @@ class _RegionBuilder:
             parameter_values=dict(self.parameter_values), context=context, arrays=self.arrays,
             statements=self.statements, schedule=schedule,
             variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
+            replaced=self.region.outer,
         )
 
     def variable_types(self) -> dict[str, str]:
@@ -1170,7 +1177,22 @@ _REGION_DEFINE_RE = re.compile(r"^#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?(.*)$
 _SKIPPED_DIRECTIVE_RE = re.compile(
     r"^#\s*(?:undef\b|line\b|\d|$|pragma\s+(?:omp\s+(?:parallel\s+)?(?:for|simd)\b|GCC\s+(?:ivdep|unroll)\b"
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
+# ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
+_OWN_CONDITIONAL_RE = re.compile(r"^#\s*ifndef\s+POLYSCHED_[A-Z0-9_]+\s*$")
 _BUILTIN_CONSTANTS = frozenset("inf inff infl huge_val huge_valf huge_vall nan nanf nanl".split())
+
+
+def _without_generated_code(text: str, regions: list[Region], pasted: list[tuple[int, int]]) -> str:
+    """``text`` without the code an earlier polysched run generated around the original
+    code it kept (`original_of_output`) and the headers it pasted: the output replaces
+    both, so their names (``c0``, ``polysched_min``) are free again."""
+    spans = list(pasted)
+    for region in regions:
+        if region.outer is not None:
+            spans += [(region.outer[0], region.start), (region.end, region.outer[1])]
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
 
 
 def _is_pure_function(name: str) -> bool:

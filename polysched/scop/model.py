@@ -149,6 +149,14 @@ class Scop:
     variable_types: dict[str, str] = field(default_factory=dict)
     loop_scoped: frozenset[str] = frozenset()
     live_iterators: tuple[str, ...] = ()
+    # (start, end) of the text an output replaces, when it is more than the region:
+    # a region of polysched's own output, whose original code the region is
+    replaced: tuple[int, int] | None = None
+
+    @property
+    def replaced_span(self) -> tuple[int, int]:
+        """``source[start:end]``, the text an output puts its region in place of."""
+        return self.replaced or (self.region_start, self.region_end)
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:

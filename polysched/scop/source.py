@@ -117,6 +117,34 @@ class Region:
     scop_line: int
     endscop_line: int
     scop_offset: int
+    # polysched's own output: the whole region (what a new output replaces), where
+    # ``start:end`` is only the original code it kept (see `original_of_output`)
+    outer: tuple[int, int] | None = None
+
+
+# The lines around the original code that polysched keeps in a versioned region (the
+# fallback when the run-time check fails), so that its output can be optimized again:
+# from the original code, not from the code generated the first time.
+ORIGINAL_BEGIN = "/* polysched: the original code, run when the check fails */"
+ORIGINAL_END = "/* polysched: end of the original code */"
+
+
+def original_of_output(text: str, region: Region) -> Region:
+    """``region`` itself, or, when it is polysched's output with the original code kept
+    between the `ORIGINAL_BEGIN` and `ORIGINAL_END` lines, the region of that code
+    (its ``outer`` the whole region; the marker lines play the pragma lines)."""
+    body = text[region.start:region.end]
+    lines = [line.strip() for line in body.split("\n")]
+    if lines.count(ORIGINAL_BEGIN) != 1 or lines.count(ORIGINAL_END) != 1:
+        return region
+    first, last = lines.index(ORIGINAL_BEGIN), lines.index(ORIGINAL_END)
+    if last <= first:
+        return region
+    offsets = [region.start]
+    for line in body.split("\n"):
+        offsets.append(offsets[-1] + len(line) + 1)
+    return Region(offsets[first + 1], offsets[last], region.scop_line + 1 + first,
+                  region.scop_line + 1 + last, offsets[first], outer=(region.start, region.end))
 
 
 def find_regions(filename: str, stripped: str) -> list[Region]:

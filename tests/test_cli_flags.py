@@ -1,0 +1,123 @@
+"""Flags that contradict each other or would have no effect are refused (one line,
+exit 2, nothing written), as are values that would silently do something else:
+a dataset no file tests, a compiler that is not there, per-statement tile sizes for
+a statement that does not exist (issue 9, the CLI probe)."""
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from polysched.bench import get
+from polysched.cli import main
+
+KERNEL = Path(get("gemm").path)
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+def _refused(capfd, argv: list[str], message: str) -> None:
+    status = main(argv)
+    err = capfd.readouterr().err.strip().splitlines()
+    assert status == 2, err
+    assert len(err) == 1 and message in err[0] and "Traceback" not in err[0], err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--identity", "--tile"], "--identity keeps the original schedule"),
+    (["--identity", "--parallel"], "does not combine with --parallel"),
+    (["--identity", "--unroll", "2"], "does not combine with --unroll"),
+    (["--identity", "--scheduler", "isl"], "does not combine with --scheduler isl"),
+    (["--tile-sizes", "8,8"], "--tile-sizes needs --tile"),
+    (["--l2tile"], "--l2tile needs --tile"),
+    (["--tile", "--tensorize", "--no-tensorize"], "contradict each other"),
+    (["--tile", "--tile-sizes", "S9=4,4"], "tile sizes for S9"),
+    (["--verify", "--cc", "no-such-cc-xyz"], "--cc no-such-cc-xyz: no such compiler"),
+])
+def test_optimize_refuses_contradicting_or_ineffective_flags(tmp_path, capfd, flags, message):
+    out = tmp_path / "o.c"
+    out.write_text("keep me\n")
+    _refused(capfd, ["optimize", str(KERNEL), "-o", str(out), *flags], message)
+    assert out.read_text() == "keep me\n"
+
+
+def test_tile_sizes_and_a_sizes_file_are_alternatives(tmp_path, capfd):
+    sizes = tmp_path / "sizes.txt"
+    sizes.write_text("8,8,8\n")
+    _refused(capfd, ["optimize", str(KERNEL), "-o", str(tmp_path / "o.c"), "--tile",
+                     "--tile-sizes", "4,4", "--tile-sizes-file", str(sizes)], "alternatives")
+
+
+def test_per_statement_sizes_of_a_statement_that_exists_are_used(tmp_path, capfd):
+    out = tmp_path / "o.c"
+    assert main(["optimize", str(KERNEL), "-o", str(out), "--tile", "--tile-sizes", "S1=8,16,32"]) == 0
+    assert "8" in capfd.readouterr().out
+
+
+@needs_gcc
+def test_verify_refuses_a_dataset_the_program_never_tests(tmp_path, capfd):
+    _refused(capfd, ["verify", str(KERNEL), str(KERNEL), "--dataset", "HUGE"],
+             "the program never tests HUGE_DATASET")
+    own = tmp_path / "own.c"     # a program with a dataset of its own
+    own.write_text('#include <stdio.h>\n#ifdef HUGE_DATASET\n#define N 3\n#else\n#define N 2\n#endif\n'
+                   'int main(void) { printf("%d\\n", N); return 0; }\n')
+    assert main(["verify", str(own), str(own), "--dataset", "huge"]) == 0
+    assert "equal" in capfd.readouterr().out
+
+
+def test_verify_and_tune_refuse_a_missing_compiler(tmp_path, capfd):
+    _refused(capfd, ["verify", str(KERNEL), str(KERNEL), "--cc", "no-such-cc-xyz"], "no such compiler")
+    db = tmp_path / "t.sqlite"
+    _refused(capfd, ["tune", "gemm", "--db", str(db), "--cc", "no-such-cc-xyz", "--quiet"], "no such compiler")
+    assert not db.exists()
+
+
+def test_tune_checks_the_plot_path_first_and_leaves_no_empty_database(tmp_path, capfd):
+    db = tmp_path / "t.sqlite"
+    _refused(capfd, ["tune", "gemm", "--db", str(db), "--plot", str(tmp_path / "curve.xyz"), "--quiet"],
+             "unknown plot format")
+    _refused(capfd, ["tune", str(tmp_path / "missing.c"), "--db", str(db), "--quiet"], "no such file")
+    assert not db.exists()
+
+
+def test_tune_keeps_a_database_that_existed(tmp_path, capfd):
+    db = tmp_path / "t.sqlite"
+    with sqlite3.connect(db) as connection:
+        connection.execute("create table notes (x)")
+    _refused(capfd, ["tune", str(tmp_path / "missing.c"), "--db", str(db), "--quiet"], "no such file")
+    assert db.exists()
+
+
+def test_parallel_private_takes_one_name_as_a_string():
+    import polysched as ps
+    source = """double A[100], B[100]; double t;
+void f(void) { int i;
+#pragma scop
+  for (i = 0; i < 100; i++) {
+    t = A[i] * 2.0;
+    B[i] = t + 1.0;
+  }
+#pragma endscop
+}
+"""
+    program = ps.Program.from_source(source)
+    marked = program.parallel("S0", 0, private="t")
+    assert "parallel(private=t)" in str(marked.schedule)
+    with pytest.raises(ps.TransformError, match="'tx'"):
+        program.parallel("S0", 0, private="tx")
+
+
+@needs_gcc
+def test_scalar_replacement_temporaries_draw_no_gcc_warnings(tmp_path):
+    """bicg's register-tiled rows load their scalars under guards that gcc cannot
+    match with the uses: declared uninitialised, they drew -Wmaybe-uninitialized."""
+    kernel = Path(get("bicg").path)
+    out = tmp_path / "bicg.c"
+    assert main(["optimize", str(kernel), "-o", str(out), "--tile", "--parallel"]) == 0
+    assert "_r1 = 0;" in out.read_text()
+    proc = subprocess.run(["gcc", "-O2", "-fopenmp", "-Wall", "-Wextra", "-Wno-unknown-pragmas",
+                           "-I", str(kernel.parent), "-c", str(out), "-o", str(tmp_path / "b.o")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
