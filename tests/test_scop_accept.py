@@ -503,3 +503,50 @@ void f(void) {
     [scop] = extract(text, filename="empty.c")
     assert [stmt.name for stmt in scop.statements] == ["S0", "S1"] and scop.start_line == 5
     assert "empty.c:3: the region contains no assignment statement; it is kept as written" in capsys.readouterr().err
+
+
+# -- macros that write statements ------------------------------------------------------
+
+FOR_MACROS = """#include <stdio.h>
+#define FOR(i, n) for (i = 0; i < (n); i++)
+#define FORR(i, lo, hi) \\
+  for (i = (lo); i < (hi); i++)
+#define N 60
+double A[N][N], B[N][N];
+void kernel(int n) {
+  int i, j;
+#pragma scop
+  FOR(i, n)
+    FORR(j, 1,
+         n)
+      B[i][j] = A[i][j-1] * 0.5 + A[i][j];
+  FOR(i, n) FOR(j, n) A[i][j] = B[i][j] + 1.0;
+  FOR(i, n) A[i][i * i] = 0;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int i, j, n = argc > 1 ? 0 : N;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) A[i][j] = (i * 3 + j) % 11;
+  kernel(n);
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) printf("%.17g %.17g\\n", A[i][j], B[i][j]);
+  return 0; }
+"""
+
+
+def test_macros_that_write_loop_headers_are_expanded():
+    """``FOR(i, n)`` was 'syntax error before FOR'. A macro whose body holds a
+    statement token is expanded where the region uses it, on the lines it took."""
+    affine = FOR_MACROS.replace("  FOR(i, n) A[i][i * i] = 0;\n", "")
+    [scop] = extract(affine)
+    assert [str(s.domain) for s in scop.statements] == [
+        "[n] -> { S0[i, j] : 0 <= i < n and 0 < j < n }", "[n] -> { S1[i, j] : 0 <= i < n and 0 <= j < n }"]
+    assert (scop.statements[0].line, scop.statements[1].line) == (13, 14)
+    with pytest.raises(ScopError) as err:     # a later error is still where the file has it
+        extract(FOR_MACROS)
+    assert (err.value.line, err.value.col) == line_col_of(FOR_MACROS, "i * i]")
+
+
+@pytest.mark.parametrize("mode", [dict(tile=True, parallel=True), dict(scheduler="isl", fuse="max")])
+def test_macros_that_write_loop_headers_end_to_end(tmp_path, mode):
+    affine = FOR_MACROS.replace("  FOR(i, n) A[i][i * i] = 0;\n", "")
+    roundtrip(tmp_path, affine, OptimizeOptions.from_flags(**mode))

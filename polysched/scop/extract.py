@@ -36,7 +36,7 @@ from .affine import AffineConverter, NotAffine, positive_parameters, type_size, 
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .liveness import live_iterators
 from .unsigned import in_range, no_wrap, unsigned_comparisons
-from .macros import Macro, MacroTable, int_literal_value, macro_table
+from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
                      enclosing_function, find_regions, identifiers, join_continuations, line_col,
@@ -129,6 +129,13 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     if not regions:
         return []
     macros = macro_table(filename, text, defines, include_dirs)
+    expanded, moved = expand_statement_macros(text, blank_directives(blank_strings(stripped)),
+                                              [(r.start, r.end) for r in regions], macros)
+    if moved:      # a region uses FOR(i, n)-like macros: read it as the compiler does
+        text, stripped = expanded, strip_comments(expanded)
+        line_map = LineMap.of(stripped)
+        line_map.expansions = moved
+        regions = [original_of_output(text, region) for region in find_regions(filename, stripped)]
     no_strings = blank_strings(stripped)
     plain = blank_directives(no_strings)
     names = identifiers(_without_generated_code(no_strings, regions, pasted_header_spans(text)))

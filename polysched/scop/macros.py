@@ -140,6 +140,68 @@ class MacroTable:
         return substitute(macro, args, expanded)
 
 
+# Tokens no expression holds: a macro whose body has one writes (part of) a statement,
+# e.g. ``#define FOR(i, n) for (i = 0; i < (n); i++)``.
+_STATEMENT_TOKENS = frozenset({"for", "while", "do", "if", "else", "switch", "return", "goto", "break",
+                               "continue", "{", "}", ";"})
+
+
+def expand_statement_macros(text: str, plain: str, spans: list[tuple[int, int]],
+                            table: MacroTable) -> tuple[str, dict[int, list[tuple[int, int, int, int]]]]:
+    """``text`` with every use of a statement-writing macro (`_STATEMENT_TOKENS`) inside
+    ``spans`` (the regions) replaced by its expansion, as the compiler would read it:
+    the front end parses statements, not macro calls. Only those macros are expanded
+    (sizes and ``min``-like macros stay names, as everywhere else), each use on the lines
+    it took, so line numbers stay those of the file. ``plain``: ``text`` with comments,
+    strings and directives blanked (same offsets), where the uses are looked for.
+    Also returns, per line, the column spans that moved (`source.LineMap.expansions`),
+    so that errors point at the columns of the file as written."""
+    names = {name for name, macro in table.macros.items()
+             if _STATEMENT_TOKENS & set(TOKEN_RE.findall(macro.body))}
+    if not names:
+        return text, {}
+    only = MacroTable({name: table.macros[name] for name in names}, table.typedef_names)
+    uses = []
+    for start, end in spans:
+        for match in re.finditer(r"[A-Za-z_]\w*", plain[start:end]):
+            name, at = match.group(), start + match.start()
+            if name not in names or plain[:at].rstrip().endswith((".", "->")):
+                continue
+            stop = at + len(name)
+            if only.get(name).is_function_like:
+                k = stop
+                while k < end and plain[k] in " \t\r\n":
+                    k += 1
+                if k >= end or plain[k] != "(":
+                    continue
+                depth = 0
+                for stop in range(k, end):
+                    depth += {"(": 1, ")": -1}.get(plain[stop], 0)
+                    if depth == 0:
+                        break
+                stop += 1
+            uses.append((at, stop))
+    pieces, cursor, moved = [], 0, {}
+    shift: dict[int, int] = {}       # per line: new column - old column, after the uses so far
+    for at, stop in sorted(uses):
+        expansion, lines = only.expand(text[at:stop]), text.count("\n", at, stop)
+        pieces += [text[cursor:at], expansion, "\n" * lines]
+        line = text.count("\n", 0, at) + 1
+        col = at - text.rfind("\n", 0, at)
+        end_col = stop - text.rfind("\n", 0, stop)
+        new_col = col + shift.get(line, 0)
+        end = new_col + len(expansion)
+        if lines:      # the rest of the use's last line now starts that line
+            moved.setdefault(line, []).append((new_col, end, col, end))
+            moved.setdefault(line + lines, []).append((1, 1, 1, end_col))
+            shift[line + lines] = 1 - end_col
+        else:
+            moved.setdefault(line, []).append((new_col, end, col, end_col))
+            shift[line] = end - end_col
+        cursor = stop
+    return "".join(pieces) + text[cursor:], moved
+
+
 def substitute(macro: Macro, args: list[str], expanded: list[str] | None = None) -> str:
     """The body of function-like ``macro`` with its parameters replaced by ``args``
     (each parenthesised, as an expression argument), ``#`` and ``##`` handled simply.

@@ -7,7 +7,7 @@ column numbers reported to the user are those of the original source.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .model import ScopError
 
@@ -282,6 +282,9 @@ class LineMap:
     stands for; None as the file means the file's own name."""
 
     marks: list[tuple[int, str | None, int]]   # (physical line after the directive, file, its line)
+    # macros expanded in place (scop.macros.expand_statement_macros): per line, the
+    # spans (start, end, original start, original end) of columns that moved
+    expansions: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, stripped: str) -> "LineMap":
@@ -303,12 +306,23 @@ class LineMap:
             result = (file, first + line - start)
         return result
 
+    def column(self, line: int, col: int) -> int:
+        """The column of the file as written that column ``col`` of the text with its
+        statement macros expanded stands for (inside an expansion: the macro's name)."""
+        for start, end, original_start, original_end in reversed(self.expansions.get(line, [])):
+            if col >= end:
+                return col - end + original_end
+            if col >= start:
+                return original_start
+        return col
+
     def relocate(self, err: ScopError) -> ScopError:
-        """``err`` at the presumed location of its line (unchanged without directives)."""
-        if not self.marks or getattr(err, "relocated", False):
+        """``err`` at the presumed location of its line (unchanged without directives
+        or expansions)."""
+        if (not self.marks and not self.expansions) or getattr(err, "relocated", False):
             return err
         file, line = self.locate(err.line)
-        moved = ScopError(file or err.filename, line, err.col, err.message)
+        moved = ScopError(file or err.filename, line, self.column(err.line, err.col), err.message)
         moved.relocated = True
         return moved
 
