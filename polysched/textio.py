@@ -34,14 +34,14 @@ def line_ending(text: str) -> str:
     return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (as :func:`encode_source` bytes) to ``path`` atomically: a temp
+def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
+    """Write ``text`` (as :func:`encode_source` bytes; bytes as they are) to ``path`` atomically: a temp
     file in the same directory, then a rename, so an existing file is never replaced
     by a partial one (full disk, interrupted run). Raises ``OSError`` on failure,
     leaving ``path`` untouched. Special files (``/dev/stdout``, ``/dev/null``) are
     written directly: they cannot be renamed over."""
     path = Path(path)
-    data = encode_source(text)
+    data = text if isinstance(text, bytes) else encode_source(text)
     if path.exists() and not path.is_file():
         with open(path, "wb") as f:
             f.write(data)

@@ -264,3 +264,29 @@ def test_header_implementations(tmp_path, variant):
     assert run.returncode == 0, run.stdout
     taken = dict(line.split(" ok ") for line in run.stdout.splitlines())
     assert taken == _expected(variant)
+
+
+def test_descriptions_come_from_the_cache_until_they_change(tmp_path, monkeypatch):
+    """Reading a description runs the C front end and gcc -E (about a second for the
+    shipped 20, on every optimize): the result is cached on disk, keyed by the file's
+    path and text and the code that reads it."""
+    from polysched.tensorize import intrinsic as module
+    monkeypatch.setenv("POLYSCHED_CACHE_DIR", str(tmp_path / "cache"))
+    shipped = sorted(module.INTRINSICS_DIR.glob("*.c"))[0]
+    copy = tmp_path / shipped.name
+    copy.write_text(shipped.read_text())
+    first = module.load_intrinsic(copy)
+    assert len(list((tmp_path / "cache").glob("intrinsic-*.pickle"))) == 1
+
+    def no_front_end(*args, **kwargs):
+        raise AssertionError("the front end ran")
+    monkeypatch.setattr(module, "extract", no_front_end)
+    again = module.load_intrinsic(copy)
+    assert again == first and again is not first
+    copy.write_text(shipped.read_text().replace("doc:", "doc: changed;", 1))
+    with pytest.raises(AssertionError, match="the front end ran"):
+        module.load_intrinsic(copy)
+    monkeypatch.setenv("POLYSCHED_CACHE_DIR", "none")
+    copy.write_text(shipped.read_text())
+    with pytest.raises(AssertionError, match="the front end ran"):
+        module.load_intrinsic(copy)

@@ -167,9 +167,70 @@ def _extent(domain: isl.Set, dim: int) -> int | None:
 
 
 def load_intrinsic(path: str | Path) -> Intrinsic:
-    """Read one description file (see the module doc)."""
+    """Read one description file (see the module doc). A description read before, by
+    this version of the front end, comes from the on-disk cache (`_cached`)."""
     path = Path(path)
     text = read_source(path)            # any bytes: a binary file fails in _metadata, not here
+    intrinsic = _cached(path, text, lambda: _read(path, text))
+    _LOADED[intrinsic.name] = intrinsic
+    return intrinsic
+
+
+def _cache_dir() -> Path | None:
+    """``$POLYSCHED_CACHE_DIR``, else ``$XDG_CACHE_HOME/polysched`` or
+    ``~/.cache/polysched``; ``POLYSCHED_CACHE_DIR=none`` (or an empty value): no cache."""
+    import os
+    chosen = os.environ.get("POLYSCHED_CACHE_DIR")
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "none") else Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "polysched"
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """A hash of the code that turns a description into an Intrinsic (the C front end
+    and this package): a cached one is only used by the code that made it."""
+    import hashlib
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for source in sorted([*(root / "scop").glob("*.py"), *(root / "tensorize").glob("*.py")]):
+        digest.update(source.name.encode() + source.read_bytes())
+    return digest.hexdigest()
+
+
+def _cached(path: Path, text: str, read) -> Intrinsic:
+    """``read()``, kept in the cache directory under a key of the file's path and text
+    and the code's fingerprint: reading the 20 shipped descriptions runs the C front
+    end (and ``gcc -E``) 20 times, about a second per ``optimize``. A cache that cannot
+    be read or written is ignored."""
+    import hashlib
+    import pickle
+
+    from polysched.textio import encode_source, write_atomic
+    directory = _cache_dir()
+    if directory is None:
+        return read()
+    key = hashlib.sha256(b"\0".join([str(path.resolve()).encode(), encode_source(text),
+                                      _code_fingerprint().encode()])).hexdigest()
+    entry = directory / f"intrinsic-{key[:40]}.pickle"
+    try:
+        with open(entry, "rb") as f:
+            cached = pickle.load(f)
+        if isinstance(cached, Intrinsic):
+            return cached
+    except Exception:  # noqa: BLE001 -- missing, unreadable or stale: read the file again
+        pass
+    intrinsic = read()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        write_atomic(entry, pickle.dumps(intrinsic))
+    except (OSError, TypeError, pickle.PicklingError):
+        pass
+    return intrinsic
+
+
+def _read(path: Path, text: str) -> Intrinsic:
     meta = _metadata(text, str(path))
     scops = extract(text, filename=str(path))        # a ScopError says file:line:col
     if len(scops) != 1 or len(scops[0].statements) != 1:
@@ -229,7 +290,6 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
                      stride1=stride1, remainder=remainder, doc=meta.get("doc", ""),
                      extent_params=extent_params, packing=packing, affine=affine, numerics=numerics,
                      library=library)
-    _LOADED[intrinsic.name] = intrinsic
     return intrinsic
 
 
