@@ -641,3 +641,140 @@ int main(void) { for (int k = 0; k < 5000; k++) A[k] = k % 97; total = 0; kernel
 def test_integer_reduction_stays_parallel(tmp_path):
     outputs = assert_same_behaviour(tmp_path, INT_REDUCTION, modes={"tile-par": FLAG_SETS["tile-par"]})
     assert "reduction(+:total)" in outputs["tile-par"]
+
+
+# -- found by the third probe: the start value's type, macros redefined or given with -D
+
+NARROW_START = """#include <stdio.h>
+int A[70000];
+int main(int argc, char **argv) {
+  volatile long long big = 65536LL * 65536 + 10;
+  volatile int nv = 300;
+  int n = nv;
+  long long m = big;
+  for (int i = 0; i < 70000; i++) A[i] = i % 1000;
+#pragma scop
+  for (unsigned char v = n; v < 100; v++)
+    A[v] = A[v] * 2 + 1;
+  for (short s = n * 219; s < 32767; s++)
+    A[s] = A[s] + 3;
+  for (int w = m; w < 20; w++)
+    A[w] = A[w] - 1;
+#pragma endscop
+  for (int i = 0; i < 70000; i += 7) printf("%d\\n", A[i]);
+  return 0;
+}
+"""
+
+
+def test_the_start_value_is_converted_to_the_iterator_type(tmp_path):
+    """``unsigned char v = n`` with n = 300 starts at 44; the output ran 'c0 = n' and
+    updated nothing. Likewise a short from 65700 and an int from 2**32 + 10."""
+    outputs = assert_same_behaviour(tmp_path, NARROW_START, modes={m: FLAG_SETS[m] for m in
+                                                                  ("default", "tile-par", "isl-tile-par")})
+    # n * 219 must fit a short, n an unsigned char (n >= 0 for the model: context)
+    assert "n <= 149" in outputs["default"] and "m <= 2147483647" in outputs["default"]
+
+
+REDEFINED = """#include <stdio.h>
+double A[64][64];
+#define S 2
+#define N 40
+#define IDX(i) (i)
+void f1(double *B) {
+#pragma scop
+  for (int i = 0; i < N; i += S)
+    for (int j = 1; j < N; j++)
+      B[IDX(j)] = B[IDX(j)] + A[j][i];
+#pragma endscop
+}
+#undef S
+#undef N
+#undef IDX
+#define S 3
+#define N 60
+#define IDX(i) (2 * (i))
+void f2(double *B) {
+#pragma scop
+  for (int i = 0; i < N; i += S)
+    for (int j = 1; j < N / 2; j++)
+      B[IDX(j) + 1] = B[IDX(j)] * 0.5 + A[i][j];
+#pragma endscop
+}
+int main(void) {
+  static double B[200];
+  for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) A[i][j] = (i * 7 + j) % 5;
+  f1(B); f2(B);
+  for (int i = 0; i < 200; i++) printf("%.17g\\n", B[i]);
+  return 0;
+}
+#if 0
+#pragma scop
+  this is not C, and the compiler never sees it
+#pragma endscop
+#endif
+"""
+
+
+def test_each_region_reads_the_macros_in_force_where_it_is(tmp_path):
+    """The macro table was the file's last state: region 1 got step 3, and IDX's later
+    body made its loop look parallel (a race). A region inside '#if 0' stopped the run."""
+    from polysched.scop import extract
+    scops = extract(REDEFINED)
+    assert len(scops) == 2
+    assert [s.parameter_values for s in scops] == [{"S": 2, "N": 40}, {"S": 3, "N": 60}]
+    assert [str(s.context) for s in scops] == ["[S, N] -> {  : S = 2 and N > 0 }",
+                                               "[S, N] -> {  : S = 3 and N > 0 }"]
+    assert [s.statements[0].body for s in scops] == ["B[IDX(j)] = B[IDX(j)] + A[j][i];",
+                                                     "B[IDX(j) + 1] = B[IDX(j)] * 0.5 + A[i][j];"]
+    assert "-> B[1 + 2j]" in str(scops[1].statements[0].accesses[0].relation)     # IDX as region 2 has it
+    assert_same_behaviour(tmp_path, REDEFINED, modes={m: FLAG_SETS[m] for m in ("default", "tile-par")})
+
+
+STEP_FROM_A_MACRO = """#include <stdio.h>
+#ifndef N
+#define N 20
+#endif
+double A[N + 1][N + 1];
+double B[N];
+int main(void) {
+  for (int i = 0; i <= N; i++) for (int j = 0; j <= N; j++) A[i][j] = i + 0.5 * j;
+#pragma scop
+  for (int i = 0; i < N; i += N / 4)
+    for (int j = 0; j < sizeof(B) / sizeof(B[0]); j++)
+      A[j][i] = A[j][i] * 2.0 + 1.0;
+#pragma endscop
+  for (int i = 0; i <= N; i++) for (int j = 0; j <= N; j++) printf("%.17g\\n", A[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("size", [None, 8, 40])
+def test_steps_and_sizes_read_from_macros_are_checked(tmp_path, size):
+    """A step 'N / 4' and 'sizeof(B)' were baked in at N = 20 without a check, so the
+    output compiled with -DN=8 ran other iterations than the original."""
+    original = tmp_path / "orig.c"
+    original.write_text(STEP_FROM_A_MACRO)
+    result = optimize(original, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "N == 20" in result.text
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    define = [] if size is None else [f"-DN={size}"]
+    for opt in ("-O0", "-O2"):
+        results = []
+        for source in (original, out):
+            binary = tmp_path / f"{source.stem}{opt}.bin"
+            assert compile_c(source, binary, cflags=[opt, "-ffp-contract=off", *define], openmp=True).ok
+            results.append([run_binary(binary, threads=t, timeout=60).stdout for t in (1, 2)])
+        assert results[0] == results[1]
+
+
+def test_sizeof_of_an_array_declared_under_another_value_is_refused():
+    """'double B[N]' declared while N was 40, the region after '#define N 60': its
+    sizeof is 40 elements, not 60 (the output wrote past the end)."""
+    from polysched.scop import ScopError, extract
+    text = ("#define N 40\ndouble B[N];\n#undef N\n#define N 60\nvoid f(void) {\n#pragma scop\n"
+            "  for (int i = 0; i < sizeof(B) / sizeof(B[0]); i++)\n    B[i] = 0;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="sizeof"):
+        extract(text)

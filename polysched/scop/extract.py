@@ -32,7 +32,7 @@ except ImportError:  # pycparser 2.x
 
 from polysched.textio import pasted_header_spans, read_source
 
-from .affine import AffineConverter, NotAffine, positive_parameters, type_size, val
+from .affine import AffineConverter, NotAffine, integer_range, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .liveness import live_iterators
 from .unsigned import in_range, no_wrap, unsigned_comparisons
@@ -123,26 +123,36 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     stripped = strip_comments(text)
     line_map = LineMap.of(stripped)
     try:
-        regions = [original_of_output(text, region) for region in find_regions(filename, stripped)]
+        found = find_regions(filename, stripped)
     except ScopError as err:
         raise line_map.relocate(err) from None
-    if not regions:
+    if not found:
         return []
-    macros = macro_table(filename, text, defines, include_dirs)
-    expanded, moved = expand_statement_macros(text, blank_directives(blank_strings(stripped)),
-                                              [(r.start, r.end) for r in regions], macros)
+    table = macro_table(filename, text, defines, include_dirs, region_lines=tuple(r.scop_line for r in found))
+    # each region is read with the macros in force where it is; one inside '#if 0' is
+    # not read at all (the compiler never sees it)
+    active = [k for k in range(len(found)) if table.at_region(k) is not None]
+    tables = {k: table.at_region(k) for k in active}
+    regions = {k: original_of_output(text, found[k]) for k in active}
+    plain_text, moved = blank_directives(blank_strings(stripped)), {}
+    for k in reversed(active):     # the last first: the earlier regions' offsets stay
+        text, moved_here = expand_statement_macros(text, plain_text, [(regions[k].start, regions[k].end)],
+                                                   tables[k])
+        moved.update(moved_here)
     if moved:      # a region uses FOR(i, n)-like macros: read it as the compiler does
-        text, stripped = expanded, strip_comments(expanded)
+        stripped = strip_comments(text)
         line_map = LineMap.of(stripped)
         line_map.expansions = moved
-        regions = [original_of_output(text, region) for region in find_regions(filename, stripped)]
+        found = find_regions(filename, stripped)
+        regions = {k: original_of_output(text, found[k]) for k in active}
     no_strings = blank_strings(stripped)
     plain = blank_directives(no_strings)
-    names = identifiers(_without_generated_code(no_strings, regions, pasted_header_spans(text)))
+    names = identifiers(_without_generated_code(no_strings, list(regions.values()), pasted_header_spans(text)))
     top = top_level_text(plain)
     starts = line_starts(text)
     scops, empty = [], []
-    for region in regions:
+    for k, region in regions.items():
+        macros = tables[k]
         function = enclosing_function(plain, region.scop_offset)
         visible = visible_declarations(macros, plain, top, function)
         built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
@@ -570,6 +580,8 @@ class _RegionBuilder:
             return None     # an array parameter is a pointer: sizeof gives 8, a classic bug
         size = type_size(decl.element_type)
         for dim in decl.dims[subscripts:]:
+            if set(re.findall(r"[A-Za-z_]\w*", dim)) & self.macros.redefined:
+                return None     # its value where the array is declared may not be the region's
             count = self.constant_size(dim, operand) if dim.strip() else None
             if count is None or size is None:
                 return None
@@ -702,6 +714,12 @@ class _RegionBuilder:
         if node.cond is None:
             raise self.error(node, f"loop over '{name}' has no condition (unbounded loop)")
         init_pa = self.affine(ctx, init)
+        # the start value is converted to the iterator's type ('unsigned char v = n'
+        # starts at n % 256): the model holds where it fits; casts inside it likewise
+        iterator_range = integer_range(self.type_of(name) or "")
+        if iterator_range is not None and not self.fits(init, iterator_range):
+            self.on_range(init_pa, *iterator_range)
+        self.assume_in_range(ctx.domain)
         n = len(ctx.iterators)
         domain = ctx.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, n, name)
         inner = _Context(ctx.iterators + [name], domain)
@@ -737,6 +755,10 @@ class _RegionBuilder:
         inner.domain = domain.intersect(progression).intersect(cond)
         # the condition is tested at the first value and after every iteration
         tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
+        if iterator_range is not None and (iterator_range[1] < 2 ** 31 - 1 or iterator_range[0] == 0):
+            # a char, short or unsigned iterator wraps around instead of passing its
+            # type's end (defined behaviour; a signed int's overflow is not)
+            self.on_range(var, *iterator_range)
         self.assume_no_wrap(loop_cond, inner.iterators, tested)
         self.assume_in_range(tested)
         if not inner.domain.is_bounded():
@@ -775,6 +797,31 @@ class _RegionBuilder:
         wrong_side = end.lt_set(init) if step > 0 else end.gt_set(init)     # { outer : e < init }
         self.no_wrap.append(ctx.domain.intersect(wrong_side).params().complement())
         return c_ast.BinaryOp("<" if step > 0 else ">", left, right, cond.coord)
+
+    def fits(self, init: c_ast.Node, target: tuple[int, int]) -> bool:
+        """Whether ``init`` certainly has a value of the range ``target``, so that no
+        assumption is needed: a literal or a variable (or size macro) of a type within
+        it; or, for a target that holds every ``int``, arithmetic on operands that C
+        computes in ``int`` (its overflow is undefined in the original too). Anything
+        else (casts, ``sizeof``, unsigned or wider operands) is checked."""
+        int_range = (-2 ** 31, 2 ** 31 - 1)
+        if target[0] <= int_range[0] and int_range[1] <= target[1] \
+                and not isinstance(init, (c_ast.Constant, c_ast.ID)):
+            return all(self.fits(n, int_range) and not (isinstance(n, c_ast.Constant)
+                                                         and re.search(r"[uUlL]", n.value))
+                       for n in _walk_nodes(init) if isinstance(n, (c_ast.Constant, c_ast.ID))) \
+                and not any(isinstance(n, (c_ast.Cast, c_ast.FuncCall)) or
+                            (isinstance(n, c_ast.UnaryOp) and n.op == "sizeof") for n in _walk_nodes(init))
+        if isinstance(init, c_ast.Constant):
+            value = int_literal_value(init.value)
+        elif isinstance(init, c_ast.ID):
+            declared = integer_range(self.type_of(init.name) or "")
+            if declared is not None:
+                return target[0] <= declared[0] and declared[1] <= target[1]
+            value = self.macros.integer_value(init.name)
+        else:
+            return False
+        return value is not None and target[0] <= value <= target[1]
 
     def context_for(self, obj) -> isl.Set:
         return positive_parameters(obj.get_space())
@@ -819,7 +866,13 @@ class _RegionBuilder:
         if isinstance(node, c_ast.Constant):
             return int_literal_value(node.value)
         if isinstance(node, c_ast.ID):
-            return self.macros.integer_value(node.name)
+            value = self.macros.integer_value(node.name)
+            if value is not None:
+                # a step or an array size read at this value (a -D can give another):
+                # the model holds for it only, and the run-time check says so
+                self.on_parameter(node.name, value)
+                self.on_fixed(node.name, value)
+            return value
         if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
             v = self.constant_int(node.expr)
             return None if v is None else (-v if node.op == "-" else v)

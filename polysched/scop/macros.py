@@ -60,15 +60,33 @@ class MacroTable:
     ``typedef_names`` are the typedefs of the preprocessed file (headers included)."""
 
     def __init__(self, macros: dict[str, Macro], typedef_names: frozenset[str] = frozenset(),
-                 header_identifiers: frozenset[str] = frozenset()):
+                 header_identifiers: frozenset[str] = frozenset(), *,
+                 at_regions: dict[int, dict[str, Macro]] | None = None,
+                 redefined: frozenset[str] = frozenset()):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
         self.header_identifiers = header_identifiers
+        # the macros in force at each region's '#pragma scop' (by region index; a region
+        # the preprocessor skips, inside '#if 0', is absent), see `macro_table`
+        self.at_regions = at_regions or {}
+        # names the file defines more than once or undefines: a value read at one place
+        # (an array's declared size) may not be the value at another (the region)
+        self.redefined = redefined
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
-        return MacroTable({**self.macros, **definitions}, self.typedef_names, self.header_identifiers)
+        return MacroTable({**self.macros, **definitions}, self.typedef_names, self.header_identifiers,
+                          redefined=self.redefined)
+
+    def at_region(self, k: int) -> "MacroTable | None":
+        """The table as the compiler sees it at region ``k``'s ``#pragma scop`` (a macro
+        redefined or undefined further on keeps this value there); None when the
+        preprocessor skips the region."""
+        if k not in self.at_regions:
+            return None
+        return MacroTable(self.at_regions[k], self.typedef_names, self.header_identifiers,
+                          redefined=self.redefined)
 
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
@@ -288,22 +306,60 @@ _HASH_LINE_RE = re.compile(r"^#.*$", re.M)
 def parse_dd_output(text: str) -> tuple[dict[str, Macro], frozenset[str]]:
     """Macros (``#define``/``#undef`` replayed in order) and typedef names from
     ``gcc -E -dD`` output."""
+    macros, typedefs, _, _ = _replay(text)
+    return macros, typedefs
+
+
+def _replay(text: str) -> tuple[dict[str, Macro], frozenset[str], dict[int, dict[str, Macro]], frozenset[str]]:
+    """`parse_dd_output`, plus the macros in force at each region sentinel
+    (`_REGION_SENTINEL`) and the names defined more than once or undefined."""
     macros: dict[str, Macro] = {}
-    for directive in _DEFINE_OR_UNDEF_LINE_RE.finditer(text):
+    at_regions: dict[int, dict[str, Macro]] = {}
+    seen, redefined = set(), set()
+    for directive in _DIRECTIVE_LINE_RE.finditer(text):
         line = directive.group(0).rstrip("\r")
+        sentinel = _REGION_SENTINEL_RE.match(line)
+        if sentinel:
+            at_regions[int(sentinel.group(1))] = dict(macros)
+            continue
         m = _DEFINE_RE.match(line)
         if m:
             params = None
             if m.group(2) is not None:
                 params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
+            if m.group(1) in seen:
+                redefined.add(m.group(1))
+            seen.add(m.group(1))
             macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "")
             continue
         m = _UNDEF_RE.match(line)
         if m:
+            redefined.add(m.group(1))
             macros.pop(m.group(1), None)
     code_text = _HASH_LINE_RE.sub("", text)
     typedefs = set(_TYPEDEF_NAME_RE.findall(code_text)) | set(_TYPEDEF_TAG_RE.findall(code_text))
-    return macros, frozenset(typedefs)
+    return macros, frozenset(typedefs), at_regions, frozenset(redefined)
+
+
+# Each region's '#pragma scop' goes to the preprocessor as '#pragma scop __polysched_region_K':
+# the pragma comes out where the region is (after the definitions before it, not
+# after those further on) or not at all (inside '#if 0'). Pragmas are not expanded.
+_REGION_SENTINEL = "__polysched_region_{}"
+_REGION_SENTINEL_RE = re.compile(r"^\s*#\s*pragma\s+scop\s+__polysched_region_(\d+)\b")
+_DIRECTIVE_LINE_RE = re.compile(r"^[ \t]*#[ \t]*(?:define|undef|pragma[ \t]+scop[ \t]+__polysched_region_).*$", re.M)
+_PRAGMA_SCOP_RE = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+scop)\b")
+
+
+def _with_region_sentinels(text: str, region_lines: tuple[int, ...]) -> str:
+    """``text`` with the sentinel after ``#pragma scop`` on each of ``region_lines``."""
+    if not region_lines:
+        return text
+    lines = text.split("\n")
+    for k, number in enumerate(region_lines):
+        if 0 < number <= len(lines):
+            lines[number - 1] = _PRAGMA_SCOP_RE.sub(lambda m: f"{m.group(1)} {_REGION_SENTINEL.format(k)}",
+                                                    lines[number - 1], count=1)
+    return "\n".join(lines)
 
 
 _LINE_MARKER_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)".*$', re.M)
@@ -347,9 +403,12 @@ def preprocessor_error(filename: str, stderr: str) -> ScopError:
 
 
 def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
-                include_dirs: list[str] | None = None, compiler: str | None = None) -> MacroTable:
+                include_dirs: list[str] | None = None, compiler: str | None = None,
+                region_lines: tuple[int, ...] = ()) -> MacroTable:
     """The final macro table of ``text`` preprocessed with ``-D``/``-I`` (``gcc -E -dD``:
-    every definition in order, plus the preprocessed code for typedef names).
+    every definition in order, plus the preprocessed code for typedef names), with the
+    table in force at each region whose ``#pragma scop`` is on ``region_lines``
+    (`MacroTable.at_region`).
 
     ``defines`` maps names to values (``None`` or ``""`` for a bare ``-DNAME``).
     Raises ScopError (at the line gcc reports) when preprocessing fails.
@@ -358,7 +417,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     include_dirs = list(include_dirs or [])
     compiler = compiler or os.environ.get("CC", "gcc")
     key = (hashlib.sha1(encode_source(text)).hexdigest(), tuple(sorted(defines.items())),
-           tuple(include_dirs), filename, compiler)
+           tuple(include_dirs), filename, compiler, tuple(region_lines))
     if key in _CACHE:
         return _CACHE[key]
     argv = [compiler, "-E", "-dD", "-x", "c"]     # line markers tell header code apart
@@ -372,15 +431,17 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     argv.append("-")
     try:
         # bytes in, so that non-UTF-8 bytes outside the region reach gcc unchanged
-        raw = subprocess.run(argv, input=encode_source(text), capture_output=True, timeout=60)
+        raw = subprocess.run(argv, input=encode_source(_with_region_sentinels(text, tuple(region_lines))),
+                             capture_output=True, timeout=60)
         proc = subprocess.CompletedProcess(argv, raw.returncode, raw.stdout.decode(errors="replace"),
                                            raw.stderr.decode(errors="replace"))
     except (OSError, subprocess.TimeoutExpired) as err:
         raise ScopError(filename, 1, 1, f"cannot run the C preprocessor '{compiler}': {err}") from None
     if proc.returncode != 0:
         raise preprocessor_error(filename, proc.stderr)
-    macros, typedefs = parse_dd_output(proc.stdout)
-    table = MacroTable(macros, typedefs, header_identifiers(proc.stdout))
+    macros, typedefs, at_regions, redefined = _replay(proc.stdout)
+    table = MacroTable(macros, typedefs, header_identifiers(proc.stdout), at_regions=at_regions,
+                       redefined=redefined)
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table
