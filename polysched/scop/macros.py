@@ -7,6 +7,7 @@ exactly as in the real compilation. Results are cached per (text, defines, dirs)
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import re
@@ -183,7 +184,12 @@ def expand_statement_macros(text: str, plain: str, spans: list[tuple[int, int]],
     for start, end in spans:
         for match in re.finditer(r"[A-Za-z_]\w*", plain[start:end]):
             name, at = match.group(), start + match.start()
-            if name not in names or plain[:at].rstrip().endswith((".", "->")):
+            if name not in names:
+                continue
+            before = at
+            while before > 0 and plain[before - 1] in " \t\r\n":
+                before -= 1
+            if plain[before - 1:before] == "." or plain[before - 2:before] == "->":    # a member
                 continue
             stop = at + len(name)
             if only.get(name).is_function_like:
@@ -201,10 +207,11 @@ def expand_statement_macros(text: str, plain: str, spans: list[tuple[int, int]],
             uses.append((at, stop))
     pieces, cursor, moved = [], 0, {}
     shift: dict[int, int] = {}       # per line: new column - old column, after the uses so far
+    newlines = [k for k, c in enumerate(text) if c == "\n"] if uses else []
     for at, stop in sorted(uses):
         expansion, lines = only.expand(text[at:stop]), text.count("\n", at, stop)
         pieces += [text[cursor:at], expansion, "\n" * lines]
-        line = text.count("\n", 0, at) + 1
+        line = bisect.bisect_left(newlines, at) + 1
         col = at - text.rfind("\n", 0, at)
         end_col = stop - text.rfind("\n", 0, stop)
         new_col = col + shift.get(line, 0)
@@ -299,7 +306,6 @@ _TYPEDEF_NAME_RE = re.compile(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*(?:\[[^;{}
 _TYPEDEF_TAG_RE = re.compile(r"\btypedef\s+(?:struct|union|enum)\b[^;{]*\{[^{}]*\}\s*([A-Za-z_]\w*)\s*;")
 
 
-_DEFINE_OR_UNDEF_LINE_RE = re.compile(r"^#(?:define|undef) .*$", re.M)
 _HASH_LINE_RE = re.compile(r"^#.*$", re.M)
 
 
