@@ -10,8 +10,9 @@ import time
 
 import pytest
 
-from polysched.fuzz.generator import (FEATURES, Aff, Bound, InvalidProgram, Loop, Program, Stmt,
-                                      generate, render, features, simulate, statements)
+from polysched.fuzz.generator import (EXTRA_FEATURES, FEATURES, Aff, Bound, CEval, InvalidProgram, Loop,
+                                      Program, Stmt, X, extra_features, generate, layout, lit, render,
+                                      features, simulate, statements, x_text)
 from polysched.fuzz.runner import (DEFAULT_MODES, FuzzConfig, distinct_failures, evaluate_text,
                                    run_fuzz)
 from polysched.fuzz.shrink import shrink, size
@@ -115,6 +116,254 @@ def _tiny_program(index_type: str) -> Program:
     loop = Loop("i", Bound([Aff.of({}, 0)]), Bound([Aff.of({"n": 1})]), [stmt])
     return Program(0, 0, index_type, index_type, [Param("n", "arg", 2)], [Array("A", "double", 1)],
                    [], [], [[loop]])
+
+
+# --------------------------------------------------------------------------- (b') C integer constructs
+
+EXTRA_PATTERNS = {
+    "cast_uchar": r"\(unsigned char\)", "cast_short": r"\(short\)",
+    "cast_int": r"\(int\)\(.*(4294967296U?L|\* 1L|21474836\d\dL)", "cast_unsigned": r"\(unsigned\)",
+    "unsigned_literal": r"\b\d+(u|UL)\b", "shift_op": r"<<|>>", "sizeof": r"sizeof\(",
+    "ne_loop": r"for \([^;]*;[^;]* != [^;]*;", "near_int_max": r"\b(214748[23]\d{3}|429496[67]\d{3}u)\b",
+    "near_2_40": r"\b1099511\d{6}U?L\b",
+}
+
+
+def test_generator_writes_c_integer_constructs_in_a_quarter_of_the_programs():
+    """Casts that truncate, unsigned arithmetic that wraps, shifts, sizeof, '!=' loops
+    and loops near INT_MAX or 2**40 (generator v3): in 20-30 % of the programs, each of
+    them seen, and visible in the text."""
+    counts = collections.Counter()
+    texts: dict[str, list[str]] = {f: [] for f in EXTRA_PATTERNS}
+    carrying = 0
+    for index in range(200):
+        program = generate(3, index)
+        found = extra_features(program)
+        carrying += bool(found)
+        counts.update(found)
+        for f in found & set(texts):
+            if len(texts[f]) < 3:
+                texts[f].append(render(program).split("#pragma scop", 1)[1])
+    assert 0.18 <= carrying / 200 <= 0.35, carrying
+    assert all(counts[f] >= 3 for f in EXTRA_FEATURES), dict(counts)
+    # what happens in the originals: casts that change values, unsigned wraparound
+    assert counts["truncation"] >= 5 and counts["wraparound"] >= 5, dict(counts)
+    for f, pattern in EXTRA_PATTERNS.items():
+        assert texts[f], f
+        for text in texts[f]:
+            assert re.search(pattern, text), (f, text)
+
+
+# C expressions with their operands' types: what CEval computes must be what gcc does
+_TYPES = {"n": "int", "u": "unsigned", "l": "long", "z": "size_t"}
+_VALUES = {"n": -3, "u": 2, "l": -5, "z": 1}
+
+
+def _n(name: str) -> X:
+    return X("name", name=name)
+
+
+_EXPRESSIONS = [
+    X("cast", (X("+", (_n("n"), lit(259))),), "unsigned char"),                 # 0: truncated
+    X("cast", (X("*", (_n("n"), lit(16384))),), "short"),                      # -49152 -> 16384
+    X("cast", (X("+", (_n("l"), lit(2 ** 32, "long"))),), "int"),               # back to -5
+    X("cast", (X("+", (X("cast", (_n("n"),), "size_t"), lit(2 ** 32, "size_t"))),), "int"),
+    X("-", (_n("u"), lit(3, "unsigned"))),                                      # wraps (32 bits)
+    X("-", (_n("z"), lit(3, "unsigned"))),                                      # wraps (64 bits)
+    X("-", (_n("l"), lit(3, "unsigned"))),                                      # long: no wrap
+    X("%", (X("-", (_n("u"), lit(5, "unsigned"))), lit(7))),
+    X("%", (X("-", (_n("z"), lit(5, "unsigned"))), lit(7))),
+    X("%", (_n("n"), lit(2))),                                                  # C: -1
+    X("/", (_n("n"), lit(2))),                                                  # C: -1
+    X(">>", (_n("n"), lit(1))),                                                 # gcc: -2
+    X("<<", (X("-", (_n("u"), lit(3, "unsigned"))), lit(1))),
+    X("<", (_n("n"), X("sizeof", name="int", value=4))),                        # -3 < 4: false
+    X("<", (_n("n"), _n("u"))),                                                 # unsigned: false
+    X("<", (_n("n"), _n("l"))),                                                 # long: true
+    X("MIN", (X("-", (_n("u"), lit(3, "unsigned"))), lit(8, "unsigned"))),
+    X("MAX", (_n("n"), X("cast", (lit(0),), "unsigned"))),
+    X("+", (_n("n"), X("sizeof", name="int", value=4))),
+    X("cast", (X("-", (_n("n"), lit(2))),), "unsigned"),
+    X("==", (X(">>", (X("cast", (X("+", (_n("n"), lit(250))),), "unsigned char"), lit(2))), lit(61))),
+]
+
+
+def test_c_evaluator_agrees_with_gcc(tmp_path):
+    """CEval (the simulator's C semantics: promotions, usual arithmetic conversions,
+    unsigned wraparound, truncating casts, division toward zero, shifts) against what
+    the compiled C program prints."""
+    ceval = CEval(_TYPES)
+    lines = ["#include <stdio.h>", "#include <stddef.h>",
+             "#define MIN(x, y) ((x) < (y) ? (x) : (y))", "#define MAX(x, y) ((x) > (y) ? (x) : (y))",
+             "int main(void)", "{",
+             "  volatile int n = -3; volatile unsigned u = 2; volatile long l = -5; volatile size_t z = 1;"]
+    expected = []
+    for x in _EXPRESSIONS:
+        value, ctype = ceval(x, dict(_VALUES))
+        assert ctype == ceval.type_of(x)
+        if ctype in ("unsigned", "size_t"):
+            lines.append(f'  printf("%llu\\n", (unsigned long long)({x_text(x)}));')
+        else:
+            lines.append(f'  printf("%lld\\n", (long long)({x_text(x)}));')
+        expected.append(value)
+    lines += ["  return 0;", "}"]
+    source = tmp_path / "expr.c"
+    source.write_text("\n".join(lines) + "\n")
+    compiled = subprocess.run(["gcc", "-O1", "-w", str(source), "-o", str(tmp_path / "expr")],
+                              capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    out = subprocess.run([str(tmp_path / "expr")], capture_output=True, text=True).stdout.split()
+    assert [int(v) for v in out] == expected, list(zip(map(x_text, _EXPRESSIONS), out, expected))
+    assert ceval.events == set()          # recorded only when asked
+    ceval.record = True
+    ceval(_EXPRESSIONS[0], dict(_VALUES))
+    ceval(_EXPRESSIONS[4], dict(_VALUES))
+    assert ceval.events == {"truncation", "wraparound"}
+
+
+_REF = re.compile(r"\b([A-D]|[xyzuv])((?:\[[^\[\]]*\])+)")
+
+
+def _instrumented(program: Program) -> tuple[str, dict[int, tuple[int, int]], object]:
+    """The program's C text, every statement counting its runs and the range of every
+    subscript it evaluates (per array and dimension), iterators printed at the end;
+    with what simulate() and the layout say those are."""
+    import copy
+    program = copy.deepcopy(program)
+    program.print_iters = True
+    text = render(program)
+    sim = simulate(program)
+    lay = layout(program, sim)
+    keys: dict[tuple[str, int], int] = {}
+    out = []
+    inside = False
+    for line in text.splitlines():
+        s = line.strip()
+        if s in ("#pragma scop", "#pragma endscop"):
+            inside = s == "#pragma scop"
+        elif inside and s.endswith(";") and not s.startswith(("for (", "if (", "}")):
+            probes = [f"fz({keys.setdefault((m.group(1), d), len(keys))}, (long)({sub}));"
+                      for m in _REF.finditer(s)
+                      for d, sub in enumerate(re.findall(r"\[([^\[\]]*)\]", m.group(2)))]
+            line = f"{line[:len(line) - len(line.lstrip())]}{{ fz_count++; {' '.join(probes)} {s} }}"
+        elif s == "return 0;":
+            out.append('  printf("fz_count %ld\\n", fz_count);')
+            out.append('  for (int k = 0; k < 64; k++) if (fz_seen[k]) printf("fz %d %ld %ld\\n", k, fz_lo[k], fz_hi[k]);')
+        out.append(line)
+    helper = ("long fz_count; long fz_lo[64], fz_hi[64]; int fz_seen[64];\n"
+              "static void fz(int k, long v) { if (!fz_seen[k] || v < fz_lo[k]) fz_lo[k] = v;"
+              " if (!fz_seen[k] || v > fz_hi[k]) fz_hi[k] = v; fz_seen[k] = 1; }\n")
+    text = "\n".join(out).replace("#define MIN(x, y)", helper + "#define MIN(x, y)", 1) + "\n"
+    expected = {}
+    for (name, d), k in keys.items():
+        if name in sim.ranges:
+            array = program.storage_of(name)
+            rank1_view = program.view(name) is not None and array.rank == 1
+            shift = lay.view_shift[name] if rank1_view else lay.shifts[array.name][d]
+            lo, hi = sim.ranges[name][d]
+            expected[k] = (lo + shift, hi + shift)
+    return text, expected, sim
+
+
+def test_simulation_matches_the_compiled_original(tmp_path):
+    """An independent oracle for the simulator on programs whose casts truncate and
+    whose unsigned arithmetic wraps: the compiled original (AddressSanitizer, UBSan)
+    runs as many statement instances, evaluates subscripts over the same ranges and
+    leaves its iterators at the same values as simulate() says."""
+    checked = 0
+    seen: set[str] = set()
+    for index in range(200):
+        program = generate(13, index)
+        events = extra_features(program) & {"truncation", "wraparound"}
+        if not events:
+            continue
+        seen |= events
+        text, expected, sim = _instrumented(program)
+        source, binary = tmp_path / f"p{index}.c", tmp_path / f"p{index}"
+        source.write_text(text)
+        compiled = subprocess.run(["gcc", "-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                                   "-w", str(source), "-o", str(binary), "-lm"], capture_output=True, text=True)
+        assert compiled.returncode == 0, compiled.stderr
+        run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0 and not run.stderr, (index, run.stderr[-2000:])
+        count, ranges, iterators = None, {}, {}
+        for line in run.stdout.splitlines():
+            words = line.split()
+            if words[0] == "fz_count":
+                count = int(words[1])
+            elif words[0] == "fz":
+                ranges[int(words[1])] = (int(words[2]), int(words[3]))
+            elif len(words) == 2 and words[0] in sim.final:
+                iterators[words[0]] = int(words[1])
+        assert count == sim.instances, (index, count, sim.instances)
+        assert ranges == expected, (index, ranges, expected)
+        assert iterators == sim.final, (index, iterators, sim.final)
+        checked += 1
+        if checked == 5:
+            break
+    assert checked == 5 and seen == {"truncation", "wraparound"}
+
+
+def _loop_program(loop: Loop, iter_type: str = "int", params=(("n", 2),)) -> Program:
+    from polysched.fuzz.generator import Array, Param, Ref
+    loop.body = [Stmt(Ref("A", [Aff.of({}, 0)]), [Ref("A", [Aff.of({}, 1)])], [0])]
+    return Program(0, 0, iter_type, iter_type, [Param(n, "arg", v) for n, v in params],
+                   [Array("A", "double", 1)], [], [], [[loop]])
+
+
+def _literal_loop(lower: int, upper: int, **kwargs) -> Loop:
+    return Loop("i", Bound([Aff.of({}, lower)]), Bound([Aff.of({}, upper)]), [], **kwargs)
+
+
+def test_loops_that_would_not_end_or_overflow_are_refused_quickly():
+    start = time.perf_counter()
+    # 'for (i = 5; i != 3; i++)': never reaches its end (signed overflow on the way)
+    program = _loop_program(_literal_loop(5, 2, ne=True))
+    with pytest.raises(InvalidProgram) as err:
+        simulate(program)
+    assert err.value.loop is program.regions[0][0]
+    assert simulate(_loop_program(_literal_loop(2, 4, ne=True))).instances == 3
+    assert simulate(_loop_program(_literal_loop(3, 2, ne=True))).instances == 0    # starts at its end
+    # 'i <= n - 3u' with n = 2: the bound wrapped to 4294967295 ('i < n - 3u + 1' wraps
+    # back to 0: no iteration)
+    wrapped = Aff(ext=((1, X("-", (X("aff", (Aff.of({"n": 1}),)), lit(3, "unsigned")))),))
+    for iter_type in ("int", "unsigned", "long"):
+        program = _loop_program(Loop("i", Bound([Aff.of({}, 0)]), Bound([wrapped]), []), iter_type)
+        if iter_type == "long":     # long - unsigned is long: -1, no wrap, no iteration
+            assert "i <= n - 3u;" in render(program)
+            assert simulate(program).instances == 0
+        else:
+            with pytest.raises(InvalidProgram):
+                simulate(program)
+        program.regions[0][0].strict = True
+        assert "i < n - 3u + 1;" in render(program)
+        assert simulate(program).instances == 0
+    # near INT_MAX: 'for (i = 2147483600; i < 2147483647; i++)' is fine, '<= 2147483647' overflows
+    program = _loop_program(_literal_loop(0, 46, strict=True, offset=2147483600))
+    assert "for (i = 2147483600; i < 2147483647; i++)" in render(program)
+    assert simulate(program).final["i"] == 2147483647
+    with pytest.raises(InvalidProgram):
+        simulate(_loop_program(_literal_loop(0, 47, offset=2147483600)))
+    # unsigned 'for (i = 2; i != (-1); i--)' ends when i wraps to UINT_MAX
+    program = _loop_program(_literal_loop(0, 2, down=True, ne=True), "unsigned")
+    assert "i != (-1); i--" in render(program)
+    assert simulate(program).final["i"] == 2 ** 32 - 1
+    assert time.perf_counter() - start < 5
+
+
+def test_shrinker_drops_c_constructs_the_failure_does_not_need():
+    def fails(text: str) -> bool:
+        return "(unsigned char)" in text.split("#pragma scop", 1)[1]
+
+    for index in range(200):
+        program = generate(3, index)
+        found = extra_features(program, dynamic=False)
+        if "cast_uchar" in found and len(found) >= 3:
+            break
+    small, _ = shrink(program, fails, max_evaluations=3000, max_seconds=120)
+    assert fails(render(small))
+    assert len(statements(small)) == 1 or not any(s.reads for s in statements(small))
+    assert extra_features(small, dynamic=False) <= {"cast_uchar", "unsigned_literal"}, render(small)
 
 
 # --------------------------------------------------------------------------- (c) shrinker

@@ -23,6 +23,19 @@ No undefined behaviour in the original, for the parameter values it is called wi
   so nothing overflows; ``double`` data may grow, which is defined behaviour.
 - The number of statement instances and array elements is capped, so programs run in
   milliseconds and print a few thousand lines at most.
+- Integer C constructs beyond affine sums (generator v3, about a quarter of the
+  programs): casts (``(unsigned char)``, ``(short)``, ``(int)`` of a ``long``/``size_t``
+  sum, ``(unsigned)``) that truncate for some values, unsigned arithmetic that wraps
+  (``n - 3u``), shifts by constants, ``sizeof``, loops tested with ``!=`` and loops near
+  ``INT_MAX``/``UINT_MAX`` or ``2**40`` (a literal offset). These are extra terms of an
+  :class:`Aff` (:class:`X` trees) and :class:`Loop` fields. Every expression that has
+  one, and every loop's control (start, test, step), is evaluated by :class:`CEval`,
+  which models C exactly (LP64: integer promotions, usual arithmetic conversions,
+  unsigned arithmetic modulo ``2**w``, truncating casts as gcc does them, division and
+  ``%`` toward zero, arithmetic right shifts); signed overflow, a left shift of a
+  negative value and division by zero are refused, and so is a loop that would not end
+  within ``MAX_ITERATIONS`` (a ``!=`` loop started past its end, a bound that wrapped
+  to ``4e9``). The text is printed from the same expression trees that are evaluated.
 
 The structure is what the shrinker (:mod:`polysched.fuzz.shrink`) edits: nodes can be
 deleted, loops unwrapped, bounds replaced by constants, and every edited program is
@@ -35,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 # Bumped whenever generate() changes which program a (seed, index) pair names.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 UNSIGNED_TYPES = ("unsigned", "size_t")
 INDEX_TYPES = ("int", "long", "unsigned", "size_t")
 INT_MOD = 1009
@@ -48,73 +61,393 @@ ITERATORS = ("i", "j", "k", "l", "p", "q", "r")
 DOUBLE_COEFFS = ("0.5", "0.25", "0.75", "1.5", "-0.5", "0.125")
 DOUBLE_CONSTS = ("1.0", "0.5", "-0.25", "2.0")
 INT_COEFFS = (1, 2, 3, -1)
+MAX_ITERATIONS = 400_000           # loop iterations per program (bodies run or not)
+EXTRA_CHANCE = 0.27                 # programs with the integer constructs of generator v3
 # Extent of a loop (literal part) for a nest of the given depth.
 EXTENT_BY_DEPTH = {1: 14, 2: 8, 3: 5, 4: 4, 5: 3, 6: 2, 7: 2}
 
 
 class InvalidProgram(Exception):
     """The structure would have undefined behaviour, or is too big (the generator
-    retries; the shrinker skips the candidate)."""
+    retries; the shrinker skips the candidate). ``loop``: the loop at fault, when one
+    is (a ``!=`` loop that does not reach its end, an offset loop that overflows: the
+    generator tries again without that feature)."""
+
+    def __init__(self, message: str = "", loop: "Loop | None" = None):
+        super().__init__(message)
+        self.loop = loop
 
 
 # --------------------------------------------------------------------------- structure
 
 @dataclass(frozen=True)
 class Aff:
-    """``const + sum(coeff * name)`` over iterators and parameters."""
+    """``const + sum(coeff * name) + sum(coeff * X)`` over iterators and parameters;
+    the ``ext`` terms are C expressions (:class:`X`: casts, unsigned arithmetic,
+    shifts, ``sizeof`` ...) written between the affine terms and the constant."""
 
     terms: tuple[tuple[str, int], ...] = ()
     const: int = 0
+    ext: tuple[tuple[int, "X"], ...] = ()
 
     @staticmethod
     def of(terms: dict[str, int] | None = None, const: int = 0) -> "Aff":
         return Aff(tuple((n, c) for n, c in (terms or {}).items() if c), const)
 
     def names(self) -> set[str]:
-        return {n for n, _ in self.terms}
+        names = {n for n, _ in self.terms}
+        for _, x in self.ext:
+            names |= x_names(x)
+        return names
 
     def coeff(self, name: str) -> int:
         return sum(c for n, c in self.terms if n == name)
 
     def eval(self, env: dict[str, int]) -> int:
+        """The mathematical value (only for an expression without ``ext`` terms: those
+        are evaluated as C does by :class:`CEval`)."""
+        if self.ext:
+            raise ValueError("an expression with C terms is evaluated by CEval")
         return self.const + sum(c * env[n] for n, c in self.terms)
 
     def plus(self, const: int) -> "Aff":
-        return Aff(self.terms, self.const + const)
+        return Aff(self.terms, self.const + const, self.ext)
 
     def substitute(self, name: str, value: "Aff") -> "Aff":
         """``name`` replaced by the expression ``value``."""
+        ext = tuple((c, x_map(x, lambda a: a.substitute(name, value))) for c, x in self.ext)
         k = self.coeff(name)
         if not k:
-            return self
+            return Aff(self.terms, self.const, ext)
         merged: dict[str, int] = {}
         for n, c in self.terms:
             if n != name:
                 merged[n] = merged.get(n, 0) + c
         for n, c in value.terms:
             merged[n] = merged.get(n, 0) + k * c
-        return Aff.of(merged, self.const + k * value.const)
+        ext += tuple((k * c, x) for c, x in value.ext)
+        return Aff(Aff.of(merged).terms, self.const + k * value.const, ext)
 
     def without(self, name: str) -> "Aff":
-        return Aff(tuple((n, c) for n, c in self.terms if n != name), self.const)
+        return Aff(tuple((n, c) for n, c in self.terms if n != name), self.const, self.ext)
 
     def render(self, fmt: Callable[[str], str] = str) -> str:
-        text = ""
-        for name, c in self.terms:
-            atom = fmt(name)
-            mag = abs(c)
-            piece = atom if mag == 1 else f"{mag} * {atom}"
-            if not text:
-                text = piece if c > 0 else f"-{piece}"
+        return x_text(aff_ast(self, lambda n: X("name", name=fmt(n))))
+
+
+# --------------------------------------------------------------------------- C expressions
+
+# LP64 (x86-64, aarch64 Linux): width in bits and signedness.
+CTYPES = {"int": (32, True), "unsigned": (32, False), "long": (64, True), "size_t": (64, False),
+          "short": (16, True), "unsigned short": (16, False), "unsigned char": (8, False)}
+SIZEOF = {"char": 1, "short": 2, "int": 4, "long": 8, "double": 8, "size_t": 8}
+_PREC = {"?:": 3, "&&": 5, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
+         "<<": 11, ">>": 11, "+": 12, "-": 12, "*": 13, "/": 13, "%": 13, "neg": 14, "cast": 14}
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+@dataclass(frozen=True)
+class X:
+    """A C expression node. ``op``: ``"lit"`` (``value`` of type ``ctype``), ``"name"``,
+    ``"aff"`` (an :class:`Aff` in ``args[0]``: the structural form, expanded by
+    :func:`x_expand`), ``"sizeof"`` (of ``name``, ``value`` bytes), ``"neg"``,
+    ``"cast"`` (to ``ctype``), ``"paren"``, ``"?:"``, ``"MIN"``/``"MAX"`` (the macros),
+    or a binary operator (``+ - * / % << >> < <= > >= == != &&``). Printed with the
+    parentheses precedence needs (:func:`x_text`), so the text parses as the tree."""
+
+    op: str
+    args: tuple = ()
+    ctype: str = ""
+    value: int = 0
+    name: str = ""
+
+
+def lit(value: int, ctype: str = "int") -> X:
+    """An integer literal of ``ctype`` (or the type C gives a literal that does not fit
+    it: ``long`` for a big decimal, a signed type for a negative value)."""
+    if value < 0 and not CTYPES[ctype][1]:
+        ctype = "int" if CTYPES[ctype][0] <= 32 else "long"
+    if not _fits(value, ctype):
+        ctype = {"int": "long", "unsigned": "size_t"}.get(ctype, ctype)
+    if not _fits(value, ctype):
+        raise InvalidProgram(f"literal {value} fits no type")
+    return X("lit", ctype=ctype, value=value)
+
+
+def _fits(value: int, ctype: str) -> bool:
+    width, signed = CTYPES[ctype]
+    return -(1 << (width - 1)) <= value < (1 << (width - 1)) if signed else 0 <= value < (1 << width)
+
+
+def _lit_text(value: int, ctype: str) -> str:
+    suffix = {"int": "", "long": "L", "unsigned": "u", "size_t": "UL"}[ctype]
+    return f"{value}{suffix}" if value >= 0 else f"({value}{suffix})"
+
+
+def x_names(x: X) -> set[str]:
+    if x.op == "aff":
+        return x.args[0].names()
+    if x.op == "name":
+        return {x.name}
+    names: set[str] = set()
+    for a in x.args:
+        names |= x_names(a)
+    return names
+
+
+def x_map(x: X, fn: Callable[[Aff], Aff]) -> X:
+    """``x`` with ``fn`` applied to every :class:`Aff` leaf."""
+    if x.op == "aff":
+        return X("aff", (fn(x.args[0]),))
+    if not x.args:
+        return x
+    return X(x.op, tuple(x_map(a, fn) for a in x.args), x.ctype, x.value, x.name)
+
+
+def x_nodes(x: X) -> Iterator[X]:
+    """Every node of ``x``, including those of the expressions in its Aff leaves."""
+    yield x
+    if x.op == "aff":
+        for _, e in x.args[0].ext:
+            yield from x_nodes(e)
+    for a in x.args:
+        if isinstance(a, X):
+            yield from x_nodes(a)
+
+
+def x_expand(x: X, atom: Callable[[str], X]) -> X:
+    """The printable tree: Aff leaves written out (in parentheses when compound)."""
+    if x.op == "aff":
+        a = x.args[0]
+        tree = aff_ast(a, atom)
+        return tree if len(a.terms) + len(a.ext) + bool(a.const) <= 1 else X("paren", (tree,))
+    if not x.args:
+        return x
+    return X(x.op, tuple(x_expand(a, atom) for a in x.args), x.ctype, x.value, x.name)
+
+
+def aff_ast(a: Aff, atom: Callable[[str], X]) -> X:
+    """``a`` as a tree: affine terms, then C terms, then the constant, left to right
+    (the text :meth:`Aff.render` has always printed)."""
+    acc = None
+    pieces = [(c, atom(n)) for n, c in a.terms] + [(c, x_expand(x, atom)) for c, x in a.ext]
+    for c, base in pieces:
+        mag = abs(c)
+        if acc is None:
+            if c > 0:
+                acc = base if mag == 1 else X("*", (lit(mag), base))
             else:
-                text += f" + {piece}" if c > 0 else f" - {piece}"
-        if not text:
-            return str(self.const) if self.const >= 0 else f"({self.const})"
-        if self.const > 0:
-            text += f" + {self.const}"
-        elif self.const < 0:
-            text += f" - {-self.const}"
-        return text
+                acc = X("neg", (base,)) if mag == 1 else X("*", (X("neg", (lit(mag),)), base))
+        else:
+            piece = base if mag == 1 else X("*", (lit(mag), base))
+            acc = X("+" if c > 0 else "-", (acc, piece))
+    if acc is None:
+        return lit(a.const)
+    if a.const > 0:
+        acc = X("+", (acc, lit(a.const)))
+    elif a.const < 0:
+        acc = X("-", (acc, lit(-a.const)))
+    return acc
+
+
+def _prec(x: X) -> int:
+    """Precedence of the printed node (16: a primary expression, which a negative
+    literal is too: it is printed in parentheses)."""
+    return _PREC.get(x.op, 16)
+
+
+def x_text(x: X) -> str:
+    op = x.op
+    if op == "lit":
+        return _lit_text(x.value, x.ctype)
+    if op == "name":
+        return x.name
+    if op == "sizeof":
+        return f"sizeof({x.name})"
+    if op == "paren":
+        return f"({x_text(x.args[0])})"
+    if op in ("MIN", "MAX"):
+        return f"{op}({x_text(x.args[0])}, {x_text(x.args[1])})"
+    if op == "neg":
+        inner = x.args[0]
+        text = x_text(inner)
+        return f"-({text})" if _prec(inner) < 14 or text.startswith("-") else f"-{text}"
+    if op == "cast":
+        inner = x.args[0]
+        text = x_text(inner)
+        bare = inner.op in ("paren", "sizeof") or (inner.op == "lit" and inner.value < 0)
+        return f"({x.ctype}){text}" if bare else f"({x.ctype})({text})"
+    if op == "?:":
+        c, a, b = (x_text(e) if _prec(e) > 3 else f"({x_text(e)})" for e in x.args)
+        return f"{c} ? {a} : {b}"
+    left, right = x.args
+    p = _PREC[op]
+    lt, rt = x_text(left), x_text(right)
+    # parentheses where precedence needs them, around a sum under a shift (gcc -Wall)
+    # and around a shift under anything
+    shift = op in ("<<", ">>")
+    if _prec(left) < p or (shift and _prec(left) < 14) or left.op in ("<<", ">>"):
+        lt = f"({lt})"
+    if _prec(right) <= p or (shift and _prec(right) < 14) or right.op in ("<<", ">>"):
+        rt = f"({rt})"
+    return f"{lt} {op} {rt}"
+
+
+def _promote(t: str) -> str:
+    return "int" if CTYPES[t][0] < 32 else t
+
+
+def common_type(a: str, b: str) -> str:
+    """The usual arithmetic conversions (LP64)."""
+    a, b = _promote(a), _promote(b)
+    if a == b:
+        return a
+    (wa, sa), (wb, sb) = CTYPES[a], CTYPES[b]
+    if sa == sb:
+        return a if wa >= wb else b
+    u, s = (b, a) if sa else (a, b)
+    return u if CTYPES[u][0] >= CTYPES[s][0] else s
+
+
+def convert(value: int, ctype: str) -> int:
+    """``value`` converted to ``ctype``: modulo ``2**w`` (for a signed type, what gcc
+    does with a value that does not fit: implementation-defined, not undefined)."""
+    width, signed = CTYPES[ctype]
+    r = value & ((1 << width) - 1)
+    if signed and r >> (width - 1):
+        r -= 1 << width
+    return r
+
+
+class CEval:
+    """Evaluates :class:`X` trees as C does; ``types`` gives the C type of each name.
+    Raises :class:`InvalidProgram` on undefined behaviour. ``events`` collects
+    ``"truncation"`` (a cast changed a value) and ``"wraparound"`` (unsigned
+    arithmetic or a conversion to an unsigned type wrapped) while ``record`` is set."""
+
+    def __init__(self, types: dict[str, str]):
+        self.types = types
+        self.events: set[str] = set()
+        self.record = False
+
+    def type_of(self, x: X) -> str:
+        op = x.op
+        if op == "lit":
+            return x.ctype
+        if op == "name":
+            return self.types[x.name]
+        if op == "sizeof":
+            return "size_t"
+        if op == "cast":
+            return x.ctype
+        if op == "paren":
+            return self.type_of(x.args[0])
+        if op == "neg":
+            return _promote(self.type_of(x.args[0]))
+        if op in ("MIN", "MAX"):
+            return common_type(self.type_of(x.args[0]), self.type_of(x.args[1]))
+        if op == "?:":
+            return common_type(self.type_of(x.args[1]), self.type_of(x.args[2]))
+        if op in _COMPARE or op == "&&":
+            return "int"
+        if op in ("<<", ">>"):
+            return _promote(self.type_of(x.args[0]))
+        if op == "aff":
+            raise ValueError("expand the tree first (x_expand)")
+        return common_type(self.type_of(x.args[0]), self.type_of(x.args[1]))
+
+    def implicit(self, value: int, to_type: str) -> int:
+        """An implicit conversion (usual arithmetic conversions, assignment)."""
+        r = convert(value, to_type)
+        if r != value and self.record:
+            self.events.add("wraparound")
+        return r
+
+    def result(self, value: int, ctype: str, what: str) -> int:
+        """An arithmetic result: wrapped for unsigned types, else it must fit."""
+        if CTYPES[ctype][1]:
+            if not _fits(value, ctype):
+                raise InvalidProgram(f"signed overflow in {what}: {value} does not fit in {ctype}")
+            return value
+        r = convert(value, ctype)
+        if r != value and self.record:
+            self.events.add("wraparound")
+        return r
+
+    def __call__(self, x: X, env: dict[str, int]) -> tuple[int, str]:
+        op = x.op
+        if op == "name":
+            return env[x.name], self.types[x.name]
+        if op == "lit":
+            return x.value, x.ctype
+        if op == "paren":
+            return self(x.args[0], env)
+        if op in ("+", "-", "*", "/", "%"):
+            a, ta = self(x.args[0], env)
+            b, tb = self(x.args[1], env)
+            t = common_type(ta, tb)
+            a, b = self.implicit(a, t), self.implicit(b, t)
+            if op == "+":
+                r = a + b
+            elif op == "-":
+                r = a - b
+            elif op == "*":
+                r = a * b
+            else:
+                if b == 0:
+                    raise InvalidProgram("division by zero")
+                r = c_div(a, b) if op == "/" else c_mod(a, b)
+            return self.result(r, t, f"'{x_text(x)}'"), t
+        if op == "sizeof":
+            return x.value, "size_t"
+        if op == "cast":
+            v, t = self(x.args[0], env)
+            r = convert(v, x.ctype)
+            if r != v and self.record:
+                self.events.add("truncation")
+            return r, x.ctype
+        if op == "neg":
+            v, t = self(x.args[0], env)
+            t = _promote(t)
+            v = self.implicit(v, t)
+            return self.result(-v, t, f"'{x_text(x)}'"), t
+        if op in _COMPARE:
+            a, ta = self(x.args[0], env)
+            b, tb = self(x.args[1], env)
+            t = common_type(ta, tb)
+            return int(_COMPARE[op](self.implicit(a, t), self.implicit(b, t))), "int"
+        if op in ("<<", ">>"):
+            a, ta = self(x.args[0], env)
+            b, tb = self(x.args[1], env)
+            ta = _promote(ta)
+            a = convert(a, ta)
+            width, signed = CTYPES[ta]
+            if not 0 <= b < width:
+                raise InvalidProgram(f"shift by {b} in '{x_text(x)}'")
+            if op == ">>":
+                return a >> b, ta              # gcc: arithmetic shift of a negative value
+            if signed and a < 0:
+                raise InvalidProgram(f"left shift of the negative value {a} in '{x_text(x)}'")
+            return self.result(a << b, ta, f"'{x_text(x)}'"), ta
+        if op in ("MIN", "MAX"):
+            a, ta = self(x.args[0], env)
+            b, tb = self(x.args[1], env)
+            t = common_type(ta, tb)
+            a, b = self.implicit(a, t), self.implicit(b, t)
+            return (a if (a < b if op == "MIN" else a > b) else b), t
+        if op == "?:":
+            c, _ = self(x.args[0], env)
+            t = self.type_of(x)
+            v, tv = self(x.args[1] if c else x.args[2], env)
+            return self.implicit(v, t), t
+        if op == "&&":
+            a, _ = self(x.args[0], env)
+            if not a:
+                return 0, "int"
+            b, _ = self(x.args[1], env)
+            return int(bool(b)), "int"
+        raise ValueError(f"cannot evaluate {op!r} (expand the tree first)")
 
 
 @dataclass
@@ -134,7 +467,10 @@ class Loop:
     """``for (v = lower; v <= upper; v += step)`` (or ``v = upper; v >= lower; v -=
     step`` when ``down``); bounds are inclusive in the structure and written with
     ``<``/``>`` when ``strict``. With ``shift`` (a parameter name), the C iterator is
-    ``shift +`` the structural one: bounds get ``shift +``, uses get ``(v - shift)``."""
+    ``shift +`` the structural one: bounds get ``shift +``, uses get ``(v - shift)``;
+    ``offset`` does the same with a literal (``for (i = 2147483600; i < 2147483647;
+    i++)`` and ``A[i - 2147483600]``). With ``ne`` (step 1) the test is ``v != end``
+    with the end exclusive: ``v != upper + 1`` (``v != lower - 1`` when ``down``)."""
 
     var: str
     lower: Bound
@@ -144,6 +480,8 @@ class Loop:
     down: bool = False
     strict: bool = False
     shift: str | None = None
+    ne: bool = False
+    offset: int = 0
 
 
 @dataclass
@@ -225,6 +563,15 @@ class Scalar:
 
 
 @dataclass
+class Table:
+    """A global array only ``sizeof`` looks at (``short tbl[12];``)."""
+
+    name: str
+    dtype: str
+    dims: tuple[int, ...]
+
+
+@dataclass
 class Program:
     seed: int
     index: int
@@ -237,6 +584,7 @@ class Program:
     regions: list[list]
     glue: bool = False
     print_iters: bool = False
+    tables: list[Table] = field(default_factory=list)
 
     # -- lookups --------------------------------------------------------------------
     def array(self, name: str) -> Array | None:
@@ -336,18 +684,120 @@ class Simulation:
     ranges: dict[str, list[list[int]]]
     accessed: set[str]
     written: set[str]
+    # "truncation" / "wraparound" where the C constructs of generator v3 did so
+    events: set[str] = field(default_factory=set)
+    # iterator -> its C value after the regions (what print_iters prints)
+    final: dict[str, int] = field(default_factory=dict)
+
+
+# -- the trees both simulate() and the renderer use (so the text is what is evaluated)
+
+def shifted_atom(shifts: dict[str, X]) -> Callable[[str], X]:
+    """How a name is used: ``i``, or ``(i - big)`` / ``(i - 2147483600)`` inside a
+    shifted loop."""
+    def atom(name: str) -> X:
+        s = shifts.get(name)
+        return X("name", name=name) if s is None else X("paren", (X("-", (X("name", name=name), s)),))
+    return atom
+
+
+def loop_shift(loop: Loop, iter_type: str) -> X | None:
+    if loop.shift:
+        return X("name", name=loop.shift)
+    if loop.offset:
+        return lit(loop.offset, iter_type)
+    return None
+
+
+def bound_ast(b: Bound, lower: bool, atom: Callable[[str], X], adjust: int = 0) -> X:
+    parts = []
+    for part in b.parts:
+        if b.div > 1:
+            tree = X("/", (X("paren", (aff_ast(part, atom),)), lit(b.div)))
+            if adjust:
+                tree = X("+" if adjust > 0 else "-", (tree, lit(abs(adjust))))
+        else:
+            tree = aff_ast(part.plus(adjust), atom)
+        parts.append(tree)
+    acc = parts[0]
+    for part in parts[1:]:
+        if b.style == "macro":
+            acc = X("MAX" if lower else "MIN", (acc, part))
+        else:
+            a, p = X("paren", (acc,)), X("paren", (part,))
+            acc = X("paren", (X("?:", (X(">" if lower else "<", (a, p)), a, p)),))
+    return acc
+
+
+def _prepend(first: X, tree: X) -> X:
+    """``first + tree`` written without parentheses (``big + n - 1``)."""
+    if tree.op in ("+", "-") and len(tree.args) == 2:
+        return X(tree.op, (_prepend(first, tree.args[0]), tree.args[1]))
+    return X("+", (first, tree))
+
+
+def loop_header(loop: Loop, atom: Callable[[str], X], iter_type: str) -> tuple[X, str, X]:
+    """``for (v = init; v op end; ...)``: (init, op, end)."""
+    pre = loop_shift(loop, iter_type)
+
+    def side(b: Bound, lower: bool, adjust: int = 0) -> X:
+        if loop.offset and len(b.parts) == 1 and b.div == 1 and not b.parts[0].names() \
+                and not b.parts[0].ext:
+            return lit(loop.offset + b.parts[0].const + adjust, iter_type)
+        tree = bound_ast(b, lower, atom, adjust)
+        return tree if pre is None else _prepend(pre, tree)
+
+    if loop.down:
+        init = side(loop.upper, False)
+        if loop.ne:
+            return init, "!=", side(loop.lower, True, -1)
+        if loop.strict:
+            return init, ">", side(loop.lower, True, -1)
+        return init, ">=", side(loop.lower, True)
+    init = side(loop.lower, True)
+    if loop.ne:
+        return init, "!=", side(loop.upper, False, 1)
+    if loop.strict:
+        return init, "<", side(loop.upper, False, 1)
+    return init, "<=", side(loop.upper, False)
+
+
+def cond_ast(c: Cond, atom: Callable[[str], X]) -> X:
+    if c.op == "%":
+        return X("==", (X("%", (X("paren", (aff_ast(c.lhs, atom),)), lit(c.mod))), aff_ast(c.rhs, atom)))
+    return X(c.op, (aff_ast(c.lhs, atom), aff_ast(c.rhs, atom)))
+
+
+def program_types(program: Program) -> dict[str, str]:
+    """The C type of every name: a kernel argument has the parameter type, a
+    ``#define`` the type of its literal (``int``, or ``long`` when written ``...L``)."""
+    types = {p.name: program.param_type if p.kind == "arg" else "int" if _fits(p.value, "int") else "long"
+             for p in program.params}
+    for node, _ in all_nodes(program):
+        if isinstance(node, Loop):
+            types[node.var] = program.iter_type
+    return types
 
 
 def simulate(program: Program) -> Simulation:
     """Run the loop structure at the program's parameter values; raise
-    :class:`InvalidProgram` for undefined behaviour or a program too big."""
+    :class:`InvalidProgram` for undefined behaviour or a program too big.
+
+    Affine expressions are evaluated over the integers (``env``: structural values),
+    where the generator keeps them exact (checks below); the loops' control and every
+    expression with C terms are evaluated as C does (``cenv``: the C values)."""
     env = {p.name: p.value for p in program.params}
+    cenv = dict(env)
+    it = program.iter_type
+    ceval = CEval(program_types(program))
     unsigned = program.unsigned()
     ranges: dict[str, list[list[int]]] = {}
     accessed: set[str] = set()
     written: set[str] = set()
     count = 0
+    iterations = 0
     limit = 2 ** 31 - 1
+    compiled: dict[int, tuple] = {}
 
     def check(value: int, what: str) -> int:
         if unsigned and not 0 <= value <= limit:
@@ -356,16 +806,16 @@ def simulate(program: Program) -> Simulation:
             raise InvalidProgram(f"{what} is {value}: out of int range")
         return value
 
-    def bound(b: Bound, lower: bool, down: bool, strict: bool) -> int:
-        values = []
+    def legacy_bound(b: Bound, lower: bool, down: bool, strict: bool) -> None:
+        # affine parts stay in range (and >= 0 in unsigned programs), as before v3
         for part in b.parts:
+            if part.ext:
+                continue
             v = check(part.eval(env), "a loop bound")
             if b.div > 1:
                 v = c_div(v, b.div)
             if strict and unsigned and lower and down:
                 check(v - 1, "a loop bound")   # written 'v > lower - 1'
-            values.append(v)
-        return max(values) if lower else min(values)
 
     def cond_holds(c: Cond) -> bool:
         lhs = check(c.lhs.eval(env), "a guard")
@@ -380,52 +830,151 @@ def simulate(program: Program) -> Simulation:
             return c_mod(lhs, c.mod) == rhs
         raise InvalidProgram(f"unknown guard operator {c.op}")
 
-    def run(nodes: list) -> None:
+    def atom_for(loops: tuple) -> Callable[[str], X]:
+        shifts: dict[str, X] = {}
+        for loop in loops:
+            s = loop_shift(loop, it)
+            if s is None:
+                shifts.pop(loop.var, None)
+            else:
+                shifts[loop.var] = s
+        return shifted_atom(shifts)
+
+    def compile_node(node, loops: tuple) -> tuple:
+        atom = atom_for(loops)
+        if isinstance(node, Loop):
+            init, op, end = loop_header(node, atom, it)
+            extra = bool(node.ne or node.offset or any(p.ext for p in node.lower.parts + node.upper.parts))
+            off = node.offset or (program.param(node.shift).value if node.shift else 0)
+            return init, op, end, extra, off
+        if isinstance(node, Guard):
+            return tuple((c, cond_ast(c, atom) if c.lhs.ext or c.rhs.ext else None) for c in node.conds)
+        return tuple((ref, tuple((sub, aff_ast(sub, atom) if sub.ext else None) for sub in ref.subs))
+                     for ref in refs_of(node))
+
+    def trips(v: int, op: str, end: int, t: str, step: int) -> int | None:
+        """How many times at most the test holds before the iterator wraps (None:
+        never false: '!=' started past its end)."""
+        if op == "!=":
+            d = (end - v) if step > 0 else (v - end)
+            if not CTYPES[t][1]:
+                d %= 1 << CTYPES[t][0]
+            return d if d >= 0 else None
+        if not _COMPARE[op](v, end):
+            return 0
+        return abs(end - v) // abs(step) + 1
+
+    def run_loop(node: Loop, loops: tuple) -> None:
+        nonlocal iterations
+        c = compiled.get(id(node))
+        if c is None:
+            c = compiled[id(node)] = compile_node(node, loops)
+        init, op, end, extra, off = c
+        legacy_bound(node.lower, True, node.down, node.strict)
+        legacy_bound(node.upper, False, node.down, node.strict)
+        ceval.record = extra
+        v0, _ = ceval(init, cenv)
+        v = convert(v0, it)
+        if v != v0 and extra:
+            ceval.events.add("truncation" if CTYPES[it][1] else "wraparound")
+        e, te = ceval(end, cenv)
+        t = common_type(it, te)
+        e = ceval.implicit(e, t)
+        step = -node.step if node.down else node.step
+        var = node.var
+
+        def estimate(v: int) -> None:
+            n = trips(ceval.implicit(v, t), op, e, t, step)
+            if n is None or n > MAX_ITERATIONS:
+                raise InvalidProgram(f"loop '{var}' would not end soon (from {v}, '{op}' {e})", loop=node)
+        estimate(v)
+        compare = _COMPARE[op]
+        signed = CTYPES[it][1]
+        inner = loops + (node,)
+        while True:
+            ceval.record = extra
+            if not compare(ceval.implicit(v, t), e):
+                break
+            iterations += 1
+            if iterations > MAX_ITERATIONS:
+                raise InvalidProgram("too many loop iterations", loop=node)
+            cenv[var] = v
+            env[var] = v - off
+            run(node.body, inner)
+            nv = v + step
+            if signed:
+                if not _fits(nv, it):
+                    raise InvalidProgram(f"signed overflow: loop '{var}' steps from {v} past the {it} range",
+                                         loop=node)
+                v = nv
+            else:
+                v = convert(nv, it)
+                if v != nv:
+                    if extra:
+                        ceval.events.add("wraparound")
+                    estimate(v)
+        cenv[var] = v
+        env[var] = v - off
+        if not node.ne:
+            check(v - off, f"the exit value of loop '{var}'")
+
+    def run(nodes: list, loops: tuple) -> None:
         nonlocal count
         for node in nodes:
             if isinstance(node, Loop):
-                lo = bound(node.lower, True, node.down, node.strict)
-                hi = bound(node.upper, False, node.down, node.strict)
-                if node.down:
-                    v = hi
-                    while v >= lo:
-                        env[node.var] = v
-                        run(node.body)
-                        v -= node.step
-                else:
-                    v = lo
-                    while v <= hi:
-                        env[node.var] = v
-                        run(node.body)
-                        v += node.step
-                env[node.var] = check(v, f"the exit value of loop '{node.var}'")
-            elif isinstance(node, Guard):
-                if all(cond_holds(c) for c in node.conds):
-                    run(node.body)
-            else:
-                count += 1
-                if count > MAX_INSTANCES:
-                    raise InvalidProgram("too many statement instances")
-                for k, ref in enumerate(refs_of(node)):
-                    accessed.add(ref.name)
-                    if k == 0:
-                        written.add(ref.name)
-                    if not ref.subs:
-                        continue
-                    dims = ranges.get(ref.name)
-                    if dims is None:
-                        dims = ranges[ref.name] = [[None, None] for _ in ref.subs]
-                    for d, sub in enumerate(ref.subs):
+                run_loop(node, loops)
+                continue
+            c = compiled.get(id(node))
+            if c is None:
+                c = compiled[id(node)] = compile_node(node, loops)
+            if isinstance(node, Guard):
+                holds = True
+                for cond, tree in c:
+                    if tree is None:
+                        holds = cond_holds(cond)
+                    else:
+                        ceval.record = True
+                        holds = bool(ceval(tree, cenv)[0])
+                    if not holds:
+                        break
+                if holds:
+                    run(node.body, loops)
+                continue
+            count += 1
+            if count > MAX_INSTANCES:
+                raise InvalidProgram("too many statement instances")
+            for k, (ref, subs) in enumerate(c):
+                accessed.add(ref.name)
+                if k == 0:
+                    written.add(ref.name)
+                if not subs:
+                    continue
+                dims = ranges.get(ref.name)
+                if dims is None:
+                    dims = ranges[ref.name] = [[None, None] for _ in subs]
+                for d, (sub, tree) in enumerate(subs):
+                    if tree is None:
                         value = sub.eval(env)
-                        lo_hi = dims[d]
-                        if lo_hi[0] is None or value < lo_hi[0]:
-                            lo_hi[0] = value
-                        if lo_hi[1] is None or value > lo_hi[1]:
-                            lo_hi[1] = value
+                    else:
+                        # C's value; an unsigned one as the nearest negative number when
+                        # it wrapped (the layout's shift brings it back: sums are exact
+                        # modulo 2**w)
+                        ceval.record = True
+                        value, t = ceval(tree, cenv)
+                        width, signed = CTYPES[_promote(t)]
+                        if not signed and value >> (width - 1):
+                            value -= 1 << width
+                    lo_hi = dims[d]
+                    if lo_hi[0] is None or value < lo_hi[0]:
+                        lo_hi[0] = value
+                    if lo_hi[1] is None or value > lo_hi[1]:
+                        lo_hi[1] = value
 
     for region in program.regions:
-        run(region)
-    return Simulation(count, ranges, accessed, written)
+        run(region, ())
+    start = 7 if it in UNSIGNED_TYPES else -7          # the renderer's initial values
+    final = {v: cenv.get(v, start) for v, t in ceval.types.items() if program.param(v) is None}
+    return Simulation(count, ranges, accessed, written, ceval.events, final)
 
 
 def c_div(a: int, b: int) -> int:
@@ -548,32 +1097,18 @@ class _Renderer:
         self.p = program
         self.sim = sim
         self.lay = lay
-        self.shift_of: dict[str, str] = {}
+        self.shift_of: dict[str, X] = {}
         self.lines: list[str] = []
 
     # -- expressions ----------------------------------------------------------------
+    def atom_x(self, name: str) -> X:
+        return shifted_atom(self.shift_of)(name)
+
     def atom(self, name: str) -> str:
-        shift = self.shift_of.get(name)
-        return f"({name} - {shift})" if shift else name
+        return x_text(self.atom_x(name))
 
     def aff(self, a: Aff) -> str:
-        return a.render(self.atom)
-
-    def bound(self, b: Bound, lower: bool, adjust: int = 0) -> str:
-        if b.div > 1:
-            parts = [f"({self.aff(part)}) / {b.div}" + (f" + {adjust}" if adjust > 0 else
-                                                        f" - {-adjust}" if adjust < 0 else "")
-                     for part in b.parts]
-        else:
-            parts = [self.aff(part.plus(adjust)) for part in b.parts]
-        text = parts[0]
-        for part in parts[1:]:
-            if b.style == "macro":
-                text = f"{'MAX' if lower else 'MIN'}({text}, {part})"
-            else:
-                cmp = ">" if lower else "<"
-                text = f"(({text}) {cmp} ({part}) ? ({text}) : ({part}))"
-        return text
+        return x_text(aff_ast(a, self.atom_x))
 
     def ref(self, r: Ref) -> str:
         if not r.subs:
@@ -590,9 +1125,7 @@ class _Renderer:
         return r.name + "".join(f"[{s}]" for s in subs)
 
     def cond(self, c: Cond) -> str:
-        if c.op == "%":
-            return f"({self.aff(c.lhs)}) % {c.mod} == {self.aff(c.rhs)}"
-        return f"{self.aff(c.lhs)} {c.op} {self.aff(c.rhs)}"
+        return x_text(cond_ast(c, self.atom_x))
 
     def stmt(self, s: Stmt) -> str:
         dtype = self.p.dtype_of(s.target.name)
@@ -644,29 +1177,21 @@ class _Renderer:
 
     def loop(self, loop: Loop, depth: int) -> None:
         v = loop.var
-        prefix = f"{loop.shift} + " if loop.shift else ""
+        init, op, end = loop_header(loop, self.atom_x, self.p.iter_type)
+        test = x_text(X(op, (X("name", name=v), end)))
         if loop.down:
-            init = prefix + self.bound(loop.upper, False)
-            if loop.strict:
-                test = f"{v} > {prefix}{self.bound(loop.lower, True, -1)}"
-            else:
-                test = f"{v} >= {prefix}{self.bound(loop.lower, True)}"
             step = f"{v}--" if loop.step == 1 else f"{v} -= {loop.step}"
         else:
-            init = prefix + self.bound(loop.lower, True)
-            if loop.strict:
-                test = f"{v} < {prefix}{self.bound(loop.upper, False, 1)}"
-            else:
-                test = f"{v} <= {prefix}{self.bound(loop.upper, False)}"
             step = f"{v}++" if loop.step == 1 else f"{v} += {loop.step}"
-        self.emit(f"for ({v} = {init}; {test}; {step}) {{", depth)
+        self.emit(f"for ({v} = {x_text(init)}; {test}; {step}) {{", depth)
         saved = self.shift_of.get(v)
-        if loop.shift:
-            self.shift_of[v] = loop.shift
+        shift = loop_shift(loop, self.p.iter_type)
+        if shift is not None:
+            self.shift_of[v] = shift
         else:
             self.shift_of.pop(v, None)
         self.nodes(loop.body, depth + 1)
-        if saved:
+        if saved is not None:
             self.shift_of[v] = saved
         else:
             self.shift_of.pop(v, None)
@@ -691,6 +1216,8 @@ class _Renderer:
         out.append("")
         for array in lay.storages:
             out.append(f"{array.dtype} {array.name}" + "".join(f"[{e}]" for e in lay.extents[array.name]) + ";")
+        for table in used_tables(p):
+            out.append(f"{table.dtype} {table.name}" + "".join(f"[{e}]" for e in table.dims) + ";")
         out.append("")
         args = [f"{p.param_type} {par.name}" for par in params if par.kind == "arg"]
         for view in lay.views:
@@ -774,6 +1301,18 @@ class _Renderer:
         return out
 
 
+def x_terms(program: Program) -> Iterator[X]:
+    """Every node of the C terms of the program's expressions."""
+    for aff in affs_of(program):
+        for _, x in aff.ext:
+            yield from x_nodes(x)
+
+
+def used_tables(program: Program) -> list[Table]:
+    operands = {x.name.split("[")[0] for x in x_terms(program) if x.op == "sizeof"}
+    return [t for t in program.tables if t.name in operands]
+
+
 def render(program: Program) -> str:
     """The C file of ``program``; raises :class:`InvalidProgram`."""
     if not statements(program):
@@ -800,6 +1339,10 @@ def _check_scopes(program: Program) -> None:
                     raise InvalidProgram(f"loop '{node.var}' shadows an outer loop")
                 if node.shift and (program.iter_type != "long" or node.shift not in params):
                     raise InvalidProgram("a shifted loop needs a 'long' iterator")
+                if node.offset and (node.shift or not _fits(node.offset, program.iter_type)):
+                    raise InvalidProgram("a loop offset that does not fit the iterator (or with a shift)")
+                if node.ne and node.step != 1:
+                    raise InvalidProgram("a '!=' loop steps by 1")
             elif isinstance(node, Guard):
                 affs = [a for c in node.conds for a in (c.lhs, c.rhs)]
             elif isinstance(node, Stmt):
@@ -834,7 +1377,42 @@ FEATURES = (
     "multi_stmt", "imperfect", "reduction", "int_data", "double_data", "param_zero",
     "param_negative", "unsigned", "size_t", "long", "big_offset", "live_out_iterators",
     "aliased", "multi_region", "iterator_in_data", "div_bound", "product",
+) + (
+    # generator v3: C integer constructs (EXTRA_FEATURES); the last two are what the
+    # original did at run time (a cast changed a value; unsigned arithmetic wrapped)
+    "cast_uchar", "cast_short", "cast_int", "cast_unsigned", "unsigned_literal", "shift_op",
+    "sizeof", "ne_loop", "near_int_max", "near_2_40", "truncation", "wraparound",
 )
+EXTRA_FEATURES = FEATURES[FEATURES.index("cast_uchar"):]
+_CAST_FEATURES = {"unsigned char": "cast_uchar", "short": "cast_short", "int": "cast_int",
+                  "unsigned": "cast_unsigned"}
+
+
+def extra_features(program: Program, dynamic: bool = True) -> set[str]:
+    """Which of :data:`EXTRA_FEATURES` the program has (``dynamic``: with those seen
+    when it runs, by :func:`simulate`)."""
+    found: set[str] = set()
+    for x in x_terms(program):
+        if x.op == "cast" and x.ctype in _CAST_FEATURES:
+            found.add(_CAST_FEATURES[x.ctype])
+        elif x.op == "lit" and not CTYPES[x.ctype][1]:
+            found.add("unsigned_literal")
+        elif x.op in ("<<", ">>"):
+            found.add("shift_op")
+        elif x.op == "sizeof":
+            found.add("sizeof")
+    for node, _ in all_nodes(program):
+        if isinstance(node, Loop):
+            if node.ne:
+                found.add("ne_loop")
+            if node.offset:
+                found.add("near_int_max" if CTYPES[program.iter_type][0] == 32 else "near_2_40")
+    if found and dynamic:
+        try:
+            found |= simulate(program).events
+        except InvalidProgram:
+            pass
+    return found
 
 
 def features(program: Program) -> set[str]:
@@ -910,7 +1488,7 @@ def features(program: Program) -> set[str]:
     if any(len(v) > 1 for v in storages.values()):
         found.add("aliased")
     del names
-    return found
+    return found | extra_features(program)
 
 
 # --------------------------------------------------------------------------- generation
@@ -923,6 +1501,11 @@ class _Generator:
         self.seed = seed
         self.index = index
         self.statements_made = 0      # numbers product()'s own random streams
+        # Whether the program has the C constructs of v3 is drawn from its own stream
+        # (the same on every retry), and every choice they need is drawn only in such
+        # programs: the other programs of a seed are those generator v2 wrote.
+        self.extra = random.Random(f"polysched-fuzz-extra:{seed}:{index}").random() < EXTRA_CHANCE
+        self.tables: list[Table] = []
 
     def pick(self, weighted: dict):
         items = list(weighted)
@@ -994,7 +1577,7 @@ class _Generator:
             regions.append(self.region(rng.randint(1, self.depth)))
         return Program(self.seed, self.index, self.param_type, self.iter_type, self.params,
                        self.arrays, self.views, self.scalars, regions,
-                       glue=rng.random() < 0.5, print_iters=rng.random() < 0.2)
+                       glue=rng.random() < 0.5, print_iters=rng.random() < 0.2, tables=self.tables)
 
     def region(self, depth: int) -> list:
         nodes = []
@@ -1013,6 +1596,8 @@ class _Generator:
                     down=rng.random() < 0.15, strict=rng.random() < 0.5)
         if self.big is not None and rng.random() < 0.5:
             loop.shift = self.big.name
+        if self.extra:
+            self.extra_loop(loop)
         inner = outer + [loop]
         if remaining > 1:
             if rng.random() < 0.25:
@@ -1029,6 +1614,8 @@ class _Generator:
         return loop
 
     def maybe_guard(self, node, loops: list[Loop], p: float = 0.15):
+        if self.extra:
+            p *= 1.6
         if not loops or self.rng.random() >= p:
             return node
         return Guard(self.conds(loops), [node])
@@ -1119,9 +1706,17 @@ class _Generator:
                     if len(vs) > 1:
                         rhs = Aff.of({vs[1]: 1}, rng.choice([0, 1, 2]))
                 conds.append(Cond(lhs, rng.choice([">=", "<="]), rhs))
+        if self.extra and rng.random() < 0.45:
+            conds[rng.randrange(len(conds))] = self.x_cond(loops)
         return conds
 
-    def subscript(self, loops: list[Loop], used: set[str]) -> Aff:
+    def subscript(self, loops: list[Loop], used: set[str], rank: int = 1) -> Aff:
+        aff = self._subscript(loops, used)
+        if self.extra and loops and self.rng.random() < 0.14:
+            aff = self.x_sub(aff, rank)
+        return aff
+
+    def _subscript(self, loops: list[Loop], used: set[str]) -> Aff:
         rng = self.rng
         if not loops:
             return Aff.of({}, rng.randint(0, 3))
@@ -1147,7 +1742,8 @@ class _Generator:
         if self.scalars and any(s.name == name for s in self.scalars):
             return Ref(name)
         used: set[str] = set()
-        return Ref(name, [self.subscript(loops, used) for _ in range(self._rank(name))])
+        rank = self._rank(name)
+        return Ref(name, [self.subscript(loops, used, rank) for _ in range(rank)])
 
     def dtype(self, name: str) -> str:
         for s in self.scalars:
@@ -1182,6 +1778,193 @@ class _Generator:
         iter_var = rng.choice(loops).var if loops and rng.random() < 0.2 else None
         return Stmt(target, reads, coeffs, op, iter_var, rng.randrange(8))
 
+
+    # -- the C constructs of generator v3 ---------------------------------------------
+    def extra_loop(self, loop: Loop) -> None:
+        """``!=`` tests, offsets near a type's limit, C terms in the bounds."""
+        rng = self.rng
+        if loop.step == 1 and rng.random() < 0.3:
+            loop.ne = True
+        if not loop.shift and rng.random() < 0.14:
+            loop.offset = self.near_limit(loop)
+        for bound, upper in ((loop.upper, True), (loop.lower, False)):
+            if rng.random() < (0.2 if upper else 0.08):
+                k = rng.randrange(len(bound.parts))
+                bound.parts[k] = self.x_bound(bound.parts[k], upper)
+
+    def near_limit(self, loop: Loop) -> int:
+        """A literal offset for the C iterator: its last test at INT_MAX (UINT_MAX)
+        when the upper bound is a literal, a few dozen below it otherwise; around 2**40
+        for 64-bit iterators."""
+        rng = self.rng
+        if CTYPES[self.iter_type][0] == 64:
+            return 2 ** 40 + rng.choice([-16, -1, 0, 0, 5, 1000])
+        top = 2 ** 31 - 1 if self.iter_type == "int" else 2 ** 32 - 1
+        parts = loop.upper.parts
+        if len(parts) == 1 and not parts[0].names() and loop.upper.div == 1 and rng.random() < 0.7:
+            return top - (parts[0].const + loop.step)
+        return top - rng.choice([47, 60, 100, 1000])
+
+    def table(self, dims: tuple[int, ...]) -> Table:
+        dtype = self.rng.choice(["short", "int", "double", "char"])
+        table = Table(f"tbl{len(self.tables)}", dtype, dims)
+        self.tables.append(table)
+        return table
+
+    def param_aff(self) -> Aff | None:
+        params = self.small_params()
+        return Aff.of({self.rng.choice(params).name: 1}) if params else None
+
+    def x_bound(self, part: Aff, upper: bool) -> Aff:
+        """``part`` written with a C construct (its value kept, or truncated, wrapped,
+        halved ... for some parameter values)."""
+        rng = self.rng
+        kind = self.pick({"uchar": 3, "short": 2, "int": 3, "unsigned": 2, "wrap": 4 if upper else 2,
+                          "shift": 3, "sizeof": 3})
+        leaf = X("aff", (part,))
+        if kind in ("uchar", "short"):
+            # '(unsigned char)(n + 250) - 250': n where it fits, n - 256 (an empty loop)
+            # where it does not; with 256 (65536) it never fits
+            ctype, top = ("unsigned char", 256) if kind == "uchar" else ("short", 65536)
+            k = rng.choice([0, top - 6, top - 3, top - 1, top] if kind == "uchar" else
+                           [0, top // 2 - 8, top // 2 - 3, top])
+            x = X("cast", (X("aff", (part.plus(k),)),), ctype)
+            return Aff(const=0 if k == top else -k, ext=((1, x),))
+        elif kind == "int":
+            choice = self.pick({"fits_for_some": 3, "fits": 2, "never": 1, "size_t": 1})
+            if choice == "fits_for_some":   # '(int)(n + 2147483640L) - 2147483640L'
+                k = lit(rng.choice([2147483640, 2147483645]), "long")
+                x = X("-", (X("cast", (X("+", (leaf, k)),), "int"), k))
+            elif choice == "fits":          # '(int)(n * 1L)'
+                x = X("cast", (X("*", (leaf, lit(1, "long"))),), "int")
+            elif choice == "never":         # '(int)(n + 4294967296L)': truncated back to n
+                x = X("cast", (X(rng.choice("+-"), (leaf, lit(2 ** 32, "long"))),), "int")
+            else:                           # through size_t, wrapped twice
+                x = X("cast", (X("+", (X("cast", (leaf,), "size_t"), lit(2 ** 32, "size_t"))),), "int")
+        elif kind == "unsigned":
+            x = X("cast", (leaf,), "unsigned")
+        elif kind == "wrap":
+            if not part.names() and self.small_params():
+                leaf = X("aff", (self.param_aff(),))    # 'n - 3u' rather than '0 - 3u'
+            minus = X("-", (leaf, lit(rng.choice([1, 1, 2, 3]), "unsigned")))
+            shape = rng.choice(["min", "mod", "plain"]) if upper else "plain"
+            if shape == "min":
+                x = X("MIN", (minus, lit(rng.randint(2, 8), "unsigned")))
+            elif shape == "mod":
+                x = X("%", (minus, lit(rng.choice([4, 6, 8, 9]))))
+            else:
+                x = minus
+        elif kind == "shift":
+            p = self.param_aff()
+            if p is not None and rng.random() < 0.4:
+                # 'n + (m >> 2)'
+                shifted = X(">>", (X("aff", (p,)), lit(rng.choice([1, 2]))))
+                return Aff(part.terms, part.const, part.ext + ((1, shifted),))
+            x = X(rng.choice([">>", ">>", "<<"]), (leaf, lit(1)))
+        else:
+            if not part.names() and not part.ext and part.const >= 0 and rng.random() < 0.7:
+                # 'sizeof(tbl) / sizeof(tbl[0])' for a literal bound
+                count = part.const + rng.choice([0, 1, 1, 2]) + 1
+                if rng.random() < 0.3:
+                    table = self.table((rng.randint(1, 3), count))
+                    x = X("/", (X("sizeof", name=f"{table.name}[0]", value=count * SIZEOF[table.dtype]),
+                                X("sizeof", name=f"{table.name}[0][0]", value=SIZEOF[table.dtype])))
+                else:
+                    table = self.table((count,))
+                    if table.dtype == "char" and rng.random() < 0.5:
+                        x = X("sizeof", name=table.name, value=count)
+                    else:
+                        x = X("/", (X("sizeof", name=table.name, value=count * SIZEOF[table.dtype]),
+                                    X("sizeof", name=f"{table.name}[0]", value=SIZEOF[table.dtype])))
+                return Aff(const=part.const - count, ext=((1, x),))
+            ctype = rng.choice(["int", "short", "double", "char"])
+            size = SIZEOF[ctype]
+            return Aff(part.terms, part.const - size, part.ext + ((1, X("sizeof", name=ctype, value=size)),))
+        return Aff(ext=((1, x),))
+
+    def x_sub(self, sub: Aff, rank: int) -> Aff:
+        """A subscript written with a C construct; values truncated or wrapped are
+        brought back in range by a ``%`` or by the array's size."""
+        rng = self.rng
+        kind = self.pick({"uchar": 3, "short": 2, "int": 2, "unsigned": 3, "wrap": 3, "cmod": 2,
+                          "shift": 3, "sizeof": 2})
+        leaf = X("aff", (sub,))
+        if kind == "uchar":
+            x = X("cast", (X("aff", (sub.plus(rng.choice([0, 240, 250, 252, 255, 256])),)),), "unsigned char")
+            if rank > 1 or rng.random() < 0.4:
+                x = X("%", (x, lit(rng.choice([4, 7, 8]))))
+        elif kind == "short":
+            if rng.random() < 0.5:
+                inner = Aff(tuple((n, c * 8192) for n, c in sub.terms), sub.const * 8192, sub.ext) \
+                    if not sub.ext else sub
+            else:
+                inner = sub.plus(32765)
+            x = X("%", (X("cast", (X("aff", (inner,)),), "short"), lit(rng.choice([5, 7, 8]))))
+        elif kind == "int":
+            if rng.random() < 0.5:
+                x = X("cast", (X(rng.choice("+-"), (leaf, lit(2 ** 32, "long"))),), "int")
+            else:                   # fits unless the subscript is 48 or more
+                k = lit(2147483600, "long")
+                x = X("-", (X("cast", (X("+", (leaf, k)),), "int"), k))
+        elif kind == "unsigned":
+            x = X("%", (X("cast", (X("aff", (sub.plus(-rng.randint(0, 3)),)),), "unsigned"),
+                        lit(rng.choice([5, 7, 8, 16]))))
+        elif kind == "wrap":
+            p = self.param_aff()
+            k = lit(rng.choice([1, 2, 3, 5]), "unsigned")
+            if p is not None:
+                x = X("+", (X("-", (X("aff", (p,)), k)), leaf))
+            else:
+                x = X("-", (leaf, k))
+            x = X("%", (x, lit(rng.choice([5, 7, 8]))))
+        elif kind == "cmod":
+            x = X("%", (X("aff", (sub.plus(-rng.randint(1, 3)),)), lit(rng.choice([3, 4]))))
+        elif kind == "shift":
+            p = self.param_aff()
+            if p is not None and rng.random() < 0.4:
+                return Aff(sub.terms, sub.const, sub.ext + ((1, X(">>", (X("aff", (p,)), lit(1)))),))
+            x = X(rng.choice(["<<", ">>"]), (leaf, lit(1)))
+        else:
+            ctype = rng.choice(["int", "short", "char"])
+            size = SIZEOF[ctype]
+            return Aff(sub.terms, sub.const - size, sub.ext + ((1, X("sizeof", name=ctype, value=size)),))
+        return Aff(ext=((1, x),))
+
+    def x_cond(self, loops: list[Loop]) -> Cond:
+        """A guard written with a C construct: ``(unsigned)(i - 2) <= 3``, ``i <= n -
+        3u``, ``(unsigned char)(i + 250) >= 252``, ``(i >> 1) == 1`` ..."""
+        rng = self.rng
+        v = rng.choice(loops).var
+        p = self.param_aff()
+        kind = self.pick({"urange": 3, "wrap": 3 if p else 0, "uchar": 2, "short": 1, "shift": 3,
+                          "sizeof": 2, "int": 1})
+        var = Aff.of({v: 1})
+
+        def term(x: X) -> Aff:
+            return Aff(ext=((1, x),))
+        if kind == "urange":
+            x = X("cast", (X("aff", (var.plus(-rng.randint(0, 3)),)),), "unsigned")
+            return Cond(term(x), "<=", Aff.of({}, rng.randint(1, 5)))
+        if kind == "wrap":
+            x = X("-", (X("aff", (p,)), lit(rng.choice([1, 2, 3, 4]), "unsigned")))
+            return Cond(var, rng.choice(["<=", ">="]), term(x))
+        if kind == "uchar":
+            x = X("cast", (X("aff", (var.plus(rng.choice([250, 253, 255, 256])),)),), "unsigned char")
+            return Cond(term(x), rng.choice(["<=", ">="]), Aff.of({}, rng.choice([3, 252, 254])))
+        if kind == "short":
+            x = X("cast", (X("aff", (Aff.of({v: 16384}),)),), "short")
+            return Cond(term(x), rng.choice([">=", "<="]), Aff.of({}, 0))
+        if kind == "shift":
+            if rng.random() < 0.5:
+                return Cond(term(X(">>", (X("aff", (var,)), lit(1)))), "==", Aff.of({}, rng.randint(0, 3)))
+            return Cond(term(X("<<", (X("aff", (var,)), lit(1)))), ">=", p or Aff.of({}, rng.randint(1, 6)))
+        if kind == "sizeof":
+            size = X("sizeof", name="int", value=4)
+            rhs = p.plus(4) if p is not None else Aff.of({}, rng.randint(4, 8))
+            return Cond(Aff(var.terms, 0, ((1, size),)), ">=", rhs)
+        # wraps (to a negative number) for i >= 3, or always
+        x = X("cast", (X("+", (X("aff", (var,)), lit(rng.choice([2147483645, 2 ** 32]), "long"))),), "int")
+        return Cond(term(x), "<=", Aff.of({}, rng.randint(1, 5)))
 
     def product(self, loops: list[Loop]) -> Stmt | None:
         """Now and then, inside at least three loops: ``X[i][j] += Y[i][k] * Z[k][j]``
@@ -1222,9 +2005,12 @@ def generate(seed: int, index: int) -> Program:
     rng = random.Random(f"polysched-fuzz:{seed}:{index}")
     last = None
     for _ in range(200):
-        program = _Generator(rng, seed, index).program()
+        generator = _Generator(rng, seed, index)
+        program = generator.program()
         try:
-            render(program)
+            _render_repairing(program)
+            if generator.extra and not extra_features(program, dynamic=False):
+                continue
             # Mostly programs that do something (empty ones, e.g. all loops empty for
             # a negative size, are kept now and then: they test the guards).
             if simulate(program).instances == 0 and rng.random() < 0.8:
@@ -1233,3 +2019,21 @@ def generate(seed: int, index: int) -> Program:
         except InvalidProgram as err:
             last = err
     raise RuntimeError(f"no valid program for seed {seed}, index {index}: {last}")
+
+
+def _render_repairing(program: Program) -> str:
+    """``render(program)``; a ``!=`` loop that would not reach its end, or an offset
+    loop that would overflow, loses that feature and the program is tried again (the
+    generator's random stream is not touched)."""
+    for _ in range(16):
+        try:
+            return render(program)
+        except InvalidProgram as err:
+            loop = err.loop
+            if loop is not None and loop.ne:
+                loop.ne = False
+            elif loop is not None and loop.offset:
+                loop.offset = 0
+            else:
+                raise
+    return render(program)

@@ -6,7 +6,10 @@ current one (a region, statement, loop or guard removed; a loop unwrapped into i
 body with the iterator replaced by its first value; a min/max bound replaced by one
 of its parts; a parameter inlined as its value; a downward or strided loop made
 upward and unit-stride; a read, subscript term or aliased pointer removed; a
-loop's literal extent reduced; types made plain ``int`` ...). Candidates are re-rendered by
+loop's literal extent reduced; types made plain ``int``; a C term of an expression (a
+cast, an unsigned subtraction, a shift, ``sizeof``) dropped or replaced by the affine
+expression inside it; a ``!=`` test or a loop offset near ``INT_MAX`` removed ...).
+Candidates are re-rendered by
 :func:`~polysched.fuzz.generator.render`, which re-lays-out the arrays, so every
 candidate is again a program without undefined behaviour (or is skipped). The
 first candidate that still fails is taken and the search restarts from it (greedy,
@@ -18,7 +21,7 @@ import copy
 import time
 from typing import Callable, Iterator
 
-from .generator import (Aff, Bound, Guard, InvalidProgram, Loop, Program, Ref, Stmt, all_nodes,
+from .generator import (Aff, Bound, Guard, InvalidProgram, Loop, Program, Ref, Stmt, X, all_nodes,
                         render, statements, walk)
 
 Path_ = tuple[int, ...]
@@ -77,6 +80,62 @@ def _map_affs(nodes: list, fn: Callable[[Aff], Aff]) -> None:
         elif isinstance(node, Stmt):
             for ref in (node.target, *node.reads):
                 ref.subs = [fn(a) for a in ref.subs]
+
+
+def _ext_affs(program: Program) -> list[Aff]:
+    """The expressions with C terms, in the order :func:`_map_nth_ext_aff` numbers them."""
+    found: list[Aff] = []
+
+    def note(a: Aff) -> Aff:
+        if a.ext:
+            found.append(a)
+        return a
+    for region in program.regions:
+        _map_affs(region, note)
+    return found
+
+
+def _map_nth_ext_aff(program: Program, n: int, fn: Callable[[Aff], Aff]) -> bool:
+    seen = [0]
+
+    def apply(a: Aff) -> Aff:
+        if not a.ext:
+            return a
+        k = seen[0]
+        seen[0] += 1
+        return fn(a) if k == n else a
+    for region in program.regions:
+        _map_affs(region, apply)
+    return seen[0] > n
+
+
+def _first_aff(x: X) -> Aff | None:
+    if x.op == "aff":
+        return x.args[0]
+    for a in x.args:
+        if isinstance(a, X):
+            found = _first_aff(a)
+            if found is not None:
+                return found
+    return None
+
+
+def _drop_ext(a: Aff, j: int) -> Aff:
+    return Aff(a.terms, a.const, a.ext[:j] + a.ext[j + 1:])
+
+
+def _flatten_ext(a: Aff, j: int) -> Aff:
+    """C term ``j`` replaced by the affine expression inside it (``(unsigned
+    char)(i + 250)`` -> ``i + 250``)."""
+    c, x = a.ext[j]
+    inner = _first_aff(x)
+    if inner is None:
+        raise ValueError("no affine expression inside")
+    merged: dict[str, int] = {}
+    for n, k in a.terms + tuple((n, c * k) for n, k in inner.terms):
+        merged[n] = merged.get(n, 0) + k
+    ext = a.ext[:j] + a.ext[j + 1:] + tuple((c * k, e) for k, e in inner.ext)
+    return Aff(Aff.of(merged).terms, a.const + c * inner.const, ext)
 
 
 def _unwrap_loop(program: Program, path: Path_) -> bool:
@@ -171,6 +230,10 @@ def candidates(program: Program) -> Iterator[Program]:
         yield edit(lambda p, n=param.name: _inline_param(p, n))
     for view in list(program.views):
         yield edit(lambda p, n=view.name: _merge_view(p, n))
+    for n, aff in enumerate(_ext_affs(program)):
+        for j in range(len(aff.ext)):
+            yield edit(lambda p, n=n, j=j: _map_nth_ext_aff(p, n, lambda a: _flatten_ext(a, j)))
+            yield edit(lambda p, n=n, j=j: _map_nth_ext_aff(p, n, lambda a: _drop_ext(a, j)))
     if program.param_type != "int" or program.iter_type != "int":
         yield edit(lambda p: (setattr(p, "param_type", "int"), setattr(p, "iter_type", "int")))
     for path in paths:
@@ -195,6 +258,10 @@ def _loop_candidates(program: Program, path: Path_, loop: Loop) -> Iterator[Prog
     def edit(fn):
         return _edit(program, lambda p: fn(_node(p, path)))
 
+    if loop.ne:
+        yield edit(lambda n: setattr(n, "ne", False))
+    if loop.offset:
+        yield edit(lambda n: setattr(n, "offset", 0))
     if loop.down:
         yield edit(lambda n: setattr(n, "down", False))
     if loop.step != 1:
@@ -266,7 +333,12 @@ def size(program: Program) -> int:
     for node, _ in all_nodes(program):
         total += 3
         if isinstance(node, Stmt):
-            total += len(node.reads) + sum(len(a.terms) for r in (node.target, *node.reads) for a in r.subs)
+            total += len(node.reads) + sum(len(a.terms) + len(a.ext) for r in (node.target, *node.reads)
+                                           for a in r.subs)
+        elif isinstance(node, Loop):
+            total += node.ne + bool(node.offset) + sum(len(a.ext) for a in node.lower.parts + node.upper.parts)
+        elif isinstance(node, Guard):
+            total += sum(len(a.ext) for c in node.conds for a in (c.lhs, c.rhs))
     return total
 
 
