@@ -257,6 +257,27 @@ def _tensorized(scops, k: int, deps: Dependences, options: OptimizeOptions):
     return (program if any(item.applied for item in report) else None), [item.describe() for item in report]
 
 
+def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions):
+    """`tile_with_report`; when the tiler finds its own result illegal (a TilingError:
+    a polysched bug, e.g. register tiling across two updates of one element), the same
+    without register tiling, then without tiling, with a notice: never a failed run."""
+    from polysched.tiling import TilingError
+    try:
+        return tile_with_report(scop, deps, schedule, tiling)
+    except TilingError as err:
+        failure = err
+    for less, what in ((replace(tiling, register_tile=0), "without register tiling"),
+                       (replace(tiling, tile=False, l2tile=False, unroll=None), "without tiling")):
+        try:
+            result = tile_with_report(scop, deps, schedule, less)
+        except TilingError:
+            continue
+        print(f"polysched: {scop.filename}:{scop.start_line}: notice: the tiler's result was illegal "
+              f"({' '.join(str(failure).split())[:120]}...); tiled {what}", file=sys.stderr)
+        return result
+    raise failure
+
+
 def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
                       budget: RunBudget, timed) -> "ScopResult":
     """Region ``k`` scheduled, tiled and tensorized as ``options`` say, each stage with
@@ -291,7 +312,7 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     if options.tiling is not None:
         if budget.used_up():
             return as_written()
-        schedule, report = timed("tile", tile_with_report, scop, deps, schedule, options.tiling)
+        schedule, report = timed("tile", _tile, scop, deps, schedule, options.tiling)
     verdict = check(scop, deps, schedule)
     if not verdict.legal:
         raise IllegalScheduleError(

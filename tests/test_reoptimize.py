@@ -80,3 +80,51 @@ def test_an_output_without_a_fallback_is_optimized_as_it_stands(tmp_path):
     _optimize(tmp_path / "once.c", tmp_path / "twice.c", "--tile", "--parallel", "--unroll", "2")
     for out in ("once.c", "twice.c"):
         assert verify(source, tmp_path / out, dataset=None).ok, out
+
+
+def test_an_output_edited_around_its_original_code_is_refused(tmp_path):
+    """Code added before the versioned if/else (or after it) was silently dropped by
+    the next run: the begin marker carries a digest of the generated code around it."""
+    from polysched.scop import ScopError
+    original = Path(get("jacobi-2d").path)
+    text = _optimize(original, tmp_path / "once.c", "--tile", "--parallel")
+    assert extract(tmp_path / "once.c")          # as generated: read from its original code
+    edited = text.replace("  #define polysched_", "  A[0][0] += 1.0;\n  #define polysched_", 1)
+    (tmp_path / "edited.c").write_text(edited)
+    with pytest.raises(ScopError, match="edited outside its original code"):
+        extract(tmp_path / "edited.c")
+    begin = next(line for line in text.splitlines() if "polysched: the original code" in line)
+    (tmp_path / "unmarked.c").write_text(text.replace(begin + "\n", "", 1))
+    with pytest.raises(ScopError, match="marker lines"):
+        extract(tmp_path / "unmarked.c")
+    # the original code between the markers may be edited: it is what is read
+    inside = text.replace("B[i][j] = 0.2 *", "B[i][j] = 0.25 *", 1)
+    assert inside != text
+    (tmp_path / "inside.c").write_text(inside)
+    [scop] = extract(tmp_path / "inside.c")
+    assert any("0.25" in s.body for s in scop.statements)
+
+
+def test_the_tiler_finding_its_result_illegal_is_not_a_failed_run(tmp_path):
+    """A hand-unrolled product (two updates of C[i][j] per k): register tiling of k was
+    illegal and the run ended in an internal error (exit 3); now it tiles without it."""
+    source = tmp_path / "unrolled.c"
+    source.write_text("""#include <stdio.h>
+double A[64][64], B[64][64], C[64][64];
+int main(void) {
+  int n = 30;
+  for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) A[i][j] = (i + 2 * j) % 5, B[i][j] = (i * j) % 3;
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < n; j++) {
+        C[i][j] += A[i][2*k] * B[2*k][j];
+        C[i][j] += A[i][2*k+1] * B[2*k+1][j];
+      }
+#pragma endscop
+  for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) printf("%.17g\\n", C[i][j]);
+  return 0;
+}
+""")
+    _optimize(source, tmp_path / "out.c", "--tile", "--parallel")
+    assert verify(source, tmp_path / "out.c", dataset=None).ok

@@ -550,3 +550,34 @@ def test_macros_that_write_loop_headers_are_expanded():
 def test_macros_that_write_loop_headers_end_to_end(tmp_path, mode):
     affine = FOR_MACROS.replace("  FOR(i, n) A[i][i * i] = 0;\n", "")
     roundtrip(tmp_path, affine, OptimizeOptions.from_flags(**mode))
+
+
+MACRO_SHAPES = """#include <stdio.h>
+#define FOR(i, n) for (i = 0; i < (n); i++)
+#define FOR2(i, j, n) FOR(i, n) FOR(j, n)
+#define STEP(i, s) for (i = 1; i < 40; i += (s))
+#define BODY(i, j) { A[i][j] *= 0.5; A[i][j] += 1.0; }
+#define CUR A[i][j]
+double A[40][40];
+int main(void) {
+  int i, j, n = 40;
+  for (i = 0; i < 40; i++) for (j = 0; j < 40; j++) A[i][j] = (i * 3 + j) % 7;
+#pragma scop
+  FOR2(i, j, n) BODY(i, j)
+  STEP(i, 3) FOR(j, n) CUR = CUR * 2.0 + 1.0;
+#pragma endscop
+  for (i = 0; i < 40; i++) for (j = 0; j < 40; j++) printf("%.17g\\n", A[i][j]);
+  return 0; }
+"""
+
+
+def test_macros_nested_with_blocks_compound_steps_and_hidden_iterators(tmp_path):
+    """FOR2 (a macro of statement macros), a '{ ... *= ...; }' body and an 'i += (s)'
+    step were syntax errors; 'CUR' hid the iterators i and j from the renaming of the
+    emitted statement, which then read stale values (wrong code)."""
+    [scop] = extract(MACRO_SHAPES)
+    assert len(scop.statements) == 3
+    assert "A[ i ] [ j ] = A [ i ] [ j ] * 2.0 + 1.0" not in scop.statements[2].body
+    assert "CUR" not in scop.statements[2].body
+    roundtrip(tmp_path, MACRO_SHAPES, OptimizeOptions.from_flags(tile=True, parallel=True))
+    roundtrip(tmp_path, MACRO_SHAPES, OptimizeOptions.from_flags(scheduler="identity"), name="identity")

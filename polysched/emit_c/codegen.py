@@ -26,7 +26,7 @@ from polysched.islutil import sets_of
 from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.textio import line_ending
-from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END
+from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
 
 from .body import region_declarations, substitute
 from .expr import ExprPrinter, Helpers
@@ -211,8 +211,10 @@ class _RegionPrinter:
         inner = [self.options.indent + line if line else line for line in body]
         text = "".join(f"{base}{line}{nl}" if line else nl for line in head + inner)
         # the original between marker lines: optimizing this output again starts from it
-        text += f"{base}}} else {{{nl}{base}{ORIGINAL_BEGIN}{nl}{original}{base}{ORIGINAL_END}{nl}{base}}}{nl}"
-        return text + "".join(f"{base}{line}{nl}" for line in self.helpers.undefinitions())
+        head = text + f"{base}}} else {{{nl}"
+        tail = f"{nl}{base}}}{nl}" + "".join(f"{base}{line}{nl}" for line in self.helpers.undefinitions())
+        begin = ORIGINAL_BEGIN.format(generated_digest(head, tail))
+        return f"{head}{base}{begin}{nl}{original}{base}{ORIGINAL_END}{tail}"
 
     def guard_text(self) -> str:
         """The C condition under which the optimized code is valid (see versioning.py)."""

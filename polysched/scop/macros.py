@@ -20,7 +20,7 @@ from .model import ScopError
 
 _DEFINE_RE = re.compile(r"#define ([A-Za-z_]\w*)(\(([^)]*)\))?(?: (.*))?$")
 TOKEN_RE = re.compile(
-    r"""[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|##|->|<<=|>>=|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!~<>=?:;,.()\[\]{}#]|\S"""
+    r"""[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|##|->|<<=|>>=|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[-+*/%&|^!~<>=?:;,.()\[\]{}#]|\S"""
 )
 _INT_LITERAL_RE = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)[uUlL]*$")
 _TYPE_WORDS = {
@@ -165,18 +165,47 @@ _STATEMENT_TOKENS = frozenset({"for", "while", "do", "if", "else", "switch", "re
                                "continue", "{", "}", ";"})
 
 
+def macros_to_expand(table: MacroTable, iterators: set[str]) -> set[str]:
+    """The macros a region must be read (and emitted) expanded: those that write
+    statements (`_STATEMENT_TOKENS`), paste tokens (``x##1`` may make an iterator's
+    name), or name one of the region's loop ``iterators`` (``#define CUR A[i]``: the
+    emitted statement renames the iterators it shows, not those inside a macro), and
+    every macro whose body uses one of these."""
+    chosen = set()
+    for name, macro in table.macros.items():
+        tokens = set(TOKEN_RE.findall(macro.body))
+        if tokens & _STATEMENT_TOKENS or "##" in tokens or tokens & (iterators - set(macro.params or ())):
+            chosen.add(name)
+    grew = True
+    while grew:
+        grew = False
+        for name, macro in table.macros.items():
+            if name not in chosen and set(TOKEN_RE.findall(macro.body)) & chosen:
+                chosen.add(name)
+                grew = True
+    return chosen
+
+
 def expand_statement_macros(text: str, plain: str, spans: list[tuple[int, int]],
                             table: MacroTable) -> tuple[str, dict[int, list[tuple[int, int, int, int]]]]:
-    """``text`` with every use of a statement-writing macro (`_STATEMENT_TOKENS`) inside
-    ``spans`` (the regions) replaced by its expansion, as the compiler would read it:
+    """``text`` with every use inside ``spans`` (the regions) of a macro that
+    `macros_to_expand` chooses replaced by its expansion, as the compiler would read it:
     the front end parses statements, not macro calls. Only those macros are expanded
     (sizes and ``min``-like macros stay names, as everywhere else), each use on the lines
     it took, so line numbers stay those of the file. ``plain``: ``text`` with comments,
     strings and directives blanked (same offsets), where the uses are looked for.
     Also returns, per line, the column spans that moved (`source.LineMap.expansions`),
     so that errors point at the columns of the file as written."""
-    names = {name for name, macro in table.macros.items()
-             if _STATEMENT_TOKENS & set(TOKEN_RE.findall(macro.body))}
+    # the region's iterators: those of its 'for's, and (loops written with macros) every
+    # name passed to a macro that writes statements
+    iterators, writers = set(), macros_to_expand(table, set())
+    for start, end in spans:
+        region = plain[start:end]
+        iterators |= set(re.findall(r"\bfor\s*\(\s*(?:[A-Za-z_][\w\s]*\s)?([A-Za-z_]\w*)\s*=[^=]", region))
+        for use in re.finditer(r"\b([A-Za-z_]\w*)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", region):
+            if use.group(1) in writers:
+                iterators |= set(re.findall(r"[A-Za-z_]\w*", use.group(2)))
+    names = macros_to_expand(table, iterators)
     if not names:
         return text, {}
     only = MacroTable({name: table.macros[name] for name in names}, table.typedef_names)

@@ -125,24 +125,45 @@ class Region:
 # The lines around the original code that polysched keeps in a versioned region (the
 # fallback when the run-time check fails), so that its output can be optimized again:
 # from the original code, not from the code generated the first time.
-ORIGINAL_BEGIN = "/* polysched: the original code, run when the check fails */"
+# The begin line carries a digest of the generated code around the original: a region
+# edited there (code added before or after the if/else) is not taken for an output.
+ORIGINAL_BEGIN = "/* polysched: the original code, run when the check fails ({}) */"
 ORIGINAL_END = "/* polysched: end of the original code */"
+_ORIGINAL_BEGIN_RE = re.compile(re.escape(ORIGINAL_BEGIN).replace(r"\{\}", r"([0-9a-f]{16})"))
 
 
-def original_of_output(text: str, region: Region) -> Region:
+def generated_digest(head: str, tail: str) -> str:
+    """The digest of a region's generated code: ``head`` (up to the begin line) and
+    ``tail`` (after the end line), line endings ignored."""
+    import hashlib
+    both = (head + "\0" + tail).replace("\r", "")
+    return hashlib.sha256(both.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def original_of_output(text: str, region: Region, filename: str = "<input>") -> Region:
     """``region`` itself, or, when it is polysched's output with the original code kept
-    between the `ORIGINAL_BEGIN` and `ORIGINAL_END` lines, the region of that code
-    (its ``outer`` the whole region; the marker lines play the pragma lines)."""
+    between the `ORIGINAL_BEGIN` and `ORIGINAL_END` lines (the code around them as
+    generated: `generated_digest`), the region of that code (its ``outer`` the whole
+    region; the marker lines play the pragma lines). An output edited around its
+    original code is a ScopError: what the edit meant cannot be known."""
     body = text[region.start:region.end]
     lines = [line.strip() for line in body.split("\n")]
-    if lines.count(ORIGINAL_BEGIN) != 1 or lines.count(ORIGINAL_END) != 1:
+    begins = [k for k, line in enumerate(lines) if _ORIGINAL_BEGIN_RE.fullmatch(line)]
+    ends = [k for k, line in enumerate(lines) if line == ORIGINAL_END]
+    if not begins and not ends:
         return region
-    first, last = lines.index(ORIGINAL_BEGIN), lines.index(ORIGINAL_END)
-    if last <= first:
-        return region
+    where = region.scop_line + 1 + (begins or ends)[0]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] <= begins[0]:
+        raise ScopError(filename, where, 1, "polysched's output with its original-code marker lines "
+                        "missing, repeated or out of order: optimize the original file instead")
+    first, last = begins[0], ends[0]
     offsets = [region.start]
     for line in body.split("\n"):
         offsets.append(offsets[-1] + len(line) + 1)
+    digest = _ORIGINAL_BEGIN_RE.fullmatch(lines[first]).group(1)
+    if generated_digest(text[region.start:offsets[first]], text[offsets[last + 1] - 1:region.end]) != digest:
+        raise ScopError(filename, where, 1, "polysched's output edited outside its original code (between the "
+                        "marker lines): optimize the original file, or edit only the original code")
     return Region(offsets[first + 1], offsets[last], region.scop_line + 1 + first,
                   region.scop_line + 1 + last, offsets[first], outer=(region.start, region.end))
 
