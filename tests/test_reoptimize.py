@@ -128,3 +128,27 @@ int main(void) {
 """)
     _optimize(source, tmp_path / "out.c", "--tile", "--parallel")
     assert verify(source, tmp_path / "out.c", dataset=None).ok
+
+
+def test_generated_code_that_cannot_be_read_again_says_so(tmp_path):
+    """A literal-bound region needs no check, so its output has no original to start
+    from; where the generated code is not a SCoP (a micro-kernel call block) the error
+    says what the region is."""
+    from polysched.scop import ScopError
+    source = tmp_path / "lit.c"
+    source.write_text("""double A[64][64], B[64][64], C[64][64];
+void f(void) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < 64; i++)
+    for (j = 0; j < 64; j++)
+      for (k = 0; k < 64; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
+""")
+    first = _optimize(source, tmp_path / "once.c", "--tile", "--parallel")
+    if "/* polysched: tensorize" not in first:
+        pytest.skip("no micro-kernel call on this machine")
+    with pytest.raises(ScopError, match="polysched's generated code, without its original"):
+        extract(tmp_path / "once.c")

@@ -155,7 +155,15 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         macros = tables[k]
         function = enclosing_function(plain, region.scop_offset)
         visible = visible_declarations(macros, plain, top, function)
-        built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
+        try:
+            built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
+        except ScopError as err:
+            if region.outer is None and "/* polysched: " in text[region.start:region.end]:
+                # code polysched generated, without the original it came from (no run-time
+                # check was needed): what it does is what the original did
+                raise ScopError(err.filename, err.line, err.col, f"{err.message} (this region is polysched's "
+                                f"generated code, without its original: optimize the original file)") from None
+            raise
         if built is None:       # nothing to optimize: the region stays as written
             empty.append(line_map.relocate(ScopError(filename, region.scop_line, 1,
                                                      "the SCoP region contains no assignment statement")))
