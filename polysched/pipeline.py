@@ -16,9 +16,9 @@ import islpy as isl
 from polysched import emit_c
 from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
 from polysched.dependence import Dependences, analyze, check, runs_in_original_order
+from polysched.errors import TransformError
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated
-from polysched.errors import TransformError
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 

@@ -25,8 +25,8 @@ import islpy as isl
 from polysched.islutil import sets_of
 from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
-from polysched.textio import line_ending
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
+from polysched.textio import line_ending
 
 from .body import region_declarations, substitute
 from .expr import ExprPrinter, Helpers
