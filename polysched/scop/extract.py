@@ -133,7 +133,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     # not read at all (the compiler never sees it)
     active = [k for k in range(len(found)) if table.at_region(k) is not None]
     tables = {k: table.at_region(k) for k in active}
-    regions = {k: original_of_output(text, found[k], filename) for k in active}
+    regions = {k: _original_code(text, found[k], filename, line_map) for k in active}
     plain_text, moved = blank_directives(blank_strings(stripped)), {}
     for k in reversed(active):     # the last first: the earlier regions' offsets stay
         text, moved_here = expand_statement_macros(text, plain_text, [(regions[k].start, regions[k].end)],
@@ -144,7 +144,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         line_map = LineMap.of(stripped)
         line_map.expansions = moved
         found = find_regions(filename, stripped)
-        regions = {k: original_of_output(text, found[k], filename) for k in active}
+        regions = {k: _original_code(text, found[k], filename, line_map) for k in active}
     no_strings = blank_strings(stripped)
     plain = blank_directives(no_strings)
     names = identifiers(_without_generated_code(no_strings, list(regions.values()), pasted_header_spans(text)))
@@ -1248,6 +1248,14 @@ _SKIPPED_DIRECTIVE_RE = re.compile(
 # ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
 _OWN_CONDITIONAL_RE = re.compile(r"^#\s*ifndef\s+POLYSCHED_[A-Z0-9_]+\s*$")
 _BUILTIN_CONSTANTS = frozenset("inf inff infl huge_val huge_valf huge_vall nan nanf nanl".split())
+
+
+def _original_code(text: str, region: Region, filename: str, line_map: LineMap) -> Region:
+    """`original_of_output`, its errors at the presumed location (``#line``)."""
+    try:
+        return original_of_output(text, region, filename)
+    except ScopError as err:
+        raise line_map.relocate(err) from None
 
 
 def _without_generated_code(text: str, regions: list[Region], pasted: list[tuple[int, int]]) -> str:
