@@ -581,3 +581,13 @@ def test_macros_nested_with_blocks_compound_steps_and_hidden_iterators(tmp_path)
     assert "CUR" not in scop.statements[2].body
     roundtrip(tmp_path, MACRO_SHAPES, OptimizeOptions.from_flags(tile=True, parallel=True))
     roundtrip(tmp_path, MACRO_SHAPES, OptimizeOptions.from_flags(scheduler="identity"), name="identity")
+
+
+def test_a_macro_hiding_an_iterator_it_cannot_expand_is_refused():
+    """A loop written by an argument-less macro hides its iterator from the expansion
+    of 'CUR'; emitted as it stands, 'CUR' would read a stale 'i'. Refused instead."""
+    text = ("#define CUR A[i]\n#define LOOP for (i = 0; i < n; i++)\nvoid f(int n, double *A) { int i;\n"
+            "#pragma scop\n  LOOP CUR = CUR * 2.0;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="macro 'CUR' uses the loop iterator 'i'") as err:
+        extract(text)
+    assert (err.value.line, err.value.col) == (5, 8)

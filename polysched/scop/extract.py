@@ -922,6 +922,7 @@ class _RegionBuilder:
         if isinstance(node, c_ast.Assignment):
             self.reads(node.rvalue, ctx, domain, accesses)
         body, line, col = self.statement_text(node)
+        self.check_hidden_iterators(body, ctx.iterators, node)
         if self.scopes:
             self.check_local_uses(body, node)
             body = self.local_text(body)
@@ -1154,6 +1155,19 @@ class _RegionBuilder:
         else:
             self.arrays[name] = Array(name, decl.element_type, list(decl.dims), decl.origin,
                                       decl.through_pointer, decl.restrict)
+
+    def check_hidden_iterators(self, body: str, iterators: list[str], node: c_ast.Node) -> None:
+        """The emitted statement is its text with the iterators renamed: a macro that
+        names an iterator in its body (``#define CUR A[i]``) would keep the old one. The
+        front end expands those it can see (`macros_to_expand`); any left is refused."""
+        for name in set(re.findall(r"[A-Za-z_]\w*", body)):
+            macro = self.macros.get(name)
+            if macro is None or self.macros.integer_value(name) is not None:
+                continue
+            hidden = self.macros.names_reached(name) & (set(iterators) - set(macro.params or ()))
+            if hidden:
+                raise self.error(node, f"macro '{name}' uses the loop iterator '{sorted(hidden)[0]}' without "
+                                       f"taking it as an argument (pass it to the macro, or write the access out)")
 
     def statement_text(self, node: c_ast.Node) -> tuple[str, int, int]:
         """The statement's source text (with its ';'), line and column."""

@@ -92,6 +92,20 @@ class MacroTable:
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
 
+    def names_reached(self, name: str) -> set[str]:
+        """Every identifier in the body of macro ``name`` and, transitively, of the
+        macros it uses (their own parameters excluded)."""
+        reached, pending, seen = set(), [name], set()
+        while pending:
+            macro = self.macros.get(pending.pop())
+            if macro is None or macro.name in seen:
+                continue
+            seen.add(macro.name)
+            words = set(re.findall(r"[A-Za-z_]\w*", macro.body)) - set(macro.params or ())
+            reached |= words
+            pending += [w for w in words if w in self.macros]
+        return reached
+
     def __contains__(self, name: str) -> bool:
         return name in self.macros
 
