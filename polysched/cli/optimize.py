@@ -13,10 +13,9 @@ from pathlib import Path
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_compiler, check_input_file,
-                                  check_output_path,
-                                  default_dataset, is_stdout, parse_defines, same_file, write_output)
+                                  check_output_path, default_dataset, is_stdout, parse_defines, same_file,
+                                  write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE
-
 
 
 def add_parser(subparsers) -> None:
@@ -183,7 +182,7 @@ def run(args) -> int:
     sizes = None
     if args.tile_sizes:
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")
-    if args.tile_sizes_file:
+    elif args.tile_sizes_file:
         sizes = _read_tile_sizes_file(args.tile_sizes_file)
     _check_combinations(args)
     if args.unroll is not None and not 1 <= args.unroll <= MAX_JAM:

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 import islpy as isl
 
 from polysched.scop.model import Scop
+from polysched.textio import without_pasted_headers
 
 from .codegen import EmitOptions, generate
 from .splice import splice
 from .validate import CodegenError, validate_ast
-from .tensorize import intrinsic_includes, without_pasted_headers
+from .tensorize import intrinsic_includes
 from .versioning import Versioning, plan as versioning_plan
 
 __all__ = ["CodegenError", "EmitOptions", "Versioning", "assemble", "emit_file", "generate", "splice", "validate_ast", "versioning_plan",

@@ -39,7 +39,7 @@ import re
 import islpy as isl
 
 from polysched.marks import Tensorize
-from polysched.textio import PASTED_END, PASTED_START, without_pasted_headers  # noqa: F401 (emit_c exports it)
+from polysched.textio import PASTED_END, PASTED_START
 
 from .body import substitute
 

@@ -131,22 +131,22 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     table = macro_table(filename, text, defines, include_dirs, region_lines=tuple(r.scop_line for r in found))
     # each region is read with the macros in force where it is; one inside '#if 0' is
     # not read at all (the compiler never sees it)
-    active = [k for k in range(len(found)) if table.at_region(k) is not None]
-    tables = {k: table.at_region(k) for k in active}
-    regions = {k: _original_code(text, found[k], filename, line_map) for k in active}
-    plain_text, moved = blank_directives(blank_strings(stripped)), {}
-    for k in reversed(active):     # the last first: the earlier regions' offsets stay
-        text, moved_here = expand_statement_macros(text, plain_text, [(regions[k].start, regions[k].end)],
-                                                   tables[k])
+    tables = {k: region_table for k in range(len(found)) if (region_table := table.at_region(k)) is not None}
+    regions = {k: _original_code(text, found[k], filename, line_map) for k in tables}
+    no_strings = blank_strings(stripped)
+    plain = blank_directives(no_strings)
+    moved = {}
+    for k in reversed(tables):     # the last first: the earlier regions' offsets stay
+        text, moved_here = expand_statement_macros(text, plain, [(regions[k].start, regions[k].end)], tables[k])
         moved.update(moved_here)
     if moved:      # a region uses FOR(i, n)-like macros: read it as the compiler does
         stripped = strip_comments(text)
         line_map = LineMap.of(stripped)
         line_map.expansions = moved
         found = find_regions(filename, stripped)
-        regions = {k: _original_code(text, found[k], filename, line_map) for k in active}
-    no_strings = blank_strings(stripped)
-    plain = blank_directives(no_strings)
+        regions = {k: _original_code(text, found[k], filename, line_map) for k in tables}
+        no_strings = blank_strings(stripped)
+        plain = blank_directives(no_strings)
     names = identifiers(_without_generated_code(no_strings, list(regions.values()), pasted_header_spans(text)))
     top = top_level_text(plain)
     starts = line_starts(text)

@@ -185,16 +185,15 @@ def macros_to_expand(table: MacroTable, iterators: set[str]) -> set[str]:
     name), or name one of the region's loop ``iterators`` (``#define CUR A[i]``: the
     emitted statement renames the iterators it shows, not those inside a macro), and
     every macro whose body uses one of these."""
-    chosen = set()
-    for name, macro in table.macros.items():
-        tokens = set(TOKEN_RE.findall(macro.body))
-        if tokens & _STATEMENT_TOKENS or "##" in tokens or tokens & (iterators - set(macro.params or ())):
-            chosen.add(name)
+    tokens = {name: set(TOKEN_RE.findall(macro.body)) for name, macro in table.macros.items()}
+    chosen = {name for name, macro in table.macros.items()
+              if tokens[name] & _STATEMENT_TOKENS or "##" in tokens[name]
+              or tokens[name] & (iterators - set(macro.params or ()))}
     grew = True
     while grew:
         grew = False
-        for name, macro in table.macros.items():
-            if name not in chosen and set(TOKEN_RE.findall(macro.body)) & chosen:
+        for name in tokens.keys() - chosen:
+            if tokens[name] & chosen:
                 chosen.add(name)
                 grew = True
     return chosen
