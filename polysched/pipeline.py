@@ -259,8 +259,8 @@ def _tensorized(scops, k: int, deps: Dependences, options: OptimizeOptions):
 
 def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions):
     """`tile_with_report`; when the tiler finds its own result illegal (a TilingError:
-    a polysched bug, e.g. register tiling across two updates of one element), the same
-    without register tiling, then without tiling, with a notice: never a failed run."""
+    a polysched bug), the same without register tiling, then without tiling, with a
+    notice: never a failed run."""
     from polysched.tiling import TilingError
     try:
         return tile_with_report(scop, deps, schedule, tiling)

@@ -402,12 +402,17 @@ def wavefront(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedu
 def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: int) -> isl.Schedule:
     """Unroll loop ``depth`` by ``factor`` and jam the copies into the innermost body:
     the loop is strip-mined (``floor(b / factor)`` stays in place), its point loop
-    ``b`` is sunk below every inner loop (isl's ``band_sink``, a legal move only if
-    that interchange is) and marked for complete unrolling by isl's AST generator,
-    so the generated body holds ``factor`` instances of each statement. A ``Jam`` mark
-    right below the strip-mined loop lets the C printer keep the array elements an
-    innermost loop reuses in local scalars (scalar replacement, where it proves it legal:
-    see emit_c/scalar_replace.py)."""
+    ``b`` is moved below the inner loops down to the body (the first sequence, set or
+    leaf: a legal move only if that interchange is) and marked for complete unrolling
+    by isl's AST generator, so the generated body holds ``factor`` copies of the whole
+    body, each copy's statements in their order. A ``Jam`` mark right below the
+    strip-mined loop lets the C printer keep the array elements an innermost loop
+    reuses in local scalars (scalar replacement, where it proves it legal: see
+    emit_c/scalar_replace.py).
+
+    The point loop stops above a sequence, not below it (isl's ``band_sink`` would
+    push it into each child): with two updates of one element in the body, ``S0``'s
+    copies would all run before ``S1``'s, reversing ``S1(k) -> S0(k + 1)``."""
     what = f"unroll_and_jam({stmt!r}, {depth!r}, {factor!r})"
     factor = _check_int(factor, what, "factor", 1, MAX_JAM)
     loops = statement_loops(scop, schedule, stmt)
@@ -419,24 +424,16 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
     members = _members(node)
     m = lp.member
     outer = members[:m] + [_tile_member(members[m], factor)]
-    point = [members[m]]
-    inner = members[m + 1:]
-    node = _replace_band(node, [outer, point, inner])
-    node = node.child(0)                           # the point band
-    node = node.band_sink()
-    node = node.insert_mark(Jam().to_id())         # above the loops the copies are jammed into
-
-    def unroll_leaf_bands(n: isl.ScheduleNode) -> isl.ScheduleNode:
-        if n.get_type() == _t.leaf:
-            parent = n.parent()
-            if parent.get_type() == _t.band and parent.band_n_member() == 1:
-                return parent.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll).child(0)
-            return n
-        for k in range(n.n_children()):
-            n = unroll_leaf_bands(n.child(k)).parent()
-        return n
-
-    return unroll_leaf_bands(node).get_schedule()
+    point = _mupa([members[m]])
+    node = _replace_band(node, [outer, members[m + 1:]]).child(0)   # below the strip loop
+    steps = 0
+    while node.get_type() in (_t.band, _t.mark) and node.n_children() == 1:
+        node, steps = node.child(0), steps + 1
+    node = node.insert_partial_schedule(point)
+    node = node.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
+    for _ in range(steps):
+        node = node.parent()
+    return node.insert_mark(Jam().to_id()).get_schedule()   # above the loops jammed into
 
 
 def sink(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
