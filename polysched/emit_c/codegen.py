@@ -176,7 +176,7 @@ class _RegionPrinter:
             ids = ids.add(isl.Id(name))
         build = build.set_iterators(ids)
         if self.options.scalar_replacement:
-            build, handle = scalar_replace.annotate(build, self.call_schedules)
+            build, handle = scalar_replace.annotate(build, self.call_schedules, self.iterators)
             ast = build.node_from_schedule(self.schedule)
             del handle
         else:

@@ -111,11 +111,13 @@ def lift_schedule(schedule: isl.Schedule) -> isl.Schedule:
 
 def _replace_band(node: isl.ScheduleNode, original_dims: dict[str, int]) -> isl.ScheduleNode:
     """The band at schedule depth d with n members becomes ``S[i, b] -> [b_d, ..., b_{d+n-1}]``,
-    keeping its permutable/coincident flags and AST loop types."""
+    keeping its permutable/coincident flags, AST loop types and AST build options (an
+    ``isolate[[P] -> [B]]`` is over schedule values, which lifting keeps)."""
     depth, n = node.get_schedule_depth(), node.band_n_member()
     permutable = node.band_get_permutable()
     coincident = [node.band_member_get_coincident(k) for k in range(n)]
     loop_types = [node.band_member_get_ast_loop_type(k) for k in range(n)]
+    build_options = node.band_get_ast_build_options()
     mupa = node.band_get_partial_schedule()
     statements = [s for s in sets_of(node.get_domain()) if not s.is_empty()]
     if not statements:
@@ -135,4 +137,4 @@ def _replace_band(node: isl.ScheduleNode, original_dims: dict[str, int]) -> isl.
     for k in range(n):
         node = node.band_member_set_coincident(k, coincident[k])
         node = node.band_member_set_ast_loop_type(k, loop_types[k])
-    return node
+    return node.band_set_ast_build_options(build_options)

@@ -74,11 +74,12 @@ _LOOP_CLAIMS = ("omp_parallel", "omp_simd", "gcc_ivdep")
 
 # -- what the AST generator tells about each statement call ------------------------------
 
-def annotate(build: isl.AstBuild, table: dict) -> tuple[isl.AstBuild, object]:
+def annotate(build: isl.AstBuild, table: dict, iterators: list[str]) -> tuple[isl.AstBuild, object]:
     """Make ``build`` annotate every statement call with an id whose entry in ``table``
     is the flattened schedule map of the instances that call runs
-    (``{ S[i, ...] -> [c0, ..., cm] }``, None if isl's answer had an unexpected form).
-    Returns the build and the callback handle (keep it alive while generating)."""
+    (``{ S[i, ...] -> [c0, ..., cm] }``, output dimension k the loop of iterator
+    ``iterators[k]``; None if isl's answer had an unexpected form). Returns the build
+    and the callback handle (keep it alive while generating)."""
 
     def at_each_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         key = f"polysched_call_{len(table)}"
@@ -87,12 +88,34 @@ def annotate(build: isl.AstBuild, table: dict) -> tuple[isl.AstBuild, object]:
             sched = found[0] if len(found) == 1 else None
             while sched is not None and sched.range_is_wrapping():
                 sched = sched.flatten_range()
-            table[key] = sched
+            table[key] = _by_iterator(sched, build.get_schedule_space(), iterators)
         except isl.Error:
+            import traceback; traceback.print_exc()
             table[key] = None
         return node.set_annotation(isl.Id(key, context=node.get_ctx()))
 
     return build.set_at_each_domain(at_each_domain)
+
+
+def _by_iterator(sched: isl.Map | None, space: isl.Space, iterators: list[str]) -> isl.Map | None:
+    """``sched`` with output dimension k the value of ``iterators[k]``. isl leaves out of
+    a call's schedule space the dimensions it fixed when it generated an isolated band's
+    other part (``[c1, c2]`` under a strip ``c0`` of one value): a free dimension is put
+    back in its place, so positions always mean the same loops. None when the names
+    are not the iterators in order."""
+    if sched is None:
+        return None
+    names = [space.get_dim_name(isl.dim_type.set, k) for k in range(space.dim(isl.dim_type.set))]
+    if len(names) != sched.dim(_out) or any(name not in iterators for name in names):
+        return None
+    positions = [iterators.index(name) for name in names]
+    if positions != sorted(positions):
+        return None
+    for k in range(positions[-1] + 1 if positions else 0):
+        if k >= len(positions) or positions[k] != k:
+            sched = sched.insert_dims(_out, k, 1)
+            positions.insert(k, k)
+    return sched
 
 
 # -- the conditions under which a loop is reached -----------------------------------------

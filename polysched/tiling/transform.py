@@ -430,8 +430,8 @@ class _Policy:
         """The unroll-and-jam step `_loop_order` asked for, on the chain's loop of
         band member ``report.jam_member``; only when no band is below (the copies are
         jammed into the innermost body) and that loop is not the innermost. The
-        strip loop left in its place is separated: full strips run without the
-        guards of a partial one (``if (N >= 4 * c2 + 2)`` in the innermost loop)."""
+        primitive isolates the full strips, which run without the guards of a partial
+        one (``if (N >= 4 * c2 + 2)`` in the innermost loop)."""
         member = report.jam_member
         wanted = _sliced(mupa, member, member + 1) if member is not None else None
         position = next((k for k, lp in enumerate(chain.loops) if wanted is not None
@@ -441,8 +441,7 @@ class _Policy:
             return []
         report.jam = self.options.register_tile
         return [_step("unroll_and_jam", stmt=chain.stmt, depth=chain.depth + position,
-                      factor=self.options.register_tile),
-                _step("separate", stmt=chain.stmt, depth=chain.depth + position)]
+                      factor=self.options.register_tile)]
 
     # -- parallelism -------------------------------------------------------------------
     def _parallel_mark(self, domain, outer: isl.UnionMap, member: isl.UnionMap,

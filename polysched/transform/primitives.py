@@ -399,6 +399,40 @@ def wavefront(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedu
     return _replace_band(node, [[wave], members[1:]]).get_schedule()
 
 
+def _isolate_full_strips(node: isl.ScheduleNode, point: isl.UnionPwAff, factor: int) -> isl.ScheduleNode:
+    """Band ``node`` (its last member the strip ``floor(point / factor)``) with isl's
+    ``isolate`` option on its full strips: the prefix and band values
+    ``isolate[[P] -> [B]]`` at which every point value ``factor * s .. factor * s +
+    factor - 1`` has an instance. isl generates them apart from the partial strip, so
+    the jammed copies there need no guards (``if (n >= 4 * c4 + 2)`` inside the
+    vector loop). An AST option only: any set gives the same execution."""
+    domain = node.get_domain()
+    prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
+    band = node.band_get_partial_schedule_union_map().intersect_domain(domain)
+    points = prefix.flat_range_product(band).flat_range_product(isl.UnionMap.from_union_pw_aff(point))
+    reached = points.range()
+    if reached.is_empty():
+        return node
+    reached = reached.as_set() if hasattr(reached, "as_set") else isl.Set.from_union_set(reached)
+    n = reached.dim(isl.dim_type.set) - 1                       # prefix + band values
+    strips = reached.project_out(isl.dim_type.set, n, 1)
+    # the points each strip should have: factor * s <= p <= factor * s + factor - 1
+    space = reached.get_space()
+    strip, p = isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, n - 1), \
+        isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, n)
+    block = isl.Set.universe(space) \
+        .add_constraint(isl.Constraint.inequality_from_aff(p - strip * factor)) \
+        .add_constraint(isl.Constraint.inequality_from_aff(strip * factor + (factor - 1) - p))
+    wanted = strips.insert_dims(isl.dim_type.set, n, 1).intersect(block)
+    partial = wanted.subtract(reached).project_out(isl.dim_type.set, n, 1)
+    full = strips.subtract(partial).coalesce()
+    if full.is_empty():
+        return node
+    n_prefix = n - node.band_n_member()
+    isolated = isl.Map.from_range(full).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, n_prefix)
+    return node.band_set_ast_build_options(isl.UnionSet(isolated.wrap().set_tuple_name("isolate")))
+
+
 def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: int) -> isl.Schedule:
     """Unroll loop ``depth`` by ``factor`` and jam the copies into the innermost body:
     the loop is strip-mined (``floor(b / factor)`` stays in place), its point loop
@@ -425,7 +459,8 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
     m = lp.member
     outer = members[:m] + [_tile_member(members[m], factor)]
     point = _mupa([members[m]])
-    node = _replace_band(node, [outer, members[m + 1:]]).child(0)   # below the strip loop
+    node = _replace_band(node, [outer, members[m + 1:]])
+    node = _isolate_full_strips(node, members[m], factor).child(0)   # below the strip loop
     steps = 0
     while node.get_type() in (_t.band, _t.mark) and node.n_children() == 1:
         node, steps = node.child(0), steps + 1
