@@ -257,25 +257,43 @@ def _tensorized(scops, k: int, deps: Dependences, options: OptimizeOptions):
     return (program if any(item.applied for item in report) else None), [item.describe() for item in report]
 
 
-def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions):
-    """`tile_with_report`; when the tiler finds its own result illegal (a TilingError:
-    a polysched bug), the same without register tiling, then without tiling, with a
-    notice: never a failed run."""
+def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions,
+          budget: RunBudget):
+    """`tile_with_report`, in a child process killed when the run's ``budget`` is used
+    up (isl cannot be interrupted: the tiler's dependence questions on a fuzzed 7-deep
+    nest took 18 s), the schedule left untiled then, with a notice. When the tiler finds
+    its own result illegal (a TilingError: a polysched bug), the same without register
+    tiling, then without tiling, with a notice: never a failed run."""
     from polysched.tiling import TilingError
+
+    def tiled(options: TileOptions):
+        result, report = tile_with_report(scop, deps, schedule, options)
+        return str(result), report
+
+    def attempt(options: TileOptions):
+        text, report = run_isolated(lambda: tiled(options), budget.left() if budget.seconds else None)
+        return isl.Schedule.read_from_str(schedule.get_ctx(), text), report
+
+    where = f"polysched: {scop.filename}:{scop.start_line}: notice:"
     try:
-        return tile_with_report(scop, deps, schedule, tiling)
-    except TilingError as err:
-        failure = err
-    for less, what in ((replace(tiling, register_tile=0), "without register tiling"),
-                       (replace(tiling, tile=False, l2tile=False, unroll=None), "without tiling")):
         try:
-            result = tile_with_report(scop, deps, schedule, less)
-        except TilingError:
-            continue
-        print(f"polysched: {scop.filename}:{scop.start_line}: notice: the tiler's result was illegal "
-              f"({' '.join(str(failure).split())[:120]}...); tiled {what}", file=sys.stderr)
-        return result
-    raise failure
+            return attempt(tiling)
+        except TilingError as err:
+            failure = err
+        for less, what in ((replace(tiling, register_tile=0), "without register tiling"),
+                           (replace(tiling, tile=False, l2tile=False, unroll=None), "without tiling")):
+            try:
+                result = attempt(less)
+            except TilingError:
+                continue
+            print(f"{where} the tiler's result was illegal ({' '.join(str(failure).split())[:120]}...); "
+                  f"tiled {what}", file=sys.stderr)
+            return result
+        raise failure
+    except IsolatedTimeout:
+        print(f"{where} tiling ran past the run's budget of {budget.seconds:g} CPU seconds; the region "
+              "is not tiled", file=sys.stderr)
+        return schedule, None
 
 
 def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
@@ -312,7 +330,7 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     if options.tiling is not None:
         if budget.used_up():
             return as_written()
-        schedule, report = timed("tile", _tile, scop, deps, schedule, options.tiling)
+        schedule, report = timed("tile", _tile, scop, deps, schedule, options.tiling, budget)
     verdict = check(scop, deps, schedule)
     if not verdict.legal:
         raise IllegalScheduleError(

@@ -120,10 +120,20 @@ class BandInfo:
 
 @dataclass
 class Legality:
+    """``bands`` is computed when first read: the band flags are a report (``polysched
+    check``, `set_flags`), not part of the verdict, and on a fuzzed nest with large
+    offsets they took 15 s of a run whose schedule was the original one."""
     legal: bool
     violations: list[Violation]
-    bands: list[BandInfo]
+    _band_source: tuple = field(repr=False)        # (tree, validity) for _band_infos
     schedule_map: isl.UnionMap
+    _bands: list[BandInfo] | None = field(default=None, repr=False)
+
+    @property
+    def bands(self) -> list[BandInfo]:
+        if self._bands is None:
+            self._bands = _band_infos(*self._band_source)
+        return self._bands
 
     def __bool__(self) -> bool:
         return self.legal
@@ -554,5 +564,4 @@ def check(scop, deps: Dependences, schedule) -> Legality:
     for m in maps.values():
         um = isl.UnionMap.from_map(m)
         umap = um if umap is None else umap.union(um)
-    bands = _band_infos(tree, _plain(deps.validity))
-    return Legality(not violations, violations, bands, umap)
+    return Legality(not violations, violations, (tree, _plain(deps.validity)), umap)
