@@ -563,6 +563,76 @@ def test_restrict_needs_no_alias_check(tmp_path):
     assert "(const char *)" not in outputs["tile-par"]
 
 
+ADDRESS_TAKEN = r"""
+#include <stdio.h>
+double A[64], B[64];
+int C[64];
+static void kernel(int n, double *p, double *acc_out) {
+  double acc = 1.0;
+  double *q = p ? p : &acc;       /* q may reach the local scalar acc */
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    acc = acc * 0.5 + A[i];
+    B[i] = q[0] * 3.0;
+  }
+#pragma endscop
+  *acc_out = acc;
+}
+static void iterator(int n, int *p) {
+  int i;
+  int *q = p ? p : &i;            /* q may reach the iterator i */
+#pragma scop
+  for (i = 0; i < n; i++)
+    C[i] = q[0] * 10;
+#pragma endscop
+}
+static void size(int n, int *p) {
+  int *q = p ? p : &n;            /* q may reach the size n */
+#pragma scop
+  for (int i = 0; i < n; i++)
+    C[i] = i;
+  q[0] = 3;                       /* n = 3 when q == &n */
+  for (int i = 0; i < n; i++)
+    C[i] = C[i] + 1;
+#pragma endscop
+  C[63] = n;
+}
+int main(void) {
+  double other = 2.0, acc;
+  int cell = 7;
+  for (int i = 0; i < 64; i++) A[i] = i % 7;
+  int sizes[] = {0, 1, 5, 40, 64};
+  for (int c = 0; c < 5; c++) {
+    kernel(sizes[c], 0, &acc);                /* q == &acc */
+    printf("%.17g %.17g %.17g\n", B[0], B[sizes[c] > 0 ? sizes[c] - 1 : 0], acc);
+    kernel(sizes[c], &other, &acc);           /* q elsewhere */
+    printf("%.17g %.17g %.17g\n", B[0], B[sizes[c] > 0 ? sizes[c] - 1 : 0], acc);
+    iterator(sizes[c], 0);
+    printf("%d %d\n", C[0], C[sizes[c] > 0 ? sizes[c] - 1 : 0]);
+    iterator(sizes[c], &cell);
+    printf("%d %d\n", C[0], C[sizes[c] > 0 ? sizes[c] - 1 : 0]);
+    size(sizes[c], 0);
+    printf("%d %d %d\n", C[0], C[4], C[63]);
+    size(sizes[c], &cell);
+    printf("%d %d\n", C[63], cell);
+  }
+  return 0;
+}
+"""
+
+
+def test_variables_whose_address_is_taken_are_checked_against_pointers(tmp_path):
+    """A probe's programs: q[0] read the local acc the loop updates, or the iterator i
+    that the optimized loops do not update; here q may also write the size n. Only
+    globals were checked against pointer-reached arrays; a scalar, iterator or size
+    whose address the function takes before the region is now one of the checked pairs,
+    at run time (the original runs when q reaches it)."""
+    outputs = assert_same_behaviour(tmp_path, ADDRESS_TAKEN)
+    optimized = outputs["tile-par"]
+    for pair in ("&acc + 1", "&i + 1", "&n + 1"):
+        assert pair in optimized, pair
+
+
 # -- 6. bytes outside the region --------------------------------------------------------
 
 def test_bytes_outside_region_are_identical(tmp_path):

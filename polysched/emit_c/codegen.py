@@ -240,6 +240,8 @@ class _RegionPrinter:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the
         region touches in ``array`` (lexicographic extremes of the accessed elements)."""
         elements = accessed_elements(self.scop, array.name)
+        if elements is None and array.name in self.scop.address_taken:   # an iterator or a size
+            return f"(const char *)&{array.name}", f"(const char *)(&{array.name} + 1)"
         if elements is None or elements.is_empty():
             return None
         if elements.dim(isl.dim_type.set) == 0:

@@ -216,8 +216,17 @@ def _may_be_aliased(array: Array) -> bool:
 
 def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
     written = {name for name in _array_names(scop.writes.union(scop.may_writes))}
-    candidates = sorted((a for a in scop.arrays.values()
-                         if not a.is_scalar or a.origin in ("global", "")), key=lambda a: a.name)
+    # variables a pointer may reach: globals, undeclared names, and those whose address
+    # the program takes (a probe's `double *p = &acc;` read acc as p[0] in the region;
+    # `int *p = &i;` read the iterator i, which the optimized loops leave alone)
+    taken = set(scop.address_taken)
+    candidates = [a for a in scop.arrays.values() if not a.is_scalar or a.origin in ("global", "")
+                  or a.name in taken]
+    for name in sorted(taken - set(scop.arrays)):       # iterators and sizes
+        candidates.append(Array(name, scop.variable_types.get(name, "int"), origin="local"))
+        if name not in scop.parameters:
+            written.add(name)                             # the loops change an iterator
+    candidates.sort(key=lambda a: a.name)
     for a, b in combinations(candidates, 2):
         if not (_may_be_aliased(a) or _may_be_aliased(b)) or a.restrict or b.restrict:
             continue

@@ -34,7 +34,7 @@ from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, integer_range, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
-from .liveness import live_iterators
+from .liveness import address_taken, live_iterators
 from .unsigned import in_range, no_wrap, unsigned_comparisons
 from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
@@ -169,6 +169,9 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                                                      "the SCoP region contains no assignment statement")))
             continue
         builder, scop = built
+        scalars = {a.name for a in scop.arrays.values() if a.is_scalar}
+        scop.address_taken = address_taken(plain, region, function, visible,
+                                           (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) | scalars)
         scop.identifiers = names
         scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
                                              set(scop.loop_scoped))

@@ -82,3 +82,25 @@ def live_iterators(plain: str, region: Region, function: FunctionText | None, vi
         if mentioned:
             live.append(name)
     return tuple(live)
+
+
+
+def address_taken(plain: str, region: Region, function: FunctionText | None, visible: Visible,
+                  names: set[str]) -> tuple[str, ...]:
+    """The ``names`` (sorted) whose address the program takes where a pointer made from
+    it may be used inside the region: before the region in the enclosing function, or
+    anywhere in the file for a global (or a name the function does not declare). A
+    pointer in the region may then read or write the variable (``int *p = &i``, then
+    ``p[0]`` in a loop over ``i``), which isl sees as distinct memory: the run-time check
+    tests their addresses (emit_c/versioning.py)."""
+    found = []
+    for name in sorted(names):
+        decl = visible.declarations.get(name)
+        if decl is None or decl.origin == "global" or function is None:
+            spans = [(0, region.start), (region.end, len(plain))]
+        else:
+            spans = [(function.body_offset, region.start)]
+        pattern = re.compile(rf"(?<![&\w)\]])&\s*\(?\s*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")
+        if any(pattern.search(plain, lo, hi) for lo, hi in spans):
+            found.append(name)
+    return tuple(found)

@@ -149,6 +149,9 @@ class Scop:
     variable_types: dict[str, str] = field(default_factory=dict)
     loop_scoped: frozenset[str] = frozenset()
     live_iterators: tuple[str, ...] = ()
+    # iterators, sizes and scalars whose address the program takes where a pointer may
+    # reach them in the region (scop/liveness.py: address_taken): checked at run time
+    address_taken: tuple[str, ...] = ()
     # (start, end) of the text an output replaces, when it is more than the region:
     # a region of polysched's own output, whose original code the region is
     replaced: tuple[int, int] | None = None
