@@ -16,6 +16,8 @@ import islpy as isl
 from polysched import emit_c
 from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
 from polysched.dependence import Dependences, analyze, check, runs_in_original_order
+from polysched.dependence.analysis import KINDS
+from polysched.dependence.flatten import flatten
 from polysched.errors import TransformError
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated
@@ -257,6 +259,27 @@ def _tensorized(scops, k: int, deps: Dependences, options: OptimizeOptions):
     return (program if any(item.applied for item in report) else None), [item.describe() for item in report]
 
 
+def _analyzed(scop: Scop, budget: RunBudget) -> Dependences | None:
+    """`analyze`, in a child process killed when the run's ``budget`` is used up (isl
+    cannot be interrupted: the dataflow of a fuzzed nest with offsets of 3e9 took 10 s);
+    None then. The child sends the relations as isl text."""
+    if not budget.seconds:
+        return analyze(scop)
+
+    def relations():
+        deps = analyze(scop)
+        return [str(deps.relation(kind)) for kind in KINDS], deps.notes
+
+    try:
+        texts, notes = run_isolated(relations, budget.left())
+    except IsolatedTimeout:
+        return None
+    ctx = scop.context.get_ctx()
+    deps = Dependences(scop, *(isl.UnionMap.read_from_str(ctx, text) for text in texts), flatten(scop.schedule))
+    deps.notes = notes
+    return deps
+
+
 def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions,
           budget: RunBudget):
     """`tile_with_report`, in a child process killed when the run's ``budget`` is used
@@ -311,9 +334,9 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 
     if budget.used_up():
         return as_written()
-    deps = timed("deps", cache.get, (file_key, k), lambda: analyze(scop))
+    deps = timed("deps", cache.get, (file_key, k), lambda: _analyzed(scop, budget))
     schedule_options = options.schedule
-    if budget.used_up():
+    if deps is None or budget.used_up():
         return as_written()
     if budget.left() < schedule_options.budget:
         schedule_options = replace(schedule_options, budget=budget.left())

@@ -72,8 +72,8 @@ def test_with_a_budget_the_same_file_is_optimized(two_regions, tmp_path):
 
 def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
     """The scheduler's own budget (6 s by default) and the code generator's (10 s) are
-    cut to what is left of a 2 s run; the tiler (in a child process too) gets what is
-    left."""
+    cut to what is left of a 2 s run; the dependence analysis and the tiler (in child
+    processes too) get what is left."""
     asked = {"schedule": [], "isolated": []}
     compute = pipeline.compute
 
@@ -91,24 +91,39 @@ def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
     options.budget = 2.0
     assert options.schedule.budget > 2.0 and pipeline.CODEGEN_BUDGET > 2.0
     pipeline.optimize(two_regions, options)
-    assert len(asked["schedule"]) == 2 and len(asked["isolated"]) == 4    # tiling, codegen x 2
+    assert len(asked["schedule"]) == 2 and len(asked["isolated"]) == 6    # deps, tiling, codegen x 2
     assert all(0 < s <= 2.0 for s in asked["schedule"] + asked["isolated"])
     # the second region is offered less than the first: the first one's time counts
     assert asked["schedule"][1] < asked["schedule"][0]
+
+
+def _spinning(*args, **kwargs):
+    import time
+    end = time.process_time() + 60
+    while time.process_time() < end:
+        pass
+    raise AssertionError("not stopped")
+
+
+def test_a_dependence_analysis_running_past_the_budget_is_stopped(two_regions, monkeypatch, capsys, tmp_path):
+    """The dependence analysis runs in a child process killed when the run's budget is
+    used up: the region is kept as written, with a notice; the output verifies."""
+    monkeypatch.setattr(pipeline, "analyze", _spinning)
+    options = pipeline.OptimizeOptions.from_flags(tile=True, parallel=True)
+    options.budget = 3.0
+    started = __import__("time").monotonic()
+    result = pipeline.optimize(two_regions, options)
+    assert __import__("time").monotonic() - started < 30
+    assert [r.kept_as_written for r in result.regions] == [True, True]
+    assert result.text == TWO_REGIONS
+    assert "budget of 3 CPU seconds was used up" in capsys.readouterr().err
 
 
 def test_a_tiler_running_past_the_budget_is_stopped(two_regions, monkeypatch, capsys, tmp_path):
     """The tiler runs in a child process killed when the run's budget is used up (isl
     cannot be interrupted): the region keeps its schedule untiled, with a notice, and
     the output verifies. The stand-in tiler spins for a minute."""
-    def spinning(*args, **kwargs):
-        import time
-        end = time.process_time() + 60
-        while time.process_time() < end:
-            pass
-        raise AssertionError("not stopped")
-
-    monkeypatch.setattr(pipeline, "tile_with_report", spinning)
+    monkeypatch.setattr(pipeline, "tile_with_report", _spinning)
     options = pipeline.OptimizeOptions.from_flags(tile=True, parallel=True)
     options.budget = 4.0
     started = __import__("time").monotonic()
