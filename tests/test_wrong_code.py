@@ -633,6 +633,46 @@ def test_variables_whose_address_is_taken_are_checked_against_pointers(tmp_path)
         assert pair in optimized, pair
 
 
+UNSIGNED_TERNARY = r"""
+#include <stdio.h>
+#define MIN(x, y) ((x) < (y) ? (x) : (y))
+#define MAX(x, y) ((x) > (y) ? (x) : (y))
+double A[3][9], B[9];
+char tbl[2][4];
+static void kernel(int n, unsigned u) {
+  int l;
+#pragma scop
+  for (l = MAX((-1), sizeof(tbl[0]) / sizeof(tbl[0][0]) - 2); l <= 3; l++)
+    A[1][l + 2] = A[1][l + 2] + 1.0;
+  for (l = 0; l < MIN(n, u); l++)
+    B[l] = B[l] + 2.0;
+  for (l = (1 > LOW ? 0 : 1); l < 6; l++)
+    A[2][l] = A[2][l] * 0.5;
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 3; i++) for (int j = 0; j < 9; j++) A[i][j] = i + j * 0.25;
+  for (int j = 0; j < 9; j++) B[j] = j;
+  kernel(5, 7u);
+  kernel(-3, 4u);       /* MIN(n, u) compares -3 as 4294967293: u */
+  kernel(8, 0u);
+  for (int i = 0; i < 3; i++) for (int j = 0; j < 9; j++) printf("%.17g\n", A[i][j]);
+  for (int j = 0; j < 9; j++) printf("%.17g\n", B[j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("low", ["-1", "0u - 1", "2u"])
+def test_comparisons_in_ternaries_and_macros_are_unsigned_where_c_says(tmp_path, low):
+    """Fuzz seed 20261123 program 346: MAX((-1), sizeof(..) / sizeof(..) - 2) starts the
+    loop at -1 in C (-1 compares as SIZE_MAX) and the model said 2. A comparison inside
+    a ternary or a macro is now modelled only where its sides fit its unsigned type, like
+    the comparisons of loop conditions; elsewhere the original code runs."""
+    assert_same_behaviour(tmp_path, UNSIGNED_TERNARY.replace("LOW", low),
+                          modes={m: FLAG_SETS[m] for m in ("identity", "tile-par")})
+
+
 # -- 6. bytes outside the region --------------------------------------------------------
 
 def test_bytes_outside_region_are_identical(tmp_path):

@@ -213,6 +213,17 @@ class AffineConverter:
                 self.on_range(value, 0, 2 ** width - 1)
         return value
 
+    def compared(self, node: c_ast.BinaryOp, left: isl.PwAff, right: isl.PwAff) -> None:
+        """C evaluates the comparison ``node`` in unsigned arithmetic of ``w`` bits when an
+        operand is unsigned (``(-1) > sizeof(a) - 2`` is true): the model's comparison is
+        C's where both sides lie in ``[0, 2**w - 1]``, reported to ``on_range``. Covers
+        comparisons in ternaries and macro bodies (``MAX(-1, sizeof ...)`` in a bound)."""
+        if self.on_range is not None and self.type_of is not None:
+            width = unsigned_width_of(node, self.type_of)
+            if width is not None:
+                self.on_range(left, 0, 2 ** width - 1)
+                self.on_range(right, 0, 2 ** width - 1)
+
     def identifier(self, name: str, where: c_ast.Node, hide: frozenset) -> isl.PwAff:
         if name in self.iterators:
             pos = len(self.iterators) - 1 - self.iterators[::-1].index(name)
@@ -346,8 +357,10 @@ class AffineConverter:
             t, f = _GEN.visit(node.iftrue), _GEN.visit(node.iffalse)
             smaller_first = cond_node.op in ("<", "<=")
             if (left, right) == (t, f):
+                self.compared(cond_node, a, b)
                 return a.min(b) if smaller_first else a.max(b)
             if (left, right) == (f, t):
+                self.compared(cond_node, b, a)
                 return a.max(b) if smaller_first else a.min(b)
         cond = self.condition(cond_node, site, hide)
         return a.intersect_domain(cond).union_add(b.intersect_domain(cond.complement()))
@@ -367,7 +380,9 @@ class AffineConverter:
         for l_node, l_site, l_hide in lower:
             left = self.pw_aff(l_node, l_site, l_hide)
             for u_node, u_site, u_hide in upper:
-                part = getattr(left, op)(self.pw_aff(u_node, u_site, u_hide))
+                right = self.pw_aff(u_node, u_site, u_hide)
+                self.compared(node, left, right)
+                part = getattr(left, op)(right)
                 result = part if result is None else result.intersect(part)
         return result
 
@@ -399,6 +414,8 @@ class AffineConverter:
             return None
         if found != kind:
             return None
+        if unsigned_width_of(node.cond, self.type_of) if self.type_of is not None else None:
+            self.compared(node.cond, self.pw_aff(node.cond.left, site, hide), self.pw_aff(node.cond.right, site, hide))
         terms = []
         for operand in (node.iftrue, node.iffalse):
             terms += self.extremum_terms(operand, kind, site, hide) or [(operand, site, hide)]
@@ -440,6 +457,7 @@ class AffineConverter:
                     return split
             if node.op in _CMP:
                 left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
+                self.compared(node, left, right)
                 return getattr(left, _CMP[node.op])(right)
         if isinstance(node, c_ast.UnaryOp) and node.op == "!":
             return self.condition(node.expr, site, hide).complement()
