@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,22 +99,28 @@ def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
 
 
 def _spinning(*args, **kwargs):
-    import time
     end = time.process_time() + 60
     while time.process_time() < end:
         pass
     raise AssertionError("not stopped")
 
 
-def test_a_dependence_analysis_running_past_the_budget_is_stopped(two_regions, monkeypatch, capsys, tmp_path):
-    """The dependence analysis runs in a child process killed when the run's budget is
-    used up: the region is kept as written, with a notice; the output verifies."""
-    monkeypatch.setattr(pipeline, "analyze", _spinning)
+def _optimized_with_a_spinning(stage: str, path: Path, budget: float, monkeypatch):
+    """``optimize`` of ``path`` with ``pipeline.<stage>`` replaced by a minute of spinning:
+    it must end well before the minute is up."""
+    monkeypatch.setattr(pipeline, stage, _spinning)
     options = pipeline.OptimizeOptions.from_flags(tile=True, parallel=True)
-    options.budget = 3.0
-    started = __import__("time").monotonic()
-    result = pipeline.optimize(two_regions, options)
-    assert __import__("time").monotonic() - started < 30
+    options.budget = budget
+    started = time.monotonic()
+    result = pipeline.optimize(path, options)
+    assert time.monotonic() - started < 30
+    return result
+
+
+def test_a_dependence_analysis_running_past_the_budget_is_stopped(two_regions, monkeypatch, capsys):
+    """The dependence analysis runs in a child process killed when the run's budget is
+    used up: the region is kept as written, with a notice."""
+    result = _optimized_with_a_spinning("analyze", two_regions, 3.0, monkeypatch)
     assert [r.kept_as_written for r in result.regions] == [True, True]
     assert result.text == TWO_REGIONS
     assert "budget of 3 CPU seconds was used up" in capsys.readouterr().err
@@ -122,13 +129,8 @@ def test_a_dependence_analysis_running_past_the_budget_is_stopped(two_regions, m
 def test_a_tiler_running_past_the_budget_is_stopped(two_regions, monkeypatch, capsys, tmp_path):
     """The tiler runs in a child process killed when the run's budget is used up (isl
     cannot be interrupted): the region keeps its schedule untiled, with a notice, and
-    the output verifies. The stand-in tiler spins for a minute."""
-    monkeypatch.setattr(pipeline, "tile_with_report", _spinning)
-    options = pipeline.OptimizeOptions.from_flags(tile=True, parallel=True)
-    options.budget = 4.0
-    started = __import__("time").monotonic()
-    result = pipeline.optimize(two_regions, options)
-    assert __import__("time").monotonic() - started < 30
+    the output verifies."""
+    result = _optimized_with_a_spinning("tile_with_report", two_regions, 4.0, monkeypatch)
     notices = [line for line in capsys.readouterr().err.splitlines() if "tiling ran past" in line]
     assert notices and "budget of 4 CPU seconds; the region is not tiled" in notices[0]
     assert all(r.tiling is None for r in result.regions)
