@@ -414,8 +414,9 @@ class AffineConverter:
             return None
         if found != kind:
             return None
-        if unsigned_width_of(node.cond, self.type_of) if self.type_of is not None else None:
-            self.compared(node.cond, self.pw_aff(node.cond.left, site, hide), self.pw_aff(node.cond.right, site, hide))
+        if self.type_of is not None and unsigned_width_of(node.cond, self.type_of):
+            left, right = self.pw_aff(node.cond.left, site, hide), self.pw_aff(node.cond.right, site, hide)
+            self.compared(node.cond, left, right)
         terms = []
         for operand in (node.iftrue, node.iffalse):
             terms += self.extremum_terms(operand, kind, site, hide) or [(operand, site, hide)]

@@ -169,9 +169,9 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                                                      "the SCoP region contains no assignment statement")))
             continue
         builder, scop = built
-        scalars = {a.name for a in scop.arrays.values() if a.is_scalar}
-        scop.address_taken = address_taken(plain, region, function, visible,
-                                           (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) | scalars)
+        variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
+            | {a.name for a in scop.arrays.values() if a.is_scalar}
+        scop.address_taken = address_taken(plain, region, function, visible, variables)
         scop.identifiers = names
         scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
                                              set(scop.loop_scoped))

@@ -84,7 +84,6 @@ def live_iterators(plain: str, region: Region, function: FunctionText | None, vi
     return tuple(live)
 
 
-
 def address_taken(plain: str, region: Region, function: FunctionText | None, visible: Visible,
                   names: set[str]) -> tuple[str, ...]:
     """The ``names`` (sorted) whose address the program takes where a pointer made from
