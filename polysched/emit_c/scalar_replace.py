@@ -90,7 +90,6 @@ def annotate(build: isl.AstBuild, table: dict, iterators: list[str]) -> tuple[is
                 sched = sched.flatten_range()
             table[key] = _by_iterator(sched, build.get_schedule_space(), iterators)
         except isl.Error:
-            import traceback; traceback.print_exc()
             table[key] = None
         return node.set_annotation(isl.Id(key, context=node.get_ctx()))
 
