@@ -167,7 +167,8 @@ class OptimizeResult:
                 lines.append("  the schedule keeps the original order and marks no loop: "
                              "the region is kept as written")
             else:
-                lines.extend("  " + line for line in emit_c.versioning_plan(scop).describe())
+                plan = emit_c.versioning_plan(scop, schedule=region.schedule)
+                lines.extend("  " + line for line in plan.describe())
         times = ", ".join(f"{name} {sec * 1e3:.0f} ms" for name, sec in self.phase_seconds.items())
         lines.append(f"time: {times}")
         return "\n".join(lines)

@@ -888,3 +888,25 @@ def test_sizeof_of_an_array_declared_under_another_value_is_refused():
             "  for (int i = 0; i < sizeof(B) / sizeof(B[0]); i++)\n    B[i] = 0;\n#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="sizeof"):
         extract(text)
+
+
+# -- 8. loop counters under hand-written schedules ------------------------------------
+
+@pytest.mark.parametrize("steps", [
+    lambda p: p.skew("S1", 1, 0, 2 ** 30),                      # c1 = k + 2**30 * i
+    lambda p: p.shift("S1", 0, 2 ** 30).shift("S1", 0, 2 ** 30),  # c0 starts at 2**31
+    lambda p: p.set_schedule("{ S0[i, j] -> [i + 1099511627776, 0, j, 0]; "
+                             "S1[i, k, j] -> [i + 1099511627776, 1, k, j] }"),
+])
+def test_large_schedule_terms_get_wide_counters(steps):
+    """A probe of the research API: the size check bounded the iterators, not the
+    counters, which a skew by 2**30 or a shift by 2**40 takes past INT_MAX (wrong
+    output, or SIGSEGV). Large coefficients and offsets now give long long counters,
+    with the iterator bound scaled down by them."""
+    import polysched as ps
+    from polysched.bench import get
+    q = steps(ps.Program.from_file(get("gemm").path))
+    assert "for (long long c0" in q.region_code()
+    for dataset in ("MINI", "SMALL"):
+        result = q.verify(dataset)
+        assert result.status == "equal", result.reason

@@ -150,7 +150,7 @@ class _RegionPrinter:
         self.iterators = self.names.fresh_family(list(options.iterator_prefixes), count)
         self.depth_of = {name: d for d, name in enumerate(self.iterators)}
         self.helpers = Helpers(self.names)
-        self.version = plan(scop, options.iterator_type)
+        self.version = plan(scop, options.iterator_type, self.unlifted)
         self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
         # scalar replacement in innermost loops (scalar_replace.py): the schedule of each
         # statement call, the for/if conditions around the node being printed, ...

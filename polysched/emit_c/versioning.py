@@ -130,17 +130,51 @@ class Versioning:
         return lines
 
 
-def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
-    """The versioning plan of ``scop``; ``counter_type`` forces the counter type."""
+# schedule terms under which the iterator bounds above keep the loop counters in range:
+# coefficients (Pluto's skews are 1-3) and offsets; larger ones (a hand-written
+# skew('S1', 1, 0, 2**30)) scale the iterator bound down
+SMALL_COEFFICIENT = 4
+SMALL_OFFSET = 2 ** 20
+
+
+def schedule_terms(schedule: isl.Schedule | None) -> tuple[int, int]:
+    """The largest absolute coefficient (of an iterator or a parameter) and constant of
+    the band members of ``schedule``: what scales an iterator into a loop counter."""
+    largest = [1, 0]
+
+    def piece(_set: isl.Set, aff: isl.Aff) -> None:
+        for kind in (isl.dim_type.in_, isl.dim_type.param):
+            for k in range(aff.dim(kind)):
+                largest[0] = max(largest[0], abs(aff.get_coefficient_val(kind, k).get_num_si()))
+        largest[1] = max(largest[1], abs(aff.get_constant_val().get_num_si()))
+
+    def visit(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.band:
+            mupa = node.band_get_partial_schedule()
+            for k in range(mupa.dim(isl.dim_type.set)):
+                mupa.get_at(k).foreach_pw_aff(lambda pa: pa.foreach_piece(piece))
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    if schedule is not None:
+        visit(schedule.get_root())
+    return largest[0], largest[1]
+
+
+def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | None = None) -> Versioning:
+    """The versioning plan of ``scop`` run under ``schedule``; ``counter_type`` forces
+    the counter type."""
     types = scop.variable_types
     macro_params = [p for p in scop.parameters if p not in types]
     small_macros = all(abs(scop.parameter_values.get(p, 0)) <= INT_BOUND for p in macro_params)
     iterators = {it for stmt in scop.statements for it in stmt.iterators}
     everything_int = small_macros and all(fits_int(types[name]) for name in types
                                           if name in scop.parameters or name in iterators)
+    coefficient, offset = schedule_terms(schedule)
+    small_terms = coefficient <= SMALL_COEFFICIENT and offset <= SMALL_OFFSET
     if counter_type is None:
-        fits = everything_int and not _small_iterators(scop, _bounded_context(scop, False),
-                                                       ITERATOR_BOUND).is_empty()
+        fits = everything_int and small_terms and \
+            not _small_iterators(scop, _bounded_context(scop, False), ITERATOR_BOUND).is_empty()
         counter_type = "int" if fits else "long long"
     wide_counters = counter_type != "int"
 
@@ -153,6 +187,8 @@ def plan(scop: Scop, counter_type: str | None = None) -> Versioning:
 
     bounded = _bounded_context(scop, wide_counters)
     iterator_bound = WIDE_ITERATOR_BOUND if wide_counters else ITERATOR_BOUND
+    if not small_terms:      # counters reach coefficient * iterator + offset
+        iterator_bound = max(0, iterator_bound - offset) // coefficient
     assumed = _small_iterators(scop, bounded, iterator_bound)
     # conditions the types already guarantee are not tested
     known = isl.Set.universe(scop.context.get_space())
