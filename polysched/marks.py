@@ -22,6 +22,7 @@ declared private and reduction scalars) is checked by ``polysched.dependence.che
 """
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import Union
@@ -29,6 +30,7 @@ from typing import Union
 import islpy as isl
 
 from polysched.errors import MarkError
+from polysched.limits import MAX_JAM
 
 REDUCTION_OPERATORS = ("+", "*", "-", "&", "|", "^", "&&", "||", "max", "min")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -128,12 +130,16 @@ class Unroll(_MarkBase):
     factor: int
 
     def __post_init__(self):
+        # an int, not '4' or True; at most MAX_JAM copies (gcc refuses 'unroll N' for
+        # N >= 65535, and --unroll has the same bound)
         try:
-            factor = int(self.factor)
-        except (TypeError, ValueError):
-            raise MarkError(f"unroll factor must be an integer, got {self.factor!r}") from None
-        if factor < 1:
-            raise MarkError(f"unroll factor must be >= 1, got {factor}")
+            factor = operator.index(self.factor)
+        except TypeError:
+            factor = None
+        if factor is None or isinstance(self.factor, bool):
+            raise MarkError(f"unroll factor must be an integer, got {self.factor!r}")
+        if not 1 <= factor <= MAX_JAM:
+            raise MarkError(f"unroll factor must be between 1 and {MAX_JAM}, got {factor}")
         object.__setattr__(self, "factor", factor)
 
     def text(self) -> str:

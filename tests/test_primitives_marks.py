@@ -130,7 +130,7 @@ def test_unroll_mark_and_generic_mark():
     assert "#pragma GCC unroll 4" in q.region_code()
     assert q.mark("S0", 1, Unroll(8)).region_code().count("#pragma GCC unroll 8") == 1   # replaced
     assert "#pragma GCC unroll 2" in p.mark("S0", 1, "unroll(2)").region_code()
-    with pytest.raises(ps.TransformError, match="must be >= 1"):
+    with pytest.raises(ps.TransformError, match="must be between 1 and 64"):
         p.unroll("S0", 1, 0)
     assert p.unroll("S0", 1, 4).unmark("S0", 1).region_code() == p.region_code()
 
@@ -155,3 +155,26 @@ def test_legacy_mark_text_prints_the_same_pragma():
     assert legacy != str(q.schedule)
     tree = isl.Schedule.read_from_str(q.scop.domain.get_ctx(), legacy)
     assert q.set_schedule(tree).region_code() == q.region_code()
+
+
+def test_unroll_factors_are_small_integers():
+    """gcc refuses '#pragma GCC unroll N' for N >= 65535 (a probe's unroll(.., 70000)
+    compiled to code gcc rejects); '4' and True are not factors. The bound is
+    --unroll's (MAX_JAM)."""
+    from polysched.limits import MAX_JAM
+    p = ps.Program.from_file(get("gemm").path)
+    assert "#pragma GCC unroll 64" in p.unroll("S1", 2, MAX_JAM).c_code()
+    for factor in (MAX_JAM + 1, 70000, 2 ** 70, 0, "4", True, 4.0):
+        with pytest.raises(ps.TransformError, match="unroll factor"):
+            p.unroll("S1", 2, factor)
+    with pytest.raises(MarkError, match="between 1 and 64"):
+        parse_mark("unroll(99999999999999999999)")
+
+
+def test_a_parallel_loop_inside_a_simd_loop_is_refused():
+    """OpenMP allows no parallel region inside a simd loop, and gcc refuses the code
+    (a probe: vectorize('S0', 0) then parallel('S1', 2) was accepted). check() now
+    names the mark."""
+    p = ps.Program.from_file(get("gemm").path)
+    with pytest.raises(ps.TransformError, match="inside a loop marked 'simd'"):
+        p.vectorize("S0", 0).parallel("S1", 2)

@@ -19,7 +19,7 @@ import islpy as isl
 
 from polysched.errors import MarkError, PolyschedError
 from polysched.islutil import isl_operation_cap, maps_of
-from polysched.marks import LOOP_CLAIMS, Parallel, parse_mark
+from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
@@ -490,7 +490,7 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
         else:
             found.append(Violation(kind, "", "", None, None, None, message))
 
-    def visit(node: isl.ScheduleNode) -> None:
+    def visit(node: isl.ScheduleNode, in_simd: bool = False) -> None:
         if node.get_type() == isl.schedule_node_type.mark:
             name = node.mark_get_id().get_name().strip()
             try:
@@ -498,6 +498,10 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
             except MarkError as err:
                 problem("mark", str(err))
                 mark = None
+            if isinstance(mark, Parallel) and in_simd:
+                # OpenMP allows no parallel region in a simd loop: gcc refuses the code
+                problem("mark", f"mark '{name}' is inside a loop marked 'simd'")
+            in_simd = in_simd or isinstance(mark, Simd)
             child = node.child(0)
             while child.get_type() == isl.schedule_node_type.mark:  # marks on one loop stack up
                 child = child.child(0)
@@ -512,7 +516,7 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                     for message in _clause_violations(scop, child, mark, clause_cache):
                         problem("mark", f"mark '{name}': {message}")
         for k in range(node.n_children()):
-            visit(node.child(k))
+            visit(node.child(k), in_simd)
 
     visit(tree.get_root())
     return found
