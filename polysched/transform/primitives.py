@@ -413,7 +413,7 @@ def _isolate_full_strips(node: isl.ScheduleNode, point: isl.UnionPwAff, factor: 
     reached = points.range()
     if reached.is_empty():
         return node
-    reached = reached.as_set() if hasattr(reached, "as_set") else isl.Set.from_union_set(reached)
+    reached = reached.as_set()           # one space: the instances share the band's depth
     n = reached.dim(isl.dim_type.set) - 1                       # prefix + band values
     strips = reached.project_out(isl.dim_type.set, n, 1)
     # the points each strip should have: factor * s <= p <= factor * s + factor - 1
