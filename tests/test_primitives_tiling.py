@@ -209,3 +209,14 @@ def test_illegal_jam_with_integer_divisions_gets_a_witness_not_an_isl_error():
     with pytest.raises(ps.TransformError, match="is illegal") as info:
         p.unroll_and_jam("S0", 0, 2)
     confirm_dependence_witness(p, info.value)
+
+
+def test_illegal_tile_after_a_tile_gets_a_witness_not_an_isl_error():
+    """seidel-2d with i strip-mined by 3, then (i, j) points tiled 2x3: illegal. isl's
+    lexmin answered "false" on the (non-empty) violated pairs once the parameters were
+    fixed, and the witness read a void point (islpy.Error). The witness is now a true
+    violated dependence (brute force)."""
+    p = ps.Program.from_file(get("seidel-2d").path).tile("S0", [3], depth=1)
+    with pytest.raises(ps.TransformError, match="is illegal") as info:
+        p.tile("S0", [2, 3], depth=2)
+    confirm_dependence_witness(p, info.value)

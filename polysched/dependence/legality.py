@@ -321,13 +321,26 @@ def _small_parameters(violated: isl.Map, context: isl.Set) -> isl.Map:
 
 
 def _lexmin_or_any(s: isl.Set) -> isl.Set:
-    """The lexicographically smallest point of ``s``, or some point of it where isl's
-    lexmin gives up (it can on sets with integer divisions: "affine expression involves
-    some of the domain dimensions", seen after unroll_and_jam on floyd-warshall)."""
+    """The lexicographically smallest point of ``s`` (non-empty), or some point of it
+    where isl's lexmin gives up (it can on sets with integer divisions: "affine
+    expression involves some of the domain dimensions", seen after unroll_and_jam on
+    floyd-warshall)."""
     try:
-        return s.lexmin()
+        smallest = s.lexmin()
+        if not smallest.is_empty():
+            return smallest
     except isl.Error:
-        return isl.Set.from_point(s.sample_point())
+        pass
+    # isl's lexmin has also answered "false" for a non-empty set whose divisions came
+    # from fixing parameters (an illegal tile of seidel-2d); the same set read back from
+    # its text gives the right answer, and sample_point is the last resort.
+    try:
+        smallest = isl.Set(str(s)).lexmin()
+        if not smallest.is_empty() and smallest.is_subset(s):
+            return smallest
+    except isl.Error:
+        pass
+    return isl.Set.from_point(s.sample_point())
 
 
 def _point_coordinates(s: isl.Set) -> tuple[int, ...]:
