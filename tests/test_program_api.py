@@ -96,6 +96,23 @@ def test_schedules_in_as_map_or_tree_text(gemm):
         gemm.set_schedule("{ nonsense")
 
 
+@pytest.mark.parametrize("schedule,message", [
+    # isl's MultiUnionPwAff.from_union_map raised islpy.Error ("not single-valued")
+    ("{ S0[i, j] -> [i, 0, j, 0]; S0[i, j] -> [i, 0, j, 1]; S1[i, k, j] -> [i, 1, k, j] }",
+     "several times to some instance of S0"),
+    # accepted, then isl's code generator raised islpy.Error ("new parameters")
+    ("[Q] -> { S0[i, j] -> [i, 0, j, Q]; S1[i, k, j] -> [i, 1, k, j] }", "parameter Q, which the region"),
+])
+def test_schedules_isl_cannot_use_are_refused_in_one_sentence(gemm, schedule, message):
+    with pytest.raises(ps.TransformError, match=message):
+        gemm.set_schedule(schedule)
+    tree = isl.Schedule.from_domain(gemm.scop.domain)
+    if "Q" in schedule:
+        with pytest.raises(ps.TransformError, match=message):
+            gemm.set_schedule(tree.insert_partial_schedule(isl.MultiUnionPwAff(
+                "[Q] -> [{ S0[i, j] -> [(i + Q)]; S1[i, k, j] -> [(i)] }]")))
+
+
 def test_from_source_c_code_write(tmp_path):
     text = get("jacobi-1d").path.read_text()
     p = ps.Program.from_source(text, filename="j1d.c")

@@ -21,10 +21,33 @@ def as_tree(scop, schedule) -> isl.Schedule:
     if isinstance(schedule, str):
         schedule = parse_schedule(schedule, scop.domain.get_ctx())
     if isinstance(schedule, isl.Schedule):
+        _check_parameters(scop, schedule.get_map())
         return schedule
     if isinstance(schedule, isl.Map):
         schedule = isl.UnionMap.from_map(schedule)
     if isinstance(schedule, isl.UnionMap):
-        return _to_tree(scop.domain, flatten_map(schedule.intersect_domain(scop.domain)))
+        _check_parameters(scop, schedule)
+        maps = flatten_map(schedule.intersect_domain(scop.domain))
+        for name, time in maps.items():
+            # isl refuses to make a band of a relation (MultiUnionPwAff.from_union_map)
+            if not time.is_single_valued():
+                raise ScheduleError(f"the schedule gives several times to some instance of {name}")
+        return _to_tree(scop.domain, maps)
     raise ScheduleError(f"a schedule is an isl.Schedule, an isl.UnionMap or isl text, "
                         f"not {type(schedule).__name__}")
+
+
+def _parameter_names(obj) -> list[str]:
+    space = obj.get_space()
+    return [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
+
+
+def _check_parameters(scop, schedule: isl.UnionMap) -> None:
+    """Refuse a schedule naming a parameter the region does not have: isl's code
+    generator would stop on it ("band node is not allowed to introduce new parameters")."""
+    known = set(_parameter_names(scop.domain)) | set(_parameter_names(scop.context))
+    unknown = [name for name in _parameter_names(schedule) if name not in known]
+    if unknown:
+        have = ", ".join(sorted(known)) or "none"
+        raise ScheduleError(f"the schedule uses parameter {', '.join(unknown)}, which the region "
+                            f"does not have (its parameters: {have})")
