@@ -5,6 +5,7 @@
       ├── ScheduleError     (polysched.dependence / polysched.schedule: unusable schedule)
       ├── TilingError       (polysched.tiling)
       ├── MarkError         (polysched.marks: a mark name outside the vocabulary)
+      ├── CodegenError      (polysched.emit_c: no correct code for a schedule)
       └── TransformError    (polysched.transform / Program: an illegal or misused primitive)
 
 ``except polysched.PolyschedError`` catches every error that polysched raises on

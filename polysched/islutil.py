@@ -20,6 +20,15 @@ def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
     return result
 
 
+def isl_message(error: Exception) -> str:
+    """``call to isl_... failed: unable to carry dependences in /path:123`` -> the
+    middle: isl's own words, without the call and isl's source path."""
+    text = str(error)
+    if "failed: " in text:
+        text = text.split("failed: ", 1)[1]
+    return text.split(" in /", 1)[0].strip()
+
+
 @contextmanager
 def isl_operation_cap(ctx: isl.Context, operations: int):
     """Make isl give up (an ``isl.Error`` mentioning "operations") after ``operations``

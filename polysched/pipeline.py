@@ -224,13 +224,8 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
         except IsolatedTimeout:
             why = f"code generation ran past {seconds:.3g} s"
             continue
-        except emit_c.CodegenError as error:
+        except emit_c.CodegenError as error:     # isl's AST generator failing included
             why = str(error)
-            continue
-        except isl.Error as error:
-            # isl refusing a schedule tree it was handed (e.g. "band node is not allowed
-            # to drop statement instances") is a code generation failure like the others
-            why = f"isl's AST generator failed ({str(error).split(' in /', 1)[0]})"
             continue
         if what:
             print(f"polysched: {scop.filename}:{scop.start_line}: {why}; the region is generated "

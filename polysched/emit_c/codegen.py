@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.islutil import sets_of
+from polysched.islutil import isl_message, sets_of
 from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
@@ -30,12 +30,12 @@ from polysched.textio import line_ending
 
 from .body import region_declarations, substitute
 from .expr import ExprPrinter, Helpers
-from .lift import has_integer_division, lift_schedule
+from .lift import has_integer_division, lift_schedule, without_ast_options
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 from . import scalar_replace
 from .tensorize import call_lines, can_call
-from .validate import validate_ast
+from .validate import CodegenError, validate_ast
 from .versioning import accessed_elements, iterator_skeleton, plan
 
 # the work a parallel loop needs per fork/join when it is known only at run time (the
@@ -101,7 +101,12 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitO
     if options.validate and deps is None:
         from polysched.dependence import analyze
         deps = analyze(scop)
-    return _RegionPrinter(scop, schedule, options, deps).region_text()
+    try:
+        return _RegionPrinter(scop, schedule, options, deps).region_text()
+    except isl.Error as error:
+        # isl refusing the tree it was handed (e.g. "band node is not allowed to drop
+        # statement instances") is a code generation failure like the others
+        raise CodegenError(f"isl's AST generator failed ({isl_message(error)})") from None
 
 
 def _check_domain(scop: Scop, schedule: isl.Schedule) -> None:
@@ -170,20 +175,36 @@ class _RegionPrinter:
         return self._scalar_names[(array, k)]
 
     def build_ast(self) -> isl.AstNode:
+        try:
+            ast = self._ast_of(self.schedule)
+        except isl.Error as error:
+            # AST options alone can make isl give up, e.g. a point loop to unroll whose
+            # bounds a later sink made parametric ("cannot find lower bound for
+            # unrolling"). They never change what runs, so the tree without them is
+            # tried before giving up.
+            plain = without_ast_options(self.schedule)
+            try:
+                ast = self._ast_of(plain)
+            except isl.Error:
+                raise error from None
+            self.schedule = plain
+        if self.options.validate:
+            validate_ast(ast, self.iterators, self.scop, self.deps,
+                         self.schedule.get_domain() if self.lifted else None)
+        return ast
+
+    def _ast_of(self, schedule: isl.Schedule) -> isl.AstNode:
         build = isl.AstBuild.from_context(self.scop.context)
         ids = isl.IdList.alloc(self.scop.context.get_ctx(), len(self.iterators))
         for name in self.iterators:
             ids = ids.add(isl.Id(name))
         build = build.set_iterators(ids)
-        if self.options.scalar_replacement:
-            build, handle = scalar_replace.annotate(build, self.call_schedules, self.iterators)
-            ast = build.node_from_schedule(self.schedule)
-            del handle
-        else:
-            ast = build.node_from_schedule(self.schedule)
-        if self.options.validate:
-            validate_ast(ast, self.iterators, self.scop, self.deps,
-                         self.schedule.get_domain() if self.lifted else None)
+        if not self.options.scalar_replacement:
+            return build.node_from_schedule(schedule)
+        self.call_schedules.clear()
+        build, handle = scalar_replace.annotate(build, self.call_schedules, self.iterators)
+        ast = build.node_from_schedule(schedule)
+        del handle
         return ast
 
     def region_text(self) -> str:

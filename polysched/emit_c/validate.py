@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polysched.errors import PolyschedError
 from polysched.islutil import maps_of, sets_of
 
 _op = isl.ast_expr_op_type
@@ -30,8 +31,9 @@ _expr = isl.ast_expr_type
 _node = isl.ast_node_type
 
 
-class CodegenError(ValueError):
-    """isl's AST for a schedule is wrong (a missing, repeated or misordered instance)."""
+class CodegenError(PolyschedError, ValueError):
+    """No correct code for a schedule: isl's AST for it is wrong (a missing, repeated or
+    misordered instance), or isl's AST generator gave up on it."""
 
 
 _COMPARE = (_op.eq, _op.le, _op.lt, _op.ge, _op.gt)

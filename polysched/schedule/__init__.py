@@ -26,8 +26,9 @@ from .edges import access_conflicts
 from .fusion import NOMINAL_EXTENT, footprints
 from .ilp import spatial_weights
 from polysched.dependence import is_legal, violated_dependences
+from polysched.islutil import isl_message
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
-from .peers import _reason as _isl_reason, isl_schedule
+from .peers import isl_schedule
 from .isolated import IsolatedTimeout, run_isolated
 from .pluto import pluto_schedule
 
@@ -120,7 +121,7 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
             schedule = isl_schedule(domain, scop.context, validity, proximity, options, notes,
                                     timeout=first)
         except isl.Error as exc:
-            reason = f"isl's scheduler failed ({_isl_reason(exc)})"
+            reason = f"isl's scheduler failed ({isl_message(exc)})"
         else:
             for note in notes:
                 _notice(stats, note)
@@ -150,7 +151,7 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         schedule = isl_schedule(domain, scop.context, validity, proximity, options,
                                 timeout=second)
     except isl.Error as exc:
-        _notice(stats, f"{reason}, and isl's scheduler failed ({_isl_reason(exc)}); "
+        _notice(stats, f"{reason}, and isl's scheduler failed ({isl_message(exc)}); "
                        "kept the original schedule")
         return scop.schedule
     _notice(stats, f"{reason}; used isl's scheduler instead")

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 import islpy as isl
 
-from polysched.islutil import isl_operation_cap, sets_of
+from polysched.islutil import isl_message, isl_operation_cap, sets_of
 
 from polysched.dependence import is_legal
 
@@ -112,14 +112,9 @@ def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.S
                 break  # a larger problem than we afford: other settings will not help
             continue
         if k and notes is not None:
-            notes.append(f"isl's scheduler failed ({_reason(failure)}); it succeeded {how}")
+            notes.append(f"isl's scheduler failed ({isl_message(failure)}); it succeeded {how}")
         return schedule
     raise failure
 
 
-def _reason(exc: Exception) -> str:
-    """``call to isl_... failed: unable to carry dependences in /path:123`` -> the middle."""
-    text = str(exc)
-    if "failed: " in text:
-        text = text.split("failed: ", 1)[1]
-    return text.split(" in /", 1)[0].strip()
+
