@@ -20,6 +20,18 @@ def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
     return result
 
 
+def without_ast_options(node: isl.ScheduleNode, loop_types: bool = True) -> isl.ScheduleNode:
+    """Band ``node`` without its AST build options (``isolate``) and, with
+    ``loop_types``, with its members' AST loop types (unroll, separate) back to the
+    default; any other node as it is. AST options never change what runs or when."""
+    if node.get_type() != isl.schedule_node_type.band:
+        return node
+    if loop_types:
+        for k in range(node.band_n_member()):
+            node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.default)
+    return node.band_set_ast_build_options(isl.UnionSet.empty(node.band_get_ast_build_options().get_space()))
+
+
 def isl_message(error: Exception) -> str:
     """``call to isl_... failed: unable to carry dependences in /path:123`` -> the
     middle: isl's own words, without the call and isl's source path."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.islutil import isl_message, sets_of
+from polysched.islutil import isl_message, sets_of, without_ast_options
 from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
@@ -30,7 +30,7 @@ from polysched.textio import line_ending
 
 from .body import region_declarations, substitute
 from .expr import ExprPrinter, Helpers
-from .lift import has_integer_division, lift_schedule, without_ast_options
+from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 from . import scalar_replace
@@ -182,7 +182,7 @@ class _RegionPrinter:
             # bounds a later sink made parametric ("cannot find lower bound for
             # unrolling"). They never change what runs, so the tree without them is
             # tried before giving up.
-            plain = without_ast_options(self.schedule)
+            plain = self.schedule.map_schedule_node_bottom_up(without_ast_options)
             try:
                 ast = self._ast_of(plain)
             except isl.Error:

@@ -139,16 +139,3 @@ def _replace_band(node: isl.ScheduleNode, original_dims: dict[str, int]) -> isl.
         node = node.band_member_set_ast_loop_type(k, loop_types[k])
     return node.band_set_ast_build_options(build_options)
 
-
-def without_ast_options(schedule: isl.Schedule) -> isl.Schedule:
-    """``schedule`` with every band's AST loop types (unroll, separate) and build options
-    (isolate) reset: the same instances at the same dates, generated plainly."""
-
-    def plain(node: isl.ScheduleNode) -> isl.ScheduleNode:
-        if node.get_type() != isl.schedule_node_type.band:
-            return node
-        for k in range(node.band_n_member()):
-            node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.default)
-        return node.band_set_ast_build_options(isl.UnionSet.empty(node.band_get_ast_build_options().get_space()))
-
-    return schedule.map_schedule_node_bottom_up(plain)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.errors import TransformError
+from polysched.islutil import without_ast_options
 from polysched.limits import MAX_JAM, MAX_SIZE
 from polysched.marks import Jam, Mark, try_parse_mark
 
@@ -52,6 +53,11 @@ def _members(node: isl.ScheduleNode) -> list[isl.UnionPwAff]:
 def _replace_band(node: isl.ScheduleNode, bands: list[list[isl.UnionPwAff]]) -> isl.ScheduleNode:
     """Replace the band at ``node`` by a chain of bands (outermost first); returns the
     node of the top band (or of what replaced the band when ``bands`` is empty)."""
+    if node.is_subtree_anchored():
+        # isl deletes no band above AST options that name its values (the isolated
+        # strips of a jam below, made before this band was tiled): those options are
+        # dropped, which changes only how the code is laid out, never what runs
+        node = node.map_descendant_bottom_up(lambda n: without_ast_options(n, loop_types=False))
     node = node.delete()
     for members in reversed([b for b in bands if b]):
         node = node.insert_partial_schedule(_mupa(members))
