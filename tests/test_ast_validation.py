@@ -13,6 +13,8 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
+import polysched as ps
+from polysched.bench import get
 from polysched.emit_c.validate import CodegenError, ast_dates, validate_ast
 from wrong_pipeline import reverse_every_schedule
 
@@ -188,3 +190,34 @@ def test_a_division_printed_as_c_slash_needs_a_non_negative_dividend():
     reader.value(half)
     with pytest.raises(CodegenError, match=r"negative value in c0 / 2"):
         reader.check_dividends(isl.Set("{ [c0] : -3 <= c0 <= 9 }").set_dim_name(isl.dim_type.set, 0, "c0"))
+
+
+# c0 >= 2 && (c0 - 2) % 4 <= 2, and c0 < 2 || (c0 - 2) % 4 <= 2: the % runs where c0 >= 2
+@pytest.mark.parametrize("connective", ["and_", "or_"])
+def test_a_division_on_the_right_of_and_or_or_is_evaluated_only_where_c_gets_there(connective):
+    """reverse + unroll_and_jam on gemm: isl guards ``(ni - 2) % 4`` with ``ni >= 6 &&``.
+    The reader checked the dividend over every ni >= 1 and refused the AST
+    (CodegenError, no code for a legal schedule). C does not evaluate the right side
+    of ``&&`` where the left is false (of ``||``, where it is true)."""
+    from polysched.emit_c.validate import _Reader
+    c0 = isl.AstExpr.from_id(isl.Id("c0"))
+    two = isl.AstExpr.from_val(isl.Val(2))
+    rest = c0.sub(two).pdiv_r(isl.AstExpr.from_val(isl.Val(4))).le(two)
+    left = c0.ge(two) if connective == "and_" else c0.lt(two)
+    condition = getattr(left, connective)(rest)
+    space = isl.Space.set_alloc(isl.DEFAULT_CONTEXT, 0, 1).set_dim_name(isl.dim_type.set, 0, "c0")
+    reader = _Reader(space)
+    where = isl.Set("{ [c0] : -5 <= c0 <= 9 }").set_dim_name(isl.dim_type.set, 0, "c0")
+    reader.condition(condition)
+    reader.check_dividends(where)
+    # the same % outside the connective is still held to isl's promise
+    reader.condition(rest)
+    with pytest.raises(CodegenError, match=r"negative value in \(c0 - 2\) % 4"):
+        reader.check_dividends(where)
+
+
+def test_reverse_then_unroll_and_jam_generates_and_runs():
+    """The program the reader used to refuse (see above): generated, and verified."""
+    q = ps.Program.from_file(get("gemm").path).reverse("S0", 0).unroll_and_jam("S0", 0, 4)
+    assert "% 4" in q.region_code()
+    assert q.verify().ok

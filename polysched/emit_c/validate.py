@@ -52,7 +52,9 @@ class _Reader:
         self.positions.update({space.get_dim_name(isl.dim_type.param, k): (isl.dim_type.param, k)
                                for k in range(space.dim(isl.dim_type.param))})
         self.universe = isl.Set.universe(space)
-        self.dividends: list[tuple[isl.PwAff, str]] = []     # of / and %, to be non-negative
+        # of / and %, to be non-negative where evaluated: (dividend, C text, the set
+        # where C evaluates it, as far as && and || short-circuit)
+        self.dividends: list[tuple[isl.PwAff, str, isl.Set]] = []
 
     def constant(self, value: int) -> isl.PwAff:
         aff = isl.Aff.zero_on_domain(self.local).set_constant_val(isl.Val(value))
@@ -82,7 +84,7 @@ class _Reader:
         if op in (_op.pdiv_q, _op.pdiv_r):
             # printed as C's / and %, which are floor and mod for a non-negative
             # dividend only: isl promises one, `check_dividends` makes sure
-            self.dividends.append((self.value(args[0]), expr.to_C_str()))
+            self.dividends.append((self.value(args[0]), expr.to_C_str(), self.universe))
         if op in (_op.div, _op.fdiv_q, _op.pdiv_q):    # div: exact
             return self.value(args[0]).div(self.value(args[1])).floor()
         if op in (_op.pdiv_r, _op.zdiv_r):
@@ -97,16 +99,23 @@ class _Reader:
         non-negative wherever ``where`` holds (where those expressions are evaluated)."""
         pending, self.dividends = self.dividends, []
         zero = self.constant(0)
-        for dividend, text in pending:
-            if not dividend.lt_set(zero).intersect(where).is_empty():
+        for dividend, text, evaluated in pending:
+            if not dividend.lt_set(zero).intersect(where).intersect(evaluated).is_empty():
                 raise CodegenError(f"isl's AST divides a negative value in {text} (printed as C's / or %)")
 
     def condition(self, expr: isl.AstExpr) -> isl.Set:
         op = expr.get_op_type() if expr.get_type() == _expr.op else None
-        if op in (_op.and_, _op.and_then):
-            return self.condition(expr.get_op_arg(0)).intersect(self.condition(expr.get_op_arg(1)))
-        if op in (_op.or_, _op.or_else):
-            return self.condition(expr.get_op_arg(0)).union(self.condition(expr.get_op_arg(1)))
+        if op in (_op.and_, _op.and_then, _op.or_, _op.or_else):
+            # C's && and || evaluate the right side only where the left one does not
+            # decide (isl guards `(n - 2) % 4` with `n >= 6 &&`)
+            left = self.condition(expr.get_op_arg(0))
+            first = len(self.dividends)
+            right = self.condition(expr.get_op_arg(1))
+            conjunction = op in (_op.and_, _op.and_then)
+            right_evaluated = left if conjunction else left.complement()
+            self.dividends[first:] = [(d, text, where.intersect(right_evaluated))
+                                      for d, text, where in self.dividends[first:]]
+            return left.intersect(right) if conjunction else left.union(right)
         if op in _COMPARE:
             return self.compare(op, expr.get_op_arg(0), expr.get_op_arg(1))
         raise CodegenError(f"unexpected condition in the AST: {expr.to_C_str()}")
