@@ -640,9 +640,13 @@ class Program:
         """Any schedule: an ``isl.Schedule``, a schedule map ``{ S[i, j] -> [t0, ...] }``
         or the isl text of either (as ``--save-schedule`` writes it). Checked like every
         primitive."""
-        tree = to_tree(self.scop, schedule)
+        text = str(to_tree(self.scop, schedule))
+        # the tree read back from the text the trace records: isl's text is not a fixed
+        # point (a tree and its text can give different, equivalent, code), and the
+        # replay of the trace must give this program's code byte for byte
+        tree = isl.Schedule.read_from_str(self.scop.domain.get_ctx(), text)
         checked = apply(self.scop, self._deps, "set_schedule(...)", lambda: tree)
-        return self._derive(checked, {"op": "set_schedule", "args": {"schedule": str(tree)}})
+        return self._derive(checked, {"op": "set_schedule", "args": {"schedule": text}})
 
     with_schedule = set_schedule
 

@@ -96,6 +96,33 @@ def test_schedules_in_as_map_or_tree_text(gemm):
         gemm.set_schedule("{ nonsense")
 
 
+def test_a_set_schedule_step_replays_to_the_same_code():
+    """The trace records the tree's isl text, and isl's text of a jammed tree (its
+    isolate option) reads back as a tree that gives different, equivalent, code. The
+    program now uses the tree read back from the recorded text, so its replay is
+    byte-identical (it was not, on this kernel)."""
+    text = """void f(int n, int m, double A[n + 3][m + 3]) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      if (i > j)
+        A[i][j] = A[j][i] * 0.5;
+      if (j >= n - i)
+        A[i][j] += 1.0;
+    }
+  for (i = 0; i < n; i++)
+    for (j = i; j < m && j <= i + 2; j++)
+      A[j][j - 2 >= 0 ? j - 2 : 0] = A[i][j] + 1.0;
+#pragma endscop
+}
+"""
+    p = ps.Program.from_source(text)
+    jammed = p.unroll_and_jam(p.statements[-1], 0, 40)
+    q = p.set_schedule(jammed.schedule)
+    assert ps.Program.from_source(text).replay(q.trace).c_code() == q.c_code()
+
+
 @pytest.mark.parametrize("schedule,message", [
     # isl's MultiUnionPwAff.from_union_map raised islpy.Error ("not single-valued")
     ("{ S0[i, j] -> [i, 0, j, 0]; S0[i, j] -> [i, 0, j, 1]; S1[i, k, j] -> [i, 1, k, j] }",
