@@ -367,7 +367,48 @@ void f(int n)
 }
 """
     [scop] = extract(text, filename="ok.c")     # optind: declared by <unistd.h>
-    assert set(scop.parameters) == {"n", "m", "SIZE", "external_n", "optind"}
+    assert set(scop.parameters) == {"n", "m", "external_n", "optind"}     # SIZE is 64
+
+
+ENUMS = """enum { N = 100, M = N + 20, K, NEG = -(1 << 3) };
+enum dir { LEFT, RIGHT = 'a' - 92 };
+double A[N][M];
+void f(int M2)
+{
+  enum { STEP = 3 };
+  int i, j;
+#pragma scop
+  for (i = 1; i < N; i += STEP)
+    for (j = RIGHT; j < K; j++)
+      A[i][j % M] = A[i - 1][j - RIGHT] * LEFT + NEG;
+#pragma endscop
+}
+void g(int n)
+{
+  int K = n;
+  int i;
+#pragma scop
+  for (i = 0; i < K; i++)
+    A[0][i] = 1.0;
+#pragma endscop
+}
+"""
+
+
+def test_enumeration_constants_are_the_constants_they_stand_for():
+    """Enumerators were read as parameters: ``j % M`` was refused ("divides by something
+    other than a positive integer constant"), a step ``STEP`` was not constant. They
+    are constants of the program (no -D changes them), folded from their definitions
+    (implicit values, earlier enumerators, character constants, shifts; character
+    constants are blanked in the text the front end reads declarations from, which once
+    made RIGHT -92); a variable declared in the function hides one."""
+    first, second = extract(ENUMS, filename="e.c")
+    assert first.parameters == [] and second.parameters == ["K"]
+    [s0] = first.statements
+    # RIGHT = 'a' - 92 = 5, K = 121, STEP = 3
+    assert s0.domain.is_equal(isl.Set("{ S0[i, j] : 1 <= i < 100 and (i - 1) mod 3 = 0 and 5 <= j < 121 }"))
+    write = [a for a in s0.accesses if a.kind == "write"][0]
+    assert same_map(write, "{ S0[i, j] -> A[i, j mod 120] }")
 
 
 def test_undeclared_array_in_a_statement_is_an_error():

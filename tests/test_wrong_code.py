@@ -910,3 +910,51 @@ def test_large_schedule_terms_get_wide_counters(steps):
     for dataset in ("MINI", "SMALL"):
         result = q.verify(dataset)
         assert result.status == "equal", result.reason
+
+
+ENUM_PROGRAM = r"""
+#include <stdio.h>
+enum { N = 40, M = N + 6, K, OFF = 'c' - 'a', NEG = -(1 << 2) };
+double A[N][M], B[N][M];
+static void kernel(int n) {
+  enum { STEP = 3 };
+  int i, j;
+#pragma scop
+  for (i = 1; i < N; i += STEP)
+    for (j = OFF; j < K - 1; j++)
+      A[i][j % M] = A[i - 1][(j + NEG + M) % M] * 0.5 + B[i][j - OFF];
+  for (i = 0; i < n; i++)
+    for (j = 0; j < M; j++)
+      B[i][j] = A[i][j] + NEG;
+#pragma endscop
+}
+static void shadowed(int K) {
+  int i;
+#pragma scop
+  for (i = 0; i < K; i++)
+    A[0][i] = A[1][i] + 1.0;
+#pragma endscop
+}
+int main(void) {
+  for (int n = 0; n <= N; n += 13) {
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < M; j++) { A[i][j] = (i * 7 + j) % 11; B[i][j] = (i + j * 3) % 5; }
+    kernel(n);
+    shadowed(n < M ? n : M);
+    double s = 0;
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < M; j++) s += A[i][j] * (i + 1) + B[i][j] * (j + 2);
+    printf("%d %a\n", n, s);
+  }
+  return 0;
+}
+"""
+
+
+def test_enumeration_constants_in_bounds_steps_and_subscripts(tmp_path):
+    """Enumerators (implicit values, character constants, negative, a local enum) in
+    loop bounds, steps and `%` subscripts: the constants they stand for, not
+    parameters; a parameter named like an enumerator hides it."""
+    outputs = assert_same_behaviour(tmp_path, ENUM_PROGRAM, opts=("-O2",),
+                                    modes={k: FLAG_SETS[k] for k in ("identity", "tile-par", "max-l2-unroll")})
+    assert "% 46" in outputs["tile-par"] or "polysched" in outputs["tile-par"]

@@ -121,7 +121,8 @@ class AffineConverter:
                  on_fixed: Callable[[str, int], None] | None = None,
                  on_range: Callable[[isl.PwAff, int, int], None] | None = None,
                  type_of: Callable[[str], str | None] | None = None,
-                 size_of: Callable[[c_ast.Node], int | None] | None = None):
+                 size_of: Callable[[c_ast.Node], int | None] | None = None,
+                 enumerator: Callable[[str], int | None] | None = None):
         self.iterators = iterators
         self.domain = domain
         self.universe = isl.Set.universe(domain.get_space())
@@ -146,6 +147,9 @@ class AffineConverter:
         # ``size_of(operand)``: what ``sizeof operand`` is when the compiler knows it
         # (an array with constant sizes, a type), else None
         self.size_of = size_of
+        # ``enumerator(name)``: the value of an enumeration constant the region sees
+        # (a constant of the program, unlike a macro that -D can change), else None
+        self.enumerator = enumerator
 
     # -- values -------------------------------------------------------------------
     def constant(self, value: int) -> isl.PwAff:
@@ -245,6 +249,9 @@ class AffineConverter:
                 self._fixing[name] = value
                 return self.constant(value)
             return self.parameter(name, value)
+        value = self.enumerator(name) if self.enumerator is not None else None
+        if value is not None:
+            return self.constant(value)
         self.classify(name, where)
         return self.parameter(name, None)
 

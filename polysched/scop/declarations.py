@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator, c_parser
 
-from .macros import MacroTable
+from .macros import MacroTable, int_literal_value
 from .source import IDENT_RE, FunctionText
 
 # Typedef names commonly used without their headers being parsed.
@@ -65,6 +65,9 @@ class Visible:
     function: str
     declarations: dict[str, Declaration]
     typedefs: set[str]
+    # enumeration constants with their values (``enum { N = 100, M = N + 20 };``),
+    # unless a later declaration of the same name hides them
+    enumerators: dict[str, int] = field(default_factory=dict)
 
 
 def _chunks(text: str) -> list[str]:
@@ -140,13 +143,19 @@ class _Parser:
 
 
 def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
-                         function: FunctionText | None) -> Visible:
-    """Declarations visible at the region (locals shadow parameters shadow globals)."""
+                         function: FunctionText | None, file_text: str | None = None) -> Visible:
+    """Declarations visible at the region (locals shadow parameters shadow globals).
+    ``file_text``: ``file_plain`` with its literals (character constants in enum
+    values), offset for offset; without it no enumerator is read."""
     typedefs = set(COMMON_TYPEDEFS) | set(_TYPEDEF_RE.findall(file_plain)) | set(macros.typedef_names)
     names = set(IDENT_RE.findall(file_plain))
     typedefs |= {name for name in names if name in macros and macros.is_type(name)}
     parser = _Parser(typedefs)
     declarations: dict[str, Declaration] = {}
+
+    def declare(d: Declaration | None) -> None:
+        if d is not None:
+            declarations[d.name] = d
 
     def take(chunks: list[str], origin: str):
         for chunk in chunks:
@@ -156,11 +165,21 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                 if isinstance(node, c_ast.Typedef):
                     parser.typedefs.add(node.name)
                 elif isinstance(node, c_ast.Decl):
-                    d = declaration_of(node, origin)
-                    if d is not None:
-                        declarations[d.name] = d
+                    declare(declaration_of(node, origin))
 
     take(_chunks(top_level), "global")
+    if file_text is None or len(file_text) != len(file_plain):
+        file_text = None
+
+    def enum_text(start: int, end: int, file_scope: bool) -> str:
+        """The enum definitions starting in ``file_plain[start:end]`` (at file scope:
+        those ``top_level`` keeps), read from ``file_text``."""
+        if file_text is None:
+            return ""
+        return macros.expand(" ".join(file_text[m.start():m.end()] for m in _ENUM_RE.finditer(file_plain, start, end)
+                                      if not file_scope or top_level[m.start()] == "e"))
+
+    enumerators = _enumerators(parser, enum_text(0, len(file_plain), True), {})
     name = "<file scope>"
     if function is not None:
         header = macros.expand(function.header)
@@ -169,11 +188,100 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                 name = node.name
                 for param in (node.type.args.params if node.type.args else []):
                     if isinstance(param, c_ast.Decl):
-                        d = declaration_of(param, "param")
-                        if d is not None:
-                            declarations[d.name] = d
+                        declare(declaration_of(param, "param"))
         if name == "<file scope>":
             m = re.search(r"([A-Za-z_]\w*)\s*\(", function.header)
             name = m.group(1) if m else name
         take([c for c in _chunks(function.body_prefix)], "local")
-    return Visible(name, declarations, parser.typedefs)
+        for hidden in [n for n, d in declarations.items() if d.origin != "global"]:
+            enumerators.pop(hidden, None)   # a parameter or local hides a file-scope enumerator
+        body = function.body_offset
+        local = _enumerators(parser, enum_text(body, body + len(function.body_prefix), False), enumerators)
+        for hidden in set(local) & set(declarations):
+            del declarations[hidden]        # a local enumerator hides a file-scope variable
+        enumerators.update(local)
+    return Visible(name, declarations, parser.typedefs, enumerators)
+
+
+_ENUM_RE = re.compile(r"\benum\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}")
+
+
+def _enumerators(parser: "_Parser", text: str, outer: dict[str, int]) -> dict[str, int]:
+    """The enumeration constants the enum definitions in ``text`` declare, with the
+    values this front end can fold (``enum { N = 100, M = N + 20 };``; ``outer``: those
+    of enclosing scopes)."""
+    known = dict(outer)
+    found: dict[str, int] = {}
+    for m in _ENUM_RE.finditer(text):
+        nodes = parser.parse(m.group(0))
+        for node in nodes:
+            for name, value in _enumerators_in(node, known):
+                if value is None:
+                    known.pop(name, None)
+                    found.pop(name, None)
+                else:
+                    known[name] = found[name] = value
+    return found
+
+
+def _enumerators_in(node: c_ast.Node, known: dict[str, int]) -> list[tuple[str, int | None]]:
+    """The enumeration constants ``node`` declares, in order, with their values (None
+    where this front end cannot fold the value): ``enum { A, B = A + 4, C }`` gives
+    A = 0, B = 4, C = 5."""
+    found: list[tuple[str, int | None]] = []
+    scope = dict(known)
+
+    def visit(n: c_ast.Node) -> None:
+        if isinstance(n, c_ast.Enum) and n.values is not None:
+            following: int | None = 0
+            for e in n.values.enumerators:
+                value = following if e.value is None else _folded(e.value, scope)
+                found.append((e.name, value))
+                if value is None:
+                    scope.pop(e.name, None)
+                else:
+                    scope[e.name] = value
+                following = None if value is None else value + 1
+            return
+        for _, child in n.children():
+            visit(child)
+
+    visit(node)
+    return found
+
+
+def _folded(node: c_ast.Node, known: dict[str, int]) -> int | None:
+    """The value of an integer constant expression of literals and enumeration constants
+    ``known``, with C's operators (``/`` and ``%`` truncate toward zero), else None."""
+    if isinstance(node, c_ast.Constant):
+        if node.type == "char":
+            plain = re.fullmatch(r"'([ -&(-\[\]-~])'", node.value)    # 'a': ASCII, no escapes
+            return ord(plain.group(1)) if plain else None
+        return int_literal_value(node.value)
+    if isinstance(node, c_ast.ID):
+        return known.get(node.name)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~", "!"):
+        v = _folded(node.expr, known)
+        if v is None:
+            return None
+        return {"-": -v, "+": v, "~": ~v, "!": int(not v)}[node.op]
+    if isinstance(node, c_ast.BinaryOp):
+        a, b = _folded(node.left, known), _folded(node.right, known)
+        if a is None or b is None:
+            return None
+        if node.op in ("/", "%"):
+            if b == 0:
+                return None
+            q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+            return q if node.op == "/" else a - q * b
+        if node.op in ("<<", ">>") and not 0 <= b < 64:
+            return None
+        ops = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b,
+               "<<": a << b if node.op == "<<" else 0, ">>": a >> b if node.op == ">>" else 0,
+               "<": int(a < b), ">": int(a > b), "<=": int(a <= b), ">=": int(a >= b),
+               "==": int(a == b), "!=": int(a != b), "&&": int(bool(a and b)), "||": int(bool(a or b))}
+        return ops.get(node.op)
+    if isinstance(node, c_ast.TernaryOp):
+        c = _folded(node.cond, known)
+        return None if c is None else _folded(node.iftrue if c else node.iffalse, known)
+    return None

@@ -154,7 +154,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     for k, region in regions.items():
         macros = tables[k]
         function = enclosing_function(plain, region.scop_offset)
-        visible = visible_declarations(macros, plain, top, function)
+        visible = visible_declarations(macros, plain, top, function, blank_directives(stripped))
         try:
             built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
         except ScopError as err:
@@ -572,7 +572,15 @@ class _RegionBuilder:
     def converter(self, ctx: _Context) -> AffineConverter:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
                                self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed,
-                               on_range=self.on_range, type_of=self.type_of, size_of=self.size_of)
+                               on_range=self.on_range, type_of=self.type_of, size_of=self.size_of,
+                               enumerator=self.enumerator)
+
+    def enumerator(self, name: str) -> int | None:
+        """The value of enumeration constant ``name``, unless a variable of the region
+        hides it."""
+        if name in self.all_iterators or any(name in scope for scope in self.scopes):
+            return None
+        return self.visible.enumerators.get(name)
 
     def size_of(self, operand: c_ast.Node) -> int | None:
         """``sizeof operand`` for a type name, or an array (possibly subscripted:
@@ -878,6 +886,8 @@ class _RegionBuilder:
             return int_literal_value(node.value)
         if isinstance(node, c_ast.ID):
             value = self.macros.integer_value(node.name)
+            if value is None:
+                return self.enumerator(node.name)
             if value is not None:
                 # a step or an array size read at this value (a -D can give another):
                 # the model holds for it only, and the run-time check says so
@@ -1033,8 +1043,9 @@ class _RegionBuilder:
                 return
         if isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
             if isinstance(node, c_ast.ID):
-                if node.name in ctx.iterators or self.macros.integer_value(node.name) is not None:
-                    return
+                if node.name in ctx.iterators or self.macros.integer_value(node.name) is not None \
+                        or self.enumerator(node.name) is not None:
+                    return          # a value, not a memory access
                 local = self.resolve(node.name)
                 if local is not None and local.alias is not None:
                     return          # an affine function of the iterators: no memory access
