@@ -22,16 +22,21 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import tempfile
 from pathlib import Path
 from typing import Sequence
 
 import islpy as isl
 
+from polysched.arguments import (as_list, check_int, dataset_name, fields_of, reduction_pairs, refusal,
+                                 source_options, tile_sizes)
 from polysched.dependence import Dependences, Legality, analyze, check, parse_schedule
-from polysched.errors import TransformError
-from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Unroll, parse_mark
+from polysched.errors import PolyschedError, TransformError
+from polysched.limits import MAX_CACHE, MAX_JAM
+from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark
 from polysched.scop import Scop, ScopError, extract
+from polysched.textio import ENCODING, ERRORS
 from polysched.transform import apply, describe_loops, primitives, statement_loops
 
 TRACE_VERSION = 1
@@ -45,9 +50,9 @@ class Trace:
     ``Trace.from_json`` reads it back (also a bare list of steps, or a file path)."""
 
     def __init__(self, steps: Sequence[dict] = (), source: str | None = None, region: int = 0):
-        self.steps = tuple(_plain_json(dict(step)) for step in steps)
+        self.steps = tuple(_plain_json(_step(k, step)) for k, step in enumerate(steps))
         self.source = source
-        self.region = region
+        self.region = check_int(region, "the trace", "region", 0)
 
     def to_dict(self) -> dict:
         return {"polysched_trace": TRACE_VERSION, "source": self.source, "region": self.region,
@@ -84,10 +89,7 @@ class Trace:
             value = {"steps": value}
         if not isinstance(value, dict) or not isinstance(value.get("steps"), list):
             raise TransformError("a trace is a JSON object with a 'steps' list")
-        for step in value["steps"]:
-            if not isinstance(step, dict) or not isinstance(step.get("op"), str):
-                raise TransformError(f"trace step {step!r} has no 'op'")
-        return cls(value["steps"], value.get("source"), int(value.get("region") or 0))
+        return cls(value["steps"], value.get("source"), value.get("region") or 0)
 
     def __iter__(self):
         return iter(self.steps)
@@ -123,6 +125,15 @@ class Trace:
             args = step.get("args", {})
             out.append(f"{step['op']}(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")")
         return out
+
+
+def _step(k: int, step) -> dict:
+    """Trace step ``k``, checked: ``{"op": name, "args": {name: value}}``."""
+    if not isinstance(step, dict) or not isinstance(step.get("op"), str):
+        raise TransformError(f"trace step {k}: {step!r} is not a step {{\"op\": name, \"args\": {{...}}}}")
+    if not isinstance(step.get("args", {}), dict):
+        raise refusal(f"trace step {k} ({step['op']})", "args", "an object {name: value}", step["args"])
+    return dict(step)
 
 
 def _plain_json(value):
@@ -188,7 +199,14 @@ class Program:
         """The SCoP number ``region`` (0-based, in file order) of the C file ``path``.
         ``defines``: ``{"N": "100"}`` or ``["N=100"]`` (like ``-D``); ``include_dirs``
         like ``-I``."""
-        scops = extract(Path(path), defines=defines, include_dirs=include_dirs)
+        if not isinstance(path, (str, os.PathLike)):
+            raise refusal("from_file", "path", "a file name (str or Path)", path)
+        what = f"from_file({os.fspath(path)!r})"
+        region, defines, include_dirs = source_options(what, region, defines, include_dirs)
+        try:
+            scops = extract(Path(path), defines=defines, include_dirs=include_dirs)
+        except OSError as err:
+            raise TransformError(f"{what}: cannot read {err.filename or path}: {err.strerror or err}") from None
         return cls._of(scops, region, {"path": str(path), "region": region,
                                        "defines": _defines_dict(defines),
                                        "include_dirs": [str(d) for d in include_dirs or []]})
@@ -196,7 +214,13 @@ class Program:
     @classmethod
     def from_source(cls, text: str, region: int = 0, defines=None, include_dirs=None,
                     filename: str = "input.c") -> "Program":
-        """Like :meth:`from_file`, from C source text (``filename`` names it in errors)."""
+        """Like :meth:`from_file`, from C source text (``filename`` names it in errors;
+        bytes are read as :meth:`from_file` reads a file: UTF-8, other bytes kept)."""
+        if isinstance(text, bytes):
+            text = text.decode(ENCODING, ERRORS)
+        if not isinstance(text, str):
+            raise refusal("from_source", "text", "C source text (str or bytes; from_file reads a path)", text)
+        region, defines, include_dirs = source_options("from_source", region, defines, include_dirs)
         if "\n" not in text:
             text += "\n"
         scops = extract(text, defines=defines, include_dirs=include_dirs, filename=filename)
@@ -244,7 +268,7 @@ class Program:
 
     def loops(self, stmt: str) -> list[tuple[int, str]]:
         """``[(depth, schedule expression), ...]``: the loops of ``stmt`` now."""
-        if stmt not in {s.name for s in self.scop.statements}:
+        if not isinstance(stmt, str) or stmt not in self.statements:
             raise TransformError(f"loops({stmt!r}): no statement {stmt!r} (statements: "
                                  f"{', '.join(s.name for s in self.scop.statements)})")
         return describe_loops(self.scop, self._schedule, stmt)
@@ -269,16 +293,20 @@ class Program:
         return self._cache["check"]
 
     def region_code(self, options=None) -> str:
-        """The C text that replaces the region (see ``emit_c.generate``)."""
+        """The C text that replaces the region (see ``emit_c.generate``). ``options``:
+        an ``emit_c.EmitOptions`` or a dict of its fields (``{"versioning": False}``)."""
         from polysched.emit_c import generate
-        return generate(self.scop, self._schedule, options=options, deps=self._deps)
+        return generate(self.scop, self._schedule, options=_emit_options(options, "region_code"),
+                        deps=self._deps)
 
     def c_code(self, options=None) -> str:
-        """The whole C file with this region regenerated (other regions as they were)."""
+        """The whole C file with this region regenerated (other regions as they were);
+        ``options`` as for :meth:`region_code`."""
         key = ("c_code", id(options))
         if options is None and key in self._cache:
             return self._cache[key]
         from polysched.emit_c import emit_file
+        options = _emit_options(options, "c_code")
         schedules = [None] * len(self._scops)
         schedules[self._region] = self._schedule
         deps = [None] * len(self._scops)
@@ -291,9 +319,16 @@ class Program:
     def write(self, path) -> Path:
         """Write :meth:`c_code` to ``path`` (atomically); returns the path."""
         from polysched.textio import write_atomic
+        if not isinstance(path, (str, os.PathLike)):
+            raise refusal("write", "path", "a file name (str or Path)", path)
+        what = f"write({os.fspath(path)!r})"
         if not Path(path).parent.is_dir():
-            raise FileNotFoundError(f"write({str(path)!r}): no such directory {str(Path(path).parent)!r}")
-        write_atomic(path, self.c_code())
+            raise TransformError(f"{what}: no such directory {str(Path(path).parent)!r}")
+        text = self.c_code()
+        try:
+            write_atomic(path, text)
+        except OSError as err:
+            raise TransformError(f"{what}: cannot write {err.filename or path}: {err.strerror or err}") from None
         return Path(path)
 
     def verify(self, dataset: str | None = "MINI", **options):
@@ -303,6 +338,12 @@ class Program:
         ``.status`` "equal" / "differ" / "error"). ``options`` go to
         ``polysched.bench.verify`` (``cc``, ``cflags``, ``threads``, ``defines``, ...)."""
         from polysched.bench import verify
+        known = [name for name in inspect.signature(verify).parameters
+                 if name not in ("original", "transformed", "dataset")]
+        unknown = [name for name in options if name not in known]
+        if unknown:
+            raise TransformError(f"verify: unknown option{'s' if len(unknown) > 1 else ''} "
+                                 f"{', '.join(unknown)} (the options are {', '.join(known)})")
         defines = dict(self._origin.get("defines") or {})
         defines.update(options.pop("defines", None) or {})
         includes = list(self._origin.get("include_dirs") or []) + list(options.pop("include_dirs", []))
@@ -315,6 +356,7 @@ class Program:
                 original = Path(tmp) / "original" / Path(self._origin.get("filename") or "input.c").name
                 original.parent.mkdir()
                 original.write_text(self._origin["source"])
+            dataset = dataset_name(dataset, "verify", [original], includes)
             name = Path(original).name
             candidate = Path(tmp) / name
             self.write(candidate)
@@ -333,7 +375,7 @@ class Program:
         import statistics
 
         from polysched.bench import DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, run_binary
-        defines = {**dict(self._origin.get("defines") or {}), **dataset_define(dataset)}
+        repeat = check_int(repeat, "time", "repeat", 1)
         with tempfile.TemporaryDirectory(prefix="polysched-time-") as tmp:
             source = Path(tmp) / (Path(self._origin.get("path") or self._origin.get("filename") or "input.c").name)
             text = (Path(self._origin["path"]).read_text(errors="surrogateescape") if self._origin.get("path")
@@ -345,13 +387,15 @@ class Program:
             if "polysched_intrinsics.h" in text:
                 from polysched.tensorize import INCLUDE_DIR
                 includes.append(str(INCLUDE_DIR))
+            defines = {**dict(self._origin.get("defines") or {}),
+                       **dataset_define(dataset_name(dataset, "time", [source], includes))}
             built = compile_c(source, Path(tmp) / "program", cc=cc or DEFAULT_CC,
                               cflags=list(cflags) if cflags is not None else DEFAULT_CFLAGS,
                               defines=defines, include_dirs=includes, openmp="#pragma omp" in text)
             if not built.ok:
                 raise TransformError(f"time: {built.reason}")
             samples = []
-            for _ in range(max(1, repeat)):
+            for _ in range(repeat):
                 run = run_binary(built.output or Path(tmp) / "program", threads=threads, timeout=600)
                 if not run.ok:
                     raise TransformError(f"time: {run.reason}")
@@ -383,7 +427,12 @@ class Program:
                 inspect.signature(method).bind(**args)
             except TypeError as err:        # a missing argument
                 raise TransformError(f"trace step {k} ({op}): {err}") from None
-            program = method(**args)
+            try:
+                program = method(**args)
+            except PolyschedError as err:
+                if getattr(err, "violation", None) is not None:     # illegal: keep the witness
+                    raise
+                raise TransformError(f"trace step {k} ({op}): {err}") from None
         return program
 
     # -- primitives ---------------------------------------------------------------------------
@@ -401,8 +450,9 @@ class Program:
 
     def permute(self, stmt: str, order: Sequence[int]) -> "Program":
         """Reorder consecutive loops: new depth ``min(order) + k`` is old loop ``order[k]``."""
-        return self._apply("permute", {"stmt": stmt, "order": list(order)}, primitives.permute,
-                           stmt, list(order))
+        order = as_list(order, f"permute({stmt!r}, {order!r})", "order", "a non-empty list of loop depths",
+                        nonempty=True)
+        return self._apply("permute", {"stmt": stmt, "order": order}, primitives.permute, stmt, order)
 
     def skew(self, stmt: str, depth: int, by_depth: int, factor: int) -> "Program":
         """Loop ``depth`` becomes ``loop(depth) + factor * loop(by_depth)`` (for every
@@ -422,7 +472,8 @@ class Program:
     def fuse(self, stmts: Sequence[str], depth: int) -> "Program":
         """Fuse the loops at ``depth`` of ``stmts`` (branches of one sequence below
         ``depth`` shared loops) into one loop."""
-        stmts = [stmts] if isinstance(stmts, str) else list(stmts)
+        stmts = as_list(stmts, f"fuse({stmts!r}, {depth!r})", "stmts",
+                        "a list of statement names", item=str, single=str)
         return self._apply("fuse", {"stmts": stmts, "depth": depth}, primitives.fuse, stmts, depth)
 
     def distribute(self, stmt: str, depth: int) -> "Program":
@@ -437,10 +488,8 @@ class Program:
     def tile(self, stmt: str, sizes: Sequence[int], depth: int = 0) -> "Program":
         """Tile loops ``depth .. depth + len(sizes) - 1`` of ``stmt`` (one permutable
         band): tile loops at those depths, point loops right after them."""
-        try:
-            sizes = [sizes] if isinstance(sizes, int) else list(sizes)
-        except TypeError:
-            raise TransformError(f"tile({stmt!r}, {sizes!r}): tile sizes must be an int or a list of ints") from None
+        sizes = as_list(sizes, f"tile({stmt!r}, {sizes!r})", "tile sizes", "an int or a list of ints",
+                        single=int)
         return self._apply("tile", {"stmt": stmt, "sizes": sizes, "depth": depth}, primitives.tile,
                            stmt, sizes, depth,
                            hint=" (rectangular tiles need permutable loops: skew them first)")
@@ -479,6 +528,9 @@ class Program:
             raise TransformError(f"mark({stmt!r}, {depth!r}, {mark!r}): a mark is a polysched.marks value "
                                  f"or its text (e.g. \"parallel\"), got {type(mark).__name__}")
         what = f"mark({stmt!r}, {depth!r}, {value.text()!r})"
+        if isinstance(value, Tensorize):      # the call needs the blocked loop nest tensorize builds
+            raise TransformError(f"{what}: a tensorize mark is placed by Program.tensorize(stmt, intrinsic), "
+                                 "which also blocks the loops to the intrinsic's shape")
         return self._apply("mark", {"stmt": stmt, "depth": depth, "mark": value.text()},
                            primitives.mark, stmt, depth, value, what)
 
@@ -494,14 +546,12 @@ class Program:
         dataflow (floating-point reductions only with ``reassociate=True``); given
         ``private``/``reductions`` are trusted."""
         args = {"stmt": stmt, "depth": depth}
-        if isinstance(private, str):     # one name, not its letters
-            private = [private]
-        if private is not None:
-            args["private"] = list(private)
+        what = f"parallel({stmt!r}, {depth!r})"
+        if private is not None:          # one name, not its letters
+            args["private"] = private = as_list(private, what, "private", "a scalar name or a list of names",
+                                                item=str, single=str)
         if reductions is not None:
-            pairs = reductions.items() if isinstance(reductions, dict) else reductions
-            args["reductions"] = ([[op, name] for name, op in pairs] if isinstance(reductions, dict)
-                                  else [list(r) for r in pairs])
+            args["reductions"] = reduction_pairs(reductions, what)
         if reassociate:
             args["reassociate"] = True
         note = ""
@@ -511,7 +561,6 @@ class Program:
                 note = " (" + "; ".join(f"scalar {n}: {r}" for n, r in blocking.items()) + ")"
         else:
             value = Parallel(tuple(private or ()), tuple(tuple(r) for r in args.get("reductions", [])))
-        what = f"parallel({stmt!r}, {depth!r})"
         return self._apply("parallel", args, primitives.mark, stmt, depth, value, what, hint=note)
 
     def _scalar_clauses(self, stmt: str, depth: int, reassociate: bool):
@@ -549,6 +598,11 @@ class Program:
         name ``stmt``'s loops any more: its instances are split into full and remainder
         blocks). The trace records the chosen loop mapping."""
         from polysched.tensorize.apply import BLOCKINGS, parallel_variants, resolve, tensorized_tree
+        from polysched.tensorize.match import Match
+        if isinstance(match, bool) or not isinstance(match, (type(None), int, dict, Match)):
+            raise refusal(f"tensorize({stmt!r}, {intrinsic!r}, match={match!r})", "match",
+                          "None, an index of polysched.tensorize.match_statement's matches or "
+                          "{intrinsic loop: program loop}", match)
         problem, loop_map, chosen = resolve(self.scop, stmt, intrinsic, match, self._deps)
         args = {"stmt": stmt, "intrinsic": chosen.intrinsic, "match": dict(chosen.loops)}
         if parallel:
@@ -616,12 +670,21 @@ class Program:
         order point loops for stride 1, mark parallel / simd / unroll loops. The cache
         sizes the model used are recorded in the trace, so a replay elsewhere decides
         the same. ``register_tile``, ``point_wavefront``: see `polysched.tiling.TileOptions`."""
-        from polysched.tiling import CacheSizes, TileOptions, TilingError, cache_sizes, tile_with_report
-        used = CacheSizes(**caches) if caches else cache_sizes()
+        from polysched.tiling import TileOptions, TilingError, cache_sizes, tile_with_report
+        used = fields_of(caches, cache_sizes(), "auto_tile", "caches", "polysched.tiling.CacheSizes")
+        for level, size in vars(used).items():
+            check_int(size, "auto_tile", f"caches[{level!r}]", 1, MAX_CACHE)
         if isinstance(sizes, dict):     # per statement: {"S1": [32, 64, 128]}
-            sizes = {str(k): [int(x) for x in v] for k, v in sizes.items()}
+            for name in sizes:
+                if name not in self.statements:
+                    raise TransformError(f"auto_tile: sizes names no statement {name!r} "
+                                         f"(statements: {', '.join(self.statements)})")
+            sizes = {name: tile_sizes(v, "auto_tile", f"sizes[{name!r}]") for name, v in sizes.items()}
         elif sizes is not None:
-            sizes = [int(x) for x in sizes]
+            sizes = tile_sizes(sizes, "auto_tile", "sizes")
+        if unroll is not None:
+            check_int(unroll, "auto_tile", "unroll", 1, MAX_JAM)
+        check_int(register_tile, "auto_tile", "register_tile", 0, MAX_JAM)
         try:
             options = TileOptions(tile=tile, sizes=sizes, l2tile=l2tile, parallel=parallel,
                                   wavefront=wavefront, simd=simd, unroll=unroll, tile_depth1=tile_depth1,
@@ -684,6 +747,16 @@ def to_tree(scop: Scop, schedule) -> isl.Schedule:
         return as_tree(scop, schedule)
     except ScheduleError as err:
         raise TransformError(str(err)) from None
+
+
+def _emit_options(options, what: str):
+    """``options`` of :meth:`Program.c_code` / ``region_code``: None, an ``EmitOptions``
+    or a dict of its fields."""
+    if options is None:
+        return None
+    from polysched.emit_c import EmitOptions
+    return fields_of(options, EmitOptions(), f"{what}(options={options!r})", "options",
+                     "polysched.emit_c.EmitOptions")
 
 
 def _defines_dict(defines) -> dict:

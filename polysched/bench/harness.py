@@ -437,6 +437,26 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
             owned_tmp.cleanup()
 
 
+def dataset_is_tested(dataset: str, files: Sequence[Path | str], include_dirs: Sequence[Path | str] = ()) -> bool:
+    """Whether ``<DATASET>_DATASET`` appears in one of ``files`` or in a header they
+    include with quotes (looked for beside the including file, then in
+    ``include_dirs``): a ``-D`` of a dataset the program never tests changes nothing."""
+    macro = re.compile(rf"\b{re.escape(dataset)}_DATASET\b")
+    seen: set[Path] = set()
+    pending = [Path(f) for f in files]
+    while pending:
+        path = pending.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        text = path.read_text(errors="replace")
+        if macro.search(text):
+            return True
+        for header in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, flags=re.M):
+            pending += [Path(d) / header for d in (path.parent, *include_dirs)]
+    return False
+
+
 def dataset_define(dataset: str | None) -> dict[str, None]:
     """``"mini"`` -> ``{"MINI_DATASET": None}``; None or "" -> ``{}``."""
     if not dataset:

@@ -102,25 +102,10 @@ def _check_dataset_is_used(given: str, dataset: str, files, include_dirs) -> Non
     """A dataset name other than PolyBench's must be one the program tests
     (``#ifdef HUGE_DATASET`` in a file or a header it includes with quotes): otherwise
     the define changes nothing and the run would silently be at the default size."""
-    import re
-
+    from polysched.bench.harness import dataset_is_tested
     from polysched.bench.suite import DATASETS
-    if dataset in DATASETS:
-        return
-    macro = f"{dataset}_DATASET"
-    texts, seen = [], set()
-    pending = [Path(f) for f in files]
-    while pending:
-        path = pending.pop()
-        if path in seen or not path.is_file():
-            continue
-        seen.add(path)
-        text = path.read_text(errors="replace")
-        texts.append(text)
-        for header in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, flags=re.M):
-            pending += [Path(d) / header for d in (path.parent, *include_dirs)]
-    if not any(re.search(rf"\b{macro}\b", text) for text in texts):
-        raise UsageError(f"--dataset {given}: the program never tests {macro}; choose one of "
+    if dataset not in DATASETS and not dataset_is_tested(dataset, files, include_dirs):
+        raise UsageError(f"--dataset {given}: the program never tests {dataset}_DATASET; choose one of "
                          f"{', '.join(DATASETS)}, a dataset the program defines, or none")
 
 

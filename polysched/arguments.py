@@ -1,0 +1,108 @@
+"""Checks of the arguments of the research API (:class:`polysched.Program`, ``Trace``).
+
+Each helper returns the argument (normalised) or raises :class:`TransformError` with
+one sentence naming the call, the argument and what it must be, as the primitives'
+own checks do: ``"tile('S1', None): tile sizes must be an int or a list of ints, got None"``.
+A wrong argument must never surface as a raw TypeError from deep inside.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from polysched.errors import TransformError
+from polysched.transform.primitives import _check_int as check_int
+
+
+def refusal(what: str, name: str, expected: str, value) -> TransformError:
+    """``{what}: {name} must be {expected}, got {value!r}``."""
+    return TransformError(f"{what}: {name} must be {expected}, got {value!r}")
+
+
+def as_list(value, what: str, name: str, expected: str, *, item=object, single=None,
+            nonempty: bool = False) -> list:
+    """``value``, a list or tuple of ``item`` values (or one ``single`` value, not split
+    into its letters), as a list."""
+    if single is not None and isinstance(value, single):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, item) for v in value) \
+            and (value or not nonempty):
+        return list(value)
+    raise refusal(what, name, expected, value)
+
+
+def fields_of(value, base, what: str, name: str, label: str):
+    """A dataclass value of ``base``'s type: ``base`` for None, ``value`` itself, or
+    ``base`` with the fields a dict ``value`` gives (other keys are refused, naming
+    the valid ones)."""
+    cls = type(base)
+    if value is None:
+        return base
+    if isinstance(value, cls):
+        return value
+    keys = [f.name for f in dataclasses.fields(cls)]
+    if not isinstance(value, dict):
+        raise refusal(what, name, f"None, a {label} or a dict of its fields ({', '.join(keys)})", value)
+    unknown = [k for k in value if k not in keys]
+    if unknown:
+        raise TransformError(f"{what}: unknown {name} key{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(map(repr, unknown))} (the keys are {', '.join(keys)})")
+    return dataclasses.replace(base, **value)
+
+
+def tile_sizes(value, what: str, name: str) -> list[int]:
+    """Tile sizes: one int or a list of ints, each >= 1."""
+    sizes = as_list(value, what, name, "an int or a list of ints", single=int)
+    return [check_int(size, what, f"each tile size in {name}", 1) for size in sizes]
+
+
+def reduction_pairs(reductions, what: str) -> list[list]:
+    """``[[operator, scalar], ...]`` from ``{scalar: operator}`` or ``(operator, scalar)``
+    pairs (the operators and names are checked by ``polysched.marks.Parallel``)."""
+    if isinstance(reductions, dict):
+        pairs = [(op, name) for name, op in reductions.items()]
+    elif isinstance(reductions, (list, tuple)):
+        pairs = list(reductions)
+    else:
+        pairs = None
+    if pairs is None or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+        raise refusal(what, "reductions", "{scalar: operator} or a list of (operator, scalar) pairs",
+                      reductions)
+    return [list(pair) for pair in pairs]
+
+
+def source_options(what: str, region, defines, include_dirs):
+    """``(region, defines, include_dirs)`` of ``Program.from_file``/``from_source``:
+    ``defines`` ``{"N": "100"}`` or ``["N=100"]`` (one ``"N=100"`` too) as a dict or a
+    list; ``include_dirs`` a directory or a list of them, as a list of str."""
+    check_int(region, what, "region")
+    if defines is not None and not (isinstance(defines, dict) and all(isinstance(k, str) for k in defines)):
+        defines = as_list(defines, what, "defines", "{name: value} or a list of 'NAME=VALUE' strings",
+                          item=str, single=str)
+    if include_dirs is not None:
+        include_dirs = [os.fspath(d) for d in as_list(include_dirs, what, "include_dirs",
+                                                      "a directory or a list of directories",
+                                                      item=(str, os.PathLike), single=(str, os.PathLike))]
+    return region, defines, include_dirs
+
+
+def dataset_name(dataset, what: str, files, include_dirs=()) -> str | None:
+    """``dataset`` as the ``-D<NAME>_DATASET`` name (None or "": no define): a PolyBench
+    size, or a name the program tests (otherwise the define would change nothing and
+    the run would silently be at the default size)."""
+    from polysched.bench.harness import dataset_is_tested
+    from polysched.bench.suite import DATASETS
+    if dataset is None or dataset == "":
+        return None
+    if not isinstance(dataset, str) or not dataset.strip().replace("_", "").isalnum():
+        raise refusal(what, "dataset", "a name such as 'MINI' or 'LARGE', or None", dataset)
+    name = dataset.strip().upper().removesuffix("_DATASET")
+    if name not in DATASETS and not dataset_is_tested(name, files, include_dirs):
+        raise TransformError(f"{what}: dataset={dataset!r} changes nothing: the program never tests "
+                             f"{name}_DATASET (choose one of {', '.join(DATASETS)}, a dataset the "
+                             "program defines, or None)")
+    return name
+
+
+__all__ = ["as_list", "check_int", "dataset_name", "fields_of", "reduction_pairs", "refusal",
+           "source_options", "tile_sizes"]

@@ -1,0 +1,124 @@
+"""Misused arguments of the research API (polysched.Program, Trace): each is refused
+with a polysched.TransformError of one sentence naming the argument, before any work,
+never with a raw TypeError / ValueError / OSError from deep inside (all found by a
+probe of the API). No compilation: these are checks, not transformations."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import polysched as ps
+from polysched.emit_c import EmitOptions
+
+MM = """#define N 16
+double A[N][N], B[N][N], C[N][N];
+void kernel(void) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < N; i++) {
+    for (j = 0; j < N; j++)
+      C[i][j] = 0.0;
+    for (k = 0; k < N; k++)
+      for (j = 0; j < N; j++)
+        C[i][j] += A[i][k] * B[k][j];
+  }
+#pragma endscop
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mm():
+    return ps.Program.from_source(MM, filename="mm.c")
+
+
+def step(op, **args):
+    return [{"op": op, "args": args}]
+
+
+MISUSES = [
+    # primitives: containers that were iterated or unpacked blindly
+    ("perm_empty", lambda p: p.permute("S1", []), "order must be a non-empty list of loop depths"),
+    ("perm_none", lambda p: p.permute("S1", None), "order must be"),
+    ("perm_int", lambda p: p.permute("S1", 3), "order must be"),
+    ("fuse_none", lambda p: p.fuse(None, 0), "stmts must be a list of statement names"),
+    ("loops_list", lambda p: p.loops(["S1"]), "loops(['S1']): no statement"),
+    ("mark_tensorize", lambda p: p.mark("S1", 0, "tensorize(foo)"), "tensorize mark is placed by Program.tensorize"),
+    ("par_red_short", lambda p: p.parallel("S1", 1, reductions=[("+",)]), "reductions must be"),
+    ("par_red_str", lambda p: p.parallel("S1", 1, reductions="+:s"), "reductions must be"),
+    ("par_red_none", lambda p: p.parallel("S1", 1, reductions=[None]), "reductions must be"),
+    ("par_private_int", lambda p: p.parallel("S1", 1, private=5), "private must be"),
+    ("tens_match_str", lambda p: p.tensorize("S1", "dgemm_4x8", match="x"), "match must be"),
+    # auto_tile: sizes and caches as the docstring promises them, nothing else
+    ("at_sizes_str", lambda p: p.auto_tile(sizes="abc"), "sizes must be an int or a list of ints"),
+    ("at_sizes_inf", lambda p: p.auto_tile(sizes=[float("inf"), 4, 4]), "each tile size in sizes must be an int"),
+    ("at_sizes_big", lambda p: p.auto_tile(sizes=[2 ** 70, 4, 4]), "each tile size in sizes must be at most"),
+    ("at_sizesdict_bad", lambda p: p.auto_tile(sizes={"S1": "x"}), "sizes['S1'] must be"),
+    ("at_sizesdict_none", lambda p: p.auto_tile(sizes={"S1": None}), "sizes['S1'] must be"),
+    ("at_sizesdict_unknown", lambda p: p.auto_tile(sizes={"S9": [4]}), "sizes names no statement 'S9'"),
+    ("at_caches_key", lambda p: p.auto_tile(caches={"bogus": 1}),
+     "unknown caches key 'bogus' (the keys are l1d, l2, l3)"),
+    ("at_caches_l1", lambda p: p.auto_tile(caches={"l1": 0, "l2": 0}), "unknown caches key 'l1' (the keys are l1d, l2, l3)"),
+    ("at_caches_zero", lambda p: p.auto_tile(caches={"l1d": 0}), "caches['l1d'] must be >= 1"),
+    ("at_caches_str", lambda p: p.auto_tile(caches="x"), "caches must be None, a polysched.tiling.CacheSizes"),
+    ("at_unroll_big", lambda p: p.auto_tile(unroll=10 ** 6), "unroll must be at most 64"),
+    ("at_register_neg", lambda p: p.auto_tile(register_tile=-1), "register_tile must be >= 0"),
+    # replay: a malformed step names its index and op
+    ("replay_args_null", lambda p: p.replay([{"op": "tile", "args": None}]), "trace step 0 (tile): args must be"),
+    ("replay_args_list", lambda p: p.replay([{"op": "tile", "args": [1, 2]}]), "trace step 0 (tile): args must be"),
+    ("replay_private", lambda p: p.replay(step("parallel", stmt="S1", depth=0, private=5)),
+     "trace step 0 (parallel): parallel('S1', 0): private must be"),
+    ("replay_reductions", lambda p: p.replay(step("parallel", stmt="S1", depth=0, reductions=[[1, 2, 3]])),
+     "trace step 0 (parallel): parallel('S1', 0): reductions must be"),
+    ("replay_caches", lambda p: p.replay(step("auto_tile", caches={"l1": "x"})),
+     "trace step 0 (auto_tile): auto_tile: unknown caches key 'l1'"),
+    ("replay_caches_list", lambda p: p.replay(step("auto_tile", caches=[1, 2])),
+     "trace step 0 (auto_tile): auto_tile: caches must be"),
+    ("replay_match_list", lambda p: p.replay(step("tensorize", stmt="S1", intrinsic="dgemm_4x8", match=[1])),
+     "trace step 0 (tensorize): tensorize('S1', 'dgemm_4x8', match=[1]): match must be"),
+    ("trace_region", lambda p: ps.Trace.from_json({"region": "x", "steps": []}), "region must be an int"),
+    # constructors
+    ("fromsrc_region_str", lambda p: ps.Program.from_source(MM, region="0"), "from_source: region must be an int"),
+    ("fromsrc_defines_int", lambda p: ps.Program.from_source(MM, defines=5), "from_source: defines must be"),
+    ("fromsrc_defines_none", lambda p: ps.Program.from_source(MM, defines=[None]), "from_source: defines must be"),
+    ("fromsrc_path", lambda p: ps.Program.from_source(None), "from_source: text must be C source text"),
+    ("fromfile_int", lambda p: ps.Program.from_file(5), "from_file: path must be a file name"),
+    # output and verification
+    ("c_code_options", lambda p: p.c_code(options=5), "c_code(options=5): options must be"),
+    ("region_code_options", lambda p: p.region_code(options="x"), "region_code(options='x'): options must be"),
+    ("c_code_options_key", lambda p: p.c_code(options={"versoning": False}), "unknown options key 'versoning'"),
+    ("verify_dataset", lambda p: p.verify("BOGUS"), "dataset='BOGUS' changes nothing: the program never tests"),
+    ("verify_dataset_int", lambda p: p.verify(5), "verify: dataset must be a name"),
+    ("verify_option", lambda p: p.verify(threds=2), "verify: unknown option threds"),
+]
+
+
+@pytest.mark.parametrize("call,message", [pytest.param(c, m, id=i) for i, c, m in MISUSES])
+def test_misused_argument_is_named_in_one_sentence(mm, call, message):
+    with pytest.raises(ps.TransformError, match=re.escape(message)) as info:
+        call(mm)
+    assert "\n" not in str(info.value) and info.value.violation is None
+
+
+@pytest.mark.parametrize("path", ["missing.c", "."])
+def test_unreadable_file_names_the_path(tmp_path, path):
+    target = tmp_path / path
+    with pytest.raises(ps.TransformError, match=re.escape(f"cannot read {target}: ")):
+        ps.Program.from_file(target)
+
+
+def test_write_to_a_directory_names_the_path(mm, tmp_path):
+    with pytest.raises(ps.TransformError, match=re.escape(f"write({str(tmp_path)!r}): cannot write {tmp_path}")):
+        mm.write(tmp_path)
+    with pytest.raises(ps.TransformError, match="no such directory"):
+        mm.write(tmp_path / "no" / "out.c")
+
+
+def test_source_bytes_are_read_like_a_file(mm):
+    p = ps.Program.from_source(MM.encode(), filename="mm.c")
+    assert p.statements == mm.statements and str(p.schedule) == str(mm.schedule)
+
+
+def test_codegen_options_as_a_dict_of_fields(mm):
+    assert mm.c_code(options={"versioning": False}) == mm.c_code(options=EmitOptions(versioning=False))
