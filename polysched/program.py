@@ -89,6 +89,9 @@ class Trace:
             value = {"steps": value}
         if not isinstance(value, dict) or not isinstance(value.get("steps"), list):
             raise TransformError("a trace is a JSON object with a 'steps' list")
+        if value.get("polysched_trace", TRACE_VERSION) != TRACE_VERSION:
+            raise TransformError(f"this polysched reads traces of version {TRACE_VERSION}, not "
+                                 f"{value['polysched_trace']!r}")
         return cls(value["steps"], value.get("source"), value.get("region") or 0)
 
     def __iter__(self):

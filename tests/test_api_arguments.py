@@ -66,6 +66,7 @@ MISUSES = [
     ("at_register_neg", lambda p: p.auto_tile(register_tile=-1), "register_tile must be >= 0"),
     # replay: a malformed step names its index and op
     ("replay_args_null", lambda p: p.replay([{"op": "tile", "args": None}]), "trace step 0 (tile): args must be"),
+    ("replay_version", lambda p: p.replay({"polysched_trace": 99, "steps": []}), "traces of version 1, not 99"),
     ("replay_args_list", lambda p: p.replay([{"op": "tile", "args": [1, 2]}]), "trace step 0 (tile): args must be"),
     ("replay_private", lambda p: p.replay(step("parallel", stmt="S1", depth=0, private=5)),
      "trace step 0 (parallel): parallel('S1', 0): private must be"),

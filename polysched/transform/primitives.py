@@ -132,7 +132,9 @@ def permute(scop, schedule: isl.Schedule, stmt: str, order: list[int], what: str
     loops must be in one band (directly nested bands are merged first)."""
     what = what or f"permute({stmt!r}, {list(order)})"
     order = [_check_int(d, what, "each depth") for d in order]
-    lo = min(order) if order else 0
+    if not order:
+        raise TransformError(f"{what}: give the loop depths to reorder")
+    lo = min(order)
     if sorted(order) != list(range(lo, lo + len(order))):
         raise TransformError(f"{what}: the order must be a permutation of consecutive loop depths")
     schedule, lp = merged(scop, schedule, stmt, order, what)
