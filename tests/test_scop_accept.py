@@ -515,12 +515,50 @@ def test_size_macro_in_product_end_to_end_and_under_another_value(tmp_path):
     assert verdict.ok, verdict.reason
 
 
-def test_product_with_a_variable_is_still_not_affine():
-    text = "double A[100];\nvoid f(int n)\n{\n  int i;\n#pragma scop\n  for (i = 0; i < 10; i++)\n" \
-           "    A[i * n] = 0;\n#pragma endscop\n}\n"
+def test_product_of_iterators_is_still_not_affine():
+    text = "double A[100];\nvoid f(int n)\n{\n  int i, j;\n#pragma scop\n  for (i = 0; i < 10; i++)\n" \
+           "    for (j = 0; j < 10; j++)\n      A[i * j] = 0;\n#pragma endscop\n}\n"
     with pytest.raises(ScopError) as info:
         extract(text, filename="v.c")
     assert "non-affine product" in info.value.message
+
+
+LINEARISED = """void f(int n, int m, double *A, double *B, double *V)
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++)
+      A[i * n + j] = A[(i + 1) * n + j - 1] + B[j * m + i] + B[i];
+  for (i = 0; i < m; i++)
+    for (j = 0; j < m; j++)
+      for (k = 0; k < n; k++)
+        V[(i * m + j) * n + k] = V[i * n * m + j * n + k + n * m];
+#pragma endscop
+}
+"""
+
+
+def test_linearised_subscripts_are_read_as_the_rows_they_stand_for():
+    """``A[i * n + j]`` was refused ("non-affine product"). It is now the element
+    (i, j) of rows of n (delinearize.py), with 0 <= j < n assumed wherever it is
+    evaluated; every access of the array is read through the same rows (B[i] is
+    (0, i)), and three dimensions are planes of rows."""
+    [scop] = extract(LINEARISED, filename="lin.c")
+    s0, s1 = scop.statements
+    expected = ["{ S0[i, j] -> A[i, j] }", "{ S0[i, j] -> A[i + 1, j - 1] }", "{ S0[i, j] -> B[j, i] }",
+                "{ S0[i, j] -> B[0, i] }"]
+    assert len(s0.accesses) == 4
+    for access in s0.accesses:
+        assert any(same_map(access, "[n, m] -> " + text) for text in expected), access.relation
+    assert same_map(s1.accesses[-1], "[n, m] -> { S1[i, j, k] -> V[i + 1, j, k] }")
+    assert scop.arrays["A"].dims == ["", "n"] and scop.arrays["B"].dims == ["", "m"]
+    assert scop.arrays["V"].dims == ["", "m", "n"] and scop.arrays["V"].linearized
+    assert scop.arrays["V"].element(["a", "b", "c"]) == "V[((a) * (m) + (b)) * (n) + (c)]"
+    # j - 1 >= 0 fails at j = 0: A[(i + 1) * n - 1] is the last element of row i, which
+    # the model would name (i + 1, -1); and B[i] needs i < m. The region is optimized
+    # for no parameter value where A's row is read at j = 0 (n >= 1 and m >= 1).
+    assert scop.context.intersect(isl.Set("[n, m] -> { : n >= 1 and m >= 1 }")).is_empty()
 
 
 def test_gnu_statement_expression_is_one_clear_line():

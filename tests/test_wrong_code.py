@@ -16,6 +16,7 @@ import pytest
 
 from polysched.bench import compile_c, run_binary
 from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
 from polysched.textio import encode_source
 
 FLAG_SETS = {
@@ -958,3 +959,21 @@ def test_enumeration_constants_in_bounds_steps_and_subscripts(tmp_path):
     outputs = assert_same_behaviour(tmp_path, ENUM_PROGRAM, opts=("-O2",),
                                     modes={k: FLAG_SETS[k] for k in ("identity", "tile-par", "max-l2-unroll")})
     assert "% 46" in outputs["tile-par"] or "polysched" in outputs["tile-par"]
+
+
+def test_linearised_subscripts_in_every_mode(tmp_path):
+    """``A[i * n + j]`` over malloc'd buffers, read as rows of n (scop/delinearize.py):
+    a product, a stencil, rows that overlap when j runs past n (the run-time check
+    sends those calls to the original code), column-major subscripts with a macro and
+    a 1-d access of the same array, and three dimensions with size_t sizes. Sizes 0,
+    1, m > n and m < n, at 1 and 2 threads."""
+    text = (Path(__file__).parent / "data" / "scop" / "linearised.c").read_text()
+    outputs = assert_same_behaviour(tmp_path, text, opts=("-O2",))
+    assert "#pragma omp parallel for" in outputs["tile-par"]
+    assert "(n - 1) * (n) + (n - 1)" in outputs["tile-par"]        # B's last element in the overlap check
+    # 32-bit unsigned sizes: C wraps the subscript modulo 2**32, which rows cannot model
+    wraps = text.replace("int main(void) {", "void wraps(unsigned n, unsigned m, double *A) {\n  unsigned i, j;\n"
+                         "#pragma scop\n  for (i = 0; i < m; i++)\n    for (j = 0; j < n; j++)\n"
+                         "      A[i * n + j] = 1.0;\n#pragma endscop\n}\nint main(void) {")
+    with pytest.raises(ScopError, match="non-affine product 'i \\* n'"):
+        extract(wraps, filename="w.c")

@@ -271,7 +271,7 @@ class _RegionPrinter:
         for extreme in (elements.lexmin_pw_multi_aff(), elements.lexmax_pw_multi_aff()):
             subscripts = [self.expr(build.expr_from_pw_aff(extreme.get_pw_aff(k)))
                           for k in range(extreme.dim(isl.dim_type.out))]
-            texts.append(f"&{array.name}" + "".join(f"[{e}]" for e in subscripts))
+            texts.append("&" + array.element(subscripts))
         return f"(const char *){texts[0]}", f"(const char *)({texts[1]} + 1)"
 
     # -- AST nodes ---------------------------------------------------------------

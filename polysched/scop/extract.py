@@ -34,8 +34,9 @@ from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, integer_range, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
+from .delinearize import chain_of, dimension_sizes, expand, grouped
 from .liveness import address_taken, live_iterators
-from .unsigned import in_range, no_wrap, unsigned_comparisons
+from .unsigned import in_range, no_wrap, unsigned_comparisons, unsigned_width_of
 from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
@@ -290,6 +291,8 @@ class _RegionBuilder:
         self.local_models: set[str] = set()
         self.used_locals: list[_Local] = []            # by the statement being built
         self.fixed_macros: dict[str, int] = {}         # size macros used at their value
+        # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
+        self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
     # -- positions ----------------------------------------------------------------
     def position(self, node: c_ast.Node | None) -> tuple[int, int]:
@@ -684,6 +687,71 @@ class _RegionBuilder:
                             self.loop_scoped_types[name] = decl.element_type
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
+        self.linearized = self.linearized_arrays(node)
+
+    # -- linearised subscripts (delinearize.py) ------------------------------------------
+    def linearized_arrays(self, body: c_ast.Node) -> dict[str, list[tuple[str, ...]]]:
+        """The one-dimensional arrays the region subscripts with products of sizes
+        (``A[i * n + j]``), each with the chain every subscript of it fits."""
+        subscripts: dict[str, list[c_ast.Node]] = {}
+        for child in _walk_nodes(body):
+            if isinstance(child, c_ast.ArrayRef) and isinstance(child.name, c_ast.ID):
+                decl = self.visible.declarations.get(child.name.name)
+                if decl is not None and len(decl.dims) == 1:
+                    subscripts.setdefault(decl.name, []).append(child.subscript)
+        chains = {}
+        for name, nodes in subscripts.items():
+            # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
+            # row and column the model would name (64 bits wrap like addresses do)
+            if any(unsigned_width_of(n, self.type_of) not in (None, 64) for n in nodes):
+                continue
+            expanded = [expand(n, self.is_size, self.unfolded) for n in nodes]
+            if any(terms is None for terms in expanded):
+                continue
+            chain = chain_of(expanded, self.mentions_iterator)
+            if chain is not None and all(grouped(t, chain, self.mentions_iterator) is not None for t in expanded):
+                chains[name] = chain
+        return chains
+
+    def is_size(self, name: str) -> bool:
+        """May ``name`` be a size in a linearised subscript (an integer variable the
+        region does not write)?"""
+        if name in self.all_iterators or name in self.written or name in self.macros \
+                or self.enumerator(name) is not None:
+            return False
+        decl = self.visible.declarations.get(name)
+        return decl is not None and decl.is_integer_scalar
+
+    def mentions_iterator(self, node: c_ast.Node) -> bool:
+        return any(isinstance(n, c_ast.ID) and n.name in self.all_iterators for n in _walk_nodes(node))
+
+    def unfolded(self, node: c_ast.Node) -> c_ast.Node | None:
+        """The parsed expansion of a macro use in a subscript (``IDX(i, j)``), else None."""
+        try:
+            return self.macro_expansion(node, node, frozenset())
+        except ScopError:
+            return None
+
+    def delinearized(self, subscript: c_ast.Node, chain: list[tuple[str, ...]], ctx: "_Context",
+                     name: str, site: c_ast.Node | None) -> list[isl.PwAff]:
+        """The subscripts ``(a0, a1, ...)`` of the linearised ``subscript`` of ``name``,
+        assuming ``0 <= a_k < size_k`` for the inner ones wherever it is evaluated."""
+        groups = grouped(expand(subscript, self.is_size, self.unfolded), chain, self.mentions_iterator)
+        converter = self.converter(ctx)
+        pieces = []
+        for group in groups:
+            try:
+                pieces.append(converter.pw_aff(group, site))
+            except NotAffine as err:
+                raise self.error(site or err.node or subscript, f"non-affine subscript '{_GEN.visit(subscript)}' "
+                                                                f"of '{name}': {err.message}") from None
+            self.assume_in_range(ctx.domain)
+        zero = converter.constant(0)
+        for piece, size in zip(pieces[1:], dimension_sizes(chain)):
+            extent = converter.pw_aff(c_ast.ID(size))
+            outside = piece.lt_set(zero).union(piece.ge_set(extent)).intersect(ctx.domain)
+            self.no_wrap.append(outside.params().complement())
+        return pieces
 
     def walk(self, node: c_ast.Node, ctx: _Context) -> _Built | None:
         if isinstance(node, c_ast.Compound):
@@ -1131,8 +1199,11 @@ class _RegionBuilder:
                 raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
             raise self.error(where, f"'{name}' has {len(decl.dims)} dimension(s) but is accessed with "
                                    f"{len(subscripts)} subscript(s) (pointer arithmetic is not supported)")
+        chain = self.linearized.get(name) if decl is not None else None
         pieces = []
-        for sub in subscripts:
+        if chain is not None:
+            pieces = self.delinearized(subscripts[0], chain, ctx, name, site)
+        for sub in subscripts if chain is None else []:
             try:
                 pieces.append(self.converter(ctx).pw_aff(sub))
                 self.assume_in_range(ctx.domain)
@@ -1143,10 +1214,10 @@ class _RegionBuilder:
                 raise self.error(site or err.node, f"non-affine subscript '{_GEN.visit(sub)}' of '{name}': "
                                            f"{err.message}") from None
         known = self.arrays.get(name)
-        if known is not None and len(known.dims) != len(subscripts):
+        if known is not None and len(known.dims) != len(pieces):
             raise self.error(where, f"'{name}' is accessed with {len(subscripts)} subscript(s) here and "
                                     f"{len(known.dims)} elsewhere")
-        self.record_array(name, decl, len(subscripts))
+        self.record_array(name, decl, len(subscripts), dimension_sizes(chain) if chain else None)
         space = domain.get_space()
         if pieces:
             relation = isl.Map.from_pw_aff(pieces[0])
@@ -1161,14 +1232,18 @@ class _RegionBuilder:
         line, col = self.position(where)
         return Access(name, kind, relation, line, col)
 
-    def record_array(self, name: str, decl: Declaration | None, n_subscripts: int) -> None:
+    def record_array(self, name: str, decl: Declaration | None, n_subscripts: int,
+                     row_sizes: list[str] | None = None) -> None:
+        """``row_sizes``: the inner sizes of a linearised array's view (``["n"]`` for
+        ``A[i * n + j]``)."""
         if name in self.arrays:
             return
         if decl is None:
             self.arrays[name] = Array(name, "", [""] * n_subscripts)
         else:
-            self.arrays[name] = Array(name, decl.element_type, list(decl.dims), decl.origin,
-                                      decl.through_pointer, decl.restrict)
+            dims = [""] + row_sizes if row_sizes else list(decl.dims)      # the rows' count is not declared
+            self.arrays[name] = Array(name, decl.element_type, dims, decl.origin, decl.through_pointer,
+                                      decl.restrict, linearized=bool(row_sizes))
 
     def check_hidden_iterators(self, body: str, iterators: list[str], node: c_ast.Node) -> None:
         """The emitted statement is its text with the iterators renamed: a macro that

@@ -53,10 +53,23 @@ class Array:
     origin: str = ""
     through_pointer: bool = False
     restrict: bool = False
+    # one dimension in C, subscripted A[i * n + j] and modelled as A[i, j]: ``dims``
+    # are "" (the number of rows is not declared) and the row sizes (["", "n"])
+    linearized: bool = False
 
     @property
     def is_scalar(self) -> bool:
         return not self.dims
+
+    def element(self, subscripts: list[str]) -> str:
+        """The C text of the element at ``subscripts`` of the model (``A[i][j]``; for a
+        linearised array ``A[(i) * (n) + (j)]``)."""
+        if not self.linearized:
+            return self.name + "".join(f"[{s}]" for s in subscripts)
+        index = subscripts[0]
+        for size, s in zip(self.dims[1:], subscripts[1:]):
+            index = f"({index}) * ({size}) + ({s})"
+        return f"{self.name}[{index}]"
 
 
 @dataclass

@@ -1,0 +1,145 @@
+"""Linearised subscripts read as the multi-dimensional accesses they stand for.
+
+C over buffers from ``malloc`` writes ``A[i * n + j]`` for the element ``(i, j)`` of an
+``n``-column matrix. The product of an iterator and a parameter is not affine, but the
+subscript is ``i`` rows of ``n`` plus ``j``: the access is modelled as ``A[i, j]`` over
+an array of rows of ``n`` elements (as Polly's delinearisation does), under the
+assumption ``0 <= j < n`` wherever it is evaluated, so that distinct pairs are distinct
+addresses. The assumption joins the region's context and is checked at run time with
+the others (the original code runs where it fails).
+
+A subscript is expanded into terms ``sign * factors * sizes``: ``sizes`` the size
+parameters multiplied in (``("m", "n")`` for ``i * n * m``), ``factors`` the rest
+(iterators, constants, casts, anything the affine converter reads). The *chain* of an
+array is its size monomials, outermost first, each the next one times one parameter:
+``[("m", "n"), ("n",), ()]`` for ``A[(i * m + j) * n + k]``, a view of rows of ``n``
+in planes of ``m`` rows; the dimension sizes are the parameters that tell the
+monomials apart (``m``, ``n``). Every access of the array is read through the same
+chain: ``A[k]`` becomes ``A[0, 0, k]`` with ``0 <= k < n`` assumed.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, NamedTuple
+
+from pycparser import c_ast
+
+MAX_TERMS = 64        # expanding a product of sums multiplies their terms
+
+
+class Term(NamedTuple):
+    sign: int
+    factors: tuple[c_ast.Node, ...]
+    sizes: tuple[str, ...]      # sorted
+
+
+def expand(node: c_ast.Node, is_size: Callable[[str], bool],
+           unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None, depth: int = 0) -> list[Term] | None:
+    """``node`` as a sum of terms, products distributed over sums, macro uses replaced
+    by ``unfold(node)`` (their parsed expansion, or None); None past ``MAX_TERMS``."""
+    if depth > 64:
+        return None
+    unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
+    if unfolded is not None:
+        return expand(unfolded, is_size, unfold, depth + 1)
+
+    def sub(n: c_ast.Node) -> list[Term] | None:
+        return expand(n, is_size, unfold, depth + 1)
+
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+        left, right = sub(node.left), sub(node.right)
+        if left is None or right is None or len(left) + len(right) > MAX_TERMS:
+            return None
+        if node.op == "-":
+            right = [t._replace(sign=-t.sign) for t in right]
+        return left + right
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        inner = sub(node.expr)
+        if inner is None or node.op == "+":
+            return inner
+        return [t._replace(sign=-t.sign) for t in inner]
+    if isinstance(node, c_ast.BinaryOp) and node.op == "*":
+        left, right = sub(node.left), sub(node.right)
+        if left is None or right is None or len(left) * len(right) > MAX_TERMS:
+            return None
+        return [Term(a.sign * b.sign, a.factors + b.factors, tuple(sorted(a.sizes + b.sizes)))
+                for a in left for b in right]
+    if isinstance(node, c_ast.ID) and is_size(node.name):
+        return [Term(1, (), (node.name,))]
+    return [Term(1, (node,), ())]
+
+
+def chain_of(subscripts: list[list[Term]], mentions_iterator: Callable[[c_ast.Node], bool]) -> list[tuple[str, ...]] | None:
+    """The chain of an array whose subscripts expand to ``subscripts`` (outermost
+    monomial first, ending with ``()``), or None when no term multiplies a size with
+    an iterator or with another size (the subscripts are affine: nothing to do) or
+    when the monomials do not form a chain."""
+    monomials = {t.sizes for terms in subscripts for t in terms
+                 if t.sizes and (len(t.sizes) > 1 or any(mentions_iterator(f) for f in t.factors))}
+    if not monomials:
+        return None
+    chain = sorted(monomials | {()}, key=len, reverse=True)
+    for outer, inner in zip(chain, chain[1:]):
+        if len(_quotient(outer, inner) or ()) != 1:
+            return None
+    return chain
+
+
+def dimension_sizes(chain: list[tuple[str, ...]]) -> list[str]:
+    """The size parameter of each inner dimension: ``["m", "n"]`` for
+    ``[("m", "n"), ("n",), ()]``."""
+    return [_quotient(outer, inner)[0] for outer, inner in zip(chain, chain[1:])]
+
+
+def grouped(terms: list[Term], chain: list[tuple[str, ...]],
+            mentions_iterator: Callable[[c_ast.Node], bool]) -> list[c_ast.Node] | None:
+    """One subscript expression per dimension of ``chain`` (the coefficient of its
+    monomial), or None when a term fits no dimension: a term whose monomial is a chain
+    monomial times one more size, with no iterator, becomes that size in the
+    dimension (``A[n * m + i * n + j]`` with chain ``[("n",), ()]``: ``(m + i, j)``)."""
+    groups: list[list[c_ast.Node]] = [[] for _ in chain]
+    for term in terms:
+        factors = term.factors
+        if term.sizes in chain:
+            k = chain.index(term.sizes)
+        else:
+            if any(mentions_iterator(f) for f in factors):
+                return None
+            fits = [k for k, monomial in enumerate(chain) if len(_quotient(term.sizes, monomial) or ()) == 1]
+            if not fits:
+                return None
+            k = fits[0]
+            factors = factors + (c_ast.ID(_quotient(term.sizes, chain[k])[0]),)
+        groups[k].append(_signed(term.sign, _product(factors)))
+    return [_sum(parts) for parts in groups]
+
+
+def _quotient(outer: tuple[str, ...], inner: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``outer / inner`` as a sorted monomial, None unless ``inner`` divides ``outer``."""
+    rest = Counter(outer)
+    rest.subtract(Counter(inner))
+    if any(v < 0 for v in rest.values()):
+        return None
+    return tuple(sorted(rest.elements()))
+
+
+def _product(factors: tuple[c_ast.Node, ...]) -> c_ast.Node:
+    if not factors:
+        return c_ast.Constant("int", "1")
+    node = factors[0]
+    for factor in factors[1:]:
+        node = c_ast.BinaryOp("*", node, factor)
+    return node
+
+
+def _signed(sign: int, node: c_ast.Node) -> c_ast.Node:
+    return node if sign > 0 else c_ast.UnaryOp("-", node)
+
+
+def _sum(parts: list[c_ast.Node]) -> c_ast.Node:
+    if not parts:
+        return c_ast.Constant("int", "0")
+    node = parts[0]
+    for part in parts[1:]:
+        node = c_ast.BinaryOp("+", node, part)
+    return node
