@@ -58,8 +58,9 @@ CASES = {
     "continue": ("for (i = 0; i < N; i++) {\n  /*@*/continue;\n}", "'continue'"),
     "goto": ("for (i = 0; i < N; i++)\n  /*@*/goto out;", "'goto'"),
     "return": ("for (i = 0; i < N; i++)\n  /*@*/return;", "'return'"),
-    "dereference": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/*p;", "dereference"),
-    "pointer_arithmetic": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/*(p + i);", "dereference"),
+    # *p and *(p + i) of a pointer p are p[0] and p[i]; a row's dereference is not read
+    "dereference": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/*A[i];", "dereference"),
+    "pointer_arithmetic": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/*(A[i] + 1);", "dereference"),
     "address_of": ("for (i = 0; i < N; i++)\n  x[i] = sqrt(/*@*/&s);", "address-of"),
     "printf": ("for (i = 0; i < N; i++)\n  /*@*/printf(\"%d\", i);", "call statement"),
     "user_function_in_rhs": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/helper(i);", "side effects"),

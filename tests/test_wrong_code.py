@@ -977,3 +977,40 @@ def test_linearised_subscripts_in_every_mode(tmp_path):
                          "      A[i * n + j] = 1.0;\n#pragma endscop\n}\nint main(void) {")
     with pytest.raises(ScopError, match="non-affine product 'i \\* n'"):
         extract(wraps, filename="w.c")
+
+
+POINTER_CELLS = r"""
+#include <stdio.h>
+void kernel(int n, double *A, double *B, double *sum, int *count) {
+  int i;
+#pragma scop
+  for (i = 1; i < n; i++) {
+    *(B + i) = *(A + i - 1) + *(i + A);
+    *sum += *(B + i) * A[i];
+    *count = *count + 1;
+  }
+#pragma endscop
+}
+int main(void) {
+  double A[100], B[100], s = 0;
+  int c = 0;
+  for (int i = 0; i < 100; i++) { A[i] = i * 0.5; B[i] = 1; }
+  kernel(100, A, B, &s, &c);
+  kernel(50, A, A + 3, B + 7, &c);       /* B overlaps A, sum is in B */
+  kernel(40, A, B, A + 30, &c);          /* sum is in A */
+  kernel(0, A, B, &s, &c);
+  double t = 0;
+  for (int i = 0; i < 100; i++) t += A[i] * i + B[i];
+  printf("%a %d %a\n", s, c, t);
+  return 0;
+}
+"""
+
+
+def test_pointer_dereferences_are_elements(tmp_path):
+    """``*sum += ...``, ``*(B + i) = *(A + i - 1)``: the elements sum[0], B[i], A[i - 1]
+    (they were refused), checked at run time against the arrays a pointer may reach:
+    the calls where they overlap run the original code."""
+    outputs = assert_same_behaviour(tmp_path, POINTER_CELLS, opts=("-O2",))
+    assert "(const char *)&sum[0]" in outputs["tile-par"]
+    assert "*sum += *(B + c" in outputs["tile-par"] or "*sum += *(B + " in outputs["tile-par"]

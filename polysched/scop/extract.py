@@ -687,7 +687,49 @@ class _RegionBuilder:
                             self.loop_scoped_types[name] = decl.element_type
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
+        self.cells_of_pointers(node)
         self.linearized = self.linearized_arrays(node)
+
+    def cells_of_pointers(self, body: c_ast.Node) -> None:
+        """``*p`` and ``*(p + e)`` for a pointer ``p`` of one level (``double *sum``, a
+        parameter or a variable declared before the region, not changed in it) are the
+        elements ``p[0]`` and ``p[e]``: rewritten so in ``body``, so that they are
+        accesses like any other (the overlap check compares them with the arrays a
+        pointer may reach). The statement's text keeps ``*p``."""
+        def pointer(n: c_ast.Node) -> bool:
+            decl = self.visible.declarations.get(n.name) if isinstance(n, c_ast.ID) else None
+            return decl is not None and decl.dims == [""] and n.name not in self.written
+
+        def cell(n: c_ast.Node) -> c_ast.ArrayRef | None:
+            if not (isinstance(n, c_ast.UnaryOp) and n.op == "*"):
+                return None
+            split = base_and_offset(n.expr)
+            return None if split is None else c_ast.ArrayRef(*split, coord=n.coord)
+
+        def base_and_offset(e: c_ast.Node) -> tuple[c_ast.ID, c_ast.Node] | None:
+            """``e`` as ``p + offset`` for one pointer ``p`` added (not subtracted) along
+            the sum's spine: ``(A + i) - 1`` is ``A + ((i) - 1)``."""
+            if pointer(e):
+                return e, c_ast.Constant("int", "0", coord=e.coord)
+            if not (isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-")):
+                return None
+            left = base_and_offset(e.left)
+            if left is not None:
+                return left[0], c_ast.BinaryOp(e.op, left[1], e.right, coord=e.coord)
+            right = base_and_offset(e.right) if e.op == "+" else None
+            if right is not None:
+                return right[0], c_ast.BinaryOp("+", e.left, right[1], coord=e.coord)
+            return None
+
+        for parent in _walk_nodes(body):
+            for field, child in parent.children():
+                element = cell(child)
+                if element is not None:
+                    name, _, index = field.partition("[")
+                    if index:
+                        getattr(parent, name)[int(index.rstrip("]"))] = element
+                    else:
+                        setattr(parent, name, element)
 
     # -- linearised subscripts (delinearize.py) ------------------------------------------
     def linearized_arrays(self, body: c_ast.Node) -> dict[str, list[tuple[str, ...]]]:
@@ -1271,7 +1313,7 @@ class _RegionBuilder:
                 k -= 1
             if k - 2 >= self.region.start and self.plain[k - 2:k] in ("++", "--"):
                 start = k - 2
-            elif k - 1 >= self.region.start and self.plain[k - 1] == "(":
+            elif k - 1 >= self.region.start and self.plain[k - 1] in "(*":    # '*' only as *p = ...
                 start = k - 1
             else:
                 break
