@@ -670,3 +670,42 @@ def test_a_macro_hiding_an_iterator_it_cannot_expand_is_refused():
     with pytest.raises(ScopError, match="macro 'CUR' uses the loop iterator 'i'") as err:
         extract(text)
     assert (err.value.line, err.value.col) == (5, 8)
+
+
+def test_a_remainder_loop_starts_where_the_loop_before_left_its_iterator():
+    text = """void f(int n, double *A)
+{
+  int i;
+#pragma scop
+  for (i = 1; i + 4 <= n; i += 4)
+    A[i] = 0;
+  for (; i < n; i++)
+    A[i] = 1;
+#pragma endscop
+}
+"""
+    [scop] = extract(text, filename="r.c")
+    s1 = scop.statements[1]
+    for n in range(-2, 20):              # against running the two loops in Python
+        i = 1
+        while i + 4 <= n:
+            i += 4
+        expected = list(range(i, n))
+        points = []
+        s1.domain.fix_val(isl.dim_type.param, 0, isl.Val(n)).foreach_point(
+            lambda p: points.append(p.get_coordinate_val(isl.dim_type.set, 0).to_python()))
+        assert sorted(points) == expected, (n, points)
+
+
+@pytest.mark.parametrize("body", [
+    # no loop over i before it
+    "  for (; i < n; i++)\n    A[i] = 1;",
+    # the loop before ran in one branch only
+    "  if (n > 4)\n    for (i = 0; i < 4; i++)\n      A[i] = 0;\n  for (; i < n; i++)\n    A[i] = 1;",
+    # the loop before is inside another loop
+    "  for (j = 0; j < 2; j++)\n    for (i = 0; i < 4; i++)\n      A[i] = 0;\n  for (; i < n; i++)\n    A[i] = 1;",
+])
+def test_a_remainder_loop_without_a_known_start_is_refused(body):
+    text = "void f(int n, double *A)\n{\n  int i, j;\n#pragma scop\n" + body + "\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError, match="no start|loop initialisation"):
+        extract(text, filename="r.c")

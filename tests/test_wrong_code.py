@@ -1014,3 +1014,42 @@ def test_pointer_dereferences_are_elements(tmp_path):
     outputs = assert_same_behaviour(tmp_path, POINTER_CELLS, opts=("-O2",))
     assert "(const char *)&sum[0]" in outputs["tile-par"]
     assert "*sum += *(B + c" in outputs["tile-par"] or "*sum += *(B + " in outputs["tile-par"]
+
+
+REMAINDER_LOOPS = r"""
+#include <stdio.h>
+void kernel(int n, int m, double *A, double *B) {
+  int i, j;
+#pragma scop
+  for (i = 0; i + 4 <= n; i += 4) {
+    B[i] = A[i] * 2.0;
+    B[i + 1] = A[i + 1] * 2.0;
+    B[i + 2] = A[i + 2] * 2.0;
+    B[i + 3] = A[i + 3] * 2.0;
+  }
+  for (; i < n; i++)
+    B[i] = A[i] * 2.0;
+  for (j = m - 1; j >= 3; j -= 3)
+    A[j] = B[j] + A[j - 1];
+  for (; j >= 0; j--)
+    A[j] = A[j] + 1.0;
+#pragma endscop
+}
+int main(void) {
+  double A[100], B[100];
+  for (int n = -1; n < 12; n++) {
+    for (int i = 0; i < 100; i++) { A[i] = i * 0.5; B[i] = -1; }
+    kernel(n, n + 3, A, B);
+    double t = 0; for (int i = 0; i < 100; i++) t += B[i] * (i + 1) + A[i] * (i + 2);
+    printf("%d %a\n", n, t);
+  }
+  return 0;
+}
+"""
+
+
+def test_remainder_loops_start_where_the_loop_before_ended(tmp_path):
+    """``for (; i < n; i++)`` after ``for (i = 0; i + 4 <= n; i += 4)`` (a hand
+    unrolled loop and its remainder; also stepping down by 3 then 1) was refused:
+    its start is the value the loop before leaves i at, n - n % 4 here."""
+    assert_same_behaviour(tmp_path, REMAINDER_LOOPS, opts=("-O2",))

@@ -291,6 +291,9 @@ class _RegionBuilder:
         self.local_models: set[str] = set()
         self.used_locals: list[_Local] = []            # by the statement being built
         self.fixed_macros: dict[str, int] = {}         # size macros used at their value
+        # iterator -> (the loops around it, its value once its last loop there ended):
+        # the start of a remainder loop 'for (; i < n; i++)'
+        self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
@@ -812,10 +815,13 @@ class _RegionBuilder:
         if isinstance(node, c_ast.If):
             cond = self.condition(ctx, node.cond)
             self.assume_no_wrap(node.cond, ctx.iterators, ctx.domain)
+            before = dict(self.exit_values)
             then = self.walk(node.iftrue, _Context(ctx.iterators, ctx.domain.intersect(cond)))
             other = None
             if node.iffalse is not None:
                 other = self.walk(node.iffalse, _Context(ctx.iterators, ctx.domain.intersect(cond.complement())))
+            # a loop in a branch leaves its iterator's value known only where it ran
+            self.exit_values = {k: v for k, v in self.exit_values.items() if before.get(k) is v}
             return self.sequence([then, other])
         if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)) and (
                 isinstance(node, c_ast.Assignment) or node.op in ("++", "--", "p++", "p--")):
@@ -842,12 +848,19 @@ class _RegionBuilder:
         step = self.loop_step(node, name)
         if node.cond is None:
             raise self.error(node, f"loop over '{name}' has no condition (unbounded loop)")
-        init_pa = self.affine(ctx, init)
-        # the start value is converted to the iterator's type ('unsigned char v = n'
-        # starts at n % 256): the model holds where it fits; casts inside it likewise
         iterator_range = integer_range(self.type_of(name) or "")
-        if iterator_range is not None and not self.fits(init, iterator_range):
-            self.on_range(init_pa, *iterator_range)
+        if init is None:            # 'for (; i < n; i++)': where the last loop over i left it
+            known = self.exit_values.get(name)
+            if known is None or known[0] != tuple(ctx.iterators):
+                raise self.error(node, f"loop over '{name}' has no start: a remainder loop 'for (; {name} ...)' "
+                                       f"must follow a loop over '{name}' in the same block")
+            init_pa = known[1]
+        else:
+            init_pa = self.affine(ctx, init)
+            # the start value is converted to the iterator's type ('unsigned char v = n'
+            # starts at n % 256): the model holds where it fits; casts inside it likewise
+            if iterator_range is not None and not self.fits(init, iterator_range):
+                self.on_range(init_pa, *iterator_range)
         self.assume_in_range(ctx.domain)
         n = len(ctx.iterators)
         domain = ctx.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, n, name)
@@ -882,6 +895,13 @@ class _RegionBuilder:
             raise self.error(node.cond, f"loop condition is not monotone in '{name}' (it becomes true again "
                                         "after being false), which a polyhedral domain cannot express")
         inner.domain = domain.intersect(progression).intersect(cond)
+        self.exit_values.pop(name, None)
+        # the first value along the progression where the condition fails (it stays
+        # false after: checked above): the iterator's value after the loop
+        ended = domain.intersect(progression).subtract(cond)
+        exit_value = isl.Map.from_range(ended).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, n)
+        exit_value = exit_value.lexmin_pw_multi_aff() if step > 0 else exit_value.lexmax_pw_multi_aff()
+        exit_value = exit_value.get_pw_aff(0)
         # the condition is tested at the first value and after every iteration
         tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
         if iterator_range is not None and (iterator_range[1] < 2 ** 31 - 1 or iterator_range[0] == 0):
@@ -895,6 +915,7 @@ class _RegionBuilder:
                                         f"in the direction it moves)")
         first = len(self.statements)
         built = self.walk(node.stmt, inner)
+        self.exit_values[name] = (tuple(ctx.iterators), exit_value)
         if built is None:
             return None
         members = []
@@ -955,8 +976,16 @@ class _RegionBuilder:
     def context_for(self, obj) -> isl.Set:
         return positive_parameters(obj.get_space())
 
-    def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node]:
+    def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node | None]:
+        """The iterator and its start; no start for 'for (; i < n; i++)' (the iterator
+        is the one the increment steps)."""
         init = node.init
+        if init is None:
+            nxt = node.next
+            target = nxt.expr if isinstance(nxt, c_ast.UnaryOp) else nxt.lvalue if isinstance(nxt, c_ast.Assignment) \
+                else None
+            if isinstance(target, c_ast.ID) and target.name in self.all_iterators:
+                return target.name, None
         if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
             return init.lvalue.name, init.rvalue
         if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None \
