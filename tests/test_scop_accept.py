@@ -709,3 +709,43 @@ def test_a_remainder_loop_without_a_known_start_is_refused(body):
     text = "void f(int n, double *A)\n{\n  int i, j;\n#pragma scop\n" + body + "\n#pragma endscop\n}\n"
     with pytest.raises(ScopError, match="no start|loop initialisation"):
         extract(text, filename="r.c")
+
+
+STRUCTS = """struct img { int w, h; float *data; double grid[4][8]; };
+typedef struct { int n; double *v; } vec_t;
+struct img global_image;
+void f(struct img *in, vec_t v, int k)
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < in->h; i++)
+    for (j = 0; j < v.n; j++)
+      in->data[i * in->w + j] = v.v[j] + global_image.grid[k][j % 8];
+#pragma endscop
+}
+"""
+
+
+def test_struct_members_are_variables_of_their_own():
+    [scop] = extract(STRUCTS, filename="s.c")
+    assert sorted(scop.parameters) == ["in__h", "in__w", "k", "v__n"]
+    assert scop.c_texts == {"in__h": "in->h", "in__w": "in->w", "in__data": "in->data", "v__n": "v.n",
+                            "v__v": "v.v", "global_image__grid": "global_image.grid"}
+    data, vv, grid = scop.arrays["in__data"], scop.arrays["v__v"], scop.arrays["global_image__grid"]
+    assert data.linearized and data.dims == ["", "in->w"] and data.through_pointer
+    assert data.element(["i", "j"]) == "in->data[(i) * (in->w) + (j)]"
+    assert vv.through_pointer and grid.dims == ["4", "8"] and not grid.through_pointer
+    assert grid.element(["k", "j"]) == "global_image.grid[k][j]"
+
+
+@pytest.mark.parametrize("body", [
+    "  for (i = 0; i < 4; i++)\n    x[i] = s.inner.n;",        # two levels
+    "  for (i = 0; i < 4; i++)\n    x[i] = ps[i].n;",          # an array of structs
+    "  for (i = 0; i < 4; i++)\n    x[i] = u->n;",             # a struct not defined in the file
+])
+def test_struct_members_this_front_end_does_not_read_are_refused(body):
+    text = ("struct inner { int n; };\nstruct outer { struct inner inner; int n; };\nstruct unknown;\n"
+            "void f(struct outer s, struct outer *ps, struct unknown *u, double *x)\n{\n  int i;\n"
+            "#pragma scop\n" + body + "\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="struct member"):
+        extract(text, filename="s.c")

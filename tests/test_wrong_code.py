@@ -1053,3 +1053,15 @@ def test_remainder_loops_start_where_the_loop_before_ended(tmp_path):
     unrolled loop and its remainder; also stepping down by 3 then 1) was refused:
     its start is the value the loop before leaves i at, n - n % 4 here."""
     assert_same_behaviour(tmp_path, REMAINDER_LOOPS, opts=("-O2",))
+
+
+def test_struct_members_are_variables(tmp_path):
+    """``in->data[y * in->w + x]``, ``a->acc += a->v[i] * b.v[i]``: members of structs
+    (through a pointer, or of a struct passed by value) were refused. Each is a
+    variable of its own in the model (``in__w``), printed back as ``in->w``; the
+    in-place call (in == out) runs the original code (overlap check)."""
+    text = (Path(__file__).parent / "data" / "scop" / "struct_members.c").read_text()
+    outputs = assert_same_behaviour(tmp_path, text, opts=("-O2",))
+    guard = outputs["default"].split("#pragma scop", 1)[1]
+    assert "(in->w) >= 1" in guard and "&out->data[(1) * (in->w) + (1)]" in guard
+    assert "in__w" not in outputs["default"]

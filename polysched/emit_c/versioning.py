@@ -121,7 +121,7 @@ class Versioning:
             lines.append(f"optimized code runs when {self.assumed} holds (checked at run time; "
                          "else the original code)")
         if self.alias_checks:
-            pairs = ", ".join(f"{a.name}/{b.name}" for a, b in self.alias_checks)
+            pairs = ", ".join(f"{a.c_text}/{b.c_text}" for a, b in self.alias_checks)
             lines.append(f"run-time check that these arrays do not overlap: {pairs}")
         if self.counter_type != "int":
             lines.append(f"loop counters are {self.counter_type} (the program's types need it)")
@@ -178,10 +178,13 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
         counter_type = "int" if fits else "long long"
     wide_counters = counter_type != "int"
 
-    parameter_text = {}
+    # a struct member's C text (img->w) for the model's name of it (img__w)
+    parameter_text = {p: f"({scop.c_texts[p]})" for p in scop.parameters if p in scop.c_texts}
     if wide_counters:
         for p in scop.parameters:
-            parameter_text[p] = f"({counter_type}){p}" if p in types else f"({counter_type})({p})"
+            text = scop.c_texts.get(p, p)
+            parameter_text[p] = f"({counter_type}){text}" if p in types and p not in scop.c_texts \
+                else f"({counter_type})({text})"
     iterator_casts = {it: types[it] for it in sorted(iterators)
                       if it in types and _spelling(types[it]) != _spelling(counter_type)}
 

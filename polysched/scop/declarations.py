@@ -68,6 +68,9 @@ class Visible:
     # enumeration constants with their values (``enum { N = 100, M = N + 20 };``),
     # unless a later declaration of the same name hides them
     enumerators: dict[str, int] = field(default_factory=dict)
+    # the members of the structs defined at file scope: "struct img" (and a typedef
+    # name of it, "img_t") -> member name -> its declaration
+    structs: dict[str, dict[str, Declaration]] = field(default_factory=dict)
 
 
 def _chunks(text: str) -> list[str]:
@@ -180,6 +183,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                                       if not file_scope or top_level[m.start()] == "e"))
 
     enumerators = _enumerators(parser, enum_text(0, len(file_plain), True), {})
+    structs = _structs(parser, [macros.expand(file_text[m.start():m.end()]) for m in _STRUCT_RE.finditer(file_plain)
+                                if top_level[m.start()] in "stu"] if file_text is not None else [])
     name = "<file scope>"
     if function is not None:
         header = macros.expand(function.header)
@@ -200,7 +205,32 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         for hidden in set(local) & set(declarations):
             del declarations[hidden]        # a local enumerator hides a file-scope variable
         enumerators.update(local)
-    return Visible(name, declarations, parser.typedefs, enumerators)
+    return Visible(name, declarations, parser.typedefs, enumerators, structs)
+
+
+_STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}\s*(?:[A-Za-z_]\w*)?")
+
+
+def _structs(parser: "_Parser", definitions: list[str]) -> dict[str, dict[str, Declaration]]:
+    """The members of each struct (or union) definition, under ``struct TAG`` and under
+    the name a ``typedef`` gives it. Nested definitions are not read."""
+    found: dict[str, dict[str, Declaration]] = {}
+    for text in definitions:
+        for node in parser.parse(text):
+            names = []
+            if isinstance(node, c_ast.Typedef):
+                parser.typedefs.add(node.name)
+                names.append(node.name)
+            kind = node.type.type if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.TypeDecl) \
+                else node.type if isinstance(node, c_ast.Decl) else None
+            if not isinstance(kind, (c_ast.Struct, c_ast.Union)) or kind.decls is None:
+                continue
+            if kind.name:
+                names.append(f"{'struct' if isinstance(kind, c_ast.Struct) else 'union'} {kind.name}")
+            members = {d.name: d for d in (declaration_of(m, "member") for m in kind.decls) if d is not None}
+            for name in names:
+                found[name] = members
+    return found
 
 
 _ENUM_RE = re.compile(r"\benum\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}")

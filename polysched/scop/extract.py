@@ -294,6 +294,7 @@ class _RegionBuilder:
         # iterator -> (the loops around it, its value once its last loop there ended):
         # the start of a remainder loop 'for (; i < n; i++)'
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
+        self.c_texts: dict[str, str] = {}       # struct members read as variables
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
@@ -672,6 +673,7 @@ class _RegionBuilder:
 
     def prescan(self, node: c_ast.Node) -> None:
         """Names written anywhere in the region, and every loop iterator."""
+        self.members_as_variables(node)
         for child in _walk_nodes(node):
             target = None
             if isinstance(child, c_ast.Assignment):
@@ -692,6 +694,44 @@ class _RegionBuilder:
         self.written -= self.all_iterators
         self.cells_of_pointers(node)
         self.linearized = self.linearized_arrays(node)
+
+    def members_as_variables(self, body: c_ast.Node) -> None:
+        """``img->w``, ``img->data[i]``, ``s.x[i]``: a member of a struct variable (a
+        pointer to one, or one) declared before the region is a variable of its own,
+        named ``img__w`` in the model (``c_texts`` keeps its C text for the emitted
+        code): rewritten so in ``body``. Only members of structs defined at file
+        scope, one level deep; the statement's text keeps ``img->w``."""
+        taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
+        for parent in list(_walk_nodes(body)):
+            for field, child in parent.children():
+                if not (isinstance(child, c_ast.StructRef) and isinstance(child.name, c_ast.ID)
+                        and isinstance(child.field, c_ast.ID)):
+                    continue
+                base = self.visible.declarations.get(child.name.name)
+                through_pointer = child.type == "->"
+                if base is None or base.dims != ([""] if through_pointer else []):
+                    continue
+                member = self.visible.structs.get(base.element_type, {}).get(child.field.name)
+                if member is None:
+                    continue
+                text = f"{child.name.name}{child.type}{child.field.name}"
+                name = next((n for n, t in self.c_texts.items() if t == text), None)
+                if name is None:
+                    name = f"{child.name.name}__{child.field.name}"
+                    while name in taken:
+                        name += "_"
+                    taken.add(name)
+                    self.c_texts[name] = text
+                    # reached through the struct's pointer, or part of the struct itself
+                    origin = "param" if through_pointer else base.origin
+                    self.visible.declarations[name] = Declaration(name, member.element_type, list(member.dims),
+                                                                  origin, member.restrict)
+                variable = c_ast.ID(name, coord=child.name.coord)
+                key, _, index = field.partition("[")
+                if index:
+                    getattr(parent, key)[int(index.rstrip("]"))] = variable
+                else:
+                    setattr(parent, key, variable)
 
     def cells_of_pointers(self, body: c_ast.Node) -> None:
         """``*p`` and ``*(p + e)`` for a pointer ``p`` of one level (``double *sum``, a
@@ -1312,9 +1352,10 @@ class _RegionBuilder:
         if decl is None:
             self.arrays[name] = Array(name, "", [""] * n_subscripts)
         else:
-            dims = [""] + row_sizes if row_sizes else list(decl.dims)      # the rows' count is not declared
+            # the rows' count is not declared; the sizes as C text (img->w, not img__w)
+            dims = [""] + [self.c_texts.get(s, s) for s in row_sizes] if row_sizes else list(decl.dims)
             self.arrays[name] = Array(name, decl.element_type, dims, decl.origin, decl.through_pointer,
-                                      decl.restrict, linearized=bool(row_sizes))
+                                      decl.restrict, linearized=bool(row_sizes), text=self.c_texts.get(name, ""))
 
     def check_hidden_iterators(self, body: str, iterators: list[str], node: c_ast.Node) -> None:
         """The emitted statement is its text with the iterators renamed: a macro that
@@ -1400,7 +1441,7 @@ class _RegionBuilder:
             parameter_values=dict(self.parameter_values), context=context, arrays=self.arrays,
             statements=self.statements, schedule=schedule,
             variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
-            replaced=self.region.outer,
+            replaced=self.region.outer, c_texts=dict(self.c_texts),
         )
 
     def variable_types(self) -> dict[str, str]:

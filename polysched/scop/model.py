@@ -56,6 +56,12 @@ class Array:
     # one dimension in C, subscripted A[i * n + j] and modelled as A[i, j]: ``dims``
     # are "" (the number of rows is not declared) and the row sizes (["", "n"])
     linearized: bool = False
+    # its C text, when the name is the model's own (a struct member: "img->data")
+    text: str = ""
+
+    @property
+    def c_text(self) -> str:
+        return self.text or self.name
 
     @property
     def is_scalar(self) -> bool:
@@ -65,11 +71,11 @@ class Array:
         """The C text of the element at ``subscripts`` of the model (``A[i][j]``; for a
         linearised array ``A[(i) * (n) + (j)]``)."""
         if not self.linearized:
-            return self.name + "".join(f"[{s}]" for s in subscripts)
+            return self.c_text + "".join(f"[{s}]" for s in subscripts)
         index = subscripts[0]
         for size, s in zip(self.dims[1:], subscripts[1:]):
             index = f"({index}) * ({size}) + ({s})"
-        return f"{self.name}[{index}]"
+        return f"{self.c_text}[{index}]"
 
 
 @dataclass
@@ -168,6 +174,9 @@ class Scop:
     # (start, end) of the text an output replaces, when it is more than the region:
     # a region of polysched's own output, whose original code the region is
     replaced: tuple[int, int] | None = None
+    # the C text of the model's names that are not C names: struct members read as
+    # variables ({"img__w": "img->w"}; see extract.py: members_as_variables)
+    c_texts: dict[str, str] = field(default_factory=dict)
 
     @property
     def replaced_span(self) -> tuple[int, int]:

@@ -127,11 +127,12 @@ def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
     for array in scop.arrays.values():
         pattern.types[array.name] = normalize_type(array.element_type)
         pattern.ranks[array.name] = len(array.dims)
-    linearized = sorted({a.array for a in stmt.accesses if scop.arrays[a.array].linearized})
-    if linearized:
-        # calls take a base and leading dimensions from the declared shape
-        pattern.error = f"'{linearized[0]}' has linearised subscripts (read as rows of a matrix): not matched"
-        return pattern
+    # calls take a base and leading dimensions from the declared shape and name
+    for array in (scop.arrays[name] for name in sorted({a.array for a in stmt.accesses})):
+        if array.linearized or array.text:
+            why = "has linearised subscripts (read as rows of a matrix)" if array.linearized else "is a struct member"
+            pattern.error = f"'{array.c_text}' {why}: not matched"
+            return pattern
     try:
         node = _parse_body(stmt.body)
         pattern.tree = _Builder(scop, stmt, pattern).statement(node)
