@@ -6,6 +6,14 @@ from contextlib import contextmanager
 import islpy as isl
 
 
+def val(value: int) -> isl.Val:
+    """``value`` as an isl value, exact for any size (islpy's ``Val(int)`` only takes a
+    C ``long``)."""
+    if -2 ** 62 < value < 2 ** 62:
+        return isl.Val(value)
+    return isl.Val(str(value))
+
+
 def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     """The per-space pieces of ``{ S0[i] -> ...; S1[i, j] -> ... }`` as a list."""
     result: list[isl.Map] = []

@@ -1065,3 +1065,43 @@ def test_struct_members_are_variables(tmp_path):
     guard = outputs["default"].split("#pragma scop", 1)[1]
     assert "(in->w) >= 1" in guard and "&out->data[(1) * (in->w) + (1)]" in guard
     assert "in__w" not in outputs["default"]
+
+
+REVERSE_UNSIGNED = r"""
+#include <stdio.h>
+#include <stddef.h>
+void f(unsigned n, size_t m, int k, double *A, double *B) {
+  unsigned i;
+  size_t j;
+  unsigned char c;
+#pragma scop
+  for (i = n - 1; i < n; i--)
+    A[i] = A[i + 1] + 1.0;
+  for (j = m; j <= m; j--)
+    B[j] = B[j] * 0.5 + A[j];
+  for (c = k - 1; c < k; c--)
+    B[c] = B[c] + 2.0;
+#pragma endscop
+}
+int main(void) {
+  double A[300], B[300];
+  int sizes[][3] = {{0, 0, 0}, {1, 1, 1}, {5, 3, 7}, {9, 12, 255}, {17, 0, 256}, {250, 2, 300}};
+  for (int s = 0; s < 6; s++) {
+    for (int q = 0; q < 300; q++) { A[q] = q % 7; B[q] = q % 5; }
+    f(sizes[s][0], sizes[s][1], sizes[s][2] < 256 ? sizes[s][2] : 0, A, B);
+    double t = 0;
+    for (int q = 0; q < 300; q++) t += A[q] * (q + 1) + B[q] * (q + 2);
+    printf("%d %a\n", s, t);
+  }
+  return 0;
+}
+"""
+
+
+def test_unsigned_loops_counting_down_to_zero(tmp_path):
+    """``for (i = n - 1; i < n; i--)`` with unsigned i: below 0, i wraps around to its
+    type's largest value, where ``i < n`` fails, ending the loop (unsigned, size_t,
+    unsigned char). The front end refused it as unbounded; it now ends the domain at
+    0 and assumes the condition fails at the wrapped value (checked at run time)."""
+    outputs = assert_same_behaviour(tmp_path, REVERSE_UNSIGNED, opts=("-O2",))
+    assert "4294967295" in outputs["default"]

@@ -23,7 +23,7 @@ from math import gcd
 
 import islpy as isl
 
-from polysched.islutil import maps_of, sets_of
+from polysched.islutil import maps_of, sets_of, val
 
 from .options import Budget, BudgetExceeded
 
@@ -509,13 +509,13 @@ def _system_set(system) -> isl.BasicSet:
     ls = isl.LocalSpace.from_space(space)
     for equality, vec in rows:
         con = isl.Constraint.alloc_equality(ls) if equality else isl.Constraint.alloc_inequality(ls)
-        con = con.set_constant_val(isl.Val(vec[0]))
+        con = con.set_constant_val(val(vec[0]))
         for p in range(np_):
             if vec[1 + p]:
-                con = con.set_coefficient_val(isl.dim_type.param, p, isl.Val(vec[1 + p]))
+                con = con.set_coefficient_val(isl.dim_type.param, p, val(vec[1 + p]))
         for k in range(nvars):
             if vec[1 + np_ + k]:
-                con = con.set_coefficient_val(isl.dim_type.set, k, isl.Val(vec[1 + np_ + k]))
+                con = con.set_coefficient_val(isl.dim_type.set, k, val(vec[1 + np_ + k]))
         bset = bset.add_constraint(con)
     return bset
 

@@ -19,6 +19,8 @@ from typing import Callable
 import islpy as isl
 from pycparser import c_ast, c_generator
 
+from polysched.islutil import val
+
 from .unsigned import unsigned_width_of
 from .macros import MacroTable, int_literal_value
 
@@ -29,14 +31,6 @@ _CMP = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_
 # C integer constants in affine positions must fit in a signed 64-bit integer (a wider
 # literal changes type and wraps in C; isl itself has arbitrary precision).
 INT64_MAX = 2 ** 63 - 1
-
-
-def val(value: int) -> isl.Val:
-    """``value`` as an isl value, exact for any size (islpy's ``Val(int)`` only takes a
-    C ``long``)."""
-    if -2 ** 62 < value < 2 ** 62:
-        return isl.Val(value)
-    return isl.Val(str(value))
 
 
 def positive_parameters(space: isl.Space) -> isl.Set:

@@ -936,14 +936,26 @@ class _RegionBuilder:
                                         "after being false), which a polyhedral domain cannot express")
         inner.domain = domain.intersect(progression).intersect(cond)
         self.exit_values.pop(name, None)
-        # the first value along the progression where the condition fails (it stays
-        # false after: checked above): the iterator's value after the loop
-        ended = domain.intersect(progression).subtract(cond)
-        exit_value = isl.Map.from_range(ended).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, n)
-        exit_value = exit_value.lexmin_pw_multi_aff() if step > 0 else exit_value.lexmax_pw_multi_aff()
-        exit_value = exit_value.get_pw_aff(0)
-        # the condition is tested at the first value and after every iteration
-        tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
+        if step == -1 and iterator_range is not None and iterator_range[0] == 0 and not inner.domain.is_bounded():
+            # 'for (unsigned i = n - 1; i < n; i--)': below 0, i wraps around to its
+            # type's largest value, where the condition must fail (an assumption,
+            # checked at run time); the loop ends there
+            if iterator_range[1] < 2 ** 62:     # 64-bit: versioning keeps sizes below 2**56
+                top = isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), val(iterator_range[1]))
+                self.no_wrap.append(domain.intersect(var.eq_set(top)).intersect(cond).params().complement())
+            inner.domain = inner.domain.intersect(var.nonneg_set())
+            exit_value = isl.PwAff.val_on_domain(ctx.domain, val(iterator_range[1]))
+            tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift)) \
+                .intersect(var.nonneg_set())
+        else:
+            # the first value along the progression where the condition fails (it
+            # stays false after: checked above): the iterator's value after the loop
+            ended = domain.intersect(progression).subtract(cond)
+            exit_value = isl.Map.from_range(ended).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, n)
+            exit_value = exit_value.lexmin_pw_multi_aff() if step > 0 else exit_value.lexmax_pw_multi_aff()
+            exit_value = exit_value.get_pw_aff(0)
+            # the condition is tested at the first value and after every iteration
+            tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
         if iterator_range is not None and (iterator_range[1] < 2 ** 31 - 1 or iterator_range[0] == 0):
             # a char, short or unsigned iterator wraps around instead of passing its
             # type's end (defined behaviour; a signed int's overflow is not)
