@@ -967,6 +967,10 @@ class _RegionBuilder:
                                         f"in the direction it moves)")
         first = len(self.statements)
         built = self.walk(node.stmt, inner)
+        # a value left inside this loop is the last iteration's, not a function of
+        # this loop's iterator: a loop at the same depth in a later nest over the same
+        # name must not read it (for (j..) for (i = 0; ...); for (j..) for (; i < n; ...))
+        self.exit_values = {k: v for k, v in self.exit_values.items() if len(v[0]) <= n}
         self.exit_values[name] = (tuple(ctx.iterators), exit_value)
         if built is None:
             return None
