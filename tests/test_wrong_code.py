@@ -1105,3 +1105,38 @@ def test_unsigned_loops_counting_down_to_zero(tmp_path):
     0 and assumes the condition fails at the wrapped value (checked at run time)."""
     outputs = assert_same_behaviour(tmp_path, REVERSE_UNSIGNED, opts=("-O2",))
     assert "4294967295" in outputs["default"]
+
+
+STRUCT_SCALAR_REACHED = r"""
+#include <stdio.h>
+struct acc { double sum; int count; };
+void add(struct acc *a, double *x, int n) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    a->sum += x[i];
+    x[i] = a->sum * 0.5;
+  }
+#pragma endscop
+}
+int main(void) {
+  double buf[40];
+  struct acc a = {1.0, 0};
+  for (int n = 0; n < 30; n += 7) {
+    for (int k = 0; k < 40; k++) buf[k] = k % 5;
+    add(&a, buf, n);
+    add((struct acc *)(void *)(buf + 3), buf, n);  /* the member is x[3] */
+    double t = 0;
+    for (int k = 0; k < 40; k++) t += buf[k] * (k + 1);
+    printf("%d %a %a\n", n, t, a.sum);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_struct_member_a_pointer_reaches_is_in_the_overlap_check(tmp_path):
+    """``a->sum`` is memory: when ``x`` points at it (a->sum is x[3]) the loop reads
+    what it wrote; the scalar member is one of the checked pairs (&(a->sum))."""
+    outputs = assert_same_behaviour(tmp_path, STRUCT_SCALAR_REACHED, opts=("-O2",))
+    assert "&(a->sum)" in outputs["default"]

@@ -266,7 +266,8 @@ class _RegionPrinter:
         if elements is None or elements.is_empty():
             return None
         if elements.dim(isl.dim_type.set) == 0:
-            return f"(const char *)&({array.c_text})", f"(const char *)(&({array.c_text}) + 1)"
+            address = f"&({array.text})" if array.text else f"&{array.name}"      # &(p->sum)
+            return f"(const char *){address}", f"(const char *)({address} + 1)"
         texts = []
         for extreme in (elements.lexmin_pw_multi_aff(), elements.lexmax_pw_multi_aff()):
             subscripts = [self.expr(build.expr_from_pw_aff(extreme.get_pw_aff(k)))

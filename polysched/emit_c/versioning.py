@@ -259,8 +259,9 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
     # the program takes (a probe's `double *p = &acc;` read acc as p[0] in the region;
     # `int *p = &i;` read the iterator i, which the optimized loops leave alone)
     taken = set(scop.address_taken)
+    # (a struct's scalar member is memory a pointer may reach too: p->sum)
     candidates = [a for a in scop.arrays.values() if not a.is_scalar or a.origin in ("global", "")
-                  or a.name in taken]
+                  or a.name in taken or a.text]
     for name in sorted(taken - set(scop.arrays)):       # iterators and sizes
         candidates.append(Array(name, scop.variable_types.get(name, "int"), origin="local"))
         if name not in scop.parameters:

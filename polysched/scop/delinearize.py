@@ -71,11 +71,12 @@ def expand(node: c_ast.Node, is_size: Callable[[str], bool],
 
 def chain_of(subscripts: list[list[Term]], mentions_iterator: Callable[[c_ast.Node], bool]) -> list[tuple[str, ...]] | None:
     """The chain of an array whose subscripts expand to ``subscripts`` (outermost
-    monomial first, ending with ``()``), or None when no term multiplies a size with
-    an iterator or with another size (the subscripts are affine: nothing to do) or
-    when the monomials do not form a chain."""
+    monomial first, ending with ``()``): the monomials that multiply an iterator. None
+    when there is none (the subscripts are affine: nothing to do) or when they do not
+    form a chain. A monomial without an iterator is folded into a dimension by
+    ``grouped`` (``(n - 1 - i) * n`` is row ``n - 1 - i``)."""
     monomials = {t.sizes for terms in subscripts for t in terms
-                 if t.sizes and (len(t.sizes) > 1 or any(mentions_iterator(f) for f in t.factors))}
+                 if t.sizes and any(mentions_iterator(f) for f in t.factors)}
     if not monomials:
         return None
     chain = sorted(monomials | {()}, key=len, reverse=True)
