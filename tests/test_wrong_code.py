@@ -1140,3 +1140,112 @@ def test_a_struct_member_a_pointer_reaches_is_in_the_overlap_check(tmp_path):
     what it wrote; the scalar member is one of the checked pairs (&(a->sum))."""
     outputs = assert_same_behaviour(tmp_path, STRUCT_SCALAR_REACHED, opts=("-O2",))
     assert "&(a->sum)" in outputs["default"]
+
+
+LIVE_AFTER = r"""
+#include <stdio.h>
+#define RESULT j
+#define ADDR(x) &x
+int A[100], B[100];
+double D[100], E[100];
+static int in_a_block(int n) {          /* the region inside a { } block */
+  int j;
+  {
+#pragma scop
+  for (j = 0; j < n; j++)
+    A[j] = j;
+#pragma endscop
+  }
+  return j;
+}
+static int through_a_macro(int n) {     /* read after the region as RESULT */
+  int j;
+#pragma scop
+  for (j = 0; j < n; j++)
+    A[j] = j + 1;
+#pragma endscop
+  return RESULT;
+}
+static int read_in_an_initialiser(int n) {
+  int j = 7, acc = 0, t;
+  for (t = 0; t < 2; t++) {
+    int x = j;                          /* reads j, declares x */
+    acc += x;
+#pragma scop
+    for (j = 0; j < n; j++)
+      A[j] = j + 2;
+#pragma endscop
+  }
+  return acc;
+}
+static int declared_and_not(int n) {
+  int i = 5;
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = i;
+  for (i = 0; i < n; i++)
+    B[i] = i;
+#pragma endscop
+  return i;
+}
+static void cast_address(int n, double *out) {
+  int i;
+  double acc = 0.0;
+  double *q = (double *)&acc;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    acc += D[i];
+    E[i] = q[0];
+  }
+#pragma endscop
+  *out = acc;
+}
+static void macro_address(int n) {
+  int i;
+  double acc = 0.0;
+  double *q = ADDR(acc);
+#pragma scop
+  for (i = 0; i < n; i++) {
+    acc += D[i];
+    E[i] = q[0] + E[i];
+  }
+#pragma endscop
+}
+static void address_after(int n) {
+  int i, t;
+  double acc = 0.0, dummy = -1.0;
+  double *q = &dummy;
+  for (t = 0; t < 2; t++) {
+#pragma scop
+    for (i = 0; i < n; i++) {
+      acc += D[i];
+      E[i] = q[0] * 2.0 + E[i];
+    }
+#pragma endscop
+    q = &acc;
+  }
+}
+int main(void) {
+  for (int i = 0; i < 100; i++) D[i] = i;
+  for (int n = 0; n < 9; n += 4) {
+    double out = 0;
+    printf("%d %d %d %d\n", in_a_block(n), through_a_macro(n), read_in_an_initialiser(n), declared_and_not(n));
+    cast_address(n, &out);
+    macro_address(n);
+    address_after(n);
+    double s = 0;
+    for (int i = 0; i < 100; i++) s += E[i] * (i + 1) + A[i] + B[i];
+    printf("%a %a\n", s, out);
+  }
+  return 0;
+}
+"""
+
+
+def test_iterators_read_and_addresses_taken_around_the_region(tmp_path):
+    """A probe's programs (each was wrong): an iterator read after the region when the
+    region sits in a { } block, through a macro (RESULT), in an initialiser
+    (``int x = j;`` was taken for a declaration of j), or declared by one loop and
+    not by another; an address taken through a cast (``(double *)&acc``), inside a
+    macro (``ADDR(acc)``), or after the region inside an enclosing loop."""
+    assert_same_behaviour(tmp_path, LIVE_AFTER, opts=("-O2",))

@@ -172,10 +172,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         builder, scop = built
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
             | {a.name for a in scop.arrays.values() if a.is_scalar}
-        scop.address_taken = address_taken(plain, region, function, visible, variables)
+        scop.address_taken = address_taken(plain, region, function, visible, variables, macros)
         scop.identifiers = names
         scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
-                                             set(scop.loop_scoped))
+                                             set(scop.loop_scoped), macros)
         scops.append(scop)
     if empty and not scops:
         raise empty[0]
@@ -674,6 +674,7 @@ class _RegionBuilder:
     def prescan(self, node: c_ast.Node) -> None:
         """Names written anywhere in the region, and every loop iterator."""
         self.members_as_variables(node)
+        outer_loops: set[str] = set()       # iterators of loops that do not declare them
         for child in _walk_nodes(node):
             target = None
             if isinstance(child, c_ast.Assignment):
@@ -690,6 +691,12 @@ class _RegionBuilder:
                         decl = declaration_of(child.init.decls[0], "local")
                         if decl is not None:
                             self.loop_scoped_types[name] = decl.element_type
+                    else:
+                        outer_loops.add(name)
+        # an iterator some loop declares and another uses undeclared is the function's
+        # too (for (int i ...) then for (i ...)): alive after the region
+        for name in outer_loops & set(self.loop_scoped_types):
+            del self.loop_scoped_types[name]
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
         self.cells_of_pointers(node)

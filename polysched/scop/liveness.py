@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from .declarations import Visible
+from .macros import MacroTable
 from .source import IDENT_RE, FunctionText, Region
 
 _DECL_START = re.compile(
@@ -24,10 +25,11 @@ _DECL_START = re.compile(
     r"size_t|ssize_t|ptrdiff_t|u?int(?:8|16|32|64|ptr|max)_t|_Bool|bool)\b\s*)+")
 
 
-def _function_body_end(plain: str, region_end: int) -> int:
-    """Offset of the ``}`` closing the function body that contains ``region_end``."""
+def _function_body_end(plain: str, function: FunctionText) -> int:
+    """Offset of the ``}`` closing the function's body (a region inside an inner block
+    ``{ ... }`` is followed by that block's brace first)."""
     depth = 0
-    for k in range(region_end, len(plain)):
+    for k in range(function.body_offset, len(plain)):
         c = plain[k]
         if c == "{":
             depth += 1
@@ -40,11 +42,15 @@ def _function_body_end(plain: str, region_end: int) -> int:
 
 def _is_declaration_mention(text: str, pos: int) -> bool:
     """Whether the identifier at ``text[pos]`` is declared there without being read:
-    the statement starts with integer type words, has no call or brace, and the name
+    the statement starts with integer type words, has no call or brace, the name is a
+    declarator (right after the type words or a comma: ``int x = j;`` reads j), and it
     is followed by ``,`` ``;`` or ``=`` (an initialiser writes, it does not read)."""
     start = max(text.rfind(";", 0, pos), text.rfind("{", 0, pos), text.rfind("}", 0, pos)) + 1
     head = text[start:pos]
-    if "(" in head or not _DECL_START.match(head):
+    declared = _DECL_START.match(head)
+    if "(" in head or not declared:
+        return False
+    if head[declared.end():].rsplit(",", 1)[-1].strip(" \t\n*"):     # 'int x = ' before it
         return False
     rest = text[pos:].lstrip()
     name = IDENT_RE.match(rest)
@@ -53,7 +59,7 @@ def _is_declaration_mention(text: str, pos: int) -> bool:
 
 
 def live_iterators(plain: str, region: Region, function: FunctionText | None, visible: Visible,
-                   iterators: set[str], loop_scoped: set[str]) -> tuple[str, ...]:
+                   iterators: set[str], loop_scoped: set[str], macros: MacroTable) -> tuple[str, ...]:
     """The iterators (sorted) whose value after the region may be read.
 
     ``plain``: the file text with comments, strings and directives blanked (offsets
@@ -61,13 +67,16 @@ def live_iterators(plain: str, region: Region, function: FunctionText | None, vi
     candidates = sorted(iterators - set(loop_scoped))
     if function is None:
         return tuple(candidates)
-    body_start = function.body_offset
-    body_end = _function_body_end(plain, region.end)
-    outside = [(body_start, region.start), (region.end, body_end)]
+    outside = [(function.body_offset, region.start), (region.end, _function_body_end(plain, function))]
+    # names a macro used around the region reads (#define RESULT j ... return RESULT;)
+    through_macros = set()
+    for lo, hi in outside:
+        for word in set(IDENT_RE.findall(plain, lo, hi)) & set(macros.macros):
+            through_macros |= macros.names_reached(word)
     live = []
     for name in candidates:
         decl = visible.declarations.get(name)
-        if decl is None or decl.origin == "global":
+        if decl is None or decl.origin == "global" or name in through_macros:
             live.append(name)
             continue
         pattern = re.compile(rf"\b{re.escape(name)}\b")
@@ -85,21 +94,32 @@ def live_iterators(plain: str, region: Region, function: FunctionText | None, vi
 
 
 def address_taken(plain: str, region: Region, function: FunctionText | None, visible: Visible,
-                  names: set[str]) -> tuple[str, ...]:
+                  names: set[str], macros: MacroTable) -> tuple[str, ...]:
     """The ``names`` (sorted) whose address the program takes where a pointer made from
-    it may be used inside the region: before the region in the enclosing function, or
-    anywhere in the file for a global (or a name the function does not declare). A
-    pointer in the region may then read or write the variable (``int *p = &i``, then
-    ``p[0]`` in a loop over ``i``), which isl sees as distinct memory: the run-time check
-    tests their addresses (emit_c/versioning.py)."""
+    it may be used inside the region: anywhere in the enclosing function outside the
+    region (after it too: an enclosing loop comes back), or anywhere in the file for a
+    global (or a name the function does not declare), macros expanded. A pointer in the
+    region may then read or write the variable (``int *p = &i``, then ``p[0]`` in a loop
+    over ``i``), which isl sees as distinct memory: the run-time check tests their
+    addresses (emit_c/versioning.py). Any ``&name`` counts (``(double *)&acc``); a
+    bitwise and read as one only adds a check."""
+    if function is None:
+        texts = [plain[:region.start], plain[region.end:]]
+    else:
+        texts = [plain[function.body_offset:region.start], plain[region.end:_function_body_end(plain, function)]]
+    expanded = [macros.expand(text) if "&" in text or set(IDENT_RE.findall(text)) & set(macros.macros) else text
+                for text in texts]
+    whole_file = None
     found = []
     for name in sorted(names):
         decl = visible.declarations.get(name)
-        if decl is None or decl.origin == "global" or function is None:
-            spans = [(0, region.start), (region.end, len(plain))]
+        pattern = re.compile(rf"(?<!&)&\s*\(?\s*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")
+        if decl is None or decl.origin == "global":
+            if whole_file is None:
+                whole_file = [macros.expand(plain[:region.start]), macros.expand(plain[region.end:])]
+            spans = whole_file
         else:
-            spans = [(function.body_offset, region.start)]
-        pattern = re.compile(rf"(?<![&\w)\]])&\s*\(?\s*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")
-        if any(pattern.search(plain, lo, hi) for lo, hi in spans):
+            spans = expanded
+        if any(pattern.search(text) for text in spans):
             found.append(name)
     return tuple(found)
