@@ -1249,3 +1249,144 @@ def test_iterators_read_and_addresses_taken_around_the_region(tmp_path):
     not by another; an address taken through a cast (``(double *)&acc``), inside a
     macro (``ADDR(acc)``), or after the region inside an enclosing loop."""
     assert_same_behaviour(tmp_path, LIVE_AFTER, opts=("-O2",))
+
+
+INEXACT_REDUCTIONS = r"""
+#include <stdio.h>
+#include <stdbool.h>
+int A[200];
+static int truncating(int n) {
+  int i, s = 0;
+#pragma scop
+  for (i = 0; i < n; i++)
+    s += A[i] * 0.5;
+#pragma endscop
+  return s;
+}
+static int boolean(int n) {
+  int i;
+  _Bool s = 0;
+#pragma scop
+  for (i = 0; i < n; i++)
+    s += A[i];
+#pragma endscop
+  return s;
+}
+static int product_mod(int n) {
+  int i, s = 1, t = 1000;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    s = s * A[i] % 1000;
+    t = t * A[i] / 2;
+  }
+#pragma endscop
+  return s + t;
+}
+static int counting(int n, double *B) {
+  int i, c = 0;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    B[i] = A[i] * 0.5;
+    c += A[i];
+  }
+#pragma endscop
+  return c;
+}
+int main(void) {
+  double B[200];
+  for (int i = 0; i < 200; i++) A[i] = (i % 2 ? -1 : 1) * (i % 7 + 1);
+  for (int n = 0; n <= 200; n += 40)
+    printf("%d %d %d %d %d\n", n, truncating(n), boolean(n), product_mod(n), counting(n, B));
+  return 0;
+}
+"""
+
+
+def test_integer_updates_that_are_no_reductions(tmp_path):
+    """A probe's programs, each made ``reduction(...)`` and wrong at 2 threads: an int
+    summed with a double (truncated at every step), a _Bool (``s = (s + a) != 0``),
+    ``s = s * a % 1000`` and ``t = t * a / 2`` (the % and / apply to the product). They
+    stay serial; an int sum beside a double statement is still a reduction."""
+    outputs = assert_same_behaviour(tmp_path, INEXACT_REDUCTIONS, opts=("-O2",))
+    assert "reduction(+:c)" in outputs["tile-par"]
+    assert outputs["tile-par"].count("reduction(") == 1
+
+
+CLOSED_BLOCKS = r"""
+#include <stdio.h>
+int A[400];
+double buf[200];
+int gi = 77;
+int N;
+static double sum_of(int n, double *x) {
+  double s = 0.25;
+  { int s = 1; A[398] = s; }             /* int s in a closed block: s is a double here */
+#pragma scop
+  for (int i = 0; i < n; i++)
+    s += x[i];
+#pragma endscop
+  return s;
+}
+static void narrow(int n) {
+  unsigned char i;
+  { int i = 1; A[397] = i; }
+#pragma scop
+  for (i = n; i > 0; i--)                /* i = (unsigned char)n */
+    A[i] += i;
+#pragma endscop
+}
+static void global_iterator(int n) {
+  { int gi = 3; A[396] = gi; }
+#pragma scop
+  for (gi = 0; gi < n; gi++)
+    A[gi] += 2;
+#pragma endscop
+}
+static void not_restrict(int n, double *X, double *Y) {
+  int i;
+  { double *restrict X = 0; (void)X; }
+#pragma scop
+  for (i = 0; i < n; i++)
+    Y[i] = X[i] * 2.0 + 1.0;
+  for (i = 0; i < n; i++)
+    X[i] = Y[i] + X[i];
+#pragma endscop
+}
+static void enumerator_out_of_scope(void) {
+  int i;
+  { enum { N = 5 }; A[395] = N; }
+#pragma scop
+  for (i = 0; i < N; i++)                /* the global N */
+    A[i] = A[i] + i + 1;
+#pragma endscop
+}
+int main(void) {
+  int sizes[] = {0, 1, 2, 7, 70, 300};
+  for (int c = 0; c < 6; c++) {
+    int n = sizes[c];
+    for (int i = 0; i < 200; i++) buf[i] = i % 17;
+    double s = sum_of(n < 200 ? n : 200, buf);
+    narrow(n);
+    global_iterator(n < 390 ? n : 390);
+    not_restrict(n < 100 ? n : 100, buf + 10, buf + 9);
+    N = n < 390 ? n : 390;
+    enumerator_out_of_scope();
+    long t = 0;
+    for (int k = 0; k < 400; k++) t += (long)A[k] * (k + 1);
+    double u = 0;
+    for (int k = 0; k < 200; k++) u += buf[k] * (k + 1);
+    printf("%d %a %ld %a %d\n", n, s, t, u, gi);
+  }
+  return 0;
+}
+"""
+
+
+def test_declarations_in_blocks_closed_before_the_region_are_out_of_scope(tmp_path):
+    """A probe's programs: ``{ int s = 1; }`` made the double s an integer (a parallel
+    sum without --reassociate); ``{ int i; }`` hid an unsigned char iterator's type;
+    ``{ int gi; }`` made the global iterator gi a dead local; ``{ double *restrict X; }``
+    made the parameter X restrict (no overlap check); ``{ enum { N = 5 }; }`` replaced
+    the global N. Blocks closed before the region declare nothing there."""
+    outputs = assert_same_behaviour(tmp_path, CLOSED_BLOCKS, opts=("-O2",))
+    assert "reduction" not in outputs["tile-par"]

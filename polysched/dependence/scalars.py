@@ -183,9 +183,10 @@ def reduction_operator(body: str, name: str) -> str | None:
         if not match:
             return None
         op, rest = match.groups()
-        # x = x * a + b is not a product reduction; x = x + a * b is a sum
+        # x = x * a + b is not a product reduction; x = x + a * b is a sum; and
+        # x = x * a % m is (x * a) % m: / and % bind like * and apply to the product
         top = _top_level(rest)
-        if _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+]", top)):
+        if _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+/%]", top)):
             return None
     if re.search(rf"(?<![A-Za-z0-9_]){ident}(?![A-Za-z0-9_])", rest):
         return None
@@ -273,6 +274,10 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             verdict.private.append(name)
             continue
         op = reduction_of(scop, accesses, name, domain)
+        inexact = _inexact_integer_update(scop, name, domain) if op is not None else None
+        if inexact is not None:
+            verdict.blocking[name] = inexact
+            continue
         if op is not None and not is_integer_type(array.element_type):
             if not reassociate:
                 verdict.blocking[name] = "floating-point reduction (parallel only with --reassociate)"
@@ -283,6 +288,29 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             continue
         verdict.blocking[name] = reason
     return verdict
+
+
+_FLOATING_TEXT = re.compile(r"\d\.|\.\d|\d[eE][-+]?\d|\b(?:float|double)\b|\w\s*\(")
+
+
+def _inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
+    """Why the updates of integer scalar ``name`` in ``domain`` are no modular sum or
+    product that partial results may combine, or None. ``_Bool s; s += a`` is
+    ``s = (s + a) != 0``; ``int s; s += x * 0.5`` truncates ``s + x * 0.5`` toward zero
+    at every step. (A floating-point scalar is a reassociation: classify_scalars.)"""
+    element = scop.arrays[name].element_type
+    if not is_integer_type(element):
+        return None
+    if set(element.split()) & {"_Bool", "bool"}:
+        return "a _Bool update is no sum (it converts to 0 or 1 at every step)"
+    for stmt in scop.statements:
+        if all(a.array != name for a in stmt.accesses) or \
+                stmt.domain.intersect(domain.extract_set(stmt.domain.get_space())).is_empty():
+            continue
+        others = [scop.arrays[a.array].element_type for a in stmt.accesses if a.array != name]
+        if any(not is_integer_type(t) for t in others) or _FLOATING_TEXT.search(stmt.body):
+            return "an integer updated with a value that may not be an integer (C converts at every step)"
+    return None
 
 
 def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet,

@@ -197,11 +197,14 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         if name == "<file scope>":
             m = re.search(r"([A-Za-z_]\w*)\s*\(", function.header)
             name = m.group(1) if m else name
-        take([c for c in _chunks(function.body_prefix)], "local")
+        # the blocks closed before the region: what they declare is out of scope there
+        open_prefix = _without_closed_blocks(function.body_prefix)
+        take([c for c in _chunks(open_prefix)], "local")
         for hidden in [n for n, d in declarations.items() if d.origin != "global"]:
             enumerators.pop(hidden, None)   # a parameter or local hides a file-scope enumerator
         body = function.body_offset
-        local = _enumerators(parser, enum_text(body, body + len(function.body_prefix), False), enumerators)
+        local = _enumerators(parser, " ".join(enum_text(body + m.start(), body + m.end(), False)
+                                              for m in _ENUM_RE.finditer(open_prefix)), enumerators)
         for hidden in set(local) & set(declarations):
             del declarations[hidden]        # a local enumerator hides a file-scope variable
         enumerators.update(local)
@@ -231,6 +234,23 @@ def _structs(parser: "_Parser", definitions: list[str]) -> dict[str, dict[str, D
             for name in names:
                 found[name] = members
     return found
+
+
+def _without_closed_blocks(text: str) -> str:
+    """``text`` (a function body up to a region) with every block that closes in it
+    blanked, offsets kept: ``{ int i = 1; }`` declares nothing the region sees. The
+    braces of an enum, struct or initialiser are no block."""
+    out, opened = list(text), []
+    for k, c in enumerate(text):
+        if c == "{":
+            before = text[:k].rstrip()
+            block = not before or before[-1] in ";{})" or re.search(r"\b(?:else|do)$", before) is not None
+            opened.append((k, block))
+        elif c == "}" and opened:
+            start, block = opened.pop()
+            if block:
+                out[start:k + 1] = [ch if ch == "\n" else " " for ch in text[start:k + 1]]
+    return "".join(out)
 
 
 _ENUM_RE = re.compile(r"\benum\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}")
