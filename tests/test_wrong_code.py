@@ -1390,3 +1390,43 @@ def test_declarations_in_blocks_closed_before_the_region_are_out_of_scope(tmp_pa
     the global N. Blocks closed before the region declare nothing there."""
     outputs = assert_same_behaviour(tmp_path, CLOSED_BLOCKS, opts=("-O2",))
     assert "reduction" not in outputs["tile-par"]
+
+
+ATTRIBUTE_HEADER = r"""
+#include <stdio.h>
+#define NOINLINE __attribute__((noinline, used))
+int A[100], B[100];
+__attribute__((noinline)) static void kernel(unsigned n, int m) {
+  int i;
+#pragma scop
+  for (i = -1; i < n; i++)        /* unsigned comparison: -1 < n is false */
+    A[i + 1] += 1;
+  for (i = 0; i < m; i++)
+    B[i] = A[i] * 2;
+#pragma endscop
+}
+NOINLINE static void kernel2(unsigned n) {
+  int i;
+#pragma scop
+  for (i = -1; i < n; i++)
+    B[i + 1] += 3;
+#pragma endscop
+}
+int main(void) {
+  for (int n = 0; n < 40; n += 9) {
+    kernel(n, n);
+    kernel2(n);
+    long s = 0;
+    for (int k = 0; k < 100; k++) s += A[k] + 3L * B[k];
+    printf("%d %ld\n", n, s);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_function_header_with_attributes_is_read(tmp_path):
+    """A probe's program: ``__attribute__((noinline))`` (also through a macro) hid the
+    header from the front end, so ``unsigned n`` was read as an int and ``-1 < n``
+    as true: the loop ran. The attributes are now dropped before reading it."""
+    assert_same_behaviour(tmp_path, ATTRIBUTE_HEADER, opts=("-O2",))

@@ -71,6 +71,9 @@ class Visible:
     # the members of the structs defined at file scope: "struct img" (and a typedef
     # name of it, "img_t") -> member name -> its declaration
     structs: dict[str, dict[str, Declaration]] = field(default_factory=dict)
+    # the enclosing function's header when this front end could not read it (K&R
+    # parameter lists): its parameters' types are unknown
+    unread_header: str = ""
 
 
 def _chunks(text: str) -> list[str]:
@@ -186,8 +189,9 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     structs = _structs(parser, [macros.expand(file_text[m.start():m.end()]) for m in _STRUCT_RE.finditer(file_plain)
                                 if top_level[m.start()] in "stu"] if file_text is not None else [])
     name = "<file scope>"
+    unread_header = ""
     if function is not None:
-        header = macros.expand(function.header)
+        header = _without_attributes(macros.expand(function.header))
         for node in parser.parse(header):
             if isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl):
                 name = node.name
@@ -197,6 +201,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         if name == "<file scope>":
             m = re.search(r"([A-Za-z_]\w*)\s*\(", function.header)
             name = m.group(1) if m else name
+            unread_header = header
         # the blocks closed before the region: what they declare is out of scope there
         open_prefix = _without_closed_blocks(function.body_prefix)
         take([c for c in _chunks(open_prefix)], "local")
@@ -208,7 +213,23 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         for hidden in set(local) & set(declarations):
             del declarations[hidden]        # a local enumerator hides a file-scope variable
         enumerators.update(local)
-    return Visible(name, declarations, parser.typedefs, enumerators, structs)
+    return Visible(name, declarations, parser.typedefs, enumerators, structs, unread_header)
+
+
+def _without_attributes(header: str) -> str:
+    """``header`` without GNU ``__attribute__((...))`` and ``__declspec(...)``, which
+    pycparser does not read."""
+    while True:
+        m = re.search(r"\b(?:__attribute__|__attribute|__declspec)\s*\(", header)
+        if m is None:
+            return header
+        depth, k = 0, m.end() - 1
+        while k < len(header):
+            depth += {"(": 1, ")": -1}.get(header[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        header = header[:m.start()] + " " + header[k + 1:]
 
 
 _STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}\s*(?:[A-Za-z_]\w*)?")

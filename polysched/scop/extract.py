@@ -195,6 +195,7 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
     if sys.version_info >= (3, 11):
         sys.setrecursionlimit(max(limit, 100_000))
     try:
+        _check_not_a_braceless_body(filename, plain, region)
         builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
         scop = builder.build()
         return None if scop is None else (builder, scop)
@@ -205,6 +206,31 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
         raise line_map.relocate(err) from None
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _check_not_a_braceless_body(filename: str, plain: str, region: Region) -> None:
+    """Refuse a region right after ``if (...)``, ``for (...)``, ``while (...)``, ``else``
+    or ``do`` without braces: C makes only its first statement their body, and the
+    region's output (one ``if`` around the optimized code and the original) would put
+    all of it there."""
+    before = plain[:region.scop_offset].rstrip()
+    head = None
+    if before.endswith(")"):
+        depth, k = 0, len(before) - 1
+        while k >= 0:
+            depth += {")": 1, "(": -1}.get(before[k], 0)
+            if depth == 0:
+                break
+            k -= 1
+        word = re.search(r"([A-Za-z_]\w*)\s*$", before[:max(k, 0)])
+        if word and word.group(1) in ("if", "for", "while", "switch"):
+            head = f"{word.group(1)} (...)"
+    else:
+        word = re.search(r"\b(else|do)$", before)
+        head = word.group(1) if word else None
+    if head is not None:
+        raise ScopError(filename, region.scop_line, 1, f"the region follows '{head}' without braces, which "
+                        f"makes only its first statement the body: put the region in braces")
 
 
 @dataclass
@@ -411,6 +437,9 @@ class _RegionBuilder:
         decl = self.visible.declarations.get(name)
         if decl is None:
             self.check_declared(name, node)
+            if name in re.findall(r"[A-Za-z_]\w*", self.visible.unread_header):
+                raise NotAffine(node, f"the type of '{name}' is not known: polysched could not read the header "
+                                      f"of '{self.visible.function}'")
         if decl is not None:
             if decl.dims:
                 raise NotAffine(node, f"array '{name}' used without subscripts in a loop bound, subscript or condition")
