@@ -124,13 +124,18 @@ def _quotient(outer: tuple[str, ...], inner: tuple[str, ...]) -> tuple[str, ...]
     return tuple(sorted(rest.elements()))
 
 
-def _product(factors: tuple[c_ast.Node, ...]) -> c_ast.Node:
-    if not factors:
-        return c_ast.Constant("int", "1")
-    node = factors[0]
-    for factor in factors[1:]:
-        node = c_ast.BinaryOp("*", node, factor)
+def _folded(op: str, operands, empty: str) -> c_ast.Node:
+    """``a op b op ...`` as a pycparser tree (the constant ``empty`` for no operand)."""
+    if not operands:
+        return c_ast.Constant("int", empty)
+    node = operands[0]
+    for operand in operands[1:]:
+        node = c_ast.BinaryOp(op, node, operand)
     return node
+
+
+def _product(factors: tuple[c_ast.Node, ...]) -> c_ast.Node:
+    return _folded("*", factors, "1")
 
 
 def _signed(sign: int, node: c_ast.Node) -> c_ast.Node:
@@ -138,9 +143,4 @@ def _signed(sign: int, node: c_ast.Node) -> c_ast.Node:
 
 
 def _sum(parts: list[c_ast.Node]) -> c_ast.Node:
-    if not parts:
-        return c_ast.Constant("int", "0")
-    node = parts[0]
-    for part in parts[1:]:
-        node = c_ast.BinaryOp("+", node, part)
-    return node
+    return _folded("+", parts, "0")
