@@ -704,6 +704,8 @@ def test_a_remainder_loop_starts_where_the_loop_before_left_its_iterator():
     "  if (n > 4)\n    for (i = 0; i < 4; i++)\n      A[i] = 0;\n  for (; i < n; i++)\n    A[i] = 1;",
     # the loop before is inside another loop
     "  for (j = 0; j < 2; j++)\n    for (i = 0; i < 4; i++)\n      A[i] = 0;\n  for (; i < n; i++)\n    A[i] = 1;",
+    # the loop before declares its own i: the remainder's i is another variable
+    "  for (int i = 0; i + 4 <= n; i += 4)\n    A[i] = 0;\n  for (; i < n; i++)\n    A[i] = 1;",
     # ... and so is the remainder, in a later nest over the same name: i is where the
     # whole first nest left it, then n (this once gave wrong code)
     "  for (j = 0; j < 2; j++)\n    for (i = 0; i + 4 <= n; i += 4)\n      A[i] = 0;\n"

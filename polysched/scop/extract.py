@@ -883,7 +883,9 @@ class _RegionBuilder:
                 return self.sequence([self.walk(item, ctx) for item in (node.block_items or [])])
             finally:
                 if nested:
-                    self.scopes.pop()
+                    # a variable of the block is not the one of the same name after it
+                    for declared in self.scopes.pop():
+                        self.exit_values.pop(declared, None)
         if isinstance(node, c_ast.Decl) and self.scopes:
             return self.local_declaration(node, ctx)
         if isinstance(node, c_ast.For):
@@ -1007,7 +1009,8 @@ class _RegionBuilder:
         # this loop's iterator: a loop at the same depth in a later nest over the same
         # name must not read it (for (j..) for (i = 0; ...); for (j..) for (; i < n; ...))
         self.exit_values = {k: v for k, v in self.exit_values.items() if len(v[0]) <= n}
-        self.exit_values[name] = (tuple(ctx.iterators), exit_value)
+        if not isinstance(node.init, c_ast.DeclList):   # 'for (int i ...)': another i after it
+            self.exit_values[name] = (tuple(ctx.iterators), exit_value)
         if built is None:
             return None
         members = []
