@@ -191,7 +191,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     name = "<file scope>"
     unread_header = ""
     if function is not None:
-        header = _without_attributes(macros.expand(function.header))
+        header = _without_attributes(macros.expand(function.header.replace("\ufeff", " ")))   # a BOM too
         for node in parser.parse(header):
             if isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl):
                 name = node.name
