@@ -1430,3 +1430,63 @@ def test_a_function_header_with_attributes_is_read(tmp_path):
     header from the front end, so ``unsigned n`` was read as an int and ``-1 < n``
     as true: the loop ran. The attributes are now dropped before reading it."""
     assert_same_behaviour(tmp_path, ATTRIBUTE_HEADER, opts=("-O2",))
+
+
+PROBE_ROUND_TWO = r"""
+#include <stdio.h>
+#define ADDR(x) (&(x))
+enum { Z = sizeof(double) };
+struct s { int n; double *d; };
+double A[400], B[400];
+static void unfolded_enumerator(int n) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    B[i + Z] += A[i] * Z;
+#pragma endscop
+}
+static void members_of_one_struct(struct s *p, struct s *q) {
+  int i;
+#pragma scop
+  for (i = 0; i < p->n; i++) {
+    p->d[i] = p->d[i] + i;
+    q->n = q->n - 1;
+  }
+#pragma endscop
+}
+static double parenthesised_address(int n) {
+  int i;
+  double acc = 0.0;
+  double *q = ADDR(acc);
+#pragma scop
+  for (i = 0; i < n; i++) {
+    acc += A[i];
+    B[i] = q[0] + B[i];
+  }
+#pragma endscop
+  return acc;
+}
+int main(void) {
+  for (int i = 0; i < 400; i++) A[i] = i % 11;
+  for (int n = 0; n < 40; n += 13) {
+    double d[100] = {0};
+    struct s a = {n, d};
+    unfolded_enumerator(n);
+    members_of_one_struct(&a, &a);
+    double acc = parenthesised_address(n);
+    double t = 0;
+    for (int i = 0; i < 400; i++) t += B[i] * (i + 1);
+    for (int i = 0; i < 100; i++) t += d[i];
+    printf("%d %a %a %d\n", n, t, acc, a.n);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_second_probes_programs(tmp_path):
+    """An enumerator whose value the front end does not fold (sizeof) read in a
+    statement (the overlap check took &Z: no compile); p->n bounding a loop that writes
+    q->n with p == q (now both in the overlap check); an address taken through
+    ``#define ADDR(x) (&(x))`` (two parentheses)."""
+    assert_same_behaviour(tmp_path, PROBE_ROUND_TWO, opts=("-O2",))

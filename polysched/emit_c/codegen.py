@@ -261,12 +261,12 @@ class _RegionPrinter:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the
         region touches in ``array`` (lexicographic extremes of the accessed elements)."""
         elements = accessed_elements(self.scop, array.name)
+        address = f"&({array.text})" if array.text else f"&{array.name}"      # &(p->sum)
         if elements is None and array.name in self.scop.address_taken:   # an iterator or a size
-            return f"(const char *)&{array.name}", f"(const char *)(&{array.name} + 1)"
+            return f"(const char *){address}", f"(const char *)({address} + 1)"
         if elements is None or elements.is_empty():
             return None
         if elements.dim(isl.dim_type.set) == 0:
-            address = f"&({array.text})" if array.text else f"&{array.name}"      # &(p->sum)
             return f"(const char *){address}", f"(const char *)({address} + 1)"
         texts = []
         for extreme in (elements.lexmin_pw_multi_aff(), elements.lexmax_pw_multi_aff()):

@@ -259,11 +259,15 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
     # the program takes (a probe's `double *p = &acc;` read acc as p[0] in the region;
     # `int *p = &i;` read the iterator i, which the optimized loops leave alone)
     taken = set(scop.address_taken)
-    # (a struct's scalar member is memory a pointer may reach too: p->sum)
-    candidates = [a for a in scop.arrays.values() if not a.is_scalar or a.origin in ("global", "")
-                  or a.name in taken or a.text]
+    # (a struct's scalar member is memory a pointer may reach too: p->sum). A scalar
+    # the file does not declare and the region only reads may be a header's enumerator,
+    # whose address C cannot take (&HN would not compile): it is left out.
+    candidates = [a for a in scop.arrays.values() if not a.is_scalar or a.origin == "global"
+                  or (a.origin == "" and a.name in written) or a.name in taken or a.text]
     for name in sorted(taken - set(scop.arrays)):       # iterators and sizes
-        candidates.append(Array(name, scop.variable_types.get(name, "int"), origin="local"))
+        text = scop.c_texts.get(name, "")                 # a size read through a pointer: p->n
+        candidates.append(Array(name, scop.variable_types.get(name, "int"), origin="local", text=text,
+                                through_pointer="->" in text))
         if name not in scop.parameters:
             written.add(name)                             # the loops change an iterator
     candidates.sort(key=lambda a: a.name)

@@ -71,6 +71,8 @@ class Visible:
     # the members of the structs defined at file scope: "struct img" (and a typedef
     # name of it, "img_t") -> member name -> its declaration
     structs: dict[str, dict[str, Declaration]] = field(default_factory=dict)
+    # every enumeration constant's name, its value folded or not (enum { Z = sizeof(x) })
+    enumerator_names: set[str] = field(default_factory=set)
     # the enclosing function's header when this front end could not read it (K&R
     # parameter lists): its parameters' types are unknown
     unread_header: str = ""
@@ -213,7 +215,10 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         for hidden in set(local) & set(declarations):
             del declarations[hidden]        # a local enumerator hides a file-scope variable
         enumerators.update(local)
-    return Visible(name, declarations, parser.typedefs, enumerators, structs, unread_header)
+    names = {n for n in re.findall(r"[A-Za-z_]\w*", " ".join(m.group(0) for m in _ENUM_RE.finditer(file_plain)))
+             if n != "enum"} - set(declarations)
+    return Visible(name, declarations, parser.typedefs, enumerators, structs,
+                   enumerator_names=names, unread_header=unread_header)
 
 
 def _without_attributes(header: str) -> str:

@@ -172,7 +172,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         builder, scop = built
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
             | {a.name for a in scop.arrays.values() if a.is_scalar}
-        scop.address_taken = address_taken(plain, region, function, visible, variables, macros)
+        # a member read through a pointer (p->n) is memory another pointer may write (q->n)
+        through_pointers = {name for name, text in scop.c_texts.items() if "->" in text and name in variables}
+        scop.address_taken = tuple(sorted(set(address_taken(plain, region, function, visible, variables, macros))
+                                          | through_pointers))
         scop.identifiers = names
         scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
                                              set(scop.loop_scoped), macros)
@@ -195,7 +198,7 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
     if sys.version_info >= (3, 11):
         sys.setrecursionlimit(max(limit, 100_000))
     try:
-        _check_not_a_braceless_body(filename, plain, region)
+        _check_not_a_braceless_body(filename, plain, region, macros)
         builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
         scop = builder.build()
         return None if scop is None else (builder, scop)
@@ -208,7 +211,7 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
         sys.setrecursionlimit(limit)
 
 
-def _check_not_a_braceless_body(filename: str, plain: str, region: Region) -> None:
+def _check_not_a_braceless_body(filename: str, plain: str, region: Region, macros: MacroTable) -> None:
     """Refuse a region right after ``if (...)``, ``for (...)``, ``while (...)``, ``else``
     or ``do`` without braces: C makes only its first statement their body, and the
     region's output (one ``if`` around the optimized code and the original) would put
@@ -225,6 +228,8 @@ def _check_not_a_braceless_body(filename: str, plain: str, region: Region) -> No
         word = re.search(r"([A-Za-z_]\w*)\s*$", before[:max(k, 0)])
         if word and word.group(1) in ("if", "for", "while", "switch"):
             head = f"{word.group(1)} (...)"
+        elif word and word.group(1) in macros:     # '#define WHEN(c) if (c)' may be one
+            head = f"{word.group(1)}(...)"
     else:
         word = re.search(r"\b(else|do)$", before)
         head = word.group(1) if word else None
@@ -1278,7 +1283,8 @@ class _RegionBuilder:
         if isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
             if isinstance(node, c_ast.ID):
                 if node.name in ctx.iterators or self.macros.integer_value(node.name) is not None \
-                        or self.enumerator(node.name) is not None:
+                        or self.enumerator(node.name) is not None \
+                        or (node.name in self.visible.enumerator_names and self.resolve(node.name) is None):
                     return          # a value, not a memory access
                 local = self.resolve(node.name)
                 if local is not None and local.alias is not None:
@@ -1409,8 +1415,10 @@ class _RegionBuilder:
         else:
             # the rows' count is not declared; the sizes as C text (img->w, not img__w)
             dims = [""] + [self.c_texts.get(s, s) for s in row_sizes] if row_sizes else list(decl.dims)
-            self.arrays[name] = Array(name, decl.element_type, dims, decl.origin, decl.through_pointer,
-                                      decl.restrict, linearized=bool(row_sizes), text=self.c_texts.get(name, ""))
+            text = self.c_texts.get(name, "")
+            self.arrays[name] = Array(name, decl.element_type, dims, decl.origin,
+                                      decl.through_pointer or "->" in text, decl.restrict,
+                                      linearized=bool(row_sizes), text=text)
 
     def check_hidden_iterators(self, body: str, iterators: list[str], node: c_ast.Node) -> None:
         """The emitted statement is its text with the iterators renamed: a macro that

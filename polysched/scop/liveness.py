@@ -113,7 +113,7 @@ def address_taken(plain: str, region: Region, function: FunctionText | None, vis
     found = []
     for name in sorted(names):
         decl = visible.declarations.get(name)
-        pattern = re.compile(rf"(?<!&)&\s*\(?\s*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")
+        pattern = re.compile(rf"(?<!&)&[\s(]*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")     # &((acc))
         if decl is None or decl.origin == "global":
             if whole_file is None:
                 whole_file = [macros.expand(plain[:region.start]), macros.expand(plain[region.end:])]
