@@ -36,6 +36,30 @@ No undefined behaviour in the original, for the parameter values it is called wi
   negative value and division by zero are refused, and so is a loop that would not end
   within ``MAX_ITERATIONS`` (a ``!=`` loop started past its end, a bound that wrapped
   to ``4e9``). The text is printed from the same expression trees that are evaluated.
+- C constructs of generator v4 (each drawn in about 8 % of the programs, from a stream
+  of its own; ``generate(seed, index, v4={...})`` forces a set of them), added to the
+  program v3 would have written:
+
+  * ``linearised``: one-dimensional pointer parameters (``double *f``) indexed as rows:
+    ``f[i * n + j]``, ``f[(i * m + j) * n + k]``, column-major ``f[i + j * n]``, the macro
+    ``IDX(i, j)`` (``((i) * n + (j))``), next to plain ``f[k]``, with sizes ``n, m``
+    kernel parameters of type ``int``, ``long`` or ``size_t`` (:attr:`Param.ctype`).
+    Inner subscripts may leave the row (``j + 1`` with ``j < n``, ``j < m``), and linearised
+    reads are put into statements of the v3 nests, whose bounds know nothing of rows.
+    Such views are ``raw``: their subscripts are written as generated and the pointer is
+    placed so that every element (including a negative one) lies in the allocation.
+  * ``deref``: ``*sum += ...``, ``*(dst + i) = *(src + i - 1) ...`` (:attr:`Ref.style`):
+    pointers that ``main`` may pass overlapping (``sum`` inside an array the loop reads,
+    ``dst`` one element after ``src``). The simulation records the intermediate pointer
+    ``src + i`` of ``*(src + i - 1)`` too, so it also lies in the allocation.
+  * ``remainder``: ``for (i = lo; i + 4 <= hi; i += 4)`` (or down, ``i - 4 >= lo``, or
+    ``i <= hi - 4``, ``i < hi - 3``) with a body unrolled by hand, followed in the same
+    block by ``for (; i < hi; i++)`` (:attr:`Loop.head`, :attr:`Loop.cont`: a loop
+    without initialisation continues from the iterator's current value).
+  * ``enum``: ``enum { N = 8, M = N + 2, K };`` at file scope and ``enum { STEP = 3 };``
+    in the kernel (parameters of kind ``"enum"``/``"enum_local"``), used in loop bounds
+    (literal bounds rewritten, same value), steps (``i += STEP``), subscripts
+    (``A[(i + K) % M]``, ``A[i + N - 8]``) and statement values (:attr:`Stmt.enum_term`).
 
 The structure is what the shrinker (:mod:`polysched.fuzz.shrink`) edits: nodes can be
 deleted, loops unwrapped, bounds replaced by constants, and every edited program is
@@ -43,12 +67,13 @@ re-laid-out by :func:`render`, so it stays free of undefined behaviour.
 """
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 # Bumped whenever generate() changes which program a (seed, index) pair names.
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 UNSIGNED_TYPES = ("unsigned", "size_t")
 INDEX_TYPES = ("int", "long", "unsigned", "size_t")
 INT_MOD = 1009
@@ -57,12 +82,17 @@ MAX_INSTANCES = 40_000              # statement instances per program
 MAX_ARRAY_ELEMENTS = 4_096
 MAX_TOTAL_ELEMENTS = 12_000
 PAD = 1                              # spare elements on each side of every array dimension
+RAW_PAD = 6                          # ... of a storage a raw (v4) pointer reaches: generously
 ITERATORS = ("i", "j", "k", "l", "p", "q", "r")
 DOUBLE_COEFFS = ("0.5", "0.25", "0.75", "1.5", "-0.5", "0.125")
 DOUBLE_CONSTS = ("1.0", "0.5", "-0.25", "2.0")
 INT_COEFFS = (1, 2, 3, -1)
 MAX_ITERATIONS = 400_000           # loop iterations per program (bodies run or not)
 EXTRA_CHANCE = 0.27                 # programs with the integer constructs of generator v3
+# The constructs of generator v4, each drawn with this chance (independently, from the
+# stream "polysched-fuzz-v4:seed:index"): programs that draw none are those of v3.
+V4_CHANCE = {"linearised": 0.08, "deref": 0.08, "remainder": 0.08, "enum": 0.08}
+V4_KINDS = tuple(V4_CHANCE)
 # Extent of a loop (literal part) for a nest of the given depth.
 EXTENT_BY_DEPTH = {1: 14, 2: 8, 3: 5, 4: 4, 5: 3, 6: 2, 7: 2}
 
@@ -153,6 +183,7 @@ class X:
     ``"aff"`` (an :class:`Aff` in ``args[0]``: the structural form, expanded by
     :func:`x_expand`), ``"sizeof"`` (of ``name``, ``value`` bytes), ``"neg"``,
     ``"cast"`` (to ``ctype``), ``"paren"``, ``"?:"``, ``"MIN"``/``"MAX"`` (the macros),
+    ``"IDX"`` (the macro ``IDX(a, b)``: ``((a) * name + (b))``, ``name`` the row size),
     or a binary operator (``+ - * / % << >> < <= > >= == != &&``). Printed with the
     parentheses precedence needs (:func:`x_text`), so the text parses as the tree."""
 
@@ -190,7 +221,7 @@ def x_names(x: X) -> set[str]:
         return x.args[0].names()
     if x.op == "name":
         return {x.name}
-    names: set[str] = set()
+    names: set[str] = {x.name} if x.op == "IDX" else set()
     for a in x.args:
         names |= x_names(a)
     return names
@@ -269,6 +300,8 @@ def x_text(x: X) -> str:
         return f"({x_text(x.args[0])})"
     if op in ("MIN", "MAX"):
         return f"{op}({x_text(x.args[0])}, {x_text(x.args[1])})"
+    if op == "IDX":       # the macro parenthesises its arguments itself
+        return "IDX(" + ", ".join(x_text(a.args[0] if a.op == "paren" else a) for a in x.args) + ")"
     if op == "neg":
         inner = x.args[0]
         text = x_text(inner)
@@ -355,6 +388,8 @@ class CEval:
             return _promote(self.type_of(x.args[0]))
         if op == "aff":
             raise ValueError("expand the tree first (x_expand)")
+        if op == "IDX":
+            return self.type_of(idx_tree(x))
         return common_type(self.type_of(x.args[0]), self.type_of(x.args[1]))
 
     def implicit(self, value: int, to_type: str) -> int:
@@ -401,6 +436,8 @@ class CEval:
             return self.result(r, t, f"'{x_text(x)}'"), t
         if op == "sizeof":
             return x.value, "size_t"
+        if op == "IDX":
+            return self(idx_tree(x), env)
         if op == "cast":
             v, t = self(x.args[0], env)
             r = convert(v, x.ctype)
@@ -450,6 +487,12 @@ class CEval:
         raise ValueError(f"cannot evaluate {op!r} (expand the tree first)")
 
 
+def idx_tree(x: X) -> X:
+    """What the macro ``IDX(a, b)`` expands to: ``(a) * name + (b)``."""
+    a, b = x.args
+    return X("+", (X("*", (X("paren", (a,)), X("name", name=x.name))), X("paren", (b,))))
+
+
 @dataclass
 class Bound:
     """One affine part, or the max (lower bound) / min (upper bound) of several,
@@ -470,7 +513,14 @@ class Loop:
     ``shift +`` the structural one: bounds get ``shift +``, uses get ``(v - shift)``;
     ``offset`` does the same with a literal (``for (i = 2147483600; i < 2147483647;
     i++)`` and ``A[i - 2147483600]``). With ``ne`` (step 1) the test is ``v != end``
-    with the end exclusive: ``v != upper + 1`` (``v != lower - 1`` when ``down``)."""
+    with the end exclusive: ``v != upper + 1`` (``v != lower - 1`` when ``down``).
+
+    Generator v4: with ``head`` the test is ``v + head <= upper`` (``v - head >= lower``
+    when ``down``; ``<``/``>`` with ``strict``), the form of a loop unrolled by hand;
+    with ``cont`` the loop has no initialisation (``for (; v < upper + 1; v++)``): it
+    continues from the iterator's current value, a remainder loop (its ``lower`` bound,
+    ``upper`` when ``down``, is not written); ``step_name`` is an enumeration constant
+    written for the step when it stands for ``step``."""
 
     var: str
     lower: Bound
@@ -482,6 +532,9 @@ class Loop:
     shift: str | None = None
     ne: bool = False
     offset: int = 0
+    head: int = 0
+    cont: bool = False
+    step_name: str = ""
 
 
 @dataclass
@@ -503,10 +556,13 @@ class Guard:
 
 @dataclass
 class Ref:
-    """An array element (``subs`` one per dimension) or a scalar (``subs == []``)."""
+    """An array element (``subs`` one per dimension) or a scalar (``subs == []``).
+    ``style="deref"`` (a rank-1 pointer, a subscript of at most one term and a
+    constant): written ``*(x + i - 1)``, ``*x`` for the subscript 0."""
 
     name: str
     subs: list[Aff] = field(default_factory=list)
+    style: str = ""
 
 
 @dataclass
@@ -524,16 +580,22 @@ class Stmt:
     iter_var: str | None = None
     const: int = 0
     product: bool = False
+    enum_term: tuple[str, int] | None = None   # (enumeration constant, its value): one more term
 
 
 @dataclass
 class Param:
     """A size: ``kind`` ``"arg"`` (an ``int``/... parameter of the kernel) or
-    ``"define"`` (a ``#define``)."""
+    ``"define"`` (a ``#define``); generator v4: an ``"arg"`` of its own type ``ctype``
+    (else the program's ``param_type``), or an enumeration constant (``"enum"`` at file
+    scope, ``"enum_local"`` in the kernel) defined by ``init``: ``("lit",)``,
+    ``("ref", other, d)`` (``other + d``) or ``("next", previous)`` (no initialiser)."""
 
     name: str
     kind: str
     value: int
+    ctype: str = ""
+    init: tuple = ()
 
 
 @dataclass
@@ -553,6 +615,7 @@ class View:
     name: str
     storage: str
     delta: int = 0
+    raw: bool = False        # v4: subscripts written as generated (the pointer placed instead)
 
 
 @dataclass
@@ -660,9 +723,21 @@ def used_params(program: Program) -> list[Param]:
     for aff in affs_of(program):
         names |= aff.names()
     for node, _ in all_nodes(program):
-        if isinstance(node, Loop) and node.shift:
-            names.add(node.shift)
+        if isinstance(node, Loop):
+            if node.shift:
+                names.add(node.shift)
+            if step_name(program, node):
+                names.add(node.step_name)
+        elif isinstance(node, Stmt) and node.enum_term and program.param(node.enum_term[0]):
+            names.add(node.enum_term[0])
     return [p for p in program.params if p.name in names]
+
+
+def step_name(program: Program, loop: Loop) -> str:
+    """The enumeration constant written for the loop's step ("" when the step is a
+    literal: none, or it no longer stands for the step, e.g. after the shrinker's edits)."""
+    par = program.param(loop.step_name) if loop.step_name else None
+    return loop.step_name if par is not None and par.value == loop.step else ""
 
 
 def max_depth(nodes: list) -> int:
@@ -762,6 +837,14 @@ def loop_header(loop: Loop, atom: Callable[[str], X], iter_type: str) -> tuple[X
     return init, "<=", side(loop.upper, False)
 
 
+def loop_test(loop: Loop, op: str, end: X, iter_type: str) -> X:
+    """The loop's test: ``v op end``, or ``v + head op end`` (``v - head``: down)."""
+    lhs = X("name", name=loop.var)
+    if loop.head:
+        lhs = X("-" if loop.down else "+", (lhs, lit(loop.head)))
+    return X(op, (lhs, end))
+
+
 def cond_ast(c: Cond, atom: Callable[[str], X]) -> X:
     if c.op == "%":
         return X("==", (X("%", (X("paren", (aff_ast(c.lhs, atom),)), lit(c.mod))), aff_ast(c.rhs, atom)))
@@ -771,8 +854,8 @@ def cond_ast(c: Cond, atom: Callable[[str], X]) -> X:
 def program_types(program: Program) -> dict[str, str]:
     """The C type of every name: a kernel argument has the parameter type, a
     ``#define`` the type of its literal (``int``, or ``long`` when written ``...L``)."""
-    types = {p.name: program.param_type if p.kind == "arg" else "int" if _fits(p.value, "int") else "long"
-             for p in program.params}
+    types = {p.name: (p.ctype or program.param_type) if p.kind == "arg"
+             else "int" if _fits(p.value, "int") else "long" for p in program.params}
     for node, _ in all_nodes(program):
         if isinstance(node, Loop):
             types[node.var] = program.iter_type
@@ -798,6 +881,8 @@ def simulate(program: Program) -> Simulation:
     iterations = 0
     limit = 2 ** 31 - 1
     compiled: dict[int, tuple] = {}
+    start = 7 if it in UNSIGNED_TYPES else -7          # the renderer's initial values
+    raw_views = {v.name: v.raw for v in program.views}
 
     def check(value: int, what: str) -> int:
         if unsigned and not 0 <= value <= limit:
@@ -846,11 +931,18 @@ def simulate(program: Program) -> Simulation:
             init, op, end = loop_header(node, atom, it)
             extra = bool(node.ne or node.offset or any(p.ext for p in node.lower.parts + node.upper.parts))
             off = node.offset or (program.param(node.shift).value if node.shift else 0)
-            return init, op, end, extra, off
+            return init, op, end, extra, off, loop_test(node, op, end, it).args[0]
         if isinstance(node, Guard):
             return tuple((c, cond_ast(c, atom) if c.lhs.ext or c.rhs.ext else None) for c in node.conds)
-        return tuple((ref, tuple((sub, aff_ast(sub, atom) if sub.ext else None) for sub in ref.subs))
-                     for ref in refs_of(node))
+        out = []
+        for ref in refs_of(node):
+            # a raw view's subscript is written as it is: where C computes it in an
+            # unsigned type, a negative value would be a huge one (not so '*(x + i - 1)':
+            # pointer arithmetic, term by term)
+            raw = raw_views.get(ref.name, False) and ref.style != "deref" and \
+                any(ceval.types.get(n) in UNSIGNED_TYPES for sub in ref.subs for n in sub.names())
+            out.append((ref, tuple((sub, aff_ast(sub, atom) if sub.ext else None) for sub in ref.subs), raw))
+        return tuple(out)
 
     def trips(v: int, op: str, end: int, t: str, step: int) -> int | None:
         """How many times at most the test holds before the iterator wraps (None:
@@ -869,22 +961,33 @@ def simulate(program: Program) -> Simulation:
         c = compiled.get(id(node))
         if c is None:
             c = compiled[id(node)] = compile_node(node, loops)
-        init, op, end, extra, off = c
+        init, op, end, extra, off, lhs = c
         legacy_bound(node.lower, True, node.down, node.strict)
         legacy_bound(node.upper, False, node.down, node.strict)
         ceval.record = extra
-        v0, _ = ceval(init, cenv)
-        v = convert(v0, it)
-        if v != v0 and extra:
-            ceval.events.add("truncation" if CTYPES[it][1] else "wraparound")
+        var = node.var
+        if node.cont:           # a remainder loop: from where the iterator is
+            v = cenv.get(var, start)
+        else:
+            v0, _ = ceval(init, cenv)
+            v = convert(v0, it)
+            if v != v0 and extra:
+                ceval.events.add("truncation" if CTYPES[it][1] else "wraparound")
         e, te = ceval(end, cenv)
-        t = common_type(it, te)
+        tl = ceval.type_of(X("name", name=var)) if not node.head else common_type(it, "int")
+        t = common_type(tl, te)
         e = ceval.implicit(e, t)
         step = -node.step if node.down else node.step
-        var = node.var
+
+        def tested(v: int) -> int:
+            """The left side of the test ('v', or 'v + head' as C computes it)."""
+            if not node.head:
+                return v
+            cenv[var] = v
+            return ceval(lhs, cenv)[0]
 
         def estimate(v: int) -> None:
-            n = trips(ceval.implicit(v, t), op, e, t, step)
+            n = trips(ceval.implicit(tested(v), t), op, e, t, step)
             if n is None or n > MAX_ITERATIONS:
                 raise InvalidProgram(f"loop '{var}' would not end soon (from {v}, '{op}' {e})", loop=node)
         estimate(v)
@@ -893,7 +996,7 @@ def simulate(program: Program) -> Simulation:
         inner = loops + (node,)
         while True:
             ceval.record = extra
-            if not compare(ceval.implicit(v, t), e):
+            if not compare(ceval.implicit(tested(v), t), e):
                 break
             iterations += 1
             if iterations > MAX_ITERATIONS:
@@ -943,7 +1046,7 @@ def simulate(program: Program) -> Simulation:
             count += 1
             if count > MAX_INSTANCES:
                 raise InvalidProgram("too many statement instances")
-            for k, (ref, subs) in enumerate(c):
+            for k, (ref, subs, raw) in enumerate(c):
                 accessed.add(ref.name)
                 if k == 0:
                     written.add(ref.name)
@@ -963,16 +1066,25 @@ def simulate(program: Program) -> Simulation:
                         value, t = ceval(tree, cenv)
                         width, signed = CTYPES[_promote(t)]
                         if not signed and value >> (width - 1):
+                            if raw_views.get(ref.name) and ref.style != "deref":
+                                # written as it is: p[huge] is out of bounds
+                                raise InvalidProgram(f"unsigned subscript of {ref.name} wrapped")
                             value -= 1 << width
+                    if raw and value < 0:
+                        raise InvalidProgram(f"negative unsigned subscript of {ref.name}")
                     lo_hi = dims[d]
                     if lo_hi[0] is None or value < lo_hi[0]:
                         lo_hi[0] = value
                     if lo_hi[1] is None or value > lo_hi[1]:
                         lo_hi[1] = value
+                    if ref.style == "deref" and sub.const:
+                        # '*(x + i - 1)': the pointer 'x + i' is formed too
+                        value -= sub.const
+                        lo_hi[0] = min(lo_hi[0], value)
+                        lo_hi[1] = max(lo_hi[1], value)
 
     for region in program.regions:
         run(region, ())
-    start = 7 if it in UNSIGNED_TYPES else -7          # the renderer's initial values
     final = {v: cenv.get(v, start) for v, t in ceval.types.items() if program.param(v) is None}
     return Simulation(count, ranges, accessed, written, ceval.events, final)
 
@@ -1045,9 +1157,11 @@ def layout(program: Program, sim: Simulation) -> Layout:
                 note(array.name, d, lo, hi)
     extents, shifts = {}, {}
     total = 0
+    raw = {v.storage for v in used_views if v.raw}
     for storage in lows:
-        shifts[storage] = [PAD - lo for lo in lows[storage]]
-        extents[storage] = [hi + shift + 1 + PAD for hi, shift in zip(highs[storage], shifts[storage])]
+        pad = RAW_PAD if storage in raw else PAD
+        shifts[storage] = [pad - lo for lo in lows[storage]]
+        extents[storage] = [hi + shift + 1 + pad for hi, shift in zip(highs[storage], shifts[storage])]
         size = 1
         for e in extents[storage]:
             size *= e
@@ -1063,7 +1177,7 @@ def layout(program: Program, sim: Simulation) -> Layout:
             continue
         dims = sim.ranges.get(view.name)
         raw_min = dims[0][0] if dims else 0
-        c = max(0, -raw_min)
+        c = 0 if view.raw else max(0, -raw_min)
         view_shift[view.name] = c
         view_offset[view.name] = view.delta + shifts[array.name][0] - c
         if not 0 <= view_offset[view.name] <= extents[array.name][0]:
@@ -1122,6 +1236,8 @@ class _Renderer:
             else:
                 shift = self.lay.shifts[array.name][d]
             subs.append(self.aff(sub.plus(shift)))
+        if r.style == "deref" and len(subs) == 1:
+            return deref_text(r.name, subs[0])
         return r.name + "".join(f"[{s}]" for s in subs)
 
     def cond(self, c: Cond) -> str:
@@ -1137,6 +1253,8 @@ class _Renderer:
                      for r, c in zip(s.reads, s.coeffs)]
             if s.iter_var:
                 terms.append(f"0.125 * (double)({self.atom(s.iter_var)} % 5)")
+            if s.enum_term:
+                terms.append(f"0.125 * {self.enum_value(s.enum_term)}")
             text = " + ".join(terms)
             const = DOUBLE_CONSTS[s.const % len(DOUBLE_CONSTS)]
             if not text:
@@ -1156,9 +1274,17 @@ class _Renderer:
         if s.iter_var:
             term = f"(int)({self.atom(s.iter_var)} % 5)"
             text = f"{text} + {term}" if text else term
+        if s.enum_term:
+            term = self.enum_value(s.enum_term)
+            text = f"{text} + {term}" if text else term
         const = str(s.const % 7 + 1)
         text = f"{text} + {const}" if text else const
         return f"{target} {s.op} ({text}) % {INT_MOD};"
+
+    def enum_value(self, term: tuple[str, int]) -> str:
+        """An enumeration constant, or its value once the shrinker inlined it."""
+        name, value = term
+        return name if self.p.param(name) is not None else str(value)
 
     # -- statements -------------------------------------------------------------------
     def emit(self, text: str, depth: int) -> None:
@@ -1178,12 +1304,14 @@ class _Renderer:
     def loop(self, loop: Loop, depth: int) -> None:
         v = loop.var
         init, op, end = loop_header(loop, self.atom_x, self.p.iter_type)
-        test = x_text(X(op, (X("name", name=v), end)))
+        test = x_text(loop_test(loop, op, end, self.p.iter_type))
+        amount = step_name(self.p, loop) or str(loop.step)
         if loop.down:
-            step = f"{v}--" if loop.step == 1 else f"{v} -= {loop.step}"
+            step = f"{v}--" if amount == "1" else f"{v} -= {amount}"
         else:
-            step = f"{v}++" if loop.step == 1 else f"{v} += {loop.step}"
-        self.emit(f"for ({v} = {x_text(init)}; {test}; {step}) {{", depth)
+            step = f"{v}++" if amount == "1" else f"{v} += {amount}"
+        start = "" if loop.cont else f"{v} = {x_text(init)}"
+        self.emit(f"for ({start}; {test}; {step}) {{", depth)
         saved = self.shift_of.get(v)
         shift = loop_shift(loop, self.p.iter_type)
         if shift is not None:
@@ -1213,13 +1341,19 @@ class _Renderer:
             if par.kind == "define":
                 value = f"{par.value}L" if abs(par.value) > 2 ** 31 - 1 else str(par.value)
                 out.append(f"#define {par.name} {value if par.value >= 0 else '(' + value + ')'}")
+        sizes = sorted({x.name for x in x_terms(p) if x.op == "IDX"})
+        for k, size in enumerate(sizes):
+            out.append(f"#define IDX{k or ''}(i, j) ((i) * {size} + (j))")
+        enums = enum_text(p, params, "enum")
+        if enums:
+            out.append(enums)
         out.append("")
         for array in lay.storages:
             out.append(f"{array.dtype} {array.name}" + "".join(f"[{e}]" for e in lay.extents[array.name]) + ";")
         for table in used_tables(p):
             out.append(f"{table.dtype} {table.name}" + "".join(f"[{e}]" for e in table.dims) + ";")
         out.append("")
-        args = [f"{p.param_type} {par.name}" for par in params if par.kind == "arg"]
+        args = [f"{par.ctype or p.param_type} {par.name}" for par in params if par.kind == "arg"]
         for view in lay.views:
             array = p.array(view.storage)
             if array.rank == 1:
@@ -1228,6 +1362,9 @@ class _Renderer:
                 args.append(f"{array.dtype} {view.name}" + "".join(f"[{e}]" for e in lay.extents[array.name]))
         out.append(f"static void kernel({', '.join(args) or 'void'})")
         out.append("{")
+        enums = enum_text(p, params, "enum_local")
+        if enums:
+            out.append("  " + enums)
         if iterators:
             out.append(f"  {p.iter_type} {', '.join(iterators)};")
         for s in used_scalars:
@@ -1278,7 +1415,7 @@ class _Renderer:
             else:
                 value = f"(int)(({mix} + {n + 2}) % 17) - 8"
             out.append(f"  {loops}{array.name}{sub} = {value};")
-        call = [_literal(par.value, p.param_type) for par in params if par.kind == "arg"]
+        call = [_literal(par.value, par.ctype or p.param_type) for par in params if par.kind == "arg"]
         for view in lay.views:
             array = p.array(view.storage)
             if array.rank == 1:
@@ -1299,6 +1436,41 @@ class _Renderer:
             out.append(f'  {loops}printf("{array.name}{idx} {fmt}\\n", {args}, {array.name}{sub});')
         out += ["  return 0;", "}"]
         return out
+
+
+def deref_text(name: str, sub: str) -> str:
+    """``*(name + sub)`` from the subscript's text (one term at most, then a constant):
+    ``*x``, ``*(x + 3)``, ``*(x - 2)``, ``*(x + i - 1)``, ``*(x - i + 2)``."""
+    if sub == "0":
+        return f"*{name}"
+    if sub.startswith("(-") and sub.endswith(")") and sub[2:-1].isdigit():
+        return f"*({name} - {sub[2:-1]})"
+    if sub.startswith("-"):
+        return f"*({name} - {sub[1:]})"
+    return f"*({name} + {sub})"
+
+
+def enum_text(program: Program, used: list[Param], kind: str) -> str:
+    """``enum { N = 8, M = N + 2, K };``: every enumeration constant of ``kind`` the
+    program still has, when one of them is used (a member whose definition names one
+    the shrinker inlined is written with its value)."""
+    if not any(par.kind == kind for par in used):
+        return ""
+    members: list[str] = []
+    written: list[str] = []
+    for par in program.params:
+        if par.kind != kind:
+            continue
+        init = par.init or ("lit",)
+        if init[0] == "ref" and init[1] in written:
+            text = f"{par.name} = {init[1]} + {init[2]}" if init[2] >= 0 else f"{par.name} = {init[1]} - {-init[2]}"
+        elif init[0] == "next" and written and written[-1] == init[1]:
+            text = par.name
+        else:
+            text = f"{par.name} = {par.value}"
+        members.append(text)
+        written.append(par.name)
+    return f"enum {{ {', '.join(members)} }};"
 
 
 def x_terms(program: Program) -> Iterator[X]:
@@ -1343,6 +1515,8 @@ def _check_scopes(program: Program) -> None:
                     raise InvalidProgram("a loop offset that does not fit the iterator (or with a shift)")
                 if node.ne and node.step != 1:
                     raise InvalidProgram("a '!=' loop steps by 1")
+                if (node.cont or node.head) and (node.shift or node.offset or node.ne):
+                    raise InvalidProgram("a remainder loop or a loop tested 'i + 4 <= n' is plain")
             elif isinstance(node, Guard):
                 affs = [a for c in node.conds for a in (c.lhs, c.rhs)]
             elif isinstance(node, Stmt):
@@ -1358,6 +1532,9 @@ def _check_scopes(program: Program) -> None:
                         storage = program.storage_of(ref.name)
                         if storage is None or storage.rank != len(ref.subs):
                             raise InvalidProgram(f"bad reference to {ref.name}")
+                    if ref.style == "deref" and (program.view(ref.name) is None or len(ref.subs) != 1
+                                                 or len(ref.subs[0].terms) > 1 or ref.subs[0].ext):
+                        raise InvalidProgram(f"'*' of {ref.name}: a pointer, one term and a constant")
             for aff in affs:
                 unknown = aff.names() - visible
                 if unknown:
@@ -1382,8 +1559,14 @@ FEATURES = (
     # original did at run time (a cast changed a value; unsigned arithmetic wrapped)
     "cast_uchar", "cast_short", "cast_int", "cast_unsigned", "unsigned_literal", "shift_op",
     "sizeof", "ne_loop", "near_int_max", "near_2_40", "truncation", "wraparound",
+) + (
+    # generator v4 (V4_FEATURES): linearised subscripts (row-major, column-major,
+    # three sizes, the IDX macro), '*p', remainder loops, enumeration constants
+    "linearised", "linear_colmajor", "linear_3d", "linear_macro", "deref", "deref_overlap",
+    "remainder", "remainder_down", "enum", "enum_local", "enum_step", "enum_mod",
 )
-EXTRA_FEATURES = FEATURES[FEATURES.index("cast_uchar"):]
+EXTRA_FEATURES = FEATURES[FEATURES.index("cast_uchar"):FEATURES.index("linearised")]
+V4_FEATURES = FEATURES[FEATURES.index("linearised"):]
 _CAST_FEATURES = {"unsigned char": "cast_uchar", "short": "cast_short", "int": "cast_int",
                   "unsigned": "cast_unsigned"}
 
@@ -1488,7 +1671,70 @@ def features(program: Program) -> set[str]:
     if any(len(v) > 1 for v in storages.values()):
         found.add("aliased")
     del names
-    return found | extra_features(program)
+    return found | extra_features(program) | v4_features(program)
+
+
+def _linear_kind(x: X, sizes: set[str]) -> str:
+    """``"row"`` (``a * n + b``), ``"col"`` (``a + b * n``), ``"3d"`` (a row-major index
+    inside a row-major index), ``"macro"`` (``IDX``) or ``""``, for a subscript's C term."""
+    def is_size(e: X) -> bool:
+        return e.op == "aff" and len(e.args[0].terms) == 1 and not e.args[0].const \
+            and e.args[0].terms[0][0] in sizes and e.args[0].terms[0][1] == 1
+    if x.op == "IDX":
+        return "macro"
+    if x.op != "+":
+        return ""
+    a, b = x.args
+    if a.op == "*" and is_size(a.args[1]):
+        inner = a.args[0]
+        return "3d" if inner.op == "+" and _linear_kind(inner, sizes) else "row"
+    if b.op == "*" and is_size(b.args[1]):
+        return "col"
+    return ""
+
+
+def v4_features(program: Program) -> set[str]:
+    """Which of :data:`V4_FEATURES` the program has."""
+    found: set[str] = set()
+    used = {p.name for p in used_params(program)}
+    enums = {p.name for p in program.params if p.kind in ("enum", "enum_local")} & used
+    sizes = {p.name for p in program.params if p.kind == "arg"}
+    views = {v.name: v for v in program.views}
+    accessed: dict[str, set[str]] = {}
+    for stmt in statements(program):
+        for ref in refs_of(stmt):
+            if program.scalar(ref.name) is None:
+                accessed.setdefault(program.storage_of(ref.name).name, set()).add(ref.name)
+            if ref.style == "deref":
+                found.add("deref")
+            for sub in ref.subs:
+                for _, x in sub.ext:
+                    kind = _linear_kind(x, sizes) if ref.name in views and views[ref.name].raw else ""
+                    if kind:
+                        found.add("linearised")
+                        found.add({"row": "linearised", "col": "linear_colmajor", "3d": "linear_3d",
+                                   "macro": "linear_macro"}[kind])
+                    for node in x_nodes(x):
+                        if node.op == "%" and x_names(node.args[1]) & enums:
+                            found.add("enum_mod")
+    for stmt in statements(program):
+        for ref in refs_of(stmt):
+            if ref.style == "deref" and len(accessed[program.storage_of(ref.name).name]) > 1:
+                found.add("deref_overlap")
+    for node, _ in all_nodes(program):
+        if isinstance(node, Loop):
+            if node.cont:
+                found.add("remainder")
+                if node.down:
+                    found.add("remainder_down")
+            if step_name(program, node):
+                found.add("enum_step")
+    for par in program.params:
+        if par.name in used and par.kind == "enum":
+            found.add("enum")
+        elif par.name in used and par.kind == "enum_local":
+            found.add("enum_local")
+    return found
 
 
 # --------------------------------------------------------------------------- generation
@@ -1496,7 +1742,7 @@ def features(program: Program) -> set[str]:
 PRODUCT_CHANCE = 0.3     # of a statement inside three or more loops, when 2-d double data exists
 
 class _Generator:
-    def __init__(self, rng: random.Random, seed: int, index: int):
+    def __init__(self, rng: random.Random, seed: int, index: int, v4=None):
         self.rng = rng
         self.seed = seed
         self.index = index
@@ -1506,6 +1752,13 @@ class _Generator:
         # programs: the other programs of a seed are those generator v2 wrote.
         self.extra = random.Random(f"polysched-fuzz-extra:{seed}:{index}").random() < EXTRA_CHANCE
         self.tables: list[Table] = []
+        # The constructs of v4 likewise (or the set asked for): they are added to the
+        # program v3 writes, with the main stream, so a program that draws none is v3's.
+        if v4 is None:
+            draw = random.Random(f"polysched-fuzz-v4:{seed}:{index}")
+            self.v4 = {kind for kind in V4_KINDS if draw.random() < V4_CHANCE[kind]}
+        else:
+            self.v4 = set(v4)
 
     def pick(self, weighted: dict):
         items = list(weighted)
@@ -1575,9 +1828,14 @@ class _Generator:
         regions = [self.region(self.depth)]
         for _ in range(n_regions - 1):
             regions.append(self.region(rng.randint(1, self.depth)))
-        return Program(self.seed, self.index, self.param_type, self.iter_type, self.params,
-                       self.arrays, self.views, self.scalars, regions,
-                       glue=rng.random() < 0.5, print_iters=rng.random() < 0.2, tables=self.tables)
+        program = Program(self.seed, self.index, self.param_type, self.iter_type, self.params,
+                          self.arrays, self.views, self.scalars, regions,
+                          glue=rng.random() < 0.5, print_iters=rng.random() < 0.2, tables=self.tables)
+        for kind, add in (("linearised", self.v4_linear), ("deref", self.v4_deref),
+                          ("remainder", self.v4_remainder), ("enum", self.v4_enum)):
+            if kind in self.v4:
+                add(program)
+        return program
 
     def region(self, depth: int) -> list:
         nodes = []
@@ -1999,17 +2257,433 @@ class _Generator:
     def _rank(self, name: str) -> int:
         return next(a for a in self.arrays if a.name == self._storage(name)).rank
 
+    # -- the C constructs of generator v4 ---------------------------------------------
+    def _sizes_ctype(self) -> str:
+        """The type of a row size: 32-bit unsigned subscripts are refused, so with
+        'unsigned' iterators the sizes are 64 bits wide."""
+        if self.iter_type == "unsigned":
+            return self.rng.choice(["long", "size_t"])
+        return self.pick({"int": 5, "long": 2, "size_t": 2})
 
-def generate(seed: int, index: int) -> Program:
-    """Program number ``index`` of the batch ``seed`` (always the same one)."""
+    def _free_name(self, program: Program, names: tuple[str, ...]) -> str:
+        taken = {p.name for p in program.params} | {a.name for a in program.arrays} \
+            | {v.name for v in program.views} | {s.name for s in program.scalars}
+        return next(n for n in names if n not in taken)
+
+    def v4_linear(self, program: Program) -> None:
+        """A nest over rows of a one-dimensional pointer (``f[i * n + j]``, three sizes,
+        column-major, ``IDX``), plain ``f[k]`` next to it, and linearised reads in the
+        statements of the v3 nests."""
+        rng = self.rng
+        base = self._sizes_ctype()
+
+        def size(value: int) -> str:
+            ctype = base if rng.random() < 0.8 else self._sizes_ctype()
+            name = self._free_name(program, ("n", "m", "w", "h", "nr", "nc", "np"))
+            program.params.append(Param(name, "arg", value, ctype))
+            return name
+        shape = self.pick({"row": 25, "col": 25, "3d": 25, "macro": 25})
+        cols = size(self.pick({0: 1, 1: 1, 2: 3, 3: 3, 4: 3, 5: 2, 7: 1}))
+        rows = size(self.pick({0: 1, 1: 2, 2: 3, 3: 3, 4: 2, 6: 1}))
+        planes = size(self.pick({1: 1, 2: 2, 3: 1})) if shape == "3d" else None
+        value = {p.name: p.value for p in program.params}
+        unsigned = self.unsigned or any(p.ctype in UNSIGNED_TYPES for p in program.params)
+        dtype = "double" if rng.random() < 0.7 else "int"
+        program.arrays.append(Array("F", dtype, 1))
+        program.views.append(View("f", "F", raw=True))
+        flats = ["f"]
+        r = rng.random()
+        if r < 0.3:     # a second pointer into the same rows: one element, one row further ...
+            delta = rng.choice([1, 3, value[cols], value[cols] * value[rows]])
+            program.views.append(View("g", "F", delta, raw=True))
+            flats.append("g")
+        elif r < 0.5:
+            program.arrays.append(Array("G", dtype, 1))
+            program.views.append(View("g", "G", raw=True))
+            flats.append("g")
+        self.names.extend(flats)
+
+        # dims outermost first: sizes[d] is the extent of dimension d
+        sizes = [planes, rows, cols] if shape == "3d" else [rows, cols]
+        dims = len(sizes)
+        order = list(range(dims))               # order[level] = the dimension that loop walks
+        if shape == "col" or (dims == 2 and rng.random() < 0.2):
+            order = [1, 0]                      # the fast index outside: a column-major walk
+        elif dims == 3 and rng.random() < 0.2:
+            order = [0, 2, 1]
+        loops: list[Loop] = []
+        lows: dict[int, int] = {}
+        for level, d in enumerate(order):
+            lows[d] = rng.choice([0, 0, 1])
+            lower = Bound([Aff.of({}, lows[d])])
+            strict = True
+            if d == dims - 1:   # the index inside a row
+                kind = self.pick({"size": 5, "short": 2, "other": 2, "literal": 1, "past": 1})
+            else:
+                kind = self.pick({"size": 6, "literal": 1})
+            if kind == "size":
+                upper = Aff.of({sizes[d]: 1}, -1)               # j < n
+            elif kind == "short":
+                upper = Aff.of({sizes[d]: 1}, -2)               # j < n - 1
+            elif kind == "other":
+                upper = Aff.of({rows if sizes[d] != rows else cols: 1}, -1)   # j < m: past the row
+            elif kind == "past":
+                upper, strict = Aff.of({sizes[d]: 1}), rng.random() < 0.5    # j <= n
+            else:
+                upper = Aff.of({}, rng.randint(1, 5))
+            loops.append(Loop(ITERATORS[level], lower, Bound([upper]), [], strict=strict))
+        var = {d: ITERATORS[order.index(d)] for d in range(dims)}
+
+        def index(offsets: dict[int, int] | None = None, flat: str = "f") -> Ref:
+            idx = [Aff.of({var[d]: 1}, (offsets or {}).get(d, 0)) for d in range(dims)]
+            return Ref(flat, [self.linear(shape, idx, sizes)])
+
+        def offset_ok(d: int, k: int) -> bool:
+            return k >= 0 or lows[d] + k >= 0 or not unsigned
+        reads = []
+        options = [(d, k) for d in range(dims) for k in (-1, 1) if offset_ok(d, k)]
+        for _ in range(self.pick({1: 4, 2: 4, 3: 2})):
+            what = self.pick({"offset": 6, "plain": 2, "other": 2, "second": 2 if len(flats) > 1 else 0})
+            if what == "offset" and options:
+                d, k = rng.choice(options)
+                reads.append(index({d: k}))
+            elif what == "plain":               # f[j]: the same array, not linearised
+                reads.append(Ref("f", [Aff.of({var[rng.randrange(dims)]: 1}, rng.choice([0, 0, 1]))]))
+            elif what == "second":
+                reads.append(index({dims - 1: rng.choice([0, 0, 1])}, "g"))
+            else:
+                names = [n for n in self.names if n not in flats and (dtype == "double" or self.dtype(n) == "int")]
+                if names:
+                    reads.append(self.ref(rng.choice(names), loops))
+        if dtype == "int":
+            reads = [r for r in reads if self.dtype(r.name) == "int"]
+        target = index({} if rng.random() < 0.8 else {dims - 1: rng.choice([-1, 1]) if not unsigned else 1})
+        body = [Stmt(target, reads, [rng.randrange(12) for _ in reads], "+=" if rng.random() < 0.25 else "=",
+                     None, rng.randrange(8))]
+        if rng.random() < 0.3:
+            body.append(Stmt(index({}, rng.choice(flats)), [index({0: 0})], [rng.randrange(12)], "+=",
+                             None, rng.randrange(8)))
+        for level in range(dims - 1, -1, -1):
+            loops[level].body = body
+            body = [loops[level]]
+        nest = body
+        if rng.random() < 0.4:      # 'for (i = 0; i < n; i++) f[i] = ...' next to it
+            plain = Loop(ITERATORS[0], Bound([Aff.of({}, 0)]), Bound([Aff.of({cols: 1}, -1)]), [], strict=True)
+            plain.body = [self.stmt_on(Ref("f", [Aff.of({ITERATORS[0]: 1})]), [plain])]
+            nest = [plain] + nest if rng.random() < 0.6 else nest + [plain]
+        # linearised reads in the v3 statements (rows the v3 bounds know nothing of)
+        for region in program.regions:
+            for node, outer in walk(region):
+                if isinstance(node, Stmt) and len(outer) >= 2 and node.reads and not node.product \
+                        and rng.random() < 0.3:
+                    if dtype == "double" and self.dtype(node.target.name) == "int":
+                        continue
+                    a, b = sorted(rng.sample(range(len(outer)), 2))
+                    idx = [Aff.of({outer[a].var: 1}), Aff.of({outer[b].var: 1}, rng.choice([0, 0, 1, -1]))]
+                    k = rng.randrange(len(node.reads))
+                    form = self.pick({"row": 2, "col": 1, "macro": 1})
+                    node.reads[k] = Ref(rng.choice(flats), [self.linear(form, idx, [rows, cols])])
+        region = rng.choice(program.regions)
+        at = rng.randint(0, len(region))
+        region[at:at] = nest
+
+    def linear(self, shape: str, idx: list[Aff], sizes: list[str]) -> Aff:
+        """The subscript of element ``idx`` (outermost first) of rows of ``sizes``:
+        ``a * n + b``, ``b + a * n`` (``"col"``), ``(a * m + b) * n + c`` (``"3d"``),
+        ``IDX(a, b)`` (``"macro"``); the innermost constant is the Aff's."""
+        def leaf(a: Aff) -> X:
+            return X("aff", (a,))
+        fast = idx[-1]
+        fast_terms = Aff(fast.terms, 0, fast.ext)
+        if shape == "macro" and len(idx) == 2:
+            return Aff(ext=((1, X("IDX", (leaf(idx[0]), leaf(fast)), name=sizes[-1])),))
+        slow = leaf(idx[0])
+        for d in range(1, len(idx) - 1):        # (a * m + b): the slower indices
+            slow = _plus_aff(X("*", (slow, leaf(Aff.of({sizes[d]: 1})))), idx[d])
+        row = X("*", (slow, leaf(Aff.of({sizes[-1]: 1}))))
+        if not fast_terms.terms and not fast_terms.ext:
+            x = row
+        elif shape == "col":
+            x = X("+", (leaf(fast_terms), row))
+        else:
+            x = X("+", (row, leaf(fast_terms)))
+        return Aff(const=fast.const, ext=((1, x),))
+
+    def stmt_on(self, target: Ref, loops: list[Loop]) -> Stmt:
+        """A statement writing ``target``, reading what the program has (dtypes kept)."""
+        rng = self.rng
+        dtype = self.dtype(target.name)
+        names = [n for n in self.names if dtype == "double" or self.dtype(n) == "int"]
+        reads = [self.ref(rng.choice(names), loops) for _ in range(self.pick({1: 5, 2: 4})) if names]
+        return Stmt(target, reads, [rng.randrange(12) for _ in reads], "+=" if rng.random() < 0.25 else "=",
+                    None, rng.randrange(8))
+
+    def v4_deref(self, program: Program) -> None:
+        """``for (i = 1; i < n; i++) *(dst + i) = *(src + i - 1) ...``, ``*sum += ...``
+        (pointers main may pass overlapping), and ``*(x + i)`` for ``x[i]`` of v3 views."""
+        rng = self.rng
+        # v3 views of rank 1 written '*(x + i - 1)' (all their accesses, when they can)
+        refs: dict[str, list[Ref]] = {}
+        for stmt in statements(program):
+            for ref in refs_of(stmt):
+                view = program.view(ref.name)
+                if view is not None and not view.raw and program.storage_of(ref.name).rank == 1:
+                    refs.setdefault(ref.name, []).append(ref)
+        for name, found in refs.items():
+            if all(len(r.subs[0].terms) <= 1 and not r.subs[0].ext for r in found) and rng.random() < 0.5:
+                program.view(name).raw = True
+                for r in found:
+                    r.style = "deref"
+        rank1 = [a for a in program.arrays if a.rank == 1]
+        if rank1 and rng.random() < 0.5:
+            src_store = rng.choice(rank1)
+        else:
+            src_store = Array("P", "double" if rng.random() < 0.7 else "int", 1)
+            program.arrays.append(src_store)
+        dtype = src_store.dtype
+        program.views.append(View("src", src_store.name, raw=True))
+        r = rng.random()
+        others = [a for a in rank1 if a.dtype == dtype and a is not src_store]
+        if r < 0.35:        # dst overlaps src: written while it is read
+            program.views.append(View("dst", src_store.name, rng.choice([1, 2, -1, 0]), raw=True))
+        elif r < 0.55 and others:
+            program.views.append(View("dst", rng.choice(others).name, raw=True))
+        else:
+            program.arrays.append(Array("Q", dtype, 1))
+            program.views.append(View("dst", "Q", raw=True))
+        v = ITERATORS[0]
+        params = [p for p in self.small_params() if p.value >= 0]
+        hi = Aff.of({rng.choice(params).name: 1}, rng.choice([0, 0, 1, 2])) if params and rng.random() < 0.6 \
+            else Aff.of({}, rng.randint(3, 12))
+        loop = Loop(v, Bound([Aff.of({}, rng.choice([1, 1, 0, 2]))]), Bound([hi.plus(-1)]), [], strict=True,
+                    down=rng.random() < 0.15)
+
+        def at(name: str, k: int) -> Ref:
+            return Ref(name, [Aff.of({v: 1}, k)], "deref")
+        reads = [at("src", rng.choice([-1, 0, 1])) for _ in range(self.pick({1: 3, 2: 4, 3: 1}))]
+        if rng.random() < 0.3:
+            reads.append(Ref("src", [Aff.of({v: 1})]))          # src[i] next to *(src + i)
+        if rng.random() < 0.3:
+            reads.append(at("dst", -1))
+        loop.body.append(Stmt(at("dst", 0), reads, [rng.randrange(12) for _ in reads],
+                              "+=" if rng.random() < 0.2 else "=", None, rng.randrange(8)))
+        region = rng.choice(program.regions)
+        pos = rng.randint(0, len(region))
+        region[pos:pos] = [loop]
+        if rng.random() < 0.25:
+            return
+        # *sum: its own cell, or inside an array the program reads (the overlap check)
+        try:
+            sim = simulate(program)
+        except InvalidProgram:
+            sim = None
+        cells = []
+        if sim is not None:
+            for name, dims in sim.ranges.items():
+                storage = program.storage_of(name)
+                if program.scalar(name) is None and storage.rank == 1 and name in sim.accessed:
+                    view = program.view(name)
+                    delta = view.delta if view is not None else 0
+                    cells.append((storage, dims[0][0] + delta, dims[0][1] + delta))
+        if cells and rng.random() < 0.6:
+            storage, lo, hi_cell = rng.choice(cells)
+            program.views.append(View("sum", storage.name, rng.randint(lo, hi_cell), raw=True))
+        else:
+            storage = Array("S", "double" if rng.random() < 0.7 else "int", 1)
+            program.arrays.append(storage)
+            program.views.append(View("sum", "S", raw=True))
+        places = [(loop.body, [loop])] + [(n.body, list(outer) + [n]) for n, outer in all_nodes(program)
+                                          if isinstance(n, Loop) and len(outer) < 3 and n is not loop]
+        body, loops = places[0] if rng.random() < 0.5 else rng.choice(places)
+        names = [n for n in self.names + ["src"] if storage.dtype == "double" or self.dtype(n) == "int"]
+        reads = [self.ref(rng.choice(names), loops) for _ in range(self.pick({1: 3, 2: 2})) if names]
+        if any(r.name == "src" for r in reads) and loops[-1] is not loop:
+            reads = [r for r in reads if r.name != "src"]
+        for r in reads:
+            if r.name == "src":
+                r.style = "deref" if len(r.subs[0].terms) <= 1 else ""
+        target = Ref("sum", [Aff()], "deref")
+        op = "+=" if rng.random() < 0.75 else "="
+        if op == "=":
+            reads.append(Ref("sum", [Aff()], "deref"))     # '*sum = *sum * ... + ...'
+        body.append(Stmt(target, reads, [rng.randrange(12) for _ in reads], op, None, rng.randrange(8)))
+
+    def v4_remainder(self, program: Program) -> None:
+        """A loop unrolled by hand and its remainder loop, in one block: ``for (i = lo;
+        i + 4 <= hi; i += 4) {S(i) .. S(i + 3)} for (; i < hi; i++) S(i)``, stepping down,
+        or after ``i <= hi - 4`` / ``i < hi - 3``."""
+        rng = self.rng
+        spots = [(region, []) for region in program.regions]
+        inner = [(n.body, list(outer) + [n]) for n, outer in all_nodes(program)
+                 if isinstance(n, Loop) and len(outer) < 2 and not n.cont]
+        body, outer = rng.choice(spots) if not inner or rng.random() < 0.5 else rng.choice(inner)
+        level = len(outer)
+        var = ITERATORS[level]
+        u = self.pick({2: 3, 3: 2, 4: 3})
+        params = [p for p in self.small_params() if p.value >= 0]
+        kind = self.pick({"param": 4 if params else 0, "literal": 4, "outer": 2 if outer else 0})
+        if kind == "param":
+            hi = Aff.of({rng.choice(params).name: 1}, rng.choice([0, 0, 1, 3]))
+        elif kind == "outer":
+            hi = Aff.of({rng.choice(outer).var: 1}, rng.choice([2, 3, 5]))
+        else:
+            hi = Aff.of({}, rng.randint(2, 13))
+        lo = Aff.of({}, rng.choice([0, 0, 1, 2]))
+        variant = self.pick({"head": 4, "head_lt": 2, "down": 0 if self.unsigned else 5, "step_le": 2,
+                             "step_lt": 2})
+        tmp = Loop(var, Bound([lo]), Bound([hi]), [])
+        if level < 5 and rng.random() < 0.3:
+            template = self.loop(level + 1, outer + [tmp], 1)
+        else:
+            template = self.stmt(outer + [tmp])
+        for n, _ in walk([template]):
+            if isinstance(n, Stmt) and n.iter_var == var:
+                n.iter_var = None       # the copies compute S(i + 1) .. exactly
+        down = variant == "down"
+        copies = [_shifted_node(template, var, -k if down else k) for k in range(u)]
+        main = Loop(var, Bound([lo]), Bound([hi]), copies, step=u)
+        if variant == "head":           # i + 4 <= hi
+            main.head = u
+        elif variant == "head_lt":      # i + 3 < hi
+            main.head, main.strict, main.upper = u - 1, True, Bound([hi.plus(-1)])
+        elif variant == "down":         # for (i = hi; i - 4 >= lo; i -= 4)
+            main.head, main.down = u, True
+        else:                           # i <= hi - 4, i < hi - 3
+            main.upper, main.strict = Bound([hi.plus(-u)]), variant == "step_lt"
+        if down:                        # for (; i > lo; i--)
+            rest = Loop(var, Bound([lo.plus(1)]), Bound([hi]), [template], down=True,
+                        strict=rng.random() < 0.7, cont=True)
+        else:                           # for (; i < hi; i++)
+            rest = Loop(var, Bound([lo]), Bound([hi.plus(-1)]), [template], strict=rng.random() < 0.7, cont=True)
+        at = rng.randint(0, len(body))
+        body[at:at] = [main, rest]
+
+    def v4_enum(self, program: Program) -> None:
+        """``enum { N = 8, M = N + 2, K };`` and a local ``enum { STEP = 3 };``, used for
+        literal bounds of the same value, steps, subscripts and statement values."""
+        rng = self.rng
+        loops = [n for n, _ in all_nodes(program) if isinstance(n, Loop)]
+        plain = [n for n in loops if not n.offset and not n.shift]
+        literals = [part.const for n in plain for b in (n.lower, n.upper) for part in b.parts
+                    if not part.names() and not part.ext and part.const >= 2]
+        base = rng.choice(literals) if literals and rng.random() < 0.75 else rng.choice([4, 6, 8, 40])
+        d = rng.choice([1, 2, 6])
+        pool = ("N", "M", "K", "LEN", "ROWS", "COLS", "E1", "E2", "E3")
+        members = []
+        for value, init in ((base, ("lit",)), (base + d, ("ref", None, d)), (base + d + 1, ("next", None))):
+            name = self._free_name(program, pool)
+            if init[0] != "lit":
+                init = (init[0], members[-1].name) + init[2:]
+            members.append(Param(name, "enum", value, init=init))
+            program.params.append(members[-1])
+        local = Param(self._free_name(program, ("STEP", "STRIDE")), "enum_local", rng.choice([2, 3]), init=("lit",))
+        program.params.append(local)
+
+        def nearest(v: int) -> Param:
+            return min(members, key=lambda p: abs(p.value - v))
+        for n in plain:
+            for b in (n.lower, n.upper):
+                for k, part in enumerate(b.parts):
+                    if part.names() or part.ext:
+                        continue
+                    e = nearest(part.const)
+                    if abs(part.const - e.value) <= 3 and rng.random() < 0.6:
+                        b.parts[k] = Aff.of({e.name: 1}, part.const - e.value)
+        cont_vars = {n.var for n in loops if n.cont}
+        for n in plain:
+            if n.ne or n.cont or n.head or n.var in cont_vars:
+                continue
+            if n.step == local.value and rng.random() < 0.8:
+                n.step_name = local.name
+            elif n.step == 1 and rng.random() < 0.2:
+                n.step, n.step_name = local.value, local.name
+        for stmt in statements(program):
+            for ref in refs_of(stmt):
+                view = program.view(ref.name)
+                if ref.style == "deref" or (view is not None and view.raw):
+                    continue
+                for k, sub in enumerate(ref.subs):
+                    if sub.ext:
+                        continue
+                    r = rng.random()
+                    e = rng.choice(members)
+                    terms = dict(sub.terms)
+                    terms[e.name] = terms.get(e.name, 0) + 1
+                    if r < 0.1:         # (i + K) % M
+                        mod = rng.choice(members[1:])
+                        x = X("%", (X("aff", (Aff.of(terms, sub.const),)), X("aff", (Aff.of({mod.name: 1}),))))
+                        ref.subs[k] = Aff(ext=((1, x),))
+                    elif r < 0.2:       # i + N - 8
+                        ref.subs[k] = Aff.of(terms, sub.const - e.value)
+            if not stmt.product and rng.random() < 0.25:
+                e = rng.choice(members + [local])
+                stmt.enum_term = (e.name, e.value)
+        used = {p.name for p in used_params(program)}
+        stmts = [s for s in statements(program) if not s.product]
+        if not used & {p.name for p in members} and stmts:
+            e = rng.choice(members)
+            rng.choice(stmts).enum_term = (e.name, e.value)
+        if local.name not in used and stmts:
+            steppable = [n for n in plain if n.step == 1 and not (n.ne or n.cont or n.head or n.var in cont_vars)]
+            if steppable and rng.random() < 0.7:
+                n = rng.choice(steppable)
+                n.step, n.step_name = local.value, local.name
+            else:
+                rng.choice(stmts).enum_term = (local.name, local.value)
+
+
+def _plus_aff(x: X, a: Aff) -> X:
+    """``x + a`` written ``x + i - 1`` (the terms of ``a``, then its constant)."""
+    terms = Aff(a.terms, 0, a.ext)
+    if terms.terms or terms.ext:
+        x = X("+", (x, X("aff", (terms,))))
+    if a.const > 0:
+        x = X("+", (x, lit(a.const)))
+    elif a.const < 0:
+        x = X("-", (x, lit(-a.const)))
+    return x
+
+
+def _shifted_node(node, var: str, k: int):
+    """A copy of ``node`` (a statement or a loop) with ``var`` replaced by ``var + k``."""
+    node = copy.deepcopy(node)
+    if not k:
+        return node
+    value = Aff.of({var: 1}, k)
+
+    def fix(a: Aff) -> Aff:
+        return a.substitute(var, value)
+    for n, _ in walk([node]):
+        if isinstance(n, Loop):
+            n.lower.parts = [fix(a) for a in n.lower.parts]
+            n.upper.parts = [fix(a) for a in n.upper.parts]
+        elif isinstance(n, Guard):
+            for c in n.conds:
+                c.lhs, c.rhs = fix(c.lhs), fix(c.rhs)
+        elif isinstance(n, Stmt):
+            for ref in refs_of(n):
+                ref.subs = [fix(a) for a in ref.subs]
+    return node
+
+
+def generate(seed: int, index: int, v4=None) -> Program:
+    """Program number ``index`` of the batch ``seed`` (always the same one). ``v4``: the
+    constructs of generator v4 it has (a subset of :data:`V4_KINDS`), instead of those
+    drawn (tests force them: the program is then another one, but as deterministic)."""
+    if v4 is not None:
+        unknown = set(v4) - set(V4_KINDS)
+        if unknown:
+            raise ValueError(f"unknown v4 constructs {sorted(unknown)} (known: {', '.join(V4_KINDS)})")
     rng = random.Random(f"polysched-fuzz:{seed}:{index}")
     last = None
     for _ in range(200):
-        generator = _Generator(rng, seed, index)
+        generator = _Generator(rng, seed, index, v4)
         program = generator.program()
         try:
             _render_repairing(program)
             if generator.extra and not extra_features(program, dynamic=False):
+                continue
+            if not generator.v4 <= v4_features(program):
                 continue
             # Mostly programs that do something (empty ones, e.g. all loops empty for
             # a negative size, are kept now and then: they test the guards).

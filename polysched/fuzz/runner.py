@@ -129,6 +129,8 @@ class FuzzConfig:
     shrink_evaluations: int = 250
     shrink_seconds: float = 240.0
     shrink_limit: int = 2     # shrinks per failure class over the whole run (0: no limit)
+    # the constructs of generator v4 every program has (generate's v4; None: as drawn)
+    v4: tuple[str, ...] | None = None
 
 
 # --------------------------------------------------------------------------- optimize
@@ -469,7 +471,7 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
     start = time.perf_counter()
     result = ProgramResult(index)
     try:
-        program = generate(config.seed, index)
+        program = generate(config.seed, index, v4=config.v4)
         text = render(program)
     except Exception as err:               # noqa: BLE001
         result.invalid = f"generator: {type(err).__name__}: {err}"
