@@ -758,12 +758,13 @@ def test_struct_members_this_front_end_does_not_read_are_refused(body):
 
 
 @pytest.mark.parametrize("before", ["if (flag)", "for (t = 0; t < 3; t++)", "while (flag--)", "if (flag) ;\n  else",
-                                    "if ((flag))", "WHEN(flag)"])
+                                    "if ((flag))", "WHEN(flag)", "ONLY_IF_FLAG",
+                                    "if (flag)\n#ifdef NEVER\n  A[0] = 1;\n#endif"])
 def test_a_region_that_is_the_body_of_a_braceless_statement_is_refused(before):
     """A probe's program: after ``if (flag)`` without braces, C guards only the
     region's first loop; the output's one if/else around the whole region put all of it
     under the if (and after ``for (t ...)`` repeated all of it, even with --identity)."""
-    text = ("#define WHEN(c) if (c)\nint A[100], B[100];\nvoid f(int flag)\n{\n  int i, t;\n  " + before + "\n#pragma scop\n"
+    text = ("#define WHEN(c) if (c)\n#define ONLY_IF_FLAG if (flag)\nint A[100], B[100];\nvoid f(int flag)\n{\n  int i, t;\n  " + before + "\n#pragma scop\n"
             "  for (i = 0; i < 100; i++)\n    A[i] = A[i] + 1;\n  for (i = 0; i < 100; i++)\n"
             "    B[i] = A[i] * 2;\n#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="without braces") as info:

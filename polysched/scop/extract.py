@@ -198,7 +198,7 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
     if sys.version_info >= (3, 11):
         sys.setrecursionlimit(max(limit, 100_000))
     try:
-        _check_not_a_braceless_body(filename, plain, region, macros)
+        _check_not_a_braceless_body(filename, plain, stripped, region, macros)
         builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
         scop = builder.build()
         return None if scop is None else (builder, scop)
@@ -211,12 +211,27 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
         sys.setrecursionlimit(limit)
 
 
-def _check_not_a_braceless_body(filename: str, plain: str, region: Region, macros: MacroTable) -> None:
+def _check_not_a_braceless_body(filename: str, plain: str, stripped: str, region: Region,
+                                macros: MacroTable) -> None:
     """Refuse a region right after ``if (...)``, ``for (...)``, ``while (...)``, ``else``
     or ``do`` without braces: C makes only its first statement their body, and the
     region's output (one ``if`` around the optimized code and the original) would put
     all of it there."""
     before = plain[:region.scop_offset].rstrip()
+    # a conditional block right before the region ('#ifdef X ... #endif'): what precedes
+    # it may be the head, whichever branch the compiler keeps
+    lines = stripped[:region.scop_offset].rstrip().split("\n")
+    if lines and re.match(r"\s*#\s*endif\b", lines[-1]):
+        depth, k = 0, len(lines) - 1
+        while k >= 0:
+            if re.match(r"\s*#\s*endif\b", lines[k]):
+                depth += 1
+            elif re.match(r"\s*#\s*if", lines[k]):
+                depth -= 1
+                if depth == 0:
+                    break
+            k -= 1
+        before = plain[:len("\n".join(lines[:max(k, 0)]))].rstrip()
     head = None
     if before.endswith(")"):
         depth, k = 0, len(before) - 1
@@ -231,8 +246,9 @@ def _check_not_a_braceless_body(filename: str, plain: str, region: Region, macro
         elif word and word.group(1) in macros:     # '#define WHEN(c) if (c)' may be one
             head = f"{word.group(1)}(...)"
     else:
-        word = re.search(r"\b(else|do)$", before)
-        head = word.group(1) if word else None
+        word = re.search(r"\b(else|do|[A-Za-z_]\w*)$", before)
+        if word and (word.group(1) in ("else", "do") or word.group(1) in macros):   # '#define ONLY_ODD if (n % 2)'
+            head = word.group(1)
     if head is not None:
         raise ScopError(filename, region.scop_line, 1, f"the region follows '{head}' without braces, which "
                         f"makes only its first statement the body: put the region in braces")
