@@ -703,6 +703,21 @@ def refs_of(stmt: Stmt) -> list[Ref]:
     return [stmt.target, *stmt.reads]
 
 
+def map_affs(nodes: list, fn: Callable[[Aff], Aff]) -> None:
+    """Replace, in place, every affine expression of ``nodes`` (loop bounds, guard
+    sides, subscripts) by ``fn`` of it."""
+    for node, _ in walk(nodes):
+        if isinstance(node, Loop):
+            node.lower.parts = [fn(a) for a in node.lower.parts]
+            node.upper.parts = [fn(a) for a in node.upper.parts]
+        elif isinstance(node, Guard):
+            for cond in node.conds:
+                cond.lhs, cond.rhs = fn(cond.lhs), fn(cond.rhs)
+        elif isinstance(node, Stmt):
+            for ref in refs_of(node):
+                ref.subs = [fn(a) for a in ref.subs]
+
+
 def affs_of(program: Program) -> Iterator[Aff]:
     """Every affine expression of the program (bounds, guards, subscripts)."""
     for node, _ in all_nodes(program):
@@ -2651,18 +2666,7 @@ def _shifted_node(node, var: str, k: int):
         return node
     value = Aff.of({var: 1}, k)
 
-    def fix(a: Aff) -> Aff:
-        return a.substitute(var, value)
-    for n, _ in walk([node]):
-        if isinstance(n, Loop):
-            n.lower.parts = [fix(a) for a in n.lower.parts]
-            n.upper.parts = [fix(a) for a in n.upper.parts]
-        elif isinstance(n, Guard):
-            for c in n.conds:
-                c.lhs, c.rhs = fix(c.lhs), fix(c.rhs)
-        elif isinstance(n, Stmt):
-            for ref in refs_of(n):
-                ref.subs = [fix(a) for a in ref.subs]
+    map_affs([node], lambda a: a.substitute(var, value))
     return node
 
 

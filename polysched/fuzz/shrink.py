@@ -22,7 +22,7 @@ import time
 from typing import Callable, Iterator
 
 from .generator import (Aff, Bound, Guard, InvalidProgram, Loop, Program, Ref, Stmt, X, all_nodes,
-                        render, statements, walk)
+                        map_affs, render, statements, walk)
 
 Path_ = tuple[int, ...]
 
@@ -69,19 +69,6 @@ def _edit(program: Program, fn) -> Program | None:
 
 # --------------------------------------------------------------------------- rewriting
 
-def _map_affs(nodes: list, fn: Callable[[Aff], Aff]) -> None:
-    for node, _ in walk(nodes):
-        if isinstance(node, Loop):
-            node.lower.parts = [fn(a) for a in node.lower.parts]
-            node.upper.parts = [fn(a) for a in node.upper.parts]
-        elif isinstance(node, Guard):
-            for cond in node.conds:
-                cond.lhs, cond.rhs = fn(cond.lhs), fn(cond.rhs)
-        elif isinstance(node, Stmt):
-            for ref in (node.target, *node.reads):
-                ref.subs = [fn(a) for a in ref.subs]
-
-
 def _ext_affs(program: Program) -> list[Aff]:
     """The expressions with C terms, in the order :func:`_map_nth_ext_aff` numbers them."""
     found: list[Aff] = []
@@ -91,7 +78,7 @@ def _ext_affs(program: Program) -> list[Aff]:
             found.append(a)
         return a
     for region in program.regions:
-        _map_affs(region, note)
+        map_affs(region, note)
     return found
 
 
@@ -105,7 +92,7 @@ def _map_nth_ext_aff(program: Program, n: int, fn: Callable[[Aff], Aff]) -> bool
         seen[0] += 1
         return fn(a) if k == n else a
     for region in program.regions:
-        _map_affs(region, apply)
+        map_affs(region, apply)
     return seen[0] > n
 
 
@@ -145,7 +132,7 @@ def _unwrap_loop(program: Program, path: Path_) -> bool:
         return False
     first = (loop.upper if loop.down else loop.lower).parts[0]
     body = loop.body
-    _map_affs(body, lambda a: a.substitute(loop.var, first))
+    map_affs(body, lambda a: a.substitute(loop.var, first))
     for node, _ in walk(body):
         if isinstance(node, Stmt) and node.iter_var == loop.var:
             node.iter_var = None
@@ -173,7 +160,7 @@ def _inline_param(program: Program, name: str) -> bool:
     if param is None or abs(param.value) > 2 ** 20:
         return False
     for region in program.regions:
-        _map_affs(region, lambda a: a.substitute(name, Aff.of({}, param.value)))
+        map_affs(region, lambda a: a.substitute(name, Aff.of({}, param.value)))
     program.params = [p for p in program.params if p.name != name]
     return True
 
