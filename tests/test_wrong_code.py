@@ -1490,3 +1490,57 @@ def test_a_second_probes_programs(tmp_path):
     q->n with p == q (now both in the overlap check); an address taken through
     ``#define ADDR(x) (&(x))`` (two parentheses)."""
     assert_same_behaviour(tmp_path, PROBE_ROUND_TWO, opts=("-O2",))
+
+
+STRUCT_SCALARS = r"""
+#include <stdio.h>
+struct pair { double a; double b; };
+struct acc { double sum; long count; };
+struct pair v;
+void f(int n, double *A, double *B, struct acc *s) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    v.a = A[i] * 0.5;
+    B[i] = v.a + v.b;
+  }
+  for (i = 0; i < n; i++) {
+    s->sum = s->sum + A[i];
+    s->count += 1;
+  }
+#pragma endscop
+}
+int main(void) {
+  double A[100], B[100];
+  struct acc s = {0.25, 0};
+  for (int n = -1; n <= 100; n += 33) {
+    for (int k = 0; k < 100; k++) { A[k] = k % 9; B[k] = 0; }
+    v.a = 1.0; v.b = 3.0;
+    f(n, A, B, &s);
+    double t = 0;
+    for (int k = 0; k < 100; k++) t += B[k] * (k + 1);
+    printf("%d %a %a %a %ld\n", n, t, v.a, s.sum, s.count);
+  }
+  return 0;
+}
+"""
+
+
+def test_struct_member_scalars_are_never_private_or_reductions(tmp_path):
+    """``v.a`` written and read in every iteration looked private, and ``s->count += 1``
+    a reduction: OpenMP's ``private(v__a)`` named the model's variable (no compile), and
+    a private member would have lost the value the original leaves in ``v.a``."""
+    outputs = assert_same_behaviour(tmp_path, STRUCT_SCALARS, opts=("-O2",))
+    assert "__" not in outputs["tile-par"].split("#pragma scop", 1)[1].split("#pragma endscop")[0]
+
+
+def test_union_members_are_not_read_as_variables():
+    """``u.a`` and ``u.b`` of a union are the same memory: as two variables of the
+    model the write of one would not reach a read of the other (wrong output in
+    every mode); they are refused."""
+    text = ("union U { double a; double b; };\n"
+            "void f(int n, double *A, double *B) {\n  int i;\n  union U u;\n  u.b = 0;\n"
+            "#pragma scop\n  for (i = 0; i < n; i++) {\n    u.a = A[i];\n    B[i] = u.b * 2.0;\n  }\n"
+            "#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="8:5: .*u.a"):
+        extract(text, filename="u.c")

@@ -269,6 +269,11 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
         if accesses.memory[name].intersect_domain(domain).intersect_range(domain) \
                 .is_subset(same_iteration):
             continue
+        if array.text:
+            # a struct member (v.a, p->sum): OpenMP privatises and reduces variables, not
+            # members, and the liveness scan after the region looks for the model's name
+            verdict.blocking[name] = f"'{array.text}' is a struct member, which cannot be private or a reduction"
+            continue
         reason = private_reason(scop, accesses, name, domain, same_iteration)
         if reason is None:
             verdict.private.append(name)

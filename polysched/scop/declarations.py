@@ -241,8 +241,8 @@ _STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*
 
 
 def _structs(parser: "_Parser", definitions: list[str]) -> dict[str, dict[str, Declaration]]:
-    """The members of each struct (or union) definition, under ``struct TAG`` and under
-    the name a ``typedef`` gives it. Nested definitions are not read."""
+    """The members of each struct definition, under ``struct TAG`` and under the name a
+    ``typedef`` gives it. Nested definitions and unions are not read."""
     found: dict[str, dict[str, Declaration]] = {}
     for text in definitions:
         for node in parser.parse(text):
@@ -252,10 +252,12 @@ def _structs(parser: "_Parser", definitions: list[str]) -> dict[str, dict[str, D
                 names.append(node.name)
             kind = node.type.type if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.TypeDecl) \
                 else node.type if isinstance(node, c_ast.Decl) else None
-            if not isinstance(kind, (c_ast.Struct, c_ast.Union)) or kind.decls is None:
+            # a union's members share their memory: read as variables of their own,
+            # writing one would not change the others (so unions are not read)
+            if not isinstance(kind, c_ast.Struct) or kind.decls is None:
                 continue
             if kind.name:
-                names.append(f"{'struct' if isinstance(kind, c_ast.Struct) else 'union'} {kind.name}")
+                names.append(f"struct {kind.name}")
             members = {d.name: d for d in (declaration_of(m, "member") for m in kind.decls) if d is not None}
             for name in names:
                 found[name] = members

@@ -1280,7 +1280,8 @@ class _RegionBuilder:
             raise self.error(site or node, f"assignment to macro '{node.name}'")
         if not isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
             raise self.error(site or node, f"assignment target '{_GEN.visit(node)}' is not an array element or a "
-                                           "scalar (pointer dereference and struct members are not supported)")
+                                           "scalar (read: '*p' of a pointer the region does not change, and members of a struct "
+                                           "defined in this file, one level deep; not unions)")
 
     def reads(self, node: c_ast.Node | None, ctx: _Context, domain: isl.Set, out: list[Access],
               site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> None:
@@ -1347,7 +1348,8 @@ class _RegionBuilder:
         elif isinstance(node, c_ast.Assignment):
             raise self.error(where, "assignment inside an expression is not supported")
         elif isinstance(node, c_ast.StructRef):
-            raise self.error(where, "struct member access inside a SCoP is not supported")
+            raise self.error(where, f"struct member access '{_GEN.visit(node)}' is not supported (read: members of a struct "
+                                    "defined in this file, one level deep; not unions or arrays of structs)")
         elif isinstance(node, c_ast.ExprList):
             raise self.error(where, "comma operator inside a SCoP is not supported")
         elif isinstance(node, c_ast.Compound):
