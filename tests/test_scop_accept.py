@@ -744,9 +744,53 @@ def test_struct_members_are_variables_of_their_own():
     assert grid.element(["k", "j"]) == "global_image.grid[k][j]"
 
 
+AOS = """struct pt { double x, y; double v[3]; };
+struct pt cloud[10][20];
+void f(int n, int m, struct pt *p, double *out)
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (k = 0; k < 3; k++)
+      p[i].v[k] = p[i].x * k;
+  for (i = 0; i < 10; i++)
+    for (j = 0; j < m; j++)
+      out[i * m + j] = cloud[i][j].y + p[i * m + j].y;
+#pragma endscop
+}
+"""
+
+
+def test_members_of_arrays_of_structs_are_arrays_of_their_own():
+    """``p[i].v[k]`` is the element ``[i, k]`` of an array ``p__v`` of the model, printed
+    back with the member after the struct's subscripts; one of a linearised array of
+    structs keeps ``.y`` after the whole index."""
+    [scop] = extract(AOS, filename="a.c")
+    pv, px, py, cy = (scop.arrays[a] for a in ("p__v", "p__x", "p__y", "cloud__y"))
+    assert pv.dims == ["", "3"] and pv.through_pointer and pv.element(["i", "k"]) == "p[i].v[k]"
+    assert px.dims == [""] and px.element(["i"]) == "p[i].x"
+    assert py.linearized and py.element(["i", "j"]) == "p[(i) * (m) + (j)].y"
+    assert cy.dims == ["10", "20"] and not cy.through_pointer and cy.element(["i", "j"]) == "cloud[i][j].y"
+    writes = {str(a.relation.range().get_tuple_name()) for s in scop.statements for a in s.accesses
+              if a.kind == "write"}
+    assert writes == {"p__v", "out"}
+
+
+@pytest.mark.parametrize("body", [
+    "  for (i = 0; i < 4; i++)\n    p[i] = q[i];\n  for (i = 0; i < 4; i++)\n    x[i] = p[i].n;",
+    "  for (i = 0; i < 4; i++)\n    x[i] = s.n;\n  t = s;",
+])
+def test_a_struct_used_whole_and_through_members_is_refused(body):
+    text = ("struct outer { int n; };\nvoid f(struct outer s, struct outer t, struct outer *p, struct outer *q,"
+            " double *x)\n{\n  int i;\n#pragma scop\n" + body + "\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="used whole and through its members"):
+        extract(text, filename="s.c")
+
+
 @pytest.mark.parametrize("body", [
     "  for (i = 0; i < 4; i++)\n    x[i] = s.inner.n;",        # two levels
-    "  for (i = 0; i < 4; i++)\n    x[i] = ps[i].n;",          # an array of structs
+    "  for (i = 0; i < 4; i++)\n    x[i] = ps[i].inner.n;",    # two levels in an array of structs
+    "  for (i = 0; i < 4; i++)\n    x[i] = ps[i].n + ps[i + 1].inner.n;",
     "  for (i = 0; i < 4; i++)\n    x[i] = u->n;",             # a struct not defined in the file
 ])
 def test_struct_members_this_front_end_does_not_read_are_refused(body):

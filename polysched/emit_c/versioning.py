@@ -276,6 +276,8 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
             continue
         if a.name not in written and b.name not in written:
             continue
+        if a.member and b.member and a.text == b.text:
+            continue        # two members of one array of structs (p[i].x, p[j].y) never overlap
         for array in (a, b):
             if "" in array.dims[1:]:
                 reason = (f"'{array.name}' is reached through a pointer to pointers, whose rows may "

@@ -342,6 +342,8 @@ class _RegionBuilder:
         # the start of a remainder loop 'for (; i < n; i++)'
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
         self.c_texts: dict[str, str] = {}       # struct members read as variables
+        # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
+        self.members: dict[str, tuple[str, int]] = {}
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
@@ -759,36 +761,62 @@ class _RegionBuilder:
         code): rewritten so in ``body``. Only members of structs defined at file
         scope, one level deep; the statement's text keeps ``img->w``."""
         taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
+        named: dict[str, str] = {}          # C text (img->w, p[].x) -> the model's name
+        bases: set[str] = set()
         for parent in list(_walk_nodes(body)):
             for field, child in parent.children():
-                if not (isinstance(child, c_ast.StructRef) and isinstance(child.name, c_ast.ID)
-                        and isinstance(child.field, c_ast.ID)):
+                if not (isinstance(child, c_ast.StructRef) and isinstance(child.field, c_ast.ID)):
                     continue
-                base = self.visible.declarations.get(child.name.name)
+                # p[i][j].x: the element of an array of structs; its subscripts stay
+                subscripts, root = [], child.name
+                while isinstance(root, c_ast.ArrayRef) and child.type == ".":
+                    subscripts.insert(0, root.subscript)
+                    root = root.name
+                if not isinstance(root, c_ast.ID):
+                    continue
+                base = self.visible.declarations.get(root.name)
                 through_pointer = child.type == "->"
-                if base is None or base.dims != ([""] if through_pointer else []):
+                if base is None or (base.dims != ([""] if through_pointer else []) and not subscripts) \
+                        or (subscripts and len(base.dims) != len(subscripts)):
                     continue
                 member = self.visible.structs.get(base.element_type, {}).get(child.field.name)
                 if member is None:
                     continue
-                text = f"{child.name.name}{child.type}{child.field.name}"
-                name = next((n for n, t in self.c_texts.items() if t == text), None)
+                text = f"{root.name}{'[]' if subscripts else ''}{child.type}{child.field.name}"
+                name = named.get(text)
                 if name is None:
-                    name = f"{child.name.name}__{child.field.name}"
+                    name = f"{root.name}__{child.field.name}"
                     while name in taken:
                         name += "_"
                     taken.add(name)
-                    self.c_texts[name] = text
-                    # reached through the struct's pointer, or part of the struct itself
-                    origin = "param" if through_pointer else base.origin
-                    self.visible.declarations[name] = Declaration(name, member.element_type, list(member.dims),
-                                                                  origin, member.restrict)
-                variable = c_ast.ID(name, coord=child.name.coord)
+                    named[text] = name
+                    if subscripts:
+                        # an array of its own (p__x[i] for p[i].x), inside p's memory
+                        self.c_texts[name] = root.name
+                        self.members[name] = (f".{child.field.name}", len(base.dims))
+                        declared = Declaration(name, member.element_type, base.dims + member.dims,
+                                               base.origin, base.restrict)
+                    else:
+                        self.c_texts[name] = text
+                        # reached through the struct's pointer, or part of the struct itself
+                        origin = "param" if through_pointer else base.origin
+                        declared = Declaration(name, member.element_type, list(member.dims), origin,
+                                               member.restrict)
+                    self.visible.declarations[name] = declared
+                bases.add(root.name)
+                variable = c_ast.ID(name, coord=root.coord)
+                for subscript in subscripts:
+                    variable = c_ast.ArrayRef(variable, subscript, coord=root.coord)
                 key, _, index = field.partition("[")
                 if index:
                     getattr(parent, key)[int(index.rstrip("]"))] = variable
                 else:
                     setattr(parent, key, variable)
+        # a struct copied whole (p[i] = q[i]) is memory its members' variables share
+        for node in _walk_nodes(body):
+            if isinstance(node, c_ast.ID) and node.name in bases:
+                raise self.error(node, f"'{node.name}' is used whole and through its members: its members "
+                                       f"are read as variables of their own, which cannot share memory with it")
 
     def cells_of_pointers(self, body: c_ast.Node) -> None:
         """``*p`` and ``*(p + e)`` for a pointer ``p`` of one level (``double *sum``, a
@@ -1434,9 +1462,11 @@ class _RegionBuilder:
             # the rows' count is not declared; the sizes as C text (img->w, not img__w)
             dims = [""] + [self.c_texts.get(s, s) for s in row_sizes] if row_sizes else list(decl.dims)
             text = self.c_texts.get(name, "")
+            member, member_after = self.members.get(name, ("", 0))
             self.arrays[name] = Array(name, decl.element_type, dims, decl.origin,
                                       decl.through_pointer or "->" in text, decl.restrict,
-                                      linearized=bool(row_sizes), text=text)
+                                      linearized=bool(row_sizes), text=text, member=member,
+                                      member_after=member_after)
 
     def check_hidden_iterators(self, body: str, iterators: list[str], node: c_ast.Node) -> None:
         """The emitted statement is its text with the iterators renamed: a macro that

@@ -56,8 +56,12 @@ class Array:
     # one dimension in C, subscripted A[i * n + j] and modelled as A[i, j]: ``dims``
     # are "" (the number of rows is not declared) and the row sizes (["", "n"])
     linearized: bool = False
-    # its C text, when the name is the model's own (a struct member: "img->data")
+    # its C text, when the name is the model's own (a struct member: "img->data"; the
+    # array of structs "p" for p[i].x, whose member ".x" follows the first
+    # ``member_after`` subscripts)
     text: str = ""
+    member: str = ""
+    member_after: int = 0
 
     @property
     def c_text(self) -> str:
@@ -70,12 +74,14 @@ class Array:
     def element(self, subscripts: list[str]) -> str:
         """The C text of the element at ``subscripts`` of the model (``A[i][j]``; for a
         linearised array ``A[(i) * (n) + (j)]``)."""
-        if not self.linearized:
-            return self.c_text + "".join(f"[{s}]" for s in subscripts)
-        index = subscripts[0]
-        for size, s in zip(self.dims[1:], subscripts[1:]):
-            index = f"({index}) * ({size}) + ({s})"
-        return f"{self.c_text}[{index}]"
+        if self.linearized:
+            index = subscripts[0]
+            for size, s in zip(self.dims[1:], subscripts[1:]):
+                index = f"({index}) * ({size}) + ({s})"
+            subscripts = [index]
+        text = "".join(f"[{s}]" for s in subscripts[:self.member_after]) + self.member \
+            + "".join(f"[{s}]" for s in subscripts[self.member_after:])
+        return self.c_text + text
 
 
 @dataclass
