@@ -175,3 +175,11 @@ def test_inconsistent_dimensionality_of_an_undeclared_array():
     # for consistency; a name declared nowhere at all is an error of its own)
     check("for (i = 0; i < N; i++) {\n  undeclared[i][0] = 1;\n  x[i] = /*@*/undeclared[i];\n}", "2 elsewhere",
           header=HEADER + "  __typeof__(A) undeclared;\n")
+
+
+def test_a_function_the_file_defines_is_not_the_math_library_s():
+    """A probe's ``static double fmax(double a, double b) { calls++; ... }``, without
+    <math.h>: read as <math.h>'s pure fmax, its calls were reordered."""
+    header = ("static int calls;\nstatic double fmax(double a, double b) { calls++; return a > b ? a : b; }\n"
+              + HEADER)
+    check("for (i = 0; i < N; i++)\n  x[i] = /*@*/fmax(x[i], 1.0);", "a function this file defines", header)

@@ -344,6 +344,7 @@ class _RegionBuilder:
         self.c_texts: dict[str, str] = {}       # struct members read as variables
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
+        self._defined_functions: set[str] | None = None
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
@@ -1303,6 +1304,13 @@ class _RegionBuilder:
             raise self.error(site, f"cannot interpret the expansion of macro '{name}' "
                                    f"('{text.strip()}') as an expression") from None
 
+    def defined_functions(self) -> set[str]:
+        """The functions the file defines: a ``static double fmax(...) { ... }`` of the
+        user's own is not <math.h>'s (a probe's counted its calls)."""
+        if self._defined_functions is None:
+            self._defined_functions = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{", self.plain))
+        return self._defined_functions
+
     def check_lvalue(self, node: c_ast.Node, site: c_ast.Node | None = None) -> None:
         if isinstance(node, c_ast.ID) and node.name in self.macros:
             raise self.error(site or node, f"assignment to macro '{node.name}'")
@@ -1368,6 +1376,9 @@ class _RegionBuilder:
             if not isinstance(node.name, c_ast.ID):
                 raise self.error(where, "call through a function pointer inside a SCoP")
             fname = node.name.name
+            if fname in self.defined_functions():
+                raise self.error(where, f"call of '{fname}', a function this file defines (only pure <math.h> "
+                                        "functions and macros are allowed inside a SCoP)")
             if not _is_pure_function(fname):
                 raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
                                         "functions and macros are allowed inside a SCoP)")
@@ -1377,7 +1388,7 @@ class _RegionBuilder:
             raise self.error(where, "assignment inside an expression is not supported")
         elif isinstance(node, c_ast.StructRef):
             raise self.error(where, f"struct member access '{_GEN.visit(node)}' is not supported (read: members of a struct "
-                                    "defined in this file, one level deep; not unions or arrays of structs)")
+                                    "defined in this file, one level deep, or of an array of them; not unions)")
         elif isinstance(node, c_ast.ExprList):
             raise self.error(where, "comma operator inside a SCoP is not supported")
         elif isinstance(node, c_ast.Compound):
