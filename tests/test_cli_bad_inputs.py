@@ -84,7 +84,8 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
     "do-while loop": (region("  i = 0;\n  do { B[i] = 0; i++; } while (i < n);"), [], ":6:", "error"),
     "infinite for": (region("  for (;;)\n    B[0] = 1;"), [], ":5:", "error"),
     "data-dependent bound": (region("  for (i = 0; i < idx[0]; i++)\n    B[i] = 0;"), [], ":5:", "error"),
-    "data-dependent condition": (loop("if (B[i] > 0) C[i] = 1;"), [], ":6:", "error"),
+    "loop under a data-dependent condition": (
+        loop("if (B[i] > 0)\n      for (j = 0; j < n; j++) C[j] = 1;"), [], ":7:", "loop under a condition"),
     "call with side effects": (loop("B[i] = rand();"), [], ":6:", "side effect"),
     "printf in the region": (loop('printf("%d", i);'), [], ":6:", "error"),
     "GNU statement expression": (loop("B[i] = ({ int t = i; t; });"), [], ":6:", "error"),

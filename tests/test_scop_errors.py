@@ -50,7 +50,12 @@ CASES = {
     "array_bound": ("for (i = 0; i < N; i++)\n  for (j = 0; j < /*@*/idx[i]; j++)\n    A[i][j] = 0;",
                     "data-dependent"),
     "written_scalar_bound": ("t = 3;\nfor (i = 0; i < /*@*/t; i++)\n  x[i] = 0;", "written inside the SCoP"),
-    "array_condition": ("for (i = 0; i < N; i++)\n  if (/*@*/x[i] > 0)\n    x[i] = 0;", "data-dependent"),
+    "loop_under_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > 0)\n    /*@*/for (j = 0; j < N; j++)\n"
+                                   "      A[i][j] = 0;", "loop under a condition that reads the data"),
+    "while_under_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n    /*@*/while (x[i] > 1) x[i] -= 1;"
+                                    "\n  }", "'while'"),
+    "side_effect_in_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > /*@*/helper(i))\n    x[i] = 0;",
+                                       "side effects"),
     "double_in_bound": ("for (i = 0; i < /*@*/alpha; i++)\n  x[i] = 0;", "only integer parameters"),
     "while": ("for (i = 0; i < N; i++) {\n  /*@*/while (x[i] > 0) x[i] -= 1;\n}", "'while'"),
     "do_while": ("/*@*/do { x[0] = 1; } while (0);", "'do'"),

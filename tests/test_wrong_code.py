@@ -1632,3 +1632,77 @@ def test_members_of_arrays_of_structs(tmp_path):
     region = outputs["tile-par"].split("void cmul", 1)[1].split("#pragma endscop")[0]
     assert "#pragma omp parallel for" in region and "&b[n - 1].im + 1" in region
     assert "&c[0].re || (const char *)(&c[m - 1].im" not in region      # c's own members: no check
+
+
+CONDITIONAL_STATEMENTS = r"""
+#include <stdio.h>
+#include <math.h>
+int hist[16];
+void clamp(int n, int m, double A[n][m], double *B, double *mx) {
+  int i, j;
+  double best = -1e300;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      if (A[i][j] < 0.0)
+        A[i][j] = 0.0;
+      else if (A[i][j] > 5.0) {
+        A[i][j] = 5.0;   /* a comment inside */
+        B[i] += 1.0;
+      }
+    }
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      if (A[i][j] > best) best = A[i][j];
+#pragma endscop
+  *mx = best;
+}
+void sweep(int n, int m, double *x, double *y, double thr) {
+  int i, j;
+  double t;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    t = x[i] * 2.0;
+    if (fabs(t) > thr && i * i > m)
+      y[i] = t;
+    else
+      y[i] = -t;
+  }
+  for (i = 1; i < n; i++)
+    if (y[i - 1] > y[i]) { t = y[i]; y[i] = y[i - 1]; y[i - 1] = t; }
+  for (i = 0; i < n; i++)
+    for (j = 0; j < 16; j++)
+      if ((i & 15) == j) hist[j]++;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      if (y[j] > x[i]) x[i] = x[i] + 0.5 * y[j];
+#pragma endscop
+}
+int main(void) {
+  static double A[30][40], B[30], x[100], y[100];
+  double mx = 0;
+  for (int i = 0; i < 30; i++) { B[i] = i; for (int j = 0; j < 40; j++) A[i][j] = ((i * 7 + j * 3) % 13) - 4.5; }
+  for (int i = 0; i < 100; i++) x[i] = ((i * 37) % 23) - 11.5;
+  clamp(30, 40, A, B, &mx);
+  clamp(0, 40, A, B, &mx);
+  sweep(100, 30, x, y, 7.0);
+  sweep(-5, 30, x, y, 7.0);
+  sweep(1, 0, x, y, 7.0);
+  for (int i = 0; i < 30; i++) { printf("%a\n", B[i]); for (int j = 0; j < 40; j++) printf("%a\n", A[i][j]); }
+  for (int i = 0; i < 100; i++) printf("%a %a\n", x[i], y[i]);
+  for (int j = 0; j < 16; j++) printf("%d\n", hist[j]);
+  printf("%a\n", mx);
+  return 0;
+}
+"""
+
+
+def test_conditions_that_read_the_data_are_statements(tmp_path):
+    """``if (A[i][j] < 0.0) ... else if ...``, ``if (A[i][j] > best) best = A[i][j];``,
+    ``if (fabs(t) > thr && i * i > m)``, a swap under a condition: refused before ("data-
+    dependent expression"). Each ``if`` is one statement whose writes may happen; the
+    clamp's loops stay parallel, the maximum's do not."""
+    outputs = assert_same_behaviour(tmp_path, CONDITIONAL_STATEMENTS, opts=("-O2",))
+    clamp = outputs["tile-par"].split("void clamp", 1)[1].split("#pragma endscop")[0]
+    assert clamp.count("#pragma omp parallel for") == 1 and "if (A[" in clamp
+    assert "else if (A[" in outputs["default"]

@@ -18,6 +18,8 @@ the accumulator of any loop.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 import islpy as isl
@@ -352,9 +354,19 @@ class _RegionPrinter:
         text = substitute(body.strip(), dict(zip(stmt.iterators, args)), additive)
         pad = self.pad(level)
         out = []
+        start = max(stmt.col - 1, 0)      # the source column of the statement's first line
         for k, line in enumerate(text.splitlines()):
-            if line.strip():
-                out.append(pad + (line if k == 0 else self.options.indent + line.strip()))
+            if not line.strip():
+                continue
+            if k == 0:
+                out.append(pad + line)
+                continue
+            # later lines keep their indentation relative to the first (the branches of
+            # an 'if' statement), and are indented at least one step
+            lead = len(line) - len(line.lstrip(" \t"))
+            relative = line[min(lead, start):]
+            out.append(pad + (relative if relative[:1] in (" ", "\t") or relative.startswith(("}", "else"))
+                              else self.options.indent + relative))
         return out
 
     @staticmethod
@@ -364,7 +376,10 @@ class _RegionPrinter:
             return False
         name = node.user_get_expr().get_op_arg(0).get_id().get_name()
         body = statements[name].body.strip() if name in statements else ""
-        return body.endswith(";") and body.count(";") == 1 and "{" not in body and "#" not in body
+        # an 'if' statement never goes without braces: a generated 'else' after it
+        # would be its else (the dangling else)
+        return body.endswith(";") and body.count(";") == 1 and "{" not in body and "#" not in body \
+            and not re.match(r"if\W", body)
 
     def braced_body(self, header: list[str], body: isl.AstNode, level: int, pending) -> list[str]:
         below = body

@@ -941,6 +941,8 @@ class _RegionBuilder:
         if isinstance(node, c_ast.For):
             return self.walk_for(node, ctx)
         if isinstance(node, c_ast.If):
+            if self.is_data_condition(ctx, node.cond):
+                return self.conditional_statement(node, ctx)
             cond = self.condition(ctx, node.cond)
             self.assume_no_wrap(node.cond, ctx.iterators, ctx.domain)
             before = dict(self.exit_values)
@@ -1228,6 +1230,85 @@ class _RegionBuilder:
         schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
         return _Built(schedule, [stmt])
 
+    def is_data_condition(self, ctx: _Context, cond: c_ast.Node) -> bool:
+        """Whether ``cond`` is no affine condition of the iterators and parameters (it
+        reads the data, or multiplies them): the ``if`` is then one statement."""
+        parameters, ranges = list(self.parameters), list(self.pending_ranges)
+        try:
+            self.converter(ctx).condition(cond)
+            return False
+        except NotAffine as err:
+            # not these: the refusal says more than a statement would
+            return not err.message.startswith(("the type of", "loop iterator"))
+        finally:        # the conversion is tried, not kept: no parameter or range of it
+            self.parameters[:], self.pending_ranges[:] = parameters, ranges
+
+    def conditional_statement(self, node: c_ast.If, ctx: _Context) -> _Built:
+        """``if (A[i] > m) m = A[i];``, ``if (x[i] < 0) x[i] = 0; else y[i] = x[i];``: an
+        ``if`` whose condition the model cannot express is one statement, run as written
+        (its text is the whole ``if``). It reads what the condition and the branches
+        read; the branches' writes are may-writes ``{ S[i] -> A[f(i)] }``, which never
+        hide an earlier write from a later read. Only assignments and ``if``s are
+        allowed inside: a loop under a data-dependent condition has no static domain."""
+        name = f"S{len(self.statements)}"
+        domain = ctx.domain.set_tuple_name(name)
+        accesses: list[Access] = []
+        self.used_locals = []
+
+        def walk(part: c_ast.Node | None) -> None:
+            if part is None or isinstance(part, c_ast.EmptyStatement):
+                return
+            if isinstance(part, c_ast.If):
+                self.reads(part.cond, ctx, domain, accesses)
+                walk(part.iftrue)
+                walk(part.iffalse)
+            elif isinstance(part, c_ast.Compound):
+                for item in part.block_items or []:
+                    walk(item)
+            elif isinstance(part, c_ast.Assignment) or (isinstance(part, c_ast.UnaryOp)
+                                                          and part.op in ("++", "--", "p++", "p--")):
+                chain = [part]
+                while isinstance(chain[-1], c_ast.Assignment) and isinstance(chain[-1].rvalue, c_ast.Assignment):
+                    chain.append(chain[-1].rvalue)
+                for step in reversed(chain):
+                    target, site = self.expand_target(step.lvalue if isinstance(step, c_ast.Assignment)
+                                                      else step.expr)
+                    self.check_lvalue(target, site)
+                    if not isinstance(step, c_ast.Assignment) or step.op != "=":
+                        accesses.append(self.access(target, "read", ctx, domain, site))
+                    accesses.append(self.access(target, "may_write", ctx, domain, site))
+                    if isinstance(step, c_ast.Assignment) and not isinstance(step.rvalue, c_ast.Assignment):
+                        self.reads(step.rvalue, ctx, domain, accesses)
+                    elif step is not chain[-1]:
+                        self.reads(chain[chain.index(step) + 1].lvalue, ctx, domain, accesses)
+            elif isinstance(part, c_ast.For):
+                raise self.error(part, "loop under a condition that reads the data or is not affine (the "
+                                       "loop's iterations would not be known before the program runs)")
+            else:
+                raise self.error(part, _unsupported(part))
+
+        walk(node)
+        body, line, col = self.statement_text(node, end=self.end_of(node))
+        self.check_hidden_iterators(body, ctx.iterators, node)
+        if self.scopes:
+            self.check_local_uses(body, node)
+            body = self.local_text(body)
+        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
+        self.statements.append(stmt)
+        return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
+
+    def end_of(self, node: c_ast.Node) -> int:
+        """Offset of the last character of statement ``node`` (its ';' or '}')."""
+        if isinstance(node, c_ast.If):
+            return self.end_of(node.iffalse if node.iffalse is not None else node.iftrue)
+        if isinstance(node, c_ast.Compound):
+            items = node.block_items or []
+            end = self.end_of(items[-1]) if items else offset_of(self.starts, *self.position(node))
+            return self.plain.index("}", end + 1)       # comments are blank in plain
+        if isinstance(node, c_ast.EmptyStatement):
+            return self.plain.index(";", offset_of(self.starts, *self.position(node)))
+        return self.statement_span(node)[1]
+
     def chained_assignment(self, node: c_ast.Assignment, ctx: _Context) -> _Built:
         """``a1 = a5 = e;`` as the statements ``a5 = e;`` then ``a1 = a5;`` (C gives the
         outer assignment the value of ``a5`` after the inner one: reading it back is
@@ -1492,8 +1573,21 @@ class _RegionBuilder:
                 raise self.error(node, f"macro '{name}' uses the loop iterator '{sorted(hidden)[0]}' without "
                                        f"taking it as an argument (pass it to the macro, or write the access out)")
 
-    def statement_text(self, node: c_ast.Node) -> tuple[str, int, int]:
-        """The statement's source text (with its ';'), line and column."""
+    def statement_text(self, node: c_ast.Node, end: int | None = None) -> tuple[str, int, int]:
+        """The statement's source text (with its ';'), line and column; ``end``: the
+        offset of its last character, when that is not the first ';' (an ``if``)."""
+        start, found = self.statement_span(node)
+        end = found if end is None else end
+        raw = self.text[start:end + 1]
+        if raw != self.stripped[start:end + 1]:     # a comment inside: drop it
+            raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end + 1])
+        if "\\" in raw:                             # backslash-newlines: join the lines
+            raw = join_continuations(raw)
+        line, col = line_col(self.starts, start)
+        return raw, line, col
+
+    def statement_span(self, node: c_ast.Node) -> tuple[int, int]:
+        """Offsets of the first and last characters (the ';') of statement ``node``."""
         coords = [n.coord for n in _walk_nodes(node) if n.coord is not None and n.coord.line]
         first = min(coords, key=lambda c: (c.line, c.column))
         line, col = self.position(c_ast.ID("", coord=first))
@@ -1517,13 +1611,7 @@ class _RegionBuilder:
             if c == ";" and depth <= 0:
                 break
             end += 1
-        raw = self.text[start:end + 1]
-        if raw != self.stripped[start:end + 1]:     # a comment inside: drop it
-            raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end + 1])
-        if "\\" in raw:                             # backslash-newlines: join the lines
-            raw = join_continuations(raw)
-        line, col = line_col(self.starts, start)
-        return raw, line, col
+        return start, end
 
     # -- result ---------------------------------------------------------------------
     def type_of(self, name: str) -> str | None:

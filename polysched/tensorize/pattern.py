@@ -133,6 +133,9 @@ def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
             why = "has linearised subscripts (read as rows of a matrix)" if array.linearized else "is a struct member"
             pattern.error = f"'{array.c_text}' {why}: not matched"
             return pattern
+    if any(a.kind == "may_write" for a in stmt.accesses):
+        pattern.error = "a conditional statement (its writes may not happen): not matched"
+        return pattern
     try:
         node = _parse_body(stmt.body)
         pattern.tree = _Builder(scop, stmt, pattern).statement(node)
