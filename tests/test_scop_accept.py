@@ -822,3 +822,17 @@ def test_a_region_after_a_braced_body_or_a_call_is_read():
                 "  for (i = 0; i < 100; i++)\n    A[i] = A[i] + 1;\n#pragma endscop\n}\n")
         [scop] = extract(text, filename="b.c")
         assert len(scop.statements) == 1
+
+
+def test_declarations_with_attributes_after_the_declarator_are_read():
+    """``double V[N][N] __attribute__((aligned(64)));`` stopped pycparser: V was an
+    undeclared array, read as a pointer to pointers, and every region using it kept
+    its original code."""
+    text = ("#define N 64\ndouble V[N][N] __attribute__((aligned(64)));\n"
+            "__attribute__((aligned(64))) double W[N][N];\n"
+            "static double X[N] __attribute__ ((aligned (32))), Y[N];\n"
+            "void k(int n)\n{\n  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++)\n"
+            "    for (j = 0; j < n; j++)\n      V[j][i] = W[i][j] + X[i] * Y[j];\n#pragma endscop\n}\n")
+    [scop] = extract(text, filename="a.c")
+    assert {name: (a.dims, a.origin) for name, a in scop.arrays.items()} == {
+        "V": (["N", "N"], "global"), "W": (["N", "N"], "global"), "X": (["N"], "global"), "Y": (["N"], "global")}

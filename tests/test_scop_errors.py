@@ -188,3 +188,26 @@ def test_a_function_the_file_defines_is_not_the_math_library_s():
     header = ("static int calls;\nstatic double fmax(double a, double b) { calls++; return a > b ? a : b; }\n"
               + HEADER)
     check("for (i = 0; i < N; i++)\n  x[i] = /*@*/fmax(x[i], 1.0);", "a function this file defines", header)
+
+
+VOLATILE_HEADER = """struct S { volatile double x; };
+volatile double V[8][512];
+volatile int nv;
+void kernel(int n, volatile double (*W)[512], double *B, struct S *p, double * volatile q)
+{
+  int i, j;
+"""
+
+
+@pytest.mark.parametrize("region, name", [
+    ("for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n    B[j] = /*@*/V[j][i];", "'V'"),
+    ("for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n    B[j] = /*@*/W[j][i];", "'W'"),
+    ("for (i = 0; i < /*@*/nv; i++)\n  B[i] = 0;", "'nv'"),
+    ("for (i = 0; i < n; i++)\n  B[i] = /*@*/p[i].x;", "'p[].x'"),
+    ("for (i = 0; i < n; i++)\n  /*@*/q[i] = 0;", "'q'"),
+])
+def test_volatile_data_is_refused(region, name):
+    """A probe counted page switches of a volatile array with a SIGSEGV handler: the
+    interchanged loops (and a scalar-replaced element) changed the order and number of
+    the accesses, which C makes part of what the program does."""
+    check(region, f"{name} is volatile", VOLATILE_HEADER)

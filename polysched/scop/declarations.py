@@ -45,6 +45,8 @@ class Declaration:
     dims: list[str] = field(default_factory=list)
     origin: str = "global"
     restrict: bool = False
+    # volatile at any level: the order and number of its accesses are observable
+    volatile: bool = False
 
     @property
     def through_pointer(self) -> bool:
@@ -112,15 +114,18 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
     node = decl.type
     dims: list[str] = []
     restrict = False
+    volatile = "volatile" in (getattr(decl, "quals", None) or [])
     while True:
         if isinstance(node, c_ast.ArrayDecl):
             if not dims:
                 restrict = "restrict" in (node.dim_quals or [])
+            volatile |= "volatile" in (node.dim_quals or [])
             dims.append(_GENERATOR.visit(node.dim) if node.dim is not None else "")
             node = node.type
         elif isinstance(node, c_ast.PtrDecl):
             if not dims:
                 restrict = "restrict" in (node.quals or [])
+            volatile |= "volatile" in (node.quals or [])
             dims.append("")
             node = node.type
         elif isinstance(node, c_ast.FuncDecl):
@@ -129,7 +134,8 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
             break
     if decl.name is None:
         return None
-    return Declaration(decl.name, _type_text(node), dims, origin, restrict)
+    volatile |= "volatile" in (getattr(node, "quals", None) or [])
+    return Declaration(decl.name, _type_text(node), dims, origin, restrict, volatile)
 
 
 class _Parser:
@@ -140,6 +146,8 @@ class _Parser:
     def parse(self, chunk: str) -> list[c_ast.Node]:
         # Declare only the typedef names this chunk uses (keeps pycparser's input tiny).
         chunk = _RESTRICT_RE.sub("restrict", chunk)  # GNU spellings pycparser does not know
+        if "__" in chunk:       # double A[N] __attribute__((aligned(64))): pycparser stops there
+            chunk = _without_attributes(chunk)
         words = set(IDENT_RE.findall(chunk))
         defining = set(_TYPEDEF_RE.findall(chunk + ";"))
         prefix = "".join(f"typedef int {t};" for t in sorted((self.typedefs & words) - defining))

@@ -459,6 +459,8 @@ class _RegionBuilder:
             raise NotAffine(node, f"data-dependent expression: '{name}' is written inside the SCoP and cannot "
                                   "appear in a loop bound, subscript or condition")
         decl = self.visible.declarations.get(name)
+        if decl is not None and decl.volatile:
+            raise self.volatile_error(name, node)
         if decl is None:
             self.check_declared(name, node)
             if name in re.findall(r"[A-Za-z_]\w*", self.visible.unread_header):
@@ -470,6 +472,12 @@ class _RegionBuilder:
             if not decl.is_integer_scalar:
                 raise NotAffine(node, f"'{name}' has type '{decl.element_type}'; only integer parameters can appear "
                                       "in loop bounds, subscripts and conditions")
+
+    def volatile_error(self, name: str, node: c_ast.Node) -> ScopError:
+        member, after = self.members.get(name, ("", 0))
+        text = self.c_texts.get(name, name) + "[]" * after + member
+        return self.error(node, f"'{text}' is volatile: the order and number of its accesses are part of what "
+                                f"the program does, which optimizing would change")
 
     def check_declared(self, name: str, node: c_ast.Node) -> None:
         """A ScopError unless ``name`` may be declared: seen among the declarations,
@@ -796,13 +804,13 @@ class _RegionBuilder:
                         self.c_texts[name] = root.name
                         self.members[name] = (f".{child.field.name}", len(base.dims))
                         declared = Declaration(name, member.element_type, base.dims + member.dims,
-                                               base.origin, base.restrict)
+                                               base.origin, base.restrict, base.volatile or member.volatile)
                     else:
                         self.c_texts[name] = text
                         # reached through the struct's pointer, or part of the struct itself
                         origin = "param" if through_pointer else base.origin
                         declared = Declaration(name, member.element_type, list(member.dims), origin,
-                                               member.restrict)
+                                               member.restrict, base.volatile or member.volatile)
                     self.visible.declarations[name] = declared
                 bases.add(root.name)
                 variable = c_ast.ID(name, coord=root.coord)
@@ -1504,6 +1512,8 @@ class _RegionBuilder:
             decl = self.visible.declarations.get(name)
             if decl is None:
                 self.check_declared(name, site or base)
+        if decl is not None and decl.volatile:
+            raise self.volatile_error(name, where)
         if decl is not None and len(decl.dims) != len(subscripts):
             if not decl.dims:
                 raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
