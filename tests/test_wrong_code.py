@@ -1706,3 +1706,44 @@ def test_conditions_that_read_the_data_are_statements(tmp_path):
     clamp = outputs["tile-par"].split("void clamp", 1)[1].split("#pragma endscop")[0]
     assert clamp.count("#pragma omp parallel for") == 1 and "if (A[" in clamp
     assert "else if (A[" in outputs["default"]
+
+
+
+BIT_MASKS = r"""
+#include <stdio.h>
+void k(int n, unsigned m, double *A, double *B, double C[4][64]) {
+  int i;
+  unsigned u;
+#pragma scop
+  for (i = 0; i < (n & ~3); i++)
+    A[i] = B[i] * 2.0;
+  for (; i < n; i++)
+    A[i] = B[i] + 1.0;
+  for (i = 0; i < n; i++)
+    C[i & 3][i >> 2] = A[i];
+  for (u = 0; u < (m & ~7u); u++)
+    B[u] = B[u] + C[u & 3][(u & ~3u) / 4];
+  for (i = -7; i < (n & -8) - 7; i++)
+    A[i + 7] = A[i + 7] + (double)(i & 7);
+#pragma endscop
+}
+int main(void) {
+  double A[64], B[64], C[4][64];
+  int ns[] = {0, 1, 5, 13, 32, -3, 64};
+  unsigned ms[] = {0, 3, 9, 31, 64};
+  for (int t = 0; t < 7; t++) {
+    for (int q = 0; q < 64; q++) { A[q] = 0; B[q] = q % 9; for (int r = 0; r < 4; r++) C[r][q] = r; }
+    k(ns[t], ms[t % 5], A, B, C);
+    double s = 0; for (int q = 0; q < 64; q++) { s += A[q] * (q + 1) + B[q] * (q + 3); for (int r = 0; r < 4; r++) s += C[r][q] * (r + q); }
+    printf("%d %a\n", t, s);
+  }
+  return 0;
+}
+"""
+
+
+def test_bit_masks_with_powers_of_two_are_affine(tmp_path):
+    """``i < (n & ~3)``, ``C[i & 3][i >> 2]``, ``u & ~7u`` (unsigned), ``n & -8`` with
+    negative n: a probe's ``n & ~3`` was refused ("operator '&'"). A mask of low bits
+    is a floor modulo, its complement the value minus that modulo."""
+    assert_same_behaviour(tmp_path, BIT_MASKS)

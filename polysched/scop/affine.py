@@ -170,6 +170,12 @@ class AffineConverter:
                 return self.in_unsigned_range(node, self.pw_aff(node.expr, site, hide).neg())
             if node.op == "+":
                 return self.pw_aff(node.expr, site, hide)
+            if node.op == "~":          # two's complement: ~x is -x - 1 (2**w - 1 - x unsigned)
+                value = self.pw_aff(node.expr, site, hide).neg().add(self.constant(-1))
+                width = unsigned_width_of(node, self.type_of) if self.type_of is not None else None
+                if width is not None:
+                    value = value.add(self.constant(2 ** width))
+                return self.in_unsigned_range(node, value)
             if node.op == "sizeof":
                 size = self.size_of(node.expr) if self.size_of is not None else None
                 if size is None:
@@ -314,7 +320,34 @@ class AffineConverter:
         if op in _CMP or op in ("&&", "||") or (op in ("&", "|", "^") and _is_boolean(node.left)
                                                  and _is_boolean(node.right)):
             return self.indicator(self.condition(node, site, hide))
+        if op == "&":
+            masked = self.masked(node, site, hide)
+            if masked is not None:
+                return masked
         raise NotAffine(where, f"operator '{op}' is not allowed in an affine expression")
+
+    def masked(self, node: c_ast.BinaryOp, site, hide) -> isl.PwAff | None:
+        """``x & (2**k - 1)`` as ``x mod 2**k`` and ``x & ~(2**k - 1)`` as ``x - x mod
+        2**k`` (floor modulo: exact in two's complement for either sign, and for an
+        unsigned ``x`` of ``w`` bits with the mask ``2**w - 2**k``); None for another
+        mask."""
+        width = unsigned_width_of(node, self.type_of) if self.type_of is not None else None
+        for value_side, mask_side in ((node.left, node.right), (node.right, node.left)):
+            try:
+                mask = self.constant_value(self.pw_aff(mask_side, site, hide))
+            except NotAffine:
+                continue
+            if mask is None:
+                continue
+            if width is not None and mask >= 2 ** (width - 1):
+                mask -= 2 ** width              # the same bits, as a negative mask
+            x = self.pw_aff(value_side, site, hide)
+            if mask >= 0 and mask & (mask + 1) == 0:
+                return x.mod_val(val(mask + 1))
+            if mask < 0 and (-mask) & (-mask - 1) == 0:
+                return x.sub(x.mod_val(val(-mask)))
+            return None
+        return None
 
     def with_known_values(self, node: c_ast.Node, site, hide) -> isl.PwAff | None:
         """``node`` as a constant, reading size macros as their known values, when that
