@@ -836,3 +836,37 @@ def test_declarations_with_attributes_after_the_declarator_are_read():
     [scop] = extract(text, filename="a.c")
     assert {name: (a.dims, a.origin) for name, a in scop.arrays.items()} == {
         "V": (["N", "N"], "global"), "W": (["N", "N"], "global"), "X": (["N"], "global"), "Y": (["N"], "global")}
+
+
+
+def test_unsigned_types_of_integer_literals():
+    from polysched.scop.unsigned import literal_unsigned_width
+    widths = {text: literal_unsigned_width(text) for text in (
+        "5", "5u", "5UL", "0x7FFFFFFF", "0xFFFFFFFF", "037777777777", "4294967295", "0xFFFFFFFFL",
+        "0x1FFFFFFFFu", "0xFFFFFFFFFFFFFFFF", "0")}
+    assert widths == {"5": None, "5u": 32, "5UL": 64, "0x7FFFFFFF": None, "0xFFFFFFFF": 32, "037777777777": 32,
+                      "4294967295": None, "0xFFFFFFFFL": None, "0x1FFFFFFFFu": 64, "0xFFFFFFFFFFFFFFFF": 64,
+                      "0": None}
+
+
+@pytest.mark.parametrize("directive", ["#undef SCALE\n#define SCALE 3.0", "#define W 2.0"])
+def test_defines_inside_a_region_are_refused(directive):
+    """The optimized code comes first and the original's copy alone keeps the directive:
+    the second nest saw the old ``SCALE``, and a ``W`` defined in the region was
+    undeclared above it (probe)."""
+    text = ("#define SCALE 2.0\ndouble A[30][30];\nvoid k(int n)\n{\n  int i;\n#pragma scop\n"
+            "  for (i = 0; i < n; i++)\n    A[i][0] = SCALE;\n" + directive + "\n"
+            "  for (i = 0; i < n; i++)\n    A[i][1] = SCALE;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="9:1: .*'#define' or '#undef' inside"):
+        extract(text, filename="d.c")
+
+
+def test_a_macro_that_spells_an_iterator_is_refused():
+    """``#define NAMELEN(x) sizeof(#x)`` on ``i``: renamed to ``c1``, its value changed
+    from 2 to 3 (probe)."""
+    text = ("#define NAMELEN(x) sizeof(#x)\n#define CAT(a, b) a ## b\ndouble A[4][4];\nvoid k(int n)\n{\n"
+            "  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n"
+            "      A[j][i] = A[j][i] + NAMELEN(i);\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="10:7: .*'NAMELEN' turns its argument 'x' into text"):
+        extract(text, filename="m.c")
+    assert extract(text.replace("NAMELEN(i)", "NAMELEN(q)"), filename="m.c")

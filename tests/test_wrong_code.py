@@ -1747,3 +1747,65 @@ def test_bit_masks_with_powers_of_two_are_affine(tmp_path):
     negative n: a probe's ``n & ~3`` was refused ("operator '&'"). A mask of low bits
     is a floor modulo, its complement the value minus that modulo."""
     assert_same_behaviour(tmp_path, BIT_MASKS)
+
+
+
+HEX_LITERALS = r"""
+#include <stdio.h>
+#define N 40
+double A[N + 2], B[N + 2], C[N + 2];
+int D[64];
+void k(int n) {
+  int i;
+#pragma scop
+  for (i = 1; i <= n; i++)
+    A[i + 0xFFFFFFFF] = B[i] * 2.0;
+  for (i = 0; i < n; i++)
+    C[i] = A[i] + 1.0;
+  for (i = 0; i < n + 0xFFFFFFFF; i++)
+    D[i] += 1;
+#pragma endscop
+}
+int main(void) {
+  for (int q = 0; q < N + 2; q++) { A[q] = -1; B[q] = q; }
+  k(N);
+  k(1);
+  for (int q = 0; q < N + 2; q++) printf("%.17g %.17g %d\n", A[q], C[q], D[q]);
+  return 0;
+}
+"""
+
+
+def test_hexadecimal_literals_too_large_for_int_are_unsigned(tmp_path):
+    """``0xFFFFFFFF`` is an ``unsigned int``: ``i + 0xFFFFFFFF`` is ``i - 1`` in C. Read
+    as 4294967295, a bound ran 4.3e9 times (a crash) and a subscript lost a dependence
+    (wrong output with ``fuse=max``). Now the sum is exact only where it does not wrap
+    (checked at run time), and the original runs here."""
+    assert_same_behaviour(tmp_path, HEX_LITERALS, opts=("-O2",))
+
+
+COMMENT_AND_SPLICE = r"""#include <stdio.h>
+#define N 20
+double A[N][N];
+void k(int n) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      A[j][i /* mid */ ] = A[j] \
+[i] * 0.5 + i;
+#pragma endscop
+}
+int main(void) {
+  for (int a = 0; a < N; a++) for (int b = 0; b < N; b++) A[a][b] = (a * 3 + b) % 7;
+  k(N);
+  for (int a = 0; a < N; a++) for (int b = 0; b < N; b++) printf("%.17g\n", A[a][b]);
+  return 0;
+}
+"""
+
+
+def test_a_comment_and_a_line_splice_in_one_statement(tmp_path):
+    """The comment was dropped after the newlines were folded, so the backslash of the
+    splice stayed in the output, which did not compile."""
+    assert_same_behaviour(tmp_path, COMMENT_AND_SPLICE, opts=("-O2",))

@@ -401,6 +401,12 @@ class _RegionBuilder:
                 own_conditionals += 1
             elif own_conditionals and re.match(r"^#\s*endif\b", directive):
                 own_conditionals -= 1
+            elif re.match(r"^#\s*(define|undef)\s+(?!polysched_)", directive, re.I):
+                # the optimized code comes before the original's copy, which alone keeps
+                # the directive: code above it would see the macro as before the region
+                raise ScopError(self.filename, self.region.scop_line + 1 + first, lines[first].index("#") + 1,
+                                "'#define' or '#undef' inside a '#pragma scop' region (the optimized code "
+                                "could not keep its place): move it before the region")
             elif m:
                 params = None
                 if m.group(2) is not None:
@@ -1582,6 +1588,12 @@ class _RegionBuilder:
             if hidden:
                 raise self.error(node, f"macro '{name}' uses the loop iterator '{sorted(hidden)[0]}' without "
                                        f"taking it as an argument (pass it to the macro, or write the access out)")
+            if macro.is_function_like and "#" in macro.body:
+                for param, argument in _spelled_arguments(body, name, macro):
+                    used = set(re.findall(r"[A-Za-z_]\w*", argument)) & set(iterators)
+                    if used:
+                        raise self.error(node, f"macro '{name}' turns its argument '{param}' into text (# or ##), "
+                                               f"and the optimized code renames the iterator '{sorted(used)[0]}' in it")
 
     def statement_text(self, node: c_ast.Node, end: int | None = None) -> tuple[str, int, int]:
         """The statement's source text (with its ';'), line and column; ``end``: the
@@ -1589,10 +1601,13 @@ class _RegionBuilder:
         start, found = self.statement_span(node)
         end = found if end is None else end
         raw = self.text[start:end + 1]
-        if raw != self.stripped[start:end + 1]:     # a comment inside: drop it
-            raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end + 1])
+        commented = raw != self.stripped[start:end + 1]
+        if commented:                               # a comment inside: dropped
+            raw = self.stripped[start:end + 1]
         if "\\" in raw:                             # backslash-newlines: join the lines
             raw = join_continuations(raw)
+        if commented:
+            raw = "\n".join(line.rstrip() for line in raw.split("\n") if line.strip())
         line, col = line_col(self.starts, start)
         return raw, line, col
 
@@ -1704,6 +1719,29 @@ def _without_generated_code(text: str, regions: list[Region], pasted: list[tuple
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text
+
+
+def _spelled_arguments(body: str, name: str, macro: Macro) -> list[tuple[str, str]]:
+    """``(parameter, argument text)`` for each argument of a call of the function-like
+    ``macro`` in ``body`` that the macro stringizes (``#x``) or pastes (``x ## y``)."""
+    params = list(macro.params or ())
+    spelled = {p for p in params
+               if re.search(rf"(?<!#)#\s*{p}\b|##\s*{p}\b|\b{p}\s*##", macro.body)}
+    found = []
+    for call in re.finditer(rf"\b{re.escape(name)}\s*\(", body):
+        depth, args, current = 1, [], ""
+        for ch in body[call.end():]:
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 or (ch == "," and depth == 1):
+                args.append(current)
+                current = ""
+                if depth == 0:
+                    break
+                continue
+            current += ch
+        found += [(p, a) for p, a in zip(params, args) if p in spelled]
+    return found
 
 
 def _is_pure_function(name: str) -> bool:

@@ -34,6 +34,30 @@ def unsigned_width(c_type: str) -> int | None:
     return 64 if words & _WIDE_WORDS else 32
 
 
+def literal_unsigned_width(text: str) -> int | None:
+    """32 or 64 when the integer literal ``text`` has an unsigned type (C11 6.4.4.1),
+    else None: a ``u`` suffix, or a hexadecimal or octal literal too large for the
+    signed type of its rank (``0xFFFFFFFF`` is an ``unsigned int``; a decimal one
+    without ``u`` is always signed)."""
+    body = text.rstrip("uUlL")
+    suffix = text[len(body):].lower()
+    try:
+        value = int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body[:1] == "0" and len(body) > 1 \
+            else int(body)
+    except ValueError:
+        return None
+    based = body[:1] == "0" and len(body) > 1
+    if "u" in suffix:
+        return 64 if "l" in suffix or value > 2 ** 32 - 1 else 32
+    if not based:
+        return None
+    if "l" not in suffix and value <= 2 ** 31 - 1:
+        return None
+    if "l" not in suffix and value <= 2 ** 32 - 1:
+        return 32
+    return None if value <= 2 ** 63 - 1 else 64
+
+
 def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None]) -> int | None:
     """The widest unsigned type among the variables, ``u``-suffixed constants and casts
     in ``node`` (None if there is none): C converts the operation to it."""
@@ -47,8 +71,7 @@ def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None]) ->
             width = unsigned_width(c_type) if c_type else None
         elif isinstance(n, c_ast.Constant) and n.type in ("int", "long int", "unsigned int",
                                                           "unsigned long int", "unsigned long long int"):
-            suffix = n.value.lstrip("0123456789abcdefABCDEFxX").lower()
-            width = (64 if "l" in suffix else 32) if "u" in suffix else None
+            width = literal_unsigned_width(n.value)
         elif isinstance(n, c_ast.UnaryOp) and n.op == "sizeof":
             widest = max(widest or 0, 64)       # a size_t; what it measures does not count
             continue
