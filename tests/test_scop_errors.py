@@ -193,6 +193,7 @@ def test_a_function_the_file_defines_is_not_the_math_library_s():
 VOLATILE_HEADER = """struct S { volatile double x; };
 volatile double V[8][512];
 volatile int nv;
+_Atomic int count;
 void kernel(int n, volatile double (*W)[512], double *B, struct S *p, double * volatile q)
 {
   int i, j;
@@ -205,9 +206,18 @@ void kernel(int n, volatile double (*W)[512], double *B, struct S *p, double * v
     ("for (i = 0; i < /*@*/nv; i++)\n  B[i] = 0;", "'nv'"),
     ("for (i = 0; i < n; i++)\n  B[i] = /*@*/p[i].x;", "'p[].x'"),
     ("for (i = 0; i < n; i++)\n  /*@*/q[i] = 0;", "'q'"),
+    ("for (i = 0; i < n; i++)\n  /*@*/count += 1;", "'count' is _Atomic"),
 ])
 def test_volatile_data_is_refused(region, name):
     """A probe counted page switches of a volatile array with a SIGSEGV handler: the
     interchanged loops (and a scalar-replaced element) changed the order and number of
     the accesses, which C makes part of what the program does."""
-    check(region, f"{name} is volatile", VOLATILE_HEADER)
+    check(region, name if " is " in name else f"{name} is volatile", VOLATILE_HEADER)
+
+
+def test_one_iterator_name_declared_with_two_types_is_refused():
+    """``for (unsigned i ...)`` then ``for (long i ...)``: every use was cast to the last
+    type (probe: the unsigned wrap was lost)."""
+    header = "void kernel(int n, double *x)\n{\n"
+    check("for (unsigned i = 0; i < n; i++)\n  x[i] = 0;\n/*@*/for (long i = 0; i < n; i++)\n  x[i] = 1;",
+          "loops declare 'i' as 'unsigned' and as 'long'", header)

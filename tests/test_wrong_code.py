@@ -1809,3 +1809,64 @@ def test_a_comment_and_a_line_splice_in_one_statement(tmp_path):
     """The comment was dropped after the newlines were folded, so the backslash of the
     splice stayed in the output, which did not compile."""
     assert_same_behaviour(tmp_path, COMMENT_AND_SPLICE, opts=("-O2",))
+
+
+
+UNSIGNED_MACROS = r"""#include <stdio.h>
+#define M 10u
+#define S (sizeof(double) + 2)
+int A[64], B[64];
+void k(int n) {
+  int i;
+#pragma scop
+  for (i = -3; i < M; i++)
+    A[i + 3] += 1;
+  for (i = -2; i < S + n; i++)
+    B[i + 2] += 1;
+#pragma endscop
+}
+int main(void) {
+  k(5);
+  for (int a = 0; a < 20; a++) printf("%d %d\n", A[a], B[a]);
+  return 0;
+}
+"""
+
+
+def test_unsigned_constants_inside_macros_are_unsigned(tmp_path):
+    """``#define M 10u``: ``i < M`` with ``i`` from -3 compares in unsigned arithmetic
+    (no iteration in C); read as signed, the loop ran 13 times (probe). Likewise a
+    ``sizeof`` inside a macro."""
+    assert_same_behaviour(tmp_path, UNSIGNED_MACROS, opts=("-O2",))
+
+
+INITIALISED_GLOBALS = r"""#include <stdio.h>
+#define N 40
+static const double W[5] = {0.1, 0.2, 0.4, 0.2, 0.1};
+double M[3][3] = {{1, 2, 1}, {2, 4, 2}, {1, 2, 1}};
+struct P { double q; int n; } s = { 1.5, 3 };
+double A[N][N], B[N][N];
+void k(int n) {
+  int i, j, t;
+#pragma scop
+  for (i = 2; i < n - 2; i++)
+    for (j = 1; j < n - 1; j++)
+      B[i][j] = W[0] * A[i - 2][j] + W[1] * A[i - 1][j] + W[2] * A[i][j] + W[3] * A[i + 1][j] + W[4] * A[i + 2][j]
+              + M[1][0] * A[i][j - 1] + M[1][2] * A[i][j + 1] + s.q;
+#pragma endscop
+}
+int main(void) {
+  for (int a = 0; a < N; a++) for (int b = 0; b < N; b++) A[a][b] = (a * 3 + b) % 7;
+  k(N);
+  for (int a = 0; a < N; a++) for (int b = 0; b < N; b++) printf("%.17g\n", B[a][b]);
+  return 0;
+}
+"""
+
+
+def test_globals_with_initialisers_and_structs_declared_with_their_definition(tmp_path):
+    """``static const double W[5] = {...};`` and ``struct P {...} s = {...};`` were not
+    read (the braces split the declaration): W was an undeclared array and ``s.q`` was
+    refused."""
+    outputs = assert_same_behaviour(tmp_path, INITIALISED_GLOBALS, opts=("-O2",))
+    assert "#pragma omp parallel for" in outputs["tile-par"]

@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 # Bumped whenever generate() changes which program a (seed, index) pair names.
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5
 UNSIGNED_TYPES = ("unsigned", "size_t")
 INDEX_TYPES = ("int", "long", "unsigned", "size_t")
 INT_MOD = 1009
@@ -93,6 +93,10 @@ EXTRA_CHANCE = 0.27                 # programs with the integer constructs of ge
 # stream "polysched-fuzz-v4:seed:index"): programs that draw none are those of v3.
 V4_CHANCE = {"linearised": 0.08, "deref": 0.08, "remainder": 0.08, "enum": 0.08}
 V4_KINDS = tuple(V4_CHANCE)
+# The constructs of generator v5 likewise (stream "polysched-fuzz-v5:seed:index"):
+# programs that draw none are those of v4.
+V5_CHANCE = {"cond": 0.08, "aos": 0.08}
+V5_KINDS = tuple(V5_CHANCE)
 # Extent of a loop (literal part) for a nest of the given depth.
 EXTENT_BY_DEPTH = {1: 14, 2: 8, 3: 5, 4: 4, 5: 3, 6: 2, 7: 2}
 
@@ -171,7 +175,7 @@ class Aff:
 CTYPES = {"int": (32, True), "unsigned": (32, False), "long": (64, True), "size_t": (64, False),
           "short": (16, True), "unsigned short": (16, False), "unsigned char": (8, False)}
 SIZEOF = {"char": 1, "short": 2, "int": 4, "long": 8, "double": 8, "size_t": 8}
-_PREC = {"?:": 3, "&&": 5, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
+_PREC = {"?:": 3, "||": 4, "&&": 5, "&": 8, "==": 9, "!=": 9, "<": 10, "<=": 10, ">": 10, ">=": 10,
          "<<": 11, ">>": 11, "+": 12, "-": 12, "*": 13, "/": 13, "%": 13, "neg": 14, "cast": 14}
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
             ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
@@ -317,12 +321,14 @@ def x_text(x: X) -> str:
     left, right = x.args
     p = _PREC[op]
     lt, rt = x_text(left), x_text(right)
-    # parentheses where precedence needs them, around a sum under a shift (gcc -Wall)
-    # and around a shift under anything
-    shift = op in ("<<", ">>")
-    if _prec(left) < p or (shift and _prec(left) < 14) or left.op in ("<<", ">>"):
+    # parentheses where precedence needs them, around a sum under a shift or a '&'
+    # (gcc -Wall), around a shift under anything and around '&&' under '||'
+    shift = op in ("<<", ">>", "&")
+    if _prec(left) < p or (shift and _prec(left) < 14) or left.op in ("<<", ">>") \
+            or (op == "||" and left.op == "&&"):
         lt = f"({lt})"
-    if _prec(right) <= p or (shift and _prec(right) < 14) or right.op in ("<<", ">>"):
+    if _prec(right) <= p or (shift and _prec(right) < 14) or right.op in ("<<", ">>") \
+            or (op == "||" and right.op == "&&"):
         rt = f"({rt})"
     return f"{lt} {op} {rt}"
 
@@ -473,6 +479,11 @@ class CEval:
             t = common_type(ta, tb)
             a, b = self.implicit(a, t), self.implicit(b, t)
             return (a if (a < b if op == "MIN" else a > b) else b), t
+        if op == "&":           # v5: '(i & 3) == 0' (two's complement, as gcc does)
+            a, ta = self(x.args[0], env)
+            b, tb = self(x.args[1], env)
+            t = common_type(ta, tb)
+            return convert(self.implicit(a, t) & self.implicit(b, t), t), t
         if op == "?:":
             c, _ = self(x.args[0], env)
             t = self.type_of(x)
@@ -563,6 +574,9 @@ class Ref:
     name: str
     subs: list[Aff] = field(default_factory=list)
     style: str = ""
+    # v5: a member of an array of structs, ``name[s0][s1].member[s2]``: ``subs`` are the
+    # array's subscripts, then those of the member (an array member)
+    member: str = ""
 
 
 @dataclass
@@ -584,6 +598,128 @@ class Stmt:
 
 
 @dataclass
+class Test:
+    """Generator v5: the condition of a :class:`DataIf` (or a part of it): ``op`` (a
+    comparison, ``&&``, ``||``, or ``+ - %`` of data) over ``args``, each a
+    :class:`Test`, a :class:`Ref` (data read), an :class:`Aff` (an integer expression of
+    iterators and parameters; C terms make it non-affine: ``i * j``, ``i & 3``, ``i % n``)
+    or a ``str`` (a literal of the data's type)."""
+
+    op: str
+    args: list
+
+
+@dataclass
+class Assign:
+    """Generator v5: ``target op value;`` in a branch of a :class:`DataIf`: ``op`` is
+    ``=``, ``+=`` or ``-=`` (``value`` a :class:`Ref`, an :class:`Aff` or a literal
+    ``str``), or ``++``/``--`` (``target++;``), ``pre++``/``pre--`` (``++target;``)."""
+
+    target: Ref
+    op: str
+    value: object = None
+
+
+@dataclass
+class DataIf:
+    """Generator v5: ``if (test) then else other`` whose condition reads the data or is
+    not affine, inside a loop body: one statement of polysched's model (its writes are
+    may-writes). ``then`` and ``other`` hold :class:`Assign`, :class:`Stmt` (without
+    ``iter_var``) and nested :class:`DataIf` nodes; ``other`` is ``None`` (no ``else``)
+    or a list, ``[DataIf]`` written ``else if``. ``braces``: branches in braces even
+    when they are one statement (a branch holding an ``if`` always is); ``kind``: what
+    the generator made (``clamp``, ``extremum``, ``count``, ``swap``, ``general``).
+
+    Every :class:`Ref` object appears once in the tree; the simulation and the layout
+    take every subscript of both branches and of the condition, whatever the data, so
+    all of them are in bounds. Like a :class:`Stmt`, it has ``target`` (its first
+    write) and ``reads`` (every other reference), which the shrinker edits in place."""
+
+    test: Test
+    then: list
+    other: list | None = None
+    braces: bool = True
+    kind: str = ""
+
+    def ifs(self) -> Iterator["DataIf"]:
+        """This ``if`` and every ``if`` inside it."""
+        yield self
+        for item in self.then + (self.other or []):
+            if isinstance(item, DataIf):
+                yield from item.ifs()
+
+    def items(self) -> Iterator[object]:
+        """Every assignment (:class:`Assign`, :class:`Stmt`) of the branches, nested ones too."""
+        for node in self.ifs():
+            for item in node.then + (node.other or []):
+                if not isinstance(item, DataIf):
+                    yield item
+
+    def tests(self) -> Iterator[Test]:
+        """Every :class:`Test` node of the conditions."""
+        def walk_test(t: Test) -> Iterator[Test]:
+            yield t
+            for a in t.args:
+                if isinstance(a, Test):
+                    yield from walk_test(a)
+        for node in self.ifs():
+            yield from walk_test(node.test)
+
+    def refs(self) -> list[Ref]:
+        """Every reference: the conditions' reads, then the branches' (in text order)."""
+        out: list[Ref] = []
+
+        def test_refs(t: Test) -> None:
+            for a in t.args:
+                if isinstance(a, Test):
+                    test_refs(a)
+                elif isinstance(a, Ref):
+                    out.append(a)
+
+        def visit(node: "DataIf") -> None:
+            test_refs(node.test)
+            for item in node.then + (node.other or []):
+                if isinstance(item, DataIf):
+                    visit(item)
+                elif isinstance(item, Assign):
+                    out.append(item.target)
+                    if isinstance(item.value, Ref):
+                        out.append(item.value)
+                else:
+                    out.extend([item.target, *item.reads])
+        visit(self)
+        return out
+
+    def targets(self) -> list[Ref]:
+        return [item.target for item in self.items()]
+
+    def affs(self) -> list[Aff]:
+        """The integer expressions of the conditions and of the assigned values (not
+        the subscripts)."""
+        found = [a for t in self.tests() for a in t.args if isinstance(a, Aff)]
+        return found + [item.value for item in self.items() if isinstance(item, Assign)
+                        and isinstance(item.value, Aff)]
+
+    def map_affs(self, fn: Callable[[Aff], Aff]) -> None:
+        for ref in self.refs():
+            ref.subs = [fn(a) for a in ref.subs]
+        for t in self.tests():
+            t.args = [fn(a) if isinstance(a, Aff) else a for a in t.args]
+        for item in self.items():
+            if isinstance(item, Assign) and isinstance(item.value, Aff):
+                item.value = fn(item.value)
+
+    @property
+    def target(self) -> Ref:
+        return self.targets()[0]
+
+    @property
+    def reads(self) -> list[Ref]:
+        first = self.target
+        return [r for r in self.refs() if r is not first]
+
+
+@dataclass
 class Param:
     """A size: ``kind`` ``"arg"`` (an ``int``/... parameter of the kernel) or
     ``"define"`` (a ``#define``); generator v4: an ``"arg"`` of its own type ``ctype``
@@ -600,11 +736,27 @@ class Param:
 
 @dataclass
 class Array:
-    """Storage: a global array of ``main``'s file (extents chosen by :func:`layout`)."""
+    """Storage: a global array of ``main``'s file (extents chosen by :func:`layout`).
+    Generator v5: ``dtype`` ``"struct tag"`` (an array of structs, :class:`Struct`), and
+    ``local``: declared in ``main`` (the kernel reaches it through its pointers only)."""
 
     name: str
     dtype: str
     rank: int
+    local: bool = False
+
+
+@dataclass
+class Struct:
+    """Generator v5: ``struct tag { double x; double vel[4]; int key; };`` at file
+    scope: ``members`` are (name, dtype, rank); the extents of a member array are
+    chosen by :func:`layout` (from its subscripts in every array of the type)."""
+
+    tag: str
+    members: list[tuple[str, str, int]]
+
+    def member(self, name: str) -> tuple[str, str, int] | None:
+        return next((m for m in self.members if m[0] == name), None)
 
 
 @dataclass
@@ -648,6 +800,7 @@ class Program:
     glue: bool = False
     print_iters: bool = False
     tables: list[Table] = field(default_factory=list)
+    structs: list[Struct] = field(default_factory=list)     # v5
 
     # -- lookups --------------------------------------------------------------------
     def array(self, name: str) -> Array | None:
@@ -673,6 +826,18 @@ class Program:
             return scalar.dtype
         return self.storage_of(name).dtype
 
+    def struct_of(self, array: Array | None) -> Struct | None:
+        """The struct an array of structs holds (None: not one)."""
+        if array is None or not array.dtype.startswith("struct "):
+            return None
+        return next((s for s in self.structs if s.tag == array.dtype[7:]), None)
+
+    def ref_dtype(self, ref: Ref) -> str:
+        """The data type of a reference (a member's own type for a struct member)."""
+        if ref.member:
+            return self.struct_of(self.storage_of(ref.name)).member(ref.member)[1]
+        return self.dtype_of(ref.name)
+
     def unsigned(self) -> bool:
         return self.param_type in UNSIGNED_TYPES or self.iter_type in UNSIGNED_TYPES
 
@@ -695,12 +860,24 @@ def all_nodes(program: Program) -> Iterator[tuple[object, tuple]]:
         yield from walk(region)
 
 
-def statements(program: Program) -> list[Stmt]:
-    return [n for n, _ in all_nodes(program) if isinstance(n, Stmt)]
+def statements(program: Program) -> list:
+    """The statements of the model: :class:`Stmt` and (v5) :class:`DataIf` nodes."""
+    return [n for n, _ in all_nodes(program) if isinstance(n, (Stmt, DataIf))]
 
 
-def refs_of(stmt: Stmt) -> list[Ref]:
+def refs_of(stmt) -> list[Ref]:
+    if isinstance(stmt, DataIf):
+        return stmt.refs()
     return [stmt.target, *stmt.reads]
+
+
+def written_refs(stmt) -> list[Ref]:
+    return stmt.targets() if isinstance(stmt, DataIf) else [stmt.target]
+
+
+def ref_key(ref: Ref) -> str:
+    """What the simulation records a reference's subscripts under (``p.x`` for a member)."""
+    return f"{ref.name}.{ref.member}" if ref.member else ref.name
 
 
 def map_affs(nodes: list, fn: Callable[[Aff], Aff]) -> None:
@@ -716,6 +893,8 @@ def map_affs(nodes: list, fn: Callable[[Aff], Aff]) -> None:
         elif isinstance(node, Stmt):
             for ref in refs_of(node):
                 ref.subs = [fn(a) for a in ref.subs]
+        elif isinstance(node, DataIf):
+            node.map_affs(fn)
 
 
 def affs_of(program: Program) -> Iterator[Aff]:
@@ -730,6 +909,10 @@ def affs_of(program: Program) -> Iterator[Aff]:
                 yield cond.rhs
         elif isinstance(node, Stmt):
             for ref in refs_of(node):
+                yield from ref.subs
+        elif isinstance(node, DataIf):
+            yield from node.affs()
+            for ref in node.refs():
                 yield from ref.subs
 
 
@@ -957,6 +1140,10 @@ def simulate(program: Program) -> Simulation:
             raw = raw_views.get(ref.name, False) and ref.style != "deref" and \
                 any(ceval.types.get(n) in UNSIGNED_TYPES for sub in ref.subs for n in sub.names())
             out.append((ref, tuple((sub, aff_ast(sub, atom) if sub.ext else None) for sub in ref.subs), raw))
+        if isinstance(node, DataIf):
+            # v5: the integer expressions of the conditions (and values) are evaluated
+            # in every instance (short-circuits aside): none may overflow or divide by 0
+            return tuple(out), tuple(aff_ast(a, atom) for a in node.affs())
         return tuple(out)
 
     def trips(v: int, op: str, end: int, t: str, step: int) -> int | None:
@@ -1061,15 +1248,23 @@ def simulate(program: Program) -> Simulation:
             count += 1
             if count > MAX_INSTANCES:
                 raise InvalidProgram("too many statement instances")
+            data_if = isinstance(node, DataIf)
+            if data_if:
+                c, trees = c
+                for tree in trees:
+                    ceval.record = False
+                    ceval(tree, cenv)
+                written.update(r.name for r in node.targets())
             for k, (ref, subs, raw) in enumerate(c):
                 accessed.add(ref.name)
-                if k == 0:
+                if k == 0 and not data_if:
                     written.add(ref.name)
                 if not subs:
                     continue
-                dims = ranges.get(ref.name)
+                key = ref_key(ref)
+                dims = ranges.get(key)
                 if dims is None:
-                    dims = ranges[ref.name] = [[None, None] for _ in subs]
+                    dims = ranges[key] = [[None, None] for _ in subs]
                 for d, (sub, tree) in enumerate(subs):
                     if tree is None:
                         value = sub.eval(env)
@@ -1128,11 +1323,41 @@ class Layout:
     storages: list[Array]                  # the storages in use
     views: list[View]                      # the views in use
     written: set[str]                      # storages written
+    # v5: (struct tag, member) -> extents / per-dimension subscript shift of a member array
+    member_extents: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    member_shifts: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+
+
+def _struct_ranges(program: Program, sim: Simulation) -> tuple[dict, dict]:
+    """v5: the simulation's ranges with those of struct members merged: per access
+    name, the array's dimensions over all its members; per (struct tag, member), the
+    member's own dimensions over every array of the type."""
+    ranges = dict(sim.ranges)
+    members: dict[tuple[str, str], list[list[int]]] = {}
+
+    def merge(into: dict, key, dims: list) -> None:
+        old = into.get(key)
+        if old is None:
+            into[key] = [list(d) for d in dims]
+        else:
+            for o, d in zip(old, dims):
+                o[0], o[1] = min(o[0], d[0]), max(o[1], d[1])
+    for key, dims in sim.ranges.items():
+        if "." not in key:
+            continue
+        del ranges[key]
+        name, member = key.split(".", 1)
+        array = program.storage_of(name)
+        merge(ranges, name, dims[:array.rank])
+        if len(dims) > array.rank:
+            merge(members, (array.dtype[7:], member), dims[array.rank:])
+    return ranges, members
 
 
 def layout(program: Program, sim: Simulation) -> Layout:
     lows: dict[str, list[int]] = {}
     highs: dict[str, list[int]] = {}
+    ranges, member_ranges = _struct_ranges(program, sim) if program.structs else (sim.ranges, {})
 
     def note(storage: str, d: int, lo: int, hi: int) -> None:
         array = program.array(storage)
@@ -1159,7 +1384,7 @@ def layout(program: Program, sim: Simulation) -> Layout:
             raise InvalidProgram(f"unknown array {name}")
         if view:
             used_views.append(view)
-        dims = sim.ranges.get(name) or [[0, 0] for _ in range(array.rank)]
+        dims = ranges.get(name) or [[0, 0] for _ in range(array.rank)]
         if len(dims) != array.rank:
             raise InvalidProgram(f"{name} accessed with {len(dims)} subscripts")
         delta = view.delta if view and array.rank == 1 else 0
@@ -1171,6 +1396,12 @@ def layout(program: Program, sim: Simulation) -> Layout:
             else:
                 note(array.name, d, lo, hi)
     extents, shifts = {}, {}
+    member_extents, member_shifts = {}, {}
+    for struct in program.structs:
+        for member, _, rank in struct.members:
+            dims = member_ranges.get((struct.tag, member)) or [[0, 0] for _ in range(rank)]
+            member_shifts[struct.tag, member] = [PAD - lo for lo, _ in dims]
+            member_extents[struct.tag, member] = [hi - lo + 1 + 2 * PAD for lo, hi in dims]
     total = 0
     raw = {v.storage for v in used_views if v.raw}
     for storage in lows:
@@ -1180,6 +1411,15 @@ def layout(program: Program, sim: Simulation) -> Layout:
         size = 1
         for e in extents[storage]:
             size *= e
+        struct = program.struct_of(program.array(storage))
+        if struct is not None:      # v5: every member of every element
+            cells = 0
+            for member, _, _ in struct.members:
+                cell = 1
+                for e in member_extents[struct.tag, member]:
+                    cell *= e
+                cells += cell
+            size *= cells
         if size > MAX_ARRAY_ELEMENTS:
             raise InvalidProgram(f"array {storage} would have {size} elements")
         total += size
@@ -1190,7 +1430,7 @@ def layout(program: Program, sim: Simulation) -> Layout:
         array = program.array(view.storage)
         if array.rank != 1:
             continue
-        dims = sim.ranges.get(view.name)
+        dims = ranges.get(view.name)
         raw_min = dims[0][0] if dims else 0
         c = 0 if view.raw else max(0, -raw_min)
         view_shift[view.name] = c
@@ -1199,10 +1439,10 @@ def layout(program: Program, sim: Simulation) -> Layout:
             raise InvalidProgram(f"view {view.name} points outside its array")
     storages = [a for a in program.arrays if a.name in lows]
     # Print every array a statement writes, executed or not.
-    written = {program.storage_of(s.target.name).name for s in statements(program)
-               if not program.scalar(s.target.name)}
+    written = {program.storage_of(t.name).name for s in statements(program) for t in written_refs(s)
+               if not program.scalar(t.name)}
     return Layout(extents, shifts, view_shift, view_offset, storages,
-                  [v for v in program.views if v in used_views], written)
+                  [v for v in program.views if v in used_views], written, member_extents, member_shifts)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -1246,20 +1486,25 @@ class _Renderer:
         array = self.p.storage_of(r.name)
         subs = []
         for d, sub in enumerate(r.subs):
-            if view is not None and array.rank == 1:
+            if d >= array.rank:         # v5: a member array's subscript
+                shift = self.lay.member_shifts[array.dtype[7:], r.member][d - array.rank]
+            elif view is not None and array.rank == 1:
                 shift = self.lay.view_shift[r.name]
             else:
                 shift = self.lay.shifts[array.name][d]
             subs.append(self.aff(sub.plus(shift)))
         if r.style == "deref" and len(subs) == 1:
             return deref_text(r.name, subs[0])
+        if r.member:
+            return (r.name + "".join(f"[{s}]" for s in subs[:array.rank]) + f".{r.member}"
+                    + "".join(f"[{s}]" for s in subs[array.rank:]))
         return r.name + "".join(f"[{s}]" for s in subs)
 
     def cond(self, c: Cond) -> str:
         return x_text(cond_ast(c, self.atom_x))
 
     def stmt(self, s: Stmt) -> str:
-        dtype = self.p.dtype_of(s.target.name)
+        dtype = self.p.ref_dtype(s.target)
         target = self.ref(s.target)
         if s.product and dtype == "double" and len(s.reads) == 2:
             return f"{target} += {self.ref(s.reads[0])} * {self.ref(s.reads[1])};"
@@ -1313,8 +1558,77 @@ class _Renderer:
                 self.emit(f"if ({' && '.join(self.cond(c) for c in node.conds)}) {{", depth)
                 self.nodes(node.body, depth + 1)
                 self.emit("}", depth)
+            elif isinstance(node, DataIf):
+                self.data_if(node, depth)
             else:
                 self.emit(self.stmt(node), depth)
+
+    # -- generator v5: an if on the data ------------------------------------------------
+    def test_x(self, t) -> X:
+        """A condition as an expression tree (data reads and literals as primaries), so
+        that :func:`x_text` writes the parentheses it needs."""
+        if isinstance(t, Test):
+            return X(t.op, tuple(self.test_x(a) for a in t.args))
+        if isinstance(t, Ref):
+            return X("name", name=self.ref(t))
+        if isinstance(t, Aff):
+            return aff_ast(t, self.atom_x)
+        return X("name", name=str(t))
+
+    def assign(self, a: Assign) -> str:
+        target = self.ref(a.target)
+        if a.op in ("++", "--"):
+            return f"{target}{a.op};"
+        if a.op in ("pre++", "pre--"):
+            return f"{a.op[3:]}{target};"
+        value = a.value
+        if isinstance(value, Ref):
+            text = self.ref(value)
+        elif isinstance(value, Aff):
+            text = self.aff(value)
+        else:
+            text = str(value)
+        return f"{target} {a.op} {text};"
+
+    def item(self, item, depth: int) -> None:
+        if isinstance(item, DataIf):
+            self.data_if(item, depth)
+        elif isinstance(item, Assign):
+            self.emit(self.assign(item), depth)
+        else:
+            self.emit(self.stmt(item), depth)
+
+    def branch(self, head: str, items: list, braces: bool, depth: int) -> None:
+        """``head { items }`` (``} else ...`` joined to the brace before it), or ``head``
+        and its one statement on the next line."""
+        braces = braces or len(items) != 1 or isinstance(items[0], DataIf)
+        joined = head.startswith("else") and self.lines and self.lines[-1] == "  " * depth + "}"
+        if joined:
+            self.lines[-1] += f" {head}" + (" {" if braces else "")
+        else:
+            self.emit(head + (" {" if braces else ""), depth)
+        for item in items:
+            self.item(item, depth + 1)
+        if braces:
+            self.emit("}", depth)
+
+    def data_if(self, node: DataIf, depth: int) -> None:
+        then = node.then
+        if node.other is None and not node.braces and len(then) == 1 and not isinstance(then[0], DataIf):
+            # 'if (A[i] > best) best = A[i];' on one line
+            line = self.assign(then[0]) if isinstance(then[0], Assign) else self.stmt(then[0])
+            self.emit(f"if ({x_text(self.test_x(node.test))}) {line}", depth)
+            return
+        self.branch(f"if ({x_text(self.test_x(node.test))})", then, node.braces, depth)
+        other = node.other
+        while other:
+            nxt = other[0]
+            if len(other) == 1 and isinstance(nxt, DataIf):
+                self.branch(f"else if ({x_text(self.test_x(nxt.test))})", nxt.then, nxt.braces, depth)
+                other = nxt.other
+            else:
+                self.branch("else", other, node.braces, depth)
+                other = None
 
     def loop(self, loop: Loop, depth: int) -> None:
         v = loop.var
@@ -1363,7 +1677,13 @@ class _Renderer:
         if enums:
             out.append(enums)
         out.append("")
+        for struct in self.structs():
+            fields = " ".join(f"{dtype} {member}" + "".join(f"[{e}]" for e in lay.member_extents[struct.tag, member])
+                              + ";" for member, dtype, _ in struct.members)
+            out.append(f"struct {struct.tag} {{ {fields} }};")
         for array in lay.storages:
+            if array.local:
+                continue
             out.append(f"{array.dtype} {array.name}" + "".join(f"[{e}]" for e in lay.extents[array.name]) + ";")
         for table in used_tables(p):
             out.append(f"{table.dtype} {table.name}" + "".join(f"[{e}]" for e in table.dims) + ";")
@@ -1413,14 +1733,33 @@ class _Renderer:
         out += self.main(params)
         return "\n".join(out) + "\n"
 
+    def structs(self) -> list[Struct]:
+        """v5: the structs the arrays in use hold."""
+        tags = {a.dtype[7:] for a in self.lay.storages if self.p.struct_of(a) is not None}
+        return [s for s in self.p.structs if s.tag in tags]
+
+    def members(self, array: Array) -> list[tuple[str, str, list[int]]]:
+        """v5: (member, dtype, member extents) of an array of structs."""
+        struct = self.p.struct_of(array)
+        return [(m, dtype, self.lay.member_extents[struct.tag, m]) for m, dtype, _ in struct.members]
+
     def main(self, params: list[Param]) -> list[str]:
         p, lay = self.p, self.lay
         rank = max((a.rank for a in lay.storages), default=0)
+        for array in lay.storages:
+            if p.struct_of(array) is not None:
+                rank = max([rank] + [array.rank + len(ext) for _, _, ext in self.members(array)])
         out = ["int main(void)", "{"]
         counters = [f"a{d}" for d in range(rank)]
         if counters:
             out.append(f"  long {', '.join(counters)};")
+        for array in lay.storages:
+            if array.local:
+                out.append(f"  {array.dtype} {array.name}" + "".join(f"[{e}]" for e in lay.extents[array.name]) + ";")
         for n, array in enumerate(lay.storages):
+            if p.struct_of(array) is not None:
+                out += self.struct_lines(array, n, False)
+                continue
             ext = lay.extents[array.name]
             loops = "".join(f"for (a{d} = 0; a{d} < {e}; a{d}++) " for d, e in enumerate(ext))
             sub = "".join(f"[a{d}]" for d in range(array.rank))
@@ -1442,6 +1781,9 @@ class _Renderer:
         for array in lay.storages:
             if array.name not in lay.written:
                 continue
+            if p.struct_of(array) is not None:
+                out += self.struct_lines(array, 0, True)
+                continue
             ext = lay.extents[array.name]
             loops = "".join(f"for (a{d} = 0; a{d} < {e}; a{d}++) " for d, e in enumerate(ext))
             sub = "".join(f"[a{d}]" for d in range(array.rank))
@@ -1450,6 +1792,29 @@ class _Renderer:
             args = ", ".join(f"a{d}" for d in range(array.rank))
             out.append(f'  {loops}printf("{array.name}{idx} {fmt}\\n", {args}, {array.name}{sub});')
         out += ["  return 0;", "}"]
+        return out
+
+    def struct_lines(self, array: Array, n: int, printing: bool) -> list[str]:
+        """v5: every member of every element of an array of structs set (``n``: the
+        array's number) or printed."""
+        out = []
+        for k, (member, dtype, mext) in enumerate(self.members(array)):
+            ext = self.lay.extents[array.name] + mext
+            loops = "".join(f"for (a{d} = 0; a{d} < {e}; a{d}++) " for d, e in enumerate(ext))
+            element = array.name + "".join(f"[a{d}]" for d in range(array.rank)) + f".{member}" \
+                + "".join(f"[a{d}]" for d in range(array.rank, len(ext)))
+            if printing:
+                fmt = "%.17g" if dtype == "double" else "%d"
+                idx = "".join(" %ld" for _ in ext)
+                args = ", ".join(f"a{d}" for d in range(len(ext)))
+                out.append(f'  {loops}printf("{array.name}.{member}{idx} {fmt}\\n", {args}, {element});')
+                continue
+            mix = " + ".join(f"a{d} * {(7, 3, 5, 11)[d]}" for d in range(len(ext)))
+            if dtype == "double":
+                value = f"(double)(({mix} + {n + k + 1}) % 13) * 0.125 - 0.75"
+            else:
+                value = f"(int)(({mix} + {n + k + 2}) % 17) - 8"
+            out.append(f"  {loops}{element} = {value};")
         return out
 
 
@@ -1505,7 +1870,7 @@ def render(program: Program) -> str:
     if not statements(program):
         raise InvalidProgram("no statement")
     for region in program.regions:
-        if not any(isinstance(n, Stmt) for n, _ in walk(region)):
+        if not any(isinstance(n, (Stmt, DataIf)) for n, _ in walk(region)):
             raise InvalidProgram("a region without statements")
     _check_scopes(program)
     sim = simulate(program)
@@ -1538,18 +1903,23 @@ def _check_scopes(program: Program) -> None:
                 affs = [a for r in refs_of(node) for a in r.subs]
                 if node.iter_var and node.iter_var not in {loop.var for loop in loops}:
                     raise InvalidProgram("iterator used outside its loop")
-                target_type = program.dtype_of(node.target.name)
-                for ref in node.reads:
-                    if target_type == "int" and program.dtype_of(ref.name) != "int":
-                        raise InvalidProgram("an int statement reads double data")
+                _check_types(program, node)
                 for ref in refs_of(node):
-                    if program.scalar(ref.name) is None:
-                        storage = program.storage_of(ref.name)
-                        if storage is None or storage.rank != len(ref.subs):
-                            raise InvalidProgram(f"bad reference to {ref.name}")
-                    if ref.style == "deref" and (program.view(ref.name) is None or len(ref.subs) != 1
-                                                 or len(ref.subs[0].terms) > 1 or ref.subs[0].ext):
-                        raise InvalidProgram(f"'*' of {ref.name}: a pointer, one term and a constant")
+                    _check_ref(program, ref)
+            elif isinstance(node, DataIf):
+                if not loops:
+                    raise InvalidProgram("an if on the data outside the loops")
+                affs = node.affs() + [a for r in node.refs() for a in r.subs]
+                for item in node.items():
+                    if isinstance(item, Stmt):
+                        if item.iter_var:
+                            raise InvalidProgram("a statement in an if on the data uses its iterator")
+                        _check_types(program, item)
+                    elif program.ref_dtype(item.target) == "int" and isinstance(item.value, Ref) \
+                            and program.ref_dtype(item.value) != "int":
+                        raise InvalidProgram("an int assignment reads double data")
+                for ref in node.refs():
+                    _check_ref(program, ref)
             for aff in affs:
                 unknown = aff.names() - visible
                 if unknown:
@@ -1558,6 +1928,36 @@ def _check_scopes(program: Program) -> None:
                     par = program.param(name)
                     if par is not None and abs(par.value) > 2 ** 20:
                         raise InvalidProgram("a big parameter used outside a loop shift")
+
+
+def _check_types(program: Program, stmt: Stmt) -> None:
+    if program.ref_dtype(stmt.target) == "int":
+        for ref in stmt.reads:
+            if program.ref_dtype(ref) != "int":
+                raise InvalidProgram("an int statement reads double data")
+
+
+def _check_ref(program: Program, ref: Ref) -> None:
+    if program.scalar(ref.name) is None:
+        storage = program.storage_of(ref.name)
+        if storage is None:
+            raise InvalidProgram(f"bad reference to {ref.name}")
+        rank = storage.rank
+        struct = program.struct_of(storage)
+        if struct is not None or ref.member:      # v5: a member of an array of structs
+            member = struct.member(ref.member) if struct is not None and ref.member else None
+            if member is None:
+                raise InvalidProgram(f"bad member reference to {ref.name}")
+            rank += member[2]
+        if rank != len(ref.subs):
+            raise InvalidProgram(f"bad reference to {ref.name}")
+        if storage.local and program.view(ref.name) is None:
+            raise InvalidProgram(f"{ref.name} is local to main")
+    elif ref.member:
+        raise InvalidProgram(f"member of the scalar {ref.name}")
+    if ref.style == "deref" and (program.view(ref.name) is None or len(ref.subs) != 1
+                                 or len(ref.subs[0].terms) > 1 or ref.subs[0].ext):
+        raise InvalidProgram(f"'*' of {ref.name}: a pointer, one term and a constant")
 
 
 # --------------------------------------------------------------------------- features
@@ -1579,9 +1979,19 @@ FEATURES = (
     # three sizes, the IDX macro), '*p', remainder loops, enumeration constants
     "linearised", "linear_colmajor", "linear_3d", "linear_macro", "deref", "deref_overlap",
     "remainder", "remainder_down", "enum", "enum_local", "enum_step", "enum_mod",
+) + (
+    # generator v5 (V5_FEATURES): ifs on the data (else, else if, nested, a scalar
+    # written: running extrema and counters, swaps, '++', conditions that are not
+    # affine or mix affine and data terms, int data), arrays of structs (member arrays,
+    # 2-d arrays, linearised subscripts, pointer parameters, arrays local to main, two
+    # pointers into one array)
+    "cond", "cond_else", "cond_elseif", "cond_nested", "cond_scalar", "cond_swap", "cond_count",
+    "cond_nonaffine", "cond_mixed", "cond_int",
+    "aos", "aos_member_array", "aos_2d", "aos_linear", "aos_param", "aos_local", "aos_overlap",
 )
 EXTRA_FEATURES = FEATURES[FEATURES.index("cast_uchar"):FEATURES.index("linearised")]
-V4_FEATURES = FEATURES[FEATURES.index("linearised"):]
+V4_FEATURES = FEATURES[FEATURES.index("linearised"):FEATURES.index("cond")]
+V5_FEATURES = FEATURES[FEATURES.index("cond"):]
 _CAST_FEATURES = {"unsigned char": "cast_uchar", "short": "cast_short", "int": "cast_int",
                   "unsigned": "cast_unsigned"}
 
@@ -1670,7 +2080,7 @@ def features(program: Program) -> set[str]:
             if node.product and len(node.reads) == 2:
                 found.add("product")
             for ref in refs_of(node):
-                found.add("int_data" if program.dtype_of(ref.name) == "int" else "double_data")
+                found.add("int_data" if program.ref_dtype(ref) == "int" else "double_data")
     for region in program.regions:
         if sum(isinstance(n, Stmt) for n, _ in walk(region)) > 1:
             found.add("multi_stmt")
@@ -1681,12 +2091,13 @@ def features(program: Program) -> set[str]:
     used = {r.name for s in statements(program) for r in refs_of(s)}
     storages: dict[str, set[str]] = {}
     for name in used:
-        if program.scalar(name) is None:
+        # (arrays of structs reached by two names: v5's "aos_overlap")
+        if program.scalar(name) is None and program.struct_of(program.storage_of(name)) is None:
             storages.setdefault(program.storage_of(name).name, set()).add(name)
     if any(len(v) > 1 for v in storages.values()):
         found.add("aliased")
     del names
-    return found | extra_features(program) | v4_features(program)
+    return found | extra_features(program) | v4_features(program) | v5_features(program)
 
 
 def _linear_kind(x: X, sizes: set[str]) -> str:
@@ -1718,6 +2129,8 @@ def v4_features(program: Program) -> set[str]:
     accessed: dict[str, set[str]] = {}
     for stmt in statements(program):
         for ref in refs_of(stmt):
+            if ref.member:          # v5's (a linearised member is "aos_linear")
+                continue
             if program.scalar(ref.name) is None:
                 accessed.setdefault(program.storage_of(ref.name).name, set()).add(ref.name)
             if ref.style == "deref":
@@ -1752,12 +2165,67 @@ def v4_features(program: Program) -> set[str]:
     return found
 
 
+def v5_features(program: Program) -> set[str]:
+    """Which of :data:`V5_FEATURES` the program has."""
+    found: set[str] = set()
+    names: dict[str, set[str]] = {}         # array of structs -> the names it is reached by
+    for stmt in statements(program):
+        if isinstance(stmt, DataIf):
+            found.add("cond")
+            for node in stmt.ifs():
+                other = node.other or []
+                if len(other) == 1 and isinstance(other[0], DataIf):
+                    found.add("cond_elseif")
+                elif other:
+                    found.add("cond_else")
+                if any(isinstance(item, DataIf) for item in node.then) or \
+                        (len(other) > 1 and any(isinstance(item, DataIf) for item in other)):
+                    found.add("cond_nested")
+                if node.kind == "swap":
+                    found.add("cond_swap")
+            for item in stmt.items():
+                if program.scalar(item.target.name) is not None:
+                    found.add("cond_scalar")
+                if isinstance(item, Assign) and (item.op in ("++", "--", "pre++", "pre--") or (
+                        item.op in ("+=", "-=") and program.ref_dtype(item.target) == "int")):
+                    found.add("cond_count")
+            for t in stmt.tests():
+                if any(isinstance(a, Aff) and a.ext for a in t.args):
+                    found.add("cond_nonaffine")
+                if t.op in ("&&", "||"):
+                    leaves = [a for s in t.args if isinstance(s, Test) for a in s.args]
+                    if any(isinstance(a, Aff) for a in leaves) and any(isinstance(a, Ref) for a in leaves):
+                        found.add("cond_mixed")
+                if any(isinstance(a, Ref) and program.ref_dtype(a) == "int" for a in t.args):
+                    found.add("cond_int")
+        for ref in refs_of(stmt):
+            if not ref.member:
+                continue
+            storage = program.storage_of(ref.name)
+            view = program.view(ref.name)
+            found.add("aos")
+            names.setdefault(storage.name, set()).add(ref.name)
+            if len(ref.subs) > storage.rank:
+                found.add("aos_member_array")
+            if storage.rank > 1:
+                found.add("aos_2d")
+            if view is not None:
+                found.add("aos_param")
+                if view.raw and any(sub.ext for sub in ref.subs[:storage.rank]):
+                    found.add("aos_linear")
+            if storage.local:
+                found.add("aos_local")
+    if any(len(v) > 1 for v in names.values()):
+        found.add("aos_overlap")
+    return found
+
+
 # --------------------------------------------------------------------------- generation
 
 PRODUCT_CHANCE = 0.3     # of a statement inside three or more loops, when 2-d double data exists
 
 class _Generator:
-    def __init__(self, rng: random.Random, seed: int, index: int, v4=None):
+    def __init__(self, rng: random.Random, seed: int, index: int, v4=None, v5=None):
         self.rng = rng
         self.seed = seed
         self.index = index
@@ -1774,6 +2242,14 @@ class _Generator:
             self.v4 = {kind for kind in V4_KINDS if draw.random() < V4_CHANCE[kind]}
         else:
             self.v4 = set(v4)
+        # And those of v5, added to the program v4 writes.
+        if v5 is None:
+            draw = random.Random(f"polysched-fuzz-v5:{seed}:{index}")
+            self.v5 = {kind for kind in V5_KINDS if draw.random() < V5_CHANCE[kind]}
+        else:
+            self.v5 = set(v5)
+        self.v5_members: list[tuple[str, str]] = []     # (access name, member) of arrays of structs
+        self.v5_names: list[str] = []                   # arrays v5 added for its ifs
 
     def pick(self, weighted: dict):
         items = list(weighted)
@@ -1849,6 +2325,9 @@ class _Generator:
         for kind, add in (("linearised", self.v4_linear), ("deref", self.v4_deref),
                           ("remainder", self.v4_remainder), ("enum", self.v4_enum)):
             if kind in self.v4:
+                add(program)
+        for kind, add in (("aos", self.v5_aos), ("cond", self.v5_cond)):
+            if kind in self.v5:
                 add(program)
         return program
 
@@ -2647,6 +3126,491 @@ class _Generator:
                 rng.choice(stmts).enum_term = (local.name, local.value)
 
 
+    # -- the C constructs of generator v5 ---------------------------------------------
+    def v5_name(self, program: Program, base: str) -> str:
+        """A name no parameter, array, pointer or scalar has: ``base``, ``base1`` ..."""
+        return self._free_name(program, (base,) + tuple(f"{base}{k}" for k in range(1, 60)))
+
+    def v5_scalar(self, program: Program, base: str, dtype: str, init: str) -> str:
+        name = self.v5_name(program, base)
+        program.scalars.append(Scalar(name, dtype, init))
+        return name
+
+    def v5_nest(self, program: Program) -> list[Loop]:
+        """A new nest of one to three loops (v3's bounds); the loops, outermost first."""
+        rng = self.rng
+        depth = self.pick({1: 4, 2: 4, 3: 1})
+        loops: list[Loop] = []
+        for level in range(depth):
+            lower, upper = self.bounds(loops, EXTENT_BY_DEPTH[depth])
+            loop = Loop(ITERATORS[level], lower, upper, [], step=self.pick({1: 8, 2: 1}),
+                        down=not self.unsigned and rng.random() < 0.15, strict=rng.random() < 0.5)
+            if loops:
+                loops[-1].body.append(loop)
+            loops.append(loop)
+        return loops
+
+    def v5_insert(self, program: Program, node) -> None:
+        """``node`` at the top of a region (not before a remainder loop: it would start
+        from where ``node`` leaves the iterator)."""
+        region = self.rng.choice(program.regions)
+        spots = [k for k in range(len(region) + 1)
+                 if k == len(region) or not (isinstance(region[k], Loop) and region[k].cont)]
+        region.insert(self.rng.choice(spots), node)
+
+    def v5_dtype(self, program: Program, name: str, member: str) -> str:
+        return program.ref_dtype(Ref(name, member=member))
+
+    def v5_pool(self, program: Program) -> list[tuple[str, str]]:
+        """(access name, member) of the arrays v5's ifs read and write: v3's (not raw
+        pointers: their subscripts are v4's), v5's own, members of arrays of structs."""
+        pool = []
+        for name in self.names + self.v5_names:
+            view = program.view(name)
+            if (view is None or not view.raw) and program.storage_of(name) is not None:
+                pool.append((name, ""))
+        return pool + list(self.v5_members)
+
+    def v5_choose(self, program: Program, arrays_only: bool = False, want_int: bool = False):
+        """(name, member) of an array element or (unless ``arrays_only``) a scalar;
+        ``want_int``: of int data. None when there is none."""
+        rng = self.rng
+        options = [(n, m) for n, m in self.v5_pool(program)
+                   if not want_int or self.v5_dtype(program, n, m) == "int"]
+        scalars = [] if arrays_only else [(s.name, "") for s in program.scalars
+                                          if not want_int or s.dtype == "int"]
+        if scalars and (not options or rng.random() < 0.15):
+            return rng.choice(scalars)
+        return rng.choice(options) if options else None
+
+    def v5_ref(self, program: Program, name: str, member: str, loops: list[Loop],
+               first: Aff | None = None) -> Ref:
+        """A reference over ``loops``: v2's subscripts for the array's dimensions
+        (``first`` for the first one, when given), the innermost iterator or a constant
+        for a member array's."""
+        rng = self.rng
+        if program.scalar(name) is not None:
+            return Ref(name)
+        storage = program.storage_of(name)
+        used: set[str] = set()
+        if first is not None:
+            used |= first.names()
+        subs = [first if d == 0 and first is not None else self._subscript(loops, used)
+                for d in range(storage.rank)]
+        if member:
+            for _ in range(program.struct_of(storage).member(member)[2]):
+                if loops and rng.random() < 0.7:
+                    subs.append(Aff.of({loops[-1].var: 1}, rng.choice([0, 0, 1, -1])))
+                else:
+                    subs.append(Aff.of({}, rng.randint(0, 3)))
+        return Ref(name, subs, member=member)
+
+    def v5_literal(self, dtype: str) -> str:
+        if dtype == "double":
+            return self.rng.choice(["0.0", "0.5", "-0.25", "0.25", "1.0", "-0.5", "1.5"])
+        return str(self.rng.choice([0, 1, 2, 3, 4, -1, -2]))
+
+    def v5_data_test(self, program: Program, loops: list[Loop], ref: Ref | None = None) -> Test:
+        """A comparison that reads the data: ``A[i] < 0.5``, ``x[i] > y[i]``,
+        ``A[i] + B[i] >= 1.0``, ``x[i] % 3 == 0`` (int data)."""
+        rng = self.rng
+        if ref is None:
+            name, member = self.v5_choose(program)
+            ref = self.v5_ref(program, name, member, loops)
+        dtype = program.ref_dtype(ref)
+        shape = self.pick({"lit": 6, "ref": 3, "sum": 2, "mod": 2 if dtype == "int" else 0})
+        cmp = rng.choice(["<", ">", "<=", ">=", "!="] + (["=="] if dtype == "int" else []))
+        if shape == "mod":
+            m = rng.choice([2, 3, 4])
+            return Test(rng.choice(["==", "!="]), [Test("%", [ref, str(m)]), str(rng.randrange(m))])
+        other = None
+        if shape in ("ref", "sum"):
+            name, member = self.v5_choose(program)
+            other = self.v5_ref(program, name, member, loops)
+            if (other.name, other.member, other.subs) == (ref.name, ref.member, ref.subs):
+                shape = "lit"       # 'x[i] > x[i]' (gcc -Wall: a self-comparison)
+        if shape == "ref":
+            return Test(cmp, [ref, other])
+        if shape == "sum":
+            both = "int" if dtype == "int" and program.ref_dtype(other) == "int" else "double"
+            return Test(cmp, [Test(rng.choice("+-"), [ref, other]), self.v5_literal(both)])
+        literal = self.v5_literal(dtype)
+        if rng.random() < 0.2:      # '0.5 < A[i]'
+            flip = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!=", "==": "=="}
+            return Test(flip[cmp], [literal, ref])
+        return Test(cmp, [ref, literal])
+
+    def v5_affine_test(self, loops: list[Loop]) -> Test:
+        """``i > 2``, ``i < n - 1``, ``i != j``: affine, mixed with data terms."""
+        rng = self.rng
+        v = rng.choice(loops).var
+        params = self.small_params()
+        others = [loop.var for loop in loops if loop.var != v]
+        r = rng.random()
+        if r < 0.25 and params:
+            return Test(rng.choice(["<", ">="]), [Aff.of({v: 1}), Aff.of({rng.choice(params).name: 1},
+                                                                         rng.choice([-1, 0]))])
+        if r < 0.4 and others:
+            return Test(rng.choice(["<", "!=", ">="]), [Aff.of({v: 1}), Aff.of({rng.choice(others): 1})])
+        return Test(rng.choice([">", "<", ">=", "<=", "!="]), [Aff.of({v: 1}), Aff.of({}, rng.randint(0, 4))])
+
+    def v5_guard_test(self, loops: list[Loop]) -> Test:
+        """What a clamp, an extremum or a swap is also conditioned on: ``i > 2``,
+        ``(i & 1) == 0`` ..."""
+        return self.v5_affine_test(loops) if self.rng.random() < 0.6 else self.v5_nonaffine_test(loops)
+
+    def v5_nonaffine_test(self, loops: list[Loop]) -> Test:
+        """``i * j > n``, ``(i & 3) == 0``, ``i % n == 0`` (``n`` a kernel argument > 0)."""
+        rng = self.rng
+        v, w = rng.choice(loops).var, rng.choice(loops).var
+        params = self.small_params()
+        positive = [p for p in params if p.kind == "arg" and p.value > 0]
+
+        def leaf(name: str) -> X:
+            return X("aff", (Aff.of({name: 1}),))
+        kind = self.pick({"product": 3, "and": 3, "mod": 2 if positive else 0})
+        if kind == "product":
+            x = X("*", (leaf(v), leaf(w)))
+            rhs = Aff.of({rng.choice(params).name: 1}, rng.choice([0, 1])) if params and rng.random() < 0.5 \
+                else Aff.of({}, rng.randint(0, 12))
+            return Test(rng.choice([">", "<", ">=", "<="]), [Aff(ext=((1, x),)), rhs])
+        if kind == "and":
+            mask = rng.choice([1, 3, 7])
+            x = X("&", (leaf(v), lit(mask)))
+            return Test(rng.choice(["==", "!="]), [Aff(ext=((1, x),)), Aff.of({}, rng.randint(0, mask))])
+        x = X("%", (leaf(v), leaf(rng.choice(positive).name)))
+        return Test(rng.choice(["==", "!="]), [Aff(ext=((1, x),)), Aff.of({}, rng.choice([0, 0, 1]))])
+
+    def v5_test(self, program: Program, loops: list[Loop], ref: Ref | None = None) -> Test:
+        """A condition polysched cannot express: it reads the data, or is not affine,
+        or mixes affine and data terms."""
+        rng = self.rng
+        kind = self.pick({"data": 4, "mixed": 3, "nonaffine": 3, "both": 2})
+        if kind == "data":
+            return self.v5_data_test(program, loops, ref)
+        if kind == "nonaffine":
+            return self.v5_nonaffine_test(loops)
+        first = self.v5_affine_test(loops) if kind == "mixed" else self.v5_nonaffine_test(loops)
+        args = [first, self.v5_data_test(program, loops, ref)]
+        if rng.random() < 0.4:
+            args.reverse()
+        return Test("&&" if rng.random() < 0.65 else "||", args)
+
+    def v5_stmt(self, program: Program, loops: list[Loop]) -> Stmt:
+        """A v3-style statement (no iterator term) over the arrays and scalars v5 uses."""
+        rng = self.rng
+        name, member = self.v5_choose(program)
+        target = self.v5_ref(program, name, member, loops)
+        want_int = program.ref_dtype(target) == "int"
+        reads = []
+        for _ in range(self.pick({0: 1, 1: 4, 2: 3})):
+            choice = self.v5_choose(program, want_int=want_int)
+            if choice is None:
+                break
+            reads.append(self.v5_ref(program, *choice, loops))
+        return Stmt(target, reads, [rng.randrange(12) for _ in reads], "+=" if rng.random() < 0.3 else "=",
+                    None, rng.randrange(8))
+
+    def v5_assign(self, program: Program, loops: list[Loop]) -> Assign:
+        """``A[i] = 0.5;``, ``x[i] = y[j];``, ``s0 += 1.0;``, ``H[i]++;``, ``--cnt;``."""
+        rng = self.rng
+        name, member = self.v5_choose(program)
+        target = self.v5_ref(program, name, member, loops)
+        dtype = program.ref_dtype(target)
+        r = rng.random()
+        if r < 0.35:
+            return Assign(target, "=", self.v5_literal(dtype))
+        if r < 0.65:
+            choice = self.v5_choose(program, want_int=dtype == "int")
+            if choice is not None:
+                value = self.v5_ref(program, *choice, loops)
+                if (value.name, value.member, value.subs) != (target.name, target.member, target.subs):
+                    return Assign(target, "=", value)
+        if r < 0.85 or dtype != "int":
+            return Assign(target, rng.choice(["+=", "-="]), "1.0" if dtype == "double" else "1")
+        return Assign(target, rng.choice(["++", "--", "pre++", "pre--"]))
+
+    def v5_counter(self, program: Program, loops: list[Loop]) -> Ref:
+        """An int counter: a scalar ``cnt``, or an element ``H[j]`` of an int array."""
+        rng = self.rng
+        if rng.random() < 0.5:
+            names = [s.name for s in program.scalars if s.dtype == "int" and s.name.startswith("cnt")]
+            return Ref(rng.choice(names) if names and rng.random() < 0.5
+                       else self.v5_scalar(program, "cnt", "int", "0"))
+        choice = self.v5_choose(program, arrays_only=True, want_int=True)
+        if choice is None or rng.random() < 0.4:
+            name = self.v5_name(program, "H")
+            program.arrays.append(Array(name, "int", 1))
+            self.v5_names.append(name)
+            choice = (name, "")
+        return self.v5_ref(program, *choice, loops, first=Aff.of({loops[-1].var: 1}, rng.choice([0, 0, 1])))
+
+    def v5_clamp(self, program: Program, loops: list[Loop]) -> DataIf:
+        """``if (A[i][j] < 0.0) A[i][j] = 0.0; else if (A[i][j] > 0.5) { A[i][j] = 0.5;
+        B[i] += 1.0; }``"""
+        rng = self.rng
+        c = copy.deepcopy
+        target = self.v5_ref(program, *self.v5_choose(program, arrays_only=True), loops)
+        dtype = program.ref_dtype(target)
+        values = sorted({self.v5_literal(dtype) for _ in range(6)}, key=float)
+        if len(values) < 2:
+            values = ["0.0", "1.0"] if dtype == "double" else ["0", "1"]
+        low, high = values[0], values[-1]
+        test = Test(rng.choice(["<", "<="]), [c(target), low])
+        if rng.random() < 0.25:
+            test = Test("&&", [self.v5_guard_test(loops), test])
+        then = [Assign(c(target), "=", low)]
+        other = None
+        r = rng.random()
+        if r < 0.7:
+            more = []
+            if rng.random() < 0.5:
+                bump = self.v5_counter(program, loops) if rng.random() < 0.5 else \
+                    self.v5_ref(program, *self.v5_choose(program), loops)
+                step = "1.0" if program.ref_dtype(bump) == "double" else "1"
+                more.append(Assign(bump, "+=", step) if rng.random() < 0.6 else Assign(bump, "++"))
+            other = [DataIf(Test(rng.choice([">", ">="]), [c(target), high]), [Assign(c(target), "=", high)] + more,
+                            None, rng.random() < 0.5, "clamp")]
+        elif r < 0.85:
+            other = [Stmt(c(target), [c(target)], [rng.randrange(12)], "=", None, rng.randrange(8))]
+        return DataIf(test, then, other, rng.random() < 0.5, "clamp")
+
+    def v5_extremum(self, program: Program, loops: list[Loop]) -> DataIf:
+        """``if (A[i] > best) best = A[i];``, with the iterator (``arg = i;``), and the
+        other extremum in an ``else if``."""
+        rng = self.rng
+        c = copy.deepcopy
+        value = self.v5_ref(program, *self.v5_choose(program, arrays_only=True), loops)
+        dtype = program.ref_dtype(value)
+        big = rng.random() < 0.6
+
+        def extremum(high: bool) -> str:
+            init = ("-100.0" if high else "100.0") if dtype == "double" else ("-1000" if high else "1000")
+            return self.v5_scalar(program, "best" if high else "least", dtype, init)
+        best = extremum(big)
+        test = Test(rng.choice([">", ">="] if big else ["<", "<="]), [c(value), Ref(best)])
+        if rng.random() < 0.2:
+            test = Test("&&", [self.v5_guard_test(loops), test])
+        then = [Assign(Ref(best), "=", c(value))]
+        if rng.random() < 0.35:
+            arg = self.v5_scalar(program, "arg", "int", "-1")
+            then.append(Assign(Ref(arg), "=", Aff.of({rng.choice(loops).var: 1})))
+        other = None
+        if rng.random() < 0.35:
+            second = extremum(not big)
+            other = [DataIf(Test("<" if big else ">", [c(value), Ref(second)]), [Assign(Ref(second), "=", c(value))],
+                            None, rng.random() < 0.4, "extremum")]
+        return DataIf(test, then, other, len(then) > 1 or rng.random() < 0.4, "extremum")
+
+    def v5_count(self, program: Program, loops: list[Loop]) -> DataIf:
+        """``if (x[i] > 0) cnt++;``, ``if ((i & 3) == j) H[j]++; else H[j]--;``"""
+        rng = self.rng
+        target = self.v5_counter(program, loops)
+        if len(loops) > 1 and rng.random() < 0.35:
+            v, w = loops[-2].var, loops[-1].var
+            x = X("&", (X("aff", (Aff.of({v: 1}),)), lit(rng.choice([1, 3, 7]))))
+            test = Test("==", [Aff(ext=((1, x),)), Aff.of({w: 1})])
+        else:
+            test = self.v5_test(program, loops)
+        op = self.pick({"++": 4, "pre++": 2, "--": 1, "pre--": 1, "+=": 1})
+        then = [Assign(target, op, "2" if op == "+=" else None)]
+        other = None
+        if rng.random() < 0.25:
+            other = [Assign(copy.deepcopy(target), rng.choice(["--", "pre--", "-="]), "1")]
+            if other[0].op != "-=":
+                other[0].value = None
+        return DataIf(test, then, other, rng.random() < 0.3, "count")
+
+    def v5_swap(self, program: Program, loops: list[Loop]) -> DataIf:
+        """``if (y[i - 1] > y[i]) { t = y[i]; y[i] = y[i - 1]; y[i - 1] = t; }``"""
+        rng = self.rng
+        c = copy.deepcopy
+        name, member = self.v5_choose(program, arrays_only=True)
+        first = Aff.of({loops[-1].var: 1}, rng.choice([0, 0, 1]))
+        here = self.v5_ref(program, name, member, loops, first=first)
+        near = c(here)
+        near.subs[0] = first.plus(rng.choice([-1, -1, 1]))
+        dtype = program.ref_dtype(here)
+        t = self.v5_scalar(program, "t", dtype, "0.0" if dtype == "double" else "0")
+        test = Test(rng.choice([">", "<"]), [c(near), c(here)])
+        if rng.random() < 0.2:
+            test = Test("&&", [self.v5_guard_test(loops), test])
+        then = [Assign(Ref(t), "=", c(here)), Assign(c(here), "=", c(near)), Assign(c(near), "=", Ref(t))]
+        return DataIf(test, then, None, True, "swap")
+
+    def v5_general(self, program: Program, loops: list[Loop], depth: int = 0) -> DataIf:
+        """Any condition, branches of statements and assignments, now and then an
+        ``if`` in a branch or an ``else if``."""
+        rng = self.rng
+
+        def item():
+            r = rng.random()
+            if depth < 1 and r < 0.25:
+                return self.v5_general(program, loops, depth + 1)
+            return self.v5_stmt(program, loops) if r < 0.6 else self.v5_assign(program, loops)
+        # inside an if on the data, any condition will do (an affine one too)
+        test = self.v5_test(program, loops) if depth == 0 or rng.random() < 0.6 else self.v5_affine_test(loops)
+        then = [item() for _ in range(self.pick({1: 3, 2: 2}))]
+        other = None
+        r = rng.random()
+        if r < 0.35:
+            other = [item() for _ in range(self.pick({1: 3, 2: 1}))]
+        elif r < 0.55 and depth < 2:
+            other = [self.v5_general(program, loops, depth + 1)]
+        return DataIf(test, then, other, rng.random() < 0.5, "general")
+
+    def v5_cond(self, program: Program) -> None:
+        """Ifs whose condition reads the data or is not affine, in loop bodies of the
+        program and in nests of their own: clamps, running extrema into a scalar,
+        counters (``cnt++``, ``H[j]++``), conditional swaps and any others."""
+        rng = self.rng
+        if not self.v5_pool(program):
+            name = self.v5_name(program, "E")
+            program.arrays.append(Array(name, "double", 1))
+            self.v5_names.append(name)
+        build = {"clamp": self.v5_clamp, "extremum": self.v5_extremum, "count": self.v5_count,
+                 "swap": self.v5_swap, "general": self.v5_general}
+        for _ in range(self.pick({1: 2, 2: 4, 3: 4})):
+            kind = self.pick({"clamp": 3, "extremum": 3, "count": 4, "swap": 3, "general": 4})
+            spots = [(n, list(outer) + [n]) for n, outer in all_nodes(program) if isinstance(n, Loop)]
+            if spots and rng.random() < 0.5:
+                loop, loops = rng.choice(spots)
+                loop.body.insert(rng.randint(0, len(loop.body)), build[kind](program, loops))
+            else:
+                loops = self.v5_nest(program)
+                loops[-1].body.append(build[kind](program, loops))
+                if rng.random() < 0.3:
+                    loops[-1].body.insert(rng.randint(0, 1), self.v5_stmt(program, loops))
+                self.v5_insert(program, loops[0])
+
+    def v5_aos(self, program: Program) -> None:
+        """Arrays of structs defined at file scope: members read and written
+        (``p[i].x``, ``p[i].vel[k]``, ``a[i][j].re``, ``q[i * n + j].y``), the arrays
+        global, local to main or passed as pointers (two of them into one array now
+        and then: ``kernel(..., R, R + 1)``); member reads in v3's statements too."""
+        rng = self.rng
+        for tag in rng.sample(sorted(STRUCTS), self.pick({1: 3, 2: 2})):
+            members = [m for m in STRUCTS[tag] if rng.random() < 0.8]
+            program.structs.append(Struct(tag, members if len(members) >= 2 else list(STRUCTS[tag][:2])))
+        access: list[tuple[str, Struct]] = []
+        for _ in range(self.pick({1: 3, 2: 3, 3: 1})):
+            struct = rng.choice(program.structs)
+            rank = 2 if rng.random() < 0.3 else 1
+            place = self.pick({"global": 3, "param": 3, "local": 3})
+            array = Array(self.v5_name(program, "R"), f"struct {struct.tag}", rank, local=place == "local")
+            program.arrays.append(array)
+            if place == "global":
+                access.append((array.name, struct))
+            if place != "global" or rng.random() < 0.3:
+                view = View(self.v5_name(program, "pa"), array.name)
+                program.views.append(view)
+                access.append((view.name, struct))
+                if rank == 1 and place != "global" and rng.random() < 0.5:
+                    # a second pointer into the same array (main's call: the overlap check)
+                    other = View(self.v5_name(program, "pa"), array.name, rng.choice([1, 1, 2, -1, 0]))
+                    program.views.append(other)
+                    access.append((other.name, struct))
+        self.v5_members += [(name, m[0]) for name, struct in access for m in struct.members]
+        for _ in range(self.pick({1: 3, 2: 2})):
+            self.v5_aos_nest(program, access)
+        if rng.random() < 0.3:
+            self.v5_aos_linear(program)
+        # members read in v3's statements
+        for region in program.regions:
+            for node, outer in walk(region):
+                if isinstance(node, Stmt) and outer and node.reads and not node.product and rng.random() < 0.2:
+                    want_int = program.ref_dtype(node.target) == "int"
+                    options = [(n, m) for n, m in self.v5_members
+                               if not want_int or self.v5_dtype(program, n, m) == "int"]
+                    if options:
+                        node.reads[rng.randrange(len(node.reads))] = self.v5_ref(program, *rng.choice(options),
+                                                                                list(outer))
+
+    def v5_aos_nest(self, program: Program, access: list[tuple[str, Struct]]) -> None:
+        """A nest of statements over members, and a member array walked by a loop."""
+        rng = self.rng
+        loops = self.v5_nest(program)
+
+        def stmt(loops: list[Loop], target: Ref) -> Stmt:
+            want_int = program.ref_dtype(target) == "int"
+            reads = []
+            for _ in range(self.pick({1: 4, 2: 4, 3: 2})):
+                if rng.random() < 0.75:
+                    options = [(n, m) for n, m in self.v5_members
+                               if not want_int or self.v5_dtype(program, n, m) == "int"]
+                    if options:
+                        reads.append(self.v5_ref(program, *rng.choice(options), loops))
+                        continue
+                choice = self.v5_choose(program, want_int=want_int)
+                if choice is not None:
+                    reads.append(self.v5_ref(program, *choice, loops))
+            return Stmt(target, reads, [rng.randrange(12) for _ in reads], "+=" if rng.random() < 0.25 else "=",
+                        None, rng.randrange(8))
+        body = loops[-1].body
+        for _ in range(self.pick({1: 4, 2: 3, 3: 1})):
+            name, struct = rng.choice(access)
+            body.append(stmt(loops, self.v5_ref(program, name, rng.choice(struct.members)[0], loops)))
+        arrays = [(name, m[0]) for name, struct in access for m in struct.members if m[2]]
+        if arrays and rng.random() < 0.6:
+            inner = Loop(ITERATORS[len(loops)], Bound([Aff.of({}, 0)]), Bound([Aff.of({}, rng.randint(1, 4))]), [],
+                         strict=rng.random() < 0.5)
+            name, member = rng.choice(arrays)
+            target = self.v5_ref(program, name, member, loops + [inner])
+            target.subs[-1] = Aff.of({inner.var: 1})
+            inner.body.append(stmt(loops + [inner], target))
+            body.insert(rng.randint(0, len(body)), inner)
+        self.v5_insert(program, loops[0])
+
+    def v5_aos_linear(self, program: Program) -> None:
+        """``q[i * n + j].y = q[i * n + j + 1].x ...``: an array of structs seen as rows
+        through a pointer (written as generated, the pointer placed: v4's raw views)."""
+        rng = self.rng
+        struct = rng.choice(program.structs)
+        ctype = self._sizes_ctype()
+
+        def size(value: int) -> str:
+            name = self.v5_name(program, "ns")
+            program.params.append(Param(name, "arg", value, ctype))
+            return name
+        cols = size(self.pick({1: 1, 2: 2, 3: 3, 4: 3, 5: 2}))
+        rows = size(self.pick({1: 1, 2: 2, 3: 3, 4: 2}))
+        array = Array(self.v5_name(program, "R"), f"struct {struct.tag}", 1, local=rng.random() < 0.5)
+        program.arrays.append(array)
+        view = View(self.v5_name(program, "pa"), array.name, raw=True)
+        program.views.append(view)
+        signed = not self.unsigned and ctype not in UNSIGNED_TYPES
+        loops = [Loop(ITERATORS[0], Bound([Aff.of({}, 0)]), Bound([Aff.of({rows: 1}, -1)]), [], strict=True),
+                 Loop(ITERATORS[1], Bound([Aff.of({}, 0)]), Bound([Aff.of({cols: 1}, -1)]), [], strict=True)]
+        loops[0].body.append(loops[1])
+        shape = rng.choice(["row", "row", "col"])
+
+        plain = [m for m in struct.members if not m[2]]
+
+        def ref(offset: int) -> Ref:
+            member = rng.choice(plain if plain and rng.random() < 0.8 else struct.members)
+            idx = [Aff.of({loops[0].var: 1}), Aff.of({loops[1].var: 1}, offset)]
+            subs = [self.linear(shape, idx, [rows, cols])]
+            subs += [Aff.of({}, rng.randint(0, 2)) for _ in range(member[2])]
+            return Ref(view.name, subs, member=member[0])
+        for _ in range(self.pick({1: 3, 2: 2})):
+            target = ref(0)
+            want_int = program.ref_dtype(target) == "int"
+            reads = [ref(rng.choice([0, 0, 1, -1] if signed else [0, 0, 1])) for _ in range(self.pick({1: 2, 2: 2}))]
+            reads = [r for r in reads if not want_int or program.ref_dtype(r) == "int"]
+            loops[1].body.append(Stmt(target, reads, [rng.randrange(12) for _ in reads],
+                                      "+=" if rng.random() < 0.25 else "=", None, rng.randrange(8)))
+        self.v5_insert(program, loops[0])
+
+
+# v5: the structs arrays of structs hold (members: name, type, rank; a member array's
+# extents are the layout's)
+STRUCTS = {
+    "pt": (("x", "double", 0), ("y", "double", 0), ("vel", "double", 1), ("tag", "int", 0)),
+    "cplx": (("re", "double", 0), ("im", "double", 0)),
+    "rec": (("key", "int", 0), ("val", "double", 0), ("bins", "int", 1)),
+}
+
+
 def _plus_aff(x: X, a: Aff) -> X:
     """``x + a`` written ``x + i - 1`` (the terms of ``a``, then its constant)."""
     terms = Aff(a.terms, 0, a.ext)
@@ -2670,24 +3634,27 @@ def _shifted_node(node, var: str, k: int):
     return node
 
 
-def generate(seed: int, index: int, v4=None) -> Program:
+def generate(seed: int, index: int, v4=None, v5=None) -> Program:
     """Program number ``index`` of the batch ``seed`` (always the same one). ``v4``: the
     constructs of generator v4 it has (a subset of :data:`V4_KINDS`), instead of those
-    drawn (tests force them: the program is then another one, but as deterministic)."""
-    if v4 is not None:
-        unknown = set(v4) - set(V4_KINDS)
+    drawn (tests force them: the program is then another one, but as deterministic);
+    ``v5`` likewise for those of generator v5 (:data:`V5_KINDS`)."""
+    for version, forced, kinds in ((4, v4, V4_KINDS), (5, v5, V5_KINDS)):
+        unknown = set(forced or ()) - set(kinds)
         if unknown:
-            raise ValueError(f"unknown v4 constructs {sorted(unknown)} (known: {', '.join(V4_KINDS)})")
+            raise ValueError(f"unknown v{version} constructs {sorted(unknown)} (known: {', '.join(kinds)})")
     rng = random.Random(f"polysched-fuzz:{seed}:{index}")
     last = None
     for _ in range(200):
-        generator = _Generator(rng, seed, index, v4)
+        generator = _Generator(rng, seed, index, v4, v5)
         program = generator.program()
         try:
             _render_repairing(program)
             if generator.extra and not extra_features(program, dynamic=False):
                 continue
             if not generator.v4 <= v4_features(program):
+                continue
+            if not generator.v5 <= v5_features(program):
                 continue
             # Mostly programs that do something (empty ones, e.g. all loops empty for
             # a negative size, are kept now and then: they test the guards).

@@ -131,6 +131,8 @@ class FuzzConfig:
     shrink_limit: int = 2     # shrinks per failure class over the whole run (0: no limit)
     # the constructs of generator v4 every program has (generate's v4; None: as drawn)
     v4: tuple[str, ...] | None = None
+    # the constructs of generator v5 every program has (generate's v5; None: as drawn)
+    v5: tuple[str, ...] | None = None
 
 
 # --------------------------------------------------------------------------- optimize
@@ -471,7 +473,7 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
     start = time.perf_counter()
     result = ProgramResult(index)
     try:
-        program = generate(config.seed, index, v4=config.v4)
+        program = generate(config.seed, index, v4=config.v4, v5=config.v5)
         text = render(program)
     except Exception as err:               # noqa: BLE001
         result.invalid = f"generator: {type(err).__name__}: {err}"

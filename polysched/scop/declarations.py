@@ -45,8 +45,9 @@ class Declaration:
     dims: list[str] = field(default_factory=list)
     origin: str = "global"
     restrict: bool = False
-    # volatile at any level: the order and number of its accesses are observable
-    volatile: bool = False
+    # "volatile" or "_Atomic" at any level (else ""): the order and number of its
+    # accesses are part of what the program does
+    volatile: str = ""
 
     @property
     def through_pointer(self) -> bool:
@@ -94,7 +95,9 @@ def _chunks(text: str) -> list[str]:
         else:
             cur.append(c)
     pieces.append("".join(cur))
-    return [p for p in (p.strip() for p in pieces) if p]
+    # 'double w[3] = {...};' leaves 'double w[3] =' at file scope (the braces split it):
+    # the declaration without its initialiser
+    return [p for p in (p.strip().rstrip("=").rstrip() for p in pieces) if p]
 
 
 def _type_text(node: c_ast.Node) -> str:
@@ -114,18 +117,18 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
     node = decl.type
     dims: list[str] = []
     restrict = False
-    volatile = "volatile" in (getattr(decl, "quals", None) or [])
+    quals = list(getattr(decl, "quals", None) or [])
     while True:
         if isinstance(node, c_ast.ArrayDecl):
             if not dims:
                 restrict = "restrict" in (node.dim_quals or [])
-            volatile |= "volatile" in (node.dim_quals or [])
+            quals += node.dim_quals or []
             dims.append(_GENERATOR.visit(node.dim) if node.dim is not None else "")
             node = node.type
         elif isinstance(node, c_ast.PtrDecl):
             if not dims:
                 restrict = "restrict" in (node.quals or [])
-            volatile |= "volatile" in (node.quals or [])
+            quals += node.quals or []
             dims.append("")
             node = node.type
         elif isinstance(node, c_ast.FuncDecl):
@@ -134,7 +137,8 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
             break
     if decl.name is None:
         return None
-    volatile |= "volatile" in (getattr(node, "quals", None) or [])
+    quals += getattr(node, "quals", None) or []
+    volatile = next((q for q in ("volatile", "_Atomic") if q in quals), "")
     return Declaration(decl.name, _type_text(node), dims, origin, restrict, volatile)
 
 
@@ -197,7 +201,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
 
     enumerators = _enumerators(parser, enum_text(0, len(file_plain), True), {})
     structs = _structs(parser, [macros.expand(file_text[m.start():m.end()]) for m in _STRUCT_RE.finditer(file_plain)
-                                if top_level[m.start()] in "stu"] if file_text is not None else [])
+                                if top_level[m.start()] in "stu"] if file_text is not None else [], declare)
     name = "<file scope>"
     unread_header = ""
     if function is not None:
@@ -248,18 +252,23 @@ def _without_attributes(header: str) -> str:
 _STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}\s*(?:[A-Za-z_]\w*)?")
 
 
-def _structs(parser: "_Parser", definitions: list[str]) -> dict[str, dict[str, Declaration]]:
+def _structs(parser: "_Parser", definitions: list[str], declare=None) -> dict[str, dict[str, Declaration]]:
     """The members of each struct definition, under ``struct TAG`` and under the name a
-    ``typedef`` gives it. Nested definitions and unions are not read."""
+    ``typedef`` gives it. Nested definitions and unions are not read. ``declare`` gets
+    the variable a definition declares (``struct p { ... } origin;``)."""
     found: dict[str, dict[str, Declaration]] = {}
     for text in definitions:
         for node in parser.parse(text):
+            if declare is not None and isinstance(node, c_ast.Decl) and node.name:
+                declare(declaration_of(node, "global"))
             names = []
             if isinstance(node, c_ast.Typedef):
                 parser.typedefs.add(node.name)
                 names.append(node.name)
             kind = node.type.type if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.TypeDecl) \
                 else node.type if isinstance(node, c_ast.Decl) else None
+            if isinstance(kind, c_ast.TypeDecl):      # struct p { ... } origin;
+                kind = kind.type
             # a union's members share their memory: read as variables of their own,
             # writing one would not change the others (so unions are not read)
             if not isinstance(kind, c_ast.Struct) or kind.decls is None:

@@ -345,6 +345,7 @@ class _RegionBuilder:
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
         self._defined_functions: set[str] | None = None
+        self._typing_macros: set[str] = set()        # macros whose type is being read
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
@@ -482,7 +483,8 @@ class _RegionBuilder:
     def volatile_error(self, name: str, node: c_ast.Node) -> ScopError:
         member, after = self.members.get(name, ("", 0))
         text = self.c_texts.get(name, name) + "[]" * after + member
-        return self.error(node, f"'{text}' is volatile: the order and number of its accesses are part of what "
+        qualifier = self.visible.declarations[name].volatile
+        return self.error(node, f"'{text}' is {qualifier}: the order and number of its accesses are part of what "
                                 f"the program does, which optimizing would change")
 
     def check_declared(self, name: str, node: c_ast.Node) -> None:
@@ -757,7 +759,11 @@ class _RegionBuilder:
                     if isinstance(child.init, c_ast.DeclList) and child.init.decls:
                         decl = declaration_of(child.init.decls[0], "local")
                         if decl is not None:
-                            self.loop_scoped_types[name] = decl.element_type
+                            known = self.loop_scoped_types.setdefault(name, decl.element_type)
+                            # the emitted code has one type per iterator name
+                            if known != decl.element_type:
+                                raise self.error(child, f"loops declare '{name}' as '{known}' and as "
+                                                        f"'{decl.element_type}': rename one of them")
                     else:
                         outer_loops.add(name)
         # an iterator some loop declares and another uses undeclared is the function's
@@ -1640,11 +1646,25 @@ class _RegionBuilder:
 
     # -- result ---------------------------------------------------------------------
     def type_of(self, name: str) -> str | None:
-        """The declared C type of a scalar variable (iterator or parameter), if known."""
+        """The declared C type of a scalar variable (iterator or parameter), if known;
+        for an object-like macro, the unsigned type of its expansion (``#define M 10u``,
+        ``#define S (sizeof(double) + 2)``), which C computes with in bounds."""
         if name in self.loop_scoped_types:
             return self.loop_scoped_types[name]
         decl = self.visible.declarations.get(name)
-        return decl.element_type if decl is not None and not decl.dims else None
+        if decl is not None:
+            return decl.element_type if not decl.dims else None
+        macro = self.macros.get(name)
+        if macro is None or macro.is_function_like or name in self._typing_macros:
+            return None
+        self._typing_macros.add(name)
+        try:
+            width = unsigned_width_of(self.parse_expression(macro.body, c_ast.ID(name)), self.type_of)
+        except NotAffine:
+            width = None
+        finally:
+            self._typing_macros.discard(name)
+        return {32: "unsigned int", 64: "unsigned long"}.get(width)
 
     def assume_no_wrap(self, cond: c_ast.Node, iterators: list[str], evaluated_on: isl.Set) -> None:
         """Record where the unsigned comparisons of ``cond`` (tested at the points of
