@@ -187,7 +187,7 @@ def test_a_function_the_file_defines_is_not_the_math_library_s():
     <math.h>: read as <math.h>'s pure fmax, its calls were reordered."""
     header = ("static int calls;\nstatic double fmax(double a, double b) { calls++; return a > b ? a : b; }\n"
               + HEADER)
-    check("for (i = 0; i < N; i++)\n  x[i] = /*@*/fmax(x[i], 1.0);", "a function this file defines", header)
+    check("for (i = 0; i < N; i++)\n  x[i] = /*@*/fmax(x[i], 1.0);", "a function or function pointer of this file", header)
 
 
 VOLATILE_HEADER = """struct S { volatile double x; };
@@ -221,3 +221,29 @@ def test_one_iterator_name_declared_with_two_types_is_refused():
     header = "void kernel(int n, double *x)\n{\n"
     check("for (unsigned i = 0; i < n; i++)\n  x[i] = 0;\n/*@*/for (long i = 0; i < n; i++)\n  x[i] = 1;",
           "loops declare 'i' as 'unsigned' and as 'long'", header)
+
+
+def test_a_loop_scoped_iterator_of_another_type_than_the_function_s_is_refused():
+    """``unsigned i`` used by one loop, ``for (int i ...)`` by another: the int loop got
+    the unsigned casts (probe: 4294967291 for -5)."""
+    header = "void kernel(int n, long long *x)\n{\n  unsigned i;\n"
+    check("for (i = 0; i < n; i++)\n  x[i] = i - 5;\n/*@*/for (int i = 0; i < n; i++)\n  x[i] = i - 5;",
+          "a loop declares 'i' as 'int' and another uses the 'unsigned i'", header)
+
+
+@pytest.mark.parametrize("qualifier", ["volatile", "_Atomic"])
+def test_qualifiers_through_typedefs_are_seen(qualifier):
+    """``typedef volatile double vdouble; vdouble V[8][512];`` was reordered and
+    scalar-replaced, and a typedef'd ``_Atomic int`` got a reduction clause gcc
+    rejects (probe)."""
+    header = (f"typedef {qualifier} double qdouble;\ntypedef qdouble qd2;\nqd2 V[8][512];\n"
+              "void kernel(int n, double *x)\n{\n  int i, j;\n")
+    check("for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n    x[j] = /*@*/V[j][i];",
+          f"'V' is {qualifier}", header)
+
+
+@pytest.mark.parametrize("declaration", ["static double (*sqrt)(double) = 0;\nvoid kernel(int n, double *x)",
+                                         "void kernel(int n, double *x, double (*sqrt)(double))"])
+def test_a_function_pointer_named_like_a_math_function_is_not_pure(declaration):
+    check("for (i = 0; i < n; i++)\n  x[i] = /*@*/sqrt(x[i]);", "function pointer of this file",
+          declaration + "\n{\n  int i;\n")

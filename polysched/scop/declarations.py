@@ -177,6 +177,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         if d is not None:
             declarations[d.name] = d
 
+    qualified: dict[str, str] = {}      # typedef volatile double vdouble: "vdouble" -> "volatile"
+
     def take(chunks: list[str], origin: str):
         for chunk in chunks:
             if not re.search(r"[A-Za-z_]", chunk):
@@ -184,8 +186,14 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
             for node in parser.parse(macros.expand(chunk)):
                 if isinstance(node, c_ast.Typedef):
                     parser.typedefs.add(node.name)
+                    named = declaration_of(node, origin)
+                    if named is not None and (named.volatile or named.element_type in qualified):
+                        qualified[node.name] = named.volatile or qualified[named.element_type]
                 elif isinstance(node, c_ast.Decl):
-                    declare(declaration_of(node, origin))
+                    d = declaration_of(node, origin)
+                    if d is not None and not d.volatile and d.element_type in qualified:
+                        d.volatile = qualified[d.element_type]
+                    declare(d)
 
     take(_chunks(top_level), "global")
     if file_text is None or len(file_text) != len(file_plain):

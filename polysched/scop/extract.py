@@ -744,6 +744,7 @@ class _RegionBuilder:
         """Names written anywhere in the region, and every loop iterator."""
         self.members_as_variables(node)
         outer_loops: set[str] = set()       # iterators of loops that do not declare them
+        declaring: dict[str, c_ast.For] = {}    # the first loop declaring each
         for child in _walk_nodes(node):
             target = None
             if isinstance(child, c_ast.Assignment):
@@ -759,6 +760,7 @@ class _RegionBuilder:
                     if isinstance(child.init, c_ast.DeclList) and child.init.decls:
                         decl = declaration_of(child.init.decls[0], "local")
                         if decl is not None:
+                            declaring.setdefault(name, child)
                             known = self.loop_scoped_types.setdefault(name, decl.element_type)
                             # the emitted code has one type per iterator name
                             if known != decl.element_type:
@@ -769,6 +771,10 @@ class _RegionBuilder:
         # an iterator some loop declares and another uses undeclared is the function's
         # too (for (int i ...) then for (i ...)): alive after the region
         for name in outer_loops & set(self.loop_scoped_types):
+            declared = self.visible.declarations.get(name)
+            if declared is not None and declared.element_type != self.loop_scoped_types[name]:
+                raise self.error(declaring[name], f"a loop declares '{name}' as '{self.loop_scoped_types[name]}' and another "
+                                       f"uses the '{declared.element_type} {name}' declared before: rename one")
             del self.loop_scoped_types[name]
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
@@ -1406,10 +1412,12 @@ class _RegionBuilder:
                                    f"('{text.strip()}') as an expression") from None
 
     def defined_functions(self) -> set[str]:
-        """The functions the file defines: a ``static double fmax(...) { ... }`` of the
-        user's own is not <math.h>'s (a probe's counted its calls)."""
+        """The functions the file defines, and its function pointers: a ``static double
+        fmax(...) { ... }`` or a parameter ``double (*round)(double)`` of the user's own
+        is not <math.h>'s (probes counted their calls)."""
         if self._defined_functions is None:
-            self._defined_functions = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{", self.plain))
+            self._defined_functions = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{", self.plain)) \
+                | set(re.findall(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(", self.plain))   # (*round)(double)
         return self._defined_functions
 
     def check_lvalue(self, node: c_ast.Node, site: c_ast.Node | None = None) -> None:
@@ -1478,7 +1486,7 @@ class _RegionBuilder:
                 raise self.error(where, "call through a function pointer inside a SCoP")
             fname = node.name.name
             if fname in self.defined_functions():
-                raise self.error(where, f"call of '{fname}', a function this file defines (only pure <math.h> "
+                raise self.error(where, f"call of '{fname}', a function or function pointer of this file (only pure <math.h> "
                                         "functions and macros are allowed inside a SCoP)")
             if not _is_pure_function(fname):
                 raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
