@@ -1870,3 +1870,90 @@ def test_globals_with_initialisers_and_structs_declared_with_their_definition(tm
     refused."""
     outputs = assert_same_behaviour(tmp_path, INITIALISED_GLOBALS, opts=("-O2",))
     assert "#pragma omp parallel for" in outputs["tile-par"]
+
+
+
+CHARACTER_CONSTANTS = r"""#include <stdio.h>
+int A[400], B[400];
+char S[26][8];
+void k(int n) {
+  int i, c;
+#pragma scop
+  for (i = 0; i < n + 'a' - 'A'; i++)
+    A[i] += 1;
+  for (c = 'a'; c <= 'z'; c++)
+    S[c - 'a'][0] = c;
+  for (i = ' '; i < '0' + n; i++)
+    B[i - ' '] = B[i - ' '] + i;
+#pragma endscop
+}
+int main(void) {
+  k(10); k(300);
+  for (int q = 0; q < 400; q++) printf("%d %d\n", A[q], B[q]);
+  for (int q = 0; q < 26; q++) printf("%d\n", S[q][0]);
+  return 0;
+}
+"""
+
+
+def test_plain_character_constants_are_integers(tmp_path):
+    """``n + 'a' - 'A'``, ``for (c = 'a'; c <= 'z'; c++)``: refused before ("non-integer
+    constant"). Escapes stay refused: ``'\\xff'`` is -1 or 255 by the machine."""
+    assert_same_behaviour(tmp_path, CHARACTER_CONSTANTS, opts=("-O2",))
+    with pytest.raises(ScopError, match="character constant '.xff'"):
+        extract(CHARACTER_CONSTANTS.replace("'a' - 'A'", "'\\xff'"), filename="c.c")
+
+
+TYPEDEF_ARRAYS = r"""#include <stdio.h>
+#define N 30
+typedef double row_t[N];
+typedef double mat_t[N][N];
+row_t M[N];
+mat_t Q;
+double V[N];
+void k(int n) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      V[i] = V[i] + M[i][j] * Q[j][i];
+  for (i = 1; i < n; i++)
+    for (j = 0; j < n; j++)
+      M[i][j] = M[i - 1][j] + Q[i][j] * V[j];
+#pragma endscop
+}
+int main(void) {
+  for (int a = 0; a < N; a++) { V[a] = a; for (int b = 0; b < N; b++) { M[a][b] = (a * 3 + b) % 7; Q[a][b] = (a + b) % 5 * 0.5; } }
+  k(N);
+  for (int a = 0; a < N; a++) { printf("%.17g\n", V[a]); for (int b = 0; b < N; b++) printf("%.17g\n", M[a][b]); }
+  return 0;
+}
+"""
+
+TYPEDEF_POINTERS = r"""#include <stdio.h>
+#define N 40
+typedef double *dptr;
+typedef double real;
+double G[N + 2];
+void k(int n, dptr A, dptr B, real *C) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i] = B[i] * 0.5 + C[i + 1];
+#pragma endscop
+}
+int main(void) {
+  for (int a = 0; a < N + 2; a++) G[a] = a;
+  k(N, G + 1, G, G);
+  for (int a = 0; a < N + 2; a++) printf("%.17g\n", G[a]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("text", [TYPEDEF_ARRAYS, TYPEDEF_POINTERS], ids=["arrays", "pointers"])
+def test_array_and_pointer_typedefs_are_resolved(tmp_path, text):
+    """``typedef double row_t[N]; row_t M[N];`` was "1 dimension(s) accessed with 2", and
+    a ``dptr`` parameter (``typedef double *dptr``) "a scalar accessed with 1 subscript"
+    (probe). ``k(N, G + 1, G, G)`` overlaps: the original runs."""
+    assert_same_behaviour(tmp_path, text, opts=("-O2",))

@@ -60,10 +60,35 @@ No undefined behaviour in the original, for the parameter values it is called wi
     in the kernel (parameters of kind ``"enum"``/``"enum_local"``), used in loop bounds
     (literal bounds rewritten, same value), steps (``i += STEP``), subscripts
     (``A[(i + K) % M]``, ``A[i + N - 8]``) and statement values (:attr:`Stmt.enum_term`).
+- C constructs of generator v5 (likewise about 8 % each, stream "polysched-fuzz-v5";
+  ``generate(seed, index, v5={...})``), added to the program v4 would have written:
+
+  * ``cond``: ``if`` statements whose condition reads the data or is not affine, in
+    loop bodies (:class:`DataIf`, one statement of polysched's model, its writes
+    may-writes): clamps ``if (A[i][j] < 0.0) A[i][j] = 0.0; else if (A[i][j] > 1.5) {
+    A[i][j] = 1.5; cnt++; }``, running extrema into scalars declared before the region
+    and printed after (``if (A[i] > best) { best = A[i]; arg = i; }``), counters
+    (``cnt++``, ``H[j]++``), conditional swaps through a scalar ``t``, and any others;
+    conditions that read int or double data (:class:`Test`), mix affine and data terms
+    (``i > 2 && A[i] > 0.5``) or are not affine (``i * j > n``, ``(i & 3) == j``,
+    ``i % n == 0`` with ``n`` a kernel argument > 0: evaluated by :class:`CEval` in
+    every instance); branches of assignments (:class:`Assign`, :class:`Stmt`),
+    ``++``/``--``, nested ``if``s, ``else if`` and braces. The simulation records every
+    subscript of the condition and of both branches in every instance, so all of them
+    are in bounds whatever the data.
+  * ``aos``: arrays of structs (:class:`Struct`, defined at file scope, one level of
+    members, never unions, never used whole): ``p[i].x``, ``p[i].vel[k]`` (a member
+    array, its extent chosen by the layout), ``a[i][j].re`` (2-d), ``q[i * n + j].y``
+    (a raw pointer seen as rows, as v4's); the arrays global, local to ``main``
+    (:attr:`Array.local`) or passed as pointers (``struct pt *pa``, ``struct cplx
+    pa[13][10]``), two pointers into one array now and then (``kernel(..., R, R + 1)``:
+    the run-time overlap check); members read in v3's statements too.
 
 The structure is what the shrinker (:mod:`polysched.fuzz.shrink`) edits: nodes can be
 deleted, loops unwrapped, bounds replaced by constants, and every edited program is
-re-laid-out by :func:`render`, so it stays free of undefined behaviour.
+re-laid-out by :func:`render`, so it stays free of undefined behaviour. (A v5
+:class:`DataIf` is deleted or kept whole; its expressions follow the edits of
+parameters and loops through :func:`map_affs`.)
 """
 from __future__ import annotations
 
@@ -188,8 +213,9 @@ class X:
     :func:`x_expand`), ``"sizeof"`` (of ``name``, ``value`` bytes), ``"neg"``,
     ``"cast"`` (to ``ctype``), ``"paren"``, ``"?:"``, ``"MIN"``/``"MAX"`` (the macros),
     ``"IDX"`` (the macro ``IDX(a, b)``: ``((a) * name + (b))``, ``name`` the row size),
-    or a binary operator (``+ - * / % << >> < <= > >= == != &&``). Printed with the
-    parentheses precedence needs (:func:`x_text`), so the text parses as the tree."""
+    or a binary operator (``+ - * / % << >> < <= > >= == != &&``; v5: ``&`` and, in
+    conditions that are printed, not evaluated, ``||``). Printed with the parentheses
+    precedence needs (:func:`x_text`), so the text parses as the tree."""
 
     op: str
     args: tuple = ()
@@ -953,7 +979,8 @@ def max_depth(nodes: list) -> int:
 @dataclass
 class Simulation:
     instances: int
-    # access name -> per dimension [min, max] of the structural subscript values
+    # access name (v5: "name.member" for a struct member, its dimensions then the
+    # member's) -> per dimension [min, max] of the structural subscript values
     ranges: dict[str, list[list[int]]]
     accessed: set[str]
     written: set[str]

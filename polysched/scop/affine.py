@@ -22,7 +22,7 @@ from pycparser import c_ast, c_generator
 from polysched.islutil import val
 
 from .unsigned import unsigned_width_of
-from .macros import MacroTable, int_literal_value
+from .macros import MacroTable, char_literal_value, int_literal_value
 
 _GEN = c_generator.CGenerator()
 _CMP = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_set", "!=": "ne_set"}
@@ -154,6 +154,12 @@ class AffineConverter:
         node in the region a macro expansion came from (errors point there)."""
         where = site or node
         if isinstance(node, c_ast.Constant):
+            if node.type == "char":
+                value = char_literal_value(node.value)           # an int in C
+                if value is None:
+                    raise NotAffine(where, f"character constant {node.value} in an affine expression (only plain "
+                                           f"ASCII ones: the value of escapes may depend on the machine)")
+                return self.constant(value)
             if node.type in ("int", "long int", "unsigned int", "long long int", "unsigned long int",
                              "unsigned long long int", "long", "unsigned", "long long") or \
                     int_literal_value(node.value) is not None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator, c_parser
 
-from .macros import MacroTable, int_literal_value
+from .macros import MacroTable, char_literal_value, int_literal_value
 from .source import IDENT_RE, FunctionText
 
 # Typedef names commonly used without their headers being parsed.
@@ -173,11 +173,20 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     parser = _Parser(typedefs)
     declarations: dict[str, Declaration] = {}
 
+    # the file's typedefs of basic types, arrays and pointers: "row_t" -> double [N]
+    # (``typedef double row_t[N]``), "vdouble" -> volatile double
+    shapes: dict[str, Declaration] = {}
+
+    def resolved(d: Declaration) -> Declaration:
+        shape = shapes.get(d.element_type)
+        if shape is None:
+            return d
+        return Declaration(d.name, shape.element_type, d.dims + shape.dims, d.origin, d.restrict or
+                           (shape.restrict and not d.dims), d.volatile or shape.volatile)
+
     def declare(d: Declaration | None) -> None:
         if d is not None:
-            declarations[d.name] = d
-
-    qualified: dict[str, str] = {}      # typedef volatile double vdouble: "vdouble" -> "volatile"
+            declarations[d.name] = resolved(d)
 
     def take(chunks: list[str], origin: str):
         for chunk in chunks:
@@ -187,13 +196,11 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                 if isinstance(node, c_ast.Typedef):
                     parser.typedefs.add(node.name)
                     named = declaration_of(node, origin)
-                    if named is not None and (named.volatile or named.element_type in qualified):
-                        qualified[node.name] = named.volatile or qualified[named.element_type]
+                    # a struct's typedef names it in ``structs`` (not resolved here)
+                    if named is not None and not named.element_type.startswith(("struct ", "union ", "enum ")):
+                        shapes[node.name] = resolved(named)
                 elif isinstance(node, c_ast.Decl):
-                    d = declaration_of(node, origin)
-                    if d is not None and not d.volatile and d.element_type in qualified:
-                        d.volatile = qualified[d.element_type]
-                    declare(d)
+                    declare(declaration_of(node, origin))
 
     take(_chunks(top_level), "global")
     if file_text is None or len(file_text) != len(file_plain):
@@ -358,8 +365,7 @@ def _folded(node: c_ast.Node, known: dict[str, int]) -> int | None:
     ``known``, with C's operators (``/`` and ``%`` truncate toward zero), else None."""
     if isinstance(node, c_ast.Constant):
         if node.type == "char":
-            plain = re.fullmatch(r"'([ -&(-\[\]-~])'", node.value)    # 'a': ASCII, no escapes
-            return ord(plain.group(1)) if plain else None
+            return char_literal_value(node.value)
         return int_literal_value(node.value)
     if isinstance(node, c_ast.ID):
         return known.get(node.name)

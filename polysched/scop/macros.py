@@ -56,6 +56,13 @@ def int_literal_value(text: str) -> int | None:
     return int(digits)
 
 
+def char_literal_value(text: str) -> int | None:
+    """The value of a plain character constant (``'a'``: printable ASCII, no escape,
+    the same on every machine), else None (``'\\xff'`` is -1 or 255 by the machine)."""
+    plain = re.fullmatch(r"'([ -&(-\[\]-~])'", text.strip())
+    return ord(plain.group(1)) if plain else None
+
+
 class MacroTable:
     """Name -> :class:`Macro`, with helpers answering the questions the front end asks.
     ``typedef_names`` are the typedefs of the preprocessed file (headers included)."""
