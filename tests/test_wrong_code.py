@@ -1957,3 +1957,197 @@ def test_array_and_pointer_typedefs_are_resolved(tmp_path, text):
     a ``dptr`` parameter (``typedef double *dptr``) "a scalar accessed with 1 subscript"
     (probe). ``k(N, G + 1, G, G)`` overlaps: the original runs."""
     assert_same_behaviour(tmp_path, text, opts=("-O2",))
+
+
+
+# A probe's programs on conditional reads and writes: a read in a branch of a
+# data-dependent if (1) or a ?: arm (2) was loaded before the loop, an element written
+# only under a condition (3) was stored back after it (a read-only page: the original
+# never writes it); the skeleton that leaves live iterators at their final values
+# blanked if statements up to their first ';' (4-7: no compile, a wrong j, an
+# IndexError).
+CONDITIONAL_ACCESS_PROGRAMS = [r"""/* data-dependent if guards the only read of B; the optimizer hoists B[i] out of the
+   j loop unconditionally (double B_r0 = B[c2];) -> reads memory the original never reads */
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+void k(int n, int m, double A[64][64], double *B) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      if (A[i][j] > 5.0) A[i][j] = A[i][j] * B[i];
+#pragma endscop
+}
+static double A[64][64];
+int main(void) {
+  int ns[] = {0, 1, 7, 64, 20};
+  int ms[] = {3, 1, 64, 64, 5};
+  for (int s = 0; s < 5; s++) {
+    for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) A[i][j] = cos(i * 0.3 - j * 1.1 + s);
+    k(ns[s], ms[s], A, NULL);   /* no element exceeds 5: B is never read */
+    double sum = 0;
+    for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) sum += A[i][j];
+    printf("%d %a\n", s, sum);
+  }
+  return 0;
+}
+""",
+r"""/* the ternary's B[i] is read only when A[i][j] > 5 (never here); the optimizer hoists it
+   out of the j loop unconditionally (double B_r0 = B[c0];) -> segfault with B == NULL */
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+void k(int n, int m, double A[64][64], double *B) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      A[i][j] = A[i][j] > 5.0 ? A[i][j] * B[i] : A[i][j] + 1;
+#pragma endscop
+}
+static double A[64][64];
+int main(void) {
+  int ns[] = {0, 1, 7, 64, 20};
+  int ms[] = {3, 1, 64, 64, 5};
+  for (int s = 0; s < 5; s++) {
+    for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) A[i][j] = cos(i * 0.3 - j * 1.1 + s);
+    k(ns[s], ms[s], A, NULL);
+    double sum = 0;
+    for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) sum += A[i][j];
+    printf("%d %a\n", s, sum);
+  }
+  return 0;
+}
+""",
+r"""/* S[i] is written only under a data-dependent if that never holds; the optimizer promotes
+   S[i] to a register across the j loop and stores it back unconditionally (S[c0] = S_r0;)
+   -> writes memory the original never writes (read-only page here: segfault) */
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+void k(int n, int m, double A[64][64], double *S) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      if (A[i][j] > 50.0) S[i] = A[i][j];
+#pragma endscop
+}
+static double A[64][64];
+int main(void) {
+  int ns[] = {0, 1, 7, 64, 20};
+  int ms[] = {3, 1, 64, 64, 5};
+  double *S = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  for (int i = 0; i < 64; i++) S[i] = -i;
+  mprotect(S, 4096, PROT_READ);          /* the original never writes S */
+  for (int s = 0; s < 5; s++) {
+    for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) A[i][j] = cos(i * 0.3 - j * 1.1 + s);
+    k(ns[s], ms[s], A, S);
+    double sum = 0;
+    for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) sum += A[i][j];
+    for (int i = 0; i < 64; i++) sum += S[i];
+    printf("%d %a\n", s, sum);
+  }
+  return 0;
+}
+""",
+r"""/* the iterator i is read after the region; the re-run of the original loops "with empty
+   bodies" blanks only the first branch of the if/else: "else B[i] = A[i];" remains -> the
+   output does not compile */
+#include <stdio.h>
+void k(int n, double *A, double *B, int *last) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    if (A[i] > 0) B[i] = A[i] * 2; else B[i] = A[i];
+#pragma endscop
+  *last = i;
+}
+int main(void) {
+  double A[10], B[10]; int last;
+  for (int i = 0; i < 10; i++) { A[i] = i - 4.5; B[i] = 0; }
+  k(10, A, B, &last);
+  printf("%d\n", last);
+  for (int i = 0; i < 10; i++) printf("%a\n", B[i]);
+  return 0;
+}
+""",
+r"""/* crash: polysched exits 3 with "internal error: IndexError: list index out of range"
+   (iterator skeleton blanking of a braced data-dependent if eats the loop's closing brace) */
+#include <stdio.h>
+void k(int n, double *A, double *B, double *C, int *last) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    if (A[i] > 0) { B[i] = A[i] * 2; C[i] += 1; }
+  }
+  for (j = 0; j < n; j++)
+    C[j] += 10;
+#pragma endscop
+  *last = i + j;
+}
+int main(void) {
+  double A[10], B[10], C[10]; int last;
+  for (int i = 0; i < 10; i++) { A[i] = i - 4.5; B[i] = 0; C[i] = 0; }
+  k(10, A, B, C, &last);
+  printf("%d\n", last);
+  for (int i = 0; i < 10; i++) printf("%a %a\n", B[i], C[i]);
+  return 0;
+}
+""",
+r"""/* the iterator skeleton ("leave the loop iterators at their final values") blanks each
+   statement up to the first ';' at brace depth 0: for a braced data-dependent if it runs
+   past the '}' and swallows the whole next loop 'for (j ...) C[j] = 2;' -> j keeps its old value */
+#include <stdio.h>
+void k(int n, double *A, double *B, double *C, int *out) {
+  int i, j = -7;
+#pragma scop
+  for (i = 0; i < n; i++)
+    if (A[i] > 0) { B[i] = A[i] * 2; }
+  for (j = 0; j < n; j++)
+    C[j] = 2;
+#pragma endscop
+  out[0] = i;
+  out[1] = j;
+}
+int main(void) {
+  double A[10], B[10], C[10]; int out[2];
+  for (int i = 0; i < 10; i++) { A[i] = i - 4.5; B[i] = 0; C[i] = 0; }
+  k(10, A, B, C, out);
+  printf("i=%d j=%d\n", out[0], out[1]);
+  for (int i = 0; i < 10; i++) printf("%a %a\n", B[i], C[i]);
+  return 0;
+}
+""",
+r"""/* crash: polysched exits 3 "internal error: IndexError: list index out of range" (traceback with --debug); same skeleton blanking as bug_4-6 */
+#include <stdio.h>
+void k(int n, double *A, double *B, double *C, int *last) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    if (A[i] > 0) { B[i] = A[i] * 2; C[i] += 1; }
+  }
+  for (j = 0; j < n; j++)
+    if (A[j] > 1) {
+      B[j] += 1; C[j] += 10;
+    }
+#pragma endscop
+  *last = i + j;
+}
+int main(void) {
+  double A[10], B[10], C[10]; int last;
+  for (int i = 0; i < 10; i++) { A[i] = i - 4.5; B[i] = 0; C[i] = 0; }
+  k(10, A, B, C, &last);
+  printf("%d\n", last);
+  for (int i = 0; i < 10; i++) printf("%a %a\n", B[i], C[i]);
+  return 0;
+}
+"""]
+
+
+@pytest.mark.parametrize("index", range(len(CONDITIONAL_ACCESS_PROGRAMS)))
+def test_conditional_accesses_are_never_made_unconditional(tmp_path, index):
+    modes = {m: FLAG_SETS[m] for m in ("identity", "default", "tile-par", "max-l2-unroll")}
+    assert_same_behaviour(tmp_path, CONDITIONAL_ACCESS_PROGRAMS[index], modes=modes, opts=("-O2",))

@@ -261,6 +261,7 @@ class _Ref:
     span: tuple[int, int] | None      # in the statement's body text
     access: isl.Map                   # { [c0, ..., cd] -> A[e] }
     outer: isl.Map | None = None      # { [c0, ..., c(d-1)] -> A[e] } when single valued
+    sure: bool = True                 # the program surely touches it (no conditional access)
 
 
 @dataclass
@@ -468,7 +469,9 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
             for other in accesses[1:]:
                 relation = relation.union(other.relation)
             refs.append(_Ref(key, array_name, {a.kind for a in accesses}, span,
-                             instances.apply_range(relation).coalesce()))
+                             instances.apply_range(relation).coalesce(),
+                             sure=any(a.kind == "write" or (a.kind == "read" and not a.conditional)
+                                      for a in accesses)))
         for array_name, count in _mentions(body).items():
             if array_name in scop.arrays and located.get(array_name, 0) != count:
                 mentioned.setdefault(name, set()).add(array_name)
@@ -536,6 +539,13 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         reads = [r for r in group if "read" in r.kinds]
         stored = _domain(writes, outer, known)
         defined = _domain(must, outer, known)
+        # no load or store of an element the program may not touch there (a read in a
+        # ?: arm, a write under a data-dependent condition): memory it never reads may
+        # be unmapped, memory it never writes read-only or another thread's
+        surely = _domain([r for r in group if r.sure], outer, known)
+        if surely is None or not touched.is_subset(surely) or \
+                (stored is not None and (defined is None or not stored.is_subset(defined))):
+            continue
         load = bool(reads) or stored is None or defined is None or not touched.is_subset(defined)
         point = element.range().intersect_params(touched)
         try:

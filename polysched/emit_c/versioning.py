@@ -317,6 +317,9 @@ def iterator_skeleton(scop: Scop) -> str:
             continue
         start = offset_of(starts, stmt.line, stmt.col)
         end, depth = start, 0
+        if stmt.source_end:                     # an 'if' statement: many ';'
+            spans.add((start, stmt.source_end))
+            continue
         while end < scop.region_end:
             c = plain[end]
             depth += c in "([{"

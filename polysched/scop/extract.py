@@ -346,6 +346,7 @@ class _RegionBuilder:
         self.members: dict[str, tuple[str, int]] = {}
         self._defined_functions: set[str] | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
+        self.conditional = 0        # > 0 while reading what C may not evaluate (a ?: arm)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
@@ -1313,13 +1314,20 @@ class _RegionBuilder:
             else:
                 raise self.error(part, _unsupported(part))
 
-        walk(node)
-        body, line, col = self.statement_text(node, end=self.end_of(node))
+        self.reads(node.cond, ctx, domain, accesses)
+        self.conditional += 1          # the branches run or not: their reads are conditional
+        try:
+            walk(node.iftrue)
+            walk(node.iffalse)
+        finally:
+            self.conditional -= 1
+        end = self.end_of(node)
+        body, line, col = self.statement_text(node, end=end)
         self.check_hidden_iterators(body, ctx.iterators, node)
         if self.scopes:
             self.check_local_uses(body, node)
             body = self.local_text(body)
-        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
+        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1)
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
@@ -1453,21 +1461,33 @@ class _RegionBuilder:
                     return          # an affine function of the iterators: no memory access
                 if node.name in self.all_iterators:
                     raise self.error(where, f"loop iterator '{node.name}' used outside its loop")
-            out.append(self.access(node, "read", ctx, domain, site))
+            read = self.access(node, "read", ctx, domain, site)
+            read.conditional = self.conditional > 0
+            out.append(read)
             return
         if isinstance(node, c_ast.BinaryOp):
             # 'a + b + ... + z' nests to the left as deep as it is long: walk the spine
             # in a loop, so that thousands of terms do not exhaust Python's stack
             rights = []
             while isinstance(node, c_ast.BinaryOp):
-                rights.append(node.right)
+                rights.append((node.op, node.right))
                 node = node.left
             self.reads(node, ctx, domain, out, site, hide)
-            for right in reversed(rights):
-                self.reads(right, ctx, domain, out, site, hide)
+            for op, right in reversed(rights):
+                shortcut = op in ("&&", "||")          # C may not evaluate the right side
+                self.conditional += shortcut
+                try:
+                    self.reads(right, ctx, domain, out, site, hide)
+                finally:
+                    self.conditional -= shortcut
         elif isinstance(node, c_ast.TernaryOp):
-            for part in (node.cond, node.iftrue, node.iffalse):
-                self.reads(part, ctx, domain, out, site, hide)
+            self.reads(node.cond, ctx, domain, out, site, hide)
+            self.conditional += 1                      # one of the two is evaluated
+            try:
+                for part in (node.iftrue, node.iffalse):
+                    self.reads(part, ctx, domain, out, site, hide)
+            finally:
+                self.conditional -= 1
         elif isinstance(node, c_ast.Cast):
             self.reads(node.expr, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.UnaryOp):

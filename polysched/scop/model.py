@@ -98,6 +98,9 @@ class Access:
     relation: isl.Map
     line: int = 0
     col: int = 0
+    # a read C may not evaluate: in an arm of '?:', right of '&&'/'||', or in a branch
+    # of a conditional statement
+    conditional: bool = False
 
 
 @dataclass
@@ -115,6 +118,9 @@ class Statement:
     body: str
     line: int = 0
     col: int = 0
+    # offset in the source just past the statement, when it is not its first ';' at
+    # depth 0 (an 'if' statement); 0 otherwise
+    source_end: int = 0
 
     def _union(self, *kinds: str) -> isl.UnionMap:
         result = isl.UnionMap.empty(self.domain.get_space().params())
