@@ -2151,3 +2151,71 @@ int main(void) {
 def test_conditional_accesses_are_never_made_unconditional(tmp_path, index):
     modes = {m: FLAG_SETS[m] for m in ("identity", "default", "tile-par", "max-l2-unroll")}
     assert_same_behaviour(tmp_path, CONDITIONAL_ACCESS_PROGRAMS[index], modes=modes, opts=("-O2",))
+
+
+
+# A probe's integer updates that are no sums: the floating value came through a macro
+# (cnt += X[i] * HALF, HALF (-1.5)) or a cast to a typedef of double; each became
+# reduction(+:cnt), wrong at 1 thread already.
+HIDDEN_FLOATING_UPDATES = [r"""/* int cnt += X[i] * HALF with #define HALF (-1.5): C converts back to int (truncating) at
+   every step, but the macro hides the floating constant from the inexact-update check, so
+   the loop becomes "reduction(+:cnt)" -> different result even with 1 thread */
+#include <stdio.h>
+#define HALF (-1.5)
+int cnt;
+void k(int n, int *X, int *Y) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    Y[i] = X[i] + 1;
+    cnt += X[i] * HALF;
+  }
+#pragma endscop
+}
+int X[200], Y[200];
+int main(void) {
+  int ns[] = {0, 1, 7, 64, 200};
+  for (int s = 0; s < 5; s++) {
+    for (int i = 0; i < 200; i++) { X[i] = (i * 7 + s) % 5 - 1; Y[i] = 0; }
+    cnt = 5;
+    k(ns[s], X, Y);
+    printf("n=%d cnt=%d\n", ns[s], cnt);
+  }
+  return 0;
+}
+""",
+r"""/* int cnt += (real2)X[i] / 2 with typedef double real; typedef real real2: the cast through a
+   typedef chain hides the floating-point division from the inexact-update check -> the loop
+   becomes reduction(+:cnt) although C truncates to int at every step */
+#include <stdio.h>
+typedef double real;
+typedef real real2;
+int cnt;
+void k(int n, int *X, int *Y) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    Y[i] = X[i] + 1;
+    cnt += (real2)X[i] / 2;
+  }
+#pragma endscop
+}
+int X[200], Y[200];
+int main(void) {
+  int ns[] = {0, 1, 7, 64, 200};
+  for (int s = 0; s < 5; s++) {
+    for (int i = 0; i < 200; i++) { X[i] = (i * 7 + s) % 5 - 3; Y[i] = 0; }
+    cnt = 5;
+    k(ns[s], X, Y);
+    printf("n=%d cnt=%d\n", ns[s], cnt);
+  }
+  return 0;
+}
+"""]
+
+
+@pytest.mark.parametrize("index", range(len(HIDDEN_FLOATING_UPDATES)))
+def test_integer_updates_with_hidden_floating_values_are_no_reductions(tmp_path, index):
+    modes = {m: FLAG_SETS[m] for m in ("default", "tile-par", "nofuse-par")}
+    outputs = assert_same_behaviour(tmp_path, HIDDEN_FLOATING_UPDATES[index], modes=modes, opts=("-O2",))
+    assert "reduction(" not in outputs["nofuse-par"].split("#pragma scop", 1)[1]

@@ -313,7 +313,7 @@ def _inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str 
                 stmt.domain.intersect(domain.extract_set(stmt.domain.get_space())).is_empty():
             continue
         others = [scop.arrays[a.array].element_type for a in stmt.accesses if a.array != name]
-        if any(not is_integer_type(t) for t in others) or _FLOATING_TEXT.search(stmt.body):
+        if any(not is_integer_type(t) for t in others) or stmt.floating or _FLOATING_TEXT.search(stmt.body):
             return "an integer updated with a value that may not be an integer (C converts at every step)"
     return None
 

@@ -347,6 +347,7 @@ class _RegionBuilder:
         self._defined_functions: set[str] | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
         self.conditional = 0        # > 0 while reading what C may not evaluate (a ?: arm)
+        self.floating = False       # a floating constant, cast or call read (macros expanded)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
 
@@ -559,12 +560,13 @@ class _RegionBuilder:
         domain = ctx.domain.set_tuple_name(stmt_name)
         accesses = [self.access(c_ast.ID(name, coord=node.coord), "write", ctx, domain)]
         self.used_locals = []
+        self.floating = False
         self.reads(node.init, ctx, domain, accesses)
         text = self.initializer_text(node)
         self.check_local_uses(text, node)
         body = f"{model} = {self.local_text(text)};"
         line, col = self.declaration_start(node)
-        stmt = Statement(stmt_name, list(ctx.iterators), domain, accesses, body, line, col)
+        stmt = Statement(stmt_name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
@@ -1239,6 +1241,7 @@ class _RegionBuilder:
         domain = ctx.domain.set_tuple_name(name)
         accesses: list[Access] = []
         self.used_locals = []
+        self.floating = False
         target = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
         target, site = self.expand_target(target)
         self.check_lvalue(target, site)
@@ -1252,7 +1255,7 @@ class _RegionBuilder:
         if self.scopes:
             self.check_local_uses(body, node)
             body = self.local_text(body)
-        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
+        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
         self.statements.append(stmt)
         schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
         return _Built(schedule, [stmt])
@@ -1281,6 +1284,7 @@ class _RegionBuilder:
         domain = ctx.domain.set_tuple_name(name)
         accesses: list[Access] = []
         self.used_locals = []
+        self.floating = False
 
         def walk(part: c_ast.Node | None) -> None:
             if part is None or isinstance(part, c_ast.EmptyStatement):
@@ -1327,7 +1331,8 @@ class _RegionBuilder:
         if self.scopes:
             self.check_local_uses(body, node)
             body = self.local_text(body)
-        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1)
+        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1,
+                         floating=self.floating)
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
@@ -1356,6 +1361,7 @@ class _RegionBuilder:
             domain = ctx.domain.set_tuple_name(name)
             accesses: list[Access] = []
             self.used_locals = []
+            self.floating = False
             target, site = self.expand_target(outer.lvalue)
             self.check_lvalue(target, site)
             if outer.op != "=":
@@ -1366,7 +1372,7 @@ class _RegionBuilder:
             body = f"{_GEN.visit(outer.lvalue)} {outer.op} {_GEN.visit(inner.lvalue)};"
             if self.scopes:
                 body = self.local_text(body)
-            stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col)
+            stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
             self.statements.append(stmt)
             parts.append(_Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt]))
         return self.sequence(parts)
@@ -1441,6 +1447,8 @@ class _RegionBuilder:
         """Read accesses of a right-hand side, in textual order. Inside a macro
         expansion, ``site`` is the macro use in the region (positions point there)."""
         where = site or node
+        if isinstance(node, c_ast.Constant) and node.type in ("float", "double", "long double"):
+            self.floating = True
         if node is None or isinstance(node, c_ast.Constant):
             return
         if isinstance(node, (c_ast.ID, c_ast.FuncCall)):
@@ -1489,6 +1497,8 @@ class _RegionBuilder:
             finally:
                 self.conditional -= 1
         elif isinstance(node, c_ast.Cast):
+            if integer_range(_GEN.visit(node.to_type)) is None:
+                self.floating = True        # (double), (real_t): maybe not an integer
             self.reads(node.expr, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.UnaryOp):
             if node.op in ("-", "+", "!", "~"):
@@ -1511,6 +1521,7 @@ class _RegionBuilder:
             if not _is_pure_function(fname):
                 raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
                                         "functions and macros are allowed inside a SCoP)")
+            self.floating = True
             for arg in (node.args.exprs if node.args else []):
                 self.reads(arg, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.Assignment):

@@ -121,6 +121,9 @@ class Statement:
     # offset in the source just past the statement, when it is not its first ';' at
     # depth 0 (an 'if' statement); 0 otherwise
     source_end: int = 0
+    # it reads a floating constant, casts to a type that may not be an integer, or calls
+    # a math function (macros expanded): an integer it updates is converted back
+    floating: bool = False
 
     def _union(self, *kinds: str) -> isl.UnionMap:
         result = isl.UnionMap.empty(self.domain.get_space().params())
