@@ -2219,3 +2219,80 @@ def test_integer_updates_with_hidden_floating_values_are_no_reductions(tmp_path,
     modes = {m: FLAG_SETS[m] for m in ("default", "tile-par", "nofuse-par")}
     outputs = assert_same_behaviour(tmp_path, HIDDEN_FLOATING_UPDATES[index], modes=modes, opts=("-O2",))
     assert "reduction(" not in outputs["nofuse-par"].split("#pragma scop", 1)[1]
+
+
+
+# Struct declarations a probe found refused: an anonymous struct's variable
+# (struct { ... } coef), an array declared with its struct's definition
+# (struct W { ... } tbl[4] = ...), and typedefs of a struct tag (typedef struct W W_t;
+# typedef W_t Wrow[4]).
+STRUCT_DECLARATIONS = [r"""#include <stdio.h>
+#include <math.h>
+struct { double a, b; } coef = {0.25, -1.5};
+static const struct W { double w; int k; } tbl[4] = {{0.1, 1}, {0.2, 2}, {0.3, 3}, {0.4, 0}};
+struct Acc { double sum; long cnt; } acc = {0, 0};
+typedef struct W W_t;
+typedef W_t Wrow[4];
+Wrow grid[4];
+void k(int n, double *A, double *B) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < 4; j++)
+      B[i] += coef.a * A[i + j] * tbl[j].w + coef.b + grid[j][i & 3].w;
+  for (i = 0; i < n; i++) {
+    if (B[i] > 0) { acc.sum += B[i]; acc.cnt++; }
+  }
+  for (i = 0; i < 4; i++)
+    for (j = 0; j < 4; j++)
+      grid[i][j].k += (int)B[j];
+#pragma endscop
+}
+static double A[200], B[200];
+int main(void) {
+  int ns[] = {0, 1, 7, 64, -2, 100, 3, 4, 5, 6, -7};
+  for (int s = 0; s < 11; s++) {
+    for (int i = 0; i < 200; i++) { A[i] = sin(i * 2.1 + s); B[i] = cos(i + s); }
+    for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) { grid[i][j].w = i - j * 0.5; grid[i][j].k = i * j; }
+    acc.sum = 1; acc.cnt = 2;
+    k(ns[s], A, B);
+    printf("%a %ld\n", acc.sum, acc.cnt);
+    for (int i = 0; i < 200; i++) printf("%a\n", B[i]);
+    for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) printf("%d ", grid[i][j].k);
+    printf("\n");
+  }
+  return 0;
+}
+""",
+r"""#include <stdio.h>
+struct W { double w; int k; } tbl[4] = {{0.1, 1}, {0.2, 2}, {0.3, 3}, {0.4, 0}};
+void k(int n, double *B) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < 4; j++)
+      B[i] += tbl[j].w * tbl[j].k;
+#pragma endscop
+}
+int main(void) { double B[10] = {0}; k(10, B); for (int i = 0; i < 10; i++) printf("%a\n", B[i]); return 0; }
+""",
+r"""#include <stdio.h>
+struct W { double w; int k; };
+typedef struct W W_t;
+W_t grid[4];
+void k(int n, double *B, W_t *g) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < 4; j++)
+      B[i] += grid[j].w * g[j].k;
+#pragma endscop
+}
+int main(void) { double B[10] = {0}; k(10, B, grid); for (int i = 0; i < 10; i++) printf("%a\n", B[i]); return 0; }
+"""]
+
+
+@pytest.mark.parametrize("index", range(len(STRUCT_DECLARATIONS)))
+def test_struct_variables_declared_with_definitions_or_typedefs(tmp_path, index):
+    modes = {m: FLAG_SETS[m] for m in ("identity", "default", "tile-par", "max-l2-unroll")}
+    assert_same_behaviour(tmp_path, STRUCT_DECLARATIONS[index], modes=modes, opts=("-O2",))

@@ -196,8 +196,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                 if isinstance(node, c_ast.Typedef):
                     parser.typedefs.add(node.name)
                     named = declaration_of(node, origin)
-                    # a struct's typedef names it in ``structs`` (not resolved here)
-                    if named is not None and not named.element_type.startswith(("struct ", "union ", "enum ")):
+                    # an anonymous struct's typedef names it in ``structs`` (not resolved here)
+                    if named is not None and named.element_type not in ("struct None", "union None", "enum None"):
                         shapes[node.name] = resolved(named)
                 elif isinstance(node, c_ast.Decl):
                     declare(declaration_of(node, origin))
@@ -264,7 +264,8 @@ def _without_attributes(header: str) -> str:
         header = header[:m.start()] + " " + header[k + 1:]
 
 
-_STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}\s*(?:[A-Za-z_]\w*)?")
+_STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}"
+                        r"\s*(?:[A-Za-z_]\w*(?:\s*\[[^\[\]]*\])*)?")
 
 
 def _structs(parser: "_Parser", definitions: list[str], declare=None) -> dict[str, dict[str, Declaration]]:
@@ -274,16 +275,19 @@ def _structs(parser: "_Parser", definitions: list[str], declare=None) -> dict[st
     found: dict[str, dict[str, Declaration]] = {}
     for text in definitions:
         for node in parser.parse(text):
-            if declare is not None and isinstance(node, c_ast.Decl) and node.name:
-                declare(declaration_of(node, "global"))
             names = []
             if isinstance(node, c_ast.Typedef):
                 parser.typedefs.add(node.name)
                 names.append(node.name)
-            kind = node.type.type if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.TypeDecl) \
-                else node.type if isinstance(node, c_ast.Decl) else None
-            if isinstance(kind, c_ast.TypeDecl):      # struct p { ... } origin;
-                kind = kind.type
+            kind = node.type if isinstance(node, (c_ast.Typedef, c_ast.Decl)) else None
+            while isinstance(kind, (c_ast.TypeDecl, c_ast.ArrayDecl, c_ast.PtrDecl)):
+                kind = kind.type                    # struct p { ... } origin, table[4];
+            if declare is not None and isinstance(node, c_ast.Decl) and node.name:
+                variable = declaration_of(node, "global")
+                if variable is not None and isinstance(kind, c_ast.Struct) and not kind.name:
+                    variable.element_type = f"struct <{node.name}>"     # struct { ... } coef;
+                    names.append(variable.element_type)
+                declare(variable)
             # a union's members share their memory: read as variables of their own,
             # writing one would not change the others (so unions are not read)
             if not isinstance(kind, c_ast.Struct) or kind.decls is None:
