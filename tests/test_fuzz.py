@@ -404,6 +404,20 @@ def test_v4_constructs_are_drawn_now_and_then_and_leave_v3_programs_alone():
         generate(3, 0, v4=("nosuch",))
 
 
+def _run_sanitized(tmp_path, name: str, text: str) -> None:
+    """``text`` compiled with -Wall -Werror, AddressSanitizer and UBSan runs clean."""
+    source, binary = tmp_path / f"{name}.c", tmp_path / name
+    source.write_text(text)
+    compiled = subprocess.run(
+        ["gcc", "-O1", "-fopenmp", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+         "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-variable",
+         "-Wno-unused-but-set-variable", str(source), "-o", str(binary), "-lm"],
+        capture_output=True, text=True, timeout=120)
+    assert compiled.returncode == 0, compiled.stderr
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and not run.stderr, (name, run.stderr[-2000:])
+
+
 @pytest.mark.parametrize("kind", ["linearised", "deref", "remainder", "enum"])
 def test_v4_programs_are_valid_c_without_undefined_behaviour(tmp_path, kind):
     """Programs with a construct forced: deterministic, the construct in the text, and
@@ -414,16 +428,7 @@ def test_v4_programs_are_valid_c_without_undefined_behaviour(tmp_path, kind):
         text = render(program)
         assert text == render(generate(17, index, v4=(kind,)))
         assert re.search(V4_PATTERNS[kind], _kernel_text(text), re.M), (kind, index, text)
-        source, binary = tmp_path / f"{kind}{index}.c", tmp_path / f"{kind}{index}"
-        source.write_text(text)
-        compiled = subprocess.run(
-            ["gcc", "-O1", "-fopenmp", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-             "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-variable",
-             "-Wno-unused-but-set-variable", str(source), "-o", str(binary), "-lm"],
-            capture_output=True, text=True, timeout=120)
-        assert compiled.returncode == 0, compiled.stderr
-        run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
-        assert run.returncode == 0 and not run.stderr, (kind, index, run.stderr[-2000:])
+        _run_sanitized(tmp_path, f"{kind}{index}", text)
 
 
 # A few programs per construct through the fuzzer's differential check: optimized in
@@ -431,9 +436,11 @@ def test_v4_programs_are_valid_c_without_undefined_behaviour(tmp_path, kind):
 V4_MODES = ("identity", "isl-smart", "pluto-max", "tile", "tile-par", "unroll")
 
 
-def _forced_batch(tmp_path, kind: str, seed: int, programs: int):
+def _forced_batch(tmp_path, kind: str, seed: int, programs: int, version: str = "v4"):
+    """The fuzzer on ``programs`` programs of ``seed`` with the construct ``kind`` of
+    generator ``version`` forced: nothing wrong, and most outputs compared."""
     config = FuzzConfig(seed=seed, programs=programs, modes=V4_MODES, jobs=2, out=tmp_path,
-                        timeout=60, shrink=False, v4=(kind,))
+                        timeout=60, shrink=False, **{version: (kind,)})
     summary = run_fuzz(config)
     assert summary.invalid == 0 and summary.skipped == 0, [r.invalid or r.skipped for r in summary.results]
     bad = {k: summary.counts[k] for k in ("wrong", "crash", "hang")}
@@ -527,38 +534,14 @@ def test_v5_programs_are_valid_c_without_undefined_behaviour(tmp_path, kind):
         assert text == render(generate(17, index, v5=(kind,)))
         for pattern in V5_PATTERNS[kind]:
             assert re.search(pattern, _kernel_text(text), re.M), (kind, index, pattern, text)
-        source, binary = tmp_path / f"{kind}{index}.c", tmp_path / f"{kind}{index}"
-        source.write_text(text)
-        compiled = subprocess.run(
-            ["gcc", "-O1", "-fopenmp", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-             "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-variable",
-             "-Wno-unused-but-set-variable", str(source), "-o", str(binary), "-lm"],
-            capture_output=True, text=True, timeout=120)
-        assert compiled.returncode == 0, compiled.stderr
-        run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
-        assert run.returncode == 0 and not run.stderr, (kind, index, run.stderr[-2000:])
-
-
-def _forced_v5_batch(tmp_path, kind: str, seed: int, programs: int):
-    config = FuzzConfig(seed=seed, programs=programs, modes=V4_MODES, jobs=2, out=tmp_path,
-                        timeout=60, shrink=False, v5=(kind,))
-    summary = run_fuzz(config)
-    assert summary.invalid == 0 and summary.skipped == 0, [r.invalid or r.skipped for r in summary.results]
-    bad = {k: summary.counts[k] for k in ("wrong", "crash", "hang")}
-    assert bad == {"wrong": 0, "crash": 0, "hang": 0}, \
-        summary.line() + "\n" + "\n".join(distinct_failures(summary))
-    for r in summary.results:
-        assert kind in r.features, (r.index, r.features)
-    # the front end takes them: outputs were compared, not refused
-    assert summary.counts["ok"] >= programs * len(V4_MODES) * 3 // 4, summary.line()
-    return summary
+        _run_sanitized(tmp_path, f"{kind}{index}", text)
 
 
 def test_v5_ifs_on_the_data_keep_their_outputs(tmp_path):
     """Clamps with else if, running extrema into scalars, counters (cnt++, H[j]++),
     conditional swaps and others, under conditions that read the data, are not affine
     ((i & 3) == j, i * j > n) or mix both: each if is one statement with may-writes."""
-    summary = _forced_v5_batch(tmp_path, "cond", 34, 3)
+    summary = _forced_batch(tmp_path, "cond", 1, 3, "v5")
     found = set().union(*(r.features for r in summary.results))
     assert {"cond_else", "cond_elseif", "cond_nested", "cond_scalar", "cond_nonaffine", "cond_mixed"} <= found, found
 
@@ -566,7 +549,7 @@ def test_v5_ifs_on_the_data_keep_their_outputs(tmp_path):
 def test_v5_arrays_of_structs_keep_their_outputs(tmp_path):
     """p[i].x, p[i].vel[k], q[i * n + j].y of arrays of structs global, local to main or
     passed as pointers, two pointers into one array (the run-time overlap check)."""
-    summary = _forced_v5_batch(tmp_path, "aos", 51, 3)
+    summary = _forced_batch(tmp_path, "aos", 51, 3, "v5")
     found = set().union(*(r.features for r in summary.results))
     assert {"aos_member_array", "aos_linear", "aos_local", "aos_overlap"} <= found, found
 
