@@ -2224,9 +2224,57 @@ def test_integer_updates_with_hidden_floating_values_are_no_reductions(tmp_path,
 
 # Struct declarations a probe found refused: an anonymous struct's variable
 # (struct { ... } coef), an array declared with its struct's definition
-# (struct W { ... } tbl[4] = ...), and typedefs of a struct tag (typedef struct W W_t;
-# typedef W_t Wrow[4]).
+# (struct W { ... } tbl[4] = ...), typedefs of a struct tag (typedef struct W W_t;
+# typedef W_t Wrow[4]), and a struct type the function defines (with typedef chains,
+# character constants and a data-dependent if around it).
 STRUCT_DECLARATIONS = [r"""#include <stdio.h>
+#include <math.h>
+typedef double real;
+typedef real vec[64];
+typedef vec mat[64];
+typedef const real creal;
+typedef real *rptr;
+typedef rptr rptr2;
+static const double W[5] = {0.1, 0.2, 0.4, 0.2, 0.1};
+static int hist['z' + 100];
+mat M;
+struct S { double acc; int count; } st = {0.0, 0};
+void k(int n, vec *V, rptr2 out, const char *txt) {
+  int i, c, j;
+  struct Loc { double a, b; } loc = {1.5, -2.0};
+#pragma scop
+  for (c = 'a'; c <= 'z'; c++)
+    hist[c] = 0;
+  for (i = 0; i < n; i++)
+    if (txt[i] >= 'a' && txt[i] <= 'e') hist[i + 'a'] += txt[i] - 'a';
+  for (i = 2; i < n - 2; i++)
+    for (j = 0; j < 64; j++)
+      M[i][j] = W[0] * V[i-2][j] + W[1] * V[i-1][j] + W[2] * V[i][j] + W[3] * V[i+1][j] + W[4] * V[i+2][j];
+  for (i = 0; i < n; i++) {
+    out[i] = M[i][i] * loc.a + loc.b;
+    st.acc += out[i];
+    st.count++;
+  }
+  for (c = 'A'; c < 'A' + 8; c++)
+    out[c - 'A'] += hist[c + 32];
+#pragma endscop
+}
+static vec V0[64]; static double O[64]; static char T[64];
+int main(void) {
+  int ns[] = {0, 1, 3, 5, 64, 17, -2};
+  for (int s = 0; s < 7; s++) {
+    for (int i = 0; i < 64; i++) { for (int j = 0; j < 64; j++) { V0[i][j] = sin(i + j * s); M[i][j] = 0; } O[i] = i; T[i] = 'a' + (i * 7 + s) % 26; }
+    st.acc = 0.5; st.count = 3;
+    k(ns[s], V0, O, T);
+    printf("n=%d acc=%a count=%d\n", ns[s], st.acc, st.count);
+    for (int i = 0; i < 64; i++) { for (int j = 0; j < 64; j++) printf("%a ", M[i][j]); printf("| %a\n", O[i]); }
+    for (int c = 0; c < 'z' + 100; c++) printf("%d ", hist[c]);
+    printf("\n");
+  }
+  return 0;
+}
+""",
+r"""#include <stdio.h>
 #include <math.h>
 struct { double a, b; } coef = {0.25, -1.5};
 static const struct W { double w; int k; } tbl[4] = {{0.1, 1}, {0.2, 2}, {0.3, 3}, {0.4, 0}};

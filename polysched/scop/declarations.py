@@ -242,6 +242,10 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         for hidden in set(local) & set(declarations):
             del declarations[hidden]        # a local enumerator hides a file-scope variable
         enumerators.update(local)
+        # struct types the function defines before the region (struct loc { ... } l;)
+        if file_text is not None:
+            structs.update(_structs(parser, [macros.expand(file_text[body + m.start():body + m.end()])
+                                             for m in _STRUCT_RE.finditer(open_prefix)], declare, "local"))
     names = {n for n in re.findall(r"[A-Za-z_]\w*", " ".join(m.group(0) for m in _ENUM_RE.finditer(file_plain)))
              if n != "enum"} - set(declarations)
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
@@ -268,7 +272,8 @@ _STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*
                         r"\s*(?:[A-Za-z_]\w*(?:\s*\[[^\[\]]*\])*)?")
 
 
-def _structs(parser: "_Parser", definitions: list[str], declare=None) -> dict[str, dict[str, Declaration]]:
+def _structs(parser: "_Parser", definitions: list[str], declare=None,
+             origin: str = "global") -> dict[str, dict[str, Declaration]]:
     """The members of each struct definition, under ``struct TAG`` and under the name a
     ``typedef`` gives it. Nested definitions and unions are not read. ``declare`` gets
     the variable a definition declares (``struct p { ... } origin;``)."""
@@ -283,7 +288,7 @@ def _structs(parser: "_Parser", definitions: list[str], declare=None) -> dict[st
             while isinstance(kind, (c_ast.TypeDecl, c_ast.ArrayDecl, c_ast.PtrDecl)):
                 kind = kind.type                    # struct p { ... } origin, table[4];
             if declare is not None and isinstance(node, c_ast.Decl) and node.name:
-                variable = declaration_of(node, "global")
+                variable = declaration_of(node, origin)
                 if variable is not None and isinstance(kind, c_ast.Struct) and not kind.name:
                     variable.element_type = f"struct <{node.name}>"     # struct { ... } coef;
                     names.append(variable.element_type)
