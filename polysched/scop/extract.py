@@ -482,6 +482,17 @@ class _RegionBuilder:
                 raise NotAffine(node, f"'{name}' has type '{decl.element_type}'; only integer parameters can appear "
                                       "in loop bounds, subscripts and conditions")
 
+    def as_written(self, text: str) -> str:
+        """``text`` with the model's names of struct members as C writes them:
+        ``tbl__k[j]`` is ``tbl[j].k``, ``img__w`` is ``img->w``."""
+        for name, (member, after) in self.members.items():
+            text = re.sub(rf"\b{re.escape(name)}((?:\[[^\[\]]*\]){{{after}}})",
+                          lambda m: f"{self.c_texts[name]}{m.group(1)}{member}", text)
+        for name, written in self.c_texts.items():
+            if name not in self.members:
+                text = re.sub(rf"\b{re.escape(name)}\b", written, text)
+        return text
+
     def volatile_error(self, name: str, node: c_ast.Node) -> ScopError:
         member, after = self.members.get(name, ("", 0))
         text = self.c_texts.get(name, name) + "[]" * after + member
@@ -1579,11 +1590,12 @@ class _RegionBuilder:
                 pieces.append(self.converter(ctx).pw_aff(sub))
                 self.assume_in_range(ctx.domain)
             except NotAffine as err:
+                array, text = self.as_written(name), self.as_written(_GEN.visit(sub))
                 if isinstance(err.node, c_ast.ArrayRef):
-                    raise self.error(site or err.node, f"indirect access: subscript '{_GEN.visit(sub)}' of '{name}' reads "
+                    raise self.error(site or err.node, f"indirect access: subscript '{text}' of '{array}' reads "
                                                "an array element") from None
-                raise self.error(site or err.node, f"non-affine subscript '{_GEN.visit(sub)}' of '{name}': "
-                                           f"{err.message}") from None
+                raise self.error(site or err.node, f"non-affine subscript '{text}' of '{array}': "
+                                           f"{self.as_written(err.message)}") from None
         known = self.arrays.get(name)
         if known is not None and len(known.dims) != len(pieces):
             raise self.error(where, f"'{name}' is accessed with {len(subscripts)} subscript(s) here and "
