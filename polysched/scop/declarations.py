@@ -283,7 +283,8 @@ def _structs(parser: "_Parser", definitions: list[str], declare=None,
             names = []
             if isinstance(node, c_ast.Typedef):
                 parser.typedefs.add(node.name)
-                names.append(node.name)
+                if isinstance(node.type, c_ast.TypeDecl):      # not 'typedef struct {...} *p_t'
+                    names.append(node.name)
             kind = node.type if isinstance(node, (c_ast.Typedef, c_ast.Decl)) else None
             while isinstance(kind, (c_ast.TypeDecl, c_ast.ArrayDecl, c_ast.PtrDecl)):
                 kind = kind.type                    # struct p { ... } origin, table[4];
