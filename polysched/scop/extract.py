@@ -346,6 +346,7 @@ class _RegionBuilder:
         self.members: dict[str, tuple[str, int]] = {}
         self._defined_functions: set[str] | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
+        self._macro_types: dict[str, str | None] = {}  # their types, once read
         self.conditional = 0        # > 0 while reading what C may not evaluate (a ?: arm)
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
@@ -1708,14 +1709,16 @@ class _RegionBuilder:
         macro = self.macros.get(name)
         if macro is None or macro.is_function_like or name in self._typing_macros:
             return None
-        self._typing_macros.add(name)
-        try:
-            width = unsigned_width_of(self.parse_expression(macro.body, c_ast.ID(name)), self.type_of)
-        except NotAffine:
-            width = None
-        finally:
-            self._typing_macros.discard(name)
-        return {32: "unsigned int", 64: "unsigned long"}.get(width)
+        if name not in self._macro_types:       # asked for every name of every expression
+            self._typing_macros.add(name)
+            try:
+                width = unsigned_width_of(self.parse_expression(macro.body, c_ast.ID(name)), self.type_of)
+            except NotAffine:
+                width = None
+            finally:
+                self._typing_macros.discard(name)
+            self._macro_types[name] = {32: "unsigned int", 64: "unsigned long"}.get(width)
+        return self._macro_types[name]
 
     def assume_no_wrap(self, cond: c_ast.Node, iterators: list[str], evaluated_on: isl.Set) -> None:
         """Record where the unsigned comparisons of ``cond`` (tested at the points of
