@@ -2344,3 +2344,90 @@ int main(void) { double B[10] = {0}; k(10, B, grid); for (int i = 0; i < 10; i++
 def test_struct_variables_declared_with_definitions_or_typedefs(tmp_path, index):
     modes = {m: FLAG_SETS[m] for m in ("identity", "default", "tile-par", "max-l2-unroll")}
     assert_same_behaviour(tmp_path, STRUCT_DECLARATIONS[index], modes=modes, opts=("-O2",))
+
+
+IMAGE_FLIP = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void flip(int w, int h, int *px) {
+  int x, y, t;
+#pragma scop
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w / 2; x++) {
+      t = px[y * w + x];
+      px[y * w + x] = px[y * w + w - 1 - x];
+      px[y * w + w - 1 - x] = t;
+    }
+#pragma endscop
+}
+int main(void) {
+  int sizes[][2] = {{0, 0}, {1, 1}, {1, 5}, {3, 2}, {2, 3}, {7, 9}, {33, 20}, {64, 3}};
+  for (int s = 0; s < 8; s++) {
+    int w = sizes[s][0], h = sizes[s][1], t = 0;
+    int *px = malloc(sizeof(int) * (w * h + 1));
+    for (int i = 0; i < w * h; i++) px[i] = i * 7 % 101;
+    flip(w, h, px);
+    for (int i = 0; i < w * h; i++) t = t * 31 + px[i];
+    printf("%d\n", t);
+    free(px);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_row_reversal_is_split_into_the_row_it_reads(tmp_path):
+    """``px[y * w + w - 1 - x]`` was split into row ``y + 1``, column ``-1 - x``, a
+    column outside its row for every run: the optimized code ran only where the loop
+    was empty. Borrowing one row gives ``(y, w - 1 - x)``. And ``t``, a local of
+    ``flip``, was taken for live after the region because ``main`` has a ``t`` too:
+    the loop over ``y`` is parallel with ``t`` private."""
+    [scop] = extract(IMAGE_FLIP, filename="flip.c")
+    assert scop.context.intersect(isl.Set("[h, w] -> { : h = 3 and w = 5 }")).is_empty() is False
+    assert scop.live_scalars == ()
+    outputs = assert_same_behaviour(tmp_path, IMAGE_FLIP)
+    assert "private(t)" in outputs["tile-par"]
+
+
+GUARDED_NEIGHBOURS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void mark(int w, int h, int *g, int *m, int *e) {
+  int x, y;
+#pragma scop
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      if (x > 0 && y < h - 1 && g[y * w + x - 1] > 50) m[y * w + x] += g[(y + 1) * w + x];
+      if (x > 0 && g[y * w + x - 1] > 20) e[y * w + x] = 1; else e[y * w + x] = 2;
+    }
+#pragma endscop
+}
+int main(void) {
+  int sizes[][2] = {{0, 0}, {1, 1}, {1, 5}, {3, 2}, {7, 9}, {33, 20}};
+  for (int s = 0; s < 6; s++) {
+    int w = sizes[s][0], h = sizes[s][1], c = 0;
+    int *g = malloc(sizeof(int) * (w * h + 1)), *m = calloc(w * h + 1, sizeof(int));
+    int *e = calloc(w * h + 1, sizeof(int));
+    for (int i = 0; i < w * h; i++) g[i] = i * 37 % 101;
+    mark(w, h, g, m, e);
+    for (int i = 0; i < w * h; i++) c = c * 31 + m[i] * 3 + e[i];
+    printf("%d\n", c);
+    free(g); free(m); free(e);
+  }
+  return 0;
+}
+"""
+
+
+def test_affine_conjuncts_before_a_data_condition_bound_the_statement(tmp_path):
+    """``if (x > 0 && g[y * w + x - 1] > 50)``: C reads ``g`` only where ``x > 0``. The
+    whole condition was one statement over every ``x``, so the read at ``x = 0`` was
+    column -1 of row y and the optimized code ran only for ``w = 1``. The conjuncts
+    before the first data-dependent one now bound the statement's domain (not with an
+    ``else``, which runs where they fail)."""
+    [scop] = extract(GUARDED_NEIGHBOURS, filename="mark.c")
+    assert scop.context.intersect(isl.Set("[h, w] -> { : h = 3 and w = 5 }")).is_empty() is False
+    s0, s1 = scop.statements
+    assert s0.domain.is_equal(isl.Set("[h, w] -> { S0[y, x] : 0 <= y < h - 1 and 0 < x < w }"))
+    assert s1.domain.is_equal(isl.Set("[h, w] -> { S1[y, x] : 0 <= y < h and 0 <= x < w }"))
+    assert_same_behaviour(tmp_path, GUARDED_NEIGHBOURS)

@@ -124,10 +124,6 @@ class ScopAccesses:
         return self._scalar_flow[name]
 
 
-_TYPE_WORDS = ("double", "float", "int", "long", "short", "char", "unsigned", "signed",
-               "const", "static", "register", "volatile", "_Bool", "bool", "size_t",
-               "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-               "uint32_t", "uint64_t", "DATA_TYPE")
 # operators of lower precedence than + and *, which would break "x = x + e" into
 # something that is not a reduction
 _LOW_PRECEDENCE = re.compile(r"\?|<|>|==|!=|&&|\|\||,|(?<![&|])[&|^](?![&|])")
@@ -207,44 +203,13 @@ def _top_level(text: str) -> str:
 
 
 def used_after_scop(scop: Scop, name: str) -> bool:
-    """Conservative: True unless every mention of ``name`` outside the scop region is a
-    plain declaration (``double name;``, ``int a, name = 0;``) or a by-value parameter.
+    """Whether the value scalar ``name`` has after the region may be read: the front
+    end's ``live_scalars`` (scop/liveness.py), everything when it is not known.
 
     A scalar whose value might be read after the region is live-out: privatising it
     would lose the value the sequential code leaves behind.
     """
-    ident = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
-    start, end = scop.replaced_span
-    outside = scop.source[:start] + "\n" + scop.source[end:]
-    if not scop.source:
-        return True
-    for match in ident.finditer(outside):
-        if not _is_declaration(outside, match.start(), match.end()):
-            return True
-    return False
-
-
-def _is_declaration(text: str, start: int, end: int) -> bool:
-    # the statement (or parameter) containing this mention
-    begin = max(text.rfind(";", 0, start), text.rfind("{", 0, start), text.rfind("}", 0, start))
-    stmt_end = min([p for p in (text.find(";", end), text.find("{", end)) if p >= 0] or [len(text)])
-    head = text[begin + 1:start]
-    after = text[end:stmt_end].lstrip()
-    if "(" in head:          # a parameter list: "void f(int n, double name)"
-        head = head[head.rfind("(") + 1:]
-        head = head[head.rfind(",") + 1:]
-        words = head.split()
-        return bool(words) and all(w in _TYPE_WORDS for w in words) and after[:1] in (",", ")")
-    words = re.split(r"[\s,*]+", head.strip())
-    if not words or words[0] not in _TYPE_WORDS:
-        return False
-    # declared without being read: "double a = 1, name;" or "double name = 0;"
-    if "=" in head.split(",")[-1]:
-        return False
-    if after[:1] == "=":
-        init = re.split(r",", after[1:], maxsplit=1)[0]
-        return not re.search(r"[A-Za-z_]", init)  # literal initialiser only
-    return after[:1] in (",", ";", "")
+    return scop.live_scalars is None or name in scop.live_scalars
 
 
 def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,

@@ -18,6 +18,8 @@ Pipeline per file:
 """
 from __future__ import annotations
 
+import itertools
+
 import re
 import sys
 from dataclasses import dataclass, field
@@ -35,7 +37,7 @@ from polysched.textio import pasted_header_spans, read_source
 from .affine import AffineConverter, NotAffine, integer_range, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped
-from .liveness import address_taken, live_iterators
+from .liveness import address_taken, live_after
 from .unsigned import in_range, no_wrap, unsigned_comparisons, unsigned_width_of
 from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
@@ -177,8 +179,11 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         scop.address_taken = tuple(sorted(set(address_taken(plain, region, function, visible, variables, macros))
                                           | through_pointers))
         scop.identifiers = names
-        scop.live_iterators = live_iterators(plain, region, function, visible, builder.all_iterators,
-                                             set(scop.loop_scoped), macros)
+        scop.live_iterators = live_after(plain, region, function, visible,
+                                         builder.all_iterators - set(scop.loop_scoped), macros)
+        # (a scalar declared in the region's own blocks ends with its block)
+        scop.live_scalars = live_after(plain, region, function, visible, {
+            a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"}, macros)
         scops.append(scop)
     if empty and not scops:
         raise empty[0]
@@ -959,11 +964,31 @@ class _RegionBuilder:
                                                                 f"of '{name}': {err.message}") from None
             self.assume_in_range(ctx.domain)
         zero = converter.constant(0)
-        for piece, size in zip(pieces[1:], dimension_sizes(chain)):
-            extent = converter.pw_aff(c_ast.ID(size))
-            outside = piece.lt_set(zero).union(piece.ge_set(extent)).intersect(ctx.domain)
-            self.no_wrap.append(outside.params().complement())
-        return pieces
+        extents = [converter.pw_aff(c_ast.ID(size)) for size in dimension_sizes(chain)]
+
+        def holds(candidate: list[isl.PwAff]) -> isl.Set:
+            """The parameters for which every inner subscript stays in its row."""
+            outside = ctx.domain.empty(ctx.domain.get_space())
+            for piece, extent in zip(candidate[1:], extents):
+                outside = outside.union(piece.lt_set(zero).union(piece.ge_set(extent)).intersect(ctx.domain))
+            return outside.params().complement()
+
+        # The address is the same for every split into row and column, but only one
+        # keeps the column in its row: `px[y * w + w - 1 - x]` groups as row `y + 1`,
+        # column `-1 - x`, which holds for no run; borrowing one row gives `(y, w - 1 - x)`.
+        best, best_holds = pieces, holds(pieces)
+        if not best_holds.is_equal(best_holds.universe(best_holds.get_space())) and len(extents) <= 3:
+            for deltas in itertools.product((0, -1, 1), repeat=len(extents)):
+                candidate = list(pieces)
+                for k, (delta, extent) in enumerate(zip(deltas, extents)):
+                    if delta:
+                        candidate[k] = candidate[k].add(converter.constant(delta))
+                        candidate[k + 1] = candidate[k + 1].sub(extent if delta > 0 else extent.neg())
+                candidate_holds = holds(candidate)
+                if best_holds.is_strict_subset(candidate_holds):
+                    best, best_holds = candidate, candidate_holds
+        self.no_wrap.append(best_holds)
+        return best
 
     def walk(self, node: c_ast.Node, ctx: _Context) -> _Built | None:
         if isinstance(node, c_ast.Compound):
@@ -1285,29 +1310,54 @@ class _RegionBuilder:
         finally:        # the conversion is tried, not kept: no parameter or range of it
             self.parameters[:], self.pending_ranges[:] = parameters, ranges
 
+    def affine_guard(self, ctx: _Context, cond: c_ast.Node) -> isl.Set | None:
+        """``x > 0 && A[x - 1] == 255``: the conjuncts of ``cond`` before the first one
+        the model cannot express, as a set over ``ctx``'s iterators (None if there is
+        none). C evaluates ``&&`` left to right and stops at the first false operand,
+        so they guard every operand after them."""
+        conjuncts = []
+        while isinstance(cond, c_ast.BinaryOp) and cond.op == "&&":
+            conjuncts.insert(0, cond.right)
+            cond = cond.left
+        conjuncts.insert(0, cond)
+        guard = None
+        for conjunct in itertools.takewhile(lambda c: not self.is_data_condition(ctx, c), conjuncts):
+            part = self.condition(ctx, conjunct)
+            self.assume_no_wrap(conjunct, ctx.iterators, ctx.domain)
+            guard = part if guard is None else guard.intersect(part)
+        return guard
+
     def conditional_statement(self, node: c_ast.If, ctx: _Context) -> _Built:
         """``if (A[i] > m) m = A[i];``, ``if (x[i] < 0) x[i] = 0; else y[i] = x[i];``: an
         ``if`` whose condition the model cannot express is one statement, run as written
         (its text is the whole ``if``). It reads what the condition and the branches
         read; the branches' writes are may-writes ``{ S[i] -> A[f(i)] }``, which never
         hide an earlier write from a later read. Only assignments and ``if``s are
-        allowed inside: a loop under a data-dependent condition has no static domain."""
+        allowed inside: a loop under a data-dependent condition has no static domain.
+
+        The affine conjuncts that start the condition (``x > 0 && A[x - 1] > 0``, see
+        ``affine_guard``) bound where the rest of the condition and the ``then`` branch
+        run, and without an ``else`` the statement's domain."""
+        guard = self.affine_guard(ctx, node.cond)
+        guarded = ctx if guard is None else _Context(ctx.iterators, ctx.domain.intersect(guard))
+        if node.iffalse is None:
+            ctx = guarded
         name = f"S{len(self.statements)}"
-        domain = ctx.domain.set_tuple_name(name)
         accesses: list[Access] = []
         self.used_locals = []
         self.floating = False
 
-        def walk(part: c_ast.Node | None) -> None:
+        def walk(part: c_ast.Node | None, ctx: _Context) -> None:
+            domain = ctx.domain.set_tuple_name(name)
             if part is None or isinstance(part, c_ast.EmptyStatement):
                 return
             if isinstance(part, c_ast.If):
                 self.reads(part.cond, ctx, domain, accesses)
-                walk(part.iftrue)
-                walk(part.iffalse)
+                walk(part.iftrue, ctx)
+                walk(part.iffalse, ctx)
             elif isinstance(part, c_ast.Compound):
                 for item in part.block_items or []:
-                    walk(item)
+                    walk(item, ctx)
             elif isinstance(part, c_ast.Assignment) or (isinstance(part, c_ast.UnaryOp)
                                                           and part.op in ("++", "--", "p++", "p--")):
                 chain = [part]
@@ -1330,11 +1380,15 @@ class _RegionBuilder:
             else:
                 raise self.error(part, _unsupported(part))
 
-        self.reads(node.cond, ctx, domain, accesses)
-        self.conditional += 1          # the branches run or not: their reads are conditional
+        domain = ctx.domain.set_tuple_name(name)
+        # (the guard's own conjuncts are affine: they read no memory; what follows them
+        # is read only where they hold: conditional, as far as hoisting loads goes)
+        self.conditional += guard is not None
+        self.reads(node.cond, guarded, guarded.domain.set_tuple_name(name), accesses)
+        self.conditional += guard is None          # the branches run or not: their reads are conditional
         try:
-            walk(node.iftrue)
-            walk(node.iffalse)
+            walk(node.iftrue, guarded)
+            walk(node.iffalse, ctx)
         finally:
             self.conditional -= 1
         end = self.end_of(node)

@@ -1,10 +1,11 @@
-"""Which loop iterators of a region the code around it may read.
+"""Which loop iterators and scalars of a region the code around it may read.
 
 C leaves a loop iterator at its final value after the loop (``i == n`` after
 ``for (i = 0; i < n; i++)``). A program may print or use it after the region, so the
-emitted code must leave it at that value too (see ``emit_c/versioning.py``). This
-module decides, from the text of the enclosing function, which iterators can be
-observed: conservatively, every iterator except
+emitted code must leave it at that value too (see ``emit_c/versioning.py``); a scalar
+written in the region may be private to a parallel loop only if nothing reads it
+after the region (``dependence/scalars.py``). This module decides, from the text of
+the enclosing function, which of them can be observed: conservatively, every one except
 
 - those declared in their own ``for`` (``for (int i = ...)``): dead after the loop;
 - locals and parameters of the enclosing function that are never mentioned in its
@@ -20,9 +21,10 @@ from .declarations import Visible
 from .macros import MacroTable
 from .source import IDENT_RE, FunctionText, Region
 
-_DECL_START = re.compile(
-    r"^\s*(?:(?:const|volatile|register|static|auto|signed|unsigned|short|long|int|char|"
-    r"size_t|ssize_t|ptrdiff_t|u?int(?:8|16|32|64|ptr|max)_t|_Bool|bool)\b\s*)+")
+_TYPE_WORDS = frozenset(
+    "const volatile register static auto signed unsigned short long int char size_t ssize_t "
+    "ptrdiff_t intptr_t uintptr_t intmax_t uintmax_t int8_t int16_t int32_t int64_t uint8_t "
+    "uint16_t uint32_t uint64_t _Bool bool float double _Complex".split())
 
 
 def _function_body_end(plain: str, function: FunctionText) -> int:
@@ -40,17 +42,26 @@ def _function_body_end(plain: str, function: FunctionText) -> int:
     return len(plain)
 
 
-def _is_declaration_mention(text: str, pos: int) -> bool:
+def _is_declaration_mention(text: str, pos: int, typedefs: set[str]) -> bool:
     """Whether the identifier at ``text[pos]`` is declared there without being read:
-    the statement starts with integer type words, has no call or brace, the name is a
-    declarator (right after the type words or a comma: ``int x = j;`` reads j), and it
-    is followed by ``,`` ``;`` or ``=`` (an initialiser writes, it does not read)."""
+    the statement starts with type words (or typedef names), has no call or brace, the
+    name is a declarator (right after the type words or a comma: ``int x = j;`` reads
+    j), and it is followed by ``,`` ``;`` or ``=`` (an initialiser writes, it does not
+    read)."""
     start = max(text.rfind(";", 0, pos), text.rfind("{", 0, pos), text.rfind("}", 0, pos)) + 1
     head = text[start:pos]
-    declared = _DECL_START.match(head)
-    if "(" in head or not declared:
+    if "(" in head:
         return False
-    if head[declared.end():].rsplit(",", 1)[-1].strip(" \t\n*"):     # 'int x = ' before it
+    declarators = head.split(",")
+    words = declarators[0].replace("*", " ").split()
+    type_words = [w for w in words if w in _TYPE_WORDS or w in typedefs]
+    if not type_words or type_words != words[:len(type_words)]:
+        return False
+    # what stands between the type and the name must be nothing but pointer stars:
+    # 'int x = ' before it is a read of the name in x's initialiser
+    if len(declarators) == 1 and words[len(type_words):]:
+        return False
+    if len(declarators) > 1 and declarators[-1].strip(" \t\n*"):
         return False
     rest = text[pos:].lstrip()
     name = IDENT_RE.match(rest)
@@ -58,13 +69,14 @@ def _is_declaration_mention(text: str, pos: int) -> bool:
     return after in (",", ";", "=")
 
 
-def live_iterators(plain: str, region: Region, function: FunctionText | None, visible: Visible,
-                   iterators: set[str], loop_scoped: set[str], macros: MacroTable) -> tuple[str, ...]:
-    """The iterators (sorted) whose value after the region may be read.
+def live_after(plain: str, region: Region, function: FunctionText | None, visible: Visible,
+               names: set[str], macros: MacroTable) -> tuple[str, ...]:
+    """The ``names`` (iterators or scalars; sorted) whose value after the region may be
+    read. ``names`` leaves out the iterators declared in their own ``for``.
 
     ``plain``: the file text with comments, strings and directives blanked (offsets
     equal to the original's); ``region``: the region's offsets in it."""
-    candidates = sorted(iterators - set(loop_scoped))
+    candidates = sorted(names)
     if function is None:
         return tuple(candidates)
     outside = [(function.body_offset, region.start), (region.end, _function_body_end(plain, function))]
@@ -83,7 +95,7 @@ def live_iterators(plain: str, region: Region, function: FunctionText | None, vi
         mentioned = False
         for lo, hi in outside:
             for m in pattern.finditer(plain, lo, hi):
-                if not _is_declaration_mention(plain, m.start()):
+                if not _is_declaration_mention(plain, m.start(), visible.typedefs):
                     mentioned = True
                     break
             if mentioned:

@@ -183,6 +183,8 @@ class Scop:
     variable_types: dict[str, str] = field(default_factory=dict)
     loop_scoped: frozenset[str] = frozenset()
     live_iterators: tuple[str, ...] = ()
+    # scalars whose value the code around the region may read (None: not known, all)
+    live_scalars: tuple[str, ...] | None = None
     # iterators, sizes and scalars whose address the program takes where a pointer may
     # reach them in the region (scop/liveness.py: address_taken): checked at run time
     address_taken: tuple[str, ...] = ()
