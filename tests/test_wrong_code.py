@@ -2431,3 +2431,47 @@ def test_affine_conjuncts_before_a_data_condition_bound_the_statement(tmp_path):
     assert s0.domain.is_equal(isl.Set("[h, w] -> { S0[y, x] : 0 <= y < h - 1 and 0 < x < w }"))
     assert s1.domain.is_equal(isl.Set("[h, w] -> { S1[y, x] : 0 <= y < h and 0 <= x < w }"))
     assert_same_behaviour(tmp_path, GUARDED_NEIGHBOURS)
+
+
+STDINT_AND_TYPEDEF_CASTS = r"""
+#include <stdio.h>
+#include <stdint.h>
+typedef long idx_t;
+double A[12][12];
+void kernel(uint_fast32_t n, int m) {
+  uint_fast16_t i;
+  int j;
+#pragma scop
+  for (i = 0; i < (uint_fast32_t)m; i++)
+    for (j = 0; j < (idx_t)m - 1; j++)
+      if (i > n - 1) A[j][i] = A[j][i] + A[j + 1][i] * 0.5;
+#pragma endscop
+}
+int main(void) {
+  int calls[][2] = {{0, 5}, {1, 5}, {3, 12}, {7, 0}, {2, 1}};
+  for (int c = 0; c < 5; c++) {
+    for (int i = 0; i < 12; i++) for (int j = 0; j < 12; j++) A[i][j] = i * 0.25 + j;
+    kernel(calls[c][0], calls[c][1]);
+    double s = 0;
+    for (int i = 0; i < 12; i++) for (int j = 0; j < 12; j++) s = s * 1.0001 + A[i][j];
+    printf("%a\n", s);
+  }
+  return 0;
+}
+"""
+
+
+def test_stdint_fast_types_and_casts_to_typedef_names(tmp_path):
+    """``uint_fast32_t`` was no integer type (``n`` was data, so ``i > n - 1`` was a
+    condition kept as text) and ``(idx_t) m`` was refused ("cast to 'idx_t' in an
+    affine expression"). The fast and least types are glibc's on LP64 (64-bit unsigned
+    here: ``n - 1`` wraps at ``n = 0``), and a cast to a typedef name is a cast to the
+    type it names."""
+    [scop] = extract(STDINT_AND_TYPEDEF_CASTS, filename="fast.c")
+    assert scop.variable_types["n"] == "unsigned long" and scop.variable_types["i"] == "unsigned long"
+    [stmt] = scop.statements
+    expected = isl.Set("[m, n] -> { S0[i, j] : n <= i < m and 0 <= j < m - 1 }")
+    assert stmt.domain.intersect_params(scop.context).is_equal(expected.intersect_params(scop.context))
+    # where n - 1 wraps (n = 0), the original code runs
+    assert scop.context.is_subset(isl.Set("[m, n] -> { : n >= 1 }"))
+    assert_same_behaviour(tmp_path, STDINT_AND_TYPEDEF_CASTS)

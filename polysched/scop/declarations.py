@@ -21,6 +21,14 @@ COMMON_TYPEDEFS = (
     "size_t ssize_t ptrdiff_t intptr_t uintptr_t int8_t int16_t int32_t int64_t uint8_t "
     "uint16_t uint32_t uint64_t intmax_t uintmax_t FILE bool wchar_t __m128 __m256 __m512"
 ).split()
+# <stdint.h>'s fastest and smallest integer types, as glibc defines them on LP64
+# (x86-64 and aarch64 Linux): the basic type each one is
+STDINT_TYPES = {
+    "int_fast8_t": "signed char", "int_fast16_t": "long", "int_fast32_t": "long", "int_fast64_t": "long",
+    "uint_fast8_t": "unsigned char", "uint_fast16_t": "unsigned long", "uint_fast32_t": "unsigned long",
+    "uint_fast64_t": "unsigned long", "int_least8_t": "signed char", "int_least16_t": "short",
+    "int_least32_t": "int", "int_least64_t": "long", "uint_least8_t": "unsigned char",
+    "uint_least16_t": "unsigned short", "uint_least32_t": "unsigned int", "uint_least64_t": "unsigned long"}
 _INTEGER_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "_Bool", "bool", "size_t",
                   "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int8_t", "int16_t", "int32_t",
                   "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intmax_t", "uintmax_t"}
@@ -79,6 +87,8 @@ class Visible:
     # the enclosing function's header when this front end could not read it (K&R
     # parameter lists): its parameters' types are unknown
     unread_header: str = ""
+    # typedef names of basic types, with the type each one is ("idx_t" -> "long")
+    typedef_types: dict[str, str] = field(default_factory=dict)
 
 
 def _chunks(text: str) -> list[str]:
@@ -167,7 +177,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     """Declarations visible at the region (locals shadow parameters shadow globals).
     ``file_text``: ``file_plain`` with its literals (character constants in enum
     values), offset for offset; without it no enumerator is read."""
-    typedefs = set(COMMON_TYPEDEFS) | set(_TYPEDEF_RE.findall(file_plain)) | set(macros.typedef_names)
+    typedefs = set(COMMON_TYPEDEFS) | set(STDINT_TYPES) | set(_TYPEDEF_RE.findall(file_plain)) \
+        | set(macros.typedef_names)
     names = set(IDENT_RE.findall(file_plain))
     typedefs |= {name for name in names if name in macros and macros.is_type(name)}
     parser = _Parser(typedefs)
@@ -175,7 +186,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
 
     # the file's typedefs of basic types, arrays and pointers: "row_t" -> double [N]
     # (``typedef double row_t[N]``), "vdouble" -> volatile double
-    shapes: dict[str, Declaration] = {}
+    shapes: dict[str, Declaration] = {name: Declaration(name, basic) for name, basic in STDINT_TYPES.items()}
 
     def resolved(d: Declaration) -> Declaration:
         shape = shapes.get(d.element_type)
@@ -248,8 +259,9 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                                              for m in _STRUCT_RE.finditer(open_prefix)], declare, "local"))
     names = {n for n in re.findall(r"[A-Za-z_]\w*", " ".join(m.group(0) for m in _ENUM_RE.finditer(file_plain)))
              if n != "enum"} - set(declarations)
+    typedef_types = {t: shape.element_type for t, shape in shapes.items() if not shape.dims and not shape.volatile}
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
-                   enumerator_names=names, unread_header=unread_header)
+                   enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types)
 
 
 def _without_attributes(header: str) -> str:

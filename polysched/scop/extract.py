@@ -449,6 +449,7 @@ class _RegionBuilder:
         except Exception as err:  # pycparser internal failure: still a syntax problem
             raise ScopError(self.filename, self.region.scop_line, 1, f"cannot parse the region: {err}") from None
         func = ast.ext[-1]
+        _resolve_cast_types(func.body, self.visible.typedef_types)
         return func.body
 
     def parse_expression(self, text: str, site: c_ast.Node) -> c_ast.Node:
@@ -458,7 +459,7 @@ class _RegionBuilder:
                 words = set(re.findall(r"[A-Za-z_]\w*", text))
                 prefix = "".join(f"typedef int {t};" for t in sorted(self.typedefs & words))
                 ast = _Parser().parse(f"{prefix}\nint __polysched_e = ({text});", filename="<macro>")
-                self._expr_cache[text] = ast.ext[-1].init
+                self._expr_cache[text] = _resolve_cast_types(ast.ext[-1].init, self.visible.typedef_types)
             except Exception:
                 raise NotAffine(site, f"cannot read the macro expansion '{text.strip()}' as an expression") from None
         return self._expr_cache[text]
@@ -1895,6 +1896,20 @@ def _loop_iterator_name(node: c_ast.For) -> str | None:
     if isinstance(init, c_ast.DeclList) and init.decls:
         return init.decls[0].name
     return None
+
+
+def _resolve_cast_types(node: c_ast.Node, typedef_types: dict[str, str]) -> c_ast.Node:
+    """``node`` with every cast to a typedef name of a basic type (``(idx_t) n``,
+    ``(uint_fast32_t) n``) made a cast to that type, which the affine conversion reads.
+    (A statement's text is the source's: the output keeps the cast as written.)"""
+    for child in _walk_nodes(node):
+        if isinstance(child, c_ast.Cast) and isinstance(child.to_type, c_ast.Typename) \
+                and isinstance(child.to_type.type, c_ast.TypeDecl) \
+                and isinstance(child.to_type.type.type, c_ast.IdentifierType):
+            names = child.to_type.type.type.names
+            if len(names) == 1 and names[0] in typedef_types:
+                child.to_type.type.type.names = typedef_types[names[0]].split()
+    return node
 
 
 def _walk_nodes(node: c_ast.Node | None):
