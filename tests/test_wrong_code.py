@@ -2475,3 +2475,60 @@ def test_stdint_fast_types_and_casts_to_typedef_names(tmp_path):
     # where n - 1 wraps (n = 0), the original code runs
     assert scop.context.is_subset(isl.Set("[m, n] -> { : n >= 1 }"))
     assert_same_behaviour(tmp_path, STDINT_AND_TYPEDEF_CASTS)
+
+
+POST_DECREMENT_LOOPS = r"""
+#include <stdio.h>
+#include <stddef.h>
+double A[16][16], B[16];
+unsigned kernel(unsigned n, int m, int lo) {
+  unsigned i;
+  int k;
+#pragma scop
+  for (i = n; i-- > 0;)
+    B[i] = B[i] * 0.5 + i;
+  for (size_t r = n; r--;)
+    for (size_t c = r + 1; c-- != 0;)
+      A[r][c] = A[r][c] + A[c][r] * 0.25;
+  for (k = m; k-- > lo;)
+    B[k + 2] = B[k + 3] - B[k + 1];
+  for (i = n; i-- > 1;)
+    A[i][0] += B[i - 1];
+#pragma endscop
+  return i;
+}
+int main(void) {
+  int calls[][3] = {{0, 0, 0}, {1, 5, 2}, {7, 9, -2}, {13, 3, 5}, {16, 12, 0}, {2, -1, -2}};
+  for (int c = 0; c < 6; c++) {
+    for (int a = 0; a < 16; a++) { B[a] = a * 0.75 - 3; for (int b = 0; b < 16; b++) A[a][b] = a - 0.5 * b; }
+    unsigned left = kernel(calls[c][0], calls[c][1], calls[c][2]);
+    double s = 0;
+    for (int a = 0; a < 16; a++) { s = s * 1.001 + B[a]; for (int b = 0; b < 16; b++) s += A[a][b]; }
+    printf("%a %u\n", s, left);
+  }
+  return 0;
+}
+"""
+
+
+def test_loops_that_step_down_in_their_condition(tmp_path):
+    """``for (i = n; i-- > 0;)``, the idiom for an unsigned iterator that counts down
+    to 0, was refused ("loop iterator 'i' is modified in the loop body"). It is the loop
+    over ``n - 1`` down to ``0`` (``i--`` and ``i-- != 0`` too, for an unsigned ``i``),
+    and ``i`` is left as C leaves it (0 - 1 wraps around: the largest unsigned)."""
+    [scop] = extract(POST_DECREMENT_LOOPS, filename="down.c")
+    s0, s1, s2, s3 = scop.statements
+    context = scop.context
+    for stmt, text in [(s0, "{ S0[i] : 0 <= i < n }"), (s1, "{ S1[r, c] : 0 <= r < n and 0 <= c <= r }"),
+                       (s2, "{ S2[k] : lo <= k < m }"), (s3, "{ S3[i] : 1 <= i < n }")]:
+        expected = isl.Set(f"[n, m, lo] -> {text}").intersect_params(context)
+        assert stmt.domain.intersect_params(context).is_equal(expected), stmt.domain
+    assert "i" in scop.live_iterators
+    assert_same_behaviour(tmp_path, POST_DECREMENT_LOOPS)
+
+
+def test_a_signed_iterator_stepping_down_to_zero_in_its_condition_is_refused():
+    text = POST_DECREMENT_LOOPS.replace("for (k = m; k-- > lo;)", "for (k = m; k--;)")
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="down.c")
+    assert "signed iterator 'k' never ends" in info.value.message and info.value.line == 14

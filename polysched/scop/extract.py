@@ -1041,11 +1041,18 @@ class _RegionBuilder:
         if name in ctx.iterators:
             raise self.error(node, f"loop iterator '{name}' shadows the iterator of an enclosing loop")
         self.check_not_modified(node.stmt, name)
-        self.check_not_modified(node.cond, name)
-        step = self.loop_step(node, name)
+        iterator_range = integer_range(self.type_of(name) or "")
+        # 'for (i = n; i-- > b;)': the condition tests i, then steps it down; the body
+        # sees n - 1 down to b. Modelled as 'for (i = n - 1; i >= b; i--)', whose
+        # iterator is the value the body sees; the tests are on that value plus one.
+        post_bound = self.post_decrement_bound(node, name, iterator_range)
+        if post_bound is None:
+            self.check_not_modified(node.cond, name)
+            step = self.loop_step(node, name)
+        else:
+            step = -1
         if node.cond is None:
             raise self.error(node, f"loop over '{name}' has no condition (unbounded loop)")
-        iterator_range = integer_range(self.type_of(name) or "")
         if init is None:            # 'for (; i < n; i++)': where the last loop over i left it
             known = self.exit_values.get(name)
             if known is None or known[0] != tuple(ctx.iterators):
@@ -1062,7 +1069,12 @@ class _RegionBuilder:
         n = len(ctx.iterators)
         domain = ctx.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, n, name)
         inner = _Context(ctx.iterators + [name], domain)
-        loop_cond = self.not_equal_bound(node.cond, name, step, ctx, init_pa)
+        if post_bound is not None:
+            tested_cond = c_ast.BinaryOp(">", c_ast.ID(name), post_bound, node.cond.coord)     # on the value + 1
+            loop_cond = c_ast.BinaryOp(">=", c_ast.ID(name), post_bound, node.cond.coord)
+            init_pa = init_pa.add(isl.PwAff.val_on_domain(isl.Set.universe(init_pa.domain().get_space()), val(-1)))
+        else:
+            loop_cond = self.not_equal_bound(node.cond, name, step, ctx, init_pa)
         for cmp in _walk_nodes(loop_cond):
             # any other 'i != N' is rejected (the message is clearer than the
             # monotonicity failure it would cause below)
@@ -1113,6 +1125,13 @@ class _RegionBuilder:
             exit_value = exit_value.get_pw_aff(0)
             # the condition is tested at the first value and after every iteration
             tested = domain.intersect(var.eq_set(init_ext)).union(inner.domain.apply(shift))
+        if post_bound is not None:
+            # C tests the start and then, after each iteration, the value the body saw
+            # (it steps below b, or wraps around from 0, only after the last test)
+            tested = domain.intersect(var.eq_set(init_ext.add(
+                isl.PwAff.val_on_domain(isl.Set.universe(init_ext.domain().get_space()), val(1))))) \
+                .union(inner.domain)
+            loop_cond = tested_cond
         if iterator_range is not None and (iterator_range[1] < 2 ** 31 - 1 or iterator_range[0] == 0):
             # a char, short or unsigned iterator wraps around instead of passing its
             # type's end (defined behaviour; a signed int's overflow is not)
@@ -1128,7 +1147,8 @@ class _RegionBuilder:
         # this loop's iterator: a loop at the same depth in a later nest over the same
         # name must not read it (for (j..) for (i = 0; ...); for (j..) for (; i < n; ...))
         self.exit_values = {k: v for k, v in self.exit_values.items() if len(v[0]) <= n}
-        if not isinstance(node.init, c_ast.DeclList):   # 'for (int i ...)': another i after it
+        # ('for (i = n; i-- > 0;)' leaves an unsigned i at its largest value: not known)
+        if not isinstance(node.init, c_ast.DeclList) and post_bound is None:   # 'for (int i ...)': another i after it
             self.exit_values[name] = (tuple(ctx.iterators), exit_value)
         if built is None:
             return None
@@ -1161,6 +1181,36 @@ class _RegionBuilder:
         wrong_side = end.lt_set(init) if step > 0 else end.gt_set(init)     # { outer : e < init }
         self.no_wrap.append(ctx.domain.intersect(wrong_side).params().complement())
         return c_ast.BinaryOp("<" if step > 0 else ">", left, right, cond.coord)
+
+    def post_decrement_bound(self, node: c_ast.For, name: str, iterator_range: tuple[int, int] | None) \
+            -> c_ast.Node | None:
+        """``b`` for a loop ``for (i = e; i-- > b;)`` (no increment), and ``0`` for
+        ``i--`` or ``i-- != 0`` as the condition of an unsigned ``i`` (a signed one
+        would run on below 0); None for any other loop."""
+        cond = node.cond
+        if node.next is not None or node.init is None or cond is None:
+            return None
+
+        def is_post_decrement(n: c_ast.Node) -> bool:
+            return isinstance(n, c_ast.UnaryOp) and n.op == "p--" and isinstance(n.expr, c_ast.ID) \
+                and n.expr.name == name
+
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in (">", "!=") and is_post_decrement(cond.left):
+            bound = cond.right
+            if cond.op == "!=" and self.constant_int(bound) != 0:
+                return None
+        elif is_post_decrement(cond):
+            bound = c_ast.Constant("int", "0", cond.coord)
+        else:
+            return None
+        if any(isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(bound)):
+            return None
+        if (cond.op if isinstance(cond, c_ast.BinaryOp) else "!=") == "!=" and \
+                (iterator_range is None or iterator_range[0] != 0):
+            raise self.error(cond, f"loop condition '{_GEN.visit(cond)}' on the signed iterator '{name}' never "
+                                   f"ends if '{name}' starts below 0: write '{name}-- > 0'")
+        self.check_not_modified(bound, name)
+        return bound
 
     def fits(self, init: c_ast.Node, target: tuple[int, int]) -> bool:
         """Whether ``init`` certainly has a value of the range ``target``, so that no
