@@ -2532,3 +2532,56 @@ def test_a_signed_iterator_stepping_down_to_zero_in_its_condition_is_refused():
     with pytest.raises(ScopError) as info:
         extract(text, filename="down.c")
     assert "signed iterator 'k' never ends" in info.value.message and info.value.line == 14
+
+
+COMMA_STATEMENTS = r"""
+#include <stdio.h>
+double A[40], B[40], C[40];
+int kernel(int n) {
+  int i, j, cnt = 0;
+  double t;
+#pragma scop
+  for (i = 0; i < n; i++)
+    if (i % 2 == 0)
+      t = A[i], A[i] = B[i], B[i] = t /* swap */ * 2.0;
+    else
+      C[i] = A[i] + 1.0, cnt++;
+  for (j = 1; j < n; j++) C[j] += C[j - 1], B[j - 1] = C[j];
+#pragma endscop
+  return cnt + 100 * i + 1000 * j;
+}
+int main(void) {
+  int sizes[] = {0, 1, 2, 7, 40};
+  for (int c = 0; c < 5; c++) {
+    for (int k = 0; k < 40; k++) { A[k] = k * 0.5; B[k] = 3.0 - k; C[k] = k % 3; }
+    int r = kernel(sizes[c]);
+    double s = 0;
+    for (int k = 0; k < 40; k++) s = s * 1.01 + A[k] + 2 * B[k] + 3 * C[k];
+    printf("%a %d\n", s, r);
+  }
+  return 0;
+}
+"""
+
+
+def test_comma_expressions_are_statements_in_order(tmp_path):
+    """``t = A[i], A[i] = B[i], B[i] = t;`` was refused ("is not an assignment, 'for'
+    loop or 'if' statement"). Its operands are statements run one after the other
+    (under an ``if`` without braces too, with the iterators live after the region)."""
+    [scop] = extract(COMMA_STATEMENTS, filename="comma.c")
+    assert [s.body for s in scop.statements] == [
+        "t = A[i];", "A[i] = B[i];", "B[i] = t            * 2.0;", "C[i] = A[i] + 1.0;", "cnt++;",
+        "C[j] += C[j - 1];", "B[j - 1] = C[j];"]     # (the comment blanked)
+    assert_same_behaviour(tmp_path, COMMA_STATEMENTS)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("A[i] = 1.0, printf(\"x\");", "in a comma expression"),
+    ("(A[i] = 1.0, B[i] = 2.0);", "parenthesised comma expression"),
+])
+def test_comma_expressions_that_are_not_statements_are_refused(body, message):
+    text = f"double A[9], B[9];\nvoid f(int n) {{\n  int i;\n#pragma scop\n  for (i = 0; i < n; i++)\n    {body}\n" \
+           f"#pragma endscop\n}}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="c.c")
+    assert message in info.value.message and info.value.line == 6

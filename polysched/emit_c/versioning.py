@@ -328,6 +328,9 @@ def iterator_skeleton(scop: Scop) -> str:
                 break
             end += 1
         spans.add((start, end + 1))
+    # the operands of one comma expression are statements inside one span: one ';'
+    spans = [(start, end) for start, end in spans
+             if not any(a < start < b for a, b in spans)]
     text = list(source[scop.region_start:scop.region_end])
     for start, end in spans:
         for k in range(start, end):

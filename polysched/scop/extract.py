@@ -1023,9 +1023,26 @@ class _RegionBuilder:
         if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)) and (
                 isinstance(node, c_ast.Assignment) or node.op in ("++", "--", "p++", "p--")):
             return self.statement(node, ctx)
+        if isinstance(node, c_ast.ExprList):
+            return self.comma_statements(node, ctx)
         if isinstance(node, c_ast.EmptyStatement):
             return None
         raise self.error(node, _unsupported(node))
+
+    def comma_statements(self, node: c_ast.ExprList, ctx: _Context) -> _Built | None:
+        """``t = A[i], A[i] = B[i], B[i] = t;``: C evaluates the operands of ``,`` one
+        after the other, as the statements ``t = A[i];`` ``A[i] = B[i];`` ``B[i] = t;``."""
+        for part in node.exprs:
+            simple = isinstance(part, c_ast.Assignment) and not isinstance(part.rvalue, c_ast.Assignment) \
+                or isinstance(part, c_ast.UnaryOp) and part.op in ("++", "--", "p++", "p--")
+            if not simple:
+                raise self.error(part, f"'{_GEN.visit(part)}' in a comma expression: only assignments "
+                                       f"'x = e' and '++'/'--' can be its operands")
+        start = self.statement_span(node)[0]
+        if self.plain[start] == "(":
+            raise self.error(node, "parenthesised comma expression as a statement (write the assignments "
+                                   "as statements of their own)")
+        return self.sequence([self.statement(part, ctx, operand=True) for part in node.exprs])
 
     def sequence(self, parts: list[_Built | None]) -> _Built | None:
         parts = [p for p in parts if p is not None]
@@ -1322,7 +1339,9 @@ class _RegionBuilder:
                 raise self.error(child, f"loop iterator '{name}' is modified in the loop body")
 
     # -- statements -----------------------------------------------------------------
-    def statement(self, node: c_ast.Node, ctx: _Context) -> _Built:
+    def statement(self, node: c_ast.Node, ctx: _Context, operand: bool = False) -> _Built:
+        """``operand``: ``node`` is an operand of a comma expression (its text ends at
+        the next ``,`` or ``;``)."""
         if isinstance(node, c_ast.Assignment) and isinstance(node.rvalue, c_ast.Assignment):
             return self.chained_assignment(node, ctx)
         name = f"S{len(self.statements)}"
@@ -1338,7 +1357,7 @@ class _RegionBuilder:
         accesses.append(self.access(target, "write", ctx, domain, site))
         if isinstance(node, c_ast.Assignment):
             self.reads(node.rvalue, ctx, domain, accesses)
-        body, line, col = self.statement_text(node)
+        body, line, col = self.statement_text(node, operand=operand)
         self.check_hidden_iterators(body, ctx.iterators, node)
         if self.scopes:
             self.check_local_uses(body, node)
@@ -1758,10 +1777,12 @@ class _RegionBuilder:
                         raise self.error(node, f"macro '{name}' turns its argument '{param}' into text (# or ##), "
                                                f"and the optimized code renames the iterator '{sorted(used)[0]}' in it")
 
-    def statement_text(self, node: c_ast.Node, end: int | None = None) -> tuple[str, int, int]:
+    def statement_text(self, node: c_ast.Node, end: int | None = None, operand: bool = False) \
+            -> tuple[str, int, int]:
         """The statement's source text (with its ';'), line and column; ``end``: the
-        offset of its last character, when that is not the first ';' (an ``if``)."""
-        start, found = self.statement_span(node)
+        offset of its last character, when that is not the first ';' (an ``if``);
+        ``operand``: an operand of a comma expression, whose ',' becomes a ';'."""
+        start, found = self.statement_span(node, operand)
         end = found if end is None else end
         raw = self.text[start:end + 1]
         commented = raw != self.stripped[start:end + 1]
@@ -1771,11 +1792,14 @@ class _RegionBuilder:
             raw = join_continuations(raw)
         if commented:
             raw = "\n".join(line.rstrip() for line in raw.split("\n") if line.strip())
+        if operand and raw.endswith(","):
+            raw = raw[:-1].rstrip() + ";"
         line, col = line_col(self.starts, start)
         return raw, line, col
 
-    def statement_span(self, node: c_ast.Node) -> tuple[int, int]:
-        """Offsets of the first and last characters (the ';') of statement ``node``."""
+    def statement_span(self, node: c_ast.Node, operand: bool = False) -> tuple[int, int]:
+        """Offsets of the first and last characters (the ';') of statement ``node``
+        (``operand``: or its ',' in a comma expression)."""
         coords = [n.coord for n in _walk_nodes(node) if n.coord is not None and n.coord.line]
         first = min(coords, key=lambda c: (c.line, c.column))
         line, col = self.position(c_ast.ID("", coord=first))
@@ -1796,7 +1820,7 @@ class _RegionBuilder:
             c = self.plain[end]
             depth += c in "([{"
             depth -= c in ")]}"
-            if c == ";" and depth <= 0:
+            if (c == ";" or c == "," and operand) and depth <= 0:
                 break
             end += 1
         return start, end
