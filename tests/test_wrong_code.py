@@ -2585,3 +2585,74 @@ def test_comma_expressions_that_are_not_statements_are_refused(body, message):
     with pytest.raises(ScopError) as info:
         extract(text, filename="c.c")
     assert message in info.value.message and info.value.line == 6
+
+
+LOOPS_SETTING_TWO_VARIABLES = r"""
+#include <stdio.h>
+double A[40], B[90], M[12][12];
+int kernel(int n, int m) {
+  int i, j, r;
+#pragma scop
+  for (i = 0, j = n - 1; i < j; i++, j--) {
+    double t = A[i];
+    A[i] = A[j];
+    A[j] = t;
+  }
+  for (r = 0; r < m; r++)
+    for (int c = 0, d = r; c < d; c++, d--) {
+      double t = M[r][c];
+      M[r][c] = M[r][d] + r;
+      M[r][d] = t;
+    }
+  for (int k = 0, w = 2, o = 1; k < n; k++, o += 2)
+    B[o] = A[k] * w;
+#pragma endscop
+  return i * 100 + j;
+}
+int main(void) {
+  int calls[][2] = {{0, 0}, {1, 1}, {2, 3}, {7, 12}, {40, 5}, {-3, 2}};
+  for (int c = 0; c < 6; c++) {
+    for (int k = 0; k < 40; k++) A[k] = k * 0.5 - 3;
+    for (int k = 0; k < 90; k++) B[k] = k;
+    for (int a = 0; a < 12; a++) for (int b = 0; b < 12; b++) M[a][b] = a * 12 + b;
+    int left = kernel(calls[c][0], calls[c][1]);
+    double s = 0;
+    for (int k = 0; k < 40; k++) s = s * 1.01 + A[k];
+    for (int k = 0; k < 90; k++) s = s * 1.01 + B[k];
+    for (int a = 0; a < 12; a++) for (int b = 0; b < 12; b++) s += M[a][b] * (a + 1);
+    printf("%a %d\n", s, left);
+  }
+  return 0;
+}
+"""
+
+
+def test_loops_that_set_two_variables(tmp_path):
+    """``for (i = 0, j = n - 1; i < j; i++, j--)`` was refused ("loop initialisation
+    must be 'i = expression'"). Every variable after the first is an affine function of
+    the iterator (``j = n - 1 - i``): the condition ``i < j`` bounds the loop and the
+    body reads ``j`` as that function (a loop-declared ``w`` that is never stepped is
+    its start). Both are left as C leaves them after the region."""
+    [scop] = extract(LOOPS_SETTING_TWO_VARIABLES, filename="two.c")
+    context = scop.context
+    s0 = scop.statements[0]
+    assert s0.domain.intersect_params(context).is_equal(
+        isl.Set("[n, m] -> { S0[i] : 0 <= i and 2i < n - 1 }").intersect_params(context))
+    assert {"i", "j"} <= set(scop.live_iterators)
+    outputs = assert_same_behaviour(tmp_path, LOOPS_SETTING_TWO_VARIABLES)
+    assert "private(t)" in outputs["tile-par"]
+
+
+@pytest.mark.parametrize("header, message", [
+    ("for (i = 0, j = 0; i < n; i++, j += i)", "loop increment must change 'j' by a constant"),
+    ("for (i = 0, u = n; i < n; i++, u--)", "must be a signed integer"),
+    ("for (i = 0, j = i + 1; i < n; i++, j++)", "reads a variable the same loop sets"),
+    ("for (i = 0, j = 0; i < n; i += 2, j++)", "must step 'i' by 1"),
+    ("for (i = 0, j = 0; i < n; i++, j++, n--)", "loop increment changes a variable the loop does not set"),
+])
+def test_loops_setting_variables_they_cannot_model_are_refused(header, message):
+    text = f"double A[99];\nvoid f(int n) {{\n  int i, j;\n  unsigned u;\n#pragma scop\n  {header}\n" \
+           f"    A[i] = j;\n#pragma endscop\n}}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="c.c")
+    assert message in info.value.message and info.value.line == 6

@@ -778,6 +778,13 @@ class _RegionBuilder:
                 name = _loop_iterator_name(child)
                 if name:
                     self.all_iterators.add(name)
+                    # 'for (i = 0, j = n - 1; ...)': j is a function of i (induction_variables)
+                    self.all_iterators.update(_loop_variables(child)[1:])
+                    if isinstance(child.init, c_ast.DeclList):
+                        for extra in child.init.decls[1:]:
+                            decl = declaration_of(extra, "local")
+                            if decl is not None:
+                                self.loop_scoped_types.setdefault(extra.name, decl.element_type)
                     if isinstance(child.init, c_ast.DeclList) and child.init.decls:
                         decl = declaration_of(child.init.decls[0], "local")
                         if decl is not None:
@@ -1068,6 +1075,67 @@ class _RegionBuilder:
             step = self.loop_step(node, name)
         else:
             step = -1
+        induction = self.induction_variables(node, name, init, step, ctx)
+        if induction:
+            self.scopes.append(induction)
+            try:
+                return self.walk_for_iterator(node, ctx, name, init, step, iterator_range, post_bound)
+            finally:
+                self.scopes.pop()
+        return self.walk_for_iterator(node, ctx, name, init, step, iterator_range, post_bound)
+
+    def induction_variables(self, node: c_ast.For, name: str, init: c_ast.Node | None, step: int,
+                            ctx: _Context) -> dict[str, _Local]:
+        """``for (i = 0, j = n - 1; i < j; i++, j--)``: the variables after the first,
+        each an affine function of the iterator (``j = n - 1 - i``), as aliases the
+        loop's condition and body read (their text replaced by the function's)."""
+        names = _loop_variables(node)[1:]
+        steps = node.next.exprs[1:] if isinstance(node.next, c_ast.ExprList) else []
+        if not names:
+            if steps:
+                raise self.error(steps[0], f"loop increment changes more than '{name}'")
+            return {}
+        if isinstance(node.init, c_ast.DeclList):
+            starts = {d.name: (d.init, declaration_of(d, "local")) for d in node.init.decls[1:]}
+        else:
+            starts = {p.lvalue.name: (p.rvalue if p.op == "=" else None, self.visible.declarations.get(p.lvalue.name))
+                      for p in node.init.exprs[1:]}
+        if abs(step) != 1 or init is None:
+            raise self.error(node.next, f"a loop setting several variables must step '{name}' by 1")
+        aliases = {}
+        for other in names:
+            start, decl = starts[other]
+            stepping = [e for e in steps if any(isinstance(n, c_ast.ID) and n.name == other for n in _walk_nodes(e))]
+            if start is None or len(stepping) > 1 or isinstance(start, c_ast.InitList):
+                raise self.error(node.init, f"'{other}' in the loop over '{name}' must be set ('{other} = e') and "
+                                            f"stepped by a constant in the increment at most once")
+            if decl is None or decl.dims or not _is_signed_integer(decl.element_type):
+                raise self.error(node.init, f"'{other}', set with the iterator '{name}', must be a signed integer "
+                                            f"(int or wider) declared before the region or in the loop")
+            if any(isinstance(n, c_ast.ID) and n.name in names + [name] for n in _walk_nodes(start)):
+                raise self.error(start, f"the start of '{other}' reads a variable the same loop sets")
+            self.check_not_modified(node.stmt, other)
+            self.check_not_modified(node.cond, other)
+            self.affine(ctx, start)         # a clear error if it is not affine
+            # j = j0 + (i - i0) * factor (a variable the increment does not step is j0)
+            factor = self.step_of(stepping[0], other, node) * step if stepping else 0
+            if factor:
+                constant = c_ast.Constant("int", str(abs(factor)))
+                alias = c_ast.BinaryOp("+" if factor > 0 else "-", start, c_ast.BinaryOp(
+                    "*", c_ast.BinaryOp("-", c_ast.ID(name), init), constant))
+                text = f"(({_GEN.visit(start)}) {'+' if factor > 0 else '-'} ({name} - ({_GEN.visit(init)})) " \
+                       f"* {abs(factor)})"
+            else:
+                alias, text = start, f"({_GEN.visit(start)})"
+            aliases[other] = _Local(other, other, alias, text)
+        unknown = [e for e in steps if not any(isinstance(n, c_ast.ID) and n.name in names for n in _walk_nodes(e))]
+        if unknown:
+            raise self.error(unknown[0], f"loop increment changes a variable the loop does not set")
+        return aliases
+
+    def walk_for_iterator(self, node: c_ast.For, ctx: _Context, name: str, init: c_ast.Node | None, step: int,
+                          iterator_range: tuple[int, int] | None, post_bound: c_ast.Node | None) -> _Built | None:
+        """The loop over ``name`` (walk_for, once its variables are known)."""
         if node.cond is None:
             raise self.error(node, f"loop over '{name}' has no condition (unbounded loop)")
         if init is None:            # 'for (; i < n; i++)': where the last loop over i left it
@@ -1267,15 +1335,20 @@ class _RegionBuilder:
                 else None
             if isinstance(target, c_ast.ID) and target.name in self.all_iterators:
                 return target.name, None
+        if isinstance(init, c_ast.ExprList) and init.exprs:
+            init = init.exprs[0]
         if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
             return init.lvalue.name, init.rvalue
-        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None \
+        if isinstance(init, c_ast.DeclList) and init.decls and init.decls[0].init is not None \
                 and isinstance(init.decls[0].type, c_ast.TypeDecl):
             return init.decls[0].name, init.decls[0].init
         raise self.error(init or node, "loop initialisation must be 'i = expression' (or 'int i = expression')")
 
     def loop_step(self, node: c_ast.For, name: str) -> int:
-        nxt = node.next
+        return self.step_of(node.next.exprs[0] if isinstance(node.next, c_ast.ExprList) else node.next, name, node)
+
+    def step_of(self, nxt: c_ast.Node | None, name: str, node: c_ast.For) -> int:
+        """The constant by which the increment ``nxt`` changes ``name``."""
         step = None
         if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == name:
             step = {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(nxt.op)
@@ -1964,12 +2037,20 @@ def _shift_map_text(n_dims: int, step: int) -> str:
 
 
 def _loop_iterator_name(node: c_ast.For) -> str | None:
+    names = _loop_variables(node)
+    return names[0] if names else None
+
+
+def _loop_variables(node: c_ast.For) -> list[str]:
+    """The variables a loop's initialisation sets: ``[i]`` for ``i = 0``, ``[i, j]``
+    for ``i = 0, j = n - 1`` or ``int i = 0, j = n - 1`` (the first is the iterator)."""
     init = node.init
-    if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
-        return init.lvalue.name
-    if isinstance(init, c_ast.DeclList) and init.decls:
-        return init.decls[0].name
-    return None
+    parts = init.exprs if isinstance(init, c_ast.ExprList) else [init]
+    if isinstance(init, c_ast.DeclList):
+        return [d.name for d in init.decls]
+    return [p.lvalue.name for p in parts
+            if isinstance(p, c_ast.Assignment) and isinstance(p.lvalue, c_ast.ID)] \
+        if all(isinstance(p, c_ast.Assignment) for p in parts) else []
 
 
 def _resolve_cast_types(node: c_ast.Node, typedef_types: dict[str, str]) -> c_ast.Node:
