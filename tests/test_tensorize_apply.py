@@ -192,3 +192,43 @@ def test_int8_matmul_written_with_casts():
     q = p.tensorize("S1", "i8gemm_packed_s8s8")
     assert "polysched_i8gemm_packed_s8s8(" in calls_only(q.c_code())
     _verify(q, {"NI": "12", "NJ": "24", "NK": "37"})
+
+
+SMALL_GEMM = r"""
+#include <stdio.h>
+double A[8][4], B[4][8], C[8][8];
+void kernel(void) {
+#pragma scop
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++)
+      for (int k = 0; k < 4; k++)
+        C[i][j] = C[i][j] + A[i][k] * B[k][j];
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 8; i++) for (int k = 0; k < 4; k++) A[i][k] = i + k;
+  for (int k = 0; k < 4; k++) for (int j = 0; j < 8; j++) B[k][j] = k - j;
+  kernel();
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) printf("%g\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("steps, splits", [
+    (lambda p: p.tile("S0", [4, 4]), True),          # 4 columns of the kernel's 8
+    (lambda p: p.strip_mine("S0", 0, 2), True),      # rows in pairs: the kernel takes 4
+    (lambda p: p.strip_mine("S0", 1, 2), False),     # its loop above the call: one value per block
+    (lambda p: p.tile("S0", [4, 8]), False),
+    (lambda p: p.tile("S0", [8, 8, 2]), False),      # k in two pieces: one call each, in order
+])
+def test_tensorize_after_a_tiling_that_splits_its_blocks_is_refused(steps, splits):
+    """Found by probing: after ``tile("S0", [4, 4])``, ``tensorize(dgemm_4x8)`` called
+    the 4x8 kernel once per 4x4 tile, so every element of C was computed twice (and the
+    last call read past C's end). The loops around the points may not split a block."""
+    tiled = steps(ps.Program.from_source(SMALL_GEMM))
+    if splits:
+        with pytest.raises(TransformError, match="split the dgemm_4x8 blocks"):
+            tiled.tensorize("S0", "dgemm_4x8")
+    else:
+        _verify(tiled.tensorize("S0", "dgemm_4x8"))

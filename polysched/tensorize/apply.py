@@ -56,6 +56,17 @@ def _array_map(problem, loop_map) -> dict[str, str]:
 
 
 def _full_tiles(problem: Problem, loop_map) -> isl.Set:
+    """The instances of the statement in full blocks of the intrinsic's fixed extents."""
+    dom = problem.statement.domain
+    same_tile = _same_block(problem, loop_map)
+    outside = isl.Set.universe(dom.get_space()).subtract(dom)
+    partial = same_tile.intersect_domain(dom).intersect_range(outside).domain()
+    return dom.subtract(partial).coalesce()
+
+
+def _same_block(problem: Problem, loop_map) -> isl.Map:
+    """``{ S[x] -> S[y] }``: the instances one call computes together (same block in
+    the intrinsic's loops of fixed extent, equal in the others)."""
     dom = problem.statement.domain
     n = dom.dim(isl.dim_type.set)
     fixed = {p: problem.intrinsic.extents[l] for l, p in loop_map if problem.intrinsic.extents[l]}
@@ -65,11 +76,8 @@ def _full_tiles(problem: Problem, loop_map) -> isl.Set:
     cons = [f"floor(x{d}/{fixed[d]}) = floor(y{d}/{fixed[d]})" if d in fixed else f"x{d} = y{d}"
             for d in range(n)]
     params = ", ".join(problem.scop.parameters)
-    same_tile = isl.Map(f"[{params}] -> {{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] : "
-                        f"{' and '.join(cons) or '1 = 1'} }}").align_params(dom.get_space())
-    outside = isl.Set.universe(dom.get_space()).subtract(dom)
-    partial = same_tile.intersect_domain(dom).intersect_range(outside).domain()
-    return dom.subtract(partial).coalesce()
+    return isl.Map(f"[{params}] -> {{ {name}[{', '.join(xs)}] -> {name}[{', '.join(ys)}] : "
+                   f"{' and '.join(cons) or '1 = 1'} }}").align_params(dom.get_space())
 
 
 def _mupa(umap: isl.UnionMap) -> isl.MultiUnionPwAff:
@@ -131,6 +139,13 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
         band1 = part if band1 is None else band1.union(part)
     points = isl.UnionMap.from_map(_keep(mine, outer, length))
     full = _full_tiles(problem, loop_map)
+    # one call computes a whole block: an earlier tiling or strip-mining whose loops
+    # split a block (tiles of 4 columns for a kernel of 8) would run it once per piece
+    prefix = _keep(mine, 0, outer)
+    together = _same_block(problem, loop_map).intersect_domain(full).intersect_range(full)
+    if not together.apply_range(prefix).is_subset(prefix):
+        raise TransformError(f"tensorize: the loops around {name}'s points split the {problem.intrinsic.name} "
+                             f"blocks (tile or strip-mine by multiples of its shape, or tensorize first)")
     partial = problem.statement.domain.subtract(full)
     domain = scop.domain
     others = domain.subtract(isl.UnionSet.from_set(problem.statement.domain))
