@@ -898,6 +898,8 @@ def test_sizeof_of_an_array_declared_under_another_value_is_refused():
     lambda p: p.shift("S1", 0, 2 ** 30).shift("S1", 0, 2 ** 30),  # c0 starts at 2**31
     lambda p: p.set_schedule("{ S0[i, j] -> [i + 1099511627776, 0, j, 0]; "
                              "S1[i, k, j] -> [i + 1099511627776, 1, k, j] }"),
+    # a tile loop shifted by 10**6 tiles of 10**6: the code computes 10**6 * c0 - 10**12
+    lambda p: p.tile("S1", [10 ** 6]).shift("S1", 0, 10 ** 6),
 ])
 def test_large_schedule_terms_get_wide_counters(steps):
     """A probe of the research API: the size check bounded the iterators, not the

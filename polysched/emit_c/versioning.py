@@ -143,10 +143,13 @@ def schedule_terms(schedule: isl.Schedule | None) -> tuple[int, int]:
     largest = [1, 0]
 
     def piece(_set: isl.Set, aff: isl.Aff) -> None:
-        for kind in (isl.dim_type.in_, isl.dim_type.param):
+        for kind in (isl.dim_type.in_, isl.dim_type.param, isl.dim_type.div):
             for k in range(aff.dim(kind)):
                 largest[0] = max(largest[0], abs(aff.get_coefficient_val(kind, k).get_num_si()))
-        largest[1] = max(largest[1], abs(aff.get_constant_val().get_num_si()))
+        # a tile loop floor(i / T) + c: the code computes T * (counter) = i + T * c
+        scale = max([1] + [abs(aff.get_div(k).get_denominator_val().get_num_si())
+                           for k in range(aff.dim(isl.dim_type.div))])
+        largest[1] = max(largest[1], abs(aff.get_constant_val().get_num_si()) * scale)
 
     def visit(node: isl.ScheduleNode) -> None:
         if node.get_type() == isl.schedule_node_type.band:
