@@ -299,8 +299,8 @@ class Program:
         """The C text that replaces the region (see ``emit_c.generate``). ``options``:
         an ``emit_c.EmitOptions`` or a dict of its fields (``{"versioning": False}``)."""
         from polysched.emit_c import generate
-        return generate(self.scop, self._schedule, options=_emit_options(options, "region_code"),
-                        deps=self._deps)
+        options = _emit_options(options, "region_code")
+        return _within_codegen_budget(lambda: generate(self.scop, self._schedule, options=options, deps=self._deps))
 
     def c_code(self, options=None) -> str:
         """The whole C file with this region regenerated (other regions as they were);
@@ -314,7 +314,7 @@ class Program:
         schedules[self._region] = self._schedule
         deps = [None] * len(self._scops)
         deps[self._region] = self._deps
-        text = emit_file(self._scops, schedules, options=options, deps=deps)
+        text = _within_codegen_budget(lambda: emit_file(self._scops, schedules, options=options, deps=deps))
         if options is None:
             self._cache[key] = text
         return text
@@ -706,12 +706,16 @@ class Program:
         """Any schedule: an ``isl.Schedule``, a schedule map ``{ S[i, j] -> [t0, ...] }``
         or the isl text of either (as ``--save-schedule`` writes it). Checked like every
         primitive."""
-        text = str(to_tree(self.scop, schedule))
-        # the tree read back from the text the trace records: isl's text is not a fixed
-        # point (a tree and its text can give different, equivalent, code), and the
-        # replay of the trace must give this program's code byte for byte
-        tree = isl.Schedule.read_from_str(self.scop.domain.get_ctx(), text)
-        checked = apply(self.scop, self._deps, "set_schedule(...)", lambda: tree)
+        try:
+            text = str(to_tree(self.scop, schedule))
+            # the tree read back from the text the trace records: isl's text is not a fixed
+            # point (a tree and its text can give different, equivalent, code), and the
+            # replay of the trace must give this program's code byte for byte
+            tree = isl.Schedule.read_from_str(self.scop.domain.get_ctx(), text)
+            checked = apply(self.scop, self._deps, "set_schedule(...)", lambda: tree)
+        except isl.Error as err:     # a tree over other statements' spaces, extension nodes, ...
+            why = str(err).split(" in /", 1)[0].removeprefix("call to ")
+            raise TransformError(f"set_schedule(...): isl cannot use this schedule ({why})") from None
         return self._derive(checked, {"op": "set_schedule", "args": {"schedule": text}})
 
     with_schedule = set_schedule
@@ -775,3 +779,17 @@ def _defines_dict(defines) -> dict:
 
 
 __all__ = ["Program", "Trace", "to_tree"]
+
+
+def _within_codegen_budget(generate):
+    """``generate()`` (C text from isl's AST generator) in a child process killed past
+    the pipeline's ``CODEGEN_BUDGET`` of CPU time: a schedule of many skews and tiles
+    can keep isl busy for minutes, and isl cannot be interrupted."""
+    from polysched.emit_c import CodegenError
+    from polysched.pipeline import CODEGEN_BUDGET
+    from polysched.schedule.isolated import IsolatedTimeout, run_isolated
+    try:
+        return run_isolated(generate, CODEGEN_BUDGET)
+    except IsolatedTimeout:
+        raise CodegenError(f"code generation ran past {CODEGEN_BUDGET:g} s of CPU time on this schedule "
+                           "(isl's AST generator; fewer skews or tile levels generate faster)") from None

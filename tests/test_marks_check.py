@@ -101,7 +101,7 @@ def test_mark_is_checked_only_where_the_code_runs_under_the_context():
 
 
 _SCALARS = """#include <stdio.h>
-double A[1000], B[1000]; double s, t;
+double A[1000], B[1000]; double s; static double t;
 int main(void) { int i;
   for (i = 0; i < 1000; i++) A[i] = i % 7;
   s = 1.0;

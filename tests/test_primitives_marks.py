@@ -21,7 +21,8 @@ REDUCTIONS = """#include <stdio.h>
 #define N 100
 int a[N];
 long s;
-double x[N], y[N], d, t;
+double x[N], y[N], d;
+static double t;
 static void kernel(void) {
   int i;
 #pragma scop

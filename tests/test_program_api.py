@@ -189,3 +189,58 @@ def test_error_hierarchy():
         assert issubclass(cls, ps.PolyschedError)
     with pytest.raises(ps.PolyschedError):
         ps.Program.from_source("int main(void) { return 0; }\n")
+
+
+# -- found by probing the API with random primitive sequences -----------------------
+
+PROBE = "tests/data/api_probe/"
+
+
+def test_code_generation_has_a_budget(monkeypatch):
+    """Five accepted steps gave a schedule on which isl's AST generator ran for more
+    than five minutes: ``c_code()`` had no budget (``optimize`` has one). It runs in a
+    child process now, killed past ``CODEGEN_BUDGET`` with a one-sentence error."""
+    import time
+    import polysched.pipeline
+    from polysched.emit_c import CodegenError
+    q = (ps.Program.from_file(PROBE + "slow_codegen.c").auto_schedule("isl", "max")
+         .skew("S1", 1, 0, -5).skew("S1", 0, 1, 3).tile("S0", [8, 8], 0).wavefront("S0", 0))
+    monkeypatch.setattr(polysched.pipeline, "CODEGEN_BUDGET", 1.0)
+    start = time.monotonic()
+    with pytest.raises(CodegenError, match="code generation ran past 1 s"):
+        q.c_code()
+    assert time.monotonic() - start < 30
+
+
+def test_replay_gives_the_same_code_after_other_programs_generated_theirs():
+    """Generating one program's C changed the C generated later for another program of
+    the same source (isl state left behind), so a replayed trace gave other code."""
+    base = ps.Program.from_file(PROBE + "min_max_band.c")
+    base.shift("S0", 1, 2).c_code()
+    a = base.tile("S0", [8], 1)
+    b = ps.Program.from_file(PROBE + "min_max_band.c").replay(a.trace)
+    assert a.c_code() == b.c_code()
+
+
+def test_unroll_and_jam_of_a_strip_mined_triangle_generates_code():
+    """isl printed ``if (1)`` around a jammed copy; the AST check refused the constant
+    condition ("unexpected condition in the AST: 1")."""
+    q = ps.Program.from_file(PROBE + "triangle.c").strip_mine("S0", 1, 4).unroll_and_jam("S0", 1, 2)
+    assert q.check().legal
+    assert q.verify().ok
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.interchange("S0", 10 ** 9, 0), "not loop 1000000000"),
+    (lambda p: p.interchange("S0", 0, -10 ** 9), "not loop -1000000000"),
+    (lambda p: p.set_schedule('domain: "{ S0[i] }"'), "isl cannot use this schedule"),
+    (lambda p: p.set_schedule('domain: "{ S0[k, j] : 0 <= k < 8 and 0 <= j < 8 }"\nchild:\n'
+                              '  schedule: "[{ S0[k, j] -> [(k)] }]"\n  child:\n'
+                              '    extension: "{ [k] -> S0[k, 0] }"'), "extension nodes"),
+])
+def test_misuse_found_by_probing_is_one_sentence(call, message):
+    """A depth of 10**9 built the list of the loops between before checking it (30 GB);
+    malformed trees for set_schedule ended in isl tracebacks."""
+    p = ps.Program.from_file(PROBE + "triangle.c")
+    with pytest.raises(ps.TransformError, match=message):
+        call(p)

@@ -75,9 +75,14 @@ def test_used_after_scop_initialised_and_parameter():
     param = PRIVATE.replace("void kernel(void) {", "void kernel(double t) {") \
         .replace("double t;", "").replace("kernel();", "kernel(1.0);")
     assert not used_after_scop(scop_of(param), "t")
-    # a global: another function (or file) may read it
+    # a global: another file may read it; a static one only this file
     glob = PRIVATE.replace("double t;", "").replace("double A[N], B[N];", "double A[N], B[N], t;")
     assert used_after_scop(scop_of(glob), "t")
+    internal = PRIVATE.replace("double t;", "").replace("double A[N], B[N];", "double A[N], B[N];\nstatic double t;")
+    assert not used_after_scop(scop_of(internal), "t")
+    assert used_after_scop(scop_of(internal.replace("return 0;", "return (int) t;")), "t")
+    through_macro = internal.replace("#define N 500", "#define N 500\n#define T t").replace("return 0;", "return (int) T;")
+    assert used_after_scop(scop_of(through_macro), "t")
 
 
 def _rows(text):

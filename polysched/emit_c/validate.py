@@ -118,6 +118,9 @@ class _Reader:
             return left.intersect(right) if conjunction else left.union(right)
         if op in _COMPARE:
             return self.compare(op, expr.get_op_arg(0), expr.get_op_arg(1))
+        if expr.get_type() == _expr.int:        # isl's 'if (1)' around an unrolled copy
+            zero = self.constant(0)
+            return zero.eq_set(zero) if not expr.get_val().is_zero() else zero.ne_set(zero)
         raise CodegenError(f"unexpected condition in the AST: {expr.to_C_str()}")
 
     def compare(self, op, left: isl.AstExpr, right: isl.AstExpr) -> isl.Set:

@@ -56,6 +56,8 @@ class Declaration:
     # "volatile" or "_Atomic" at any level (else ""): the order and number of its
     # accesses are part of what the program does
     volatile: str = ""
+    # declared 'static': a global no other file can name
+    internal: bool = False
 
     @property
     def through_pointer(self) -> bool:
@@ -149,7 +151,8 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
         return None
     quals += getattr(node, "quals", None) or []
     volatile = next((q for q in ("volatile", "_Atomic") if q in quals), "")
-    return Declaration(decl.name, _type_text(node), dims, origin, restrict, volatile)
+    return Declaration(decl.name, _type_text(node), dims, origin, restrict, volatile,
+                       internal="static" in (decl.storage or []))
 
 
 class _Parser:

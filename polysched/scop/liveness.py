@@ -11,7 +11,8 @@ the enclosing function, which of them can be observed: conservatively, every one
 - locals and parameters of the enclosing function that are never mentioned in its
   body outside the region, other than in their declaration.
 
-Globals are always observable (other functions may read them).
+Globals are observable unless ``static`` and never mentioned elsewhere in the file
+(another file may read one with external linkage; macros in the file are expanded).
 """
 from __future__ import annotations
 
@@ -88,12 +89,20 @@ def live_after(plain: str, region: Region, function: FunctionText | None, visibl
     live = []
     for name in candidates:
         decl = visible.declarations.get(name)
-        if decl is None or decl.origin == "global" or name in through_macros:
+        if decl is None or (decl.origin == "global" and not decl.internal) or name in through_macros:
             live.append(name)
             continue
+        # a static global: any function of the file may read it, through a macro too
+        spans = outside
+        if decl.origin == "global":
+            spans = [(0, region.start), (region.end, len(plain))]
+            if any(name in macros.names_reached(word) for lo, hi in spans
+                   for word in set(IDENT_RE.findall(plain, lo, hi)) & set(macros.macros)):
+                live.append(name)
+                continue
         pattern = re.compile(rf"\b{re.escape(name)}\b")
         mentioned = False
-        for lo, hi in outside:
+        for lo, hi in spans:
             for m in pattern.finditer(plain, lo, hi):
                 if not _is_declaration_mention(plain, m.start(), visible.typedefs):
                     mentioned = True

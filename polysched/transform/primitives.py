@@ -151,9 +151,10 @@ def interchange(scop, schedule: isl.Schedule, stmt: str, d1: int, d2: int) -> is
     """Swap loops ``d1`` and ``d2`` of ``stmt`` (and the loops between keep their places)."""
     what = f"interchange({stmt!r}, {d1!r}, {d2!r})"
     d1, d2 = _check_int(d1, what, "d1"), _check_int(d2, what, "d2")
+    loop(scop, schedule, stmt, d1, what)      # both exist (before a list of the loops between)
     if d1 == d2:
-        loop(scop, schedule, stmt, d1, what)
         return schedule
+    loop(scop, schedule, stmt, d2, what)
     lo, hi = min(d1, d2), max(d1, d2)
     order = list(range(lo, hi + 1))
     order[0], order[-1] = hi, lo
