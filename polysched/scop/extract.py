@@ -19,7 +19,6 @@ Pipeline per file:
 from __future__ import annotations
 
 import itertools
-
 import re
 import sys
 from dataclasses import dataclass, field
