@@ -2648,3 +2648,35 @@ def test_comma_forms_it_cannot_model_are_refused(line, message):
     with pytest.raises(ScopError) as info:
         extract(text, filename="c.c")
     assert message in info.value.message and info.value.line == 6
+
+
+CAST_UNSIGNED_BOUND = r"""
+#include <stdio.h>
+int D[40];
+void kernel(unsigned n) {
+#pragma scop
+  for (int k = -5; k < (int)n; k++)
+    D[k + 5] = D[k + 5] + k;
+#pragma endscop
+}
+int main(void) {
+  unsigned sizes[] = {0, 1, 3, 20, 35};
+  for (int c = 0; c < 5; c++) {
+    for (int k = 0; k < 40; k++) D[k] = k;
+    kernel(sizes[c]);
+    long s = 0;
+    for (int k = 0; k < 40; k++) s = s * 3 + D[k];
+    printf("%ld\n", s);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_cast_gives_its_type_to_a_comparison(tmp_path):
+    """Found by probing: ``k < (int) n`` with ``unsigned n`` was taken for an unsigned
+    comparison (the unsigned ``n`` inside the cast counted), so ``k = -5`` wrapped in the
+    model and the region held for no parameter value. The cast's value is an ``int``."""
+    [scop] = extract(CAST_UNSIGNED_BOUND, filename="cast.c")
+    assert scop.context.is_equal(isl.Set("[n] -> { : 0 < n <= 2147483647 }"))
+    assert_same_behaviour(tmp_path, CAST_UNSIGNED_BOUND)
