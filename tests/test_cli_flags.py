@@ -92,7 +92,7 @@ def test_tune_keeps_a_database_that_existed(tmp_path, capfd):
 
 def test_parallel_private_takes_one_name_as_a_string():
     import polysched as ps
-    source = """double A[100], B[100]; double t;
+    source = """double A[100], B[100]; static double t;
 void f(void) { int i;
 #pragma scop
   for (i = 0; i < 100; i++) {

@@ -142,10 +142,20 @@ def schedule_terms(schedule: isl.Schedule | None) -> tuple[int, int]:
     the band members of ``schedule``: what scales an iterator into a loop counter."""
     largest = [1, 0]
 
-    def piece(_set: isl.Set, aff: isl.Aff) -> None:
-        for kind in (isl.dim_type.in_, isl.dim_type.param, isl.dim_type.div):
+    def coefficients(aff: isl.Aff, scale: int = 1) -> None:
+        """The iterator and parameter coefficients of ``aff`` times ``scale``, and of
+        its integer divisions (``5 * floor(j / 5)`` scales ``j`` by 1)."""
+        for kind in (isl.dim_type.in_, isl.dim_type.param):
             for k in range(aff.dim(kind)):
-                largest[0] = max(largest[0], abs(aff.get_coefficient_val(kind, k).get_num_si()))
+                largest[0] = max(largest[0], -(-abs(aff.get_coefficient_val(kind, k).get_num_si()) * scale
+                                               // aff.get_denominator_val().get_num_si()))
+        for k in range(aff.dim(isl.dim_type.div)):
+            coefficient = abs(aff.get_coefficient_val(isl.dim_type.div, k).get_num_si())
+            if coefficient:
+                coefficients(aff.get_div(k), coefficient * scale)
+
+    def piece(_set: isl.Set, aff: isl.Aff) -> None:
+        coefficients(aff)
         # a tile loop floor(i / T) + c: the code computes T * (counter) = i + T * c
         scale = max([1] + [abs(aff.get_div(k).get_denominator_val().get_num_si())
                            for k in range(aff.dim(isl.dim_type.div))])

@@ -9,7 +9,7 @@ killed, so a scheduler run this way never hangs whatever isl does.
 
 The limit is the child's CPU time (the same verdict on a loaded machine), with a wall
 clock backstop of ``Budget.WALL_FACTOR x seconds + Budget.WALL_EXTRA``. Where ``fork`` is
-not available, ``fn`` runs in this process.
+not available, or in a daemonic process (a pool's worker), ``fn`` runs in this process.
 """
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ def run_isolated(fn, seconds: float | None):
     """``fn()`` in a forked child; its return value, or its exception raised again here
     (as ``RuntimeError`` when the exception cannot be pickled). Raises `IsolatedTimeout`
     past ``seconds`` of the child's CPU time, or when the child dies without answering."""
-    if seconds is None or "fork" not in multiprocessing.get_all_start_methods():
+    # (a daemonic process, e.g. a process pool's worker, may not start children)
+    if seconds is None or "fork" not in multiprocessing.get_all_start_methods() \
+            or multiprocessing.current_process().daemon:
         return fn()
     receive, send = multiprocessing.Pipe(duplex=False)
 
