@@ -778,9 +778,6 @@ def _defines_dict(defines) -> dict:
     return out
 
 
-__all__ = ["Program", "Trace", "to_tree"]
-
-
 def _within_codegen_budget(generate):
     """``generate()`` (C text from isl's AST generator) in a child process killed past
     the pipeline's ``CODEGEN_BUDGET`` of CPU time: a schedule of many skews and tiles
@@ -793,3 +790,6 @@ def _within_codegen_budget(generate):
     except IsolatedTimeout:
         raise CodegenError(f"code generation ran past {CODEGEN_BUDGET:g} s of CPU time on this schedule "
                            "(isl's AST generator; fewer skews or tile levels generate faster)") from None
+
+
+__all__ = ["Program", "Trace", "to_tree"]
