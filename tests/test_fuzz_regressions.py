@@ -281,3 +281,15 @@ def test_a_product_over_a_strided_loop_is_not_called(tmp_path):
     out = tmp_path / "out.c"
     out.write_text(result.text)
     assert verify(source, out, rtol=0, atol=0).status == "equal"
+
+
+@pytest.mark.parametrize("name, flags", [
+    ("s20261124-p01522-constant-past-64-bits.c", ["--scheduler", "isl", "--fuse", "no"]),
+    ("s20261124-p01509-constant-past-64-bits.c", ["--tile", "--l2tile"]),
+])
+def test_an_ast_constant_past_64_bits_falls_back(name, flags, tmp_path):
+    """isl's AST held the constant 23058430062072168457, which no C type holds: the
+    check crashed reading it (TypeError). It is a CodegenError now, and the region is
+    generated from a simpler schedule, verified like any other."""
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(DATA / name), "-o", str(out), *flags, "--verify"]) == 0

@@ -63,7 +63,10 @@ class _Reader:
     def value(self, expr: isl.AstExpr) -> isl.PwAff:
         kind = expr.get_type()
         if kind == _expr.int:
-            return self.constant(int(expr.get_val().to_python()))
+            value = int(expr.get_val().to_str())
+            if abs(value) >= 2 ** 63:       # C has no such literal: the printed code would be wrong
+                raise CodegenError(f"isl's AST has the constant {value}, past 64 bits")
+            return self.constant(value)
         if kind == _expr.id:
             name = expr.get_id().get_name()
             if name not in self.positions:
