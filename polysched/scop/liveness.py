@@ -81,11 +81,17 @@ def live_after(plain: str, region: Region, function: FunctionText | None, visibl
     if function is None:
         return tuple(candidates)
     outside = [(function.body_offset, region.start), (region.end, _function_body_end(plain, function))]
-    # names a macro used around the region reads (#define RESULT j ... return RESULT;)
-    through_macros = set()
-    for lo, hi in outside:
-        for word in set(IDENT_RE.findall(plain, lo, hi)) & set(macros.macros):
-            through_macros |= macros.names_reached(word)
+
+    def read_through_macros(spans: list[tuple[int, int]]) -> set[str]:
+        """The names the macros used in ``spans`` read (#define RESULT j ... return RESULT;)."""
+        found = set()
+        for lo, hi in spans:
+            for word in set(IDENT_RE.findall(plain, lo, hi)) & set(macros.macros):
+                found |= macros.names_reached(word)
+        return found
+
+    through_macros = read_through_macros(outside)
+    read_in_file = None      # the same, for a static global: anywhere outside the region
     live = []
     for name in candidates:
         decl = visible.declarations.get(name)
@@ -96,8 +102,9 @@ def live_after(plain: str, region: Region, function: FunctionText | None, visibl
         spans = outside
         if decl.origin == "global":
             spans = [(0, region.start), (region.end, len(plain))]
-            if any(name in macros.names_reached(word) for lo, hi in spans
-                   for word in set(IDENT_RE.findall(plain, lo, hi)) & set(macros.macros)):
+            if read_in_file is None:
+                read_in_file = read_through_macros(spans)
+            if name in read_in_file:
                 live.append(name)
                 continue
         pattern = re.compile(rf"\b{re.escape(name)}\b")

@@ -76,16 +76,14 @@ def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None]) ->
             widest = max(widest or 0, 64)       # a size_t; what it measures does not count
             continue
         elif isinstance(n, c_ast.Cast):
-            # the value has the cast's type, whatever its operand's was ('(int) u' is
-            # signed; arithmetic inside the operand is checked where it is converted)
             from pycparser import c_generator
             width = unsigned_width(c_generator.CGenerator().visit(n.to_type))
-            if width is not None:
-                widest = max(widest or 0, width)
-            continue
         if width is not None:
             widest = max(widest or 0, width)
-        stack.extend(child for _, child in n.children())
+        # the value of a cast has the cast's type, whatever its operand's ('(int) u' is
+        # signed; arithmetic inside the operand is checked where it is converted)
+        if not isinstance(n, c_ast.Cast):
+            stack.extend(child for _, child in n.children())
     return widest
 
 

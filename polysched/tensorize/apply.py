@@ -55,12 +55,11 @@ def _array_map(problem, loop_map) -> dict[str, str]:
                          f"with loops {dict(key)}")
 
 
-def _full_tiles(problem: Problem, loop_map) -> isl.Set:
-    """The instances of the statement in full blocks of the intrinsic's fixed extents."""
+def _full_tiles(problem: Problem, same_block: isl.Map) -> isl.Set:
+    """The instances of the statement in full blocks (``same_block``: `_same_block`)."""
     dom = problem.statement.domain
-    same_tile = _same_block(problem, loop_map)
     outside = isl.Set.universe(dom.get_space()).subtract(dom)
-    partial = same_tile.intersect_domain(dom).intersect_range(outside).domain()
+    partial = same_block.intersect_domain(dom).intersect_range(outside).domain()
     return dom.subtract(partial).coalesce()
 
 
@@ -138,11 +137,12 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
         part = isl.UnionMap.from_map(part)
         band1 = part if band1 is None else band1.union(part)
     points = isl.UnionMap.from_map(_keep(mine, outer, length))
-    full = _full_tiles(problem, loop_map)
+    same_block = _same_block(problem, loop_map)
+    full = _full_tiles(problem, same_block)
     # one call computes a whole block: an earlier tiling or strip-mining whose loops
     # split a block (tiles of 4 columns for a kernel of 8) would run it once per piece
     prefix = _keep(mine, 0, outer)
-    together = _same_block(problem, loop_map).intersect_domain(full).intersect_range(full)
+    together = same_block.intersect_domain(full).intersect_range(full)
     if not together.apply_range(prefix).is_subset(prefix):
         raise TransformError(f"tensorize: the loops around {name}'s points split the {problem.intrinsic.name} "
                              f"blocks (tile or strip-mine by multiples of its shape, or tensorize first)")
