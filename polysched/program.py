@@ -646,6 +646,9 @@ class Program:
         they measured faster; see `polysched.schedule.ScheduleOptions`)."""
         from polysched.schedule import ScheduleError as AutoScheduleError
         from polysched.schedule import ScheduleOptions, compute
+        for name, value in (("negative_coefficients", negative_coefficients), ("diamond", diamond)):
+            if not isinstance(value, bool) and not (name == "diamond" and value is None):
+                raise TransformError(f"auto_schedule: {name} is True or False, not {value!r}")
         args = {"scheduler": scheduler, "fuse": fuse}
         if negative_coefficients:
             args["negative_coefficients"] = True

@@ -237,6 +237,11 @@ def test_unroll_and_jam_of_a_strip_mined_triangle_generates_code():
     (lambda p: p.set_schedule('domain: "{ S0[k, j] : 0 <= k < 8 and 0 <= j < 8 }"\nchild:\n'
                               '  schedule: "[{ S0[k, j] -> [(k)] }]"\n  child:\n'
                               '    extension: "{ [k] -> S0[k, 0] }"'), "extension nodes"),
+    # accepted without a word: the extra statement was dropped, the flags taken as truthy
+    (lambda p: p.set_schedule("{ S0[k, j] -> [k, j]; X[i] -> [i] }"), "names X, which the region does not"),
+    (lambda p: p.set_schedule("{ [k, j] -> [k, j] }"), "names an unnamed tuple"),
+    (lambda p: p.auto_schedule(diamond="x"), "diamond is True or False, not 'x'"),
+    (lambda p: p.auto_schedule(negative_coefficients=5), "negative_coefficients is True or False"),
 ])
 def test_misuse_found_by_probing_is_one_sentence(call, message):
     """A depth of 10**9 built the list of the loops between before checking it (30 GB);

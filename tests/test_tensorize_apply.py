@@ -232,3 +232,41 @@ def test_tensorize_after_a_tiling_that_splits_its_blocks_is_refused(steps, split
             tiled.tensorize("S0", "dgemm_4x8")
     else:
         _verify(tiled.tensorize("S0", "dgemm_4x8"))
+
+
+BATCHED_GEMM = """#include <stdio.h>
+double A[3][8][4], B[3][4][8], C[3][8][8];
+void kernel(void) {
+#pragma scop
+  for (int b = 0; b < 3; b++)
+    for (int i = 0; i < 8; i++)
+      for (int j = 0; j < 8; j++)
+        for (int k = 0; k < 4; k++)
+          C[b][i][j] = C[b][i][j] + A[b][i][k] * B[b][k][j];
+#pragma endscop
+}
+int main(void) {
+  for (int b = 0; b < 3; b++) for (int i = 0; i < 8; i++) for (int k = 0; k < 4; k++) A[b][i][k] = i + k - b;
+  for (int b = 0; b < 3; b++) for (int k = 0; k < 4; k++) for (int j = 0; j < 8; j++) B[b][k][j] = k - j + 2 * b;
+  kernel();
+  for (int b = 0; b < 3; b++) for (int i = 0; i < 8; i++) for (int j = 0; j < 8; j++) printf("%g\\n", C[b][i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("first, second", [(0, 1), (1, 2), (0, 3), (2, 3)])
+def test_tensorize_after_an_interchange(first, second):
+    """Found by probing: after a plain ``interchange``, tensorize said the loops were
+    "no longer plain loops of the schedule". The loops from the outermost mapped one on
+    are rebuilt in their time order now (a batch loop moved inside stays inside)."""
+    moved = ps.Program.from_source(BATCHED_GEMM).interchange("S0", first, second)
+    done = moved.tensorize("S0", "dgemm_4x8")
+    assert calls_only(done.c_code()).count("polysched_dgemm_4x8(") == 1
+    _verify(done)
+
+
+def test_tensorize_refuses_a_skewed_loop():
+    skewed = ps.Program.from_source(SMALL_GEMM).skew("S0", 1, 0, 1)
+    with pytest.raises(TransformError, match="no longer plain"):
+        skewed.tensorize("S0", "dgemm_4x8")

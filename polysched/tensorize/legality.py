@@ -111,13 +111,16 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     fs = maps[stmt.name]
     positions = _loop_positions(fs)
     mapped = {p: l for l, p in loop_map}
-    depth0 = min(mapped)
-    cut = positions[depth0]
-    if any(positions.get(d, -1) < cut for d in range(depth0, len(problem.pattern.loops))):
-        raise KeyError(depth0)
     iters = problem.pattern.loops
+    # P: the outermost mapped loop in time (an interchange may have moved the loops); the
+    # loops from P on are rebuilt in their time order, so each must be a plain dimension
+    cut = min(positions[d] for d in mapped)
+    inner = [d for d in range(len(iters)) if positions.get(d, -1) >= cut]
+    if any(d not in positions for d in range(min(mapped), len(iters))):
+        raise KeyError(min(mapped))
+    inner.sort(key=positions.get)
     extents = problem.intrinsic.extents
-    slots = [d for d in range(depth0, len(iters)) if d in mapped]
+    slots = [d for d in inner if d in mapped]
     if blocked and problem.intrinsic.packing:
         # a packed kernel blocks its operands for the caches itself: only the rows of
         # its output are split, into equal blocks of at most kc rows (parallel work)
@@ -133,7 +136,7 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     else:
         tiles = [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in slots if extents[mapped[d]] is not None]
     tile = []
-    for d in range(depth0, len(iters)):
+    for d in inner:
         if d not in mapped:
             tile.append(iters[d])
         elif tiles and (not (blocked and problem.intrinsic.packing) or _tiled(tiles[0], iters[d])):

@@ -22,11 +22,13 @@ def as_tree(scop, schedule) -> isl.Schedule:
         schedule = parse_schedule(schedule, scop.domain.get_ctx())
     if isinstance(schedule, isl.Schedule):
         _check_parameters(scop, schedule.get_map())
+        _check_statements(scop, schedule.get_domain())
         return schedule
     if isinstance(schedule, isl.Map):
         schedule = isl.UnionMap.from_map(schedule)
     if isinstance(schedule, isl.UnionMap):
         _check_parameters(scop, schedule)
+        _check_statements(scop, schedule.domain())
         maps = flatten_map(schedule.intersect_domain(scop.domain))
         for name, time in maps.items():
             # isl refuses to make a band of a relation (MultiUnionPwAff.from_union_map)
@@ -35,6 +37,23 @@ def as_tree(scop, schedule) -> isl.Schedule:
         return _to_tree(scop.domain, maps)
     raise ScheduleError(f"a schedule is an isl.Schedule, an isl.UnionMap or isl text, "
                         f"not {type(schedule).__name__}")
+
+
+def _check_statements(scop, domain: isl.UnionSet) -> None:
+    """Refuse a schedule over a statement the region does not have (a map's extra
+    statement would be dropped without a word: most likely a typo or another program's)."""
+    names = []
+    domain.foreach_set(lambda s: names.append(s.get_tuple_name() or "an unnamed tuple"))
+    known = {s.name for s in scop.statements}
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise ScheduleError(f"the schedule names {', '.join(unknown)}, which the region does not have "
+                            f"(its statements: {', '.join(sorted(known, key=_natural))})")
+
+
+def _natural(name: str):
+    head = name.rstrip("0123456789")
+    return head, int(name[len(head):] or 0)
 
 
 def _parameter_names(obj) -> list[str]:
