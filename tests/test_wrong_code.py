@@ -2680,3 +2680,48 @@ def test_a_cast_gives_its_type_to_a_comparison(tmp_path):
     [scop] = extract(CAST_UNSIGNED_BOUND, filename="cast.c")
     assert scop.context.is_equal(isl.Set("[n] -> { : 0 < n <= 2147483647 }"))
     assert_same_behaviour(tmp_path, CAST_UNSIGNED_BOUND)
+
+
+MIXED_UNSIGNED_AND_LONG = r"""#include <stdio.h>
+#include <stdlib.h>
+#define IDX(r, c) ((r) * m + (c))
+static void kernel(long n, long m, unsigned lo, double *a, double *b) {
+  unsigned i, j;
+#pragma scop
+  for (i = 1; i < n; i++)
+    for (j = lo; j < m - 1; j++)
+      a[i * m + j] = a[(i - 1) * m + j] + 0.5 * b[IDX(i, j + 1)];
+#pragma endscop
+}
+int main(void) {
+  long n = 13, m = 17;
+  double *a = malloc(sizeof(double) * n * m), *b = malloc(sizeof(double) * n * m);
+  for (unsigned lo = 0; lo < 4; lo += 3) {
+    for (long k = 0; k < n * m; k++) { a[k] = (k * 7 % 11) * 0.25; b[k] = (k % 5) - 1.0; }
+    kernel(n, m, lo, a, b);
+    kernel(0, m, lo, a, b);
+    for (long k = 0; k < n * m; k++) printf("%a\n", a[k]);
+  }
+  free(a); free(b);
+  return 0;
+}
+"""
+
+
+def test_usual_arithmetic_conversions_of_unsigned_and_long(tmp_path):
+    """Fuzz programs 947, 1060, 1222 (and 1382): ``i * m`` with ``unsigned i`` and ``long
+    m`` is a ``long`` in C, but the front end took the widest unsigned operand (32 bits)
+    for the type of the sum and refused to read ``a[i * m + j]`` as ``a[i][j]``. Now the
+    usual arithmetic conversions type every sum; a 32-bit unsigned sum without sizes
+    (``j + 1``, ``i - 1``) is checked not to wrap like any other."""
+    [scop] = extract(MIXED_UNSIGNED_AND_LONG, filename="mixed.c")
+    assert {name: len(array.dims) for name, array in scop.arrays.items()} == {"a": 2, "b": 2}
+    assert not scop.context.intersect(isl.Set("[n, m, lo] -> { : n = 13 and m = 17 and lo = 3 }")).is_empty()
+    assert_same_behaviour(tmp_path, MIXED_UNSIGNED_AND_LONG, opts=("-O2",))
+
+
+def test_a_32_bit_unsigned_product_of_sizes_is_not_delinearised():
+    """``i * m`` with both unsigned is computed modulo 2**32: not a row the model could name."""
+    text = MIXED_UNSIGNED_AND_LONG.replace("long n, long m", "long n, unsigned m")
+    with pytest.raises(ScopError, match="non-affine product 'i \\* m'"):
+        extract(text, filename="wrapping.c")
