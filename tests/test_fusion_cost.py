@@ -173,41 +173,64 @@ def test_shared_volume_counts_the_dimension_of_the_common_elements():
     assert shared_volume(["S0"], ["S1"], prints) == 2 * NOMINAL_EXTENT     # A's row 2 and x
 
 
-def test_a_fusion_that_leaves_no_parallel_loop_is_undone():
+def test_a_fusion_that_leaves_no_parallel_loop_is_undone_unless_it_streams_the_matrix_twice():
     """atax: tmp[i] = A[i]·x, then y[j] += A[i][j] * tmp[i]. Fused (smartfuse) under i,
     the reduction into y[j] runs along the one shared loop: no parallel loop, one band
-    member. Apart, each product has a 2-deep band with a parallel loop."""
+    member. Apart, each product has a 2-deep band with a parallel loop, but A is read
+    twice from memory where the source reads each row twice from cache: fusion by cost
+    keeps the source's nests (LARGE, 2 threads: distributed ran at 0.90x of the source)."""
     smart = ps.Program.from_file(get("atax").path).auto_schedule(fuse="smart")
     assert any("S2" in part and "S3" in part for part in _top_parts(smart))
     assert _parallel_members(smart, "S3") == 0 and _band_depth(smart, "S3") == 1
-    cost = ps.Program.from_file(get("atax").path).auto_schedule(fuse="cost")
-    assert not any("S2" in part and "S3" in part for part in _top_parts(cost))
+    apart = ps.Program.from_file(get("atax").path).auto_schedule(fuse="no")
     for stmt in ("S2", "S3"):
-        assert _parallel_members(cost, stmt) >= 1 and _band_depth(cost, stmt) == 2
+        assert _parallel_members(apart, stmt) >= 1 and _band_depth(apart, stmt) == 2
+    assert apart.auto_tile(parallel=True).verify(threads=2).ok
+    cost = ps.Program.from_file(get("atax").path).auto_schedule(fuse="cost")
+    assert _top_parts(cost) == [["S0"], ["S1", "S2", "S3"]]
     assert cost.check().legal
-    assert cost.auto_tile(parallel=True).verify(threads=2).ok
-    # the decision, as the optimize summary and the bench records give it
+    # the decisions, as the optimize summary and the bench records give them
     result = optimize(get("atax").path, OptimizeOptions.from_flags(tile=True, parallel=True))
-    assert result.regions[0].fusion == ["S2 | S3 distributed: fused, their band would have "
-                                        "1 band member instead of 2"]
+    assert result.regions[0].fusion == [
+        "S2 | S3 distributed: fused, their band would have 1 band member instead of 2",
+        "kept the source's loop nests: the schedule found streams A 2 times (the source: 1)"]
     assert "  fusion: S2 | S3 distributed" in result.summary()
 
 
 def test_a_fusion_where_one_statement_walks_columns_is_undone():
     """bicg: s[j] += r[i] * A[i][j] and q[i] += A[i][j] * p[j]. Fused, the shared band
     runs j outside i for the first and i outside j for the second: whichever loop is
-    innermost walks A by columns for one of them. Apart, both walk rows."""
+    innermost walks A by columns for one of them. Apart, both walk rows, but A is
+    streamed twice: fusion by cost keeps the source's nest, which reads it once."""
     smart = ps.Program.from_file(get("bicg").path).auto_schedule(fuse="smart")
     assert any("S2" in part and "S3" in part for part in _top_parts(smart))
     assert [t for _, t in smart.loops("S2")][-2:] == ["j", "i"]
     assert [t for _, t in smart.loops("S3")][-2:] == ["i", "j"]
-    cost = ps.Program.from_file(get("bicg").path).auto_schedule(fuse="cost")
-    assert not any("S2" in part and "S3" in part for part in _top_parts(cost))
-    tiled = cost.auto_tile(parallel=True)
+    apart = ps.Program.from_file(get("bicg").path).auto_schedule(fuse="no")
+    assert not any("S2" in part and "S3" in part for part in _top_parts(apart))
+    tiled = apart.auto_tile(parallel=True)
     assert [t for _, t in tiled.loops("S2")][-1] == "j"
     # the second one's rows jammed by 4 around its j loop: q[i..i+3] in registers
     assert [t for _, t in tiled.loops("S3")][-3:] == ["floor(i/4)", "j", "i"]
     assert tiled.verify(threads=2).ok
+    cost = ps.Program.from_file(get("bicg").path).auto_schedule(fuse="cost")
+    assert _top_parts(cost) == [["S0"], ["S1", "S2", "S3"]]
+
+
+def test_streamed_matrices_and_their_passes():
+    """The arrays every access of which touches an element once (an oracle by hand for
+    each kernel), and the outermost nests that read them."""
+    from polysched.schedule.fusion import extra_passes, nests, streamed_arrays
+    expected = {"bicg": ["A"], "atax": ["A"], "mvt": ["A"], "gemm": [], "jacobi-2d": [], "gesummv": ["A", "B"]}
+    for kernel, arrays in expected.items():
+        scop = ps.Program.from_file(get(kernel).path).scop
+        assert sorted(streamed_arrays(scop.statements)) == arrays, kernel
+    bicg = ps.Program.from_file(get("bicg").path)
+    assert nests(bicg.scop.schedule) == [{"S0"}, {"S1", "S2", "S3"}]
+    apart = bicg.auto_schedule(fuse="no")
+    assert extra_passes(bicg.scop.statements, bicg.scop.schedule, apart.schedule) == [("A", 1, 2)]
+    mvt = ps.Program.from_file(get("mvt").path)
+    assert extra_passes(mvt.scop.statements, mvt.scop.schedule, mvt.auto_schedule(fuse="no").schedule) == []
 
 
 def test_a_fusion_that_makes_one_product_walk_columns_is_undone():

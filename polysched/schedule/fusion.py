@@ -30,6 +30,8 @@ from __future__ import annotations
 import islpy as isl
 import networkx as nx
 
+from polysched.islutil import sets_of
+
 # The volume of an n-dimensional set of shared elements is taken as NOMINAL_EXTENT ** n:
 # sizes are parameters, so only the dimension is known, and a shared matrix outweighs
 # any number of shared vectors.
@@ -101,3 +103,56 @@ def ordered(parts: list[list[str]], edges, position: dict[str, int]) -> list[lis
     graph = part_graph(parts, edges)
     first = {k: min(position[s] for s in part) for k, part in enumerate(parts)}
     return [parts[k] for k in nx.lexicographical_topological_sort(graph, key=first.get)]
+
+
+def streamed_arrays(statements) -> list[str]:
+    """The arrays of two or more dimensions that every statement touching them reads or
+    writes each element of at most once (every access injective on its domain: bicg's
+    ``A[i][j]``, not gemm's ``C[i][j]`` inside ``k``): the matrices a memory-bound kernel
+    streams. Each pass over one costs its whole size in memory traffic."""
+    touched: dict[str, bool] = {}
+    for stmt in statements:
+        for access in stmt.accesses:
+            relation = access.relation.intersect_domain(stmt.domain)
+            streamed = relation.dim(isl.dim_type.out) >= 2 and relation.is_injective()
+            touched[access.array] = touched.get(access.array, True) and streamed
+    return [name for name, streamed in touched.items() if streamed]
+
+
+def nests(schedule: isl.Schedule) -> list[set[str]]:
+    """The statements of each outermost loop nest of ``schedule`` (each band reached
+    from the root through sequences and filters; statements outside every loop count
+    as a nest of their own)."""
+    found: list[set[str]] = []
+
+    def visit(node: isl.ScheduleNode) -> None:
+        kind = node.get_type()
+        if kind in (isl.schedule_node_type.band, isl.schedule_node_type.leaf):
+            names = {s.get_tuple_name() for s in sets_of(node.get_domain()) if not s.is_empty()}
+            if names:
+                found.append(names)
+            return
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(schedule.get_root())
+    return found
+
+
+def extra_passes(statements, original: isl.Schedule, schedule: isl.Schedule) -> list[tuple[str, int, int]]:
+    """``(array, passes in original, passes in schedule)`` for every streamed array
+    (`streamed_arrays`) that ``schedule`` reads in more outermost nests than
+    ``original`` does: distribution that reads the matrix twice where the source read
+    it once (bicg: ``s += r A`` and ``q += A p`` apart; atax), a loss no parallel loop
+    makes up for when the kernel is bound by memory bandwidth."""
+    readers = {s.name: {a.array for a in s.accesses} for s in statements}
+
+    def passes(tree: isl.Schedule, array: str) -> int:
+        return sum(1 for nest in nests(tree) if any(array in readers.get(s, ()) for s in nest))
+
+    out = []
+    for array in streamed_arrays(statements):
+        before, after = passes(original, array), passes(schedule, array)
+        if after > before:
+            out.append((array, before, after))
+    return out
