@@ -34,23 +34,17 @@ class Term(NamedTuple):
 
 
 def expand(node: c_ast.Node, is_size: Callable[[str], bool],
-           unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None, depth: int = 0,
-           dissolved: list[c_ast.Node] | None = None) -> list[Term] | None:
+           unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None, depth: int = 0) -> list[Term] | None:
     """``node`` as a sum of terms, products distributed over sums, macro uses replaced
-    by ``unfold(node)`` (their parsed expansion, or None); None past ``MAX_TERMS``.
-    ``dissolved`` collects the sums and products taken apart (the model never sees
-    them: their wrap-around must be ruled out another way)."""
+    by ``unfold(node)`` (their parsed expansion, or None); None past ``MAX_TERMS``."""
     if depth > 64:
         return None
     unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
     if unfolded is not None:
-        return expand(unfolded, is_size, unfold, depth + 1, dissolved)
-    if dissolved is not None and (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*")
-                                  or isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+")):
-        dissolved.append(node)
+        return expand(unfolded, is_size, unfold, depth + 1)
 
     def sub(n: c_ast.Node) -> list[Term] | None:
-        return expand(n, is_size, unfold, depth + 1, dissolved)
+        return expand(n, is_size, unfold, depth + 1)
 
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
         left, right = sub(node.left), sub(node.right)

@@ -925,28 +925,17 @@ class _RegionBuilder:
                     subscripts.setdefault(decl.name, []).append(child.subscript)
         chains = {}
         for name, nodes in subscripts.items():
-            dissolved: list[c_ast.Node] = []
-            expanded = [expand(n, self.is_size, self.unfolded, dissolved=dissolved) for n in nodes]
-            if any(terms is None for terms in expanded) or any(map(self.wraps_with_sizes, dissolved)):
+            # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
+            # row and column the model would name (64 bits wrap like addresses do)
+            if any(unsigned_width_of(n, self.type_of) not in (None, 64) for n in nodes):
+                continue
+            expanded = [expand(n, self.is_size, self.unfolded) for n in nodes]
+            if any(terms is None for terms in expanded):
                 continue
             chain = chain_of(expanded, self.mentions_iterator)
             if chain is not None and all(grouped(t, chain, self.mentions_iterator) is not None for t in expanded):
                 chains[name] = chain
         return chains
-
-    def unsigned_sums(self, dissolved: list[c_ast.Node]) -> list[c_ast.Node]:
-        """The sums and products of a linearised subscript that C computes in 32-bit
-        unsigned arithmetic (modulo 2**32; 64 bits wrap like addresses do, and ``u * n``
-        with a long ``n`` is long)."""
-        return [d for d in dissolved if unsigned_width_of(d, self.type_of) == 32]
-
-    def wraps_with_sizes(self, node: c_ast.Node) -> bool:
-        """Is ``node`` a 32-bit unsigned sum or product over sizes (``i * n``, all
-        unsigned)? The model cannot check it: it is not affine."""
-        if not self.unsigned_sums([node]):
-            return False
-        terms = expand(node, self.is_size, self.unfolded)
-        return terms is None or any(t.sizes for t in terms)
 
     def is_size(self, name: str) -> bool:
         """May ``name`` be a size in a linearised subscript (an integer variable the
@@ -971,18 +960,8 @@ class _RegionBuilder:
                      name: str, site: c_ast.Node | None) -> list[isl.PwAff]:
         """The subscripts ``(a0, a1, ...)`` of the linearised ``subscript`` of ``name``,
         assuming ``0 <= a_k < size_k`` for the inner ones wherever it is evaluated."""
-        dissolved: list[c_ast.Node] = []
-        groups = grouped(expand(subscript, self.is_size, self.unfolded, dissolved=dissolved),
-                         chain, self.mentions_iterator)
+        groups = grouped(expand(subscript, self.is_size, self.unfolded), chain, self.mentions_iterator)
         converter = self.converter(ctx)
-        for node in self.unsigned_sums(dissolved):
-            # an unsigned sum without sizes (`l + 1` in `k * m + l + 1`) is affine: checked
-            # not to wrap, as anywhere (one the model cannot read fails below, with its message)
-            try:
-                converter.pw_aff(node, site)
-                self.assume_in_range(ctx.domain)
-            except NotAffine:
-                pass
         pieces = []
         for group in groups:
             try:

@@ -41,8 +41,10 @@ def literal_unsigned_width(text: str) -> int | None:
     without ``u`` is always signed)."""
     body = text.rstrip("uUlL")
     suffix = text[len(body):].lower()
-    value = _literal_value(body)
-    if value is None:
+    try:
+        value = int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body[:1] == "0" and len(body) > 1 \
+            else int(body)
+    except ValueError:
         return None
     based = body[:1] == "0" and len(body) > 1
     if "u" in suffix:
@@ -56,109 +58,33 @@ def literal_unsigned_width(text: str) -> int | None:
     return None if value <= 2 ** 63 - 1 else 64
 
 
-def _literal_value(body: str) -> int | None:
-    """The value of an integer literal without its suffix (decimal, 0x..., octal)."""
-    try:
-        return int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body[:1] == "0" and len(body) > 1 \
-            else int(body)
-    except ValueError:
-        return None
-
-
-IntegerType = tuple[int, bool]          # (width, unsigned) after the integer promotions
-_INT: IntegerType = (32, False)
-_ARITHMETIC = ("+", "-", "*", "/", "%", "&", "|", "^")
-_FLOATING_WORDS = {"float", "double", "_Complex"}
-
-
-def _declared_type(c_type: str | None) -> IntegerType | None:
-    """The promoted type of a variable declared ``c_type``; None when it is not an
-    integer (floating). A type polysched does not know counts as ``int``: C converts
-    ``int`` to the other operand's type, so an unsigned operand is never missed."""
-    if c_type is None:
-        return _INT
-    width = unsigned_width(c_type)
-    if width is not None:
-        return width, True
-    words = set(c_type.split())
-    if words & _FLOATING_WORDS or "*" in c_type:
-        return None
-    return (64, False) if words & {"long", "int64_t", "intptr_t", "ptrdiff_t", "ssize_t", "intmax_t"} else _INT
-
-
-def _converted(a: IntegerType | None, b: IntegerType | None) -> IntegerType | None:
-    """The usual arithmetic conversions (C11 6.3.1.8) of two promoted types, LP64: the
-    wider signed type wins over a narrower unsigned one (``unsigned * long`` is ``long``),
-    else the unsigned one."""
-    if a is None or b is None:
-        return None
-    if a[1] == b[1]:
-        return max(a[0], b[0]), a[1]
-    unsigned, signed = (a, b) if a[1] else (b, a)
-    return unsigned if unsigned[0] >= signed[0] else signed
-
-
-def integer_type_of(node: c_ast.Node, type_of: Callable[[str], str | None]) -> IntegerType | None:
-    """The C type of the expression ``node`` (promoted; None for a floating or pointer
-    value). Nodes it does not type (calls of function-like macros, array elements) take
-    the widest unsigned type among their leaves, as if converted to it: never narrower
-    or more signed than C's, which would miss a wrap-around."""
-    if isinstance(node, c_ast.ID):
-        return _declared_type(type_of(node.name))
-    if isinstance(node, c_ast.Constant):
-        if node.type == "char":
-            return _INT
-        if node.type not in ("int", "long int", "unsigned int", "unsigned long int", "unsigned long long int"):
-            return None
-        width = literal_unsigned_width(node.value)
-        if width is not None:
-            return width, True
-        body = node.value.rstrip("uUlL")
-        value = _literal_value(body)
-        long = "l" in node.value[len(body):].lower() or value is None or value > 2 ** 31 - 1
-        return (64, False) if long else _INT
-    if isinstance(node, c_ast.Cast):
-        from pycparser import c_generator
-        return _declared_type(c_generator.CGenerator().visit(node.to_type))
-    if isinstance(node, c_ast.UnaryOp):
-        if node.op == "sizeof":
-            return 64, True
-        if node.op in ("-", "+", "~", "++", "--", "p++", "p--"):
-            return integer_type_of(node.expr, type_of)
-        if node.op == "!":
-            return _INT
-    elif isinstance(node, c_ast.BinaryOp):
-        if node.op in _ARITHMETIC:
-            return _converted(integer_type_of(node.left, type_of), integer_type_of(node.right, type_of))
-        if node.op in ("<<", ">>"):
-            return integer_type_of(node.left, type_of)
-        if node.op in _COMPARISONS or node.op in ("&&", "||"):
-            return _INT
-    elif isinstance(node, c_ast.TernaryOp):
-        return _converted(integer_type_of(node.iftrue, type_of), integer_type_of(node.iffalse, type_of))
-    widest = _widest_unsigned_leaf(node, type_of)
-    return (widest, True) if widest else _INT
-
-
-def _widest_unsigned_leaf(node: c_ast.Node, type_of: Callable[[str], str | None]) -> int | None:
-    widest = None
-    for _, child in node.children():
-        found = integer_type_of(child, type_of)
-        if found is not None and found[1]:
-            widest = max(widest or 0, found[0])
-    return widest
-
-
 def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None]) -> int | None:
-    """32 or 64 when C computes ``node`` in unsigned arithmetic of that width (for a
-    comparison: when it compares in it, ``-1 < sizeof(x)`` is false), else None.
-    Casts, ``u``-suffixed and large hexadecimal constants and ``sizeof`` count, and the
-    usual arithmetic conversions: ``u * n`` with ``unsigned u`` and ``long n`` is signed."""
-    if isinstance(node, c_ast.BinaryOp) and node.op in _COMPARISONS:
-        found = _converted(integer_type_of(node.left, type_of), integer_type_of(node.right, type_of))
-    else:
-        found = integer_type_of(node, type_of)
-    return found[0] if found is not None and found[1] else None
+    """The widest unsigned type among the variables, ``u``-suffixed constants and casts
+    in ``node`` (None if there is none): C converts the operation to it."""
+    widest = None
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        width = None
+        if isinstance(n, c_ast.ID):
+            c_type = type_of(n.name)
+            width = unsigned_width(c_type) if c_type else None
+        elif isinstance(n, c_ast.Constant) and n.type in ("int", "long int", "unsigned int",
+                                                          "unsigned long int", "unsigned long long int"):
+            width = literal_unsigned_width(n.value)
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "sizeof":
+            widest = max(widest or 0, 64)       # a size_t; what it measures does not count
+            continue
+        elif isinstance(n, c_ast.Cast):
+            from pycparser import c_generator
+            width = unsigned_width(c_generator.CGenerator().visit(n.to_type))
+        if width is not None:
+            widest = max(widest or 0, width)
+        # the value of a cast has the cast's type, whatever its operand's ('(int) u' is
+        # signed; arithmetic inside the operand is checked where it is converted)
+        if not isinstance(n, c_ast.Cast):
+            stack.extend(child for _, child in n.children())
+    return widest
 
 
 def unsigned_comparisons(node: c_ast.Node, type_of: Callable[[str], str | None]) \
