@@ -2680,3 +2680,12 @@ def test_a_cast_gives_its_type_to_a_comparison(tmp_path):
     [scop] = extract(CAST_UNSIGNED_BOUND, filename="cast.c")
     assert scop.context.is_equal(isl.Set("[n] -> { : 0 < n <= 2147483647 }"))
     assert_same_behaviour(tmp_path, CAST_UNSIGNED_BOUND)
+
+
+def test_an_unsigned_constant_difference_inside_a_long_sum(tmp_path):
+    """Fuzz program 2622 (found at 969f182, since reverted): ``3 - 5u`` wraps to
+    4294967294 before the long ``j - 2`` is added; typing the sum as long lost the
+    wrap-around of the unsigned part and ``--fuse max`` wrote B[-3][1]."""
+    text = open(Path(__file__).parent / "data" / "fuzz" / "s20261124-p02622-min.c").read()
+    assert_same_behaviour(tmp_path, text, modes={"max": dict(fuse="max"), "tile-par": dict(tile=True, parallel=True)},
+                          opts=("-O2",))
