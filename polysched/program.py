@@ -646,9 +646,11 @@ class Program:
         they measured faster; see `polysched.schedule.ScheduleOptions`)."""
         from polysched.schedule import ScheduleError as AutoScheduleError
         from polysched.schedule import ScheduleOptions, compute
-        for name, value in (("negative_coefficients", negative_coefficients), ("diamond", diamond)):
-            if not isinstance(value, bool) and not (name == "diamond" and value is None):
-                raise TransformError(f"auto_schedule: {name} is True or False, not {value!r}")
+        if not isinstance(negative_coefficients, bool):
+            raise TransformError("auto_schedule: negative_coefficients is True or False, "
+                                 f"not {negative_coefficients!r}")
+        if diamond is not None and not isinstance(diamond, bool):
+            raise TransformError(f"auto_schedule: diamond is True or False, not {diamond!r}")
         args = {"scheduler": scheduler, "fuse": fuse}
         if negative_coefficients:
             args["negative_coefficients"] = True

@@ -114,11 +114,10 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     iters = problem.pattern.loops
     # P: the outermost mapped loop in time (an interchange may have moved the loops); the
     # loops from P on are rebuilt in their time order, so each must be a plain dimension
-    cut = min(positions[d] for d in mapped)
-    inner = [d for d in range(len(iters)) if positions.get(d, -1) >= cut]
     if any(d not in positions for d in range(min(mapped), len(iters))):
         raise KeyError(min(mapped))
-    inner.sort(key=positions.get)
+    cut = min(positions[d] for d in mapped)
+    inner = sorted((d for d in positions if positions[d] >= cut), key=positions.get)
     extents = problem.intrinsic.extents
     slots = [d for d in inner if d in mapped]
     if blocked and problem.intrinsic.packing:

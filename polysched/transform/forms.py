@@ -14,6 +14,7 @@ import islpy as isl
 from polysched.dependence import ScheduleError, parse_schedule
 from polysched.dependence.flatten import flatten_map
 from polysched.dependence.legality import _to_tree
+from polysched.islutil import sets_of
 
 
 def as_tree(scop, schedule) -> isl.Schedule:
@@ -42,18 +43,11 @@ def as_tree(scop, schedule) -> isl.Schedule:
 def _check_statements(scop, domain: isl.UnionSet) -> None:
     """Refuse a schedule over a statement the region does not have (a map's extra
     statement would be dropped without a word: most likely a typo or another program's)."""
-    names = []
-    domain.foreach_set(lambda s: names.append(s.get_tuple_name() or "an unnamed tuple"))
-    known = {s.name for s in scop.statements}
-    unknown = sorted(set(names) - known)
+    known = [s.name for s in scop.statements]
+    unknown = sorted({s.get_tuple_name() or "an unnamed tuple" for s in sets_of(domain)} - set(known))
     if unknown:
         raise ScheduleError(f"the schedule names {', '.join(unknown)}, which the region does not have "
-                            f"(its statements: {', '.join(sorted(known, key=_natural))})")
-
-
-def _natural(name: str):
-    head = name.rstrip("0123456789")
-    return head, int(name[len(head):] or 0)
+                            f"(its statements: {', '.join(known)})")
 
 
 def _parameter_names(obj) -> list[str]:
