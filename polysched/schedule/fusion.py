@@ -106,15 +106,17 @@ def ordered(parts: list[list[str]], edges, position: dict[str, int]) -> list[lis
 
 
 def streamed_arrays(statements) -> list[str]:
-    """The arrays of two or more dimensions that every statement touching them reads or
-    writes each element of at most once (every access injective on its domain: bicg's
-    ``A[i][j]``, not gemm's ``C[i][j]`` inside ``k``): the matrices a memory-bound kernel
-    streams. Each pass over one costs its whole size in memory traffic."""
+    """The input matrices a memory-bound kernel streams: arrays of two or more
+    dimensions that the region only reads, each element at most once per statement
+    (every access injective on its domain: bicg's ``A[i][j]``, not gemm's ``C[i][j]``
+    inside ``k``). Each pass over one costs its whole size in memory traffic. A matrix
+    the region writes is left to the fusion policy: distributing a parallel producer
+    from a reduction that consumes it is what a deep nest needs (#9's 5-deep nest)."""
     touched: dict[str, bool] = {}
     for stmt in statements:
         for access in stmt.accesses:
             relation = access.relation.intersect_domain(stmt.domain)
-            streamed = relation.dim(isl.dim_type.out) >= 2 and relation.is_injective()
+            streamed = access.kind == "read" and relation.dim(isl.dim_type.out) >= 2 and relation.is_injective()
             touched[access.array] = touched.get(access.array, True) and streamed
     return [name for name, streamed in touched.items() if streamed]
 
@@ -146,13 +148,14 @@ def extra_passes(statements, original: isl.Schedule, schedule: isl.Schedule) -> 
     it once (bicg: ``s += r A`` and ``q += A p`` apart; atax), a loss no parallel loop
     makes up for when the kernel is bound by memory bandwidth."""
     readers = {s.name: {a.array for a in s.accesses} for s in statements}
+    before_nests, after_nests = nests(original), nests(schedule)
 
-    def passes(tree: isl.Schedule, array: str) -> int:
-        return sum(1 for nest in nests(tree) if any(array in readers.get(s, ()) for s in nest))
+    def passes(found: list[set[str]], array: str) -> int:
+        return sum(1 for nest in found if any(array in readers.get(s, ()) for s in nest))
 
     out = []
     for array in streamed_arrays(statements):
-        before, after = passes(original, array), passes(schedule, array)
+        before, after = passes(before_nests, array), passes(after_nests, array)
         if after > before:
             out.append((array, before, after))
     return out
