@@ -399,7 +399,7 @@ class Program:
                 raise TransformError(f"time: {built.reason}")
             samples = []
             for _ in range(repeat):
-                run = run_binary(built.output or Path(tmp) / "program", threads=threads, timeout=600)
+                run = run_binary(built.output or Path(tmp) / "program", threads=threads, timeout=600, timed=True)
                 if not run.ok:
                     raise TransformError(f"time: {run.reason}")
                 samples.append(run.kernel_seconds if run.kernel_seconds is not None else run.seconds)

@@ -197,6 +197,19 @@ def test_run_parses_kernel_time_and_threads(tmp_path):
     assert parse_kernel_seconds("no time here") is None
 
 
+@needs_gcc
+def test_timed_runs_bind_the_openmp_threads(tmp_path, monkeypatch):
+    """A timed run binds the threads (OpenMP itself reports it), an untimed one does not,
+    and the user's own OMP_PROC_BIND wins."""
+    binary = _build(tmp_path, "bind", '#include <stdio.h>\n#include <omp.h>\n'
+                    'int main(void) { printf("%d\\n", (int)omp_get_proc_bind()); return 0; }\n', openmp=True)
+    monkeypatch.delenv("OMP_PROC_BIND", raising=False)
+    assert run_binary(binary, threads=2).stdout.strip() == "0"              # omp_proc_bind_false
+    assert run_binary(binary, threads=2, timed=True).stdout.strip() == "1"  # omp_proc_bind_true
+    monkeypatch.setenv("OMP_PROC_BIND", "spread")
+    assert run_binary(binary, threads=2, timed=True).stdout.strip() == "4"  # omp_proc_bind_spread
+
+
 def test_run_missing_binary(tmp_path):
     result = run_binary(tmp_path / "nothing")
     assert not result.ok and "no such executable" in result.reason

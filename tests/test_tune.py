@@ -118,6 +118,27 @@ def test_every_sampled_or_mutated_config_replays(gemm):
         assert [dict(s) for s in program.trace] == space.trace_steps(config)
 
 
+def test_unroll_and_jam_counts_the_loops_of_each_configuration(gemm):
+    """The flags change how many loops the tiling policy makes (parallel, no unroll, no
+    reorder: one loop fewer for gemm's S1 than with the defaults), so "one loop above
+    the innermost" must be counted per configuration: it used to name the innermost
+    loop and the replay failed ("nothing to jam into")."""
+    space = SearchSpace(gemm, SpaceOptions(fusions=("cost",), tensorize=False))
+    base = space.default()
+    gene = next(k for k, g in enumerate(space.structures[base["fuse"]].genes) if g.uaj_stmt == "S1")
+    for parallel, reorder, unroll in [(True, False, 1), (True, True, 4), (True, True, 1), (False, False, 1)]:
+        config = json.loads(json.dumps(base))
+        config.update(parallel=parallel, reorder=reorder, unroll=unroll)
+        config["uaj"][gene] = [1, 2]
+        steps = space.trace_steps(config)
+        jam = [s for s in steps if s["op"] == "unroll_and_jam"]
+        assert len(jam) == 1
+        program = gemm.replay(steps)                 # raised TransformError before
+        loops = gemm.replay(steps[:2]).loops(jam[0]["args"]["stmt"])
+        assert jam[0]["args"]["depth"] == len(loops) - 2
+        assert program.check().legal
+
+
 def test_illegal_candidate_is_recorded_as_illegal(tmp_path):
     path = get("seidel-2d").path
     trace = json.dumps({"steps": [{"op": "interchange", "args": {"stmt": "S0", "d1": 0, "d2": 1}}]})

@@ -193,16 +193,26 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None = None,
-               env: Mapping[str, str] | None = None, args: Sequence[str] = ()) -> RunResult:
+               env: Mapping[str, str] | None = None, args: Sequence[str] = (),
+               timed: bool = False) -> RunResult:
     """Run an executable, capturing stdout/stderr. ``threads`` sets OMP_NUM_THREADS;
     ``env`` adds to (not replaces) the current environment. A crash, a non-zero exit
     or a hang gives ``ok=False`` with a reason ("killed by SIGSEGV", "timed out after
-    60 s", "exited with status 3"), never an exception."""
+    60 s", "exited with status 3"), never an exception.
+
+    ``timed`` (a run whose time is kept) binds the OpenMP threads to CPUs
+    (``OMP_PROC_BIND=true``, unless the environment says otherwise): unbound, Linux
+    sometimes starts the second thread on the first one's CPU, where its spin-wait
+    takes that CPU's time until the scheduler moves it. A MEDIUM gemm whose parallel
+    loop had one iteration ran in 1.0 ms or in 4-9 ms, about half the runs each, on a
+    2-vCPU machine; bound, 1.0-1.2 ms every run."""
     binary = Path(binary)
     run_env = dict(os.environ)
     run_env.update(env or {})
     if threads is not None:
         run_env["OMP_NUM_THREADS"] = str(threads)
+    if timed:
+        run_env.setdefault("OMP_PROC_BIND", "true")
     command = [str(binary if binary.is_absolute() or binary.parent != Path(".") else Path(".") / binary),
                *args]
     start = time.perf_counter()

@@ -275,7 +275,8 @@ def _prepare(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
 def _time_once(record: dict, binary: Path, *, threads: int | None, timeout: float) -> dict | None:
     """One timed run, appended to the record; a failure sets the status (no more runs).
     Returns the sample (``time``, ``wall``, ``checksum``, ``time_source``) or None."""
-    run = run_binary(binary, timeout=timeout, threads=threads)
+    run = run_binary(binary, timeout=timeout, threads=threads, timed=True)
+    record["omp_proc_bind"] = os.environ.get("OMP_PROC_BIND", "true")     # as run_binary sets it
     if not run.ok:
         record.update(status=TIMEOUT if run.timed_out else RUN_ERROR,
                       reason=f"run {len(record['wall_times']) + 1}: {run.reason}")

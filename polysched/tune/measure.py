@@ -198,6 +198,7 @@ def prepare(job: Job) -> Result:
                       timeout=job.compile_timeout)
     result.command = built.command_line
     result.flags = {"cflags": list(job.cflags), "defines": defines, "openmp": openmp,
+                    "omp_proc_bind": os.environ.get("OMP_PROC_BIND", "true"),     # run_binary(timed=True)
                     "verify_dataset": job.verify_dataset, "verify_fp_contract_off": True}
     if not built.ok:
         return done("compile_error", built.reason)
@@ -221,7 +222,7 @@ def time_prepared(result: Result, job: Job) -> Result:
     else:
         samples = []
         for k in range(max(1, job.repeat)):
-            run = run_binary(result.binary, timeout=job.timeout, threads=job.threads)
+            run = run_binary(result.binary, timeout=job.timeout, threads=job.threads, timed=True)
             if not run.ok:
                 result.status = "timeout" if run.timed_out else "wrong"
                 result.reason = f"timed run {k + 1} at {job.dataset}: {run.reason}"

