@@ -62,7 +62,7 @@ def main(argv=None) -> int:
     store = TuneDB(args.db)
     for name in kernels:
         target = Target.of(name)
-        program = target.program()
+        program = target.program(args.dataset)
         kernel_fp = target.fingerprint(program)
         rows = [r for r in store.rows(kernel_fp=kernel_fp, machine_fp=machine_fp, status="ok")
                 if r.dataset == args.dataset and r.config is not None and r.median]

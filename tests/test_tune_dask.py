@@ -8,13 +8,14 @@ import distributed   # in the test extra: a missing install fails here, it is no
 from polysched.tune import DaskExecutor, LocalExecutor, SpaceOptions, Target, tune
 from polysched.tune.space import trace_hash
 
+# sizes at SMALL (the campaign sizes its space at the timed dataset): 2 choices per member
 SPACE = SpaceOptions(fusions=("smart",), identity=False, powers=(32, 64), divisors=0, model_sizes=False,
                      reorder=(True,), unroll=(1,), parallel=(True,), wavefront=(True,), uaj=())
 TIMER = "polysched.tune.fake:deterministic_time"
 
 
 def campaign(db, executor):
-    return tune(Target.of("gemm"), db=db, trials=5, search="random", model="sol", seed=11, dataset="MINI",
+    return tune(Target.of("gemm"), db=db, trials=5, search="random", model="sol", seed=11, dataset="SMALL",
                 threads=2, repeat=1, space_options=SPACE, executor=executor, timer=TIMER)
 
 

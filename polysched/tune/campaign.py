@@ -59,9 +59,14 @@ class Target:
     def source(self) -> str:
         return self.path.read_text(errors="surrogateescape")
 
-    def program(self):
+    def program(self, dataset: str | None = None):
+        """The region as a Program; with ``dataset``, its sizes are that dataset's
+        (``-DMEDIUM_DATASET``), so the space's tile sizes and the cost models see the
+        extents that are measured."""
+        from polysched.bench import dataset_define
         from polysched.program import Program
-        return Program.from_file(self.path, region=self.region, defines=self.defines or None,
+        defines = {**self.defines, **dataset_define(dataset)}
+        return Program.from_file(self.path, region=self.region, defines=defines or None,
                                  include_dirs=self.include_dirs or None)
 
     def fingerprint(self, program=None) -> str:
@@ -159,7 +164,7 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
         raise ValueError("trials must be at least 1")
     store = db if isinstance(db, TuneDB) else TuneDB(db)
     space_options = space_options or SpaceOptions()
-    program = target.program()
+    program = target.program(dataset)
     identity = machine_identity(cc)
     machine_fp = machine_fingerprint(identity)
     kernel_fp = target.fingerprint(program)

@@ -94,10 +94,13 @@ def _lru_get(cache: OrderedDict, key, make):
 def program_of(job: Job):
     """The program the job's trace gives (the scheduled prefix cached per process)."""
     from polysched.program import Program, Trace
+    from polysched.bench import dataset_define
+    # the sizes of the timed dataset, as the campaign's space saw them (Target.program)
+    defines = {**job.defines, **dataset_define(job.dataset)}
     base_key = (hashlib.sha256(job.source.encode(errors="surrogateescape")).hexdigest(), job.filename,
-                job.region, json.dumps(job.defines, sort_keys=True), tuple(job.include_dirs))
+                job.region, json.dumps(defines, sort_keys=True), tuple(job.include_dirs))
     base = _lru_get(_BASES, base_key, lambda: Program.from_source(
-        job.source, region=job.region, defines=job.defines or None,
+        job.source, region=job.region, defines=defines or None,
         include_dirs=job.include_dirs or None, filename=job.filename))
     steps = list(Trace.from_json(job.trace).steps)
     if steps and steps[0]["op"] == "auto_schedule":
