@@ -34,6 +34,4 @@ def best_program(db, target: "Target", cc: str = "gcc"):
         row = store.best(target.fingerprint(program), machine_fingerprint(machine_identity(cc)))
     if row is None:
         return None, None
-    if row.dataset:          # replayed on the sizes it was measured at, as the campaign did
-        program = target.program(row.dataset)
     return program.replay(Trace.from_json(row.trace)), row
