@@ -192,6 +192,12 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+def timed_proc_bind() -> str:
+    """The ``OMP_PROC_BIND`` a timed run gets (:func:`run_binary` with ``timed``): the
+    environment's, else ``true``. Benchmark records store it."""
+    return os.environ.get("OMP_PROC_BIND", "true")
+
+
 def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None = None,
                env: Mapping[str, str] | None = None, args: Sequence[str] = (),
                timed: bool = False) -> RunResult:
@@ -211,8 +217,8 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
     run_env.update(env or {})
     if threads is not None:
         run_env["OMP_NUM_THREADS"] = str(threads)
-    if timed:
-        run_env.setdefault("OMP_PROC_BIND", "true")
+    if timed and "OMP_PROC_BIND" not in (env or {}):
+        run_env["OMP_PROC_BIND"] = timed_proc_bind()
     command = [str(binary if binary.is_absolute() or binary.parent != Path(".") else Path(".") / binary),
                *args]
     start = time.perf_counter()

@@ -58,7 +58,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, compare_outputs
 from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, portable_cflags,
-                      run_binary, uses_openmp, verify)
+                      run_binary, timed_proc_bind, uses_openmp, verify)
 from .machine import load_average, machine_info, usable_cores
 
 SCHEMA = "polysched-bench/1"
@@ -276,7 +276,7 @@ def _time_once(record: dict, binary: Path, *, threads: int | None, timeout: floa
     """One timed run, appended to the record; a failure sets the status (no more runs).
     Returns the sample (``time``, ``wall``, ``checksum``, ``time_source``) or None."""
     run = run_binary(binary, timeout=timeout, threads=threads, timed=True)
-    record["omp_proc_bind"] = os.environ.get("OMP_PROC_BIND", "true")     # as run_binary sets it
+    record["omp_proc_bind"] = timed_proc_bind()
     if not run.ok:
         record.update(status=TIMEOUT if run.timed_out else RUN_ERROR,
                       reason=f"run {len(record['wall_times']) + 1}: {run.reason}")

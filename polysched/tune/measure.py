@@ -126,6 +126,7 @@ def _fake_timer(spec: str):
 def prepare(job: Job) -> Result:
     """Replay, write, verify, compile. ``status`` "ok" with ``binary`` set, or why not."""
     from polysched.bench import compile_c, dataset_define, verify
+    from polysched.bench.harness import timed_proc_bind
     from polysched.errors import PolyschedError
     from polysched.pipeline import CODEGEN_BUDGET
     from polysched.schedule.isolated import IsolatedTimeout, run_isolated
@@ -201,7 +202,7 @@ def prepare(job: Job) -> Result:
                       timeout=job.compile_timeout)
     result.command = built.command_line
     result.flags = {"cflags": list(job.cflags), "defines": defines, "openmp": openmp,
-                    "omp_proc_bind": os.environ.get("OMP_PROC_BIND", "true"),     # run_binary(timed=True)
+                    "omp_proc_bind": timed_proc_bind(),
                     "verify_dataset": job.verify_dataset, "verify_fp_contract_off": True}
     if not built.ok:
         return done("compile_error", built.reason)

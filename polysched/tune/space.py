@@ -87,7 +87,8 @@ class Gene:
     size_choices: list[list[int]]          # per member
     point_order: list[int]                 # with intra_tile_reorder
     uaj_stmt: str
-    uaj_loops: int                         # loops of uaj_stmt after auto_tile (0: no uaj)
+    uaj_loops: int                         # loops of uaj_stmt after the default auto_tile (0: no uaj;
+                                           # trace_steps counts them per configuration)
     band_indices: list[int] = field(default_factory=list)   # in Structure.bands
 
     def uaj_choices(self, factors: Sequence[int]) -> list[list[int] | None]:
