@@ -119,9 +119,10 @@ def test_the_products_become_calls_and_compute_bit_identical_results(tmp_path):
     # first one's parallel loop (its block loop is a constant for the other statement)
     region = without_pasted_headers(result.text)
     assert region.count("#pragma omp parallel for") == 2
-    assert region.index("#pragma omp parallel for") < region.index("tensorize dgemm_packed_scaled")
+    assert region.index("#pragma omp parallel for") < region.index("tensorize dgemm_packed_zero_scaled")
     out = _write(tmp_path, result.text, "out.c")
-    for sizes in [(0, 5, 7, 3), (37, 41, 19, 29), (64, 48, 80, 16), (1, 1, 1, 1), (-3, 4, 4, 4), (13, 0, 9, 5)]:
+    for sizes in [(0, 5, 7, 3), (37, 41, 19, 29), (64, 48, 80, 16), (1, 1, 1, 1), (-3, 4, 4, 4), (13, 0, 9, 5),
+                  (5, 6, 0, 4)]:
         for threads in (1, 2):
             assert _run(tmp_path, out, sizes, threads) == _run(tmp_path, source, sizes, 1), (sizes, threads)
 
@@ -173,7 +174,7 @@ def test_cli_default_no_tensorize_and_trace_replay(tmp_path):
     out, plain, replayed, trace = (tmp_path / n for n in ("out.c", "plain.c", "replayed.c", "t.json"))
     proc = polysched("optimize", str(source), "-o", str(out), "--tile", "--parallel", "--save-trace", str(trace))
     assert proc.returncode == 0, proc.stderr
-    assert "tensorize: S1: dgemm_packed_scaled" in proc.stdout and "tensorize " in proc.stdout
+    assert "tensorize: S1: dgemm_packed_zero_scaled" in proc.stdout and "tensorize " in proc.stdout
     assert '"op": "tensorize"' in trace.read_text()
     proc = polysched("optimize", str(source), "-o", str(replayed), "--trace", str(trace))
     assert proc.returncode == 0, proc.stderr
@@ -194,20 +195,21 @@ def test_bench_records_the_calls_and_compares_without_them(tmp_path, capfd):
     by_variant = {r["variant"]: r for r in json.loads(out.read_text())["results"]}
     assert all(r["status"] == "OK" and (r["variant"] == "orig" or r["verify"] == "equal") for r in by_variant.values()), err
     [region] = by_variant["pluto-tile-par"]["build"]["regions"]
-    assert any(line.startswith("S1: dgemm_packed_scaled") for line in region["tensorize"])
+    assert any(line.startswith("S1: dgemm_packed_beta_scaled") for line in region["tensorize"])
     [region] = by_variant["pluto-tile-par:tensorize=no"]["build"]["regions"]
     assert region["tensorize"] == [] and region["tile_sizes"]
 
 
 def test_the_cheap_prefilter_admits_every_shipped_intrinsic_semantics():
     """default_tensorize skips a region whose statements cannot match anything shipped
-    (accumulates_a_product): each shipped description's own statement must pass it,
-    or the default would never try that intrinsic."""
+    (accumulates_a_product): each shipped description's own (main) statement must pass
+    it, or the default would never try that intrinsic; an init statement need not."""
     from polysched.scop import extract
     from polysched.tensorize.auto import accumulates_a_product
     for intrinsic in builtin_intrinsics():
         [scop] = extract(intrinsic.path)
-        assert [accumulates_a_product(s) for s in scop.statements] == [True], intrinsic.name
+        expected = [False, True] if intrinsic.init is not None else [True]
+        assert [accumulates_a_product(s) for s in scop.statements] == expected, intrinsic.name
     [scop] = extract(get("heat-3d").path)
     assert not any(accumulates_a_product(s) for s in scop.statements)
 

@@ -198,7 +198,7 @@ def test_auto_tensorize_calls_the_blas_only_on_request_and_only_when_there_is_on
     program = ps.Program.from_file(KERNELS + "2mm.c")
     monkeypatch.setenv("POLYSCHED_CBLAS", str(fake_cblas))
     _, report = auto_tensorize(program, builtin_intrinsics())
-    assert {a.match.intrinsic for a in report if a.applied} <= {"dgemm_packed", "dgemm_packed_scaled"}
+    assert {a.match.intrinsic for a in report if a.applied} <= {"dgemm_packed_zero_scaled", "dgemm_packed_beta"}
     _, report = auto_tensorize(program, builtin_intrinsics(), reassociate=True)
     assert [a.match.intrinsic for a in report if a.applied] == ["dgemm_cblas_scaled", "dgemm_cblas"]
     monkeypatch.setenv("POLYSCHED_CBLAS", "none")
@@ -240,7 +240,7 @@ def test_tensorize_apply_takes_the_blas_with_reassociate(fake_cblas, monkeypatch
     monkeypatch.setenv("POLYSCHED_CBLAS", str(fake_cblas))
     out = tmp_path / "gemm.c"
     assert main(["tensorize", KERNELS + "gemm.c", "--apply", "-o", str(out)]) == 0
-    assert "polysched_dgemm_packed_scaled(" in calls_only(out.read_text())
+    assert "polysched_dgemm_packed_beta_scaled(" in calls_only(out.read_text())
     assert main(["tensorize", KERNELS + "gemm.c", "--apply", "-o", str(out), "--reassociate"]) == 0
     assert "polysched_dgemm_cblas_scaled(" in calls_only(out.read_text())
     assert "dgemm_cblas_scaled" in capsys.readouterr().out

@@ -59,12 +59,14 @@ def test_apply_writes_a_verified_file(tmp_path, capsys):
     out = tmp_path / "2mm.c"
     assert main(["tensorize", str(KERNELS / "2mm.c"), "--apply", "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    # the packed block kernels rank first (8 lanes, packed operands); S1 has the scalar
-    # factor alpha; the FMA ones are not used unless asked for
-    assert "S1: dgemm_packed_scaled" in text and "S3: dgemm_packed:" in text
+    # the packed block kernels rank first (8 lanes, packed operands), those that also run
+    # the product's init statement (tmp = 0.0, D *= beta) first among them; S1 has the
+    # scalar factor alpha; the FMA ones are not used unless asked for
+    assert "S1: dgemm_packed_zero_scaled" in text and "S3: dgemm_packed_beta:" in text
+    assert "S0: runs in S1's calls" in text and "S2: runs in S3's calls" in text
     assert text.count("; applied") == 2
     code = calls_only(out.read_text())
-    assert "polysched_dgemm_packed_scaled(" in code and "polysched_dgemm_packed(" in code
+    assert "polysched_dgemm_packed_zero_scaled(" in code and "polysched_dgemm_packed_beta(" in code
     assert "_fma" not in code
     result = verify(KERNELS / "2mm.c", out, dataset="MINI", include_dirs=[INCLUDE_DIR])
     assert result.status == "equal", result
@@ -72,7 +74,7 @@ def test_apply_writes_a_verified_file(tmp_path, capsys):
     out3 = tmp_path / "3mm.c"
     assert main(["tensorize", str(KERNELS / "3mm.c"), "--apply", "-o", str(out3)]) == 0
     assert capsys.readouterr().out.count("; applied") == 3
-    assert calls_only(out3.read_text()).count("/* polysched: tensorize dgemm_packed */") == 3
+    assert calls_only(out3.read_text()).count("/* polysched: tensorize dgemm_packed_zero */") == 3
     sizes = {"NI": "16", "NJ": "24", "NK": "20", "NL": "17", "NM": "9"}
     result = verify(KERNELS / "3mm.c", out3, dataset="MINI", defines=sizes, include_dirs=[INCLUDE_DIR])
     assert result.status == "equal", result
@@ -84,9 +86,10 @@ def test_optimize_tensorize_verified(tmp_path, capsys):
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tile", "--parallel",
                  "--tensorize", "--verify"]) == 0
     text = capsys.readouterr().out
-    assert "tensorize: S1: dgemm_packed_scaled" in text and "verify: equal" in text
+    assert "tensorize: S1: dgemm_packed_beta_scaled" in text and "verify: equal" in text
+    assert "tensorize: S0: runs in S1's calls" in text
     code = calls_only(out.read_text())
-    assert "polysched_dgemm_packed_scaled(" in code and "#pragma omp parallel for" in code
+    assert "polysched_dgemm_packed_beta_scaled(" in code and "#pragma omp parallel for" in code
     # a named intrinsic; and no match at all: the usual pipeline
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "dgemm_4x8_scaled"]) == 0
     assert "polysched_dgemm_4x8_scaled(" in calls_only(out.read_text())
@@ -104,7 +107,7 @@ def test_optimize_tensorize_takes_the_fma_kernel_only_with_reassociate(tmp_path,
     monkeypatch.setenv("POLYSCHED_CBLAS", "none")
     out = tmp_path / "gemm.c"
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize"]) == 0
-    assert "polysched_dgemm_packed_scaled(" in calls_only(out.read_text())
+    assert "polysched_dgemm_packed_beta_scaled(" in calls_only(out.read_text())
     assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "--reassociate"]) == 0
     assert "polysched_dgemm_packed_fma_scaled(" in calls_only(out.read_text())
     assert "not bit-identical (fma)" in capsys.readouterr().out

@@ -12,7 +12,8 @@ from polysched.tensorize.intrinsic import IntrinsicError
 SHIPPED = {"dgemm_4x8", "dgemm_4x8_scaled", "dgemm_8x8_avx512", "dgemm_8x8_avx512_scaled", "sgemm_8x8",
            "i8dot_u8s8_4x8", "i8dot_s8s8_4x8", "mtile16_f64", "dgemm_packed", "dgemm_packed_scaled", "dgemm_packed_k3",
            "dgemm_packed_fma", "dgemm_packed_fma_scaled", "i8gemm_packed_s8s8", "i8gemm_packed_u8s8",
-           "sgemm_packed_bf16", "dgemm_cblas", "dgemm_cblas_scaled", "sgemm_cblas", "sgemm_cblas_scaled"}
+           "sgemm_packed_bf16", "dgemm_cblas", "dgemm_cblas_scaled", "sgemm_cblas", "sgemm_cblas_scaled",
+           "dgemm_packed_beta", "dgemm_packed_beta_scaled", "dgemm_packed_zero", "dgemm_packed_zero_scaled"}
 
 
 def test_shipped_descriptions():
@@ -34,6 +35,10 @@ def test_shipped_descriptions():
     assert packed.shape() == {"k": None, "i": None, "j": None} and packed.exact
     assert packed.extent_params == {"k": "K", "i": "M", "j": "N"} and packed.packing == {"A", "B"}
     assert found["dgemm_packed_fma"].numerics == "fma" and not found["dgemm_packed_fma"].exact
+    band = found["dgemm_packed_beta_scaled"]
+    assert band.loops == ["i", "j", "k"] and band.init.loops == ["i", "j"] and found["dgemm_packed"].init is None
+    assert band.operands == ["C", "alpha", "A", "B"] and band.init_operands == ["beta"]
+    assert found["dgemm_packed_zero"].init.tree[2] == ("const", "0.0")
     blas = found["dgemm_cblas_scaled"]
     assert blas.library == "cblas" and blas.numerics == "reassociate" and not blas.exact
     assert blas.operands == ["C", "alpha", "A", "B"] and found["dgemm_packed"].library == ""
@@ -161,6 +166,30 @@ int main(void)
       else printf("%s ok %s\n", name[v], polysched_path_taken);
     }
   }
+  { /* bands of two statements: C *= beta (or C = 0.0), then the packed product; A and B
+       row-major, C with a wider row stride whose columns past N stay untouched */
+    enum { M = 29, N = 37, KK = 300, LDC = 41 };
+    static double A[M * KK], B[KK * N], C[M * LDC], R[M * LDC];
+    const char *name[4] = {"dgemm_packed_beta", "dgemm_packed_beta_scaled", "dgemm_packed_zero",
+                           "dgemm_packed_zero_scaled"};
+    FILL(A, M * KK, rnd() / 1000.0 - 3); FILL(B, KK * N, rnd() / 777.0 - 1);
+    for (int v = 0; v < 4; v++) {
+      double alpha = -0.71, beta = 1.3;
+      int scaled = v % 2, zero = v >= 2;
+      FILL(C, M * LDC, rnd() / 99.0);
+      memcpy(R, C, sizeof C);
+      if (v == 0) polysched_dgemm_packed_beta(M, N, KK, beta, A, KK, 1, B, N, 1, C, LDC);
+      if (v == 1) polysched_dgemm_packed_beta_scaled(M, N, KK, alpha, beta, A, KK, 1, B, N, 1, C, LDC);
+      if (v == 2) polysched_dgemm_packed_zero(M, N, KK, A, KK, 1, B, N, 1, C, LDC);
+      if (v == 3) polysched_dgemm_packed_zero_scaled(M, N, KK, alpha, A, KK, 1, B, N, 1, C, LDC);
+      for (int i = 0; i < M; i++) for (int j = 0; j < N; j++) {
+        if (zero) R[i * LDC + j] = 0.0; else R[i * LDC + j] *= beta;
+        for (int k = 0; k < KK; k++)
+          R[i * LDC + j] += (scaled ? alpha * A[i * KK + k] : A[i * KK + k]) * B[k * N + j];
+      }
+      CHECK(name[v], C, R);
+    }
+  }
   { /* packed int8 blocks: K over two k blocks and not a multiple of 4; extreme values;
        row-major operands (the fast packing paths) and strided ones (the general ones) */
     enum { M = 29, N = 45, KK = 1031, LDC = 47 };
@@ -243,6 +272,8 @@ def _expected(variant):
         "dgemm_8x8_avx512_scaled": "avx512" if avx512 and not portable else "portable",
         "i8dot_u8s8_4x8": int8, "i8dot_s8s8_4x8": int8, "mtile16_f64": "portable",
         "dgemm_packed": packed, "dgemm_packed_scaled": packed,
+        "dgemm_packed_beta": packed, "dgemm_packed_beta_scaled": packed, "dgemm_packed_zero": packed,
+        "dgemm_packed_zero_scaled": packed,
         "dgemm_packed_fma": packed_fma, "dgemm_packed_fma_scaled": packed_fma,
         "i8gemm_packed_s8s8": i8packed, "i8gemm_packed_u8s8": i8packed,
         "sgemm_packed_bf16": "avx512bf16" if avx512 and "avx512_bf16" in FLAGS and not portable else "portable",

@@ -74,7 +74,7 @@ def test_auto_tensorize_uses_fma_only_on_request(monkeypatch):
     program = ps.Program.from_file(KERNELS + "gemm.c")
     exact, report = auto_tensorize(program, builtin_intrinsics())
     [applied] = [a for a in report if a.applied]
-    assert applied.match.intrinsic == "dgemm_packed_scaled"
+    assert applied.match.intrinsic == "dgemm_packed_beta_scaled" and applied.match.init.statement == "S0"
     fused, report = auto_tensorize(program, builtin_intrinsics(), reassociate=True)
     assert [a.match.intrinsic for a in report if a.applied] == ["dgemm_packed_fma_scaled"]
     assert "not bit-identical (fma): opt-in only" in [a for a in report if a.applied][0].describe()

@@ -67,8 +67,51 @@ def can_call(mark: Tensorize, statements) -> bool:
         intrinsic = lookup(mark.name)
     except IntrinsicError:
         return False
+    if intrinsic.init is not None and (str(params.get("init")) not in statements or not all(
+            f"il_{loop}" in params for loop in intrinsic.init.loops)):
+        return False
     return all(f"l_{loop}" in params for loop in intrinsic.loops) and all(
-        f"a_{o}" in params for o in intrinsic.operands)
+        f"a_{o}" in params for o in intrinsic.operands + intrinsic.init_operands)
+
+
+def _main_part(node, stmt: str, init: str):
+    """Below a band match's mark, isl prints the init statement's loops, then the main
+    statement's: the main statement's part, when every other part runs only ``init``
+    (None otherwise)."""
+    node = _strip_blocks(node)
+    if node.get_type() != _node.block:
+        return node
+    parts = [node.block_get_children().get_at(k) for k in range(node.block_get_children().n_ast_node())]
+    mains = [part for part in parts if stmt in _called(part)]
+    if len(mains) != 1 or any(_called(part) - {init} for part in parts if part is not mains[0]):
+        return None
+    return mains[0]
+
+
+def _called(node) -> set[str]:
+    """The statements called in an AST subtree."""
+    found: set[str] = set()
+
+    def visit(n):
+        kind = n.get_type()
+        if kind == _node.user:
+            found.add(n.user_get_expr().get_op_arg(0).get_id().get_name())
+        elif kind == _node.block:
+            children = n.block_get_children()
+            for k in range(children.n_ast_node()):
+                visit(children.get_at(k))
+        elif kind == _node.for_:
+            visit(n.for_get_body())
+        elif kind == _node.if_:
+            visit(n.if_get_then_node())
+            if n.if_has_else_node():
+                visit(n.if_get_else_node())
+        elif kind == _node.mark:
+            visit(n.mark_get_node())
+        else:
+            found.add("?")
+    visit(node)
+    return found
 
 
 def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: str) -> list[str] | None:
@@ -82,6 +125,10 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     stmt = printer.statements.get(str(params.get("stmt")))
     if stmt is None:
         return None
+    if intrinsic.init is not None:
+        child = _main_part(child, stmt.name, str(params.get("init")))
+        if child is None:
+            return None
     loops = []
     node = _strip_blocks(child)
     while node.get_type() == _node.for_:
@@ -104,6 +151,17 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     loop_map = [(l, prog_loops.index(str(params[f"l_{name}"]))) for l, name in enumerate(intrinsic.loops)]
     arrays = {o: str(params[f"a_{o}"]) for o in intrinsic.operands}
     aligned = alignment(problem, loop_map, arrays)
+    scalars_of_init = {}
+    if intrinsic.init is not None:
+        # the init statement's own operands are scalars (see intrinsic._init_pattern)
+        init = printer.scop.statement(str(params["init"]))
+        part = make_problem(printer.scop, init, intrinsic.init_part())
+        init_map = [(l, part.pattern.loops.index(str(params[f"il_{name}"])))
+                    for l, name in enumerate(intrinsic.init.loops)]
+        init_arrays = {o: str(params[f"a_{o}"]) for o in intrinsic.init_part().operands}
+        for o, (index, _dims) in alignment(part, init_map, init_arrays).items():
+            if o in intrinsic.init_operands:
+                scalars_of_init[o] = part.pattern.refs[index].text
 
     # the loops isl printed, in the intrinsic's order; a point loop that runs once for
     # every outer iteration (extent 1) is not printed: its statement argument is then
@@ -141,6 +199,8 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         trip[intrinsic.loops[l]] = f"({bound}) - ({init}){extra}"
 
     def ref_text(operand):
+        if operand in scalars_of_init:
+            return scalars_of_init[operand]
         index, _dims = aligned[operand]
         return substitute(problem.pattern.refs[index].text, values)
 
@@ -166,7 +226,7 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
                 terms.append(" * ".join([f"{row[p]}L", *later]))
         return f"({' + '.join(terms)})" if terms else "0"
 
-    scalars = {o for o in intrinsic.operands if not intrinsic.pattern.ranks.get(o)}
+    scalars = {o for o in intrinsic.operands + intrinsic.init_operands if not intrinsic.pattern.ranks.get(o)}
     by_param = {param: loop for loop, param in intrinsic.extent_params.items()}
 
     def word(m):

@@ -21,13 +21,15 @@ the one :mod:`.legality` checks; the tree is checked again by the caller (throug
 """
 from __future__ import annotations
 
+import dataclasses
+
 import islpy as isl
 
 from polysched.errors import TransformError
 from polysched.islutil import maps_of, sets_of
 from polysched.marks import Tensorize
 
-from .legality import candidate_schedule, legality
+from .legality import InitMisfit, candidate_schedule, init_blocks_agree, legality
 from .problem import Problem, affine_unused
 
 
@@ -37,39 +39,49 @@ BLOCKINGS = ((True, 256), (True, None), (False, None))
 
 
 def mark_for(problem: Problem, loop_map: list[tuple[int, int]], arrays: dict[str, str]) -> Tensorize:
-    """``tensorize(NAME; stmt=S1, l_<loop>=<program loop>..., a_<operand>=<array>...)``."""
+    """``tensorize(NAME; stmt=S1, l_<loop>=<program loop>..., a_<operand>=<array>...)``,
+    and for a band match ``init=S0, il_<loop>=<its loop>...`` (its operands too)."""
     intr, prog = problem.intrinsic, problem.pattern
     params = [("stmt", problem.statement.name)]
     params += [(f"l_{intr.loops[l]}", prog.loops[p]) for l, p in loop_map]
     params += [(f"a_{o}", arrays[o]) for o in intr.operands]
+    if problem.init is not None:
+        params += [("init", problem.init.statement)]
+        params += [(f"il_{loop}", p) for loop, p in problem.init.loops]
+        params += [(f"a_{o}", a) for o, a in problem.init.arrays if o in intr.init_operands]
     return Tensorize(intr.name, tuple(params))
 
 
 def _array_map(problem, loop_map) -> dict[str, str]:
     from .sat import sat_matches
     key = tuple((problem.intrinsic.loops[l], problem.pattern.loops[p]) for l, p in loop_map)
-    for loops, arrays in sat_matches(problem):
+    for loops, arrays in sat_matches(problem):      # the main statement's arrays
         if loops == key:
             return dict(arrays)
     raise TransformError(f"{problem.intrinsic.name} does not match {problem.statement.name} "
                          f"with loops {dict(key)}")
 
 
-def _full_tiles(problem: Problem, same_block: isl.Map) -> isl.Set:
-    """The instances of the statement in full blocks (``same_block``: `_same_block`)."""
-    dom = problem.statement.domain
+def _full_tiles(dom: isl.Set, same_block: isl.Map) -> isl.Set:
+    """The instances of a statement (domain ``dom``) in full blocks (``same_block``:
+    `_same_block`)."""
     outside = isl.Set.universe(dom.get_space()).subtract(dom)
     partial = same_block.intersect_domain(dom).intersect_range(outside).domain()
     return dom.subtract(partial).coalesce()
 
 
-def _same_block(problem: Problem, loop_map) -> isl.Map:
+def _same_block(problem: Problem, loop_map, stmt=None) -> isl.Map:
     """``{ S[x] -> S[y] }``: the instances one call computes together (same block in
-    the intrinsic's loops of fixed extent, equal in the others)."""
-    dom = problem.statement.domain
+    the intrinsic's loops of fixed extent, equal in the others). ``stmt``: the
+    statement (default the problem's; a band match's init statement has
+    ``problem.init.loops`` for its loop map)."""
+    stmt = stmt or problem.statement
+    dom = stmt.domain
     n = dom.dim(isl.dim_type.set)
+    if stmt is not problem.statement:
+        loop_map = [(problem.intrinsic.loops.index(l), stmt.iterators.index(p)) for l, p in problem.init.loops]
     fixed = {p: problem.intrinsic.extents[l] for l, p in loop_map if problem.intrinsic.extents[l]}
-    name = problem.statement.name
+    name = stmt.name
     xs = [f"x{d}" for d in range(n)]
     ys = [f"y{d}" for d in range(n)]
     cons = [f"floor(x{d}/{fixed[d]}) = floor(y{d}/{fixed[d]})" if d in fixed else f"x{d} = y{d}"
@@ -114,10 +126,14 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     except KeyError:
         raise TransformError(f"tensorize: the loops of {problem.statement.name} are no longer plain "
                              "loops of the schedule (apply tensorize before tiling it)") from None
+    except InitMisfit as err:
+        raise TransformError(f"tensorize: {err}") from None
     maps: dict[str, isl.Map] = {}
     candidate.foreach_map(lambda m: maps.__setitem__(m.get_tuple_name(isl.dim_type.in_), m))
     name = problem.statement.name
-    n_points = len(loop_map)
+    group = [name] + ([problem.init.statement] if problem.init is not None else [])
+    # a band match's points start with 0 for the init statement, 1 for the main one
+    n_points = len(loop_map) + (problem.init is not None)
     head = cut + 1                       # shared time dimensions and the group dimension
     mine = maps[name]
     length = mine.dim(isl.dim_type.out)
@@ -125,7 +141,7 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     total = max(m.dim(isl.dim_type.out) for m in maps.values())
     band1, rest = None, None
     for stmt, m in maps.items():
-        if stmt == name:
+        if stmt in group:
             part = _keep(m, 0, outer)
         else:
             # the group dimension already orders them against S: zeros in S's tile
@@ -136,29 +152,45 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
             rest = tail if rest is None else rest.union(tail)
         part = isl.UnionMap.from_map(part)
         band1 = part if band1 is None else band1.union(part)
-    points = isl.UnionMap.from_map(_keep(mine, outer, length))
-    same_block = _same_block(problem, loop_map)
-    full = _full_tiles(problem, same_block)
-    # one call computes a whole block: an earlier tiling or strip-mining whose loops
-    # split a block (tiles of 4 columns for a kernel of 8) would run it once per piece
-    prefix = _keep(mine, 0, outer)
-    together = same_block.intersect_domain(full).intersect_range(full)
-    if not together.apply_range(prefix).is_subset(prefix):
-        raise TransformError(f"tensorize: the loops around {name}'s points split the {problem.intrinsic.name} "
-                             f"blocks (tile or strip-mine by multiples of its shape, or tensorize first)")
-    partial = problem.statement.domain.subtract(full)
+    points = None
+    full, partial = None, None
+    for stmt in group:
+        statement = scop.statement(stmt)
+        part = isl.UnionMap.from_map(_keep(maps[stmt], outer, length))
+        points = part if points is None else points.union(part)
+        same_block = _same_block(problem, loop_map, statement)
+        whole = _full_tiles(statement.domain, same_block)
+        # one call computes a whole block: an earlier tiling or strip-mining whose loops
+        # split a block (tiles of 4 columns for a kernel of 8) would run it once per piece
+        prefix = _keep(maps[stmt], 0, outer)
+        together = same_block.intersect_domain(whole).intersect_range(whole)
+        if not together.apply_range(prefix).is_subset(prefix):
+            raise TransformError(f"tensorize: the loops around {stmt}'s points split the {problem.intrinsic.name} "
+                                 f"blocks (tile or strip-mine by multiples of its shape, or tensorize first)")
+        full = isl.UnionSet.from_set(whole) if full is None else full.union(isl.UnionSet.from_set(whole))
+    if problem.init is not None:
+        why = init_blocks_agree(problem, candidate)
+        if why:
+            raise TransformError(f"tensorize: {why}")
+        full = _whole_blocks(full, maps, group, outer)
+    group_domain = None
+    for stmt in group:
+        part = isl.UnionSet.from_set(scop.statement(stmt).domain)
+        group_domain = part if group_domain is None else group_domain.union(part)
+    partial = group_domain.subtract(full)
     domain = scop.domain
-    others = domain.subtract(isl.UnionSet.from_set(problem.statement.domain))
+    others = domain.subtract(group_domain)
     prior = _prior_marks(current) if current is not None else []
-    if any(dict(m.params).get("stmt") == name for m, _ in prior):
-        raise TransformError(f"tensorize: {name} is already tensorized")
+    covered = {dict(m.params).get(key) for m, _ in prior for key in ("stmt", "init")}
+    if covered & set(group):
+        raise TransformError(f"tensorize: {' or '.join(sorted(covered & set(group)))} is already tensorized")
 
     schedule = isl.Schedule.from_domain(domain)
     node = schedule.get_root().child(0).insert_partial_schedule(_mupa(band1)).child(0)
     filters, kinds = [], []
     for part, kind in ((full, "full"), (partial, "partial")):
         if not part.is_empty():
-            filters.append(isl.UnionSet.from_set(part))
+            filters.append(part)
             kinds.append(kind)
     for prior_mark, prior_full in prior:
         filters.append(prior_full)
@@ -184,6 +216,25 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
             child = child.insert_partial_schedule(_mupa(rest.intersect_domain(filters[k])))
         node = child.ancestor(child.get_tree_depth() - node.get_tree_depth())
     return node.get_schedule()
+
+
+def _whole_blocks(full: isl.UnionSet, maps: dict[str, isl.Map], group: list[str], outer: int) -> isl.UnionSet:
+    """The instances of ``full`` (each statement's instances in its full blocks) in the
+    blocks (first ``outer`` time dimensions) where every statement of ``group`` is full:
+    a call initialises and accumulates a block together, or the block runs as plain
+    statements."""
+    ids, blocks = None, {}
+    for stmt in group:
+        block = _keep(maps[stmt], 0, outer)
+        mine = [s for s in sets_of(full) if s.get_tuple_name() == stmt]
+        blocks[stmt] = block.intersect_domain(mine[0]) if mine else block.subtract(block)
+        here = blocks[stmt].range()
+        ids = here if ids is None else ids.intersect(here)
+    out = None
+    for stmt in group:
+        part = isl.UnionSet.from_set(blocks[stmt].intersect_range(ids).domain())
+        out = part if out is None else out.union(part)
+    return out
 
 
 def _prior_marks(schedule: isl.Schedule) -> list[tuple[Tensorize, isl.UnionSet]]:
@@ -216,11 +267,14 @@ def _prior_subtree(scop, node, mark: Tensorize, rest, blocks):
     stmt = scop.statement(str(params["stmt"]))
     mapped = [stmt.iterators.index(str(v)) for k, v in params.items() if k.startswith("l_")]
     where = None if rest is None else rest.intersect_domain(blocks)
-    maps = [] if where is None else [m for m in _maps(where)]
-    if len(maps) != 1:
+    maps = {} if where is None else {m.get_tuple_name(isl.dim_type.in_): m for m in _maps(where)}
+    group = {stmt.name} | ({str(params["init"])} if "init" in params else set())
+    if set(maps) != group:
         raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}'")
-    positions = _point_positions(maps[0], mapped)
-    if positions is None:
+    positions = _point_positions(maps[stmt.name], mapped)
+    if positions is not None and "init" in params:
+        positions -= 1      # a band match's mark sits above the dimension ordering init and main
+    if positions is None or positions < 0:
         raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}' "
                              "(its point loops moved)")
     node = node.insert_partial_schedule(_mupa(where))
@@ -315,9 +369,8 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
     from polysched.dependence import analyze
 
     from .intrinsic import Intrinsic, IntrinsicError, lookup
-    from .match import Match, match_statement, undecided
+    from .match import Match, match_statement, structural_matches, undecided
     from .problem import make_problem
-    from .sat import sat_matches
 
     try:
         stmt = scop.statement(stmt_name)
@@ -332,14 +385,21 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
     problem = make_problem(scop, stmt, intrinsic)
     if match is not None and not isinstance(match, int):
         # a given mapping: the legality of that match only, not of every match (the
-        # default pipeline hands over the match it chose: conv2d-nhwc 0.43 s of 0.7 s)
+        # default pipeline hands over the match it chose: conv2d-nhwc 0.43 s of 0.7 s);
+        # for a band match given by its loops, the first init statement that is legal
         loops = match.loops if isinstance(match, Match) else dict(match)
-        for structural in sat_matches(problem):
-            chosen, loop_map = undecided(problem, structural)
-            if chosen.loops == loops:
-                chosen.legal, chosen.reason = legality(problem, loop_map, deps if deps is not None
-                                                       else analyze(scop))
-                return problem, loop_map, chosen
+        first = None
+        for structural, candidate in structural_matches(problem):
+            chosen, loop_map = undecided(candidate, structural)
+            if chosen.loops != loops or (isinstance(match, Match) and match.init not in (None, chosen.init)):
+                continue
+            chosen.legal, chosen.reason = legality(candidate, loop_map, deps if deps is not None
+                                                   else analyze(scop))
+            if chosen.legal:
+                return candidate, loop_map, chosen
+            first = first or (candidate, loop_map, chosen)
+        if first is not None:
+            return first
         raise TransformError(f"tensorize: {intrinsic.name} has no match in {stmt_name} with loops {loops}")
     [report] = match_statement(scop, stmt, [intrinsic], deps)
     if not report.matches:
@@ -356,7 +416,7 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
                                  f"({len(report.matches)} matches)")
         chosen = report.matches[match]
     loop_map = [(intrinsic.loops.index(a), problem.pattern.loops.index(b)) for a, b in chosen.loops.items()]
-    return problem, loop_map, chosen
+    return dataclasses.replace(problem, init=chosen.init), loop_map, chosen
 
 
 def parallel_variants(tree: isl.Schedule, problem: Problem, loop_map, current: isl.Schedule | None = None):

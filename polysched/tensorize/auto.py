@@ -38,8 +38,11 @@ class Applied:
     match: Match | None
     applied: bool
     reason: str = ""
+    runs_in: str = ""       # the statement whose calls run this one (the init of a band match)
 
     def describe(self) -> str:
+        if self.runs_in:
+            return f"{self.statement}: runs in {self.runs_in}'s calls (the init of a band match)"
         if self.match is None:
             return f"{self.statement}: no legal match ({self.reason})" if self.reason else f"{self.statement}: no match"
         state = "applied" if self.applied else f"not applied: {self.reason}"
@@ -74,6 +77,10 @@ def auto_tensorize(program, intrinsics, parallel: bool = False,
             report.append(Applied(stmt.name, best, True))
         except TransformError as err:
             report.append(Applied(stmt.name, best, False, str(err)))
+    runs_in = {item.match.init.statement: item.statement for item in report
+               if item.applied and item.match.init is not None}
+    for item in report:
+        item.runs_in = runs_in.get(item.statement, "")
     return program, report
 
 
@@ -117,7 +124,7 @@ def default_tensorize(program, parallel: bool = False, min_gain: float | None = 
     intrinsics = [i for i in builtin_intrinsics()
                   if i.exact and not i.library and native_path(i) is not None]
     candidate, report = auto_tensorize(program, intrinsics, parallel=parallel)
-    lines = [item.describe() for item in report if item.match is not None]
+    lines = [item.describe() for item in report if item.match is not None or item.runs_in]
     applied = [item for item in report if item.applied]
     if not applied:
         return None, lines

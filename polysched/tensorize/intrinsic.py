@@ -100,6 +100,10 @@ class Intrinsic:
     affine: frozenset[str] = frozenset()
     numerics: str = "exact"
     library: str = ""
+    # a second statement before the main one, over some of its loops, that initialises
+    # the output (``C[i][j] *= beta;`` then ``C[i][j] += alpha * A[i][k] * B[k][j];``):
+    # a match then covers a band of two program statements (see problem.InitBinding)
+    init: Pattern | None = None
 
     @property
     def exact(self) -> bool:
@@ -120,6 +124,21 @@ class Intrinsic:
                 names.append(ref.array)
         return names
 
+    @property
+    def init_operands(self) -> list[str]:
+        """Operands only the init statement reads (scalars: ``beta``)."""
+        if self.init is None:
+            return []
+        return [r.array for r in self.init.refs if r.array not in self.operands]
+
+    def init_part(self) -> "Intrinsic":
+        """The init statement as an intrinsic of its own (its loops keep their extents),
+        for matching it in another program statement."""
+        import dataclasses
+        extents = [self.extents[self.loops.index(loop)] for loop in self.init.loops]
+        return dataclasses.replace(self, pattern=self.init, extents=extents, init=None,
+                                   remainder=self.remainder & frozenset(self.init.loops))
+
     def shape(self) -> dict[str, int | None]:
         return dict(zip(self.loops, self.extents))
 
@@ -131,7 +150,8 @@ class Intrinsic:
                 "stride1": {k: sorted(v) for k, v in self.stride1.items()},
                 "remainder": sorted(self.remainder), "packing": sorted(self.packing),
                 "affine": sorted(self.affine),
-                "library": self.library, "numerics": self.numerics, "doc": self.doc}
+                "library": self.library, "numerics": self.numerics, "doc": self.doc,
+                "init_loops": self.init.loops if self.init is not None else None}
 
 
 def _metadata(text: str, path: str) -> dict[str, str]:
@@ -233,15 +253,17 @@ def _cached(path: Path, text: str, read) -> Intrinsic:
 def _read(path: Path, text: str) -> Intrinsic:
     meta = _metadata(text, str(path))
     scops = extract(text, filename=str(path))        # a ScopError says file:line:col
-    if len(scops) != 1 or len(scops[0].statements) != 1:
-        raise IntrinsicError(f"{path}: the semantics must be one '#pragma scop' region with one statement")
+    if len(scops) != 1 or len(scops[0].statements) not in (1, 2):
+        raise IntrinsicError(f"{path}: the semantics must be one '#pragma scop' region with one statement "
+                             "(or an init statement and one statement)")
     scop = scops[0]
-    stmt = scop.statements[0]
+    stmt = scop.statements[-1]
     pattern = statement_pattern(scop, stmt)
     if pattern.error:
         raise IntrinsicError(f"{path}: {pattern.error}")
     extents = [_extent(stmt.domain, d) for d in range(len(pattern.loops))]
     output = pattern.refs[pattern.tree[1][1]].array
+    init = _init_pattern(path, scop, pattern, extents, output) if len(scop.statements) == 2 else None
     stride1: dict[str, set[int]] = {}
     for item in meta.get("stride1", "").split():
         m = re.fullmatch(r"([A-Za-z_]\w*)\[(\d+)\]", item)
@@ -289,8 +311,32 @@ def _read(path: Path, text: str) -> Intrinsic:
                      function=meta.get("function", ""), call=call,
                      stride1=stride1, remainder=remainder, doc=meta.get("doc", ""),
                      extent_params=extent_params, packing=packing, affine=affine, numerics=numerics,
-                     library=library)
+                     library=library, init=init)
     return intrinsic
+
+
+def _init_pattern(path: Path, scop, main: Pattern, extents: list[int | None], output: str) -> Pattern:
+    """The pattern of a description's first statement, the init of ``main``'s output
+    (see ``Intrinsic.init``), checked: it assigns the output over some of the main
+    statement's loops, a loop it lacks takes any extent (a call must cover that loop
+    whole: tiles of it would initialise once per tile), and every operand only it reads
+    is a scalar (a call takes it by value)."""
+    stmt = scop.statements[0]
+    init = statement_pattern(scop, stmt)
+    if init.error:
+        raise IntrinsicError(f"{path}: the init statement: {init.error}")
+    if init.refs[init.tree[1][1]].array != output:
+        raise IntrinsicError(f"{path}: the first statement must initialise the output {output!r}")
+    if not set(init.loops) <= set(main.loops):
+        raise IntrinsicError(f"{path}: the init statement's loops must be loops of the main statement")
+    for d, loop in enumerate(main.loops):
+        if loop not in init.loops and extents[d] is not None:
+            raise IntrinsicError(f"{path}: loop {loop!r}, which the init statement lacks, must take any extent")
+    main_arrays = {r.array for r in main.refs}
+    for ref in init.refs:
+        if ref.array not in main_arrays and ref.rows:
+            raise IntrinsicError(f"{path}: {ref.array!r}, read by the init statement only, must be a scalar")
+    return init
 
 
 _LOADED: dict[str, Intrinsic] = {}

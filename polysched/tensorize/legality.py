@@ -42,10 +42,11 @@ def _lift(dom: isl.Set, keep: list[int]) -> isl.Set:
     return result.reset_space(dom.get_space())
 
 
-def rectangular(problem: Problem, mapped: list[int]) -> bool:
+def rectangular(problem: Problem, mapped: list[int], dom: isl.Set | None = None) -> bool:
     """Do the mapped loops (positions in the statement) form a box, for every value of
-    the other loops? (see the module doc)"""
-    dom = problem.statement.domain
+    the other loops? (see the module doc) ``dom``: another statement's domain (a band
+    match's init statement)."""
+    dom = problem.statement.domain if dom is None else dom
     n = dom.dim(isl.dim_type.set)
     box = _lift(dom, [d for d in range(n) if d not in mapped])
     for p in mapped:
@@ -120,34 +121,40 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     inner = sorted((d for d in positions if positions[d] >= cut), key=positions.get)
     extents = problem.intrinsic.extents
     slots = [d for d in inner if d in mapped]
+    # the tile loops as (statement dimension, divisor or None for the loop itself)
     if blocked and problem.intrinsic.packing:
         # a packed kernel blocks its operands for the caches itself: only the rows of
         # its output are split, into equal blocks of at most kc rows (parallel work)
         rows = _output_row_loop(problem.intrinsic)
-        tiles = [f"floor(({iters[d]})/{_balanced(kc, problem.extents[d])})" for d in slots
+        tiles = [(d, _balanced(kc, problem.extents[d])) for d in slots
                  if kc and mapped[d] == rows and extents[mapped[d]] is None]
         fixed = sorted((d for d in slots if extents[mapped[d]] is not None), key=lambda d: -mapped[d])
-        tiles += [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in fixed]
+        tiles += [(d, extents[mapped[d]]) for d in fixed]
     elif blocked:
-        tiles = [f"floor(({iters[d]})/{kc})" for d in slots if extents[mapped[d]] is None and kc]
+        tiles = [(d, kc) for d in slots if extents[mapped[d]] is None and kc]
         fixed = sorted((d for d in slots if extents[mapped[d]] is not None), key=lambda d: -mapped[d])
-        tiles += [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in fixed]
+        tiles += [(d, extents[mapped[d]]) for d in fixed]
     else:
-        tiles = [f"floor(({iters[d]})/{extents[mapped[d]]})" for d in slots if extents[mapped[d]] is not None]
+        tiles = [(d, extents[mapped[d]]) for d in slots if extents[mapped[d]] is not None]
     tile = []
     for d in inner:
         if d not in mapped:
-            tile.append(iters[d])
-        elif tiles and (not (blocked and problem.intrinsic.packing) or _tiled(tiles[0], iters[d])):
+            tile.append((d, None))
+        elif tiles and (not (blocked and problem.intrinsic.packing) or tiles[0][0] == d):
             tile.append(tiles.pop(0))
     points = [iters[p] for _, p in loop_map]
+    mains = [_tiled(iters, d, div) for d, div in tile]
     order = [s.name for s in scop.statements]
     mine = order.index(stmt.name)
+    init = _init_tail(problem, maps, cut, tile, mapped, loop_map) if problem.init is not None else None
     result = None
     for name, fmap in maps.items():
         if name == stmt.name:
-            tail = _tail(scop, name, iters, ["1"] + tile + points, fmap)
+            lead = ["1"] if init is not None else []
+            tail = _tail(scop, name, iters, ["1"] + mains + lead + points, fmap)
             new = _prefix(fmap, cut).flat_range_product(tail)
+        elif init is not None and name == problem.init.statement:
+            new = init
         else:
             group = "0" if order.index(name) < mine else "2"
             n_in = fmap.dim(isl.dim_type.in_)
@@ -178,8 +185,95 @@ def _balanced(limit: int, extent: int | None) -> int:
     return -(-extent // count)
 
 
-def _tiled(tile: str, iterator: str) -> bool:
-    return tile.startswith(f"floor(({iterator})/")
+def _tiled(names: list[str], d: int, divisor: int | None) -> str:
+    """Tile loop text: loop ``d`` itself, or its blocks of ``divisor``."""
+    return names[d] if divisor is None else f"floor(({names[d]})/{divisor})"
+
+
+class InitMisfit(ValueError):
+    """The init statement of a band match cannot run in the blocks of a candidate
+    schedule (the message says why)."""
+
+
+def _init_tail(problem: Problem, maps: dict[str, isl.Map], cut: int, tile, mapped: dict[int, int],
+               loop_map) -> isl.Map:
+    """The init statement's schedule in the candidate: its own first ``cut`` time
+    dimensions, group 1, the main statement's tile loops written with its loops, then 0
+    (before the main statement's points, which get 1) and its points in the intrinsic's
+    order (0 for a loop it lacks). InitMisfit when it cannot follow: its mapped loops
+    start at another depth, a loop between them is not a plain loop or not mapped, or
+    a tile loop is one it lacks (a loop it lacks must run whole in each call)."""
+    scop, intrinsic = problem.scop, problem.intrinsic
+    init = problem.init_statement()
+    own = {loop: init.iterators.index(p) for loop, p in problem.init.loops}
+    fmap = maps[init.name]
+    positions = _loop_positions(fmap)
+    dims = set(own.values())
+    if any(d not in positions for d in range(min(dims), len(init.iterators))) or \
+            min(positions[d] for d in dims) != cut:
+        raise InitMisfit(f"the loops of {init.name} do not start at the depth of {problem.statement.name}'s")
+    if any(positions[d] >= cut and d not in dims for d in positions):
+        raise InitMisfit(f"{init.name} has a loop among the mapped ones that the intrinsic lacks")
+    texts = []
+    for d, divisor in tile:
+        loop = intrinsic.loops[mapped[d]] if d in mapped else None
+        if loop not in own:
+            raise InitMisfit(f"{init.name} has no loop for the tile loop of {problem.pattern.loops[d]}")
+        texts.append(_tiled(init.iterators, own[loop], divisor))
+    points = [init.iterators[own[intrinsic.loops[l]]] if intrinsic.loops[l] in own else "0"
+              for l, _p in loop_map]
+    tail = _tail(scop, init.name, list(init.iterators), ["1"] + texts + ["0"] + points, fmap)
+    return _constants_of(_prefix(fmap, cut), _prefix(maps[problem.statement.name], cut)).flat_range_product(tail)
+
+
+def _constants_of(prefix: isl.Map, model: isl.Map) -> isl.Map:
+    """``prefix`` with each dimension that is a constant in both maps set to ``model``'s
+    constant: the init statement joins the main statement's place in a sequence (a
+    separate nest before it: [0, ...] becomes [1, ...])."""
+    for k in range(prefix.dim(isl.dim_type.out)):
+        mine, theirs = _constant(prefix, k), _constant(model, k)
+        if mine is not None and theirs is not None and mine != theirs:
+            prefix = prefix.project_out(isl.dim_type.out, k, 1).insert_dims(isl.dim_type.out, k, 1)
+            prefix = prefix.fix_val(isl.dim_type.out, k, isl.Val(theirs))
+    return prefix
+
+
+def _constant(fmap: isl.Map, k: int) -> int | None:
+    """The value of output dimension ``k`` of ``fmap`` when it is one constant."""
+    n = fmap.dim(isl.dim_type.out)
+    values = fmap.project_out(isl.dim_type.out, k + 1, n - k - 1).project_out(isl.dim_type.out, 0, k).range()
+    value = values.plain_get_val_if_fixed(isl.dim_type.set, 0)
+    return int(value.to_python()) if value.is_int() else None
+
+
+def init_blocks_agree(problem: Problem, candidate: isl.UnionMap) -> str:
+    """'' when, in every block of ``candidate`` (equal time dimensions before the
+    points) where the main statement runs, the init statement writes exactly the
+    elements the main statement writes, each once; else why not."""
+    maps = {m.get_tuple_name(isl.dim_type.in_): m for m in _maps_of(candidate)}
+    main, init = problem.statement, problem.init_statement()
+    outer = maps[main.name].dim(isl.dim_type.out) - len(problem.intrinsic.loops) - 1
+    output = dict(problem.init.arrays)[problem.intrinsic.output]
+    blocks, written = {}, {}
+    for stmt in (main, init):
+        [write] = [a.relation for a in stmt.accesses if a.kind == "write" and a.array == output]
+        blocks[stmt.name] = _prefix(maps[stmt.name], outer)
+        written[stmt.name] = blocks[stmt.name].reverse().apply_range(write)
+    accumulated = written[main.name]
+    initialised = written[init.name].intersect_domain(accumulated.domain())
+    if not initialised.is_equal(accumulated):
+        return (f"{init.name} does not initialise exactly the elements of {output} that each call "
+                f"of {problem.intrinsic.name} accumulates into")
+    [write] = [a.relation for a in init.accesses if a.kind == "write" and a.array == output]
+    if not blocks[init.name].range_product(write).is_injective():
+        return f"{init.name} writes an element of {output} twice in one block"
+    return ""
+
+
+def _maps_of(umap: isl.UnionMap) -> list[isl.Map]:
+    out: list[isl.Map] = []
+    umap.foreach_map(out.append)
+    return out
 
 
 def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[bool, str]:
@@ -188,12 +282,23 @@ def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[b
     if not rectangular(problem, mapped):
         names = ", ".join(problem.pattern.loops[p] for p in mapped)
         return False, f"the mapped loops ({names}) do not form a box in {problem.statement.domain}"
+    if problem.init is not None:
+        init = problem.init_statement()
+        dims = [init.iterators.index(p) for _l, p in problem.init.loops]
+        if not rectangular(problem, dims, init.domain):
+            return False, f"the mapped loops of {init.name} do not form a box in {init.domain}"
     try:
         schedule = candidate_schedule(problem, loop_map)
     except KeyError:
         # a loop between the mapped ones is not a plain time dimension of the original
         # schedule (it shares its depth with another statement's sequence)
         return False, "the mapped loops are not plain loops of the original schedule"
+    except InitMisfit as err:
+        return False, str(err)
+    if problem.init is not None:
+        why = init_blocks_agree(problem, schedule)
+        if why:
+            return False, why
     result = check(problem.scop, deps, schedule)
     if result.legal:
         return True, ""

@@ -8,6 +8,7 @@ applicability and legality (:mod:`.legality`), remainders and cost (:mod:`.cost`
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -19,7 +20,7 @@ from .cost import estimate, native_path
 from .intrinsic import Intrinsic
 from .legality import legality
 from .pattern import statement_pattern
-from .problem import StructuralMatch, make_problem
+from .problem import InitBinding, StructuralMatch, init_bindings, make_problem
 from .sat import sat_matches
 
 
@@ -42,21 +43,27 @@ class Match:
     reason: str = ""
     cost: dict = field(default_factory=dict)
     native: tuple[str, ...] | None = None
+    init: InitBinding | None = None      # the statement running the intrinsic's init (a band match)
 
     @property
-    def key(self) -> StructuralMatch:
-        return (tuple(self.loops.items()), tuple(self.arrays.items()))
+    def key(self) -> tuple:
+        key = (tuple(self.loops.items()), tuple(self.arrays.items()))
+        return key if self.init is None else key + (self.init,)
 
     def to_json(self) -> dict:
         return {"statement": self.statement, "intrinsic": self.intrinsic, "loops": self.loops,
                 "arrays": self.arrays, "remainder": self.remainder, "legal": self.legal,
                 "reason": self.reason, "cost": self.cost,
-                "native": list(self.native) if self.native else None}
+                "native": list(self.native) if self.native else None,
+                "init": self.init.to_json() if self.init is not None else None}
 
     def describe(self) -> str:
         loops = ", ".join(f"{a}->{b}" for a, b in self.loops.items())
         arrays = ", ".join(f"{a}->{b}" for a, b in self.arrays.items())
         rem = f"; remainder on {', '.join(self.remainder)}" if self.remainder else ""
+        if self.init is not None:
+            pairs = [f"{a}->{b}" for a, b in self.init.loops + self.init.arrays if a not in self.arrays]
+            rem += f"; init {self.init.statement} ({', '.join(pairs)})"
         path = "+".join(self.native) if self.native else "portable"
         state = (f"legal, gain {self.cost.get('gain')} ({path} path here)" if self.legal
                  else f"illegal: {self.reason}")
@@ -89,10 +96,10 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
     for intrinsic in intrinsics:
         problem = make_problem(scop, stmt, intrinsic, pattern)
         start = time.perf_counter()
-        found = search(problem)
+        found = structural_matches(problem, search)
         seconds = time.perf_counter() - start
-        matches = [_finish(problem, s, deps) for s in found]
-        matches.sort(key=lambda m: (not m.legal, -m.cost.get("gain", 0), str(m.key)))
+        matches = [_finish(p, s, deps) for s, p in found]
+        matches.sort(key=lambda m: (not m.legal, -m.cost.get("gain", 0), m.init is None, str(m.key)))
         why = "" if matches else diagnose(problem)
         reports.append(MatchReport(stmt.name, intrinsic.name, matches, seconds, pattern.error, why))
     return reports
@@ -110,10 +117,10 @@ _RELAXED = (
 def diagnose(problem) -> str:
     """Why no structural match exists: the first rule whose relaxation lets SAT find
     one, else the expression or its accesses differ."""
-    import dataclasses
-
     if problem.pattern.error:
         return problem.pattern.error
+    if problem.intrinsic.init is not None and sat_matches(problem):
+        return f"no other statement initialises the output as {problem.intrinsic.name}'s init statement does"
     for rule, text in _RELAXED:
         if sat_matches(dataclasses.replace(problem, relax=frozenset([rule]))):
             return text
@@ -138,11 +145,12 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
     pattern = statement_pattern(scop, stmt)
     ranked = []
     for order, intrinsic in enumerate(intrinsics):
-        problem = make_problem(scop, stmt, intrinsic, pattern)
-        for structural in sat_matches(problem):
+        for structural, problem in structural_matches(make_problem(scop, stmt, intrinsic, pattern)):
             match, loop_map = undecided(problem, structural)
-            ranked.append((-match.cost.get("gain", 0), order, str(match.key), match, problem, loop_map))
-    ranked.sort(key=lambda item: item[:3])
+            # of equal gains, a band match first: it also runs the init in its calls
+            ranked.append((-match.cost.get("gain", 0), match.init is None, order, str(match.key), match,
+                           problem, loop_map))
+    ranked.sort(key=lambda item: item[:4])
     reason = ""
     for *_key, match, problem, loop_map in ranked:
         match.legal, match.reason = legality(problem, loop_map, deps)
@@ -150,6 +158,18 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
             return match, ""
         reason = reason or match.reason
     return None, reason
+
+
+def structural_matches(problem, search=sat_matches) -> list[tuple[StructuralMatch, object]]:
+    """(structural match, its problem) pairs of ``problem``, by ``search`` (SAT or the
+    brute-force oracle). For an intrinsic with an init statement, each match of the main
+    statement once per :class:`InitBinding` completing it (``problem.init`` set), and
+    none without one."""
+    found = search(problem)
+    if problem.intrinsic.init is None:
+        return [(structural, problem) for structural in found]
+    return [(structural, dataclasses.replace(problem, init=binding)) for structural in found
+            for binding in init_bindings(problem, structural, search)]
 
 
 def undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[int, int]]]:
@@ -160,7 +180,7 @@ def undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[i
     loop_map = [(intr.loops.index(a), prog.loops.index(b)) for a, b in loop_pairs]
     remainder = [prog.loops[p] for l, p in loop_map if problem.needs_remainder(l, p)]
     match = Match(problem.statement.name, intr.name, dict(loop_pairs), dict(array_pairs), remainder,
-                  False, "not decided", estimate(problem, loop_map), native_path(intr))
+                  False, "not decided", estimate(problem, loop_map), native_path(intr), problem.init)
     return match, loop_map
 
 

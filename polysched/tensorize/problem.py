@@ -25,6 +25,16 @@ intrinsic operand to a program array (or scalar) so that
 
 A match is ``(loops, arrays)``: ``((intrinsic_loop, program_loop), ...)`` and
 ``((operand, array), ...)``, each in intrinsic order.
+
+An intrinsic with an init statement (``Intrinsic.init``: ``C[i][j] *= beta;`` before
+``C[i][j] += alpha * A[i][k] * B[k][j];``) matches a band of two statements: a match of
+its main statement, as above, and an :class:`InitBinding`, a structural match of the
+init statement in another program statement that writes the same array, with the
+operands both statements share bound to the same arrays, and where two instances
+writing the same element agree on every loop the init statement has (gemm's
+``C[i][j] *= beta`` at ``S0[i, j]`` and ``S1[i, k, j]``). Whether each call's block
+initialises exactly the elements it accumulates into is decided with the blocks, in
+:mod:`.legality`.
 """
 from __future__ import annotations
 
@@ -38,6 +48,19 @@ from .intrinsic import Intrinsic, _extent
 from .pattern import Pattern, statement_pattern
 
 StructuralMatch = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
+
+
+@dataclass(frozen=True)
+class InitBinding:
+    """The program statement matching an intrinsic's init statement: its name, the
+    ``((intrinsic loop, its loop), ...)`` and ``((operand, array), ...)`` pairs."""
+
+    statement: str
+    loops: tuple[tuple[str, str], ...]
+    arrays: tuple[tuple[str, str], ...]
+
+    def to_json(self) -> dict:
+        return {"statement": self.statement, "loops": dict(self.loops), "arrays": dict(self.arrays)}
 
 
 @dataclass
@@ -55,6 +78,11 @@ class Problem:
     # rules the SAT search may ignore, to say why nothing matched (see match.diagnose):
     # "steps", "extents", "stride1", "types", "aliasing"
     relax: frozenset[str] = frozenset()
+    # a band-of-statements match: the program statement running the intrinsic's init
+    init: InitBinding | None = None
+
+    def init_statement(self) -> Statement | None:
+        return self.scop.statement(self.init.statement) if self.init is not None else None
 
     def loop_allowed(self, l: int, p: int) -> bool:
         """May intrinsic loop ``l`` map to program loop ``p`` (step and extent rules)?
@@ -113,3 +141,50 @@ def affine_unused(uref, vref) -> set[tuple[int, int]] | None:
     n_prog = len(vref.rows[0])
     return {(l, p) for l in range(n_intr) if l not in used
             for p in range(n_prog) if any(row[p] for row in vref.rows)}
+
+
+def init_bindings(problem: Problem, structural: StructuralMatch, search) -> list[InitBinding]:
+    """Every :class:`InitBinding` completing the main statement's match ``structural``
+    into a match of the band (see the module doc); ``search``: the structural search
+    (SAT or the brute-force oracle) run on each candidate init statement."""
+    intrinsic = problem.intrinsic
+    arrays = dict(structural[1])
+    output = arrays[intrinsic.output]
+    part = intrinsic.init_part()
+    found = []
+    for other in problem.scop.statements:
+        written = {a.array for a in other.accesses if a.kind == "write"}
+        if other.name == problem.statement.name or output not in written:
+            continue
+        for loops, init_arrays in search(make_problem(problem.scop, other, part)):
+            if any(arrays.get(o, a) != a for o, a in init_arrays):
+                continue
+            binding = InitBinding(other.name, loops, init_arrays)
+            if _same_element_same_point(problem, structural, binding, output):
+                found.append(binding)
+    return found
+
+
+def _same_element_same_point(problem: Problem, structural: StructuralMatch, binding: InitBinding,
+                             output: str) -> bool:
+    """Do an init instance and a main instance that write the same element of
+    ``output`` always agree on the init's loops? ``{ I[x] -> M[y] : W_I(x) = W_M(y) }``
+    must lie inside ``{ I[x] -> M[y] : x_p = y_q }`` for each intrinsic loop mapped to
+    ``p`` in I and to ``q`` in M."""
+    main, init = problem.statement, problem.scop.statement(binding.statement)
+
+    def write(stmt):
+        maps = [a.relation for a in stmt.accesses if a.kind == "write" and a.array == output]
+        return maps[0] if len(maps) == 1 else None
+    w_main, w_init = write(main), write(init)
+    if w_main is None or w_init is None:
+        return False
+    same_element = w_init.apply_range(w_main.reverse())
+    main_loop = dict(structural[0])
+    xs = [f"x{d}" for d in range(len(init.iterators))]
+    ys = [f"y{d}" for d in range(len(main.iterators))]
+    equal = [f"x{init.iterators.index(p)} = y{main.iterators.index(main_loop[l])}" for l, p in binding.loops]
+    params = ", ".join(problem.scop.parameters)
+    agree = isl.Map(f"[{params}] -> {{ {init.name}[{', '.join(xs)}] -> {main.name}[{', '.join(ys)}] : "
+                    f"{' and '.join(equal) or '1 = 1'} }}").align_params(same_element.get_space())
+    return same_element.is_subset(agree.align_params(same_element.get_space()))

@@ -812,6 +812,44 @@ static inline void polysched_dgemm_packed_scaled(long m_, long n_, long k_, doub
   polysched_pk_dispatch(m_, n_, k_, alpha, 1, 0, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
+/* bands of two statements: C *= beta (or C = 0.0) over the block, then C += [alpha *] A * B;
+ * each element is initialised before its first product is added, as in the source */
+static inline void polysched_dgemm_block_init(long m_, long n_, int zero, double beta, double *C, long rsC)
+{
+  long i, j;
+  for (i = 0; i < m_; i++)
+    for (j = 0; j < n_; j++)
+      C[i * rsC + j] = zero ? 0.0 : C[i * rsC + j] * beta;
+}
+
+static inline void polysched_dgemm_packed_beta_scaled(long m_, long n_, long k_, double alpha, double beta,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_dgemm_block_init(m_, n_, 0, beta, C, rsC);
+  polysched_dgemm_packed_scaled(m_, n_, k_, alpha, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+static inline void polysched_dgemm_packed_beta(long m_, long n_, long k_, double beta,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_dgemm_block_init(m_, n_, 0, beta, C, rsC);
+  polysched_dgemm_packed(m_, n_, k_, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+static inline void polysched_dgemm_packed_zero_scaled(long m_, long n_, long k_, double alpha,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_dgemm_block_init(m_, n_, 1, 0.0, C, rsC);
+  polysched_dgemm_packed_scaled(m_, n_, k_, alpha, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+static inline void polysched_dgemm_packed_zero(long m_, long n_, long k_,
+    const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_dgemm_block_init(m_, n_, 1, 0.0, C, rsC);
+  polysched_dgemm_packed(m_, n_, k_, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
 /* the same with fused multiply-adds: NOT bit-identical (opt-in) */
 static inline void polysched_dgemm_packed_fma(long m_, long n_, long k_, const double *A, long rsA,
     long csA, const double *B, long rsB, long csB, double *C, long rsC)
