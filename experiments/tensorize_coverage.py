@@ -3,7 +3,8 @@
     .venv/bin/python experiments/tensorize_coverage.py [--repeat 5]
 
 Per (kernel, intrinsic): structural matches found by SAT and by the brute-force oracle
-(summed over the kernel's statements), legal matches, and the SAT matching time per
+(summed over the kernel's statements; for an intrinsic with an init statement, the
+pairs of statements), legal matches, and the SAT matching time per
 (statement, intrinsic) pair (median of --repeat runs, full enumeration; the maximum over
 the kernel's statements). Ends with the overall distribution of the per-pair times.
 """
@@ -19,6 +20,7 @@ from polysched.scop import extract
 from polysched.tensorize import builtin_intrinsics
 from polysched.tensorize.brute import brute_force_matches
 from polysched.tensorize.legality import legality
+from polysched.tensorize.match import structural_matches
 from polysched.tensorize.problem import make_problem
 from polysched.tensorize.sat import sat_matches
 
@@ -45,21 +47,22 @@ def main() -> None:
                     samples = []
                     for _ in range(args.repeat):
                         start = time.perf_counter()
-                        sat = sat_matches(problem)
+                        sat = structural_matches(problem, sat_matches)
                         samples.append(time.perf_counter() - start)
                     pair = statistics.median(samples)
                     times.append(pair)
                     worst = max(worst, pair)
                     start = time.perf_counter()
-                    brute = brute_force_matches(problem)
+                    brute = structural_matches(problem, brute_force_matches)
                     brute_times.append(time.perf_counter() - start)
-                    agree &= set(sat) == set(brute) and len(sat) == len(set(sat))
+                    keys = [(s, p.init) for s, p in sat]
+                    agree &= set(keys) == {(s, p.init) for s, p in brute} and len(keys) == len(set(keys))
                     n_sat += len(sat)
                     n_brute += len(brute)
-                    for loops, _arrays in sat:
+                    for (loops, _arrays), matched in sat:
                         loop_map = [(intrinsic.loops.index(a), problem.pattern.loops.index(b))
                                     for a, b in loops]
-                        n_legal += legality(problem, loop_map, deps)[0]
+                        n_legal += legality(matched, loop_map, deps)[0]
                 agree_all &= agree
                 if n_sat or n_brute:
                     rows.append((path.stem, intrinsic.name, n_sat, n_brute, n_legal,
