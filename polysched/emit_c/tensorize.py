@@ -75,12 +75,9 @@ def can_call(mark: Tensorize, statements) -> bool:
 
 
 def _main_part(node, stmt: str, init: str):
-    """Below a band match's mark, isl prints the init statement's loops, then the main
-    statement's: the main statement's part, when every other part runs only ``init``
+    """A block inside a band match's loops (``{ S0(c4, c5); for (c6 ...) S1(...); }``):
+    its part running the main statement, when every other part runs only ``init``
     (None otherwise)."""
-    node = _strip_blocks(node)
-    if node.get_type() != _node.block:
-        return node
     parts = [node.block_get_children().get_at(k) for k in range(node.block_get_children().n_ast_node())]
     mains = [part for part in parts if stmt in _called(part)]
     if len(mains) != 1 or any(_called(part) - {init} for part in parts if part is not mains[0]):
@@ -125,15 +122,23 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     stmt = printer.statements.get(str(params.get("stmt")))
     if stmt is None:
         return None
-    if intrinsic.init is not None:
-        child = _main_part(child, stmt.name, str(params.get("init")))
-        if child is None:
-            return None
+    init_name = str(params.get("init"))
+    # a band match's call runs both statements: below the mark there must be both (isl
+    # prints a mark once per component of its subtree; a part with one of them is
+    # printed as loops, and so is the other part then, as its call would need both)
+    if intrinsic.init is not None and _called(child) != {stmt.name, init_name}:
+        return None
     loops = []
     node = _strip_blocks(child)
-    while node.get_type() == _node.for_:
-        loops.append(node)
-        node = _strip_blocks(node.for_get_body())
+    while node.get_type() == _node.for_ or (intrinsic.init is not None and node.get_type() == _node.block):
+        if node.get_type() == _node.block:      # the init next to the main statement's loops
+            node = _main_part(node, stmt.name, init_name)
+            if node is None:
+                return None
+        else:
+            loops.append(node)
+            node = node.for_get_body()
+        node = _strip_blocks(node)
     if node.get_type() != _node.user or not 0 < len(loops) <= len(intrinsic.loops):
         return None
     call = node.user_get_expr()

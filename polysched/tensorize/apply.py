@@ -271,10 +271,15 @@ def _prior_subtree(scop, node, mark: Tensorize, rest, blocks):
     group = {stmt.name} | ({str(params["init"])} if "init" in params else set())
     if set(maps) != group:
         raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}'")
-    positions = _point_positions(maps[stmt.name], mapped)
-    if positions is not None and "init" in params:
-        positions -= 1      # a band match's mark sits above the dimension ordering init and main
-    if positions is None or positions < 0:
+    if "init" in params:    # the init's loops, the dimension ordering init and main, the others
+        shared = sum(1 for k in params if k.startswith("il_"))
+        positions = _point_positions(maps[stmt.name], mapped[:shared])
+        rest = mapped[shared:]
+        if positions is not None and rest and _point_positions(maps[stmt.name], rest) != positions + shared + 1:
+            positions = None
+    else:
+        positions = _point_positions(maps[stmt.name], mapped)
+    if positions is None:
         raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}' "
                              "(its point loops moved)")
     node = node.insert_partial_schedule(_mupa(where))

@@ -100,7 +100,7 @@ class Intrinsic:
     affine: frozenset[str] = frozenset()
     numerics: str = "exact"
     library: str = ""
-    # a second statement before the main one, over some of its loops, that initialises
+    # a second statement before the main one, inside its outermost loops, that initialises
     # the output (``C[i][j] *= beta;`` then ``C[i][j] += alpha * A[i][k] * B[k][j];``):
     # a match then covers a band of two program statements (see problem.InitBinding)
     init: Pattern | None = None
@@ -317,8 +317,8 @@ def _read(path: Path, text: str) -> Intrinsic:
 
 def _init_pattern(path: Path, scop, main: Pattern, extents: list[int | None], output: str) -> Pattern:
     """The pattern of a description's first statement, the init of ``main``'s output
-    (see ``Intrinsic.init``), checked: it assigns the output over some of the main
-    statement's loops, a loop it lacks takes any extent (a call must cover that loop
+    (see ``Intrinsic.init``), checked: it assigns the output inside the main statement's
+    outermost loops, a loop it lacks takes any extent (a call must cover that loop
     whole: tiles of it would initialise once per tile), and every operand only it reads
     is a scalar (a call takes it by value)."""
     stmt = scop.statements[0]
@@ -327,8 +327,9 @@ def _init_pattern(path: Path, scop, main: Pattern, extents: list[int | None], ou
         raise IntrinsicError(f"{path}: the init statement: {init.error}")
     if init.refs[init.tree[1][1]].array != output:
         raise IntrinsicError(f"{path}: the first statement must initialise the output {output!r}")
-    if not set(init.loops) <= set(main.loops):
-        raise IntrinsicError(f"{path}: the init statement's loops must be loops of the main statement")
+    if init.loops != main.loops[:len(init.loops)]:
+        raise IntrinsicError(f"{path}: the init statement's loops must be the main statement's outermost "
+                             "loops (for i, j { C[i][j] = 0; for k C[i][j] += ...; })")
     for d, loop in enumerate(main.loops):
         if loop not in init.loops and extents[d] is not None:
             raise IntrinsicError(f"{path}: loop {loop!r}, which the init statement lacks, must take any extent")

@@ -150,8 +150,10 @@ def candidate_schedule(problem: Problem, loop_map: list[tuple[int, int]],
     result = None
     for name, fmap in maps.items():
         if name == stmt.name:
-            lead = ["1"] if init is not None else []
-            tail = _tail(scop, name, iters, ["1"] + mains + lead + points, fmap)
+            if init is not None:    # the init's loops first, then 1 (the init has 0 there)
+                shared = len(problem.intrinsic.init.loops)
+                points = points[:shared] + ["1"] + points[shared:]
+            tail = _tail(scop, name, iters, ["1"] + mains + points, fmap)
             new = _prefix(fmap, cut).flat_range_product(tail)
         elif init is not None and name == problem.init.statement:
             new = init
@@ -198,9 +200,12 @@ class InitMisfit(ValueError):
 def _init_tail(problem: Problem, maps: dict[str, isl.Map], cut: int, tile, mapped: dict[int, int],
                loop_map) -> isl.Map:
     """The init statement's schedule in the candidate: its own first ``cut`` time
-    dimensions, group 1, the main statement's tile loops written with its loops, then 0
-    (before the main statement's points, which get 1) and its points in the intrinsic's
-    order (0 for a loop it lacks). InitMisfit when it cannot follow: its mapped loops
+    dimensions, group 1, the main statement's tile loops written with its loops, then
+    its points (the intrinsic's outermost loops, see ``Intrinsic.init``) and 0 where the
+    main statement has 1 then its other loops: each element is initialised right before
+    its products, as in the intrinsic's nest, so that isl prints both statements in one
+    loop nest below the mark (statements one after the other would be separate
+    components, and isl would print the mark once for each). InitMisfit when it cannot follow: its mapped loops
     start at another depth, a loop between them is not a plain loop or not mapped, or
     a tile loop is one it lacks (a loop it lacks must run whole in each call)."""
     scop, intrinsic = problem.scop, problem.intrinsic
@@ -220,9 +225,9 @@ def _init_tail(problem: Problem, maps: dict[str, isl.Map], cut: int, tile, mappe
         if loop not in own:
             raise InitMisfit(f"{init.name} has no loop for the tile loop of {problem.pattern.loops[d]}")
         texts.append(_tiled(init.iterators, own[loop], divisor))
-    points = [init.iterators[own[intrinsic.loops[l]]] if intrinsic.loops[l] in own else "0"
-              for l, _p in loop_map]
-    tail = _tail(scop, init.name, list(init.iterators), ["1"] + texts + ["0"] + points, fmap)
+    points = [init.iterators[own[loop]] for loop in intrinsic.init.loops]
+    points += ["0"] * (len(loop_map) + 1 - len(points))
+    tail = _tail(scop, init.name, list(init.iterators), ["1"] + texts + points, fmap)
     return _constants_of(_prefix(fmap, cut), _prefix(maps[problem.statement.name], cut)).flat_range_product(tail)
 
 
