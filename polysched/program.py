@@ -599,7 +599,10 @@ class Program:
         loop}``. ``parallel``: also mark the outermost block loop that carries no
         dependence ``Parallel`` (OpenMP threads over blocks; the other primitives cannot
         name ``stmt``'s loops any more: its instances are split into full and remainder
-        blocks). The trace records the chosen loop mapping."""
+        blocks). The trace records the chosen loop mapping. An intrinsic with an init
+        statement (``dgemm_packed_beta_scaled``: ``C *= beta`` then the product) also
+        takes the program statement that initialises ``stmt``'s output (gemm's S0), found
+        by matching: one call runs both (see polysched/tensorize/problem.py)."""
         from polysched.tensorize.apply import BLOCKINGS, parallel_variants, resolve, tensorized_tree
         from polysched.tensorize.match import Match
         if isinstance(match, bool) or not isinstance(match, (type(None), int, dict, Match)):
