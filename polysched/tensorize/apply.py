@@ -13,6 +13,10 @@ For gemm ``S1[i, k, j]`` and ``dgemm_4x8_scaled`` (loops k, i, j; i: 4, j: 8) th
                            mark put back above its point loops
           filter others:   band [F_X rest]
 
+For a band match (an init statement S0 in the intrinsic's calls) S0 shares the outer
+band, its instances in the blocks where both statements are full join ``S1_full`` below
+the mark (points nested as in legality.py) and the rest join ``S1_rest``.
+
 ``S1_full`` is every instance whose whole tile lies in the domain (isl:
 ``D \\ dom(T ∩ (D × ¬D))`` with ``T`` relating instances of one tile), so a marked
 block is always a full call; the others run the statement itself. The outer band is
@@ -267,7 +271,7 @@ def _prior_subtree(scop, node, mark: Tensorize, rest, blocks):
     stmt = scop.statement(str(params["stmt"]))
     mapped = [stmt.iterators.index(str(v)) for k, v in params.items() if k.startswith("l_")]
     where = None if rest is None else rest.intersect_domain(blocks)
-    maps = {} if where is None else {m.get_tuple_name(isl.dim_type.in_): m for m in _maps(where)}
+    maps = {} if where is None else {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(where)}
     group = {stmt.name} | ({str(params["init"])} if "init" in params else set())
     if set(maps) != group:
         raise TransformError(f"tensorize: cannot keep the earlier mark '{mark.text()}'")
@@ -286,12 +290,6 @@ def _prior_subtree(scop, node, mark: Tensorize, rest, blocks):
     if positions > 0:
         node = node.band_split(positions).child(0)
     return node.insert_mark(mark.to_id())
-
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    out: list[isl.Map] = []
-    umap.foreach_map(out.append)
-    return out
 
 
 def _point_positions(fmap: isl.Map, mapped: list[int]) -> int | None:

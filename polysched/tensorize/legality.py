@@ -18,12 +18,20 @@ intrinsic's own loop order::
 
 i.e. "the mapped loops are tiled to the intrinsic's shape and sunk innermost in a
 permutable band", the condition for replacing the point loops by one call.
+
+A band match (``problem.init``, gemm's ``C[i][j] *= beta`` as S0) puts its init
+statement in group 1 too, with the same tile loops (written with its own loops) and its
+points nested as in the intrinsic (``S0[i, j] -> [.., i, j, 0, 0]`` before
+``S1[i, k, j] -> [.., i, j, 1, k]``), in the main statement's place in a sequence. It is
+legal when that schedule respects the dependences and, block by block, the init writes
+exactly the elements the main statement writes, each once (:func:`init_blocks_agree`).
 """
 from __future__ import annotations
 
 import islpy as isl
 
 from polysched.dependence import check
+from polysched.islutil import maps_of
 
 from .problem import Problem
 
@@ -255,7 +263,7 @@ def init_blocks_agree(problem: Problem, candidate: isl.UnionMap) -> str:
     """'' when, in every block of ``candidate`` (equal time dimensions before the
     points) where the main statement runs, the init statement writes exactly the
     elements the main statement writes, each once; else why not."""
-    maps = {m.get_tuple_name(isl.dim_type.in_): m for m in _maps_of(candidate)}
+    maps = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(candidate)}
     main, init = problem.statement, problem.init_statement()
     outer = maps[main.name].dim(isl.dim_type.out) - len(problem.intrinsic.loops) - 1
     output = dict(problem.init.arrays)[problem.intrinsic.output]
@@ -275,10 +283,6 @@ def init_blocks_agree(problem: Problem, candidate: isl.UnionMap) -> str:
     return ""
 
 
-def _maps_of(umap: isl.UnionMap) -> list[isl.Map]:
-    out: list[isl.Map] = []
-    umap.foreach_map(out.append)
-    return out
 
 
 def legality(problem: Problem, loop_map: list[tuple[int, int]], deps) -> tuple[bool, str]:
