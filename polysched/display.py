@@ -21,6 +21,7 @@ import sys
 import islpy as isl
 
 from polysched.islutil import sets_of
+from polysched.textio import natural_key
 
 _t = isl.schedule_node_type
 
@@ -30,12 +31,7 @@ def escape(text: str) -> str:
 
 
 def _statements(uset: isl.UnionSet) -> list[str]:
-    return sorted({s.get_tuple_name() for s in sets_of(uset)}, key=_natural)
-
-
-def _natural(name: str):
-    digits = "".join(ch for ch in name if ch.isdigit())
-    return (name.rstrip("0123456789"), int(digits) if digits else -1, name)
+    return sorted({s.get_tuple_name() for s in sets_of(uset)}, key=natural_key)
 
 
 def _iterators(scop, stmt: str) -> list[str] | None:

@@ -84,3 +84,8 @@ def without_pasted_headers(text: str) -> str:
     """``text`` (a generated file) without the headers pasted into it: the program as it
     would read with ``#include`` lines, e.g. to count its calls."""
     return _PASTED.sub("", text)
+
+
+def natural_key(name: str) -> list:
+    """Sort key putting names in human order: ``S2`` before ``S10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]

@@ -18,6 +18,7 @@ import islpy as isl
 
 from polysched.dependence.loops import carried, same_value
 from polysched.islutil import maps_of, sets_of
+from polysched.textio import natural_key
 
 DEPENDENCE_KINDS = ("raw", "war", "waw")
 
@@ -122,11 +123,6 @@ class _Describer:
             self.visit(node.child(i), deps, depth + 1)
 
 
-def _natural(item):
-    """S2 before S10."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", item[0])]
-
-
 def describe_schedule(schedule: isl.Schedule, deps=None,
                       iterators: dict[str, list[str]] | None = None) -> str:
     """Per-statement hyperplanes, then bands (permutable, parallel members, satisfied
@@ -134,5 +130,5 @@ def describe_schedule(schedule: isl.Schedule, deps=None,
     d = _Describer(deps, iterators)
     d.visit(schedule.get_root(), dict(d.kinds), 0)
     width = max((len(s) for s in d.rows), default=0)
-    head = [f"{s:{width}s}: ({', '.join(row)})" for s, row in sorted(d.rows.items(), key=_natural)]
+    head = [f"{s:{width}s}: ({', '.join(row)})" for s, row in sorted(d.rows.items(), key=lambda item: natural_key(item[0]))]
     return "\n".join(head + d.lines)
