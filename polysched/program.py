@@ -347,8 +347,7 @@ class Program:
         if unknown:
             raise TransformError(f"verify: unknown option{'s' if len(unknown) > 1 else ''} "
                                  f"{', '.join(unknown)} (the options are {', '.join(known)})")
-        defines = dict(self._origin.get("defines") or {})
-        defines.update(options.pop("defines", None) or {})
+        extra_defines = options.pop("defines", None) or {}
         includes = list(self._origin.get("include_dirs") or []) + list(options.pop("include_dirs", []))
         if any(step.get("op") == "tensorize" for step in self._trace):
             from polysched.tensorize import INCLUDE_DIR      # polysched_intrinsics.h
@@ -360,6 +359,7 @@ class Program:
                 original.parent.mkdir()
                 original.write_text(self._origin["source"])
             dataset = dataset_name(dataset, "verify", [original], includes)
+            defines = {**self._defines_at(dataset), **extra_defines}
             name = Path(original).name
             candidate = Path(tmp) / name
             self.write(candidate)
@@ -367,6 +367,15 @@ class Program:
                 includes.append(str(Path(original).resolve().parent))
             return verify(original, candidate, defines=defines, dataset=dataset,
                           include_dirs=includes, **options)
+
+    def _defines_at(self, dataset: str | None) -> dict:
+        """The defines the program was read with, less a ``*_DATASET`` one when a run
+        asks for a dataset: that one chooses the sizes (a program read at the sizes a
+        tuning campaign timed, ``Target.program("MEDIUM")``, verified at MINI)."""
+        defines = dict(self._origin.get("defines") or {})
+        if dataset is not None:
+            defines = {k: v for k, v in defines.items() if not k.upper().endswith("_DATASET")}
+        return defines
 
     def time(self, dataset: str | None = "MEDIUM", *, repeat: int = 3, threads: int | None = None,
              original: bool = False, cc: str | None = None, cflags: Sequence[str] | None = None) -> float:
@@ -390,8 +399,8 @@ class Program:
             if "polysched_intrinsics.h" in text:
                 from polysched.tensorize import INCLUDE_DIR
                 includes.append(str(INCLUDE_DIR))
-            defines = {**dict(self._origin.get("defines") or {}),
-                       **dataset_define(dataset_name(dataset, "time", [source], includes))}
+            dataset = dataset_name(dataset, "time", [source], includes)
+            defines = {**self._defines_at(dataset), **dataset_define(dataset)}
             built = compile_c(source, Path(tmp) / "program", cc=cc or DEFAULT_CC,
                               cflags=list(cflags) if cflags is not None else DEFAULT_CFLAGS,
                               defines=defines, include_dirs=includes, openmp="#pragma omp" in text)

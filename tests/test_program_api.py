@@ -249,3 +249,15 @@ def test_misuse_found_by_probing_is_one_sentence(call, message):
     p = ps.Program.from_file(PROBE + "triangle.c")
     with pytest.raises(ps.TransformError, match=message):
         call(p)
+
+
+def test_a_program_read_at_one_dataset_runs_at_the_dataset_asked_for():
+    """``Program.from_file(..., defines={"MEDIUM_DATASET": None})`` (what a tuning
+    campaign at MEDIUM reads) verifies and times at the dataset given: its own
+    ``*_DATASET`` define is dropped, not passed next to the requested one."""
+    medium = ps.Program.from_file(get("gemm").path, defines={"MEDIUM_DATASET": None}).interchange("S1", 1, 2)
+    assert medium._defines_at("MINI") == {} and medium._defines_at(None) == {"MEDIUM_DATASET": None}
+    result = medium.verify()                  # MINI: C is 20 x 25
+    assert result.status == "equal" and "500 values equal" in str(result), result
+    result = medium.verify(dataset="SMALL")   # 60 x 70
+    assert result.status == "equal" and "4200 values equal" in str(result), result

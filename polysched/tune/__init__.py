@@ -34,4 +34,6 @@ def best_program(db, target: "Target", cc: str = "gcc"):
         row = store.best(target.fingerprint(program), machine_fingerprint(machine_identity(cc)))
     if row is None:
         return None, None
+    if row.dataset:      # replayed at the sizes it was timed at: the model's tile sizes are the ones measured
+        program = target.program(row.dataset)
     return program.replay(Trace.from_json(row.trace)), row
