@@ -136,7 +136,8 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     candidate.foreach_map(lambda m: maps.__setitem__(m.get_tuple_name(isl.dim_type.in_), m))
     name = problem.statement.name
     group = [name] + ([problem.init.statement] if problem.init is not None else [])
-    # a band match's points start with 0 for the init statement, 1 for the main one
+    # a band match's points have one more dimension (after the init's loops): 0 for the
+    # init statement, 1 for the main one
     n_points = len(loop_map) + (problem.init is not None)
     head = cut + 1                       # shared time dimensions and the group dimension
     mine = maps[name]
@@ -278,8 +279,8 @@ def _prior_subtree(scop, node, mark: Tensorize, rest, blocks):
     if "init" in params:    # the init's loops, the dimension ordering init and main, the others
         shared = sum(1 for k in params if k.startswith("il_"))
         positions = _point_positions(maps[stmt.name], mapped[:shared])
-        rest = mapped[shared:]
-        if positions is not None and rest and _point_positions(maps[stmt.name], rest) != positions + shared + 1:
+        inner = mapped[shared:]
+        if positions is not None and inner and _point_positions(maps[stmt.name], inner) != positions + shared + 1:
             positions = None
     else:
         positions = _point_positions(maps[stmt.name], mapped)
