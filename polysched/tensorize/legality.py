@@ -33,7 +33,7 @@ import islpy as isl
 from polysched.dependence import check
 from polysched.islutil import maps_of
 
-from .problem import Problem
+from .problem import Problem, output_write
 
 
 def _lift(dom: isl.Set, keep: list[int]) -> isl.Set:
@@ -267,18 +267,17 @@ def init_blocks_agree(problem: Problem, candidate: isl.UnionMap) -> str:
     main, init = problem.statement, problem.init_statement()
     outer = maps[main.name].dim(isl.dim_type.out) - len(problem.intrinsic.loops) - 1
     output = dict(problem.init.arrays)[problem.intrinsic.output]
-    blocks, written = {}, {}
+    blocks, writes, written = {}, {}, {}
     for stmt in (main, init):
-        [write] = [a.relation for a in stmt.accesses if a.kind == "write" and a.array == output]
+        writes[stmt.name] = output_write(stmt, output)     # one each: init_bindings checked it
         blocks[stmt.name] = _prefix(maps[stmt.name], outer)
-        written[stmt.name] = blocks[stmt.name].reverse().apply_range(write)
+        written[stmt.name] = blocks[stmt.name].reverse().apply_range(writes[stmt.name])
     accumulated = written[main.name]
     initialised = written[init.name].intersect_domain(accumulated.domain())
     if not initialised.is_equal(accumulated):
         return (f"{init.name} does not initialise exactly the elements of {output} that each call "
                 f"of {problem.intrinsic.name} accumulates into")
-    [write] = [a.relation for a in init.accesses if a.kind == "write" and a.array == output]
-    if not blocks[init.name].range_product(write).is_injective():
+    if not blocks[init.name].range_product(writes[init.name]).is_injective():
         return f"{init.name} writes an element of {output} twice in one block"
     return ""
 

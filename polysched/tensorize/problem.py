@@ -172,11 +172,7 @@ def _same_element_same_point(problem: Problem, structural: StructuralMatch, bind
     must lie inside ``{ I[x] -> M[y] : x_p = y_q }`` for each intrinsic loop mapped to
     ``p`` in I and to ``q`` in M."""
     main, init = problem.statement, problem.scop.statement(binding.statement)
-
-    def write(stmt):
-        maps = [a.relation for a in stmt.accesses if a.kind == "write" and a.array == output]
-        return maps[0] if len(maps) == 1 else None
-    w_main, w_init = write(main), write(init)
+    w_main, w_init = output_write(main, output), output_write(init, output)
     if w_main is None or w_init is None:
         return False
     same_element = w_init.apply_range(w_main.reverse())
@@ -188,3 +184,10 @@ def _same_element_same_point(problem: Problem, structural: StructuralMatch, bind
     agree = isl.Map(f"[{params}] -> {{ {init.name}[{', '.join(xs)}] -> {main.name}[{', '.join(ys)}] : "
                     f"{' and '.join(equal) or '1 = 1'} }}").align_params(same_element.get_space())
     return same_element.is_subset(agree.align_params(same_element.get_space()))
+
+
+def output_write(stmt: Statement, array: str) -> isl.Map | None:
+    """``{ S[x] -> array[...] }``, the statement's one write of ``array`` (None when it
+    writes it in no or in several references)."""
+    maps = [a.relation for a in stmt.accesses if a.kind == "write" and a.array == array]
+    return maps[0] if len(maps) == 1 else None
