@@ -186,7 +186,8 @@ def band_flags(deps: isl.UnionMap, outer: isl.UnionMap | None,
             for k, entry in enumerate(piece.entries):
                 if parallel[k] and not rest.intersect(entry.ne_set(zero)).is_empty():
                     parallel[k] = False
-                rest = rest.intersect(entry.eq_set(zero))
+                if any(parallel[k + 1:]):     # (else no later member asks)
+                    rest = rest.intersect(entry.eq_set(zero))
                 if permutable and piece.some(entry.lt_set(zero)):
                     permutable = False
         return BandFlags(parallel, permutable)

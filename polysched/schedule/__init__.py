@@ -30,7 +30,7 @@ from polysched.islutil import isl_message
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import isl_schedule
 from .isolated import IsolatedTimeout, run_isolated
-from .pluto import pluto_schedule
+from .pluto import needs_reversal, pluto_schedule
 
 
 def _notice(stats: dict | None, message: str) -> None:
@@ -59,11 +59,12 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     order = [s.name for s in scop.statements]
     conflicts = access_conflicts(scop.statements)
 
-    attempts = [options]
-    if not options.negative_coefficients and options.negative_fallback:
-        attempts.append(replace(options, negative_coefficients=True))
-
     def run():
+        attempts = [options]
+        if not options.negative_coefficients and options.negative_fallback:
+            negative = replace(options, negative_coefficients=True)
+            # (in the child: isl questions are not interruptible)
+            attempts = [negative] if needs_reversal(validity, scop.context) else [options, negative]
         child_stats: dict = {}
         budget = Budget(seconds)
         # the same for both attempts (they differ in negative_coefficients only)

@@ -242,7 +242,8 @@ def _template(edge: Edge, sign: int, constant: int, has_w: bool, has_u: bool):
     """The rows of ``constant + w + u·N + sign·(φ_T(t) - φ_S(s)) >= 0`` on ``edge`` as
     ``(equality, constant, local indices, coefficients)`` over the local unknowns
     ``c_S..., [c_T..., shift_T, shift_S,] w, u..., aux...`` (the bracket only when S != T;
-    aux: ``1 + params`` per group of the compiled form), and the number of aux groups.
+    aux: ``1 + params`` per group of the compiled form), the number of aux groups, and
+    whether a row without unknowns fails (rows without unknowns are left out).
     Cached on the edge's reduction: building the model is then a lookup per row."""
     red = edge.reduction
     ns, nt, np_ = edge.n_source, edge.n_sink, edge.n_params
@@ -258,6 +259,7 @@ def _template(edge: Edge, sign: int, constant: int, has_w: bool, has_u: bool):
     w_at, u_at = base, base + 1
     aux_at = base + 1 + np_
     out = []
+    infeasible = False
     for equality, const, form, extra in rows:
         acc: dict[int, int] = {}
         k = const
@@ -282,8 +284,11 @@ def _template(edge: Edge, sign: int, constant: int, has_w: bool, has_u: bool):
         for (g, i), a in extra:
             add(aux_at + g * (1 + np_) + i, a)
         idxs = tuple(j for j in sorted(acc) if acc[j])
-        out.append((equality, k, idxs, tuple(acc[j] for j in idxs)))
-    result = (out, n_groups)
+        if idxs:
+            out.append((equality, k, idxs, tuple(acc[j] for j in idxs)))
+        elif not (k == 0 if equality else k >= 0):
+            infeasible = True
+    result = (out, n_groups, infeasible)
     red._compiled[key] = result
     return result
 
@@ -340,7 +345,7 @@ class HyperplaneProblem:
         np_ = edge.n_params
         src, snk = edge.source, edge.sink
         same = src == snk
-        rows, n_groups = _template(edge, sign, constant, w is not None, u is not None)
+        rows, n_groups, infeasible = _template(edge, sign, constant, w is not None, u is not None)
         # the unknowns of the template's local indices (see _template)
         local = list(self.c[src])
         if not same:
@@ -354,19 +359,20 @@ class HyperplaneProblem:
         index = [None if v is None else v.index for v in local]
         model = self.model
         enforced = None if enforce is None else enforce.index
+        if infeasible:  # a row without unknowns that does not hold
+            if enforce is None:
+                model.add_bool_or([])
+            else:
+                model.add(enforce == 0)
+        seen = self.seen
         for equality, k, idxs, coefs in rows:
-            # "this exact constraint was already added" (variable indices in the model)
-            key = (equality, k, enforced, tuple(sorted(zip((index[j] for j in idxs), coefs))))
-            if key in self.seen:
+            # "this exact constraint was already added" (variable indices in the model;
+            # the template lists a row's unknowns in one order, so equal rows of edges
+            # between the same statements give equal keys)
+            key = (equality, k, enforced, coefs, tuple([index[j] for j in idxs]))
+            if key in seen:
                 continue
-            self.seen.add(key)
-            if not idxs:
-                if not (k == 0 if equality else k >= 0):
-                    if enforce is None:
-                        model.add_bool_or([])  # infeasible
-                    else:
-                        model.add(enforce == 0)
-                continue
+            seen.add(key)
             self.n_rows += 1
             if self.n_rows > self.options.max_constraints:
                 raise BudgetExceeded(f"more than {self.options.max_constraints} constraint rows in one ILP")

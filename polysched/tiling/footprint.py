@@ -15,6 +15,7 @@ preferring equal sizes, then a longer innermost loop (vectorisation).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -53,6 +54,13 @@ class BandSpace:
     @property
     def extents(self) -> list[int]:
         return [hi - lo + 1 for lo, hi in zip(self.lower, self.upper)]
+
+    @functools.cached_property
+    def references(self) -> list[tuple[isl.Map, list[isl.Aff | None]]]:
+        """Each access map with its subscripts as affine functions (None where one is
+        not: a min/max subscript), worked out once for all the tile sizes tried."""
+        return [(relation, _subscripts(relation)) for reference in self.accesses
+                for relation in maps_of(reference)]
 
 
 def known_parameters(scop: Scop) -> isl.Set:
@@ -149,13 +157,12 @@ def footprint_bytes(space: BandSpace, sizes: list[int]) -> int:
         box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(origin + size - 1))
     instances = space.partial.intersect_range(isl.UnionSet.from_set(box)).domain()
     boxes: dict[str, list[Box]] = {}      # per array: its references' boxes
-    for reference in space.accesses:
-        for relation in maps_of(reference):
-            hull = _reference_box(instances, relation)
-            if hull is None:
-                return 1 << 62            # unbounded: never fits
-            if hull is not NO_ELEMENT:
-                boxes.setdefault(relation.get_tuple_name(isl.dim_type.out), []).append(hull)
+    for relation, subscripts in space.references:
+        hull = _reference_box(instances, relation, subscripts)
+        if hull is None:
+            return 1 << 62            # unbounded: never fits
+        if hull is not NO_ELEMENT:
+            boxes.setdefault(relation.get_tuple_name(isl.dim_type.out), []).append(hull)
     total = 0
     for name, parts in boxes.items():
         array = space.scop.arrays.get(name)
@@ -176,51 +183,75 @@ def _box_size(box: Box) -> int:
 
 
 def union_size(boxes: list[Box]) -> int:
-    """Points in the union of integer boxes, by inclusion-exclusion (the intersection of
-    boxes is a box; isl's ``count_val`` would enumerate every point). Past
-    ``MAX_EXACT_BOXES`` distinct boxes, the bounding box of them all (an over-estimate)."""
+    """Points in the union of integer boxes (isl's ``count_val`` would enumerate every
+    point), exact by a sweep (`_union_volume`). Past ``MAX_EXACT_BOXES`` distinct
+    boxes, the bounding box of them all (an over-estimate)."""
     boxes = list(dict.fromkeys(boxes))
     if len(boxes) > MAX_EXACT_BOXES:
         lower = tuple(min(b[0][d] for b in boxes) for d in range(len(boxes[0][0])))
         upper = tuple(max(b[1][d] for b in boxes) for d in range(len(boxes[0][0])))
         return _box_size((lower, upper))
+    return _union_volume([b for b in boxes if all(lo <= hi for lo, hi in zip(*b))])
+
+
+def _union_volume(boxes: list[Box]) -> int:
+    """Points in the union of non-empty boxes: the first dimension cut into slabs at
+    every box's start and end, each slab's width times the union of the boxes that
+    span it, one dimension fewer. Inclusion-exclusion took 2^n terms (heat-3d's 8
+    references per array: 0.13 s of its tiling)."""
+    if not boxes:
+        return 0
+    if not boxes[0][0]:
+        return 1
+    cuts = sorted({b[0][0] for b in boxes} | {b[1][0] + 1 for b in boxes})
     total = 0
-    for r in range(1, len(boxes) + 1):
-        for group in itertools.combinations(boxes, r):
-            lower = tuple(max(b[0][d] for b in group) for d in range(len(group[0][0])))
-            upper = tuple(min(b[1][d] for b in group) for d in range(len(group[0][0])))
-            total += (-1) ** (r + 1) * _box_size((lower, upper))
+    for start, end in zip(cuts, cuts[1:]):
+        spanning = list(dict.fromkeys((b[0][1:], b[1][1:]) for b in boxes
+                                      if b[0][0] <= start and end - 1 <= b[1][0]))
+        total += (end - start) * _union_volume(spanning)
     return total
 
 
-# a stencil has up to 7-9 distinct references to one array; inclusion-exclusion is 2^k terms
+# a stencil has up to 7-9 distinct references to one array
 MAX_EXACT_BOXES = 10
 
 
-def _reference_box(instances: isl.UnionSet, relation: isl.Map):
-    """The bounding box (lower and upper corner) of the elements ``relation``
-    (``{ S[i] -> A[f(i)] }``) touches from ``instances``: per subscript, the extremes of
-    the affine ``f_d`` over the statement's instances (an LP each, where the image set
-    itself would need a projection); `NO_ELEMENT` when no instance of ``S`` is there,
-    None when unbounded. Subscripts that are not affine functions fall back to the
-    image's extremes."""
-    domain = instances.extract_set(relation.get_space().domain())
-    if domain.is_empty():
-        return NO_ELEMENT
+def _subscripts(relation: isl.Map) -> list[isl.Aff | None]:
+    """The subscripts of ``relation`` (``{ S[i] -> A[f(i)] }``) as affine functions of
+    ``i``, None for one that is not (piecewise: a min/max subscript)."""
+    n = relation.dim(isl.dim_type.out)
     try:
         functions = isl.PwMultiAff.from_map(relation)
     except isl.Error:
-        functions = None
+        return [None] * n
+    out = []
+    for d in range(n):
+        piece = functions.get_at(d)
+        try:
+            out.append(piece.gist(piece.domain()).as_aff())
+        except isl.Error:
+            out.append(None)
+    return out
+
+
+def _reference_box(instances: isl.UnionSet, relation: isl.Map, subscripts: list[isl.Aff | None]):
+    """The bounding box (lower and upper corner) of the elements ``relation``
+    (``{ S[i] -> A[f(i)] }``, ``f`` as ``subscripts``) touches from ``instances``: per
+    subscript, the extremes of the affine ``f_d`` over the statement's instances (an
+    LP each, where the image set itself would need a projection); `NO_ELEMENT` when no
+    instance of ``S`` is there, None when unbounded. Subscripts that are not affine
+    functions fall back to the image's extremes."""
+    domain = instances.extract_set(relation.get_space().domain())
+    if domain.is_empty():
+        return NO_ELEMENT
     image = None
     lower, upper = [], []
-    for d in range(relation.dim(isl.dim_type.out)):
+    for d, f in enumerate(subscripts):
         lo = hi = None
-        if functions is not None:
-            piece = functions.get_at(d)
+        if f is not None:
             try:
-                f = piece.gist(piece.domain()).as_aff()
                 lo, hi = domain.min_val(f), domain.max_val(f)
-            except isl.Error:      # piecewise (a min/max subscript): see below
+            except isl.Error:
                 pass
         if lo is None:
             image = image if image is not None else domain.apply(relation)

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.dependence import is_legal, violated_dependences
-from polysched.dependence.loops import (carried, distances, is_parallel, is_permutable, mupa_rows, node_band_flags,
-                                        prefix_is_empty, prefix_rows, rows)
+from polysched.dependence.loops import (band_flags, carried, distances, is_parallel, mupa_rows,
+                                        node_band_flags, prefix_is_empty, prefix_rows, rows)
 from polysched.dependence.scalars import ScopAccesses, classify_scalars
 from polysched.errors import PolyschedError, TransformError
 from polysched.islutil import sets_of
@@ -186,7 +186,19 @@ class _Policy:
     # -- one band ----------------------------------------------------------------------
     def plan_band(self, node: isl.ScheduleNode, parallel_above: bool) -> bool:
         """Decide the steps for the band at ``node``; returns whether a parallel mark
-        is among them."""
+        is among them. The band's questions are asked of the dependences between its
+        own instances: its steps change the dates of no other instance (the order
+        against those is decided above it), and smaller relations answer faster
+        (adi's tiling: 0.97 s -> ... s). `tile_with_report` checks the whole result."""
+        whole = self.validity
+        domain = node.get_domain()
+        self.validity = whole.intersect_domain(domain).intersect_range(domain)
+        try:
+            return self._plan_band(node, parallel_above)
+        finally:
+            self.validity = whole
+
+    def _plan_band(self, node: isl.ScheduleNode, parallel_above: bool) -> bool:
         opts = self.options
         n = node.band_n_member()
         if n == 0:           # a zero-dimensional band schedules nothing: leave it
@@ -195,10 +207,8 @@ class _Policy:
         domain = node.get_domain()
         prefix = prefix_rows(node)
         n_prefix = node.get_schedule_depth()
-        members = [mupa_rows(mupa, [k]) for k in range(n)]
-        permutable = is_permutable(self.validity, prefix, mupa)
-        coincident = [is_parallel(self.validity, rows(prefix, *members[:k]), members[k])
-                      for k in range(n)]
+        # parallel[k]: member k carries nothing inside the prefix and members 0..k-1
+        coincident, permutable = band_flags(self.validity, prefix, mupa)
         report = BandReport(depth=n_prefix, members=n, schedule=str(mupa),
                             permutable=permutable, coincident=coincident)
         self.report.bands.append(report)
