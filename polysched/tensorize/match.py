@@ -20,7 +20,7 @@ from .cost import estimate, native_path
 from .intrinsic import Intrinsic
 from .legality import legality
 from .pattern import statement_pattern
-from .problem import InitBinding, StructuralMatch, init_bindings, make_problem
+from .problem import InitBinding, StructuralMatch, init_bindings, make_problem, statement_shape
 from .sat import sat_matches
 
 
@@ -90,11 +90,11 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
     ``method``: ``"sat"`` or ``"brute"`` (the oracle). ``deps``: ``analyze(scop)``
     (computed when omitted)."""
     deps = deps if deps is not None else analyze(scop)
-    pattern = statement_pattern(scop, stmt)
+    pattern, shape = statement_pattern(scop, stmt), statement_shape(scop, stmt)
     search = sat_matches if method == "sat" else brute_force_matches
     reports = []
     for intrinsic in intrinsics:
-        problem = make_problem(scop, stmt, intrinsic, pattern)
+        problem = make_problem(scop, stmt, intrinsic, pattern, shape)
         start = time.perf_counter()
         found = structural_matches(problem, search)
         seconds = time.perf_counter() - start
@@ -142,10 +142,10 @@ def best_legal_match(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], d
     first legal match of :func:`match_statement` over all intrinsics sorted by gain,
     with legality decided in that order only until one is legal (conv2d: 57
     structural matches, one legality test)."""
-    pattern = statement_pattern(scop, stmt)
+    pattern, shape = statement_pattern(scop, stmt), statement_shape(scop, stmt)
     ranked = []
     for order, intrinsic in enumerate(intrinsics):
-        for structural, problem in structural_matches(make_problem(scop, stmt, intrinsic, pattern)):
+        for structural, problem in structural_matches(make_problem(scop, stmt, intrinsic, pattern, shape)):
             match, loop_map = undecided(problem, structural)
             # of equal gains, a band match first: it also runs the init in its calls
             ranked.append((-match.cost.get("gain", 0), match.init is None, order, str(match.key), match,

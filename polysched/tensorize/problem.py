@@ -125,9 +125,19 @@ def program_steps(stmt: Statement) -> list[int]:
     return [int(domain.get_stride(d).to_python()) or 1 for d in range(domain.dim(isl.dim_type.set))]
 
 
-def make_problem(scop: Scop, stmt: Statement, intrinsic: Intrinsic, pattern: Pattern | None = None) -> Problem:
+def make_problem(scop: Scop, stmt: Statement, intrinsic: Intrinsic, pattern: Pattern | None = None,
+                 shape: tuple[list[int | None], list[int]] | None = None) -> Problem:
+    """The matching problem of ``stmt`` against ``intrinsic``; ``pattern`` and ``shape``
+    (`statement_shape`) when the caller has them already: they do not depend on the
+    intrinsic."""
     pattern = pattern or statement_pattern(scop, stmt)
-    return Problem(scop, stmt, pattern, intrinsic, program_extents(scop, stmt), program_steps(stmt))
+    extents, steps = shape or statement_shape(scop, stmt)
+    return Problem(scop, stmt, pattern, intrinsic, extents, steps)
+
+
+def statement_shape(scop: Scop, stmt: Statement) -> tuple[list[int | None], list[int]]:
+    """(`program_extents`, `program_steps`) of ``stmt``."""
+    return program_extents(scop, stmt), program_steps(stmt)
 
 
 def affine_unused(uref, vref) -> set[tuple[int, int]] | None:

@@ -22,6 +22,7 @@ each (loop map, array map) is reported once whatever tree alignment proved it.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 from pysat.formula import IDPool
 from pysat.solvers import Solver
@@ -39,6 +40,11 @@ def encode(problem: Problem):
     """(clauses, pool, x vars, y vars) for ``problem``; None when trivially unsatisfiable."""
     prog, intr = problem.pattern, problem.intrinsic.pattern
     if prog.tree is None:
+        return None
+    unodes, vnodes = intr.nodes(), prog.nodes()
+    # a match maps the intrinsic's tree onto the whole statement's, node for node
+    # (the root to the root, each node's children to the children of its image)
+    if Counter(map(label, unodes)) != Counter(map(label, vnodes)):
         return None
     pool = IDPool()
     clauses: list[list[int]] = []
@@ -70,7 +76,6 @@ def encode(problem: Problem):
                 if o != output and (o, a) in y:
                     clauses.append([-y[output, a], -y[o, a]])
 
-    unodes, vnodes = intr.nodes(), prog.nodes()
     m = {}
     for ui, u in enumerate(unodes):
         for vi, v in enumerate(vnodes):
