@@ -861,9 +861,6 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
         validity = validity.union(given)
     # the code runs only under the context (emit_c/versioning.py checks it at run time)
     validity = validity.intersect_params(scop.context)
-    if not is_legal(schedule, validity):
-        raise TilingError(f"the schedule to tile violates dependences: "
-                          f"{violated_dependences(schedule, validity)}")
     sinks = []
     if options.intra_tile_reorder:
         schedule, sinks = sink_stride_one_loops(scop, schedule, validity)
@@ -871,7 +868,12 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     policy.report.sinks = sinks
     policy.walk(schedule)
     result = policy.apply(schedule)
-    if not is_legal(result, validity):       # a bug of this policy: never hand out an illegal schedule
+    if not is_legal(result, validity):
+        # the input's fault, or else a bug of this policy: never hand out an illegal
+        # schedule (the input is checked only here: legal output, nothing to report)
+        if not is_legal(schedule, validity):
+            raise TilingError(f"the schedule to tile violates dependences: "
+                              f"{violated_dependences(schedule, validity)}")
         raise TilingError(f"tiling produced an illegal schedule; violated: "
                           f"{violated_dependences(result, validity)}")
     return result, policy.report
