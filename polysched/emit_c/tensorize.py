@@ -163,7 +163,7 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         part = make_problem(printer.scop, init, intrinsic.init_part())
         init_map = [(l, part.pattern.loops.index(str(params[f"il_{name}"])))
                     for l, name in enumerate(intrinsic.init.loops)]
-        init_arrays = {o: str(params[f"a_{o}"]) for o in intrinsic.init_part().operands}
+        init_arrays = {o: str(params[f"a_{o}"]) for o in part.intrinsic.operands}
         for o, (index, _dims) in alignment(part, init_map, init_arrays).items():
             if o in intrinsic.init_operands:
                 scalars_of_init[o] = part.pattern.refs[index].text

@@ -17,6 +17,7 @@ unmatchable (``Pattern.error``).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -111,7 +112,11 @@ _TYPEDEFS = "".join(f"typedef int {name}; " for name in (
     "size_t", "ptrdiff_t", "intptr_t", "uintptr_t"))
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse_body(body: str) -> c_ast.Node:
+    """The statement ``body`` as a pycparser node, read once per text: matching asks
+    for the pattern of a statement once per intrinsic and per band candidate, and
+    nothing here changes the node."""
     text = _TYPEDEFS + "void __polysched_f(void) { " + body.strip().rstrip(";") + "; }"
     ast = c_parser.CParser().parse(text)
     block = ast.ext[-1].body.block_items
