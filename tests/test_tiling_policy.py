@@ -274,3 +274,15 @@ def test_no_register_tiling_along_a_triangular_loop_or_in_a_matrix_vector_band(n
     _, tiled, steps = _steps_and_code(name, fuse=fuse, parallel=True)
     assert "unroll_and_jam" not in [s["op"] for s in steps]
     assert tiled.verify().ok
+
+
+def test_no_register_tiling_of_a_band_holding_a_statement_the_jammed_loop_does_not_move():
+    """gramschmidt under --fuse max: S2-S4 share S5's tiled band but are constant along
+    the loop the policy would jam. Jammed, isl's AST generator separated them from every
+    copy and ran past the 10 s code generation budget (no code after 600 s in-process);
+    now the band is left unjammed, with a note, and its code is generated and right."""
+    _, tiled, steps = _steps_and_code("gramschmidt", fuse="max")
+    assert "unroll_and_jam" not in [s["op"] for s in steps]
+    assert any("no unroll-and-jam: some statement of the band is constant" in note
+               for band in tiled.tiling_report.bands for note in band.notes)
+    assert tiled.verify().ok          # c_code() within the budget: a CodegenError otherwise

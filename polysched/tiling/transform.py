@@ -449,6 +449,15 @@ class _Policy:
         if not is_leaf or position is None or position == len(chain.loops) - 1:
             report.jam_member = None
             return []
+        parts = _linear_parts(mupa.get_at(member))
+        if parts is None or not all(any(coefficients) for coefficients in parts.values()):
+            # a statement the jammed loop does not move (gramschmidt's S2-S4 fused with
+            # S5 under --fuse max: constant 0 along it) is one isl's AST generator
+            # separates from every copy: no code after 600 s
+            report.notes.append("no unroll-and-jam: some statement of the band is constant along "
+                                "the loop to jam")
+            report.jam_member = None
+            return []
         report.jam = self.options.register_tile
         return [_step("unroll_and_jam", stmt=chain.stmt, depth=chain.depth + position,
                       factor=self.options.register_tile)]
