@@ -51,7 +51,8 @@ class _Illegal(Exception):
 
 
 def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) -> isl.Schedule:
-    """Pluto, and again with negative coefficients when the options allow; one budget of
+    """Pluto, and again with negative coefficients when the options allow (at once when
+    `needs_reversal` proves the first search would fail); one budget of
     ``seconds`` CPU seconds for both runs, in a child process killed past it (isl inside
     cannot always be interrupted, see `isolated`). The result is checked against
     ``validity`` (under the SCoP's context, as the dependences are): an illegal schedule
