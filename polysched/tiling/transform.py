@@ -195,17 +195,16 @@ class _Policy:
         domain = node.get_domain()
         self.validity = whole.intersect_domain(domain).intersect_range(domain)
         try:
-            return self._plan_band(node, parallel_above)
+            return self._plan_band(node, domain, parallel_above)
         finally:
             self.validity = whole
 
-    def _plan_band(self, node: isl.ScheduleNode, parallel_above: bool) -> bool:
+    def _plan_band(self, node: isl.ScheduleNode, domain: isl.UnionSet, parallel_above: bool) -> bool:
         opts = self.options
         n = node.band_n_member()
         if n == 0:           # a zero-dimensional band schedules nothing: leave it
             return False
         mupa = node.band_get_partial_schedule()
-        domain = node.get_domain()
         prefix = prefix_rows(node)
         n_prefix = node.get_schedule_depth()
         # parallel[k]: member k carries nothing inside the prefix and members 0..k-1
