@@ -108,6 +108,25 @@ def test_enumeration_is_the_whole_space_without_repeats(tiny):
     assert len(hashes) == len(configs)
 
 
+def test_max_genes_varies_only_the_band_where_the_instances_are(gemm):
+    """gemm's S1 band runs NI*NJ*NK instances, S0's NI*NJ: with max_genes=1 only S1's
+    sizes vary; S0 keeps the model's, and neither mutation nor enumeration moves them."""
+    options = SpaceOptions(**{**vars(TINY), "max_genes": 1})
+    space = SearchSpace(gemm, options)
+    genes = space.structures["smart"].genes
+    fixed = [g for g in genes if not g.varied]
+    assert [g.key for g in genes if g.varied] == ["S1"] and [g.key for g in fixed] == ["S0"]
+    configs = list(space.enumerate())
+    assert len(configs) == 2 ** 3 * 2 + 1            # S1's 3 members x 2 sizes, parallel on/off
+    s0 = genes.index(fixed[0])
+    assert {tuple(c["sizes"][s0]) for c in configs} == {tuple(fixed[0].model_sizes[True])}
+    rng = random.Random(0)
+    config = space.default()
+    for _ in range(30):
+        config = space.mutate(config, rng)
+        assert config["sizes"][s0] == fixed[0].model_sizes[True]
+
+
 def test_every_sampled_or_mutated_config_replays(gemm):
     space = SearchSpace(gemm, SpaceOptions(fusions=("smart", "max")))
     rng = random.Random(3)

@@ -31,6 +31,7 @@ import copy
 import hashlib
 import itertools
 import json
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
@@ -65,6 +66,8 @@ class SpaceOptions:
     wavefront: tuple[bool, ...] = (True, False)
     uaj: tuple[int, ...] = (2, 4)             # unroll-and-jam factors (empty: never)
     max_members: int = 3                      # members of a gene whose sizes vary; deeper: model
+    max_genes: int = 0                        # genes whose sizes vary, heaviest first; the
+                                              # rest keep the model's sizes (0: every gene)
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()}
@@ -90,9 +93,10 @@ class Gene:
     uaj_loops: int                         # loops of uaj_stmt after the default auto_tile (0: no uaj;
                                            # trace_steps counts them per configuration)
     band_indices: list[int] = field(default_factory=list)   # in Structure.bands
+    varied: bool = True                    # False: the model's sizes and no unroll-and-jam
 
     def uaj_choices(self, factors: Sequence[int]) -> list[list[int] | None]:
-        if self.uaj_loops == 0 or self.members < 2:
+        if self.uaj_loops == 0 or self.members < 2 or not self.varied:
             return [None]
         return [None] + [[k, f] for k in range(1, self.members) for f in factors]
 
@@ -256,6 +260,8 @@ class SearchSpace:
             by_key[key] = len(genes)
             info.gene = len(genes)
             genes.append(gene)
+        if self.options.max_genes:
+            _fix_light_genes(genes, bands, self.options.max_genes)
         return Structure(fuse, str(scheduled.schedule), genes, bands)
 
     # -- configurations ------------------------------------------------------------------
@@ -387,8 +393,10 @@ class SearchSpace:
                     new[flag] = config[flag]
             return self.canonical(new)
         genes = self.structures[config["fuse"]].genes
-        if what == "sizes" and genes:
-            k = rng.randrange(len(genes))
+        # (a gene whose sizes are fixed, see max_genes, is not drawn)
+        open_genes = [k for k, g in enumerate(genes) if any(len(c) > 1 for c in g.size_choices)]
+        if what == "sizes" and open_genes:
+            k = rng.choice(open_genes)
             gene = genes[k]
             varied = [m for m, c in enumerate(gene.size_choices) if len(c) > 1]
             if varied:
@@ -533,6 +541,25 @@ def _below(outer: isl.ScheduleNode, inner: isl.ScheduleNode) -> bool:
     from polysched.transform.loops import path_of
     a, b = path_of(outer), path_of(inner)
     return len(b) > len(a) and tuple(b[:len(a)]) == tuple(a)
+
+
+def _fix_light_genes(genes: list[Gene], bands: list[BandInfo], keep: int) -> None:
+    """All but the ``keep`` heaviest genes take the model's sizes only. A gene's weight
+    is the iterations of its bands at the known sizes (the loops around times the band's
+    extents): the band where the time goes, as Ansor spends its trials on the dominant
+    stage."""
+    def weight(gene: Gene) -> float:
+        total = 0.0
+        for k in gene.band_indices:
+            band = bands[k]
+            extents = band.space.extents if band.space is not None else []
+            total += band.outer * math.prod(max(e, 1) for e in extents)
+        return total
+
+    ranked = sorted(range(len(genes)), key=lambda g: (-weight(genes[g]), g))
+    for g in ranked[keep:]:
+        genes[g].size_choices = [[size] for size in genes[g].model_sizes[True]]
+        genes[g].varied = False
 
 
 def config_key(config: dict) -> str:
