@@ -3,7 +3,7 @@ exhaustive grid's best while measuring at most 15% of the grid?
 
     python experiments/search_efficiency.py [--kernels gemm,2mm,syrk,trmm,jacobi-2d,doitgen]
         [--dataset LARGE] [--threads 2] [--db grids.sqlite] [--no-measure]
-        [--budget 0.15] [--seeds 10] [--within 0.05]
+        [--budget 0.15] [--seeds 10] [--within 0.05] [--prior]
 
 1. **Grid.** Per kernel, a space of 200-450 points (``GRID_SPACES``: the tile sizes of
    the band where the time goes, from 16 to 256 and the model's, the point-loop
@@ -15,7 +15,9 @@ exhaustive grid's best while measuring at most 15% of the grid?
    size in trials, and its "measurements" are the grid's recorded results for the
    traces it proposes (a replay executor). Every search therefore sees the same
    numbers, and the comparison is not blurred by timing noise between runs. The
-   learned model starts from nothing (a fresh database: no earlier measurements).
+   learned model starts from nothing (a fresh database: no earlier measurements), or
+   with ``--prior`` from the other kernels' grids, as ``polysched tune`` learns from
+   the earlier campaigns in its database (never from this kernel's own grid).
    Searches: evolutionary with the learned model (the default of ``polysched tune``),
    evolutionary with the projected model, and random, each under ``--seeds`` seeds.
 3. Prints, per kernel: the grid's size and best, how much of the grid is within
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -60,6 +63,8 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=0.15, help="trials as a fraction of the grid")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--within", type=float, default=0.05)
+    parser.add_argument("--prior", action="store_true",
+                        help="the learned model starts from the other kernels' grids")
     args = parser.parse_args(argv)
     from polysched.bench.machine import provenance, provenance_line
     print(provenance_line(provenance(**vars(args))), flush=True)
@@ -139,7 +144,13 @@ def _replay(name, grid, table, search, model, seed, trials, args) -> float:
                       recorded.median)
 
     with tempfile.TemporaryDirectory(prefix="replay-") as tmp:
-        result = tune(Target.of(name), db=Path(tmp) / "replay.sqlite", trials=trials, search=search, model=model,
+        db = Path(tmp) / "replay.sqlite"
+        if args.prior:
+            # a copy: the learned model reads the other kernels' rows (prior_history
+            # leaves out this kernel's), and the replay's own rows go into the copy
+            with sqlite3.connect(args.db) as source, sqlite3.connect(db) as copy:
+                source.backup(copy)
+        result = tune(Target.of(name), db=db, trials=trials, search=search, model=model,
                       seed=seed, dataset=args.dataset, threads=args.threads, repeat=3,
                       space_options=grid_options(name), executor=FunctionExecutor(measure))
     found = [t.median for t in result.ok]

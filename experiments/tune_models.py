@@ -3,14 +3,16 @@ times on held-out measurements (issue 13).
 
     python experiments/tune_models.py [--kernels gemm,jacobi-2d,syrk] [--trials 40]
         [--dataset MEDIUM] [--threads 2] [--db tune-models.sqlite] [--no-measure] [--seed 0]
+        [--train-fraction 0.5]
 
 1. Measures ``--trials`` random candidates per kernel with ``polysched.tune`` (verified,
    median of 3 runs), into ``--db`` (``--no-measure``: use what the database holds).
-2. Splits each kernel's verified measurements in half at random (``--seed``): the
-   learned model (LightGBM) trains on the kernel's first half and on every measurement
+2. Splits each kernel's verified measurements at random (``--seed``) into a training
+   part (``--train-fraction``, default half) and the held-out rest: the learned model
+   (LightGBM) trains on the kernel's training part and on every measurement
    of the other kernels; SOL and projected need no training.
 3. Prints, per kernel and pooled, the Spearman correlation of each model's scores with
-   the measured medians of the held-out half, with the provenance of the run.
+   the measured medians of the held-out part, with the provenance of the run.
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ def main(argv=None) -> int:
     parser.add_argument("--db", type=Path, default=Path("tune-models.sqlite"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-measure", action="store_true")
+    parser.add_argument("--train-fraction", type=float, default=0.5,
+                        help="share of each kernel's measurements the learned model trains on")
     args = parser.parse_args(argv)
     from polysched.bench.machine import provenance, provenance_line
     print(provenance_line(provenance(**vars(args))), flush=True)
@@ -72,8 +76,8 @@ def main(argv=None) -> int:
         campaign = store.campaign(rows[0].campaign_id)
         space = SearchSpace(program, SpaceOptions.from_dict(campaign["config"]["space"]))
         rng.shuffle(rows)
-        half = len(rows) // 2
-        per_kernel[name] = (space, rows[:half], rows[half:])
+        cut = max(1, min(len(rows) - 1, round(args.train_fraction * len(rows))))
+        per_kernel[name] = (space, rows[:cut], rows[cut:])
 
     results = {m: [] for m in ("sol", "projected", "learned")}
     pooled = {m: [] for m in results}
