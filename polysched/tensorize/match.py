@@ -168,8 +168,9 @@ def structural_matches(problem, search=sat_matches) -> list[tuple[StructuralMatc
     found = search(problem)
     if problem.intrinsic.init is None:
         return [(structural, problem) for structural in found]
+    memo: dict = {}
     return [(structural, dataclasses.replace(problem, init=binding)) for structural in found
-            for binding in init_bindings(problem, structural, search)]
+            for binding in init_bindings(problem, structural, search, memo)]
 
 
 def undecided(problem, structural: StructuralMatch) -> tuple[Match, list[tuple[int, int]]]:

@@ -153,20 +153,26 @@ def affine_unused(uref, vref) -> set[tuple[int, int]] | None:
             for p in range(n_prog) if any(row[p] for row in vref.rows)}
 
 
-def init_bindings(problem: Problem, structural: StructuralMatch, search) -> list[InitBinding]:
+def init_bindings(problem: Problem, structural: StructuralMatch, search,
+                  memo: dict | None = None) -> list[InitBinding]:
     """Every :class:`InitBinding` completing the main statement's match ``structural``
     into a match of the band (see the module doc); ``search``: the structural search
-    (SAT or the brute-force oracle) run on each candidate init statement."""
+    (SAT or the brute-force oracle) run on each candidate init statement. ``memo`` (a
+    dict the caller keeps for all matches of ``problem``) holds each candidate's
+    search result: it does not depend on the main match."""
     intrinsic = problem.intrinsic
     arrays = dict(structural[1])
     output = arrays[intrinsic.output]
     part = intrinsic.init_part()
+    memo = {} if memo is None else memo
     found = []
     for other in problem.scop.statements:
         written = {a.array for a in other.accesses if a.kind == "write"}
         if other.name == problem.statement.name or output not in written:
             continue
-        for loops, init_arrays in search(make_problem(problem.scop, other, part)):
+        if other.name not in memo:
+            memo[other.name] = search(make_problem(problem.scop, other, part))
+        for loops, init_arrays in memo[other.name]:
             if any(arrays.get(o, a) != a for o, a in init_arrays):
                 continue
             binding = InitBinding(other.name, loops, init_arrays)
