@@ -110,7 +110,7 @@ def main(argv=None) -> int:
         for search, model in SEARCHES:
             ratios = []
             for seed in range(args.seeds):
-                ratios.append(_replay(name, grid, table, search, model, seed, trials, args) / best)
+                ratios.append(_replay(name, table, search, model, seed, trials, args) / best)
             hits = sum(1 for r in ratios if r <= 1 + args.within)
             summary[(search, model)].append((statistics.median(ratios), hits))
             cells.append(f"{statistics.median(ratios):.3f} ({hits}/{args.seeds})")
@@ -130,7 +130,7 @@ def _no_measurement(job):
     raise SystemExit(f"--no-measure: the database lacks a grid point ({job.trace[:80]}...)")
 
 
-def _replay(name, grid, table, search, model, seed, trials, args) -> float:
+def _replay(name, table, search, model, seed, trials, args) -> float:
     """The best median a ``search`` finds in ``trials`` trials when every measurement is
     the grid's recorded result for the proposed trace."""
     from polysched.tune import FunctionExecutor, Target, tune
