@@ -114,6 +114,7 @@ def test_from_db_without_a_record_says_so_in_one_line(killed_and_resumed, tmp_pa
     (["missing.c"], "missing.c: no such file"),
     (["gemm", "--db", "/nonexistent-dir/t.sqlite"], "does not exist"),
     (["gemm", "--threads", "0"], "--threads 0"),
+    (["gemm", "--max-genes", "-1"], "--max-genes -1"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -43,6 +43,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--jobs", type=int, default=2, help="processes compiling and verifying in parallel")
     p.add_argument("--dask", metavar="ADDRESS", help="measure on a Dask cluster (tcp://host:8786)")
     p.add_argument("--space", default="full", help="full (default) or small (one fusion, sizes 16..64, no flags)")
+    p.add_argument("--max-genes", type=int, default=0, metavar="N",
+                   help="vary the tile sizes of the N bands with the most iterations only; the others "
+                        "keep the model's sizes (default 0: every band)")
     p.add_argument("--region", type=int, default=0, help="which #pragma scop region (0-based)")
     p.add_argument("--plot", type=Path, help="tuning-curve PNG (default: next to the database)")
     p.add_argument("--no-plot", action="store_true")
@@ -55,13 +58,13 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def space_options(name: str):
+def space_options(name: str, max_genes: int = 0):
     from polysched.tune import SpaceOptions
     if name == "full":
-        return SpaceOptions()
+        return SpaceOptions(max_genes=max_genes)
     return SpaceOptions(fusions=("cost",), identity=False, powers=(16, 32, 64), divisors=0,
                         model_sizes=True, reorder=(True,), unroll=(1,), parallel=(True,),
-                        wavefront=(True,), uaj=())
+                        wavefront=(True,), uaj=(), max_genes=max_genes)
 
 
 def _check(args):
@@ -77,6 +80,8 @@ def _check(args):
         raise TuneUsage(f"--search {args.search}: choose one of {', '.join(SEARCHES)}")
     if args.space not in SPACES:
         raise TuneUsage(f"--space {args.space}: choose one of {', '.join(SPACES)}")
+    if args.max_genes < 0:
+        raise TuneUsage(f"--max-genes {args.max_genes}: must be 0 (every band) or more")
     for option in ("dataset", "verify_dataset"):
         value = getattr(args, option)
         if value.upper() not in DATASETS:
@@ -178,7 +183,7 @@ def _run(args) -> int:
                       dataset=args.dataset, verify_dataset=args.verify_dataset,
                       threads=args.threads or os.cpu_count() or 1, repeat=args.repeat,
                       timeout=args.timeout, cc=args.cc, cflags=tuple(args.cflags_list),
-                      space_options=space_options(args.space), executor=executor, timer=args.timer,
+                      space_options=space_options(args.space, args.max_genes), executor=executor, timer=args.timer,
                       progress=progress, on_start=on_start)
     except (ScopError, SearchError, ValueError) as err:
         raise TuneUsage(str(err)) from None
