@@ -5,6 +5,9 @@ campaign's own best-of-N (which the luckiest sample flatters).
 
     python experiments/tune_vs_default.py --kernels gemm,jacobi-2d,atax --trials 12 \\
         [--dataset MEDIUM] [--threads 1] [--repeat 5] [--db tune-vs-default.sqlite] [--out DIR]
+        [--classic] [--max-genes N]
+
+``--classic``: the 30 classic kernels (issue 13's goal: LARGE, 2 threads, <= 64 trials).
 
 Prints the campaign's own ratio and the re-timed one per kernel, and their geomeans.
 """
@@ -28,25 +31,34 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=Path("tune-vs-default"))
     parser.add_argument("--search", default="evolutionary")
     parser.add_argument("--model", default="learned")
+    parser.add_argument("--classic", action="store_true", help="the 30 classic kernels (overrides --kernels)")
+    parser.add_argument("--max-genes", type=int, default=0,
+                        help="vary the sizes of the N heaviest bands only (SpaceOptions.max_genes)")
     args = parser.parse_args(argv)
 
     from ab_sources import time_pair
     from polysched.bench.machine import provenance, provenance_line
     from polysched.bench.suite import get
     from polysched.pipeline import OptimizeOptions, optimize
-    from polysched.tune import LocalExecutor, Target, best_program, tune
+    from polysched.tune import LocalExecutor, SpaceOptions, Target, best_program, tune
 
     print(provenance_line(provenance(**vars(args))), flush=True)
     default_dir, tuned_dir = args.out / "default", args.out / "tuned"
     default_dir.mkdir(parents=True, exist_ok=True)
     tuned_dir.mkdir(parents=True, exist_ok=True)
     own = {}
+    if args.classic:
+        from polysched.bench.suite import kernels
+        names = [k.name for k in kernels(classic_only=True)]
+    else:
+        names = [k.strip() for k in args.kernels.split(",") if k.strip()]
     with LocalExecutor(2) as executor:
-        for name in [k.strip() for k in args.kernels.split(",") if k.strip()]:
+        for name in names:
             start = time.perf_counter()
             target = Target.of(name)
             result = tune(target, db=args.db, trials=args.trials, search=args.search, model=args.model,
-                          resume=True, dataset=args.dataset, threads=args.threads, executor=executor)
+                          resume=True, dataset=args.dataset, threads=args.threads, executor=executor,
+                          space_options=SpaceOptions(max_genes=args.max_genes))
             program, row = best_program(args.db, target)
             if program is None or result.default is None or result.default.status != "ok":
                 print(f"{name}: no verified best or default: {result.counts()}", flush=True)

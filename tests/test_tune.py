@@ -125,6 +125,9 @@ def test_max_genes_varies_only_the_band_where_the_instances_are(gemm):
     for _ in range(30):
         config = space.mutate(config, rng)
         assert config["sizes"][s0] == fixed[0].model_sizes[True]
+    # campaigns recorded before the field existed keep their options (--resume finds them)
+    assert "max_genes" not in SpaceOptions().to_dict() and options.to_dict()["max_genes"] == 1
+    assert SpaceOptions.from_dict(options.to_dict()) == options
 
 
 def test_every_sampled_or_mutated_config_replays(gemm):

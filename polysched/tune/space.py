@@ -48,6 +48,9 @@ WHOLE = (IDENTITY, TENSORIZE)   # configurations that are one program each: no g
 IDENTITY_WEIGHT = 0.1      # relative chance of drawing one of those at random
 
 
+_LATER_FIELDS = {"max_genes": 0}     # SpaceOptions fields added after campaigns were recorded
+
+
 @dataclass
 class SpaceOptions:
     """What the space varies. The defaults are the whole space of issue 13; tests pass
@@ -70,7 +73,10 @@ class SpaceOptions:
                                               # rest keep the model's sizes (0: every gene)
 
     def to_dict(self) -> dict:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()}
+        # a field added later is left out at its default, so that a campaign recorded
+        # before it existed is still found by --resume (campaign options match exactly)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()
+                if not (k in _LATER_FIELDS and v == _LATER_FIELDS[k])}
 
     @classmethod
     def from_dict(cls, data: dict) -> "SpaceOptions":
