@@ -404,17 +404,15 @@ class SearchSpace:
         if what == "sizes" and open_genes:
             k = rng.choice(open_genes)
             gene = genes[k]
-            varied = [m for m, c in enumerate(gene.size_choices) if len(c) > 1]
-            if varied:
-                m = rng.choice(varied)
-                choices = gene.size_choices[m]
-                current = config["sizes"][k][m]
-                at = choices.index(current) if current in choices else 0
-                if rng.random() < 0.6:
-                    at = max(0, min(len(choices) - 1, at + rng.choice((-1, 1))))
-                else:
-                    at = rng.randrange(len(choices))
-                config["sizes"][k][m] = choices[at]
+            m = rng.choice([m for m, c in enumerate(gene.size_choices) if len(c) > 1])
+            choices = gene.size_choices[m]
+            current = config["sizes"][k][m]
+            at = choices.index(current) if current in choices else 0
+            if rng.random() < 0.6:
+                at = max(0, min(len(choices) - 1, at + rng.choice((-1, 1))))
+            else:
+                at = rng.randrange(len(choices))
+            config["sizes"][k][m] = choices[at]
         elif what == "uaj" and genes:
             k = rng.randrange(len(genes))
             config["uaj"][k] = rng.choice(genes[k].uaj_choices(self.options.uaj))
