@@ -23,6 +23,7 @@ from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
+from polysched.transform.expand import expand, expansion_plan
 
 
 class IllegalScheduleError(RuntimeError):
@@ -73,6 +74,9 @@ class OptimizeOptions:
     # generator it forks; None: no limit). Each region's scheduler and code generator get
     # at most what is left; a region reached with nothing left is kept as written.
     budget: float | None = DEFAULT_RUN_BUDGET
+    # expand the scalars private to a loop that walks arrays across rows, so that the
+    # scheduler may interchange it (`polysched.transform.expand`); not with the identity
+    expand_scalars: bool = True
 
     @classmethod
     def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "cost",
@@ -80,7 +84,7 @@ class OptimizeOptions:
                    tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
                    parallel: bool = False, unroll: int | None = None, reassociate: bool = False,
                    register_tile: int = 4, point_wavefront: bool = True, tensorize: bool | None = None,
-                   defines: dict[str, str | None] | None = None,
+                   expand_scalars: bool = True, defines: dict[str, str | None] | None = None,
                    include_dirs: list[str] | None = None) -> "OptimizeOptions":
         """The stage options of ``polysched optimize``'s flags (same names, less the
         dashes): the tiling stage runs when ``tile``, ``parallel`` or ``unroll`` is set.
@@ -98,7 +102,7 @@ class OptimizeOptions:
         if tensorize is None:
             tensorize = tile and scheduler == "pluto" and tile_sizes is None and unroll is None
         return cls(SourceOptions(dict(defines or {}), list(include_dirs or [])), schedule, tiling,
-                   tensorize=bool(tensorize) and tiling is not None)
+                   tensorize=bool(tensorize) and tiling is not None, expand_scalars=expand_scalars)
 
     def trace_steps(self, caches) -> list[dict]:
         """The `polysched.Program` trace steps that do what these options do
@@ -140,6 +144,8 @@ class ScopResult:
     # before tiling, or the pipeline's tiled schedule when the region was tensorized
     untiled: isl.Schedule | None = None
     untiled_what: str = "the schedule before tiling"
+    # the scalars expanded into arrays before scheduling (`polysched.transform.expand`)
+    expansions: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -157,6 +163,7 @@ class OptimizeResult:
                 f"region {k} ({scop.function}, lines {scop.start_line}-{scop.end_line}): "
                 f"{len(scop.statements)} statements"
             )
+            lines.extend(f"  {expansion}" for expansion in region.expansions)
             lines.extend(f"  fusion: {decision}" for decision in region.fusion)
             lines.extend(f"  tensorize: {decision}" for decision in region.tensorize)
             if region.tiling is not None:
@@ -330,7 +337,13 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 
     if budget.used_up():
         return as_written()
-    deps = timed("deps", cache.get, (file_key, k), lambda: _analyzed(scop, budget))
+    expansions = []
+    if options.expand_scalars and options.schedule.scheduler != "identity":
+        plan = timed("deps", cache.get, (file_key, k, "expansion"), lambda: expansion_plan(scop))
+        scop = expand(scop, plan)
+        scops = scops[:k] + [scop] + scops[k + 1:]
+        expansions = [e.describe() for e in plan]
+    deps = timed("deps", cache.get, (file_key, k, bool(expansions)), lambda: _analyzed(scop, budget))
     schedule_options = options.schedule
     if deps is None or budget.used_up():
         return as_written()
@@ -343,7 +356,8 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 
     # keyed by the options asked for, not by the budget left: every mode of a fuzzed
     # program shares the schedule
-    schedule, fusion = timed("schedule", cache.get, (file_key, k, repr(options.schedule)), scheduled)
+    schedule, fusion = timed("schedule", cache.get, (file_key, k, bool(expansions), repr(options.schedule)),
+                             scheduled)
     report = None
     untiled = schedule
     if options.tiling is not None:
@@ -359,9 +373,9 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
         runs_in_original_order(scop, schedule)
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
-                        untiled=untiled)
+                        untiled=untiled, expansions=expansions if not kept else [])
     if options.tensorize and not budget.used_up():
-        key = (file_key, k, "tensorize", options.tiling is not None and options.tiling.parallel,
+        key = (file_key, k, bool(expansions), "tensorize", options.tiling is not None and options.tiling.parallel,
                options.tensorize_min_gain, options.tensorize_reassociate,
                None if options.tensorize_intrinsics is None else [i.name for i in options.tensorize_intrinsics])
         program, region.tensorize = timed("tensorize", cache.get, repr(key),

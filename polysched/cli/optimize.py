@@ -47,6 +47,11 @@ def add_parser(subparsers) -> None:
                    help="keep chains of updates (each iteration reading what the one before wrote) in "
                         "the innermost point loop; by default a parallel loop goes innermost (adi), or "
                         "without one the point loops run in wavefronts (seidel-2d)")
+    p.add_argument("--no-expand", action="store_true",
+                   help="keep scalars scalars. By default a scalar private to a loop that walks arrays "
+                        "across rows (a column-wise recurrence, s = 0; for (k) s += A[i][k] * B[k][j]) "
+                        "becomes an array indexed by that loop, on the stack, so that the scheduler may "
+                        "interchange the loop (not with --identity)")
     p.add_argument("--tensorize", nargs="?", const="auto", metavar="auto|NAME[,NAME]|DIR",
                    help="run each statement's best legal match of the shipped intrinsics (auto), of "
                         "the named ones or of the descriptions in DIR as calls (polysched "
@@ -198,6 +203,7 @@ def run(args) -> int:
         reassociate=args.reassociate, register_tile=args.register_tile,
         point_wavefront=not args.no_point_wavefront,
         tensorize=False if args.no_tensorize or args.tensorize else None,
+        expand_scalars=not args.no_expand,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
     if not args.budget >= 0:       # also NaN

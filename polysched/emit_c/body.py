@@ -68,7 +68,16 @@ def substitute(body: str, replacements: dict[str, str], additive: frozenset[str]
 def region_declarations(scop) -> list[str]:
     """Declarations the emitted region must open with: the scalars that the source
     declares in blocks inside the region (``double t = ...;`` in a loop body; the
-    front end marks them ``origin == "region"``). Each becomes one variable of the
-    region, written by a statement ``t = ...;``; a parallel loop gets it ``private``."""
-    return [f"{array.element_type} {array.name};" for array in scop.arrays.values()
-            if getattr(array, "origin", "") == "region"]
+    front end marks them ``origin == "region"``), each one variable of the region,
+    written by a statement ``t = ...;`` (a parallel loop gets it ``private``); and the
+    arrays of scalar expansion (``origin == "expanded"``, `polysched.transform.expand`),
+    on the stack, whose extent the region's run-time check keeps positive and small."""
+    lines = []
+    for array in scop.arrays.values():
+        origin = getattr(array, "origin", "")
+        if origin == "region":
+            lines.append(f"{array.element_type} {array.name};")
+        elif origin == "expanded":
+            extents = "".join(f"[{substitute(d, scop.c_texts)}]" for d in array.dims)
+            lines.append(f"{array.element_type} {array.name}{extents};")
+    return lines

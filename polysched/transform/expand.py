@@ -1,0 +1,382 @@
+"""Scalar expansion: a scalar private to a loop becomes an array indexed by that loop.
+
+A loop nest that walks columns keeps its recurrence in scalars (deriche's vertical
+sweeps; a column scan; a dot product written ``s = 0; for (k) s += A[i][k] * B[k][j];
+C[i][j] = s;``)::
+
+    for (j = 0; j < H; j++) {          { S0[j] -> ym1[] }, { S1[j, i] -> ym1[] }
+      ym1 = 0.0;
+      for (i = 0; i < W; i++) { y[i][j] = a * x[i][j] + b * ym1; ym1 = y[i][j]; }
+    }
+
+The scalar orders every instance of the nest after every other (memory dependences on
+``ym1[]``), so no scheduler may run ``i`` outside ``j``, and the inner loop walks ``x``
+and ``y`` with a stride of a row. When the scalar is private to the ``j`` loop (every
+read sees a value written in the same iteration, no value leaves the iteration: see
+`polysched.dependence.scalars.private_reason`), each iteration may have its own copy:
+
+    { S0[j] -> ym1_x[j] }, { S1[j, i] -> ym1_x[j] }
+
+which leaves only the true recurrence ``S1[j, i] -> S1[j, i + 1]``: ``i`` and ``j``
+form a permutable band, ``j`` innermost is stride 1 and vectorizes, and each column's
+operations keep their order (bit-identical results).
+
+    plan = expansion_plan(scop)            # [Expansion(...)], possibly empty
+    scop2 = expand(scop, plan)             # a new Scop; bodies name the new arrays
+
+Only where it pays and is cheap: the loop has a loop inside it that walks an array
+across rows while the expanded loop's iterator indexes that array's last subscript
+(stride 1), the loop's lower bound is a constant and its extent an affine function of
+the parameters. The new arrays are declared by the region as C arrays of that extent
+on the stack; their total size is bounded (``STACK_BYTES``) by a constraint added to the
+SCoP's context, which the region's run-time check enforces (else the original code
+runs).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from polysched.dependence.loops import is_parallel, mupa_rows, prefix_rows, rows, same_value
+from polysched.dependence.scalars import ScopAccesses, private_reason
+from polysched.emit_c.names import NameAllocator, tokenize
+from polysched.islutil import maps_of
+from polysched.scop.model import Array, Scop, Statement
+from polysched.scop.source import line_starts, offset_of
+
+from .loops import node_at, statement_loops
+
+# The expanded arrays of a region live on its stack: at most this many bytes in all
+# (a thread's stack is 2-8 MiB; the region's run-time check falls back to the original
+# code beyond it)
+STACK_BYTES = 1 << 20
+_SIZES = {"double": 8, "float": 4, "long double": 16, "long": 8, "long long": 8, "int": 4,
+          "unsigned": 4, "short": 2, "char": 1, "int64_t": 8, "uint64_t": 8, "int32_t": 4,
+          "uint32_t": 4, "int16_t": 2, "uint16_t": 2, "int8_t": 1, "uint8_t": 1, "size_t": 8}
+_QUALIFIERS = {"register", "static", "auto", "const"}
+
+
+@dataclass
+class Expansion:
+    """Scalar ``scalar`` of the statements ``statements`` becomes ``array[iterator -
+    lower]`` (``depth``: the loop's position among each statement's iterators);
+    ``extent`` ``[params] -> { [n] }`` is the loop's trip count."""
+
+    scalar: str
+    array: str
+    statements: list[str]
+    depth: int
+    lower: int
+    extent: isl.PwAff
+    extent_text: str
+    element_type: str
+    loop: str = ""            # the loop's iterator, for messages
+    why: str = ""
+
+    def describe(self) -> str:
+        return (f"expanded scalar {self.scalar} into {self.array}[{self.extent_text}] "
+                f"(private to loop {self.loop}: {self.why})")
+
+
+def _element_size(c_type: str) -> int | None:
+    words = [w for w in c_type.split() if w not in _QUALIFIERS]
+    if not words or "volatile" in words or "*" in c_type or "[" in c_type:
+        return None
+    text = " ".join(w for w in words if w not in ("signed",)).replace("unsigned ", "")
+    return _SIZES.get(text)
+
+
+def _involved(access: isl.Map) -> list[set[int]] | None:
+    """Per subscript of ``{ S[i] -> A[f(i)] }``, the input dimensions it depends on."""
+    try:
+        pma = isl.PwMultiAff.from_map(access)
+    except isl.Error:
+        return None
+    n_in = access.dim(isl.dim_type.in_)
+    result = []
+    for out in range(pma.dim(isl.dim_type.out)):
+        involved: set[int] = set()
+
+        def piece(_where, aff):
+            # the affine expression, not the domain of its piece
+            involved.update(k for k in range(n_in) if aff.involves_dims(isl.dim_type.in_, k, 1))
+        pma.get_pw_aff(out).foreach_piece(piece)
+        result.append(involved)
+    return result
+
+
+def _walks_across_rows(scop: Scop, statements: list[Statement], depth: int) -> str | None:
+    """An array reference of the loop's inner loops that the loop at ``depth`` indexes at
+    stride 1 and an inner loop across rows (``y[i][j]`` in ``for (j) for (i)``), or None."""
+    for stmt in statements:
+        if len(stmt.iterators) <= depth + 1:
+            continue
+        for access in stmt.accesses:
+            array = scop.arrays.get(access.array)
+            if array is None or array.is_scalar:
+                continue
+            subscripts = _involved(access.relation)
+            if not subscripts or len(subscripts) < 2:
+                continue
+            inner = set(range(depth + 1, len(stmt.iterators)))
+            if depth in subscripts[-1] and not subscripts[-1] & inner and \
+                    any(s & inner for s in subscripts[:-1]):
+                return f"{array.name} is walked across rows inside it"
+    return None
+
+
+def _loop_groups(scop: Scop) -> dict[tuple, list[tuple[Statement, int]]]:
+    """The loops of the original schedule: ``(path, member) -> [(statement, depth)]``."""
+    groups: dict[tuple, list[tuple[Statement, int]]] = {}
+    for stmt in scop.statements:
+        try:
+            loops = statement_loops(scop, scop.schedule, stmt.name)
+        except Exception:   # noqa: BLE001 - a statement split over branches: not a candidate
+            continue
+        for lp in loops:
+            groups.setdefault((lp.path, lp.member), []).append((stmt, lp.depth))
+    return groups
+
+
+def _loop_rows(scop: Scop, path: tuple, member: int, domain: isl.UnionSet) -> tuple[isl.UnionMap, isl.UnionMap]:
+    """``({ S[i] -> [outer rows...] }, { S[i] -> [loop] })`` of the loop at ``(path, member)``."""
+    node = node_at(scop.schedule, path)
+    partial = node.band_get_partial_schedule()
+    outer = prefix_rows(node)
+    if member:
+        outer = rows(outer, mupa_rows(partial, list(range(member))))
+    return outer.intersect_domain(domain), mupa_rows(partial, [member]).intersect_domain(domain)
+
+
+def _only_dimension(stmt: Statement, row: isl.UnionMap, depth: int) -> bool:
+    """The loop's row for ``stmt`` is ``±i_depth + c``: its iterator is that dimension."""
+    for m in maps_of(row):
+        if m.get_tuple_name(isl.dim_type.in_) != stmt.name:
+            continue
+        last = m.dim(isl.dim_type.out) - 1
+        m = m.project_out(isl.dim_type.out, 0, last)
+        involved = _involved(m)
+        return involved is not None and involved[0] == {depth}
+    return False
+
+
+def _tokens_of(stmt: Statement, scop: Scop, name: str, starts) -> list[int] | None:
+    """Offsets in ``stmt.body`` of the references to scalar ``name``: one per access of
+    it, each at a plain token ``name`` (not ``&name``, not a member); None when the text
+    does not show every access (a macro hides one)."""
+    base = offset_of(starts, stmt.line, stmt.col) if stmt.line else None
+    if base is None or scop.source[base:base + len(stmt.body)] != stmt.body:
+        return None
+    wanted = {offset_of(starts, a.line, a.col) - base for a in stmt.accesses if a.array == name}
+    found, pos, previous = [], 0, None
+    for tok in tokenize(stmt.body):
+        if tok.kind == "ident" and tok.text == name:
+            if previous is not None and (previous.text in ("&", ".") or previous.kind == "arrow"):
+                return None
+            found.append(pos)
+        if tok.kind not in ("space", "comment"):
+            previous = tok
+        pos += len(tok.text)
+    return found if set(found) == wanted and found else None
+
+
+def _constant(pa: isl.PwAff) -> int | None:
+    if pa.n_piece() != 1 or not pa.is_cst():
+        return None
+    value = None
+
+    def each(_set, aff):
+        nonlocal value
+        value = aff.get_constant_val()
+    pa.foreach_piece(each)
+    return int(value.to_str()) if value is not None and value.is_int() else None
+
+
+def _affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
+    """C text of a one-piece affine function of the parameters, else None."""
+    pa = pa.gist_params(context) if not context.is_empty() else pa
+    if pa.n_piece() != 1:
+        return None
+    pieces = []
+    pa.foreach_piece(lambda s, aff: pieces.append(aff))
+    if not pieces[0].is_cst() and any(not pieces[0].get_coefficient_val(isl.dim_type.param, k).is_int()
+                                      for k in range(pieces[0].dim(isl.dim_type.param))):
+        return None
+    if not pieces[0].get_constant_val().is_int():
+        return None
+    build = isl.AstBuild.from_context(isl.Set.universe(context.get_space()))
+    return build.expr_from_pw_aff(isl.PwAff.from_aff(pieces[0])).to_C_str()
+
+
+def expansion_plan(scop: Scop) -> list[Expansion]:
+    """The scalars worth expanding (see the module doc), at most one array per (scalar,
+    loop); an empty list when none is."""
+    groups = _loop_groups(scop)
+    written_scalars = {a.array for s in scop.statements for a in s.accesses
+                       if a.kind in ("write", "may_write") and a.array in scop.arrays
+                       and scop.arrays[a.array].is_scalar and not scop.arrays[a.array].text}
+    if not written_scalars:
+        return []
+    candidates = []
+    for (path, member), members in groups.items():
+        depth = members[0][1]
+        if any(d != depth for _, d in members):
+            continue
+        statements = [s for s, _ in members]
+        why = _walks_across_rows(scop, statements, depth)
+        if why is None:
+            continue
+        mine = {a.array for s in statements for a in s.accesses if a.array in written_scalars}
+        if mine:
+            candidates.append((path, member, depth, statements, why, sorted(mine)))
+    if not candidates:
+        return []
+    accesses = ScopAccesses(scop)
+    starts = line_starts(scop.source)
+    names = NameAllocator(set(scop.identifiers) | set(scop.arrays))
+    plan: list[Expansion] = []
+    taken: set[tuple[str, str]] = set()      # (scalar, statement) already expanded
+    for path, member, depth, statements, why, scalars in candidates:
+        domain = isl.UnionSet.empty(scop.context.get_space())
+        for stmt in statements:
+            domain = domain.union(isl.UnionSet.from_set(stmt.domain))
+        outer, row = _loop_rows(scop, path, member, domain)
+        iteration = rows(outer, row)
+        if not all(_only_dimension(s, iteration, depth) for s in statements):
+            continue
+        # the columns must be independent but for these scalars: else the loop stays
+        # outside whatever the scalars become, and arrays would only cost (gramschmidt's
+        # nrm, in the sequential k loop)
+        others = accesses.memory_except(set(scalars)).intersect_domain(domain).intersect_range(domain)
+        if not is_parallel(others, outer, row):
+            continue
+        trip = _trip(statements, depth, scop.context)
+        if trip is None:
+            continue
+        lower, extent, extent_text = trip
+        for scalar in scalars:
+            array = scop.arrays[scalar]
+            if _element_size(array.element_type) is None:
+                continue
+            touching = [s for s in statements if any(a.array == scalar for a in s.accesses)]
+            if any((scalar, s.name) in taken for s in touching):
+                continue
+            if any(_tokens_of(s, scop, scalar, starts) is None for s in touching):
+                continue
+            if private_reason(scop, accesses, scalar, domain, same_value(iteration)) is not None:
+                continue
+            iterator = statements[0].iterators[depth]
+            element = " ".join(w for w in array.element_type.split() if w not in _QUALIFIERS)
+            plan.append(Expansion(scalar, names.fresh(f"{scalar}_x"), [s.name for s in touching],
+                                  depth, lower, extent, extent_text, element, iterator, why))
+            taken.update((scalar, s.name) for s in touching)
+    return _within_stack(scop, plan)
+
+
+def _trip(statements: list[Statement], depth: int, context: isl.Set):
+    """``(lower, extent, extent_text)`` of the loop at ``depth``: a constant lower bound
+    and an affine trip count, else None."""
+    values = None
+    for stmt in statements:
+        n = stmt.domain.dim(isl.dim_type.set)
+        one = stmt.domain.project_out(isl.dim_type.set, depth + 1, n - depth - 1) \
+            .project_out(isl.dim_type.set, 0, depth).reset_tuple_id()
+        values = one if values is None else values.union(one)
+    values = values.coalesce().intersect_params(context)
+    if values.is_empty():
+        return None
+    lower = _constant(values.dim_min(0).gist_params(context))
+    if lower is None:
+        return None
+    extent = values.dim_max(0).gist_params(context).add_constant_val(isl.Val.int_from_si(
+        context.get_ctx(), 1 - lower))
+    text = _affine_text(extent, context)
+    return None if text is None else (lower, extent, text)
+
+
+def _within_stack(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
+    """``plan``, as long as its arrays fit in ``STACK_BYTES`` for the known parameter
+    values (``-D``/``#define`` defaults) and for some values of the context."""
+    kept: list[Expansion] = []
+    for expansion in plan:
+        if _stack_context(scop, kept + [expansion]) is not None:
+            kept.append(expansion)
+    return kept
+
+
+def _stack_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
+    """The context of ``scop`` where the arrays of ``plan`` have at least one element and
+    fit in ``STACK_BYTES``; None when that excludes the known parameter values."""
+    if not plan:
+        return scop.context
+    ctx = scop.context.get_ctx()
+    total = None
+    context = scop.context
+    for expansion in plan:
+        extent = expansion.extent
+        context = context.intersect(extent.ge_set(isl.PwAff.zero_on_domain(
+            isl.LocalSpace.from_space(extent.get_domain_space())).add_constant_val(isl.Val.one(ctx))))
+        size = extent.scale_val(isl.Val.int_from_si(ctx, _element_size(expansion.element_type)))
+        total = size if total is None else total.add(size)
+    limit = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(total.get_domain_space())) \
+        .add_constant_val(isl.Val.int_from_si(ctx, STACK_BYTES))
+    context = context.intersect(total.le_set(limit)).coalesce()
+    if context.is_empty():
+        return None
+    known = {p: v for p, v in scop.parameter_values.items() if p in scop.parameters}
+    if known:
+        point = context
+        for name, value in known.items():
+            k = point.find_dim_by_name(isl.dim_type.param, name)
+            if k >= 0:
+                point = point.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(ctx, value))
+        if point.is_empty():
+            return None
+    return context
+
+
+def expand(scop: Scop, plan: list[Expansion]) -> Scop:
+    """``scop`` with each `Expansion` of ``plan`` applied: the scalar's accesses in its
+    statements become accesses of the new array, their C text names its element, the
+    region declares the array, and the context bounds its size (see `_stack_context`)."""
+    if not plan:
+        return scop
+    starts = line_starts(scop.source)
+    arrays = dict(scop.arrays)
+    for expansion in plan:
+        arrays[expansion.array] = Array(expansion.array, expansion.element_type,
+                                        [expansion.extent_text], origin="expanded")
+    statements = []
+    for stmt in scop.statements:
+        mine = [e for e in plan if stmt.name in e.statements]
+        statements.append(_expanded_statement(scop, stmt, mine, starts) if mine else stmt)
+    return replace(scop, statements=statements, arrays=arrays, context=_stack_context(scop, plan),
+                   identifiers=scop.identifiers | {e.array for e in plan})
+
+
+def _expanded_statement(scop: Scop, stmt: Statement, plan: list[Expansion], starts) -> Statement:
+    """``stmt`` with its scalars of ``plan`` replaced by elements of their arrays."""
+    spans: dict[int, tuple[int, str]] = {}
+    accesses = list(stmt.accesses)
+    n = len(stmt.iterators)
+    for expansion in plan:
+        iterator = stmt.iterators[expansion.depth]
+        lower = expansion.lower
+        subscript = iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 else f"{iterator} + {-lower}"
+        for offset in _tokens_of(stmt, scop, expansion.scalar, starts):
+            spans[offset] = (len(expansion.scalar), f"{expansion.array}[{subscript}]")
+        # { S[i] -> X[i_depth - lower] } over the statement's domain
+        target = isl.Map(f"{{ {stmt.name}[{', '.join(f'i{k}' for k in range(n))}] -> "
+                         f"{expansion.array}[i{expansion.depth} - ({lower})] }}", context=scop.context.get_ctx())
+        target = target.align_params(stmt.domain.get_space()).intersect_domain(stmt.domain)
+        accesses = [replace(a, array=expansion.array, relation=target) if a.array == expansion.scalar else a
+                    for a in accesses]
+    body = stmt.body
+    for offset in sorted(spans, reverse=True):      # right to left: offsets stay valid
+        length, text = spans[offset]
+        body = body[:offset] + text + body[offset + length:]
+    return replace(stmt, accesses=accesses, body=body)
+
+
+__all__ = ["Expansion", "expand", "expansion_plan", "STACK_BYTES"]

@@ -1,0 +1,147 @@
+"""Scalar expansion (polysched/transform/expand.py): which scalars become arrays, the
+schedule it enables, and the outputs of the expanded programs against the originals
+(bit-identical, at 1 and 2 threads, at parameter edges and past the stack bound)."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from polysched.bench import compile_c, get, run_binary
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import extract
+from polysched.transform.expand import STACK_BYTES, expand, expansion_plan
+
+CFLAGS = ["-O1", "-ffp-contract=off", "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
+
+# a column-wise recurrence (first-order filter down each column) and a column sum,
+# sizes from the command line (argv), checksum printed exactly
+COLUMNS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void filter(int n, int m, double A[n][m], double B[n][m], double *total) {
+  int i, j;
+  double acc, prev;
+#pragma scop
+  for (j = 0; j < m; j++) {
+    prev = 0.0;
+    for (i = 0; i < n; i++) {
+      B[i][j] = 0.5 * A[i][j] + 0.25 * prev;
+      prev = B[i][j];
+    }
+  }
+  for (j = 0; j < m; j++) {
+    acc = 0.0;
+    for (i = 0; i < n; i++)
+      acc += A[i][j] * 1.5;
+    total[j] = acc;
+  }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  int rows = n > 0 ? n : 1, cols = m > 0 ? m : 1;
+  double (*A)[cols] = malloc(sizeof(double) * rows * cols);
+  double (*B)[cols] = malloc(sizeof(double) * rows * cols);
+  double *total = malloc(sizeof(double) * cols);
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) { A[i][j] = (double)((i * 7 + j * 13) % 17) / 7.0; B[i][j] = -1.0; }
+  for (int j = 0; j < cols; j++) total[j] = -2.0;
+  filter(n, m, A, B, total);
+  double s = 0.0;
+  for (int i = 0; i < rows; i++) for (int j = 0; j < cols; j++) s += B[i][j] * (1 + (i + j) % 5);
+  for (int j = 0; j < cols; j++) s += total[j] * (1 + j % 3);
+  printf("%a\n", s);
+  return 0;
+}
+"""
+
+
+def _run(source: str, tmp_path, tag: str, sizes_list: list[tuple[int, int]], threads=(1, 2)) -> list[str]:
+    path = tmp_path / f"{tag}.c"
+    path.write_text(source)
+    built = compile_c(path, tmp_path / tag, cflags=CFLAGS, openmp=True)
+    assert built.ok, built.reason
+    outputs = []
+    for n, m in sizes_list:
+        for t in threads:
+            run = run_binary(tmp_path / tag, args=[str(n), str(m)], threads=t, timeout=60)
+            assert run.ok, f"{tag} n={n} m={m} threads={t}: {run.reason}"
+            outputs.append(run.stdout)
+    return outputs
+
+
+def test_deriche_expands_the_vertical_sweeps_only():
+    """The recurrences that walk columns (j outside, i inside, y1[i][j]) are expanded; the
+    row sweeps, which already walk rows at stride 1, keep their scalars."""
+    scop = extract(get("deriche").path)[0]
+    plan = expansion_plan(scop)
+    assert sorted(e.scalar for e in plan) == ["tm1", "tp1", "tp2", "ym1", "ym2", "yp1", "yp2"]
+    assert {e.extent_text for e in plan} == {"H"} and all(e.lower == 0 and e.depth == 0 for e in plan)
+    expanded = expand(scop, plan)
+    # the row sweeps still name their scalars; the column sweeps none
+    bodies = " ".join(s.body for s in expanded.statements)
+    assert "ym1_x[j]" in bodies and "tp2_x[j]" in bodies and "xm1 = imgIn[i][j]" in bodies
+    # the context bounds the stack the arrays take: 7 arrays of H doubles
+    limit = STACK_BYTES // (7 * 8)
+    assert expanded.context.is_subset(scop.context)
+    for h, fits in ((limit, True), (limit + 1, False), (0, False)):
+        point = isl.Set(f"[W, H] -> {{ : W = 10 and H = {h} }}")
+        assert expanded.context.intersect(point).is_empty() != fits, h
+
+
+def test_the_expanded_column_recurrence_becomes_a_permutable_band(tmp_path):
+    """After expansion the column filter's (j, i) nest is one permutable band, tiled,
+    with j (stride 1) as the innermost point loop; without expansion j stays a
+    1-member band with i inside it."""
+    path = tmp_path / "columns.c"
+    path.write_text(COLUMNS)
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    region = result.regions[0]
+    assert any("prev" in e for e in region.expansions) and any("acc" in e for e in region.expansions)
+    tiled = [line for line in str(region.tiling).splitlines() if "2 members" in line and "tiled" in line]
+    assert tiled, str(region.tiling)
+    assert "prev_x" in result.text and "double prev_x[m];" in result.text
+    plain = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, expand_scalars=False))
+    assert not plain.regions[0].expansions and "prev_x" not in plain.text
+    assert not [line for line in str(plain.regions[0].tiling).splitlines() if "2 members" in line]
+
+
+@pytest.mark.parametrize("sizes", [[(5, 7), (1, 1), (33, 70)], [(0, 5), (5, 0), (-3, 4), (4, -2)],
+                                   [(3, STACK_BYTES // 8 + 5)]], ids=["small", "edges", "past-the-stack-bound"])
+def test_expanded_programs_compute_what_the_originals_compute(tmp_path, sizes):
+    """Bit-identical outputs at 1 and 2 threads, at sizes 0, negative and 1, and where the
+    arrays would not fit the stack bound (the run-time check runs the original code)."""
+    path = tmp_path / "columns.c"
+    path.write_text(COLUMNS)
+    expected = _run(COLUMNS, tmp_path, "orig", sizes)
+    for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
+                          "isl": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True),
+                          "untiled": OptimizeOptions.from_flags()}.items():
+        text = optimize(path, options).text
+        assert "prev_x" in text, mode
+        assert _run(text, tmp_path, mode, sizes) == expected, mode
+
+
+def test_no_expansion_when_the_value_leaves_the_iteration_or_the_region(tmp_path):
+    """A scalar read before it is written in the iteration (its value flows from the
+    previous column), one read after the region, and one whose text a macro hides keep
+    their loops as they were: nothing is expanded."""
+    kernels = {
+        "carried": "for (j = 0; j < m; j++) { for (i = 0; i < n; i++) { B[i][j] = A[i][j] + s; s = B[i][j]; } }",
+        "live-out": "for (j = 0; j < m; j++) { s = 0.0; for (i = 0; i < n; i++) { s += A[i][j]; B[i][j] = s; } }",
+        "macro": "for (j = 0; j < m; j++) { ACC = 0.0; for (i = 0; i < n; i++) { s += A[i][j]; B[i][j] = s; } }",
+    }
+    for name, loops in kernels.items():
+        after = "  *out = s;\n" if name == "live-out" else ""
+        source = (f"#define ACC s\nvoid k(int n, int m, double A[n][m], double B[n][m], double *out) {{\n"
+                  f"  int i, j;\n  double s = 1.0;\n#pragma scop\n  {loops}\n#pragma endscop\n{after}}}\n")
+        path = tmp_path / f"{name}.c"
+        path.write_text(source)
+        assert expansion_plan(extract(path)[0]) == [], name
+
+
+def test_suite_kernels_that_walk_rows_are_not_expanded():
+    """Expansion only where a loop walks across rows: gemm, jacobi-2d and the row sweeps
+    of the suite are left alone."""
+    for name in ("gemm", "jacobi-2d", "durbin", "trisolv"):
+        assert expansion_plan(extract(get(name).path)[0]) == [], name
