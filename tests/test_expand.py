@@ -76,7 +76,8 @@ def test_deriche_expands_the_vertical_sweeps_only():
     scop = extract(get("deriche").path)[0]
     plan = expansion_plan(scop)
     assert sorted(e.scalar for e in plan) == ["tm1", "tp1", "tp2", "ym1", "ym2", "yp1", "yp2"]
-    assert {e.extent_text for e in plan} == {"H"} and all(e.lower == 0 and e.depth == 0 for e in plan)
+    assert {e.extent_text for e in plan} == {"H"} and all(e.depth == 0 and not e.dropped for e in plan)
+    assert {e.text for e in plan if e.scalar == "ym1"} == {"ym1_x[j]"}
     expanded = expand(scop, plan)
     # the row sweeps still name their scalars; the column sweeps none
     bodies = " ".join(s.body for s in expanded.statements)
@@ -145,3 +146,71 @@ def test_suite_kernels_that_walk_rows_are_not_expanded():
     of the suite are left alone."""
     for name in ("gemm", "jacobi-2d", "durbin", "trisolv"):
         assert expansion_plan(extract(get(name).path)[0]) == [], name
+
+
+# a dot product per element, written with a scalar accumulator, and variants where the
+# accumulator must not live in the destination (DEST float: the destination's type; READ:
+# the destination read in the iteration; GUARD: the copy does not run in every iteration)
+PRODUCT = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#ifndef DEST
+#define DEST double
+#endif
+static void product(int n, int m, double A[n][m], double B[m][n], DEST C[n][n]) {
+  int i, j, k;
+  double s;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      s = 0.0;
+      for (k = 0; k < m; k++)
+        s += A[i][k] * B[k][j]READ;
+GUARD      C[i][j] = s;
+    }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  int r = n > 0 ? n : 1, c = m > 0 ? m : 1;
+  double (*A)[c] = malloc(sizeof(double) * r * c);
+  double (*B)[r] = malloc(sizeof(double) * c * r);
+  DEST (*C)[r] = malloc(sizeof(DEST) * r * r);
+  for (int i = 0; i < r; i++) for (int k = 0; k < c; k++) A[i][k] = (double)((i * 5 + k * 3) % 11) / 3.0;
+  for (int k = 0; k < c; k++) for (int j = 0; j < r; j++) B[k][j] = (double)((k * 7 + j) % 13) / 7.0;
+  for (int i = 0; i < r; i++) for (int j = 0; j < r; j++) C[i][j] = (DEST)(i - j);
+  product(n, m, A, B, C);
+  double t = 0.0;
+  for (int i = 0; i < r; i++) for (int j = 0; j < r; j++) t += (double)C[i][j] * (1 + (i + 2 * j) % 7);
+  printf("%a\n", t);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("variant", ["", "FLOAT", "READS", "GUARD"])
+def test_an_accumulator_lives_in_its_destination_only_where_that_is_exact(tmp_path, variant):
+    """``s = 0; for (k) s += A[i][k] * B[k][j]; C[i][j] = s;`` becomes gemm's
+    ``C[i][j] = 0; C[i][j] += ...`` (the copy removed); with a float destination, the
+    destination read inside the iteration, or the copy under a condition, ``s`` becomes
+    an array over ``j`` instead. Outputs bit-identical to the original's in every case."""
+    source = ("#define DEST float\n" if variant == "FLOAT" else "") + \
+        PRODUCT.replace("READ", " + 0.5 * C[i][j]" if variant == "READS" else "") \
+        .replace("GUARD", "      if (j % 3 != 1)\n" if variant == "GUARD" else "")
+    path = tmp_path / "product.c"
+    path.write_text(source)
+    plan = expansion_plan(extract(path)[0])
+    assert len(plan) == 1 and plan[0].scalar == "s"
+    if variant:
+        assert not plan[0].dropped and plan[0].text == "s_x[j]"
+    else:
+        assert plan[0].dropped and plan[0].text == "C[i][j]" and plan[0].array == "C"
+        scop = expand(extract(path)[0], plan)
+        assert [s.body for s in scop.statements] == ["C[i][j] = 0.0;", "C[i][j] += A[i][k] * B[k][j];"]
+    sizes = [(6, 5), (17, 9), (0, 3), (3, 0), (-2, 4), (1, 1)]
+    expected = _run(source, tmp_path, "orig", sizes)
+    for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
+                          "isl": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True)}.items():
+        result = optimize(path, options)
+        assert result.regions[0].expansions, mode
+        assert _run(result.text, tmp_path, f"{mode}{variant}", sizes) == expected, mode

@@ -59,24 +59,31 @@ _QUALIFIERS = {"register", "static", "auto", "const"}
 
 @dataclass
 class Expansion:
-    """Scalar ``scalar`` of the statements ``statements`` becomes ``array[iterator -
-    lower]`` (``depth``: the loop's position among each statement's iterators);
-    ``extent`` ``[params] -> { [n] }`` is the loop's trip count."""
+    """Scalar ``scalar`` of the statements ``statements`` becomes the element ``text`` of
+    ``array``: ``target { [i0, ..., i_depth] -> array[f] }`` of the iterators of the
+    loops down to the expanded one (``depth``), which the statements share.
+
+    Either a new array (``extent`` ``[params] -> { [n] }`` elements, the loop's trip
+    count; ``text`` ``x_x[j]``), or, when the scalar's last use in each iteration is a
+    copy ``C[i][j] = x;`` into an element no other access of the iteration touches, that
+    element (``dropped``: the copy, which becomes ``C[i][j] = C[i][j]`` and is removed)."""
 
     scalar: str
     array: str
+    text: str
     statements: list[str]
     depth: int
-    lower: int
-    extent: isl.PwAff
-    extent_text: str
+    target: isl.Map
     element_type: str
+    extent: isl.PwAff | None = None
+    extent_text: str = ""
+    dropped: str = ""
     loop: str = ""            # the loop's iterator, for messages
     why: str = ""
 
     def describe(self) -> str:
-        return (f"expanded scalar {self.scalar} into {self.array}[{self.extent_text}] "
-                f"(private to loop {self.loop}: {self.why})")
+        into = f"its destination {self.text}" if self.dropped else f"{self.array}[{self.extent_text}]"
+        return f"expanded scalar {self.scalar} into {into} (private to loop {self.loop}: {self.why})"
 
 
 def _element_size(c_type: str) -> int | None:
@@ -267,11 +274,82 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
             if private_reason(scop, accesses, scalar, domain, same_value(iteration)) is not None:
                 continue
             iterator = statements[0].iterators[depth]
-            element = " ".join(w for w in array.element_type.split() if w not in _QUALIFIERS)
-            plan.append(Expansion(scalar, names.fresh(f"{scalar}_x"), [s.name for s in touching],
-                                  depth, lower, extent, extent_text, element, iterator, why))
+            element = _plain_type(array.element_type)
+            copy = _destination(scop, accesses, statements, touching, scalar, depth, iteration, element)
+            if copy is not None:
+                stmt, target, text = copy
+                plan.append(Expansion(scalar, target.get_tuple_name(isl.dim_type.out), text,
+                                      [s.name for s in touching if s is not stmt], depth, target, element,
+                                      dropped=stmt.name, loop=iterator, why=why))
+            else:
+                name = names.fresh(f"{scalar}_x")
+                subscript = iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 \
+                    else f"{iterator} + {-lower}"
+                target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
+                                 f"{name}[i{depth} - ({lower})] }}", context=scop.context.get_ctx())
+                plan.append(Expansion(scalar, name, f"{name}[{subscript}]", [s.name for s in touching],
+                                      depth, target, element, extent, extent_text, loop=iterator, why=why))
             taken.update((scalar, s.name) for s in touching)
     return _within_stack(scop, plan)
+
+
+def _plain_type(c_type: str) -> str:
+    return " ".join(w for w in c_type.split() if w not in _QUALIFIERS)
+
+
+def _destination(scop: Scop, accesses: ScopAccesses, statements: list[Statement], touching: list[Statement],
+                 scalar: str, depth: int, iteration: isl.UnionMap, element: str):
+    """``(copy, target, text)`` when the last statement of the loop's body that uses
+    ``scalar`` is ``copy``: ``C[f] = scalar;`` with ``f`` a function of the loops down to
+    ``depth`` (``target { [i0..i_depth] -> C[f] }``, ``text`` its C text), one element per
+    iteration, run in every iteration that uses the scalar, of the scalar's very type, and
+    no other access of the iteration touches that element: then ``C[f]`` can hold the
+    scalar's values (Polly's DeLICM does this mapping in general). Else None."""
+    copy = touching[-1]
+    if len(copy.iterators) != depth + 1 or any(scop.statements.index(s) > scop.statements.index(copy)
+                                               for s in touching):
+        return None
+    writes = [a for a in copy.accesses if a.kind == "write"]
+    reads = [a for a in copy.accesses if a.kind != "write"]
+    if len(writes) != 1 or [a.array for a in reads] != [scalar] or writes[0].array == scalar:
+        return None
+    destination = scop.arrays.get(writes[0].array)
+    if destination is None or destination.is_scalar or _plain_type(destination.element_type) != element:
+        return None
+    lhs, _, rhs = copy.body.partition("=")
+    if rhs.strip().rstrip(";").strip() != scalar or lhs.rstrip().endswith(("+", "-", "*", "/", "%", "&", "|", "^", "<", ">", "!")):
+        return None
+    known = set(copy.iterators) | set(scop.parameters) | {destination.c_text}
+    if any(tok.kind == "ident" and tok.text not in known for tok in tokenize(lhs)):
+        return None
+    relation = writes[0].relation
+    try:
+        pma = isl.PwMultiAff.from_map(relation)
+    except isl.Error:
+        return None
+    if pma.n_piece() != 1:
+        return None
+    pieces = []
+    pma.foreach_piece(lambda _where, maff: pieces.append(maff))
+    target = isl.Map.from_multi_aff(pieces[0]).reset_tuple_id(isl.dim_type.in_)
+    if not target.intersect_domain(copy.domain.reset_tuple_id()).is_injective():
+        return None
+    # every iteration that uses the scalar ends with the copy
+    uses = isl.UnionSet.empty(scop.context.get_space())
+    for stmt in touching:
+        uses = uses.union(isl.UnionSet.from_set(stmt.domain))
+    if not uses.apply(iteration).is_subset(isl.UnionSet.from_set(copy.domain).apply(iteration)):
+        return None
+    # no other access of the iteration touches the element
+    others = isl.UnionMap.empty(scop.context.get_space())
+    for stmt in statements:
+        for a in stmt.accesses:
+            if a.array == destination.name and not (stmt is copy and a.kind == "write"):
+                others = others.union(isl.UnionMap.from_map(a.relation))
+    same_element = others.apply_range(isl.UnionMap.from_map(relation).reverse())
+    if not same_element.intersect(same_value(iteration)).is_empty():
+        return None
+    return copy, target, lhs.strip()
 
 
 def _trip(statements: list[Statement], depth: int, context: isl.Set):
@@ -300,7 +378,7 @@ def _within_stack(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
     values (``-D``/``#define`` defaults) and for some values of the context."""
     kept: list[Expansion] = []
     for expansion in plan:
-        if _stack_context(scop, kept + [expansion]) is not None:
+        if expansion.dropped or _stack_context(scop, [e for e in kept if not e.dropped] + [expansion]) is not None:
             kept.append(expansion)
     return kept
 
@@ -338,39 +416,50 @@ def _stack_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
 
 def expand(scop: Scop, plan: list[Expansion]) -> Scop:
     """``scop`` with each `Expansion` of ``plan`` applied: the scalar's accesses in its
-    statements become accesses of the new array, their C text names its element, the
-    region declares the array, and the context bounds its size (see `_stack_context`)."""
+    statements become accesses of the new array (or of its destination, whose copy
+    statement is removed), their C text names the element, the region declares the new
+    arrays, and the context bounds their size (see `_stack_context`)."""
     if not plan:
         return scop
     starts = line_starts(scop.source)
     arrays = dict(scop.arrays)
     for expansion in plan:
-        arrays[expansion.array] = Array(expansion.array, expansion.element_type,
-                                        [expansion.extent_text], origin="expanded")
+        if not expansion.dropped:
+            arrays[expansion.array] = Array(expansion.array, expansion.element_type,
+                                            [expansion.extent_text], origin="expanded")
+    dropped = {e.dropped for e in plan if e.dropped}
     statements = []
     for stmt in scop.statements:
+        if stmt.name in dropped:
+            continue
         mine = [e for e in plan if stmt.name in e.statements]
         statements.append(_expanded_statement(scop, stmt, mine, starts) if mine else stmt)
-    return replace(scop, statements=statements, arrays=arrays, context=_stack_context(scop, plan),
+    schedule = scop.schedule
+    if dropped:
+        domain = isl.UnionSet.empty(scop.context.get_space())
+        for stmt in statements:
+            domain = domain.union(isl.UnionSet.from_set(stmt.domain))
+        schedule = schedule.intersect_domain(domain)
+    return replace(scop, statements=statements, arrays=arrays, schedule=schedule,
+                   context=_stack_context(scop, [e for e in plan if not e.dropped]),
                    identifiers=scop.identifiers | {e.array for e in plan})
 
 
 def _expanded_statement(scop: Scop, stmt: Statement, plan: list[Expansion], starts) -> Statement:
-    """``stmt`` with its scalars of ``plan`` replaced by elements of their arrays."""
+    """``stmt`` with its scalars of ``plan`` replaced by their elements."""
     spans: dict[int, tuple[int, str]] = {}
     accesses = list(stmt.accesses)
     n = len(stmt.iterators)
+    ctx = scop.context.get_ctx()
     for expansion in plan:
-        iterator = stmt.iterators[expansion.depth]
-        lower = expansion.lower
-        subscript = iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 else f"{iterator} + {-lower}"
         for offset in _tokens_of(stmt, scop, expansion.scalar, starts):
-            spans[offset] = (len(expansion.scalar), f"{expansion.array}[{subscript}]")
-        # { S[i] -> X[i_depth - lower] } over the statement's domain
-        target = isl.Map(f"{{ {stmt.name}[{', '.join(f'i{k}' for k in range(n))}] -> "
-                         f"{expansion.array}[i{expansion.depth} - ({lower})] }}", context=scop.context.get_ctx())
-        target = target.align_params(stmt.domain.get_space()).intersect_domain(stmt.domain)
-        accesses = [replace(a, array=expansion.array, relation=target) if a.array == expansion.scalar else a
+            spans[offset] = (len(expansion.scalar), expansion.text)
+        # { S[i0..in] -> [i0..i_depth] } then the target: { S[i] -> X[f] }
+        prefix = isl.Map(f"{{ {stmt.name}[{', '.join(f'i{k}' for k in range(n))}] -> "
+                         f"[{', '.join(f'i{k}' for k in range(expansion.depth + 1))}] }}", context=ctx)
+        relation = prefix.align_params(stmt.domain.get_space()).apply_range(
+            expansion.target.align_params(stmt.domain.get_space())).intersect_domain(stmt.domain)
+        accesses = [replace(a, array=expansion.array, relation=relation) if a.array == expansion.scalar else a
                     for a in accesses]
     body = stmt.body
     for offset in sorted(spans, reverse=True):      # right to left: offsets stay valid
