@@ -171,6 +171,7 @@ _STEP_ARGS = {
                   "point_wavefront"),
     "set_schedule": ("schedule",),
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
+    "expand_scalars": (),
 }
 
 
@@ -648,6 +649,24 @@ class Program:
             raise TransformError(f"unroll({stmt!r}, {depth!r}, {factor!r}): {err}") from None
         return self._apply("unroll", {"stmt": stmt, "depth": depth, "factor": factor}, primitives.mark,
                            stmt, depth, value, f"unroll({stmt!r}, {depth!r}, {factor!r})")
+
+    def expand_scalars(self) -> "Program":
+        """The program whose scalars private to a loop that walks arrays across rows are
+        arrays indexed by that loop (or live in the element they are copied to at the end
+        of each iteration), as ``optimize`` does before scheduling: see
+        `polysched.transform.expand`. Its model differs (new arrays, bodies, maybe one
+        statement fewer), so it is a first step: the schedule must still be the source's.
+        The same program when nothing is worth expanding."""
+        from polysched.transform.expand import expand, expansion_plan
+        if self._trace.steps:
+            raise TransformError("expand_scalars() changes the statements: it must be the first step "
+                                 f"(this program has {len(self._trace.steps)} already)")
+        scop = expand(self.scop, expansion_plan(self.scop))
+        scops = self._scops[:self._region] + (scop,) + self._scops[self._region + 1:]
+        deps = self._deps if scop is self.scop else analyze(scop)
+        trace = Trace(({"op": "expand_scalars", "args": {}},), self._trace.source, self._trace.region)
+        return Program(scop, deps, scop.schedule, trace, scops=scops, region=self._region,
+                       origin=self._origin)
 
     def auto_schedule(self, scheduler: str = "pluto", fuse: str = "cost",
                       negative_coefficients: bool = False, diamond: bool | None = None) -> "Program":

@@ -296,3 +296,28 @@ def test_random_column_kernels_are_expanded_often_enough():
             path.write_text(source)
             expanded += bool(expansion_plan(extract(path)[0]))
     assert expanded >= 4, expanded
+
+
+def test_expansion_is_a_trace_step_and_saved_runs_replay_byte_for_byte(tmp_path):
+    """``optimize --save-trace`` / ``--save-schedule`` of a run that expanded scalars replay
+    (``--trace`` / ``--schedule``) to the same file; ``Program.expand_scalars`` is the
+    step, and only as the first one."""
+    from polysched.cli import main
+    from polysched.errors import TransformError
+    from polysched.program import Program
+    path = tmp_path / "columns.c"
+    path.write_text(COLUMNS)
+    out = {name: tmp_path / f"{name}.c" for name in ("run", "trace", "schedule")}
+    assert main(["optimize", str(path), "-o", str(out["run"]), "--tile", "--parallel",
+                 "--save-trace", str(tmp_path / "t.json"), "--save-schedule", str(tmp_path / "s.txt")]) == 0
+    assert '"expand_scalars"' in (tmp_path / "t.json").read_text()
+    assert main(["optimize", str(path), "-o", str(out["trace"]), "--trace", str(tmp_path / "t.json")]) == 0
+    assert main(["optimize", str(path), "-o", str(out["schedule"]), "--schedule", str(tmp_path / "s.txt")]) == 0
+    assert out["trace"].read_text() == out["run"].read_text() == out["schedule"].read_text()
+    program = Program.from_file(path)
+    expanded = program.expand_scalars()
+    assert "prev_x" in expanded.scop.arrays and "prev_x" not in program.scop.arrays
+    assert Program.from_file(path).replay(expanded.auto_schedule().trace).c_code() == \
+        expanded.auto_schedule().c_code()
+    with pytest.raises(TransformError, match="first step"):
+        program.auto_schedule().expand_scalars()

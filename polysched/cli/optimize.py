@@ -318,7 +318,7 @@ def _schedules_in(args, options):
                                     include_dirs=options.source.include_dirs)
         try:
             program = program.replay(Trace.from_json(item)) if args.trace is not None \
-                else program.set_schedule(item)
+                else _set_schedule(program, item)
         except TransformError as err:
             raise UsageError(f"{flag} {path}: region {k}: {err}") from None
         regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report))
@@ -326,6 +326,23 @@ def _schedules_in(args, options):
     text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
     return OptimizeResult(args.file, text, regions,
                           {"load": built - start, "codegen": time.perf_counter() - built})
+
+
+def _set_schedule(program, text: str):
+    """``program`` with the schedule ``text`` (``--schedule``): a schedule saved by a run
+    that expanded scalars names the expanded program's statements, so that program is
+    tried when the source's refuses it."""
+    from polysched.errors import PolyschedError
+    try:
+        return program.set_schedule(text)
+    except PolyschedError as error:
+        expanded = program.expand_scalars()
+        if expanded.scop is not program.scop:
+            try:
+                return expanded.set_schedule(text)
+            except PolyschedError:
+                pass
+        raise error from None
 
 
 def _schedules_out(args, options, result) -> None:
@@ -349,6 +366,8 @@ def _schedules_out(args, options, result) -> None:
                     steps = region.trace_steps
                 else:
                     steps = options.trace_steps(cache_sizes())
+                if region.expansions and steps[0]["op"] != "expand_scalars":
+                    steps = [{"op": "expand_scalars", "args": {}}] + list(steps)
                 documents.append(Trace(steps, str(args.file), k).to_dict())
         text = "\n".join(Trace.from_json(d).to_json() for d in documents) if len(documents) == 1 \
             else "[\n" + ",\n".join(Trace.from_json(d).to_json() for d in documents) + "\n]"
