@@ -163,7 +163,7 @@ static void product(int n, int m, double A[n][m], double B[m][n], DEST C[n][n]) 
 #pragma scop
   for (i = 0; i < n; i++)
     for (j = 0; j < n; j++) {
-      s = 0.0;
+      s = INIT;
       for (k = 0; k < m; k++)
         s += A[i][k] * B[k][j]READ;
 GUARD      C[i][j] = s;
@@ -188,25 +188,28 @@ int main(int argc, char **argv) {
 """
 
 
-@pytest.mark.parametrize("variant", ["", "FLOAT", "READS", "GUARD"])
+@pytest.mark.parametrize("variant", ["", "INIT", "FLOAT", "READS", "GUARD"])
 def test_an_accumulator_lives_in_its_destination_only_where_that_is_exact(tmp_path, variant):
     """``s = 0; for (k) s += A[i][k] * B[k][j]; C[i][j] = s;`` becomes gemm's
-    ``C[i][j] = 0; C[i][j] += ...`` (the copy removed); with a float destination, the
+    ``C[i][j] = 0; C[i][j] += ...`` (the copy removed), and so does ``s = 0.5 * C[i][j];
+    ...`` (INIT: the element read before anything changed it); with a float destination, the
     destination read inside the iteration, or the copy under a condition, ``s`` becomes
     an array over ``j`` instead. Outputs bit-identical to the original's in every case."""
     source = ("#define DEST float\n" if variant == "FLOAT" else "") + \
         PRODUCT.replace("READ", " + 0.5 * C[i][j]" if variant == "READS" else "") \
+        .replace("INIT", "0.5 * C[i][j]" if variant == "INIT" else "0.0") \
         .replace("GUARD", "      if (j % 3 != 1)\n" if variant == "GUARD" else "")
     path = tmp_path / "product.c"
     path.write_text(source)
     plan = expansion_plan(extract(path)[0])
     assert len(plan) == 1 and plan[0].scalar == "s"
-    if variant:
+    if variant not in ("", "INIT"):
         assert not plan[0].dropped and plan[0].text == "s_x[j]"
     else:
         assert plan[0].dropped and plan[0].text == "C[i][j]" and plan[0].array == "C"
         scop = expand(extract(path)[0], plan)
-        assert [s.body for s in scop.statements] == ["C[i][j] = 0.0;", "C[i][j] += A[i][k] * B[k][j];"]
+        init = "0.5 * C[i][j]" if variant else "0.0"
+        assert [s.body for s in scop.statements] == [f"C[i][j] = {init};", "C[i][j] += A[i][k] * B[k][j];"]
     sizes = [(6, 5), (17, 9), (0, 3), (3, 0), (-2, 4), (1, 1)]
     expected = _run(source, tmp_path, "orig", sizes)
     for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
@@ -222,7 +225,7 @@ def _random_columns(rng) -> str:
     mixes them with array elements in random order, and maybe a copy of one scalar into
     a destination element at the end of the column."""
     scalars = [f"s{k}" for k in range(rng.randint(1, 3))]
-    inits = [f"{s} = {rng.choice(['0.0', '1.0', 'A[0][j]'])};" for s in scalars if rng.random() < 0.85]
+    inits = [f"{s} = {rng.choice(['0.0', '1.0', 'A[0][j]', '0.5 * D[j]'])};" for s in scalars if rng.random() < 0.85]
     forward = rng.random() < 0.6
     loop = "for (i = 0; i < n; i++)" if forward else "for (i = n - 1; i >= 0; i--)"
     body = []

@@ -340,11 +340,18 @@ def _destination(scop: Scop, accesses: ScopAccesses, statements: list[Statement]
         uses = uses.union(isl.UnionSet.from_set(stmt.domain))
     if not uses.apply(iteration).is_subset(isl.UnionSet.from_set(copy.domain).apply(iteration)):
         return None
-    # no other access of the iteration touches the element
+    # no other access of the iteration touches the element, but for reads by the
+    # statement that first sets the scalar, once per iteration (``s = C[i][j];``: it
+    # reads the element before anything changed it, as the source does)
+    first = touching[0]
+    init = first if len(first.iterators) == depth + 1 and first is not copy and \
+        any(a.array == scalar and a.kind == "write" for a in first.accesses) and \
+        not any(a.array == scalar and a.kind != "write" for a in first.accesses) else None
     others = isl.UnionMap.empty(scop.context.get_space())
     for stmt in statements:
         for a in stmt.accesses:
-            if a.array == destination.name and not (stmt is copy and a.kind == "write"):
+            if a.array == destination.name and not (stmt is copy and a.kind == "write") \
+                    and not (stmt is init and a.kind == "read"):
                 others = others.union(isl.UnionMap.from_map(a.relation))
     same_element = others.apply_range(isl.UnionMap.from_map(relation).reverse())
     if not same_element.intersect(same_value(iteration)).is_empty():
