@@ -171,11 +171,8 @@ def _only_dimension(stmt: Statement, row: isl.UnionMap, depth: int) -> bool:
 def _tokens_of(stmt: Statement, scop: Scop, name: str, starts) -> list[int] | None:
     """Offsets in ``stmt.body`` of the references to scalar ``name``: one per access of
     it, each at a plain token ``name`` (not ``&name``, not a member); None when the text
-    does not show every access (a macro hides one)."""
-    base = offset_of(starts, stmt.line, stmt.col) if stmt.line else None
-    if base is None or scop.source[base:base + len(stmt.body)] != stmt.body:
-        return None
-    wanted = {offset_of(starts, a.line, a.col) - base for a in stmt.accesses if a.array == name}
+    does not show every access (a macro hides one). A body the front end rewrote (a
+    scalar declared in the region, renamed) is matched by the number of references."""
     found, pos, previous = [], 0, None
     for tok in tokenize(stmt.body):
         if tok.kind == "ident" and tok.text == name:
@@ -185,7 +182,12 @@ def _tokens_of(stmt: Statement, scop: Scop, name: str, starts) -> list[int] | No
         if tok.kind not in ("space", "comment"):
             previous = tok
         pos += len(tok.text)
-    return found if set(found) == wanted and found else None
+    positions = {(a.line, a.col) for a in stmt.accesses if a.array == name}
+    base = offset_of(starts, stmt.line, stmt.col) if stmt.line else None
+    if base is not None and scop.source[base:base + len(stmt.body)] == stmt.body:
+        wanted = {offset_of(starts, line, col) - base for line, col in positions}
+        return found if found and set(found) == wanted else None
+    return found if found and len(found) == len(positions) else None
 
 
 def _constant(pa: isl.PwAff) -> int | None:

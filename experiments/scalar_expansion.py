@@ -1,0 +1,90 @@
+"""What scalar expansion (polysched/transform/expand.py) buys: the original, the default
+``optimize --tile --parallel`` with ``--no-expand``, and the default (which expands),
+each verified against the original at MINI (outputs bit-identical at 1 and 2 threads),
+then timed interleaved (orig, no-expand, default, orig, ...) with identical flags.
+
+The kernels: the suite's that expand (deriche, symm) and loops as users write them
+(experiments/kernels/user_*.c: a matrix product with a scalar accumulator, a recursive
+filter and a running sum down the columns, A^T x with a scalar accumulator).
+
+    python experiments/scalar_expansion.py --threads 2 --repeat 5 [--dataset LARGE] [KERNEL...]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define,
+                                     parse_kernel_seconds, run_binary, verify)
+from polysched.bench.suite import dataset_arg, get
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.tensorize import INCLUDE_DIR
+
+USER_KERNELS = Path(__file__).parent / "kernels"
+DEFAULT_KERNELS = ["deriche", "symm", "user_matmul_acc", "user_colscan", "user_matvec_t"]
+VARIANTS = {"no-expand": {"expand_scalars": False}, "default": {}}
+
+
+def source_of(name: str) -> Path:
+    user = USER_KERNELS / f"{name}.c"
+    return user if user.is_file() else get(name).path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("kernels", nargs="*", default=DEFAULT_KERNELS)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--dataset", default="LARGE", type=dataset_arg)
+    args = parser.parse_args(argv)
+    from polysched.bench.machine import provenance, provenance_line
+    print(provenance_line(provenance(**vars(args))), flush=True)
+    print("| kernel | orig (s) | no-expand (s) | default (s) | no-expand x orig | default x orig | default / no-expand |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory(prefix="polysched-expand-") as tmp:
+        work = Path(tmp)
+        for name in args.kernels:
+            original = source_of(name)
+            binaries = {}
+            for variant, flags in {"orig": None, **VARIANTS}.items():
+                source = original
+                if flags is not None:
+                    source = work / f"{name}-{variant}.c"
+                    source.write_text(optimize(original, OptimizeOptions.from_flags(
+                        tile=True, parallel=True, **flags)).text)
+                    verdict = verify(original, source, dataset="MINI", include_dirs=[INCLUDE_DIR],
+                                     workdir=work / f"{name}-{variant}-verify")
+                    if not verdict.ok:
+                        print(f"| {name} | {variant} not verified: {verdict.status} {verdict.reason} |")
+                        break
+                binary = work / f"{name}-{variant}"
+                built = compile_c(source, binary, cc=DEFAULT_CC, cflags=DEFAULT_CFLAGS,
+                                  defines=dataset_define(args.dataset),
+                                  include_dirs=[INCLUDE_DIR, original.parent], openmp=True)
+                if not built.ok:
+                    print(f"| {name} | {variant} does not compile: {built.reason} |")
+                    break
+                binaries[variant] = binary
+            if len(binaries) != 3:
+                continue
+            times: dict[str, list[float]] = {v: [] for v in binaries}
+            for _ in range(args.repeat):
+                for variant, binary in binaries.items():
+                    run = run_binary(binary, threads=args.threads, timeout=600)
+                    seconds = parse_kernel_seconds(run.stderr) if run.ok else None
+                    if seconds is not None:
+                        times[variant].append(seconds)
+            if not all(times.values()):
+                print(f"| {name} | no timing |")
+                continue
+            o, n, d = (statistics.median(times[v]) for v in ("orig", "no-expand", "default"))
+            print(f"| {name} | {o:.4f} | {n:.4f} | {d:.4f} | {o / n:.2f} | {o / d:.2f} | {n / d:.2f} |", flush=True)
+    print(f"\n({args.threads} threads, median of {args.repeat} interleaved runs, {args.dataset})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
