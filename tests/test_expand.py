@@ -125,12 +125,14 @@ def test_expanded_programs_compute_what_the_originals_compute(tmp_path, sizes):
 
 def test_no_expansion_when_the_value_leaves_the_iteration_or_the_region(tmp_path):
     """A scalar read before it is written in the iteration (its value flows from the
-    previous column), one read after the region, and one whose text a macro hides keep
-    their loops as they were: nothing is expanded."""
+    previous column), one read after the region, one whose text a macro hides, and one
+    of a loop whose trip count needs a division keep their loops as they were."""
     kernels = {
         "carried": "for (j = 0; j < m; j++) { for (i = 0; i < n; i++) { B[i][j] = A[i][j] + s; s = B[i][j]; } }",
         "live-out": "for (j = 0; j < m; j++) { s = 0.0; for (i = 0; i < n; i++) { s += A[i][j]; B[i][j] = s; } }",
         "macro": "for (j = 0; j < m; j++) { ACC = 0.0; for (i = 0; i < n; i++) { s += A[i][j]; B[i][j] = s; } }",
+        # the extent floor(m / 2) has no C text without floord()
+        "halved": "for (j = 0; j < m / 2; j++) { s = 0.0; for (i = 0; i < n; i++) { s += A[i][j]; B[i][j] = s; } }",
     }
     for name, loops in kernels.items():
         after = "  *out = s;\n" if name == "live-out" else ""
@@ -339,3 +341,16 @@ def test_scalars_declared_in_the_loop_body_and_linearized_pointers(tmp_path):
     assert "destination out[j]" in result.regions[1].expansions[0]
     sizes = [(0, 0), (1, 0), (5, 0), (100, 0)]
     assert _run(result.text, tmp_path, "opt", sizes) == _run(path.read_text(), tmp_path, "orig", sizes)
+
+
+def test_a_loop_from_a_nonzero_lower_bound_indexes_its_array_from_zero(tmp_path):
+    """``for (j = 2; j < m; j++)``: ``prev_x[j - 2]`` of ``m - 2`` elements; the
+    outputs equal the original's, including where the loop runs 0 or 1 times."""
+    source = COLUMNS.replace("for (j = 0; j < m; j++) {\n    prev", "for (j = 2; j < m; j++) {\n    prev")
+    path = tmp_path / "offset.c"
+    path.write_text(source)
+    plan = expansion_plan(extract(path)[0])
+    assert [(e.text, e.extent_text) for e in plan if e.scalar == "prev"] == [("prev_x[j - 2]", "m - 2")]
+    sizes = [(4, 9), (3, 2), (3, 3), (5, 0)]
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert _run(text, tmp_path, "opt", sizes) == _run(source, tmp_path, "orig", sizes)

@@ -212,8 +212,8 @@ def _affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
     if not pieces[0].is_cst() and any(not pieces[0].get_coefficient_val(isl.dim_type.param, k).is_int()
                                       for k in range(pieces[0].dim(isl.dim_type.param))):
         return None
-    if not pieces[0].get_constant_val().is_int():
-        return None
+    if not pieces[0].get_constant_val().is_int() or pieces[0].dim(isl.dim_type.div):
+        return None     # (isl would print floord(), which C does not have)
     build = isl.AstBuild.from_context(isl.Set.universe(context.get_space()))
     return build.expr_from_pw_aff(isl.PwAff.from_aff(pieces[0])).to_C_str()
 
