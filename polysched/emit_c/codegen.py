@@ -230,12 +230,14 @@ class _RegionPrinter:
             lines = self.helpers.definitions() + body + self.helpers.undefinitions()
             return "".join(f"{base}{line}{nl}" if line else nl for line in lines)
         guard = self.guard_text()
-        head = self.helpers.definitions() + [f"if ({guard}) {{"]
+        rows = self.row_check_lines(guard)
+        head = self.helpers.definitions() + (rows or [f"if ({guard}) {{"])
         inner = [self.options.indent + line if line else line for line in body]
         text = "".join(f"{base}{line}{nl}" if line else nl for line in head + inner)
         # the original between marker lines: optimizing this output again starts from it
         head = text + f"{base}}} else {{{nl}"
-        tail = f"{nl}{base}}}{nl}" + "".join(f"{base}{line}{nl}" for line in self.helpers.undefinitions())
+        tail = f"{nl}{base}}}{nl}" + (f"{base}}}{nl}" if rows else "") + \
+            "".join(f"{base}{line}{nl}" for line in self.helpers.undefinitions())
         begin = ORIGINAL_BEGIN.format(generated_digest(head, tail))
         return f"{head}{base}{begin}{nl}{original}{base}{ORIGINAL_END}{tail}"
 
@@ -258,6 +260,30 @@ class _RegionPrinter:
         parts = [f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts]
         # one conjunct per line: the alias checks are long
         return (" &&\n" + region_indent(self.scop) + "    ").join(parts)
+
+    def row_check_lines(self, guard: str) -> list[str]:
+        """With row checks (`Versioning.row_checks`): the lines that open the block
+        ``{ int ok = guard; <each row past the end of the one before, or ok = 0>
+        if (ok) {``, else []. The rows and columns are the bounding box of the elements
+        the region touches; the loop runs only once the guard holds."""
+        if not self.version.row_checks:
+            return []
+        build = isl.AstBuild.from_context(self.version.assumed)
+        ok, row = self.names.fresh("polysched_rows_ok"), self.names.fresh("polysched_row")
+        lines = ["{", f"int {ok} = {guard};"]
+        for array in self.version.row_checks:
+            elements = accessed_elements(self.scop, array.name)
+            if elements is None or elements.is_empty():
+                continue
+            elements = elements.intersect_params(self.version.assumed)
+            first, last, left, right = (self.expr(build.expr_from_pw_aff(bound.coalesce())) for bound in (
+                elements.dim_min(0), elements.dim_max(0), elements.dim_min(1), elements.dim_max(1)))
+            after = "&" + array.element([f"{row} + 1", left])
+            end = "&" + array.element([row, right]) + " + 1"
+            lines += [f"for (long long {row} = {first}; {ok} && {row} < {last}; {row}++)",
+                      f"{self.options.indent}if ((const char *)({after}) < (const char *)({end}))",
+                      f"{self.options.indent * 2}{ok} = 0;"]
+        return lines + [f"if ({ok}) {{"]
 
     def address_range(self, build: isl.AstBuild, array) -> tuple[str, str] | None:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the

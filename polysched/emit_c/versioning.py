@@ -95,7 +95,10 @@ class Versioning:
     ``iterator_casts``: original iterator -> its declared type, when it differs from
     the counter type. ``assumed``: ``[params] -> { : ... }`` where the optimized code is
     valid (context and overflow bounds). ``alias_checks``: pairs of arrays that must not
-    overlap. ``never``: why the optimized code can never be proven safe (then the region
+    overlap. ``row_checks``: arrays reached through a pointer per row (``double **A``,
+    ``R[i].v[j]``) that the region writes: their rows must not overlap each other, which
+    a loop over the row pointers checks at run time (each row past the end of the one
+    before). ``never``: why the optimized code can never be proven safe (then the region
     keeps its original code). ``live_iterators``: set to their final values after the
     optimized code.
     """
@@ -105,12 +108,13 @@ class Versioning:
     iterator_casts: dict[str, str]
     assumed: isl.Set
     alias_checks: list[tuple[Array, Array]] = field(default_factory=list)
+    row_checks: list[Array] = field(default_factory=list)
     never: list[str] = field(default_factory=list)
     live_iterators: tuple[str, ...] = ()
 
     @property
     def needs_check(self) -> bool:
-        return bool(self.alias_checks) or not self.assumed.plain_is_universe()
+        return bool(self.alias_checks) or bool(self.row_checks) or not self.assumed.plain_is_universe()
 
     def describe(self) -> list[str]:
         """One line per assumption and what the emitted code does about it."""
@@ -123,6 +127,9 @@ class Versioning:
         if self.alias_checks:
             pairs = ", ".join(f"{a.c_text}/{b.c_text}" for a, b in self.alias_checks)
             lines.append(f"run-time check that these arrays do not overlap: {pairs}")
+        if self.row_checks:
+            rows = ", ".join(a.c_text + a.member if a.member else a.c_text for a in self.row_checks)
+            lines.append(f"run-time check that the rows of {rows} do not overlap (each after the one before)")
         if self.counter_type != "int":
             lines.append(f"loop counters are {self.counter_type} (the program's types need it)")
         if self.live_iterators:
@@ -291,8 +298,10 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
             continue
         if a.name not in written and b.name not in written:
             continue
-        if a.member and b.member and a.text == b.text:
-            continue        # two members of one array of structs (p[i].x, p[j].y) never overlap
+        if a.member and b.member and a.text == b.text and "" not in a.dims[a.member_after:] \
+                and "" not in b.dims[b.member_after:]:
+            continue        # two members of one array of structs (p[i].x, p[j].y) never overlap,
+            #               # unless they are pointers (p[i].a[j], p[k].b[l])
         for array in (a, b):
             if "" in array.dims[1:]:
                 reason = (f"'{array.name}' is reached through a pointer to pointers, whose rows may "
@@ -300,6 +309,17 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
                 if reason not in result.never:
                     result.never.append(reason)
         result.alias_checks.append((a, b))
+    # the rows of one array reached through row pointers may overlap each other
+    for array in candidates:
+        if array.name not in written or "" not in array.dims[1:]:
+            continue
+        if len(array.dims) != 2:
+            reason = (f"'{array.c_text}' is reached through more than one level of row pointers, whose "
+                      "rows may overlap each other: no run-time check is generated for that")
+            if reason not in result.never:
+                result.never.append(reason)
+        elif not result.never:
+            result.row_checks.append(array)
 
 
 def _array_names(umap: isl.UnionMap) -> set[str]:
