@@ -247,3 +247,22 @@ def test_qualifiers_through_typedefs_are_seen(qualifier):
 def test_a_function_pointer_named_like_a_math_function_is_not_pure(declaration):
     check("for (i = 0; i < n; i++)\n  x[i] = /*@*/sqrt(x[i]);", "function pointer of this file",
           declaration + "\n{\n  int i;\n")
+
+
+def test_a_region_that_ends_inside_a_block_it_opens_says_so():
+    """A probe's file: ``{`` opened in the region, closed after ``#pragma endscop``
+    (valid C) was a "syntax error: at end of input"."""
+    text = ("double A[100];\nvoid k(int n) { int i;\n#pragma scop\n  for (i = 0; i < n; i++) {\n"
+            "#pragma endscop\n    A[i] = 1; }\n}\n")
+    with pytest.raises(ScopError, match="inside a block that the region opens") as info:
+        extract(text, filename="b.c")
+    assert info.value.line == 5
+
+
+def test_a_member_two_levels_deep_is_named_as_written():
+    """``o->a.v[i]`` was reported as ``'o__a.v[i]' is not a plain array reference``."""
+    text = ("struct in { double v[10]; };\nstruct out { struct in a; int n; };\n"
+            "void k(struct out *o) { int i;\n#pragma scop\n  for (i = 0; i < 10; i++) o->a.v[i] = i;\n"
+            "#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match=r"struct member access 'o->a\.v\[i\]' is not supported"):
+        extract(text, filename="m.c")

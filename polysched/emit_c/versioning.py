@@ -128,7 +128,7 @@ class Versioning:
             pairs = ", ".join(f"{a.c_text}/{b.c_text}" for a, b in self.alias_checks)
             lines.append(f"run-time check that these arrays do not overlap: {pairs}")
         if self.row_checks:
-            rows = ", ".join(a.c_text + a.member if a.member else a.c_text for a in self.row_checks)
+            rows = ", ".join(_shown(a) for a in self.row_checks)
             lines.append(f"run-time check that the rows of {rows} do not overlap (each after the one before)")
         if self.counter_type != "int":
             lines.append(f"loop counters are {self.counter_type} (the program's types need it)")
@@ -273,6 +273,12 @@ def _may_be_aliased(array: Array) -> bool:
     return (array.through_pointer or not array.origin) and not array.restrict
 
 
+def _shown(array: Array) -> str:
+    """How C names ``array``: ``R[].a`` for the model's ``R__a`` (a member of an array of
+    structs), ``img->data`` for ``img__data``."""
+    return array.c_text + "[]" * array.member_after + array.member if array.member else array.c_text
+
+
 def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
     written = {name for name in _array_names(scop.writes.union(scop.may_writes))}
     # variables a pointer may reach: globals, undeclared names, and those whose address
@@ -304,8 +310,8 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
             #               # unless they are pointers (p[i].a[j], p[k].b[l])
         for array in (a, b):
             if "" in array.dims[1:]:
-                reason = (f"'{array.name}' is reached through a pointer to pointers, whose rows may "
-                          f"overlap '{(b if array is a else a).name}': no run-time check can prove otherwise")
+                reason = (f"'{_shown(array)}' is reached through a pointer to pointers, whose rows may "
+                          f"overlap '{_shown(b if array is a else a)}': no run-time check can prove otherwise")
                 if reason not in result.never:
                     result.never.append(reason)
         result.alias_checks.append((a, b))
@@ -314,7 +320,7 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
         if array.name not in written or "" not in array.dims[1:]:
             continue
         if len(array.dims) != 2:
-            reason = (f"'{array.c_text}' is reached through more than one level of row pointers, whose "
+            reason = (f"'{_shown(array)}' is reached through more than one level of row pointers, whose "
                       "rows may overlap each other: no run-time check is generated for that")
             if reason not in result.never:
                 result.never.append(reason)

@@ -440,6 +440,11 @@ class _RegionBuilder:
             else:
                 line, col = self.position(c_ast.ID("", coord=Coord(self.filename, err.line, err.col)))
             message = err.message
+            if err.line < 0:        # the end of the region: a block it opens and does not close?
+                plain = blank_strings(strip_comments(region_text))
+                if plain.count("{") > plain.count("}"):
+                    raise ScopError(self.filename, line, col, "'#pragma endscop' is inside a block that the "
+                                    "region opens: the region must close every brace it opens") from None
             if message.startswith("before: "):
                 message = f"syntax error before '{message[8:]}'"
             else:
@@ -1754,9 +1759,13 @@ class _RegionBuilder:
             subscripts.append(base.subscript)
             base = base.name
         subscripts.reverse()
+        if isinstance(base, c_ast.StructRef):
+            raise self.error(where, f"struct member access '{self.as_written(_GEN.visit(node))}' is not supported "
+                                    "(read: members of a struct defined in this file, one level deep, or of an "
+                                    "array of them; not unions)")
         if not isinstance(base, c_ast.ID):
-            raise self.error(where, f"'{_GEN.visit(node)}' is not a plain array reference (pointer arithmetic or "
-                                   "a computed base is not supported)")
+            raise self.error(where, f"'{self.as_written(_GEN.visit(node))}' is not a plain array reference (pointer "
+                                   "arithmetic or a computed base is not supported)")
         name = base.name
         if name in ctx.iterators or name in self.all_iterators:
             raise self.error(site or base, f"loop iterator '{name}' cannot be subscripted or assigned")
