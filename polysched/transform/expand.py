@@ -42,6 +42,7 @@ from polysched.dependence.loops import is_parallel, mupa_rows, prefix_rows, rows
 from polysched.dependence.scalars import ScopAccesses, private_reason
 from polysched.emit_c.names import NameAllocator, tokenize
 from polysched.islutil import maps_of
+from polysched.scop.affine import type_size
 from polysched.scop.model import Array, Scop, Statement
 from polysched.scop.source import line_starts, offset_of
 
@@ -51,9 +52,6 @@ from .loops import node_at, statement_loops
 # (a thread's stack is 2-8 MiB; the region's run-time check falls back to the original
 # code beyond it)
 STACK_BYTES = 1 << 20
-_SIZES = {"double": 8, "float": 4, "long double": 16, "long": 8, "long long": 8, "int": 4,
-          "unsigned": 4, "short": 2, "char": 1, "int64_t": 8, "uint64_t": 8, "int32_t": 4,
-          "uint32_t": 4, "int16_t": 2, "uint16_t": 2, "int8_t": 1, "uint8_t": 1, "size_t": 8}
 _QUALIFIERS = {"register", "static", "auto", "const"}
 
 
@@ -87,11 +85,11 @@ class Expansion:
 
 
 def _element_size(c_type: str) -> int | None:
-    words = [w for w in c_type.split() if w not in _QUALIFIERS]
-    if not words or "volatile" in words or "*" in c_type or "[" in c_type:
+    """``sizeof`` of the scalar's type, None for what an array of it cannot hold alike
+    (volatile, pointers, unknown typedefs)."""
+    if "volatile" in c_type.split() or "*" in c_type or "[" in c_type:
         return None
-    text = " ".join(w for w in words if w not in ("signed",)).replace("unsigned ", "")
-    return _SIZES.get(text)
+    return type_size(_plain_type(c_type))
 
 
 def _involved(access: isl.Map) -> list[set[int]] | None:
