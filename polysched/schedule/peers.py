@@ -86,13 +86,19 @@ def isl_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMap,
 def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.Schedule:
     ctx = domain.get_ctx()
     failure = None
+    # coalesced: isl's scheduler builds constraints per basic relation. On heat-3d it took
+    # 3.3 s of its 4 s share uncoalesced (1.8 s coalesced), so the scheduler used depended on
+    # the machine's speed; and its schedules are faster on 8 of 10 kernels whose schedule
+    # changes (geomean 2.1x, experiments/results/isl_coalesced_2threads.md)
+    proximity = validity.union(proximity).coalesce()
+    validity = validity.coalesce()
     for k, (how, values, use_context, coincidence) in enumerate(_attempts(options)):
         try:
             with _isl_options(ctx, **values), isl_operation_cap(ctx, options.isl_max_operations):
                 constraints = isl.ScheduleConstraints.on_domain(domain)
                 if use_context:
                     constraints = constraints.set_context(context)
-                constraints = constraints.set_validity(validity).set_proximity(validity.union(proximity))
+                constraints = constraints.set_validity(validity).set_proximity(proximity)
                 if coincidence:
                     constraints = constraints.set_coincidence(validity)
                 schedule = constraints.compute_schedule()
