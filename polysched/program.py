@@ -656,14 +656,17 @@ class Program:
         of each iteration), as ``optimize`` does before scheduling: see
         `polysched.transform.expand`. Its model differs (new arrays, bodies, maybe one
         statement fewer), so it is a first step: the schedule must still be the source's.
-        The same program when nothing is worth expanding."""
+        This program itself (no step in the trace) when nothing is worth expanding."""
         from polysched.transform.expand import expand, expansion_plan
         if self._trace.steps:
             raise TransformError("expand_scalars() changes the statements: it must be the first step "
                                  f"(this program has {len(self._trace.steps)} already)")
-        scop = expand(self.scop, expansion_plan(self.scop))
+        plan = expansion_plan(self.scop)
+        if not plan:
+            return self
+        scop = expand(self.scop, plan)
         scops = self._scops[:self._region] + (scop,) + self._scops[self._region + 1:]
-        deps = self._deps if scop is self.scop else analyze(scop)
+        deps = analyze(scop)
         trace = Trace(({"op": "expand_scalars", "args": {}},), self._trace.source, self._trace.region)
         return Program(scop, deps, scop.schedule, trace, scops=scops, region=self._region,
                        origin=self._origin)

@@ -59,6 +59,23 @@ def test_default_trace_is_pluto_tile_par(gemm, tiny):
     assert program.c_code() == reference.text
 
 
+def test_the_space_starts_where_optimize_starts_expanded_scalars():
+    """deriche's column recurrences are expanded by ``optimize``: every candidate trace
+    but the identity's starts with ``expand_scalars``, and the default candidate's code
+    is ``optimize``'s; its job replays on the source's program (as a worker does)."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    from polysched.tune.measure import program_of
+    path = get("deriche").path
+    space = SearchSpace(ps.Program.from_file(path), TINY)
+    steps = space.trace_steps(space.default())
+    assert [s["op"] for s in steps] == ["expand_scalars", "auto_schedule", "auto_tile"]
+    program = ps.Program.from_file(path).replay(steps)
+    reference = optimize(path, OptimizeOptions.from_flags(fuse="smart", tile=True, parallel=True, tensorize=False))
+    assert program.c_code() == reference.text
+    job = Job(0, space.trace_json(space.default()), space.default(), path.read_text(), str(path), dataset=None)
+    assert program_of(job).c_code() == reference.text
+
+
 @pytest.mark.skipif(not any(native_path(i) for i in builtin_intrinsics() if i.name == "dgemm_packed_scaled"),
                     reason="this CPU runs no shipped f64 micro-kernel natively")
 def test_the_micro_kernel_calls_are_a_point_of_the_space_and_its_default(gemm):

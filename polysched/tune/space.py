@@ -178,7 +178,11 @@ class SearchSpace:
 
     def __init__(self, program, options: SpaceOptions | None = None, caches=None):
         from polysched.tiling import cache_sizes
-        self.program = program
+        # the candidates start where `optimize` starts: the scalars it would expand,
+        # expanded (a first step of every trace but the identity's)
+        self.program = program.expand_scalars() if not program.trace.steps else program
+        self.prefix = [dict(step) for step in self.program.trace.steps if step["op"] == "expand_scalars"]
+        program = self.program
         self.options = options or SpaceOptions()
         used = caches or cache_sizes()
         self.caches = {"l1d": used.l1d, "l2": used.l2, "l3": used.l3}
@@ -467,8 +471,8 @@ class SearchSpace:
         tile_args = TileOptions(sizes=sizes, parallel=parallel, unroll=unroll if unroll > 1 else None,
                                 wavefront=bool(config["wavefront"]), intra_tile_reorder=bool(config["reorder"]),
                                 ).auto_tile_args(CacheSizes(**self.caches))
-        steps = [{"op": "auto_schedule", "args": {"scheduler": self.options.scheduler, "fuse": fuse}},
-                 {"op": "auto_tile", "args": tile_args}]
+        steps = self.prefix + [{"op": "auto_schedule", "args": {"scheduler": self.options.scheduler, "fuse": fuse}},
+                               {"op": "auto_tile", "args": tile_args}]
         for gene, uaj in zip(genes, config.get("uaj") or []):
             if uaj is None or gene.uaj_loops == 0:
                 continue
