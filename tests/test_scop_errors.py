@@ -266,3 +266,12 @@ def test_a_member_two_levels_deep_is_named_as_written():
             "#pragma endscop\n}\n")
     with pytest.raises(ScopError, match=r"struct member access 'o->a\.v\[i\]' is not supported"):
         extract(text, filename="m.c")
+
+
+def test_a_loop_that_ends_by_wrapping_around_says_so():
+    """``unsigned char c; for (c = 200; c > 100; c += 20)`` runs 3 times in C (220, 240,
+    then 4): it was called "unbounded"."""
+    text = ("int B[256];\nvoid k(void) {\n  unsigned char c;\n#pragma scop\n"
+            "  for (c = 200; c > 100; c += 20) B[c] = B[c] + 7;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="ends only when 'c' wraps around past the end of its type"):
+        extract(text, filename="w.c")

@@ -1228,6 +1228,9 @@ class _RegionBuilder:
         self.assume_no_wrap(loop_cond, inner.iterators, tested)
         self.assume_in_range(tested)
         if not inner.domain.is_bounded():
+            if iterator_range is not None and (iterator_range[1] < 2 ** 31 - 1 or iterator_range[0] == 0):
+                raise self.error(node.cond, f"loop over '{name}' ends only when '{name}' wraps around past the end "
+                                            f"of its type ({self.type_of(name)}): not supported")
             raise self.error(node.cond, f"loop over '{name}' is unbounded (the condition does not limit the iterator "
                                         f"in the direction it moves)")
         first = len(self.statements)
