@@ -274,6 +274,8 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
             if private_reason(scop, accesses, scalar, domain, same_value(iteration)) is not None:
                 continue
             iterator = statements[0].iterators[depth]
+            if any(s.iterators[depth] != iterator or iterator in s.iterators[depth + 1:] for s in touching):
+                continue        # (an inner loop's iterator shadows the loop's name)
             element = _plain_type(array.element_type)
             copy = _destination(scop, accesses, statements, touching, scalar, depth, iteration, element)
             if copy is not None:
@@ -320,7 +322,13 @@ def _destination(scop: Scop, accesses: ScopAccesses, statements: list[Statement]
     if rhs.strip().rstrip(";").strip() != scalar or lhs.rstrip().endswith(("+", "-", "*", "/", "%", "&", "|", "^", "<", ">", "!")):
         return None
     known = set(copy.iterators) | set(scop.parameters) | {destination.c_text}
-    if any(tok.kind == "ident" and tok.text not in known for tok in tokenize(lhs)):
+    names = {tok.text for tok in tokenize(lhs) if tok.kind == "ident"}
+    if names - known:
+        return None
+    # the text means the same element in every statement: no inner loop's iterator
+    # shadows a name it uses
+    if any(stmt.iterators[:depth + 1] != copy.iterators or names & set(stmt.iterators[depth + 1:])
+           for stmt in touching):
         return None
     relation = writes[0].relation
     try:
