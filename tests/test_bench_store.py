@@ -301,6 +301,7 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
     assert tiled["build"]["regions"][0]["tile_sizes"] == [[4, 4]]
     assert "domain" in tiled["build"]["regions"][0]["schedule"]
     assert tiled["build"]["regions"][0]["fusion"] == []          # one statement: nothing to decide
+    assert tiled["build"]["regions"][0]["expansions"] == []      # no scalar
     assert by_variant["pluto-tile-par:threads=1"]["threads"] == 1
     assert by_variant["pluto-tile-par:threads=1"]["openmp"] is True
     assert by_variant["pluto-tile:fuse=no"]["build"]["options"]["fuse"] == "no"

@@ -70,8 +70,8 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
 def build_info(result, options: dict) -> dict:
     """What a results record keeps of an ``optimize`` run: its options, and per region
     the tile sizes chosen per tiled band, where the parallel loops went, the fusion
-    decisions, the micro-kernel calls (tensorize) and the final schedule tree (isl
-    notation)."""
+    decisions, the scalars expanded, the micro-kernel calls (tensorize) and the final
+    schedule tree (isl notation)."""
     regions = []
     for region in result.regions:
         bands = region.tiling.to_json()["bands"] if region.tiling is not None else []
@@ -79,6 +79,7 @@ def build_info(result, options: dict) -> dict:
                         "tile_sizes": [band["sizes"] for band in bands if band.get("tiled")],
                         "parallel": [band["parallel"] for band in bands if band.get("parallel")],
                         "fusion": list(region.fusion),
+                        "expansions": list(region.expansions),
                         "tensorize": list(region.tensorize),
                         "schedule": str(region.schedule)})
     return {"options": dict(options), "regions": regions}
