@@ -383,7 +383,9 @@ def _mentions(body: str) -> dict[str, int]:
     return counts
 
 
-def _element_type(c_type: str) -> str | None:
+def plain_element_type(c_type: str) -> str | None:
+    """``c_type`` without qualifiers, the type a local copy of an element is declared
+    with; None for what such a copy cannot stand for (volatile, pointers, arrays)."""
     words = c_type.split()
     if not words or "volatile" in words or "*" in c_type or "[" in c_type:
         return None
@@ -507,7 +509,7 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         mine = [r for r in refs if r.array == name]
         if array is None or array.is_scalar or "" in array.dims[1:]:     # rows may overlap
             continue
-        if _element_type(array.element_type) is None:
+        if plain_element_type(array.element_type) is None:
             continue
         if any(r.span is None for r in mine) or any(name in arrays for arrays in mentioned.values()):
             continue
@@ -580,7 +582,7 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
             continue
         array = scop.arrays[name]
         scalar = printer.scalar_name(name, sum(g.array == name for g in result.groups))
-        result.groups.append(Group(name, scalar, _element_type(array.element_type), element_text, load,
+        result.groups.append(Group(name, scalar, plain_element_type(array.element_type), element_text, load,
                                    load_guard, stored is not None, store_guard))
         for r in group:
             result.spans.setdefault(r.call, {})[r.span] = scalar

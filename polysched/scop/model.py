@@ -148,6 +148,24 @@ class Statement:
         return self._union("may_write")
 
 
+def statements_domain(statements: list[Statement], space: isl.Space) -> isl.UnionSet:
+    """``{ S0[i, j]; S1[i] }``: the instances of ``statements`` (parameters of ``space``)."""
+    result = isl.UnionSet.empty(space)
+    for stmt in statements:
+        result = result.union(isl.UnionSet.from_set(stmt.domain))
+    return result
+
+
+def fix_parameters(context: isl.Set, values: dict[str, int]) -> isl.Set:
+    """``context`` with each parameter named in ``values`` fixed to its value (names it
+    does not have are ignored)."""
+    for name, value in values.items():
+        pos = context.find_dim_by_name(isl.dim_type.param, name)
+        if pos >= 0:
+            context = context.fix_val(isl.dim_type.param, pos, isl.Val(int(value)))
+    return context
+
+
 @dataclass
 class Scop:
     """A static control part: one ``#pragma scop`` ... ``#pragma endscop`` region.
@@ -215,10 +233,7 @@ class Scop:
     @property
     def domain(self) -> isl.UnionSet:
         """``[params] -> { S0[i, j] : ...; S1[i] : ... }``."""
-        result = isl.UnionSet.empty(self.context.get_space())
-        for stmt in self.statements:
-            result = result.union(isl.UnionSet.from_set(stmt.domain))
-        return result
+        return statements_domain(self.statements, self.context.get_space())
 
     @property
     def reads(self) -> isl.UnionMap:
@@ -239,13 +254,7 @@ class Scop:
 
     def with_values(self, values: dict[str, int] | None = None) -> isl.Set:
         """The context with parameters fixed to ``values`` (default: the known ones)."""
-        values = self.parameter_values if values is None else values
-        ctx = self.context
-        for name, value in values.items():
-            pos = ctx.find_dim_by_name(isl.dim_type.param, name)
-            if pos >= 0:
-                ctx = ctx.fix_val(isl.dim_type.param, pos, isl.Val(int(value)))
-        return ctx
+        return fix_parameters(self.context, self.parameter_values if values is None else values)
 
     def __repr__(self) -> str:
         from polysched.display import scop_summary

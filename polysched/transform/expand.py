@@ -41,9 +41,10 @@ import islpy as isl
 from polysched.dependence.loops import is_parallel, mupa_rows, prefix_rows, rows, same_value
 from polysched.dependence.scalars import ScopAccesses, private_reason
 from polysched.emit_c.names import NameAllocator, tokenize
+from polysched.emit_c.scalar_replace import plain_element_type
 from polysched.islutil import maps_of
 from polysched.scop.affine import type_size
-from polysched.scop.model import Array, Scop, Statement
+from polysched.scop.model import Array, Scop, Statement, fix_parameters, statements_domain
 from polysched.scop.source import line_starts, offset_of
 
 from .loops import node_at, statement_loops
@@ -52,7 +53,6 @@ from .loops import node_at, statement_loops
 # (a thread's stack is 2-8 MiB; the region's run-time check falls back to the original
 # code beyond it)
 STACK_BYTES = 1 << 20
-_QUALIFIERS = {"register", "static", "auto", "const"}
 
 
 @dataclass
@@ -87,9 +87,8 @@ class Expansion:
 def _element_size(c_type: str) -> int | None:
     """``sizeof`` of the scalar's type, None for what an array of it cannot hold alike
     (volatile, pointers, unknown typedefs)."""
-    if "volatile" in c_type.split() or "*" in c_type or "[" in c_type:
-        return None
-    return type_size(_plain_type(c_type))
+    plain = plain_element_type(c_type)
+    return None if plain is None else type_size(plain)
 
 
 def _involved(access: isl.Map) -> list[set[int]] | None:
@@ -245,9 +244,7 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
     plan: list[Expansion] = []
     taken: set[tuple[str, str]] = set()      # (scalar, statement) already expanded
     for path, member, depth, statements, why, scalars in candidates:
-        domain = isl.UnionSet.empty(scop.context.get_space())
-        for stmt in statements:
-            domain = domain.union(isl.UnionSet.from_set(stmt.domain))
+        domain = statements_domain(statements, scop.context.get_space())
         outer, row = _loop_rows(scop, path, member, domain)
         iteration = rows(outer, row)
         if not all(_only_dimension(s, iteration, depth) for s in statements):
@@ -276,8 +273,8 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
             iterator = statements[0].iterators[depth]
             if any(s.iterators[depth] != iterator or iterator in s.iterators[depth + 1:] for s in touching):
                 continue        # (an inner loop's iterator shadows the loop's name)
-            element = _plain_type(array.element_type)
-            copy = _destination(scop, accesses, statements, touching, scalar, depth, iteration, element)
+            element = plain_element_type(array.element_type)
+            copy = _destination(scop, statements, touching, scalar, depth, iteration, element)
             if copy is not None:
                 stmt, target, text = copy
                 plan.append(Expansion(scalar, target.get_tuple_name(isl.dim_type.out), text,
@@ -295,12 +292,8 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
     return _within_stack(scop, plan)
 
 
-def _plain_type(c_type: str) -> str:
-    return " ".join(w for w in c_type.split() if w not in _QUALIFIERS)
-
-
-def _destination(scop: Scop, accesses: ScopAccesses, statements: list[Statement], touching: list[Statement],
-                 scalar: str, depth: int, iteration: isl.UnionMap, element: str):
+def _destination(scop: Scop, statements: list[Statement], touching: list[Statement], scalar: str, depth: int,
+                 iteration: isl.UnionMap, element: str):
     """``(copy, target, text)`` when the last statement of the loop's body that uses
     ``scalar`` is ``copy``: ``C[f] = scalar;`` with ``f`` a function of the loops down to
     ``depth`` (``target { [i0..i_depth] -> C[f] }``, ``text`` its C text), one element per
@@ -316,7 +309,7 @@ def _destination(scop: Scop, accesses: ScopAccesses, statements: list[Statement]
     if len(writes) != 1 or [a.array for a in reads] != [scalar] or writes[0].array == scalar:
         return None
     destination = scop.arrays.get(writes[0].array)
-    if destination is None or destination.is_scalar or _plain_type(destination.element_type) != element:
+    if destination is None or destination.is_scalar or plain_element_type(destination.element_type) != element:
         return None
     lhs, _, rhs = copy.body.partition("=")
     if rhs.strip().rstrip(";").strip() != scalar or lhs.rstrip().endswith(("+", "-", "*", "/", "%", "&", "|", "^", "<", ">", "!")):
@@ -343,9 +336,7 @@ def _destination(scop: Scop, accesses: ScopAccesses, statements: list[Statement]
     if not target.intersect_domain(copy.domain.reset_tuple_id()).is_injective():
         return None
     # every iteration that uses the scalar ends with the copy
-    uses = isl.UnionSet.empty(scop.context.get_space())
-    for stmt in touching:
-        uses = uses.union(isl.UnionSet.from_set(stmt.domain))
+    uses = statements_domain(touching, scop.context.get_space())
     if not uses.apply(iteration).is_subset(isl.UnionSet.from_set(copy.domain).apply(iteration)):
         return None
     # no other access of the iteration touches the element, but for reads by the
@@ -417,15 +408,8 @@ def _stack_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
     context = context.intersect(total.le_set(limit)).coalesce()
     if context.is_empty():
         return None
-    known = {p: v for p, v in scop.parameter_values.items() if p in scop.parameters}
-    if known:
-        point = context
-        for name, value in known.items():
-            k = point.find_dim_by_name(isl.dim_type.param, name)
-            if k >= 0:
-                point = point.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(ctx, value))
-        if point.is_empty():
-            return None
+    if fix_parameters(context, scop.parameter_values).is_empty():
+        return None
     return context
 
 
@@ -449,15 +433,11 @@ def expand(scop: Scop, plan: list[Expansion]) -> Scop:
             continue
         mine = [e for e in plan if stmt.name in e.statements]
         statements.append(_expanded_statement(scop, stmt, mine, starts) if mine else stmt)
-    schedule = scop.schedule
-    if dropped:
-        domain = isl.UnionSet.empty(scop.context.get_space())
-        for stmt in statements:
-            domain = domain.union(isl.UnionSet.from_set(stmt.domain))
-        schedule = schedule.intersect_domain(domain)
-    return replace(scop, statements=statements, arrays=arrays, schedule=schedule,
-                   context=_stack_context(scop, [e for e in plan if not e.dropped]),
-                   identifiers=scop.identifiers | {e.array for e in plan})
+    expanded = replace(scop, statements=statements, arrays=arrays,
+                       context=_stack_context(scop, [e for e in plan if not e.dropped]),
+                       identifiers=scop.identifiers | {e.array for e in plan})
+    # (a removed copy statement leaves the schedule)
+    return replace(expanded, schedule=scop.schedule.intersect_domain(expanded.domain)) if dropped else expanded
 
 
 def _expanded_statement(scop: Scop, stmt: Statement, plan: list[Expansion], starts) -> Statement:
