@@ -17,8 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define,
-                                     parse_kernel_seconds, run_binary, verify)
+from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, time_interleaved,
+                                     verify)
 from polysched.bench.suite import get
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.tensorize import INCLUDE_DIR
@@ -56,13 +56,7 @@ def time_pair(a_dir: Path, b_dir: Path, threads: int, repeat: int, dataset: str)
                 binaries.append(binary)
             if len(binaries) != 2:
                 continue
-            times: dict[int, list[float]] = {0: [], 1: []}
-            for _ in range(repeat):
-                for k, binary in enumerate(binaries):
-                    run = run_binary(binary, threads=threads, timeout=600)
-                    seconds = parse_kernel_seconds(run.stderr) if run.ok else None
-                    if seconds is not None:
-                        times[k].append(seconds)
+            times = time_interleaved(dict(enumerate(binaries)), threads=threads, repeat=repeat)
             if not times[0] or not times[1]:
                 print(f"| {name} | no timing | | |")
                 continue

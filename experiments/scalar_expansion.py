@@ -17,8 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define,
-                                     parse_kernel_seconds, run_binary, verify)
+from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, time_interleaved,
+                                     verify)
 from polysched.bench.suite import dataset_arg, get
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.tensorize import INCLUDE_DIR
@@ -70,13 +70,7 @@ def main(argv=None) -> int:
                 binaries[variant] = binary
             if len(binaries) != 3:
                 continue
-            times: dict[str, list[float]] = {v: [] for v in binaries}
-            for _ in range(args.repeat):
-                for variant, binary in binaries.items():
-                    run = run_binary(binary, threads=args.threads, timeout=600)
-                    seconds = parse_kernel_seconds(run.stderr) if run.ok else None
-                    if seconds is not None:
-                        times[variant].append(seconds)
+            times = time_interleaved(binaries, threads=args.threads, repeat=args.repeat)
             if not all(times.values()):
                 print(f"| {name} | no timing |")
                 continue

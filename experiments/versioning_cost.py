@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 from polysched import emit_c
-from polysched.bench import compile_c, get, kernels, parse_kernel_seconds, run_binary
+from polysched.bench import compile_c, get, kernels, time_interleaved
 from polysched.pipeline import OptimizeOptions, optimize
 
 MODES = {
@@ -67,13 +67,7 @@ def main() -> int:
                     break
                 binaries[name] = binary
             else:
-                times = {name: [] for name in binaries}
-                for _ in range(args.repeat):
-                    for name, binary in binaries.items():
-                        run = run_binary(binary, threads=args.threads, timeout=600)
-                        seconds = parse_kernel_seconds(run.stderr) if run.ok else None
-                        if seconds is not None:
-                            times[name].append(seconds)
+                times = time_interleaved(binaries, threads=args.threads, repeat=args.repeat)
                 if not all(times.values()):
                     print(f"{kernel.name}: a run failed", file=sys.stderr)
                     continue

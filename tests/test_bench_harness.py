@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from polysched.bench import (cache_size, compare_outputs, compile_c, machine_info,
-                             parse_kernel_seconds, portable_cflags, run_binary, verify)
+                             parse_kernel_seconds, portable_cflags, run_binary, time_interleaved, verify)
 from polysched.bench.compare import tokenize
 from polysched.bench.machine import parse_size
 
@@ -195,6 +195,17 @@ def test_run_parses_kernel_time_and_threads(tmp_path):
     assert result.checksum == "12.5"
     assert result.stdout.strip() == "3"
     assert parse_kernel_seconds("no time here") is None
+
+
+@needs_gcc
+def test_interleaved_timing_keeps_each_binary_s_own_times_and_drops_failed_runs(tmp_path):
+    """Rounds a, b, c, a, b, c: each binary's ``polysched-time:`` per round; a run that
+    fails or prints no time adds no sample."""
+    timed = _build(tmp_path, "timed", '#include <stdio.h>\nint main(void) { fprintf(stderr, "polysched-time: 0.5\\n"); return 0; }\n')
+    silent = _build(tmp_path, "silent", "int main(void) { return 0; }\n")
+    failing = _build(tmp_path, "failing", '#include <stdio.h>\nint main(void) { fprintf(stderr, "polysched-time: 1\\n"); return 2; }\n')
+    times = time_interleaved({"timed": timed, "silent": silent, "failing": failing}, threads=1, repeat=3)
+    assert times == {"timed": [0.5, 0.5, 0.5], "silent": [], "failing": []}
 
 
 @needs_gcc

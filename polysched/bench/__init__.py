@@ -2,6 +2,7 @@
 
 - :func:`compile_c`, :func:`run_binary`: the system compiler and the programs it
   builds, through subprocess with timeouts; failures are values, never exceptions.
+  :func:`time_interleaved`: several binaries timed in interleaved rounds.
 - :func:`compare_outputs`: token-by-token comparison of two ``-DPOLYSCHED_DUMP``
   outputs with a relative + absolute tolerance.
 - :func:`verify`: original vs transformed C file, same flags, run, compare.
@@ -18,7 +19,8 @@ import importlib
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, Comparison, compare_outputs
 from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, DUMP_DEFINE, CompileResult, RunResult,
                       VerifyResult, compile_c, compiler_accepts, dataset_define,
-                      parse_kernel_seconds, portable_cflags, run_binary, uses_openmp, verify)
+                      parse_kernel_seconds, portable_cflags, run_binary, time_interleaved, uses_openmp,
+                      verify)
 from .machine import (cache_line_size, cache_size, caches, compiler_version, machine_info, provenance,
                       provenance_line)
 from .runner import STATUSES, Variant, load_results, orig_variant, run_benchmarks, save_results
@@ -28,7 +30,7 @@ __all__ = [
     "DEFAULT_ATOL", "DEFAULT_RTOL", "Comparison", "compare_outputs",
     "DEFAULT_CC", "DEFAULT_CFLAGS", "DUMP_DEFINE", "CompileResult", "RunResult", "VerifyResult",
     "compile_c", "compiler_accepts", "dataset_define", "parse_kernel_seconds", "portable_cflags",
-    "run_binary", "uses_openmp", "verify",
+    "run_binary", "time_interleaved", "uses_openmp", "verify",
     "cache_line_size", "cache_size", "caches", "compiler_version", "machine_info", "provenance",
     "provenance_line",
     "STATUSES", "Variant", "load_results", "orig_variant", "run_benchmarks", "save_results",

@@ -256,6 +256,20 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
 
 # --------------------------------------------------------------------------- verify
 
+def time_interleaved(binaries: Mapping[str, Path | str], *, threads: int | None, repeat: int,
+                     timeout: float = 600) -> dict[str, list[float]]:
+    """Each binary's own ``polysched-time:`` seconds, ``repeat`` rounds run interleaved
+    (a, b, c, a, b, c, ...) so that a load change on a shared machine hits them alike.
+    A run that fails or prints no time adds no sample."""
+    times: dict[str, list[float]] = {name: [] for name in binaries}
+    for _ in range(repeat):
+        for name, binary in binaries.items():
+            run = run_binary(binary, threads=threads, timeout=timeout)
+            if run.ok and run.kernel_seconds is not None:
+                times[name].append(run.kernel_seconds)
+    return times
+
+
 @dataclass
 class VerifyResult:
     """Original vs transformed: ``status`` is "equal", "differ" or "error" (could not
