@@ -206,7 +206,7 @@ def test_an_accumulator_lives_in_its_destination_only_where_that_is_exact(tmp_pa
     plan = expansion_plan(extract(path)[0])
     assert len(plan) == 1 and plan[0].scalar == "s"
     if variant not in ("", "INIT"):
-        assert not plan[0].dropped and plan[0].text == "s_x[j]"
+        assert not plan[0].dropped and plan[0].text == "s_x[i][j]" and [o[0] for o in plan[0].outer] == ["i"]
     else:
         assert plan[0].dropped and plan[0].text == "C[i][j]" and plan[0].array == "C"
         scop = expand(extract(path)[0], plan)
@@ -354,3 +354,95 @@ def test_a_loop_from_a_nonzero_lower_bound_indexes_its_array_from_zero(tmp_path)
     sizes = [(4, 9), (3, 2), (3, 3), (5, 0)]
     text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
     assert _run(text, tmp_path, "opt", sizes) == _run(source, tmp_path, "orig", sizes)
+
+
+# C = beta * C + alpha * A * B as users write it: the accumulator's last use is not a
+# copy, so it cannot live in C; private to each (i, j), it becomes s_x[i][j] on the heap
+# (OUTER: a dependence carried by i keeps it one-dimensional, s_x[j], on the stack)
+SCALED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void scaled(int n, int m, double alpha, double beta, double A[n][m], double B[m][n], double C[n][n]) {
+  int i, j, k;
+  double s;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      s = 0.0;
+      for (k = 0; k < m; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = beta * C[i][j] + alpha * sOUTER;
+    }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  int r = n > 0 ? n : 1, c = m > 0 ? m : 1;
+  double (*A)[c] = malloc(sizeof(double) * r * c);
+  double (*B)[r] = malloc(sizeof(double) * c * r);
+  double (*C)[r] = malloc(sizeof(double) * r * r);
+  for (int i = 0; i < r; i++) for (int k = 0; k < c; k++) A[i][k] = (double)((i * 5 + k * 3) % 11) / 3.0;
+  for (int k = 0; k < c; k++) for (int j = 0; j < r; j++) B[k][j] = (double)((k * 7 + j) % 13) / 7.0;
+  for (int i = 0; i < r; i++) for (int j = 0; j < r; j++) C[i][j] = (double)(i - j) / 4.0;
+  scaled(n, m, 1.5, 0.75, A, B, C);
+  double t = 0.0;
+  for (int i = 0; i < r; i++) for (int j = 0; j < r; j++) t += C[i][j] * (1 + (i + 2 * j) % 7);
+  printf("%a\n", t);
+  return 0;
+}
+"""
+
+
+def test_an_accumulator_private_to_a_nest_of_free_loops_becomes_a_heap_array(tmp_path):
+    """``s`` spans i and j (``s_x[i][j]``, allocated by the region), the product is
+    tensorized into it, and the outputs equal the original's at sizes 0, negative, 1 and
+    odd, at 1 and 2 threads; with a dependence carried by i (OUTER), ``s_x[j]`` on the
+    stack as before."""
+    path = tmp_path / "scaled.c"
+    path.write_text(SCALED.replace("OUTER", ""))
+    plan = expansion_plan(extract(path)[0])
+    assert [(e.text, e.dropped, [o[0] for o in e.outer]) for e in plan] == [("s_x[i][j]", "", ["i"])]
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "s_x[n][n] on the heap" in result.regions[0].expansions[0]
+    assert "double (*s_x)[n] = s_x_mem;" in result.text and "__builtin_free(s_x_mem);" in result.text
+    assert "/* polysched: tensorize" in result.text
+    sizes = [(6, 5), (17, 9), (0, 3), (3, 0), (-2, 4), (1, 1), (40, 33)]
+    expected = _run(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
+    assert _run(result.text, tmp_path, "default", sizes) == expected
+    untensorized = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, tensorize=False))
+    assert _run(untensorized.text, tmp_path, "plain", sizes) == expected
+
+    carried = SCALED.replace("OUTER", " + (i > 0 ? C[i - 1][j] : 0.0)")
+    path.write_text(carried)
+    plan = expansion_plan(extract(path)[0])
+    assert [(e.text, e.outer) for e in plan] == [("s_x[j]", [])]
+
+
+def test_a_heap_array_past_the_bound_or_unallocated_runs_the_original(tmp_path, monkeypatch):
+    """Past ``HEAP_BYTES`` (made small here: the C text carries the bound) the region's
+    check fails and the original code runs, with the same outputs; under it, the
+    optimized code runs. (A failed allocation takes the same branch.)"""
+    import polysched.emit_c.codegen as codegen
+    monkeypatch.setattr(codegen, "HEAP_BYTES", 8 * 100)
+    path = tmp_path / "scaled.c"
+    path.write_text(SCALED.replace("OUTER", ""))
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "800ULL / sizeof(double)" in text
+    marked = text.replace("double (*s_x)[n] = s_x_mem;", 'double (*s_x)[n] = s_x_mem; fprintf(stderr, "optimized\\n");', 1)
+    sizes = [(10, 4), (11, 4)]          # 100 elements fit, 121 do not
+    assert _run(marked, tmp_path, "bounded", sizes) == _run(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
+    binary = tmp_path / "bounded"
+    assert "optimized" in run_binary(binary, args=["10", "4"], threads=1, timeout=60).stderr
+    assert "optimized" not in run_binary(binary, args=["11", "4"], threads=1, timeout=60).stderr
+
+
+def test_known_sizes_past_the_heap_bound_keep_the_array_one_dimensional(tmp_path):
+    """With ``#define`` sizes whose square would pass ``HEAP_BYTES``, the array spans its
+    own loop only (on the stack)."""
+    source = ("#define N 20000\nvoid k(double A[N][N], double B[N][N], double C[N][N]) {\n  int i, j, k;\n"
+              "  double s;\n#pragma scop\n  for (i = 0; i < N; i++)\n    for (j = 0; j < N; j++) {\n"
+              "      s = 0.0;\n      for (k = 0; k < N; k++)\n        s += A[i][k] * B[k][j];\n"
+              "      C[i][j] = 2.0 * C[i][j] + s;\n    }\n#pragma endscop\n}\n")
+    path = tmp_path / "big.c"
+    path.write_text(source)
+    assert [(e.text, e.outer) for e in expansion_plan(extract(path)[0])] == [("s_x[j]", [])]

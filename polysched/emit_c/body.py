@@ -65,19 +65,38 @@ def substitute(body: str, replacements: dict[str, str], additive: frozenset[str]
     return "".join(out)
 
 
-def region_declarations(scop) -> list[str]:
+# the most an expanded array on the heap may take (the region runs the original code
+# beyond it)
+HEAP_BYTES = 1 << 30
+
+
+def heap_arrays(scop) -> list:
+    """The arrays of scalar expansion that live on the heap: those of two or more
+    dimensions (`polysched.transform.expand`). The region allocates each once its
+    run-time check holds and the size is at most ``HEAP_BYTES``, else runs the original
+    code."""
+    return [a for a in scop.arrays.values() if getattr(a, "origin", "") == "expanded" and len(a.dims) > 1]
+
+
+def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]:
     """Declarations the emitted region must open with: the scalars that the source
     declares in blocks inside the region (``double t = ...;`` in a loop body; the
     front end marks them ``origin == "region"``), each one variable of the region,
     written by a statement ``t = ...;`` (a parallel loop gets it ``private``); and the
-    arrays of scalar expansion (``origin == "expanded"``, `polysched.transform.expand`),
-    on the stack, whose extent the region's run-time check keeps positive and small."""
+    arrays of scalar expansion (``origin == "expanded"``, `polysched.transform.expand`):
+    on the stack, whose extent the region's run-time check keeps positive and small, or
+    (`heap_arrays`) a pointer to rows, ``double (*s_x)[n] = <memory[name]>;``, the
+    block the region allocated."""
     lines = []
+    heap = {a.name for a in heap_arrays(scop)}
     for array in scop.arrays.values():
         origin = getattr(array, "origin", "")
         if origin == "region":
             lines.append(f"{array.element_type} {array.name};")
         elif origin == "expanded":
-            extents = "".join(f"[{substitute(d, scop.c_texts)}]" for d in array.dims)
-            lines.append(f"{array.element_type} {array.name}{extents};")
+            extents = [f"[{substitute(d, scop.c_texts)}]" for d in array.dims]
+            if array.name in heap:
+                lines.append(f"{array.element_type} (*{array.name}){''.join(extents[1:])} = {memory[array.name]};")
+            else:
+                lines.append(f"{array.element_type} {array.name}{''.join(extents)};")
     return lines

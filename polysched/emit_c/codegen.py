@@ -30,7 +30,7 @@ from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
 from polysched.textio import line_ending
 
-from .body import region_declarations, substitute
+from .body import HEAP_BYTES, heap_arrays, region_declarations, substitute
 from .expr import ExprPrinter, Helpers
 from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
@@ -216,7 +216,9 @@ class _RegionPrinter:
         if self.options.versioning and version.never:
             return base + f"/* polysched: original code kept: {version.never[0]} */" + nl + original
         body = self.node(self.build_ast(), 0, {})
-        declared = region_declarations(scop)     # scalars the source declares inside the region
+        # the blocks of the expanded arrays on the heap, allocated by the region's check
+        memory = {array.name: self.names.fresh(f"{array.name}_mem") for array in heap_arrays(scop)}
+        declared = region_declarations(scop, memory)     # scalars the source declares inside the region
         if declared:
             body = ["{"] + [self.options.indent + line if line else line for line in declared + body] + ["}"]
         if self.options.versioning and version.live_iterators:
@@ -226,18 +228,19 @@ class _RegionPrinter:
         if self._uses_min_work:
             body = [f"#ifndef {MIN_WORK_MACRO}", f"#define {MIN_WORK_MACRO} {MIN_INSTANCES_PER_FORK}",
                     "#endif"] + body
-        if not self.options.versioning or not version.needs_check:
+        checked = self.options.versioning and version.needs_check
+        if not checked and not memory:
             lines = self.helpers.definitions() + body + self.helpers.undefinitions()
             return "".join(f"{base}{line}{nl}" if line else nl for line in lines)
-        guard = self.guard_text()
-        rows = self.row_check_lines(guard)
-        head = self.helpers.definitions() + (rows or [f"if ({guard}) {{"])
+        guard = self.guard_text() if checked else "1"
+        opening = self.check_lines(guard, memory)
+        head = self.helpers.definitions() + (opening or [f"if ({guard}) {{"])
         inner = [self.options.indent + line if line else line for line in body]
         text = "".join(f"{base}{line}{nl}" if line else nl for line in head + inner)
         # the original between marker lines: optimizing this output again starts from it
         head = text + f"{base}}} else {{{nl}"
-        tail = f"{nl}{base}}}{nl}" + (f"{base}}}{nl}" if rows else "") + \
-            "".join(f"{base}{line}{nl}" for line in self.helpers.undefinitions())
+        closing = [f"__builtin_free({block});" for block in memory.values()] + (["}"] if opening else [])
+        tail = f"{nl}{base}}}{nl}" + "".join(f"{base}{line}{nl}" for line in closing + self.helpers.undefinitions())
         begin = ORIGINAL_BEGIN.format(generated_digest(head, tail))
         return f"{head}{base}{begin}{nl}{original}{base}{ORIGINAL_END}{tail}"
 
@@ -261,12 +264,16 @@ class _RegionPrinter:
         # one conjunct per line: the alias checks are long
         return (" &&\n" + region_indent(self.scop) + "    ").join(parts)
 
-    def row_check_lines(self, guard: str) -> list[str]:
-        """With row checks (`Versioning.row_checks`): the lines that open the block
+    def check_lines(self, guard: str, memory: dict[str, str]) -> list[str]:
+        """With row checks (`Versioning.row_checks`) or arrays on the heap
+        (`heap_arrays`, their blocks named by ``memory``): the lines that open the block
         ``{ int ok = guard; <each row past the end of the one before, or ok = 0>
-        if (ok) {``, else []. The rows and columns are the bounding box of the elements
-        the region touches; the loop runs only once the guard holds."""
-        if not self.version.row_checks:
+        <each block allocated, or ok = 0> if (ok) {``, else []. The rows and columns are
+        the bounding box of the elements the region touches; the loop runs only once the
+        guard holds. A block is allocated once the rest holds (its extents are then
+        positive) and its size is at most ``HEAP_BYTES``; the caller frees the blocks
+        after the region, whichever code ran (``free(0)`` does nothing)."""
+        if not self.version.row_checks and not memory:
             return []
         build = isl.AstBuild.from_context(self.version.assumed)
         ok, row = self.names.fresh("polysched_rows_ok"), self.names.fresh("polysched_row")
@@ -283,6 +290,16 @@ class _RegionPrinter:
             lines += [f"for (long long {row} = {first}; {ok} && {row} < {last}; {row}++)",
                       f"{self.options.indent}if ((const char *)({after}) < (const char *)({end}))",
                       f"{self.options.indent * 2}{ok} = 0;"]
+        size = "unsigned long long"     # (size_t needs a header the file may not include)
+        for array in heap_arrays(self.scop):
+            block = memory[array.name]
+            extents = [f"({size})({substitute(d, self.scop.c_texts)})" for d in array.dims]
+            bound = f"{HEAP_BYTES}ULL / sizeof({array.element_type})" + "".join(f" / {e}" for e in extents[1:])
+            lines += [f"void *{block} = 0;",
+                      f"if ({ok} && {extents[0]} <= {bound})",
+                      f"{self.options.indent}{block} = __builtin_malloc(sizeof({array.element_type}) * "
+                      + " * ".join(extents) + ");",
+                      f"{ok} = {ok} && {block} != 0;"]
         return lines + [f"if ({ok}) {{"]
 
     def address_range(self, build: isl.AstBuild, array) -> tuple[str, str] | None:

@@ -31,15 +31,26 @@ the parameters. The new arrays are declared by the region as C arrays of that ex
 on the stack; their total size is bounded (``STACK_BYTES``) by a constraint added to the
 SCoP's context, which the region's run-time check enforces (else the original code
 runs).
+
+A scalar private to ``j`` in ``for (i) for (j)`` is private to each ``(i, j)`` too. When
+the loops around ``j`` carry no dependence but through the expanded scalars (a user's
+``s = 0; for (k) s += A[i][k] * B[k][j]; C[i][j] = beta * C[i][j] + alpha * s;``), a
+one-dimensional ``s_x[j]`` would still order the ``i`` iterations (each reuses it), so
+the array gets those loops too: ``s_x[i][j]``, which leaves ``i`` and ``j`` free and the
+product a matmul the tensorizer maps. Such an array of two or more dimensions is too
+big for a stack: the region allocates it on the heap once its run-time check holds and
+the size is at most ``HEAP_BYTES`` (else, or when the allocation fails, the original
+code runs); see `polysched.emit_c.body.heap_arrays`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
 from polysched.dependence.loops import is_parallel, mupa_rows, prefix_rows, rows, same_value
 from polysched.dependence.scalars import ScopAccesses, private_reason
+from polysched.emit_c.body import HEAP_BYTES
 from polysched.emit_c.names import NameAllocator, tokenize
 from polysched.emit_c.scalar_replace import plain_element_type
 from polysched.islutil import maps_of
@@ -78,10 +89,18 @@ class Expansion:
     dropped: str = ""
     loop: str = ""            # the loop's iterator, for messages
     why: str = ""
+    # the loops around it that the array spans too, outermost first: (iterator, lower
+    # bound, extent, its C text) each; the array is then on the heap
+    outer: list[tuple[str, int, isl.PwAff, str]] = field(default_factory=list)
 
     def describe(self) -> str:
-        into = f"its destination {self.text}" if self.dropped else f"{self.array}[{self.extent_text}]"
-        return f"expanded scalar {self.scalar} into {into} (private to loop {self.loop}: {self.why})"
+        if self.dropped:
+            into = f"its destination {self.text}"
+        else:
+            into = self.array + "".join(f"[{text}]" for *_, text in self.outer) + f"[{self.extent_text}]"
+            into += " on the heap" if self.outer else ""
+        loops = "loops " + ", ".join([o[0] for o in self.outer] + [self.loop]) if self.outer else f"loop {self.loop}"
+        return f"expanded scalar {self.scalar} into {into} (private to {loops}: {self.why})"
 
 
 def _element_size(c_type: str) -> int | None:
@@ -259,6 +278,7 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
         if trip is None:
             continue
         lower, extent, extent_text = trip
+        outer_loops = None
         for scalar in scalars:
             array = scop.arrays[scalar]
             if _element_size(array.element_type) is None:
@@ -282,14 +302,77 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
                                       dropped=stmt.name, loop=iterator, why=why))
             else:
                 name = names.fresh(f"{scalar}_x")
-                subscript = iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 \
-                    else f"{iterator} + {-lower}"
+                if outer_loops is None:
+                    outer_loops = _outer_loops(scop, groups, statements, depth, accesses, scalars)
+                outer = outer_loops
+                if any(o[0] in s.iterators[depth:] for o in outer for s in touching):
+                    outer = []
+                spanned = [(o[0], o[1], depth - len(outer) + k) for k, o in enumerate(outer)] + \
+                    [(iterator, lower, depth)]
+                text = name + "".join(f"[{_offset(it, low)}]" for it, low, _ in spanned)
                 target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
-                                 f"{name}[i{depth} - ({lower})] }}", context=scop.context.get_ctx())
-                plan.append(Expansion(scalar, name, f"{name}[{subscript}]", [s.name for s in touching],
-                                      depth, target, element, extent, extent_text, loop=iterator, why=why))
+                                 f"{name}[{', '.join(f'i{d} - ({low})' for _, low, d in spanned)}] }}",
+                                 context=scop.context.get_ctx())
+                expansion = Expansion(scalar, name, text, [s.name for s in touching], depth, target, element,
+                                      extent, extent_text, loop=iterator, why=why, outer=outer)
+                if outer and not _fits_heap(scop, expansion):
+                    expansion = _one_dimensional(expansion, iterator, lower, scop)
+                plan.append(expansion)
             taken.update((scalar, s.name) for s in touching)
     return _within_stack(scop, plan)
+
+
+def _offset(iterator: str, lower: int) -> str:
+    return iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 else f"{iterator} + {-lower}"
+
+
+def _one_dimensional(expansion: Expansion, iterator: str, lower: int, scop: Scop) -> Expansion:
+    """``expansion`` over its own loop only (an array on the stack)."""
+    depth = expansion.depth
+    target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
+                     f"{expansion.array}[i{depth} - ({lower})] }}", context=scop.context.get_ctx())
+    return replace(expansion, text=f"{expansion.array}[{_offset(iterator, lower)}]", target=target, outer=[])
+
+
+def _outer_loops(scop: Scop, groups, statements: list[Statement], depth: int, accesses: ScopAccesses,
+                 scalars: list[str]) -> list[tuple[str, int, isl.PwAff, str]]:
+    """The loops around the loop at ``depth`` of ``statements`` that carry no dependence
+    but through ``scalars`` (``i`` of ``for (i) for (j) { s = 0; ... }``), innermost
+    outward up to the first that does not, each with a constant lower bound and an
+    affine trip count: ``[(iterator, lower, extent, its C text)]``, outermost first."""
+    try:
+        loops = statement_loops(scop, scop.schedule, statements[0].name)
+    except Exception:   # noqa: BLE001 - as in _loop_groups
+        return []
+    found = []
+    for d in range(depth - 1, -1, -1):
+        inside = [s for s, _ in groups.get((loops[d].path, loops[d].member), [])]
+        if not inside or any(len(s.iterators) <= d for s in inside):
+            break
+        domain = statements_domain(inside, scop.context.get_space())
+        outer, row = _loop_rows(scop, loops[d].path, loops[d].member, domain)
+        if not all(_only_dimension(s, rows(outer, row), d) for s in inside):
+            break
+        others = accesses.memory_except(set(scalars)).intersect_domain(domain).intersect_range(domain)
+        trip = _trip(statements, d, scop.context)
+        if trip is None or not is_parallel(others, outer, row):
+            break
+        found.append((statements[0].iterators[d], *trip))
+    return found[::-1]
+
+
+def _fits_heap(scop: Scop, expansion: Expansion) -> bool:
+    """The array of ``expansion`` has at most ``HEAP_BYTES`` for the known parameter
+    values (``-D``/``#define`` defaults; when some are unknown, the run-time check
+    decides)."""
+    known = fix_parameters(scop.context, scop.parameter_values)
+    size = _element_size(expansion.element_type)
+    for extent in [o[2] for o in expansion.outer] + [expansion.extent]:
+        top = extent.intersect_params(known).max_val()
+        if not top.is_int():
+            return True
+        size *= max(int(top.to_str()), 0)
+    return size <= HEAP_BYTES
 
 
 def _destination(scop: Scop, statements: list[Statement], touching: list[Statement], scalar: str, depth: int,
@@ -381,7 +464,8 @@ def _trip(statements: list[Statement], depth: int, context: isl.Set):
 
 def _within_stack(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
     """``plan``, as long as its arrays fit in ``STACK_BYTES`` for the known parameter
-    values (``-D``/``#define`` defaults) and for some values of the context."""
+    values (``-D``/``#define`` defaults) and for some values of the context (the arrays
+    on the heap: as long as they can have an element)."""
     kept: list[Expansion] = []
     for expansion in plan:
         if expansion.dropped or _stack_context(scop, [e for e in kept if not e.dropped] + [expansion]) is not None:
@@ -391,21 +475,27 @@ def _within_stack(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
 
 def _stack_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
     """The context of ``scop`` where the arrays of ``plan`` have at least one element and
-    fit in ``STACK_BYTES``; None when that excludes the known parameter values."""
+    those on the stack fit in ``STACK_BYTES`` (the heap's bound is checked by the region:
+    a product of extents is not affine); None when that excludes the known parameter
+    values."""
     if not plan:
         return scop.context
     ctx = scop.context.get_ctx()
     total = None
     context = scop.context
     for expansion in plan:
-        extent = expansion.extent
-        context = context.intersect(extent.ge_set(isl.PwAff.zero_on_domain(
-            isl.LocalSpace.from_space(extent.get_domain_space())).add_constant_val(isl.Val.one(ctx))))
-        size = extent.scale_val(isl.Val.int_from_si(ctx, _element_size(expansion.element_type)))
+        for extent in [o[2] for o in expansion.outer] + [expansion.extent]:
+            context = context.intersect(extent.ge_set(isl.PwAff.zero_on_domain(
+                isl.LocalSpace.from_space(extent.get_domain_space())).add_constant_val(isl.Val.one(ctx))))
+        if expansion.outer:
+            continue
+        size = expansion.extent.scale_val(isl.Val.int_from_si(ctx, _element_size(expansion.element_type)))
         total = size if total is None else total.add(size)
-    limit = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(total.get_domain_space())) \
-        .add_constant_val(isl.Val.int_from_si(ctx, STACK_BYTES))
-    context = context.intersect(total.le_set(limit)).coalesce()
+    if total is not None:
+        limit = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(total.get_domain_space())) \
+            .add_constant_val(isl.Val.int_from_si(ctx, STACK_BYTES))
+        context = context.intersect(total.le_set(limit))
+    context = context.coalesce()
     if context.is_empty():
         return None
     if fix_parameters(context, scop.parameter_values).is_empty():
@@ -425,7 +515,8 @@ def expand(scop: Scop, plan: list[Expansion]) -> Scop:
     for expansion in plan:
         if not expansion.dropped:
             arrays[expansion.array] = Array(expansion.array, expansion.element_type,
-                                            [expansion.extent_text], origin="expanded")
+                                            [o[3] for o in expansion.outer] + [expansion.extent_text],
+                                            origin="expanded")
     dropped = {e.dropped for e in plan if e.dropped}
     statements = []
     for stmt in scop.statements:
@@ -463,4 +554,4 @@ def _expanded_statement(scop: Scop, stmt: Statement, plan: list[Expansion], star
     return replace(stmt, accesses=accesses, body=body)
 
 
-__all__ = ["Expansion", "expand", "expansion_plan", "STACK_BYTES"]
+__all__ = ["Expansion", "expand", "expansion_plan", "HEAP_BYTES", "STACK_BYTES"]
