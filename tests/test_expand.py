@@ -331,14 +331,16 @@ def test_expansion_is_a_trace_step_and_saved_runs_replay_byte_for_byte(tmp_path)
 def test_scalars_declared_in_the_loop_body_and_linearized_pointers(tmp_path):
     """``double s = 0.0;`` declared inside the loop (the front end renames it) and
     ``C[i * n + j] = s`` through a pointer; an ``int`` count under a data condition:
-    both live in their destinations, and the outputs equal the original's at sizes 0,
-    1, 5 and 100, at 1 and 2 threads."""
+    both live in their destinations (the first is then tensorized), and the outputs
+    equal the original's at sizes 0, 1, 5 and 100, at 1 and 2 threads."""
     from pathlib import Path
     path = Path(__file__).parent / "data" / "expand_region_scalars.c"
     result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert [len(r.expansions) for r in result.regions] == [1, 1]
     assert "destination C[i * n + j]" in result.regions[0].expansions[0]
     assert "destination out[j]" in result.regions[1].expansions[0]
+    # the flat product is gemm now, its rows of n the leading dimension of the call
+    assert "&C[(c2 * n) + c3], (long)(n));" in result.text
     sizes = [(0, 0), (1, 0), (5, 0), (100, 0)]
     assert _run(result.text, tmp_path, "opt", sizes) == _run(path.read_text(), tmp_path, "orig", sizes)
 

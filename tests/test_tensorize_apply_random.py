@@ -86,3 +86,56 @@ def test_random_products_tensorized_by_execution(tmp_path):
         assert result.status == "equal", (path.read_text(), m.describe(), result)
         done += 1
     assert done == 6
+
+
+def _flat(source: str) -> str:
+    """``source`` (from `_program`) with its matrices reached through ``double *``
+    parameters, sizes passed as ``int`` arguments, and subscripts as users of flat
+    buffers write them (``A[i * nk + k]``, read by the front end as rows of a matrix).
+    (With the ``#define`` sizes themselves the product is a constant stride, ``A[24i +
+    k]``, a one-dimensional access that no intrinsic matches.)"""
+    import re
+    dims = {name: [e for e in re.findall(r"\[(\w+)\]", shape)]
+            for name, shape in re.findall(r"\b([ABC])((?:\[\w+\])+)", source.split("static void")[0])}
+
+    def flat(match):
+        name, subscripts = match.group(1), re.findall(r"\[([^\]]+)\]", match.group(2))
+        index = subscripts[0]
+        for size, s in zip(dims[name][1:], subscripts[1:]):
+            index = f"({index}) * {size.lower()} + {s}" if index != subscripts[0] else f"{index} * {size.lower()} + {s}"
+        return f"{name}[{index}]"
+    head, kernel = source.split("#pragma scop", 1)
+    nest, tail = kernel.split("#pragma endscop", 1)
+    nest = re.sub(r"\b([ABC])((?:\[[^\]]+\])+)", flat, nest)
+    nest = re.sub(r"< (N[TIJK])\b", lambda m: "< " + m.group(1).lower(), nest)
+    head = head.replace("static void kernel(double alpha)", "static void kernel(int nt, int ni, int nj, int nk, "
+                        "double alpha, double *A, double *B, double *C)")
+    tail = tail.replace("kernel(0.75);", "kernel(NT, NI, NJ, NK, 0.75, &A" + "[0]" * len(dims["A"]) + ", &B"
+                        + "[0]" * len(dims["B"]) + ", &C" + "[0]" * len(dims["C"]) + ");")
+    return head + "#pragma scop" + nest + "#pragma endscop" + tail
+
+
+def test_random_products_on_flat_buffers_tensorized_by_execution(tmp_path):
+    """The same products through ``double *`` parameters with linearised subscripts: they
+    match as the two-dimensional ones do (their row sizes are the leading dimensions),
+    and the tensorized programs compute what the originals compute."""
+    rng = random.Random(11)
+    done = 0
+    for attempt in range(60):
+        if done == 4:
+            break
+        path = tmp_path / f"f{attempt}.c"
+        path.write_text(_flat(_program(rng)))
+        p = ps.Program.from_file(path)
+        stmt = p.scop.statements[0]
+        assert all(p.scop.arrays[name].linearized for name in "ABC"), path.read_text()
+        legal = [m for rep in match_statement(p.scop, stmt, F64, p.deps) for m in rep.matches if m.legal]
+        if not legal:
+            continue
+        m = rng.choice(legal)
+        q = p.tensorize(stmt.name, m.intrinsic, match=m.loops)
+        assert f"/* polysched: tensorize {m.intrinsic} */" in q.c_code()
+        result = q.verify(dataset=None)
+        assert result.status == "equal", (path.read_text(), m.describe(), result)
+        done += 1
+    assert done == 4

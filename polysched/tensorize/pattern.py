@@ -132,11 +132,11 @@ def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
     for array in scop.arrays.values():
         pattern.types[array.name] = normalize_type(array.element_type)
         pattern.ranks[array.name] = len(array.dims)
-    # calls take a base and leading dimensions from the declared shape and name
+    # calls take a base and leading dimensions from the declared shape and name (of a
+    # linearised array, ``A[i * n + k]``: its text and its row sizes)
     for array in (scop.arrays[name] for name in sorted({a.array for a in stmt.accesses})):
-        if array.linearized or array.text:
-            why = "has linearised subscripts (read as rows of a matrix)" if array.linearized else "is a struct member"
-            pattern.error = f"'{array.c_text}' {why}: not matched"
+        if array.text:
+            pattern.error = f"'{array.c_text}' is a struct member: not matched"
             return pattern
     if any(a.kind == "may_write" for a in stmt.accesses):
         pattern.error = "a conditional statement (its writes may not happen): not matched"
@@ -190,6 +190,19 @@ class _Builder:
             return ("call", self.gen.visit(node.name)) + tuple(self.expr(a) for a in args)
         raise _Unsupported(f"unsupported expression {self.gen.visit(node)!r}")
 
+    def _linearised(self, name: str) -> isl.PwMultiAff:
+        """The subscripts of linearised ``name`` (``A[i * n + k]``, modelled as
+        ``A[i, k]``): the front end's access relation, which every reference of the
+        statement to ``name`` must share (the text alone is not affine)."""
+        relations = [a.relation for a in self.stmt.accesses if a.array == name]
+        if any(not r.is_equal(relations[0]) for r in relations[1:]):
+            raise _Unsupported(f"linearised '{name}' is referenced at several elements")
+        relation = relations[0].gist_domain(relations[0].domain())     # (one piece, not the domain's)
+        try:
+            return isl.PwMultiAff.from_map(relation)
+        except isl.Error:
+            raise _Unsupported(f"subscript of {name} is not affine for isl") from None
+
     def _narrow_integer(self, tree: tuple) -> bool:
         """``tree`` is a reference to an integer array narrower than ``int``."""
         if tree[0] != "ref":
@@ -209,17 +222,19 @@ class _Builder:
             return ("const", name)
         subscripts.reverse()
         loops = self.pattern.loops
-        text = (f"[{self.params}] -> {{ {self.stmt.name}[{', '.join(loops)}] -> "
-                f"{name}[{', '.join(subscripts)}] }}")
-        try:
-            access = isl.Map(text)
-            pma = isl.PwMultiAff.from_map(access)
-        except isl.Error:
-            raise _Unsupported(f"subscript of {name} is not affine for isl") from None
+        if self.scop.arrays[name].linearized:
+            pma = self._linearised(name)
+        else:
+            text = (f"[{self.params}] -> {{ {self.stmt.name}[{', '.join(loops)}] -> "
+                    f"{name}[{', '.join(subscripts)}] }}")
+            try:
+                pma = isl.PwMultiAff.from_map(isl.Map(text))
+            except isl.Error:
+                raise _Unsupported(f"subscript of {name} is not affine for isl") from None
         if pma.n_piece() != 1:
             raise _Unsupported(f"subscript of {name} is piecewise")
         rows = []
-        for d in range(len(subscripts)):
+        for d in range(pma.dim(isl.dim_type.out)):
             aff = pma.get_pw_aff(d)
             pieces = aff.get_pieces()
             if len(pieces) != 1:
