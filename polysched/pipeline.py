@@ -24,6 +24,7 @@ from polysched.schedule.isolated import IsolatedTimeout, run_isolated
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 from polysched.transform.expand import expand, expansion_plan
+from polysched.transform.layout import transpose, transposition_plan
 
 
 class IllegalScheduleError(RuntimeError):
@@ -77,6 +78,9 @@ class OptimizeOptions:
     # expand the scalars private to a loop that walks arrays across rows, so that the
     # scheduler may interchange it (`polysched.transform.expand`); not with the identity
     expand_scalars: bool = True
+    # work on transposed copies of matrices walked down their columns by a recurrence
+    # inside a parallel loop (`polysched.transform.layout`); not with the identity
+    transpose_arrays: bool = True
 
     @classmethod
     def from_flags(cls, *, scheduler: str = "pluto", fuse: str = "cost",
@@ -84,7 +88,8 @@ class OptimizeOptions:
                    tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
                    parallel: bool = False, unroll: int | None = None, reassociate: bool = False,
                    register_tile: int = 4, point_wavefront: bool = True, tensorize: bool | None = None,
-                   expand_scalars: bool = True, defines: dict[str, str | None] | None = None,
+                   expand_scalars: bool = True, transpose_arrays: bool = True,
+                   defines: dict[str, str | None] | None = None,
                    include_dirs: list[str] | None = None) -> "OptimizeOptions":
         """The stage options of ``polysched optimize``'s flags (same names, less the
         dashes): the tiling stage runs when ``tile``, ``parallel`` or ``unroll`` is set.
@@ -102,7 +107,8 @@ class OptimizeOptions:
         if tensorize is None:
             tensorize = tile and scheduler == "pluto" and tile_sizes is None and unroll is None
         return cls(SourceOptions(dict(defines or {}), list(include_dirs or [])), schedule, tiling,
-                   tensorize=bool(tensorize) and tiling is not None, expand_scalars=expand_scalars)
+                   tensorize=bool(tensorize) and tiling is not None, expand_scalars=expand_scalars,
+                   transpose_arrays=transpose_arrays)
 
     def trace_steps(self, caches) -> list[dict]:
         """The `polysched.Program` trace steps that do what these options do
@@ -144,8 +150,11 @@ class ScopResult:
     # before tiling, or the pipeline's tiled schedule when the region was tensorized
     untiled: isl.Schedule | None = None
     untiled_what: str = "the schedule before tiling"
-    # the scalars expanded into arrays before scheduling (`polysched.transform.expand`)
+    # the scalars expanded into arrays and the arrays transposed before scheduling
+    # (`polysched.transform.expand`, `polysched.transform.layout`), one line each
     expansions: list[str] = field(default_factory=list)
+    # the `polysched.Program` steps that did it (``expand_scalars``, ``transpose_arrays``)
+    model_steps: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -337,13 +346,21 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 
     if budget.used_up():
         return as_written()
-    expansions = []
+    expansions, model_steps = [], []
     if options.expand_scalars and options.schedule.scheduler != "identity":
         plan = timed("deps", cache.get, (file_key, k, "expansion"), lambda: expansion_plan(scop))
         scop = expand(scop, plan)
-        scops = scops[:k] + [scop] + scops[k + 1:]
-        expansions = [e.describe() for e in plan]
-    deps = timed("deps", cache.get, (file_key, k, bool(expansions)), lambda: _analyzed(scop, budget))
+        expansions += [e.describe() for e in plan]
+        model_steps += ["expand_scalars"] if plan else []
+    if options.transpose_arrays and options.schedule.scheduler != "identity":
+        transposed = scop
+        plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "transposition"),
+                     lambda: transposition_plan(transposed))
+        scop = transpose(scop, plan)
+        expansions += [t.describe() for t in plan]
+        model_steps += ["transpose_arrays"] if plan else []
+    scops = scops[:k] + [scop] + scops[k + 1:]
+    deps = timed("deps", cache.get, (file_key, k, tuple(expansions)), lambda: _analyzed(scop, budget))
     schedule_options = options.schedule
     if deps is None or budget.used_up():
         return as_written()
@@ -356,7 +373,7 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 
     # keyed by the options asked for, not by the budget left: every mode of a fuzzed
     # program shares the schedule
-    schedule, fusion = timed("schedule", cache.get, (file_key, k, bool(expansions), repr(options.schedule)),
+    schedule, fusion = timed("schedule", cache.get, (file_key, k, tuple(expansions), repr(options.schedule)),
                              scheduled)
     report = None
     untiled = schedule
@@ -373,9 +390,10 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
         runs_in_original_order(scop, schedule)
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
-                        untiled=untiled, expansions=expansions if not kept else [])
+                        untiled=untiled, expansions=expansions if not kept else [],
+                        model_steps=model_steps if not kept else [])
     if options.tensorize and not budget.used_up():
-        key = (file_key, k, bool(expansions), "tensorize", options.tiling is not None and options.tiling.parallel,
+        key = (file_key, k, tuple(expansions), "tensorize", options.tiling is not None and options.tiling.parallel,
                options.tensorize_min_gain, options.tensorize_reassociate,
                None if options.tensorize_intrinsics is None else [i.name for i in options.tensorize_intrinsics])
         program, region.tensorize = timed("tensorize", cache.get, repr(key),

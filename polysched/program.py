@@ -172,7 +172,10 @@ _STEP_ARGS = {
     "set_schedule": ("schedule",),
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
     "expand_scalars": (),
+    "transpose_arrays": (),
 }
+# the steps that change the model rather than the schedule: only first, in this order
+MODEL_STEPS = ("expand_scalars", "transpose_arrays")
 
 
 class Program:
@@ -670,6 +673,31 @@ class Program:
         trace = Trace(({"op": "expand_scalars", "args": {}},), self._trace.source, self._trace.region)
         return Program(scop, deps, scop.schedule, trace, scops=scops, region=self._region,
                        origin=self._origin)
+
+    def transpose_arrays(self) -> "Program":
+        """The program whose matrices walked down their columns by a recurrence inside a
+        parallel loop work on transposed copies (copied in first and out last), as
+        ``optimize`` does before scheduling: see `polysched.transform.layout`. Like
+        `expand_scalars` it changes the model, so only `expand_scalars` may come before
+        it. This program itself (no step in the trace) when no array is worth it."""
+        from polysched.transform.layout import transpose, transposition_plan
+        if any(step["op"] != "expand_scalars" for step in self._trace.steps):
+            raise TransformError("transpose_arrays() changes the statements: only expand_scalars() may come "
+                                 "before it")
+        plan = transposition_plan(self.scop)
+        if not plan:
+            return self
+        scop = transpose(self.scop, plan)
+        scops = self._scops[:self._region] + (scop,) + self._scops[self._region + 1:]
+        trace = Trace(tuple(self._trace.steps) + ({"op": "transpose_arrays", "args": {}},), self._trace.source,
+                      self._trace.region)
+        return Program(scop, analyze(scop), scop.schedule, trace, scops=scops, region=self._region,
+                       origin=self._origin)
+
+    def prepared(self) -> "Program":
+        """``expand_scalars()`` then ``transpose_arrays()``: the model ``optimize``
+        schedules (this program when neither applies)."""
+        return self.expand_scalars().transpose_arrays()
 
     def auto_schedule(self, scheduler: str = "pluto", fuse: str = "cost",
                       negative_coefficients: bool = False, diamond: bool | None = None) -> "Program":

@@ -52,6 +52,11 @@ def add_parser(subparsers) -> None:
                         "across rows (a column-wise recurrence, s = 0; for (k) s += A[i][k] * B[k][j]) "
                         "becomes an array indexed by that loop, on the stack, so that the scheduler may "
                         "interchange the loop (not with --identity)")
+    p.add_argument("--no-transpose", action="store_true",
+                   help="keep every array's layout. By default a matrix walked down its columns by a "
+                        "recurrence inside a parallel loop, many times over (adi's p and q), is worked on "
+                        "in a transposed copy on the heap, copied in before the region and out after it "
+                        "(not with --identity)")
     p.add_argument("--tensorize", nargs="?", const="auto", metavar="auto|NAME[,NAME]|DIR",
                    help="run each statement's best legal match of the shipped intrinsics (auto), of "
                         "the named ones or of the descriptions in DIR as calls (polysched "
@@ -204,6 +209,7 @@ def run(args) -> int:
         point_wavefront=not args.no_point_wavefront,
         tensorize=False if args.no_tensorize or args.tensorize else None,
         expand_scalars=not args.no_expand,
+        transpose_arrays=not args.no_transpose,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
     if not args.budget >= 0:       # also NaN
@@ -330,13 +336,13 @@ def _schedules_in(args, options):
 
 def _set_schedule(program, text: str):
     """``program`` with the schedule ``text`` (``--schedule``): a schedule saved by a run
-    that expanded scalars names the expanded program's statements, so that program is
+    that expanded scalars or transposed arrays names that program's statements, so it is
     tried when the source's refuses it."""
     from polysched.errors import PolyschedError
     try:
         return program.set_schedule(text)
     except PolyschedError as error:
-        expanded = program.expand_scalars()
+        expanded = program.prepared()
         if expanded.scop is not program.scop:
             try:
                 return expanded.set_schedule(text)
@@ -366,8 +372,8 @@ def _schedules_out(args, options, result) -> None:
                     steps = region.trace_steps
                 else:
                     steps = options.trace_steps(cache_sizes())
-                if region.expansions and steps[0]["op"] != "expand_scalars":
-                    steps = [{"op": "expand_scalars", "args": {}}] + list(steps)
+                done = {step["op"] for step in steps}
+                steps = [{"op": op, "args": {}} for op in region.model_steps if op not in done] + list(steps)
                 documents.append(Trace(steps, str(args.file), k).to_dict())
         text = "\n".join(Trace.from_json(d).to_json() for d in documents) if len(documents) == 1 \
             else "[\n" + ",\n".join(Trace.from_json(d).to_json() for d in documents) + "\n]"

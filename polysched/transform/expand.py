@@ -110,7 +110,7 @@ def _element_size(c_type: str) -> int | None:
     return None if plain is None else type_size(plain)
 
 
-def _involved(access: isl.Map) -> list[set[int]] | None:
+def involved_dims(access: isl.Map) -> list[set[int]] | None:
     """Per subscript of ``{ S[i] -> A[f(i)] }``, the input dimensions it depends on."""
     try:
         pma = isl.PwMultiAff.from_map(access)
@@ -139,7 +139,7 @@ def _walks_across_rows(scop: Scop, statements: list[Statement], depth: int) -> s
             array = scop.arrays.get(access.array)
             if array is None or array.is_scalar:
                 continue
-            subscripts = _involved(access.relation)
+            subscripts = involved_dims(access.relation)
             if not subscripts or len(subscripts) < 2:
                 continue
             inner = set(range(depth + 1, len(stmt.iterators)))
@@ -149,7 +149,7 @@ def _walks_across_rows(scop: Scop, statements: list[Statement], depth: int) -> s
     return None
 
 
-def _loop_groups(scop: Scop) -> dict[tuple, list[tuple[Statement, int]]]:
+def loop_groups(scop: Scop) -> dict[tuple, list[tuple[Statement, int]]]:
     """The loops of the original schedule: ``(path, member) -> [(statement, depth)]``."""
     groups: dict[tuple, list[tuple[Statement, int]]] = {}
     for stmt in scop.statements:
@@ -162,7 +162,7 @@ def _loop_groups(scop: Scop) -> dict[tuple, list[tuple[Statement, int]]]:
     return groups
 
 
-def _loop_rows(scop: Scop, path: tuple, member: int, domain: isl.UnionSet) -> tuple[isl.UnionMap, isl.UnionMap]:
+def loop_rows(scop: Scop, path: tuple, member: int, domain: isl.UnionSet) -> tuple[isl.UnionMap, isl.UnionMap]:
     """``({ S[i] -> [outer rows...] }, { S[i] -> [loop] })`` of the loop at ``(path, member)``."""
     node = node_at(scop.schedule, path)
     partial = node.band_get_partial_schedule()
@@ -172,14 +172,14 @@ def _loop_rows(scop: Scop, path: tuple, member: int, domain: isl.UnionSet) -> tu
     return outer.intersect_domain(domain), mupa_rows(partial, [member]).intersect_domain(domain)
 
 
-def _only_dimension(stmt: Statement, row: isl.UnionMap, depth: int) -> bool:
+def only_dimension(stmt: Statement, row: isl.UnionMap, depth: int) -> bool:
     """The loop's row for ``stmt`` is ``±i_depth + c``: its iterator is that dimension."""
     for m in maps_of(row):
         if m.get_tuple_name(isl.dim_type.in_) != stmt.name:
             continue
         last = m.dim(isl.dim_type.out) - 1
         m = m.project_out(isl.dim_type.out, 0, last)
-        involved = _involved(m)
+        involved = involved_dims(m)
         return involved is not None and involved[0] == {depth}
     return False
 
@@ -206,7 +206,7 @@ def _tokens_of(stmt: Statement, scop: Scop, name: str, starts) -> list[int] | No
     return found if found and len(found) == len(positions) else None
 
 
-def _constant(pa: isl.PwAff) -> int | None:
+def constant_value(pa: isl.PwAff) -> int | None:
     if pa.n_piece() != 1 or not pa.is_cst():
         return None
     value = None
@@ -218,7 +218,7 @@ def _constant(pa: isl.PwAff) -> int | None:
     return int(value.to_str()) if value is not None and value.is_int() else None
 
 
-def _affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
+def affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
     """C text of a one-piece affine function of the parameters, else None."""
     pa = pa.gist_params(context) if not context.is_empty() else pa
     if pa.n_piece() != 1:
@@ -237,7 +237,7 @@ def _affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
 def expansion_plan(scop: Scop) -> list[Expansion]:
     """The scalars worth expanding (see the module doc), at most one array per (scalar,
     loop); an empty list when none is."""
-    groups = _loop_groups(scop)
+    groups = loop_groups(scop)
     written_scalars = {a.array for s in scop.statements for a in s.accesses
                        if a.kind in ("write", "may_write") and a.array in scop.arrays
                        and scop.arrays[a.array].is_scalar and not scop.arrays[a.array].text}
@@ -264,9 +264,9 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
     taken: set[tuple[str, str]] = set()      # (scalar, statement) already expanded
     for path, member, depth, statements, why, scalars in candidates:
         domain = statements_domain(statements, scop.context.get_space())
-        outer, row = _loop_rows(scop, path, member, domain)
+        outer, row = loop_rows(scop, path, member, domain)
         iteration = rows(outer, row)
-        if not all(_only_dimension(s, iteration, depth) for s in statements):
+        if not all(only_dimension(s, iteration, depth) for s in statements):
             continue
         # the columns must be independent but for these scalars: else the loop stays
         # outside whatever the scalars become, and arrays would only cost (gramschmidt's
@@ -342,7 +342,7 @@ def _outer_loops(scop: Scop, groups, statements: list[Statement], depth: int, ac
     affine trip count: ``[(iterator, lower, extent, its C text)]``, outermost first."""
     try:
         loops = statement_loops(scop, scop.schedule, statements[0].name)
-    except Exception:   # noqa: BLE001 - as in _loop_groups
+    except Exception:   # noqa: BLE001 - as in loop_groups
         return []
     found = []
     for d in range(depth - 1, -1, -1):
@@ -350,8 +350,8 @@ def _outer_loops(scop: Scop, groups, statements: list[Statement], depth: int, ac
         if not inside or any(len(s.iterators) <= d for s in inside):
             break
         domain = statements_domain(inside, scop.context.get_space())
-        outer, row = _loop_rows(scop, loops[d].path, loops[d].member, domain)
-        if not all(_only_dimension(s, rows(outer, row), d) for s in inside):
+        outer, row = loop_rows(scop, loops[d].path, loops[d].member, domain)
+        if not all(only_dimension(s, rows(outer, row), d) for s in inside):
             break
         others = accesses.memory_except(set(scalars)).intersect_domain(domain).intersect_range(domain)
         trip = _trip(statements, d, scop.context)
@@ -453,12 +453,12 @@ def _trip(statements: list[Statement], depth: int, context: isl.Set):
     values = values.coalesce().intersect_params(context)
     if values.is_empty():
         return None
-    lower = _constant(values.dim_min(0).gist_params(context))
+    lower = constant_value(values.dim_min(0).gist_params(context))
     if lower is None:
         return None
     extent = values.dim_max(0).gist_params(context).add_constant_val(isl.Val.int_from_si(
         context.get_ctx(), 1 - lower))
-    text = _affine_text(extent, context)
+    text = affine_text(extent, context)
     return None if text is None else (lower, extent, text)
 
 

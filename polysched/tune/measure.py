@@ -103,7 +103,7 @@ def program_of(job: Job):
         job.source, region=job.region, defines=defines or None,
         include_dirs=job.include_dirs or None, filename=job.filename))
     steps = list(Trace.from_json(job.trace).steps)
-    # the steps up to the scheduler's (expand_scalars, auto_schedule) are shared by most jobs
+    # the steps up to the scheduler's (expand_scalars, transpose_arrays, auto_schedule) are shared by most jobs
     scheduled = next((k + 1 for k, step in enumerate(steps) if step["op"] == "auto_schedule"), 0)
     if scheduled:
         prefix = _lru_get(_PREFIXES, (base_key, json.dumps(steps[:scheduled], sort_keys=True)),

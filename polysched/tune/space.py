@@ -178,10 +178,12 @@ class SearchSpace:
 
     def __init__(self, program, options: SpaceOptions | None = None, caches=None):
         from polysched.tiling import cache_sizes
+        from polysched.program import MODEL_STEPS
         # the candidates start where `optimize` starts: the scalars it would expand,
-        # expanded (a first step of every trace but the identity's)
-        self.program = program.expand_scalars() if not program.trace.steps else program
-        self.prefix = [dict(step) for step in self.program.trace.steps if step["op"] == "expand_scalars"]
+        # expanded, the arrays it would transpose, transposed (the first steps of every
+        # trace but the identity's)
+        self.program = program.prepared() if not program.trace.steps else program
+        self.prefix = [dict(step) for step in self.program.trace.steps if step["op"] in MODEL_STEPS]
         program = self.program
         self.options = options or SpaceOptions()
         used = caches or cache_sizes()
