@@ -5,7 +5,8 @@ then timed interleaved (orig, no-expand, default, orig, ...) with identical flag
 
 The kernels: the suite's that expand (deriche, symm) and loops as users write them
 (experiments/kernels/user_*.c: a matrix product with a scalar accumulator, the same
-scaled into C (C = beta * C + alpha * s: an array on the heap), a recursive filter and a
+scaled into C (C = beta * C + alpha * s: an array on the heap), a convolution with a
+bias and a ReLU (a four-dimensional array on the heap), a recursive filter and a
 running sum down the columns, A^T x with a scalar accumulator).
 
     python experiments/scalar_expansion.py --threads 2 --repeat 5 [--dataset LARGE] [KERNEL...]
@@ -25,7 +26,8 @@ from polysched.pipeline import OptimizeOptions, optimize
 from polysched.tensorize import INCLUDE_DIR
 
 USER_KERNELS = Path(__file__).parent / "kernels"
-DEFAULT_KERNELS = ["deriche", "symm", "user_matmul_acc", "user_gemm_ab", "user_colscan", "user_matvec_t"]
+DEFAULT_KERNELS = ["deriche", "symm", "user_matmul_acc", "user_gemm_ab", "user_conv_relu", "user_colscan",
+                   "user_matvec_t"]
 VARIANTS = {"no-expand": {"expand_scalars": False}, "default": {}}
 
 
