@@ -6,12 +6,12 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from polysched.bench import compile_c, get, run_binary
+from compiled_runs import outputs_of
+from polysched.bench import get, run_binary
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.scop import extract
 from polysched.transform.expand import STACK_BYTES, expand, expansion_plan
 
-CFLAGS = ["-O1", "-ffp-contract=off", "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
 
 # a column-wise recurrence (first-order filter down each column) and a column sum,
 # sizes from the command line (argv), checksum printed exactly
@@ -54,20 +54,6 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
-
-
-def _run(source: str, tmp_path, tag: str, sizes_list: list[tuple[int, int]], threads=(1, 2)) -> list[str]:
-    path = tmp_path / f"{tag}.c"
-    path.write_text(source)
-    built = compile_c(path, tmp_path / tag, cflags=CFLAGS, openmp=True)
-    assert built.ok, built.reason
-    outputs = []
-    for n, m in sizes_list:
-        for t in threads:
-            run = run_binary(tmp_path / tag, args=[str(n), str(m)], threads=t, timeout=60)
-            assert run.ok, f"{tag} n={n} m={m} threads={t}: {run.reason}"
-            outputs.append(run.stdout)
-    return outputs
 
 
 def test_deriche_expands_the_vertical_sweeps_only():
@@ -114,13 +100,13 @@ def test_expanded_programs_compute_what_the_originals_compute(tmp_path, sizes):
     arrays would not fit the stack bound (the run-time check runs the original code)."""
     path = tmp_path / "columns.c"
     path.write_text(COLUMNS)
-    expected = _run(COLUMNS, tmp_path, "orig", sizes)
+    expected = outputs_of(COLUMNS, tmp_path, "orig", sizes)
     for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
                           "isl": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True),
                           "untiled": OptimizeOptions.from_flags()}.items():
         text = optimize(path, options).text
         assert "prev_x" in text, mode
-        assert _run(text, tmp_path, mode, sizes) == expected, mode
+        assert outputs_of(text, tmp_path, mode, sizes) == expected, mode
 
 
 def test_no_expansion_when_the_value_leaves_the_iteration_or_the_region(tmp_path):
@@ -213,12 +199,12 @@ def test_an_accumulator_lives_in_its_destination_only_where_that_is_exact(tmp_pa
         init = "0.5 * C[i][j]" if variant else "0.0"
         assert [s.body for s in scop.statements] == [f"C[i][j] = {init};", "C[i][j] += A[i][k] * B[k][j];"]
     sizes = [(6, 5), (17, 9), (0, 3), (3, 0), (-2, 4), (1, 1)]
-    expected = _run(source, tmp_path, "orig", sizes)
+    expected = outputs_of(source, tmp_path, "orig", sizes)
     for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
                           "isl": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True)}.items():
         result = optimize(path, options)
         assert result.regions[0].expansions, mode
-        assert _run(result.text, tmp_path, f"{mode}{variant}", sizes) == expected, mode
+        assert outputs_of(result.text, tmp_path, f"{mode}{variant}", sizes) == expected, mode
 
 
 def _random_columns(rng) -> str:
@@ -281,11 +267,11 @@ def test_random_column_kernels_expanded_or_not_compute_what_the_originals_comput
     path = tmp_path / "columns.c"
     path.write_text(source)
     sizes = [(7, 5), (1, 9), (0, 4), (12, 33)]
-    expected = _run(source, tmp_path, "orig", sizes)
+    expected = outputs_of(source, tmp_path, "orig", sizes)
     for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
                           "isl": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True)}.items():
         text = optimize(path, options).text
-        assert _run(text, tmp_path, f"{mode}", sizes) == expected, f"seed {seed} [{mode}]:\n{source}"
+        assert outputs_of(text, tmp_path, f"{mode}", sizes) == expected, f"seed {seed} [{mode}]:\n{source}"
 
 
 def test_random_column_kernels_are_expanded_often_enough():
@@ -342,7 +328,7 @@ def test_scalars_declared_in_the_loop_body_and_linearized_pointers(tmp_path):
     # the flat product is gemm now, its rows of n the leading dimension of the call
     assert "&C[(c2 * n) + c3], (long)(n));" in result.text
     sizes = [(0, 0), (1, 0), (5, 0), (100, 0)]
-    assert _run(result.text, tmp_path, "opt", sizes) == _run(path.read_text(), tmp_path, "orig", sizes)
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(path.read_text(), tmp_path, "orig", sizes)
 
 
 def test_a_loop_from_a_nonzero_lower_bound_indexes_its_array_from_zero(tmp_path):
@@ -355,7 +341,7 @@ def test_a_loop_from_a_nonzero_lower_bound_indexes_its_array_from_zero(tmp_path)
     assert [(e.text, e.extent_text) for e in plan if e.scalar == "prev"] == [("prev_x[j - 2]", "m - 2")]
     sizes = [(4, 9), (3, 2), (3, 3), (5, 0)]
     text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
-    assert _run(text, tmp_path, "opt", sizes) == _run(source, tmp_path, "orig", sizes)
+    assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(source, tmp_path, "orig", sizes)
 
 
 # C = beta * C + alpha * A * B as users write it: the accumulator's last use is not a
@@ -409,10 +395,10 @@ def test_an_accumulator_private_to_a_nest_of_free_loops_becomes_a_heap_array(tmp
     assert "double (*s_x)[n] = s_x_mem;" in result.text and "__builtin_free(s_x_mem);" in result.text
     assert "/* polysched: tensorize" in result.text
     sizes = [(6, 5), (17, 9), (0, 3), (3, 0), (-2, 4), (1, 1), (40, 33)]
-    expected = _run(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
-    assert _run(result.text, tmp_path, "default", sizes) == expected
+    expected = outputs_of(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
+    assert outputs_of(result.text, tmp_path, "default", sizes) == expected
     untensorized = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, tensorize=False))
-    assert _run(untensorized.text, tmp_path, "plain", sizes) == expected
+    assert outputs_of(untensorized.text, tmp_path, "plain", sizes) == expected
 
     carried = SCALED.replace("OUTER", " + (i > 0 ? C[i - 1][j] : 0.0)")
     path.write_text(carried)
@@ -432,7 +418,7 @@ def test_a_heap_array_past_the_bound_or_unallocated_runs_the_original(tmp_path, 
     assert "800ULL / sizeof(double)" in text
     marked = text.replace("double (*s_x)[n] = s_x_mem;", 'double (*s_x)[n] = s_x_mem; fprintf(stderr, "optimized\\n");', 1)
     sizes = [(10, 4), (11, 4)]          # 100 elements fit, 121 do not
-    assert _run(marked, tmp_path, "bounded", sizes) == _run(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
+    assert outputs_of(marked, tmp_path, "bounded", sizes) == outputs_of(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
     binary = tmp_path / "bounded"
     assert "optimized" in run_binary(binary, args=["10", "4"], threads=1, timeout=60).stderr
     assert "optimized" not in run_binary(binary, args=["11", "4"], threads=1, timeout=60).stderr

@@ -6,12 +6,12 @@ from __future__ import annotations
 import islpy as isl
 import pytest
 
-from polysched.bench import compile_c, get, run_binary, verify
+from compiled_runs import outputs_of
+from polysched.bench import get, verify
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.scop import extract
 from polysched.transform.layout import transpose, transposition_plan
 
-CFLAGS = ["-O1", "-ffp-contract=off", "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
 
 # ADI-like sweeps with sizes and steps from the command line: per time step, each row
 # i of p runs a recurrence along j (p[i][j] from p[i][j - 1]) and feeds one down the
@@ -48,20 +48,6 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
-
-
-def _run(source: str, tmp_path, tag: str, sizes, threads=(1, 2)) -> list[str]:
-    path = tmp_path / f"{tag}.c"
-    path.write_text(source)
-    built = compile_c(path, tmp_path / tag, cflags=CFLAGS, openmp=True)
-    assert built.ok, built.reason
-    outputs = []
-    for steps, n in sizes:
-        for t in threads:
-            run = run_binary(tmp_path / tag, args=[str(steps), str(n)], threads=t, timeout=60)
-            assert run.ok, f"{tag} steps={steps} n={n} threads={t}: {run.reason}"
-            outputs.append(run.stdout)
-    return outputs
 
 
 def _plan(tmp_path, source: str):
@@ -126,13 +112,13 @@ def test_transposed_sweeps_compute_what_the_originals_compute(tmp_path, sizes):
     source = SWEEPS.replace("REFS", "")
     path, plan = _plan(tmp_path, source)
     assert [t.array for t in plan] == ["p"]
-    expected = _run(source, tmp_path, "orig", sizes)
+    expected = outputs_of(source, tmp_path, "orig", sizes)
     for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
                           "isl": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True),
                           "untiled": OptimizeOptions.from_flags()}.items():
         text = optimize(path, options).text
         assert "p_t" in text, mode
-        assert _run(text, tmp_path, mode, sizes) == expected, mode
+        assert outputs_of(text, tmp_path, mode, sizes) == expected, mode
 
 
 @pytest.mark.parametrize("refs, why", [
@@ -226,11 +212,11 @@ def test_random_sweeps_transposed_or_not_compute_what_the_originals_compute(tmp_
     path = tmp_path / "sweeps.c"
     path.write_text(source)
     sizes = [(2, 6), (1, 1), (2, 2), (3, 0), (3, 17)]
-    expected = _run(source, tmp_path, "orig", sizes)
+    expected = outputs_of(source, tmp_path, "orig", sizes)
     for mode, options in {"default": OptimizeOptions.from_flags(tile=True, parallel=True),
                           "isl": OptimizeOptions.from_flags(scheduler="isl", tile=True, parallel=True)}.items():
         text = optimize(path, options).text
-        assert _run(text, tmp_path, mode, sizes) == expected, f"seed {seed} [{mode}]:\n{source}"
+        assert outputs_of(text, tmp_path, mode, sizes) == expected, f"seed {seed} [{mode}]:\n{source}"
 
 
 def test_random_sweeps_are_transposed_often_enough(tmp_path):

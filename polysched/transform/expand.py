@@ -309,7 +309,7 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
                     outer = []
                 spanned = [(o[0], o[1], depth - len(outer) + k) for k, o in enumerate(outer)] + \
                     [(iterator, lower, depth)]
-                text = name + "".join(f"[{_offset(it, low)}]" for it, low, _ in spanned)
+                text = name + "".join(f"[{offset_text(it, low)}]" for it, low, _ in spanned)
                 target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
                                  f"{name}[{', '.join(f'i{d} - ({low})' for _, low, d in spanned)}] }}",
                                  context=scop.context.get_ctx())
@@ -322,7 +322,7 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
     return _within_stack(scop, plan)
 
 
-def _offset(iterator: str, lower: int) -> str:
+def offset_text(iterator: str, lower: int) -> str:
     return iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 else f"{iterator} + {-lower}"
 
 
@@ -331,7 +331,7 @@ def _one_dimensional(expansion: Expansion, iterator: str, lower: int, scop: Scop
     depth = expansion.depth
     target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
                      f"{expansion.array}[i{depth} - ({lower})] }}", context=scop.context.get_ctx())
-    return replace(expansion, text=f"{expansion.array}[{_offset(iterator, lower)}]", target=target, outer=[])
+    return replace(expansion, text=f"{expansion.array}[{offset_text(iterator, lower)}]", target=target, outer=[])
 
 
 def _outer_loops(scop: Scop, groups, statements: list[Statement], depth: int, accesses: ScopAccesses,

@@ -51,10 +51,10 @@ from polysched.dependence.scalars import ScopAccesses
 from polysched.emit_c.names import NameAllocator, tokenize
 from polysched.emit_c.scalar_replace import plain_element_type
 from polysched.islutil import maps_of
-from polysched.scop.model import Access, Array, Scop, Statement, fix_parameters, statements_domain
+from polysched.scop.model import Access, Array, Scop, Statement, statements_domain
 from polysched.scop.source import line_starts, offset_of
 
-from .expand import affine_text, constant_value, involved_dims, loop_groups, loop_rows, only_dimension
+from .expand import affine_text, constant_value, involved_dims, loop_groups, loop_rows, offset_text, only_dimension
 
 
 @dataclass
@@ -248,10 +248,6 @@ def _bounds(scop: Scop, name: str):
     return tuple(lows), tuple(extents), tuple(texts)
 
 
-def _offset(text: str, low: int) -> str:
-    return text if low == 0 else f"{text} - {low}" if low > 0 else f"{text} + {-low}"
-
-
 def transpose(scop: Scop, plan: list[Transposition]) -> Scop:
     """``scop`` with each `Transposition` of ``plan`` applied: the references name the
     copy, a copy-in statement runs first and a copy-out statement last (see the module
@@ -290,7 +286,7 @@ def transpose(scop: Scop, plan: list[Transposition]) -> Scop:
                     written = a.relation.range() if written is None else written.union(a.relation.range())
             statements[k] = _rewritten(scop, stmt, t, swap, starts)
         row, col = names.fresh("polysched_row"), names.fresh("polysched_col")
-        element = f"{t.copy}[{_offset(col, t.lows[1])}][{_offset(row, t.lows[0])}]"
+        element = f"{t.copy}[{offset_text(col, t.lows[1])}][{offset_text(row, t.lows[0])}]"
         source = original.element([row, col])
         before.append(_copy(statement_name(), touched, row, col, f"{element} = {source};",
                             (t.array, "read"), (t.copy, "write"), swap))
@@ -325,7 +321,7 @@ def _shifted(text: str, low: int) -> str:
     if low == 0:
         return text
     plain = [tok for tok in tokenize(text) if tok.kind not in ("space", "comment")]
-    return _offset(text if len(plain) == 1 else f"({text})", low)
+    return offset_text(text if len(plain) == 1 else f"({text})", low)
 
 
 def _copy(name: str, elements: isl.Set, row: str, col: str, body: str, read, write, swap: isl.Map) -> Statement:
