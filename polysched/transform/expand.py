@@ -323,6 +323,7 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
 
 
 def offset_text(iterator: str, lower: int) -> str:
+    """C text of ``iterator - lower`` (``j``, ``j - 2``, ``j + 1``)."""
     return iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 else f"{iterator} + {-lower}"
 
 
