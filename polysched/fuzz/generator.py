@@ -84,6 +84,37 @@ No undefined behaviour in the original, for the parameter values it is called wi
     pa[13][10]``), two pointers into one array now and then (``kernel(..., R, R + 1)``:
     the run-time overlap check); members read in v3's statements too.
 
+- C constructs of generator v6, only when asked for (``generate(seed, index, v6=True)``,
+  ``polysched fuzz --generator 6``: each drawn with the chance :data:`V6_CHANCE`, one at
+  least; ``v6={...}`` forces a set), added to the program v5 would have written, which
+  stays what it is without them: scalars private to an iteration of a loop, the loops
+  scalar expansion (:mod:`polysched.transform.expand`) targets, in nests of their own
+  over arrays of their own:
+
+  * ``scan``: ``for (j) { s = init; for (i) { Y[i][j] = a * X[i][j] + b * s; s =
+    Y[i][j]; } }`` (a recurrence down each column: ``s_x[j]`` on the stack), running
+    sums (``s += X[i][j]; Y[i][j] = s;``), two scalars, the inner loop backward;
+  * ``dot``: ``for (i) for (j) { s = 0.0; for (k) s += A[i][k] * B[k][j]; C[i][j] = s; }``
+    (the copy removed, ``C[i][j]`` accumulates: then maybe a micro-kernel call),
+    transposed operands, a second accumulator;
+  * ``gemm``: the same with ``C[i][j] = beta * C[i][j] + alpha * s;`` (``s_x[i][j]`` on the
+    heap);
+  * ``refused``: one of those the expansion must leave as it is (:data:`V6_REFUSALS`):
+    no initial value (the value flows to the next iteration), live after the region
+    (printed), the copy under an ``if``, a ``float`` destination, the destination read
+    in the loop, the scalar behind a macro (``#define ACC acc``), an extent with a
+    division (``j <= (n - 1) / 2``);
+
+  with flat buffers through ``double *`` parameters and linearised subscripts
+  (``a[i * nk + k]``, ``x[IDX(i, j)]``: v4's raw views), the scalar declared in the loop
+  body (``double s = 0.0;``: :attr:`Scalar.scope` "block", :attr:`Stmt.decl`), constant
+  lower bounds other than 0, int data, and sizes of 0, 1 or less. The scalars private to
+  an iteration are declared with a value (or in their block) and never printed but when
+  that is the point; the simulation refuses a read of a block's scalar before its
+  declaration ran in that iteration, :func:`_check_blocks` a use outside its block.
+  Statements are :class:`Stmt` of a few more forms (:attr:`Stmt.form`: a plain copy ``s
+  = Y[i][j];``, a literal, no constant term), so the shrinker edits them as any other.
+
 The structure is what the shrinker (:mod:`polysched.fuzz.shrink`) edits: nodes can be
 deleted, loops unwrapped, bounds replaced by constants, and every edited program is
 re-laid-out by :func:`render`, so it stays free of undefined behaviour. (A v5
@@ -122,6 +153,12 @@ V4_KINDS = tuple(V4_CHANCE)
 # programs that draw none are those of v4.
 V5_CHANCE = {"cond": 0.08, "aos": 0.08}
 V5_KINDS = tuple(V5_CHANCE)
+# The constructs of generator v6 (scalars private to a loop iteration), only when asked
+# for (generate(..., v6=True)): each with this chance, from the stream
+# "polysched-fuzz-v6:seed:index", and one of them when none is drawn.
+V6_CHANCE = {"scan": 0.4, "dot": 0.35, "gemm": 0.3, "refused": 0.3}
+V6_KINDS = tuple(V6_CHANCE)
+V6_REFUSALS = ("no_init", "live", "guarded_copy", "float", "dest_read", "macro", "div_extent")
 # Extent of a loop (literal part) for a nest of the given depth.
 EXTENT_BY_DEPTH = {1: 14, 2: 8, 3: 5, 4: 4, 5: 3, 6: 2, 7: 2}
 
@@ -599,7 +636,7 @@ class Ref:
 
     name: str
     subs: list[Aff] = field(default_factory=list)
-    style: str = ""
+    style: str = ""     # v6 also: "macro", a scalar written through its macro (Scalar.macro)
     # v5: a member of an array of structs, ``name[s0][s1].member[s2]``: ``subs`` are the
     # array's subscripts, then those of the member (an array member)
     member: str = ""
@@ -621,6 +658,15 @@ class Stmt:
     const: int = 0
     product: bool = False
     enum_term: tuple[str, int] | None = None   # (enumeration constant, its value): one more term
+    # generator v6: ``form`` "copy" (``target = reads[0];``: scalar expansion maps a copy
+    # into its destination only when the right side is the scalar alone), "lit"
+    # (``target = value;``, an accumulator's initial value; also a copy whose read the
+    # shrinker deleted) or "noconst" (the terms without the constant: ``C[i][j] = 0.5 *
+    # C[i][j] + 1.5 * s;``, the gemm the tensorizer knows); ``decl``: written as the
+    # declaration of a scalar of the loop body (``double s = 0.0;``, scope "block")
+    form: str = ""
+    value: str = ""
+    decl: bool = False
 
 
 @dataclass
@@ -798,9 +844,21 @@ class View:
 
 @dataclass
 class Scalar:
+    """A scalar of the kernel. ``scope`` "" (v3's): declared with ``init`` at the top of
+    the kernel, printed after the regions, written between them (``glue``). Generator
+    v6's scalars private to a loop iteration: "kernel" (declared with ``init`` at the
+    top, never mentioned outside the regions: dead after them, as expansion needs),
+    "live" (likewise, but printed after the regions: a refusal) and "block" (declared by
+    a statement of a loop body, :attr:`Stmt.decl`; not at the top). ``v6``: the features
+    of the construct it belongs to (see :func:`v6_features`); ``macro``: the name of a
+    macro standing for it (``#define ACC acc``), used by references of style "macro"."""
+
     name: str
     dtype: str
     init: str
+    scope: str = ""
+    v6: tuple[str, ...] = ()
+    macro: str = ""
 
 
 @dataclass
@@ -827,6 +885,7 @@ class Program:
     print_iters: bool = False
     tables: list[Table] = field(default_factory=list)
     structs: list[Struct] = field(default_factory=list)     # v5
+    version: int = GENERATOR_VERSION    # the generator that wrote it (6: generate(..., v6=...))
 
     # -- lookups --------------------------------------------------------------------
     def array(self, name: str) -> Array | None:
@@ -1108,6 +1167,11 @@ def simulate(program: Program) -> Simulation:
     compiled: dict[int, tuple] = {}
     start = 7 if it in UNSIGNED_TYPES else -7          # the renderer's initial values
     raw_views = {v.name: v.raw for v in program.views}
+    # v6: the scalars declared in loop bodies ('double s = 0.0;'), and those whose
+    # declaration ran in the current iteration of their body: a read of one that is
+    # not would read an uninitialised value
+    block = {sc.name for sc in program.scalars if sc.scope == "block"}
+    initialised: set[str] = set()
 
     def check(value: int, what: str) -> int:
         if unsigned and not 0 <= value <= limit:
@@ -1233,6 +1297,9 @@ def simulate(program: Program) -> Simulation:
             cenv[var] = v
             env[var] = v - off
             run(node.body, inner)
+            if block:           # their lifetime ends with the iteration
+                initialised.difference_update(n.target.name for n in node.body
+                                              if isinstance(n, Stmt) and n.decl)
             nv = v + step
             if signed:
                 if not _fits(nv, it):
@@ -1275,6 +1342,15 @@ def simulate(program: Program) -> Simulation:
             count += 1
             if count > MAX_INSTANCES:
                 raise InvalidProgram("too many statement instances")
+            if block:
+                refs = refs_of(node)
+                if isinstance(node, Stmt) and node.op == "=" and not node.product:
+                    refs = node.reads       # the target is only written
+                for ref in refs:
+                    if ref.name in block and ref.name not in initialised:
+                        raise InvalidProgram(f"'{ref.name}' read before it is set")
+                if isinstance(node, Stmt) and node.decl:
+                    initialised.add(node.target.name)
             data_if = isinstance(node, DataIf)
             if data_if:
                 c, trees = c
@@ -1508,7 +1584,8 @@ class _Renderer:
 
     def ref(self, r: Ref) -> str:
         if not r.subs:
-            return r.name
+            scalar = self.p.scalar(r.name) if r.style == "macro" else None
+            return scalar.macro if scalar is not None and scalar.macro else r.name
         view = self.p.view(r.name)
         array = self.p.storage_of(r.name)
         subs = []
@@ -1533,9 +1610,16 @@ class _Renderer:
     def stmt(self, s: Stmt) -> str:
         dtype = self.p.ref_dtype(s.target)
         target = self.ref(s.target)
+        if s.decl:          # v6: 'double s = 0.0;' in a loop body
+            target = f"{dtype} {target}"
+        if s.form == "copy" and s.reads:
+            return f"{target} = {self.ref(s.reads[0])};"
+        if s.form in ("copy", "lit"):
+            default = "0.0" if dtype in ("double", "float") else "0"
+            return f"{target} = {s.value or default};"
         if s.product and dtype == "double" and len(s.reads) == 2:
             return f"{target} += {self.ref(s.reads[0])} * {self.ref(s.reads[1])};"
-        if dtype == "double":
+        if dtype in ("double", "float"):
             terms = [f"{DOUBLE_COEFFS[c % len(DOUBLE_COEFFS)]} * {self.ref(r)}"
                      for r, c in zip(s.reads, s.coeffs)]
             if s.iter_var:
@@ -1544,6 +1628,8 @@ class _Renderer:
                 terms.append(f"0.125 * {self.enum_value(s.enum_term)}")
             text = " + ".join(terms)
             const = DOUBLE_CONSTS[s.const % len(DOUBLE_CONSTS)]
+            if s.form == "noconst" and text:
+                return f"{target} {s.op} {text};"
             if not text:
                 text = const
             else:
@@ -1564,6 +1650,8 @@ class _Renderer:
         if s.enum_term:
             term = self.enum_value(s.enum_term)
             text = f"{text} + {term}" if text else term
+        if s.form == "noconst" and text:
+            return f"{target} {s.op} ({text}) % {INT_MOD};"
         const = str(s.const % 7 + 1)
         text = f"{text} + {const}" if text else const
         return f"{target} {s.op} ({text}) % {INT_MOD};"
@@ -1687,9 +1775,14 @@ class _Renderer:
         params = used_params(p)
         referenced = {r.name for s in statements(p) for r in refs_of(s)}
         used_scalars = [s for s in p.scalars if s.name in referenced]
+        # v6: scalars of a loop body are declared there; those private to an iteration
+        # are not printed, nor written between the regions (they would be live)
+        declared = [s for s in used_scalars if s.scope != "block"]
+        printed = [s for s in used_scalars if s.scope in ("", "live")]
+        glued = [s for s in used_scalars if not s.scope]
         iterators = sorted({n.var for n, _ in all_nodes(p) if isinstance(n, Loop)},
                            key=lambda v: (ITERATORS.index(v) if v in ITERATORS else 99, v))
-        out = [f"/* polysched fuzz (generator v{GENERATOR_VERSION}): seed {p.seed}, program {p.index} */",
+        out = [f"/* polysched fuzz (generator v{p.version}): seed {p.seed}, program {p.index} */",
                "#include <stdio.h>", "#include <stddef.h>", "",
                "#define MIN(x, y) ((x) < (y) ? (x) : (y))",
                "#define MAX(x, y) ((x) > (y) ? (x) : (y))"]
@@ -1700,6 +1793,10 @@ class _Renderer:
         sizes = sorted({x.name for x in x_terms(p) if x.op == "IDX"})
         for k, size in enumerate(sizes):
             out.append(f"#define IDX{k or ''}(i, j) ((i) * {size} + (j))")
+        macros = {r.name for s in statements(p) for r in refs_of(s) if r.style == "macro"}
+        for s in used_scalars:
+            if s.name in macros and s.macro:
+                out.append(f"#define {s.macro} {s.name}")
         enums = enum_text(p, params, "enum")
         if enums:
             out.append(enums)
@@ -1729,14 +1826,14 @@ class _Renderer:
             out.append("  " + enums)
         if iterators:
             out.append(f"  {p.iter_type} {', '.join(iterators)};")
-        for s in used_scalars:
+        for s in declared:
             out.append(f"  {s.dtype} {s.name} = {s.init};")
         if iterators:
             init = 7 if p.iter_type in UNSIGNED_TYPES else -7
             out.append("  " + " ".join(f"{v} = {init};" for v in iterators))
         for k, region in enumerate(p.regions):
-            if k and p.glue and used_scalars:
-                s = used_scalars[0]
+            if k and p.glue and glued:
+                s = glued[0]
                 if s.dtype == "double":
                     out.append(f"  {s.name} = {s.name} * 0.5 + 1.0;")
                 else:
@@ -1746,7 +1843,7 @@ class _Renderer:
             self.nodes(region, 1)
             out.extend(self.lines)
             out.append("#pragma endscop")
-        for s in used_scalars:
+        for s in printed:
             fmt = "%.17g" if s.dtype == "double" else "%d"
             out.append(f'  printf("{s.name} {fmt}\\n", {s.name});')
         if p.print_iters:
@@ -1791,7 +1888,7 @@ class _Renderer:
             loops = "".join(f"for (a{d} = 0; a{d} < {e}; a{d}++) " for d, e in enumerate(ext))
             sub = "".join(f"[a{d}]" for d in range(array.rank))
             mix = " + ".join(f"a{d} * {(7, 3, 5)[d]}" for d in range(array.rank))
-            if array.dtype == "double":
+            if array.dtype in ("double", "float"):       # (float: v6's destinations)
                 value = f"(double)(({mix} + {n + 1}) % 13) * 0.125 - 0.75"
             else:
                 value = f"(int)(({mix} + {n + 2}) % 17) - 8"
@@ -1814,7 +1911,7 @@ class _Renderer:
             ext = lay.extents[array.name]
             loops = "".join(f"for (a{d} = 0; a{d} < {e}; a{d}++) " for d, e in enumerate(ext))
             sub = "".join(f"[a{d}]" for d in range(array.rank))
-            fmt = "%.17g" if array.dtype == "double" else "%d"
+            fmt = "%.17g" if array.dtype in ("double", "float") else "%d"
             idx = "".join(" %ld" for _ in range(array.rank))
             args = ", ".join(f"a{d}" for d in range(array.rank))
             out.append(f'  {loops}printf("{array.name}{idx} {fmt}\\n", {args}, {array.name}{sub});')
@@ -1955,6 +2052,44 @@ def _check_scopes(program: Program) -> None:
                     par = program.param(name)
                     if par is not None and abs(par.value) > 2 ** 20:
                         raise InvalidProgram("a big parameter used outside a loop shift")
+        _check_blocks(program, region, set(), False)
+
+
+def _check_blocks(program: Program, nodes: list, visible: set[str], in_loop: bool) -> None:
+    """v6: a scalar of scope "block" is declared by a statement directly in a loop body
+    (never under an ``if``, never twice in one block, never shadowing one declared around
+    it) and used only after it in that body (C's scope; its value is then set: see
+    :func:`simulate`). Other statements of v6 forms are checked here too."""
+    visible = set(visible)
+    for node in nodes:
+        if isinstance(node, Loop):
+            _check_blocks(program, node.body, visible, True)
+            continue
+        if isinstance(node, Guard):
+            _check_blocks(program, node.body, visible, False)
+            continue
+        refs = refs_of(node)
+        declared = None
+        if isinstance(node, Stmt):
+            scalar = program.scalar(node.target.name)
+            if node.decl:
+                if scalar is None or scalar.scope != "block" or node.op != "=" or node.product \
+                        or node.target.style:
+                    raise InvalidProgram("only a scalar of a loop body is declared there")
+                if not in_loop or scalar.name in visible:
+                    raise InvalidProgram(f"'{scalar.name}' declared outside a loop body, or twice")
+                declared = scalar.name
+                refs = node.reads
+            if node.form and node.form not in ("copy", "lit", "noconst"):
+                raise InvalidProgram(f"unknown statement form {node.form}")
+            if node.form in ("copy", "lit") and node.op != "=":
+                raise InvalidProgram("a copy is an assignment")
+        for ref in refs:
+            scalar = program.scalar(ref.name)
+            if scalar is not None and scalar.scope == "block" and ref.name not in visible:
+                raise InvalidProgram(f"'{ref.name}' used outside the block that declares it")
+        if declared:
+            visible.add(declared)
 
 
 def _check_types(program: Program, stmt: Stmt) -> None:
@@ -1985,6 +2120,8 @@ def _check_ref(program: Program, ref: Ref) -> None:
     if ref.style == "deref" and (program.view(ref.name) is None or len(ref.subs) != 1
                                  or len(ref.subs[0].terms) > 1 or ref.subs[0].ext):
         raise InvalidProgram(f"'*' of {ref.name}: a pointer, one term and a constant")
+    if ref.style == "macro" and (program.scalar(ref.name) is None or not program.scalar(ref.name).macro):
+        raise InvalidProgram(f"a macro for {ref.name}: only a scalar that has one")
 
 
 # --------------------------------------------------------------------------- features
@@ -2015,6 +2152,22 @@ FEATURES = (
     "cond", "cond_else", "cond_elseif", "cond_nested", "cond_scalar", "cond_swap", "cond_count",
     "cond_nonaffine", "cond_mixed", "cond_int",
     "aos", "aos_member_array", "aos_2d", "aos_linear", "aos_param", "aos_local", "aos_overlap",
+)
+# Generator v6 (opt-in: generate(..., v6=...), 'polysched fuzz --generator 6'): scalars
+# private to an iteration of a loop. Not in FEATURES, which are those of the default
+# programs (v5's): column scans (a recurrence 'B[i][j] = .. s; s = B[i][j];', running
+# sums, two scalars, the inner loop backward), dot products copied into their
+# destination (transposed operands, two accumulators), the gemm 'C = beta * C + alpha *
+# s' (expanded on the heap), refusals (no initial value, live after the region, the copy
+# under an if, a float destination, the destination read in the loop, the scalar behind
+# a macro, an extent with a division), and what they may have: flat buffers with
+# linearised subscripts, the scalar declared in the loop body, a constant lower bound
+# other than 0, int data, a size of 0, 1 or less.
+V6_FEATURES = (
+    "scan", "scan_running", "scan_second_order", "scan_backward", "dot", "dot_transposed", "dot_several",
+    "gemm", "refused", "refused_no_init", "refused_live", "refused_guarded_copy", "refused_float",
+    "refused_dest_read", "refused_macro", "refused_div_extent", "private_flat", "private_decl",
+    "private_lower", "private_int", "private_small_size",
 )
 EXTRA_FEATURES = FEATURES[FEATURES.index("cast_uchar"):FEATURES.index("linearised")]
 V4_FEATURES = FEATURES[FEATURES.index("linearised"):FEATURES.index("cond")]
@@ -2124,7 +2277,7 @@ def features(program: Program) -> set[str]:
     if any(len(v) > 1 for v in storages.values()):
         found.add("aliased")
     del names
-    return found | extra_features(program) | v4_features(program) | v5_features(program)
+    return found | extra_features(program) | v4_features(program) | v5_features(program) | v6_features(program)
 
 
 def _linear_kind(x: X, sizes: set[str]) -> str:
@@ -2247,12 +2400,29 @@ def v5_features(program: Program) -> set[str]:
     return found
 
 
+def v6_features(program: Program) -> set[str]:
+    """Which of :data:`V6_FEATURES` the program has: the features its v6 constructs were
+    built with (:attr:`Scalar.v6`, of the scalars its statements use), and what the text
+    shows (a declaration in a loop body, a scalar written through a macro)."""
+    found: set[str] = set()
+    used = {r.name: r for s in statements(program) for r in refs_of(s)}
+    for scalar in program.scalars:
+        if scalar.name in used:
+            found.update(scalar.v6)
+    for stmt in statements(program):
+        if isinstance(stmt, Stmt) and stmt.decl:
+            found.add("private_decl")
+        if any(r.style == "macro" for r in refs_of(stmt)):
+            found.add("refused_macro")
+    return found & set(V6_FEATURES)
+
+
 # --------------------------------------------------------------------------- generation
 
 PRODUCT_CHANCE = 0.3     # of a statement inside three or more loops, when 2-d double data exists
 
 class _Generator:
-    def __init__(self, rng: random.Random, seed: int, index: int, v4=None, v5=None):
+    def __init__(self, rng: random.Random, seed: int, index: int, v4=None, v5=None, v6=False):
         self.rng = rng
         self.seed = seed
         self.index = index
@@ -2277,6 +2447,14 @@ class _Generator:
             self.v5 = set(v5)
         self.v5_members: list[tuple[str, str]] = []     # (access name, member) of arrays of structs
         self.v5_names: list[str] = []                   # arrays v5 added for its ifs
+        # And those of v6, only when asked for (True: drawn, at least one; a set: those),
+        # added to the program v5 writes, with the main stream: without them the
+        # program is v5's, so the programs of v5 stay what they are.
+        if v6 is True:
+            draw = random.Random(f"polysched-fuzz-v6:{seed}:{index}")
+            self.v6 = {kind for kind in V6_KINDS if draw.random() < V6_CHANCE[kind]} or {draw.choice(V6_KINDS)}
+        else:
+            self.v6 = set(v6 or ())
 
     def pick(self, weighted: dict):
         items = list(weighted)
@@ -2356,6 +2534,11 @@ class _Generator:
         for kind, add in (("aos", self.v5_aos), ("cond", self.v5_cond)):
             if kind in self.v5:
                 add(program)
+        for kind in V6_KINDS:
+            if kind in self.v6:
+                self.v6_construct(program, kind)
+        if self.v6:
+            program.version = 6
         return program
 
     def region(self, depth: int) -> list:
@@ -3629,6 +3812,298 @@ class _Generator:
         self.v5_insert(program, loops[0])
 
 
+    # -- the C constructs of generator v6 ---------------------------------------------
+    def v6_size(self, program: Program, flat: bool, tags: set[str], base: str) -> Aff:
+        """The end (exclusive) of a loop of a v6 nest: a size of its own (a kernel
+        argument or a ``#define``; 0, 1 or negative now and then: empty loops and loops
+        of one iteration, which the expanded arrays' extents must survive), one of the
+        program's, or a literal. A flat buffer's rows are sized by kernel arguments
+        (its subscripts name them). ``base``: the name of a new one (``ni``, ``NI``, ``ni1``)."""
+        rng = self.rng
+        olds = [p for p in self.small_params() if abs(p.value) <= 10]
+        kind = "new" if flat else self.pick({"new": 6, "old": 2 if olds else 0, "literal": 3})
+        if kind == "literal":
+            return Aff.of({}, rng.randint(2, 8))
+        if kind == "old":
+            par = rng.choice(olds)
+            if par.value <= 1:
+                tags.add("private_small_size")
+            return Aff.of({par.name: 1})
+        values = {0: 1, 1: 2, 2: 2, 3: 3, 4: 3, 5: 3, 6: 2, 8: 1}
+        if not flat and not self.unsigned:
+            values[-1] = 1
+        value = self.pick(values)
+        if value <= 1:
+            tags.add("private_small_size")
+        if flat or rng.random() < 0.7:
+            name = self.v5_name(program, base)
+            program.params.append(Param(name, "arg", value, self._sizes_ctype() if flat else ""))
+        else:
+            name = self.v5_name(program, base.upper())
+            program.params.append(Param(name, "define", value))
+        return Aff.of({name: 1})
+
+    def v6_loop(self, var: str, lower: int, end: Aff, down: bool = False) -> Loop:
+        """``for (var = lower; var < end; var++)`` (or down from ``end - 1``). Unsigned
+        programs test it with '<' always: 'i <= n - 1' wraps for n = 0."""
+        strict = self.unsigned or self.rng.random() < 0.8
+        return Loop(var, Bound([Aff.of({}, lower)]), Bound([end.plus(-1)]), [], down=down, strict=strict)
+
+    def v6_lower(self, tags: set[str]) -> int:
+        """A constant lower bound: mostly 0 (an expanded array is indexed ``j - 2`` else)."""
+        lower = self.pick({0: 12, 1: 2, 2: 2, 3: 1})
+        if lower:
+            tags.add("private_lower")
+        return lower
+
+    def v6_array(self, program: Program, base: str, dtype: str, flat: bool) -> str:
+        """A new array of a v6 nest (nothing else touches it), its access name: 2-d,
+        global or a parameter (``double y[9][7]``), or a flat buffer behind a ``double *``
+        whose subscripts are linearised (v4's raw views: the pointer placed)."""
+        storage = Array(self.v5_name(program, base), dtype, 1 if flat else 2)
+        program.arrays.append(storage)
+        if not flat and self.rng.random() < 0.7:
+            return storage.name
+        view = View(self.v5_name(program, base.lower()), storage.name, raw=flat)
+        program.views.append(view)
+        return view.name
+
+    def v6_at(self, name: str, a: Aff, b: Aff, row: Aff | None, shape: str) -> Ref:
+        """Element ``[a][b]`` of ``name``: 2-d, or ``name[a * n + b]`` (``shape`` "row"),
+        ``name[IDX(a, b)]`` ("macro") of a flat buffer with rows of ``row`` (a size)."""
+        if row is None:
+            return Ref(name, [a, b])
+        size = row.terms[0][0]
+        return Ref(name, [self.linear(shape, [a, b], ["", size])])
+
+    def v6_scalar(self, program: Program, base: str, dtype: str, scope: str) -> Scalar:
+        """A scalar of a v6 nest (its own name; declared with an initial value unless of
+        scope "block", which its loop body declares)."""
+        scalar = Scalar(self.v5_name(program, base), dtype, "0.0" if dtype == "double" else "0", scope)
+        program.scalars.append(scalar)
+        return scalar
+
+    def v6_init(self, scalar: Scalar, decl: bool, read: Ref | None = None) -> Stmt:
+        """``s = 0.0;`` (a literal), ``s = X[0][j];`` (an element), maybe ``double s = ...;``."""
+        if read is not None:
+            return Stmt(Ref(scalar.name), [read], [0], form="copy", decl=decl)
+        if scalar.dtype == "double":
+            value = self.pick({"0.0": 6, "0.5": 1, "-0.25": 1, "1.0": 1})
+        else:
+            value = self.pick({"0": 6, "1": 1, "3": 1})
+        return Stmt(Ref(scalar.name), [], [], form="lit", value=value, decl=decl)
+
+    def v6_construct(self, program: Program, kind: str) -> None:
+        """One nest of construct ``kind`` (for "refused", one of :data:`V6_REFUSALS`
+        applied to a scan, a dot product or a gemm), in a region of its own or at the top
+        level of a region of the program."""
+        rng = self.rng
+        tags = {kind}
+        refusal = ""
+        if kind == "refused":
+            refusal = rng.choice(V6_REFUSALS)
+            tags.add(f"refused_{refusal}")
+            base = "dot" if refusal in ("guarded_copy", "float", "dest_read") else \
+                rng.choice(["scan", "dot", "gemm"])
+        else:
+            base = kind
+        scalars: list[Scalar] = []
+        if base == "scan":
+            nest = self.v6_scan(program, tags, refusal, scalars)
+        else:
+            nest = self.v6_dot(program, tags, refusal, scalars, gemm=base == "gemm")
+        for scalar in scalars:
+            scalar.v6 = tuple(sorted(tags))
+        if rng.random() < 0.35:
+            program.regions.append([nest])
+        else:
+            self.v5_insert(program, nest)
+
+    def v6_flat(self, tags: set[str]) -> bool:
+        """Whether a nest's arrays are flat buffers."""
+        flat = self.rng.random() < 0.25
+        if flat:
+            tags.add("private_flat")
+        return flat
+
+    def v6_dtype(self, tags: set[str], integer: bool) -> str:
+        if integer:
+            tags.add("private_int")
+        return "int" if integer else "double"
+
+    def v6_scope(self, refusal: str) -> tuple[str, bool]:
+        """(scope, declared in the loop body) of a construct's scalars."""
+        if refusal == "live":
+            return "live", False
+        if refusal != "no_init" and self.rng.random() < 0.3:
+            return "block", True
+        return "kernel", False
+
+    def v6_scan(self, program: Program, tags: set[str], refusal: str, scalars: list[Scalar]) -> Loop:
+        """``for (j) { s = init; for (i) { Y[i][j] = a * X[i][j] + b * s; s = Y[i][j]; } }``:
+        a recurrence down each column (deriche's vertical sweeps) in a scalar private to
+        the column loop, which expansion makes ``s_x[j]`` (the loops may then be
+        interchanged: the inner loop walked ``Y`` across rows); or a running sum (``s +=
+        X[i][j]; Y[i][j] = s;``), or two scalars (``Y[i][j] = .. s .. t; t = s; s =
+        Y[i][j];``); the inner loop forward or backward. Refusals: no initial value (the
+        value flows from one column to the next), live after the region, a macro for
+        the scalar, the column count divided (``j < m / 2``)."""
+        rng = self.rng
+        flat = self.v6_flat(tags)
+        dtype = self.v6_dtype(tags, rng.random() < 0.25)
+        variant = self.pick({"recurrence": 4, "running": 3, "second": 2})
+        if variant != "recurrence":
+            tags.add({"running": "scan_running", "second": "scan_second_order"}[variant])
+        cols, rows = self.v6_size(program, flat, tags, "nc"), self.v6_size(program, flat, tags, "nr")
+        outer = self.v6_loop("j", self.v6_lower(tags), cols)
+        backward = not self.unsigned and rng.random() < 0.3
+        if backward:
+            tags.add("scan_backward")
+        lo_i = self.pick({0: 4, 1: 1})
+        inner = self.v6_loop("i", lo_i, rows, down=backward)
+        if refusal == "div_extent":
+            # 'j <= (n - 1) / 2': no affine trip count
+            outer.upper.div = 2
+        # IDX(i, j) now and then: x_text writes every IDX node 'IDX(', so a program has one
+        # row size written so (all of this nest's references share theirs)
+        sizes = {x.name for x in x_terms(program) if x.op == "IDX"}
+        shape = self.pick({"row": 4, "macro": 1}) if flat and sizes <= {cols.terms[0][0]} else "row"
+        x = self.v6_array(program, "X", dtype, flat)
+        y = x if rng.random() < 0.2 else self.v6_array(program, "Y", dtype, flat)
+        row = cols if flat else None
+        i, j = Aff.of({"i": 1}), Aff.of({"j": 1})
+
+        def at(name: str) -> Ref:
+            return self.v6_at(name, i, j, row, shape)
+        scope, decl = self.v6_scope(refusal)
+        s = self.v6_scalar(program, "acc" if variant == "running" else "ym", dtype, scope)
+        scalars.append(s)
+        def coeffs(n: int) -> list[int]:
+            return [rng.randrange(12) for _ in range(n)]
+        form = "noconst" if rng.random() < 0.3 else ""
+        if variant == "running":
+            body = [Stmt(Ref(s.name), [at(x)], coeffs(1), "+=", None, rng.randrange(8), form=form)]
+            if rng.random() < 0.6:
+                body.append(Stmt(at(y), [Ref(s.name)], [0], form="copy"))
+            else:
+                body.append(Stmt(at(y), [Ref(s.name), at(x)], coeffs(2), "=", None, rng.randrange(8)))
+        elif variant == "second":
+            t = self.v6_scalar(program, "yp", dtype, scope)
+            scalars.append(t)
+            body = [Stmt(at(y), [at(x), Ref(s.name), Ref(t.name)], coeffs(3), "=", None, rng.randrange(8), form=form),
+                    Stmt(Ref(t.name), [Ref(s.name)], [0], form="copy"),
+                    Stmt(Ref(s.name), [at(y)], [0], form="copy")]
+        else:
+            body = [Stmt(at(y), [at(x), Ref(s.name)], coeffs(2), "=", None, rng.randrange(8), form=form),
+                    Stmt(Ref(s.name), [at(y)], [0], form="copy")]
+        inner.body = body
+        if refusal == "macro":
+            self.v6_macro(program, s, body)
+        inits = []
+        if refusal != "no_init":
+            for scalar in scalars:
+                read = None
+                if rng.random() < 0.25:     # 's = X[0][j];': the first row's element
+                    read = self.v6_at(x, Aff.of({}, rng.randint(0, 2)), j, row, shape)
+                inits.append(self.v6_init(scalar, decl, read))
+        outer.body = inits + [inner]
+        return outer
+
+    def v6_macro(self, program: Program, scalar: Scalar, body: list) -> None:
+        """``#define ACC acc`` and some references to ``acc`` in ``body`` written ``ACC``
+        (at least one): the text no longer shows every access, so it is not expanded."""
+        scalar.macro = self.v5_name(program, scalar.name.upper())
+        mine = [r for st in body for r in refs_of(st) if r.name == scalar.name]
+        for ref in mine:
+            if self.rng.random() < 0.5:
+                ref.style = "macro"
+        self.rng.choice(mine).style = "macro"
+
+    def v6_dot(self, program: Program, tags: set[str], refusal: str, scalars: list[Scalar],
+               gemm: bool = False) -> Loop:
+        """``for (i) for (j) { s = 0.0; for (k) s += A[i][k] * B[k][j]; C[i][j] = s; }``: a
+        dot product in a scalar private to ``(i, j)``, copied into its destination, which
+        expansion makes the accumulator (``C[i][j]`` itself: the copy is removed, and
+        the product may become a micro-kernel call); operands transposed now and then, a
+        second accumulator copied into another array. ``gemm``: ``C[i][j] = beta *
+        C[i][j] + alpha * s;`` instead of the copy: the scalar spans both loops (``s_x[i][j]``
+        on the heap). Refusals: no initial value, live after the region, the copy under
+        an ``if``, a float destination, the destination read in the loop (``B`` is
+        ``C``), a macro for the scalar, the column count divided."""
+        rng = self.rng
+        flat = self.v6_flat(tags)
+        dtype = self.v6_dtype(tags, not (refusal == "float" or rng.random() < 0.8))
+        ni, nj, nk = (self.v6_size(program, flat, tags, base) for base in ("ni", "nj", "nk"))
+        li = self.v6_lower(tags)
+        lj = self.v6_lower(tags)
+        loop_i = self.v6_loop("i", li, ni)
+        loop_j = self.v6_loop("j", lj, nj)
+        loop_k = self.v6_loop("k", self.pick({0: 5, 1: 1}), nk, down=not self.unsigned and rng.random() < 0.1)
+        if refusal == "div_extent":
+            loop_j.upper.div = 2
+        i, j, k = Aff.of({"i": 1}), Aff.of({"j": 1}), Aff.of({"k": 1})
+        shape = "row"           # (operands with rows of several sizes: no IDX, see v6_scan)
+        a = self.v6_array(program, "U", dtype, flat)
+        b = self.v6_array(program, "V", dtype, flat)
+        c = self.v6_array(program, "Y", "float" if refusal == "float" else dtype, flat)
+        if refusal == "dest_read":
+            b = c               # s += A[i][k] * C[k][j]
+        # operands: A[i][k] (rows of nk) or A[k][i] (rows of ni); B[k][j] or B[j][k]
+        flip_a, flip_b = rng.random() < 0.12, refusal != "dest_read" and rng.random() < 0.12
+        if flip_a or flip_b:
+            tags.add("dot_transposed")
+
+        def at(name: str, x: Aff, y: Aff, row: Aff) -> Ref:
+            return self.v6_at(name, x, y, row if flat else None, shape)
+        left = at(a, k, i, ni) if flip_a else at(a, i, k, nk)
+        right = at(b, j, k, nk) if flip_b else at(b, k, j, nj)
+        scope, decl = self.v6_scope(refusal)
+        s = self.v6_scalar(program, "dot" if not gemm else "tot", dtype, scope)
+        scalars.append(s)
+        if dtype == "double":
+            update = Stmt(Ref(s.name), [left, right], [0, 0], "+=", product=True)
+        else:
+            update = Stmt(Ref(s.name), [left, right], [rng.randrange(12), rng.randrange(12)], "+=", None,
+                          rng.randrange(8))
+        loop_k.body = [update]
+        dest = at(c, i, j, nj)
+        if gemm:
+            # C[i][j] = beta * C[i][j] + alpha * s (+ a constant now and then)
+            copy_out = Stmt(dest, [copy.deepcopy(dest), Ref(s.name)], [rng.randrange(12), rng.randrange(12)], "=",
+                            None, rng.randrange(8), form="noconst" if rng.random() < 0.75 else "")
+        else:
+            copy_out = Stmt(dest, [Ref(s.name)], [0], form="copy")
+        outs: list = [copy_out]
+        if refusal == "guarded_copy":
+            cond = Cond(Aff.of({"j": 1}), ">=", Aff.of({}, lj + 1)) if rng.random() < 0.5 else \
+                Cond(Aff.of({"i": 1, "j": 1}), "%", Aff.of({}, 0), 2)
+            outs = [Guard([cond], outs)]
+        if not gemm and refusal not in ("float", "dest_read") and rng.random() < 0.25:
+            # a second accumulator: t += A[i][k] (or its square), copied into Z[i][j]
+            tags.add("dot_several")
+            t = self.v6_scalar(program, "sq", dtype, scope)
+            scalars.append(t)
+            other = self.v6_array(program, "Z", dtype, flat)
+            reads = [copy.deepcopy(left)] + ([copy.deepcopy(left)] if dtype == "double" and rng.random() < 0.5 else [])
+            if len(reads) == 2:
+                loop_k.body.append(Stmt(Ref(t.name), reads, [0, 0], "+=", product=True))
+            else:
+                loop_k.body.append(Stmt(Ref(t.name), reads, [rng.randrange(12)], "+=", None, rng.randrange(8)))
+            outs.append(Stmt(at(other, i, j, nj), [Ref(t.name)], [0], form="copy"))
+        if refusal == "macro":
+            self.v6_macro(program, s, [update, copy_out])
+        inits = []
+        if refusal != "no_init":
+            for scalar in scalars:
+                read = None
+                if scalar is s and not gemm and refusal != "float" and rng.random() < 0.2:
+                    read = copy.deepcopy(dest)      # 's = C[i][j];': C accumulates
+                inits.append(self.v6_init(scalar, decl, read))
+        loop_j.body = inits + [loop_k] + outs
+        loop_i.body = [loop_j]
+        return loop_i
+
+
 # v5: the structs arrays of structs hold (members: name, type, rank; a member array's
 # extents are the layout's)
 STRUCTS = {
@@ -3661,19 +4136,22 @@ def _shifted_node(node, var: str, k: int):
     return node
 
 
-def generate(seed: int, index: int, v4=None, v5=None) -> Program:
+def generate(seed: int, index: int, v4=None, v5=None, v6=False) -> Program:
     """Program number ``index`` of the batch ``seed`` (always the same one). ``v4``: the
     constructs of generator v4 it has (a subset of :data:`V4_KINDS`), instead of those
     drawn (tests force them: the program is then another one, but as deterministic);
-    ``v5`` likewise for those of generator v5 (:data:`V5_KINDS`)."""
-    for version, forced, kinds in ((4, v4, V4_KINDS), (5, v5, V5_KINDS)):
+    ``v5`` likewise for those of generator v5 (:data:`V5_KINDS`). ``v6``: generator v6's
+    (:data:`V6_KINDS`), which are opt-in: ``False`` (or empty) none, the program v5
+    writes; ``True`` drawn (at least one); a set of kinds: those."""
+    forced6 = () if isinstance(v6, bool) else v6
+    for version, forced, kinds in ((4, v4, V4_KINDS), (5, v5, V5_KINDS), (6, forced6, V6_KINDS)):
         unknown = set(forced or ()) - set(kinds)
         if unknown:
             raise ValueError(f"unknown v{version} constructs {sorted(unknown)} (known: {', '.join(kinds)})")
     rng = random.Random(f"polysched-fuzz:{seed}:{index}")
     last = None
     for _ in range(200):
-        generator = _Generator(rng, seed, index, v4, v5)
+        generator = _Generator(rng, seed, index, v4, v5, v6)
         program = generator.program()
         try:
             _render_repairing(program)
@@ -3682,6 +4160,8 @@ def generate(seed: int, index: int, v4=None, v5=None) -> Program:
             if not generator.v4 <= v4_features(program):
                 continue
             if not generator.v5 <= v5_features(program):
+                continue
+            if not generator.v6 <= v6_features(program):
                 continue
             # Mostly programs that do something (empty ones, e.g. all loops empty for
             # a negative size, are kept now and then: they test the guards).

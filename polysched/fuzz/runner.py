@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .generator import InvalidProgram, Program, features, generate, render
+from .generator import GENERATOR_VERSION, InvalidProgram, Program, features, generate, render
 
 # mode name -> OptimizeOptions.from_flags arguments
 MODES: dict[str, dict] = {
@@ -133,6 +133,9 @@ class FuzzConfig:
     v4: tuple[str, ...] | None = None
     # the constructs of generator v5 every program has (generate's v5; None: as drawn)
     v5: tuple[str, ...] | None = None
+    # generator v6's, which are opt-in (generate's v6): False none (the programs of v5),
+    # True drawn ('polysched fuzz --generator 6'), a tuple of kinds those
+    v6: bool | tuple[str, ...] = False
 
 
 # --------------------------------------------------------------------------- optimize
@@ -473,7 +476,7 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
     start = time.perf_counter()
     result = ProgramResult(index)
     try:
-        program = generate(config.seed, index, v4=config.v4, v5=config.v5)
+        program = generate(config.seed, index, v4=config.v4, v5=config.v5, v6=config.v6)
         text = render(program)
     except Exception as err:               # noqa: BLE001
         result.invalid = f"generator: {type(err).__name__}: {err}"
@@ -535,6 +538,12 @@ def _claim_shrink(config: FuzzConfig, key: str) -> bool:
     return False
 
 
+def _generator_note(program: Program) -> str:
+    """How to write the program again, when the default generator does not: ``,
+    generator v6`` (``polysched fuzz --generator 6``)."""
+    return f", generator v{program.version}" if program.version != GENERATOR_VERSION else ""
+
+
 def _base_name(config: FuzzConfig, index: int) -> str:
     return f"s{config.seed}-p{index:05d}"
 
@@ -564,7 +573,7 @@ def _write_failures(config: FuzzConfig, program: Program, text: str,
             Path(f"{stem}.out.c").write_text(failure.output)
             result.files.append(f"{stem}.out.c")
         Path(f"{stem}.txt").write_text(
-            f"program: seed {config.seed}, index {program.index} ({original.name})\n"
+            f"program: seed {config.seed}, index {program.index}{_generator_note(program)} ({original.name})\n"
             f"mode: {failure.mode} {MODES[failure.mode]}\n"
             f"kind: {failure.kind}\ndetail: {failure.detail}\n\n{failure.log}\n")
         result.files.append(f"{stem}.txt")
@@ -616,6 +625,7 @@ class Summary:
     invalid: int
     seconds: float
     results: list[ProgramResult]
+    generator: int = GENERATOR_VERSION      # the programs' generator (6: FuzzConfig.v6)
 
     @property
     def skipped(self) -> int:
@@ -623,7 +633,8 @@ class Summary:
 
     def line(self) -> str:
         c = self.counts
-        text = (f"fuzz: {self.programs} programs x {self.modes} modes, seed {self.seed}: "
+        which = f" (generator v{self.generator})" if self.generator != GENERATOR_VERSION else ""
+        text = (f"fuzz: {self.programs} programs x {self.modes} modes, seed {self.seed}{which}: "
                 f"{c['ok']} ok, {c['rejected']} rejected, {c['wrong']} wrong, "
                 f"{c['crash']} crash, {c['hang']} hang in {self.seconds:.0f} s")
         if self.invalid:
@@ -688,7 +699,8 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
         for m in r.results:
             counts[m.kind] = counts.get(m.kind, 0) + 1
     summary = Summary(config.programs, len(config.modes), config.seed, counts,
-                      sum(1 for r in results if r.invalid), time.perf_counter() - start, results)
+                      sum(1 for r in results if r.invalid), time.perf_counter() - start, results,
+                      6 if config.v6 else GENERATOR_VERSION)
     if config.out is not None:
         _write_report(config, summary)
     return summary
