@@ -3,7 +3,7 @@ exhaustive grid's best while measuring at most 15% of the grid?
 
     python experiments/search_efficiency.py [--kernels gemm,2mm,syrk,trmm,jacobi-2d,doitgen]
         [--dataset LARGE] [--threads 2] [--db grids.sqlite] [--no-measure]
-        [--budget 0.15] [--seeds 10] [--within 0.05] [--prior]
+        [--budget 0.15] [--seeds 10] [--first-seed 0] [--within 0.05] [--prior]
 
 1. **Grid.** Per kernel, a space of 200-450 points (``GRID_SPACES``: the tile sizes of
    the band where the time goes, from 16 to 256 and the model's, the point-loop
@@ -19,7 +19,9 @@ exhaustive grid's best while measuring at most 15% of the grid?
    with ``--prior`` from the other kernels' grids, as ``polysched tune`` learns from
    the earlier campaigns in its database (never from this kernel's own grid).
    Searches: evolutionary with the learned model (the default of ``polysched tune``),
-   evolutionary with the projected model, and random, each under ``--seeds`` seeds.
+   evolutionary with the projected model, and random, each under ``--seeds`` seeds
+   from ``--first-seed`` on (a later range: seeds held out from any tuning of the
+   search on these grids).
 3. Prints, per kernel: the grid's size and best, how much of the grid is within
    ``--within`` of that best (how hard the target is: random search hits a wide
    target too), and per search the median over seeds of best-found / grid-best and
@@ -62,6 +64,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-measure", action="store_true", help="use the grids the database holds")
     parser.add_argument("--budget", type=float, default=0.15, help="trials as a fraction of the grid")
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seeds first-seed .. first-seed + seeds - 1 (held-out seeds: e.g. 10)")
     parser.add_argument("--within", type=float, default=0.05)
     parser.add_argument("--prior", action="store_true",
                         help="the learned model starts from the other kernels' grids")
@@ -89,7 +93,8 @@ def main(argv=None) -> int:
         if executor is not None:
             executor.close()
 
-    print(f"\nbudget {args.budget:.0%} of each grid, {args.seeds} seeds, target: within "
+    print(f"\nbudget {args.budget:.0%} of each grid, {args.seeds} seeds ({args.first_seed}-"
+          f"{args.first_seed + args.seeds - 1}), target: within "
           f"{args.within:.0%} of the grid's best; cells: median best-found / grid-best "
           f"(seeds within target)\n")
     header = " | ".join(f"{search}+{model}" for search, model in SEARCHES)
@@ -109,7 +114,7 @@ def main(argv=None) -> int:
         cells = []
         for search, model in SEARCHES:
             ratios = []
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 ratios.append(_replay(name, table, search, model, seed, trials, args) / best)
             hits = sum(1 for r in ratios if r <= 1 + args.within)
             summary[(search, model)].append((statistics.median(ratios), hits))

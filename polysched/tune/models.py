@@ -13,7 +13,10 @@
   features (flags, tile sizes, footprints, the analytic estimates), trained online from
   this campaign's measurements and from earlier ones on this machine (stored features,
   times relative to each campaign's default); before it has enough, it ranks like the
-  projected model.
+  projected model. It is a small ensemble (``MEMBERS`` boosters, each on a bagged
+  subset of the rows and features, the mean of their predictions): with the few dozen
+  measurements a search has, one booster interpolates its training rows and its
+  ranking of the unmeasured ones swings with each new row.
 
 :func:`spearman` is the rank correlation used to compare them against measurements.
 """
@@ -316,17 +319,20 @@ class ProjectedModel(CostModel):
 
 
 class LearnedModel(CostModel):
-    """LightGBM on :meth:`Analysis.features`; targets ``log(median / reference)``."""
+    """LightGBM on :meth:`Analysis.features`; targets ``log(median / reference)``. The
+    score is the mean of ``MEMBERS`` boosters, each trained on a bagged 80% of the rows
+    and 80% of the features (seeds derived from ``seed``: deterministic)."""
 
     name = "learned"
     MIN_SAMPLES = 6
+    MEMBERS = 5
 
     def __init__(self, analysis: Analysis, history: Sequence[tuple[list[float], float]] = (), seed: int = 0):
         super().__init__(analysis)
         self.prior = list(history)             # (features, relative log time) of earlier campaigns
         self.samples: list[tuple[list[float], str, float | None]] = []
         self.seed = seed
-        self._model = None
+        self._models: list = []
         self._trained_on = -1
         self._fallback = ProjectedModel(analysis)
 
@@ -353,15 +359,19 @@ class LearnedModel(CostModel):
         if n_ok + len(self.prior) < self.MIN_SAMPLES:
             return False
         if self._trained_on == len(self.samples):
-            return self._model is not None
+            return bool(self._models)
         import lightgbm as lgb
         x, y = self.training_set()
-        params = {"objective": "regression", "learning_rate": 0.08, "num_leaves": 15, "min_data_in_leaf": 2,
-                  "min_data_in_bin": 1, "lambda_l2": 1.0, "deterministic": True, "force_row_wise": True,
-                  "num_threads": 1, "seed": self.seed, "verbosity": -1}
-        data = lgb.Dataset(np.asarray(x, dtype=float), np.asarray(y, dtype=float), params={"verbosity": -1})
-        model = lgb.train(params, data, num_boost_round=150)
-        self._model = model
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        models = []
+        for member in range(self.MEMBERS):
+            params = {"objective": "regression", "learning_rate": 0.08, "num_leaves": 15, "min_data_in_leaf": 2,
+                      "min_data_in_bin": 1, "lambda_l2": 1.0, "deterministic": True, "force_row_wise": True,
+                      "num_threads": 1, "seed": self.seed * 31 + member, "verbosity": -1,
+                      "bagging_fraction": 0.8, "bagging_freq": 1, "feature_fraction": 0.8}
+            data = lgb.Dataset(x, y, params={"verbosity": -1})
+            models.append(lgb.train(params, data, num_boost_round=150))
+        self._models = models
         self._trained_on = len(self.samples)
         return True
 
@@ -369,7 +379,8 @@ class LearnedModel(CostModel):
         if not self.fit():
             return self._fallback.rank(configs)
         x = np.asarray([self.analysis.features(c) for c in configs], dtype=float)
-        return [float(v) for v in self._model.predict(x)]
+        predictions = np.mean([model.predict(x) for model in self._models], axis=0)
+        return [float(v) for v in predictions]
 
 
 def prior_history(store, machine_fp: str, kernel_fp: str) -> list[tuple[list[float], float]]:

@@ -428,6 +428,48 @@ class SearchSpace:
                 config[what] = rng.choice(choices)
         return self.canonical(config)
 
+    def neighbours(self, config: dict) -> list[dict]:
+        """Every configuration one step from ``config`` (canonical; in a fixed order, no
+        randomness): each varied tile size to the next smaller or larger choice, each
+        other unroll-and-jam choice of a gene, each other value of a flag. The fusion
+        choice stays (another one re-draws the genes: not a small step). What the
+        evolutionary search's local moves around its best measurements draw from."""
+        if config["fuse"] in WHOLE:
+            return []
+        out: list[dict] = []
+        seen = {config_key(self.canonical(config))}
+
+        def add(candidate: dict) -> None:
+            candidate = self.canonical(candidate)
+            key = config_key(candidate)
+            if key not in seen:
+                seen.add(key)
+                out.append(candidate)
+
+        for k, gene in enumerate(self.structures[config["fuse"]].genes):
+            for m, choices in enumerate(gene.size_choices):
+                if len(choices) < 2:
+                    continue
+                current = config["sizes"][k][m]
+                at = choices.index(current) if current in choices else 0
+                for step in (-1, 1):
+                    if 0 <= at + step < len(choices):
+                        candidate = copy.deepcopy(config)
+                        candidate["sizes"][k][m] = choices[at + step]
+                        add(candidate)
+            for uaj in gene.uaj_choices(self.options.uaj):
+                if uaj != config["uaj"][k]:
+                    candidate = copy.deepcopy(config)
+                    candidate["uaj"][k] = copy.deepcopy(uaj)
+                    add(candidate)
+        for flag, values in self._flag_choices().items():
+            for value in values:
+                if value != config[flag]:
+                    candidate = copy.deepcopy(config)
+                    candidate[flag] = value
+                    add(candidate)
+        return out
+
     def crossover(self, a: dict, b: dict, rng: random.Random) -> dict:
         """Each field from either parent (genes from the parent of the fusion taken)."""
         if a["fuse"] != b["fuse"]:
