@@ -434,3 +434,22 @@ def test_known_sizes_past_the_heap_bound_keep_the_array_one_dimensional(tmp_path
     path = tmp_path / "big.c"
     path.write_text(source)
     assert [(e.text, e.outer) for e in expansion_plan(extract(path)[0])] == [("s_x[j]", [])]
+
+
+def test_a_removed_copy_is_not_run_again_where_the_iterators_get_their_final_values(tmp_path):
+    """The iterators are read after the region, so the output ends with the original
+    loops emptied of their statements, which leave them at their final values: the copy
+    ``C[i][j] = s;`` that expansion removed must be emptied too (it stored the stale
+    ``s`` into ``C[n - 1][n]``... once per iteration; fuzz generator v6, seed 99)."""
+    source = PRODUCT.replace("INIT", "0.0").replace("READ", "").replace("GUARD", "") \
+        .replace("static void product(int n, int m, double A[n][m], double B[m][n], DEST C[n][n]) {",
+                 "static int product(int n, int m, double A[n][m], double B[m][n], DEST C[n][n]) {") \
+        .replace("#pragma endscop\n}", "#pragma endscop\n  return i + 2 * j + 3 * k;\n}") \
+        .replace("  product(n, m, A, B, C);", '  printf("%d\\n", product(n, m, A, B, C));')
+    path = tmp_path / "product.c"
+    path.write_text(source)
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "destination C[i][j]" in result.regions[0].expansions[0]
+    assert "leave the loop iterators at their final values" in result.text
+    sizes = [(6, 5), (1, 1), (4, 9)]       # (no empty loop: its iterator would stay unset)
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(source, tmp_path, "orig", sizes)

@@ -348,12 +348,13 @@ def accessed_elements(scop: Scop, array: str) -> isl.Set | None:
 def iterator_skeleton(scop: Scop) -> str:
     """The original region with every statement replaced by ``;``: only its loops
     (and affine ``if``s) remain, which leave each iterator at the value the original
-    leaves it at. The compiler folds these empty loops into the final values."""
+    leaves it at. The compiler folds these empty loops into the final values. (The
+    statements a transformation removed from the model go too: ``scop.removed``.)"""
     source = scop.source
     plain = blank_strings(strip_comments(source))
     starts = line_starts(source)
     spans = set()
-    for stmt in scop.statements:
+    for stmt in scop.statements + list(scop.removed):
         if not stmt.line:
             continue
         start = offset_of(starts, stmt.line, stmt.col)

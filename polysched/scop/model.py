@@ -212,6 +212,9 @@ class Scop:
     # the C text of the model's names that are not C names: struct members read as
     # variables ({"img__w": "img->w"}; see extract.py: members_as_variables)
     c_texts: dict[str, str] = field(default_factory=dict)
+    # statements of the source that a transformation removed from the model (scalar
+    # expansion's copy into the destination): their text is still in the region
+    removed: tuple[Statement, ...] = ()
 
     @property
     def replaced_span(self) -> tuple[int, int]:

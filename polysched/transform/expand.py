@@ -527,7 +527,8 @@ def expand(scop: Scop, plan: list[Expansion]) -> Scop:
         statements.append(_expanded_statement(scop, stmt, mine, starts) if mine else stmt)
     expanded = replace(scop, statements=statements, arrays=arrays,
                        context=_stack_context(scop, [e for e in plan if not e.dropped]),
-                       identifiers=scop.identifiers | {e.array for e in plan})
+                       identifiers=scop.identifiers | {e.array for e in plan},
+                       removed=scop.removed + tuple(s for s in scop.statements if s.name in dropped))
     # (a removed copy statement leaves the schedule)
     return replace(expanded, schedule=scop.schedule.intersect_domain(expanded.domain)) if dropped else expanded
 
