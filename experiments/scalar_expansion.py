@@ -10,6 +10,10 @@ bias and a ReLU (a four-dimensional array on the heap), a recursive filter and a
 running sum down the columns, A^T x with a scalar accumulator).
 
     python experiments/scalar_expansion.py --threads 2 --repeat 5 [--dataset LARGE] [KERNEL...]
+
+``--without transpose_arrays`` compares with the default without array transposition
+instead (polysched/transform/layout.py; ``python experiments/scalar_expansion.py
+--without transpose_arrays adi``).
 """
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ from polysched.tensorize import INCLUDE_DIR
 USER_KERNELS = Path(__file__).parent / "kernels"
 DEFAULT_KERNELS = ["deriche", "symm", "user_matmul_acc", "user_gemm_ab", "user_conv_relu", "user_colscan",
                    "user_matvec_t"]
-VARIANTS = {"no-expand": {"expand_scalars": False}, "default": {}}
+# the OptimizeOptions field the comparison turns off, and its column's name
+WITHOUT = {"expand_scalars": "no-expand", "transpose_arrays": "no-transpose"}
 
 
 def source_of(name: str) -> Path:
@@ -42,17 +47,20 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--dataset", default="LARGE", type=dataset_arg)
+    parser.add_argument("--without", choices=sorted(WITHOUT), default="expand_scalars")
     args = parser.parse_args(argv)
+    off = WITHOUT[args.without]
+    variants = {off: {args.without: False}, "default": {}}
     from polysched.bench.machine import provenance, provenance_line
     print(provenance_line(provenance(**vars(args))), flush=True)
-    print("| kernel | orig (s) | no-expand (s) | default (s) | no-expand x orig | default x orig | default / no-expand |")
+    print(f"| kernel | orig (s) | {off} (s) | default (s) | {off} x orig | default x orig | default / {off} |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory(prefix="polysched-expand-") as tmp:
         work = Path(tmp)
         for name in args.kernels:
             original = source_of(name)
             binaries = {}
-            for variant, flags in {"orig": None, **VARIANTS}.items():
+            for variant, flags in {"orig": None, **variants}.items():
                 source = original
                 if flags is not None:
                     source = work / f"{name}-{variant}.c"
@@ -77,7 +85,7 @@ def main(argv=None) -> int:
             if not all(times.values()):
                 print(f"| {name} | no timing |")
                 continue
-            o, n, d = (statistics.median(times[v]) for v in ("orig", "no-expand", "default"))
+            o, n, d = (statistics.median(times[v]) for v in ("orig", off, "default"))
             print(f"| {name} | {o:.4f} | {n:.4f} | {d:.4f} | {o / n:.2f} | {o / d:.2f} | {n / d:.2f} |", flush=True)
     print(f"\n({args.threads} threads, median of {args.repeat} interleaved runs, {args.dataset})")
     return 0
