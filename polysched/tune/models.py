@@ -13,10 +13,11 @@
   features (flags, tile sizes, footprints, the analytic estimates), trained online from
   this campaign's measurements and from earlier ones on this machine (stored features,
   times relative to each campaign's default); before it has enough, it ranks like the
-  projected model. It is a small ensemble (``MEMBERS`` boosters, each on a bagged
-  subset of the rows and features, the mean of their predictions): with the few dozen
-  measurements a search has, one booster interpolates its training rows and its
-  ranking of the unmeasured ones swings with each new row.
+  projected model. Opt-in (``LearnedModel(members=5)``; one booster by default): the mean
+  of a small ensemble of boosters, each on a bagged subset of the rows and features.
+  With the few dozen measurements a search has, one booster interpolates its training
+  rows; on the grids of issue 13 the ensemble made no difference beyond the seed-to-seed
+  spread (experiments/results/search_efficiency.txt), so the default stays one booster.
 
 :func:`spearman` is the rank correlation used to compare them against measurements.
 """
@@ -319,16 +320,18 @@ class ProjectedModel(CostModel):
 
 
 class LearnedModel(CostModel):
-    """LightGBM on :meth:`Analysis.features`; targets ``log(median / reference)``. The
-    score is the mean of ``MEMBERS`` boosters, each trained on a bagged 80% of the rows
-    and 80% of the features (seeds derived from ``seed``: deterministic)."""
+    """LightGBM on :meth:`Analysis.features`; targets ``log(median / reference)``. With
+    ``members`` > 1 the score is the mean of that many boosters, each trained on a bagged
+    80% of the rows and 80% of the features (seeds derived from ``seed``: deterministic);
+    with 1 (the default), one booster on every row."""
 
     name = "learned"
     MIN_SAMPLES = 6
-    MEMBERS = 5
 
-    def __init__(self, analysis: Analysis, history: Sequence[tuple[list[float], float]] = (), seed: int = 0):
+    def __init__(self, analysis: Analysis, history: Sequence[tuple[list[float], float]] = (), seed: int = 0,
+                 members: int = 1):
         super().__init__(analysis)
+        self.members = max(1, int(members))
         self.prior = list(history)             # (features, relative log time) of earlier campaigns
         self.samples: list[tuple[list[float], str, float | None]] = []
         self.seed = seed
@@ -364,11 +367,13 @@ class LearnedModel(CostModel):
         x, y = self.training_set()
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         models = []
-        for member in range(self.MEMBERS):
+        for member in range(self.members):
             params = {"objective": "regression", "learning_rate": 0.08, "num_leaves": 15, "min_data_in_leaf": 2,
                       "min_data_in_bin": 1, "lambda_l2": 1.0, "deterministic": True, "force_row_wise": True,
-                      "num_threads": 1, "seed": self.seed * 31 + member, "verbosity": -1,
-                      "bagging_fraction": 0.8, "bagging_freq": 1, "feature_fraction": 0.8}
+                      "num_threads": 1, "seed": self.seed, "verbosity": -1}
+            if self.members > 1:
+                params.update(seed=self.seed * 31 + member, bagging_fraction=0.8, bagging_freq=1,
+                              feature_fraction=0.8)
             data = lgb.Dataset(x, y, params={"verbosity": -1})
             models.append(lgb.train(params, data, num_boost_round=150))
         self._models = models
@@ -379,6 +384,8 @@ class LearnedModel(CostModel):
         if not self.fit():
             return self._fallback.rank(configs)
         x = np.asarray([self.analysis.features(c) for c in configs], dtype=float)
+        if len(self._models) == 1:
+            return [float(v) for v in self._models[0].predict(x)]
         predictions = np.mean([model.predict(x) for model in self._models], axis=0)
         return [float(v) for v in predictions]
 
