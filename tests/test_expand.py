@@ -87,7 +87,7 @@ def test_the_expanded_column_recurrence_becomes_a_permutable_band(tmp_path):
     assert any("prev" in e for e in region.expansions) and any("acc" in e for e in region.expansions)
     tiled = [line for line in str(region.tiling).splitlines() if "2 members" in line and "tiled" in line]
     assert tiled, str(region.tiling)
-    assert "prev_x" in result.text and "double prev_x[m];" in result.text
+    assert "prev_x" in result.text and "double prev_x[(m) > 0 ? (m) : 1];" in result.text
     plain = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, expand_scalars=False))
     assert not plain.regions[0].expansions and "prev_x" not in plain.text
     assert not [line for line in str(plain.regions[0].tiling).splitlines() if "2 members" in line]
@@ -392,7 +392,7 @@ def test_an_accumulator_private_to_a_nest_of_free_loops_becomes_a_heap_array(tmp
     assert [(e.text, e.dropped, [o[0] for o in e.outer]) for e in plan] == [("s_x[i][j]", "", ["i"])]
     result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert "s_x[n][n] on the heap" in result.regions[0].expansions[0]
-    assert "double (*s_x)[n] = s_x_mem;" in result.text and "__builtin_free(s_x_mem);" in result.text
+    assert "double (*s_x)[(n) > 0 ? (n) : 1] = s_x_mem;" in result.text and "__builtin_free(s_x_mem);" in result.text
     assert "/* polysched: tensorize" in result.text
     sizes = [(6, 5), (17, 9), (0, 3), (3, 0), (-2, 4), (1, 1), (40, 33)]
     expected = outputs_of(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
@@ -416,7 +416,9 @@ def test_a_heap_array_past_the_bound_or_unallocated_runs_the_original(tmp_path, 
     path.write_text(SCALED.replace("OUTER", ""))
     text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
     assert "800ULL / sizeof(double)" in text
-    marked = text.replace("double (*s_x)[n] = s_x_mem;", 'double (*s_x)[n] = s_x_mem; fprintf(stderr, "optimized\\n");', 1)
+    declared = "double (*s_x)[(n) > 0 ? (n) : 1] = s_x_mem;"
+    assert declared in text
+    marked = text.replace(declared, declared + ' fprintf(stderr, "optimized\\n");', 1)
     sizes = [(10, 4), (11, 4)]          # 100 elements fit, 121 do not
     assert outputs_of(marked, tmp_path, "bounded", sizes) == outputs_of(SCALED.replace("OUTER", ""), tmp_path, "orig", sizes)
     binary = tmp_path / "bounded"

@@ -94,7 +94,9 @@ def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]
         if origin == "region":
             lines.append(f"{array.element_type} {array.name};")
         elif origin == "expanded":
-            extents = [f"[{substitute(d, scop.c_texts)}]" for d in array.dims]
+            # (an extent the region's check keeps positive, and 1 where it fails: the
+            # file compiles with -D sizes that make it a negative constant)
+            extents = [f"[({e}) > 0 ? ({e}) : 1]" for e in (substitute(d, scop.c_texts) for d in array.dims)]
             if array.name in heap:
                 lines.append(f"{array.element_type} (*{array.name}){''.join(extents[1:])} = {memory[array.name]};")
             else:
