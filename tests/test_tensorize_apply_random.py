@@ -66,15 +66,17 @@ int main(void)
 """
 
 
-def test_random_products_tensorized_by_execution(tmp_path):
-    rng = random.Random(7)
+def _tensorized_by_execution(tmp_path, rng, make, wanted: int, check=lambda program: None) -> None:
+    """``wanted`` programs ``make(rng)`` with a legal match, each tensorized with a random
+    one of them and verified against the original (``check``: more on the program)."""
     done = 0
     for attempt in range(60):
-        if done == 6:
+        if done == wanted:
             break
         path = tmp_path / f"p{attempt}.c"
-        path.write_text(_program(rng))
+        path.write_text(make(rng))
         p = ps.Program.from_file(path)
+        check(p)
         stmt = p.scop.statements[0]
         legal = [m for rep in match_statement(p.scop, stmt, F64, p.deps) for m in rep.matches if m.legal]
         if not legal:
@@ -85,7 +87,11 @@ def test_random_products_tensorized_by_execution(tmp_path):
         result = q.verify(dataset=None)
         assert result.status == "equal", (path.read_text(), m.describe(), result)
         done += 1
-    assert done == 6
+    assert done == wanted
+
+
+def test_random_products_tensorized_by_execution(tmp_path):
+    _tensorized_by_execution(tmp_path, random.Random(7), _program, 6)
 
 
 def _flat(source: str) -> str:
@@ -119,23 +125,6 @@ def test_random_products_on_flat_buffers_tensorized_by_execution(tmp_path):
     """The same products through ``double *`` parameters with linearised subscripts: they
     match as the two-dimensional ones do (their row sizes are the leading dimensions),
     and the tensorized programs compute what the originals compute."""
-    rng = random.Random(11)
-    done = 0
-    for attempt in range(60):
-        if done == 4:
-            break
-        path = tmp_path / f"f{attempt}.c"
-        path.write_text(_flat(_program(rng)))
-        p = ps.Program.from_file(path)
-        stmt = p.scop.statements[0]
-        assert all(p.scop.arrays[name].linearized for name in "ABC"), path.read_text()
-        legal = [m for rep in match_statement(p.scop, stmt, F64, p.deps) for m in rep.matches if m.legal]
-        if not legal:
-            continue
-        m = rng.choice(legal)
-        q = p.tensorize(stmt.name, m.intrinsic, match=m.loops)
-        assert f"/* polysched: tensorize {m.intrinsic} */" in q.c_code()
-        result = q.verify(dataset=None)
-        assert result.status == "equal", (path.read_text(), m.describe(), result)
-        done += 1
-    assert done == 4
+    def linearised(program):
+        assert all(program.scop.arrays[name].linearized for name in "ABC"), program.scop.source
+    _tensorized_by_execution(tmp_path, random.Random(11), lambda rng: _flat(_program(rng)), 4, linearised)
