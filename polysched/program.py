@@ -665,13 +665,14 @@ class Program:
             raise TransformError("expand_scalars() changes the statements: it must be the first step "
                                  f"(this program has {len(self._trace.steps)} already)")
         plan = expansion_plan(self.scop)
-        if not plan:
-            return self
-        scop = expand(self.scop, plan)
+        return self._remodelled(expand(self.scop, plan), "expand_scalars") if plan else self
+
+    def _remodelled(self, scop: Scop, op: str) -> "Program":
+        """The program on ``scop`` (a model step ``op`` of `MODEL_STEPS` changed the
+        statements), its own schedule and dependences, ``op`` added to the trace."""
         scops = self._scops[:self._region] + (scop,) + self._scops[self._region + 1:]
-        deps = analyze(scop)
-        trace = Trace(({"op": "expand_scalars", "args": {}},), self._trace.source, self._trace.region)
-        return Program(scop, deps, scop.schedule, trace, scops=scops, region=self._region,
+        trace = Trace(tuple(self._trace.steps) + ({"op": op, "args": {}},), self._trace.source, self._trace.region)
+        return Program(scop, analyze(scop), scop.schedule, trace, scops=scops, region=self._region,
                        origin=self._origin)
 
     def transpose_arrays(self) -> "Program":
@@ -685,14 +686,7 @@ class Program:
             raise TransformError("transpose_arrays() changes the statements: only expand_scalars() may come "
                                  "before it")
         plan = transposition_plan(self.scop)
-        if not plan:
-            return self
-        scop = transpose(self.scop, plan)
-        scops = self._scops[:self._region] + (scop,) + self._scops[self._region + 1:]
-        trace = Trace(tuple(self._trace.steps) + ({"op": "transpose_arrays", "args": {}},), self._trace.source,
-                      self._trace.region)
-        return Program(scop, analyze(scop), scop.schedule, trace, scops=scops, region=self._region,
-                       origin=self._origin)
+        return self._remodelled(transpose(self.scop, plan), "transpose_arrays") if plan else self
 
     def prepared(self) -> "Program":
         """``expand_scalars()`` then ``transpose_arrays()``: the model ``optimize``

@@ -198,12 +198,18 @@ def _tokens_of(stmt: Statement, scop: Scop, name: str, starts) -> list[int] | No
         if tok.kind not in ("space", "comment"):
             previous = tok
         pos += len(tok.text)
+    return found if found and shows_every_access(stmt, scop, name, starts, found) else None
+
+
+def shows_every_access(stmt: Statement, scop: Scop, name: str, starts, found: list[int]) -> bool:
+    """Are ``found`` (offsets in ``stmt.body``) the references of every access of
+    ``name``? By position when the body is the source's text, else (a body the front
+    end rewrote) by their number."""
     positions = {(a.line, a.col) for a in stmt.accesses if a.array == name}
     base = offset_of(starts, stmt.line, stmt.col) if stmt.line else None
     if base is not None and scop.source[base:base + len(stmt.body)] == stmt.body:
-        wanted = {offset_of(starts, line, col) - base for line, col in positions}
-        return found if found and set(found) == wanted else None
-    return found if found and len(found) == len(positions) else None
+        return set(found) == {offset_of(starts, line, col) - base for line, col in positions}
+    return len(found) == len(positions)
 
 
 def constant_value(pa: isl.PwAff) -> int | None:
@@ -305,7 +311,8 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
                 if outer_loops is None:
                     outer_loops = _outer_loops(scop, groups, statements, depth, accesses, scalars)
                 outer = outer_loops
-                if any(o[0] in s.iterators[depth:] for o in outer for s in touching):
+                if any(o[0] in s.iterators[depth:] for o in outer for s in touching) or \
+                        (outer and not _fits_heap(scop, element, [o[2] for o in outer] + [extent])):
                     outer = []
                 spanned = [(o[0], o[1], depth - len(outer) + k) for k, o in enumerate(outer)] + \
                     [(iterator, lower, depth)]
@@ -313,11 +320,8 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
                 target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
                                  f"{name}[{', '.join(f'i{d} - ({low})' for _, low, d in spanned)}] }}",
                                  context=scop.context.get_ctx())
-                expansion = Expansion(scalar, name, text, [s.name for s in touching], depth, target, element,
-                                      extent, extent_text, loop=iterator, why=why, outer=outer)
-                if outer and not _fits_heap(scop, expansion):
-                    expansion = _one_dimensional(expansion, iterator, lower, scop)
-                plan.append(expansion)
+                plan.append(Expansion(scalar, name, text, [s.name for s in touching], depth, target, element,
+                                      extent, extent_text, loop=iterator, why=why, outer=outer))
             taken.update((scalar, s.name) for s in touching)
     return _within_stack(scop, plan)
 
@@ -325,14 +329,6 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
 def offset_text(iterator: str, lower: int) -> str:
     """C text of ``iterator - lower`` (``j``, ``j - 2``, ``j + 1``)."""
     return iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 else f"{iterator} + {-lower}"
-
-
-def _one_dimensional(expansion: Expansion, iterator: str, lower: int, scop: Scop) -> Expansion:
-    """``expansion`` over its own loop only (an array on the stack)."""
-    depth = expansion.depth
-    target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
-                     f"{expansion.array}[i{depth} - ({lower})] }}", context=scop.context.get_ctx())
-    return replace(expansion, text=f"{expansion.array}[{offset_text(iterator, lower)}]", target=target, outer=[])
 
 
 def _outer_loops(scop: Scop, groups, statements: list[Statement], depth: int, accesses: ScopAccesses,
@@ -362,13 +358,13 @@ def _outer_loops(scop: Scop, groups, statements: list[Statement], depth: int, ac
     return found[::-1]
 
 
-def _fits_heap(scop: Scop, expansion: Expansion) -> bool:
-    """The array of ``expansion`` has at most ``HEAP_BYTES`` for the known parameter
-    values (``-D``/``#define`` defaults; when some are unknown, the run-time check
-    decides)."""
+def _fits_heap(scop: Scop, element_type: str, extents: list[isl.PwAff]) -> bool:
+    """An array of ``element_type`` and ``extents`` has at most ``HEAP_BYTES`` for the
+    known parameter values (``-D``/``#define`` defaults; when some are unknown, the
+    run-time check decides)."""
     known = fix_parameters(scop.context, scop.parameter_values)
-    size = _element_size(expansion.element_type)
-    for extent in [o[2] for o in expansion.outer] + [expansion.extent]:
+    size = _element_size(element_type)
+    for extent in extents:
         top = extent.intersect_params(known).max_val()
         if not top.is_int():
             return True
@@ -474,6 +470,15 @@ def _within_stack(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
     return kept
 
 
+def positive_extents(context: isl.Set, extents: list[isl.PwAff]) -> isl.Set:
+    """``context`` where every one of ``extents`` (functions of the parameters) is at
+    least 1."""
+    for extent in extents:
+        context = context.intersect(extent.ge_set(isl.PwAff.zero_on_domain(
+            isl.LocalSpace.from_space(extent.get_domain_space())).add_constant_val(isl.Val.one(context.get_ctx()))))
+    return context
+
+
 def _stack_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
     """The context of ``scop`` where the arrays of ``plan`` have at least one element and
     those on the stack fit in ``STACK_BYTES`` (the heap's bound is checked by the region:
@@ -485,9 +490,7 @@ def _stack_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
     total = None
     context = scop.context
     for expansion in plan:
-        for extent in [o[2] for o in expansion.outer] + [expansion.extent]:
-            context = context.intersect(extent.ge_set(isl.PwAff.zero_on_domain(
-                isl.LocalSpace.from_space(extent.get_domain_space())).add_constant_val(isl.Val.one(ctx))))
+        context = positive_extents(context, [o[2] for o in expansion.outer] + [expansion.extent])
         if expansion.outer:
             continue
         size = expansion.extent.scale_val(isl.Val.int_from_si(ctx, _element_size(expansion.element_type)))

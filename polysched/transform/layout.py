@@ -52,9 +52,10 @@ from polysched.emit_c.names import NameAllocator, tokenize
 from polysched.emit_c.scalar_replace import plain_element_type
 from polysched.islutil import maps_of
 from polysched.scop.model import Access, Array, Scop, Statement, fix_parameters, statements_domain
-from polysched.scop.source import line_starts, offset_of
+from polysched.scop.source import line_starts
 
-from .expand import affine_text, constant_value, involved_dims, loop_groups, loop_rows, offset_text, only_dimension
+from .expand import (affine_text, constant_value, involved_dims, loop_groups, loop_rows, offset_text,
+                     only_dimension, positive_extents, shows_every_access)
 
 
 @dataclass
@@ -158,12 +159,7 @@ def _references(stmt: Statement, scop: Scop, name: str, starts) -> list[tuple[in
         if tok.kind not in ("space", "comment"):
             previous = tok
         k += 1
-    positions = {(a.line, a.col) for a in stmt.accesses if a.array == name}
-    base = offset_of(starts, stmt.line, stmt.col) if stmt.line else None
-    if base is not None and scop.source[base:base + len(stmt.body)] == stmt.body:
-        wanted = {offset_of(starts, line, col) - base for line, col in positions}
-        return found if {f[0] for f in found} == wanted else None
-    return found if len(found) == len(positions) else None
+    return found if shows_every_access(stmt, scop, name, starts, [f[0] for f in found]) else None
 
 
 def transposition_plan(scop: Scop) -> list[Transposition]:
@@ -189,7 +185,7 @@ def transposition_plan(scop: Scop) -> list[Transposition]:
         if bounds is None:
             continue
         lows, extents, texts = bounds
-        if fix_parameters(_positive(scop.context, extents), scop.parameter_values).is_empty():
+        if fix_parameters(positive_extents(scop.context, extents), scop.parameter_values).is_empty():
             continue        # (the known sizes leave nothing to copy)
         plan.append(Transposition(array.name, names.fresh(f"{array.name}_t"), plain_element_type(array.element_type),
                                   lows, extents, texts, vector, recurrence))
@@ -250,14 +246,6 @@ def _bounds(scop: Scop, name: str):
     return tuple(lows), tuple(extents), tuple(texts)
 
 
-def _positive(context: isl.Set, extents) -> isl.Set:
-    """``context`` where every one of ``extents`` is at least 1."""
-    for extent in extents:
-        context = context.intersect(extent.ge_set(isl.PwAff.zero_on_domain(
-            isl.LocalSpace.from_space(extent.get_domain_space())).add_constant_val(isl.Val.one(context.get_ctx()))))
-    return context
-
-
 def transpose(scop: Scop, plan: list[Transposition]) -> Scop:
     """``scop`` with each `Transposition` of ``plan`` applied: the references name the
     copy, a copy-in statement runs first and a copy-out statement last (see the module
@@ -303,7 +291,7 @@ def transpose(scop: Scop, plan: list[Transposition]) -> Scop:
         if written is not None:
             after.append(_copy(statement_name(), written, row, col, f"{source} = {element};",
                                (t.copy, "read"), (t.array, "write"), swap))
-        context = _positive(context, t.extents)
+        context = positive_extents(context, t.extents)
     schedule = scop.schedule
     for stmt in reversed(before):
         schedule = _alone(stmt).sequence(schedule)
