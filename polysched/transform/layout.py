@@ -80,12 +80,21 @@ class Transposition:
                 f"{self.vector}; copied in before the region and out after it)")
 
 
-def _parallel_loops(scop: Scop) -> tuple[dict[tuple[str, int], bool], set[str]]:
-    """``((statement, depth) -> carries no dependence, the statements whose innermost
-    loop carries a chain of updates)`` for the loops of the original schedule
-    (memory-based dependences among the statements of each loop); loops of a statement
-    split over branches are absent."""
-    accesses = ScopAccesses(scop)
+def _chains(accesses: ScopAccesses) -> set[str]:
+    """The statements whose innermost loop carries a chain of updates (each instance
+    reading what an earlier one wrote to another element)."""
+    chains = set()
+    for m in maps_of(accesses.recurrences()):
+        n = m.dim(isl.dim_type.in_)
+        if n and not m.deltas().is_subset(m.deltas().fix_val(isl.dim_type.set, n - 1, isl.Val(0))):
+            chains.add(m.get_tuple_name(isl.dim_type.in_))
+    return chains
+
+
+def _parallel_loops(scop: Scop, accesses: ScopAccesses) -> dict[tuple[str, int], bool]:
+    """``(statement, depth) -> carries no dependence`` for the loops of the original
+    schedule (memory-based dependences among the statements of each loop); loops of a
+    statement split over branches are absent."""
     memory = accesses.all_memory()
     found: dict[tuple[str, int], bool] = {}
     for (path, member), members in loop_groups(scop).items():
@@ -96,12 +105,7 @@ def _parallel_loops(scop: Scop) -> tuple[dict[tuple[str, int], bool], set[str]]:
         parallel = plain and is_parallel(memory.intersect_domain(domain).intersect_range(domain), outer, row)
         for s, d in members:
             found[(s.name, d)] = parallel
-    chains = set()
-    for m in maps_of(accesses.recurrences()):
-        n = m.dim(isl.dim_type.in_)
-        if n and not m.deltas().is_subset(m.deltas().fix_val(isl.dim_type.set, n - 1, isl.Val(0))):
-            chains.add(m.get_tuple_name(isl.dim_type.in_))
-    return found, chains
+    return found
 
 
 def _vector_loop(stmt: Statement, parallel: dict[tuple[str, int], bool], chains: set[str]) \
@@ -169,10 +173,14 @@ def transposition_plan(scop: Scop) -> list[Transposition]:
                   and a.origin not in ("region", "expanded") and plain_element_type(a.element_type)]
     users = {a.name: [s for s in scop.statements if any(x.array == a.name for x in s.accesses)]
              for a in candidates}
-    candidates = [a for a in candidates if users[a.name]]
+    accesses = ScopAccesses(scop)
+    chains = _chains(accesses) if candidates else set()
+    # (only a user with a chain of updates can vote for a transposition, see _votes:
+    # the loops' verdicts, the costly part, are computed only then)
+    candidates = [a for a in candidates if any(s.name in chains for s in users[a.name])]
     if not candidates:
         return []
-    parallel = _parallel_loops(scop)
+    parallel = (_parallel_loops(scop, accesses), chains)
     starts = line_starts(scop.source)
     names = NameAllocator(set(scop.identifiers) | set(scop.arrays))
     plan = []
