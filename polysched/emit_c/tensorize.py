@@ -26,7 +26,8 @@ which becomes, with the iterators at the block's origin::
 rather than guard them, when an outer loop is shared with the remainder tiles)
 
 The call template's ``base(X)`` is the address of operand X's element at the origin,
-``rs(X)``/``cs(X)`` the strides (in elements, from the array's declared sizes) of the
+``rs(X)``/``cs(X)`` the strides (in elements, from the array's declared sizes, or
+the row sizes of the reference's view: ``Ref.extents``) of the
 program dimensions that X's dimensions 0/1 map to, ``st(X, l)`` the stride of X's
 address along the program loop intrinsic loop ``l`` maps to, a free loop's parameter the loop's
 trip count, a scalar operand its reference. When the AST is not this shape (isl
@@ -213,8 +214,8 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         index, dims = aligned[operand]
         if which >= len(dims):
             return "0"
-        array = printer.scop.arrays[problem.pattern.refs[index].array]
-        later = array.dims[dims[which] + 1:]
+        ref = problem.pattern.refs[index]
+        later = ref.extents(printer.scop.arrays[ref.array])[dims[which] + 1:]
         return " * ".join(f"(long)({d})" for d in later) or "1"
 
     def loop_stride(operand, loop):
@@ -223,11 +224,11 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         index, _dims = aligned[operand]
         ref = problem.pattern.refs[index]
         p = prog_loops.index(str(params[f"l_{loop}"]))
-        array = printer.scop.arrays[ref.array]
+        extents = ref.extents(printer.scop.arrays[ref.array])
         terms = []
         for d, row in enumerate(ref.rows):
             if row[p]:
-                later = [f"(long)({size})" for size in array.dims[d + 1:]]
+                later = [f"(long)({size})" for size in extents[d + 1:]]
                 terms.append(" * ".join([f"{row[p]}L", *later]))
         return f"({' + '.join(terms)})" if terms else "0"
 

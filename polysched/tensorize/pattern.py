@@ -14,6 +14,12 @@ Parameter and constant parts of a subscript are dropped: the matcher compares on
 the coefficients of loops. Subscripts are read with isl (``{ S[i, k, j] -> A[i, k] }``)
 from the statement's own text; one that isl cannot read makes the statement
 unmatchable (``Pattern.error``).
+
+A one-dimensional reference with constant strides (``C[i * M + j]`` with ``#define M
+192``, which the front end folds to ``{ S[i, j, k] -> C[192i + j] }``) is read as the
+element ``(i, j)`` of a row-major view of rows of 192 (``Ref.sizes``) when isl proves
+that, over the statement's domain, the part inside a row stays in it
+(:func:`constant_rows`); a call then gets the row size as leading dimension.
 """
 from __future__ import annotations
 
@@ -50,6 +56,14 @@ class Ref:
     array: str
     rows: tuple[tuple[int, ...], ...]
     text: str
+    # the extents of a one-dimensional reference read as a row-major view (``("", "192")``,
+    # see :func:`constant_rows`); None: the array's own (``Array.dims``)
+    sizes: tuple[str, ...] | None = None
+
+    def extents(self, array) -> list[str]:
+        """The extents the reference's subscripts index (C text): its view's, or
+        ``array``'s declared ones; a call's strides are products of the later ones."""
+        return list(self.sizes) if self.sizes is not None else array.dims
 
 
 @dataclass
@@ -103,6 +117,54 @@ def label(node: tuple) -> tuple:
 
 class _Unsupported(Exception):
     pass
+
+
+def constant_rows(subscript: isl.Aff, domain: isl.Set) -> tuple[list[isl.Aff], list[int]]:
+    """The one-dimensional ``subscript`` ``e`` as the subscripts of a row-major view with
+    constant row sizes: ``(affs, sizes)``, outermost first, ``sizes`` the extents of all
+    dimensions but the first.
+
+    ``e = c * r + q`` with ``c`` the absolute value of a loop's coefficient, ``q`` the
+    loops whose coefficients ``c`` does not divide, the parameters and ``e``'s constant
+    modulo ``c``, and ``r = (e - q) / c`` the rest; it holds when
+
+        domain ⊆ { S[x] : 0 <= q(x) < c }
+
+    for then ``(r, q)`` is the element at address ``e`` of rows of ``c``, and distinct
+    elements of the view are distinct addresses (a call may hold them in distinct
+    registers). ``r`` is split again the same way (``A[(b * M + i) * K + k]``: planes
+    of rows). Row sizes are tried smallest first, each only when ``q`` involves a loop.
+    ``{ S[i, j] -> [192i + j] }`` on ``{ S[i, j] : 0 <= j < 192 }`` gives ``([i, j],
+    [192])``; with ``j < 194``, ``([192i + j], [])`` (rows would overlap: no view)."""
+    affs, sizes = [subscript], []
+    while True:
+        split = _row_split(affs[0], domain)
+        if split is None:
+            return affs, sizes
+        r, q, c = split
+        affs[:1] = [r, q]
+        sizes.insert(0, c)
+
+
+def _row_split(e: isl.Aff, domain: isl.Set) -> tuple[isl.Aff, isl.Aff, int] | None:
+    """``(r, q, c)`` of one step of :func:`constant_rows`, or None."""
+    if e.dim(isl.dim_type.div) or not e.get_denominator_val().is_one():
+        return None
+    loops = range(e.dim(isl.dim_type.in_))
+    coefficients = [int(e.get_coefficient_val(isl.dim_type.in_, p).to_python()) for p in loops]
+    constant = int(e.get_constant_val().to_python())
+    for c in sorted({abs(v) for v in coefficients if abs(v) > 1}):
+        if all(v % c == 0 for v in coefficients):
+            continue        # no loop inside a row: the view would add nothing
+        q = e.set_constant_val(isl.Val(constant % c))
+        for p, v in enumerate(coefficients):
+            if v % c == 0:
+                q = q.set_coefficient_val(isl.dim_type.in_, p, isl.Val(0))
+        q_pw = isl.PwAff.from_aff(q)
+        inside = q_pw.nonneg_set().intersect(q_pw.neg().add_constant_val(isl.Val(c - 1)).nonneg_set())
+        if domain.is_subset(inside.align_params(domain.get_space())):
+            return e.sub(q).scale_down_val(isl.Val(c)), q, c
+    return None
 
 
 # the <stdint.h>/<stddef.h> names a statement may cast to ("(int32_t)A8[i][k]"): the
@@ -192,8 +254,9 @@ class _Builder:
 
     def _linearised(self, name: str) -> isl.PwMultiAff:
         """The subscripts of linearised ``name`` (``A[i * n + k]``, modelled as
-        ``A[i, k]``): the front end's access relation, which every reference of the
-        statement to ``name`` must share (the text alone is not affine)."""
+        ``A[i, k]``; or ``A[i * K + k]`` with a ``#define`` size, modelled as ``A[160i +
+        k]``): the front end's access relation, which every reference of the statement
+        to ``name`` must share (the text alone is not affine)."""
         relations = [a.relation for a in self.stmt.accesses if a.array == name]
         if any(not r.is_equal(relations[0]) for r in relations[1:]):
             raise _Unsupported(f"linearised '{name}' is referenced at several elements")
@@ -222,7 +285,8 @@ class _Builder:
             return ("const", name)
         subscripts.reverse()
         loops = self.pattern.loops
-        if self.scop.arrays[name].linearized:
+        array = self.scop.arrays[name]
+        if array.linearized:
             pma = self._linearised(name)
         else:
             text = (f"[{self.params}] -> {{ {self.stmt.name}[{', '.join(loops)}] -> "
@@ -230,24 +294,38 @@ class _Builder:
             try:
                 pma = isl.PwMultiAff.from_map(isl.Map(text))
             except isl.Error:
-                raise _Unsupported(f"subscript of {name} is not affine for isl") from None
+                if len(array.dims) != 1 or len(subscripts) != 1:
+                    raise _Unsupported(f"subscript of {name} is not affine for isl") from None
+                # a product of sizes the front end folded (``C[i * M + j]`` with a
+                # #define M): its relation has the constant stride
+                pma = self._linearised(name)
         if pma.n_piece() != 1:
             raise _Unsupported(f"subscript of {name} is piecewise")
-        rows = []
+        affs = []
         for d in range(pma.dim(isl.dim_type.out)):
-            aff = pma.get_pw_aff(d)
-            pieces = aff.get_pieces()
+            pieces = pma.get_pw_aff(d).get_pieces()
             if len(pieces) != 1:
                 raise _Unsupported(f"subscript of {name} is piecewise")
             aff = pieces[0][1]
+            # a floor (``A[i / 2]``) is a local variable of the aff, not a coefficient:
+            # the row would say the subscript does not vary along i
+            if aff.dim(isl.dim_type.div) or not aff.get_denominator_val().is_one():
+                raise _Unsupported(f"subscript of {name} has a division")
+            affs.append(aff)
+        sizes = None
+        if not array.linearized and len(array.dims) == 1 and len(affs) == 1:
+            # the view holds where the optimized code runs: the checked context
+            domain = self.stmt.domain.intersect_params(self.scop.context)
+            affs, row_sizes = constant_rows(affs[0], domain)
+            if row_sizes:
+                sizes = ("",) + tuple(str(c) for c in row_sizes)
+        rows = []
+        for aff in affs:
             row = []
             for p in range(len(loops)):
-                val = aff.get_coefficient_val(isl.dim_type.in_, p)
-                if not val.is_int() or not aff.get_denominator_val().is_one():
-                    raise _Unsupported(f"subscript of {name} has a division")
-                row.append(int(val.to_python()))
+                row.append(int(aff.get_coefficient_val(isl.dim_type.in_, p).to_python()))
             rows.append(tuple(row))
         index = len(self.pattern.refs)
         self.pattern.refs.append(Ref(name, tuple(rows), self.gen.visit(node) +
-                                     "".join(f"[{s}]" for s in subscripts)))
+                                     "".join(f"[{s}]" for s in subscripts), sizes))
         return ("ref", index)
