@@ -28,14 +28,15 @@ CALL = "/* polysched: tensorize "
 
 def _source(body: str, loops: list[tuple[str, str]], sizes: dict[str, int], lengths: dict[str, str],
             types: dict[str, str] | None = None, out: str = "C") -> str:
-    """A program running ``body`` in ``loops`` ((iterator, bound) pairs, outermost first)
+    """A program running ``body`` in ``loops`` ((iterator, bound[, start]), outermost first)
     over flat buffers of ``lengths`` elements (``types``: element type per buffer,
     double by default), sizes as overridable ``#define``s, printing every element of
     ``out``."""
     types = types or {}
     defines = "".join(f"#ifndef {n}\n#define {n} {v}\n#endif\n" for n, v in sizes.items())
     params = ", ".join(f"{'' if n == out else 'const '}{types.get(n, 'double')} *{n}" for n in lengths)
-    nest = "".join("  " * (d + 1) + f"for ({v} = 0; {v} < {bound}; {v}++)\n" for d, (v, bound) in enumerate(loops))
+    nest = "".join("  " * (d + 1) + f"for ({v} = {start}; {v} < {bound}; {v}++)\n"
+                   for d, (v, bound, start) in enumerate((*loop, 0)[:3] for loop in loops))
     decls = "".join(f"  {types.get(n, 'double')} *{n} = malloc(sizeof(*{n}) * ({length}));\n"
                     for n, length in lengths.items())
     fills = "".join(f"  for (long q = 0; q < ({length}); q++) {n}[q] = (q * {3 + 2 * k} + {k}) % 11 - 4;\n"
@@ -47,7 +48,7 @@ def _source(body: str, loops: list[tuple[str, str]], sizes: dict[str, int], leng
 {defines}
 static void kernel({params})
 {{
-  int {', '.join(v for v, _ in loops)};
+  int {', '.join(loop[0] for loop in loops)};
 #pragma scop
 {nest}{'  ' * (len(loops) + 1)}{body}
 #pragma endscop
@@ -125,6 +126,9 @@ def test_constant_rows_splits_only_what_isl_proves():
     # the inner part leaves its row: j reaches 191 > 3, k - 1 reaches -1
     assert _rows("{ S[i, j, k] -> [(4i + j)] }", box)[1] == []
     assert _rows("{ S[i, j, k] -> [(160i + k - 1)] }", box)[1] == []
+    # unless k starts at 1: rows of 160 from k - 1 = 0
+    assert _rows("{ S[i, k] -> [(160i + k - 1)] }", "{ S[i, k] : 0 <= i < 8 and 1 <= k <= 160 }") == (
+        ["{ S[i, k] -> [(i)] }", "{ S[i, k] -> [(-1 + k)] }"], [160])
     # a parameter inside a row: unknown, no view
     assert _rows("[o] -> { S[i, j, k] -> [(160i + k + o)] }",
                  "[o] -> { S[i, j, k] : 0 <= i < 8 and 0 <= j < 192 and 0 <= k < 160 }")[1] == []
@@ -165,6 +169,16 @@ def test_sizes_not_multiples_of_the_kernel_shape(tmp_path):
     source = _source(**GEMM, sizes={"N": 13, "M": 19, "K": 7})
     program, output = _tensorized(tmp_path, source, "dgemm_4x8")
     assert CALL + "dgemm_4x8" in output and "(long)(19)" in output
+    _same_results(tmp_path, source, output)
+
+
+def test_rows_from_an_offset(tmp_path):
+    """``C[i * M + j - 1]`` for 1 <= j <= M: rows of M from column j - 1."""
+    source = _source("C[i * M + j - 1] += A[i * K + k - 1] * B[(k - 1) * M + j - 1];",
+                     [("i", "N"), ("j", "M + 1", 1), ("k", "K + 1", 1)], {"N": 12, "M": 16, "K": 9},
+                     GEMM["lengths"])
+    program, output = _tensorized(tmp_path, source, "dgemm_4x8")
+    assert CALL + "dgemm_4x8" in output
     _same_results(tmp_path, source, output)
 
 

@@ -125,8 +125,9 @@ def constant_rows(subscript: isl.Aff, domain: isl.Set) -> tuple[list[isl.Aff], l
     dimensions but the first.
 
     ``e = c * r + q`` with ``c`` the absolute value of a loop's coefficient, ``q`` the
-    loops whose coefficients ``c`` does not divide, the parameters and ``e``'s constant
-    modulo ``c``, and ``r = (e - q) / c`` the rest; it holds when
+    loops whose coefficients ``c`` does not divide, the parameters and a constant
+    congruent to ``e``'s modulo ``c`` (the one putting q's minimum in ``[0, c)``), and
+    ``r = (e - q) / c`` the rest; it holds when
 
         domain ⊆ { S[x] : 0 <= q(x) < c }
 
@@ -150,6 +151,7 @@ def _row_split(e: isl.Aff, domain: isl.Set) -> tuple[isl.Aff, isl.Aff, int] | No
     """``(r, q, c)`` of one step of :func:`constant_rows`, or None."""
     if e.dim(isl.dim_type.div) or not e.get_denominator_val().is_one():
         return None
+    e = e.align_params(domain.get_space())
     loops = range(e.dim(isl.dim_type.in_))
     coefficients = [int(e.get_coefficient_val(isl.dim_type.in_, p).to_python()) for p in loops]
     constant = int(e.get_constant_val().to_python())
@@ -160,9 +162,14 @@ def _row_split(e: isl.Aff, domain: isl.Set) -> tuple[isl.Aff, isl.Aff, int] | No
         for p, v in enumerate(coefficients):
             if v % c == 0:
                 q = q.set_coefficient_val(isl.dim_type.in_, p, isl.Val(0))
+        # the rows may start at another multiple of c (``C[i * M + j - 1]`` for 1 <= j
+        # <= M: q = j - 1, not j + M - 1): shift q by whole rows to start in [0, c)
+        low = domain.min_val(q)
+        if low.is_int():
+            q = q.add_constant_val(isl.Val(-c * (int(low.to_python()) // c)))
         q_pw = isl.PwAff.from_aff(q)
         inside = q_pw.nonneg_set().intersect(q_pw.neg().add_constant_val(isl.Val(c - 1)).nonneg_set())
-        if domain.is_subset(inside.align_params(domain.get_space())):
+        if domain.is_subset(inside):
             return e.sub(q).scale_down_val(isl.Val(c)), q, c
     return None
 
