@@ -16,6 +16,12 @@ array is its size monomials, outermost first, each the next one times one parame
 in planes of ``m`` rows; the dimension sizes are the parameters that tell the
 monomials apart (``m``, ``n``). Every access of the array is read through the same
 chain: ``A[k]`` becomes ``A[0, 0, k]`` with ``0 <= k < n`` assumed.
+
+A row size may be a sum of sizes and integer constants, as a convolution's output
+width is: in ``out[(b * k + o) * (len - 2) + x]`` the factor ``len - 2`` is one size,
+named by its C text ``(len - 2)`` (the ``compound`` callback of `expand` names and
+remembers it), so the chain is ``[("(len - 2)", "k"), ("(len - 2)",), ()]``.
+Distributed, its terms would not form a chain.
 """
 from __future__ import annotations
 
@@ -34,17 +40,24 @@ class Term(NamedTuple):
 
 
 def expand(node: c_ast.Node, is_size: Callable[[str], bool],
-           unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None, depth: int = 0) -> list[Term] | None:
+           unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None, depth: int = 0,
+           compound: Callable[[c_ast.Node], str | None] = lambda node: None) -> list[Term] | None:
     """``node`` as a sum of terms, products distributed over sums, macro uses replaced
-    by ``unfold(node)`` (their parsed expansion, or None); None past ``MAX_TERMS``."""
+    by ``unfold(node)`` (their parsed expansion, or None); None past ``MAX_TERMS``. A
+    factor of a product that ``compound`` names (a sum of sizes and constants) is one
+    size of that name."""
     if depth > 64:
         return None
     unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
     if unfolded is not None:
-        return expand(unfolded, is_size, unfold, depth + 1)
+        return expand(unfolded, is_size, unfold, depth + 1, compound)
 
     def sub(n: c_ast.Node) -> list[Term] | None:
-        return expand(n, is_size, unfold, depth + 1)
+        return expand(n, is_size, unfold, depth + 1, compound)
+
+    def factor(n: c_ast.Node) -> list[Term] | None:
+        name = compound(n)
+        return [Term(1, (), (name,))] if name is not None else sub(n)
 
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
         left, right = sub(node.left), sub(node.right)
@@ -59,14 +72,31 @@ def expand(node: c_ast.Node, is_size: Callable[[str], bool],
             return inner
         return [t._replace(sign=-t.sign) for t in inner]
     if isinstance(node, c_ast.BinaryOp) and node.op == "*":
-        left, right = sub(node.left), sub(node.right)
+        left, right = factor(node.left), factor(node.right)
         if left is None or right is None or len(left) * len(right) > MAX_TERMS:
             return None
+        left, right = _constant_row(node.left, left, right), _constant_row(node.right, right, left)
         return [Term(a.sign * b.sign, a.factors + b.factors, tuple(sorted(a.sizes + b.sizes)))
                 for a in left for b in right]
     if isinstance(node, c_ast.ID) and is_size(node.name):
         return [Term(1, (), (node.name,))]
     return [Term(1, (node,), ())]
+
+
+def _constant_row(node: c_ast.Node, terms: list[Term], constant: list[Term]) -> list[Term]:
+    """``constant``, one size named by its digits, when it multiplies ``node``, a sum
+    of ``terms`` with a size in it: ``(o * c + ci) * 3`` is rows of 3 in planes of
+    ``c`` (kept a factor, the rows of ``c`` would hold ``3 * ci + r``, which leaves
+    them); else ``constant`` unchanged (``2 * j``, ``i * n * 2``)."""
+    if not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-") and any(t.sizes for t in terms)):
+        return constant
+    if len(constant) != 1 or constant[0].sizes or len(constant[0].factors) != 1:
+        return constant
+    value = constant[0].factors[0]
+    if not (isinstance(value, c_ast.Constant) and value.type == "int" and value.value.isdigit()
+            and not value.value.startswith("0")):
+        return constant
+    return [Term(constant[0].sign, (), (value.value,))]
 
 
 def chain_of(subscripts: list[list[Term]], mentions_iterator: Callable[[c_ast.Node], bool]) -> list[tuple[str, ...]] | None:
@@ -93,11 +123,13 @@ def dimension_sizes(chain: list[tuple[str, ...]]) -> list[str]:
 
 
 def grouped(terms: list[Term], chain: list[tuple[str, ...]],
-            mentions_iterator: Callable[[c_ast.Node], bool]) -> list[c_ast.Node] | None:
+            mentions_iterator: Callable[[c_ast.Node], bool],
+            size_node: Callable[[str], c_ast.Node] = c_ast.ID) -> list[c_ast.Node] | None:
     """One subscript expression per dimension of ``chain`` (the coefficient of its
     monomial), or None when a term fits no dimension: a term whose monomial is a chain
     monomial times one more size, with no iterator, becomes that size in the
-    dimension (``A[n * m + i * n + j]`` with chain ``[("n",), ()]``: ``(m + i, j)``)."""
+    dimension (``A[n * m + i * n + j]`` with chain ``[("n",), ()]``: ``(m + i, j)``).
+    ``size_node``: the expression of a size by its name."""
     groups: list[list[c_ast.Node]] = [[] for _ in chain]
     for term in terms:
         factors = term.factors
@@ -110,7 +142,7 @@ def grouped(terms: list[Term], chain: list[tuple[str, ...]],
             if not fits:
                 return None
             k = fits[0]
-            factors = factors + (c_ast.ID(_quotient(term.sizes, chain[k])[0]),)
+            factors = factors + (size_node(_quotient(term.sizes, chain[k])[0]),)
         groups[k].append(_signed(term.sign, _product(factors)))
     return [_sum(parts) for parts in groups]
 

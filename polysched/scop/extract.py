@@ -355,6 +355,7 @@ class _RegionBuilder:
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
+        self.compound_sizes: dict[str, c_ast.Node] = {}     # "(len - 2)" -> its expression
 
     # -- positions ----------------------------------------------------------------
     def position(self, node: c_ast.Node | None) -> tuple[int, int]:
@@ -934,13 +935,43 @@ class _RegionBuilder:
             # row and column the model would name (64 bits wrap like addresses do)
             if any(unsigned_width_of(n, self.type_of) not in (None, 64) for n in nodes):
                 continue
-            expanded = [expand(n, self.is_size, self.unfolded) for n in nodes]
+            expanded = [expand(n, self.is_size, self.unfolded, compound=self.compound_size) for n in nodes]
             if any(terms is None for terms in expanded):
                 continue
             chain = chain_of(expanded, self.mentions_iterator)
-            if chain is not None and all(grouped(t, chain, self.mentions_iterator) is not None for t in expanded):
+            if chain is not None and all(grouped(t, chain, self.mentions_iterator, self.size_node) is not None
+                                         for t in expanded):
                 chains[name] = chain
         return chains
+
+    def compound_size(self, node: c_ast.Node) -> str | None:
+        """The name of ``node`` as one size of a linearised subscript (delinearize.py)
+        when it is a sum of sizes and integer constants with at least one size
+        (``len - 2``, ``w - k + 1``): its C text in parentheses; else None."""
+        if not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-")):
+            return None
+        sizes = 0
+        for leaf in _walk_nodes(node):
+            if isinstance(leaf, c_ast.BinaryOp) and leaf.op in ("+", "-"):
+                continue
+            if isinstance(leaf, c_ast.UnaryOp) and leaf.op in ("-", "+"):
+                continue
+            if isinstance(leaf, c_ast.ID) and self.is_size(leaf.name):
+                sizes += 1
+            elif not (isinstance(leaf, c_ast.Constant) and leaf.type == "int"):
+                return None
+        if not sizes:
+            return None
+        name = f"({_GEN.visit(node)})"
+        self.compound_sizes[name] = node
+        return name
+
+    def size_node(self, name: str) -> c_ast.Node:
+        """The expression of the size ``name`` of a linearised subscript (a constant
+        row size is named by its digits)."""
+        if name.isdigit():
+            return c_ast.Constant("int", name)
+        return self.compound_sizes.get(name) or c_ast.ID(name)
 
     def is_size(self, name: str) -> bool:
         """May ``name`` be a size in a linearised subscript (an integer variable the
@@ -965,7 +996,8 @@ class _RegionBuilder:
                      name: str, site: c_ast.Node | None) -> list[isl.PwAff]:
         """The subscripts ``(a0, a1, ...)`` of the linearised ``subscript`` of ``name``,
         assuming ``0 <= a_k < size_k`` for the inner ones wherever it is evaluated."""
-        groups = grouped(expand(subscript, self.is_size, self.unfolded), chain, self.mentions_iterator)
+        groups = grouped(expand(subscript, self.is_size, self.unfolded, compound=self.compound_size), chain,
+                         self.mentions_iterator, self.size_node)
         converter = self.converter(ctx)
         pieces = []
         for group in groups:
@@ -976,7 +1008,7 @@ class _RegionBuilder:
                                                                 f"of '{name}': {err.message}") from None
             self.assume_in_range(ctx.domain)
         zero = converter.constant(0)
-        extents = [converter.pw_aff(c_ast.ID(size)) for size in dimension_sizes(chain)]
+        extents = [converter.pw_aff(self.size_node(size)) for size in dimension_sizes(chain)]
 
         def holds(candidate: list[isl.PwAff]) -> isl.Set:
             """The parameters for which every inner subscript stays in its row."""
