@@ -455,3 +455,25 @@ def test_a_removed_copy_is_not_run_again_where_the_iterators_get_their_final_val
     assert "leave the loop iterators at their final values" in result.text
     sizes = [(6, 5), (1, 1), (4, 9)]       # (no empty loop: its iterator would stay unset)
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(source, tmp_path, "orig", sizes)
+
+
+def test_loops_from_parametric_lower_bounds_index_the_heap_array_from_zero(tmp_path):
+    """``for (i = lo; ...) for (j = lo + 1; ...)``: ``s_x[i - (lo)][j - (lo + 1)]`` of
+    ``(n - lo) x (n - lo - 1)`` elements (before: no expansion without constant lower
+    bounds, so no micro-kernel either); the outputs equal the original's where the
+    loops run 0, 1 and many times, at 1 and 2 threads."""
+    source = SCALED.replace("OUTER", "").replace("static void scaled(int n,", "static void scaled(int lo, int n,") \
+        .replace("for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++) {",
+                 "for (i = lo; i < n; i++)\n    for (j = lo + 1; j < n; j++) {") \
+        .replace("scaled(n, m,", "scaled(atoi(argv[3]), n, m,")
+    path = tmp_path / "lower.c"
+    path.write_text(source)
+    [expansion] = expansion_plan(extract(path)[0])
+    assert expansion.text == "s_x[i - (lo)][j - (lo + 1)]" and expansion.outer[0][:2] == ("i", "lo")
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "on the heap" in result.regions[0].expansions[0] and "/* polysched: tensorize" in result.text
+    sizes = [(6, 5, 1), (17, 9, 3), (17, 9, 0), (3, 0, 1), (5, 4, 5), (5, 4, 4), (5, 4, 7), (40, 33, 2)]
+    expected = outputs_of(source, tmp_path, "orig", sizes)
+    assert outputs_of(result.text, tmp_path, "default", sizes) == expected
+    untensorized = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, tensorize=False))
+    assert outputs_of(untensorized.text, tmp_path, "plain", sizes) == expected

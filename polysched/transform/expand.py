@@ -26,8 +26,9 @@ operations keep their order (bit-identical results).
 
 Only where it pays and is cheap: the loop has a loop inside it that walks an array
 across rows while the expanded loop's iterator indexes that array's last subscript
-(stride 1), the loop's lower bound is a constant and its extent an affine function of
-the parameters. The new arrays are declared by the region as C arrays of that extent
+(stride 1), the loop's lower bound is a constant or an affine function of the
+parameters (``for (j = lo; ...)``: ``s_x[j - (lo)]``) and its extent an affine function
+of the parameters. The new arrays are declared by the region as C arrays of that extent
 on the stack; their total size is bounded (``STACK_BYTES``) by a constraint added to the
 SCoP's context, which the region's run-time check enforces (else the original code
 runs).
@@ -91,7 +92,7 @@ class Expansion:
     why: str = ""
     # the loops around it that the array spans too, outermost first: (iterator, lower
     # bound, extent, its C text) each; the array is then on the heap
-    outer: list[tuple[str, int, isl.PwAff, str]] = field(default_factory=list)
+    outer: list[tuple[str, int | str, isl.PwAff, str]] = field(default_factory=list)
 
     def describe(self) -> str:
         if self.dropped:
@@ -317,7 +318,8 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
                 spanned = [(o[0], o[1], depth - len(outer) + k) for k, o in enumerate(outer)] + \
                     [(iterator, lower, depth)]
                 text = name + "".join(f"[{offset_text(it, low)}]" for it, low, _ in spanned)
-                target = isl.Map(f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
+                target = isl.Map(f"[{', '.join(scop.parameters)}] -> "
+                                 f"{{ [{', '.join(f'i{k}' for k in range(depth + 1))}] -> "
                                  f"{name}[{', '.join(f'i{d} - ({low})' for _, low, d in spanned)}] }}",
                                  context=scop.context.get_ctx())
                 plan.append(Expansion(scalar, name, text, [s.name for s in touching], depth, target, element,
@@ -326,17 +328,20 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
     return _within_stack(scop, plan)
 
 
-def offset_text(iterator: str, lower: int) -> str:
-    """C text of ``iterator - lower`` (``j``, ``j - 2``, ``j + 1``)."""
+def offset_text(iterator: str, lower: int | str) -> str:
+    """C text of ``iterator - lower`` (``j``, ``j - 2``, ``j + 1``; ``j - (lo)`` for
+    the C text of a parametric lower bound)."""
+    if isinstance(lower, str):
+        return f"{iterator} - ({lower})"
     return iterator if lower == 0 else f"{iterator} - {lower}" if lower > 0 else f"{iterator} + {-lower}"
 
 
 def _outer_loops(scop: Scop, groups, statements: list[Statement], depth: int, accesses: ScopAccesses,
-                 scalars: list[str]) -> list[tuple[str, int, isl.PwAff, str]]:
+                 scalars: list[str]) -> list[tuple[str, int | str, isl.PwAff, str]]:
     """The loops around the loop at ``depth`` of ``statements`` that carry no dependence
     but through ``scalars`` (``i`` of ``for (i) for (j) { s = 0; ... }``), innermost
-    outward up to the first that does not, each with a constant lower bound and an
-    affine trip count: ``[(iterator, lower, extent, its C text)]``, outermost first."""
+    outward up to the first that does not, each with a lower bound and an affine trip
+    count (`_trip`): ``[(iterator, lower, extent, its C text)]``, outermost first."""
     try:
         loops = statement_loops(scop, scop.schedule, statements[0].name)
     except Exception:   # noqa: BLE001 - as in loop_groups
@@ -439,7 +444,8 @@ def _destination(scop: Scop, statements: list[Statement], touching: list[Stateme
 
 
 def _trip(statements: list[Statement], depth: int, context: isl.Set):
-    """``(lower, extent, extent_text)`` of the loop at ``depth``: a constant lower bound
+    """``(lower, extent, extent_text)`` of the loop at ``depth``: a lower bound, constant
+    (an int) or an affine function of the parameters (its C text: ``for (i = lo; ...)``),
     and an affine trip count, else None."""
     values = None
     for stmt in statements:
@@ -450,11 +456,16 @@ def _trip(statements: list[Statement], depth: int, context: isl.Set):
     values = values.coalesce().intersect_params(context)
     if values.is_empty():
         return None
-    lower = constant_value(values.dim_min(0).gist_params(context))
+    low = values.dim_min(0).gist_params(context)
+    lower = constant_value(low)
     if lower is None:
-        return None
-    extent = values.dim_max(0).gist_params(context).add_constant_val(isl.Val.int_from_si(
-        context.get_ctx(), 1 - lower))
+        lower = affine_text(low, context)
+        if lower is None:
+            return None
+        extent = values.dim_max(0).sub(low).gist_params(context).add_constant_val(isl.Val.one(context.get_ctx()))
+    else:
+        extent = values.dim_max(0).gist_params(context).add_constant_val(isl.Val.int_from_si(
+            context.get_ctx(), 1 - lower))
     text = affine_text(extent, context)
     return None if text is None else (lower, extent, text)
 
