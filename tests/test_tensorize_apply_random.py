@@ -99,7 +99,7 @@ def _flat(source: str) -> str:
     parameters, sizes passed as ``int`` arguments, and subscripts as users of flat
     buffers write them (``A[i * nk + k]``, read by the front end as rows of a matrix).
     (With the ``#define`` sizes themselves the product is a constant stride, ``A[24i +
-    k]``, a one-dimensional access that no intrinsic matches.)"""
+    k]``, which the matcher reads as rows too: tests/test_tensorize_flat_macro.py.)"""
     import re
     dims = {name: [e for e in re.findall(r"\[(\w+)\]", shape)]
             for name, shape in re.findall(r"\b([ABC])((?:\[\w+\])+)", source.split("static void")[0])}
