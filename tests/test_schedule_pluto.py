@@ -210,6 +210,33 @@ def test_spatial_weights_count_the_fastest_varying_subscripts():
     assert spatial_weights(scop.statements) == {"S0": [2, 0]}
 
 
+FLAT_TRANSPOSE = """
+#define N 200
+#define M 300
+double *A, *B;
+void kernel(void) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < M; j++)
+      B[j * N + i] = A[j * N + i] * 2.0;
+#pragma endscop
+}
+"""
+
+
+def test_a_flat_buffer_is_walked_with_stride_one_by_the_iterator_of_the_smallest_step():
+    """``B[j * N + i]`` with ``#define N 200`` is ``B[200j + i]``: one subscript that
+    depends on both, but only i walks it with stride 1 (before, both counted, and the
+    spatial level could not tell the loop orders apart); the schedule puts i innermost."""
+    from polysched.schedule.ilp import spatial_weights
+    from polysched.scop import extract
+    [scop] = extract(FLAT_TRANSPOSE, filename="flat.c")
+    assert spatial_weights(scop.statements) == {"S0": [2, 0]}
+    sched = schedule(scop, spatial=True)
+    assert _date(sched, "{ S0[5, 7] }") == [7, 5]
+
+
 @pytest.mark.parametrize("spatial, inner", [(True, "i"), (False, "j")])
 def test_the_spatial_level_puts_the_stride_one_loop_innermost(spatial, inner):
     """No dependence: every order ties on the bounding function. The spatial level

@@ -89,8 +89,9 @@ class Hyperplane:
 def spatial_weights(statements, extent: int = 1) -> dict[str, list[int]]:
     """Per statement ``S[i0, ..., in]``, for each iterator: the number of its array
     references (reads and writes) whose last subscript, the one that varies fastest in
-    memory, depends on it and none of whose other subscripts do (``A[i][j]``: 1 for j,
-    0 for i; ``A[i][i + j]``: 0 for both). A loop over such an iterator walks memory
+    memory, depends on it with the smallest step of that subscript and none of whose
+    other subscripts do (``A[i][j]``: 1 for j, 0 for i; ``A[i][i + j]``: 0 for both;
+    ``C[192i + j]``: 1 for j, 0 for i). A loop over such an iterator walks memory
     with stride 1 when innermost. With ``extent`` > 1, a reference of an n-dimensional
     array counts ``extent ** n`` instead of 1 (its nominal size: a matrix outweighs the
     vectors, as in the fusion decisions)."""
@@ -111,8 +112,13 @@ def spatial_weights(statements, extent: int = 1) -> dict[str, list[int]]:
                 continue
             used = [[not pieces[0][1].get_coefficient_val(isl.dim_type.in_, k).is_zero()
                      for k in range(n)] for pieces in subscripts]
+            # in the last subscript, only the iterators of the smallest step: a flat
+            # buffer's C[192i + j] is walked with stride 1 by j, not by i
+            last = [abs(subscripts[-1][0][1].get_coefficient_val(isl.dim_type.in_, k).to_python())
+                    for k in range(n)]
+            step = min((c for c in last if c), default=0)
             for k in range(n):
-                if used[-1][k] and not any(row[k] for row in used[:-1]):
+                if used[-1][k] and last[k] == step and not any(row[k] for row in used[:-1]):
                     weights[k] += extent ** rank
         out[stmt.name] = weights
     return out
