@@ -181,3 +181,15 @@ def test_random_flat_buffers_are_mostly_modelled_with_their_compound_rows():
         runs = not scop.context.intersect(isl.Set(f"[{', '.join(scop.parameters)}] -> {{ : n = 3 and m = 5 }}")).is_empty()
         modelled += compound and runs
     assert modelled >= 6
+
+
+def test_the_convolution_accumulator_is_expanded_over_its_free_loops():
+    """``in[b, ci, x + r]``: x indexes the last subscript (with the inner r) and the
+    inner ci a row, so x walks ``in`` with stride 1 once innermost; ``acc`` becomes
+    ``acc_x[b][o][x]`` on the heap (before: an inner loop in the last subscript hid the
+    walk, and the scalar kept every loop sequential)."""
+    from polysched.transform.expand import expansion_plan
+    [scop] = extract(CONV1D, filename="conv1d.c")
+    [expansion] = expansion_plan(scop)
+    assert expansion.text == "acc_x[b][o][x]" and [o[0] for o in expansion.outer] == ["b", "o"]
+    assert "acc_x[n][k][len - 2] on the heap" in expansion.describe()

@@ -144,7 +144,7 @@ def _walks_across_rows(scop: Scop, statements: list[Statement], depth: int) -> s
             if not subscripts or len(subscripts) < 2:
                 continue
             inner = set(range(depth + 1, len(stmt.iterators)))
-            if depth in subscripts[-1] and not subscripts[-1] & inner and \
+            if depth in subscripts[-1] and \
                     any(s & inner for s in subscripts[:-1]):
                 return f"{array.name} is walked across rows inside it"
     return None
