@@ -68,6 +68,10 @@ def test_a_sum_and_a_constant_are_row_sizes_of_the_model():
     sizes = isl.Set("[n, k, len, c] -> { : n > 0 and k > 0 and len >= 3 and c > 0 }")
     assert sizes.is_subset(scop.context)
     assert scop.arrays["out"].element(["b", "o", "x"]) == "out[((b) * (k) + (o)) * ((len - 2)) + (x)]"
+    # the constant on the left of the product is the same row size
+    [scop] = extract(CONV1D.replace("w[(o * c + ci) * 3 + r]", "w[3 * (o * c + ci) + r]"), filename="conv1d.c")
+    [w] = [a.relation for s in scop.statements for a in s.accesses if a.array == "w"]
+    assert scop.arrays["w"].dims == ["", "c", "3"] and _same(w, params + "{ S1[b, o, x, ci, r] -> w[o, ci, r] }")
 
 
 @pytest.mark.parametrize("flags", [dict(scheduler="pluto", tile=True, parallel=True),

@@ -75,7 +75,8 @@ def expand(node: c_ast.Node, is_size: Callable[[str], bool],
         left, right = factor(node.left), factor(node.right)
         if left is None or right is None or len(left) * len(right) > MAX_TERMS:
             return None
-        left, right = _constant_row(node.left, left, right), _constant_row(node.right, right, left)
+        right = _constant_row(node.left, left, right)       # (o * c + ci) * 3
+        left = _constant_row(node.right, right, left)       # 3 * (o * c + ci)
         return [Term(a.sign * b.sign, a.factors + b.factors, tuple(sorted(a.sizes + b.sizes)))
                 for a in left for b in right]
     if isinstance(node, c_ast.ID) and is_size(node.name):
