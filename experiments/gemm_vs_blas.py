@@ -60,18 +60,22 @@ BLAS = "numpy/OpenBLAS dgemm"
 
 def peak_gflops(cores: int) -> tuple[float, float, str]:
     """(FMA peak, peak without FMA, assumptions): cores x 2 FMA pipes x doubles per
-    vector x 2 flops x GHz; without FMA a multiply and an add are two instructions on
-    the same two pipes (Intel server cores with AVX-512: ports 0 and 5), half the peak."""
+    vector x 2 flops x GHz. Without FMA, a multiply and an add are two instructions: on
+    Intel cores they share the same two pipes (ports 0 and 5), half the peak; AMD Zen
+    cores have two add pipes beside the two multiply-add pipes, the same peak. The
+    clock is /proc/cpuinfo's nominal one: with turbo a run can beat this "peak"."""
     text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
     mhz = [float(line.split(":")[1]) for line in text.splitlines() if line.startswith("cpu MHz")]
     ghz = (max(mhz) / 1000) if mhz else 2.5
     lanes = 8 if " avx512f" in text else 4 if " avx2" in text else 2
     fma_units = 2
     peak = cores * fma_units * lanes * 2 * ghz
+    amd = "AuthenticAMD" in text
     why = (f"{cores} cores x {fma_units} FMA pipes x {lanes} doubles/vector x 2 flops x {ghz:.2f} GHz "
-           f"(nominal clock from /proc/cpuinfo, no turbo; full-width {lanes * 64}-bit FMA pipes; "
-           f"separate multiply + add: half of it)")
-    return peak, peak / 2, why
+           f"(nominal clock from /proc/cpuinfo, turbo not counted; full-width {lanes * 64}-bit FMA pipes; "
+           + ("separate multiply + add: the same, on Zen's add pipes)" if amd else
+              "separate multiply + add: half of it)"))
+    return peak, peak if amd else peak / 2, why
 
 
 def sources(kernel, tmp: Path) -> dict[str, tuple[Path, bool]]:
