@@ -293,3 +293,17 @@ def test_an_ast_constant_past_64_bits_falls_back(name, flags, tmp_path):
     generated from a simpler schedule, verified like any other."""
     out = tmp_path / "out.c"
     assert main(["optimize", str(DATA / name), "-o", str(out), *flags, "--verify"]) == 0
+
+
+@pytest.mark.parametrize("flags", [["--scheduler", "pluto", "--fuse", "no"], ["--tile", "--parallel"]])
+def test_a_subscript_with_a_rational_step_is_weighed_not_crashed_on(flags, tmp_path):
+    """generator v6, seed 20261125, program 247 (session 23): ``B[1][(l + 3) % 4 + 1]``
+    is an aff with a local floor, whose coefficients may be rational; the spatial level's
+    smallest-step rule read them as integers and crashed (ValueError) in every Pluto
+    mode. Now weighed as fractions; the output verifies."""
+    from polysched.schedule.ilp import spatial_weights
+    from polysched.scop import extract
+    [scop] = extract(DATA / "s20261125-p00247-rational-step.c")
+    assert set(spatial_weights(scop.statements)) == {"S0"}
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(DATA / "s20261125-p00247-rational-step.c"), "-o", str(out), *flags, "--verify"]) == 0

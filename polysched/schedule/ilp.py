@@ -113,8 +113,9 @@ def spatial_weights(statements, extent: int = 1) -> dict[str, list[int]]:
             used = [[not pieces[0][1].get_coefficient_val(isl.dim_type.in_, k).is_zero()
                      for k in range(n)] for pieces in subscripts]
             # in the last subscript, only the iterators of the smallest step: a flat
-            # buffer's C[192i + j] is walked with stride 1 by j, not by i
-            last = [abs(subscripts[-1][0][1].get_coefficient_val(isl.dim_type.in_, k).to_python())
+            # buffer's C[192i + j] is walked with stride 1 by j, not by i (a step may be
+            # rational: floor((l + 3) / 4) has the coefficient 1/4)
+            last = [abs(Fraction(subscripts[-1][0][1].get_coefficient_val(isl.dim_type.in_, k).to_str()))
                     for k in range(n)]
             step = min((c for c in last if c), default=0)
             for k in range(n):
