@@ -173,8 +173,11 @@ def transposition_plan(scop: Scop) -> list[Transposition]:
                   and a.origin not in ("region", "expanded") and plain_element_type(a.element_type)]
     users = {a.name: [s for s in scop.statements if any(x.array == a.name for x in s.accesses)]
              for a in candidates}
+    candidates = [a for a in candidates if users[a.name]]
+    if not candidates:
+        return []
     accesses = ScopAccesses(scop)
-    chains = _chains(accesses) if candidates else set()
+    chains = _chains(accesses)
     # (only a user with a chain of updates can vote for a transposition, see _votes:
     # the loops' verdicts, the costly part, are computed only then)
     candidates = [a for a in candidates if any(s.name in chains for s in users[a.name])]
