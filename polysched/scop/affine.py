@@ -21,7 +21,7 @@ from pycparser import c_ast, c_generator
 
 from polysched.islutil import val
 
-from .unsigned import unsigned_width_of
+from .unsigned import comparison_width, integer_range, unsigned_width_of
 from .macros import MacroTable, char_literal_value, int_literal_value
 
 _GEN = c_generator.CGenerator()
@@ -43,14 +43,6 @@ def positive_parameters(space: isl.Space) -> isl.Set:
     return ctx
 
 
-_RANGES = {8: (-2 ** 7, 2 ** 7 - 1), 16: (-2 ** 15, 2 ** 15 - 1), 32: (-2 ** 31, 2 ** 31 - 1),
-           64: (-2 ** 63, 2 ** 63 - 1)}
-_FIXED_WIDTH = {"int8_t": (8, True), "uint8_t": (8, False), "int16_t": (16, True), "uint16_t": (16, False),
-                "int32_t": (32, True), "uint32_t": (32, False), "int64_t": (64, True), "uint64_t": (64, False),
-                "intptr_t": (64, True), "uintptr_t": (64, False), "ptrdiff_t": (64, True),
-                "ssize_t": (64, True), "size_t": (64, False), "intmax_t": (64, True), "uintmax_t": (64, False)}
-
-
 _BYTES = {"char": 1, "_Bool": 1, "bool": 1, "short": 2, "int": 4, "float": 4, "long": 8, "double": 8,
           "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
           "int64_t": 8, "uint64_t": 8, "size_t": 8, "ssize_t": 8, "ptrdiff_t": 8, "intptr_t": 8,
@@ -69,23 +61,6 @@ def type_size(c_type: str) -> int | None:
     if not words:
         return 4                                  # "unsigned" alone is an int
     return _BYTES.get(words[0]) if len(words) == 1 else None
-
-
-def integer_range(c_type: str) -> tuple[int, int] | None:
-    """``(low, high)``: the values of the integer type ``c_type`` (LP64), or None for
-    anything else (floating types, typedefs it does not know, ``_Bool``)."""
-    words = [w for w in c_type.split() if w not in ("const", "volatile")]
-    if len(words) == 1 and words[0] in _FIXED_WIDTH:
-        width, signed = _FIXED_WIDTH[words[0]]
-    elif words and set(words) <= {"signed", "unsigned", "char", "short", "int", "long"}:
-        width = 8 if "char" in words else 16 if "short" in words else 64 if "long" in words else 32
-        signed = "unsigned" not in words
-    else:
-        return None
-    low, high = _RANGES[width]
-    if words == ["char"]:       # signed on x86, unsigned on aarch64: what both hold
-        return 0, high
-    return (low, high) if signed else (0, 2 * high + 1)
 
 
 class NotAffine(Exception):
@@ -137,6 +112,7 @@ class AffineConverter:
         # turns that into an assumption on the parameters (checked at run time).
         # ``type_of(name)``: the C type of a variable, to tell unsigned arithmetic.
         self.on_range = on_range
+        self._kinds = {}        # the C types of the subexpressions seen (unsigned.value_kind)
         self.type_of = type_of
         # ``size_of(operand)``: what ``sizeof operand`` is when the compiler knows it
         # (an array with constant sizes, a type), else None
@@ -178,7 +154,7 @@ class AffineConverter:
                 return self.pw_aff(node.expr, site, hide)
             if node.op == "~":          # two's complement: ~x is -x - 1 (2**w - 1 - x unsigned)
                 value = self.pw_aff(node.expr, site, hide).neg().add(self.constant(-1))
-                width = unsigned_width_of(node, self.type_of) if self.type_of is not None else None
+                width = unsigned_width_of(node, self.type_of, self._kinds) if self.type_of is not None else None
                 if width is not None:
                     value = value.add(self.constant(2 ** width))
                 return self.in_unsigned_range(node, value)
@@ -218,7 +194,7 @@ class AffineConverter:
         arithmetic of ``w`` bits, reported to ``on_range`` with ``[0, 2**w - 1]``: the
         exact value is C's there (sums and products agree modulo ``2**w``)."""
         if self.on_range is not None and self.type_of is not None:
-            width = unsigned_width_of(node, self.type_of)
+            width = unsigned_width_of(node, self.type_of, self._kinds)
             if width is not None:
                 self.on_range(value, 0, 2 ** width - 1)
         return value
@@ -229,7 +205,7 @@ class AffineConverter:
         C's where both sides lie in ``[0, 2**w - 1]``, reported to ``on_range``. Covers
         comparisons in ternaries and macro bodies (``MAX(-1, sizeof ...)`` in a bound)."""
         if self.on_range is not None and self.type_of is not None:
-            width = unsigned_width_of(node, self.type_of)
+            width = comparison_width(node, self.type_of, self._kinds)
             if width is not None:
                 self.on_range(left, 0, 2 ** width - 1)
                 self.on_range(right, 0, 2 ** width - 1)
@@ -276,14 +252,18 @@ class AffineConverter:
         op = node.op
         if op in ("+", "-"):
             # a long sum nests to the left as deep as it is long: walk it in a loop
-            terms = []
+            sums = []
             while isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
-                terms.append((node.op, node.right))
+                sums.append(node)
                 node = node.left
             result = self.pw_aff(node, site, hide)
-            for term_op, term in reversed(terms):
-                value = self.pw_aff(term, site, hide)
-                result = result.add(value) if term_op == "+" else result.sub(value)
+            for k, partial in enumerate(reversed(sums)):
+                value = self.pw_aff(partial.right, site, hide)
+                result = result.add(value) if partial.op == "+" else result.sub(value)
+                if k < len(sums) - 1:   # the whole sum is pw_aff's to check
+                    # each partial sum has its own type: '3 - 5u' wraps even when
+                    # the long 'j' added next makes the whole sum long
+                    result = self.in_unsigned_range(partial, result)
             return result
         if op == "*":
             left, right = self.pw_aff(node.left, site, hide), self.pw_aff(node.right, site, hide)
@@ -337,7 +317,7 @@ class AffineConverter:
         2**k`` (floor modulo: exact in two's complement for either sign, and for an
         unsigned ``x`` of ``w`` bits with the mask ``2**w - 2**k``); None for another
         mask."""
-        width = unsigned_width_of(node, self.type_of) if self.type_of is not None else None
+        width = unsigned_width_of(node, self.type_of, self._kinds) if self.type_of is not None else None
         for value_side, mask_side in ((node.left, node.right), (node.right, node.left)):
             try:
                 mask = self.constant_value(self.pw_aff(mask_side, site, hide))
@@ -454,7 +434,7 @@ class AffineConverter:
             return None
         if found != kind:
             return None
-        if self.type_of is not None and unsigned_width_of(node.cond, self.type_of):
+        if self.type_of is not None and comparison_width(node.cond, self.type_of, self._kinds):
             left, right = self.pw_aff(node.cond.left, site, hide), self.pw_aff(node.cond.right, site, hide)
             self.compared(node.cond, left, right)
         terms = []

@@ -33,11 +33,11 @@ except ImportError:  # pycparser 2.x
 
 from polysched.textio import pasted_header_spans, read_source
 
-from .affine import AffineConverter, NotAffine, integer_range, positive_parameters, type_size, val
+from .affine import AffineConverter, NotAffine, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped
 from .liveness import address_taken, live_after
-from .unsigned import in_range, no_wrap, unsigned_comparisons, unsigned_width_of
+from .unsigned import in_range, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of, wraps_at_32_bits
 from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
@@ -933,7 +933,7 @@ class _RegionBuilder:
         for name, nodes in subscripts.items():
             # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
             # row and column the model would name (64 bits wrap like addresses do)
-            if any(unsigned_width_of(n, self.type_of) not in (None, 64) for n in nodes):
+            if any(wraps_at_32_bits(n, self.type_of) for n in nodes):
                 continue
             expanded = [expand(n, self.is_size, self.unfolded, compound=self.compound_size) for n in nodes]
             if any(terms is None for terms in expanded):

@@ -19,19 +19,7 @@ from typing import Callable
 import islpy as isl
 from pycparser import c_ast
 
-_UNSIGNED_WORDS = {"unsigned", "size_t", "uintptr_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-                   "uintmax_t"}
-_WIDE_WORDS = {"long", "size_t", "uintptr_t", "uint64_t", "uintmax_t"}
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
-
-
-def unsigned_width(c_type: str) -> int | None:
-    """64 or 32 for an unsigned type of at least ``int``'s rank, else None (narrower
-    unsigned types promote to ``int``: signed arithmetic)."""
-    words = set(c_type.split())
-    if not words & _UNSIGNED_WORDS or words & {"char", "short"} or words & {"uint8_t", "uint16_t"}:
-        return None
-    return 64 if words & _WIDE_WORDS else 32
 
 
 def literal_unsigned_width(text: str) -> int | None:
@@ -41,10 +29,8 @@ def literal_unsigned_width(text: str) -> int | None:
     without ``u`` is always signed)."""
     body = text.rstrip("uUlL")
     suffix = text[len(body):].lower()
-    try:
-        value = int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body[:1] == "0" and len(body) > 1 \
-            else int(body)
-    except ValueError:
+    value = int_literal(body)
+    if value is None:
         return None
     based = body[:1] == "0" and len(body) > 1
     if "u" in suffix:
@@ -58,48 +44,188 @@ def literal_unsigned_width(text: str) -> int | None:
     return None if value <= 2 ** 63 - 1 else 64
 
 
-def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None]) -> int | None:
-    """The widest unsigned type among the variables, ``u``-suffixed constants and casts
-    in ``node`` (None if there is none): C converts the operation to it."""
-    widest = None
+_RANGES = {8: (-2 ** 7, 2 ** 7 - 1), 16: (-2 ** 15, 2 ** 15 - 1), 32: (-2 ** 31, 2 ** 31 - 1),
+           64: (-2 ** 63, 2 ** 63 - 1)}
+_FIXED_WIDTH = {"int8_t": (8, True), "uint8_t": (8, False), "int16_t": (16, True), "uint16_t": (16, False),
+                "int32_t": (32, True), "uint32_t": (32, False), "int64_t": (64, True), "uint64_t": (64, False),
+                "intptr_t": (64, True), "uintptr_t": (64, False), "ptrdiff_t": (64, True),
+                "ssize_t": (64, True), "size_t": (64, False), "intmax_t": (64, True), "uintmax_t": (64, False)}
+_ARITHMETIC = ("+", "-", "*", "/", "%", "&", "|", "^")
+# what C gives an expression it cannot type here (an unknown typedef, a float): 'int',
+# the lowest rank, which never turns an unsigned operand signed (so the no-wrap
+# assumptions err on the side of being recorded)
+_INT = (32, True)
+
+
+def integer_kind(c_type: str) -> tuple[int, bool] | None:
+    """``(width, signed)`` of the integer type ``c_type`` (LP64), or None for anything
+    else (floating types, typedefs it does not know, ``_Bool``)."""
+    words = [w for w in c_type.split() if w not in ("const", "volatile", "static", "register")]
+    if len(words) == 1 and words[0] in _FIXED_WIDTH:
+        return _FIXED_WIDTH[words[0]]
+    if words and set(words) <= {"signed", "unsigned", "char", "short", "int", "long"}:
+        return 8 if "char" in words else 16 if "short" in words else 64 if "long" in words else 32, \
+            "unsigned" not in words
+    return None
+
+
+def integer_range(c_type: str) -> tuple[int, int] | None:
+    """``(low, high)``: the values of the integer type ``c_type`` (LP64), or None for
+    anything else (floating types, typedefs it does not know, ``_Bool``)."""
+    kind = integer_kind(c_type)
+    if kind is None:
+        return None
+    width, signed = kind
+    low, high = _RANGES[width]
+    if c_type.split() == ["char"]:      # signed on x86, unsigned on aarch64: what both hold
+        return 0, high
+    return (low, high) if signed else (0, 2 * high + 1)
+
+
+def _promoted(kind: tuple[int, bool] | None) -> tuple[int, bool]:
+    """C's integer promotion: types narrower than ``int`` compute as ``int``."""
+    return _INT if kind is None or kind[0] < 32 else kind
+
+
+def _common(a: tuple[int, bool], b: tuple[int, bool]) -> tuple[int, bool]:
+    """C's usual arithmetic conversions of two promoted integer kinds (C11 6.3.1.8, LP64):
+    the wider type, and unsigned when the unsigned operand is at least as wide (a
+    ``long`` holds every ``unsigned int``, so ``unsigned int`` op ``long`` is signed)."""
+    if a[1] == b[1]:
+        return max(a[0], b[0]), a[1]
+    unsigned, signed = (a, b) if b[1] else (b, a)
+    return unsigned if unsigned[0] >= signed[0] else signed
+
+
+def _literal_kind(text: str) -> tuple[int, bool]:
+    """The type of the integer literal ``text`` (C11 6.4.4.1)."""
+    unsigned = literal_unsigned_width(text)
+    if unsigned is not None:
+        return unsigned, False
+    body = text.rstrip("uUlL")
+    value = int_literal(body)
+    return (64, True) if "l" in text[len(body):].lower() or value is None or value > 2 ** 31 - 1 else _INT
+
+
+def int_literal(body: str) -> int | None:
+    """The value of an integer literal without its suffix (decimal, hexadecimal, octal)."""
+    try:
+        return int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body[:1] == "0" and len(body) > 1 \
+            else int(body)
+    except ValueError:
+        return None
+
+
+def value_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
+               known: dict[int, tuple[c_ast.Node, tuple[int, bool]]] | None = None) -> tuple[int, bool]:
+    """``(width, signed)``: the integer type C gives the value of ``node``, typed bottom
+    up with the promotions and usual arithmetic conversions (``int`` where it cannot
+    tell, see _INT). ``known`` keeps the kinds already found, by node identity (with
+    the node, so that its id is not reused): pass one dict to type many subexpressions
+    of one expression in linear time."""
+    if known is None:
+        known = {}
+    hit = known.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    if isinstance(node, c_ast.BinaryOp) and node.op in _ARITHMETIC:
+        # a long sum nests to the left as deep as it is long: walk its spine in a loop
+        spine = []
+        while isinstance(node, c_ast.BinaryOp) and node.op in _ARITHMETIC and \
+                known.get(id(node), (None,))[0] is not node:
+            spine.append(node)
+            node = node.left
+        kind = value_kind(node, type_of, known)
+        for partial in reversed(spine):
+            kind = _common(kind, value_kind(partial.right, type_of, known))
+            known[id(partial)] = partial, kind
+        return kind
+    kind = _kind(node, type_of, known)
+    known[id(node)] = node, kind
+    return kind
+
+
+def _kind(node: c_ast.Node, type_of: Callable[[str], str | None], known: dict) -> tuple[int, bool]:
+    """value_kind for every node but the arithmetic operations."""
+    if isinstance(node, c_ast.ID):
+        c_type = type_of(node.name)
+        return _promoted(integer_kind(c_type) if c_type else None)
+    if isinstance(node, c_ast.Constant):
+        return _literal_kind(node.value) if node.type in _INTEGER_CONSTANTS else _INT
+    if isinstance(node, c_ast.Cast):
+        from pycparser import c_generator
+        return _promoted(integer_kind(c_generator.CGenerator().visit(node.to_type)))
+    if isinstance(node, c_ast.UnaryOp):
+        if node.op == "sizeof":
+            return 64, False
+        if node.op in ("-", "+", "~", "++", "--", "p++", "p--"):
+            return _promoted(value_kind(node.expr, type_of, known))
+        return _INT
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("<<", ">>"):
+        return value_kind(node.left, type_of, known)
+    if isinstance(node, c_ast.TernaryOp):
+        return _common(value_kind(node.iftrue, type_of, known), value_kind(node.iffalse, type_of, known))
+    if isinstance(node, c_ast.FuncCall) and node.args is not None:
+        # a function-like macro (MIN, MAX, CEIL_DIV): computed in its operands' type
+        kind = _INT
+        for arg in node.args.exprs:
+            kind = _common(kind, value_kind(arg, type_of, known))
+        return kind
+    return _INT                         # comparisons, && and || give an int
+
+
+_INTEGER_CONSTANTS = ("int", "long int", "unsigned int", "unsigned long int", "long long int",
+                      "unsigned long long int", "long", "unsigned", "long long")
+
+
+def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None], known: dict | None = None) \
+        -> int | None:
+    """The width of the unsigned type C computes the value of ``node`` in (None when it
+    is signed): ``i - 1`` with ``unsigned i`` is 32; ``i + j * n`` with ``long n`` is
+    signed, C converts ``i`` and ``j`` to ``long`` first."""
+    width, signed = value_kind(node, type_of, known)
+    return None if signed else width
+
+
+def comparison_width(node: c_ast.Node, type_of: Callable[[str], str | None], known: dict | None = None) \
+        -> int | None:
+    """The width of the unsigned type in which C compares the operands of the comparison
+    ``node`` (None when signed, or when ``node`` is not a comparison)."""
+    if not (isinstance(node, c_ast.BinaryOp) and node.op in _COMPARISONS):
+        return None
+    width, signed = _common(value_kind(node.left, type_of, known), value_kind(node.right, type_of, known))
+    return None if signed else width
+
+
+def wraps_at_32_bits(node: c_ast.Node, type_of: Callable[[str], str | None]) -> bool:
+    """Whether some operation (or conversion) inside ``node`` computes in 32-bit
+    unsigned arithmetic, where C's value is the exact one modulo 2**32 only."""
+    known = {}
+    for n in _walk(node):
+        if isinstance(n, c_ast.Cast) or (isinstance(n, c_ast.UnaryOp) and n.op in ("-", "~")) or \
+                (isinstance(n, c_ast.BinaryOp) and n.op in _ARITHMETIC + ("<<", ">>")):
+            if value_kind(n, type_of, known) == (32, False):
+                return True
+    return False
+
+
+def _walk(node: c_ast.Node):
     stack = [node]
     while stack:
         n = stack.pop()
-        width = None
-        if isinstance(n, c_ast.ID):
-            c_type = type_of(n.name)
-            width = unsigned_width(c_type) if c_type else None
-        elif isinstance(n, c_ast.Constant) and n.type in ("int", "long int", "unsigned int",
-                                                          "unsigned long int", "unsigned long long int"):
-            width = literal_unsigned_width(n.value)
-        elif isinstance(n, c_ast.UnaryOp) and n.op == "sizeof":
-            widest = max(widest or 0, 64)       # a size_t; what it measures does not count
-            continue
-        elif isinstance(n, c_ast.Cast):
-            from pycparser import c_generator
-            width = unsigned_width(c_generator.CGenerator().visit(n.to_type))
-        if width is not None:
-            widest = max(widest or 0, width)
-        # the value of a cast has the cast's type, whatever its operand's ('(int) u' is
-        # signed; arithmetic inside the operand is checked where it is converted)
-        if not isinstance(n, c_ast.Cast):
-            stack.extend(child for _, child in n.children())
-    return widest
+        yield n
+        stack.extend(child for _, child in n.children())
 
 
 def unsigned_comparisons(node: c_ast.Node, type_of: Callable[[str], str | None]) \
         -> list[tuple[c_ast.Node, c_ast.Node, int]]:
     """``(left, right, width)`` for every comparison in the condition ``node`` that C
     evaluates in unsigned arithmetic of ``width`` bits."""
-    found = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, c_ast.BinaryOp) and n.op in _COMPARISONS:
-            width = unsigned_width_of(n, type_of)
-            if width is not None:
-                found.append((n.left, n.right, width))
-        stack.extend(child for _, child in n.children())
+    found, known = [], {}
+    for n in _walk(node):
+        width = comparison_width(n, type_of, known)
+        if width is not None:
+            found.append((n.left, n.right, width))
     return found
 
 
