@@ -7,6 +7,10 @@ Each kernel is run ``--repeat`` times in a fresh process; the table gives the me
 wall and CPU (user + sys of the process and its children) seconds, then the median and
 the maximum over the kernels, and ``polysched --help`` as the floor (interpreter and
 command-line start-up only). Run it on a quiet machine: the figures are absolute times.
+
+The package's bytecode is compiled first, as an install has it (an environment with
+PYTHONDONTWRITEBYTECODE, like this workplace's, would otherwise recompile every
+changed module in every process, and time that too).
 """
 from __future__ import annotations
 
@@ -45,6 +49,9 @@ def main() -> int:
     from polysched.bench.machine import provenance, provenance_line
     print(provenance_line(provenance(**vars(args))), flush=True)
     selected = [get(name) for name in args.kernels] if args.kernels else kernels()
+    import polysched
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(polysched.__file__).parent)],
+                   check=True, timeout=600)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = str(Path(tmp) / "out.c")
