@@ -148,3 +148,49 @@ def test_a_wrapping_unsigned_part_keeps_the_subscript_flat():
     text = FLAT_UNSIGNED.replace("f[i + j*n + 1] = f[i + j*n]", "f[(i - 1) + j*n + 1] = f[i + j*n]")
     with pytest.raises(ScopError, match="non-affine product"):
         extract(text, filename="flat.c")
+
+
+RETYPED = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, double *A, double *B, long *C) {
+#pragma scop
+  for (unsigned i = 0; i < n; i++)
+    A[i] = i - 1;
+  for (int i = 0; i < n; i++)
+    B[i] = A[i] + (i - 1);
+  for (long i = 0; i + 3 < n; i++)
+    for (unsigned j = 0; j < 2; j++)
+      C[i] += (i - 5) * (long)(j - 1);
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = n > 0 ? n : 1;
+  double *A = malloc(sizeof(double) * m), *B = malloc(sizeof(double) * m);
+  long *C = malloc(sizeof(long) * m);
+  for (int k = 0; k < m; k++) { A[k] = B[k] = -2; C[k] = k; }
+  kernel(n, A, B, C);
+  for (int k = 0; k < n; k++) printf("%.17g %.17g %ld\n", A[k], B[k], C[k]);
+  return 0;
+}
+"""
+
+
+def test_loops_may_declare_one_iterator_name_with_different_types():
+    """Each statement keeps the type its own loop gives ``i``: ``i - 1`` is 4294967295
+    in the first loop and -1 in the second (before: refused, "rename one of them")."""
+    [scop] = extract(RETYPED, filename="retyped.c")
+    # (j has one type: the region's)
+    assert [s.iterator_types for s in scop.statements] == [{"i": "unsigned"}, {"i": "int"}, {"i": "long"}]
+    assert scop.variable_types["i"] == "unsigned"       # the one int counters cannot hold
+
+
+@pytest.mark.parametrize("flags", [dict(), dict(tile=True, parallel=True), dict(fuse="max", unroll=4),
+                                   dict(scheduler="isl", tile=True, parallel=True)])
+def test_loops_with_retyped_iterators_give_the_original_outputs(tmp_path, flags):
+    src = tmp_path / "retyped.c"
+    src.write_text(RETYPED)
+    result = optimize(src, OptimizeOptions.from_flags(**flags))
+    sizes = [(0,), (1,), (2,), (4,), (5,), (33,)]
+    expected = outputs_of(RETYPED, tmp_path, "orig", sizes)
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == expected
+    assert "4294967295" in expected[-1] and "\n-1 " not in expected[-1]       # the test can tell

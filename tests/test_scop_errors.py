@@ -215,12 +215,14 @@ def test_volatile_data_is_refused(region, name):
     check(region, name if " is " in name else f"{name} is volatile", VOLATILE_HEADER)
 
 
-def test_one_iterator_name_declared_with_two_types_is_refused():
-    """``for (unsigned i ...)`` then ``for (long i ...)``: every use was cast to the last
-    type (probe: the unsigned wrap was lost)."""
-    header = "void kernel(int n, double *x)\n{\n"
-    check("for (unsigned i = 0; i < n; i++)\n  x[i] = 0;\n/*@*/for (long i = 0; i < n; i++)\n  x[i] = 1;",
-          "loops declare 'i' as 'unsigned' and as 'long'", header)
+def test_loops_declaring_two_types_next_to_the_function_s_iterator_are_refused():
+    """``for (unsigned i ...)`` and ``for (long i ...)`` are each typed as declared
+    (tests/test_c_types.py); a third loop using the function's ``i`` would leave it with
+    a counter's value of either type: refused."""
+    header = "void kernel(int n, double *x)\n{\n  int i;\n"
+    check("/*@*/for (unsigned i = 0; i < n; i++)\n  x[i] = 0;\nfor (long i = 0; i < n; i++)\n  x[i] = 1;\n"
+          "for (i = 0; i < n; i++)\n  x[i] = 2;",
+          "loops declare 'i' with several types and another uses the 'i' declared before", header)
 
 
 def test_a_loop_scoped_iterator_of_another_type_than_the_function_s_is_refused():

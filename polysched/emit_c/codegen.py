@@ -385,8 +385,8 @@ class _RegionPrinter:
                 f"statement {name} has iterators {stmt.iterators} but the AST passes {len(arg_exprs)} arguments"
             )
         args = [self.expr(e) for e in arg_exprs]
-        casts = self.version.iterator_casts
-        args = [f"({casts[it]})({a})" if it in casts else a for it, a in zip(stmt.iterators, args)]
+        casts = [self.version.iterator_cast(it, stmt.iterator_types) for it in stmt.iterators]
+        args = [f"({cast})({a})" if cast else a for cast, a in zip(casts, args)]
         additive = {it for it, e in zip(stmt.iterators, arg_exprs) if self.expr.is_additive(e)}
         body = stmt.body
         if self._replacing:

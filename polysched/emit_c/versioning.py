@@ -112,6 +112,15 @@ class Versioning:
     never: list[str] = field(default_factory=list)
     live_iterators: tuple[str, ...] = ()
 
+    def iterator_cast(self, iterator: str, statement_types: dict[str, str]) -> str | None:
+        """The type a statement converts the counter of ``iterator`` to (None: none):
+        its own declared type where loops declare the name with several types
+        (``Statement.iterator_types``), else the region's (``iterator_casts``)."""
+        own = statement_types.get(iterator)
+        if own is None:
+            return self.iterator_casts.get(iterator)
+        return None if _spelling(own) == _spelling(self.counter_type) else own
+
     @property
     def needs_check(self) -> bool:
         return bool(self.alias_checks) or bool(self.row_checks) or not self.assumed.plain_is_universe()

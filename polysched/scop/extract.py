@@ -37,7 +37,8 @@ from .affine import AffineConverter, NotAffine, positive_parameters, type_size, 
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped
 from .liveness import address_taken, live_after
-from .unsigned import in_range, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of, wraps_at_32_bits
+from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
+                       wraps_at_32_bits)
 from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
@@ -332,6 +333,10 @@ class _RegionBuilder:
         self.written: set[str] = set()
         self.all_iterators: set[str] = set()
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
+        # iterators that loops declare with different types ('for (int i ...)' then
+        # 'for (size_t i ...)'): each type, in order; loop_scoped_types holds the type of
+        # the loop being walked (walk_for), and each statement records its own
+        self.retyped: dict[str, list[str]] = {}
         # params where unsigned comparisons do not wrap and 'i != e' loops reach e
         self.no_wrap: list[isl.Set] = []
         self.pending_ranges: list[tuple[isl.PwAff, int, int]] = []
@@ -785,25 +790,32 @@ class _RegionBuilder:
                     self.all_iterators.add(name)
                     # 'for (i = 0, j = n - 1; ...)': j is a function of i (induction_variables)
                     self.all_iterators.update(_loop_variables(child)[1:])
-                    if isinstance(child.init, c_ast.DeclList):
-                        for extra in child.init.decls[1:]:
-                            decl = declaration_of(extra, "local")
-                            if decl is not None:
-                                self.loop_scoped_types.setdefault(extra.name, decl.element_type)
                     if isinstance(child.init, c_ast.DeclList) and child.init.decls:
-                        decl = declaration_of(child.init.decls[0], "local")
-                        if decl is not None:
-                            declaring.setdefault(name, child)
-                            known = self.loop_scoped_types.setdefault(name, decl.element_type)
-                            # the emitted code has one type per iterator name
-                            if known != decl.element_type:
-                                raise self.error(child, f"loops declare '{name}' as '{known}' and as "
-                                                        f"'{decl.element_type}': rename one of them")
+                        for k, declared in enumerate(child.init.decls):
+                            decl = declaration_of(declared, "local")
+                            if decl is None:
+                                continue
+                            if k == 0:
+                                declaring.setdefault(declared.name, child)
+                            types = self.retyped.setdefault(declared.name, [])
+                            if decl.element_type not in types:
+                                types.append(decl.element_type)
                     else:
                         outer_loops.add(name)
+        for name, types in list(self.retyped.items()):
+            if len(types) == 1:
+                self.loop_scoped_types[name] = types[0]
+                del self.retyped[name]
+            else:
+                # before the walk (linearised subscripts): a 32-bit unsigned one if any,
+                # whose arithmetic wraps soonest
+                self.loop_scoped_types[name] = next((t for t in types if integer_kind(t) == (32, False)), types[0])
         # an iterator some loop declares and another uses undeclared is the function's
         # too (for (int i ...) then for (i ...)): alive after the region
         for name in outer_loops & set(self.loop_scoped_types):
+            if name in self.retyped:
+                raise self.error(declaring[name], f"loops declare '{name}' with several types and another uses "
+                                                  f"the '{name}' declared before: rename one")
             declared = self.visible.declarations.get(name)
             if declared is not None and declared.element_type != self.loop_scoped_types[name]:
                 raise self.error(declaring[name], f"a loop declares '{name}' as '{self.loop_scoped_types[name]}' and another "
@@ -1097,6 +1109,29 @@ class _RegionBuilder:
         return result
 
     def walk_for(self, node: c_ast.For, ctx: _Context) -> _Built | None:
+        """The loop ``node``; where loops of the region declare its iterators with
+        different types, walked under this loop's types, which its statements record
+        (``Statement.iterator_types``): the emitted code converts the counters to them."""
+        declared = {}
+        if isinstance(node.init, c_ast.DeclList):
+            for decl in node.init.decls:
+                found = declaration_of(decl, "local") if decl.name in self.retyped else None
+                if found is not None:
+                    declared[decl.name] = found.element_type
+        if not declared:
+            return self.walk_loop(node, ctx)
+        saved = {name: self.loop_scoped_types[name] for name in declared}
+        self.loop_scoped_types.update(declared)
+        try:
+            built = self.walk_loop(node, ctx)
+        finally:
+            self.loop_scoped_types.update(saved)
+        for stmt in built.statements if built is not None else []:
+            for name, c_type in declared.items():
+                stmt.iterator_types.setdefault(name, c_type)
+        return built
+
+    def walk_loop(self, node: c_ast.For, ctx: _Context) -> _Built | None:
         name, init = self.loop_init(node)
         if name in ctx.iterators:
             raise self.error(node, f"loop iterator '{name}' shadows the iterator of an enclosing loop")
@@ -2003,7 +2038,11 @@ class _RegionBuilder:
         types = {}
         for name in [*self.parameters, *sorted(self.all_iterators)]:
             decl = self.visible.declarations.get(name)
-            if name in self.loop_scoped_types:
+            if name in self.retyped:
+                # (the statements have their own: this one decides the counters' type)
+                types[name] = next((t for t in self.retyped[name]
+                                    if (integer_range(t) or (0, 2 ** 63))[1] > 2 ** 31 - 1), self.retyped[name][0])
+            elif name in self.loop_scoped_types:
                 types[name] = self.loop_scoped_types[name]
             elif decl is not None and not decl.dims:
                 types[name] = decl.element_type

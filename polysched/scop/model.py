@@ -124,6 +124,10 @@ class Statement:
     # it reads a floating constant, casts to a type that may not be an integer, or calls
     # a math function (macros expanded): an integer it updates is converted back
     floating: bool = False
+    # the declared types of its iterators whose name loops of the region declare with
+    # different types (for (int i ...) here, for (size_t i ...) elsewhere); the
+    # others' types are the region's (``Scop.variable_types``)
+    iterator_types: dict[str, str] = field(default_factory=dict)
 
     def _union(self, *kinds: str) -> isl.UnionMap:
         result = isl.UnionMap.empty(self.domain.get_space().params())
