@@ -5,7 +5,10 @@ the program's own semantics (overflow is undefined). Unsigned arithmetic instead
 modulo 2^w: with ``unsigned i``, ``i - 1 >= 0`` is always true in C while the model
 says ``i >= 1``; with ``unsigned n = 0``, ``i < n - 1`` loops almost forever. The model
 is exact exactly where no compared value wraps, so, like Polly's no-wrap assumptions,
-each comparison whose operands involve an unsigned variable contributes the assumption
+each operation and comparison that C computes in an unsigned type contributes the
+assumption (the type as C gives it, bottom up with the promotions and the usual
+arithmetic conversions, `value_kind`: ``i + j * n`` with ``unsigned i, j`` and ``long n``
+is ``long``, exact; ``i - 1`` is ``unsigned``)
 
     [params] -> { : for every point where the comparison is evaluated, 0 <= side <= 2^w - 1 }
 
@@ -19,6 +22,8 @@ from typing import Callable
 import islpy as isl
 from pycparser import c_ast
 
+from .macros import int_literal_value
+
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
@@ -29,7 +34,7 @@ def literal_unsigned_width(text: str) -> int | None:
     without ``u`` is always signed)."""
     body = text.rstrip("uUlL")
     suffix = text[len(body):].lower()
-    value = int_literal(body)
+    value = int_literal_value(text)
     if value is None:
         return None
     based = body[:1] == "0" and len(body) > 1
@@ -103,17 +108,8 @@ def _literal_kind(text: str) -> tuple[int, bool]:
     if unsigned is not None:
         return unsigned, False
     body = text.rstrip("uUlL")
-    value = int_literal(body)
+    value = int_literal_value(text)
     return (64, True) if "l" in text[len(body):].lower() or value is None or value > 2 ** 31 - 1 else _INT
-
-
-def int_literal(body: str) -> int | None:
-    """The value of an integer literal without its suffix (decimal, hexadecimal, octal)."""
-    try:
-        return int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body[:1] == "0" and len(body) > 1 \
-            else int(body)
-    except ValueError:
-        return None
 
 
 def value_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
