@@ -21,7 +21,7 @@ from pycparser import c_ast, c_generator
 
 from polysched.islutil import val
 
-from .unsigned import comparison_width, integer_range, unsigned_width_of
+from .unsigned import INTEGER_CONSTANT_TYPES, comparison_width, integer_range, unsigned_width_of
 from .macros import MacroTable, char_literal_value, int_literal_value
 
 _GEN = c_generator.CGenerator()
@@ -136,8 +136,7 @@ class AffineConverter:
                     raise NotAffine(where, f"character constant {node.value} in an affine expression (only plain "
                                            f"ASCII ones: the value of escapes may depend on the machine)")
                 return self.constant(value)
-            if node.type in ("int", "long int", "unsigned int", "long long int", "unsigned long int",
-                             "unsigned long long int", "long", "unsigned", "long long") or \
+            if node.type in INTEGER_CONSTANT_TYPES or \
                     int_literal_value(node.value) is not None:
                 value = int_literal_value(node.value)
                 if value is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Callable
 
 import islpy as isl
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from .macros import int_literal_value
 
@@ -56,6 +56,10 @@ _FIXED_WIDTH = {"int8_t": (8, True), "uint8_t": (8, False), "int16_t": (16, True
                 "intptr_t": (64, True), "uintptr_t": (64, False), "ptrdiff_t": (64, True),
                 "ssize_t": (64, True), "size_t": (64, False), "intmax_t": (64, True), "uintmax_t": (64, False)}
 _ARITHMETIC = ("+", "-", "*", "/", "%", "&", "|", "^")
+# pycparser's types of integer constants (``Constant.type``)
+INTEGER_CONSTANT_TYPES = ("int", "long int", "unsigned int", "unsigned long int", "long long int",
+                          "unsigned long long int", "long", "unsigned", "long long")
+_GEN = c_generator.CGenerator()
 # what C gives an expression it cannot type here (an unknown typedef, a float): 'int',
 # the lowest rank, which never turns an unsigned operand signed (so the no-wrap
 # assumptions err on the side of being recorded)
@@ -147,10 +151,9 @@ def _kind(node: c_ast.Node, type_of: Callable[[str], str | None], known: dict) -
         c_type = type_of(node.name)
         return _promoted(integer_kind(c_type) if c_type else None)
     if isinstance(node, c_ast.Constant):
-        return _literal_kind(node.value) if node.type in _INTEGER_CONSTANTS else _INT
+        return _literal_kind(node.value) if node.type in INTEGER_CONSTANT_TYPES else _INT
     if isinstance(node, c_ast.Cast):
-        from pycparser import c_generator
-        return _promoted(integer_kind(c_generator.CGenerator().visit(node.to_type)))
+        return _promoted(integer_kind(_GEN.visit(node.to_type)))
     if isinstance(node, c_ast.UnaryOp):
         if node.op == "sizeof":
             return 64, False
@@ -168,10 +171,6 @@ def _kind(node: c_ast.Node, type_of: Callable[[str], str | None], known: dict) -
             kind = _common(kind, value_kind(arg, type_of, known))
         return kind
     return _INT                         # comparisons, && and || give an int
-
-
-_INTEGER_CONSTANTS = ("int", "long int", "unsigned int", "unsigned long int", "long long int",
-                      "unsigned long long int", "long", "unsigned", "long long")
 
 
 def unsigned_width_of(node: c_ast.Node, type_of: Callable[[str], str | None], known: dict | None = None) \
