@@ -496,8 +496,9 @@ int main(void)
 def test_size_macro_in_product_uses_its_value_and_the_context_says_so():
     [scop] = extract(MACRO_PRODUCTS, filename="mp.c")
     # the values used as constants are assumptions of the scop (M = 12, K = 3); N and
-    # DIL, only ever multiplied by a constant, stay symbolic
-    expected = isl.Set("[N, M, DIL, K] -> { : M = 12 and K = 3 and N >= 1 and DIL >= 1 }")
+    # DIL, only ever multiplied by a constant, stay symbolic: N a size (>= 1), DIL an
+    # offset in a subscript (>= 0)
+    expected = isl.Set("[N, M, DIL, K] -> { : M = 12 and K = 3 and N >= 1 and DIL >= 0 }")
     assert scop.context.is_equal(expected.align_params(scop.context.get_space()))
     s0, s1 = scop.statements
     assert same_map(s0.accesses[1], "[N, M, DIL, K] -> { S0[i, j] -> A[12i + j] }")

@@ -33,14 +33,27 @@ _CMP = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set", "==": "eq_
 INT64_MAX = 2 ** 63 - 1
 
 
-def positive_parameters(space: isl.Space) -> isl.Set:
-    """``[p, q, ...] -> { : p >= 1 and q >= 1 ... }`` for the parameters of ``space``
-    (the SCoP context: sizes are positive)."""
+def parameters_at_least(space: isl.Space, lowest: int, names=None) -> isl.Set:
+    """``[p, q, ...] -> { : p >= lowest and q >= lowest ... }`` for the parameters of
+    ``space`` (those in ``names`` only, when given)."""
     params = space.params()
     ctx = isl.Set.universe(params)
     for k in range(params.dim(isl.dim_type.param)):
-        ctx = ctx.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
+        if names is None or params.get_dim_name(isl.dim_type.param, k) in names:
+            ctx = ctx.lower_bound_val(isl.dim_type.param, k, isl.Val(lowest))
     return ctx
+
+
+def positive_parameters(space: isl.Space) -> isl.Set:
+    """``[p, q, ...] -> { : p >= 1 and q >= 1 ... }``: every parameter a size."""
+    return parameters_at_least(space, 1)
+
+
+def parameter_names(obj) -> set[str]:
+    """The parameters ``obj`` (an isl set, map or piecewise expression) depends on."""
+    space = obj.get_space()
+    return {space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))
+            if obj.involves_dims(isl.dim_type.param, k, 1)}
 
 
 _BYTES = {"char": 1, "_Bool": 1, "bool": 1, "short": 2, "int": 4, "float": 4, "long": 8, "double": 8,
@@ -91,7 +104,8 @@ class AffineConverter:
                  on_range: Callable[[isl.PwAff, int, int], None] | None = None,
                  type_of: Callable[[str], str | None] | None = None,
                  size_of: Callable[[c_ast.Node], int | None] | None = None,
-                 enumerator: Callable[[str], int | None] | None = None):
+                 enumerator: Callable[[str], int | None] | None = None,
+                 on_sizes: Callable[[set[str]], None] | None = None):
         self.iterators = iterators
         self.domain = domain
         self.universe = isl.Set.universe(domain.get_space())
@@ -120,6 +134,9 @@ class AffineConverter:
         # ``enumerator(name)``: the value of an enumeration constant the region sees
         # (a constant of the program, unlike a macro that -D can change), else None
         self.enumerator = enumerator
+        # ``on_sizes(names)``: the conversion assumed these parameters >= 1 (the context
+        # gives other parameters >= 0 only)
+        self.on_sizes = on_sizes
 
     # -- values -------------------------------------------------------------------
     def constant(self, value: int) -> isl.PwAff:
@@ -286,9 +303,13 @@ class AffineConverter:
                 raise NotAffine(where, f"'{_GEN.visit(node)}' divides by something other than a positive integer constant")
             right = self.constant(divisor)
             # C truncates toward zero: floor is exact only for non-negative dividends
-            # (on the domain, under the context: every parameter >= 1).
+            # (on the domain, where every parameter is >= 1, and then the dividend's
+            # parameters must stay sizes: ``(n - 1) / 2`` is floor for n >= 1 only).
             where_defined = self.domain.intersect_params(positive_parameters(left.get_space()))
             nonneg = where_defined.is_subset(left.nonneg_set())
+            if nonneg and self.on_sizes is not None and not self.domain.intersect_params(
+                    parameters_at_least(left.get_space(), 0)).is_subset(left.nonneg_set()):
+                self.on_sizes(parameter_names(left))
             if op == "/":
                 return left.scale_down_val(val(divisor)).floor() if nonneg else left.tdiv_q(right)
             return left.mod_val(val(divisor)) if nonneg else left.tdiv_r(right)

@@ -33,7 +33,7 @@ except ImportError:  # pycparser 2.x
 
 from polysched.textio import pasted_header_spans, read_source
 
-from .affine import AffineConverter, NotAffine, positive_parameters, type_size, val
+from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped
 from .liveness import address_taken, live_after
@@ -102,8 +102,9 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     Raises :class:`ScopError` (``file:line:col``) for anything outside the model.
 
     Conventions: ``start_line``/``end_line`` are the lines of the two pragmas;
-    ``parameters`` are in order of first use; the context says every parameter is >= 1
-    (known values are in ``parameter_values``), and fixes the size macros whose value
+    ``parameters`` are in order of first use; the context says every size (a parameter
+    bounding a loop from above) is >= 1 and every other parameter >= 0 (known values are
+    in ``parameter_values``), and fixes the size macros whose value
     had to be used as a constant (``i * M``, ``i % M``: ``M = 1000`` in the context, which
     the emitted code checks at run time); ``i != e`` loops stepping by 1 are ``i < e``
     (``i > e``) under the assumption that they start on the right side of ``e``; a
@@ -347,6 +348,9 @@ class _RegionBuilder:
         self.local_models: set[str] = set()
         self.used_locals: list[_Local] = []            # by the statement being built
         self.fixed_macros: dict[str, int] = {}         # size macros used at their value
+        # parameters the model needed >= 1 (a division read as floor, a loop condition
+        # monotone only then); `size_parameters` adds those that bound a loop from above
+        self.sizes: set[str] = set()
         # iterator -> (the loops around it, its value once its last loop there ended):
         # the start of a remainder loop 'for (; i < n; i++)'
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
@@ -680,7 +684,7 @@ class _RegionBuilder:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
                                self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed,
                                on_range=self.on_range, type_of=self.type_of, size_of=self.size_of,
-                               enumerator=self.enumerator)
+                               enumerator=self.enumerator, on_sizes=self.sizes.update)
 
     def enumerator(self, name: str) -> int | None:
         """The value of enumeration constant ``name``, unless a variable of the region
@@ -1255,10 +1259,12 @@ class _RegionBuilder:
         earlier_started = earlier.ge_set(init_ext) if step > 0 else earlier.le_set(init_ext)
         witness = domain.intersect(progression).intersect(earlier_started).intersect(cond) \
             .subtract(previous_ok)
-        witness = witness.intersect_params(self.context_for(witness))
-        if not witness.is_empty():
+        if not witness.intersect_params(positive_parameters(witness.get_space())).is_empty():
             raise self.error(node.cond, f"loop condition is not monotone in '{name}' (it becomes true again "
                                         "after being false), which a polyhedral domain cannot express")
+        witness = witness.intersect_params(parameters_at_least(witness.get_space(), 0))
+        if not witness.is_empty():      # monotone only where its parameters are >= 1
+            self.sizes.update(parameter_names(witness))
         inner.domain = domain.intersect(progression).intersect(cond)
         self.exit_values.pop(name, None)
         if step == -1 and iterator_range is not None and iterator_range[0] == 0 and not inner.domain.is_bounded():
@@ -1395,9 +1401,6 @@ class _RegionBuilder:
         else:
             return False
         return value is not None and target[0] <= value <= target[1]
-
-    def context_for(self, obj) -> isl.Set:
-        return positive_parameters(obj.get_space())
 
     def loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node | None]:
         """The iterator and its start; no start for 'for (; i < n; i++)' (the iterator
@@ -2014,15 +2017,19 @@ class _RegionBuilder:
         param_space = isl.Space.params_alloc(self.ctx, len(self.parameters))
         for k, name in enumerate(self.parameters):
             param_space = param_space.set_dim_name(isl.dim_type.param, k, name)
-        context = isl.Set.universe(param_space)
-        for k in range(len(self.parameters)):
-            context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(1))
-        for assumption in self.no_wrap:    # unsigned arithmetic: exact where nothing wraps
-            context = context.intersect(assumption.align_params(param_space)).coalesce()
         for stmt in self.statements:
             stmt.domain = stmt.domain.align_params(param_space)
             for acc in stmt.accesses:
                 acc.relation = acc.relation.align_params(param_space)
+        # Sizes (a loop's upper bound) are >= 1, other parameters (a loop's start, an
+        # offset in a subscript) >= 0: 'for (i = lo; i < hi; i++)' is most often run
+        # with lo = 0, and under 'lo >= 1' the optimized code never ran for it. Sizes
+        # stay >= 1: at 0 their loops are empty, and under '>= 0' isl's code would
+        # split every nest on 'n >= 1' for nothing.
+        sizes = self.sizes | size_parameters(stmt.domain for stmt in self.statements)
+        context = parameters_at_least(param_space, 0).intersect(parameters_at_least(param_space, 1, sizes))
+        for assumption in self.no_wrap:    # unsigned arithmetic: exact where nothing wraps
+            context = context.intersect(assumption.align_params(param_space)).coalesce()
         return Scop(
             filename=self.filename, source=self.text, region_start=self.region.start,
             region_end=self.region.end, start_line=self.region.scop_line, end_line=self.region.endscop_line,
@@ -2147,6 +2154,29 @@ def _resolve_cast_types(node: c_ast.Node, typedef_types: dict[str, str]) -> c_as
             if len(names) == 1 and names[0] in typedef_types:
                 child.to_type.type.type.names = typedef_types[names[0]].split()
     return node
+
+
+def size_parameters(domains) -> set[str]:
+    """The parameters that bound some iterator from above in one of ``domains``
+    (``[n, lo] -> { S[i] : lo <= i < n }``: ``n``): a positive coefficient in an
+    inequality where some iterator (or existential) has a negative one, or any
+    coefficient in an equality with an iterator."""
+    sizes: set[str] = set()
+    for domain in domains:
+        space = domain.get_space()
+        names = [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
+        for piece in domain.get_basic_sets():
+            for constraint in piece.get_constraints():
+                inner = [constraint.get_coefficient_val(kind, k)
+                         for kind in (isl.dim_type.set, isl.dim_type.div) for k in range(piece.dim(kind))]
+                equality = constraint.is_equality()
+                if not any((not v.is_zero()) if equality else v.is_neg() for v in inner):
+                    continue
+                for k, name in enumerate(names):
+                    v = constraint.get_coefficient_val(isl.dim_type.param, k)
+                    if (not v.is_zero()) if equality else v.is_pos():
+                        sizes.add(name)
+    return sizes
 
 
 def _walk_nodes(node: c_ast.Node | None):
