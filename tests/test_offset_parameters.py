@@ -35,6 +35,8 @@ void f({params})
 @pytest.mark.parametrize("body, expected", [
     # a start is an offset, an upper bound a size
     ("for (i = lo; i < hi; i++) x[i] = 0;", "[lo, hi] -> { : lo >= 0 and hi >= 1 }"),
+    # a stride from the start is no bound
+    ("for (i = lo; i < hi; i += 3) x[i] = 0;", "[lo, hi] -> { : lo >= 0 and hi >= 1 }"),
     # downward: the start is the size
     ("for (i = n - 1; i >= lo; i--) x[i] = 0;", "[n, lo] -> { : n >= 1 and lo >= 0 }"),
     # a guard bounding an iterator from above makes a size

@@ -2160,16 +2160,19 @@ def size_parameters(domains) -> set[str]:
     """The parameters that bound some iterator from above in one of ``domains``
     (``[n, lo] -> { S[i] : lo <= i < n }``: ``n``): a positive coefficient in an
     inequality where some iterator (or existential) has a negative one, or any
-    coefficient in an equality with an iterator."""
+    coefficient in an equality with an iterator. Equalities with an existential are
+    strides (``(i - lo) mod 2 = 0``), not bounds."""
     sizes: set[str] = set()
     for domain in domains:
         space = domain.get_space()
         names = [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
         for piece in domain.get_basic_sets():
             for constraint in piece.get_constraints():
+                equality = constraint.is_equality()
+                if equality and constraint.involves_dims(isl.dim_type.div, 0, piece.dim(isl.dim_type.div)):
+                    continue
                 inner = [constraint.get_coefficient_val(kind, k)
                          for kind in (isl.dim_type.set, isl.dim_type.div) for k in range(piece.dim(kind))]
-                equality = constraint.is_equality()
                 if not any((not v.is_zero()) if equality else v.is_neg() for v in inner):
                     continue
                 for k, name in enumerate(names):
