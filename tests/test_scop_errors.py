@@ -187,7 +187,8 @@ def test_a_function_the_file_defines_is_not_the_math_library_s():
     <math.h>: read as <math.h>'s pure fmax, its calls were reordered."""
     header = ("static int calls;\nstatic double fmax(double a, double b) { calls++; return a > b ? a : b; }\n"
               + HEADER)
-    check("for (i = 0; i < N; i++)\n  x[i] = /*@*/fmax(x[i], 1.0);", "a function or function pointer of this file", header)
+    check("for (i = 0; i < N; i++)\n  x[i] = /*@*/fmax(x[i], 1.0);",
+          "a function of this file that reads or writes 'calls', which is not its own", header)
 
 
 VOLATILE_HEADER = """struct S { volatile double x; };
@@ -247,7 +248,7 @@ def test_qualifiers_through_typedefs_are_seen(qualifier):
 @pytest.mark.parametrize("declaration", ["static double (*sqrt)(double) = 0;\nvoid kernel(int n, double *x)",
                                          "void kernel(int n, double *x, double (*sqrt)(double))"])
 def test_a_function_pointer_named_like_a_math_function_is_not_pure(declaration):
-    check("for (i = 0; i < n; i++)\n  x[i] = /*@*/sqrt(x[i]);", "function pointer of this file",
+    check("for (i = 0; i < n; i++)\n  x[i] = /*@*/sqrt(x[i]);", "(a function pointer?)",
           declaration + "\n{\n  int i;\n")
 
 

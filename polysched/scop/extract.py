@@ -41,6 +41,7 @@ from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_
                        wraps_at_32_bits)
 from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
 from .model import Access, Array, Scop, ScopError, Statement
+from .pure import PurityChecker
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
                      enclosing_function, find_regions, identifiers, join_continuations, line_col,
                      line_starts, offset_of, original_of_output, strip_comments, top_level_text)
@@ -358,6 +359,7 @@ class _RegionBuilder:
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
         self._defined_functions: set[str] | None = None
+        self._purity: PurityChecker | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
         self._macro_types: dict[str, str | None] = {}  # their types, once read
         self.conditional = 0        # > 0 while reading what C may not evaluate (a ?: arm)
@@ -1720,6 +1722,15 @@ class _RegionBuilder:
                 | set(re.findall(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(", self.plain))   # (*round)(double)
         return self._defined_functions
 
+    @property
+    def purity(self) -> PurityChecker:
+        """Which functions of the file are pure (see pure.py), made on first use."""
+        if self._purity is None:
+            self._purity = PurityChecker(self.plain, self.typedefs, self.visible.typedef_types,
+                                         self.visible.enumerators, lambda name: name in self.defined_functions(),
+                                         _is_pure_function)
+        return self._purity
+
     def check_lvalue(self, node: c_ast.Node, site: c_ast.Node | None = None) -> None:
         if isinstance(node, c_ast.ID) and node.name in self.macros:
             raise self.error(site or node, f"assignment to macro '{node.name}'")
@@ -1802,9 +1813,12 @@ class _RegionBuilder:
                 raise self.error(where, "call through a function pointer inside a SCoP")
             fname = node.name.name
             if fname in self.defined_functions():
-                raise self.error(where, f"call of '{fname}', a function or function pointer of this file (only pure <math.h> "
-                                        "functions and macros are allowed inside a SCoP)")
-            if not _is_pure_function(fname):
+                problem = self.purity.problem(fname)
+                if problem is not None:
+                    raise self.error(where, f"call of '{fname}', a function of this file that {problem} (only pure "
+                                            "functions of this file, pure <math.h> functions and macros are allowed "
+                                            "inside a SCoP)")
+            elif not _is_pure_function(fname):
                 raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
                                         "functions and macros are allowed inside a SCoP)")
             self.floating = True

@@ -1,0 +1,114 @@
+"""Calls of the file's own pure functions inside a SCoP (scop/pure.py).
+
+``y[i] = clampd(sigmoid(y[i]), 0.1, 0.9)`` was refused ("a function of this file");
+a pure helper is now read like ``sqrt``. Accepted programs are optimized in several
+modes and run against the original at 1 and 2 threads; every way a function can be
+impure is refused with its reason.
+"""
+from __future__ import annotations
+
+import pytest
+
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
+from compiled_runs import outputs_of
+
+PURE = r"""
+#include <stdio.h>
+#include <math.h>
+typedef double real_t;
+enum { LANES = 4 };
+static inline double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static real_t poly(real_t x, int degree)
+{
+  real_t c[LANES] = {0.5, -0.25, 0.125, 1.0};
+  real_t acc = 0.0;
+  for (int k = 0; k < degree && k < LANES; k++) {
+    real_t t = acc * x;
+    acc = t + c[k];
+  }
+  return clampd(acc, -2.0, 2.0);
+}
+static int wrap(int v, int m) { int r = v % m; return r < 0 ? r + m : r; }
+
+void kernel(int n, int m, double W[64][64], double *x, double *y, int *z)
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    y[i] = 0.0;
+    for (int j = 0; j < m; j++)
+      y[i] += W[i][j] * poly(x[j], 3);
+    y[i] = clampd(sigmoid(y[i]), 0.1, 0.9);
+    z[i] = wrap(z[i] - 7 * i, 5);
+  }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  static double W[64][64], x[64], y[64];
+  static int z[64];
+  int n = argc > 1 ? atoi(argv[1]) : 64;
+  for (int i = 0; i < 64; i++) {
+    x[i] = (i % 7) * 0.1 - 0.3;
+    z[i] = i * 3 - 20;
+    for (int j = 0; j < 64; j++)
+      W[i][j] = ((i + j) % 5) * 0.05 - 0.1;
+  }
+  kernel(n, 64, W, x, y, z);
+  for (int i = 0; i < 64; i++)
+    printf("%.17g %d\n", y[i], z[i]);
+  return 0;
+}
+""".replace("#include <math.h>", "#include <math.h>\n#include <stdlib.h>")
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(scheduler="isl", tile=True, parallel=True),
+                                   dict(unroll=4)], ids=["tile-par", "isl-tile-par", "unroll"])
+def test_pure_functions_of_the_file_are_called_as_in_the_original(flags, tmp_path):
+    source = tmp_path / "pure.c"
+    source.write_text(PURE)
+    [scop] = extract(source)
+    [s1] = [s for s in scop.statements if "poly" in s.body]
+    assert sorted(a.array for a in s1.accesses if a.kind == "read") == ["W", "x", "y"]
+    text = optimize(source, OptimizeOptions.from_flags(**flags)).text
+    assert "clampd(sigmoid(" in text
+    arguments = [(64,), (1,), (0,)]
+    assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(PURE, tmp_path, "orig", arguments)
+
+
+KERNEL = """
+void kernel(int n, double *x)
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    x[i] = f(x[i]);
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("definition, reason", [
+    ("double g;\ndouble f(double v) { return v + g; }", "reads or writes 'g', which is not its own"),
+    ("double g;\ndouble f(double v) { g = v; return v; }", "reads or writes 'g', which is not its own"),
+    # a block's local is gone after the block: 'g' after it is the global
+    ("double g;\ndouble f(double v) { { double g = v; } return v + g; }", "reads or writes 'g'"),
+    ("double f(double v) { static int calls; calls++; return v; }", "declares 'calls' static"),
+    ("double f(double *v) { return v[0]; }", "takes a pointer or an array"),
+    ("typedef double *dptr;\ndouble f(dptr v) { v[0] = 1; return 0; }", "takes a pointer or an array"),
+    ("#include <stdlib.h>\ndouble f(double v) { return v + rand(); }", "calls 'rand', which may have side effects"),
+    ("double f(double v) { return v > 1 ? f(v / 2) : v; }", "calls 'f', which is recursive"),
+    ("double f(double v) { double *p = &v; return *p; }", "declares 'p'"),
+    ("double h(double v);\ndouble f(double v) { return h(v); }\ndouble h(double v) { extern double g; return g; }",
+     "calls 'h', which declares 'g' extern"),
+    ("double f(double v) { volatile double t = v; return t; }", "declares 't'"),
+    ("#define TWICE(a) (2 * (a))\ndouble f(double v) { return TWICE(v); }", "calls 'TWICE'"),
+])
+def test_impure_functions_are_refused_with_the_reason(definition, reason):
+    with pytest.raises(ScopError) as info:
+        extract(definition + "\n" + KERNEL, filename="impure.c")
+    message = str(info.value)
+    assert message.startswith("impure.c:") and "call of 'f', a function of this file that" in message
+    assert reason in message, message
