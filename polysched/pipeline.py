@@ -271,6 +271,25 @@ def _tensorized(scops, k: int, deps: Dependences, options: OptimizeOptions):
     return (program if any(item.applied for item in report) else None), [item.describe() for item in report]
 
 
+def _tensorized_within(scops, k: int, deps: Dependences, options: OptimizeOptions, budget: RunBudget):
+    """`_tensorized` in a child process killed when the run's ``budget`` is used up (a
+    fuzzed 7-deep nest spent 7 s trying a match), as ((the schedule's isl text, the
+    trace steps) or None, the decisions); no intrinsic then, with a notice."""
+    def tensorized():
+        program, decisions = _tensorized(scops, k, deps, options)
+        if program is None:
+            return None, decisions
+        return (str(program.schedule), [dict(step) for step in program.trace.steps]), decisions
+
+    try:
+        return run_isolated(tensorized, budget.left() if budget.seconds else None)
+    except IsolatedTimeout:
+        scop = scops[k]
+        print(f"polysched: {scop.filename}:{scop.start_line}: notice: tensorization ran past the run's "
+              f"budget of {budget.seconds:g} CPU seconds; no intrinsic is used", file=sys.stderr)
+        return None, [f"not tried to the end: {budget.why()}"]
+
+
 def _analyzed(scop: Scop, budget: RunBudget) -> Dependences | None:
     """`analyze`, in a child process killed when the run's ``budget`` is used up (isl
     cannot be interrupted: the dataflow of a fuzzed nest with offsets of 3e9 took 10 s);
@@ -396,12 +415,14 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         key = (file_key, k, tuple(expansions), "tensorize", options.tiling is not None and options.tiling.parallel,
                options.tensorize_min_gain, options.tensorize_reassociate,
                None if options.tensorize_intrinsics is None else [i.name for i in options.tensorize_intrinsics])
-        program, region.tensorize = timed("tensorize", cache.get, repr(key),
-                                          lambda: _tensorized(scops, k, deps, options))
-        if program is not None:
+        tensorized, region.tensorize = timed("tensorize", cache.get, repr(key),
+                                             lambda: _tensorized_within(scops, k, deps, options, budget))
+        if tensorized is not None:
+            text, steps = tensorized
             region.untiled, region.untiled_what = schedule, "the schedule without intrinsics"
-            region.schedule, region.tiling, region.kept_as_written = program.schedule, None, False
-            region.trace_steps = [dict(step) for step in program.trace.steps]
+            region.schedule = isl.Schedule.read_from_str(schedule.get_ctx(), text)
+            region.tiling, region.kept_as_written = None, False
+            region.trace_steps = [dict(step) for step in steps]
     return region
 
 

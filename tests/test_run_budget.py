@@ -71,10 +71,31 @@ def test_with_a_budget_the_same_file_is_optimized(two_regions, tmp_path):
     assert verify(two_regions, out).ok
 
 
+def test_tensorization_past_the_budget_is_stopped(two_regions, capfd, monkeypatch, tmp_path):
+    """Tensorization runs in a child process too: one that never ends (a stand-in for
+    a fuzzed 7-deep nest whose match took 7 s) is stopped when the run's budget is used
+    up, with a notice; the rest of the run is kept as written and verifies."""
+    def endless(*args):
+        while True:
+            pass
+
+    monkeypatch.setattr(pipeline, "_tensorized", endless)
+    options = pipeline.OptimizeOptions.from_flags(tile=True)
+    options.budget = 3.0
+    start = time.monotonic()
+    result = pipeline.optimize(two_regions, options)
+    assert time.monotonic() - start < 60
+    assert "tensorization ran past the run's budget of 3 CPU seconds" in capfd.readouterr().err
+    assert all(not region.trace_steps for region in result.regions)
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    assert verify(two_regions, out).ok
+
+
 def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
     """The scheduler's own budget (6 s by default) and the code generator's (10 s) are
-    cut to what is left of a 2 s run; the dependence analysis and the tiler (in child
-    processes too) get what is left."""
+    cut to what is left of a 2 s run; the dependence analysis, the tiler and
+    tensorization (in child processes too) get what is left."""
     asked = {"schedule": [], "isolated": []}
     compute = pipeline.compute
 
@@ -92,7 +113,8 @@ def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
     options.budget = 2.0
     assert options.schedule.budget > 2.0 and pipeline.CODEGEN_BUDGET > 2.0
     pipeline.optimize(two_regions, options)
-    assert len(asked["schedule"]) == 2 and len(asked["isolated"]) == 6    # deps, tiling, codegen x 2
+    # deps, tiling, tensorization, codegen x 2
+    assert len(asked["schedule"]) == 2 and len(asked["isolated"]) == 8
     assert all(0 < s <= 2.0 for s in asked["schedule"] + asked["isolated"])
     # the second region is offered less than the first: the first one's time counts
     assert asked["schedule"][1] < asked["schedule"][0]
