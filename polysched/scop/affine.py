@@ -307,9 +307,12 @@ class AffineConverter:
             # parameters must stay sizes: ``(n - 1) / 2`` is floor for n >= 1 only).
             where_defined = self.domain.intersect_params(positive_parameters(left.get_space()))
             nonneg = where_defined.is_subset(left.nonneg_set())
-            if nonneg and self.on_sizes is not None and not self.domain.intersect_params(
+            if nonneg and not self.domain.intersect_params(
                     parameters_at_least(left.get_space(), 0)).is_subset(left.nonneg_set()):
-                self.on_sizes(parameter_names(left))
+                if self.on_sizes is None:
+                    nonneg = False          # no one to keep them sizes: truncate
+                else:
+                    self.on_sizes(parameter_names(left))
             if op == "/":
                 return left.scale_down_val(val(divisor)).floor() if nonneg else left.tdiv_q(right)
             return left.mod_val(val(divisor)) if nonneg else left.tdiv_r(right)
