@@ -36,7 +36,7 @@ from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 from . import scalar_replace
-from .tensorize import call_lines, can_call
+from .tensorize import EPOCH_FUNCTION, call_lines, can_call
 from .validate import CodegenError, validate_ast
 from .versioning import accessed_elements, iterator_skeleton, plan
 
@@ -168,6 +168,7 @@ class _RegionPrinter:
         self._replacing: dict[str, dict[tuple[int, int], str]] = {}
         self._scalar_names: dict[tuple[str, int], str] = {}
         self._uses_min_work = False
+        self._epoch = ""              # the region run's epoch, once a call takes epoch(X)
 
     def scalar_name(self, array: str, k: int) -> str:
         """The local scalar ``k`` for elements of ``array`` (free in the file; the same
@@ -175,6 +176,13 @@ class _RegionPrinter:
         if (array, k) not in self._scalar_names:
             self._scalar_names[(array, k)] = self.names.fresh(f"{array}_r{k}")
         return self._scalar_names[(array, k)]
+
+    def region_epoch(self) -> str:
+        """The variable holding this region run's epoch (see tensorize.py), declared
+        where the optimized code starts, outside every parallel loop."""
+        if not self._epoch:
+            self._epoch = self.names.fresh("polysched_epoch")
+        return self._epoch
 
     def build_ast(self) -> isl.AstNode:
         try:
@@ -219,6 +227,8 @@ class _RegionPrinter:
         # the blocks of the expanded arrays on the heap, allocated by the region's check
         memory = {array.name: self.names.fresh(f"{array.name}_mem") for array in heap_arrays(scop)}
         declared = region_declarations(scop, memory)     # scalars the source declares inside the region
+        if self._epoch:
+            declared = [f"unsigned long {self._epoch} = {EPOCH_FUNCTION};"] + declared
         if declared:
             body = ["{"] + [self.options.indent + line if line else line for line in declared + body] + ["}"]
         if self.options.versioning and version.live_iterators:

@@ -232,6 +232,14 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
                 terms.append(" * ".join([f"{row[p]}L", *later]))
         return f"({' + '.join(terms)})" if terms else "0"
 
+    def epoch(operand):
+        """The region run's epoch when the region writes nothing of the operand's array
+        (the run-time check keeps every written array apart from it), else 0: its
+        content is then the same in every call of the run."""
+        index, _dims = aligned[operand]
+        array = problem.pattern.refs[index].array
+        return "0UL" if array in written_arrays(printer.scop) else printer.region_epoch()
+
     scalars = {o for o in intrinsic.operands + intrinsic.init_operands if not intrinsic.pattern.ranks.get(o)}
     by_param = {param: loop for loop, param in intrinsic.extent_params.items()}
 
@@ -249,6 +257,7 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     text = re.sub(r"\brs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 0), text)
     text = re.sub(r"\bcs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 1), text)
     text = re.sub(r"\bst\(\s*(\w+)\s*,\s*(\w+)\s*\)", lambda m: loop_stride(m.group(1), m.group(2)), text)
+    text = re.sub(r"\bepoch\(\s*(\w+)\s*\)", lambda m: epoch(m.group(1)), text)
     inner = pad + indent
     call = [inner + f"/* polysched: tensorize {intrinsic.name} */", inner + text.rstrip(";") + ";"]
     if guards:
@@ -257,6 +266,15 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     return [pad + "{"] + [inner + d for d in decls] + call + [pad + "}"]
 
 
+def written_arrays(scop) -> set[str]:
+    """The arrays (and scalars) some statement of ``scop`` writes or may write."""
+    names: set[str] = set()
+    scop.writes.union(scop.may_writes).foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
+    return names
+
+
+# what the region calls once where it starts, when a call takes epoch(X)
+EPOCH_FUNCTION = "polysched_pk_next_epoch()"
 _CALL_NOTE = re.compile(r"/\* polysched: tensorize (\w+) \*/")
 
 
@@ -276,6 +294,8 @@ def intrinsic_includes(texts: list[str]) -> str:
             intrinsic = lookup(name)
             if intrinsic.header and intrinsic.header not in headers:
                 headers.append(intrinsic.header)
+        if EPOCH_FUNCTION in text and "polysched_intrinsics.h" not in headers:
+            headers.append("polysched_intrinsics.h")      # a user's intrinsic that takes epoch(X)
             if intrinsic.library and intrinsic.library not in libraries:
                 libraries.append(intrinsic.library)
     included = "".join(f"{PASTED_START.format(h)}\n{(INCLUDE_DIR / h).read_text()}{PASTED_END.format(h)}\n"

@@ -45,7 +45,11 @@ declared ones; the output operand is the assigned array. ``call`` is the C call
 template emit_c fills in: ``base(X)`` the address of the block's first element,
 ``rs(X)``/``cs(X)`` the strides (in elements) of operand dimensions 0/1, ``st(X, l)``
 the stride (in elements) of X's address along intrinsic loop ``l`` (for ``affine:``
-operands), a loop's parameter (``K``) its extent, a scalar operand its value.
+operands), ``epoch(X)`` for an input array operand the region run's epoch when the region
+never writes X's array, else ``0UL`` (an implementation may then keep X's packed panels
+from one call to the next within that run: see ``polysched_pk_cache`` in
+polysched_intrinsics.h, whose ``polysched_pk_next_epoch`` gives the number), a loop's
+parameter (``K``) its extent, a scalar operand its value.
 """
 from __future__ import annotations
 
@@ -297,8 +301,10 @@ def _read(path: Path, text: str) -> Intrinsic:
     if library and library not in LOCATORS:
         raise IntrinsicError(f"{path}: unknown library {library!r} (known: {', '.join(sorted(LOCATORS))})")
     call = meta.get("call", "")
-    for m in re.finditer(r"\b(base|rs|cs|st)\(\s*([^,)\s]*)\s*(?:,\s*([^)\s]*)\s*)?\)", call):
+    for m in re.finditer(r"\b(base|rs|cs|st|epoch)\(\s*([^,)\s]*)\s*(?:,\s*([^)\s]*)\s*)?\)", call):
         kind, operand, loop = m.groups()
+        if kind == "epoch" and (operand not in pattern.ranks or not pattern.ranks[operand] or operand == output):
+            raise IntrinsicError(f"{path}: call: {m.group(0)} does not name an input array operand of the semantics")
         if operand not in pattern.ranks or (kind != "base" and not pattern.ranks[operand]):
             raise IntrinsicError(f"{path}: call: {m.group(0)} does not name an "
                                  f"{'operand' if kind == 'base' else 'array operand'} of the semantics")
