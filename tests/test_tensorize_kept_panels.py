@@ -106,3 +106,55 @@ def test_epoch_names_an_input_array_operand(tmp_path):
         (tmp_path / "k3.c").write_text(source.replace("epoch(B))", bad + ")"))
         with pytest.raises(IntrinsicError, match="does not name an input array operand"):
             load_intrinsics(tmp_path)
+
+
+# The driver alone, against the description's loops (bit for bit): A read in place (its k
+# offsets mostly step by one: the direct kernels), A and B kept or not, one epoch over
+# calls with other blocks of A (A in place from the second call), epochs 0, and sizes
+# that leave edge panels (m_ % 12, m_ % 6, n_ % 16), several k blocks and offsets that
+# jump (k2 stride 7).
+DRIVER = r"""#include <stdio.h>
+#include <string.h>
+#include "polysched_intrinsics.h"
+#define K1 3
+#define K2 5
+#define K3 37
+static double A[300][K1 * K2 * K3 + 64], B[K1][K2][K3][70], C0[40][70], C1[40][70];
+int main(void)
+{
+  long m, n, i, j, k1, k2, k3, call, bad = 0;
+  unsigned long epoch = polysched_pk_next_epoch();
+  for (i = 0; i < 300; i++) for (j = 0; j < K1 * K2 * K3 + 64; j++) A[i][j] = (double)((i * 7 + j * 13) % 101) / 37.0 - 1.3;
+  for (k1 = 0; k1 < K1; k1++) for (k2 = 0; k2 < K2; k2++) for (k3 = 0; k3 < K3; k3++) for (j = 0; j < 70; j++)
+    B[k1][k2][k3][j] = (double)((k1 * 11 + k2 * 5 + k3 * 3 + j * 17) % 89) / 29.0 - 1.1;
+  for (call = 0; call < 12; call++) {
+    m = 1 + (call * 7) % 40; n = 1 + (call * 23) % 70;
+    const double *a = &A[call * 20][call % 5];
+    for (i = 0; i < m; i++) for (j = 0; j < n; j++) C0[i][j] = C1[i][j] = (double)(i - j) / 7.0;
+    /* A[i][k1][k2][k3] at a + i * 2 * 320 + k1 * K2 * K3 + k2 * (K3 + 7) + k3 (rows 2 apart) */
+    polysched_dgemm_packed_k3(m, n, K1, K2, K3, a, 2 * (K1 * K2 * K3 + 64), K2 * K3, K3 + 7, 1,
+                              &B[0][0][0][0], K2 * K3 * 70, K3 * 70, 70, 1, &C1[0][0], 70,
+                              call < 8 ? epoch : 0UL, call % 3 ? epoch : 0UL);
+    for (k1 = 0; k1 < K1; k1++) for (k2 = 0; k2 < K2; k2++) for (k3 = 0; k3 < K3; k3++)
+      for (i = 0; i < m; i++) for (j = 0; j < n; j++)
+        C0[i][j] = C0[i][j] + a[i * 2 * (K1 * K2 * K3 + 64) + k1 * K2 * K3 + k2 * (K3 + 7) + k3] * B[k1][k2][k3][j];
+    bad += memcmp(C0, C1, sizeof C0) != 0;
+  }
+  printf("%ld\n", bad);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("path", list(FLAGS))
+def test_driver_against_the_loops(tmp_path, path):
+    import subprocess
+    from polysched.tensorize import INCLUDE_DIR
+
+    src = tmp_path / "driver.c"
+    src.write_text(DRIVER)
+    exe = tmp_path / "driver"
+    subprocess.run(["gcc", *DEFAULT_CFLAGS, "-ffp-contract=off", *FLAGS[path], f"-I{INCLUDE_DIR}", str(src),
+                    "-o", str(exe)], check=True, capture_output=True, timeout=120)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out == "0\n"

@@ -480,7 +480,9 @@ static inline void polysched_i8dot_s8s8_4x8(long k_, const int8_t *A, long rsA, 
  * (one rounding instead of two): faster, not bit-identical, opt-in only.
  *
  * Paths: AVX-512F 12x16 (24 zmm accumulators), AVX2 6x8 (12 ymm), portable 4x8 C.
- * Packing buffers are per thread (grown on demand, kept for the next call). */
+ * Packing buffers are per thread (grown on demand, kept for the next call); an operand
+ * the region never writes may keep its panels across calls (polysched_pk_cache), and an
+ * A with k offsets is read in place when that is cheaper (polysched_pk_direct_a). */
 #define POLYSCHED_PK_KC 256
 #define POLYSCHED_PK_MC 96
 #define POLYSCHED_PK_NC 2048
@@ -547,13 +549,16 @@ static POLYSCHED_TLS polysched_pk_cache polysched_pk_cache_a, polysched_pk_cache
 /* The kept panels of an operand for this call: ``need`` doubles, whose content is valid
  * (*hit = 1) when the key matches, else to be packed by the caller (*hit = 0; the key is
  * set by polysched_pk_cache_keep once they are). NULL when nothing can be kept (epoch 0,
- * too large, out of memory): the caller packs into its scratch buffer as before. */
+ * too large, out of memory): the caller packs into its scratch buffer as before.
+ * *varies (unless NULL): the panels kept were of this run but of another block. */
 static inline double *polysched_pk_cache_get(polysched_pk_cache *c, unsigned long epoch, const double *base,
     long rs, long cs, const long *koff, long k_, long extent, long width, double alpha, int scaled,
-    size_t need, int *hit)
+    size_t need, int *hit, int *varies)
 {
   long nkoff = koff ? k_ : 0;
   *hit = 0;
+  if (varies != NULL)
+    *varies = 0;
   if (epoch == 0 || need > (size_t)POLYSCHED_PK_CACHE_MAX)
     return NULL;
   if (c->epoch == epoch && c->base == base && c->rs == rs && c->cs == cs && c->k_ == k_
@@ -563,6 +568,8 @@ static inline double *polysched_pk_cache_get(polysched_pk_cache *c, unsigned lon
     *hit = 1;
     return c->data;
   }
+  if (varies != NULL && c->epoch == epoch)
+    *varies = 1;                     /* kept in this run, but another block now */
   c->epoch = 0;                      /* invalid until the caller has packed it all */
   if (need > c->capacity) {
     free(c->raw);
@@ -655,12 +662,33 @@ static inline void polysched_pk_pack_b(long kc, long cols, const double *B, long
 /* C (mr_ x nr_, row stride rsC) += Ap (kc x mr_ panel) * Bp (kc x nr_ panel) */
 typedef void (*polysched_pk_kernel)(long kc, const double *Ap, const double *Bp, double *C, long rsC);
 
+/* the same reading A in place: its mr_ rows from A with row stride rsA, element k of a
+ * row at koff[k] (see polysched_pk_direct_a) */
+typedef void (*polysched_pk_direct_kernel)(long kc, const double *A, long rsA, const long *koff,
+                                           const double *Bp, double *C, long rsC);
+
+/* Should A be read in place rather than packed? Packing costs one pass over A's block,
+   paid back when many nr_-column panels reuse it; a convolution's input window (k over
+   (r, s, c), m_ output rows, n_ output channels) has few panels and is different in
+   every call: packing it was a quarter of conv2d-nhwc's time. In place needs k offsets
+   that mostly step by one element (each row then streams through whole cache lines). */
+static inline int polysched_pk_direct_a(long k_, const long *koff)
+{
+  long k, steps = 0;
+  if (koff == NULL || k_ < 2)
+    return 0;
+  for (k = 1; k < k_; k++)
+    steps += koff[k] == koff[k - 1] + 1;
+  return 4 * steps >= 3 * (k_ - 1);
+}
+
 /* the blocked driver; returns 0 when no packing buffer could be had (the caller then
  * runs the plain loops). koffA/koffB: NULL, or k's offset in A/B for each k < k_ (then
  * csA/rsB are unused) */
 static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, int scaled, const double *A,
     long rsA, long csA, const long *koffA, unsigned long epochA, const double *B, long rsB, long csB,
-    const long *koffB, unsigned long epochB, double *C, long rsC, int mr_, int nr_, polysched_pk_kernel kernel)
+    const long *koffB, unsigned long epochB, double *C, long rsC, int mr_, int nr_, polysched_pk_kernel kernel,
+    polysched_pk_direct_kernel direct)
 {
   long jc, pc, ic, jr, ir, i, j;
   long kcmax = k_ < POLYSCHED_PK_KC ? k_ : POLYSCHED_PK_KC;
@@ -672,7 +700,7 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
   long mpad = m_ / POLYSCHED_PK_MC * ((POLYSCHED_PK_MC + mr_ - 1) / mr_ * mr_)
               + (m_ % POLYSCHED_PK_MC + mr_ - 1) / mr_ * mr_;
   long boff = 0;
-  int hitA = 0, hitB = 0;
+  int hitA = 0, hitB = 0, varies = 0, directA;
   double tile[16 * 16];
   double *bp, *ap, *keptA, *keptB;
   if (m_ <= 0 || n_ <= 0 || k_ <= 0)
@@ -682,9 +710,14 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
     return 0;
   ap = bp + kcmax * ncmax;
   keptA = polysched_pk_cache_get(&polysched_pk_cache_a, epochA, A, rsA, csA, koffA, k_, m_, mr_, alpha,
-                                 scaled, (size_t)k_ * (size_t)mpad, &hitA);
+                                 scaled, (size_t)k_ * (size_t)mpad, &hitA, &varies);
+  /* A read in place: when it is not kept, or kept but different in every call of the run
+     (the same epoch, another block: a convolution's input window) */
+  directA = direct != NULL && !scaled && !hitA && (epochA == 0 || varies) && polysched_pk_direct_a(k_, koffA);
+  if (directA)
+    keptA = NULL;
   keptB = polysched_pk_cache_get(&polysched_pk_cache_b, epochB, B, rsB, csB, koffB, k_, n_, nr_, 1.0, 0,
-                                 (size_t)k_ * (size_t)npad, &hitB);
+                                 (size_t)k_ * (size_t)npad, &hitB, NULL);
   for (jc = 0; jc < n_; jc += POLYSCHED_PK_NC) {
     long nc = n_ - jc < POLYSCHED_PK_NC ? n_ - jc : POLYSCHED_PK_NC;
     long ncpad = (nc + nr_ - 1) / nr_ * nr_;
@@ -703,7 +736,11 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
            before ic in pc's rows (full MC blocks, padded) */
         if (keptA != NULL)
           ap = keptA + pc * mpad + kc * (ic / POLYSCHED_PK_MC) * ((POLYSCHED_PK_MC + mr_ - 1) / mr_ * mr_);
-        if (keptA == NULL || (!hitA && jc == 0))
+        if (directA) {        /* only the last panel when it has fewer than mr_ rows */
+          if (mc % mr_ != 0)
+            polysched_pk_pack_a(mc % mr_, kc, alpha, scaled, A + (ic + mc - mc % mr_) * rsA, rsA, csA,
+                                koffA + pc, ap, mr_);
+        } else if (keptA == NULL || (!hitA && jc == 0))
           polysched_pk_pack_a(mc, kc, alpha, scaled, A + ic * rsA + (koffA ? 0 : pc * csA), rsA, csA,
                               koffA ? koffA + pc : NULL, ap, mr_);
         for (jr = 0; jr < nc; jr += nr_) {
@@ -711,9 +748,14 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
           for (ir = 0; ir < mc; ir += mr_) {
             long mr = mc - ir < mr_ ? mc - ir : mr_;
             double *c = C + (ic + ir) * rsC + jc + jr;
-            const double *a = ap + ir * kc, *b = bp + jr * kc;
+            const double *a = directA ? ap : ap + ir * kc, *b = bp + jr * kc;
+            const double *arow = A + (ic + ir) * rsA;
+            int in_place = directA && mr == mr_;
             if (mr == mr_ && nr == nr_) {
-              kernel(kc, a, b, c, rsC);
+              if (in_place)
+                direct(kc, arow, rsA, koffA + pc, b, c, rsC);
+              else
+                kernel(kc, a, b, c, rsC);
               continue;
             }
             /* an edge block: through a full mr_ x nr_ tile (the padding lanes compute
@@ -721,7 +763,10 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
             for (i = 0; i < mr; i++)
               for (j = 0; j < nr; j++)
                 tile[i * nr_ + j] = c[i * rsC + j];
-            kernel(kc, a, b, tile, nr_);
+            if (in_place)
+              direct(kc, arow, rsA, koffA + pc, b, tile, nr_);
+            else
+              kernel(kc, a, b, tile, nr_);
             for (i = 0; i < mr; i++)
               for (j = 0; j < nr; j++)
                 c[i * rsC + j] = tile[i * nr_ + j];
@@ -760,23 +805,34 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
 POLYSCHED_PK_PORTABLE_KERNEL(polysched_pk_kernel_portable)
 
 #if POLYSCHED_X86
+/* A's parameters, what each step k sets up, and POLYSCHED_PK_AELEM(MR, r), A's element
+ * of row r at step k (defined around each kernel): packed, a panel of MR-value columns;
+ * or in place (the direct kernels: row r at A + r * rsA, step k at koff[k], see
+ * polysched_pk_direct_a) */
+#define POLYSCHED_PK_PACKED_A const double *Ap
+#define POLYSCHED_PK_PACKED_AELEM(MR, r) Ap[k * (MR) + (r)]
+#define POLYSCHED_PK_DIRECT_A const double *A, long rsA, const long *koff
+#define POLYSCHED_PK_DIRECT_A_AT_K const double *Ak = A + koff[k];
+#define POLYSCHED_PK_DIRECT_AELEM(MR, r) Ak[(r) * rsA]
+
 /* AVX-512F, 12 x 16: 24 accumulators, 2 B vectors, one broadcast A value per row */
 #define POLYSCHED_PK_Z_ROW(r)                                                                 \
-  { __m512d a = _mm512_set1_pd(Ap[k * 12 + r]);                                               \
+  { __m512d a = _mm512_set1_pd(POLYSCHED_PK_AELEM(12, r));                                   \
     c##r##0 = POLYSCHED_PK_Z_OP(c##r##0, a, b0); c##r##1 = POLYSCHED_PK_Z_OP(c##r##1, a, b1); }
 #define POLYSCHED_PK_Z_LOAD(r)                                                                \
   __m512d c##r##0 = _mm512_loadu_pd(C + r * rsC), c##r##1 = _mm512_loadu_pd(C + r * rsC + 8);
 #define POLYSCHED_PK_Z_STORE(r)                                                               \
   _mm512_storeu_pd(C + r * rsC, c##r##0); _mm512_storeu_pd(C + r * rsC + 8, c##r##1);
 #define POLYSCHED_PK_Z_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define POLYSCHED_PK_Z_KERNEL(NAME, ATTR)                                                     \
+#define POLYSCHED_PK_Z_KERNEL(NAME, ATTR, A_PARAMS, A_AT_K)                                   \
   POLYSCHED_TARGET("avx512f") ATTR                                                            \
-  static void NAME(long kc, const double *Ap, const double *Bp, double *C, long rsC)         \
+  static void NAME(long kc, A_PARAMS, const double *Bp, double *C, long rsC)                 \
   {                                                                                           \
     POLYSCHED_EXACT_FP_BODY                                                                   \
     long k;                                                                                   \
     POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_LOAD)                                                   \
     for (k = 0; k < kc; k++) {                                                                \
+      A_AT_K                                                                                  \
       __m512d b0 = _mm512_load_pd(Bp + k * 16), b1 = _mm512_load_pd(Bp + k * 16 + 8);         \
       POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_ROW)                                                  \
     }                                                                                         \
@@ -784,39 +840,56 @@ POLYSCHED_PK_PORTABLE_KERNEL(polysched_pk_kernel_portable)
   }
 #define POLYSCHED_PK_Z_OP(c, a, b)                                                            \
   _mm512_add_round_pd(c, _mm512_mul_round_pd(a, b, _MM_FROUND_CUR_DIRECTION), _MM_FROUND_CUR_DIRECTION)
-POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512, POLYSCHED_EXACT_FP)
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
+POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512, POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, )
+#undef POLYSCHED_PK_AELEM
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_DIRECT_AELEM
+POLYSCHED_PK_Z_KERNEL(polysched_pk_direct_avx512, POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
+                      POLYSCHED_PK_DIRECT_A_AT_K)
+#undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Z_OP
 #define POLYSCHED_PK_Z_OP(c, a, b) _mm512_fmadd_pd(a, b, c)
-POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_fma, )
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
+POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_fma, , POLYSCHED_PK_PACKED_A, )
+#undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Z_OP
 
 /* AVX2, 6 x 8: 12 accumulators */
 #define POLYSCHED_PK_Y_ROW(r)                                                                 \
-  { __m256d a = _mm256_broadcast_sd(Ap + k * 6 + r);                                          \
+  { __m256d a = _mm256_broadcast_sd(&POLYSCHED_PK_AELEM(6, r));                                   \
     c##r##0 = POLYSCHED_PK_Y_OP(c##r##0, a, b0); c##r##1 = POLYSCHED_PK_Y_OP(c##r##1, a, b1); }
 #define POLYSCHED_PK_Y_LOAD(r)                                                                \
   __m256d c##r##0 = _mm256_loadu_pd(C + r * rsC), c##r##1 = _mm256_loadu_pd(C + r * rsC + 4);
 #define POLYSCHED_PK_Y_STORE(r)                                                               \
   _mm256_storeu_pd(C + r * rsC, c##r##0); _mm256_storeu_pd(C + r * rsC + 4, c##r##1);
 #define POLYSCHED_PK_Y_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define POLYSCHED_PK_Y_KERNEL(NAME, TARGET, ATTR)                                             \
+#define POLYSCHED_PK_Y_KERNEL(NAME, TARGET, ATTR, A_PARAMS, A_AT_K)                           \
   POLYSCHED_TARGET(TARGET) ATTR                                                               \
-  static void NAME(long kc, const double *Ap, const double *Bp, double *C, long rsC)         \
+  static void NAME(long kc, A_PARAMS, const double *Bp, double *C, long rsC)                 \
   {                                                                                           \
     POLYSCHED_EXACT_FP_BODY                                                                   \
     long k;                                                                                   \
     POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_LOAD)                                                   \
     for (k = 0; k < kc; k++) {                                                                \
+      A_AT_K                                                                                  \
       __m256d b0 = _mm256_load_pd(Bp + k * 8), b1 = _mm256_load_pd(Bp + k * 8 + 4);           \
       POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_ROW)                                                  \
     }                                                                                         \
     POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_STORE)                                                  \
   }
 #define POLYSCHED_PK_Y_OP(c, a, b) _mm256_add_pd(c, _mm256_mul_pd(a, b))
-POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2, "avx2", POLYSCHED_EXACT_FP)
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
+POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, )
+#undef POLYSCHED_PK_AELEM
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_DIRECT_AELEM
+POLYSCHED_PK_Y_KERNEL(polysched_pk_direct_avx2, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
+                      POLYSCHED_PK_DIRECT_A_AT_K)
+#undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Y_OP
 #define POLYSCHED_PK_Y_OP(c, a, b) _mm256_fmadd_pd(a, b, c)
-POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", )
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
+POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", , POLYSCHED_PK_PACKED_A, )
+#undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Y_OP
 #endif
 
@@ -847,13 +920,15 @@ static inline void polysched_pk_dispatch_off(long m_, long n_, long k_, double a
     POLYSCHED_PATH(fused ? "avx512-fma" : "avx512");
     if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
                            C, rsC, 12, 16,
-                           fused ? polysched_pk_kernel_avx512_fma : polysched_pk_kernel_avx512))
+                           fused ? polysched_pk_kernel_avx512_fma : polysched_pk_kernel_avx512,
+                           fused ? NULL : polysched_pk_direct_avx512))
       return;
   } else if (POLYSCHED_HAS("avx2") && (!fused || POLYSCHED_HAS("fma"))) {
     POLYSCHED_PATH(fused ? "avx2-fma" : "avx2");
     if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
                            C, rsC, 6, 8,
-                           fused ? polysched_pk_kernel_avx2_fma : polysched_pk_kernel_avx2))
+                           fused ? polysched_pk_kernel_avx2_fma : polysched_pk_kernel_avx2,
+                           fused ? NULL : polysched_pk_direct_avx2))
       return;
   } else
 #endif
@@ -862,7 +937,7 @@ static inline void polysched_pk_dispatch_off(long m_, long n_, long k_, double a
     POLYSCHED_PATH("portable");
     if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
                            C, rsC, 4, 8,
-                           polysched_pk_kernel_portable))
+                           polysched_pk_kernel_portable, NULL))
       return;
   }
   polysched_pk_dgemm_loops(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC);
