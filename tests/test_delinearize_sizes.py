@@ -197,3 +197,76 @@ def test_the_convolution_accumulator_is_expanded_over_its_free_loops():
     [expansion] = expansion_plan(scop)
     assert expansion.text == "acc_x[b][o][x]" and [o[0] for o in expansion.outer] == ["b", "o"]
     assert "acc_x[n][k][len - 2] on the heap" in expansion.describe()
+
+
+# A stride-2 NHWC convolution over flat buffers, its channel counts macros: the input's
+# rows are (2 * wo + 2) wide (a size times a constant, plus a constant) and every
+# subscript ends in "* C + c" with C a macro. Before, the macro was read at its value
+# and distributed ("out[24b, 24h, 24w + c]" in rows of wo), and the padded rows were
+# split into digits of wo: an empty context, so the original code always ran.
+STRIDED = r"""#include <stdio.h>
+#include <stdlib.h>
+#ifndef C
+#define C 6
+#endif
+#define K 5
+static void conv(int n, int wo, const double *restrict in, const double *restrict wt, double *restrict out) {
+#pragma scop
+  for (int b = 0; b < n; b++)
+    for (int h = 0; h < wo; h++)
+      for (int w = 0; w < wo; w++)
+        for (int k = 0; k < K; k++) {
+          out[((b * wo + h) * wo + w) * K + k] = 0.0;
+          for (int r = 0; r < 3; r++)
+            for (int s = 0; s < 3; s++)
+              for (int c = 0; c < C; c++)
+                out[((b * wo + h) * wo + w) * K + k] +=
+                  in[((b * (2 * wo + 2) + 2 * h + r) * (2 * wo + 2) + 2 * w + s) * C + c]
+                  * wt[((r * 3 + s) * C + c) * K + k];
+        }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), wo = atoi(argv[2]);
+  int nin = n * (2 * wo + 2) * (2 * wo + 2) * C, nout = n * wo * wo * K;
+  double *in = malloc(sizeof(double) * (nin > 0 ? nin : 1)), *wt = malloc(sizeof(double) * 9 * C * K);
+  double *out = malloc(sizeof(double) * (nout > 0 ? nout : 1));
+  for (int i = 0; i < nin; i++) in[i] = (i % 13) * 0.125 - 0.75;
+  for (int i = 0; i < 9 * C * K; i++) wt[i] = (i % 7) * 0.25 - 0.5;
+  conv(n, wo, in, wt, out);
+  for (int i = 0; i < nout; i++) printf("%a\n", out[i]);
+  return 0;
+}
+"""
+
+
+def test_padded_rows_with_a_coefficient_and_macro_channels_are_row_sizes():
+    [scop] = extract(STRIDED, filename="strided.c")
+    assert scop.arrays["out"].dims == ["", "wo", "wo", "K"]
+    assert scop.arrays["in"].dims == ["", "((2 * wo) + 2)", "((2 * wo) + 2)", "C"]
+    relations = {a.array: a.relation for s in scop.statements for a in s.accesses if a.kind == "read"}
+    params = "[n, wo, K, C] -> "
+    assert _same(relations["in"], params + "{ S1[b, h, w, k, r, s, c] -> in[b, 2h + r, 2w + s, c] }")
+    # (no size in the filter's subscript: it stays affine, the macros at their values)
+    assert _same(relations["wt"], params + "{ S1[b, h, w, k, r, s, c] -> wt[90r + 30s + 5c + k] }")
+    # the optimized code runs at every size the loops allow (the macros at their values)
+    sizes = isl.Set("[n, wo, K, C] -> { : n > 0 and wo > 0 and K = 5 and C = 6 }")
+    assert sizes.align_params(scop.context.get_space()).is_subset(scop.context), str(scop.context)
+
+
+@pytest.mark.parametrize("flags", [dict(scheduler="pluto", tile=True, parallel=True),
+                                   dict(scheduler="isl", tile=True, parallel=True),
+                                   dict(scheduler="pluto", tile=True, parallel=True, tensorize=False),
+                                   dict(scheduler="pluto", unroll=4)])
+def test_the_strided_convolution_gives_the_original_outputs(tmp_path, flags):
+    src = tmp_path / "strided.c"
+    src.write_text(STRIDED)
+    result = optimize(src, OptimizeOptions.from_flags(**flags))
+    [region] = result.regions
+    assert not region.scop.context.is_empty()
+    # optimized code (the original only where the run-time check fails), not kept as written
+    assert "polysched: the original code, run when the check fails" in result.text
+    arguments = [(1, 3), (2, 5), (0, 4), (1, 0), (1, 1), (3, 2)]
+    expected = outputs_of(STRIDED, tmp_path, "orig", arguments)
+    assert outputs_of(result.text, tmp_path, "opt", arguments) == expected
+    assert len(set(expected)) > 3

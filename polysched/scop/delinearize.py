@@ -17,11 +17,14 @@ in planes of ``m`` rows; the dimension sizes are the parameters that tell the
 monomials apart (``m``, ``n``). Every access of the array is read through the same
 chain: ``A[k]`` becomes ``A[0, 0, k]`` with ``0 <= k < n`` assumed.
 
-A row size may be a sum of sizes and integer constants, as a convolution's output
-width is: in ``out[(b * k + o) * (len - 2) + x]`` the factor ``len - 2`` is one size,
-named by its C text ``(len - 2)`` (the ``compound`` callback of `expand` names and
-remembers it), so the chain is ``[("(len - 2)", "k"), ("(len - 2)",), ()]``.
-Distributed, its terms would not form a chain.
+A row size may be a sum of sizes (times integer constants) and integer constants, as a
+convolution's output width is: in ``out[(b * k + o) * (len - 2) + x]`` the factor
+``len - 2`` is one size, named by its C text ``(len - 2)`` (the ``compound`` callback
+of `expand` names and remembers it), so the chain is ``[("(len - 2)", "k"),
+("(len - 2)",), ()]``; a strided convolution's padded input has rows of
+``(2 * w + 2)``. Distributed, its terms would not form a chain. A constant row size, a
+literal or an integer macro (``#define C 24``), counts when it multiplies a sum that
+holds a size: ``((b * h + y) * w + x) * C + c``.
 """
 from __future__ import annotations
 
@@ -39,21 +42,31 @@ class Term(NamedTuple):
     sizes: tuple[str, ...]      # sorted
 
 
+def literal_row(node: c_ast.Node) -> str | None:
+    """The digits of a positive decimal ``int`` constant (a row size named by them)."""
+    if isinstance(node, c_ast.Constant) and node.type == "int" and node.value.isdigit() \
+            and not node.value.startswith("0"):
+        return node.value
+    return None
+
+
 def expand(node: c_ast.Node, is_size: Callable[[str], bool],
            unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None, depth: int = 0,
-           compound: Callable[[c_ast.Node], str | None] = lambda node: None) -> list[Term] | None:
+           compound: Callable[[c_ast.Node], str | None] = lambda node: None,
+           row_constant: Callable[[c_ast.Node], str | None] = literal_row) -> list[Term] | None:
     """``node`` as a sum of terms, products distributed over sums, macro uses replaced
     by ``unfold(node)`` (their parsed expansion, or None); None past ``MAX_TERMS``. A
     factor of a product that ``compound`` names (a sum of sizes and constants) is one
-    size of that name."""
+    size of that name; a constant factor that ``row_constant`` names (a literal, an
+    integer macro) is a row size when it multiplies a sum holding a size."""
     if depth > 64:
         return None
     unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
     if unfolded is not None:
-        return expand(unfolded, is_size, unfold, depth + 1, compound)
+        return expand(unfolded, is_size, unfold, depth + 1, compound, row_constant)
 
     def sub(n: c_ast.Node) -> list[Term] | None:
-        return expand(n, is_size, unfold, depth + 1, compound)
+        return expand(n, is_size, unfold, depth + 1, compound, row_constant)
 
     def factor(n: c_ast.Node) -> list[Term] | None:
         name = compound(n)
@@ -75,8 +88,8 @@ def expand(node: c_ast.Node, is_size: Callable[[str], bool],
         left, right = factor(node.left), factor(node.right)
         if left is None or right is None or len(left) * len(right) > MAX_TERMS:
             return None
-        right = _constant_row(node.left, left, right)       # (o * c + ci) * 3
-        left = _constant_row(node.right, right, left)       # 3 * (o * c + ci)
+        right = _constant_row(node.left, left, right, row_constant)       # (o * c + ci) * 3
+        left = _constant_row(node.right, right, left, row_constant)       # 3 * (o * c + ci)
         return [Term(a.sign * b.sign, a.factors + b.factors, tuple(sorted(a.sizes + b.sizes)))
                 for a in left for b in right]
     if isinstance(node, c_ast.ID) and is_size(node.name):
@@ -84,20 +97,21 @@ def expand(node: c_ast.Node, is_size: Callable[[str], bool],
     return [Term(1, (node,), ())]
 
 
-def _constant_row(node: c_ast.Node, terms: list[Term], constant: list[Term]) -> list[Term]:
-    """``constant``, one size named by its digits, when it multiplies ``node``, a sum
-    of ``terms`` with a size in it: ``(o * c + ci) * 3`` is rows of 3 in planes of
-    ``c`` (kept a factor, the rows of ``c`` would hold ``3 * ci + r``, which leaves
-    them); else ``constant`` unchanged (``2 * j``, ``i * n * 2``)."""
+def _constant_row(node: c_ast.Node, terms: list[Term], constant: list[Term],
+                  row_constant: Callable[[c_ast.Node], str | None] = literal_row) -> list[Term]:
+    """``constant``, one size named by ``row_constant`` (a literal by its digits, an
+    integer macro by its name), when it multiplies ``node``, a sum of ``terms`` with a
+    size in it: ``(o * c + ci) * 3`` is rows of 3 in planes of ``c`` (kept a factor,
+    the rows of ``c`` would hold ``3 * ci + r``, which leaves them); else ``constant``
+    unchanged (``2 * j``, ``i * n * 2``)."""
     if not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-") and any(t.sizes for t in terms)):
         return constant
     if len(constant) != 1 or constant[0].sizes or len(constant[0].factors) != 1:
         return constant
-    value = constant[0].factors[0]
-    if not (isinstance(value, c_ast.Constant) and value.type == "int" and value.value.isdigit()
-            and not value.value.startswith("0")):
+    name = row_constant(constant[0].factors[0])
+    if name is None:
         return constant
-    return [Term(constant[0].sign, (), (value.value,))]
+    return [Term(constant[0].sign, (), (name,))]
 
 
 def chain_of(subscripts: list[list[Term]], mentions_iterator: Callable[[c_ast.Node], bool]) -> list[tuple[str, ...]] | None:

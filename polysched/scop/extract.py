@@ -35,7 +35,7 @@ from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
 from .declarations import Declaration, Visible, declaration_of, visible_declarations
-from .delinearize import chain_of, dimension_sizes, expand, grouped
+from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
                        wraps_at_32_bits)
@@ -953,7 +953,7 @@ class _RegionBuilder:
             # row and column the model would name (64 bits wrap like addresses do)
             if any(wraps_at_32_bits(n, self.type_of) for n in nodes):
                 continue
-            expanded = [expand(n, self.is_size, self.unfolded, compound=self.compound_size) for n in nodes]
+            expanded = [self.expanded(n) for n in nodes]
             if any(terms is None for terms in expanded):
                 continue
             chain = chain_of(expanded, self.mentions_iterator)
@@ -962,21 +962,43 @@ class _RegionBuilder:
                 chains[name] = chain
         return chains
 
+    def expanded(self, subscript: c_ast.Node):
+        """``subscript`` as delinearize.py's terms."""
+        return expand(subscript, self.is_size, self.unfolded, compound=self.compound_size,
+                      row_constant=self.row_constant)
+
+    def row_constant(self, node: c_ast.Node) -> str | None:
+        """The name of a constant row size: a positive literal's digits, or an integer
+        macro of positive value by its name (read at its value, fixed in the context
+        like any macro in a product: ``-D`` may change it)."""
+        if isinstance(node, c_ast.ID) and node.name in self.macros:
+            value = self.macros.integer_value(node.name)
+            return node.name if value is not None and value > 0 else None
+        return literal_row(node)
+
+    def _integer_constant(self, node: c_ast.Node) -> bool:
+        return (isinstance(node, c_ast.Constant) and node.type == "int") or (
+            isinstance(node, c_ast.ID) and node.name in self.macros and self.macros.integer_value(node.name) is not None)
+
     def compound_size(self, node: c_ast.Node) -> str | None:
         """The name of ``node`` as one size of a linearised subscript (delinearize.py)
-        when it is a sum of sizes and integer constants with at least one size
-        (``len - 2``, ``w - k + 1``): its C text in parentheses; else None."""
+        when it is a sum of sizes (each possibly times an integer constant) and integer
+        constants with at least one size (``len - 2``, ``w - k + 1``, ``2 * w + 2``): its
+        C text in parentheses; else None."""
         if not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-")):
             return None
         sizes = 0
         for leaf in _walk_nodes(node):
             if isinstance(leaf, c_ast.BinaryOp) and leaf.op in ("+", "-"):
                 continue
+            if isinstance(leaf, c_ast.BinaryOp) and leaf.op == "*" and (
+                    self._integer_constant(leaf.left) or self._integer_constant(leaf.right)):
+                continue
             if isinstance(leaf, c_ast.UnaryOp) and leaf.op in ("-", "+"):
                 continue
             if isinstance(leaf, c_ast.ID) and self.is_size(leaf.name):
                 sizes += 1
-            elif not (isinstance(leaf, c_ast.Constant) and leaf.type == "int"):
+            elif not self._integer_constant(leaf):
                 return None
         if not sizes:
             return None
@@ -1014,8 +1036,7 @@ class _RegionBuilder:
                      name: str, site: c_ast.Node | None) -> list[isl.PwAff]:
         """The subscripts ``(a0, a1, ...)`` of the linearised ``subscript`` of ``name``,
         assuming ``0 <= a_k < size_k`` for the inner ones wherever it is evaluated."""
-        groups = grouped(expand(subscript, self.is_size, self.unfolded, compound=self.compound_size), chain,
-                         self.mentions_iterator, self.size_node)
+        groups = grouped(self.expanded(subscript), chain, self.mentions_iterator, self.size_node)
         converter = self.converter(ctx)
         pieces = []
         for group in groups:
