@@ -233,7 +233,8 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
                         live_iterators=tuple(scop.live_iterators))
     if bounded.is_empty():
         result.never.append("the model holds for no parameter value (e.g. an unsigned comparison "
-                            "that always wraps around)")
+                            "that always wraps around, or a linearised subscript A[i * n + j] whose "
+                            "j always leaves its row of n)")
     elif assumed.is_empty():
         result.never.append(f"a loop counter may exceed 2**{iterator_bound.bit_length() - 1}, "
                             f"where tile arithmetic in {counter_type} could overflow")
