@@ -80,6 +80,32 @@ def pasted_header_spans(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in _PASTED.finditer(text)]
 
 
+_FIRST_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b", re.M)
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+# what may come before the headers polysched pastes: conditionals, and definitions of
+# reserved names (feature-test macros: _POSIX_C_SOURCE, _GNU_SOURCE, _FILE_OFFSET_BITS)
+_PRELUDE_LINE = re.compile(r"[ \t\r]*(?:#[ \t]*(?:(?:if|ifdef|ifndef|elif|else|endif)\b.*"
+                           r"|(?:define|undef)[ \t]+_[A-Z_]\w*\b.*)?)?$")
+
+
+def header_position(text: str) -> int:
+    """Where the headers polysched pastes into ``text`` go: before its first
+    ``#include`` when all that comes before it is comments, blank lines, conditionals and
+    feature-test macros (``#define _POSIX_C_SOURCE 200809L``), which must come before
+    every system header to take effect (the pasted header includes <stdlib.h>: pasted
+    above them, a file compiled with -std=c99 lost clock_gettime); else the top, before
+    any macro of the file (a ``#define C 64`` would rewrite the header's own names)."""
+    plain = _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)    # same offsets
+    match = _FIRST_INCLUDE.search(plain)
+    if match is None:
+        return 0
+    start = plain.rfind("\n", 0, match.start()) + 1
+    prelude = plain[:start].replace("\\\n", " ")
+    if all(_PRELUDE_LINE.match(line) for line in prelude.split("\n")):
+        return start
+    return 0
+
+
 def without_pasted_headers(text: str) -> str:
     """``text`` (a generated file) without the headers pasted into it: the program as it
     would read with ``#include`` lines, e.g. to count its calls."""

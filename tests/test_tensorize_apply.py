@@ -17,10 +17,12 @@ KERNELS = "polysched/bench/kernels/"
 PORTABLE = [*DEFAULT_CFLAGS, "-DPOLYSCHED_FORCE_PORTABLE"]
 
 
-def _verify(program, defines=None, portable=False):
+def _verify(program, defines=None, portable=False, cflags=None):
     kwargs = {"defines": defines} if defines else {}
     if portable:
         kwargs["cflags"] = PORTABLE
+    if cflags:
+        kwargs["cflags"] = cflags
     result = program.verify(**kwargs)
     assert result.status == "equal", result
     return result
@@ -29,7 +31,10 @@ def _verify(program, defines=None, portable=False):
 @pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
 def test_gemm_scaled_kernel(portable):
     p = ps.Program.from_file(KERNELS + "gemm.c").tensorize("S1", "dgemm_4x8_scaled")
-    assert p.c_code().startswith("/* polysched_intrinsics.h, shipped with polysched: pasted in */\n")
+    # the header is pasted after the file's feature-test macro, before its first #include
+    text = p.c_code()
+    header = text.index("/* polysched_intrinsics.h, shipped with polysched: pasted in */\n")
+    assert text.index("#  define _POSIX_C_SOURCE 200809L") < header < text.index("#include <stdio.h>")
     code = calls_only(p.c_code())
     # BLAS loop order: k blocks of 256, then column blocks, then row blocks
     assert re.search(r"polysched_dgemm_4x8_scaled\(\(\(polysched_min\(NK - 1, 256 \* c1 \+ 255\)\)"
@@ -270,3 +275,12 @@ def test_tensorize_refuses_a_skewed_loop():
     skewed = ps.Program.from_source(SMALL_GEMM).skew("S0", 1, 0, 1)
     with pytest.raises(TransformError, match="no longer plain"):
         skewed.tensorize("S0", "dgemm_4x8")
+
+
+def test_the_output_compiles_where_the_original_does_with_std_c99():
+    """gcc -std=c99 defines no POSIX names unless the file asks (the suite's kernels
+    define _POSIX_C_SOURCE for clock_gettime); a header pasted above that definition
+    included <stdlib.h> first, and the output no longer compiled."""
+    p = ps.Program.from_file(KERNELS + "conv2d-nhwc.c").tensorize("S1", "dgemm_packed_k3")
+    _verify(p, {"NB": "2", "NH": "3", "NW": "13", "NK": "19", "NC": "5", "NR": "2", "NS": "3"},
+            cflags=["-O2", "-std=c99"])

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import islpy as isl
 
 from polysched.scop.model import Scop
-from polysched.textio import without_pasted_headers
+from polysched.textio import header_position, without_pasted_headers
 
 from .codegen import EmitOptions, generate
 from .splice import splice
@@ -52,4 +52,6 @@ def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:
     texts = list(texts)
     # the headers an earlier run pasted (this file is polysched's output) go: the calls
     # that need them again get them again
-    return intrinsic_includes(texts) + without_pasted_headers(splice(scops, texts))
+    text = without_pasted_headers(splice(scops, texts))
+    at = header_position(text)
+    return text[:at] + intrinsic_includes(texts) + text[at:]
