@@ -248,7 +248,7 @@ def test_qualifiers_through_typedefs_are_seen(qualifier):
 @pytest.mark.parametrize("declaration", ["static double (*sqrt)(double) = 0;\nvoid kernel(int n, double *x)",
                                          "void kernel(int n, double *x, double (*sqrt)(double))"])
 def test_a_function_pointer_named_like_a_math_function_is_not_pure(declaration):
-    check("for (i = 0; i < n; i++)\n  x[i] = /*@*/sqrt(x[i]);", "(a function pointer?)",
+    check("for (i = 0; i < n; i++)\n  x[i] = /*@*/sqrt(x[i]);", "a variable (a function pointer)",
           declaration + "\n{\n  int i;\n")
 
 

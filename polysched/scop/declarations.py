@@ -91,6 +91,10 @@ class Visible:
     unread_header: str = ""
     # typedef names of basic types, with the type each one is ("idx_t" -> "long")
     typedef_types: dict[str, str] = field(default_factory=dict)
+    # every variable name in scope, whatever its type, function pointers included
+    # (``double (*f)(double)``, ``unop tanh``): a call of such a name is a call through
+    # a pointer, not of the file's or <math.h>'s function of that name
+    variables: set[str] = field(default_factory=set)
 
 
 def _chunks(text: str) -> list[str]:
@@ -186,6 +190,11 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     typedefs |= {name for name in names if name in macros and macros.is_type(name)}
     parser = _Parser(typedefs)
     declarations: dict[str, Declaration] = {}
+    variables: set[str] = set()
+
+    def note_variable(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.Decl) and node.name and not isinstance(node.type, c_ast.FuncDecl):
+            variables.add(node.name)
 
     # the file's typedefs of basic types, arrays and pointers: "row_t" -> double [N]
     # (``typedef double row_t[N]``), "vdouble" -> volatile double
@@ -214,6 +223,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                     if named is not None and named.element_type not in ("struct None", "union None", "enum None"):
                         shapes[node.name] = resolved(named)
                 elif isinstance(node, c_ast.Decl):
+                    note_variable(node)
                     declare(declaration_of(node, origin))
 
     take(_chunks(top_level), "global")
@@ -240,6 +250,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                 name = node.name
                 for param in (node.type.args.params if node.type.args else []):
                     if isinstance(param, c_ast.Decl):
+                        note_variable(param)
                         declare(declaration_of(param, "param"))
         if name == "<file scope>":
             m = re.search(r"([A-Za-z_]\w*)\s*\(", function.header)
@@ -264,7 +275,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
              if n != "enum"} - set(declarations)
     typedef_types = {t: shape.element_type for t, shape in shapes.items() if not shape.dims and not shape.volatile}
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
-                   enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types)
+                   enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,
+                   variables=variables)
 
 
 def _without_attributes(header: str) -> str:

@@ -1747,7 +1747,10 @@ class _RegionBuilder:
     def purity(self) -> PurityChecker:
         """Which functions of the file are pure (see pure.py), made on first use."""
         if self._purity is None:
-            self._purity = PurityChecker(self.plain, self.typedefs, self.visible.typedef_types,
+            # the definitions as compiled: a pure copy under '#if 0' or a macro renaming a
+            # call in the body (#define exp fast_exp) would make the file's text lie
+            code = blank_strings(self.macros.main_code)
+            self._purity = PurityChecker(code, self.typedefs, self.visible.typedef_types,
                                          self.visible.enumerators, lambda name: name in self.defined_functions(),
                                          _is_pure_function)
         return self._purity
@@ -1833,6 +1836,9 @@ class _RegionBuilder:
             if not isinstance(node.name, c_ast.ID):
                 raise self.error(where, "call through a function pointer inside a SCoP")
             fname = node.name.name
+            if fname in self.visible.variables:
+                raise self.error(where, f"call through '{fname}', a variable (a function pointer), inside a SCoP: "
+                                        "what it calls is not known here")
             if fname in self.defined_functions():
                 problem = self.purity.problem(fname)
                 if problem is not None:

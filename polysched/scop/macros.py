@@ -70,7 +70,7 @@ class MacroTable:
     def __init__(self, macros: dict[str, Macro], typedef_names: frozenset[str] = frozenset(),
                  header_identifiers: frozenset[str] = frozenset(), *,
                  at_regions: dict[int, dict[str, Macro]] | None = None,
-                 redefined: frozenset[str] = frozenset()):
+                 redefined: frozenset[str] = frozenset(), main_code: str = ""):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
@@ -81,11 +81,14 @@ class MacroTable:
         # names the file defines more than once or undefines: a value read at one place
         # (an array's declared size) may not be the value at another (the region)
         self.redefined = redefined
+        # the file's own code as the compiler reads it (`main_code`): conditionals taken,
+        # macros expanded, no directive; "" when unknown
+        self.main_code = main_code
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
         return MacroTable({**self.macros, **definitions}, self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined)
+                          redefined=self.redefined, main_code=self.main_code)
 
     def at_region(self, k: int) -> "MacroTable | None":
         """The table as the compiler sees it at region ``k``'s ``#pragma scop`` (a macro
@@ -94,7 +97,7 @@ class MacroTable:
         if k not in self.at_regions:
             return None
         return MacroTable(self.at_regions[k], self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined)
+                          redefined=self.redefined, main_code=self.main_code)
 
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
@@ -429,6 +432,15 @@ def header_identifiers(text: str) -> frozenset[str]:
     return frozenset(_IDENT_RE.findall("\n".join(headers)))
 
 
+def main_code(text: str) -> str:
+    """The code that ``gcc -E -dD`` output (with line markers) attributes to the input
+    itself (``<stdin>``), without directive lines: the file as the compiler reads it,
+    ``#if`` branches taken and macros expanded (a function's definition as compiled)."""
+    pieces = _LINE_MARKER_RE.split(text)      # text, file, text, file, text, ...
+    own = [pieces[k + 1] for k in range(1, len(pieces) - 1, 2) if pieces[k] == "<stdin>"]
+    return "\n".join(line for line in "\n".join(own).split("\n") if not line.lstrip().startswith("#"))
+
+
 _CACHE: dict[tuple, MacroTable] = {}
 _CACHE_SIZE = 256
 _GCC_ERROR_RE = re.compile(r"^(.+?):(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$", re.M)
@@ -496,7 +508,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
         raise preprocessor_error(filename, proc.stderr)
     macros, typedefs, at_regions, redefined = _replay(proc.stdout)
     table = MacroTable(macros, typedefs, header_identifiers(proc.stdout), at_regions=at_regions,
-                       redefined=redefined)
+                       redefined=redefined, main_code=main_code(proc.stdout))
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table

@@ -4,7 +4,9 @@ A helper such as ``static double clamp(double v, double lo, double hi)`` or
 ``sigmoid(x)`` is as safe inside a statement as ``sqrt``: its value depends only on its
 arguments and it changes nothing. The front end models its arguments as the reads, and
 the emitted code calls it as the original does. Pure here means, read off the
-function's definition in this file:
+function's definition as the compiler reads it (the preprocessed file: ``#if``
+branches taken, macros expanded, so neither a pure copy under ``#if 0`` nor
+``#define exp fast_exp`` can hide what is compiled):
 
 - its parameters and its result are scalars (no pointer or array can carry a write
   out, or a read the model does not see);
@@ -14,8 +16,10 @@ function's definition in this file:
   itself: the check stops at recursion);
 - no ``*``, ``&``, struct members, ``static`` or ``volatile`` locals.
 
-Anything the check cannot read (a macro in the body, a syntax this parser lacks) makes
-the function not pure: the call stays an error.
+Anything the check cannot read (a syntax this parser lacks, ``__attribute__``) makes
+the function not pure: the call stays an error. So does a call of a name that a
+variable in scope holds (a function pointer ``double (*f)(double)`` or ``unop tanh``
+shadowing a function of that name), which the front end refuses first.
 """
 from __future__ import annotations
 
@@ -26,9 +30,9 @@ from pycparser import c_ast, c_parser
 
 
 def function_definition(plain: str, name: str) -> str | None:
-    """The text of the definition of function ``name`` in ``plain`` (the file without
-    comments, strings or directives), from the end of the previous declaration to the
-    closing brace of its body, or None."""
+    """The text of the definition of function ``name`` in ``plain`` (the preprocessed
+    file, strings blanked), from the end of the previous declaration to the closing
+    brace of its body, or None."""
     match = re.search(rf"\b{re.escape(name)}\s*\([^()]*\)\s*\{{", plain)
     if match is None:
         return None
