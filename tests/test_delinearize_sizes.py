@@ -270,3 +270,44 @@ def test_the_strided_convolution_gives_the_original_outputs(tmp_path, flags):
     expected = outputs_of(STRIDED, tmp_path, "orig", arguments)
     assert outputs_of(result.text, tmp_path, "opt", arguments) == expected
     assert len(set(expected)) > 3
+
+
+# The diagonal of a flat matrix written with its stride, A[k * (n + 1)], next to the
+# rows A[i * n + j]: (n + 1) as one row size gave two chains and the whole region was
+# refused ("non-affine product 'i * n'", at a line that was fine: helper probe).
+DIAGONAL = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, int m, double *A, double *B) {
+#pragma scop
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      A[i * n + j] = A[i * n + j] * 0.5 + B[j];
+  for (int k = 0; k < n && k < m; k++)
+    A[k * (n + 1)] += B[k];
+  for (int k = 0; k < n - 1 && k < m; k++)
+    A[k * (n + 1) + 1] = A[k * (n + 1)] * 2.0;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]), total = n * m > 0 ? n * m : 1;
+  double *A = malloc(sizeof(double) * total), *B = malloc(sizeof(double) * (n > 0 ? n : 1));
+  for (int i = 0; i < total; i++) A[i] = ((i * 7) % 13) * 0.125;
+  for (int i = 0; i < n; i++) B[i] = (i % 5) * 0.5;
+  kernel(n, m, A, B);
+  for (int i = 0; i < n * m; i++) printf("%a\n", A[i]);
+  return 0;
+}
+"""
+
+
+def test_the_diagonal_written_with_its_stride_is_read_as_rows(tmp_path):
+    [scop] = extract(DIAGONAL, filename="diagonal.c")
+    assert scop.arrays["A"].dims == ["", "n"]
+    [s2] = [s for s in scop.statements if s.body.startswith("A[k * (n + 1) + 1]")]
+    [write] = [a.relation for a in s2.accesses if a.kind == "write"]
+    assert _same(write, "[n, m] -> { S2[k] -> A[k, k + 1] }")
+    src = tmp_path / "diagonal.c"
+    src.write_text(DIAGONAL)
+    result = optimize(src, OptimizeOptions.from_flags(tile=True, parallel=True))
+    arguments = [(5, 7), (7, 5), (1, 1), (2, 3), (0, 4), (6, 0)]
+    assert outputs_of(result.text, tmp_path, "opt", arguments) == outputs_of(DIAGONAL, tmp_path, "orig", arguments)

@@ -366,6 +366,7 @@ class _RegionBuilder:
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
+        self.distributed: set[str] = set()    # linearised arrays read without compound sizes
         self.compound_sizes: dict[str, c_ast.Node] = {}     # "(len - 2)" -> its expression
 
     # -- positions ----------------------------------------------------------------
@@ -953,18 +954,26 @@ class _RegionBuilder:
             # row and column the model would name (64 bits wrap like addresses do)
             if any(wraps_at_32_bits(n, self.type_of) for n in nodes):
                 continue
-            expanded = [self.expanded(n) for n in nodes]
-            if any(terms is None for terms in expanded):
-                continue
-            chain = chain_of(expanded, self.mentions_iterator)
-            if chain is not None and all(grouped(t, chain, self.mentions_iterator, self.size_node) is not None
-                                         for t in expanded):
-                chains[name] = chain
+            # compound row sizes first ((len - 2) one size); else distributed: the diagonal
+            # A[k * (n + 1)] next to A[i * n + j] is row k, column k of rows of n
+            for compound in (True, False):
+                expanded = [self.expanded(n, compound) for n in nodes]
+                if any(terms is None for terms in expanded):
+                    continue
+                chain = chain_of(expanded, self.mentions_iterator)
+                if chain is not None and all(grouped(t, chain, self.mentions_iterator, self.size_node) is not None
+                                             for t in expanded):
+                    chains[name] = chain
+                    if not compound:
+                        self.distributed.add(name)
+                    break
         return chains
 
-    def expanded(self, subscript: c_ast.Node):
-        """``subscript`` as delinearize.py's terms."""
-        return expand(subscript, self.is_size, self.unfolded, compound=self.compound_size,
+    def expanded(self, subscript: c_ast.Node, compound: bool = True):
+        """``subscript`` as delinearize.py's terms (``compound``: a factor that is a sum
+        of sizes and constants is one size)."""
+        return expand(subscript, self.is_size, self.unfolded,
+                      compound=self.compound_size if compound else (lambda node: None),
                       row_constant=self.row_constant)
 
     def row_constant(self, node: c_ast.Node) -> str | None:
@@ -1036,7 +1045,8 @@ class _RegionBuilder:
                      name: str, site: c_ast.Node | None) -> list[isl.PwAff]:
         """The subscripts ``(a0, a1, ...)`` of the linearised ``subscript`` of ``name``,
         assuming ``0 <= a_k < size_k`` for the inner ones wherever it is evaluated."""
-        groups = grouped(self.expanded(subscript), chain, self.mentions_iterator, self.size_node)
+        groups = grouped(self.expanded(subscript, name not in self.distributed), chain, self.mentions_iterator,
+                         self.size_node)
         converter = self.converter(ctx)
         pieces = []
         for group in groups:
