@@ -294,10 +294,10 @@ def intrinsic_includes(texts: list[str]) -> str:
             intrinsic = lookup(name)
             if intrinsic.header and intrinsic.header not in headers:
                 headers.append(intrinsic.header)
-        if EPOCH_FUNCTION in text and "polysched_intrinsics.h" not in headers:
-            headers.append("polysched_intrinsics.h")      # a user's intrinsic that takes epoch(X)
             if intrinsic.library and intrinsic.library not in libraries:
                 libraries.append(intrinsic.library)
+        if EPOCH_FUNCTION in text and "polysched_intrinsics.h" not in headers:
+            headers.append("polysched_intrinsics.h")      # a user's intrinsic that takes epoch(X)
     included = "".join(f"{PASTED_START.format(h)}\n{(INCLUDE_DIR / h).read_text()}{PASTED_END.format(h)}\n"
                        if (INCLUDE_DIR / h).is_file() else f'#include "{h}"\n' for h in headers)
     return "".join(library_defines(kind) for kind in libraries) + included
