@@ -978,8 +978,8 @@ class _RegionBuilder:
 
     def row_constant(self, node: c_ast.Node) -> str | None:
         """The name of a constant row size: a positive literal's digits, or an integer
-        macro of positive value by its name (read at its value, fixed in the context
-        like any macro in a product: ``-D`` may change it)."""
+        macro of positive value by its name (a size of the model like a parameter, so
+        the code stays right for any ``-D`` value)."""
         if isinstance(node, c_ast.ID) and node.name in self.macros:
             value = self.macros.integer_value(node.name)
             return node.name if value is not None and value > 0 else None
