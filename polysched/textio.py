@@ -100,10 +100,17 @@ def header_position(text: str) -> int:
     if match is None:
         return 0
     start = plain.rfind("\n", 0, match.start()) + 1
-    prelude = plain[:start].replace("\\\n", " ")
-    if all(_PRELUDE_LINE.match(line) for line in prelude.split("\n")):
-        return start
-    return 0
+    lines = plain[:start].replace("\\\n", " ").split("\n")
+    if not all(_PRELUDE_LINE.match(line) for line in lines):
+        return 0
+    depth = 0               # not inside a conditional: '#ifdef X' / '#include' would hide it
+    for line in lines:
+        word = re.match(r"[ \t]*#[ \t]*(\w+)", line)
+        if word is not None and word.group(1) in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif word is not None and word.group(1) == "endif":
+            depth -= 1
+    return start if depth == 0 else 0
 
 
 def without_pasted_headers(text: str) -> str:

@@ -284,3 +284,21 @@ def test_the_output_compiles_where_the_original_does_with_std_c99():
     p = ps.Program.from_file(KERNELS + "conv2d-nhwc.c").tensorize("S1", "dgemm_packed_k3")
     _verify(p, {"NB": "2", "NH": "3", "NW": "13", "NK": "19", "NC": "5", "NR": "2", "NS": "3"},
             cflags=["-O2", "-std=c99"])
+
+
+@pytest.mark.parametrize("text, before", [
+    ("/* c */\n#ifndef _POSIX_C_SOURCE\n#  define _POSIX_C_SOURCE 200809L\n#endif\n#include <stdio.h>\n", "#include"),
+    ("#define _GNU_SOURCE\r\n\r\n#include <stdio.h>\r\n", "#include"),
+    ("/*\n#include <x.h>\n*/\n#define _GNU_SOURCE\n#include <stdio.h>\n", "#include <stdio.h>"),
+    # at the top: a macro of the file first (it could rewrite the header's names), an
+    # include inside a conditional (the header would go with it), no include at all
+    ("#define C 64\n#include <stdio.h>\n", None),
+    ("#ifdef USE_IO\n#include <stdio.h>\n#endif\n", None),
+    ("int x;\n#include <stdio.h>\n", None),
+    ("double A[10];\n", None),
+])
+def test_where_the_header_is_pasted(text, before):
+    from polysched.textio import header_position
+
+    at = header_position(text)
+    assert (at == 0) if before is None else text[at:].startswith(before)
