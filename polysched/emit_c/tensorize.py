@@ -43,6 +43,7 @@ from polysched.marks import Tensorize
 from polysched.textio import PASTED_END, PASTED_START
 
 from .body import substitute
+from .versioning import written_arrays
 
 _node = isl.ast_node_type
 
@@ -264,13 +265,6 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         call = ([inner + f"if ({' && '.join(guards)}) {{"] + [indent + line for line in call]
                 + [inner + "}"])
     return [pad + "{"] + [inner + d for d in decls] + call + [pad + "}"]
-
-
-def written_arrays(scop) -> set[str]:
-    """The arrays (and scalars) some statement of ``scop`` writes or may write."""
-    names: set[str] = set()
-    scop.writes.union(scop.may_writes).foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
-    return names
 
 
 # what the region calls once where it starts, when a call takes epoch(X)

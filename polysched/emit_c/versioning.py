@@ -290,7 +290,7 @@ def _shown(array: Array) -> str:
 
 
 def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
-    written = {name for name in _array_names(scop.writes.union(scop.may_writes))}
+    written = written_arrays(scop)
     # variables a pointer may reach: globals, undeclared names, and those whose address
     # the program takes (a probe's `double *p = &acc;` read acc as p[0] in the region;
     # `int *p = &i;` read the iterator i, which the optimized loops leave alone)
@@ -338,9 +338,10 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
             result.row_checks.append(array)
 
 
-def _array_names(umap: isl.UnionMap) -> set[str]:
+def written_arrays(scop: Scop) -> set[str]:
+    """The arrays (and scalars) some statement of ``scop`` writes or may write."""
     names = set()
-    umap.range().foreach_set(lambda s: names.add(s.get_tuple_name()))
+    scop.writes.union(scop.may_writes).range().foreach_set(lambda s: names.add(s.get_tuple_name()))
     return names
 
 

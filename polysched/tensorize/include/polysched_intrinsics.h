@@ -507,6 +507,12 @@ static inline double *polysched_pk_scratch(size_t n)
   return polysched_pk_buffer;
 }
 
+/* x rounded up to a multiple of w (a block's extent in whole panels of w) */
+static inline long polysched_pk_round_up(long x, long w)
+{
+  return (x + w - 1) / w * w;
+}
+
 /* Packed panels kept from one call to the next. A call made inside a region that never
  * writes operand X's array (nor anything overlapping it: the region's run-time check)
  * passes the region run's epoch for X, a number no other run of any region shares
@@ -548,9 +554,11 @@ static POLYSCHED_TLS polysched_pk_cache polysched_pk_cache_a, polysched_pk_cache
 
 /* The kept panels of an operand for this call: ``need`` doubles, whose content is valid
  * (*hit = 1) when the key matches, else to be packed by the caller (*hit = 0; the key is
- * set by polysched_pk_cache_keep once they are). NULL when nothing can be kept (epoch 0,
- * too large, out of memory): the caller packs into its scratch buffer as before.
- * *varies (unless NULL): the panels kept were of this run but of another block. */
+ * set by the caller once they are). NULL when nothing can be kept (epoch 0,
+ * too large, out of memory, or the operand varies within the run): the caller packs into
+ * its scratch buffer as before. *varies (unless NULL): the panels kept are of this run but
+ * of another block; they are left as they are (that block may come again, and refilling
+ * for an operand that changes in every call would only copy its k offsets each time). */
 static inline double *polysched_pk_cache_get(polysched_pk_cache *c, unsigned long epoch, const double *base,
     long rs, long cs, const long *koff, long k_, long extent, long width, double alpha, int scaled,
     size_t need, int *hit, int *varies)
@@ -568,8 +576,11 @@ static inline double *polysched_pk_cache_get(polysched_pk_cache *c, unsigned lon
     *hit = 1;
     return c->data;
   }
-  if (varies != NULL && c->epoch == epoch)
-    *varies = 1;                     /* kept in this run, but another block now */
+  if (c->epoch == epoch) {           /* kept in this run, but another block now */
+    if (varies != NULL)
+      *varies = 1;
+    return NULL;
+  }
   c->epoch = 0;                      /* invalid until the caller has packed it all */
   if (need > c->capacity) {
     free(c->raw);
@@ -589,11 +600,6 @@ static inline double *polysched_pk_cache_get(polysched_pk_cache *c, unsigned lon
   c->base = base; c->rs = rs; c->cs = cs; c->k_ = k_; c->extent = extent; c->width = width;
   c->alpha = alpha; c->scaled = scaled; c->nkoff = nkoff;
   return c->data;
-}
-
-static inline void polysched_pk_cache_keep(polysched_pk_cache *c, unsigned long epoch)
-{
-  c->epoch = epoch;
 }
 
 /* rows x kc of A into mr_-row panels (zeros below the last row): panel p holds, for each
@@ -692,13 +698,13 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
 {
   long jc, pc, ic, jr, ir, i, j;
   long kcmax = k_ < POLYSCHED_PK_KC ? k_ : POLYSCHED_PK_KC;
-  long ncmax = ((n_ < POLYSCHED_PK_NC ? n_ : POLYSCHED_PK_NC) + nr_ - 1) / nr_ * nr_;
-  long mcmax = ((m_ < POLYSCHED_PK_MC ? m_ : POLYSCHED_PK_MC) + mr_ - 1) / mr_ * mr_;
+  long ncmax = polysched_pk_round_up(n_ < POLYSCHED_PK_NC ? n_ : POLYSCHED_PK_NC, nr_);
+  long mcmax = polysched_pk_round_up(m_ < POLYSCHED_PK_MC ? m_ : POLYSCHED_PK_MC, mr_);
+  long mcfull = polysched_pk_round_up(POLYSCHED_PK_MC, mr_);      /* a full MC block of A */
   /* all of B's (A's) panels, as kept: k_ rows of n_ (m_) padded per block */
-  long npad = n_ / POLYSCHED_PK_NC * ((POLYSCHED_PK_NC + nr_ - 1) / nr_ * nr_)
-              + (n_ % POLYSCHED_PK_NC + nr_ - 1) / nr_ * nr_;
-  long mpad = m_ / POLYSCHED_PK_MC * ((POLYSCHED_PK_MC + mr_ - 1) / mr_ * mr_)
-              + (m_ % POLYSCHED_PK_MC + mr_ - 1) / mr_ * mr_;
+  long npad = n_ / POLYSCHED_PK_NC * polysched_pk_round_up(POLYSCHED_PK_NC, nr_)
+              + polysched_pk_round_up(n_ % POLYSCHED_PK_NC, nr_);
+  long mpad = m_ / POLYSCHED_PK_MC * mcfull + polysched_pk_round_up(m_ % POLYSCHED_PK_MC, mr_);
   long boff = 0;
   int hitA = 0, hitB = 0, varies = 0, directA;
   double tile[16 * 16];
@@ -712,15 +718,13 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
   keptA = polysched_pk_cache_get(&polysched_pk_cache_a, epochA, A, rsA, csA, koffA, k_, m_, mr_, alpha,
                                  scaled, (size_t)k_ * (size_t)mpad, &hitA, &varies);
   /* A read in place: when it is not kept, or kept but different in every call of the run
-     (the same epoch, another block: a convolution's input window) */
+     (the same epoch, another block: a convolution's input window); keptA is NULL then */
   directA = direct != NULL && !scaled && !hitA && (epochA == 0 || varies) && polysched_pk_direct_a(k_, koffA);
-  if (directA)
-    keptA = NULL;
   keptB = polysched_pk_cache_get(&polysched_pk_cache_b, epochB, B, rsB, csB, koffB, k_, n_, nr_, 1.0, 0,
                                  (size_t)k_ * (size_t)npad, &hitB, NULL);
   for (jc = 0; jc < n_; jc += POLYSCHED_PK_NC) {
     long nc = n_ - jc < POLYSCHED_PK_NC ? n_ - jc : POLYSCHED_PK_NC;
-    long ncpad = (nc + nr_ - 1) / nr_ * nr_;
+    long ncpad = polysched_pk_round_up(nc, nr_);
     for (pc = 0; pc < k_; pc += POLYSCHED_PK_KC) {     /* k blocks in increasing order */
       long kc = k_ - pc < POLYSCHED_PK_KC ? k_ - pc : POLYSCHED_PK_KC;
       if (keptB != NULL) {
@@ -735,7 +739,7 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
         /* A's block (pc, ic): after the k rows before pc (of mpad each), and the blocks
            before ic in pc's rows (full MC blocks, padded) */
         if (keptA != NULL)
-          ap = keptA + pc * mpad + kc * (ic / POLYSCHED_PK_MC) * ((POLYSCHED_PK_MC + mr_ - 1) / mr_ * mr_);
+          ap = keptA + pc * mpad + kc * (ic / POLYSCHED_PK_MC) * mcfull;
         if (directA) {        /* only the last panel when it has fewer than mr_ rows */
           if (mc % mr_ != 0)
             polysched_pk_pack_a(mc % mr_, kc, alpha, scaled, A + (ic + mc - mc % mr_) * rsA, rsA, csA,
@@ -775,10 +779,10 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
       }
     }
   }
-  if (keptA != NULL && !hitA)
-    polysched_pk_cache_keep(&polysched_pk_cache_a, epochA);
+  if (keptA != NULL && !hitA)        /* packed whole: valid for the rest of the run */
+    polysched_pk_cache_a.epoch = epochA;
   if (keptB != NULL && !hitB)
-    polysched_pk_cache_keep(&polysched_pk_cache_b, epochB);
+    polysched_pk_cache_b.epoch = epochB;
   return 1;
 }
 
