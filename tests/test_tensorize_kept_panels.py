@@ -111,8 +111,9 @@ def test_epoch_names_an_input_array_operand(tmp_path):
 # The driver alone, against the description's loops (bit for bit): A read in place (its k
 # offsets mostly step by one: the direct kernels), A and B kept or not, one epoch over
 # calls with other blocks of A (A in place from the second call), epochs 0, and sizes
-# that leave edge panels (m_ % 12, m_ % 6, n_ % 16), several k blocks and offsets that
-# jump (k2 stride 7).
+# that leave edge panels (m_ % 12, m_ % 6, n_ % 16: the in-place tail kernels of 8 and 4
+# rows, or 4 and 2, then a packed rest), several k blocks and offsets that jump (k2
+# stride 7).
 DRIVER = r"""#include <stdio.h>
 #include <string.h>
 #include "polysched_intrinsics.h"

@@ -479,7 +479,8 @@ static inline void polysched_i8dot_s8s8_4x8(long k_, const int8_t *A, long rsA, 
  * loop nest compiled with -ffp-contract=off. The _fma variants fuse each multiply-add
  * (one rounding instead of two): faster, not bit-identical, opt-in only.
  *
- * Paths: AVX-512F 12x16 (24 zmm accumulators), AVX2 6x8 (12 ymm), portable 4x8 C.
+ * Paths: AVX-512F 12x16 (24 zmm accumulators), AVX2 6x8 (12 ymm), portable 4x8 C; A read
+ * in place ends a block with tail kernels of fewer rows (see polysched_pk_path).
  * Packing buffers are per thread (grown on demand, kept for the next call); an operand
  * the region never writes may keep its panels across calls (polysched_pk_cache), and an
  * A with k offsets is read in place when that is cheaper (polysched_pk_direct_a). */
@@ -673,6 +674,18 @@ typedef void (*polysched_pk_kernel)(long kc, const double *Ap, const double *Bp,
 typedef void (*polysched_pk_direct_kernel)(long kc, const double *A, long rsA, const long *koff,
                                            const double *Bp, double *C, long rsC);
 
+/* a path's kernels: mr_ x nr_ blocks, packed or in place (direct may be NULL), and direct
+ * kernels of fewer rows (tail_mr[t] rows, largest first, 0 ends the list) for the last rows
+ * of a block read in place: a convolution's m_ is an image height such as 56, 4 x 12 + 8,
+ * and its 8 last rows went through a padded 12-row block, 7% of the time */
+typedef struct {
+  int mr_, nr_;
+  polysched_pk_kernel kernel;
+  polysched_pk_direct_kernel direct;
+  int tail_mr[3];
+  polysched_pk_direct_kernel tail[2];
+} polysched_pk_path;
+
 /* Should A be read in place rather than packed? Packing costs one pass over A's block,
    paid back when many nr_-column panels reuse it; a convolution's input window (k over
    (r, s, c), m_ output rows, n_ output channels) has few panels and is different in
@@ -693,9 +706,11 @@ static inline int polysched_pk_direct_a(long k_, const long *koff)
  * csA/rsB are unused) */
 static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, int scaled, const double *A,
     long rsA, long csA, const long *koffA, unsigned long epochA, const double *B, long rsB, long csB,
-    const long *koffB, unsigned long epochB, double *C, long rsC, int mr_, int nr_, polysched_pk_kernel kernel,
-    polysched_pk_direct_kernel direct)
+    const long *koffB, unsigned long epochB, double *C, long rsC, const polysched_pk_path *path)
 {
+  const int mr_ = path->mr_, nr_ = path->nr_;
+  const polysched_pk_kernel kernel = path->kernel;
+  const polysched_pk_direct_kernel direct = path->direct;
   long jc, pc, ic, jr, ir, i, j;
   long kcmax = k_ < POLYSCHED_PK_KC ? k_ : POLYSCHED_PK_KC;
   long ncmax = polysched_pk_round_up(n_ < POLYSCHED_PK_NC ? n_ : POLYSCHED_PK_NC, nr_);
@@ -740,24 +755,36 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
            before ic in pc's rows (full MC blocks, padded) */
         if (keptA != NULL)
           ap = keptA + pc * mpad + kc * (ic / POLYSCHED_PK_MC) * mcfull;
-        if (directA) {        /* only the last panel when it has fewer than mr_ rows */
-          if (mc % mr_ != 0)
-            polysched_pk_pack_a(mc % mr_, kc, alpha, scaled, A + (ic + mc - mc % mr_) * rsA, rsA, csA,
-                                koffA + pc, ap, mr_);
+        if (directA) {        /* only the rows left after the full blocks and the tails */
+          long rest = mc % mr_;
+          int t;
+          for (t = 0; path->tail_mr[t] > 0; t++)
+            while (rest >= path->tail_mr[t])
+              rest -= path->tail_mr[t];
+          if (rest != 0)
+            polysched_pk_pack_a(rest, kc, alpha, scaled, A + (ic + mc - rest) * rsA, rsA, csA, koffA + pc,
+                                ap, mr_);
         } else if (keptA == NULL || (!hitA && jc == 0))
           polysched_pk_pack_a(mc, kc, alpha, scaled, A + ic * rsA + (koffA ? 0 : pc * csA), rsA, csA,
                               koffA ? koffA + pc : NULL, ap, mr_);
         for (jr = 0; jr < nc; jr += nr_) {
           long nr = nc - jr < nr_ ? nc - jr : nr_;
-          for (ir = 0; ir < mc; ir += mr_) {
-            long mr = mc - ir < mr_ ? mc - ir : mr_;
+          long mr;
+          for (ir = 0; ir < mc; ir += mr) {
+            mr = mc - ir < mr_ ? mc - ir : mr_;
             double *c = C + (ic + ir) * rsC + jc + jr;
             const double *a = directA ? ap : ap + ir * kc, *b = bp + jr * kc;
             const double *arow = A + (ic + ir) * rsA;
-            int in_place = directA && mr == mr_;
-            if (mr == mr_ && nr == nr_) {
-              if (in_place)
-                direct(kc, arow, rsA, koffA + pc, b, c, rsC);
+            polysched_pk_direct_kernel in_place = directA && mr == mr_ ? direct : NULL;
+            int t;
+            for (t = 0; directA && in_place == NULL && path->tail_mr[t] > 0; t++)
+              if (mr >= path->tail_mr[t]) {
+                in_place = path->tail[t];
+                mr = path->tail_mr[t];
+              }
+            if ((mr == mr_ || in_place != NULL) && nr == nr_) {
+              if (in_place != NULL)
+                in_place(kc, arow, rsA, koffA + pc, b, c, rsC);
               else
                 kernel(kc, a, b, c, rsC);
               continue;
@@ -767,8 +794,8 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
             for (i = 0; i < mr; i++)
               for (j = 0; j < nr; j++)
                 tile[i * nr_ + j] = c[i * rsC + j];
-            if (in_place)
-              direct(kc, arow, rsA, koffA + pc, b, tile, nr_);
+            if (in_place != NULL)
+              in_place(kc, arow, rsA, koffA + pc, b, tile, nr_);
             else
               kernel(kc, a, b, tile, nr_);
             for (i = 0; i < mr; i++)
@@ -828,33 +855,39 @@ POLYSCHED_PK_PORTABLE_KERNEL(polysched_pk_kernel_portable)
 #define POLYSCHED_PK_Z_STORE(r)                                                               \
   _mm512_storeu_pd(C + r * rsC, c##r##0); _mm512_storeu_pd(C + r * rsC + 8, c##r##1);
 #define POLYSCHED_PK_Z_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-#define POLYSCHED_PK_Z_KERNEL(NAME, ATTR, A_PARAMS, A_AT_K)                                   \
+#define POLYSCHED_PK_Z_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define POLYSCHED_PK_Z_ROWS4(X) X(0) X(1) X(2) X(3)
+#define POLYSCHED_PK_Z_KERNEL(NAME, ATTR, A_PARAMS, A_AT_K, ROWS)                             \
   POLYSCHED_TARGET("avx512f") ATTR                                                            \
   static void NAME(long kc, A_PARAMS, const double *Bp, double *C, long rsC)                 \
   {                                                                                           \
     POLYSCHED_EXACT_FP_BODY                                                                   \
     long k;                                                                                   \
-    POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_LOAD)                                                   \
+    ROWS(POLYSCHED_PK_Z_LOAD)                                                                 \
     for (k = 0; k < kc; k++) {                                                                \
       A_AT_K                                                                                  \
       __m512d b0 = _mm512_load_pd(Bp + k * 16), b1 = _mm512_load_pd(Bp + k * 16 + 8);         \
-      POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_ROW)                                                  \
+      ROWS(POLYSCHED_PK_Z_ROW)                                                                \
     }                                                                                         \
-    POLYSCHED_PK_Z_ALL(POLYSCHED_PK_Z_STORE)                                                  \
+    ROWS(POLYSCHED_PK_Z_STORE)                                                                \
   }
 #define POLYSCHED_PK_Z_OP(c, a, b)                                                            \
   _mm512_add_round_pd(c, _mm512_mul_round_pd(a, b, _MM_FROUND_CUR_DIRECTION), _MM_FROUND_CUR_DIRECTION)
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
-POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512, POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, )
+POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512, POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, , POLYSCHED_PK_Z_ALL)
 #undef POLYSCHED_PK_AELEM
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_DIRECT_AELEM
 POLYSCHED_PK_Z_KERNEL(polysched_pk_direct_avx512, POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
-                      POLYSCHED_PK_DIRECT_A_AT_K)
+                      POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Z_ALL)
+POLYSCHED_PK_Z_KERNEL(polysched_pk_direct8_avx512, POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
+                      POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Z_ROWS8)
+POLYSCHED_PK_Z_KERNEL(polysched_pk_direct4_avx512, POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
+                      POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Z_ROWS4)
 #undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Z_OP
 #define POLYSCHED_PK_Z_OP(c, a, b) _mm512_fmadd_pd(a, b, c)
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
-POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_fma, , POLYSCHED_PK_PACKED_A, )
+POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_fma, , POLYSCHED_PK_PACKED_A, , POLYSCHED_PK_Z_ALL)
 #undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Z_OP
 
@@ -867,32 +900,39 @@ POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_fma, , POLYSCHED_PK_PACKED_A, )
 #define POLYSCHED_PK_Y_STORE(r)                                                               \
   _mm256_storeu_pd(C + r * rsC, c##r##0); _mm256_storeu_pd(C + r * rsC + 4, c##r##1);
 #define POLYSCHED_PK_Y_ALL(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define POLYSCHED_PK_Y_KERNEL(NAME, TARGET, ATTR, A_PARAMS, A_AT_K)                           \
+#define POLYSCHED_PK_Y_ROWS4(X) X(0) X(1) X(2) X(3)
+#define POLYSCHED_PK_Y_ROWS2(X) X(0) X(1)
+#define POLYSCHED_PK_Y_KERNEL(NAME, TARGET, ATTR, A_PARAMS, A_AT_K, ROWS)                     \
   POLYSCHED_TARGET(TARGET) ATTR                                                               \
   static void NAME(long kc, A_PARAMS, const double *Bp, double *C, long rsC)                 \
   {                                                                                           \
     POLYSCHED_EXACT_FP_BODY                                                                   \
     long k;                                                                                   \
-    POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_LOAD)                                                   \
+    ROWS(POLYSCHED_PK_Y_LOAD)                                                                 \
     for (k = 0; k < kc; k++) {                                                                \
       A_AT_K                                                                                  \
       __m256d b0 = _mm256_load_pd(Bp + k * 8), b1 = _mm256_load_pd(Bp + k * 8 + 4);           \
-      POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_ROW)                                                  \
+      ROWS(POLYSCHED_PK_Y_ROW)                                                                \
     }                                                                                         \
-    POLYSCHED_PK_Y_ALL(POLYSCHED_PK_Y_STORE)                                                  \
+    ROWS(POLYSCHED_PK_Y_STORE)                                                                \
   }
 #define POLYSCHED_PK_Y_OP(c, a, b) _mm256_add_pd(c, _mm256_mul_pd(a, b))
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
-POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, )
+POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, ,
+                      POLYSCHED_PK_Y_ALL)
 #undef POLYSCHED_PK_AELEM
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_DIRECT_AELEM
 POLYSCHED_PK_Y_KERNEL(polysched_pk_direct_avx2, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
-                      POLYSCHED_PK_DIRECT_A_AT_K)
+                      POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Y_ALL)
+POLYSCHED_PK_Y_KERNEL(polysched_pk_direct4_avx2, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
+                      POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Y_ROWS4)
+POLYSCHED_PK_Y_KERNEL(polysched_pk_direct2_avx2, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_DIRECT_A,
+                      POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Y_ROWS2)
 #undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Y_OP
 #define POLYSCHED_PK_Y_OP(c, a, b) _mm256_fmadd_pd(a, b, c)
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
-POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", , POLYSCHED_PK_PACKED_A, )
+POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", , POLYSCHED_PK_PACKED_A, , POLYSCHED_PK_Y_ALL)
 #undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Y_OP
 #endif
@@ -920,30 +960,31 @@ static inline void polysched_pk_dispatch_off(long m_, long n_, long k_, double a
     long csB, const long *koffB, unsigned long epochB, double *C, long rsC)
 {
 #if POLYSCHED_X86
+  static const polysched_pk_path avx512 = {12, 16, polysched_pk_kernel_avx512, polysched_pk_direct_avx512,
+                                           {8, 4, 0}, {polysched_pk_direct8_avx512, polysched_pk_direct4_avx512}};
+  static const polysched_pk_path avx512_fma = {12, 16, polysched_pk_kernel_avx512_fma, NULL, {0}, {NULL}};
+  static const polysched_pk_path avx2 = {6, 8, polysched_pk_kernel_avx2, polysched_pk_direct_avx2,
+                                         {4, 2, 0}, {polysched_pk_direct4_avx2, polysched_pk_direct2_avx2}};
+  static const polysched_pk_path avx2_fma = {6, 8, polysched_pk_kernel_avx2_fma, NULL, {0}, {NULL}};
+#endif
+  static const polysched_pk_path portable = {4, 8, polysched_pk_kernel_portable, NULL, {0}, {NULL}};
+  const polysched_pk_path *path = &portable;
+#if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512f")) {
     POLYSCHED_PATH(fused ? "avx512-fma" : "avx512");
-    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
-                           C, rsC, 12, 16,
-                           fused ? polysched_pk_kernel_avx512_fma : polysched_pk_kernel_avx512,
-                           fused ? NULL : polysched_pk_direct_avx512))
-      return;
+    path = fused ? &avx512_fma : &avx512;
   } else if (POLYSCHED_HAS("avx2") && (!fused || POLYSCHED_HAS("fma"))) {
     POLYSCHED_PATH(fused ? "avx2-fma" : "avx2");
-    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
-                           C, rsC, 6, 8,
-                           fused ? polysched_pk_kernel_avx2_fma : polysched_pk_kernel_avx2,
-                           fused ? NULL : polysched_pk_direct_avx2))
-      return;
+    path = fused ? &avx2_fma : &avx2;
   } else
 #endif
   {
     (void)fused;
     POLYSCHED_PATH("portable");
-    if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
-                           C, rsC, 4, 8,
-                           polysched_pk_kernel_portable, NULL))
-      return;
   }
+  if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
+                         C, rsC, path))
+    return;
   polysched_pk_dgemm_loops(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC);
 }
 
