@@ -25,6 +25,11 @@ of `expand` names and remembers it), so the chain is ``[("(len - 2)", "k"),
 ``(2 * w + 2)``. Distributed, its terms would not form a chain. A constant row size, a
 literal or an integer macro (``#define C 24``), counts when it multiplies a sum that
 holds a size: ``((b * h + y) * w + x) * C + c``.
+
+A column that leaves its row in some iterations only (``D[i * n + j - 1]`` at ``j = 0``
+is ``D[i - 1, n - 1]``) is read piecewise (``Extractor.delinearized``): each column
+borrows a row where it is negative and gives one back past its extent, so nothing is
+assumed for such an access.
 """
 from __future__ import annotations
 

@@ -1080,6 +1080,27 @@ class _RegionBuilder:
                 candidate_holds = holds(candidate)
                 if best_holds.is_strict_subset(candidate_holds):
                     best, best_holds = candidate, candidate_holds
+        if not best_holds.is_equal(best_holds.universe(best_holds.get_space())):
+            # Where the column leaves its row in only some iterations (`D[i * n + j - 1]`
+            # at j = 0 is `D[i - 1, n - 1]`), the split is piecewise: each column, innermost
+            # first, borrows a row where it is negative and gives one back past its extent.
+            candidate = list(pieces)
+            for k in range(len(extents), 0, -1):
+                column, extent = candidate[k], extents[k - 1]
+                below = column.lt_set(zero)
+                above = column.ge_set(extent)
+                inside = below.union(above).complement()
+                candidate[k] = (column.intersect_domain(inside)
+                                .union_max(column.add(extent).intersect_domain(below))
+                                .union_max(column.sub(extent).intersect_domain(above)))
+                row = candidate[k - 1]
+                candidate[k - 1] = (row.intersect_domain(inside)
+                                    .union_max(row.add(converter.constant(-1)).intersect_domain(below))
+                                    .union_max(row.add(converter.constant(1)).intersect_domain(above)))
+            candidate = [piece.coalesce() for piece in candidate]
+            candidate_holds = holds(candidate)
+            if best_holds.is_strict_subset(candidate_holds):
+                best, best_holds = candidate, candidate_holds
         self.no_wrap.append(best_holds)
         return best
 
