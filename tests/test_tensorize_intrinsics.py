@@ -1,6 +1,7 @@
 """Shipped intrinsic descriptions parse with our front end, and every C implementation
 in polysched_intrinsics.h equals a naive loop nest of its semantics, bit for bit, on the
 run-time-selected ISA path and with -DPOLYSCHED_FORCE_PORTABLE."""
+import re
 import shutil
 import subprocess
 
@@ -59,6 +60,62 @@ def test_bad_description(tmp_path):
     bad.write_text(text.replace("numerics: exact", "numerics: fma or not"))
     with pytest.raises(IntrinsicError, match="numerics must be one word"):
         load_intrinsic(bad)
+
+
+AXPY4 = """/* polysched intrinsic
+ * name: my_axpy4
+ * call: my_axpy4(a, base(x), base(y))
+ */
+void my_axpy4(double a, double x[4], double y[4])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < 4; i++)
+    y[i] += a * x[i];
+#pragma endscop
+}
+"""
+
+
+ROWDOT = AXPY4.replace("double a, double x[4], double y[4]", "int M, double a, double x[M + 1], double y[M + 1]") \
+    .replace("i < 4;", "i <= M;").replace("my_axpy4(a,", "my_axpy4(M, a,")
+
+
+@pytest.mark.parametrize("text, message", [
+    # no call: each matched block became an empty statement
+    (AXPY4.replace("call: my_axpy4(a, base(x), base(y))", "function: my_axpy4"), "no 'call:' line"),
+    # a name that is no operand was pasted as written, and bound to the program's own
+    (AXPY4.replace("my_axpy4(a,", "my_axpy4(alpha,"), "'alpha' is neither a scalar operand"),
+    # M bounds the loop, but the extent is M + 1: the call passed the wrong count
+    (ROWDOT, "'M' is neither"),
+    (AXPY4.replace("call: my_axpy4(a, base(x), base(y))", "call: base(x) + 1"), "is not a C call"),
+    (AXPY4.replace("  for (i = 0; i < 4; i++)\n    y[i] += a * x[i];", "  y[0] += a * x[0];"),
+     "at least one loop"),
+    (AXPY4.replace("i < 4;", "i < 0;"), "runs no iteration"),
+    (AXPY4.replace("name: my_axpy4", "name: dgemm_4x8"), "the name of a shipped intrinsic"),
+])
+def test_description_refused(tmp_path, text, message):
+    """Descriptions that gave wrong code or internal errors: each is refused when read."""
+    (tmp_path / "d.c").write_text(text)
+    with pytest.raises(IntrinsicError, match=re.escape(message)):
+        load_intrinsic(tmp_path / "d.c")
+
+
+def test_description_directory_refused(tmp_path):
+    """Two descriptions of one name (a match reported for one, applied with the other);
+    an empty or missing directory (silently nothing matched, or 'unknown intrinsic')."""
+    from polysched.tensorize import load_intrinsics
+    with pytest.raises(IntrinsicError, match="no intrinsic description"):
+        load_intrinsics(tmp_path)
+    (tmp_path / "a.c").write_text(AXPY4)
+    (tmp_path / "b.c").write_text(AXPY4)
+    with pytest.raises(IntrinsicError, match="'my_axpy4' is described in .*a.c too"):
+        load_intrinsics(tmp_path)
+    (tmp_path / "b.c").unlink()
+    [axpy] = load_intrinsics(tmp_path)
+    assert axpy.name == "my_axpy4" and axpy.call == "my_axpy4(a, base(x), base(y))"
+    with pytest.raises(IntrinsicError, match="no such file or directory"):
+        load_intrinsics(tmp_path / "missing" / "")
 
 
 # Each case: (setup of operands, the call, the naive semantics) at K = 11 (odd: the
@@ -304,8 +361,9 @@ def test_descriptions_come_from_the_cache_until_they_change(tmp_path, monkeypatc
     from polysched.tensorize import intrinsic as module
     monkeypatch.setenv("POLYSCHED_CACHE_DIR", str(tmp_path / "cache"))
     shipped = sorted(module.INTRINSICS_DIR.glob("*.c"))[0]
+    text = re.sub(r"name: \S+", "name: cached_copy", shipped.read_text(), count=1)   # not a shipped name
     copy = tmp_path / shipped.name
-    copy.write_text(shipped.read_text())
+    copy.write_text(text)
     first = module.load_intrinsic(copy)
     assert len(list((tmp_path / "cache").glob("intrinsic-*.pickle"))) == 1
 
@@ -314,10 +372,10 @@ def test_descriptions_come_from_the_cache_until_they_change(tmp_path, monkeypatc
     monkeypatch.setattr(module, "extract", no_front_end)
     again = module.load_intrinsic(copy)
     assert again == first and again is not first
-    copy.write_text(shipped.read_text().replace("doc:", "doc: changed;", 1))
+    copy.write_text(text.replace("doc:", "doc: changed;", 1))
     with pytest.raises(AssertionError, match="the front end ran"):
         module.load_intrinsic(copy)
     monkeypatch.setenv("POLYSCHED_CACHE_DIR", "none")
-    copy.write_text(shipped.read_text())
+    copy.write_text(text)
     with pytest.raises(AssertionError, match="the front end ran"):
         module.load_intrinsic(copy)

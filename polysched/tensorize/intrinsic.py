@@ -196,6 +196,10 @@ def load_intrinsic(path: str | Path) -> Intrinsic:
     path = Path(path)
     text = read_source(path)            # any bytes: a binary file fails in _metadata, not here
     intrinsic = _cached(path, text, lambda: _read(path, text))
+    if path.resolve().parent != INTRINSICS_DIR.resolve() and intrinsic.name in {i.name for i in _shipped()}:
+        # lookup() by name (traces, Program.tensorize) must not find another one later
+        raise IntrinsicError(f"{path}: {intrinsic.name!r} is the name of a shipped intrinsic; "
+                             "give the description its own 'name:'")
     _LOADED[intrinsic.name] = intrinsic
     return intrinsic
 
@@ -265,7 +269,12 @@ def _read(path: Path, text: str) -> Intrinsic:
     pattern = statement_pattern(scop, stmt)
     if pattern.error:
         raise IntrinsicError(f"{path}: {pattern.error}")
+    if not pattern.loops:
+        raise IntrinsicError(f"{path}: the semantics' statement must be inside at least one loop")
     extents = [_extent(stmt.domain, d) for d in range(len(pattern.loops))]
+    for loop, extent in zip(pattern.loops, extents):
+        if extent is not None and extent < 1:
+            raise IntrinsicError(f"{path}: loop {loop!r} of the semantics runs no iteration")
     output = pattern.refs[pattern.tree[1][1]].array
     init = _init_pattern(path, scop, pattern, extents, output) if len(scop.statements) == 2 else None
     stride1: dict[str, set[int]] = {}
@@ -300,7 +309,9 @@ def _read(path: Path, text: str) -> Intrinsic:
     library = meta.get("library", "").strip()
     if library and library not in LOCATORS:
         raise IntrinsicError(f"{path}: unknown library {library!r} (known: {', '.join(sorted(LOCATORS))})")
-    call = meta.get("call", "")
+    call = meta.get("call", "").strip()
+    if not call:
+        raise IntrinsicError(f"{path}: no 'call:' line (the C call that replaces a matched block)")
     for m in re.finditer(r"\b(base|rs|cs|st|epoch)\(\s*([^,)\s]*)\s*(?:,\s*([^)\s]*)\s*)?\)", call):
         kind, operand, loop = m.groups()
         if kind == "epoch" and (operand not in pattern.ranks or not pattern.ranks[operand] or operand == output):
@@ -311,6 +322,7 @@ def _read(path: Path, text: str) -> Intrinsic:
         if (kind == "st") != (loop is not None) or (loop is not None and loop not in pattern.loops):
             raise IntrinsicError(f"{path}: call: {m.group(0)}: st(X, l) takes an operand and a loop "
                                  f"of the semantics, the others an operand only")
+    _check_call_names(path, call, pattern, extent_params)
     name = meta.get("name") or path.stem
     intrinsic = Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
                      features=features, header=meta.get("header", "polysched_intrinsics.h"),
@@ -319,6 +331,43 @@ def _read(path: Path, text: str) -> Intrinsic:
                      extent_params=extent_params, packing=packing, affine=affine, numerics=numerics,
                      library=library, init=init)
     return intrinsic
+
+
+_TEMPLATE_WORDS = ("base", "rs", "cs", "st", "epoch")
+
+
+def _check_call_names(path: Path, call: str, pattern: Pattern, extent_params: dict[str, str]) -> None:
+    """``call`` is ``function(arguments)`` whose names are the template words (checked
+    by the caller), scalar operands and loop extent parameters: emit_c substitutes those
+    and pastes everything else as written, where any other name would bind to whatever
+    the program has by that name (a typo such as ``alpha`` for the operand ``a``
+    compiles against the program's own ``alpha``)."""
+    from pycparser import c_ast, c_parser
+
+    try:
+        tree = c_parser.CParser().parse(f"void polysched_call_template(void) {{ {call}; }}")
+        [statement] = tree.ext[0].body.block_items
+    except Exception:  # noqa: BLE001 -- pycparser raises ParseError and AssertionError alike
+        statement = None
+    if not isinstance(statement, c_ast.FuncCall) or not isinstance(statement.name, c_ast.ID):
+        raise IntrinsicError(f"{path}: call: {call!r} is not a C call 'function(arguments)'")
+    allowed = {name for name, rank in pattern.ranks.items() if rank == 0} | set(extent_params.values())
+
+    class Names(c_ast.NodeVisitor):
+        def visit_FuncCall(self, node):
+            if isinstance(node.name, c_ast.ID) and node.name.name in _TEMPLATE_WORDS:
+                return          # its operand and loop: checked with the template words
+            self.generic_visit(node)
+
+        def visit_ID(self, node):
+            if node.name not in allowed:
+                raise IntrinsicError(
+                    f"{path}: call: {node.name!r} is neither a scalar operand nor a loop's extent "
+                    f"parameter of the semantics ({', '.join(sorted(allowed)) or 'there are none'}); "
+                    "a loop 'for (k = 0; k < K; k++)' makes K its extent")
+
+    for argument in statement.args.exprs if statement.args is not None else []:
+        Names().visit(argument)
 
 
 def _init_pattern(path: Path, scop, main: Pattern, extents: list[int | None], output: str) -> Pattern:
@@ -377,9 +426,20 @@ def load_intrinsics(spec: str | Path | None = None) -> list[Intrinsic]:
         spec = INTRINSICS_DIR
     path = Path(spec)
     if path.is_dir():
-        return [load_intrinsic(p) for p in sorted(path.glob("*.c"))]
+        loaded = [load_intrinsic(p) for p in sorted(path.glob("*.c"))]
+        if not loaded:
+            raise IntrinsicError(f"{path}: no intrinsic description (*.c) in this directory")
+        first: dict[str, str] = {}
+        for intrinsic in loaded:
+            if intrinsic.name in first:
+                raise IntrinsicError(f"{intrinsic.path}: intrinsic {intrinsic.name!r} is described in "
+                                     f"{first[intrinsic.name]} too")
+            first[intrinsic.name] = intrinsic.path
+        return loaded
     if path.is_file():
         return [load_intrinsic(path)]
+    if "/" in str(spec) or str(spec).endswith(".c"):
+        raise IntrinsicError(f"{spec}: no such file or directory")
     shipped = {i.name: i for i in builtin_intrinsics()}
     out = []
     for name in str(spec).split(","):
