@@ -34,7 +34,7 @@ from polysched.arguments import (as_list, check_int, dataset_name, fields_of, re
 from polysched.dependence import Dependences, Legality, analyze, check, parse_schedule
 from polysched.errors import PolyschedError, TransformError
 from polysched.limits import MAX_CACHE, MAX_JAM
-from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark
+from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark, try_parse_mark
 from polysched.scop import Scop, ScopError, extract
 from polysched.textio import ENCODING, ERRORS
 from polysched.transform import apply, describe_loops, primitives, statement_loops
@@ -767,8 +767,18 @@ class Program:
         """Any schedule: an ``isl.Schedule``, a schedule map ``{ S[i, j] -> [t0, ...] }``
         or the isl text of either (as ``--save-schedule`` writes it). Checked like every
         primitive."""
+        from polysched.emit_c.tensorize import can_call
         try:
-            text = str(to_tree(self.scop, schedule))
+            tree = to_tree(self.scop, schedule)
+            for name in _mark_names(tree.get_root()):
+                # a saved schedule keeps Program.tensorize's marks whole; one written by
+                # hand (`tensorize(dgemm_4x8)`) names no statement, loops or operands
+                mark = try_parse_mark(name)
+                if isinstance(mark, Tensorize) and not can_call(mark, [s.name for s in self.scop.statements]):
+                    raise TransformError(f"set_schedule(...): the tensorize mark '{name}' does not map a "
+                                         "statement, its loops and operands; tensorize marks are placed by "
+                                         "Program.tensorize(stmt, intrinsic) or --tensorize")
+            text = str(tree)
             # the tree read back from the text the trace records: isl's text is not a fixed
             # point (a tree and its text can give different, equivalent, code), and the
             # replay of the trace must give this program's code byte for byte
@@ -815,6 +825,14 @@ def to_tree(scop: Scop, schedule) -> isl.Schedule:
         return as_tree(scop, schedule)
     except ScheduleError as err:
         raise TransformError(str(err)) from None
+
+
+def _mark_names(node: isl.ScheduleNode) -> list[str]:
+    """The names of the marks in the subtree of ``node``."""
+    names = [node.mark_get_id().get_name()] if node.get_type() == isl.schedule_node_type.mark else []
+    for k in range(node.n_children()):
+        names += _mark_names(node.child(k))
+    return names
 
 
 def _emit_options(options, what: str):

@@ -54,3 +54,60 @@ def test_trace_and_schedule_are_alternatives(tmp_path):
     (tmp_path / "s.txt").write_text("{ S0[i, j] -> [i, j] }\n")
     proc = _optimize(get("gemm").path, "-o", "x.c", "--trace", "t.json", "--schedule", "s.txt", cwd=tmp_path)
     assert proc.returncode == 2 and "alternatives" in proc.stderr
+
+
+ST2D = """#include <stdio.h>
+static double A[40][50], B[40][50];
+static void kernel(int n, int m)
+{
+  int i, j;
+#pragma scop
+  for (i = 1; i < n; i++)
+    for (j = 1; j < m - 1; j++)
+      B[i][j] = A[i - 1][j] + A[i][j + 1] * 0.5;
+#pragma endscop
+}
+int main(void)
+{
+  int i, j;
+  for (i = 0; i < 40; i++) for (j = 0; j < 50; j++) A[i][j] = (i * 7 + j) % 11;
+  kernel(40, 50);
+  for (i = 0; i < 40; i++) for (j = 0; j < 50; j++) printf("%g\\n", B[i][j]);
+  return 0;
+}
+"""
+ROWS_COLUMNS = 'child: { schedule: "[n, m] -> [{ S0[i, j] -> [(i)] }, { S0[i, j] -> [(j)] }]" }'
+
+
+@pytest.mark.parametrize("schedule, message", [
+    # instances the region does not run (the code would run them): was an internal error
+    ('{ domain: "[n, m] -> { S0[i, j] : 0 <= i < n and 0 <= j < m }", ' + ROWS_COLUMNS + " }",
+     "instances the region does not run"),
+    # a tensorize mark written by hand: was an internal error ("unknown mark")
+    ('{ domain: "[n, m] -> { S0[i, j] : 0 < i < n and 0 < j < m - 1 }", child: { mark: "tensorize(dgemm_4x8)", '
+     + ROWS_COLUMNS + " } }", "does not map a statement"),
+    # a statement of other dimensions: was isl's "spaces don't match"
+    ("[n, m] -> { S0[i] -> [i] }", "the schedule's S0 has 1 dimension(s); the region's S0 has 2"),
+])
+def test_a_schedule_file_the_region_cannot_use(tmp_path, schedule, message):
+    (tmp_path / "k.c").write_text(ST2D)
+    (tmp_path / "s.txt").write_text("# a comment line\n" + schedule + "\n")
+    proc = _optimize("k.c", "-o", "x.c", "--schedule", "s.txt", cwd=tmp_path)
+    assert proc.returncode == 2 and message in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "x.c").exists()
+    if "tensorize" not in schedule:       # check reads the same file (its line of region 0)
+        check = subprocess.run([sys.executable, "-m", "polysched", "check", "k.c", "--schedule", "s.txt"],
+                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert check.returncode == 2, check.stdout + check.stderr
+
+
+@pytest.mark.parametrize("flag", [["--tile"], ["--parallel"], ["--unroll", "4"], ["--scheduler", "isl"],
+                                  ["--diamond"], ["--fuse", "max"]])
+def test_flags_a_schedule_file_makes_void_are_refused(tmp_path, flag):
+    """--schedule/--trace give the whole schedule: these flags were silently ignored."""
+    (tmp_path / "k.c").write_text(ST2D)
+    (tmp_path / "s.txt").write_text("[n, m] -> { S0[i, j] -> [i, j] }\n")
+    proc = _optimize("k.c", "-o", "x.c", "--schedule", "s.txt", *flag, cwd=tmp_path)
+    assert proc.returncode == 2 and "would have no effect" in proc.stderr, proc.stderr
+    proc = _optimize("k.c", "-o", "x.c", "--schedule", "s.txt", "--debug", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr          # --debug after the command, as the hint says

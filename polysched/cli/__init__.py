@@ -191,9 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     from polysched.cli.common import hide_callback_tracebacks
 
     given = sys.argv[1:] if argv is None else argv
+    if "--debug" in given[1:] and given[0] != "--debug":
+        # `polysched optimize ... --debug`, as the internal-error line suggests it
+        given = ["--debug"] + [arg for arg in given if arg != "--debug"]
     command = next((arg for arg in given if not arg.startswith("-")), None)
     parser = build_parser(only=command)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(given)
     debug = bool(getattr(args, "debug", False))
     files = [str(getattr(args, name)) for name in ("file", "original", "results")
              if getattr(args, name, None) is not None]

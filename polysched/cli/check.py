@@ -13,7 +13,8 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("check", help="check a schedule's legality against the dependences")
     p.add_argument("file", type=Path, help="C file with #pragma scop regions")
     p.add_argument("--schedule", required=True,
-                   help='isl schedule tree or map, e.g. "[N] -> { S0[i, j] -> [j, i] }"')
+                   help='isl schedule tree or map, e.g. "[N] -> { S0[i, j] -> [j, i] }", or a file '
+                        "holding one (as optimize --save-schedule writes it; the line of region --scop)")
     p.add_argument("--scop", type=int, default=0, metavar="K",
                    help="which SCoP of the file (0-based, default 0)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -33,8 +34,15 @@ def run(args) -> int:
     if not 0 <= args.scop < len(scops):
         raise UsageError(f"--scop {args.scop}: the file has {len(scops)} SCoP(s)")
     scop = scops[args.scop]
+    text = args.schedule
+    if "{" not in text and Path(text).is_file():      # a file, like optimize --schedule
+        lines = [line for line in Path(text).read_text(errors="replace").splitlines()
+                 if line.strip() and not line.lstrip().startswith("#")]
+        if len(lines) != len(scops):
+            raise UsageError(f"--schedule {text}: {len(lines)} schedule line(s) for {len(scops)} SCoP(s)")
+        text = lines[args.scop]
     try:
-        schedule = parse_schedule(args.schedule, scop.context.get_ctx())
+        schedule = parse_schedule(text, scop.context.get_ctx())
         deps = analyze(scop)
         result = check(scop, deps, schedule)
     except ScheduleError as err:

@@ -173,6 +173,17 @@ def _check_combinations(args) -> None:
             raise UsageError(f"{needs_tile[0]} needs --tile")
     if args.tensorize and args.no_tensorize:
         raise UsageError("--tensorize and --no-tensorize contradict each other: give one")
+    source = next((flag for flag in ("--schedule", "--trace", "--from-db") if given(flag)), None)
+    if source is not None:
+        # the file gives the whole schedule (tiles, marks and all): these would do nothing
+        extra = given("--identity", "--tile", "--parallel", "--unroll", "--negative", "--no-point-wavefront",
+                      "--no-expand", "--no-transpose")
+        extra += [f"--scheduler {args.scheduler}"] if args.scheduler != "pluto" else []
+        extra += [f"--fuse {args.fuse}"] if args.fuse != "cost" else []
+        extra += ["--diamond" if args.diamond else "--no-diamond"] if args.diamond is not None else []
+        extra += ["--register-tile"] if args.register_tile != 4 else []
+        if extra:
+            raise UsageError(f"{source} gives the whole schedule: {extra[0]} would have no effect")
 
 
 def run(args) -> int:
@@ -314,7 +325,7 @@ def _schedules_in(args, options):
         items = document if isinstance(document, list) and document and isinstance(document[0], dict) \
             and "steps" in document[0] else [document]
     else:
-        items = [line for line in text.splitlines() if line.strip()]
+        items = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if len(items) != len(scops):
         raise UsageError(f"{flag} {path}: {len(items)} entr{'y' if len(items) == 1 else 'ies'} for "
                          f"{len(scops)} scop region{'s' if len(scops) != 1 else ''}")

@@ -265,6 +265,9 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
     if isinstance(schedule, isl.Schedule):
         schedule = _plain(schedule)
         tree = schedule
+        extra = schedule.get_domain().intersect_params(context).subtract(domain)
+        if not extra.is_empty():
+            raise ScheduleError(f"the schedule's domain has instances the region does not run: {extra.coalesce()}")
         try:
             maps = flatten(schedule).maps
         except ValueError as err:

@@ -116,7 +116,7 @@ def _check_domain(scop: Scop, schedule: isl.Schedule) -> None:
     expected = scop.domain.intersect_params(scop.context)
     scheduled = schedule.get_domain().intersect_params(scop.context)
     if not scheduled.is_equal(expected):
-        raise ValueError(
+        raise CodegenError(
             f"{scop.filename}:{scop.start_line}: the schedule's domain {scheduled} "
             f"is not the scop's iteration domain {expected}"
         )
@@ -373,7 +373,7 @@ class _RegionPrinter:
                     + self.node(child, level, pending))
         if info.loop_pragma is None:
             # a mark we cannot honour must not vanish into a comment: it was a request
-            raise ValueError(f"{self.scop.filename}:{self.scop.start_line}: unknown mark '{info.name}' "
+            raise CodegenError(f"{self.scop.filename}:{self.scop.start_line}: unknown mark '{info.name}' "
                              "in the schedule (known: parallel [clauses], simd, ivdep, unroll N, jam)")
         if info.depth < 0:
             return [self.pad(level) + info.comment()] + self.node(child, level, pending)

@@ -24,6 +24,12 @@ def as_tree(scop, schedule) -> isl.Schedule:
     if isinstance(schedule, isl.Schedule):
         _check_parameters(scop, schedule.get_map())
         _check_statements(scop, schedule.get_domain())
+        extra = schedule.get_domain().reset_user().intersect_params(scop.context.reset_user()).subtract(
+            scop.domain.reset_user())
+        if not extra.is_empty():
+            # the code would run them: instances the region does not have
+            raise ScheduleError(f"the schedule's domain has instances the region does not run: "
+                                f"{extra.coalesce()}")
         return schedule
     if isinstance(schedule, isl.Map):
         schedule = isl.UnionMap.from_map(schedule)
@@ -48,6 +54,12 @@ def _check_statements(scop, domain: isl.UnionSet) -> None:
     if unknown:
         raise ScheduleError(f"the schedule names {', '.join(unknown)}, which the region does not have "
                             f"(its statements: {', '.join(known)})")
+    depth = {s.name: s.domain.dim(isl.dim_type.set) for s in scop.statements}
+    for instances in sets_of(domain):
+        name = instances.get_tuple_name()
+        if instances.dim(isl.dim_type.set) != depth[name]:
+            raise ScheduleError(f"the schedule's {name} has {instances.dim(isl.dim_type.set)} dimension(s); "
+                                f"the region's {name} has {depth[name]} (its loops)")
 
 
 def _parameter_names(obj) -> list[str]:
