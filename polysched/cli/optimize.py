@@ -333,6 +333,9 @@ def _schedules_in(args, options):
     for k, item in enumerate(items):
         program = Program.from_file(args.file, region=k, defines=options.source.defines,
                                     include_dirs=options.source.include_dirs)
+        if args.trace is not None and isinstance(item, dict) and item.get("region", k) != k:
+            raise UsageError(f"--trace {path}: entry {k} is the trace of region {item.get('region')!r}; "
+                             f"the entries go in the order of the file's regions (0 to {len(scops) - 1})")
         try:
             program = program.replay(Trace.from_json(item)) if args.trace is not None \
                 else _set_schedule(program, item)
