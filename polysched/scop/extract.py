@@ -39,7 +39,8 @@ from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
                        wraps_at_32_bits)
-from .macros import Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table
+from .macros import (Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table,
+                     unparenthesised_macro)
 from .model import Access, Array, Scop, ScopError, Statement
 from .pure import PurityChecker
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
@@ -158,6 +159,17 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     scops, empty = [], []
     for k, region in regions.items():
         macros = tables[k]
+        regrouped = unparenthesised_macro(macros, plain[region.start:region.end])
+        if regrouped is not None:
+            at = re.search(rf"\b{regrouped}\b", plain[region.start:region.end])
+            offset = region.start + (at.start() if at else 0)
+            line = plain.count("\n", 0, offset) + 1
+            body = macros.get(regrouped).body.strip()
+            raise line_map.relocate(ScopError(
+                filename, line, offset - plain.rfind("\n", 0, offset),
+                f"macro '{regrouped}' (defined as '{body}') groups with the code around it once expanded "
+                f"(C does not read it as one parenthesised value); put its body and parameters in "
+                f"parentheses"))
         function = enclosing_function(plain, region.scop_offset)
         visible = visible_declarations(macros, plain, top, function, blank_directives(stripped))
         try:

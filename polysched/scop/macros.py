@@ -513,3 +513,83 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table
     return table
+
+
+# -- macro bodies that need their parentheses --------------------------------------------
+#
+# The front end reads a macro use as one value: `M * 2` with `#define M 30 - 5` is 25 * 2
+# to it, while the compiler reads `30 - 5 * 2`; `IDX(i + 1, j)` with `#define IDX(a, b)
+# a * N + b` is `i + 1 * N + j` to the compiler. Each region is parsed twice, with every
+# use expanded as cpp does and with every use (and argument) parenthesised; where the
+# two trees differ, a macro's text regroups with its neighbours, and the region is
+# refused (`unparenthesised_macro`).
+
+def _expand_for_check(table: MacroTable, tokens: list[str], exact: frozenset[str],
+                      hide: frozenset = frozenset()) -> list[str]:
+    """``tokens`` with every macro use expanded: as cpp does for the macros in
+    ``exact``, parenthesised (the use and each argument) for the others. Integer
+    macros stay names, type and empty macros are expanded bare."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        macro = table.macros.get(tok)
+        if macro is None or tok in hide or table.integer_value(tok) is not None or \
+                (macro.is_function_like and (i + 1 >= len(tokens) or tokens[i + 1] != "(")):
+            out.append(tok)
+            i += 1
+            continue
+        if macro.is_function_like:
+            args, i = _collect_args(tokens, i + 2)
+            params = list(macro.params or ())
+            expanded = [" ".join(_expand_for_check(table, TOKEN_RE.findall(a), exact, hide)) for a in args]
+            if tok not in exact:
+                expanded = [f"({a})" if a.strip() else a for a in expanded]
+            binding = dict(zip([p if p != "..." else "__VA_ARGS__" for p in params], expanded))
+            body = [binding.get(t, t) for t in TOKEN_RE.findall(macro.body)]
+        else:
+            body = TOKEN_RE.findall(macro.body)
+            i += 1
+        body = _expand_for_check(table, TOKEN_RE.findall(" ".join(body)), exact, hide | {tok})
+        bare = tok in exact or not body or table.is_type(tok) or "#" in macro.body
+        out += body if bare else ["("] + body + [")"]
+    return out
+
+
+def _tree_shape(node) -> tuple:
+    """A pycparser tree as nested tuples (node kinds and attributes, no coordinates):
+    pycparser drops parentheses, so equal shapes group alike."""
+    attrs = tuple(str(getattr(node, name)) for name in node.attr_names)
+    return (type(node).__name__, attrs, tuple(_tree_shape(child) for _, child in node.children()))
+
+
+def _region_shape(table: MacroTable, tokens: list[str], exact: frozenset[str]) -> tuple | None:
+    from pycparser import c_parser
+    typedefs = "".join(f"typedef int {name};\n" for name in sorted(table.typedef_names))
+    body = " ".join(_expand_for_check(table, tokens, exact))
+    try:
+        tree = c_parser.CParser().parse(f"{typedefs}void polysched_region(void) {{\n{body}\n}}")
+    except Exception:  # noqa: BLE001 -- pycparser raises ParseError and AssertionError alike
+        return None
+    return _tree_shape(tree.ext[-1].body)
+
+
+def unparenthesised_macro(table: MacroTable, region_text: str) -> str | None:
+    """The name of a macro used in ``region_text`` (a region's code, comments and
+    directives blanked) whose expansion groups with the text around it otherwise than
+    as one parenthesised value, else None. A region that does not parse either way is
+    left to the front end's own errors."""
+    tokens = TOKEN_RE.findall(region_text)
+    used = sorted({t for t in tokens if t in table.macros and table.integer_value(t) is None})
+    if not used:
+        return None
+    grouped = _region_shape(table, tokens, frozenset())
+    if grouped is None:
+        return None
+    everything = frozenset(table.macros)
+    if _region_shape(table, tokens, everything) in (grouped, None):
+        return None
+    for name in used:        # the culprit: its own text, the others parenthesised
+        if _region_shape(table, tokens, frozenset({name})) != grouped:
+            return name
+    return used[0]

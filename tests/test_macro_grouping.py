@@ -1,0 +1,81 @@
+"""Macros are text: ``M * 2`` with ``#define M 30 - 5`` is ``30 - 5 * 2`` to the compiler.
+The front end reads a macro use as one value, so a body or an argument that regroups
+with the code around it gave a model of another program (wrong code, even under
+--identity). Such a region is refused, at the use, with the macro named; the same
+macros written with parentheses are read, and run right."""
+import pytest
+
+from polysched.scop import ScopError, extract
+
+PROGRAM = """#include <stdio.h>
+#define N 16
+{defines}
+static long A[80], B[80];
+static void kernel(void)
+{{
+  int i, j;
+#pragma scop
+{body}
+#pragma endscop
+}}
+int main(void)
+{{
+  int i;
+  for (i = 0; i < 80; i++) A[i] = i % 7;
+  kernel();
+  for (i = 0; i < 80; i++) printf("%ld %ld\\n", A[i], B[i]);
+  return 0;
+}}
+"""
+
+CASES = {
+    # (defines, body): an object-like body with a lower-precedence operator
+    "object": ("#define M 30 - 5", "  for (i = 0; i < M * 2; i++)\n    A[i] = A[i] + 1;"),
+    # an index macro without parentheses around its parameters
+    "index": ("#define IDX(a, b) a * 4 + b",
+              "  for (i = 0; i < 3; i++)\n    for (j = 0; j < 4; j++)\n"
+              "      A[IDX(i + 1, j)] = A[IDX(i + 1, j)] + A[IDX(i, j)];"),
+    # a function-like body whose argument regroups: TWICE(i + 1) is 2 * i + 1
+    "argument": ("#define TWICE(x) 2 * x",
+                 "  for (i = 0; i < 8; i++)\n    A[TWICE(i + 1)] = i;\n"
+                 "  for (i = 0; i < 8; i++)\n    B[i] = A[2 * i + 3];"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_macro_that_regroups_is_refused_at_its_use(case):
+    defines, body = CASES[case]
+    text = PROGRAM.format(defines=defines, body=body)
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="m.c")
+    name = defines.split()[1].split("(")[0]
+    assert f"macro '{name}'" in info.value.message and "parentheses" in info.value.message
+    first_use = next(k for k, line in enumerate(text.splitlines(), 1) if name in line and "#define" not in line)
+    assert info.value.line == first_use and "\n" not in info.value.message
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_same_macros_in_parentheses_run_right(case, tmp_path):
+    from polysched.bench import verify
+    from polysched.pipeline import OptimizeOptions, optimize
+
+    defines, body = CASES[case]
+    fixed = {"object": "#define M (30 - 5)", "index": "#define IDX(a, b) ((a) * 4 + (b))",
+             "argument": "#define TWICE(x) (2 * (x))"}[case]
+    source = tmp_path / "m.c"
+    source.write_text(PROGRAM.format(defines=fixed, body=body))
+    result = optimize(source, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True))
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    verdict = verify(source, out, workdir=tmp_path)
+    assert verdict.ok, verdict.reason
+
+
+def test_macros_that_stay_one_value_are_read():
+    """PolyBench's own macros: a body that is one token or a call, an argument passed
+    whole, integer sizes, a type."""
+    defines = ("#define SCALAR_VAL(x) x\n#define POW_FUN(x, y) pow(x, y)\n#define DATA_TYPE long\n"
+               "#define _PB_N N\n#define NEG -3")
+    body = ("  for (i = 0; i < _PB_N - 1; i++)\n    A[i] = (DATA_TYPE)POW_FUN(B[i], 2) + SCALAR_VAL(1) * NEG;")
+    [scop] = extract(PROGRAM.format(defines=defines, body=body), filename="m.c")
+    assert [s.name for s in scop.statements] == ["S0"]
