@@ -204,3 +204,40 @@ def test_budget_zero_means_no_limit(two_regions, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "used up" not in proc.stdout + proc.stderr
     assert out.read_text() != TWO_REGIONS
+
+
+DIV_MOD = r"""#include <stdio.h>
+int A[120][120];
+void f(int n)
+{
+  int i, j;
+#pragma scop
+  for (i = -n; i < n; i++)
+    for (j = (i - 3) / 2; j < n; j++)
+      A[j % 2 + 60][2 * j - i + 60] = A[j % 5 + 2 * i % 5 + 60][i / 3 + 60];
+#pragma endscop
+}
+int main(void)
+{
+  int i, j;
+  for (i = 0; i < 120; i++) for (j = 0; j < 120; j++) A[i][j] = (i * 7 + j * 3) % 11;
+  f(25);
+  for (i = 0; i < 120; i++) for (j = 0; j < 120; j++) printf("%d\n", A[i][j]);
+  return 0;
+}
+"""
+
+
+def test_subscripts_with_div_and_mod_do_not_stall_the_layout_pass(tmp_path):
+    """A probe: the transposition pass asked isl for the dependence distances of this
+    statement (m.deltas(), a projection of a relation with integer divisions), which ran
+    for minutes inside isl, where neither --budget nor an operation cap reaches. It now
+    asks whether two instances lie apart along the innermost loop (emptiness tests); the
+    whole run takes about a second."""
+    source = tmp_path / "divmod.c"
+    source.write_text(DIV_MOD)
+    out = tmp_path / "out.c"
+    proc = subprocess.run([sys.executable, "-m", "polysched", "optimize", str(source), "-o", str(out),
+                           "--tile", "--parallel"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert verify(source, out, workdir=tmp_path).ok
