@@ -127,6 +127,9 @@ class AffineConverter:
         # ``type_of(name)``: the C type of a variable, to tell unsigned arithmetic.
         self.on_range = on_range
         self._kinds = {}        # the C types of the subexpressions seen (unsigned.value_kind)
+        # the unsigned width of the sum or product being converted when its operands are
+        # (see `pw_aff`): None outside one, or where the operand is not a term of it
+        self._ring_width: int | None = None
         self.type_of = type_of
         # ``size_of(operand)``: what ``sizeof operand`` is when the compiler knows it
         # (an array with constant sizes, a type), else None
@@ -145,6 +148,23 @@ class AffineConverter:
     def pw_aff(self, node: c_ast.Node, site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> isl.PwAff:
         """``node`` as ``[params] -> { [iterators] -> [(expr)] }``; ``site`` is the
         node in the region a macro expansion came from (errors point there)."""
+        # Unsigned sums, differences and products agree with the exact ones modulo 2^w:
+        # inside a tree of them computed in one unsigned type only the whole needs to lie
+        # in [0, 2^w - 1] (`u - n + 3` with u < n: the difference wraps, the sum is right).
+        outer, self._ring_width = self._ring_width, None
+        try:
+            if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*") and self.type_of is not None:
+                width = unsigned_width_of(node, self.type_of, self._kinds)
+                if width is not None:
+                    self._ring_width = width
+                    value = self.binary(node, site, hide)
+                    self._ring_width = None
+                    return value if outer == width else self.in_unsigned_range(node, value)
+            return self._pw_aff(node, site, hide)
+        finally:
+            self._ring_width = outer
+
+    def _pw_aff(self, node: c_ast.Node, site: c_ast.Node | None, hide: frozenset) -> isl.PwAff:
         where = site or node
         if isinstance(node, c_ast.Constant):
             if node.type == "char":
@@ -276,7 +296,8 @@ class AffineConverter:
             for k, partial in enumerate(reversed(sums)):
                 value = self.pw_aff(partial.right, site, hide)
                 result = result.add(value) if partial.op == "+" else result.sub(value)
-                if k < len(sums) - 1:   # the whole sum is pw_aff's to check
+                if k < len(sums) - 1 and (self._ring_width is None or self._ring_width != unsigned_width_of(
+                        partial, self.type_of, self._kinds)):   # the whole sum is pw_aff's to check
                     # each partial sum has its own type: '3 - 5u' wraps even when
                     # the long 'j' added next makes the whole sum long
                     result = self.in_unsigned_range(partial, result)
