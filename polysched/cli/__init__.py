@@ -194,6 +194,15 @@ def main(argv: list[str] | None = None) -> int:
     if "--debug" in given[1:] and given[0] != "--debug":
         # `polysched optimize ... --debug`, as the internal-error line suggests it
         given = ["--debug"] + [arg for arg in given if arg != "--debug"]
+    # `--tile-sizes -4,8`: argparse takes the value for an option and prints the usage;
+    # joined, the value reaches the flag's own one-line check
+    joined: list[str] = []
+    for arg in given:
+        if joined and joined[-1] == "--tile-sizes" and arg[:1] == "-" and arg[1:2].isdigit():
+            joined[-1] = f"--tile-sizes={arg}"
+        else:
+            joined.append(arg)
+    given = joined
     command = next((arg for arg in given if not arg.startswith("-")), None)
     parser = build_parser(only=command)
     args = parser.parse_args(given)
