@@ -233,3 +233,24 @@ def test_an_unsigned_sum_that_wraps_in_its_terms_gives_the_original_outputs(tmp_
     result = optimize(src, OptimizeOptions.from_flags(tile=True, parallel=True))
     sizes = [(0, 0), (1, 3), (2, 1), (3, 0), (4, 7), (10, 20), (60, 27)]
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(WRAPPING_DIFFERENCE, tmp_path, "orig", sizes)
+
+
+def test_a_floating_constant_cast_to_an_integer_type_is_an_integer_constant():
+    """``(int)2.9`` is 2 in C (truncated toward zero, ``(int)-1.5`` is -1); it was refused
+    as a non-integer constant. Out of the type's range the conversion is undefined:
+    refused in one line."""
+    text = """double A[100];
+void f(void) {
+  int i;
+#pragma scop
+  for (i = 0; i < 50; i++)
+    A[i + (int)2.9] = A[i + (int)-1.5 + 40] + A[(unsigned char)200.0 - 144 + i];
+#pragma endscop
+}
+"""
+    [scop] = extract(text, filename="c.c")
+    relations = [a.relation for a in scop.statements[0].accesses]
+    for relation, expected in zip(relations, ["A[2 + i]", "A[39 + i]", "A[56 + i]"]):
+        assert relation.is_equal(isl.Map(f"{{ S0[i] -> {expected} : 0 <= i < 50 }}")), relation
+    with pytest.raises(ScopError, match="does not fit in 'unsigned char'"):
+        extract(text.replace("200.0 - 144", "300.0 - 244"), filename="c.c")

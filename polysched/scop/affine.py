@@ -214,6 +214,18 @@ class AffineConverter:
             bounds = integer_range(type_text)
             if bounds is None:
                 raise NotAffine(where, f"cast to '{type_text}' in an affine expression")
+            literal, sign = node.expr, 1.0
+            while isinstance(literal, c_ast.UnaryOp) and literal.op in ("-", "+"):
+                sign, literal = (-sign if literal.op == "-" else sign), literal.expr
+            if isinstance(literal, c_ast.Constant) and literal.type in ("float", "double", "long double"):
+                # '(int)2.9': an integer constant expression, the value truncated toward zero
+                try:
+                    number = sign * float(literal.value.rstrip("fFlL"))
+                except ValueError:
+                    raise NotAffine(where, f"constant '{literal.value}' in an affine expression") from None
+                if number != number or not bounds[0] <= int(number) <= bounds[1]:
+                    raise NotAffine(where, f"'{_GEN.visit(node)}' does not fit in '{type_text}'")
+                return self.constant(int(number))
             value = self.pw_aff(node.expr, site, hide)
             if self.on_range is not None:       # exact where the value fits the type
                 self.on_range(value, *bounds)
