@@ -134,6 +134,11 @@ def test_schedules_isl_cannot_use_are_refused_in_one_sentence(gemm, schedule, me
     with pytest.raises(ps.TransformError, match=message):
         gemm.set_schedule(schedule)
     tree = isl.Schedule.from_domain(gemm.scop.domain)
+    if "several" in message:       # a tree whose sequence runs some S0 instances twice
+        both = (f'{{ domain: "{gemm.scop.domain}", child: {{ sequence: [ {{ filter: "{{ S0[i, j] : i < 3 }}" }}, '
+                '{ filter: "{ S0[i, j] : i >= 1; S1[i, k, j] }" } ] } }')
+        with pytest.raises(ps.TransformError, match=message):
+            gemm.set_schedule(both)
     if "Q" in schedule:
         with pytest.raises(ps.TransformError, match=message):
             gemm.set_schedule(tree.insert_partial_schedule(isl.MultiUnionPwAff(

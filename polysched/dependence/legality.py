@@ -286,12 +286,44 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
         if covered is None or not dom.is_subset(covered):
             missing = dom if covered is None else dom.subtract(covered)
             raise ScheduleError(f"the schedule does not give a time to {missing}")
-        if not m.intersect_domain(dom).is_single_valued():
+        # (a tree gives one time per instance unless two filters of a sequence or set
+        # share instances, `_shared_filter`: the map's own test can run for minutes on
+        # domains cut by % conditions)
+        if tree is None and not m.intersect_domain(dom).is_single_valued():
             raise ScheduleError(f"the schedule gives several times to some instance of {stmt.name}")
+    if tree is not None:
+        shared = _shared_filter(tree.get_root(), context)
+        if shared is not None:
+            raise ScheduleError(f"the schedule gives several times to some instance of {shared}")
     maps = {name: m.intersect_params(context) for name, m in maps.items()}
     if tree is None:
         tree = _to_tree(domain, maps)
     return maps, tree
+
+
+def _shared_filter(node: isl.ScheduleNode, context: isl.Set) -> str | None:
+    """The name of a statement two children of a sequence or set node below ``node``
+    both run (for some instance), else None."""
+    kinds = (isl.schedule_node_type.sequence, isl.schedule_node_type.set)
+    if node.get_type() in kinds:
+        seen = None
+        for k in range(node.n_children()):
+            child = node.child(k)
+            if child.get_type() != isl.schedule_node_type.filter:
+                continue
+            instances = child.child(0).get_domain().intersect_params(context)    # those that pass
+            if seen is not None:
+                common = seen.intersect(instances)
+                if not common.is_empty():
+                    return common.get_set_list().get_at(0).get_tuple_name()
+                seen = seen.union(instances)
+            else:
+                seen = instances
+    for k in range(node.n_children()):
+        found = _shared_filter(node.child(k), context)
+        if found is not None:
+            return found
+    return None
 
 
 def _small_parameters(violated: isl.Map, context: isl.Set) -> isl.Map:
