@@ -13,7 +13,7 @@ import islpy as isl
 
 from polysched.dependence import ScheduleError, parse_schedule
 from polysched.dependence.flatten import flatten_map
-from polysched.dependence.legality import _shared_filter, _to_tree
+from polysched.dependence.legality import _to_tree, check_tree_instances
 from polysched.islutil import sets_of
 
 
@@ -24,15 +24,7 @@ def as_tree(scop, schedule) -> isl.Schedule:
     if isinstance(schedule, isl.Schedule):
         _check_parameters(scop, schedule.get_map())
         _check_statements(scop, schedule.get_domain())
-        extra = schedule.get_domain().reset_user().intersect_params(scop.context.reset_user()).subtract(
-            scop.domain.reset_user())
-        if not extra.is_empty():
-            # the code would run them: instances the region does not have
-            raise ScheduleError(f"the schedule's domain has instances the region does not run: "
-                                f"{extra.coalesce()}")
-        shared = _shared_filter(schedule.reset_user().get_root(), scop.context.reset_user())
-        if shared is not None:
-            raise ScheduleError(f"the schedule gives several times to some instance of {shared}")
+        check_tree_instances(schedule, scop.domain, scop.context)
         return schedule
     if isinstance(schedule, isl.Map):
         schedule = isl.UnionMap.from_map(schedule)
