@@ -350,6 +350,25 @@ def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOpt
         return schedule, None
 
 
+def _checked(scop: Scop, deps: Dependences, schedule: isl.Schedule, budget: RunBudget,
+             ask_kept: bool) -> tuple[bool, str, bool] | None:
+    """The last word on ``schedule`` before code is made of it: (legal, the verdict's
+    text, whether it runs in the original order, asked only when ``ask_kept``), in a
+    child process killed when the run's ``budget`` is used up (the check of a domain cut
+    by % and || guards took 40 s); None then, and the region is kept as written: a
+    schedule that was not checked is never emitted."""
+    def verdicts():
+        verdict = check(scop, deps, schedule)
+        return verdict.legal, str(verdict), ask_kept and verdict.legal and runs_in_original_order(scop, schedule)
+
+    if budget.used_up():
+        return None
+    try:
+        return run_isolated(verdicts, budget.left() if budget.seconds else None)
+    except IsolatedTimeout:
+        return None
+
+
 def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
                       budget: RunBudget, timed) -> "ScopResult":
     """Region ``k`` scheduled, tiled and tensorized as ``options`` say, each stage with
@@ -400,14 +419,16 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         if budget.used_up():
             return as_written()
         schedule, report = timed("tile", _tile, scop, deps, schedule, options.tiling, budget)
-    verdict = check(scop, deps, schedule)
-    if not verdict.legal:
+    checked = timed("check", _checked, scop, deps, schedule, budget,
+                    options.tiling is not None and options.schedule.scheduler != "identity")
+    if checked is None:
+        return as_written()
+    legal, verdict, kept = checked
+    if not legal:
         raise IllegalScheduleError(
             f"{scop.filename}:{scop.start_line}: internal error: the computed schedule is "
             f"illegal: {verdict}"
         )
-    kept = options.tiling is not None and options.schedule.scheduler != "identity" and \
-        runs_in_original_order(scop, schedule)
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
                         untiled=untiled, expansions=expansions if not kept else [],
                         model_steps=model_steps if not kept else [])
@@ -445,7 +466,7 @@ def optimize(path: str | Path, options: OptimizeOptions | None = None,
     ``cache``: reuse the stages an earlier run with the same cache already did."""
     options = options or OptimizeOptions()
     cache = cache or StageCache()
-    phases = {name: 0.0 for name in ("extract", "deps", "schedule", "tile", "codegen")}
+    phases = {name: 0.0 for name in ("extract", "deps", "schedule", "tile", "check", "codegen")}
     if options.tensorize:
         phases["tensorize"] = 0.0
 

@@ -94,8 +94,8 @@ def test_tensorization_past_the_budget_is_stopped(two_regions, capfd, monkeypatc
 
 def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
     """The scheduler's own budget (6 s by default) and the code generator's (10 s) are
-    cut to what is left of a 2 s run; the dependence analysis, the tiler and
-    tensorization (in child processes too) get what is left."""
+    cut to what is left of a 2 s run; the dependence analysis, the tiler, the last
+    legality check and tensorization (in child processes too) get what is left."""
     asked = {"schedule": [], "isolated": []}
     compute = pipeline.compute
 
@@ -113,8 +113,8 @@ def test_each_stage_gets_at_most_what_is_left(two_regions, monkeypatch):
     options.budget = 2.0
     assert options.schedule.budget > 2.0 and pipeline.CODEGEN_BUDGET > 2.0
     pipeline.optimize(two_regions, options)
-    # deps, tiling, tensorization, codegen x 2
-    assert len(asked["schedule"]) == 2 and len(asked["isolated"]) == 8
+    # deps, tiling, check, tensorization, codegen x 2
+    assert len(asked["schedule"]) == 2 and len(asked["isolated"]) == 10
     assert all(0 < s <= 2.0 for s in asked["schedule"] + asked["isolated"])
     # the second region is offered less than the first: the first one's time counts
     assert asked["schedule"][1] < asked["schedule"][0]
@@ -159,6 +159,20 @@ def test_a_tiler_running_past_the_budget_is_stopped(two_regions, monkeypatch, ca
     out = tmp_path / "out.c"
     out.write_text(result.text)
     assert verify(two_regions, out).ok
+
+
+def test_a_legality_check_running_past_the_budget_keeps_the_region_as_written(two_regions, monkeypatch,
+                                                                              capsys):
+    """The last legality check runs in a child process killed when the run's budget is
+    used up (on a domain cut by % and || guards it took 40 s in the parent, past any
+    budget): a schedule that was not checked is never emitted, the region is kept as
+    written."""
+    start = time.process_time()
+    result = _optimized_with_a_spinning("check", two_regions, 3.0, monkeypatch)
+    assert time.process_time() - start < 3.0
+    assert [r.kept_as_written for r in result.regions] == [True, True]
+    assert result.text == TWO_REGIONS
+    assert "budget of 3 CPU seconds was used up" in capsys.readouterr().err
 
 
 def test_slow_code_generation_stops_at_the_run_budget(capsys, tmp_path):
