@@ -237,8 +237,9 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
         try:
             text = run_isolated(lambda schedule=schedule: emit_c.generate(scop, schedule, deps=region.deps),
                                 seconds)
-        except IsolatedTimeout:
-            why = f"code generation ran past {seconds:.3g} s"
+        except IsolatedTimeout as stop:
+            why = f"code generation ran past {seconds:.3g} s" if type(stop) is IsolatedTimeout \
+                else f"code generation stopped: {stop}"
             continue
         except emit_c.CodegenError as error:     # isl's AST generator failing included
             why = str(error)
@@ -283,17 +284,18 @@ def _tensorized_within(scops, k: int, deps: Dependences, options: OptimizeOption
 
     try:
         return run_isolated(tensorized, budget.left() if budget.seconds else None)
-    except IsolatedTimeout:
+    except IsolatedTimeout as stop:
         scop = scops[k]
-        print(f"polysched: {scop.filename}:{scop.start_line}: notice: tensorization ran past the run's "
-              f"budget of {budget.seconds:g} CPU seconds; no intrinsic is used", file=sys.stderr)
-        return None, [f"not tried to the end: {budget.why()}"]
+        why = _stopped_why(stop, budget)
+        print(f"polysched: {scop.filename}:{scop.start_line}: notice: tensorization stopped: {why}; "
+              "no intrinsic is used", file=sys.stderr)
+        return None, [f"not tried to the end: {why}"]
 
 
-def _analyzed(scop: Scop, budget: RunBudget) -> Dependences | None:
+def _analyzed(scop: Scop, budget: RunBudget) -> Dependences:
     """`analyze`, in a child process killed when the run's ``budget`` is used up (isl
     cannot be interrupted: the dataflow of a fuzzed nest with offsets of 3e9 took 10 s);
-    None then. The child sends the relations as isl text."""
+    `RegionStopped` then. The child sends the relations as isl text."""
     if not budget.seconds:
         return analyze(scop)
 
@@ -303,8 +305,8 @@ def _analyzed(scop: Scop, budget: RunBudget) -> Dependences | None:
 
     try:
         texts, notes = run_isolated(relations, budget.left())
-    except IsolatedTimeout:
-        return None
+    except IsolatedTimeout as stop:
+        raise RegionStopped(_stopped_why(stop, budget)) from None
     ctx = scop.context.get_ctx()
     deps = Dependences(scop, *(isl.UnionMap.read_from_str(ctx, text) for text in texts), flatten(scop.schedule))
     deps.notes = notes
@@ -344,46 +346,62 @@ def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOpt
                   f"tiled {what}", file=sys.stderr)
             return result
         raise failure
-    except IsolatedTimeout:
-        print(f"{where} tiling ran past the run's budget of {budget.seconds:g} CPU seconds; the region "
-              "is not tiled", file=sys.stderr)
+    except IsolatedTimeout as stop:
+        print(f"{where} tiling stopped: {_stopped_why(stop, budget)}; the region is not tiled",
+              file=sys.stderr)
         return schedule, None
 
 
 def _checked(scop: Scop, deps: Dependences, schedule: isl.Schedule, budget: RunBudget,
-             ask_kept: bool) -> tuple[bool, str, bool] | None:
+             ask_kept: bool) -> tuple[bool, str, bool]:
     """The last word on ``schedule`` before code is made of it: (legal, the verdict's
     text, whether it runs in the original order, asked only when ``ask_kept``), in a
     child process killed when the run's ``budget`` is used up (the check of a domain cut
-    by % and || guards took 40 s); None then, and the region is kept as written: a
-    schedule that was not checked is never emitted."""
+    by % and || guards took 40 s); `RegionStopped` then, and the region is kept as
+    written: a schedule that was not checked is never emitted."""
     def verdicts():
         verdict = check(scop, deps, schedule)
         return verdict.legal, str(verdict), ask_kept and verdict.legal and runs_in_original_order(scop, schedule)
 
     if budget.used_up():
-        return None
+        raise RegionStopped(budget.why())
     try:
         return run_isolated(verdicts, budget.left() if budget.seconds else None)
-    except IsolatedTimeout:
-        return None
+    except IsolatedTimeout as stop:
+        raise RegionStopped(_stopped_why(stop, budget)) from None
+
+
+class RegionStopped(Exception):
+    """A stage of a region stopped short (the run's budget used up, or a child's memory
+    limit): the region is kept as written. The message says why."""
+
+
+def _stopped_why(stop: IsolatedTimeout, budget: RunBudget) -> str:
+    """Why a child process stopped: the budget, unless it ran out of memory or died."""
+    return budget.why() if type(stop) is IsolatedTimeout else str(stop)
 
 
 def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
                       budget: RunBudget, timed) -> "ScopResult":
     """Region ``k`` scheduled, tiled and tensorized as ``options`` say, each stage with
     what is left of ``budget``; kept as written (with a notice) when it is used up
-    before a stage."""
-    scop = scops[k]
-
-    def as_written():
-        print(f"polysched: {scop.filename}:{scop.start_line}: {budget.why()}; the region is kept "
-              "as written", file=sys.stderr)
+    before a stage, or a stage that must finish (dependences, the last check) stops."""
+    try:
+        return _scheduled_region(scops, k, file_key, options, cache, budget, timed)
+    except RegionStopped as stop:
+        scop = scops[k]
+        print(f"polysched: {scop.filename}:{scop.start_line}: {stop}; the region is kept as written",
+              file=sys.stderr)
         return ScopResult(scop, None, scop.schedule, kept_as_written=True,
-                          fallback=f"the source as written ({budget.why()})", untiled=scop.schedule)
+                          fallback=f"the source as written ({stop})", untiled=scop.schedule)
 
+
+def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
+                      budget: RunBudget, timed) -> "ScopResult":
+    """`_optimized_region`'s stages; raises `RegionStopped`."""
+    scop = scops[k]
     if budget.used_up():
-        return as_written()
+        raise RegionStopped(budget.why())
     expansions, model_steps = [], []
     if options.expand_scalars and options.schedule.scheduler != "identity":
         plan = timed("deps", cache.get, (file_key, k, "expansion"), lambda: expansion_plan(scop))
@@ -400,8 +418,8 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     scops = scops[:k] + [scop] + scops[k + 1:]
     deps = timed("deps", cache.get, (file_key, k, tuple(expansions)), lambda: _analyzed(scop, budget))
     schedule_options = options.schedule
-    if deps is None or budget.used_up():
-        return as_written()
+    if budget.used_up():
+        raise RegionStopped(budget.why())
     if budget.left() < schedule_options.budget:
         schedule_options = replace(schedule_options, budget=budget.left())
 
@@ -417,13 +435,10 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     untiled = schedule
     if options.tiling is not None:
         if budget.used_up():
-            return as_written()
+            raise RegionStopped(budget.why())
         schedule, report = timed("tile", _tile, scop, deps, schedule, options.tiling, budget)
-    checked = timed("check", _checked, scop, deps, schedule, budget,
-                    options.tiling is not None and options.schedule.scheduler != "identity")
-    if checked is None:
-        return as_written()
-    legal, verdict, kept = checked
+    legal, verdict, kept = timed("check", _checked, scop, deps, schedule, budget,
+                                 options.tiling is not None and options.schedule.scheduler != "identity")
     if not legal:
         raise IllegalScheduleError(
             f"{scop.filename}:{scop.start_line}: internal error: the computed schedule is "

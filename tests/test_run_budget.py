@@ -85,7 +85,7 @@ def test_tensorization_past_the_budget_is_stopped(two_regions, capfd, monkeypatc
     start = time.monotonic()
     result = pipeline.optimize(two_regions, options)
     assert time.monotonic() - start < 60
-    assert "tensorization ran past the run's budget of 3 CPU seconds" in capfd.readouterr().err
+    assert "tensorization stopped: the run's budget of 3 CPU seconds was used up" in capfd.readouterr().err
     assert all(not region.trace_steps for region in result.regions)
     out = tmp_path / "out.c"
     out.write_text(result.text)
@@ -153,8 +153,8 @@ def test_a_tiler_running_past_the_budget_is_stopped(two_regions, monkeypatch, ca
     cannot be interrupted): the region keeps its schedule untiled, with a notice, and
     the output verifies."""
     result = _optimized_with_a_spinning("tile_with_report", two_regions, 4.0, monkeypatch)
-    notices = [line for line in capsys.readouterr().err.splitlines() if "tiling ran past" in line]
-    assert notices and "budget of 4 CPU seconds; the region is not tiled" in notices[0]
+    notices = [line for line in capsys.readouterr().err.splitlines() if "tiling stopped" in line]
+    assert notices and "budget of 4 CPU seconds was used up; the region is not tiled" in notices[0]
     assert all(r.tiling is None for r in result.regions)
     out = tmp_path / "out.c"
     out.write_text(result.text)
@@ -255,3 +255,54 @@ def test_subscripts_with_div_and_mod_do_not_stall_the_layout_pass(tmp_path):
                            "--tile", "--parallel"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert verify(source, out, workdir=tmp_path).ok
+
+
+def _allocating(megabytes: int):
+    def allocate(*args, **kwargs):
+        return len(bytearray(megabytes * 2**20))
+    return allocate
+
+
+def test_a_child_past_its_memory_limit_fails_alone(monkeypatch):
+    """A stage's child process may add POLYSCHED_MEMORY_GB of address space to what it
+    inherits: past it, its allocation fails there (IsolatedOutOfMemory in the parent),
+    not in the whole run; below it, the stage runs."""
+    from polysched.schedule.isolated import IsolatedOutOfMemory, run_isolated
+    monkeypatch.setenv("POLYSCHED_MEMORY_GB", "0.25")
+    assert run_isolated(_allocating(64), 30.0) == 64 * 2**20
+    with pytest.raises(IsolatedOutOfMemory, match=r"ran out of memory .* limit of 0.25 GB \(POLYSCHED_MEMORY_GB\)"):
+        run_isolated(_allocating(1024), 30.0)
+    bytearray(1024 * 2**20)          # this process has no such limit
+
+
+def test_a_tiler_out_of_memory_leaves_the_region_untiled(two_regions, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("POLYSCHED_MEMORY_GB", "0.25")
+    monkeypatch.setattr(pipeline, "tile_with_report", _allocating(1024))
+    options = pipeline.OptimizeOptions.from_flags(tile=True, parallel=True)
+    result = pipeline.optimize(two_regions, options)
+    notices = [line for line in capsys.readouterr().err.splitlines() if "tiling stopped" in line]
+    assert len(notices) == 2 and "ran out of memory" in notices[0] and notices[0].endswith("the region is not tiled")
+    assert all(r.tiling is None for r in result.regions)
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    assert verify(two_regions, out).ok
+
+
+def _isl_hog(*args, **kwargs):
+    import islpy as isl
+    kept = []
+    space = isl.BasicSet.read_from_str(isl.DEFAULT_CONTEXT, "[n] -> { [i, j] : 0 <= j < i < n }")
+    while True:
+        kept.append(space.copy())
+
+
+def test_isl_out_of_memory_in_the_dependence_analysis_keeps_the_region(two_regions, monkeypatch, capsys):
+    """isl's allocations fail in the child under the limit (islpy's C++ layer then aborts
+    the child): the regions are kept as written, each with a one-line notice saying why."""
+    monkeypatch.setenv("POLYSCHED_MEMORY_GB", "0.2")
+    monkeypatch.setattr(pipeline, "analyze", _isl_hog)
+    result = pipeline.optimize(two_regions, pipeline.OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert result.text == TWO_REGIONS
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all("out of memory" in line and line.endswith("the region is kept as written")
+                                 for line in err)

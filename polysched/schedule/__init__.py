@@ -88,8 +88,9 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     try:
         # the child's own budget stops it first; the kill is the backstop
         text, child_stats = run_isolated(run, seconds + KILL_MARGIN)
-    except IsolatedTimeout:
-        raise BudgetExceeded(f"{seconds:g} s budget used up") from None
+    except IsolatedTimeout as stop:
+        raise BudgetExceeded(f"{seconds:g} s budget used up" if type(stop) is IsolatedTimeout
+                             else str(stop)) from None
     if stats is not None:
         stats.update(child_stats)
     schedule = isl.Schedule.read_from_str(domain.get_ctx(), text)

@@ -25,6 +25,73 @@ class IsolatedTimeout(Exception):
     """The child ran past its limit and was killed."""
 
 
+class IsolatedOutOfMemory(IsolatedTimeout):
+    """The child ran out of the memory it may add (`memory_limit`): a failed allocation
+    in isl or Python, or a kill by the kernel's OOM killer, never the whole run's end."""
+
+
+class IsolatedDied(IsolatedTimeout):
+    """The child died without answering: killed (the kernel's OOM killer), or aborted
+    (a C++ allocation failing under `memory_limit`, an assertion in isl)."""
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            import signal
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        hint = " (out of memory?)" if name in ("SIGKILL", "SIGABRT", "SIGSEGV") else ""
+        return f"its process died of {name}{hint}"
+    return f"its process died (exit status {exitcode})"
+
+
+# Bytes of address space a child may add to what it inherits: POLYSCHED_MEMORY_GB, else
+# half of the machine's memory. A fuzzed guarded nest had isl take 24 GB and the whole
+# run killed by the kernel; with a limit, isl's allocation fails in the child only.
+MEMORY_ENV = "POLYSCHED_MEMORY_GB"
+
+
+def memory_limit() -> int | None:
+    """The address space (bytes) a child may add, or None where it cannot be known."""
+    text = os.environ.get(MEMORY_ENV, "").strip()
+    if text:
+        try:
+            gigabytes = float(text)
+        except ValueError:
+            gigabytes = 0.0
+        if gigabytes > 0:
+            return int(gigabytes * 2**30)
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _limit_memory() -> None:
+    """Caps this (child) process's address space at what it has now plus `memory_limit`."""
+    extra = memory_limit()
+    if extra is None:
+        return
+    try:
+        import resource
+        with open("/proc/self/status") as f:
+            now = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = now + extra if hard == resource.RLIM_INFINITY else min(now + extra, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    except (ImportError, OSError, ValueError, StopIteration):
+        pass       # not Linux: no limit
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """isl's failed allocation, Python's, or a module that could not be mapped (a lazy
+    import in the child)."""
+    return isinstance(exc, MemoryError) or any(
+        text in str(exc) for text in ("allocation failure", "failed to map segment", "Cannot allocate memory"))
+
+
 def run_isolated(fn, seconds: float | None):
     """``fn()`` in a forked child; its return value, or its exception raised again here
     (as ``RuntimeError`` when the exception cannot be pickled). Raises `IsolatedTimeout`
@@ -36,10 +103,11 @@ def run_isolated(fn, seconds: float | None):
     receive, send = multiprocessing.Pipe(duplex=False)
 
     def child():
+        _limit_memory()
         try:
             answer = ("ok", fn())
         except BaseException as exc:  # noqa: BLE001 - reported to the parent
-            answer = ("error", exc)
+            answer = ("memory", None) if _out_of_memory(exc) else ("error", exc)
         try:
             # the round trip here: an exception that pickles but does not unpickle
             # (a custom __init__) would otherwise fail in the parent's recv()
@@ -64,12 +132,16 @@ def run_isolated(fn, seconds: float | None):
         try:
             status, value = receive.recv()
         except EOFError:
-            raise IsolatedTimeout("the scheduler's process died") from None
+            process.join(1.0)
+            raise IsolatedDied(_death(process.exitcode)) from None
     finally:
         receive.close()
         if process.is_alive():
             process.kill()
         process.join()
+    if status == "memory":
+        raise IsolatedOutOfMemory(f"ran out of memory past its limit of {memory_limit() / 2**30:.3g} GB "
+                                  f"({MEMORY_ENV})")
     if status != "ok":
         raise value
     return value
