@@ -113,6 +113,31 @@ def header_position(text: str) -> int:
     return start if depth == 0 else 0
 
 
+def feature_definitions(text: str) -> str:
+    """The feature-test macros ``text`` defines before its first ``#include``, outside
+    conditionals (``#define _GNU_SOURCE``), as lines: when the pasted headers must go
+    above the file's own macros (`header_position` 0), these go above them, or the
+    system headers they include would fix the C library's features without them."""
+    plain = _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    match = _FIRST_INCLUDE.search(plain)
+    if match is None:
+        return ""
+    lines, undone, depth = [], set(), 0
+    for line in plain[:match.start()].replace("\\\n", " ").split("\n"):
+        word = re.match(r"[ \t]*#[ \t]*(\w+)(?:[ \t]+(\w+))?", line)
+        if word is None:
+            continue
+        if word.group(1) in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif word.group(1) == "endif":
+            depth -= 1
+        elif word.group(1) == "undef":
+            undone.add(word.group(2))
+        elif word.group(1) == "define" and depth == 0 and re.fullmatch(r"_[A-Z_]\w*", word.group(2) or ""):
+            lines.append((word.group(2), line.strip()))
+    return "".join(f"{line}\n" for name, line in lines if name not in undone)
+
+
 def without_pasted_headers(text: str) -> str:
     """``text`` (a generated file) without the headers pasted into it: the program as it
     would read with ``#include`` lines, e.g. to count its calls."""

@@ -302,3 +302,45 @@ def test_where_the_header_is_pasted(text, before):
 
     at = header_position(text)
     assert (at == 0) if before is None else text[at:].startswith(before)
+
+
+VLA_RESIZED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int m = 48, n, i, j, k;
+  double (*A)[m] = malloc(sizeof(double) * m * m);
+  double (*B)[m] = malloc(sizeof(double) * m * m);
+  double (*C)[m] = malloc(sizeof(double) * m * m);
+  for (i = 0; i < m; i++)
+    for (j = 0; j < m; j++) { A[i][j] = (i + j) % 5; B[i][j] = (i * j) % 3 + 1; C[i][j] = 0; }
+  n = m;
+  m = atoi(argv[1]);      /* the rows stay 48 long: C fixed them at the declarations */
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      for (k = 0; k < n; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+  double t = 0;
+  for (i = 0; i < n; i++) for (j = 0; j < n; j++) t += C[i][j] * (i + 1) * (j + 2);
+  printf("%.17g\n", t);
+  free(A); free(B); free(C);
+  return 0;
+}
+"""
+
+
+def test_a_vla_row_size_is_the_one_its_declaration_saw(tmp_path):
+    """A probe: ``m`` changes after ``double (*A)[m]`` is declared; the rows keep 48
+    elements. The micro-kernel call passed ``(long)(m)`` as the row stride (wrong sums
+    at m = 40, a crash at m = 64); it now takes C's own ``sizeof(A[0]) / sizeof(A[0][0])``."""
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+    source = tmp_path / "vla.c"
+    source.write_text(VLA_RESIZED)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "polysched_dgemm" in calls_only(text)
+    assert "(long)(sizeof(A[0]) / sizeof(A[0][0]))" in calls_only(text)
+    sizes = [(40,), (48,), (64,)]
+    assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(VLA_RESIZED, tmp_path, "orig", sizes)

@@ -1144,6 +1144,55 @@ def test_a_struct_member_a_pointer_reaches_is_in_the_overlap_check(tmp_path):
     assert "&(a->sum)" in outputs["default"]
 
 
+STRUCT_MEMBER_BOUND_REACHED = r"""
+#include <stdio.h>
+struct S { int len; int flag; } s, w;
+struct S *wp = &w;            /* &w: a pointer may write w.len */
+double B[16];
+static void k(int *a) {
+  int i;
+#pragma scop
+  for (i = 0; i < s.len; i++) {
+    B[i] = B[i] + 1.0;
+    a[0] = 10;
+  }
+#pragma endscop
+}
+static void whole(void) {
+  int i;
+#pragma scop
+  for (i = 0; i < w.len; i++)
+    B[i] = B[i] * 2.0;
+#pragma endscop
+}
+int main(void) {
+  int other = 0;
+  s.len = 5;
+  k(&s.len);
+  k(&other);
+  w.len = 3;
+  whole();
+  printf("len=%d %d\n", s.len, w.len);
+  for (int i = 0; i < 16; i++) printf("%g ", B[i]);
+  printf("\n");
+  return 0;
+}
+"""
+
+
+def test_a_struct_member_bound_whose_address_is_taken_is_in_the_overlap_check(tmp_path):
+    """A probe: ``a == &s.len`` makes the loop ``i < s.len`` run 10 times, not 5 (and
+    ``&w`` reaches ``w.len``); the member is checked against the
+    pointer written in the region, and the original runs when they overlap. ``&w``
+    (the whole struct) counts for ``w.len``; ``&s.flag`` would not. (``w``, the second
+    variable of its struct's definition, was not known as a struct: refused.)"""
+    outputs = assert_same_behaviour(tmp_path, STRUCT_MEMBER_BOUND_REACHED, opts=("-O2",))
+    assert extract(STRUCT_MEMBER_BOUND_REACHED)[0].address_taken == ("s__len",)
+    assert extract(STRUCT_MEMBER_BOUND_REACHED)[1].address_taken == ("w__len",)
+    assert extract(STRUCT_MEMBER_BOUND_REACHED.replace("k(&s.len)", "k(&s.flag)"))[0].address_taken == ()
+    assert "&(s.len)" in outputs["default"] or "&s.len" in outputs["default"]
+
+
 LIVE_AFTER = r"""
 #include <stdio.h>
 #define RESULT j

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import islpy as isl
 
 from polysched.scop.model import Scop
-from polysched.textio import header_position, without_pasted_headers
+from polysched.textio import PASTED_END, PASTED_START, feature_definitions, header_position, without_pasted_headers
 
 from .codegen import EmitOptions, generate
 from .splice import splice
@@ -54,4 +54,8 @@ def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:
     # that need them again get them again
     text = without_pasted_headers(splice(scops, texts))
     at = header_position(text)
-    return text[:at] + intrinsic_includes(texts) + text[at:]
+    pasted = intrinsic_includes(texts)
+    features = feature_definitions(text) if at == 0 and pasted else ""
+    if features:        # the same definitions again, above the pasted system headers
+        pasted = f"{PASTED_START.format('feature_macros')}\n{features}{PASTED_END.format('feature_macros')}\n{pasted}"
+    return text[:at] + pasted + text[at:]

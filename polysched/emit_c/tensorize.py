@@ -211,13 +211,27 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         index, _dims = aligned[operand]
         return substitute(problem.pattern.refs[index].text, values)
 
+    def later_extents(ref, d: int) -> list[str]:
+        """The product of the extents after dimension ``d`` of ``ref``'s array, as C
+        factors. Of a declared array whose extents are not constants, C's own row size
+        (``sizeof``): a VLA type keeps the size its declaration saw (``double (*A)[m]``,
+        then ``m = 40``), which the region's ``m`` need not be."""
+        array = printer.scop.arrays[ref.array]
+        extents = ref.extents(array)
+        later = extents[d + 1:]
+        constant = all(name in printer.scop.parameter_values for size in later
+                       for name in re.findall(r"\b[A-Za-z_]\w*", size))
+        if later and not constant and ref.sizes is None and not array.linearized and not array.member \
+                and all(later):
+            base = array.c_text
+            return [f"(long)(sizeof({base}{'[0]' * (d + 1)}) / sizeof({base}{'[0]' * len(extents)}))"]
+        return [f"(long)({size})" for size in later]
+
     def stride(operand, which):
         index, dims = aligned[operand]
         if which >= len(dims):
             return "0"
-        ref = problem.pattern.refs[index]
-        later = ref.extents(printer.scop.arrays[ref.array])[dims[which] + 1:]
-        return " * ".join(f"(long)({d})" for d in later) or "1"
+        return " * ".join(later_extents(problem.pattern.refs[index], dims[which])) or "1"
 
     def loop_stride(operand, loop):
         """The stride of the operand's address along intrinsic loop ``loop``: the
@@ -225,12 +239,10 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
         index, _dims = aligned[operand]
         ref = problem.pattern.refs[index]
         p = prog_loops.index(str(params[f"l_{loop}"]))
-        extents = ref.extents(printer.scop.arrays[ref.array])
         terms = []
         for d, row in enumerate(ref.rows):
             if row[p]:
-                later = [f"(long)({size})" for size in extents[d + 1:]]
-                terms.append(" * ".join([f"{row[p]}L", *later]))
+                terms.append(" * ".join([f"{row[p]}L", *later_extents(ref, d)]))
         return f"({' + '.join(terms)})" if terms else "0"
 
     def epoch(operand):

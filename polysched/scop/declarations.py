@@ -295,8 +295,10 @@ def _without_attributes(header: str) -> str:
         header = header[:m.start()] + " " + header[k + 1:]
 
 
+_DECLARATOR = r"[\s*]*[A-Za-z_]\w*(?:\s*\[[^\[\]]*\])*"
+# a definition and the variables it declares: struct p { ... } a, *b, table[4];
 _STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}"
-                        r"\s*(?:[A-Za-z_]\w*(?:\s*\[[^\[\]]*\])*)?")
+                        rf"\s*(?:{_DECLARATOR}(?:\s*,{_DECLARATOR})*)?")
 
 
 def _structs(parser: "_Parser", definitions: list[str], declare=None,

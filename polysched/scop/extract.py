@@ -31,6 +31,7 @@ try:
 except ImportError:  # pycparser 2.x
     from pycparser.plyparser import Coord
 
+from polysched.islutil import maps_of
 from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
@@ -190,14 +191,17 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             | {a.name for a in scop.arrays.values() if a.is_scalar}
         # a member read through a pointer (p->n) is memory another pointer may write (q->n)
         through_pointers = {name for name, text in scop.c_texts.items() if "->" in text and name in variables}
-        scop.address_taken = tuple(sorted(set(address_taken(plain, region, function, visible, variables, macros))
+        scop.address_taken = tuple(sorted(set(address_taken(plain, region, function, visible, variables, macros,
+                                                          scop.c_texts))
                                           | through_pointers))
-        scop.identifiers = names
+        # fresh names avoid the macros and declarations of included headers too (#define c0 5)
+        scop.identifiers = names | frozenset(macros.macros) | macros.header_identifiers
         scop.live_iterators = live_after(plain, region, function, visible,
                                          builder.all_iterators - set(scop.loop_scoped), macros)
         # (a scalar declared in the region's own blocks ends with its block)
-        scop.live_scalars = live_after(plain, region, function, visible, {
-            a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"}, macros)
+        scalars = {a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"}
+        scop.live_scalars = live_after(plain, region, function, visible, scalars, macros,
+                                       reread=lambda: read_before_written(scop, scalars))
         scops.append(scop)
     if empty and not scops:
         raise empty[0]
@@ -205,6 +209,31 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         print(f"polysched: {where.filename}:{where.line}: the region contains no assignment statement; "
               f"it is kept as written", file=sys.stderr)
     return scops
+
+
+def read_before_written(scop: Scop, scalars: set[str]) -> set[str]:
+    """The ``scalars`` some instance of the region reads before the region writes them:
+    the value it had on entry, which a run of the region after another one sees. isl's
+    dataflow of their reads, ``{ S[i] -> s[] }``, against their definite writes; a read
+    with no source is one of those."""
+    if not scalars:
+        return set()
+    domain = scop.domain
+    reads = scop.reads.intersect_domain(domain)
+    reads = _with_targets(reads, scalars)
+    writes = _with_targets(scop.writes.intersect_domain(domain), scalars)
+    flow = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes) \
+        .set_schedule(scop.schedule).compute_flow()
+    return {m.get_tuple_name(isl.dim_type.out) for m in maps_of(flow.get_may_no_source())}
+
+
+def _with_targets(accesses: isl.UnionMap, names: set[str]) -> isl.UnionMap:
+    """The maps of ``accesses`` whose range is one of ``names``."""
+    kept = isl.UnionMap.empty(accesses.get_space())
+    for m in maps_of(accesses):
+        if m.get_tuple_name(isl.dim_type.out) in names:
+            kept = kept.union(m)
+    return kept
 
 
 def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, plain: str, starts: list[int],

@@ -70,16 +70,108 @@ def _is_declaration_mention(text: str, pos: int, typedefs: set[str]) -> bool:
     return after in (",", ";", "=")
 
 
+_LOOP_WORDS = ("for", "while")
+
+
+def _word_before(plain: str, end: int) -> tuple[str, int]:
+    """The identifier ending at ``end`` (whitespace skipped) and its start."""
+    k = end
+    while k > 0 and plain[k - 1].isspace():
+        k -= 1
+    start = k
+    while start > 0 and (plain[start - 1].isalnum() or plain[start - 1] == "_"):
+        start -= 1
+    return plain[start:k], start
+
+
+def _headers_loop(plain: str, pos: int, floor: int) -> bool | None:
+    """Whether the statement starting at ``pos`` is (through a chain of unbraced
+    headers: ``for (...) if (...) <statement>``) the body of a loop: True, False, or
+    None when the text before it is no header (a block's start, a statement's end)."""
+    while pos > floor:
+        k = pos
+        while k > floor and plain[k - 1].isspace():
+            k -= 1
+        if k <= floor:
+            return None
+        if plain[k - 1] == ")":
+            depth, j = 0, k - 1
+            while j >= floor:
+                depth += {")": 1, "(": -1}.get(plain[j], 0)
+                if depth == 0:
+                    break
+                j -= 1
+            word, start = _word_before(plain, j)
+            if word in _LOOP_WORDS:
+                return True
+            if word not in ("if", "switch"):
+                return None
+            pos = start
+            continue
+        word, start = _word_before(plain, k)
+        if word == "do":
+            return True
+        if word == "else":       # the loop may be above the if: not followed, assumed
+            return True
+        return None
+    return None
+
+
+def runs_again(plain: str, region: Region, function: FunctionText | None) -> bool:
+    """Whether one call of the enclosing function may run the region more than once: it
+    lies in the body of a ``for``, ``while`` or ``do`` (at any depth), or the function
+    has a ``goto``. A value the region reads is then one its own last run may have
+    left."""
+    if function is None:
+        return False
+    end = _function_body_end(plain, function)
+    if re.search(r"\bgoto\b", plain[function.body_offset:end]):
+        return True
+    floor = function.body_offset + 1 if plain[function.body_offset:function.body_offset + 1] == "{" \
+        else function.body_offset
+    pos = region.start
+    while True:
+        if _headers_loop(plain, pos, floor):
+            return True
+        # the block around: its unmatched '{' before pos
+        depth, k = 0, pos - 1
+        while k >= floor:
+            c = plain[k]
+            if c == "}":
+                depth += 1
+            elif c == "{":
+                if depth == 0:
+                    break
+                depth -= 1
+            k -= 1
+        if k < floor:
+            return False
+        pos = k
+
+
 def live_after(plain: str, region: Region, function: FunctionText | None, visible: Visible,
-               names: set[str], macros: MacroTable) -> tuple[str, ...]:
+               names: set[str], macros: MacroTable, reread=None) -> tuple[str, ...]:
     """The ``names`` (iterators or scalars; sorted) whose value after the region may be
-    read. ``names`` leaves out the iterators declared in their own ``for``.
+    read. ``names`` leaves out the iterators declared in their own ``for``. Those that
+    ``reread()`` returns (the region reads their value on entry) are live when the
+    region may run again and see its own last value: a ``static`` local (the next call),
+    or the region in a loop.
 
     ``plain``: the file text with comments, strings and directives blanked (offsets
     equal to the original's); ``region``: the region's offsets in it."""
     candidates = sorted(names)
     if function is None:
         return tuple(candidates)
+    again = runs_again(plain, region, function)
+    entry_reads = None
+
+    def read_on_entry(name: str) -> bool:
+        nonlocal entry_reads
+        if reread is None:
+            return False
+        if entry_reads is None:
+            entry_reads = reread()
+        return name in entry_reads
     outside = [(function.body_offset, region.start), (region.end, _function_body_end(plain, function))]
 
     def read_through_macros(spans: list[tuple[int, int]]) -> set[str]:
@@ -95,7 +187,8 @@ def live_after(plain: str, region: Region, function: FunctionText | None, visibl
     live = []
     for name in candidates:
         decl = visible.declarations.get(name)
-        if decl is None or (decl.origin == "global" and not decl.internal) or name in through_macros:
+        if decl is None or (decl.origin == "global" and not decl.internal) or name in through_macros \
+                or ((again or decl.internal) and read_on_entry(name)):
             live.append(name)
             continue
         # a static global: any function of the file may read it, through a macro too
@@ -122,7 +215,7 @@ def live_after(plain: str, region: Region, function: FunctionText | None, visibl
 
 
 def address_taken(plain: str, region: Region, function: FunctionText | None, visible: Visible,
-                  names: set[str], macros: MacroTable) -> tuple[str, ...]:
+                  names: set[str], macros: MacroTable, c_texts: dict[str, str] | None = None) -> tuple[str, ...]:
     """The ``names`` (sorted) whose address the program takes where a pointer made from
     it may be used inside the region: anywhere in the enclosing function outside the
     region (after it too: an enclosing loop comes back), or anywhere in the file for a
@@ -130,7 +223,9 @@ def address_taken(plain: str, region: Region, function: FunctionText | None, vis
     region may then read or write the variable (``int *p = &i``, then ``p[0]`` in a loop
     over ``i``), which isl sees as distinct memory: the run-time check tests their
     addresses (emit_c/versioning.py). Any ``&name`` counts (``(double *)&acc``); a
-    bitwise and read as one only adds a check."""
+    bitwise and read as one only adds a check. A struct member (``c_texts``: ``s__len``
+    is ``s.len``) counts when its own address or its struct's is taken (``&s.len``,
+    ``&s``)."""
     if function is None:
         texts = [plain[:region.start], plain[region.end:]]
     else:
@@ -140,8 +235,17 @@ def address_taken(plain: str, region: Region, function: FunctionText | None, vis
     whole_file = None
     found = []
     for name in sorted(names):
-        decl = visible.declarations.get(name)
-        pattern = re.compile(rf"(?<!&)&[\s(]*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")     # &((acc))
+        c_text = (c_texts or {}).get(name, name)
+        base = name
+        path = re.findall(r"[A-Za-z_]\w*", c_text)
+        if len(path) > 1 and re.fullmatch(r"[A-Za-z_]\w*(\s*\.\s*[A-Za-z_]\w*)+", c_text):
+            # &s.len, or &s (then p->len): the struct's variable decides where to look
+            member = r"\s*\.\s*".join(map(re.escape, path))
+            base = path[0]
+            pattern = re.compile(rf"(?<!&)&[\s(]*({member}|{re.escape(base)})\b(?!\s*[\[.]|\s*->)")
+        else:
+            pattern = re.compile(rf"(?<!&)&[\s(]*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")     # &((acc))
+        decl = visible.declarations.get(base)
         if decl is None or decl.origin == "global":
             if whole_file is None:
                 whole_file = [macros.expand(plain[:region.start]), macros.expand(plain[region.end:])]
