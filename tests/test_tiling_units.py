@@ -37,6 +37,11 @@ def test_cache_sizes_fallbacks(tmp_path):
 @pytest.mark.parametrize("body,op", [
     ("s += A[i] * B[i];", "+"),
     ("s -= A[i];", "+"),
+    ("s = s - A[i];", "+"),
+    ("s = s - A[i] + B[i] * 2;", "+"),
+    ("s = s - (A[i] > 0 ? 1 : 2);", "+"),
+    ("s = s - A[i] < 3;", None),
+    ("s = s - s * A[i];", None),
     ("s *= x[i];", "*"),
     ("s = s + A[i][j] * 2;", "+"),
     ("s = s * (a[i] + 1);", "*"),
@@ -129,3 +134,33 @@ def test_point_order_prefers_a_vectorizable_innermost():
     assert point_order([-5, 3, 6], [False, True, False]) == [0, 2, 1]
     assert point_order([-5, 3, 6], [False, False, False]) == [0, 1, 2]
     assert point_order([-5, 7, 2], [False, True, False]) == [0, 2, 1]
+
+
+SUBTRACTED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int L[5000];
+int main(int argc, char **argv) {
+  int i, n = atoi(argv[1]), l2 = 7;
+  for (i = 0; i < 5000; i++) L[i] = i % 13 - 4;
+#pragma scop
+  for (i = 0; i < n; i++)
+    l2 = l2 - L[i] + (i & 3);
+#pragma endscop
+  printf("%d\n", l2);
+  return 0;
+}
+"""
+
+
+def test_an_integer_reduction_written_as_x_equals_x_minus_is_parallel(tmp_path):
+    """``l2 = l2 - L[i] + ...`` (integer) is a sum reduction, as ``l2 -= ...`` was: the
+    loop becomes parallel with reduction(+:l2), same results at 1 and 2 threads."""
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+    source = tmp_path / "sub.c"
+    source.write_text(SUBTRACTED)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "reduction(+:l2)" in text
+    sizes = [(0,), (1,), (4999,)]
+    assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(SUBTRACTED, tmp_path, "orig", sizes)

@@ -161,7 +161,7 @@ def is_integer_type(c_type: str) -> bool:
 
 def reduction_operator(body: str, name: str) -> str | None:
     """The OpenMP reduction operator if ``body`` is ``name op= e;`` or ``name = name op e;``
-    with ``e`` free of ``name``, else None.
+    with ``e`` free of ``name``, else None (``-`` is a sum: partial sums combine with +).
 
     >>> reduction_operator("s += A[i] * B[i];", "s")
     '+'
@@ -175,10 +175,11 @@ def reduction_operator(body: str, name: str) -> str | None:
         op, rest = match.groups()
         op = "+" if op == "-" else op     # x -= e is x + (-e): partial sums combine with +
     else:
-        match = re.fullmatch(rf"{ident}\s*=\s*{ident}\s*([+*])\s*(.+?)\s*;?", text, re.DOTALL)
+        match = re.fullmatch(rf"{ident}\s*=\s*{ident}\s*([-+*])\s*(.+?)\s*;?", text, re.DOTALL)
         if not match:
             return None
         op, rest = match.groups()
+        op = "+" if op == "-" else op     # x = x - a + b is x + (-a + b)
         # x = x * a + b is not a product reduction; x = x + a * b is a sum; and
         # x = x * a % m is (x * a) % m: / and % bind like * and apply to the product
         top = _top_level(rest)
