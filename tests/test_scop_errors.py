@@ -91,6 +91,10 @@ CASES = {
     "switch": ("/*@*/switch (n) { case 1: x[0] = 0; }", "'switch'"),
     "iterator_outside_loop": ("for (i = 0; i < N; i++)\n  x[i] = 0;\nx[/*@*/i] = 1;", "outside its loop"),
     "non_integer_subscript": ("x[/*@*/1.5] = 0;", "non-integer constant"),
+    "pointer_swap": ("for (t = 0; t < 4; t++) {\n  for (i = 0; i < N; i++)\n    p[i] = x[i];\n  /*@*/p = x;\n}",
+                     "'p' is a pointer used as a whole value here; assigning or swapping pointers"),
+    "row_of_an_array": ("for (i = 0; i < N; i++)\n  /*@*/A[i] = 0;",
+                        "'A' has 2 dimension(s) but is accessed with 1 subscript(s) (a partial subscript"),
 }
 
 

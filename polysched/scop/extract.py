@@ -1971,8 +1971,16 @@ class _RegionBuilder:
         if decl is not None and len(decl.dims) != len(subscripts):
             if not decl.dims:
                 raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
+            if not subscripts and "" in decl.dims:
+                raise self.error(where, f"'{name}' is a pointer used as a whole value here; assigning or "
+                                        "swapping pointers inside a region is not supported (swap them "
+                                        "outside it, between runs of the region)")
+            if not subscripts:
+                raise self.error(where, f"'{name}' is an array used without subscripts (as a pointer), "
+                                        "which a region does not support")
             raise self.error(where, f"'{name}' has {len(decl.dims)} dimension(s) but is accessed with "
-                                   f"{len(subscripts)} subscript(s) (pointer arithmetic is not supported)")
+                                   f"{len(subscripts)} subscript(s) (a partial subscript or pointer "
+                                   "arithmetic is not supported)")
         chain = self.linearized.get(name) if decl is not None else None
         pieces = []
         if chain is not None:
