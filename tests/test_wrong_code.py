@@ -2738,3 +2738,49 @@ def test_an_unsigned_constant_difference_inside_a_long_sum(tmp_path):
     text = open(Path(__file__).parent / "data" / "fuzz" / "s20261124-p02622-min.c").read()
     assert_same_behaviour(tmp_path, text, modes={"max": dict(fuse="max"), "tile-par": dict(tile=True, parallel=True)},
                           opts=("-O2",))
+
+
+POINTED_SIZE = r"""
+#include <stdio.h>
+int B[200];
+double A[200];
+void f(int *np, int *W) {
+  int i;
+#pragma scop
+  for (i = 0; i < *np; i++) {
+    A[i] = A[i] + *np;
+    W[i] = W[i] + 1;
+  }
+#pragma endscop
+}
+int main(void) {
+  int n = 10, zero = 0, minus = -3;
+  for (int i = 0; i < 200; i++) B[i] = i % 7;
+  f(&n, B);
+  f(&zero, B);
+  f(&minus, B);
+  f(&B[5], B);      /* the bound is W[5]: the loop changes it while it runs */
+  f(&n, B + 20);
+  for (int i = 0; i < 40; i++) printf("%g %d ", A[i], B[i]);
+  printf("\n");
+  return 0;
+}
+"""
+
+
+def test_a_size_read_through_a_pointer_bounds_loops(tmp_path):
+    """``i < *np``, with ``*np`` never written through: a value of its own (it was
+    refused as "'np[0]' reads an array element in a loop bound"), checked at run time
+    against the arrays the region writes (np == &W[5]: the original runs)."""
+    scop = extract(POINTED_SIZE)[0]
+    assert scop.parameters == ["np__value"] and scop.c_texts["np__value"] == "(*np)"
+    assert "np__value" in scop.address_taken
+    outputs = assert_same_behaviour(tmp_path, POINTED_SIZE, opts=("-O2",))
+    assert "c0 < ((*np))" in outputs["tile-par"]
+
+
+def test_a_pointer_used_also_as_an_array_stays_an_array():
+    """``*p`` next to ``p[i]`` is the element p[0]: both stay accesses of p."""
+    text = POINTED_SIZE.replace("A[i] = A[i] + *np;", "A[i] = A[i] + *np + np[1];")
+    with pytest.raises(ScopError, match="'np\\[0\\]' reads an array element in a loop bound"):
+        extract(text)

@@ -190,7 +190,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
             | {a.name for a in scop.arrays.values() if a.is_scalar}
         # a member read through a pointer (p->n) is memory another pointer may write (q->n)
-        through_pointers = {name for name, text in scop.c_texts.items() if "->" in text and name in variables}
+        through_pointers = {name for name, text in scop.c_texts.items()
+                            if ("->" in text or text.startswith("(*")) and name in variables}
         scop.address_taken = tuple(sorted(set(address_taken(plain, region, function, visible, variables, macros,
                                                           scop.c_texts))
                                           | through_pointers))
@@ -969,15 +970,50 @@ class _RegionBuilder:
                 return right[0], c_ast.BinaryOp("+", e.left, right[1], coord=e.coord)
             return None
 
+        values = self.pointed_values(body, pointer)
         for parent in _walk_nodes(body):
             for field, child in parent.children():
                 element = cell(child)
+                if element is not None and isinstance(element.name, c_ast.ID) and element.name.name in values \
+                        and isinstance(child.expr, c_ast.ID):
+                    element = c_ast.ID(values[element.name.name], coord=child.coord)
                 if element is not None:
                     name, _, index = field.partition("[")
                     if index:
                         getattr(parent, name)[int(index.rstrip("]"))] = element
                     else:
                         setattr(parent, name, element)
+
+    def pointed_values(self, body: c_ast.Node, pointer) -> dict[str, str]:
+        """Pointers ``p`` that the region uses only as ``*p`` and never writes through
+        (``for (i = 0; i < *np; i++)``): ``*p`` is then a value of its own, named
+        ``p__value`` in the model (a size it may bound loops with), reached through a
+        pointer (so checked at run time against the arrays the region writes, like
+        ``img->w``). Returns ``{p: name}``; ``c_texts`` gets ``(*p)``."""
+        whole, other = set(), set()
+        for parent in _walk_nodes(body):
+            for field, child in parent.children():
+                if not (isinstance(child, c_ast.ID) and pointer(child)):
+                    continue
+                deref = isinstance(parent, c_ast.UnaryOp) and parent.op == "*"
+                (whole if deref else other).add(child.name)
+        for node in _walk_nodes(body):       # written through: *p = e, (*p)++
+            target = node.lvalue if isinstance(node, c_ast.Assignment) else \
+                node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") else None
+            if isinstance(target, c_ast.UnaryOp) and target.op == "*" and isinstance(target.expr, c_ast.ID):
+                other.add(target.expr.name)
+        taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
+        values = {}
+        for p in sorted(whole - other):
+            decl = self.visible.declarations[p]
+            name = f"{p}__value"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            values[p] = name
+            self.c_texts[name] = f"(*{p})"
+            self.visible.declarations[name] = Declaration(name, decl.element_type, [], "param", False, decl.volatile)
+        return values
 
     # -- linearised subscripts (delinearize.py) ------------------------------------------
     def linearized_arrays(self, body: c_ast.Node) -> dict[str, list[tuple[str, ...]]]:
