@@ -254,3 +254,114 @@ void f(void) {
         assert relation.is_equal(isl.Map(f"{{ S0[i] -> {expected} : 0 <= i < 50 }}")), relation
     with pytest.raises(ScopError, match="does not fit in 'unsigned char'"):
         extract(text.replace("200.0 - 144", "300.0 - 244"), filename="c.c")
+
+
+# -- declarations the front end must not lose (a probe's wrong code) ----------------------
+
+AFTER_A_BLOCK = r"""
+#include <stdio.h>
+#include <stdlib.h>
+long long s;                       /* a global of the same name as a local below */
+int main(int argc, char **argv) {
+  static double A[100];
+  static long long L[1000];
+  for (int k = 0; k < 100; k++) { A[k] = k; }
+  unsigned n = atoi(argv[1]);
+  for (int k = 0; k < 1000; k++) { L[k] = k % 3 ? 1 : (1LL << 52); }
+  double s = 0;
+  again: {
+    int n = 3;
+    A[99] += n;
+  }
+#pragma scop
+  for (int i = -2; i < n; i++)
+    A[i + 2] = A[i + 2] + 1;
+  for (int i = 0; i < 1000; i++)
+    s += L[i] * 0.75;
+#pragma endscop
+  for (int k = 0; k < 100; k++) printf("%g ", A[k]);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_declaration_after_a_braced_block_keeps_its_type(tmp_path):
+    """``unsigned n`` right after ``for (...) { ... }`` was lost (the block's text ran into
+    it), ``n`` read as int: ``-2 < n`` true where C compares unsigned (false). The
+    local ``double s`` was the global ``long long s``: reduction(+:s) on a double
+    without --reassociate. A labelled block's ``int n`` hid the ``unsigned n``."""
+    scop = extract(AFTER_A_BLOCK)[0]
+    assert scop.variable_types["n"] == "unsigned"
+    for flags in (dict(tile=True, parallel=True), dict(fuse="max", tile=True, parallel=True)):
+        path = tmp_path / "block.c"
+        path.write_text(AFTER_A_BLOCK)
+        text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+        assert "reduction(+:s)" not in text
+        sizes = [(0,), (50,), (98,)]
+        assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(AFTER_A_BLOCK, tmp_path, "orig", sizes)
+
+
+@pytest.mark.parametrize("declaration", ["typeof(u) n = u;", "__typeof__(u) n = u;", "__auto_type n = u;"])
+def test_a_size_of_unknown_type_is_refused(declaration):
+    """A declaration the front end cannot read left ``n`` typed as int: refused now."""
+    text = ("double A[100];\nvoid f(unsigned u) {\n  " + declaration + "\n#pragma scop\n"
+            "  for (int i = -2; i < n; i++)\n    A[i + 2] = 1;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="the type of 'n' is not known"):
+        extract(text)
+
+
+def test_a_k_and_r_parameter_is_refused():
+    text = ("double A[100];\nvoid f(n) unsigned n; {\n#pragma scop\n"
+            "  for (int i = -2; i < n; i++)\n    A[i + 2] = 1;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="the type of 'n' is not known"):
+        extract(text)
+
+
+def test_a_header_variable_has_its_headers_type(tmp_path):
+    """``extern unsigned hdr_n;`` in the file's own header: read from the header's code."""
+    (tmp_path / "h.h").write_text("extern unsigned hdr_n;\nextern long hdr_m;\n")
+    (tmp_path / "k.c").write_text('#include "h.h"\ndouble A[100];\nvoid f(void) {\n#pragma scop\n'
+                                  "  for (int i = -2; i < hdr_n + hdr_m; i++)\n    A[i + 2] = 1;\n"
+                                  "#pragma endscop\n}\n")
+    scop = extract(str(tmp_path / "k.c"))[0]
+    assert sorted(scop.parameters) == ["hdr_m", "hdr_n"]
+    assert scop.variable_types["hdr_n"] == "unsigned" and scop.variable_types["hdr_m"] == "long"
+
+
+WIDE_ESTIMATE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int lo = atoi(argv[1]), hi = atoi(argv[2]);
+  static double A[200];
+  for (int k = 0; k < 200; k++) A[k] = k % 7;
+#pragma scop
+  for (int i = lo; i < hi; i++)
+    for (int j = lo; j <= i; j++)
+      A[i - lo] += A[j - lo] * 0.5;
+#pragma endscop
+  for (int k = 0; k < 200; k += 7) printf("%.17g\n", A[k]);
+  return 0;
+}
+"""
+
+
+def test_the_work_estimate_of_a_parallel_loop_does_not_overflow(tmp_path):
+    """With 64 x 64 tiles the ``if`` clause's tile count ``(63 * lo + 63) / 64``
+    overflowed int at lo near 2^26 (undefined behaviour, found with -fsanitize=undefined);
+    it is computed in long long."""
+    from polysched.bench import compile_c, run_binary
+    path = tmp_path / "wide.c"
+    path.write_text(WIDE_ESTIMATE)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, tile_sizes=[64, 64])).text
+    assert "(63 * ((long long)lo) + 63) / 64" in text
+    out = tmp_path / "out.c"
+    out.write_text(text)
+    built = compile_c(out, tmp_path / "ubsan", cflags=["-O1", "-fsanitize=undefined", "-fno-sanitize-recover"],
+                      openmp=True)
+    if not built.ok and "sanitize" in built.reason:
+        pytest.skip("no UBSan runtime")
+    assert built.ok, built.reason
+    run = run_binary(tmp_path / "ubsan", args=[str(2**26 - 60), str(2**26)], threads=2, timeout=60)
+    assert run.ok, run.reason

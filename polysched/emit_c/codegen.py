@@ -543,12 +543,23 @@ class _RegionPrinter:
                 # the test suite here); no clause then: the loop always forks
                 return None
             try:
-                factors.append(f"(double)({self.expr(build.expr_from_pw_aff(extent))})")
+                factors.append(f"(double)({self._wide_expr(build.expr_from_pw_aff(extent))})")
             except isl.Error:
                 return None
         if not factors:
             return str(constant)
         return " * ".join(([str(constant)] if constant != 1 else []) + factors)
+
+    def _wide_expr(self, expr: isl.AstExpr) -> str:
+        """``expr`` computed in ``long long`` when it multiplies or divides: an extent of
+        tile loops (``(63 * lo + 63) / 64``) may pass INT_MAX where the loops do not."""
+        text = self.expr(expr)
+        if not re.search(r"[*/%]|floord", text):
+            return text
+        if not hasattr(self, "_wide_printer"):
+            names = {p: self.version.parameter_text.get(p, p) for p in self.scop.parameters}
+            self._wide_printer = ExprPrinter(self.helpers, rename={p: f"((long long){text})" for p, text in names.items()})
+        return self._wide_printer(expr)
 
     def _mark_nodes(self) -> dict[str, isl.ScheduleNode]:
         """Every mark node of the (retagged) tree by its tag."""

@@ -179,6 +179,26 @@ class _Parser:
         return [n for n in ast.ext if not (isinstance(n, c_ast.Typedef) and n.coord and n.coord.line == 1)]
 
 
+def header_declaration(macros: MacroTable, name: str, typedefs: set[str]) -> Declaration | None:
+    """The declaration of the variable ``name`` in the code of the included headers
+    (``extern int optind;`` from <unistd.h>), or None: a name used in a bound must have
+    a known type (an unsigned one compares differently)."""
+    code = macros.header_code
+    parser = _Parser(typedefs | set(macros.typedef_names))
+    for m in re.finditer(rf"\b{re.escape(name)}\b", code):
+        start = max(code.rfind(";", 0, m.start()), code.rfind("{", 0, m.start()), code.rfind("}", 0, m.start())) + 1
+        end = code.find(";", m.end())
+        if end < 0:
+            break
+        chunk = "\n".join(line for line in code[start:end].splitlines() if not line.lstrip().startswith("#"))
+        for node in parser.parse(chunk):
+            if isinstance(node, c_ast.Decl) and node.name == name:
+                found = declaration_of(node, "global")
+                if found is not None:
+                    return found
+    return None
+
+
 def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                          function: FunctionText | None, file_text: str | None = None) -> Visible:
     """Declarations visible at the region (locals shadow parameters shadow globals).
@@ -338,17 +358,20 @@ def _structs(parser: "_Parser", definitions: list[str], declare=None,
 def _without_closed_blocks(text: str) -> str:
     """``text`` (a function body up to a region) with every block that closes in it
     blanked, offsets kept: ``{ int i = 1; }`` declares nothing the region sees. The
-    braces of an enum, struct or initialiser are no block."""
+    braces of an enum, struct or initialiser are no block; a labelled one
+    (``again: { ... }``) is. The closing brace becomes ``;``: the statement the block
+    ended (``for (...) { ... }``) must not run into the declaration after it."""
     out, opened = list(text), []
     for k, c in enumerate(text):
         if c == "{":
             before = text[:k].rstrip()
-            block = not before or before[-1] in ";{})" or re.search(r"\b(?:else|do)$", before) is not None
+            block = not before or before[-1] in ";{}):" or re.search(r"\b(?:else|do)$", before) is not None
             opened.append((k, block))
         elif c == "}" and opened:
             start, block = opened.pop()
             if block:
                 out[start:k + 1] = [ch if ch == "\n" else " " for ch in text[start:k + 1]]
+                out[k] = ";"
     return "".join(out)
 
 

@@ -35,7 +35,7 @@ from polysched.islutil import maps_of
 from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
-from .declarations import Declaration, Visible, declaration_of, visible_declarations
+from .declarations import Declaration, Visible, declaration_of, header_declaration, visible_declarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
@@ -541,6 +541,16 @@ class _RegionBuilder:
             if name in re.findall(r"[A-Za-z_]\w*", self.visible.unread_header):
                 raise NotAffine(node, f"the type of '{name}' is not known: polysched could not read the header "
                                       f"of '{self.visible.function}'")
+            if name not in self.macros and name not in self.visible.enumerators \
+                    and name not in self.loop_scoped_types:
+                decl = header_declaration(self.macros, name, self.visible.typedefs) \
+                    if name in self.macros.header_identifiers else None
+                if decl is None:
+                    # (int assumed, an unsigned n would make 'i < n' with i = -2 false in C)
+                    raise NotAffine(node, f"the type of '{name}' is not known: polysched did not read its "
+                                          "declaration (typeof, __auto_type, a K&R parameter); declare it "
+                                          "with a plain integer type")
+                self.visible.declarations[name] = decl
         if decl is not None:
             if decl.dims:
                 raise NotAffine(node, f"array '{name}' used without subscripts in a loop bound, subscript or condition")

@@ -70,7 +70,7 @@ class MacroTable:
     def __init__(self, macros: dict[str, Macro], typedef_names: frozenset[str] = frozenset(),
                  header_identifiers: frozenset[str] = frozenset(), *,
                  at_regions: dict[int, dict[str, Macro]] | None = None,
-                 redefined: frozenset[str] = frozenset(), main_code: str = ""):
+                 redefined: frozenset[str] = frozenset(), main_code: str = "", header_code: str = ""):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
@@ -84,11 +84,13 @@ class MacroTable:
         # the file's own code as the compiler reads it (`main_code`): conditionals taken,
         # macros expanded, no directive; "" when unknown
         self.main_code = main_code
+        # the code the included headers contribute (`header_code`): their declarations
+        self.header_code = header_code
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
         return MacroTable({**self.macros, **definitions}, self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined, main_code=self.main_code)
+                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code)
 
     def at_region(self, k: int) -> "MacroTable | None":
         """The table as the compiler sees it at region ``k``'s ``#pragma scop`` (a macro
@@ -97,7 +99,7 @@ class MacroTable:
         if k not in self.at_regions:
             return None
         return MacroTable(self.at_regions[k], self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined, main_code=self.main_code)
+                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code)
 
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
@@ -424,12 +426,16 @@ _LINE_MARKER_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)".*$', re.M)
 _IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 
 
-def header_identifiers(text: str) -> frozenset[str]:
-    """Identifiers in the code that ``gcc -E`` output (with line markers) attributes to
-    files other than the input itself (``<stdin>``): what the headers declare."""
+def header_code(text: str) -> str:
+    """The code that ``gcc -E`` output (with line markers) attributes to files other
+    than the input itself (``<stdin>``): what the headers declare."""
     pieces = _LINE_MARKER_RE.split(text)      # text, file, text, file, text, ...
-    headers = [pieces[k + 1] for k in range(1, len(pieces) - 1, 2) if pieces[k] != "<stdin>"]
-    return frozenset(_IDENT_RE.findall("\n".join(headers)))
+    return "\n".join(pieces[k + 1] for k in range(1, len(pieces) - 1, 2) if pieces[k] != "<stdin>")
+
+
+def header_identifiers(text: str) -> frozenset[str]:
+    """Identifiers of `header_code`."""
+    return frozenset(_IDENT_RE.findall(header_code(text)))
 
 
 def main_code(text: str) -> str:
@@ -507,8 +513,9 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     if proc.returncode != 0:
         raise preprocessor_error(filename, proc.stderr)
     macros, typedefs, at_regions, redefined = _replay(proc.stdout)
-    table = MacroTable(macros, typedefs, header_identifiers(proc.stdout), at_regions=at_regions,
-                       redefined=redefined, main_code=main_code(proc.stdout))
+    headers = header_code(proc.stdout)
+    table = MacroTable(macros, typedefs, frozenset(_IDENT_RE.findall(headers)), at_regions=at_regions,
+                       redefined=redefined, main_code=main_code(proc.stdout), header_code=headers)
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table
