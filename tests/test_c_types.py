@@ -365,3 +365,21 @@ def test_the_work_estimate_of_a_parallel_loop_does_not_overflow(tmp_path):
     assert built.ok, built.reason
     run = run_binary(tmp_path / "ubsan", args=[str(2**26 - 60), str(2**26)], threads=2, timeout=60)
     assert run.ok, run.reason
+
+
+@pytest.mark.parametrize("type_name, basic", [("uid_t", "unsigned int"), ("u_int32_t", "unsigned int"),
+                                              ("wint_t", "unsigned int"), ("char32_t", "unsigned int"),
+                                              ("pid_t", "int"), ("off_t", "long int")])
+def test_a_typedef_of_the_system_headers_is_its_basic_type(type_name, basic, tmp_path):
+    """``uid_t n`` was refused ("only integer parameters"): the headers' typedef chain
+    (uid_t -> __uid_t -> unsigned int) gives the type C compares with; -2 < n is false
+    for an unsigned n, true for a signed one, and the outputs say so."""
+    text = ("#include <stdio.h>\n#include <stdlib.h>\n#include <sys/types.h>\n#include <wchar.h>\n"
+            "#include <uchar.h>\ndouble A[100];\nint main(int argc, char **argv) {\n"
+            f"  {type_name} n = atoi(argv[1]);\n#pragma scop\n  for (int i = -2; i < n; i++)\n"
+            "    A[i + 2] = A[i + 2] + 1;\n#pragma endscop\n  printf(\"%g %g\\n\", A[0], A[51]);\n  return 0;\n}\n")
+    assert extract(text)[0].variable_types["n"] == basic
+    path = tmp_path / "t.c"
+    path.write_text(text)
+    out = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert outputs_of(out, tmp_path, "out", [(0,), (50,)]) == outputs_of(text, tmp_path, "orig", [(0,), (50,)])

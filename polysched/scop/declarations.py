@@ -179,6 +179,22 @@ class _Parser:
         return [n for n in ast.ext if not (isinstance(n, c_ast.Typedef) and n.coord and n.coord.line == 1)]
 
 
+_BASIC_WORDS = _INTEGER_WORDS | {"float", "double"}
+
+
+def header_typedef(code: str, name: str, depth: int = 8) -> str | None:
+    """The basic type the headers' ``typedef`` of ``name`` stands for (``uid_t`` ->
+    ``__uid_t`` -> ``unsigned int``), or None (a struct, pointer or array type, or no
+    such typedef): the type C computes with where such a variable bounds a loop."""
+    for m in re.finditer(rf"\btypedef\s+([A-Za-z_][\w\s]*?)\s+{re.escape(name)}\s*;", code):
+        words = m.group(1).split()
+        if set(words) <= _BASIC_WORDS | {"const"}:
+            return " ".join(w for w in words if w != "const")
+        if len(words) == 1 and depth > 0:
+            return header_typedef(code, words[0], depth - 1)
+    return None
+
+
 def header_declaration(macros: MacroTable, name: str, typedefs: set[str]) -> Declaration | None:
     """The declaration of the variable ``name`` in the code of the included headers
     (``extern int optind;`` from <unistd.h>), or None: a name used in a bound must have
@@ -222,6 +238,11 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
 
     def resolved(d: Declaration) -> Declaration:
         shape = shapes.get(d.element_type)
+        if shape is None and re.fullmatch(r"[A-Za-z_]\w*", d.element_type) \
+                and d.element_type not in _INTEGER_WORDS and d.element_type in macros.header_identifiers:
+            basic = header_typedef(macros.header_code, d.element_type)
+            if basic is not None:
+                shape = shapes[d.element_type] = Declaration(d.element_type, basic)
         if shape is None:
             return d
         return Declaration(d.name, shape.element_type, d.dims + shape.dims, d.origin, d.restrict or
