@@ -42,13 +42,8 @@ int main(void) {
 }
 """
 
-STATIC_EXPANDED = r"""
-#include <stdio.h>
-#define N 16
-double A[N][N], B[N][N], C[N][N], R[3];
-static void k(int n, int t) {
-  int i, j, l;
-  static double s = -1;
+# R[t] reads the value s had on entry; the nest then leaves its last sum in s
+NEST = r"""
 #pragma scop
   R[t] = s;
   for (i = 0; i < n; i++)
@@ -59,7 +54,16 @@ static void k(int n, int t) {
       C[i][j] = s;
     }
 #pragma endscop
-}
+"""
+
+STATIC_EXPANDED = r"""
+#include <stdio.h>
+#define N 16
+double A[N][N], B[N][N], C[N][N], R[3];
+static void k(int n, int t) {
+  int i, j, l;
+  static double s = -1;
+""" + NEST + r"""}
 int main(void) {
   for (int p = 0; p < N; p++) for (int q = 0; q < N; q++) { A[p][q] = (p + q) % 3 + 1; B[p][q] = (p * q) % 5 + 1; }
   k(N, 0); k(N, 1); k(N, 2);
@@ -76,18 +80,7 @@ int main(void) {
   int i, j, l, t, n = N;
   double s = -1;
   for (int p = 0; p < N; p++) for (int q = 0; q < N; q++) { A[p][q] = (p + q) % 3 + 1; B[p][q] = (p * q) % 5 + 1; }
-  for (t = 0; t < 3; t++) {
-#pragma scop
-    R[t] = s;
-    for (i = 0; i < n; i++)
-      for (j = 0; j < n; j++) {
-        s = 0;
-        for (l = 0; l < n; l++)
-          s += A[i][l] * B[l][j];
-        C[i][j] = s;
-      }
-#pragma endscop
-  }
+  for (t = 0; t < 3; t++) {""" + NEST + r"""  }
   printf("%g %g %g\n", R[0], R[1], R[2]);
   return 0;
 }
@@ -114,7 +107,7 @@ def optimize_text(text: str, tmp_path, flags: dict) -> str:
 def test_a_scalar_only_written_or_not_rerun_stays_dead():
     """Written before any read in the region (s), or a plain local in a region that runs
     once per call (the loops around it are outside its function): not live."""
-    written_first = LOOP_LOCAL.replace("    R[t] = s;\n", "    R[t] = t;\n")
+    written_first = LOOP_LOCAL.replace("  R[t] = s;\n", "  R[t] = t;\n")
     assert "s" not in extract(written_first)[0].live_scalars
     once = STATIC_EXPANDED.replace("static double s = -1;", "double s = -1;")
     assert extract(once)[0].live_scalars == ()
