@@ -272,6 +272,16 @@ def _tensorized(scops, k: int, deps: Dependences, options: OptimizeOptions):
     return (program if any(item.applied for item in report) else None), [item.describe() for item in report]
 
 
+class RegionStopped(Exception):
+    """A stage of a region stopped short (the run's budget used up, or a child's memory
+    limit): the region is kept as written. The message says why."""
+
+
+def _stopped_why(stop: IsolatedTimeout, budget: RunBudget) -> str:
+    """Why a child process stopped: the budget, unless it ran out of memory or died."""
+    return budget.why() if type(stop) is IsolatedTimeout else str(stop)
+
+
 def _tensorized_within(scops, k: int, deps: Dependences, options: OptimizeOptions, budget: RunBudget):
     """`_tensorized` in a child process killed when the run's ``budget`` is used up (a
     fuzzed 7-deep nest spent 7 s trying a match), as ((the schedule's isl text, the
@@ -369,16 +379,6 @@ def _checked(scop: Scop, deps: Dependences, schedule: isl.Schedule, budget: RunB
         return run_isolated(verdicts, budget.left() if budget.seconds else None)
     except IsolatedTimeout as stop:
         raise RegionStopped(_stopped_why(stop, budget)) from None
-
-
-class RegionStopped(Exception):
-    """A stage of a region stopped short (the run's budget used up, or a child's memory
-    limit): the region is kept as written. The message says why."""
-
-
-def _stopped_why(stop: IsolatedTimeout, budget: RunBudget) -> str:
-    """Why a child process stopped: the budget, unless it ran out of memory or died."""
-    return budget.why() if type(stop) is IsolatedTimeout else str(stop)
 
 
 def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,

@@ -26,8 +26,8 @@ class IsolatedTimeout(Exception):
 
 
 class IsolatedOutOfMemory(IsolatedTimeout):
-    """The child ran out of the memory it may add (`memory_limit`): a failed allocation
-    in isl or Python, or a kill by the kernel's OOM killer, never the whole run's end."""
+    """The child ran out of the memory it may add (`memory_limit`): an allocation in
+    isl or Python failed there, not in the whole run."""
 
 
 class IsolatedDied(IsolatedTimeout):
