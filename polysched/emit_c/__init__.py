@@ -14,7 +14,9 @@ from collections.abc import Sequence
 import islpy as isl
 
 from polysched.scop.model import Scop
-from polysched.textio import PASTED_END, PASTED_START, feature_definitions, header_position, without_pasted_headers
+from polysched.scop.source import original_in_output
+from polysched.textio import (PASTED_END, PASTED_START, feature_definitions, header_position, line_ending,
+                              without_pasted_headers)
 
 from .codegen import EmitOptions, generate
 from .splice import splice
@@ -46,10 +48,22 @@ def emit_file(
                             for scop, sched, dep in zip(scops, schedules, deps)])
 
 
+def _under_preprocessor_guard(scop: Scop, text: str) -> str:
+    """``text`` (a region's new code) when the region has no ``#if`` of its own; else
+    that code under the condition of the branches the model read, and the original it
+    keeps (between its marker lines) under any other: the file compiled with -DDEBUG
+    runs the original. `scop.source.original_of_output` reads it back."""
+    original = original_in_output(text)
+    if scop.preprocessor_guard is None or original is None:
+        return text
+    nl = line_ending(scop.source)
+    return f"#if {scop.preprocessor_guard}{nl}{text}#else{nl}{original}#endif{nl}"
+
+
 def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:
     """The whole file with ``texts[k]`` (from `generate`) in place of region ``k``, and
     the headers its intrinsic calls need (`intrinsic_includes`), once."""
-    texts = list(texts)
+    texts = [_under_preprocessor_guard(scop, text) for scop, text in zip(scops, texts)]
     # the headers an earlier run pasted (this file is polysched's output) go: the calls
     # that need them again get them again
     text = without_pasted_headers(splice(scops, texts))

@@ -239,7 +239,9 @@ class _RegionPrinter:
             body = [f"#ifndef {MIN_WORK_MACRO}", f"#define {MIN_WORK_MACRO} {MIN_INSTANCES_PER_FORK}",
                     "#endif"] + body
         checked = self.options.versioning and version.needs_check
-        if not checked and not memory:
+        # a region with '#if's of its own keeps its original (emit_c.assemble: the file
+        # compiled under other macros runs it)
+        if not checked and not memory and scop.preprocessor_guard is None:
             lines = self.helpers.definitions() + body + self.helpers.undefinitions()
             return "".join(f"{base}{line}{nl}" if line else nl for line in lines)
         guard = self.guard_text() if checked else "1"

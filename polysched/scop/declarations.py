@@ -240,8 +240,10 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         shape = shapes.get(d.element_type)
         if shape is None and re.fullmatch(r"[A-Za-z_]\w*", d.element_type) \
                 and d.element_type not in _INTEGER_WORDS and d.element_type in macros.header_identifiers:
+            # integers only: a floating type keeps its name (real_t), the code written with
+            # it does too
             basic = header_typedef(macros.header_code, d.element_type)
-            if basic is not None:
+            if basic is not None and not set(basic.split()) & {"float", "double"}:
                 shape = shapes[d.element_type] = Declaration(d.element_type, basic)
         if shape is None:
             return d

@@ -360,6 +360,8 @@ class _RegionBuilder:
         self.region = region
         # the region's own '#define's (polysched's helper macros in its own output)
         # apply inside it whatever '#undef' follows
+        self.macros = macros
+        self.preprocessor_guard: str | None = None      # (scan_directives: the '#if's taken)
         self.region_text, defined = self.scan_directives()
         self.macros = macros.with_definitions(defined) if defined else macros
         self.visible = visible
@@ -450,6 +452,7 @@ class _RegionBuilder:
         lines = text.split("\n")
         defined: dict[str, Macro] = {}
         own_conditionals = 0
+        conditionals: list[tuple[int, int, str]] = []    # (first line, last line, directive)
         k = 0
         while k < len(lines):
             if not re.match(r"^[ \t]*#", lines[k]):
@@ -475,13 +478,75 @@ class _RegionBuilder:
                 if m.group(2) is not None:
                     params = tuple(p.strip() for p in m.group(3).split(",") if p.strip())
                 defined[m.group(1)] = Macro(m.group(1), params, m.group(4).strip())
+            elif _CONDITIONAL_RE.match(directive) and self.macros.kept_lines is not None:
+                conditionals.append((first, k, directive))
             elif not _SKIPPED_DIRECTIVE_RE.match(directive):
                 raise ScopError(self.filename, self.region.scop_line + 1 + first, lines[first].index("#") + 1,
                                 "preprocessor directive inside a '#pragma scop' region")
             for j in range(first, k + 1):
                 lines[j] = " " * len(lines[j])
             k += 1
+        if conditionals:
+            self.preprocessor_guard = self.taken_branches(lines, conditionals)
         return continuations_in_place("\n".join(lines)), defined
+
+    def taken_branches(self, lines: list[str], conditionals: list[tuple[int, int, str]]) -> str:
+        """The region's ``#if``/``#ifdef``/``#elif``/``#else`` branches as the compiler
+        takes them (`MacroTable.kept_lines`): the lines of the others are blanked in
+        ``lines`` (their directives already are). Returns the C preprocessor condition
+        under which those branches are the ones taken (``!defined(DEBUG) && (V > 1)``):
+        the optimized code holds only there, and is emitted under it."""
+        first_line = self.region.scop_line + 1       # the line of lines[0]
+        kept = self.macros.kept_lines or frozenset()
+        has_code = [bool(line.strip()) for line in lines]
+        groups, stack = [], []          # a group: its branches [condition, first line, end line]
+        for first, last, directive in conditionals:
+            word, rest = re.match(r"#\s*(\w+)(.*)", directive, re.S).groups()
+            rest = " ".join(rest.split())
+            if word in ("if", "ifdef", "ifndef"):
+                condition = {"if": f"({rest})", "ifdef": f"defined({rest})", "ifndef": f"!defined({rest})"}[word]
+                group = [[condition, last + 1, None]]
+                stack.append(group)
+                groups.append(group)
+                continue
+            if not stack:
+                raise ScopError(self.filename, first_line + first, 1, f"'#{word}' without its '#if' in the region")
+            group = stack[-1]
+            group[-1][2] = first
+            if word == "endif":
+                stack.pop()
+            else:
+                group.append(["(1)" if word == "else" else f"({rest})", last + 1, None])
+        if stack:
+            raise ScopError(self.filename, first_line + conditionals[-1][0], 1,
+                            "an '#if' of the region ends after it: put the whole conditional inside the region")
+        taken = {}
+        for group in groups:
+            for branch in group:
+                start, end = branch[1], branch[2]
+                taken[id(branch)] = any(has_code[j] and first_line + j in kept for j in range(start, end))
+        terms = []
+        for group in groups:
+            start, end = group[0][1], group[-1][2]
+            if not any(has_code[j] for j in range(start, end)):
+                continue                       # no code either way: nothing to choose
+            enclosing = [b for g in groups if g is not group for b in g if b[1] <= start and end <= b[2]]
+            if not all(taken[id(b)] for b in enclosing):
+                continue                       # inside a branch not taken: blanked whole
+            negated = []
+            for branch in group:
+                if taken[id(branch)]:
+                    terms.append(_conjunction(negated + [branch[0]]))
+                    break
+                negated.append(f"!{branch[0]}")
+            else:
+                terms.append(_conjunction(negated))
+        for group in groups:
+            for branch in group:
+                if not taken[id(branch)]:
+                    for j in range(branch[1], branch[2]):
+                        lines[j] = " " * len(lines[j])
+        return " && ".join(f"({t})" for t in terms if t) or "1"
 
     def parse_region(self) -> c_ast.Compound:
         region_text = self.region_text
@@ -2204,7 +2269,7 @@ class _RegionBuilder:
             parameter_values=dict(self.parameter_values), context=context, arrays=self.arrays,
             statements=self.statements, schedule=schedule,
             variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
-            replaced=self.region.outer, c_texts=dict(self.c_texts),
+            replaced=self.region.outer, c_texts=dict(self.c_texts), preprocessor_guard=self.preprocessor_guard,
         )
 
     def variable_types(self) -> dict[str, str]:
@@ -2228,6 +2293,12 @@ _SKIPPED_DIRECTIVE_RE = re.compile(
     r"^#\s*(?:undef\b|line\b|\d|$|pragma\s+(?:omp\s+(?:parallel\s+)?(?:for|simd)\b|GCC\s+(?:ivdep|unroll)\b"
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
 # ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
+def _conjunction(conditions: list[str]) -> str:
+    """``a && b`` of preprocessor conditions, without the constant ones (``#if 0``)."""
+    return " && ".join(c for c in conditions if not re.fullmatch(r"!?\(\d+\)", c))
+
+
+_CONDITIONAL_RE = re.compile(r"^#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 _OWN_CONDITIONAL_RE = re.compile(r"^#\s*ifndef\s+POLYSCHED_[A-Z0-9_]+\s*$")
 _BUILTIN_CONSTANTS = frozenset("inf inff infl huge_val huge_valf huge_vall nan nanf nanl".split())
 

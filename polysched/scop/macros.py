@@ -70,7 +70,8 @@ class MacroTable:
     def __init__(self, macros: dict[str, Macro], typedef_names: frozenset[str] = frozenset(),
                  header_identifiers: frozenset[str] = frozenset(), *,
                  at_regions: dict[int, dict[str, Macro]] | None = None,
-                 redefined: frozenset[str] = frozenset(), main_code: str = "", header_code: str = ""):
+                 redefined: frozenset[str] = frozenset(), main_code: str = "", header_code: str = "",
+                 kept_lines: frozenset[int] | None = None):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
@@ -86,11 +87,15 @@ class MacroTable:
         self.main_code = main_code
         # the code the included headers contribute (`header_code`): their declarations
         self.header_code = header_code
+        # the file's lines the compiler reads code from (`kept_lines`): a line in an
+        # '#if' branch not taken is not one; None when unknown
+        self.kept_lines = kept_lines
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
         return MacroTable({**self.macros, **definitions}, self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code)
+                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
+                          kept_lines=self.kept_lines)
 
     def at_region(self, k: int) -> "MacroTable | None":
         """The table as the compiler sees it at region ``k``'s ``#pragma scop`` (a macro
@@ -99,7 +104,8 @@ class MacroTable:
         if k not in self.at_regions:
             return None
         return MacroTable(self.at_regions[k], self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code)
+                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
+                          kept_lines=self.kept_lines)
 
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
@@ -433,6 +439,21 @@ def header_code(text: str) -> str:
     return "\n".join(pieces[k + 1] for k in range(1, len(pieces) - 1, 2) if pieces[k] != "<stdin>")
 
 
+def kept_lines(text: str) -> frozenset[int]:
+    """The lines of the input itself (``<stdin>``) that ``gcc -E`` output (with line
+    markers) has code from: not the lines of an ``#if`` branch that is not taken."""
+    kept, current, line = set(), None, 0
+    for raw in text.split("\n"):
+        marker = _LINE_MARKER_RE.match(raw)
+        if marker is not None:
+            current, line = marker.group(1), int(raw.split()[1])
+            continue
+        if current == "<stdin>" and raw.strip() and not raw.lstrip().startswith("#"):
+            kept.add(line)
+        line += 1
+    return frozenset(kept)
+
+
 def header_identifiers(text: str) -> frozenset[str]:
     """Identifiers of `header_code`."""
     return frozenset(_IDENT_RE.findall(header_code(text)))
@@ -515,7 +536,8 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     macros, typedefs, at_regions, redefined = _replay(proc.stdout)
     headers = header_code(proc.stdout)
     table = MacroTable(macros, typedefs, frozenset(_IDENT_RE.findall(headers)), at_regions=at_regions,
-                       redefined=redefined, main_code=main_code(proc.stdout), header_code=headers)
+                       redefined=redefined, main_code=main_code(proc.stdout), header_code=headers,
+                       kept_lines=kept_lines(proc.stdout))
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table

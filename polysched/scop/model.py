@@ -216,6 +216,9 @@ class Scop:
     # the C text of the model's names that are not C names: struct members read as
     # variables ({"img__w": "img->w"}; see extract.py: members_as_variables)
     c_texts: dict[str, str] = field(default_factory=dict)
+    # the preprocessor condition under which the region's own '#if' branches are the
+    # ones the model read (None: it has none); the optimized code is emitted under it
+    preprocessor_guard: str | None = None
     # statements of the source that a transformation removed from the model (scalar
     # expansion's copy into the destination): their text is still in the region
     removed: tuple[Statement, ...] = ()

@@ -140,6 +140,32 @@ def generated_digest(head: str, tail: str) -> str:
     return hashlib.sha256(both.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
+def original_in_output(body: str) -> str | None:
+    """The original code a region's generated ``body`` keeps between its marker lines
+    (whole lines), or None when it keeps none."""
+    lines = body.splitlines(keepends=True)
+    begins = [k for k, line in enumerate(lines) if _ORIGINAL_BEGIN_RE.fullmatch(line.strip())]
+    ends = [k for k, line in enumerate(lines) if line.strip() == ORIGINAL_END]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] <= begins[0]:
+        return None
+    return "".join(lines[begins[0] + 1:ends[0]])
+
+
+def _guarded_output(body: str) -> tuple[int, int]:
+    """For a region of polysched's output under its own preprocessor guard
+    (``#if G`` generated ``#else`` original ``#endif``: emit_c.assemble), the lengths of
+    the text before and after the generated part; (0, 0) for any other region."""
+    first = body.split("\n", 1)[0]
+    original = original_in_output(body)
+    if not re.match(r"[ \t]*#[ \t]*if\b", first) or original is None:
+        return 0, 0
+    for nl in ("\r\n", "\n"):
+        suffix = f"#else{nl}{original}#endif{nl}"
+        if body.endswith(suffix):
+            return len(first) + 1, len(suffix)
+    return 0, 0
+
+
 def original_of_output(text: str, region: Region, filename: str = "<input>") -> Region:
     """``region`` itself, or, when it is polysched's output with the original code kept
     between the `ORIGINAL_BEGIN` and `ORIGINAL_END` lines (the code around them as
@@ -161,7 +187,9 @@ def original_of_output(text: str, region: Region, filename: str = "<input>") -> 
     for line in body.split("\n"):
         offsets.append(offsets[-1] + len(line) + 1)
     digest = _ORIGINAL_BEGIN_RE.fullmatch(lines[first]).group(1)
-    if generated_digest(text[region.start:offsets[first]], text[offsets[last + 1] - 1:region.end]) != digest:
+    before, after = _guarded_output(body)
+    if generated_digest(text[region.start + before:offsets[first]],
+                        text[offsets[last + 1] - 1:region.end - after]) != digest:
         raise ScopError(filename, where, 1, "polysched's output edited outside its original code (between the "
                         "marker lines): optimize the original file, or edit only the original code")
     return Region(offsets[first + 1], offsets[last], region.scop_line + 1 + first,

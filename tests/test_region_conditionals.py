@@ -1,0 +1,101 @@
+"""``#if``/``#ifdef``/``#elif``/``#else`` inside a region (they were refused): the model
+reads the branches the preprocessor takes, and the optimized code is emitted under the
+condition that those are the ones taken (``#if !defined(DEBUG) && (VERSION > 1)``),
+with the original under any other. The same output compiled with other macros runs
+the original: every configuration prints what the original prints."""
+from __future__ import annotations
+
+import pytest
+
+from compiled_runs import outputs_of
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
+
+CONDITIONAL = r"""
+#include <stdio.h>
+#define N 48
+#ifndef VERSION
+#define VERSION 2
+#endif
+double A[N][N], B[N][N];
+int debug_count;
+int main(void) {
+  int i, j;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) { A[i][j] = (i * 7 + j * j) % 11; B[i][j] = 0; }
+#pragma scop
+  for (i = 1; i < N - 1; i++)
+    for (j = 1; j < N - 1; j++) {
+#ifdef DEBUG
+      B[i][j] = -1;
+#elif VERSION > 1
+      B[i][j] = (A[i-1][j] + A[i+1][j]) * 0.5;
+#  if VERSION > 5
+      B[i][j] = B[i][j] * 2;
+#  endif
+#else
+      B[i][j] = A[i][j] * 3;
+#endif
+#if 0
+      debug_count++;
+#endif
+    }
+#pragma endscop
+  double s = 0;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) s += B[i][j] * (i + 1) * (j % 5 + 1);
+  printf("%.17g %d\n", s, debug_count);
+  return 0;
+}
+"""
+
+CONFIGURATIONS = [[], ["-DDEBUG"], ["-DVERSION=1"], ["-DVERSION=7"]]
+
+
+def _outputs(text: str, tmp_path, tag: str) -> list[str]:
+    import compiled_runs
+    results = []
+    for k, defines in enumerate(CONFIGURATIONS):
+        saved = compiled_runs.CFLAGS
+        compiled_runs.CFLAGS = [*saved, *defines]
+        try:
+            results += outputs_of(text, tmp_path, f"{tag}{k}", [()])
+        finally:
+            compiled_runs.CFLAGS = saved
+    return results
+
+
+@pytest.mark.parametrize("defines", [None, {"VERSION": "7"}, {"DEBUG": None}])
+def test_the_branches_taken_are_optimized_and_every_configuration_runs_right(defines, tmp_path):
+    source = tmp_path / "cond.c"
+    source.write_text(CONDITIONAL)
+    flags = dict(tile=True, parallel=True)
+    options = OptimizeOptions.from_flags(**flags)
+    if defines:
+        options.source.defines = defines
+    text = optimize(source, options).text
+    expected_guard = {None: "#if (!defined(DEBUG) && (VERSION > 1)) && (!(VERSION > 5))",
+                      "VERSION": "#if (!defined(DEBUG) && (VERSION > 1)) && ((VERSION > 5))",
+                      "DEBUG": "#if (defined(DEBUG))"}[next(iter(defines)) if defines else None]
+    assert expected_guard in text
+    assert "#pragma omp parallel for" in text
+    assert _outputs(text, tmp_path, "out") == _outputs(CONDITIONAL, tmp_path, "orig")
+    again = tmp_path / "again.c"        # polysched's own output, optimized again: the same
+    again.write_text(text)
+    assert optimize(again, options).text == text
+
+
+def test_the_model_reads_only_the_branches_taken():
+    [scop] = extract(CONDITIONAL)
+    assert [s.body.strip() for s in scop.statements] == ["B[i][j] = (A[i-1][j] + A[i+1][j]) * 0.5;"]
+    assert scop.preprocessor_guard == "(!defined(DEBUG) && (VERSION > 1)) && (!(VERSION > 5))"
+
+
+@pytest.mark.parametrize("region, message", [
+    ("#pragma scop\n#ifndef DEBUG\n  for (i = 0; i < 8; i++)\n    A[i][0] = 1;\n#pragma endscop\n#endif\n",
+     "ends after it"),
+    ("#ifndef DEBUG\n#pragma scop\n  for (i = 0; i < 8; i++)\n    A[i][0] = 1;\n#endif\n#pragma endscop\n",
+     "without its '#if'"),
+])
+def test_a_conditional_that_crosses_the_region_is_refused(region, message):
+    text = "double A[8][8];\nvoid f(void) {\n  int i;\n" + region + "}\n"
+    with pytest.raises(ScopError, match=message):
+        extract(text)
