@@ -19,7 +19,8 @@ from .source import IDENT_RE, FunctionText
 # Typedef names commonly used without their headers being parsed.
 COMMON_TYPEDEFS = (
     "size_t ssize_t ptrdiff_t intptr_t uintptr_t int8_t int16_t int32_t int64_t uint8_t "
-    "uint16_t uint32_t uint64_t intmax_t uintmax_t FILE bool wchar_t __m128 __m256 __m512"
+    "uint16_t uint32_t uint64_t intmax_t uintmax_t FILE bool wchar_t __m128 __m256 __m512 __m128d __m256d "
+    "__m512d __m128i __m256i __m512i"
 ).split()
 # <stdint.h>'s fastest and smallest integer types, as glibc defines them on LP64
 # (x86-64 and aarch64 Linux): the basic type each one is
