@@ -99,3 +99,50 @@ def test_a_conditional_that_crosses_the_region_is_refused(region, message):
     text = "double A[8][8];\nvoid f(void) {\n  int i;\n" + region + "}\n"
     with pytest.raises(ScopError, match=message):
         extract(text)
+
+
+TYPEDEF_BRANCHES = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#ifndef USE_DOUBLE
+typedef float real;
+#else
+typedef double real;
+#endif
+typedef float elem;
+#if 0
+typedef long elem;
+#endif
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  elem *x = malloc(sizeof(elem) * n);
+  real page[1024];
+  for (int i = 0; i < n; i++) x[i] = (elem)((i * 7) % 13) / 3;
+  for (int i = 0; i < 1024; i++) page[i] = i % 5;
+  elem s = 0;
+  real t = 0;
+#pragma scop
+  for (int i = 0; i < n; i++)
+    s += x[i] * x[i];
+  for (int i = 0; i < sizeof(page) / sizeof(page[0]); i++)
+    t += page[i];
+#pragma endscop
+  printf("%a %a\n", (double)s, (double)t);
+  free(x);
+  return 0;
+}
+"""
+
+
+def test_a_typedef_in_a_branch_not_taken_is_not_the_files(tmp_path):
+    """A probe: the last typedef in the text won, even in '#else' or '#if 0': 'elem' read
+    as long made 's += x[i] * x[i]' an integer reduction (a float sum reordered), 'real'
+    read as double halved sizeof(page) / sizeof(page[0])."""
+    [scop] = extract(TYPEDEF_BRANCHES)
+    assert scop.arrays["s"].element_type == "float" and scop.arrays["page"].element_type == "float"
+    source = tmp_path / "t.c"
+    source.write_text(TYPEDEF_BRANCHES)
+    for flags in (dict(parallel=True), dict(tile=True, parallel=True), dict(scheduler="identity")):
+        text = optimize(source, OptimizeOptions.from_flags(**flags)).text
+        assert "reduction(+:s)" not in text
+        assert outputs_of(text, tmp_path, "out", [(1000,)]) == outputs_of(TYPEDEF_BRANCHES, tmp_path, "orig", [(1000,)])

@@ -46,7 +46,8 @@ from .model import Access, Array, Scop, ScopError, Statement
 from .pure import PurityChecker
 from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
                      enclosing_function, find_regions, identifiers, join_continuations, line_col,
-                     line_starts, offset_of, original_of_output, strip_comments, top_level_text)
+                     line_starts, offset_of, original_of_output, strip_comments, top_level_text,
+                     untaken_lines, blank_lines)
 
 # Pure functions of <math.h> (and <stdlib.h>'s abs family) allowed in statement bodies.
 MATH_FUNCTIONS = frozenset("""
@@ -155,6 +156,14 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         no_strings = blank_strings(stripped)
         plain = blank_directives(no_strings)
     names = identifiers(_without_generated_code(no_strings, list(regions.values()), pasted_header_spans(text)))
+    directives_blanked = blank_directives(stripped)
+    if not moved and table.kept_lines is not None:
+        # declarations in '#if' branches not taken are not the file's (a typedef's
+        # '#else' after its '#ifndef'); the regions read their own branches
+        inside = {n for r in found for n in range(r.scop_line, r.endscop_line + 1)}
+        untaken = untaken_lines(stripped, table.kept_lines) - inside
+        if untaken:
+            plain, directives_blanked = blank_lines(plain, untaken), blank_lines(directives_blanked, untaken)
     top = top_level_text(plain)
     starts = line_starts(text)
     scops, empty = [], []
@@ -172,7 +181,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                 f"(C does not read it as one parenthesised value); put its body and parameters in "
                 f"parentheses"))
         function = enclosing_function(plain, region.scop_offset)
-        visible = visible_declarations(macros, plain, top, function, blank_directives(stripped))
+        visible = visible_declarations(macros, plain, top, function, directives_blanked)
         try:
             built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
         except ScopError as err:

@@ -87,6 +87,45 @@ def blank_directives(text: str) -> str:
     return "\n".join(lines)
 
 
+_CONDITIONAL_LINE_RE = re.compile(r"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+
+
+def untaken_lines(stripped: str, kept: frozenset[int]) -> set[int]:
+    """The lines (1-based) of the ``#if``/``#elif``/``#else`` branches of ``stripped``
+    (comment-free) that the compiler does not read: a branch with code of which the
+    preprocessor kept no line (``kept``: `macros.kept_lines`). A ``typedef`` there
+    (``#if 0 typedef long elem; #endif``) is not the file's."""
+    lines = stripped.split("\n")
+    untaken: set[int] = set()
+    stack: list[int] = []          # the first line of each open branch
+    for k, line in enumerate(lines):
+        m = _CONDITIONAL_LINE_RE.match(line)
+        if m is None:
+            continue
+        word = m.group(1)
+        if word.startswith("if"):
+            stack.append(k + 1)
+            continue
+        if not stack:
+            return untaken         # unbalanced: the preprocessor has said so already
+        start = stack.pop()
+        code = [j for j in range(start, k) if lines[j].strip() and not lines[j].lstrip().startswith("#")]
+        if code and not any(j + 1 in kept for j in code):
+            untaken.update(j + 1 for j in range(start, k))
+        if word != "endif":
+            stack.append(k + 1)
+    return untaken
+
+
+def blank_lines(text: str, numbers: set[int]) -> str:
+    """``text`` with the lines ``numbers`` (1-based) blanked, offsets kept."""
+    lines = text.split("\n")
+    for n in numbers:
+        if 0 < n <= len(lines):
+            lines[n - 1] = " " * len(lines[n - 1])
+    return "\n".join(lines)
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets of the first character of every line (line k+1 starts at [k])."""
     starts = [0]
