@@ -177,3 +177,18 @@ def test_tensorize_apply_every_region(tmp_path, capsys):
     assert code.count("/* polysched: tensorize ") == 2
     assert "E[i][j] = 0.5 * (C[i - 1][j] + C[i + 1][j]) + E[i][j];" in code
     assert verify(src, out).status == "equal"
+
+
+def test_apply_stops_at_its_budget(tmp_path, capsys):
+    """A probe's region of four matches with user intrinsics ran 3 min 20 s in the last
+    legality check of ``tensorize --apply``, which had no budget: each region now runs
+    in a child process stopped when ``--budget`` is used up, kept as written then."""
+    out = tmp_path / "gemm.c"
+    source = KERNELS / "gemm.c"
+    assert main(["tensorize", str(source), "--apply", "-o", str(out), "--budget", "1e-9"]) == 0
+    err = capsys.readouterr().err
+    assert "notice: tensorization stopped: the run's budget of 1e-09 CPU seconds was used up; the region is " \
+           "kept as written" in err
+    assert out.read_text() == source.read_text()
+    assert main(["tensorize", str(source), "--apply", "-o", str(tmp_path / "x.c"), "--budget", "-1"]) == 2
+    assert not (tmp_path / "x.c").exists()

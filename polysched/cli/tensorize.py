@@ -9,8 +9,10 @@ round differently (FMA kernels, a CBLAS call when one is found)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli.common import add_preprocessor_args, check_input_file, parse_defines
 
 
@@ -29,6 +31,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--reassociate", action="store_true",
                    help="with --apply: also the intrinsics whose floating-point sums round "
                         "differently (FMA kernels; cblas_dgemm/sgemm when a CBLAS is found)")
+    p.add_argument("--budget", type=float, metavar="S", default=DEFAULT_RUN_BUDGET,
+                   help="with --apply: CPU seconds the whole run may take; a region not done "
+                        f"within it is kept as written, with a notice (default: {DEFAULT_RUN_BUDGET:g}; "
+                        "0: no limit)")
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -99,6 +105,8 @@ def _print_statement(stmt, reports, entry) -> None:
 
 def _apply(args, intrinsics) -> int:
     from polysched import Program, emit_c
+    from polysched.budget import RunBudget
+    from polysched.schedule.isolated import IsolatedTimeout, run_isolated
     from polysched.cli import UsageError
     from polysched.cli.common import check_output_path, write_output
     from polysched.dependence import analyze
@@ -107,19 +115,36 @@ def _apply(args, intrinsics) -> int:
 
     if not (args.apply and args.output):
         raise UsageError("--apply and -o OUT.c go together")
+    if not args.budget >= 0:       # also NaN
+        raise UsageError(f"--budget {args.budget:g}: the budget must be 0 (no limit) or positive")
     check_output_path(args.output, args.file)
     scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
     if not scops:
         raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    budget = RunBudget(args.budget or None)
     texts = []
     for k, scop in enumerate(scops):
-        program, report = auto_tensorize(Program(scop, analyze(scop), scops=scops, region=k), intrinsics,
-                                         reassociate=args.reassociate)
-        for item in report:
-            print(("" if len(scops) == 1 else f"region {k}: ") + item.describe())
-        # a region with nothing applied is kept as written
-        texts.append(program.region_code() if any(item.applied for item in report)
-                     else scop.source[scop.region_start:scop.region_end])
+        def applied(k=k, scop=scop):
+            program, report = auto_tensorize(Program(scop, analyze(scop), scops=scops, region=k), intrinsics,
+                                             reassociate=args.reassociate)
+            # a region with nothing applied is kept as written
+            code = program.region_code() if any(item.applied for item in report) else None
+            return [item.describe() for item in report], code
+
+        original = scop.source[scop.region_start:scop.region_end]
+        where = "" if len(scops) == 1 else f"region {k}: "
+        try:
+            if budget.used_up():
+                raise IsolatedTimeout(budget.why())
+            lines, code = run_isolated(applied, budget.left() if budget.seconds else None)
+        except IsolatedTimeout as stop:
+            why = budget.why() if type(stop) is IsolatedTimeout else str(stop)
+            print(f"polysched: {scop.filename}:{scop.start_line}: notice: tensorization stopped: {why}; "
+                  "the region is kept as written", file=sys.stderr)
+            lines, code = [], None
+        for line in lines:
+            print(where + line)
+        texts.append(code if code is not None else original)
     write_output(args.output, emit_c.assemble(scops, texts))
     print(f"wrote {args.output}")
     return 0
