@@ -616,7 +616,7 @@ class _RegionBuilder:
                 raise NotAffine(node, f"the type of '{name}' is not known: polysched could not read the header "
                                       f"of '{self.visible.function}'")
             if name not in self.macros and name not in self.visible.enumerators \
-                    and name not in self.loop_scoped_types:
+                    and name not in self.visible.enumerator_names and name not in self.loop_scoped_types:
                 decl = header_declaration(self.macros, name, self.visible.typedefs) \
                     if name in self.macros.header_identifiers else None
                 if decl is None:
