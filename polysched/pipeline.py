@@ -20,7 +20,7 @@ from polysched.dependence.analysis import KINDS
 from polysched.dependence.flatten import flatten
 from polysched.errors import TransformError
 from polysched.schedule import ScheduleOptions, compute
-from polysched.schedule.isolated import IsolatedTimeout, run_isolated
+from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 from polysched.transform.expand import expand, expansion_plan
@@ -277,11 +277,6 @@ class RegionStopped(Exception):
     limit): the region is kept as written. The message says why."""
 
 
-def _stopped_why(stop: IsolatedTimeout, budget: RunBudget) -> str:
-    """Why a child process stopped: the budget, unless it ran out of memory or died."""
-    return budget.why() if type(stop) is IsolatedTimeout else str(stop)
-
-
 def _tensorized_within(scops, k: int, deps: Dependences, options: OptimizeOptions, budget: RunBudget):
     """`_tensorized` in a child process killed when the run's ``budget`` is used up (a
     fuzzed 7-deep nest spent 7 s trying a match), as ((the schedule's isl text, the
@@ -296,7 +291,7 @@ def _tensorized_within(scops, k: int, deps: Dependences, options: OptimizeOption
         return run_isolated(tensorized, budget.left() if budget.seconds else None)
     except IsolatedTimeout as stop:
         scop = scops[k]
-        why = _stopped_why(stop, budget)
+        why = stop_reason(stop, budget.why())
         print(f"polysched: {scop.filename}:{scop.start_line}: notice: tensorization stopped: {why}; "
               "no intrinsic is used", file=sys.stderr)
         return None, [f"not tried to the end: {why}"]
@@ -316,7 +311,7 @@ def _analyzed(scop: Scop, budget: RunBudget) -> Dependences:
     try:
         texts, notes = run_isolated(relations, budget.left())
     except IsolatedTimeout as stop:
-        raise RegionStopped(_stopped_why(stop, budget)) from None
+        raise RegionStopped(stop_reason(stop, budget.why())) from None
     ctx = scop.context.get_ctx()
     deps = Dependences(scop, *(isl.UnionMap.read_from_str(ctx, text) for text in texts), flatten(scop.schedule))
     deps.notes = notes
@@ -357,7 +352,7 @@ def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOpt
             return result
         raise failure
     except IsolatedTimeout as stop:
-        print(f"{where} tiling stopped: {_stopped_why(stop, budget)}; the region is not tiled",
+        print(f"{where} tiling stopped: {stop_reason(stop, budget.why())}; the region is not tiled",
               file=sys.stderr)
         return schedule, None
 
@@ -378,7 +373,7 @@ def _checked(scop: Scop, deps: Dependences, schedule: isl.Schedule, budget: RunB
     try:
         return run_isolated(verdicts, budget.left() if budget.seconds else None)
     except IsolatedTimeout as stop:
-        raise RegionStopped(_stopped_why(stop, budget)) from None
+        raise RegionStopped(stop_reason(stop, budget.why())) from None
 
 
 def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,

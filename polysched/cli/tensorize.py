@@ -106,7 +106,7 @@ def _print_statement(stmt, reports, entry) -> None:
 def _apply(args, intrinsics) -> int:
     from polysched import Program, emit_c
     from polysched.budget import RunBudget
-    from polysched.schedule.isolated import IsolatedTimeout, run_isolated
+    from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
     from polysched.cli import UsageError
     from polysched.cli.common import check_output_path, write_output
     from polysched.dependence import analyze
@@ -138,7 +138,7 @@ def _apply(args, intrinsics) -> int:
                 raise IsolatedTimeout(budget.why())
             lines, code = run_isolated(applied, budget.left() if budget.seconds else None)
         except IsolatedTimeout as stop:
-            why = budget.why() if type(stop) is IsolatedTimeout else str(stop)
+            why = stop_reason(stop, budget.why())
             print(f"polysched: {scop.filename}:{scop.start_line}: notice: tensorization stopped: {why}; "
                   "the region is kept as written", file=sys.stderr)
             lines, code = [], None

@@ -29,7 +29,7 @@ from polysched.dependence import is_legal, violated_dependences
 from polysched.islutil import isl_message
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import isl_schedule
-from .isolated import IsolatedTimeout, run_isolated
+from .isolated import IsolatedTimeout, run_isolated, stop_reason
 from .pluto import needs_reversal, pluto_schedule
 
 
@@ -89,8 +89,7 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
         # the child's own budget stops it first; the kill is the backstop
         text, child_stats = run_isolated(run, seconds + KILL_MARGIN)
     except IsolatedTimeout as stop:
-        raise BudgetExceeded(f"{seconds:g} s budget used up" if type(stop) is IsolatedTimeout
-                             else str(stop)) from None
+        raise BudgetExceeded(stop_reason(stop, f"{seconds:g} s budget used up")) from None
     if stats is not None:
         stats.update(child_stats)
     schedule = isl.Schedule.read_from_str(domain.get_ctx(), text)

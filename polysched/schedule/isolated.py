@@ -30,6 +30,12 @@ class IsolatedOutOfMemory(IsolatedTimeout):
     isl or Python failed there, not in the whole run."""
 
 
+def stop_reason(stop: IsolatedTimeout, timed_out: str) -> str:
+    """Why a child stopped: ``timed_out`` when its time ran out, else what ended it (its
+    memory limit, a signal)."""
+    return timed_out if type(stop) is IsolatedTimeout else str(stop)
+
+
 class IsolatedDied(IsolatedTimeout):
     """The child died without answering: killed (the kernel's OOM killer), or aborted
     (a C++ allocation failing under `memory_limit`, an assertion in isl)."""
