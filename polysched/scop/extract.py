@@ -44,10 +44,10 @@ from .macros import (Macro, MacroTable, expand_statement_macros, int_literal_val
                      unparenthesised_macro)
 from .model import Access, Array, Scop, ScopError, Statement
 from .pure import PurityChecker
-from .source import (LineMap, Region, blank_directives, blank_strings, continuations_in_place,
-                     enclosing_function, find_regions, identifiers, join_continuations, line_col,
-                     line_starts, offset_of, original_of_output, strip_comments, top_level_text,
-                     untaken_lines, blank_lines)
+from .source import (LineMap, Region, UnbalancedConditional, blank_directives, blank_lines, blank_strings,
+                     conditional_groups, continuations_in_place, enclosing_function, find_regions, identifiers,
+                     join_continuations, line_col, line_starts, offset_of, original_of_output, strip_comments,
+                     top_level_text, untaken_lines)
 
 # Pure functions of <math.h> (and <stdlib.h>'s abs family) allowed in statement bodies.
 MATH_FUNCTIONS = frozenset("""
@@ -508,27 +508,15 @@ class _RegionBuilder:
         first_line = self.region.scop_line + 1       # the line of lines[0]
         kept = self.macros.kept_lines or frozenset()
         has_code = [bool(line.strip()) for line in lines]
-        groups, stack = [], []          # a group: its branches [condition, first line, end line]
-        for first, last, directive in conditionals:
-            word, rest = re.match(r"#\s*(\w+)(.*)", directive, re.S).groups()
-            rest = " ".join(rest.split())
-            if word in ("if", "ifdef", "ifndef"):
-                condition = {"if": f"({rest})", "ifdef": f"defined({rest})", "ifndef": f"!defined({rest})"}[word]
-                group = [[condition, last + 1, None]]
-                stack.append(group)
-                groups.append(group)
-                continue
-            if not stack:
-                raise ScopError(self.filename, first_line + first, 1, f"'#{word}' without its '#if' in the region")
-            group = stack[-1]
-            group[-1][2] = first
-            if word == "endif":
-                stack.pop()
-            else:
-                group.append(["(1)" if word == "else" else f"({rest})", last + 1, None])
-        if stack:
-            raise ScopError(self.filename, first_line + conditionals[-1][0], 1,
-                            "an '#if' of the region ends after it: put the whole conditional inside the region")
+        try:
+            groups = conditional_groups(conditionals)
+        except UnbalancedConditional as err:
+            if err.at is None:
+                raise ScopError(self.filename, first_line + conditionals[-1][0], 1,
+                                "an '#if' of the region ends after it: put the whole conditional inside the "
+                                "region") from None
+            raise ScopError(self.filename, first_line + conditionals[err.at][0], 1,
+                            f"'#{err.word}' without its '#if' in the region") from None
         taken = {}
         for group in groups:
             for branch in group:

@@ -90,30 +90,59 @@ def blank_directives(text: str) -> str:
 _CONDITIONAL_LINE_RE = re.compile(r"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
 
 
+class UnbalancedConditional(ValueError):
+    """An ``#elif``/``#else``/``#endif`` without its ``#if`` (``at``: its index in the
+    directives), or an ``#if`` left open (``at`` None)."""
+
+    def __init__(self, at: int | None, word: str):
+        super().__init__(word)
+        self.at, self.word = at, word
+
+
+def conditional_groups(directives: list[tuple[int, int, str]]) -> list[list[list]]:
+    """The ``#if`` ... ``#endif`` groups of ``directives`` (in order: first line, last
+    line, text), each a list of its branches ``[condition, first line, end line]``
+    (the lines between its directive and the next one; an ``#else``'s condition is
+    ``(1)``). Raises `UnbalancedConditional`."""
+    groups, stack = [], []
+    for at, (first, last, directive) in enumerate(directives):
+        word, rest = re.match(r"\s*#\s*(\w+)(.*)", directive, re.S).groups()
+        rest = " ".join(rest.split())
+        if word in ("if", "ifdef", "ifndef"):
+            condition = {"if": f"({rest})", "ifdef": f"defined({rest})", "ifndef": f"!defined({rest})"}[word]
+            stack.append([[condition, last + 1, None]])
+            groups.append(stack[-1])
+            continue
+        if not stack:
+            raise UnbalancedConditional(at, word)
+        group = stack[-1]
+        group[-1][2] = first
+        if word == "endif":
+            stack.pop()
+        else:
+            group.append(["(1)" if word == "else" else f"({rest})", last + 1, None])
+    if stack:
+        raise UnbalancedConditional(None, "if")
+    return groups
+
+
 def untaken_lines(stripped: str, kept: frozenset[int]) -> set[int]:
     """The lines (1-based) of the ``#if``/``#elif``/``#else`` branches of ``stripped``
     (comment-free) that the compiler does not read: a branch with code of which the
     preprocessor kept no line (``kept``: `macros.kept_lines`). A ``typedef`` there
     (``#if 0 typedef long elem; #endif``) is not the file's."""
     lines = stripped.split("\n")
+    directives = [(k, k, line) for k, line in enumerate(lines) if _CONDITIONAL_LINE_RE.match(line)]
+    try:
+        groups = conditional_groups(directives)
+    except UnbalancedConditional:
+        return set()          # the preprocessor has said so already
     untaken: set[int] = set()
-    stack: list[int] = []          # the first line of each open branch
-    for k, line in enumerate(lines):
-        m = _CONDITIONAL_LINE_RE.match(line)
-        if m is None:
-            continue
-        word = m.group(1)
-        if word.startswith("if"):
-            stack.append(k + 1)
-            continue
-        if not stack:
-            return untaken         # unbalanced: the preprocessor has said so already
-        start = stack.pop()
-        code = [j for j in range(start, k) if lines[j].strip() and not lines[j].lstrip().startswith("#")]
-        if code and not any(j + 1 in kept for j in code):
-            untaken.update(j + 1 for j in range(start, k))
-        if word != "endif":
-            stack.append(k + 1)
+    for group in groups:
+        for _, start, end in group:
+            code = [j for j in range(start, end) if lines[j].strip() and not lines[j].lstrip().startswith("#")]
+            if code and not any(j + 1 in kept for j in code):
+                untaken.update(j + 1 for j in range(start, end))
     return untaken
 
 
