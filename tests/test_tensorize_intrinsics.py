@@ -51,11 +51,15 @@ def test_bad_description(tmp_path):
     with pytest.raises(IntrinsicError, match="polysched intrinsic"):
         load_intrinsic(bad)
     bad.write_text("/* polysched intrinsic\n * colour: red\n */\n")
-    with pytest.raises(IntrinsicError, match="colour"):
+    with pytest.raises(IntrinsicError, match=re.escape(f"{bad}:2:1: cannot read metadata line 'colour: red'")):
         load_intrinsic(bad)
     text = (INCLUDE_DIR.parent / "intrinsics" / "dgemm_packed.c").read_text()
     bad.write_text(text.replace("packing: A B", "packing: A X"))
-    with pytest.raises(IntrinsicError, match="packing operand 'X'"):
+    packing_line = text.splitlines().index(" * packing: A B") + 1
+    with pytest.raises(IntrinsicError, match=re.escape(f"{bad}:{packing_line}:1: packing operand 'X'")):
+        load_intrinsic(bad)
+    bad.write_text(text.replace("stride1: C[1]", "stride1: C.j"))
+    with pytest.raises(IntrinsicError, match=re.escape(f"{bad}:{packing_line - 1}:1: stride1 item 'C.j'")):
         load_intrinsic(bad)
     bad.write_text(text.replace("numerics: exact", "numerics: fma or not"))
     with pytest.raises(IntrinsicError, match="numerics must be one word"):

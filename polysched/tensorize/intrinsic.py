@@ -158,21 +158,27 @@ class Intrinsic:
                 "init_loops": self.init.loops if self.init is not None else None}
 
 
-def _metadata(text: str, path: str) -> dict[str, str]:
+def _metadata(text: str, path: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The comment block's ``key: value`` lines, and where each key is (``path:line:1``),
+    for the errors about its value."""
     match = re.search(r"/\*\s*polysched intrinsic\b(.*?)\*/", text, re.S)
     if not match:
         raise IntrinsicError(f"{path}: no '/* polysched intrinsic ... */' comment block")
     meta: dict[str, str] = {}
-    for line in match.group(1).splitlines():
+    where: dict[str, str] = {}
+    first_line = text.count("\n", 0, match.start(1)) + 1
+    for number, line in enumerate(match.group(1).splitlines(), start=first_line):
         line = line.strip().lstrip("*").strip()
         if not line:
             continue
         key, sep, value = line.partition(":")
         key = key.strip()
         if not sep or key not in _KEYS:
-            raise IntrinsicError(f"{path}: cannot read metadata line {line!r} (keys: {', '.join(_KEYS)})")
+            raise IntrinsicError(f"{path}:{number}:1: cannot read metadata line {line!r} "
+                                 f"(keys: {', '.join(_KEYS)})")
         meta[key] = value.strip()
-    return meta
+        where[key] = f"{path}:{number}:1"
+    return meta, where
 
 
 def _extent(domain: isl.Set, dim: int) -> int | None:
@@ -259,7 +265,11 @@ def _cached(path: Path, text: str, read) -> Intrinsic:
 
 
 def _read(path: Path, text: str) -> Intrinsic:
-    meta = _metadata(text, str(path))
+    meta, where = _metadata(text, str(path))
+
+    def at(key: str) -> str:
+        return where.get(key, str(path))
+
     scops = extract(text, filename=str(path))        # a ScopError says file:line:col
     if len(scops) != 1 or len(scops[0].statements) not in (1, 2):
         raise IntrinsicError(f"{path}: the semantics must be one '#pragma scop' region with one statement "
@@ -281,12 +291,12 @@ def _read(path: Path, text: str) -> Intrinsic:
     for item in meta.get("stride1", "").split():
         m = re.fullmatch(r"([A-Za-z_]\w*)\[(\d+)\]", item)
         if not m or m.group(1) not in pattern.ranks or int(m.group(2)) >= pattern.ranks[m.group(1)]:
-            raise IntrinsicError(f"{path}: stride1 item {item!r} is not OPERAND[dim] of an operand")
+            raise IntrinsicError(f"{at('stride1')}: stride1 item {item!r} is not OPERAND[dim] of an operand")
         stride1.setdefault(m.group(1), set()).add(int(m.group(2)))
     remainder = frozenset(meta.get("remainder", "").split())
     for loop in remainder:
         if loop not in pattern.loops:
-            raise IntrinsicError(f"{path}: remainder loop {loop!r} is not a loop of the semantics")
+            raise IntrinsicError(f"{at('remainder')}: remainder loop {loop!r} is not a loop of the semantics")
     extent_params = {}
     for param in scop.parameters:
         pos = stmt.domain.find_dim_by_name(isl.dim_type.param, param)
@@ -297,32 +307,32 @@ def _read(path: Path, text: str) -> Intrinsic:
     packing = frozenset(meta.get("packing", "").split())
     for operand in packing:
         if operand not in pattern.ranks or not pattern.ranks[operand]:
-            raise IntrinsicError(f"{path}: packing operand {operand!r} is not an array operand")
+            raise IntrinsicError(f"{at('packing')}: packing operand {operand!r} is not an array operand")
     affine = frozenset(meta.get("affine", "").split())
     for operand in affine:
         if operand not in pattern.ranks or not pattern.ranks[operand] or operand == output:
-            raise IntrinsicError(f"{path}: affine operand {operand!r} is not an input array operand")
+            raise IntrinsicError(f"{at('affine')}: affine operand {operand!r} is not an input array operand")
     numerics = meta.get("numerics", "exact").strip() or "exact"
     if len(numerics.split()) != 1:
-        raise IntrinsicError(f"{path}: numerics must be one word (exact, fma, bf16, ...), not {numerics!r}")
+        raise IntrinsicError(f"{at('numerics')}: numerics must be one word (exact, fma, bf16, ...), not {numerics!r}")
     features = tuple(tuple(alt.split()) for alt in meta.get("features", "").split("|") if alt.split())
     library = meta.get("library", "").strip()
     if library and library not in LOCATORS:
-        raise IntrinsicError(f"{path}: unknown library {library!r} (known: {', '.join(sorted(LOCATORS))})")
+        raise IntrinsicError(f"{at('library')}: unknown library {library!r} (known: {', '.join(sorted(LOCATORS))})")
     call = meta.get("call", "").strip()
     if not call:
         raise IntrinsicError(f"{path}: no 'call:' line (the C call that replaces a matched block)")
     for m in re.finditer(r"\b(base|rs|cs|st|epoch)\(\s*([^,)\s]*)\s*(?:,\s*([^)\s]*)\s*)?\)", call):
         kind, operand, loop = m.groups()
         if kind == "epoch" and (operand not in pattern.ranks or not pattern.ranks[operand] or operand == output):
-            raise IntrinsicError(f"{path}: call: {m.group(0)} does not name an input array operand of the semantics")
+            raise IntrinsicError(f"{at('call')}: call: {m.group(0)} does not name an input array operand of the semantics")
         if operand not in pattern.ranks or (kind != "base" and not pattern.ranks[operand]):
-            raise IntrinsicError(f"{path}: call: {m.group(0)} does not name an "
+            raise IntrinsicError(f"{at('call')}: call: {m.group(0)} does not name an "
                                  f"{'operand' if kind == 'base' else 'array operand'} of the semantics")
         if (kind == "st") != (loop is not None) or (loop is not None and loop not in pattern.loops):
-            raise IntrinsicError(f"{path}: call: {m.group(0)}: st(X, l) takes an operand and a loop "
+            raise IntrinsicError(f"{at('call')}: call: {m.group(0)}: st(X, l) takes an operand and a loop "
                                  f"of the semantics, the others an operand only")
-    _check_call_names(path, call, pattern, extent_params)
+    _check_call_names(at("call"), call, pattern, extent_params)
     name = meta.get("name") or path.stem
     intrinsic = Intrinsic(name=name, path=str(path), pattern=pattern, extents=extents, output=output,
                      features=features, header=meta.get("header", "polysched_intrinsics.h"),
@@ -336,7 +346,7 @@ def _read(path: Path, text: str) -> Intrinsic:
 _TEMPLATE_WORDS = ("base", "rs", "cs", "st", "epoch")
 
 
-def _check_call_names(path: Path, call: str, pattern: Pattern, extent_params: dict[str, str]) -> None:
+def _check_call_names(path: str, call: str, pattern: Pattern, extent_params: dict[str, str]) -> None:
     """``call`` is ``function(arguments)`` whose names are the template words (checked
     by the caller), scalar operands and loop extent parameters: emit_c substitutes those
     and pastes everything else as written, where any other name would bind to whatever
