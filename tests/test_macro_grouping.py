@@ -79,3 +79,25 @@ def test_macros_that_stay_one_value_are_read():
     body = ("  for (i = 0; i < _PB_N - 1; i++)\n    A[i] = (DATA_TYPE)POW_FUN(B[i], 2) + SCALAR_VAL(1) * NEG;")
     [scop] = extract(PROGRAM.format(defines=defines, body=body), filename="m.c")
     assert [s.name for s in scop.statements] == ["S0"]
+
+
+@pytest.mark.parametrize("defines, body", [
+    # a local integer written only through an object-like macro (fuzz v6 programs 2303
+    # and 2355): it was taken for a never-written name of its initialiser, and refused
+    ("#define TOT tot",
+     "  for (i = 0; i < 8; i++) {\n    long tot = 0;\n    for (j = 0; j < 10; j++)\n"
+     "      TOT += A[i * 10 + j];\n    B[i] = TOT;\n  }"),
+])
+def test_a_local_written_through_a_macro_is_a_variable(defines, body, tmp_path):
+    from polysched.bench import verify
+    from polysched.pipeline import OptimizeOptions, optimize
+
+    source = tmp_path / "m.c"
+    source.write_text(PROGRAM.format(defines=defines, body=body))
+    for flags in ({"scheduler": "pluto", "fuse": "no"}, {"scheduler": "pluto", "tile": True, "parallel": True}):
+        result = optimize(source, OptimizeOptions.from_flags(**flags))
+        assert len(result.regions) == 1
+        out = tmp_path / "out.c"
+        out.write_text(result.text)
+        verdict = verify(source, out, workdir=tmp_path)
+        assert verdict.ok, verdict.reason

@@ -903,8 +903,17 @@ class _RegionBuilder:
                 target = child.lvalue
             elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
                 target = child.expr
+            if isinstance(target, c_ast.ArrayRef):
+                while isinstance(target, c_ast.ArrayRef):
+                    target = target.name
+                target = target if isinstance(target, c_ast.ID) and target.name in self.macros else None
+            elif isinstance(target, c_ast.FuncCall):
+                target = target.name        # 'ACC(i) += e' with a function-like macro
             if isinstance(target, c_ast.ID):
                 self.written.add(target.name)
+                if target.name in self.macros:
+                    # 'TOT += e' with '#define TOT tot': what the macro names is written
+                    self.written |= self.macros.names_reached(target.name)
             if isinstance(child, c_ast.For):
                 name = _loop_iterator_name(child)
                 if name:
