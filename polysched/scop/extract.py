@@ -197,7 +197,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             continue
         builder, scop = built
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
-            | {a.name for a in scop.arrays.values() if a.is_scalar}
+            | {a.name for a in scop.arrays.values() if a.is_scalar} | builder.product_factors
         # a member read through a pointer (p->n) is memory another pointer may write (q->n)
         through_pointers = {name for name, text in scop.c_texts.items()
                             if ("->" in text or text.startswith("(*")) and name in variables}
@@ -409,6 +409,7 @@ class _RegionBuilder:
         # the start of a remainder loop 'for (; i < n; i++)'
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
         self.c_texts: dict[str, str] = {}       # struct members read as variables
+        self.product_factors: set[str] = set()   # variables read only as w__x__h
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
         self._defined_functions: set[str] | None = None
@@ -448,7 +449,8 @@ class _RegionBuilder:
 
     def error(self, node: c_ast.Node | None, message: str) -> ScopError:
         line, col = self.position(node)
-        return ScopError(self.filename, line, col, message)
+        # the model's names (img__w, np__value, w__x__h) as the source writes them
+        return ScopError(self.filename, line, col, self.as_written(message))
 
     # -- parsing ------------------------------------------------------------------
     def scan_directives(self) -> tuple[str, dict[str, Macro]]:
@@ -903,17 +905,19 @@ class _RegionBuilder:
                 target = child.lvalue
             elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
                 target = child.expr
-            if isinstance(target, c_ast.ArrayRef):
-                while isinstance(target, c_ast.ArrayRef):
-                    target = target.name
-                target = target if isinstance(target, c_ast.ID) and target.name in self.macros else None
-            elif isinstance(target, c_ast.FuncCall):
-                target = target.name        # 'ACC(i) += e' with a function-like macro
             if isinstance(target, c_ast.ID):
                 self.written.add(target.name)
-                if target.name in self.macros:
-                    # 'TOT += e' with '#define TOT tot': what the macro names is written
-                    self.written |= self.macros.names_reached(target.name)
+                # 'TOT += e' with '#define TOT tot': the variable the macro names is written
+                seen = {target.name}
+                macro = self.macros.get(target.name)
+                while macro is not None and not macro.is_function_like \
+                        and re.fullmatch(r"\(*\s*[A-Za-z_]\w*\s*\)*", macro.body.strip()):
+                    named = re.search(r"[A-Za-z_]\w*", macro.body).group(0)
+                    if named in seen:
+                        break
+                    seen.add(named)
+                    self.written.add(named)
+                    macro = self.macros.get(named)
             if isinstance(child, c_ast.For):
                 name = _loop_iterator_name(child)
                 if name:
@@ -955,6 +959,7 @@ class _RegionBuilder:
         self.written -= self.all_iterators
         self.cells_of_pointers(node)
         self.linearized = self.linearized_arrays(node)
+        self.products_as_parameters(node)
 
     def members_as_variables(self, body: c_ast.Node) -> None:
         """``img->w``, ``img->data[i]``, ``s.x[i]``: a member of a struct variable (a
@@ -1019,6 +1024,81 @@ class _RegionBuilder:
             if isinstance(node, c_ast.ID) and node.name in bases:
                 raise self.error(node, f"'{node.name}' is used whole and through its members: its members "
                                        f"are read as variables of their own, which cannot share memory with it")
+
+    def products_as_parameters(self, body: c_ast.Node) -> None:
+        """``w * h`` in ``for (p = 0; p < w * h; p++)``: a product of values the region
+        does not change (signed integer scalars declared before it, and integer
+        constants) is one value for the whole region, a parameter of its own named
+        ``w__x__h`` in the model, of the product's C type, with ``c_texts`` keeping
+        ``(w * h)`` for the emitted code (which so computes it as the source does, and
+        checks its range at run time like any size). Rewritten so in ``body``.
+        Unsigned factors are left alone: their product wraps, and compares unsigned."""
+        declared_inside = {n.name for n in _walk_nodes(body) if isinstance(n, c_ast.Decl)}
+
+        def factor_kind(name: str) -> tuple[int, bool] | None:
+            decl = self.visible.declarations.get(name)
+            if decl is None or decl.dims or decl.volatile or name in self.written or name in declared_inside \
+                    or name in self.all_iterators or name in self.macros or name in self.c_texts:
+                return None         # (not img->w or *np: memory another pointer may write)
+            kind = integer_kind(decl.element_type)
+            return kind if kind is not None and kind[1] else None
+
+        def widths(e: c_ast.Node) -> list[int] | None:
+            """The widths of the variables of ``e`` when it is made of them, integer
+            constants, ``+ - *`` and parentheses only; else None."""
+            if isinstance(e, c_ast.ID):
+                kind = factor_kind(e.name)
+                return None if kind is None else [kind[0]]
+            if isinstance(e, c_ast.Constant):
+                return [] if e.type == "int" and int_literal_value(e.value) is not None else None
+            if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "+"):
+                return widths(e.expr)
+            if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-", "*"):
+                left, right = widths(e.left), widths(e.right)
+                return None if left is None or right is None else left + right
+            return None
+
+        def affine_positions(node: c_ast.Node):
+            """The loop headers, ``if`` conditions and subscripts in ``node`` (not the
+            values statements compute, where a product stays a product of scalars)."""
+            for n in _walk_nodes(node):
+                if isinstance(n, c_ast.For):
+                    yield from (part for part in (n.init, n.cond, n.next) if part is not None)
+                elif isinstance(n, c_ast.If):
+                    yield n.cond
+                elif isinstance(n, c_ast.ArrayRef) and _array_root(n) not in self.linearized:
+                    # (a flat array's subscript, i * n * m + n * m, is delinearize.py's to read)
+                    yield n             # (its subscript may be the product: A[w * h])
+
+        taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
+        named: dict[str, str] = {}
+        for parent in [n for position in list(affine_positions(body)) for n in _walk_nodes(position)]:
+            for field, child in parent.children():
+                if not (isinstance(child, c_ast.BinaryOp) and child.op == "*"):
+                    continue
+                left, right = widths(child.left), widths(child.right)
+                if not left or not right:       # a constant factor: affine already
+                    continue
+                text = self.as_written(_GEN.visit(child))
+                name = named.get(text)
+                if name is None:
+                    words = re.findall(r"[A-Za-z_]\w*", text)
+                    name = "__x__".join(words)
+                    while name in taken:
+                        name += "_"
+                    taken.add(name)
+                    named[text] = name
+                    self.c_texts[name] = f"({text})"
+                    self.product_factors |= {n.name for n in _walk_nodes(child) if isinstance(n, c_ast.ID)}
+                    # int, or the widest factor's type (C's usual arithmetic conversions)
+                    c_type = "long" if max(left + right) > 32 else "int"
+                    self.visible.declarations[name] = Declaration(name, c_type, [], "param")
+                variable = c_ast.ID(name, coord=child.coord)
+                key, _, index = field.partition("[")
+                if index:
+                    getattr(parent, key)[int(index.rstrip("]"))] = variable
+                else:
+                    setattr(parent, key, variable)
 
     def cells_of_pointers(self, body: c_ast.Node) -> None:
         """``*p`` and ``*(p + e)`` for a pointer ``p`` of one level (``double *sum``, a
@@ -2424,6 +2504,13 @@ def size_parameters(domains) -> set[str]:
                     if (not v.is_zero()) if equality else v.is_pos():
                         sizes.add(name)
     return sizes
+
+
+def _array_root(ref: c_ast.ArrayRef) -> str | None:
+    """``A`` of ``A[i][j]``; None for a computed base."""
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    return ref.name if isinstance(ref, c_ast.ID) else None
 
 
 def _walk_nodes(node: c_ast.Node | None):

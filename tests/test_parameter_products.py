@@ -1,0 +1,85 @@
+"""A product of sizes in a loop bound or subscript (``p < w * h``, ``A[i + w * h]``):
+one value for the whole region, read as a parameter of its own (``w__x__h``, emitted as
+the source's ``(w * h)``, its range checked at run time like any size). The outputs
+match the original at sizes 0, 1, negative, and where the product leaves the checked
+range, at 1 and 2 threads; unsigned factors (whose product wraps) stay refused."""
+from __future__ import annotations
+
+import pytest
+
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
+from compiled_runs import outputs_of
+
+KERNEL = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int w, int h, long c, const double *in, double *out, double *acc)
+{
+  int p, q, k;
+#pragma scop
+  for (p = 0; p < w * h; p++)
+    out[p] = in[p] * 0.5 + w * h;
+  for (q = 1; q < w * h - 1; q++)
+    out[q] = out[q] + 0.25 * (out[q - 1] + out[q + 1]);
+  for (k = 0; k < c * w * h; k++)
+    acc[k % 7] = acc[k % 7] + 1.0 * k;
+  for (p = 0; p < h; p++)
+    for (q = 0; q < w; q++)
+      out[p * w + q] += acc[(p + q) % 7] + (double)(w * h - p);
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int w = atoi(argv[1]), h = atoi(argv[2]);
+  long c = atol(argv[3]);
+  int n = w * h > 0 ? w * h : 1;
+  double *in = malloc(sizeof(double) * n), *out = calloc(n + 2, sizeof(double)), acc[7] = {0};
+  for (int i = 0; i < n; i++) in[i] = (i * 37 % 11) * 0.125;
+  kernel(w, h, c, in, out, acc);
+  for (int i = 0; i < n; i++) printf("%.17g\n", out[i]);
+  for (int i = 0; i < 7; i++) printf("%.17g\n", acc[i]);
+  return 0;
+}
+"""
+
+ARGUMENTS = [(13, 9, 3), (0, 5, 1), (5, 0, 2), (1, 1, 1), (-3, 4, 2), (-3, -4, 1), (100, 70, 0), (100, 70, -2),
+             (3, 3, 8000000)]      # c * w * h = 72,000,000: beyond the range the optimized code assumes
+
+
+def test_a_product_of_sizes_is_a_parameter():
+    [scop] = extract(KERNEL, filename="k.c")
+    assert {"w__x__h", "c__x__w__x__h"} <= set(scop.parameters)
+    assert scop.c_texts["w__x__h"] == "(w * h)" and scop.c_texts["c__x__w__x__h"] == "((c * w) * h)"
+    # the product in a value (out[p] = ... + w * h) stays what it is: a read of w and h
+    body = next(s for s in scop.statements if s.name == "S0")
+    assert "w__x__h" not in {a.array for a in body.accesses}
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(scheduler="isl", tile=True, parallel=True),
+                                   dict(fuse="max", tile=True, parallel=True, unroll=4)])
+def test_products_run_like_the_original(flags, tmp_path):
+    source = tmp_path / "k.c"
+    source.write_text(KERNEL)
+    result = optimize(source, OptimizeOptions.from_flags(**flags))
+    assert "(w * h)" in result.text and "((c * w) * h)" in result.text
+    assert outputs_of(result.text, tmp_path, "new", ARGUMENTS) == outputs_of(KERNEL, tmp_path, "orig", ARGUMENTS)
+
+
+@pytest.mark.parametrize("declaration, message", [
+    ("unsigned w, int h", "non-affine product 'w * h'"),          # wraps, and compares unsigned
+    ("int w, int h, int *np", None),
+])
+def test_what_stays_refused(declaration, message):
+    body = "p < w * h" if message else "p < w * *np"
+    text = (f"void f({declaration}, double *a)\n{{\n  int p;\n#pragma scop\n  for (p = 0; {body}; p++)\n"
+            "    a[p] = a[p] + 1.0;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="f.c")
+    assert (message or "non-affine product 'w * (*np)'") in info.value.message
+
+
+def test_a_factor_whose_address_is_taken_is_checked_against_the_arrays():
+    text = ("void g(int *);\nvoid f(int w, int h, double *a)\n{\n  int p;\n  g(&w);\n#pragma scop\n"
+            "  for (p = 0; p < w * h; p++)\n    a[p] = a[p] + 1.0;\n#pragma endscop\n}\n")
+    [scop] = extract(text, filename="f.c")
+    assert "w" in scop.address_taken and "h" not in scop.address_taken
