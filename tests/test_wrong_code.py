@@ -915,6 +915,47 @@ def test_large_schedule_terms_get_wide_counters(steps):
         assert result.status == "equal", result.reason
 
 
+
+SUMMED_SKEWS = r"""#include <stdio.h>
+#include <stdlib.h>
+double X[64];
+int main(int argc, char **argv) {
+  int lo = atoi(argv[1]), m = atoi(argv[2]);
+  int a, b, c, d, e, f, g, h, k;
+#pragma scop
+  for (a = lo; a < lo + 2; a++)
+   for (b = lo; b < lo + 2; b++)
+    for (c = lo; c < lo + 2; c++)
+     for (d = lo; d < lo + 2; d++)
+      for (e = lo; e < lo + 2; e++)
+       for (f = lo; f < lo + 2; f++)
+        for (g = lo; g < lo + 2; g++)
+         for (h = lo; h < lo + 2; h++)
+          for (k = lo; k < lo + m; k++)
+           X[k - lo] += 1.0;
+#pragma endscop
+  for (k = 0; k < m; k++) printf("%g\n", X[k]);
+  return 0;
+}
+"""
+
+
+def test_many_small_coefficients_add_up_to_wide_counters(tmp_path):
+    """helper-11's probe: eight skews by 4 (k + 4a + ... + 4h) kept int counters, as no
+    single coefficient was large, and the counter passed INT_MAX at lo = 65075262
+    (256 255 instead of 256 256). The bound now sums a member's coefficients."""
+    import polysched as ps
+    from compiled_runs import outputs_of
+    source = tmp_path / "skews.c"
+    source.write_text(SUMMED_SKEWS)
+    q = ps.Program.from_file(source)
+    for depth in range(8):
+        q = q.skew("S0", 8, depth, 4)
+    assert "for (long long c8" in q.region_code()
+    arguments = [(65075262, 2), (3, 4), (-5, 3)]
+    assert outputs_of(q.c_code(), tmp_path, "new", arguments, threads=(1,)) == \
+        outputs_of(SUMMED_SKEWS, tmp_path, "orig", arguments, threads=(1,))
+
 ENUM_PROGRAM = r"""
 #include <stdio.h>
 enum { N = 40, M = N + 6, K, OFF = 'c' - 'a', NEG = -(1 << 2) };

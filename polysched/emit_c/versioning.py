@@ -147,31 +147,41 @@ class Versioning:
 
 
 # schedule terms under which the iterator bounds above keep the loop counters in range:
-# coefficients (Pluto's skews are 1-3) and offsets; larger ones (a hand-written
-# skew('S1', 1, 0, 2**30)) scale the iterator bound down
-SMALL_COEFFICIENT = 4
+# the sum of a band member's absolute coefficients (Pluto's skews and wavefronts add
+# 1-3 iterators; 8 * ITERATOR_BOUND leaves int a factor 2 for the bounds' own sums)
+# and offsets; larger ones (a hand-written skew('S1', 1, 0, 2**30), or k + 4a + ... + 4h
+# over nine iterators) scale the iterator bound down
+SMALL_COEFFICIENT = 8
 SMALL_OFFSET = 2 ** 20
 
 
 def schedule_terms(schedule: isl.Schedule | None) -> tuple[int, int]:
-    """The largest absolute coefficient (of an iterator or a parameter) and constant of
-    the band members of ``schedule``: what scales an iterator into a loop counter."""
+    """The largest sum of absolute coefficients (of the iterators and parameters) and
+    the largest constant of a band member of ``schedule``: a loop counter is at most
+    that sum times the largest iterator, plus the constant."""
+    from fractions import Fraction
     largest = [1, 0]
 
-    def coefficients(aff: isl.Aff, scale: int = 1) -> None:
-        """The iterator and parameter coefficients of ``aff`` times ``scale``, and of
-        its integer divisions (``5 * floor(j / 5)`` scales ``j`` by 1)."""
+    def coefficient_sum(aff: isl.Aff, scale: Fraction = Fraction(1)) -> Fraction:
+        """The sum of the absolute iterator and parameter coefficients of ``aff`` times
+        ``scale``, its integer divisions' included (``5 * floor(j / 5)`` scales ``j``
+        by 1)."""
+        def value(kind, k) -> Fraction:        # (isl gives the rational coefficient: 3/4)
+            return abs(Fraction(str(aff.get_coefficient_val(kind, k))))
+
+        total = Fraction(0)
         for kind in (isl.dim_type.in_, isl.dim_type.param):
             for k in range(aff.dim(kind)):
-                largest[0] = max(largest[0], -(-abs(aff.get_coefficient_val(kind, k).get_num_si()) * scale
-                                               // aff.get_denominator_val().get_num_si()))
+                total += value(kind, k)
         for k in range(aff.dim(isl.dim_type.div)):
-            coefficient = abs(aff.get_coefficient_val(isl.dim_type.div, k).get_num_si())
+            coefficient = value(isl.dim_type.div, k)
             if coefficient:
-                coefficients(aff.get_div(k), coefficient * scale)
+                total += coefficient_sum(aff.get_div(k), coefficient)
+        return total * scale
 
     def piece(_set: isl.Set, aff: isl.Aff) -> None:
-        coefficients(aff)
+        total = coefficient_sum(aff)
+        largest[0] = max(largest[0], -(-total.numerator // total.denominator))
         # a tile loop floor(i / T) + c: the code computes T * (counter) = i + T * c
         scale = max([1] + [abs(aff.get_div(k).get_denominator_val().get_num_si())
                            for k in range(aff.dim(isl.dim_type.div))])
