@@ -115,3 +115,45 @@ def test_start_at_zero_runs_the_optimized_code_and_matches(mode, tmp_path):
     for k, args in enumerate(ARGUMENTS):
         assert expected[2 * k] == expected[2 * k + 1], f"the original differs at 1 and 2 threads at {args}"
         assert got[2 * k:2 * k + 2] == expected[2 * k:2 * k + 2], f"{mode} at (lo, hi, off) = {args}"
+
+
+DIVIDED_FROM_A_START = r"""#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int lo = atoi(argv[1]), n = atoi(argv[2]);
+  double a[16], b[16], c[8][8] = {{0}}, d[16] = {0}, e[16];
+  int i, j;
+  for (i = 0; i < 16; i++) { a[i] = i; b[i] = -1; e[i] = 100 + i; }
+#pragma scop
+  for (i = lo; i < n; i++)
+    for (j = 0; j <= (i - 1) / 2; j++)
+      c[i][j] = 1.0;
+  for (i = lo; i < n; i++)
+    if ((i - 1) % 3 == -1)
+      d[i] = 1.0;
+  for (i = lo; i < n; i++) {
+    b[i] = a[(i - 1) / 2 + 1];
+    a[i + 1] = e[i];
+  }
+#pragma endscop
+  for (i = 0; i < 8; i++) for (j = 0; j < 8; j++) printf("%g ", c[i][j]);
+  for (i = 0; i < 16; i++) printf("%g %g %g\n", a[i], b[i], d[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["identity", "tile-par", "fuse-no"])
+def test_division_of_a_value_negative_only_through_a_loop_start(mode, tmp_path):
+    """helper-13: in 'for (i = lo; ...)', (i - 1) / 2 and (i - 1) % 3 were read as floor
+    and modulo with only the dividend's parameters (none) kept sizes, so lo = 0 ran a
+    model where -1 / 2 is -1 (C: 0) and -1 % 3 is 2 (C: -1): a lost instance, a false
+    guard and a missed dependence. The loop's start is now kept a size too."""
+    flags = {"identity": dict(fuse="no"), "tile-par": dict(tile=True, parallel=True),
+             "fuse-no": dict(fuse="no", tile=True, parallel=True)}[mode]
+    source = tmp_path / "k.c"
+    source.write_text(DIVIDED_FROM_A_START)
+    result = optimize(source, OptimizeOptions.from_flags(**flags))
+    arguments = [(0, 6), (1, 6), (2, 7), (0, 0), (0, 1)]
+    assert outputs_of(result.text, tmp_path, "new", arguments) == \
+        outputs_of(DIVIDED_FROM_A_START, tmp_path, "orig", arguments)

@@ -338,14 +338,28 @@ class AffineConverter:
             # C truncates toward zero: floor is exact only for non-negative dividends
             # (on the domain, where every parameter is >= 1, and then the dividend's
             # parameters must stay sizes: ``(n - 1) / 2`` is floor for n >= 1 only).
+            # The parameters kept sizes are the dividend's, or else all the domain's too:
+            # in 'for (i = lo; ...)' the dividend i - 1 is negative at i = 0 only through
+            # the loop's start lo (helper-13: lo = 0 ran a model of floor(-1 / 2) = -1).
             where_defined = self.domain.intersect_params(positive_parameters(left.get_space()))
             nonneg = where_defined.is_subset(left.nonneg_set())
-            if nonneg and not self.domain.intersect_params(
-                    parameters_at_least(left.get_space(), 0)).is_subset(left.nonneg_set()):
+            def nonneg_with_sizes(sizes: set[str]) -> bool:
+                """Whether the dividend is non-negative when ``sizes`` are >= 1 and
+                the other parameters (the domain's and its own) >= 0."""
+                within = self.domain
+                for space in (left.get_space(), self.domain.get_space()):
+                    within = within.intersect_params(parameters_at_least(space, 0)) \
+                        .intersect_params(parameters_at_least(space, 1, sizes))
+                return within.is_subset(left.nonneg_set())
+
+            if nonneg and not nonneg_with_sizes(set()):
+                sizes = parameter_names(left)
+                if not nonneg_with_sizes(sizes):
+                    sizes = sizes | parameter_names(self.domain)
                 if self.on_sizes is None:
                     nonneg = False          # no one to keep them sizes: truncate
                 else:
-                    self.on_sizes(parameter_names(left))
+                    self.on_sizes(sizes)
             if op == "/":
                 return left.scale_down_val(val(divisor)).floor() if nonneg else left.tdiv_q(right)
             return left.mod_val(val(divisor)) if nonneg else left.tdiv_r(right)
