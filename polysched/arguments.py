@@ -31,6 +31,14 @@ def as_list(value, what: str, name: str, expected: str, *, item=object, single=N
     raise refusal(what, name, expected, value)
 
 
+def check_bool(value, what: str, name: str) -> bool:
+    """``value`` when it is True or False: a trace's ``"false"`` or ``0`` is not (a
+    non-empty string would read as True, and ``reassociate="false"`` reassociate)."""
+    if not isinstance(value, bool):
+        raise refusal(what, name, "True or False", value)
+    return value
+
+
 def fields_of(value, base, what: str, name: str, label: str):
     """A dataclass value of ``base``'s type: ``base`` for None, ``value`` itself, or
     ``base`` with the fields a dict ``value`` gives (other keys are refused, naming

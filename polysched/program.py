@@ -29,7 +29,7 @@ from typing import Sequence
 
 import islpy as isl
 
-from polysched.arguments import (as_list, check_int, dataset_name, fields_of, reduction_pairs, refusal,
+from polysched.arguments import (as_list, check_bool, check_int, dataset_name, fields_of, reduction_pairs, refusal,
                                  source_options, tile_sizes)
 from polysched.dependence import Dependences, Legality, analyze, check, parse_schedule
 from polysched.errors import PolyschedError, TransformError
@@ -563,6 +563,7 @@ class Program:
         ``private``/``reductions`` are trusted."""
         args = {"stmt": stmt, "depth": depth}
         what = f"parallel({stmt!r}, {depth!r})"
+        check_bool(reassociate, what, "reassociate")
         if private is not None:          # one name, not its letters
             args["private"] = private = as_list(private, what, "private", "a scalar name or a list of names",
                                                 item=str, single=str)
@@ -622,6 +623,7 @@ class Program:
             raise refusal(f"tensorize({stmt!r}, {intrinsic!r}, match={match!r})", "match",
                           "None, an index of polysched.tensorize.match_statement's matches or "
                           "{intrinsic loop: program loop}", match)
+        check_bool(parallel, f"tensorize({stmt!r}, {intrinsic!r})", "parallel")
         problem, loop_map, chosen = resolve(self.scop, stmt, intrinsic, match, self._deps)
         args = {"stmt": stmt, "intrinsic": chosen.intrinsic, "match": dict(chosen.loops)}
         if parallel:
@@ -702,11 +704,9 @@ class Program:
         they measured faster; see `polysched.schedule.ScheduleOptions`)."""
         from polysched.schedule import ScheduleError as AutoScheduleError
         from polysched.schedule import ScheduleOptions, compute
-        if not isinstance(negative_coefficients, bool):
-            raise TransformError("auto_schedule: negative_coefficients is True or False, "
-                                 f"not {negative_coefficients!r}")
-        if diamond is not None and not isinstance(diamond, bool):
-            raise TransformError(f"auto_schedule: diamond is True or False, not {diamond!r}")
+        check_bool(negative_coefficients, "auto_schedule", "negative_coefficients")
+        if diamond is not None:
+            check_bool(diamond, "auto_schedule", "diamond")
         args = {"scheduler": scheduler, "fuse": fuse}
         if negative_coefficients:
             args["negative_coefficients"] = True
@@ -735,6 +735,11 @@ class Program:
         sizes the model used are recorded in the trace, so a replay elsewhere decides
         the same. ``register_tile``, ``point_wavefront``: see `polysched.tiling.TileOptions`."""
         from polysched.tiling import TileOptions, TilingError, cache_sizes, tile_with_report
+        for name, value in (("tile", tile), ("parallel", parallel), ("l2tile", l2tile), ("simd", simd),
+                            ("reassociate", reassociate), ("wavefront", wavefront),
+                            ("intra_tile_reorder", intra_tile_reorder), ("tile_depth1", tile_depth1),
+                            ("point_wavefront", point_wavefront)):
+            check_bool(value, "auto_tile", name)
         used = fields_of(caches, cache_sizes(), "auto_tile", "caches", "polysched.tiling.CacheSizes")
         for level, size in vars(used).items():
             check_int(size, "auto_tile", f"caches[{level!r}]", 1, MAX_CACHE)

@@ -245,8 +245,15 @@ def test_unroll_and_jam_of_a_strip_mined_triangle_generates_code():
     # accepted without a word: the extra statement was dropped, the flags taken as truthy
     (lambda p: p.set_schedule("{ S0[k, j] -> [k, j]; X[i] -> [i] }"), "names X, which the region does not"),
     (lambda p: p.set_schedule("{ [k, j] -> [k, j] }"), "names an unnamed tuple"),
-    (lambda p: p.auto_schedule(diamond="x"), "diamond is True or False, not 'x'"),
-    (lambda p: p.auto_schedule(negative_coefficients=5), "negative_coefficients is True or False"),
+    (lambda p: p.auto_schedule(diamond="x"), "diamond must be True or False, got 'x'"),
+    (lambda p: p.auto_schedule(negative_coefficients=5), "negative_coefficients must be True or False"),
+    # helper-11: a trace's "false" is a non-empty string, read as True: the reduction was
+    # reassociated (different digits at 2 threads)
+    (lambda p: p.parallel("S0", 0, reassociate="false"), "reassociate must be True or False, got 'false'"),
+    (lambda p: p.auto_tile(reassociate="false"), "reassociate must be True or False"),
+    (lambda p: p.auto_tile(parallel="no"), "parallel must be True or False"),
+    (lambda p: p.replay('{"polysched_trace": 1, "steps": [{"op": "parallel", "args": {"stmt": "S0", '
+                        '"depth": 0, "reassociate": "false"}}]}'), "reassociate must be True or False"),
 ])
 def test_misuse_found_by_probing_is_one_sentence(call, message):
     """A depth of 10**9 built the list of the loops between before checking it (30 GB);
