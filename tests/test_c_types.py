@@ -303,19 +303,58 @@ def test_a_declaration_after_a_braced_block_keeps_its_type(tmp_path):
 
 
 @pytest.mark.parametrize("declaration", ["typeof(u) n = u;", "__typeof__(u) n = u;", "__auto_type n = u;"])
-def test_a_size_of_unknown_type_is_refused(declaration):
-    """A declaration the front end cannot read left ``n`` typed as int: refused now."""
-    text = ("double A[100];\nvoid f(unsigned u) {\n  " + declaration + "\n#pragma scop\n"
+@pytest.mark.parametrize("outer", ["", "int n;\n"])
+def test_a_size_of_unknown_type_is_refused(declaration, outer):
+    """A declaration the front end cannot read left ``n`` typed as int: refused now,
+    also when a global ``int n`` is visible (helper-10: it was taken for n)."""
+    text = (outer + "double A[100];\nvoid f(unsigned u) {\n  " + declaration + "\n#pragma scop\n"
             "  for (int i = -2; i < n; i++)\n    A[i + 2] = 1;\n#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="the type of 'n' is not known"):
         extract(text)
 
 
-def test_a_k_and_r_parameter_is_refused():
-    text = ("double A[100];\nvoid f(n) unsigned n; {\n#pragma scop\n"
+@pytest.mark.parametrize("outer", ["", "int n;\ndouble B[3];\n"])
+def test_a_k_and_r_parameter_is_refused(outer):
+    text = (outer + "double A[100];\nvoid f(n) unsigned n; {\n#pragma scop\n"
             "  for (int i = -2; i < n; i++)\n    A[i + 2] = 1;\n#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="the type of 'n' is not known"):
         extract(text)
+
+
+AROUND_LOOPS = r"""#include <stdio.h>
+int m;
+double A[8], R[4][8];
+int main(void) {
+  for (unsigned m = 1; m < 3; m++) {
+#pragma scop
+    for (int i = -2; i < m; i++)
+      A[i + 2] += 1.0;
+#pragma endscop
+  }
+  for (int r = 0; r < 4; r++) {
+#pragma scop
+    for (int i = 0; i < 8; i++)
+      R[r][i] = R[r][i] + i * r;
+#pragma endscop
+  }
+  for (int i = 0; i < 8; i++) printf("%g %g\n", A[i], R[3][i]);
+  return 0;
+}
+"""
+
+
+def test_the_loops_around_a_region_declare_its_variables(tmp_path):
+    """helper-10: 'for (unsigned m ...) { region }' with a global 'int m': the region's
+    m was read as the global's int, so -2 < m held (C: unsigned, false) and the output
+    ran instances the original never runs. And 'for (int r ...)' around a region that
+    reads r was refused as of unknown type. The loop headers open at the region now
+    declare for it."""
+    first, second = extract(AROUND_LOOPS)
+    assert first.variable_types["m"] == "unsigned" and second.variable_types["r"] == "int"
+    path = tmp_path / "around.c"
+    path.write_text(AROUND_LOOPS)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert outputs_of(text, tmp_path, "out", [()]) == outputs_of(AROUND_LOOPS, tmp_path, "orig", [()])
 
 
 def test_a_header_variable_has_its_headers_type(tmp_path):

@@ -296,13 +296,30 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                     if isinstance(param, c_ast.Decl):
                         note_variable(param)
                         declare(declaration_of(param, "param"))
+                    elif isinstance(param, c_ast.ID):
+                        # a K&R parameter (its type is declared after the list, unread):
+                        # it hides a global of its name, whose type it need not have
+                        declarations.pop(param.name, None)
+                        variables.add(param.name)
         if name == "<file scope>":
             m = re.search(r"([A-Za-z_]\w*)\s*\(", function.header)
             name = m.group(1) if m else name
             unread_header = header
+            # its parameters hide globals of their names, whatever types they have
+            for word in set(IDENT_RE.findall(header)):
+                declarations.pop(word, None)
         # the blocks closed before the region: what they declare is out of scope there
         open_prefix = _without_closed_blocks(function.body_prefix)
-        take([c for c in _chunks(open_prefix)], "local")
+        for chunk in _chunks(open_prefix):
+            take([chunk], "local")
+            for hidden in _unread_declared_names(chunk):
+                # typeof(1u) m, __auto_type m: a type this front end does not read
+                # hides the outer m all the same (the region is then refused on m)
+                declarations.pop(hidden, None)
+                variables.add(hidden)
+        # 'for (unsigned m = 1; ...) { #pragma scop ...': the loops around the region
+        # declare their counters for it
+        take(_open_loop_declarations(open_prefix), "local")
         for hidden in [n for n, d in declarations.items() if d.origin != "global"]:
             enumerators.pop(hidden, None)   # a parameter or local hides a file-scope enumerator
         body = function.body_offset
@@ -377,6 +394,52 @@ def _structs(parser: "_Parser", definitions: list[str], declare=None,
             for name in names:
                 found[name] = members
     return found
+
+
+def _open_loop_declarations(text: str) -> list[str]:
+    """The declarations in the headers of the ``for`` loops whose bodies are open at
+    the end of ``text`` (a function body up to a region, closed blocks blanked by
+    `_without_closed_blocks`): ``for (int r = 0; ...) {`` or a header right before the
+    region (its body)."""
+    found = []
+    for m in re.finditer(r"\bfor\s*\(", text):
+        depth, k = 0, m.end() - 1
+        while k < len(text):
+            depth += {"(": 1, ")": -1}.get(text[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        after = text[k + 1:].lstrip()
+        if k < len(text) and (not after or after.startswith("{")):
+            init = text[m.end():k].split(";", 1)[0]
+            if re.match(r"\s*[A-Za-z_]\w*[\s*]+[A-Za-z_]", init):     # a declaration, not 'i = 0'
+                found.append(init)
+    return found
+
+
+def _unread_declared_names(chunk: str) -> list[str]:
+    """The names a ``typeof(...)``/``__auto_type`` declaration declares (which the parser
+    does not read): ``typeof(1u) m = 2, *k;`` gives m and k."""
+    m = re.match(r"\s*(?:(?:const|volatile|static|register|auto)\s+)*"
+                 r"(?:__auto_type\b|(?:typeof|__typeof__|__typeof)\s*\()", chunk)
+    if m is None:
+        return []
+    rest = chunk[m.end():]
+    if m.group(0).rstrip().endswith("("):
+        depth, k = 1, 0
+        while k < len(rest) and depth:
+            depth += {"(": 1, ")": -1}.get(rest[k], 0)
+            k += 1
+        rest = rest[k:]
+    names, depth, start = [], 0, 0
+    for k, c in enumerate(rest + ","):
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            word = re.match(r"[\s*]*([A-Za-z_]\w*)", rest[start:k])
+            if word:
+                names.append(word.group(1))
+            start = k + 1
+    return names
 
 
 def _without_closed_blocks(text: str) -> str:

@@ -312,7 +312,7 @@ def enclosing_function(plain: str, position: int) -> FunctionText | None:
     """The function definition containing ``position`` in ``plain`` (text from
     :func:`blank_strings_and_directives`), or None when the region is at file scope."""
     depth = 0
-    boundary = 0          # offset after the last top-level ';' or '}'
+    boundaries = [0]      # offsets after the top-level ';' and '}'
     body_open = None
     header_start = 0
     for i in range(position):
@@ -320,15 +320,20 @@ def enclosing_function(plain: str, position: int) -> FunctionText | None:
         if c == "{":
             if depth == 0:
                 body_open = i
-                header_start = boundary
+                header_start = boundaries[-1]
+                # K&R: 'void f(m) unsigned m; {' has its parameter list before the ';'
+                k = len(boundaries) - 1
+                while "(" not in plain[header_start:body_open] and k > 0:
+                    k -= 1
+                    header_start = boundaries[k]
             depth += 1
         elif c == "}":
             depth -= 1
             if depth == 0:
-                boundary = i + 1
+                boundaries.append(i + 1)
                 body_open = None
         elif c == ";" and depth == 0:
-            boundary = i + 1
+            boundaries.append(i + 1)
     if depth <= 0 or body_open is None:
         return None
     return FunctionText(plain[header_start:body_open], header_start,
