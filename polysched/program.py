@@ -772,17 +772,24 @@ class Program:
         """Any schedule: an ``isl.Schedule``, a schedule map ``{ S[i, j] -> [t0, ...] }``
         or the isl text of either (as ``--save-schedule`` writes it). Checked like every
         primitive."""
-        from polysched.emit_c.tensorize import can_call
+        from polysched.emit_c.tensorize import block_mismatch, can_call
         try:
             tree = to_tree(self.scop, schedule)
-            for name in _mark_names(tree.get_root()):
+            for node in _mark_nodes(tree.get_root()):
                 # a saved schedule keeps Program.tensorize's marks whole; one written by
                 # hand (`tensorize(dgemm_4x8)`) names no statement, loops or operands
+                name = node.mark_get_id().get_name()
                 mark = try_parse_mark(name)
-                if isinstance(mark, Tensorize) and not can_call(mark, [s.name for s in self.scop.statements]):
+                if not isinstance(mark, Tensorize):
+                    continue
+                if not can_call(mark, [s.name for s in self.scop.statements]):
                     raise TransformError(f"set_schedule(...): the tensorize mark '{name}' does not map a "
                                          "statement, its loops and operands; tensorize marks are placed by "
                                          "Program.tensorize(stmt, intrinsic) or --tensorize")
+                mismatch = block_mismatch(self.scop, node, mark)
+                if mismatch is not None:
+                    raise TransformError(f"set_schedule(...): the tensorize mark of {mark.name}: {mismatch}; "
+                                         "tensorize marks are placed by Program.tensorize(stmt, intrinsic)")
             text = str(tree)
             # the tree read back from the text the trace records: isl's text is not a fixed
             # point (a tree and its text can give different, equivalent, code), and the
@@ -832,12 +839,12 @@ def to_tree(scop: Scop, schedule) -> isl.Schedule:
         raise TransformError(str(err)) from None
 
 
-def _mark_names(node: isl.ScheduleNode) -> list[str]:
-    """The names of the marks in the subtree of ``node``."""
-    names = [node.mark_get_id().get_name()] if node.get_type() == isl.schedule_node_type.mark else []
+def _mark_nodes(node: isl.ScheduleNode) -> list[isl.ScheduleNode]:
+    """The mark nodes in the subtree of ``node``."""
+    found = [node] if node.get_type() == isl.schedule_node_type.mark else []
     for k in range(node.n_children()):
-        names += _mark_names(node.child(k))
-    return names
+        found += _mark_nodes(node.child(k))
+    return found
 
 
 def _emit_options(options, what: str):

@@ -344,3 +344,44 @@ def test_a_vla_row_size_is_the_one_its_declaration_saw(tmp_path):
     assert "(long)(sizeof(A[0]) / sizeof(A[0][0]))" in calls_only(text)
     sizes = [(40,), (48,), (64,)]
     assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(VLA_RESIZED, tmp_path, "orig", sizes)
+
+
+MATMUL = r"""#include <stdio.h>
+static double A[10][7], B[7][13], C[10][13];
+int main(void) {
+  int i, j, k;
+  for (i = 0; i < 10; i++) for (k = 0; k < 7; k++) A[i][k] = 0.5 + i - 0.25 * k;
+  for (k = 0; k < 7; k++) for (j = 0; j < 13; j++) B[k][j] = 0.125 * (k + 2 * j) - 1.0;
+  for (i = 0; i < 10; i++) for (j = 0; j < 13; j++) C[i][j] = i * 0.5 + j;
+#pragma scop
+  for (i = 0; i < 10; i++)
+    for (j = 0; j < 13; j++) {
+      C[i][j] *= 1.5;
+      for (k = 0; k < 7; k++)
+        C[i][j] += A[i][k] * B[k][j];
+    }
+#pragma endscop
+  for (i = 0; i < 10; i++) for (j = 0; j < 13; j++) printf("%.17g\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("placed, edited, reason", [
+    ("dgemm_packed", "dgemm_4x8", "does not run 4 values per call"),
+    ("dgemm_4x8", "dgemm_8x8_avx512", "does not run 8 values per call"),
+    ("dgemm_packed", "sgemm_packed_bf16", "does not compute what sgemm_packed_bf16 does"),
+    ("dgemm_4x8", "mtile16_f64", "does not compute what mtile16_f64 does"),
+])
+def test_a_tensorize_mark_edited_to_another_intrinsic_is_refused(placed, edited, reason, tmp_path):
+    """helper-11: a saved schedule whose mark was edited to name another intrinsic was
+    taken (check: legal), and the call ran on part of each block or on the wrong types:
+    most of C never computed. The block under a mark must be one call of its intrinsic,
+    and the mapping one the matcher finds; the mark as placed still round-trips."""
+    source = tmp_path / "mm.c"
+    source.write_text(MATMUL)
+    p = ps.Program.from_file(source)
+    saved = str(p.tensorize("S1", placed).schedule)
+    assert p.set_schedule(saved).verify(dataset=None).status == "equal"
+    with pytest.raises(TransformError, match=reason):
+        p.set_schedule(saved.replace(f"tensorize({placed};", f"tensorize({edited};"))

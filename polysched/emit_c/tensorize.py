@@ -76,6 +76,53 @@ def can_call(mark: Tensorize, statements) -> bool:
         f"a_{o}" in params for o in intrinsic.operands + intrinsic.init_operands)
 
 
+def block_mismatch(scop, node: isl.ScheduleNode, mark: Tensorize) -> str | None:
+    """Why the block of statement instances under the tensorize mark ``node`` is not
+    one call of its intrinsic, or None. Per value of the loops above the mark, each
+    program loop the mark maps to an intrinsic loop of fixed extent E must run E
+    values (remainders run as loops, outside the mark) and every other
+    loop of the statement one value: a hand-edited mark naming another intrinsic
+    (``dgemm_4x8`` over a 64 x 64 block) would otherwise call it on part of the block.
+
+    ``node``: a mark node; the instances ``{ S[i] }`` under it and its prefix schedule
+    ``{ S[i] -> [p] }`` give ``{ [p] -> S[i] }``, whose per-``p`` range is checked."""
+    from polysched.tensorize.intrinsic import lookup
+
+    from polysched.tensorize.match import match_statement
+
+    params = dict(mark.params)
+    stmt = scop.statement(str(params.get("stmt")))
+    intrinsic = lookup(mark.name)
+    # the mapping must be one the matcher finds: same computation, operand types included
+    [report] = match_statement(scop, stmt, [intrinsic])
+    mapping = ({loop: str(params[f"l_{loop}"]) for loop in intrinsic.loops},
+               {o: str(params[f"a_{o}"]) for o in intrinsic.operands})
+    if not any((dict(m.loops), dict(m.arrays)) == mapping for m in report.matches):
+        return f"{stmt.name} does not compute what {mark.name} does with this loop and operand mapping"
+    under = node.get_domain().intersect(isl.UnionSet.from_set(stmt.domain))
+    if under.is_empty():
+        return None
+    blocks = node.get_prefix_schedule_union_map().intersect_domain(under)
+    blocks = isl.Map.from_union_map(blocks.reverse()) if not blocks.is_empty() else None
+    if blocks is None:
+        return None
+    fixed = {str(params[f"l_{loop}"]): extent
+             for loop, extent in zip(intrinsic.loops, intrinsic.extents) if extent is not None}
+    mapped = {str(params[f"l_{loop}"]) for loop in intrinsic.loops}
+    n = blocks.dim(isl.dim_type.out)
+    for d, iterator in enumerate(stmt.iterators):
+        values = blocks.project_out(isl.dim_type.out, d + 1, n - d - 1).project_out(isl.dim_type.out, 0, d)
+        width = values.lexmax_pw_multi_aff().get_pw_aff(0).sub(values.lexmin_pw_multi_aff().get_pw_aff(0))
+        if iterator in fixed:
+            extent = fixed[iterator]
+            if not width.ne_set(isl.PwAff.val_on_domain(width.domain(), isl.Val(extent - 1))).is_empty():
+                return f"loop {iterator} of {stmt.name} does not run {extent} values per call of {mark.name}"
+        elif iterator not in mapped and not width.ne_set(
+                isl.PwAff.val_on_domain(width.domain(), isl.Val(0))).is_empty():
+            return f"loop {iterator} of {stmt.name}, which {mark.name} does not map, runs inside its calls"
+    return None
+
+
 def _main_part(node, stmt: str, init: str):
     """A block inside a band match's loops (``{ S0(c4, c5); for (c6 ...) S1(...); }``):
     its part running the main statement, when every other part runs only ``init``
