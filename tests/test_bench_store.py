@@ -405,3 +405,52 @@ def test_to_dataframe_and_without_pandas(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ImportError, match="pip install pandas"):
         to_dataframe(synthetic())
+
+
+# ----------------------------------------------------------------- helper-12's probes
+
+@needs_gcc
+def test_a_peer_compiling_the_file_itself_is_verified_against_orig(tmp_path):
+    """helper-12: Polly-like variants (the kernel file under another compiler or flags)
+    were never verified, and recorded OK. One whose build prints something else (here
+    a macro only its flags define) is FAILED now."""
+    kernel = tiny(tmp_path, body="#ifdef PEER_BUG\n  A[3] += 1;\n#endif")
+    variants = [Variant("orig", None), Variant("peer", None, cflags=["-O2", "-DPEER_BUG"]),
+                Variant("peer-ok", None, cflags=["-O1"])]
+    results = run_benchmarks([kernel], variants, dataset="SMALL", repeat=1, progress=False)
+    status = {r["variant"]: (r["status"], r["verify"]) for r in results["results"]}
+    assert status["peer"][0] == "FAILED" and status["peer"][1] == "differ"
+    assert status["peer-ok"] == ("OK", "equal") and status["orig"][0] == "OK"
+
+
+@needs_gcc
+def test_a_checksum_that_differs_at_the_timed_size_fails_the_variant(tmp_path):
+    """helper-12: right at MINI, wrong at the timed size: ``checksum_agrees`` was False
+    and nothing read it (OK, with a speedup)."""
+    kernel = tiny(tmp_path)
+    wrong_when_large = PROGRAM.replace("/* BODY */", "if (N > 8) A[N - 1] += 1;")
+    results = run_benchmarks([kernel], [Variant("mine", maker(wrong_when_large))], dataset="SMALL", repeat=1,
+                             progress=False)
+    [mine] = [r for r in results["results"] if r["variant"] == "mine"]
+    assert mine["verify"] == "equal" and mine["checksum_agrees"] is False
+    assert mine["status"] == "FAILED" and "checksum" in mine["reason"]
+
+
+@needs_gcc
+def test_resume_measures_again_a_kernel_whose_file_changed(tmp_path):
+    """helper-12: --resume kept the records of a file edited since (or of another file
+    of the same name), so speedups compared two programs. Its records are dropped."""
+    kernel = tiny(tmp_path, body="A[1] = 1;")
+    log = tmp_path / "bench.jsonl"
+    first = run_benchmarks([kernel], [Variant("orig", None)], dataset="SMALL", repeat=1, progress=False, log=log)
+    assert first["results"][0]["checksum"] is not None
+    kernel.path.write_text(PROGRAM.replace("/* BODY */", "A[N - 1] = 7;"))
+    again = run_benchmarks([kernel], [Variant("orig", None)], dataset="SMALL", repeat=1, progress=False,
+                           log=log, resume=True)
+    records = [e for e in log_entries(log) if e["type"] == "record"]
+    assert len(records) == 2                                  # measured again, not reused
+    assert float(again["results"][0]["checksum"]) == 7.0
+    unchanged = run_benchmarks([kernel], [Variant("orig", None)], dataset="SMALL", repeat=1, progress=False,
+                               log=log, resume=True)
+    assert len([e for e in log_entries(log) if e["type"] == "record"]) == 2   # reused
+    assert float(unchanged["results"][0]["checksum"]) == 7.0

@@ -366,7 +366,8 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
            timeout: float = 60, compile_timeout: float = 300, threads: int | None = None,
            workdir: Path | str | None = None, rtol: float = DEFAULT_RTOL,
            atol: float = DEFAULT_ATOL, extra_sources: Sequence[Path | str] = (),
-           dump: bool = True, fp_contract_off: bool = True) -> VerifyResult:
+           dump: bool = True, fp_contract_off: bool = True, transformed_cc: str | None = None,
+           transformed_cflags: Sequence[str] | None = None) -> VerifyResult:
     """Compile ``original`` and ``transformed`` with identical flags, run both, and
     compare everything they print, on stdout and on stderr (numbers under the
     tolerance, other text exactly; the suite's ``polysched-time:`` lines excluded),
@@ -389,6 +390,8 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
       paths (to both), so a transformed file written elsewhere still finds the
       original's headers.
     - Binaries go to ``workdir`` if given, else to a temporary directory that is removed.
+    - ``transformed_cc`` / ``transformed_cflags``: build the transformed side with another
+      compiler or flags (a peer such as Polly compiling the original file itself).
 
     Exit-status convention of the callers: "equal" 0, "differ" 1, "error" 2.
     """
@@ -407,6 +410,10 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
     cflags = list(cflags)
     if fp_contract_off and not any(flag.startswith("-ffp-contract") for flag in cflags):
         cflags.append(FP_CONTRACT_OFF)
+    other_cflags = cflags if transformed_cflags is None else list(transformed_cflags)
+    if fp_contract_off and not any(flag.startswith("-ffp-contract") for flag in other_cflags):
+        other_cflags.append(FP_CONTRACT_OFF)
+    compilers = {"original": (cc, cflags), "transformed": (transformed_cc or cc, other_cflags)}
     includes: list[str] = []
     for directory in [*map(str, include_dirs), str(original.resolve().parent),
                       str(transformed.resolve().parent), *(str(e.resolve().parent) for e in extras)]:
@@ -434,7 +441,8 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
         binaries = {}
         for role, source in (("original", original), ("transformed", transformed)):
             binary = build / f"{role}.exe"
-            result = compile_c(source, binary, cc=cc, cflags=cflags, defines=all_defines,
+            role_cc, role_cflags = compilers[role]
+            result = compile_c(source, binary, cc=role_cc, cflags=role_cflags, defines=all_defines,
                                include_dirs=includes, openmp=openmp, timeout=compile_timeout,
                                extra_sources=extras)
             parts[f"{role}_compile"] = result

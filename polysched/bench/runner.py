@@ -208,9 +208,12 @@ def _build_key(record: dict, cc: str, defines: Mapping) -> str:
 def _prepare(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
              threads: int | None, verify_dataset: str | None, timeout: float,
              compile_timeout: float, rtol: float, atol: float,
-             progress: "_Progress | None" = None) -> tuple[dict, Path | None]:
+             progress: "_Progress | None" = None,
+             reference: Variant | None = None) -> tuple[dict, Path | None]:
     """Generate, verify and compile one (kernel, variant) for timing: the result
-    record, and the binary to time (None when a step failed; the record says why)."""
+    record, and the binary to time (None when a step failed; the record says why).
+    A variant of the kernel file itself under another compiler or flags (Polly) is
+    verified against ``reference`` (orig) building the same file."""
     kernel_path = Path(kernel.path)
     record = _new_record(kernel, variant)
     record["dataset"], record["threads"] = dataset, threads
@@ -239,10 +242,14 @@ def _prepare(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
     record["openmp"] = openmp
     record["flags"] = [*portable_cflags(variant.cc, list(variant.cflags)), *(["-fopenmp"] if openmp else [])]
 
-    # 1. verification against the kernel's own file, same flags (not for the reference).
-    if variant.make_source is not None and verify_dataset is not None:
+    # 1. verification against the kernel's own file, same flags (not for the reference;
+    # the file itself under another compiler against the reference's build of it)
+    peer = variant.make_source is None and reference is not None and variant.name != reference.name
+    if (variant.make_source is not None or peer) and verify_dataset is not None:
         say(f"{kernel.name}/{variant.name}: verifying at {verify_dataset}")
-        verdict = verify(kernel_path, source, cc=variant.cc, cflags=variant.cflags,
+        compilers = dict(cc=reference.cc, cflags=reference.cflags, transformed_cc=variant.cc,
+                         transformed_cflags=variant.cflags) if peer else dict(cc=variant.cc, cflags=variant.cflags)
+        verdict = verify(kernel_path, source, **compilers,
                          defines={**defines, **dataset_define(verify_dataset)},
                          include_dirs=include_dirs, openmp=openmp, timeout=timeout,
                          compile_timeout=compile_timeout, threads=threads,
@@ -456,11 +463,19 @@ def results_from_log(entries: list[dict]) -> dict:
     return results
 
 
+def _kernel_files(kernels) -> dict[str, list]:
+    """``{kernel name: [its file's resolved path, the SHA-256 of its text]}``."""
+    return {kernel.name: [str(Path(kernel.path).resolve()), _sha256_file(Path(kernel.path))]
+            for kernel in kernels}
+
+
 def _resume_state(entries: list[dict], config: dict, machine_fp: str, variants: list[Variant],
-                  path: Path) -> tuple[dict, dict]:
+                  path: Path, kernel_files: dict[str, list] | None = None) -> tuple[dict, dict]:
     """The finished records and the samples of unfinished ones in a log to resume;
     ValueError when the log was taken with other settings, on another machine, or
-    with a variant of the same name built differently."""
+    with a variant of the same name built differently. What the log holds of a kernel
+    whose file is another one now (another path, or edited since) is left out: it is
+    measured again."""
     first = entries[0]
     for key in ("dataset", "verify_dataset", "threads", "repeat", "rtol", "atol"):
         if first["config"].get(key) != config.get(key):
@@ -479,9 +494,18 @@ def _resume_state(entries: list[dict], config: dict, machine_fp: str, variants: 
         if before is not None and before != variant.describe():
             raise ValueError(f"cannot resume {path}: variant {variant.name!r} was built differently "
                              f"({before} vs {variant.describe()})")
+    files: dict[str, list] = {}
+    for entry in entries:
+        if entry.get("type") == "start":
+            for name, described in (entry.get("kernels") or {}).items():
+                files[name] = described.get("file") if isinstance(described, dict) else None
+    changed = {name for name, now in (kernel_files or {}).items() if files.get(name) != now}
     done: dict[tuple[str, str], dict] = {}
     samples: dict[tuple[str, str], list[dict]] = {}
     for entry in entries:
+        kernel = entry.get("record", {}).get("kernel") if entry.get("type") == "record" else entry.get("kernel")
+        if kernel in changed:
+            continue
         if entry.get("type") == "record":
             record = entry["record"]
             done[(record["kernel"], record["variant"])] = record
@@ -568,7 +592,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
                 raise ValueError(f"{log}: a results log already exists (resume to continue it)")
             entries, valid_bytes = read_log(log)
         if entries:
-            done, prior = _resume_state(entries, config, machine_fp, variants, log)
+            done, prior = _resume_state(entries, config, machine_fp, variants, log, _kernel_files(kernels))
         store = ResultsLog(log, truncate_to=valid_bytes)
 
     started = _now()
@@ -578,7 +602,8 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
         "machine_fp": machine_fp,
         "config": config,
         "variants": [variant.describe() for variant in variants],
-        "kernels": {kernel.name: {"path": str(kernel.path), "flops": _kernel_flops(kernel, dataset)}
+        "kernels": {kernel.name: {"path": str(kernel.path), "flops": _kernel_flops(kernel, dataset),
+                                  "file": _kernel_files([kernel])[kernel.name]}
                     for kernel in kernels},
         "results": [],
         "warnings": [],
@@ -638,7 +663,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
                                           dataset=dataset, threads=run_threads,
                                           verify_dataset=verify_dataset, timeout=timeout,
                                           compile_timeout=compile_timeout, rtol=rtol, atol=atol,
-                                          progress=bar)
+                                          progress=bar, reference=variants[0])
                 if owned_tmp is not None and variant.make_source is not None:
                     record["source"] = None   # it is about to be deleted
                 bar.step()
@@ -682,6 +707,11 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
                     record["checksum_agrees"] = compare_outputs(
                         reference_record["checksum"], record["checksum"],
                         rtol=max(rtol, 1e-6), atol=atol).equal
+                    if not record["checksum_agrees"] and record["status"] == OK:
+                        # right at the verification size, wrong at the timed one
+                        record.update(status=FAILED, reason=f"its checksum at {dataset} differs from "
+                                      f"{reference_record['variant']}'s: {record['checksum']} against "
+                                      f"{reference_record['checksum']}")
                 _stamp(record)
                 median = record["median_seconds"]
                 if record["status"] == OK and median is not None and median < SHORT_MEDIAN_SECONDS:
