@@ -76,17 +76,22 @@ class Parallel(_MarkBase):
     reductions: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "private", _names(self.private))
+        # a name once per clause: OpenMP refuses 'private(t, t)' and 'reduction(+:s, s)'
+        object.__setattr__(self, "private", tuple(dict.fromkeys(_names(self.private))))
         reductions = self.reductions
         if isinstance(reductions, dict):
             reductions = [(op, name) for name, op in reductions.items()]
-        pairs = []
+        pairs: dict[str, str] = {}
         for pair in reductions or ():
             op, name = pair
             if op not in REDUCTION_OPERATORS:
                 raise MarkError(f"unknown reduction operator {op!r} (known: {' '.join(REDUCTION_OPERATORS)})")
-            pairs.append((str(op), _names([name])[0]))
-        object.__setattr__(self, "reductions", tuple(pairs))
+            name = _names([name])[0]
+            if pairs.setdefault(name, str(op)) != str(op):
+                raise MarkError(f"scalar {name!r} is given two reduction operators ({pairs[name]} and {op})")
+            if name in self.private:
+                raise MarkError(f"scalar {name!r} is both private and a reduction")
+        object.__setattr__(self, "reductions", tuple((op, name) for name, op in pairs.items()))
 
     @property
     def scalars(self) -> set[str]:

@@ -179,3 +179,20 @@ def test_a_parallel_loop_inside_a_simd_loop_is_refused():
     p = ps.Program.from_file(get("gemm").path)
     with pytest.raises(ps.TransformError, match="inside a loop marked 'simd'"):
         p.vectorize("S0", 0).parallel("S1", 2)
+
+
+def test_a_scalar_is_named_once_per_clause(tmp_path):
+    """helper-11: private=["t", "t"] and reductions [("+", "s"), ("+", "s")] were kept
+    and printed as 'private(t, t)' / 'reduction(+:s, s)', which gcc refuses. A repeated
+    name is one name; two operators for one scalar, or a private reduction, are refused."""
+    assert Parallel(("t", "t"), (("+", "s"), ("+", "s"))).text() == "parallel(private=t; reduction=+:s)"
+    assert parse_mark("parallel(private=t,t; reduction=+:s,+:s)") == Parallel(("t",), (("+", "s"),))
+    with pytest.raises(MarkError, match="two reduction operators"):
+        Parallel((), (("+", "s"), ("*", "s")))
+    with pytest.raises(MarkError, match="both private and a reduction"):
+        Parallel(("s",), (("+", "s"),))
+    source = tmp_path / "k.c"
+    source.write_text(REDUCTIONS)
+    p = ps.Program.from_file(source).parallel("S0", 0, reductions=[("+", "s"), ("+", "s")])
+    assert "reduction(+:s)" in p.region_code() and "s, s" not in p.region_code()
+    assert p.verify(dataset=None).status == "equal"
