@@ -306,3 +306,34 @@ def test_isl_out_of_memory_in_the_dependence_analysis_keeps_the_region(two_regio
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all("out of memory" in line and line.endswith("the region is kept as written")
                                  for line in err)
+
+
+def test_a_trace_replay_past_the_budget_is_stopped(two_regions, monkeypatch, capsys, tmp_path):
+    """helper-11: --trace replayed in the main process, without the budget (a trace of
+    repeated tilings and wavefronts ran 152 CPU seconds under --budget 20). A replay
+    that does not finish within the budget is an error now (exit 2, nothing written);
+    the same trace within it gives the program it records."""
+    import json
+
+    from polysched.cli import main
+    from polysched.program import Program
+    trace = [Program.from_file(two_regions, region=k).tile("S0", [8, 8]).trace.to_dict() for k in (0, 1)]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(trace))
+    out = tmp_path / "out.c"
+    real = Program.replay
+
+    def slow(self, steps):
+        time.sleep(0.3)
+        end = time.process_time() + 3
+        while time.process_time() < end:
+            pass
+        return real(self, steps)
+
+    monkeypatch.setattr(Program, "replay", slow)
+    assert main(["optimize", str(two_regions), "-o", str(out), "--trace", str(path), "--budget", "1"]) == 2
+    assert "did not finish within the budget of 1 CPU seconds" in capsys.readouterr().err
+    assert not out.exists()
+    monkeypatch.setattr(Program, "replay", real)
+    assert main(["optimize", str(two_regions), "-o", str(out), "--trace", str(path), "--budget", "60"]) == 0
+    assert verify(two_regions, out).ok

@@ -329,19 +329,35 @@ def _schedules_in(args, options):
     if len(items) != len(scops):
         raise UsageError(f"{flag} {path}: {len(items)} entr{'y' if len(items) == 1 else 'ies'} for "
                          f"{len(scops)} scop region{'s' if len(scops) != 1 else ''}")
-    regions = []
-    for k, item in enumerate(items):
-        program = Program.from_file(args.file, region=k, defines=options.source.defines,
-                                    include_dirs=options.source.include_dirs)
-        if args.trace is not None and isinstance(item, dict) and item.get("region", k) != k:
-            raise UsageError(f"--trace {path}: entry {k} is the trace of region {item.get('region')!r}; "
-                             f"the entries go in the order of the file's regions (0 to {len(scops) - 1})")
+
+    def programs() -> list:
+        found = []
+        for k, item in enumerate(items):
+            program = Program.from_file(args.file, region=k, defines=options.source.defines,
+                                        include_dirs=options.source.include_dirs)
+            if args.trace is not None and isinstance(item, dict) and item.get("region", k) != k:
+                raise UsageError(f"--trace {path}: entry {k} is the trace of region {item.get('region')!r}; "
+                                 f"the entries go in the order of the file's regions (0 to {len(scops) - 1})")
+            try:
+                program = program.replay(Trace.from_json(item)) if args.trace is not None \
+                    else _set_schedule(program, item)
+            except TransformError as err:
+                raise UsageError(f"{flag} {path}: region {k}: {err}") from None
+            found.append(program)
+        return found
+
+    if options.budget is not None:
+        # the legality checks of a long trace grow fast (a trace of repeated tilings
+        # and wavefronts took minutes): tried first in a child under the budget, whose
+        # programs (isl objects) cannot come back, then done here
+        from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
         try:
-            program = program.replay(Trace.from_json(item)) if args.trace is not None \
-                else _set_schedule(program, item)
-        except TransformError as err:
-            raise UsageError(f"{flag} {path}: region {k}: {err}") from None
-        regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report))
+            run_isolated(lambda: bool(programs()), options.budget)
+        except IsolatedTimeout as stop:
+            within = f"did not finish within the budget of {options.budget:g} CPU seconds (--budget)"
+            raise UsageError(f"{flag} {path}: applying it {stop_reason(stop, within)}") from None
+    regions = [ScopResult(program.scop, program.deps, program.schedule, program.tiling_report)
+               for program in programs()]
     built = time.perf_counter()
     text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
     return OptimizeResult(args.file, text, regions,
