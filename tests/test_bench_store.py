@@ -454,3 +454,16 @@ def test_resume_measures_again_a_kernel_whose_file_changed(tmp_path):
                                log=log, resume=True)
     assert len([e for e in log_entries(log) if e["type"] == "record"]) == 2   # reused
     assert float(unchanged["results"][0]["checksum"]) == 7.0
+
+
+@needs_gcc
+@pytest.mark.parametrize("reported", ["0.0 / 0.0", "1.0 / 0.0", "-1.0"])
+def test_a_kernel_time_that_is_no_time_is_a_failed_run(reported, tmp_path):
+    """helper-12: 'polysched-time: nan' (or inf, or -1) was an OK sample; the median
+    was NaN, the JSON not JSON, and report --plot crashed."""
+    kernel = tiny(tmp_path)
+    kernel.path.write_text(kernel.path.read_text().replace("(double)KERNEL_SECONDS", f"({reported})"))
+    results = run_benchmarks([kernel], [Variant("orig", None)], dataset="SMALL", repeat=1, progress=False)
+    [record] = results["results"]
+    assert record["status"] == "RUN_ERROR" and "kernel time" in record["reason"]
+    assert not record["times"] and record["median_seconds"] is None

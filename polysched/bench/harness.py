@@ -238,6 +238,9 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
         timed_out = True
         _kill_group(proc)
         out, err = proc.communicate()
+    except BaseException:
+        _kill_group(proc)       # Ctrl-C: the program (its own session) must not run on
+        raise
     seconds = time.perf_counter() - start
     stdout = out.decode(errors="replace")
     stderr = err.decode(errors="replace")
@@ -249,6 +252,8 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
         result.reason = f"killed by {_signal_name(-proc.returncode)}"
     elif proc.returncode != 0:
         result.reason = f"exited with status {proc.returncode}"
+    elif result.kernel_seconds is not None and not 0 <= result.kernel_seconds < float("inf"):
+        result.reason = f"reported a kernel time of {result.kernel_seconds} s (polysched-time:)"
     else:
         result.ok = True
     return result

@@ -44,9 +44,13 @@ def speedup(results: dict, kernel: str, variant: str) -> float | None:
     reference, record = records.get((kernel, ORIG)), records.get((kernel, variant))
     if not reference or not record or reference["status"] != OK or record["status"] != OK:
         return None
-    if not reference.get("median_seconds") or not record.get("median_seconds"):
-        return None
+    if not _valid_time(reference.get("median_seconds")) or not _valid_time(record.get("median_seconds")):
+        return None         # (a log of an older version may hold NaN, infinite or negative times)
     return reference["median_seconds"] / record["median_seconds"]
+
+
+def _valid_time(seconds) -> bool:
+    return isinstance(seconds, (int, float)) and 0 < seconds < math.inf
 
 
 def gflops(results: dict, kernel: str, variant: str) -> float | None:
