@@ -467,3 +467,14 @@ def test_a_kernel_time_that_is_no_time_is_a_failed_run(reported, tmp_path):
     [record] = results["results"]
     assert record["status"] == "RUN_ERROR" and "kernel time" in record["reason"]
     assert not record["times"] and record["median_seconds"] is None
+
+
+def test_a_log_another_run_is_writing_is_refused(tmp_path):
+    """helper-12: two runs on one log both measured everything, their lines interleaved."""
+    import fcntl
+    log = tmp_path / "bench.jsonl"
+    kernel = tiny(tmp_path)
+    with open(log, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(ValueError, match="another polysched bench run is writing this log"):
+            run_benchmarks([kernel], [Variant("orig", None)], dataset="SMALL", repeat=1, progress=False, log=log)

@@ -404,10 +404,28 @@ class ResultsLog:
             written += os.write(self.fd, data[written:])
         os.fsync(self.fd)
 
+    lock: int = -1          # the descriptor holding `_lock_log`'s lock, if any
+
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        for fd in (self.fd, self.lock):
+            if fd >= 0:
+                os.close(fd)
+        self.fd = self.lock = -1
+
+
+def _lock_log(path: Path) -> int:
+    """An exclusive lock on the log ``path`` (created empty when missing) for this run:
+    two runs on one log measured everything twice, interleaving their lines. ValueError
+    when another run holds it."""
+    import fcntl
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise ValueError(f"{path}: another polysched bench run is writing this log") from None
+    return fd
 
 
 def results_from_log(entries: list[dict]) -> dict:
@@ -587,13 +605,19 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
         log = Path(log)
         machine_fp = machine_fingerprint(reference.cc)
         entries, valid_bytes = ([], 0)
-        if log.exists() and log.stat().st_size > 0:
-            if not resume:
-                raise ValueError(f"{log}: a results log already exists (resume to continue it)")
-            entries, valid_bytes = read_log(log)
-        if entries:
-            done, prior = _resume_state(entries, config, machine_fp, variants, log, _kernel_files(kernels))
-        store = ResultsLog(log, truncate_to=valid_bytes)
+        log_lock = _lock_log(log)           # held to the end of the run (closed with the log)
+        try:
+            if log.stat().st_size > 0:
+                if not resume:
+                    raise ValueError(f"{log}: a results log already exists (resume to continue it)")
+                entries, valid_bytes = read_log(log)
+            if entries:
+                done, prior = _resume_state(entries, config, machine_fp, variants, log, _kernel_files(kernels))
+            store = ResultsLog(log, truncate_to=valid_bytes)
+        except BaseException:
+            os.close(log_lock)
+            raise
+        store.lock = log_lock
 
     started = _now()
     results: dict = {
