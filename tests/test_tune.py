@@ -250,11 +250,35 @@ def test_unique_constraints_forbid_a_repeated_measurement(tmp_path):
     with TuneDB(tmp_path / "u.sqlite") as store:
         campaign = store.new_campaign("k", "m", {"x": 1})
         result = Result(0, "ok", samples=[1.0], median=1.0)
-        store.record(campaign, 0, "k", "m", "h1", "{}", None, result)
-        with pytest.raises(sqlite3.IntegrityError):
-            store.record(campaign, 1, "k", "m", "h1", "{}", None, result)
+        first = store.record(campaign, 0, "k", "m", "h1", "{}", None, result)
+        # the same trace again (two --resume of one campaign at once, helper-12: an
+        # IntegrityError crashed the second): the row recorded, not a second one
+        assert store.record(campaign, 1, "k", "m", "h1", "{}", None, result) == first
+        with pytest.raises(ValueError, match="another run of this campaign"):
+            store.record(campaign, 0, "k", "m", "h2", "{}", None, result)       # its seq, another trace
         assert store.count(campaign) == 1
         assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_another_programs_database_is_left_untouched(tmp_path):
+    """helper-12: a foreign SQLite file with a 'kernels' table got polysched's tables
+    added, then crashed; --from-db wrote the schema into an empty file."""
+    foreign = tmp_path / "f.sqlite"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE kernels (x INTEGER)")
+    before = foreign.read_bytes()
+    with pytest.raises(ValueError, match="not a polysched tuning database .its tables: kernels"):
+        TuneDB(foreign)
+    assert foreign.read_bytes() == before
+    empty = tmp_path / "e.sqlite"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="not a polysched tuning database"):
+        TuneDB(empty, create=False)
+    assert empty.read_bytes() == b""
+    with TuneDB(tmp_path / "new.sqlite"):
+        pass
+    with TuneDB(tmp_path / "new.sqlite", create=False) as store:         # ours: read
+        assert store.count(1) == 0
 
 
 def test_spearman():

@@ -30,7 +30,7 @@ def best_program(db, target: "Target", cc: str = "gcc"):
     replayed), and the record; ``(None, None)`` when the database has none."""
     from polysched.program import Trace
     program = target.program()
-    with TuneDB(db) as store:
+    with TuneDB(db, create=False) as store:
         row = store.best(target.fingerprint(program), machine_fingerprint(machine_identity(cc)))
     if row is None:
         return None, None

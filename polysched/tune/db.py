@@ -116,15 +116,27 @@ class Row:
 class TuneDB:
     """The database at ``path`` (created when missing). Every write is one transaction."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, create: bool = True):
+        """``create=False``: only read an existing polysched database (ValueError for
+        a missing, empty or foreign file, which stays untouched)."""
         self.path = Path(path)
         if self.path.exists() and self.path.is_dir():
             raise ValueError(f"{self.path}: is a directory")
         if not self.path.parent.exists():
             raise ValueError(f"{self.path}: directory {self.path.parent} does not exist")
+        if not create and not (self.path.is_file() and self.path.stat().st_size > 0):
+            raise ValueError(f"{self.path}: not a polysched tuning database (empty or missing)")
         try:
             self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
             self.conn.row_factory = sqlite3.Row
+            # another program's database is not ours to add tables to
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            schema = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() \
+                if "meta" in tables else None
+            if (tables or not create) and schema is None:
+                self.conn.close()
+                raise ValueError(f"{self.path}: not a polysched tuning database (its tables: "
+                                 f"{', '.join(sorted(tables)) or 'none'})")
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.execute("PRAGMA foreign_keys=ON")
@@ -216,22 +228,36 @@ class TuneDB:
             load = None
         from polysched.bench.machine import git_commit
         git = _git_once(git_commit)
-        with self._transaction():
-            cur = self.conn.execute(
-                "INSERT INTO measurements (campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace, "
-                "config, status, reason, compiler, compiler_version, command, flags, dataset, threads, "
-                "samples, median, verify, source_hash, git_commit, git_dirty, date, loadavg, seconds, "
-                "features) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace,
-                 json.dumps(config) if config is not None else None, result.status, result.reason,
-                 result.compiler, result.compiler_version, result.command,
-                 json.dumps(result.flags) if result.flags is not None else None,
-                 result.dataset, result.threads, json.dumps(list(result.samples)), result.median,
-                 result.verify, result.source_hash, git["commit"],
-                 None if git["dirty"] is None else int(git["dirty"]), _now(),
-                 json.dumps(load), result.seconds,
-                 json.dumps(features) if features is not None else None))
-            return int(cur.lastrowid)
+        try:
+            with self._transaction():
+                cur = self._insert_measurement(campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace, config,
+                                               result, features, git, load)
+        except sqlite3.IntegrityError:
+            # another run of the campaign (two --resume at once) recorded this trace or seq
+            existing = self.conn.execute("SELECT id FROM measurements WHERE campaign_id = ? AND trace_hash = ?",
+                                         (campaign_id, trace_hash)).fetchone()
+            if existing is None:
+                raise ValueError(f"{self.path}: another run of this campaign is recording measurements; "
+                                 "run one at a time") from None
+            return int(existing[0])
+        return int(cur.lastrowid)
+
+    def _insert_measurement(self, campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace, config, result,
+                            features, git, load):
+        return self.conn.execute(
+            "INSERT INTO measurements (campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace, "
+            "config, status, reason, compiler, compiler_version, command, flags, dataset, threads, "
+            "samples, median, verify, source_hash, git_commit, git_dirty, date, loadavg, seconds, "
+            "features) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (campaign_id, seq, kernel_fp, machine_fp, trace_hash, trace,
+             json.dumps(config) if config is not None else None, result.status, result.reason,
+             result.compiler, result.compiler_version, result.command,
+             json.dumps(result.flags) if result.flags is not None else None,
+             result.dataset, result.threads, json.dumps(list(result.samples)), result.median,
+             result.verify, result.source_hash, git["commit"],
+             None if git["dirty"] is None else int(git["dirty"]), _now(),
+             json.dumps(load), result.seconds,
+             json.dumps(features) if features is not None else None))
 
     def rows(self, campaign_id: int | None = None, *, kernel_fp: str | None = None,
              machine_fp: str | None = None, status: str | None = None) -> list[Row]:

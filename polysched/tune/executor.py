@@ -98,7 +98,7 @@ class DaskExecutor(Executor):
         self._owns = client is None
         try:
             self.client = client if client is not None else Client(address, timeout="10s")
-        except (OSError, TimeoutError) as err:
+        except (OSError, TimeoutError, ValueError) as err:     # (ValueError: 'missing port number')
             raise RuntimeError(f"cannot reach the Dask scheduler at {address}: {err}") from None
         workers = self.client.scheduler_info().get("workers", {})
         self.batch_size = max(2, 2 * len(workers))
