@@ -318,7 +318,7 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
 @pytest.mark.parametrize("args, message", [
     (["--variants", "pluto-tile:size=3"], "unknown parameter 'size'"),
     (["--variants", "pluto-sched:sizes=4,4"], "tile and tile-par variants only"),
-    (["--variants", "pluto-tile:threads=0"], "positive"),
+    (["--variants", "pluto-tile:threads=0"], "threads=0 is not an integer from 1"),
     (["--variants", "pluto-tile:fuse=some"], "not one of cost, smart, max, no"),
     (["--variants", "pluto-tile:pointwave=maybe"], "pointwave=maybe is not yes or no"),
     (["--variants", "plutoo-tile"], "unknown variant"),
@@ -478,3 +478,16 @@ def test_a_log_another_run_is_writing_is_refused(tmp_path):
         fcntl.flock(held, fcntl.LOCK_EX)
         with pytest.raises(ValueError, match="another polysched bench run is writing this log"):
             run_benchmarks([kernel], [Variant("orig", None)], dataset="SMALL", repeat=1, progress=False, log=log)
+
+
+@pytest.mark.parametrize("variants, message", [
+    ("pluto-tile:sizes=32,-1", "sizes=32,-1 is not a list of integers from 1"),     # was "unknown variant '-1'"
+    ("pluto-tile:sizes=99999999999999999999", "is not a list of integers from 1"),  # was an ERROR record
+    (",", "no variant named"),                                                       # ran orig alone
+])
+def test_variant_lists_that_cannot_run_are_refused(variants, message, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    (tmp_path / "r.jsonl").write_text('{"type": "start"}\n')
+    assert main(["bench", "gemm", "--variants", variants, "-o", str(out), "--overwrite"]) == 2
+    assert message in capsys.readouterr().err
+    assert (tmp_path / "r.jsonl").exists()          # the earlier log is kept on a refusal

@@ -115,6 +115,7 @@ def test_from_db_without_a_record_says_so_in_one_line(killed_and_resumed, tmp_pa
     (["gemm", "--db", "/nonexistent-dir/t.sqlite"], "does not exist"),
     (["gemm", "--threads", "0"], "--threads 0"),
     (["gemm", "--max-genes", "-1"], "--max-genes -1"),
+    (["gemm", "--dask", "notaurl"], "cannot reach the Dask scheduler at notaurl"),      # was exit 3
 ])
 def test_bad_input_is_one_line_exit_2(argv, message, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -133,3 +134,16 @@ def test_not_a_database(tmp_path, capsys):
     assert main(["tune", "gemm", "--db", str(bogus), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("polysched: error: ") and "not a polysched tuning database" in err
+
+
+def test_a_refused_region_is_one_file_line_col_error_and_leaves_no_database(tmp_path, capsys):
+    """helper-12: 'polysched: error: r.c:6:7: error: ...' (two prefixes), and the new
+    database stayed behind, holding only its schema row."""
+    source = tmp_path / "r.c"
+    source.write_text("void f(int n, int *idx, double *A) {\n  int i;\n#pragma scop\n"
+                      "  for (i = 0; i < n; i++)\n    A[idx[i]] = 1.0;\n#pragma endscop\n}\n")
+    db = tmp_path / "r.sqlite"
+    assert main(["tune", str(source), "--db", str(db), "--quiet", "--trials", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{source}:5:") and "polysched: error" not in err
+    assert not db.exists()

@@ -495,6 +495,8 @@ def _resume_state(entries: list[dict], config: dict, machine_fp: str, variants: 
     whose file is another one now (another path, or edited since) is left out: it is
     measured again."""
     first = entries[0]
+    if first.get("type") != "start" or not isinstance(first.get("config"), dict):
+        raise ValueError(f"cannot resume {path}: its first line is not the start of a polysched bench run")
     for key in ("dataset", "verify_dataset", "threads", "repeat", "rtol", "atol"):
         if first["config"].get(key) != config.get(key):
             raise ValueError(f"cannot resume {path}: it was run with {key} {first['config'].get(key)!r}, "

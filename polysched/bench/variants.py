@@ -168,7 +168,7 @@ def split_variant_list(text: str) -> list[str]:
     the parameter value before it."""
     names: list[str] = []
     for piece in (part.strip() for part in text.split(",")):
-        if names and re.fullmatch(r"\d+", piece) and "=" in names[-1]:
+        if names and re.fullmatch(r"[-+]?\d+", piece) and "=" in names[-1]:   # (sizes=32,-1: refused whole)
             names[-1] += "," + piece
         elif piece:
             names.append(piece)
@@ -177,10 +177,11 @@ def split_variant_list(text: str) -> list[str]:
 
 def _positive_ints(spec: str, key: str, value: str) -> list[int]:
     parts = re.split(r"[,x]", value)
-    if not all(re.fullmatch(r"\d+", part) and int(part) > 0 for part in parts):
+    from polysched.limits import MAX_SIZE as MAX_TILE_SIZE
+    if not all(re.fullmatch(r"\d+", part) and 0 < int(part) <= MAX_TILE_SIZE for part in parts):
         raise ValueError(f"variant {spec!r}: {key}={value} is not "
-                         + ("a list of positive integers (e.g. sizes=32,32,32)" if key == "sizes"
-                            else "a positive integer"))
+                         + (f"a list of integers from 1 to {MAX_TILE_SIZE} (e.g. sizes=32,32,32)" if key == "sizes"
+                            else f"an integer from 1 to {MAX_TILE_SIZE}"))
     return [int(part) for part in parts]
 
 

@@ -120,19 +120,10 @@ def run(args) -> int:
                 raise UsageError(f"-o {args.output}: {written} is the input file {kernel.path}; "
                                  "choose another output path")
     check_compiler(args.cc)
-    if args.resume and args.overwrite:
-        raise UsageError("--resume and --overwrite exclude each other")
-    log = log_path(args.output)
-    if log.is_dir():
-        raise UsageError(f"-o {args.output}: its log {log} is a directory")
-    if log.exists() and log.stat().st_size > 0 and not args.resume:
-        if not args.overwrite:
-            raise UsageError(f"-o {args.output}: the log {log} of an earlier run exists "
-                             "(--resume continues it, --overwrite starts over)")
-        log.unlink()
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     if args.variants:
         names = [name for text in args.variants for name in split_variant_list(text)]
+        if not names:
+            raise UsageError(f"--variants {' '.join(args.variants)!r}: no variant named (see --list)")
     else:
         names = list(DEFAULT_VARIANTS)
         if not args.no_polly and find_polly_clang():
@@ -146,6 +137,18 @@ def run(args) -> int:
         if variant.name in seen:
             raise UsageError(f"--variants: {variant.name!r} given twice")
         seen.add(variant.name)
+    # the earlier run's log is removed only once every option is known good
+    if args.resume and args.overwrite:
+        raise UsageError("--resume and --overwrite exclude each other")
+    log = log_path(args.output)
+    if log.is_dir():
+        raise UsageError(f"-o {args.output}: its log {log} is a directory")
+    if log.exists() and log.stat().st_size > 0 and not args.resume:
+        if not args.overwrite:
+            raise UsageError(f"-o {args.output}: the log {log} of an earlier run exists "
+                             "(--resume continues it, --overwrite starts over)")
+        log.unlink()
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     threads = args.threads or os.cpu_count() or 1
     try:
         results = run_benchmarks(selected, variants, dataset=dataset, threads=threads,

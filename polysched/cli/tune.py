@@ -130,7 +130,9 @@ def _remove_if_empty(db: Path) -> None:
     try:
         with sqlite3.connect(db) as connection:
             tables = [row[0] for row in connection.execute("select name from sqlite_master where type='table'")]
-            if any(connection.execute(f'select 1 from "{table}" limit 1').fetchone() for table in tables):
+            # (the schema row that every new database gets in 'meta' is not content)
+            if any(connection.execute(f'select 1 from "{table}" limit 1').fetchone() for table in tables
+                   if table not in ("meta", "sqlite_sequence")):
                 return
     except sqlite3.Error:
         return
@@ -185,7 +187,9 @@ def _run(args) -> int:
                       timeout=args.timeout, cc=args.cc, cflags=tuple(args.cflags_list),
                       space_options=space_options(args.space, args.max_genes), executor=executor, timer=args.timer,
                       progress=progress, on_start=on_start)
-    except (ScopError, SearchError, ValueError) as err:
+    except ScopError:
+        raise                   # already 'file:line:col: error: ...'
+    except (SearchError, ValueError) as err:
         raise TuneUsage(str(err)) from None
     except PolyschedError as err:
         raise TuneUsage(f"{target.path}: {err}") from None

@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")
     defines = parse_defines(args.defines)
-    if args.dataset is None:
+    if args.dataset is None and any(name.endswith("_DATASET") for name in defines):
+        dataset = None          # -D SMALL_DATASET chose it (MINI as well would mean MINI)
+    elif args.dataset is None:
         dataset = default_dataset(original, transformed)
     elif args.dataset.lower() == "none":
         dataset = None
