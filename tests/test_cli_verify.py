@@ -76,6 +76,15 @@ def test_defines_reach_both_programs(tmp_path):
     assert "MINI_DATASET" not in proc.stderr
 
 
+def test_a_dataset_given_with_d_is_the_one_verified(tmp_path):
+    """helper-12: -D SMALL_DATASET also got the default -DMINI_DATASET, so the run was
+    at MINI (10 values), not at the dataset asked for."""
+    original = write(tmp_path, "orig", PREFIX_SUM)
+    proc = polysched(original, original, "--cflags=-O1", "-D", "SMALL_DATASET", "--verbose")
+    assert proc.returncode == 0, proc.stderr
+    assert "2000 values equal" in proc.stdout and "MINI_DATASET" not in proc.stderr
+
+
 @pytest.mark.parametrize("case", ["missing", "compile", "crash", "timeout", "badflag"])
 def test_errors_exit_2_one_line(tmp_path, case):
     original = write(tmp_path, "orig", PREFIX_SUM)
