@@ -518,7 +518,8 @@ class AffineConverter:
         macro = self.macros.get(name) if name else None
         if macro is None or name in hide or (not macro.is_function_like and self.macros.integer_value(name) is not None):
             raise NotAffine(where, f"call of '{_GEN.visit(node.name)}' in a loop bound, subscript or condition "
-                                   "(only macros with affine bodies are allowed there)")
+                                   "(only macros with affine bodies, and functions of this file that are one "
+                                   "'return' of int arithmetic on their int parameters, are allowed there)")
         args = [_GEN.visit(a) for a in (node.args.exprs if node.args else [])]
         if macro.is_function_like:
             text = self.macros.call_text(macro, args, True, hide)

@@ -805,6 +805,7 @@ class _RegionBuilder:
                                on_range=self.on_range, type_of=self.type_of, size_of=self.size_of,
                                enumerator=self.enumerator, on_sizes=self.sizes.update)
 
+
     def enumerator(self, name: str) -> int | None:
         """The value of enumeration constant ``name``, unless a variable of the region
         hides it."""
@@ -958,6 +959,7 @@ class _RegionBuilder:
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
         self.cells_of_pointers(node)
+        self.calls_inlined(node)
         self.linearized = self.linearized_arrays(node)
         self.products_as_parameters(node)
 
@@ -1025,6 +1027,76 @@ class _RegionBuilder:
                 raise self.error(node, f"'{node.name}' is used whole and through its members: its members "
                                        f"are read as variables of their own, which cannot share memory with it")
 
+    def inline_function(self, name: str) -> tuple[list[str], c_ast.Node] | None:
+        """``static inline int at(int y, int x, int w) { return y * w + x; }``: its
+        parameters and returned expression, when the function is pure, returns int,
+        takes int parameters only, and is one return of its parameters, integer
+        constants and operators (which compute the same on int arguments, the values
+        the run-time checks allow, as the expression with the arguments in place).
+        Else None."""
+        from .pure import function_definition
+        if name in self.macros or name in self.visible.variables or name not in self.defined_functions() \
+                or self.purity.problem(name) is not None:
+            return None
+        text = function_definition(self.purity.plain, name)
+        try:
+            ast = c_parser.CParser().parse(self.purity.typedef_line + "\n" + text, filename="<function>")
+        except Exception:  # noqa: BLE001 - not read: not inlined
+            return None
+        definition = ast.ext[-1] if ast.ext else None
+        if not isinstance(definition, c_ast.FuncDef):
+            return None
+
+        def plain_int(decl_type) -> bool:
+            return isinstance(decl_type, c_ast.TypeDecl) and isinstance(decl_type.type, c_ast.IdentifierType) \
+                and decl_type.type.names in (["int"], ["signed", "int"], ["signed"]) \
+                and set(decl_type.quals or ()) <= {"const"}
+
+        function = definition.decl.type
+        params = [p for p in (function.args.params if function.args else []) if not isinstance(p, c_ast.Typename)]
+        items = definition.body.block_items or []
+        if not plain_int(function.type) or not all(isinstance(p, c_ast.Decl) and plain_int(p.type) for p in params) \
+                or len(items) != 1 or not isinstance(items[0], c_ast.Return) or items[0].expr is None:
+            return None
+        names = [p.name for p in params]
+        for node in _walk_nodes(items[0].expr):
+            if isinstance(node, c_ast.ID) and node.name not in names:
+                return None             # a global or an enumerator: its value may differ here
+            if not isinstance(node, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.TernaryOp)) \
+                    or (isinstance(node, c_ast.Constant) and node.type != "int") \
+                    or (isinstance(node, c_ast.UnaryOp) and node.op not in ("-", "+", "!")):
+                return None
+        return names, items[0].expr
+
+    def calls_inlined(self, body: c_ast.Node) -> None:
+        """``b[at(y, x, w)]``: a call of a function `inline_function` reads, in a loop
+        header, condition or subscript, becomes its returned expression with the
+        arguments in place (``y * w + x``), rewritten so in ``body`` before the flat
+        subscripts are read (delinearize.py). The statement's text keeps the call."""
+        import copy
+        cache: dict[str, tuple[list[str], c_ast.Node] | None] = {}
+        for position in list(_affine_positions(body)):
+            for parent in list(_walk_nodes(position)):
+                for field, child in parent.children():
+                    if not (isinstance(child, c_ast.FuncCall) and isinstance(child.name, c_ast.ID)):
+                        continue
+                    name = child.name.name
+                    if name not in cache:
+                        cache[name] = self.inline_function(name)
+                    args = child.args.exprs if child.args else []
+                    if cache[name] is None or len(args) != len(cache[name][0]):
+                        continue
+                    names, expr = cache[name]
+                    values = dict(zip(names, args))
+                    inlined = copy.deepcopy(expr)
+                    holder = c_ast.Cast(None, inlined)     # so that a bare parameter can be replaced too
+                    for p in list(_walk_nodes(holder)):
+                        p.coord = child.coord          # (the function's own lines are elsewhere)
+                        for f, c in p.children():
+                            if isinstance(c, c_ast.ID) and c.name in values:
+                                _set_child(p, f, copy.deepcopy(values[c.name]))
+                    _set_child(parent, field, holder.expr)
+
     def products_as_parameters(self, body: c_ast.Node) -> None:
         """``w * h`` in ``for (p = 0; p < w * h; p++)``: a product of values the region
         does not change (signed integer scalars declared before it, and integer
@@ -1058,21 +1130,12 @@ class _RegionBuilder:
                 return None if left is None or right is None else left + right
             return None
 
-        def affine_positions(node: c_ast.Node):
-            """The loop headers, ``if`` conditions and subscripts in ``node`` (not the
-            values statements compute, where a product stays a product of scalars)."""
-            for n in _walk_nodes(node):
-                if isinstance(n, c_ast.For):
-                    yield from (part for part in (n.init, n.cond, n.next) if part is not None)
-                elif isinstance(n, c_ast.If):
-                    yield n.cond
-                elif isinstance(n, c_ast.ArrayRef) and _array_root(n) not in self.linearized:
-                    # (a flat array's subscript, i * n * m + n * m, is delinearize.py's to read)
-                    yield n             # (its subscript may be the product: A[w * h])
-
         taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
         named: dict[str, str] = {}
-        for parent in [n for position in list(affine_positions(body)) for n in _walk_nodes(position)]:
+        # (a flat array's subscript, i * n * m + n * m, is delinearize.py's to read)
+        positions = [n for n in _affine_positions(body)
+                     if not (isinstance(n, c_ast.ArrayRef) and _array_root(n) in self.linearized)]
+        for parent in [n for position in positions for n in _walk_nodes(position)]:
             for field, child in parent.children():
                 if not (isinstance(child, c_ast.BinaryOp) and child.op == "*"):
                     continue
@@ -1093,12 +1156,7 @@ class _RegionBuilder:
                     # int, or the widest factor's type (C's usual arithmetic conversions)
                     c_type = "long" if max(left + right) > 32 else "int"
                     self.visible.declarations[name] = Declaration(name, c_type, [], "param")
-                variable = c_ast.ID(name, coord=child.coord)
-                key, _, index = field.partition("[")
-                if index:
-                    getattr(parent, key)[int(index.rstrip("]"))] = variable
-                else:
-                    setattr(parent, key, variable)
+                _set_child(parent, field, c_ast.ID(name, coord=child.coord))
 
     def cells_of_pointers(self, body: c_ast.Node) -> None:
         """``*p`` and ``*(p + e)`` for a pointer ``p`` of one level (``double *sum``, a
@@ -2504,6 +2562,28 @@ def size_parameters(domains) -> set[str]:
                     if (not v.is_zero()) if equality else v.is_pos():
                         sizes.add(name)
     return sizes
+
+
+def _affine_positions(node: c_ast.Node):
+    """The loop headers, ``if`` conditions and array references in ``node``, where C
+    expressions must be affine (not the values statements compute)."""
+    for n in _walk_nodes(node):
+        if isinstance(n, c_ast.For):
+            yield from (part for part in (n.init, n.cond, n.next) if part is not None)
+        elif isinstance(n, c_ast.If):
+            yield n.cond
+        elif isinstance(n, c_ast.ArrayRef):
+            yield n             # (its subscript may be the whole expression: A[w * h])
+
+
+def _set_child(parent: c_ast.Node, field: str, child: c_ast.Node) -> None:
+    """Replace ``parent``'s child named ``field`` (as ``children()`` names it:
+    ``exprs[2]`` for a list's third) by ``child``."""
+    key, _, index = field.partition("[")
+    if index:
+        getattr(parent, key)[int(index.rstrip("]"))] = child
+    else:
+        setattr(parent, key, child)
 
 
 def _array_root(ref: c_ast.ArrayRef) -> str | None:
