@@ -101,3 +101,17 @@ def test_a_local_written_through_a_macro_is_a_variable(defines, body, tmp_path):
         out.write_text(result.text)
         verdict = verify(source, out, workdir=tmp_path)
         assert verdict.ok, verdict.reason
+
+
+def test_a_size_written_through_a_function_like_macro_is_written():
+    """helper-14: 'N(0) = 2;' with '#define N(k) n' was not seen as writing n (a
+    regression of the macro-written locals above), so the loops after it were fused
+    with the ones before, over the old n: wrong code in 9 modes of 10."""
+    text = ("#define N(k) n\n#define AT(j, i) A[(i) + (j) * 4]\nvoid f(int n, int *a, double *A) {\n  int p;\n"
+            "#pragma scop\n  for (p = 0; p < n; p++)\n    a[p] = p + 1;\n  N(0) = 2;\n"
+            "  for (p = 0; p < n; p++)\n    a[p] = a[p] * 2;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="'n' is written inside the SCoP"):
+        extract(text, filename="m.c")
+    # an array element assigned through one is the array's write, not its size's
+    [scop] = extract(text.replace("  N(0) = 2;\n", "  AT(1, 2) = 2.0;\n"), filename="m.c")
+    assert any(a.array == "A" and a.kind == "write" for s in scop.statements for a in s.accesses)

@@ -906,6 +906,9 @@ class _RegionBuilder:
                 target = child.lvalue
             elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
                 target = child.expr
+            if isinstance(target, c_ast.FuncCall) and isinstance(target.name, c_ast.ID):
+                # 'N(0) = 2' with '#define N(k) n': what the expansion assigns is written
+                target = self.macro_lvalue(target)
             if isinstance(target, c_ast.ID):
                 self.written.add(target.name)
                 # 'TOT += e' with '#define TOT tot': the variable the macro names is written
@@ -962,6 +965,29 @@ class _RegionBuilder:
         self.calls_inlined(node)
         self.linearized = self.linearized_arrays(node)
         self.products_as_parameters(node)
+
+    def macro_lvalue(self, call: c_ast.FuncCall) -> c_ast.ID | None:
+        """The variable a function-like macro call assigns to (``N(0)`` with ``#define
+        N(k) n``: ``n``; ``AT(j, i)`` with ``#define AT(j, i) A[(i) + (j) * n]``: the
+        array ``A``), as an ID; None when it names no macro. When the expansion cannot
+        be read, everything the macro reaches counts as written."""
+        macro = self.macros.get(call.name.name)
+        if macro is None or not macro.is_function_like:
+            return None
+        args = [_GEN.visit(a) for a in (call.args.exprs if call.args else [])]
+        try:
+            node = self.parse_expression(self.macros.call_text(macro, args), call)
+        except Exception:  # noqa: BLE001 -- unread: assume the worst
+            self.written |= self.macros.names_reached(macro.name)
+            return None
+        while isinstance(node, (c_ast.ArrayRef, c_ast.Cast)) or (isinstance(node, c_ast.UnaryOp)
+                                                                 and node.op == "*"):
+            node = node.name if isinstance(node, c_ast.ArrayRef) else node.expr if \
+                isinstance(node, c_ast.UnaryOp) else node.expr
+        if isinstance(node, c_ast.ID):
+            return node
+        self.written |= self.macros.names_reached(macro.name)
+        return None
 
     def members_as_variables(self, body: c_ast.Node) -> None:
         """``img->w``, ``img->data[i]``, ``s.x[i]``: a member of a struct variable (a
