@@ -146,3 +146,43 @@ def test_a_typedef_in_a_branch_not_taken_is_not_the_files(tmp_path):
         text = optimize(source, OptimizeOptions.from_flags(**flags)).text
         assert "reduction(+:s)" not in text
         assert outputs_of(text, tmp_path, "out", [(1000,)]) == outputs_of(TYPEDEF_BRANCHES, tmp_path, "orig", [(1000,)])
+
+
+HELPER_15 = {
+    # a '#line' (bison, re2c) renumbered the lines gcc reports: no branch looked taken,
+    # and the statement of the one taken was dropped from the model
+    "line": ("#line 1 \"kernel.y\"\n", "#ifdef X\n    A[i] = A[i] + 5;\n#else\n    A[i] = A[i] * 3;\n#endif\n"),
+    # the taken branch expands to nothing: its #else's '!(1)' was dropped from the guard,
+    # which became '!defined(X)' (the branch that was not taken)
+    "empty": ("", "#ifdef X\n    NOTHING\n#else\n    A[i] = A[i] * 3;\n#endif\n"),
+    # a comment across lines continues the directive: '|| defined(BAR)' was lost
+    "comment": ("", "#if defined(FOO) /* or\n      */ || defined(BAR)\n    A[i] = A[i] + A[i - 1];\n"
+                    "#else\n    A[i] = A[i] * 3;\n#endif\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(HELPER_15))
+@pytest.mark.parametrize("seen", [[], ["-DX", "-DBAR"]])
+def test_the_guard_holds_where_the_branches_taken_are_the_ones_seen(case, seen, tmp_path):
+    """helper-15: three ways the guard or the model came out of another configuration
+    than the one polysched read. Optimized under `seen`, compiled under each of
+    none, -DX, -DBAR: every output prints what the original prints."""
+    import compiled_runs
+    before, body = HELPER_15[case]
+    text = ("#include <stdio.h>\n#define NOTHING\nint A[100], B[100];\nint main(void) {\n  int i;\n"
+            "  for (i = 0; i < 100; i++) { A[i] = i % 7; B[i] = i % 3; }\n" + before +
+            "#pragma scop\n  for (i = 1; i < 100; i++) {\n" + body + "    B[i] = B[i] + A[i];\n  }\n"
+            "#pragma endscop\n  long s = 0;\n  for (i = 0; i < 100; i++) s += (long)A[i] * (i + 1) + B[i];\n"
+            "  printf(\"%ld\\n\", s);\n  return 0;\n}\n")
+    source = tmp_path / "k.c"
+    source.write_text(text)
+    defines = {flag[2:]: None for flag in seen}
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True, defines=defines))
+    saved = compiled_runs.CFLAGS
+    try:
+        for k, flags in enumerate([[], ["-DX"], ["-DBAR"]]):
+            compiled_runs.CFLAGS = [*saved, *flags, "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
+            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
+                outputs_of(text, tmp_path, f"orig{k}", [()]), (case, seen, flags)
+    finally:
+        compiled_runs.CFLAGS = saved

@@ -461,6 +461,15 @@ class _RegionBuilder:
         Backslash-newlines are resolved in place."""
         text = self.stripped[self.region.start:self.region.end]
         lines = text.split("\n")
+        raw_lines = self.text[self.region.start:self.region.end].split("\n")
+
+        def comment_goes_on(k: int) -> bool:
+            """Whether a block comment opened on line ``k`` goes on to the next line (it
+            continues a directive: '#if defined(A) /* or' then '*/ || defined(B)')."""
+            raw = raw_lines[k] if k < len(raw_lines) else ""
+            opened = raw.rfind("/*")
+            return opened >= 0 and raw.find("*/", opened + 2) < 0 and raw[:opened].count('"') % 2 == 0
+
         defined: dict[str, Macro] = {}
         own_conditionals = 0
         conditionals: list[tuple[int, int, str]] = []    # (first line, last line, directive)
@@ -470,7 +479,10 @@ class _RegionBuilder:
                 k += 1
                 continue
             first = k
-            while lines[k].rstrip().endswith("\\") and k + 1 < len(lines):
+            while (lines[k].rstrip().endswith("\\") or comment_goes_on(k)) and k + 1 < len(lines):
+                if comment_goes_on(k):       # the directive ends with the comment's line
+                    while k + 1 < len(lines) and "*/" not in raw_lines[k + 1]:
+                        k += 1
                 k += 1
             directive = join_continuations("\n".join(lines[first:k + 1])).strip()
             m = _REGION_DEFINE_RE.match(directive)
@@ -2464,8 +2476,18 @@ _SKIPPED_DIRECTIVE_RE = re.compile(
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
 # ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
 def _conjunction(conditions: list[str]) -> str:
-    """``a && b`` of preprocessor conditions, without the constant ones (``#if 0``)."""
-    return " && ".join(c for c in conditions if not re.fullmatch(r"!?\(\d+\)", c))
+    """``a && b`` of preprocessor conditions, without the constant ones that hold
+    (``!(0)``, ``(1)``); ``0`` when one does not (``!(1)``: no branch of an ``#if ...
+    #else`` looked taken, as when the taken one expands to nothing: the optimized code
+    then never runs, rather than under the negation of the branch that was taken)."""
+    kept = []
+    for c in conditions:
+        m = re.fullmatch(r"(!?)\((\d+)\)", c)
+        if m is None:
+            kept.append(c)
+        elif (int(m.group(2)) != 0) == bool(m.group(1)):
+            return "0"
+    return " && ".join(kept)
 
 
 _CONDITIONAL_RE = re.compile(r"^#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")

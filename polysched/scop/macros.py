@@ -439,6 +439,17 @@ def header_code(text: str) -> str:
     return "\n".join(pieces[k + 1] for k in range(1, len(pieces) - 1, 2) if pieces[k] != "<stdin>")
 
 
+_LINE_DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(?:line\b|\d).*$", re.M)
+
+
+def _without_line_directives(text: str) -> str:
+    """``text`` with its ``#line`` directives (and GNU ``# 12 "f.y"`` markers) blanked:
+    gcc's line markers then number the file's own lines, which is how `kept_lines`,
+    `main_code` and `header_code` tell its code (a bison or re2c output's ``#line 1
+    "kernel.y"`` made it look like another file's, a header's)."""
+    return _LINE_DIRECTIVE_RE.sub("", text)
+
+
 def kept_lines(text: str) -> frozenset[int]:
     """The lines of the input itself (``<stdin>``) that ``gcc -E`` output (with line
     markers) has code from: not the lines of an ``#if`` branch that is not taken."""
@@ -525,7 +536,8 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     argv.append("-")
     try:
         # bytes in, so that non-UTF-8 bytes outside the region reach gcc unchanged
-        raw = subprocess.run(argv, input=encode_source(_with_region_sentinels(text, tuple(region_lines))),
+        raw = subprocess.run(argv, input=encode_source(_with_region_sentinels(_without_line_directives(text),
+                                                                              tuple(region_lines))),
                              capture_output=True, timeout=60)
         proc = subprocess.CompletedProcess(argv, raw.returncode, raw.stdout.decode(errors="replace"),
                                            raw.stderr.decode(errors="replace"))
