@@ -49,7 +49,9 @@ ARGUMENTS = [(13, 9, 3), (0, 5, 1), (5, 0, 2), (1, 1, 1), (-3, 4, 2), (-3, -4, 1
 def test_a_product_of_sizes_is_a_parameter():
     [scop] = extract(KERNEL, filename="k.c")
     assert {"w__x__h", "c__x__w__x__h"} <= set(scop.parameters)
-    assert scop.c_texts["w__x__h"] == "(w * h)" and scop.c_texts["c__x__w__x__h"] == "((c * w) * h)"
+    # computed in long long (the run-time check must not overflow where the source would not run)
+    assert scop.c_texts["w__x__h"] == "(((long long) w) * h)"
+    assert scop.c_texts["c__x__w__x__h"] == "(((long long) (((long long) c) * w)) * h)"
     # the product in a value (out[p] = ... + w * h) stays what it is: a read of w and h
     body = next(s for s in scop.statements if s.name == "S0")
     assert "w__x__h" not in {a.array for a in body.accesses}
@@ -61,7 +63,7 @@ def test_products_run_like_the_original(flags, tmp_path):
     source = tmp_path / "k.c"
     source.write_text(KERNEL)
     result = optimize(source, OptimizeOptions.from_flags(**flags))
-    assert "(w * h)" in result.text and "((c * w) * h)" in result.text
+    assert "(((long long) w) * h)" in result.text
     assert outputs_of(result.text, tmp_path, "new", ARGUMENTS) == outputs_of(KERNEL, tmp_path, "orig", ARGUMENTS)
 
 
@@ -83,3 +85,33 @@ def test_a_factor_whose_address_is_taken_is_checked_against_the_arrays():
             "  for (p = 0; p < w * h; p++)\n    a[p] = a[p] + 1.0;\n#pragma endscop\n}\n")
     [scop] = extract(text, filename="f.c")
     assert "w" in scop.address_taken and "h" not in scop.address_taken
+
+
+HELPER_14 = {
+    # a product in a data-dependent condition: the overlap check took its address
+    "condition": ("int w, int h, int n, double *A, double *B",
+                  "  for (p = 0; p < n; p++)\n    if (A[p] > w * h)\n      B[p] = 1.0;\n"),
+    # a second loop variable set from a product: the model's name was emitted
+    "induction": ("int w, int h, int n, double *A, double *B",
+                  "  if (w < 100)\n    for (p = 0, q = w * h - 1; p < q; p++, q--) {\n      t = A[p];\n"
+                  "      A[p] = A[q];\n      A[q] = t;\n    }\n"),
+    # under an 'if' the source does not take, the check computed w * h in int: overflow
+    "guarded": ("int w, int h, int n, double *A, double *B",
+                "  if (w < 100)\n    for (p = 0; p < w * h; p++)\n      A[p] += 1.0;\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(HELPER_14))
+def test_products_in_conditions_loop_variables_and_unreached_code(case, tmp_path):
+    params, body = HELPER_14[case]
+    text = ("#include <stdio.h>\n#include <stdlib.h>\nstatic void kernel(" + params + ")\n{\n  int p, q;\n"
+            "  double t;\n#pragma scop\n" + body + "#pragma endscop\n}\n"
+            "int main(int argc, char **argv)\n{\n  int w = atoi(argv[1]), h = atoi(argv[2]), n = atoi(argv[3]);\n"
+            "  double A[100], B[100] = {0};\n  for (int k = 0; k < 100; k++) A[k] = k % 17;\n"
+            "  if (n > 100 || (w < 100 && w * (long)h > 100)) return 1;\n  kernel(w, h, n, A, B);\n"
+            "  for (int k = 0; k < 100; k++) printf(\"%g %g\\n\", A[k], B[k]);\n  return 0;\n}\n")
+    source = tmp_path / "k.c"
+    source.write_text(text)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    arguments = [(3, 4, 50), (0, 5, 10), (10, 10, 100), (65536, 65537, 5)]
+    assert outputs_of(result.text, tmp_path, "new", arguments) == outputs_of(text, tmp_path, "orig", arguments)

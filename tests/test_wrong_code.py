@@ -2825,3 +2825,44 @@ def test_a_pointer_used_also_as_an_array_stays_an_array():
     text = POINTED_SIZE.replace("A[i] = A[i] + *np;", "A[i] = A[i] + *np + np[1];")
     with pytest.raises(ScopError, match="'np\\[0\\]' reads an array element in a loop bound"):
         extract(text)
+
+
+POINTED_AT_A_WRITTEN_SCALAR = r"""#include <stdio.h>
+int A[50], B[50], acc, gi;
+static void k(int *q) {
+  int i;
+#pragma scop
+  for (i = 0; i < 50; i++) {
+    acc = acc + A[i];
+    B[i] = *q;
+  }
+#pragma endscop
+}
+static void k2(int *q) {
+#pragma scop
+  for (gi = 0; gi < 50; gi++)
+    A[gi] = A[gi] + *q;
+#pragma endscop
+}
+int main(void) {
+  int i, other = 4;
+  for (i = 0; i < 50; i++) A[i] = i % 7;
+  k(&acc);
+  k2(&gi);
+  k(&other);
+  k2(&other);
+  long s = 0;
+  for (i = 0; i < 50; i++) s += (long)B[i] * (i + 1) + A[i];
+  printf("%ld %d\n", s, acc);
+  return 0;
+}
+"""
+
+
+def test_a_read_only_pointer_to_a_written_scalar_or_iterator(tmp_path):
+    """helper-15: '*q' read in the region, q pointing at the scalar acc or the iterator
+    gi the region writes: the run-time check compared *q with arrays only, so the
+    optimized code ran (wrong sums, even under --identity). *q is memory reached
+    through a pointer now, checked against the written scalars and iterators too."""
+    assert_same_behaviour(tmp_path, POINTED_AT_A_WRITTEN_SCALAR, opts=("-O2",),
+                          modes={k: FLAG_SETS[k] for k in ("identity", "tile-par")})

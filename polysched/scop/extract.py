@@ -18,6 +18,7 @@ Pipeline per file:
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import re
 import sys
@@ -410,6 +411,7 @@ class _RegionBuilder:
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
         self.c_texts: dict[str, str] = {}       # struct members read as variables
         self.product_factors: set[str] = set()   # variables read only as w__x__h
+        self.products: list[str] = []            # the w__x__h: values, not memory
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
         self._defined_functions: set[str] | None = None
@@ -1182,6 +1184,14 @@ class _RegionBuilder:
                     continue
                 text = self.as_written(_GEN.visit(child))
                 name = named.get(text)
+                # computed in long long: the run-time check evaluates it where the source
+                # may not (under an 'if'), and must not overflow there; where the source
+                # does, it is the same value (or undefined behaviour there already)
+                wide = copy.deepcopy(child)
+                for node in _walk_nodes(wide):
+                    if isinstance(node, c_ast.BinaryOp) and node.op == "*":
+                        node.left = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
+                            None, [], None, c_ast.IdentifierType(["long", "long"]))), node.left)
                 if name is None:
                     words = re.findall(r"[A-Za-z_]\w*", text)
                     name = "__x__".join(words)
@@ -1189,7 +1199,8 @@ class _RegionBuilder:
                         name += "_"
                     taken.add(name)
                     named[text] = name
-                    self.c_texts[name] = f"({text})"
+                    self.c_texts[name] = f"({self.as_written(_GEN.visit(wide))})"
+                    self.products.append(name)
                     self.product_factors |= {n.name for n in _walk_nodes(child) if isinstance(n, c_ast.ID)}
                     # int, or the widest factor's type (C's usual arithmetic conversions)
                     c_type = "long" if max(left + right) > 32 else "int"
@@ -1590,7 +1601,8 @@ class _RegionBuilder:
                        f"* {abs(factor)})"
             else:
                 alias, text = start, f"({_GEN.visit(start)})"
-            aliases[other] = _Local(other, other, alias, text)
+            # (emitted C: the model's names as the source writes them, w__x__h as (w * h))
+            aliases[other] = _Local(other, other, alias, self.as_written(text))
         unknown = [e for e in steps if not any(isinstance(n, c_ast.ID) and n.name in names for n in _walk_nodes(e))]
         if unknown:
             raise self.error(unknown[0], f"loop increment changes a variable the loop does not set")
@@ -2322,7 +2334,7 @@ class _RegionBuilder:
             text = self.c_texts.get(name, "")
             member, member_after = self.members.get(name, ("", 0))
             self.arrays[name] = Array(name, decl.element_type, dims, decl.origin,
-                                      decl.through_pointer or "->" in text, decl.restrict,
+                                      decl.through_pointer or "->" in text or text.startswith("(*"), decl.restrict,
                                       linearized=bool(row_sizes), text=text, member=member,
                                       member_after=member_after)
 
@@ -2451,7 +2463,8 @@ class _RegionBuilder:
             parameter_values=dict(self.parameter_values), context=context, arrays=self.arrays,
             statements=self.statements, schedule=schedule,
             variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
-            replaced=self.region.outer, c_texts=dict(self.c_texts), preprocessor_guard=self.preprocessor_guard,
+            replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
+            preprocessor_guard=self.preprocessor_guard,
         )
 
     def variable_types(self) -> dict[str, str]:

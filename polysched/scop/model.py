@@ -210,6 +210,9 @@ class Scop:
     # iterators, sizes and scalars whose address the program takes where a pointer may
     # reach them in the region (scop/liveness.py: address_taken): checked at run time
     address_taken: tuple[str, ...] = ()
+    # parameters that are products of sizes (w__x__h, c_texts '(w * h)'): values, which
+    # no pointer reaches (their factors are checked instead)
+    products: tuple[str, ...] = ()
     # (start, end) of the text an output replaces, when it is more than the region:
     # a region of polysched's own output, whose original code the region is
     replaced: tuple[int, int] | None = None
