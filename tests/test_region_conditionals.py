@@ -186,3 +186,45 @@ def test_the_guard_holds_where_the_branches_taken_are_the_ones_seen(case, seen, 
                 outputs_of(text, tmp_path, f"orig{k}", [()]), (case, seen, flags)
     finally:
         compiled_runs.CFLAGS = saved
+
+
+OUTSIDE = {
+    # a function-like macro the region uses, chosen by an #ifdef outside it
+    "macro": ("#ifdef CHAIN\n#define PREV(i) ((i) - 1)\n#else\n#define PREV(i) (i)\n#endif\n"
+              "#define N 400\ndouble A[N + 2];\n", "double",
+              "  for (i = 1; i <= N; i++)\n    A[i] = A[PREV(i)] + 1.0;\n"),
+    # the element type of the arrays
+    "typedef": ("#ifdef CHAIN\ntypedef float real;\n#else\ntypedef double real;\n#endif\n"
+                "#define N 400\nreal A[N + 2];\n", "real",
+                "  for (i = 1; i <= N; i++)\n    A[i] = A[i] * 0.5f + 1.0f / 3.0f;\n"),
+    # a called function that is pure only without CHAIN
+    "function": ("unsigned long h;\nstatic double f(double x) {\n#ifdef CHAIN\n  h = h * 31u + (unsigned long)x;\n"
+                 "#endif\n  return x * 0.5 + 1.0;\n}\n#define N 400\ndouble A[N + 2];\n", "double",
+                 "  for (i = N; i >= 1; i--)\n    A[i] = f(A[i]) + i;\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(OUTSIDE))
+def test_definitions_chosen_outside_the_region_are_in_its_guard(case, tmp_path):
+    """helper-15: a macro, typedef or function the region depends on, defined under an
+    #ifdef outside it, was read as polysched saw it; compiled with -DCHAIN the output
+    ran A[PREV(i)] in parallel (wrong), called the double micro-kernel on floats
+    (SIGSEGV), or reordered an impure function. Those branches are in the guard now."""
+    import compiled_runs
+    before, _, body = OUTSIDE[case]
+    text = ("#include <stdio.h>\n" + before + "int main(void) {\n  int i;\n"
+            "  for (i = 0; i < N + 2; i++) A[i] = i % 5;\n#pragma scop\n" + body + "#pragma endscop\n"
+            "  double s = 0;\n  for (i = 0; i < N + 2; i++) s += A[i] * (i + 1);\n"
+            "  printf(\"%.6f %lu\\n\", s, " + ("h" if case == "function" else "0UL") + ");\n  return 0;\n}\n")
+    source = tmp_path / "k.c"
+    source.write_text(text)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "#if (!defined(CHAIN))" in result.text
+    saved = compiled_runs.CFLAGS
+    try:
+        for k, flags in enumerate([[], ["-DCHAIN"]]):
+            compiled_runs.CFLAGS = [*saved, *flags, "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
+            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
+                outputs_of(text, tmp_path, f"orig{k}", [()]), flags
+    finally:
+        compiled_runs.CFLAGS = saved

@@ -197,6 +197,11 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                                                      "the SCoP region contains no assignment statement")))
             continue
         builder, scop = built
+        if table.kept_lines is not None and not moved:
+            outside = _definitions_guard(stripped, table.kept_lines, macros, found, region, builder, scop, function)
+            if outside is not None:
+                scop.preprocessor_guard = outside if scop.preprocessor_guard in (None, "1") \
+                    else f"{scop.preprocessor_guard} && {outside}"
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
             | {a.name for a in scop.arrays.values() if a.is_scalar} | builder.product_factors
         # a member read through a pointer (p->n) is memory another pointer may write (q->n)
@@ -2488,6 +2493,97 @@ _SKIPPED_DIRECTIVE_RE = re.compile(
     r"^#\s*(?:undef\b|line\b|\d|$|pragma\s+(?:omp\s+(?:parallel\s+)?(?:for|simd)\b|GCC\s+(?:ivdep|unroll)\b"
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
 # ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
+def _definitions_guard(stripped: str, kept: frozenset[int], macros: MacroTable, regions: list[Region],
+                       region: Region, builder: "_RegionBuilder", scop: Scop,
+                       function) -> str | None:
+    """The preprocessor condition under which the definitions the region's model was
+    read with, outside it, are the ones the compiler takes: ``#if``/``#else`` branches
+    (outside every region) that define a function-like or non-integer macro the region
+    uses, a typedef, global or local declaration of its variables, or a function it
+    calls (or hold a conditional inside that function). Compiled with other macros,
+    ``PREV(i)`` may be ``i - 1`` and ``real`` float: the optimized code holds only
+    where the branches read are taken (the emitted ``#if``); None when no such branch.
+
+    Taken: a branch with a kept line of code (`MacroTable.kept_lines`), or whose
+    ``#define`` of a used macro is the definition in force; a relevant group with no
+    branch known taken gives ``0`` (the original code always runs)."""
+    from .declarations import _TYPEDEF_RE
+    from .pure import function_definition
+
+    lines = stripped.split("\n")
+    inside = {n - 1 for r in regions for n in range(r.scop_line, r.endscop_line + 1)}
+    directives = [(k, k, line) for k, line in enumerate(lines)
+                  if k not in inside and _CONDITIONAL_RE.match(line.strip())]
+    if not directives:
+        return None
+    try:
+        groups = conditional_groups(directives)
+    except UnbalancedConditional:
+        return None
+    words = set(builder.region_words)
+    used_macros = set()
+    for word in words & set(macros.macros):
+        used_macros |= {word} | {n for n in macros.names_reached(word) if n in macros.macros}
+    used_macros = {m for m in used_macros if macros.get(m).is_function_like or macros.integer_value(m) is None}
+    reached = words | used_macros | {n for m in used_macros for n in macros.names_reached(m)}
+    variables = {a for a in scop.arrays} | set(scop.parameters) | set(builder.all_iterators)
+    called = {w for w in words if w in builder.defined_functions()}
+    top = top_level_text(blank_strings(stripped)).split("\n")
+    first_own = stripped.count("\n", 0, function.header_offset) if function is not None else len(lines)
+    relevant: set[int] = set()
+    for k, line in enumerate(lines):
+        m = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)", line)
+        if m:
+            if m.group(1) in used_macros:
+                relevant.add(k)
+            continue
+        ids = set(re.findall(r"[A-Za-z_]\w*", line))
+        typedef = _TYPEDEF_RE.search(line)
+        if typedef and typedef.group(1) in reached:
+            relevant.add(k)
+        elif ids & variables and (top[k].strip() or first_own <= k < region.scop_line - 1):
+            relevant.add(k)       # a declaration of its variables, global or in its function
+            reached |= ids        # (their types' typedefs too)
+    for name in called:          # the functions it calls, whole
+        text = function_definition(stripped, name)
+        at = stripped.find(text) if text else -1
+        if at >= 0:
+            start = stripped.count("\n", 0, at)
+            relevant.update(range(start, start + text.count("\n") + 1))
+    for k, line in enumerate(lines):      # typedefs of the types read above
+        typedef = _TYPEDEF_RE.search(line)
+        if typedef and typedef.group(1) in reached:
+            relevant.add(k)
+
+    def taken(branch) -> bool | None:
+        start, end = branch[1], branch[2]
+        code = [j for j in range(start, end) if lines[j].strip() and not lines[j].lstrip().startswith("#")]
+        if code:
+            return any(j + 1 in kept for j in code)
+        for j in range(start, end):
+            m = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?(.*)", lines[j])
+            if m and m.group(1) in used_macros:
+                return " ".join(m.group(3).split()) == " ".join(macros.get(m.group(1)).body.split())
+        return None
+
+    terms = []
+    for group in groups:
+        start, end = group[0][1], group[-1][2]
+        if not any(j in relevant for j in range(start, end)):
+            continue
+        negated = []
+        for branch in group:
+            if taken(branch):
+                terms.append(_conjunction(negated + [branch[0]]))
+                break
+            negated.append(f"!{branch[0]}")
+        else:
+            terms.append(_conjunction(negated) if not any(taken(b) is None for b in group) else "0")
+    # (an enclosing group holds the relevant lines too: its own term is among these)
+    terms = [t for t in dict.fromkeys(terms) if t]
+    return " && ".join(f"({t})" for t in terms) if terms else None
+
+
 def _conjunction(conditions: list[str]) -> str:
     """``a && b`` of preprocessor conditions, without the constant ones that hold
     (``!(0)``, ``(1)``); ``0`` when one does not (``!(1)``: no branch of an ``#if ...
