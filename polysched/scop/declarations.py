@@ -347,12 +347,7 @@ def _without_attributes(header: str) -> str:
         m = re.search(r"\b(?:__attribute__|__attribute|__declspec)\s*\(", header)
         if m is None:
             return header
-        depth, k = 0, m.end() - 1
-        while k < len(header):
-            depth += {"(": 1, ")": -1}.get(header[k], 0)
-            if depth == 0:
-                break
-            k += 1
+        k = _closing_paren(header, m.end() - 1)
         header = header[:m.start()] + " " + header[k + 1:]
 
 
@@ -396,6 +391,16 @@ def _structs(parser: "_Parser", definitions: list[str], declare=None,
     return found
 
 
+def _closing_paren(text: str, opening: int) -> int:
+    """The offset of the ``)`` closing the ``(`` at ``opening`` (``len(text)`` if none)."""
+    depth = 0
+    for k in range(opening, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[k], 0)
+        if depth == 0:
+            return k
+    return len(text)
+
+
 def _open_loop_declarations(text: str) -> list[str]:
     """The declarations in the headers of the ``for`` loops whose bodies are open at
     the end of ``text`` (a function body up to a region, closed blocks blanked by
@@ -403,12 +408,7 @@ def _open_loop_declarations(text: str) -> list[str]:
     region (its body)."""
     found = []
     for m in re.finditer(r"\bfor\s*\(", text):
-        depth, k = 0, m.end() - 1
-        while k < len(text):
-            depth += {"(": 1, ")": -1}.get(text[k], 0)
-            if depth == 0:
-                break
-            k += 1
+        k = _closing_paren(text, m.end() - 1)
         after = text[k + 1:].lstrip()
         if k < len(text) and (not after or after.startswith("{")):
             init = text[m.end():k].split(";", 1)[0]
@@ -426,11 +426,7 @@ def _unread_declared_names(chunk: str) -> list[str]:
         return []
     rest = chunk[m.end():]
     if m.group(0).rstrip().endswith("("):
-        depth, k = 1, 0
-        while k < len(rest) and depth:
-            depth += {"(": 1, ")": -1}.get(rest[k], 0)
-            k += 1
-        rest = rest[k:]
+        rest = chunk[_closing_paren(chunk, m.end() - 1) + 1:]
     names, depth, start = [], 0, 0
     for k, c in enumerate(rest + ","):
         depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(c, 0)
