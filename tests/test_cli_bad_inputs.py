@@ -79,7 +79,7 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
     "non-affine subscript (product)": (loop("A[i][i * i] = 0;"), [], ":6:", "affine"),
     "non-affine subscript (indirection)": (loop("B[idx[i]] = 0;"), [], ":6:", "error"),
     "non-affine subscript (division by a variable)": (loop("B[i / n] = 0;"), [], ":6:", "error"),
-    "non-affine bound": (region("  for (i = 0; i < n * n; i++)\n    B[i] = 0;"), [], ":5:", "error"),
+    "non-affine bound": (region("  for (i = 0; i * i < n; i++)\n    B[i] = 0;"), [], ":5:", "error"),
     "while loop": (region("  i = 0;\n  while (i < n) {\n    B[i] = 0;\n    i++;\n  }"), [], ":", "while"),
     "do-while loop": (region("  i = 0;\n  do { B[i] = 0; i++; } while (i < n);"), [], ":6:", "error"),
     "infinite for": (region("  for (;;)\n    B[0] = 1;"), [], ":5:", "error"),

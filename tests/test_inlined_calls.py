@@ -60,8 +60,21 @@ def test_inlined_calls_run_like_the_original(flags, tmp_path):
     "static int at(int y, int x, int w) { int k = y * w; return k + x; }",           # two statements
 ])
 def test_other_functions_stay_refused_there(function):
+    """(helper-16: a long argument to an int parameter is converted, which the model
+    did not do: id(off) with off = 2**32 + 1 is 1, read as off; see the next test)"""
     text = (function + "\nvoid f(int h, int w, double *b) {\n  int y, x;\n#pragma scop\n"
             "  for (y = 0; y < h; y++)\n    for (x = 0; x < w; x++)\n      b[at(y, x, w)] = 1.0;\n"
             "#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="call of 'at'"):
         extract(text, filename="f.c")
+
+
+def test_an_argument_that_is_not_int_is_refused():
+    """helper-16: 'b[id(off) + i]' with a long off was read as b[off + i], and the loop
+    ran in parallel over a real dependence (id(off) is 1 at off = 2**32 + 1)."""
+    text = ("static int id(int x) { return x; }\ndouble b[1000];\nvoid f(long off) {\n#pragma scop\n"
+            "  for (int i = 0; i < 500; i++)\n    b[id(off) + i] = b[i] + 1.0;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="call of 'id'"):
+        extract(text, filename="f.c")
+    [scop] = extract(text.replace("long off", "int off"), filename="f.c")       # an int: read
+    assert scop.parameters == ["off"]

@@ -228,3 +228,29 @@ def test_definitions_chosen_outside_the_region_are_in_its_guard(case, tmp_path):
                 outputs_of(text, tmp_path, f"orig{k}", [()]), flags
     finally:
         compiled_runs.CFLAGS = saved
+
+
+@pytest.mark.parametrize("before, defines, guard", [
+    # an unrelated group right before a called function was taken for part of it: guard 0
+    ("#ifdef UNRELATED\n#define ZZZ 1\n#endif\nstatic int prev(int i) { return i + 1000; }\n", {}, None),
+    # an #elif whose branch holds a group: the inner group of a branch not read added a 0
+    ("#if MODE == 1\n#define PREV(i) ((i) + 1000)\n#elif MODE == 2\n# ifdef SUB\n#  define PREV(i) ((i) - 1)\n"
+     "# else\n#  define PREV(i) ((i) + 1001)\n# endif\n#else\n#define PREV(i) ((i) - 2)\n#endif\n"
+     "static int prev(int i) { return PREV(i); }\n", {"MODE": "1"}, "#if ((MODE == 1))"),
+    # a comment across the lines of an #if outside the region
+    ("#if defined(ALT) /* a comment\n   spanning lines */ || defined(ALT2)\n#define PREV(i) ((i) + 1000)\n#else\n"
+     "#define PREV(i) ((i) - 1)\n#endif\nstatic int prev(int i) { return PREV(i); }\n", {"ALT2": None},
+     "#if ((defined(ALT) || defined(ALT2)))"),
+])
+def test_the_guard_of_definitions_outside_names_what_was_read(before, defines, guard, tmp_path):
+    """helper-16: the guard came out 0 (optimized code never run) in the first two cases
+    and lost a term in the third."""
+    text = ("#include <stdio.h>\n" + before + "static double a[2000];\nint main(void) {\n"
+            "  for (int i = 0; i < 2000; i++) a[i] = i % 9;\n#pragma scop\n  for (int i = 2; i < 900; i++)\n"
+            "    a[i] = a[prev(i)] * 0.5 + 1.0;\n#pragma endscop\n  double s = 0;\n"
+            "  for (int i = 0; i < 2000; i++) s += a[i] * (i % 5);\n  printf(\"%f\\n\", s);\n  return 0;\n}\n")
+    source = tmp_path / "k.c"
+    source.write_text(text)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True, defines=defines))
+    guards = [line for line in result.text.splitlines() if line.startswith("#if (")]
+    assert guards == ([guard] if guard else [])

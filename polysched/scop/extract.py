@@ -198,7 +198,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             continue
         builder, scop = built
         if table.kept_lines is not None and not moved:
-            outside = _definitions_guard(stripped, table.kept_lines, macros, found, region, builder, scop, function)
+            outside = _definitions_guard(text, stripped, table.kept_lines, macros, found, region, builder, scop,
+                                         function)
             if outside is not None:
                 scop.preprocessor_guard = outside if scop.preprocessor_guard in (None, "1") \
                     else f"{scop.preprocessor_guard} && {outside}"
@@ -1131,6 +1132,8 @@ class _RegionBuilder:
                     args = child.args.exprs if child.args else []
                     if cache[name] is None or len(args) != len(cache[name][0]):
                         continue
+                    if not all(self.int_valued(a) for a in args):
+                        continue    # (a long or unsigned argument is converted to int: not modelled)
                     names, expr = cache[name]
                     values = dict(zip(names, args))
                     inlined = copy.deepcopy(expr)
@@ -1141,6 +1144,26 @@ class _RegionBuilder:
                             if isinstance(c, c_ast.ID) and c.name in values:
                                 _set_child(p, f, copy.deepcopy(values[c.name]))
                     _set_child(parent, field, holder.expr)
+
+    def int_valued(self, expr: c_ast.Node) -> bool:
+        """Whether ``expr`` is int arithmetic (+, -, * of variables of types that promote
+        to int and of int literals): an int parameter then receives it unchanged."""
+        for node in _walk_nodes(expr):
+            if isinstance(node, c_ast.ID):
+                kind = integer_kind(self.type_of(node.name) or "")
+                value = self.macros.integer_value(node.name) if node.name in self.macros else None
+                if value is not None:
+                    if not -2 ** 31 <= value < 2 ** 31:
+                        return False
+                elif kind is None or kind[0] > 32 or (kind[0] == 32 and not kind[1]):
+                    return False
+            elif isinstance(node, c_ast.Constant):
+                if node.type != "int" or not re.fullmatch(r"\d+", node.value) or int(node.value) >= 2 ** 31:
+                    return False
+            elif not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*")) \
+                    and not (isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+")):
+                return False
+        return True
 
     def products_as_parameters(self, body: c_ast.Node) -> None:
         """``w * h`` in ``for (p = 0; p < w * h; p++)``: a product of values the region
@@ -2493,7 +2516,7 @@ _SKIPPED_DIRECTIVE_RE = re.compile(
     r"^#\s*(?:undef\b|line\b|\d|$|pragma\s+(?:omp\s+(?:parallel\s+)?(?:for|simd)\b|GCC\s+(?:ivdep|unroll)\b"
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
 # ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
-def _definitions_guard(stripped: str, kept: frozenset[int], macros: MacroTable, regions: list[Region],
+def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: MacroTable, regions: list[Region],
                        region: Region, builder: "_RegionBuilder", scop: Scop,
                        function) -> str | None:
     """The preprocessor condition under which the definitions the region's model was
@@ -2511,9 +2534,19 @@ def _definitions_guard(stripped: str, kept: frozenset[int], macros: MacroTable, 
     from .pure import function_definition
 
     lines = stripped.split("\n")
+    raw_lines = text.split("\n")
     inside = {n - 1 for r in regions for n in range(r.scop_line, r.endscop_line + 1)}
-    directives = [(k, k, line) for k, line in enumerate(lines)
-                  if k not in inside and _CONDITIONAL_RE.match(line.strip())]
+    for start, end in pasted_header_spans(text):     # polysched's own header in its output
+        inside.update(range(text.count("\n", 0, start), text.count("\n", 0, end) + 1))
+    directives = []
+    for k, line in enumerate(lines):
+        if k in inside or not _CONDITIONAL_RE.match(line.strip()):
+            continue
+        last = k      # a backslash-newline, or a comment across lines, continues it
+        while last + 1 < len(lines) and (lines[last].rstrip().endswith("\\") or (
+                raw_lines[last].rfind("/*") > raw_lines[last].rfind("*/"))):
+            last += 1
+        directives.append((k, last, join_continuations(" ".join(lines[k:last + 1]))))
     if not directives:
         return None
     try:
@@ -2521,67 +2554,79 @@ def _definitions_guard(stripped: str, kept: frozenset[int], macros: MacroTable, 
     except UnbalancedConditional:
         return None
     words = set(builder.region_words)
+    called = {w for w in words if w in builder.defined_functions()} - _C_KEYWORDS
+    for name in called:          # the macros of the functions it calls count as its own
+        words |= set(re.findall(r"[A-Za-z_]\w*", function_definition(stripped, name) or ""))
     used_macros = set()
     for word in words & set(macros.macros):
         used_macros |= {word} | {n for n in macros.names_reached(word) if n in macros.macros}
     used_macros = {m for m in used_macros if macros.get(m).is_function_like or macros.integer_value(m) is None}
     reached = words | used_macros | {n for m in used_macros for n in macros.names_reached(m)}
     variables = {a for a in scop.arrays} | set(scop.parameters) | set(builder.all_iterators)
-    called = {w for w in words if w in builder.defined_functions()}
     top = top_level_text(blank_strings(stripped)).split("\n")
     first_own = stripped.count("\n", 0, function.header_offset) if function is not None else len(lines)
     relevant: set[int] = set()
     for k, line in enumerate(lines):
         m = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)", line)
-        if m:
-            if m.group(1) in used_macros:
-                relevant.add(k)
+        if m and m.group(1) in used_macros:
+            relevant.add(k)
+        if line.lstrip().startswith("#"):
             continue
         ids = set(re.findall(r"[A-Za-z_]\w*", line))
         typedef = _TYPEDEF_RE.search(line)
         if typedef and typedef.group(1) in reached:
             relevant.add(k)
-        elif ids & variables and (top[k].strip() or first_own <= k < region.scop_line - 1):
-            relevant.add(k)       # a declaration of its variables, global or in its function
+        elif ids & variables and ((top[k].strip(" \t;") and "(" not in line)
+                                  or first_own <= k < region.scop_line - 1):
+            # a declaration of its variables: global (not another function's header
+            # naming its parameters alike), or in its own function
+            relevant.add(k)
             reached |= ids        # (their types' typedefs too)
     for name in called:          # the functions it calls, whole
         text = function_definition(stripped, name)
         at = stripped.find(text) if text else -1
         if at >= 0:
-            start = stripped.count("\n", 0, at)
-            relevant.update(range(start, start + text.count("\n") + 1))
+            start, end = stripped.count("\n", 0, at), stripped.count("\n", 0, at + len(text))
+            while start < end and (not lines[start].strip() or lines[start].lstrip().startswith("#")):
+                start += 1       # (the text starts after the declaration before it: not its lines)
+            relevant.update(range(start, end + 1))
     for k, line in enumerate(lines):      # typedefs of the types read above
         typedef = _TYPEDEF_RE.search(line)
         if typedef and typedef.group(1) in reached:
             relevant.add(k)
 
     def taken(branch) -> bool | None:
-        start, end = branch[1], branch[2]
-        code = [j for j in range(start, end) if lines[j].strip() and not lines[j].lstrip().startswith("#")]
-        if code:
-            return any(j + 1 in kept for j in code)
-        for j in range(start, end):
-            m = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?(.*)", lines[j])
-            if m and m.group(1) in used_macros:
-                return " ".join(m.group(3).split()) == " ".join(macros.get(m.group(1)).body.split())
-        return None
+        """Whether the compiler read the branch: one of its lines of code or #defines
+        (nested ones too) is kept; None for a branch with neither."""
+        marked = [j for j in range(branch[1], branch[2]) if lines[j].strip() and (
+            not lines[j].lstrip().startswith("#") or re.match(r"\s*#\s*(?:define|undef)\b", lines[j]))]
+        return any(j + 1 in kept for j in marked) if marked else None
 
     terms = []
     for group in groups:
         start, end = group[0][1], group[-1][2]
         if not any(j in relevant for j in range(start, end)):
             continue
+        enclosing = [b for g in groups if g is not group for b in g if b[1] <= start and end <= b[2]]
+        if any(taken(b) is False for b in enclosing):
+            continue            # inside a branch not read: its enclosing group decides
+        known = [taken(b) for b in group]
+        if True not in known and known.count(None) == 1:
+            known[known.index(None)] = True     # the only branch with nothing to tell
         negated = []
-        for branch in group:
-            if taken(branch):
+        for branch, read in zip(group, known):
+            if read:
                 terms.append(_conjunction(negated + [branch[0]]))
                 break
             negated.append(f"!{branch[0]}")
         else:
-            terms.append(_conjunction(negated) if not any(taken(b) is None for b in group) else "0")
+            terms.append(_conjunction(negated) if None not in known else "0")
     # (an enclosing group holds the relevant lines too: its own term is among these)
     terms = [t for t in dict.fromkeys(terms) if t]
     return " && ".join(f"({t})" for t in terms) if terms else None
+
+
+_C_KEYWORDS = frozenset("for while if switch return sizeof do else case".split())
 
 
 def _conjunction(conditions: list[str]) -> str:

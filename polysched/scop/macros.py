@@ -451,16 +451,18 @@ def _without_line_directives(text: str) -> str:
 
 
 def kept_lines(text: str) -> frozenset[int]:
-    """The lines of the input itself (``<stdin>``) that ``gcc -E`` output (with line
-    markers) has code from: not the lines of an ``#if`` branch that is not taken."""
+    """The lines of the input itself (``<stdin>``) that ``gcc -E -dD`` output (with line
+    markers) has code or a ``#define``/``#undef`` from: not the lines of an ``#if``
+    branch that is not taken."""
     kept, current, line = set(), None, 0
     for raw in text.split("\n"):
         marker = _LINE_MARKER_RE.match(raw)
         if marker is not None:
             current, line = marker.group(1), int(raw.split()[1])
             continue
-        if current == "<stdin>" and raw.strip() and not raw.lstrip().startswith("#"):
-            kept.add(line)
+        if current == "<stdin>" and raw.strip() and (not raw.lstrip().startswith("#")
+                                                     or re.match(r"#(?:define|undef)\b", raw)):
+            kept.add(line)      # (with -dD the #defines the compiler reads are in its output)
         line += 1
     return frozenset(kept)
 
