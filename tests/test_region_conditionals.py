@@ -254,3 +254,13 @@ def test_the_guard_of_definitions_outside_names_what_was_read(before, defines, g
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True, defines=defines))
     guards = [line for line in result.text.splitlines() if line.startswith("#if (")]
     assert guards == ([guard] if guard else [])
+
+
+def test_no_suite_kernel_gets_a_guard():
+    """The suite's '#ifdef POLYSCHED_DUMP' printing code and dataset size groups define
+    nothing the kernels' models read: a guard there (it happened while this was built)
+    would make every verification, which defines POLYSCHED_DUMP, run the original."""
+    from polysched.bench.suite import kernels
+    for kernel in kernels():
+        for scop in extract(str(kernel.path)):
+            assert scop.preprocessor_guard is None, (kernel.name, scop.preprocessor_guard)
