@@ -2573,24 +2573,21 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
         if line.lstrip().startswith("#"):
             continue
         ids = set(re.findall(r"[A-Za-z_]\w*", line))
-        typedef = _TYPEDEF_RE.search(line)
-        if typedef and typedef.group(1) in reached:
-            relevant.add(k)
-        elif ids & variables and ((top[k].strip(" \t;") and "(" not in line)
-                                  or first_own <= k < region.scop_line - 1):
+        if ids & variables and ((top[k].strip(" \t;") and "(" not in line)
+                                or first_own <= k < region.scop_line - 1):
             # a declaration of its variables: global (not another function's header
             # naming its parameters alike), or in its own function
             relevant.add(k)
             reached |= ids        # (their types' typedefs too)
     for name in called:          # the functions it calls, whole
-        text = function_definition(stripped, name)
-        at = stripped.find(text) if text else -1
+        definition = function_definition(stripped, name)
+        at = stripped.find(definition) if definition else -1
         if at >= 0:
-            start, end = stripped.count("\n", 0, at), stripped.count("\n", 0, at + len(text))
+            start, end = stripped.count("\n", 0, at), stripped.count("\n", 0, at + len(definition))
             while start < end and (not lines[start].strip() or lines[start].lstrip().startswith("#")):
                 start += 1       # (the text starts after the declaration before it: not its lines)
             relevant.update(range(start, end + 1))
-    for k, line in enumerate(lines):      # typedefs of the types read above
+    for k, line in enumerate(lines):      # typedefs of the types read (reached grew above)
         typedef = _TYPEDEF_RE.search(line)
         if typedef and typedef.group(1) in reached:
             relevant.add(k)
