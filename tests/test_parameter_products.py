@@ -115,3 +115,34 @@ def test_products_in_conditions_loop_variables_and_unreached_code(case, tmp_path
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
     arguments = [(3, 4, 50), (0, 5, 10), (10, 10, 100), (65536, 65537, 5)]
     assert outputs_of(result.text, tmp_path, "new", arguments) == outputs_of(text, tmp_path, "orig", arguments)
+
+
+CAST = r"""#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int w = atoi(argv[1]), h = atoi(argv[2]);
+  long n = (long)(w > 0 ? w : 1) * (h > 0 ? h : 1);
+  double *a = calloc(n + 1, sizeof(double));
+  long p;
+#pragma scop
+  for (p = 0; p < (long)w * h; p++)
+    a[p] = a[p] + 0.5 * p;
+#pragma endscop
+  double s = 0;
+  for (long i = 0; i < n; i++) s += a[i] * (i % 7);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_factor_cast_to_a_signed_type(tmp_path):
+    """helper-14: 'p < (long)w * h', the usual way to keep the product from overflowing
+    int, was refused; a cast to a signed integer type is a factor like the others."""
+    [scop] = extract(CAST, filename="c.c")
+    assert scop.parameters == ["w__x__h"] and scop.variable_types["w__x__h"] == "long"
+    source = tmp_path / "c.c"
+    source.write_text(CAST)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    arguments = [(7, 9), (0, 5), (1, 1), (-3, 4), (300, 200)]
+    assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(CAST, tmp_path, "orig", arguments)

@@ -1193,6 +1193,10 @@ class _RegionBuilder:
                 return [] if e.type == "int" and int_literal_value(e.value) is not None else None
             if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "+"):
                 return widths(e.expr)
+            if isinstance(e, c_ast.Cast):           # (long)w * h: to a signed integer type
+                kind = integer_kind(_GEN.visit(e.to_type))
+                inner = widths(e.expr)
+                return None if kind is None or not kind[1] or inner is None else [kind[0], *inner]
             if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-", "*"):
                 left, right = widths(e.left), widths(e.right)
                 return None if left is None or right is None else left + right
@@ -1221,7 +1225,7 @@ class _RegionBuilder:
                         node.left = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
                             None, [], None, c_ast.IdentifierType(["long", "long"]))), node.left)
                 if name is None:
-                    words = re.findall(r"[A-Za-z_]\w*", text)
+                    words = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w not in _TYPE_WORDS]
                     name = "__x__".join(words)
                     while name in taken:
                         name += "_"
@@ -2624,6 +2628,7 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
 
 
 _C_KEYWORDS = frozenset("for while if switch return sizeof do else case".split())
+_TYPE_WORDS = frozenset("long int short char signed unsigned".split())
 
 
 def _conjunction(conditions: list[str]) -> str:
