@@ -602,6 +602,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     prior: dict[tuple[str, str], list[dict]] = {}
     store: ResultsLog | None = None
     machine_fp = None
+    kernel_files = _kernel_files(kernels)      # (each file read and hashed once)
     if log is not None:
         from .machine import machine_fingerprint
         log = Path(log)
@@ -614,7 +615,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
                     raise ValueError(f"{log}: a results log already exists (resume to continue it)")
                 entries, valid_bytes = read_log(log)
             if entries:
-                done, prior = _resume_state(entries, config, machine_fp, variants, log, _kernel_files(kernels))
+                done, prior = _resume_state(entries, config, machine_fp, variants, log, kernel_files)
             store = ResultsLog(log, truncate_to=valid_bytes)
         except BaseException:
             os.close(log_lock)
@@ -629,7 +630,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
         "config": config,
         "variants": [variant.describe() for variant in variants],
         "kernels": {kernel.name: {"path": str(kernel.path), "flops": _kernel_flops(kernel, dataset),
-                                  "file": _kernel_files([kernel])[kernel.name]}
+                                  "file": kernel_files[kernel.name]}
                     for kernel in kernels},
         "results": [],
         "warnings": [],

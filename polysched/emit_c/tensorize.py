@@ -87,25 +87,23 @@ def block_mismatch(scop, node: isl.ScheduleNode, mark: Tensorize) -> str | None:
     ``node``: a mark node; the instances ``{ S[i] }`` under it and its prefix schedule
     ``{ S[i] -> [p] }`` give ``{ [p] -> S[i] }``, whose per-``p`` range is checked."""
     from polysched.tensorize.intrinsic import lookup
-
-    from polysched.tensorize.match import match_statement
+    from polysched.tensorize.match import structural_matches
+    from polysched.tensorize.problem import make_problem
 
     params = dict(mark.params)
     stmt = scop.statement(str(params.get("stmt")))
     intrinsic = lookup(mark.name)
     # the mapping must be one the matcher finds: same computation, operand types included
-    [report] = match_statement(scop, stmt, [intrinsic])
+    # (structurally: the schedule's legality is checked as a whole, by the caller)
     mapping = ({loop: str(params[f"l_{loop}"]) for loop in intrinsic.loops},
                {o: str(params[f"a_{o}"]) for o in intrinsic.operands})
-    if not any((dict(m.loops), dict(m.arrays)) == mapping for m in report.matches):
+    found = structural_matches(make_problem(scop, stmt, intrinsic))
+    if not any((dict(loops), dict(arrays)) == mapping for (loops, arrays), _ in found):
         return f"{stmt.name} does not compute what {mark.name} does with this loop and operand mapping"
     under = node.get_domain().intersect(isl.UnionSet.from_set(stmt.domain))
     if under.is_empty():
         return None
-    blocks = node.get_prefix_schedule_union_map().intersect_domain(under)
-    blocks = isl.Map.from_union_map(blocks.reverse()) if not blocks.is_empty() else None
-    if blocks is None:
-        return None
+    blocks = isl.Map.from_union_map(node.get_prefix_schedule_union_map().intersect_domain(under).reverse())
     fixed = {str(params[f"l_{loop}"]): extent
              for loop, extent in zip(intrinsic.loops, intrinsic.extents) if extent is not None}
     mapped = {str(params[f"l_{loop}"]) for loop in intrinsic.loops}

@@ -470,14 +470,6 @@ class _RegionBuilder:
         text = self.stripped[self.region.start:self.region.end]
         lines = text.split("\n")
         raw_lines = self.text[self.region.start:self.region.end].split("\n")
-
-        def comment_goes_on(k: int) -> bool:
-            """Whether a block comment opened on line ``k`` goes on to the next line (it
-            continues a directive: '#if defined(A) /* or' then '*/ || defined(B)')."""
-            raw = raw_lines[k] if k < len(raw_lines) else ""
-            opened = raw.rfind("/*")
-            return opened >= 0 and raw.find("*/", opened + 2) < 0 and raw[:opened].count('"') % 2 == 0
-
         defined: dict[str, Macro] = {}
         own_conditionals = 0
         conditionals: list[tuple[int, int, str]] = []    # (first line, last line, directive)
@@ -487,11 +479,7 @@ class _RegionBuilder:
                 k += 1
                 continue
             first = k
-            while (lines[k].rstrip().endswith("\\") or comment_goes_on(k)) and k + 1 < len(lines):
-                if comment_goes_on(k):       # the directive ends with the comment's line
-                    while k + 1 < len(lines) and "*/" not in raw_lines[k + 1]:
-                        k += 1
-                k += 1
+            k = _directive_end(lines, raw_lines, k)
             directive = join_continuations("\n".join(lines[first:k + 1])).strip()
             m = _REGION_DEFINE_RE.match(directive)
             if _OWN_CONDITIONAL_RE.match(directive):    # polysched's output: a default of its own
@@ -825,7 +813,6 @@ class _RegionBuilder:
                                on_range=self.on_range, type_of=self.type_of, size_of=self.size_of,
                                enumerator=self.enumerator, on_sizes=self.sizes.update)
 
-
     def enumerator(self, name: str) -> int | None:
         """The value of enumeration constant ``name``, unless a variable of the region
         hides it."""
@@ -1002,8 +989,7 @@ class _RegionBuilder:
             return None
         while isinstance(node, (c_ast.ArrayRef, c_ast.Cast)) or (isinstance(node, c_ast.UnaryOp)
                                                                  and node.op == "*"):
-            node = node.name if isinstance(node, c_ast.ArrayRef) else node.expr if \
-                isinstance(node, c_ast.UnaryOp) else node.expr
+            node = node.name if isinstance(node, c_ast.ArrayRef) else node.expr
         if isinstance(node, c_ast.ID):
             return node
         self.written |= self.macros.names_reached(macro.name)
@@ -1062,11 +1048,7 @@ class _RegionBuilder:
                 variable = c_ast.ID(name, coord=root.coord)
                 for subscript in subscripts:
                     variable = c_ast.ArrayRef(variable, subscript, coord=root.coord)
-                key, _, index = field.partition("[")
-                if index:
-                    getattr(parent, key)[int(index.rstrip("]"))] = variable
-                else:
-                    setattr(parent, key, variable)
+                _set_child(parent, field, variable)
         # a struct copied whole (p[i] = q[i]) is memory its members' variables share
         for node in _walk_nodes(body):
             if isinstance(node, c_ast.ID) and node.name in bases:
@@ -1119,7 +1101,6 @@ class _RegionBuilder:
         header, condition or subscript, becomes its returned expression with the
         arguments in place (``y * w + x``), rewritten so in ``body`` before the flat
         subscripts are read (delinearize.py). The statement's text keeps the call."""
-        import copy
         cache: dict[str, tuple[list[str], c_ast.Node] | None] = {}
         for position in list(_affine_positions(body)):
             for parent in list(_walk_nodes(position)):
@@ -1170,8 +1151,9 @@ class _RegionBuilder:
         does not change (signed integer scalars declared before it, and integer
         constants) is one value for the whole region, a parameter of its own named
         ``w__x__h`` in the model, of the product's C type, with ``c_texts`` keeping
-        ``(w * h)`` for the emitted code (which so computes it as the source does, and
-        checks its range at run time like any size). Rewritten so in ``body``.
+        ``(((long long) w) * h)`` for the emitted code (the same value where the source
+        computes it, and its range checked at run time like any size). Rewritten so in
+        ``body``.
         Unsigned factors are left alone: their product wraps, and compares unsigned."""
         declared_inside = {n.name for n in _walk_nodes(body) if isinstance(n, c_ast.Decl)}
 
@@ -1216,15 +1198,15 @@ class _RegionBuilder:
                     continue
                 text = self.as_written(_GEN.visit(child))
                 name = named.get(text)
-                # computed in long long: the run-time check evaluates it where the source
-                # may not (under an 'if'), and must not overflow there; where the source
-                # does, it is the same value (or undefined behaviour there already)
-                wide = copy.deepcopy(child)
-                for node in _walk_nodes(wide):
-                    if isinstance(node, c_ast.BinaryOp) and node.op == "*":
-                        node.left = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
-                            None, [], None, c_ast.IdentifierType(["long", "long"]))), node.left)
                 if name is None:
+                    # computed in long long: the run-time check evaluates it where the source
+                    # may not (under an 'if'), and must not overflow there; where the source
+                    # does, it is the same value (or undefined behaviour there already)
+                    wide = copy.deepcopy(child)
+                    for node in _walk_nodes(wide):
+                        if isinstance(node, c_ast.BinaryOp) and node.op == "*":
+                            node.left = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
+                                None, [], None, c_ast.IdentifierType(["long", "long"]))), node.left)
                     words = [w for w in re.findall(r"[A-Za-z_]\w*", text) if w not in _TYPE_WORDS]
                     name = "__x__".join(words)
                     while name in taken:
@@ -1278,11 +1260,7 @@ class _RegionBuilder:
                         and isinstance(child.expr, c_ast.ID):
                     element = c_ast.ID(values[element.name.name], coord=child.coord)
                 if element is not None:
-                    name, _, index = field.partition("[")
-                    if index:
-                        getattr(parent, name)[int(index.rstrip("]"))] = element
-                    else:
-                        setattr(parent, name, element)
+                    _set_child(parent, field, element)
 
     def pointed_values(self, body: c_ast.Node, pointer) -> dict[str, str]:
         """Pointers ``p`` that the region uses only as ``*p`` and never writes through
@@ -2519,7 +2497,6 @@ _REGION_DEFINE_RE = re.compile(r"^#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?(.*)$
 _SKIPPED_DIRECTIVE_RE = re.compile(
     r"^#\s*(?:undef\b|line\b|\d|$|pragma\s+(?:omp\s+(?:parallel\s+)?(?:for|simd)\b|GCC\s+(?:ivdep|unroll)\b"
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
-# ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
 def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: MacroTable, regions: list[Region],
                        region: Region, builder: "_RegionBuilder", scop: Scop,
                        function) -> str | None:
@@ -2546,10 +2523,7 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
     for k, line in enumerate(lines):
         if k in inside or not _CONDITIONAL_RE.match(line.strip()):
             continue
-        last = k      # a backslash-newline, or a comment across lines, continues it
-        while last + 1 < len(lines) and (lines[last].rstrip().endswith("\\") or (
-                raw_lines[last].rfind("/*") > raw_lines[last].rfind("*/"))):
-            last += 1
+        last = _directive_end(lines, raw_lines, k)
         directives.append((k, last, join_continuations(" ".join(lines[k:last + 1]))))
     if not directives:
         return None
@@ -2559,8 +2533,9 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
         return None
     words = set(builder.region_words)
     called = {w for w in words if w in builder.defined_functions()} - _C_KEYWORDS
-    for name in called:          # the macros of the functions it calls count as its own
-        words |= set(re.findall(r"[A-Za-z_]\w*", function_definition(stripped, name) or ""))
+    definitions = {name: function_definition(stripped, name) for name in called}
+    for definition in definitions.values():      # the macros of the functions it calls count as its own
+        words |= set(re.findall(r"[A-Za-z_]\w*", definition or ""))
     used_macros = set()
     for word in words & set(macros.macros):
         used_macros |= {word} | {n for n in macros.names_reached(word) if n in macros.macros}
@@ -2583,8 +2558,7 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
             # naming its parameters alike), or in its own function
             relevant.add(k)
             reached |= ids        # (their types' typedefs too)
-    for name in called:          # the functions it calls, whole
-        definition = function_definition(stripped, name)
+    for definition in definitions.values():      # the functions it calls, whole
         at = stripped.find(definition) if definition else -1
         if at >= 0:
             start, end = stripped.count("\n", 0, at), stripped.count("\n", 0, at + len(definition))
@@ -2647,6 +2621,7 @@ def _conjunction(conditions: list[str]) -> str:
 
 
 _CONDITIONAL_RE = re.compile(r"^#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
+# ``#ifndef POLYSCHED_PARALLEL_MIN_WORK`` ... ``#endif``, in regions polysched wrote
 _OWN_CONDITIONAL_RE = re.compile(r"^#\s*ifndef\s+POLYSCHED_[A-Z0-9_]+\s*$")
 _BUILTIN_CONSTANTS = frozenset("inf inff infl huge_val huge_valf huge_vall nan nanf nanl".split())
 
@@ -2766,6 +2741,25 @@ def size_parameters(domains) -> set[str]:
                     if (not v.is_zero()) if equality else v.is_pos():
                         sizes.add(name)
     return sizes
+
+
+def _directive_end(lines: list[str], raw_lines: list[str], k: int) -> int:
+    """The last line of the directive that starts on line ``k`` of ``lines`` (comments
+    blanked; ``raw_lines``: the same lines with them): a backslash-newline continues it,
+    and so does a block comment opened on its line ('#if defined(A) /* or' then
+    '*/ || defined(B)'), up to the line that closes the comment."""
+    while k + 1 < len(lines):
+        raw = raw_lines[k] if k < len(raw_lines) else ""
+        opened = raw.rfind("/*")
+        if opened >= 0 and raw.find("*/", opened + 2) < 0 and raw[:opened].count('"') % 2 == 0:
+            while k + 1 < len(lines) and "*/" not in raw_lines[k + 1]:
+                k += 1
+            k += 1
+        elif lines[k].rstrip().endswith("\\"):
+            k += 1
+        else:
+            break
+    return k
 
 
 def _affine_positions(node: c_ast.Node):
