@@ -33,10 +33,11 @@ static void ran(const char *name, const long *args, int n)
 def executed(ast: isl.AstNode, statements: list[str]) -> list[tuple]:
     """The statement instances the AST runs, in order (compiled and run)."""
     macros = "".join(f'#define {s}(...) CALL("{s}", __VA_ARGS__);\n' for s in statements)
-    work = Path(tempfile.mkdtemp(prefix="polysched-ast-"))
-    (work / "a.c").write_text(PRELUDE + macros + "int main(void) {\n" + ast.to_C_str() + "return 0;\n}\n")
-    subprocess.run(["gcc", "-O0", "-o", str(work / "a"), str(work / "a.c")], check=True, timeout=60)
-    lines = subprocess.run([str(work / "a")], capture_output=True, text=True, check=True, timeout=60).stdout
+    with tempfile.TemporaryDirectory(prefix="polysched-ast-") as directory:
+        work = Path(directory)
+        (work / "a.c").write_text(PRELUDE + macros + "int main(void) {\n" + ast.to_C_str() + "return 0;\n}\n")
+        subprocess.run(["gcc", "-O0", "-o", str(work / "a"), str(work / "a.c")], check=True, timeout=60)
+        lines = subprocess.run([str(work / "a")], capture_output=True, text=True, check=True, timeout=60).stdout
     return [(fields[0], *map(int, fields[1:])) for fields in (line.split() for line in lines.splitlines())]
 
 
