@@ -56,6 +56,17 @@ def test_equal_exit_0(tmp_path):
     assert proc.stdout.count("\n") == 1
 
 
+def test_a_program_printing_its_file_name_verifies(tmp_path):
+    """helper-12: a program that prints ``__FILE__`` printed the other file's name when
+    built from the transformed copy, so every variant of it was recorded as wrong."""
+    kernel = PREFIX_SUM + ' printf("%s %s\\n", __FILE__, __BASE_FILE__);'
+    original = write(tmp_path, "orig", kernel)
+    copy = write(tmp_path, "copy", kernel)
+    proc = polysched(original, copy, "--cflags=-O1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("equal: 12 values equal")
+
+
 def test_differ_exit_1_with_location(tmp_path):
     original = write(tmp_path, "orig", PREFIX_SUM)
     wrong = write(tmp_path, "wrong", WRONG_SUM)

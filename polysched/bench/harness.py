@@ -105,15 +105,22 @@ def compile_c(source: Path | str, output: Path | str, *, cc: str = DEFAULT_CC,
               cflags: Sequence[str] = DEFAULT_CFLAGS,
               defines: Mapping[str, str | None] | None = None,
               include_dirs: Sequence[Path | str] = (), openmp: bool = False,
-              timeout: float = 300, extra_sources: Sequence[Path | str] = ()) -> CompileResult:
+              timeout: float = 300, extra_sources: Sequence[Path | str] = (),
+              file_name: Path | str | None = None) -> CompileResult:
     """Compile one C file (plus ``extra_sources``, e.g. a utilities file, linked in)
     into an executable: ``cc CFLAGS -I.. -D.. [-fopenmp] SOURCE EXTRA... -o OUTPUT
     -lm``. Never raises for a compiler problem: a missing compiler, a compile error
     or a timeout is a ``CompileResult`` with ``ok=False`` and a reason.
+
+    ``file_name``: the name ``__FILE__`` spells in ``source`` (the original's, when
+    ``source`` is a transformed copy of it), so that a program printing its own name
+    prints the same from either file (``-fmacro-prefix-map``, where the compiler has it).
     """
     source, output = Path(source), Path(output)
     extras = [Path(extra) for extra in extra_sources]
     command = [cc, *portable_cflags(cc, list(cflags))]
+    if file_name is not None and str(file_name) != str(source) and compiler_accepts(cc, "-fmacro-prefix-map=a=b"):
+        command.append(f"-fmacro-prefix-map={source}={file_name}")
     command += [f"-I{directory}" for directory in include_dirs]
     command += define_flags(defines or {})
     if openmp:
@@ -449,7 +456,7 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
             role_cc, role_cflags = compilers[role]
             result = compile_c(source, binary, cc=role_cc, cflags=role_cflags, defines=all_defines,
                                include_dirs=includes, openmp=openmp, timeout=compile_timeout,
-                               extra_sources=extras)
+                               extra_sources=extras, file_name=original)
             parts[f"{role}_compile"] = result
             if not result.ok:
                 return _error(f"{role} ({source}): {result.reason}", **parts)

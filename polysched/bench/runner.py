@@ -269,7 +269,7 @@ def _prepare(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
     timed_defines = {**defines, **dataset_define(dataset)}
     build = compile_c(source, binary, cc=variant.cc, cflags=variant.cflags,
                       defines=timed_defines, include_dirs=include_dirs,
-                      openmp=openmp, timeout=compile_timeout)
+                      openmp=openmp, timeout=compile_timeout, file_name=kernel_path)
     record["compile_seconds"] = round(build.seconds, 4)
     record["compile_command"] = build.command_line
     record["build_key"] = _build_key(record, variant.cc, timed_defines)

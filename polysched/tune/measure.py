@@ -201,7 +201,7 @@ def prepare(job: Job) -> Result:
     binary = folder / "timed.exe"
     built = compile_c(candidate, binary, cc=job.cc, cflags=list(job.cflags), defines=defines,
                       include_dirs=[*includes, str(original.parent)], openmp=openmp,
-                      timeout=job.compile_timeout)
+                      timeout=job.compile_timeout, file_name=original)
     result.command = built.command_line
     result.flags = {"cflags": list(job.cflags), "defines": defines, "openmp": openmp,
                     "omp_proc_bind": timed_proc_bind(),
