@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from polysched.bench import Variant, load_results, report, run_benchmarks
+from polysched.bench import Variant, get, load_results, report, run_benchmarks
 from polysched.cli import main
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
@@ -336,6 +336,28 @@ def test_cli_bad_kernels_and_variants_are_one_line_exit_2(tmp_path, capfd, args,
     _, err = capfd.readouterr()
     assert status == 2, err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_a_directory_named_like_a_kernel_does_not_hide_it(tmp_path, monkeypatch):
+    """helper-12: ``bench lu`` in a directory holding a directory ``lu`` failed with
+    "lu: not a regular file"."""
+    from polysched.cli.bench import _kernels
+
+    (tmp_path / "lu").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert [kernel.path for kernel in _kernels(["lu"], classic=False)] == [get("lu").path]
+
+
+def test_a_workdir_that_cannot_be_made_leaves_no_log(tmp_path, capfd):
+    """helper-12: a refused --workdir left a log holding only its start line, and
+    every later run on that log was refused as "an earlier run exists"."""
+    (tmp_path / "afile").write_text("")
+    args = ["bench", "jacobi-1d", "--variants", "orig", "--repeat", "1", "--dataset", "MINI",
+            "-o", str(tmp_path / "r.json")]
+    assert main([*args, "--workdir", str(tmp_path / "afile" / "x")]) == 2
+    _, err = capfd.readouterr()
+    assert "cannot create it" in err and err.count("\n") == 1
+    assert not (tmp_path / "r.jsonl").exists() and not (tmp_path / "r.json").exists()
 
 
 # ----------------------------------------------------------------- 6. live progress

@@ -603,6 +603,12 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     store: ResultsLog | None = None
     machine_fp = None
     kernel_files = _kernel_files(kernels)      # (each file read and hashed once)
+    if workdir is not None:
+        # before the log gets its start line: a run refused here leaves nothing behind
+        try:
+            Path(workdir).mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ValueError(f"--workdir {workdir}: cannot create it: {err.strerror or err}") from None
     if log is not None:
         from .machine import machine_fingerprint
         log = Path(log)

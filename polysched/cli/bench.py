@@ -57,7 +57,10 @@ def _kernels(names: list[str], classic: bool) -> list:
     known = [kernel.name for kernel in kernels()]
     selected, seen = [], {}
     for name in names:
-        if name.endswith(".c") or Path(name).exists() or "/" in name:
+        # a directory that bears a kernel's name ("lu" in the current directory) does
+        # not hide the suite kernel, as in Target.of
+        if name.endswith(".c") or Path(name).is_file() or "/" in name or (Path(name).exists()
+                                                                           and name not in known):
             try:
                 kernel = file_kernel(name)
             except ValueError as err:
