@@ -211,14 +211,18 @@ def test_interleaved_timing_keeps_each_binary_s_own_times_and_drops_failed_runs(
 @needs_gcc
 def test_timed_runs_bind_the_openmp_threads(tmp_path, monkeypatch):
     """A timed run binds the threads (OpenMP itself reports it), an untimed one does not,
-    and the user's own OMP_PROC_BIND wins."""
+    and the user's own OMP_PROC_BIND wins. (A timed run's stdout is discarded: the
+    program reports on stderr.)"""
     binary = _build(tmp_path, "bind", '#include <stdio.h>\n#include <omp.h>\n'
-                    'int main(void) { printf("%d\\n", (int)omp_get_proc_bind()); return 0; }\n', openmp=True)
+                    'int main(void) { printf("out\\n"); fprintf(stderr, "%d\\n", (int)omp_get_proc_bind());'
+                    ' return 0; }\n', openmp=True)
     monkeypatch.delenv("OMP_PROC_BIND", raising=False)
-    assert run_binary(binary, threads=2).stdout.strip() == "0"              # omp_proc_bind_false
-    assert run_binary(binary, threads=2, timed=True).stdout.strip() == "1"  # omp_proc_bind_true
+    untimed = run_binary(binary, threads=2)
+    assert (untimed.stdout, untimed.stderr.strip()) == ("out\n", "0")         # omp_proc_bind_false
+    timed = run_binary(binary, threads=2, timed=True)
+    assert (timed.stdout, timed.stderr.strip()) == ("", "1")                  # omp_proc_bind_true
     monkeypatch.setenv("OMP_PROC_BIND", "spread")
-    assert run_binary(binary, threads=2, timed=True).stdout.strip() == "4"  # omp_proc_bind_spread
+    assert run_binary(binary, threads=2, timed=True).stderr.strip() == "4"   # omp_proc_bind_spread
 
 
 def test_run_missing_binary(tmp_path):

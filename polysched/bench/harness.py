@@ -218,7 +218,11 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
     sometimes starts the second thread on the first one's CPU, where its spin-wait
     takes that CPU's time until the scheduler moves it. A MEDIUM gemm whose parallel
     loop had one iteration ran in 1.0 ms or in 4-9 ms, about half the runs each, on a
-    2-vCPU machine; bound, 1.0-1.2 ms every run."""
+    2-vCPU machine; bound, 1.0-1.2 ms every run.
+
+    A timed run's stdout is discarded, not kept: only its stderr (time and checksum
+    lines) is read, and a program printing hundreds of MB must not take that much
+    memory here."""
     binary = Path(binary)
     run_env = dict(os.environ)
     run_env.update(env or {})
@@ -230,7 +234,8 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
                *args]
     start = time.perf_counter()
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL if timed else subprocess.PIPE,
+                                stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env=run_env, start_new_session=True)
     except FileNotFoundError:
         return RunResult(False, None, reason=f"{binary}: no such executable")
@@ -249,7 +254,7 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
         _kill_group(proc)       # Ctrl-C: the program (its own session) must not run on
         raise
     seconds = time.perf_counter() - start
-    stdout = out.decode(errors="replace")
+    stdout = out.decode(errors="replace") if out is not None else ""
     stderr = err.decode(errors="replace")
     result = RunResult(False, proc.returncode, stdout, stderr, seconds,
                        parse_kernel_seconds(stderr), timed_out, checksum=parse_checksum(stderr))
