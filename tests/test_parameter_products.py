@@ -146,3 +146,43 @@ def test_a_factor_cast_to_a_signed_type(tmp_path):
     text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
     arguments = [(7, 9), (0, 5), (1, 1), (-3, 4), (300, 200)]
     assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(CAST, tmp_path, "orig", arguments)
+
+
+PLANES = r"""#include <stdio.h>
+#include <stdlib.h>
+#define NPIX (w * h)
+static void kernel(int w, int h, int c, const float *in, float *out)
+{
+  int i, p;
+#pragma scop
+  for (i = 0; i < c; i++)
+    for (p = 0; p < NPIX; p++)
+      out[i * (w * h) + p] = in[i * NPIX + p] * 2.0f + in[(c - 1 - i) * (w * h) + NPIX - 1 - p];
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int w = atoi(argv[1]), h = atoi(argv[2]), c = atoi(argv[3]);
+  int n = w * h * c > 0 ? w * h * c : 1;
+  float *in = malloc(sizeof(float) * n), *out = calloc(n, sizeof(float));
+  for (int k = 0; k < n; k++) in[k] = (k * 37 % 11) * 0.125f;
+  kernel(w, h, c, in, out);
+  for (int k = 0; k < n; k++) printf("%.9g\n", out[k]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(fuse="max", tile=True, parallel=True)])
+def test_planes_of_a_product_and_a_macro_of_one(flags, tmp_path):
+    """helper-14: ``#define NPIX (w * h)`` in a bound, and planes of ``w * h`` elements
+    (``out[i * (w * h) + p]``), were refused as non-affine products. The macro's product
+    is a parameter as the written one is, and the planes are rows of that size."""
+    [scop] = extract(PLANES, filename="k.c")
+    assert "w__x__h" in scop.parameters
+    source = tmp_path / "k.c"
+    source.write_text(PLANES)
+    result = optimize(source, OptimizeOptions.from_flags(**flags))
+    assert "#pragma omp parallel for" in result.text
+    arguments = [(7, 5, 3), (0, 5, 3), (5, 0, 2), (-3, -5, 2), (33, 17, 1), (1, 1, 0), (1, 1, 1)]
+    assert outputs_of(result.text, tmp_path, "new", arguments) == outputs_of(PLANES, tmp_path, "orig", arguments)

@@ -972,6 +972,8 @@ class _RegionBuilder:
         self.calls_inlined(node)
         self.linearized = self.linearized_arrays(node)
         self.products_as_parameters(node)
+        # a row of a product of sizes, out[c * (w * h) + p]: flat once w * h is one size
+        self.linearized.update(self.linearized_arrays(node, skip=set(self.linearized)))
 
     def macro_lvalue(self, call: c_ast.FuncCall) -> c_ast.ID | None:
         """The variable a function-like macro call assigns to (``N(0)`` with ``#define
@@ -1184,12 +1186,31 @@ class _RegionBuilder:
                 return None if left is None or right is None else left + right
             return None
 
+        def holds_product(e: c_ast.Node) -> bool:
+            return any(isinstance(n, c_ast.BinaryOp) and n.op == "*" and widths(n.left) and widths(n.right)
+                       for n in _walk_nodes(e))
+
+        # (a flat array's subscript, i * n * m + n * m, is delinearize.py's to read)
+        def positions() -> list[c_ast.Node]:
+            return [n for n in _affine_positions(body)
+                    if not (isinstance(n, c_ast.ArrayRef) and _array_root(n) in self.linearized)]
+
+        # '#define NPIX (w * h)' used in a bound: the product its expansion holds
+        for parent in [n for position in positions() for n in _walk_nodes(position)]:
+            for field, child in parent.children():
+                if isinstance(child, c_ast.ID) and child.name in self.macros and child.name not in self.macros.redefined:
+                    try:
+                        expansion = self.macro_expansion(child, child, frozenset())
+                    except ScopError:
+                        continue
+                    if expansion is not None and holds_product(expansion):
+                        for n in _walk_nodes(expansion):    # (the statement's text spans the use)
+                            n.coord = child.coord
+                        _set_child(parent, field, expansion)
+
         taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
         named: dict[str, str] = {}
-        # (a flat array's subscript, i * n * m + n * m, is delinearize.py's to read)
-        positions = [n for n in _affine_positions(body)
-                     if not (isinstance(n, c_ast.ArrayRef) and _array_root(n) in self.linearized)]
-        for parent in [n for position in positions for n in _walk_nodes(position)]:
+        for parent in [n for position in positions() for n in _walk_nodes(position)]:
             for field, child in parent.children():
                 if not (isinstance(child, c_ast.BinaryOp) and child.op == "*"):
                     continue
@@ -1294,12 +1315,14 @@ class _RegionBuilder:
         return values
 
     # -- linearised subscripts (delinearize.py) ------------------------------------------
-    def linearized_arrays(self, body: c_ast.Node) -> dict[str, list[tuple[str, ...]]]:
+    def linearized_arrays(self, body: c_ast.Node, skip: set[str] = frozenset()) -> dict[str, list[tuple[str, ...]]]:
         """The one-dimensional arrays the region subscripts with products of sizes
-        (``A[i * n + j]``), each with the chain every subscript of it fits."""
+        (``A[i * n + j]``), each with the chain every subscript of it fits (not those
+        in ``skip``)."""
         subscripts: dict[str, list[c_ast.Node]] = {}
         for child in _walk_nodes(body):
-            if isinstance(child, c_ast.ArrayRef) and isinstance(child.name, c_ast.ID):
+            if isinstance(child, c_ast.ArrayRef) and isinstance(child.name, c_ast.ID) \
+                    and child.name.name not in skip:
                 decl = self.visible.declarations.get(child.name.name)
                 if decl is not None and len(decl.dims) == 1:
                     subscripts.setdefault(decl.name, []).append(child.subscript)
