@@ -17,6 +17,7 @@ import pytest
 from polysched.bench import verify
 from polysched.pipeline import OptimizeOptions, SourceOptions, optimize
 from polysched.scop import ScopError, extract
+from compiled_runs import outputs_of
 
 
 def time_of(scop, instance: str) -> tuple[int, ...]:
@@ -914,3 +915,22 @@ def test_a_linearised_column_that_leaves_its_row_in_some_iterations(tmp_path):
                           "S0[i, j, 0] -> D[i, j - 1, m - 1] : j > 0; S0[i, 0, 0] -> D[i - 1, m - 1, m - 1] }")
     for value in (0, 1, 2, 3, 9):
         roundtrip(tmp_path, FLAT_STENCIL, MODES["pluto-tile-par"](), defines={"NV": str(value)})
+
+
+def test_enumeration_constants_of_the_program_s_own_header(tmp_path):
+    """helper-15: ``enum { NX = 40 }`` in the program's own header was "type not known"
+    in a bound. The included headers' enumerators are constants like the file's."""
+    (tmp_path / "grid.h").write_text("enum { NX = 40, NY = NX - 10 };\ntypedef enum { RED, GREEN } color_t;\n")
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\n#include "grid.h"\ndouble A[NX][NY];\nint main(void)\n{\n'
+                      "  int i, j;\n  for (i = 0; i < NX; i++) for (j = 0; j < NY; j++) A[i][j] = i + j;\n"
+                      "#pragma scop\n  for (i = 1; i < NX; i++)\n    for (j = 0; j < NY; j++)\n"
+                      "      A[i][j] = A[i - 1][j] + GREEN;\n#pragma endscop\n"
+                      '  for (i = 0; i < NX; i++) printf("%g\\n", A[i][NY - 1]);\n  return 0;\n}\n')
+    [scop] = extract(source.read_text(), filename=str(source))
+    assert scop.parameters == []
+    assert scop.statements[0].domain.is_equal(isl.Set("{ S0[i, j] : 1 <= i < 40 and 0 <= j < 30 }"))
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "#pragma omp parallel for" in result.text
+    assert outputs_of(result.text, tmp_path, "new", [()]) \
+        == outputs_of(source.read_text(), tmp_path, "orig", [()])

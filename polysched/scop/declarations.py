@@ -282,7 +282,9 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         return macros.expand(" ".join(file_text[m.start():m.end()] for m in _ENUM_RE.finditer(file_plain, start, end)
                                       if not file_scope or top_level[m.start()] == "e"))
 
-    enumerators = _enumerators(parser, enum_text(0, len(file_plain), True), {})
+    # the included headers' enumerators (enum { NX = 40 } in "grid.h"), then the file's
+    header_enums = " ".join(m.group(0) for m in _ENUM_RE.finditer(macros.header_code))
+    enumerators = _enumerators(parser, header_enums + " " + enum_text(0, len(file_plain), True), {})
     structs = _structs(parser, [macros.expand(file_text[m.start():m.end()]) for m in _STRUCT_RE.finditer(file_plain)
                                 if top_level[m.start()] in "stu"] if file_text is not None else [], declare)
     name = "<file scope>"
@@ -332,8 +334,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         if file_text is not None:
             structs.update(_structs(parser, [macros.expand(file_text[body + m.start():body + m.end()])
                                              for m in _STRUCT_RE.finditer(open_prefix)], declare, "local"))
-    names = {n for n in re.findall(r"[A-Za-z_]\w*", " ".join(m.group(0) for m in _ENUM_RE.finditer(file_plain)))
-             if n != "enum"} - set(declarations)
+    names = {n for n in re.findall(r"[A-Za-z_]\w*", " ".join(m.group(0) for m in _ENUM_RE.finditer(file_plain))
+                                   + " " + header_enums) if n != "enum"} - set(declarations)
     typedef_types = {t: shape.element_type for t, shape in shapes.items() if not shape.dims and not shape.volatile}
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
                    enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,
