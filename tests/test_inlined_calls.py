@@ -2,6 +2,7 @@
 (``static inline int at(int y, int x, int w) { return y * w + x; }``), called in a
 subscript, loop header or condition, is read as its expression with the arguments in
 place: its flat subscripts as rows, by execution at edge sizes and 1 and 2 threads.
+Nested calls are inlined from the innermost out (helper-16: refused).
 Functions that read globals, take other types or do more are still refused there."""
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ int main(int argc, char **argv) {
   for (y = 1; y < h; y++)
     for (x = 0; x <= last(w); x++)
       if (half(x + 1) >= 0)
-        b[at(y, x, w)] = a[at(y - 1, x, w)] + a[at(y, x, w)] * 0.25 + a[half(x + 1)];
+        b[at(y, x, w)] = a[at(y - 1, x, w)] + a[at(y, x, w)] * 0.25 + a[half(x + 1)]
+                         + a[at(at(y, 0, 1) - 1, half(half(x + 3)), w)] * 0.125;
 #pragma endscop
   for (int i = 0; i < cells; i++) printf("%.17g\n", b[i]);
   return 0;

@@ -1102,8 +1102,17 @@ class _RegionBuilder:
         """``b[at(y, x, w)]``: a call of a function `inline_function` reads, in a loop
         header, condition or subscript, becomes its returned expression with the
         arguments in place (``y * w + x``), rewritten so in ``body`` before the flat
-        subscripts are read (delinearize.py). The statement's text keeps the call."""
+        subscripts are read (delinearize.py). The statement's text keeps the call.
+        Nested calls (``at(at(i, j, n), 1, 3)``) are inlined from the innermost out:
+        each round inlines the calls whose arguments are int arithmetic already."""
         cache: dict[str, tuple[list[str], c_ast.Node] | None] = {}
+        for _ in range(8):          # (nesting depth read; deeper calls stay calls)
+            if not self.inline_round(body, cache):
+                break
+
+    def inline_round(self, body: c_ast.Node, cache: dict) -> bool:
+        """One round of `calls_inlined`: whether it inlined a call."""
+        inlined_any = False
         for position in list(_affine_positions(body)):
             for parent in list(_walk_nodes(position)):
                 for field, child in parent.children():
@@ -1117,6 +1126,7 @@ class _RegionBuilder:
                         continue
                     if not all(self.int_valued(a) for a in args):
                         continue    # (a long or unsigned argument is converted to int: not modelled)
+                    inlined_any = True
                     names, expr = cache[name]
                     values = dict(zip(names, args))
                     inlined = copy.deepcopy(expr)
@@ -1127,10 +1137,11 @@ class _RegionBuilder:
                             if isinstance(c, c_ast.ID) and c.name in values:
                                 _set_child(p, f, copy.deepcopy(values[c.name]))
                     _set_child(parent, field, holder.expr)
+        return inlined_any
 
     def int_valued(self, expr: c_ast.Node) -> bool:
-        """Whether ``expr`` is int arithmetic (+, -, * of variables of types that promote
-        to int and of int literals): an int parameter then receives it unchanged."""
+        """Whether ``expr`` is int arithmetic (+, -, *, /, % of variables of types that
+        promote to int and of int literals): an int parameter then receives it unchanged."""
         for node in _walk_nodes(expr):
             if isinstance(node, c_ast.ID):
                 kind = integer_kind(self.type_of(node.name) or "")
@@ -1143,7 +1154,7 @@ class _RegionBuilder:
             elif isinstance(node, c_ast.Constant):
                 if node.type != "int" or not re.fullmatch(r"\d+", node.value) or int(node.value) >= 2 ** 31:
                     return False
-            elif not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*")) \
+            elif not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%")) \
                     and not (isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+")):
                 return False
         return True
