@@ -86,6 +86,40 @@ def is_unsigned(c_type: str) -> bool:
     return bool(_words(c_type) & _UNSIGNED)
 
 
+_BASIC_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool"}
+
+
+def type_checks(scop: Scop) -> list[str]:
+    """The types the model was read with, as C conditions
+    (``__builtin_types_compatible_p(__typeof__(A[0][0]), double)``), when the file includes headers of its own
+    (``scop.types_from_headers``): their ``#if``s, which the file does not show, may
+    give ``DATA_TYPE`` or ``real`` another type under another ``-D``, and with it other
+    dependences (a float reduction), other intrinsics (a double micro-kernel) or other
+    counter arithmetic (an unsigned size). Constant expressions, which the compiler
+    folds: the optimized code runs only for the types it was made for. One per array and
+    scalar of the source, size and iterator declared before the region, of a basic C
+    type (qualifiers dropped; the builtin ignores them too). A GNU builtin, as
+    ``__builtin_malloc`` in the output is: C11's ``_Generic`` draws warnings under
+    ``-std=c99 -pedantic``."""
+    if not scop.types_from_headers:
+        return []
+    checks = []
+
+    def check(expression: str, c_type: str) -> None:
+        words = _spelling(c_type)
+        if words and set(words) <= _BASIC_TYPE_WORDS and "void" not in words:
+            unqualified = " ".join(w for w in c_type.split() if w not in _QUALIFIERS)
+            checks.append(f"__builtin_types_compatible_p(__typeof__({expression}), {unqualified})")
+
+    for array in scop.arrays.values():
+        if array.origin in ("global", "param", "local") and not array.text and not array.member:
+            check(array.name + "[0]" * (1 if array.linearized else len(array.dims)), array.element_type)
+    for name, c_type in scop.variable_types.items():
+        if name not in scop.loop_scoped and name not in scop.c_texts and name not in scop.arrays:
+            check(name, c_type)
+    return checks
+
+
 @dataclass
 class Versioning:
     """The plan for one region.

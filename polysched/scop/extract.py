@@ -2508,7 +2508,7 @@ class _RegionBuilder:
             statements=self.statements, schedule=schedule,
             variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
-            preprocessor_guard=self.preprocessor_guard,
+            preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
         )
 
     def variable_types(self) -> dict[str, str]:

@@ -71,7 +71,7 @@ class MacroTable:
                  header_identifiers: frozenset[str] = frozenset(), *,
                  at_regions: dict[int, dict[str, Macro]] | None = None,
                  redefined: frozenset[str] = frozenset(), main_code: str = "", header_code: str = "",
-                 kept_lines: frozenset[int] | None = None):
+                 kept_lines: frozenset[int] | None = None, user_headers: bool = False):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
@@ -90,12 +90,19 @@ class MacroTable:
         # the file's lines the compiler reads code from (`kept_lines`): a line in an
         # '#if' branch not taken is not one; None when unknown
         self.kept_lines = kept_lines
+        # whether the file includes headers of its own (not system headers): their
+        # '#if's, which the file's text does not show, may choose other types under
+        # other -D (`user_headers`)
+        self.user_headers = user_headers
+
+    def _copy(self, macros: dict[str, Macro]) -> "MacroTable":
+        return MacroTable(macros, self.typedef_names, self.header_identifiers,
+                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
+                          kept_lines=self.kept_lines, user_headers=self.user_headers)
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
-        return MacroTable({**self.macros, **definitions}, self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
-                          kept_lines=self.kept_lines)
+        return self._copy({**self.macros, **definitions})
 
     def at_region(self, k: int) -> "MacroTable | None":
         """The table as the compiler sees it at region ``k``'s ``#pragma scop`` (a macro
@@ -103,9 +110,7 @@ class MacroTable:
         preprocessor skips the region."""
         if k not in self.at_regions:
             return None
-        return MacroTable(self.at_regions[k], self.typedef_names, self.header_identifiers,
-                          redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
-                          kept_lines=self.kept_lines)
+        return self._copy(self.at_regions[k])
 
     def get(self, name: str) -> Macro | None:
         return self.macros.get(name)
@@ -432,6 +437,16 @@ _LINE_MARKER_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)".*$', re.M)
 _IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 
 
+def includes_user_headers(text: str) -> bool:
+    """Whether ``gcc -E`` output (with line markers) enters a file that is neither the
+    input (``<stdin>``), nor built in, nor a system header (flag 3)."""
+    return any(not name.startswith("<") and "3" not in flags.split()
+               for name, flags in _LINE_MARKER_FLAGS_RE.findall(text))
+
+
+_LINE_MARKER_FLAGS_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)"([ \d]*)$', re.M)
+
+
 def header_code(text: str) -> str:
     """The code that ``gcc -E`` output (with line markers) attributes to files other
     than the input itself (``<stdin>``): what the headers declare."""
@@ -551,7 +566,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     headers = header_code(proc.stdout)
     table = MacroTable(macros, typedefs, frozenset(_IDENT_RE.findall(headers)), at_regions=at_regions,
                        redefined=redefined, main_code=main_code(proc.stdout), header_code=headers,
-                       kept_lines=kept_lines(proc.stdout))
+                       kept_lines=kept_lines(proc.stdout), user_headers=includes_user_headers(proc.stdout))
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table

@@ -222,6 +222,10 @@ class Scop:
     # the preprocessor condition under which the region's own '#if' branches are the
     # ones the model read (None: it has none); the optimized code is emitted under it
     preprocessor_guard: str | None = None
+    # the file includes headers of its own, whose '#if's may choose other types under
+    # other -D: the optimized code runs only where the types are the ones read
+    # (emit_c/versioning.py: type_checks)
+    types_from_headers: bool = False
     # statements of the source that a transformation removed from the model (scalar
     # expansion's copy into the destination): their text is still in the region
     removed: tuple[Statement, ...] = ()
