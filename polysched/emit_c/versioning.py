@@ -321,10 +321,25 @@ def _small_iterators(scop: Scop, context: isl.Set, iterator_bound: int) -> isl.S
     return context.subtract(outside).coalesce()
 
 
-def _may_be_aliased(array: Array) -> bool:
-    """Reached through a pointer that ``restrict`` does not protect (undeclared names
-    count as pointers: nothing proves otherwise)."""
-    return (array.through_pointer or not array.origin) and not array.restrict
+def may_be_aliased(array: Array) -> bool:
+    """Reached through a pointer (undeclared names count as pointers: nothing proves
+    otherwise); `restrict_separates` tells which pairs ``restrict`` rules out."""
+    return array.through_pointer or not array.origin
+
+
+def restrict_separates(a: Array, b: Array) -> bool:
+    """Whether ``restrict`` rules out that ``a`` and ``b`` overlap: one is a pointer
+    parameter declared ``restrict``, reached directly (not its rows, ``double **restrict
+    A``, nor a member's pointer, ``R[i].v``, which are pointers loaded from memory, not
+    based on it), and the other is a parameter or a global, which cannot be based on it
+    (a local ``q = a + 1`` is, and may overlap it legally)."""
+    def protected(array: Array) -> bool:
+        return array.restrict and array.origin == "param" and not array.text and not array.member \
+            and "" not in array.dims[1:]
+
+    def independent(array: Array) -> bool:
+        return array.origin in ("param", "global") and not array.text and not array.member
+    return (protected(a) and independent(b)) or (protected(b) and independent(a))
 
 
 def _shown(array: Array) -> str:
@@ -354,7 +369,7 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
             written.add(name)                             # the loops change an iterator
     candidates.sort(key=lambda a: a.name)
     for a, b in combinations(candidates, 2):
-        if not (_may_be_aliased(a) or _may_be_aliased(b)) or a.restrict or b.restrict:
+        if not (may_be_aliased(a) or may_be_aliased(b)) or restrict_separates(a, b):
             continue
         if a.name not in written and b.name not in written:
             continue

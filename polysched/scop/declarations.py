@@ -354,8 +354,9 @@ def _without_attributes(header: str) -> str:
 
 
 _DECLARATOR = r"[\s*]*[A-Za-z_]\w*(?:\s*\[[^\[\]]*\])*"
-# a definition and the variables it declares: struct p { ... } a, *b, table[4];
-_STRUCT_RE = re.compile(r"\b(?:typedef\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}"
+# a definition and the variables it declares: struct p { ... } a, *b, table[4]; (static:
+# variables no other file names)
+_STRUCT_RE = re.compile(r"\b(?:typedef\s+|static\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}"
                         rf"\s*(?:{_DECLARATOR}(?:\s*,{_DECLARATOR})*)?")
 
 

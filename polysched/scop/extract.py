@@ -2370,6 +2370,10 @@ class _RegionBuilder:
         ``A[i * n + j]``)."""
         if name in self.arrays:
             return
+        if decl is None and name in self.macros.header_identifiers and name not in self.visible.enumerator_names:
+            # a header's variable (extern double scale;): a global, whose address the
+            # run-time check may take, of its declared type
+            decl = header_declaration(self.macros, name, self.visible.typedefs)
         if decl is None:
             self.arrays[name] = Array(name, "", [""] * n_subscripts)
         else:

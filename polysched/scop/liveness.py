@@ -222,7 +222,9 @@ def address_taken(plain: str, region: Region, function: FunctionText | None, vis
     global (or a name the function does not declare), macros expanded. A pointer in the
     region may then read or write the variable (``int *p = &i``, then ``p[0]`` in a loop
     over ``i``), which isl sees as distinct memory: the run-time check tests their
-    addresses (emit_c/versioning.py). Any ``&name`` counts (``(double *)&acc``); a
+    addresses (emit_c/versioning.py). A global of external linkage, or a name the file
+    does not declare (a header's variable), counts whatever the file does: another file
+    or a header may take its address. Any ``&name`` counts (``(double *)&acc``); a
     bitwise and read as one only adds a check. A struct member (``c_texts``: ``s__len``
     is ``s.len``) counts when its own address or its struct's is taken (``&s.len``,
     ``&s``)."""
@@ -246,6 +248,11 @@ def address_taken(plain: str, region: Region, function: FunctionText | None, vis
         else:
             pattern = re.compile(rf"(?<!&)&[\s(]*{re.escape(name)}\b(?!\s*[\[.]|\s*->)")     # &((acc))
         decl = visible.declarations.get(base)
+        if (decl is None and base not in macros) or (decl is not None and decl.origin == "global" and not decl.internal):
+            # a global another file (or a header's inline function) may take the address
+            # of: &count need not be written in this file
+            found.append(name)
+            continue
         if decl is None or decl.origin == "global":
             if whole_file is None:
                 whole_file = [macros.expand(plain[:region.start]), macros.expand(plain[region.end:])]
