@@ -91,8 +91,9 @@ _BASIC_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", 
 
 def type_checks(scop: Scop) -> list[str]:
     """The types the model was read with, as C conditions
-    (``__builtin_types_compatible_p(__typeof__(A[0][0]), double)``), when the file includes headers of its own
-    (``scop.types_from_headers``): their ``#if``s, which the file does not show, may
+    (``__builtin_types_compatible_p(__typeof__(A[0][0]), double)``), when the file
+    includes headers of its own (``scop.types_from_headers``): their ``#if``s, which the
+    file does not show, may
     give ``DATA_TYPE`` or ``real`` another type under another ``-D``, and with it other
     dependences (a float reduction), other intrinsics (a double micro-kernel) or other
     counter arithmetic (an unsigned size). Constant expressions, which the compiler
