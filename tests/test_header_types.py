@@ -81,3 +81,18 @@ def test_no_type_checks_without_headers_of_the_program_s_own(tmp_path):
     source.write_text(PROGRAM.replace('#include "dt.h"', HEADER))
     text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
     assert "__builtin_types_compatible_p" not in text
+
+
+@pytest.mark.skipif(shutil.which("clang") is None and shutil.which("clang-19") is None, reason="needs clang")
+def test_the_pasted_intrinsics_draw_no_unused_function_warning_from_clang(tmp_path):
+    """helper-18: clang -Wall named each pasted micro-kernel the output does not call
+    (22 warnings; -Werror builds broke)."""
+    (tmp_path / "dt.h").write_text(HEADER)
+    source = tmp_path / "k.c"
+    source.write_text(PROGRAM.replace(" * 0.75f", ""))
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    assert "polysched_dgemm" in out.read_text()
+    clang = shutil.which("clang") or shutil.which("clang-19")
+    built = compile_c(out, tmp_path / "k", cc=clang, cflags=["-O1", "-Wall", "-Werror=unused-function"], openmp=True)
+    assert built.ok, built.reason

@@ -2961,3 +2961,50 @@ def test_globals_a_header_may_take_the_address_of_are_checked(tmp_path):
     outputs = assert_same_behaviour(tmp_path, HEADER_GLOBALS,
                                     modes={m: FLAG_SETS[m] for m in ("identity", "tile-par")}, opts=("-O2",))
     assert "&count" in outputs["tile-par"] and "&scale" in outputs["tile-par"]
+
+
+UNTOUCHED_EDGES = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void kern(int n, double A[n][n], double B[n][n])
+{
+  int i, j;
+#pragma scop
+  for (i = 1; i < n - 1; i++)
+    for (j = 1; j < n - 1; j++)
+      B[i][j] = 0.2 * (A[i][j] + A[i][j - 1] + A[i][j + 1] + A[i + 1][j] + A[i - 1][j]);
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), i;
+  double *A = calloc((size_t)n * n + 1, sizeof(double)), *B = calloc((size_t)n * n + 1, sizeof(double));
+  for (i = 0; i < n * n; i++) A[i] = i;
+  kern(n, (double (*)[n])A, (double (*)[n])B);
+  for (i = 0; i < n * n; i++) printf("%g ", B[i]);
+  printf("\n");
+  free(A); free(B);
+  return 0;
+}
+"""
+
+
+def test_the_overlap_check_takes_no_address_of_an_untouched_element(tmp_path):
+    """helper-18: at n = 1 the stencil touches nothing, but the check (which holds from
+    n >= 1) computed &A[n - 1][n - 2], A[0][-1]: undefined behaviour that UBSan reports
+    and the original does not have. The addresses are taken only where both arrays are
+    touched."""
+    source = tmp_path / "k.c"
+    source.write_text(UNTOUCHED_EDGES)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "!(n >= 3) ||" in text
+    out = tmp_path / "out.c"
+    out.write_text(text)
+    for name, path in (("orig", source), ("new", out)):
+        built = compile_c(path, tmp_path / name, cflags=["-O1", "-fsanitize=undefined", "-fno-sanitize-recover=all"],
+                          openmp=True)
+        assert built.ok, built.reason
+    for n in (1, 2, 3, 7):
+        runs = [run_binary(tmp_path / name, args=[str(n)], threads=2, timeout=60) for name in ("orig", "new")]
+        assert all(run.ok and "runtime error" not in run.stderr for run in runs), [r.stderr for r in runs]
+        assert runs[0].stdout == runs[1].stdout

@@ -71,11 +71,11 @@ HEAP_BYTES = 1 << 30
 
 
 def heap_arrays(scop) -> list:
-    """The arrays of scalar expansion that live on the heap: those of two or more
-    dimensions (`polysched.transform.expand`). The region allocates each once its
-    run-time check holds and the size is at most ``HEAP_BYTES``, else runs the original
-    code."""
-    return [a for a in scop.arrays.values() if getattr(a, "origin", "") == "expanded" and len(a.dims) > 1]
+    """The arrays of scalar expansion, which live on the heap (`polysched.transform.expand`;
+    on the stack, a thread with a 1 MiB stack crashed where the original ran). The
+    region allocates each once its run-time check holds and the size is at most
+    ``HEAP_BYTES``, else runs the original code."""
+    return [a for a in scop.arrays.values() if getattr(a, "origin", "") == "expanded"]
 
 
 def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]:
@@ -83,22 +83,18 @@ def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]
     declares in blocks inside the region (``double t = ...;`` in a loop body; the
     front end marks them ``origin == "region"``), each one variable of the region,
     written by a statement ``t = ...;`` (a parallel loop gets it ``private``); and the
-    arrays of scalar expansion (``origin == "expanded"``, `polysched.transform.expand`):
-    on the stack, whose extent the region's run-time check keeps positive and small, or
-    (`heap_arrays`) a pointer to rows, ``double (*s_x)[n] = <memory[name]>;``, the
-    block the region allocated."""
+    arrays of scalar expansion (``origin == "expanded"``, `polysched.transform.expand`),
+    each a pointer to its rows, ``double (*s_x)[n] = <memory[name]>;`` (``double (*s_x)``
+    for one dimension), the block the region allocated (`heap_arrays`)."""
     lines = []
     heap = {a.name for a in heap_arrays(scop)}
     for array in scop.arrays.values():
         origin = getattr(array, "origin", "")
         if origin == "region":
             lines.append(f"{array.element_type} {array.name};")
-        elif origin == "expanded":
+        elif array.name in heap:
             # (an extent the region's check keeps positive, and 1 where it fails: the
             # file compiles with -D sizes that make it a negative constant)
             extents = [f"[({e}) > 0 ? ({e}) : 1]" for e in (substitute(d, scop.c_texts) for d in array.dims)]
-            if array.name in heap:
-                lines.append(f"{array.element_type} (*{array.name}){''.join(extents[1:])} = {memory[array.name]};")
-            else:
-                lines.append(f"{array.element_type} {array.name}{''.join(extents)};")
+            lines.append(f"{array.element_type} (*{array.name}){''.join(extents[1:])} = {memory[array.name]};")
     return lines

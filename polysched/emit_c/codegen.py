@@ -269,7 +269,19 @@ class _RegionPrinter:
             if None in ranges:     # one of them is never touched under these parameters
                 continue
             (lo_a, hi_a), (lo_b, hi_b) = ranges
-            parts.append(f"{hi_a} <= {lo_b} || {hi_b} <= {lo_a}")
+            disjoint = f"{hi_a} <= {lo_b} || {hi_b} <= {lo_a}"
+            # the extremes' addresses only where both are touched (n >= 3 for a stencil
+            # whose check holds from n >= 1: &A[n - 1][n - 2] at n = 1 is A[0][-1],
+            # undefined behaviour the original does not have)
+            touched = assumed
+            for array in (a, b):
+                elements = accessed_elements(self.scop, array.name)
+                if elements is not None:
+                    touched = touched.intersect(elements.params().coalesce())
+            if not assumed.is_subset(touched):
+                condition = self.expr(build.expr_from_set(touched.gist(assumed).coalesce()))
+                disjoint = f"!({condition}) || {disjoint}"
+            parts.append(disjoint)
         if not parts:
             return "1"
         parts = [f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts]

@@ -203,8 +203,9 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             if outside is not None:
                 scop.preprocessor_guard = outside if scop.preprocessor_guard in (None, "1") \
                     else f"{scop.preprocessor_guard} && {outside}"
+        # (not the scalars the region's own blocks declare: no address of theirs outlives them)
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
-            | {a.name for a in scop.arrays.values() if a.is_scalar} | builder.product_factors
+            | {a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"} | builder.product_factors
         # a member read through a pointer (p->n) is memory another pointer may write (q->n)
         through_pointers = {name for name, text in scop.c_texts.items()
                             if ("->" in text or text.startswith("(*")) and name in variables}

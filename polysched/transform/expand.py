@@ -28,20 +28,18 @@ Only where it pays and is cheap: the loop has a loop inside it that walks an arr
 across rows while the expanded loop's iterator indexes that array's last subscript
 (stride 1), the loop's lower bound is a constant or an affine function of the
 parameters (``for (j = lo; ...)``: ``s_x[j - (lo)]``) and its extent an affine function
-of the parameters. The new arrays are declared by the region as C arrays of that extent
-on the stack; their total size is bounded (``STACK_BYTES``) by a constraint added to the
-SCoP's context, which the region's run-time check enforces (else the original code
-runs).
+of the parameters. The new arrays live on the heap: the region allocates them once its
+run-time check holds and their size is at most ``HEAP_BYTES`` (else, or when the
+allocation fails, the original code runs); see `polysched.emit_c.body.heap_arrays`. (On
+the stack, up to 1 MiB of them crashed threads with small stacks, ``OMP_STACKSIZE=1M``
+or ``ulimit -s 1024``, where the original ran.)
 
 A scalar private to ``j`` in ``for (i) for (j)`` is private to each ``(i, j)`` too. When
 the loops around ``j`` carry no dependence but through the expanded scalars (a user's
 ``s = 0; for (k) s += A[i][k] * B[k][j]; C[i][j] = beta * C[i][j] + alpha * s;``), a
 one-dimensional ``s_x[j]`` would still order the ``i`` iterations (each reuses it), so
 the array gets those loops too: ``s_x[i][j]``, which leaves ``i`` and ``j`` free and the
-product a matmul the tensorizer maps. Such an array of two or more dimensions is too
-big for a stack: the region allocates it on the heap once its run-time check holds and
-the size is at most ``HEAP_BYTES`` (else, or when the allocation fails, the original
-code runs); see `polysched.emit_c.body.heap_arrays`.
+product a matmul the tensorizer maps.
 """
 from __future__ import annotations
 
@@ -60,12 +58,6 @@ from polysched.scop.model import Array, Scop, Statement, fix_parameters, stateme
 from polysched.scop.source import line_starts, offset_of
 
 from .loops import node_at, statement_loops
-
-# The expanded arrays of a region live on its stack: at most this many bytes in all
-# (a thread's stack is 2-8 MiB; the region's run-time check falls back to the original
-# code beyond it)
-STACK_BYTES = 1 << 20
-
 
 @dataclass
 class Expansion:
@@ -325,7 +317,7 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
                 plan.append(Expansion(scalar, name, text, [s.name for s in touching], depth, target, element,
                                       extent, extent_text, loop=iterator, why=why, outer=outer))
             taken.update((scalar, s.name) for s in touching)
-    return _within_stack(scop, plan)
+    return _with_elements(scop, plan)
 
 
 def offset_text(iterator: str, lower: int | str) -> str:
@@ -470,13 +462,12 @@ def _trip(statements: list[Statement], depth: int, context: isl.Set):
     return None if text is None else (lower, extent, text)
 
 
-def _within_stack(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
-    """``plan``, as long as its arrays fit in ``STACK_BYTES`` for the known parameter
-    values (``-D``/``#define`` defaults) and for some values of the context (the arrays
-    on the heap: as long as they can have an element)."""
+def _with_elements(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
+    """``plan``, as long as its arrays can have an element for the known parameter
+    values (``-D``/``#define`` defaults) and for some values of the context."""
     kept: list[Expansion] = []
     for expansion in plan:
-        if expansion.dropped or _stack_context(scop, [e for e in kept if not e.dropped] + [expansion]) is not None:
+        if expansion.dropped or _expanded_context(scop, [e for e in kept if not e.dropped] + [expansion]) is not None:
             kept.append(expansion)
     return kept
 
@@ -490,26 +481,15 @@ def positive_extents(context: isl.Set, extents: list[isl.PwAff]) -> isl.Set:
     return context
 
 
-def _stack_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
-    """The context of ``scop`` where the arrays of ``plan`` have at least one element and
-    those on the stack fit in ``STACK_BYTES`` (the heap's bound is checked by the region:
-    a product of extents is not affine); None when that excludes the known parameter
-    values."""
+def _expanded_context(scop: Scop, plan: list[Expansion]) -> isl.Set | None:
+    """The context of ``scop`` where the arrays of ``plan`` have at least one element
+    (their size in bytes is checked by the region, which allocates them: a product of
+    extents is not affine); None when that excludes the known parameter values."""
     if not plan:
         return scop.context
-    ctx = scop.context.get_ctx()
-    total = None
     context = scop.context
     for expansion in plan:
         context = positive_extents(context, [o[2] for o in expansion.outer] + [expansion.extent])
-        if expansion.outer:
-            continue
-        size = expansion.extent.scale_val(isl.Val.int_from_si(ctx, _element_size(expansion.element_type)))
-        total = size if total is None else total.add(size)
-    if total is not None:
-        limit = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(total.get_domain_space())) \
-            .add_constant_val(isl.Val.int_from_si(ctx, STACK_BYTES))
-        context = context.intersect(total.le_set(limit))
     context = context.coalesce()
     if context.is_empty():
         return None
@@ -522,7 +502,7 @@ def expand(scop: Scop, plan: list[Expansion]) -> Scop:
     """``scop`` with each `Expansion` of ``plan`` applied: the scalar's accesses in its
     statements become accesses of the new array (or of its destination, whose copy
     statement is removed), their C text names the element, the region declares the new
-    arrays, and the context bounds their size (see `_stack_context`)."""
+    arrays, and the context keeps their extents positive (see `_expanded_context`)."""
     if not plan:
         return scop
     starts = line_starts(scop.source)
@@ -540,7 +520,7 @@ def expand(scop: Scop, plan: list[Expansion]) -> Scop:
         mine = [e for e in plan if stmt.name in e.statements]
         statements.append(_expanded_statement(scop, stmt, mine, starts) if mine else stmt)
     expanded = replace(scop, statements=statements, arrays=arrays,
-                       context=_stack_context(scop, [e for e in plan if not e.dropped]),
+                       context=_expanded_context(scop, [e for e in plan if not e.dropped]),
                        identifiers=scop.identifiers | {e.array for e in plan},
                        removed=scop.removed + tuple(s for s in scop.statements if s.name in dropped))
     # (a removed copy statement leaves the schedule)
@@ -570,4 +550,4 @@ def _expanded_statement(scop: Scop, stmt: Statement, plan: list[Expansion], star
     return replace(stmt, accesses=accesses, body=body)
 
 
-__all__ = ["Expansion", "expand", "expansion_plan", "HEAP_BYTES", "STACK_BYTES"]
+__all__ = ["Expansion", "expand", "expansion_plan", "HEAP_BYTES"]
