@@ -196,3 +196,16 @@ def test_a_scalar_is_named_once_per_clause(tmp_path):
     p = ps.Program.from_file(source).parallel("S0", 0, reductions=[("+", "s"), ("+", "s")])
     assert "reduction(+:s)" in p.region_code() and "s, s" not in p.region_code()
     assert p.verify(dataset=None).status == "equal"
+
+
+def test_a_race_witness_states_no_order(tmp_path):
+    """helper-19: a parallel mark's witness said "S0[0] ... must run before S0[1]" on a
+    loop that runs downwards, where S0[1] runs first. A race has no order: the message
+    says the two instances touch one element."""
+    path = tmp_path / "back.c"
+    path.write_text("#define N 8\ndouble x[N];\nvoid f(void) {\n#pragma scop\n"
+                    "  for (int i = N - 2; i >= 0; i--)\n    x[i] = x[i + 1] * 0.5;\n#pragma endscop\n}\n")
+    with pytest.raises(ps.TransformError) as info:
+        ps.Program.from_file(path).parallel("S0", 0)
+    assert "touch the same element, one writing" in str(info.value)
+    assert "must run before" not in str(info.value)

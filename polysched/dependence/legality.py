@@ -41,12 +41,17 @@ class Witness:
     sink: tuple[str, tuple[int, ...]]
     source_time: tuple[int, ...]
     sink_time: tuple[int, ...]
+    # False for a race (a mark's loop): the two instances conflict in either order
+    ordered: bool = True
 
     def __str__(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
         src = f"{self.source[0]}[{', '.join(map(str, self.source[1]))}]"
         dst = f"{self.sink[0]}[{', '.join(map(str, self.sink[1]))}]"
         when = f" with {params}" if params else ""
+        if not self.ordered:
+            return (f"{src} at time {list(self.source_time)} and {dst} at time {list(self.sink_time)} "
+                    f"touch the same element, one writing{',' if when else ''}{when}")
         return (f"{src} at time {list(self.source_time)} must run before "
                 f"{dst} at time {list(self.sink_time)}{when}")
 
@@ -538,9 +543,11 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                       if not m.is_empty()] if conflict is not None else []
         if maps_found:
             violated = maps_found[0].coalesce()
+            witness = _witness(violated, maps, context)
+            witness.ordered = False         # (a race: no order between the two)
             found.append(Violation(kind, violated.get_tuple_name(isl.dim_type.in_),
                                    violated.get_tuple_name(isl.dim_type.out), violated, violated,
-                                   _witness(violated, maps, context), message))
+                                   witness, message))
         else:
             found.append(Violation(kind, "", "", None, None, None, message))
 
