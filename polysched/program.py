@@ -53,6 +53,7 @@ class Trace:
         self.steps = tuple(_plain_json(_step(k, step)) for k, step in enumerate(steps))
         self.source = source
         self.region = check_int(region, "the trace", "region", 0)
+        self.region_recorded = True
 
     def to_dict(self) -> dict:
         return {"polysched_trace": TRACE_VERSION, "source": self.source, "region": self.region,
@@ -92,7 +93,9 @@ class Trace:
         if value.get("polysched_trace", TRACE_VERSION) != TRACE_VERSION:
             raise TransformError(f"this polysched reads traces of version {TRACE_VERSION}, not "
                                  f"{value['polysched_trace']!r}")
-        return cls(value["steps"], value.get("source"), value.get("region") or 0)
+        trace = cls(value["steps"], value.get("source"), value.get("region") or 0)
+        trace.region_recorded = "region" in value      # (a bare list of steps names none)
+        return trace
 
     def __iter__(self):
         return iter(self.steps)
@@ -428,9 +431,16 @@ class Program:
 
     def replay(self, trace) -> "Program":
         """Apply the steps of ``trace`` (a :class:`Trace`, its JSON text, a list of
-        steps or a path) to this program, in order."""
+        steps or a path) to this program, in order. A trace recorded on another region
+        of its file is refused."""
         program = self
-        for k, step in enumerate(Trace.from_json(trace)):
+        trace = Trace.from_json(trace)
+        if trace.region_recorded and trace.region != self._region:
+            # (the statements of two regions are both named S0, S1...: the steps would apply)
+            raise TransformError(f"the trace was recorded on region {trace.region}"
+                                 f"{f' of {trace.source}' if trace.source else ''}, and this program is "
+                                 f"region {self._region} (Program.from_file(path, region={trace.region}))")
+        for k, step in enumerate(trace):
             op = step["op"]
             if op not in _STEP_ARGS:
                 raise TransformError(f"trace step {k}: unknown primitive {op!r}")

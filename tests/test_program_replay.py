@@ -25,3 +25,18 @@ def test_default_policy_trace_replays(name):
         # micro-kernel calls: tests/test_default_tensorize.py)
         options = OptimizeOptions.from_flags(tile=True, parallel=True, tensorize=False)
         assert optimize(kernel.path, options).text == q.c_code()
+
+
+def test_a_trace_of_another_region_is_refused(tmp_path):
+    """helper-19: a trace recorded on region 1 applied to region 0 without a word (both
+    have a statement S0). A bare list of steps names no region and applies anywhere."""
+    path = tmp_path / "two.c"
+    path.write_text("double A[100], B[100];\nvoid f(int n) {\n  int i;\n#pragma scop\n"
+                    "  for (i = 0; i < n; i++)\n    A[i] = A[i] + 1.0;\n#pragma endscop\n#pragma scop\n"
+                    "  for (i = 0; i < n; i++)\n    B[i] = B[i] * 2.0;\n#pragma endscop\n}\n")
+    second = ps.Program.from_file(path, region=1).tile("S0", [8], 0)
+    with pytest.raises(ps.TransformError, match="recorded on region 1 .* this program is region 0"):
+        ps.Program.from_file(path).replay(second.trace.to_json())
+    replayed = ps.Program.from_file(path, region=1).replay(second.trace.to_json())
+    assert replayed.region_code() == second.region_code()
+    assert "A[" in ps.Program.from_file(path).replay(list(second.trace)).region_code()
