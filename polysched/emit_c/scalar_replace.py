@@ -68,6 +68,7 @@ _in, _out, _param = isl.dim_type.in_, isl.dim_type.out, isl.dim_type.param
 # minutes in isl's gist (a tuning candidate); past the cap nothing is replaced, which is
 # always right
 PLAN_OPERATIONS = 2_000_000
+KNOWN_PIECES = 8        # `reached` coalesces a set of more pieces than this
 _QUALIFIERS = {"const", "static", "register", "auto", "extern", "inline", "restrict", "__restrict",
                "__restrict__"}
 _LOOP_CLAIMS = ("omp_parallel", "omp_simd", "gcc_ivdep")
@@ -249,7 +250,13 @@ def reached(printer, enclosing: list[tuple], depth: int) -> isl.Set:
                 known = known.intersect(affine.condition(item.for_get_cond()))
         except (ValueError, isl.Error):
             continue                                  # less known: still sound
-    return known.coalesce()
+    # not coalesced unless it has many pieces: isl's coalescing of one set (read from
+    # one text) gave one of two equal forms from one call to the next ((N) mod 6 = 5 or
+    # (-5 + N) mod 6 = 0), and the guards simplified against it with them (helper-19:
+    # one primitive sequence, two texts; a replay differed from its recording). With
+    # many pieces, simplifying against it uncoalesced costs too much (fdtd-2d's code
+    # generation took 2.7 s instead of 1.4 s)
+    return known.coalesce() if known.n_basic_set() > KNOWN_PIECES else known
 
 
 # -- the references of one loop ------------------------------------------------------------
