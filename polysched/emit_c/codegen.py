@@ -164,6 +164,7 @@ class _RegionPrinter:
         self.call_schedules: dict[str, isl.Map | None] = {}
         self._enclosing: list[tuple] = []
         self._jam = 0
+        self._placed: set[int] = set()      # marks a loop took (a pragma or a comment), by id
         self._scoped = False          # the for loop printed next is a braced body of its own
         self._replacing: dict[str, dict[tuple[int, int], str]] = {}
         self._scalar_names: dict[tuple[str, int], str] = {}
@@ -393,7 +394,11 @@ class _RegionPrinter:
             return [self.pad(level) + info.comment()] + self.node(child, level, pending)
         pending = {d: list(ms) for d, ms in pending.items()}
         pending.setdefault(info.depth, []).append(info)
-        return self.node(child, level, pending)
+        lines = self.node(child, level, pending)
+        if id(info) not in self._placed and self.options.explain_dropped_pragmas:
+            # no loop below took it: isl unrolled the loop (unroll-and-jam's point loop)
+            lines = [self.pad(level) + f"/* polysched: '{info.name}' dropped: its loop is unrolled */"] + lines
+        return lines
 
     def user(self, node: isl.AstNode, level: int) -> list[str]:
         call = node.user_get_expr()
@@ -471,6 +476,7 @@ class _RegionPrinter:
         here = [m for d, ms in pending.items() if d == depth for m in ms]
         # marks of shallower depths whose loop isl removed (it ran once) lose their pragma
         lost = [m for d, ms in pending.items() if d != depth for m in ms]
+        self._placed.update(id(m) for m in here + lost)
         pad = self.pad(level)
         lines = [pad + f"/* polysched: '{m.name}' dropped: its loop runs at most once */" for m in lost
                  if self.options.explain_dropped_pragmas]
