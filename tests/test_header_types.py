@@ -96,3 +96,31 @@ def test_the_pasted_intrinsics_draw_no_unused_function_warning_from_clang(tmp_pa
     clang = shutil.which("clang") or shutil.which("clang-19")
     built = compile_c(out, tmp_path / "k", cc=clang, cflags=["-O1", "-Wall", "-Werror=unused-function"], openmp=True)
     assert built.ok, built.reason
+
+
+HEADER_CASES = {
+    # helper-21: an enumerator chosen by a header's #ifdef was baked in as a number
+    "enum": ("#ifdef BIG\nenum { N = 8 };\n#else\nenum { N = 4 };\n#endif\n",
+             "#pragma scop\n  for (int i = 0; i < N; i++)\n    A[i] = i + 1.0;\n#pragma endscop\n"),
+    # helper-21: a header function's own enum hid the file's global W
+    "local enum": ("static inline int helper(int x) {\n  enum { W = 4 };\n  return x * W;\n}\n",
+                   "#pragma scop\n  for (int i = 0; i < W; i++)\n    A[i + W] = i + 1.0;\n#pragma endscop\n"),
+    # helper-21: a loop's own iterator of a typedef chosen by a header's #ifdef
+    "typedef": ("#ifdef BIG\ntypedef unsigned idx;\n#else\ntypedef int idx;\n#endif\n",
+                "#pragma scop\n  for (idx i = 0; i < 10; i++)\n    if (i - 3 < 5)\n      A[i] = i + 1.0;\n"
+                "#pragma endscop\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HEADER_CASES))
+def test_enumerators_and_typedefs_of_headers(case, tmp_path):
+    header, region = HEADER_CASES[case]
+    (tmp_path / "h.h").write_text(header)
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\n#include "h.h"\nint W = 7;\ndouble A[32];\nint main(void)\n{\n'
+                      + region + '  for (int k = 0; k < 32; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    for defines in ({}, {"BIG": None}):
+        tag = "big" if defines else "small"
+        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)

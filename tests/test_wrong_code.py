@@ -3008,3 +3008,53 @@ def test_the_overlap_check_takes_no_address_of_an_untouched_element(tmp_path):
         runs = [run_binary(tmp_path / name, args=[str(n)], threads=2, timeout=60) for name in ("orig", "new")]
         assert all(run.ok and "runtime error" not in run.stderr for run in runs), [r.stderr for r in runs]
         assert runs[0].stdout == runs[1].stdout
+
+
+RESTRICT_REASSIGNED = r"""
+#include <stdio.h>
+double *gp;
+struct cfg { int n : 12; unsigned flag : 1; int m; };
+struct cfg cfg = { 300, 1, 7 };
+static void param(double *restrict a, double *b, int n) {
+  b = a + 1;                     /* b is now based on a: it may overlap it */
+#pragma scop
+  for (int i = 0; i < n; i++)
+    b[i] = a[i] * 0.5 + 1.0;
+#pragma endscop
+}
+static void global(double *restrict a, int n) {
+  gp = a + 1;                    /* so is the global */
+#pragma scop
+  for (int i = 0; i < n; i++)
+    gp[i] = a[i] * 0.5 + 1.0;
+#pragma endscop
+}
+static void bits(double *p, double *q) {
+#pragma scop
+  for (int i = 0; i < cfg.n; i++)    /* a bit-field bound: no address to check */
+    p[i] = q[i] * 0.5 + cfg.m;
+#pragma endscop
+}
+static double x[4000], y[4000];
+int main(void) {
+  for (int i = 0; i < 4000; i++) x[i] = y[i] = i;
+  param(x, 0, 3999);
+  global(y, 3999);
+  bits(x, y);
+  bits(y + 1, y);
+  double s = 0;
+  for (int i = 0; i < 4000; i++) s += x[i] * (i % 7 + 1) + y[i] * (i % 5 + 1);
+  printf("%.17g %.17g %.17g\n", s, x[3999], y[3999]);
+  return 0;
+}
+"""
+
+
+def test_restrict_with_a_pointer_reassigned_from_it_and_bit_field_bounds(tmp_path):
+    """helper-21: ``b = a + 1`` (a parameter) or ``gp = a + 1`` (a global) inside the
+    function makes it based on the restrict ``a``, and it was kept apart from ``a``
+    without a check; a bit-field bound of a global struct got an address check that did
+    not compile."""
+    outputs = assert_same_behaviour(tmp_path, RESTRICT_REASSIGNED,
+                                    modes={m: FLAG_SETS[m] for m in ("identity", "tile-par")}, opts=("-O2",))
+    assert "&(cfg.n)" not in outputs["tile-par"] and "&cfg.n" not in outputs["tile-par"]

@@ -38,7 +38,7 @@ from .names import NameAllocator, identifiers_in
 from . import scalar_replace
 from .tensorize import EPOCH_FUNCTION, call_lines, can_call
 from .validate import CodegenError, validate_ast
-from .versioning import accessed_elements, iterator_skeleton, plan, type_checks
+from .versioning import accessed_elements, definition_checks, iterator_skeleton, plan
 
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
@@ -239,7 +239,7 @@ class _RegionPrinter:
         if self._uses_min_work:
             body = [f"#ifndef {MIN_WORK_MACRO}", f"#define {MIN_WORK_MACRO} {MIN_INSTANCES_PER_FORK}",
                     "#endif"] + body
-        checked = self.options.versioning and (version.needs_check or bool(type_checks(scop)))
+        checked = self.options.versioning and (version.needs_check or bool(definition_checks(scop)))
         # a region with '#if's of its own keeps its original (emit_c.assemble: the file
         # compiled under other macros runs it)
         if not checked and not memory and scop.preprocessor_guard is None:
@@ -261,7 +261,7 @@ class _RegionPrinter:
         """The C condition under which the optimized code is valid (see versioning.py)."""
         assumed = self.version.assumed
         universe = isl.Set.universe(assumed.get_space())
-        parts = type_checks(self.scop)
+        parts = definition_checks(self.scop)
         if not assumed.plain_is_universe():
             parts.append(self.expr(isl.AstBuild.from_context(universe).expr_from_set(assumed)))
         build = isl.AstBuild.from_context(assumed)

@@ -89,6 +89,13 @@ def is_unsigned(c_type: str) -> bool:
 _BASIC_TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "_Bool"}
 
 
+def definition_checks(scop: Scop) -> list[str]:
+    """The enumeration constants the model read as their values (``NX == 40``: an enum
+    under an ``#if`` has another value under another ``-D``), then `type_checks`: C
+    conditions the compiler folds, under which the optimized code runs."""
+    return [f"{name} == {value}" for name, value in scop.enumerators.items()] + type_checks(scop)
+
+
 def type_checks(scop: Scop) -> list[str]:
     """The types the model was read with, as C conditions
     (``__builtin_types_compatible_p(__typeof__(A[0][0]), double)``), when the file
@@ -118,6 +125,11 @@ def type_checks(scop: Scop) -> list[str]:
     for name, c_type in scop.variable_types.items():
         if name not in scop.loop_scoped and name not in scop.c_texts and name not in scop.arrays:
             check(name, c_type)
+    # a typedef names its type wherever it is visible: for (idx i = ...) too
+    for name, basic in scop.typedefs.items():
+        words = _spelling(basic)
+        if words and set(words) <= _BASIC_TYPE_WORDS and "void" not in words:
+            checks.append(f"__builtin_types_compatible_p({name}, {' '.join(w for w in basic.split() if w not in _QUALIFIERS)})")
     return checks
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator, c_parser
 
 from .macros import MacroTable, char_literal_value, int_literal_value
-from .source import IDENT_RE, FunctionText
+from .source import IDENT_RE, FunctionText, blank_strings, top_level_text
 
 # Typedef names commonly used without their headers being parsed.
 COMMON_TYPEDEFS = (
@@ -59,6 +59,8 @@ class Declaration:
     volatile: str = ""
     # declared 'static': a global no other file can name
     internal: bool = False
+    # a struct member of some bits (int n : 12): no address of it, so no pointer reaches it
+    bitfield: bool = False
 
     @property
     def through_pointer(self) -> bool:
@@ -157,7 +159,7 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
     quals += getattr(node, "quals", None) or []
     volatile = next((q for q in ("volatile", "_Atomic") if q in quals), "")
     return Declaration(decl.name, _type_text(node), dims, origin, restrict, volatile,
-                       internal="static" in (decl.storage or []))
+                       internal="static" in (decl.storage or []), bitfield=getattr(decl, "bitsize", None) is not None)
 
 
 class _Parser:
@@ -282,8 +284,10 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
         return macros.expand(" ".join(file_text[m.start():m.end()] for m in _ENUM_RE.finditer(file_plain, start, end)
                                       if not file_scope or top_level[m.start()] == "e"))
 
-    # the included headers' enumerators (enum { NX = 40 } in "grid.h"), then the file's
-    header_enums = " ".join(m.group(0) for m in _ENUM_RE.finditer(macros.header_code))
+    # the included headers' enumerators at file scope (enum { NX = 40 } in "grid.h"; not
+    # those of a header's inline function), then the file's
+    header_top = top_level_text(blank_strings(macros.header_code))
+    header_enums = " ".join(m.group(0) for m in _ENUM_RE.finditer(macros.header_code) if header_top[m.start()] == "e")
     enumerators = _enumerators(parser, header_enums + " " + enum_text(0, len(file_plain), True), {})
     structs = _structs(parser, [macros.expand(file_text[m.start():m.end()]) for m in _STRUCT_RE.finditer(file_plain)
                                 if top_level[m.start()] in "stu"] if file_text is not None else [], declare)

@@ -36,9 +36,10 @@ from polysched.islutil import maps_of
 from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
-from .declarations import Declaration, Visible, declaration_of, header_declaration, visible_declarations
+from .declarations import (Declaration, Visible, declaration_of, header_declaration, header_typedef,
+                           visible_declarations)
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
-from .liveness import address_taken, live_after
+from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
                        wraps_at_32_bits)
 from .macros import (Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table,
@@ -206,6 +207,12 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         # (not the scalars the region's own blocks declare: no address of theirs outlives them)
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
             | {a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"} | builder.product_factors
+        # restrict keeps a parameter apart only where no pointer may be based on it
+        for name in restrict_escapes(plain, region, function, {a.name for a in scop.arrays.values()
+                                                               if a.restrict and not a.text}, macros):
+            scop.arrays[name].restrict = False
+        # a bit-field has no address: no pointer reaches it (and &cfg.n would not compile)
+        variables = {n for n in variables if not getattr(visible.declarations.get(n), "bitfield", False)}
         # a member read through a pointer (p->n) is memory another pointer may write (q->n)
         through_pointers = {name for name, text in scop.c_texts.items()
                             if ("->" in text or text.startswith("(*")) and name in variables}
@@ -410,6 +417,7 @@ class _RegionBuilder:
         self.local_models: set[str] = set()
         self.used_locals: list[_Local] = []            # by the statement being built
         self.fixed_macros: dict[str, int] = {}         # size macros used at their value
+        self.enumerators_read: dict[str, int] = {}     # enumeration constants read as their value
         # parameters the model needed >= 1 (a division read as floor, a loop condition
         # monotone only then); `size_parameters` adds those that bound a loop from above
         self.sizes: set[str] = set()
@@ -819,7 +827,10 @@ class _RegionBuilder:
         hides it."""
         if name in self.all_iterators or any(name in scope for scope in self.scopes):
             return None
-        return self.visible.enumerators.get(name)
+        value = self.visible.enumerators.get(name)
+        if value is not None:
+            self.enumerators_read[name] = value
+        return value
 
     def size_of(self, operand: c_ast.Node) -> int | None:
         """``sizeof operand`` for a type name, or an array (possibly subscripted:
@@ -1045,7 +1056,8 @@ class _RegionBuilder:
                         # reached through the struct's pointer, or part of the struct itself
                         origin = "param" if through_pointer else base.origin
                         declared = Declaration(name, member.element_type, list(member.dims), origin,
-                                               member.restrict, base.volatile or member.volatile)
+                                               member.restrict, base.volatile or member.volatile,
+                                               bitfield=member.bitfield)
                     self.visible.declarations[name] = declared
                 bases.add(root.name)
                 variable = c_ast.ID(name, coord=root.coord)
@@ -2514,7 +2526,23 @@ class _RegionBuilder:
             variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
             preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
+            enumerators=dict(sorted(self.enumerators_read.items())), typedefs=self.typedefs_read(),
         )
+
+    def typedefs_read(self) -> dict[str, str]:
+        """The typedef names the model's variables and arrays are declared with, each with
+        the basic type it stands for (``{"idx": "int"}``; a header's may be chosen by an
+        ``#if``: the emitted code checks them)."""
+        found = {}
+        for name in {*self.variable_types().values(), *(a.element_type for a in self.arrays.values())}:
+            if not re.fullmatch(r"[A-Za-z_]\w*", name or "") or name in _TYPE_WORDS:
+                continue
+            basic = self.visible.typedef_types.get(name)
+            if basic is None and name in self.macros.header_identifiers:
+                basic = header_typedef(self.macros.header_code, name)
+            if basic is not None:
+                found[name] = basic
+        return dict(sorted(found.items()))
 
     def variable_types(self) -> dict[str, str]:
         """Declared C type of each variable parameter and of each loop iterator."""

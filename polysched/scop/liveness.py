@@ -262,3 +262,22 @@ def address_taken(plain: str, region: Region, function: FunctionText | None, vis
         if any(pattern.search(text) for text in spans):
             found.append(name)
     return tuple(found)
+
+
+def restrict_escapes(plain: str, region: Region, function: FunctionText | None, names: set[str],
+                     macros: MacroTable) -> set[str]:
+    """The ``restrict`` parameters of ``names`` that the function (outside the region,
+    macros expanded) uses other than as ``a[...]``: ``b = a + 1``, ``f(a)``, ``&a[k]``
+    may make another pointer, even a parameter or a global, *based on* ``a``, which C
+    lets overlap it. Only a parameter the function reads through subscripts alone is
+    kept apart from the other parameters and globals by its ``restrict``."""
+    if function is None:
+        return set(names)
+    texts = [plain[function.body_offset:region.start], plain[region.end:_function_body_end(plain, function)]]
+    texts = [macros.expand(text) if set(IDENT_RE.findall(text)) & set(macros.macros) else text for text in texts]
+    escaping = set()
+    for name in names:
+        use = re.compile(rf"(?<![\w.>])(&\s*)?{re.escape(name)}\b(\s*\[)?")
+        if any(m.group(1) or not m.group(2) for text in texts for m in use.finditer(text)):
+            escaping.add(name)
+    return escaping

@@ -226,6 +226,13 @@ class Scop:
     # other -D: the optimized code runs only where the types are the ones read
     # (emit_c/versioning.py: type_checks)
     types_from_headers: bool = False
+    # the enumeration constants the model read as their values ({"NX": 40}): an enum
+    # under an '#if' takes another value under another -D, so the optimized code runs
+    # only where they have these (emit_c/versioning.py: definition_checks)
+    enumerators: dict[str, int] = field(default_factory=dict)
+    # the typedef names its variables and arrays are declared with, and the basic types
+    # they stood for ({"idx": "int"}), checked like the enumerators
+    typedefs: dict[str, str] = field(default_factory=dict)
     # statements of the source that a transformation removed from the model (scalar
     # expansion's copy into the destination): their text is still in the region
     removed: tuple[Statement, ...] = ()
