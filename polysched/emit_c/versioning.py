@@ -113,23 +113,22 @@ def type_checks(scop: Scop) -> list[str]:
         return []
     checks = []
 
-    def check(expression: str, c_type: str) -> None:
+    def check(type_or_value: str, c_type: str) -> None:
         words = _spelling(c_type)
         if words and set(words) <= _BASIC_TYPE_WORDS and "void" not in words:
             unqualified = " ".join(w for w in c_type.split() if w not in _QUALIFIERS)
-            checks.append(f"__builtin_types_compatible_p(__typeof__({expression}), {unqualified})")
+            checks.append(f"__builtin_types_compatible_p({type_or_value}, {unqualified})")
 
     for array in scop.arrays.values():
         if array.origin in ("global", "param", "local") and not array.text and not array.member:
-            check(array.name + "[0]" * (1 if array.linearized else len(array.dims)), array.element_type)
+            element = array.name + "[0]" * (1 if array.linearized else len(array.dims))
+            check(f"__typeof__({element})", array.element_type)
     for name, c_type in scop.variable_types.items():
         if name not in scop.loop_scoped and name not in scop.c_texts and name not in scop.arrays:
-            check(name, c_type)
+            check(f"__typeof__({name})", c_type)
     # a typedef names its type wherever it is visible: for (idx i = ...) too
     for name, basic in scop.typedefs.items():
-        words = _spelling(basic)
-        if words and set(words) <= _BASIC_TYPE_WORDS and "void" not in words:
-            checks.append(f"__builtin_types_compatible_p({name}, {' '.join(w for w in basic.split() if w not in _QUALIFIERS)})")
+        check(name, basic)
     return checks
 
 
