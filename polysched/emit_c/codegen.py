@@ -265,8 +265,12 @@ class _RegionPrinter:
         if not assumed.plain_is_universe():
             parts.append(self.expr(isl.AstBuild.from_context(universe).expr_from_set(assumed)))
         build = isl.AstBuild.from_context(assumed)
+        elements: dict[str, isl.Set | None] = {}      # each array's, computed once
         for a, b in self.version.alias_checks:
-            ranges = [self.address_range(build, array) for array in (a, b)]
+            for array in (a, b):
+                if array.name not in elements:
+                    elements[array.name] = accessed_elements(self.scop, array.name)
+            ranges = [self.address_range(build, array, elements[array.name]) for array in (a, b)]
             if None in ranges:     # one of them is never touched under these parameters
                 continue
             (lo_a, hi_a), (lo_b, hi_b) = ranges
@@ -276,9 +280,8 @@ class _RegionPrinter:
             # undefined behaviour the original does not have)
             touched = assumed
             for array in (a, b):
-                elements = accessed_elements(self.scop, array.name)
-                if elements is not None:
-                    touched = touched.intersect(elements.params().coalesce())
+                if elements[array.name] is not None:
+                    touched = touched.intersect(elements[array.name].params().coalesce())
             if not assumed.is_subset(touched):
                 condition = self.expr(build.expr_from_set(touched.gist(assumed).coalesce()))
                 disjoint = f"!({condition}) || {disjoint}"
@@ -327,10 +330,10 @@ class _RegionPrinter:
                       f"{ok} = {ok} && {block} != 0;"]
         return lines + [f"if ({ok}) {{"]
 
-    def address_range(self, build: isl.AstBuild, array) -> tuple[str, str] | None:
+    def address_range(self, build: isl.AstBuild, array, elements: isl.Set | None) -> tuple[str, str] | None:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the
-        region touches in ``array`` (lexicographic extremes of the accessed elements)."""
-        elements = accessed_elements(self.scop, array.name)
+        region touches in ``array`` (lexicographic extremes of ``elements``, those
+        `accessed_elements` gives)."""
         address = f"&({array.text})" if array.text else f"&{array.name}"      # &(p->sum)
         if elements is None and array.name in self.scop.address_taken:   # an iterator or a size
             return f"(const char *){address}", f"(const char *)({address} + 1)"

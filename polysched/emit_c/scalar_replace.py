@@ -58,7 +58,7 @@ from polysched.islutil import isl_operation_cap, maps_of
 from polysched.scop.source import line_starts, offset_of
 
 from .names import tokenize
-from .versioning import may_be_aliased, restrict_separates
+from .versioning import kept_apart
 
 _node = isl.ast_node_type
 _op = isl.ast_expr_op_type
@@ -412,7 +412,7 @@ def _never_overlap(printer, a, b, written: set[str]) -> bool:
 
     if a.is_scalar and a.origin not in ("global", "") or b.is_scalar and b.origin not in ("global", ""):
         return True                    # a local or by-value scalar is an object of its own
-    if not (may_be_aliased(a) or may_be_aliased(b)) or restrict_separates(a, b):
+    if kept_apart(a, b):
         return True
     return a.name not in written and b.name not in written
 

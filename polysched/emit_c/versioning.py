@@ -100,10 +100,9 @@ def type_checks(scop: Scop) -> list[str]:
     """The types the model was read with, as C conditions
     (``__builtin_types_compatible_p(__typeof__(A[0][0]), double)``), when the file
     includes headers of its own (``scop.types_from_headers``): their ``#if``s, which the
-    file does not show, may
-    give ``DATA_TYPE`` or ``real`` another type under another ``-D``, and with it other
-    dependences (a float reduction), other intrinsics (a double micro-kernel) or other
-    counter arithmetic (an unsigned size). Constant expressions, which the compiler
+    file does not show, may give ``DATA_TYPE`` or ``real`` another type under another
+    ``-D``, and with it other dependences (a float reduction), other intrinsics (a double
+    micro-kernel) or other counter arithmetic (an unsigned size). Constant expressions, which the compiler
     folds: the optimized code runs only for the types it was made for. One per array and
     scalar of the source, size and iterator declared before the region, of a basic C
     type (qualifiers dropped; the builtin ignores them too). A GNU builtin, as
@@ -333,13 +332,18 @@ def _small_iterators(scop: Scop, context: isl.Set, iterator_bound: int) -> isl.S
     return context.subtract(outside).coalesce()
 
 
-def may_be_aliased(array: Array) -> bool:
-    """Reached through a pointer (undeclared names count as pointers: nothing proves
-    otherwise); `restrict_separates` tells which pairs ``restrict`` rules out."""
+def kept_apart(a: Array, b: Array) -> bool:
+    """Whether ``a`` and ``b`` cannot overlap whatever the run: neither is reached through
+    a pointer (undeclared names count as pointers: nothing proves otherwise), or
+    ``restrict`` rules it out (`_restrict_separates`)."""
+    return not (_may_be_aliased(a) or _may_be_aliased(b)) or _restrict_separates(a, b)
+
+
+def _may_be_aliased(array: Array) -> bool:
     return array.through_pointer or not array.origin
 
 
-def restrict_separates(a: Array, b: Array) -> bool:
+def _restrict_separates(a: Array, b: Array) -> bool:
     """Whether ``restrict`` rules out that ``a`` and ``b`` overlap: one is a pointer
     parameter declared ``restrict``, reached directly (not its rows, ``double **restrict
     A``, nor a member's pointer, ``R[i].v``, which are pointers loaded from memory, not
@@ -351,6 +355,7 @@ def restrict_separates(a: Array, b: Array) -> bool:
 
     def independent(array: Array) -> bool:
         return array.origin in ("param", "global") and not array.text and not array.member
+
     return (protected(a) and independent(b)) or (protected(b) and independent(a))
 
 
@@ -381,7 +386,7 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
             written.add(name)                             # the loops change an iterator
     candidates.sort(key=lambda a: a.name)
     for a, b in combinations(candidates, 2):
-        if not (may_be_aliased(a) or may_be_aliased(b)) or restrict_separates(a, b):
+        if kept_apart(a, b):
             continue
         if a.name not in written and b.name not in written:
             continue

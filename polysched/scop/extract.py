@@ -2517,24 +2517,25 @@ class _RegionBuilder:
         context = parameters_at_least(param_space, 0).intersect(parameters_at_least(param_space, 1, sizes))
         for assumption in self.no_wrap:    # unsigned arithmetic: exact where nothing wraps
             context = context.intersect(assumption.align_params(param_space)).coalesce()
+        variable_types = self.variable_types()
         return Scop(
             filename=self.filename, source=self.text, region_start=self.region.start,
             region_end=self.region.end, start_line=self.region.scop_line, end_line=self.region.endscop_line,
             function=self.visible.function, parameters=list(self.parameters),
             parameter_values=dict(self.parameter_values), context=context, arrays=self.arrays,
             statements=self.statements, schedule=schedule,
-            variable_types=self.variable_types(), loop_scoped=frozenset(self.loop_scoped_types),
+            variable_types=variable_types, loop_scoped=frozenset(self.loop_scoped_types),
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
             preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
-            enumerators=dict(sorted(self.enumerators_read.items())), typedefs=self.typedefs_read(),
+            enumerators=dict(sorted(self.enumerators_read.items())), typedefs=self.typedefs_read(variable_types),
         )
 
-    def typedefs_read(self) -> dict[str, str]:
-        """The typedef names the model's variables and arrays are declared with, each with
-        the basic type it stands for (``{"idx": "int"}``; a header's may be chosen by an
-        ``#if``: the emitted code checks them)."""
+    def typedefs_read(self, variable_types: dict[str, str]) -> dict[str, str]:
+        """The typedef names the model's variables (``variable_types``) and arrays are
+        declared with, each with the basic type it stands for (``{"idx": "int"}``; a
+        header's may be chosen by an ``#if``: the emitted code checks them)."""
         found = {}
-        for name in {*self.variable_types().values(), *(a.element_type for a in self.arrays.values())}:
+        for name in {*variable_types.values(), *(a.element_type for a in self.arrays.values())}:
             if not re.fullmatch(r"[A-Za-z_]\w*", name or "") or name in _TYPE_WORDS:
                 continue
             basic = self.visible.typedef_types.get(name)

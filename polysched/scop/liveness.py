@@ -214,6 +214,17 @@ def live_after(plain: str, region: Region, function: FunctionText | None, visibl
     return tuple(live)
 
 
+def _around_region(plain: str, region: Region, function: FunctionText | None, macros: MacroTable) -> list[str]:
+    """The text of the enclosing function before and after the region (of the file,
+    without a function), macros expanded where it uses some (or takes an address)."""
+    if function is None:
+        texts = [plain[:region.start], plain[region.end:]]
+    else:
+        texts = [plain[function.body_offset:region.start], plain[region.end:_function_body_end(plain, function)]]
+    return [macros.expand(text) if "&" in text or set(IDENT_RE.findall(text)) & set(macros.macros) else text
+            for text in texts]
+
+
 def address_taken(plain: str, region: Region, function: FunctionText | None, visible: Visible,
                   names: set[str], macros: MacroTable, c_texts: dict[str, str] | None = None) -> tuple[str, ...]:
     """The ``names`` (sorted) whose address the program takes where a pointer made from
@@ -228,12 +239,7 @@ def address_taken(plain: str, region: Region, function: FunctionText | None, vis
     bitwise and read as one only adds a check. A struct member (``c_texts``: ``s__len``
     is ``s.len``) counts when its own address or its struct's is taken (``&s.len``,
     ``&s``)."""
-    if function is None:
-        texts = [plain[:region.start], plain[region.end:]]
-    else:
-        texts = [plain[function.body_offset:region.start], plain[region.end:_function_body_end(plain, function)]]
-    expanded = [macros.expand(text) if "&" in text or set(IDENT_RE.findall(text)) & set(macros.macros) else text
-                for text in texts]
+    expanded = _around_region(plain, region, function, macros)
     whole_file = None
     found = []
     for name in sorted(names):
@@ -273,8 +279,7 @@ def restrict_escapes(plain: str, region: Region, function: FunctionText | None, 
     kept apart from the other parameters and globals by its ``restrict``."""
     if function is None:
         return set(names)
-    texts = [plain[function.body_offset:region.start], plain[region.end:_function_body_end(plain, function)]]
-    texts = [macros.expand(text) if set(IDENT_RE.findall(text)) & set(macros.macros) else text for text in texts]
+    texts = _around_region(plain, region, function, macros)
     escaping = set()
     for name in names:
         use = re.compile(rf"(?<![\w.>])(&\s*)?{re.escape(name)}\b(\s*\[)?")
