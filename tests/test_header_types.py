@@ -98,6 +98,21 @@ def test_the_pasted_intrinsics_draw_no_unused_function_warning_from_clang(tmp_pa
     assert built.ok, built.reason
 
 
+def test_a_micro_kernel_call_compiles_under_the_other_header_type(tmp_path):
+    """Under -DDT_FLOAT the double micro-kernel's call is not run (the type check), but
+    it passed float * for double *, which GCC 14 refuses (gcc 12: -Werror=...)."""
+    (tmp_path / "dt.h").write_text(HEADER)
+    source = tmp_path / "k.c"
+    source.write_text(PROGRAM.replace(" * 0.75f", ""))
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    assert "polysched_dgemm" in out.read_text()
+    built = compile_c(out, tmp_path / "k", cflags=["-O1", "-Werror=incompatible-pointer-types"],
+                      defines={"DT_FLOAT": None}, openmp=True)
+    assert built.ok, built.reason
+    assert _output(out, tmp_path, "new", {"DT_FLOAT": None}) == _output(source, tmp_path, "orig", {"DT_FLOAT": None})
+
+
 HEADER_CASES = {
     # helper-21: an enumerator chosen by a header's #ifdef was baked in as a number
     "enum": ("#ifdef BIG\nenum { N = 8 };\n#else\nenum { N = 4 };\n#endif\n",

@@ -311,7 +311,11 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     # the template's own words first, so that inserted program text is never rewritten
     text = re.sub(r"(?<!base\()(?<!rs\()(?<!cs\()\b[A-Za-z_]\w*\b(?!\s*\()", word,
                   intrinsic.call)
-    text = re.sub(r"\bbase\(\s*(\w+)\s*\)", lambda m: "&" + ref_text(m.group(1)), text)
+    # an element type from a header's #if may differ under another -D: the call is then
+    # not run (versioning.type_checks), but it must still compile, and GCC 14 refuses
+    # a float * for a double * parameter; void * converts to either without a word
+    address = "(void *)&" if printer.scop.types_from_headers else "&"
+    text = re.sub(r"\bbase\(\s*(\w+)\s*\)", lambda m: address + ref_text(m.group(1)), text)
     text = re.sub(r"\brs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 0), text)
     text = re.sub(r"\bcs\(\s*(\w+)\s*\)", lambda m: stride(m.group(1), 1), text)
     text = re.sub(r"\bst\(\s*(\w+)\s*,\s*(\w+)\s*\)", lambda m: loop_stride(m.group(1), m.group(2)), text)
