@@ -124,6 +124,11 @@ HEADER_CASES = {
     "typedef": ("#ifdef BIG\ntypedef unsigned idx;\n#else\ntypedef int idx;\n#endif\n",
                 "#pragma scop\n  for (idx i = 0; i < 10; i++)\n    if (i - 3 < 5)\n      A[i] = i + 1.0;\n"
                 "#pragma endscop\n"),
+    # a function-like macro chosen by a header's #ifdef: the model fused the two loops
+    # for F(i) = 15 - i; under -DBIG (F(i) = i) the fused loop read A before writing it
+    "function-like macro": ("#ifdef BIG\n#define F(i) (i)\n#else\n#define F(i) (15 - (i))\n#endif\n",
+                            "#pragma scop\n  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
+                            "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"),
 }
 
 

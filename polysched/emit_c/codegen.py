@@ -239,7 +239,8 @@ class _RegionPrinter:
         if self._uses_min_work:
             body = [f"#ifndef {MIN_WORK_MACRO}", f"#define {MIN_WORK_MACRO} {MIN_INSTANCES_PER_FORK}",
                     "#endif"] + body
-        checked = self.options.versioning and (version.needs_check or bool(definition_checks(scop)))
+        checked = self.options.versioning and (version.needs_check or bool(definition_checks(scop))
+                                               or bool(scop.macro_expansions))
         # a region with '#if's of its own keeps its original (emit_c.assemble: the file
         # compiled under other macros runs it)
         if not checked and not memory and scop.preprocessor_guard is None:
@@ -262,6 +263,10 @@ class _RegionPrinter:
         assumed = self.version.assumed
         universe = isl.Set.universe(assumed.get_space())
         parts = definition_checks(self.scop)
+        # the header macros the model read expanded have the same expansion here: folded
+        # by the compiler, as the type checks are
+        parts += [f"__builtin_strcmp({self.helpers.name('expansion')}({use}), {text}) == 0"
+                  for use, text in self.scop.macro_expansions.items()]
         if not assumed.plain_is_universe():
             parts.append(self.expr(isl.AstBuild.from_context(universe).expr_from_set(assumed)))
         build = isl.AstBuild.from_context(assumed)

@@ -42,6 +42,9 @@ _HELPER_DEFINITIONS = {
     "floord": ("(n, d)", "(((n) / (d)) - ((((n) % (d)) != 0) & (((n) < 0) != ((d) < 0))))"),
     "min": ("(x, y)", "((x) < (y) ? (x) : (y))"),
     "max": ("(x, y)", "((x) > (y) ? (x) : (y))"),
+    # a macro use's expansion as a string literal (a header macro's check, codegen.py)
+    "stringify": ("(...)", "#__VA_ARGS__"),
+    "expansion": ("(...)", "{stringify}(__VA_ARGS__)"),
 }
 
 
@@ -53,6 +56,8 @@ class Helpers:
         self._chosen: dict[str, str] = {}
 
     def name(self, helper: str) -> str:
+        if helper == "expansion":
+            self.name("stringify")
         if helper not in self._chosen:
             self._chosen[helper] = self._names.fresh(f"polysched_{helper}")
         return self._chosen[helper]
@@ -60,7 +65,8 @@ class Helpers:
     def definitions(self) -> list[str]:
         """``#define`` lines for the helpers used so far, in a stable order."""
         return [
-            f"#define {self._chosen[h]}{_HELPER_DEFINITIONS[h][0]} {_HELPER_DEFINITIONS[h][1]}"
+            f"#define {self._chosen[h]}{_HELPER_DEFINITIONS[h][0]} "
+            + _HELPER_DEFINITIONS[h][1].replace("{stringify}", self._chosen.get("stringify", ""))
             for h in _HELPER_DEFINITIONS
             if h in self._chosen
         ]

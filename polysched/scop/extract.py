@@ -2528,6 +2528,7 @@ class _RegionBuilder:
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
             preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
             enumerators=dict(sorted(self.enumerators_read.items())), typedefs=self.typedefs_read(variable_types),
+            macro_expansions=self.macros.expansions_to_check(self.region_words),
         )
 
     def typedefs_read(self, variable_types: dict[str, str]) -> dict[str, str]:

@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from polysched.textio import encode_source
 
@@ -36,6 +36,9 @@ class Macro:
     name: str
     params: tuple[str, ...] | None
     body: str
+    # where the definition the compiler read is: "file" (the input itself), "header"
+    # (a header of the program's own), "command-line" (-D), "system", "builtin"
+    origin: str = field(default="", compare=False)
 
     @property
     def is_function_like(self) -> bool:
@@ -71,7 +74,8 @@ class MacroTable:
                  header_identifiers: frozenset[str] = frozenset(), *,
                  at_regions: dict[int, dict[str, Macro]] | None = None,
                  redefined: frozenset[str] = frozenset(), main_code: str = "", header_code: str = "",
-                 kept_lines: frozenset[int] | None = None, user_headers: bool = False):
+                 kept_lines: frozenset[int] | None = None, user_headers: bool = False,
+                 compiler: str = "gcc"):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
@@ -94,11 +98,12 @@ class MacroTable:
         # '#if's, which the file's text does not show, may choose other types under
         # other -D (`user_headers`)
         self.user_headers = user_headers
+        self.compiler = compiler     # the preprocessor the table came from
 
     def _copy(self, macros: dict[str, Macro]) -> "MacroTable":
         return MacroTable(macros, self.typedef_names, self.header_identifiers,
                           redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
-                          kept_lines=self.kept_lines, user_headers=self.user_headers)
+                          kept_lines=self.kept_lines, user_headers=self.user_headers, compiler=self.compiler)
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
@@ -128,6 +133,45 @@ class MacroTable:
             reached |= words
             pending += [w for w in words if w in self.macros]
         return reached
+
+    def expansions_to_check(self, words: set[str]) -> dict[str, str]:
+        """The macros among ``words`` (a region's identifiers), and those their bodies
+        reach, that a header of the program's own or a ``-D`` defines and that are no
+        integer constant: a use of each (``IDX(polysched_a0)``) with its expansion
+        stringified (``"(2*(polysched_a0))"``), as this table's preprocessor gives it.
+        The model read these expansions; a header's ``#if`` may choose another body under
+        another ``-D``, so the emitted code compares them at compile time (`codegen`).
+        Integer constants are checked by value where the model reads them (``M == 2``)."""
+        names, pending = set(), [w for w in words if w in self.macros]
+        while pending:
+            name = pending.pop()
+            if name not in names:
+                names.add(name)
+                pending += [w for w in self.names_reached(name) if w in self.macros and w not in names]
+        uses = {}
+        for name in sorted(names):
+            macro = self.macros[name]
+            if macro.origin not in ("header", "command-line") or self.integer_value(name) is not None:
+                continue
+            params = macro.params or ()
+            uses[name] = name if macro.params is None else \
+                f"{name}({', '.join(f'polysched_a{k}' for k in range(max(len(params), 1)))})"
+        if not uses:
+            return {}
+        lines = [f"#define {m.name}{'' if m.params is None else '(' + ', '.join(m.params) + ')'} {m.body}"
+                 for m in self.macros.values() if m.origin != "builtin"]
+        lines += ["#define polysched_stringify(...) #__VA_ARGS__",
+                  "#define polysched_expansion(...) polysched_stringify(__VA_ARGS__)"]
+        lines += [f"polysched_check_{k} polysched_expansion({use})" for k, use in enumerate(uses.values())]
+        try:
+            proc = subprocess.run([self.compiler, "-E", "-P", "-x", "c", "-"], input="\n".join(lines) + "\n",
+                                  capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            proc = None
+        found = dict(re.findall(r"^polysched_check_(\d+) (\".*\")\s*$", proc.stdout, re.M)) if proc else {}
+        # a use whose expansion is unknown gets a literal no expansion equals: the
+        # optimized code then never runs (safe), rather than running unchecked
+        return {use: found.get(str(k), '"polysched: unknown"') for k, use in enumerate(uses.values())}
 
     def __contains__(self, name: str) -> bool:
         return name in self.macros
@@ -387,8 +431,13 @@ def _replay(text: str) -> tuple[dict[str, Macro], frozenset[str], dict[int, dict
     macros: dict[str, Macro] = {}
     at_regions: dict[int, dict[str, Macro]] = {}
     seen, redefined = set(), set()
+    origin = "file"
     for directive in _DIRECTIVE_LINE_RE.finditer(text):
         line = directive.group(0).rstrip("\r")
+        marker = _LINE_MARKER_FLAGS_RE.match(line)
+        if marker:
+            origin = _origin(marker.group(1), marker.group(2))
+            continue
         sentinel = _REGION_SENTINEL_RE.match(line)
         if sentinel:
             at_regions[int(sentinel.group(1))] = dict(macros)
@@ -401,7 +450,7 @@ def _replay(text: str) -> tuple[dict[str, Macro], frozenset[str], dict[int, dict
             if m.group(1) in seen:
                 redefined.add(m.group(1))
             seen.add(m.group(1))
-            macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "")
+            macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "", origin)
             continue
         m = _UNDEF_RE.match(line)
         if m:
@@ -417,7 +466,8 @@ def _replay(text: str) -> tuple[dict[str, Macro], frozenset[str], dict[int, dict
 # after those further on) or not at all (inside '#if 0'). Pragmas are not expanded.
 _REGION_SENTINEL = "__polysched_region_{}"
 _REGION_SENTINEL_RE = re.compile(r"^\s*#\s*pragma\s+scop\s+__polysched_region_(\d+)\b")
-_DIRECTIVE_LINE_RE = re.compile(r"^[ \t]*#[ \t]*(?:define|undef|pragma[ \t]+scop[ \t]+__polysched_region_).*$", re.M)
+_DIRECTIVE_LINE_RE = re.compile(
+    r'^(?:[ \t]*#[ \t]*(?:define|undef|pragma[ \t]+scop[ \t]+__polysched_region_).*|# \d+ ".*)$', re.M)
 _PRAGMA_SCOP_RE = re.compile(r"^([ \t]*#[ \t]*pragma[ \t]+scop)\b")
 
 
@@ -445,6 +495,17 @@ def includes_user_headers(text: str) -> bool:
 
 
 _LINE_MARKER_FLAGS_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)"([ \d]*)$', re.M)
+
+
+def _origin(name: str, flags: str) -> str:
+    """`Macro.origin` of the definitions after the line marker of file ``name``."""
+    if name == "<stdin>":
+        return "file"
+    if name == "<command-line>":
+        return "command-line"
+    if name.startswith("<"):
+        return "builtin"
+    return "system" if "3" in flags.split() else "header"
 
 
 def header_code(text: str) -> str:
@@ -566,7 +627,8 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     headers = header_code(proc.stdout)
     table = MacroTable(macros, typedefs, frozenset(_IDENT_RE.findall(headers)), at_regions=at_regions,
                        redefined=redefined, main_code=main_code(proc.stdout), header_code=headers,
-                       kept_lines=kept_lines(proc.stdout), user_headers=includes_user_headers(proc.stdout))
+                       kept_lines=kept_lines(proc.stdout), user_headers=includes_user_headers(proc.stdout),
+                       compiler=compiler)
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table

@@ -233,6 +233,10 @@ class Scop:
     # the typedef names its variables and arrays are declared with, and the basic types
     # they stood for ({"idx": "int"}), checked like the enumerators
     typedefs: dict[str, str] = field(default_factory=dict)
+    # the macros of the program's headers (or -D) the region uses, each use with the
+    # expansion the model read, stringified ({"IDX(polysched_a0)": '"(2*(polysched_a0))"'}):
+    # compared at compile time in the emitted check (MacroTable.expansions_to_check)
+    macro_expansions: dict[str, str] = field(default_factory=dict)
     # statements of the source that a transformation removed from the model (scalar
     # expansion's copy into the destination): their text is still in the region
     removed: tuple[Statement, ...] = ()
