@@ -19,10 +19,24 @@ def refusal(what: str, name: str, expected: str, value) -> TransformError:
     return TransformError(f"{what}: {name} must be {expected}, got {value!r}")
 
 
+def plain(value):
+    """``value`` with numpy's scalars and arrays as Python's numbers and lists (a tile
+    size computed in a notebook is often an ``np.int64``; traces are JSON), lists,
+    tuples and dicts converted inside; any other value unchanged."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
 def as_list(value, what: str, name: str, expected: str, *, item=object, single=None,
             nonempty: bool = False) -> list:
     """``value``, a list or tuple of ``item`` values (or one ``single`` value, not split
     into its letters), as a list."""
+    value = plain(value)
     if single is not None and isinstance(value, single):
         return [value]
     if isinstance(value, (list, tuple)) and all(isinstance(v, item) for v in value) \

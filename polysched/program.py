@@ -29,8 +29,8 @@ from typing import Sequence
 
 import islpy as isl
 
-from polysched.arguments import (as_list, check_bool, check_int, dataset_name, fields_of, reduction_pairs, refusal,
-                                 source_options, tile_sizes)
+from polysched.arguments import (as_list, check_bool, check_int, dataset_name, fields_of, plain, reduction_pairs,
+                                 refusal, source_options, tile_sizes)
 from polysched.dependence import Dependences, Legality, analyze, check, parse_schedule
 from polysched.errors import PolyschedError, TransformError
 from polysched.limits import MAX_CACHE, MAX_JAM
@@ -464,6 +464,7 @@ class Program:
     # -- primitives ---------------------------------------------------------------------------
 
     def _apply(self, op: str, args: dict, build, *build_args, hint: str = "") -> "Program":
+        args, build_args = plain(args), plain(build_args)
         what = f"{op}(" + ", ".join(repr(v) for v in args.values()) + ")"
         schedule = apply(self.scop, self._deps, what, build, self.scop, self._schedule, *build_args, hint=hint)
         return self._derive(schedule, {"op": op, "args": args})

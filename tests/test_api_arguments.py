@@ -123,3 +123,14 @@ def test_source_bytes_are_read_like_a_file(mm):
 
 def test_codegen_options_as_a_dict_of_fields(mm):
     assert mm.c_code(options={"versioning": False}) == mm.c_code(options=EmitOptions(versioning=False))
+
+
+def test_numpy_integers_are_taken_as_ints(mm):
+    """Sizes computed in a notebook are numpy integers: refused as 'not an int' before;
+    now the same program and the same (JSON) trace as with Python's ints."""
+    np = pytest.importorskip("numpy")
+    by_int = mm.tile("S1", [4, 8], 1).unroll_and_jam("S1", 1, 2)
+    by_numpy = mm.tile("S1", np.array([4, 8]), np.int64(1)).unroll_and_jam("S1", np.int32(1), np.int64(2))
+    assert by_numpy.c_code() == by_int.c_code()
+    assert by_numpy.trace.to_json() == by_int.trace.to_json()
+    assert mm.tile("S1", np.int64(4), 1).c_code() == mm.tile("S1", 4, 1).c_code()

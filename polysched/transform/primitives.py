@@ -115,6 +115,8 @@ def merged(scop, schedule: isl.Schedule, stmt: str, depths: list[int], what: str
 
 def _check_int(value, what: str, name: str, minimum: int | None = None,
                maximum: int = MAX_SIZE) -> int:
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        value = value.tolist()      # an np.int64 (a size computed in a notebook): its int
     if isinstance(value, bool) or not isinstance(value, int):
         raise TransformError(f"{what}: {name} must be an int, got {value!r}")
     if minimum is not None and value < minimum:
