@@ -8,6 +8,10 @@ ratio A/B (> 1: B is faster), and the geometric mean of the ratios.
     PYTHONPATH=/tmp/before python experiments/ab_sources.py generate /tmp/ab/before gemm 2mm
     PYTHONPATH=.           python experiments/ab_sources.py generate /tmp/ab/after gemm 2mm
     python experiments/ab_sources.py time /tmp/ab/before /tmp/ab/after --threads 2 --repeat 7
+
+``generate`` imports only ``polysched.pipeline`` and ``polysched.bench.suite``, so that it
+runs on old checkouts too (one without ``OptimizeOptions.from_flags`` gets the pluto
+scheduler's ``OptimizeOptions(tile=..., parallel=...)``, its default then).
 """
 from __future__ import annotations
 
@@ -17,20 +21,24 @@ import sys
 import tempfile
 from pathlib import Path
 
-from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, time_interleaved,
-                                     verify)
 from polysched.bench.suite import get
-from polysched.pipeline import OptimizeOptions, optimize
-from polysched.tensorize import INCLUDE_DIR
 
 
 def generate(out: Path, names: list[str], flags: dict) -> None:
+    from polysched.pipeline import OptimizeOptions, optimize
     out.mkdir(parents=True, exist_ok=True)
+    if hasattr(OptimizeOptions, "from_flags"):
+        options = OptimizeOptions.from_flags(**flags)
+    else:       # a checkout from before from_flags
+        options = OptimizeOptions(scheduler="pluto", **flags)
     for name in names:
-        (out / f"{name}.c").write_text(optimize(get(name).path, OptimizeOptions.from_flags(**flags)).text)
+        (out / f"{name}.c").write_text(optimize(get(name).path, options).text)
 
 
 def time_pair(a_dir: Path, b_dir: Path, threads: int, repeat: int, dataset: str) -> None:
+    from polysched.bench.harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, time_interleaved,
+                                         verify)
+    from polysched.tensorize import INCLUDE_DIR
     ratios = []
     print(f"| kernel | A (s) | B (s) | A/B |\n| --- | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory(prefix="polysched-ab-") as tmp:
@@ -74,7 +82,10 @@ def time_pair(a_dir: Path, b_dir: Path, threads: int, repeat: int, dataset: str)
 
 
 def main(argv=None) -> int:
-    from polysched.bench.suite import dataset_arg
+    try:
+        from polysched.bench.suite import dataset_arg
+    except ImportError:      # generate on an old checkout
+        dataset_arg = str
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="optimize suite kernels into DIR")
@@ -89,11 +100,11 @@ def main(argv=None) -> int:
     t.add_argument("--dataset", default="LARGE", type=dataset_arg,
                    help="MINI ... EXTRALARGE, any case (default LARGE)")
     args = parser.parse_args(argv)
-    from polysched.bench.machine import provenance, provenance_line
-    print(provenance_line(provenance(**vars(args))), flush=True)
     if args.command == "generate":
         generate(args.out, args.kernels, {"tile": True, "parallel": not args.no_parallel})
     else:
+        from polysched.bench.machine import provenance, provenance_line
+        print(provenance_line(provenance(**vars(args))), flush=True)
         time_pair(args.a, args.b, args.threads, args.repeat, args.dataset)
     return 0
 
