@@ -144,3 +144,46 @@ def test_enumerators_and_typedefs_of_headers(case, tmp_path):
     for defines in ({}, {"BIG": None}):
         tag = "big" if defines else "small"
         assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+
+
+def test_conditional_lines_of_a_header():
+    from polysched.scop.macros import conditional_lines
+    text = ("#ifndef K_H\n#define K_H\n#define A 1\n#ifdef BIG\n#define B(x) (x)\n#else\n#define B(x) \\\n  (2*(x))\n"
+            "#endif\n#if !defined(C)\n#define C(x) x\n#endif\n#define D 4\n/* #ifdef X */\n#define E 5\n#endif\n")
+    lines = conditional_lines(text)
+    defined_at = {line.split()[1].split("(")[0]: k + 1 for k, line in enumerate(text.split("\n"))
+                  if line.startswith("#define")}
+    assert {name for name, line in defined_at.items() if line in lines} == {"B", "C"}
+
+
+def test_an_unconditional_header_macro_pins_no_size(tmp_path):
+    """#define NX (N + 2) in a header, outside any #if: its expansion names the size N,
+    which the output leaves free; comparing the expansion would pin N's value."""
+    (tmp_path / "h.h").write_text("#ifndef H_H\n#define H_H\n#ifndef N\n#define N 20\n#endif\n#define NX (N + 2)\n#endif\n")
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\n#include "h.h"\ndouble A[4 * N];\nint main(void)\n{\n'
+                      "#pragma scop\n  for (int i = 0; i < NX; i++)\n    A[i + NX] = A[i] + i;\n#pragma endscop\n"
+                      '  for (int k = 0; k < 4 * N; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    assert "__builtin_strcmp" not in out.read_text()
+    for defines in ({}, {"N": "37"}):
+        tag = "n37" if defines else "n20"
+        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+
+
+def test_a_macro_of_a_header_included_under_an_if(tmp_path):
+    """The header itself has no #if; the #include of one header or another does."""
+    (tmp_path / "small.h").write_text("#define F(i) (15 - (i))\n")
+    (tmp_path / "big.h").write_text("#define F(i) (i)\n")
+    (tmp_path / "h.h").write_text('#ifdef BIG\n#include "big.h"\n#else\n#include "small.h"\n#endif\n')
+    _, region = HEADER_CASES["function-like macro"]
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\n#include "h.h"\ndouble A[32];\nint main(void)\n{\n'
+                      + region + '  for (int k = 0; k < 32; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    assert "__builtin_strcmp" in out.read_text()
+    for defines in ({}, {"BIG": None}):
+        tag = "big" if defines else "small"
+        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)

@@ -14,9 +14,10 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 
-from polysched.textio import encode_source
+from polysched.textio import encode_source, read_source
 
 from .model import ScopError
+from .source import strip_comments
 
 _DEFINE_RE = re.compile(r"#define ([A-Za-z_]\w*)(\(([^)]*)\))?(?: (.*))?$")
 TOKEN_RE = re.compile(
@@ -39,6 +40,9 @@ class Macro:
     # where the definition the compiler read is: "file" (the input itself), "header"
     # (a header of the program's own), "command-line" (-D), "system", "builtin"
     origin: str = field(default="", compare=False)
+    # where it is: (file, line) of the #define, then of each #include that led there
+    # (innermost first); () when unknown
+    site: tuple[tuple[str, int], ...] = field(default=(), compare=False)
 
     @property
     def is_function_like(self) -> bool:
@@ -75,7 +79,7 @@ class MacroTable:
                  at_regions: dict[int, dict[str, Macro]] | None = None,
                  redefined: frozenset[str] = frozenset(), main_code: str = "", header_code: str = "",
                  kept_lines: frozenset[int] | None = None, user_headers: bool = False,
-                 compiler: str = "gcc"):
+                 compiler: str = "gcc", text: str = ""):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
@@ -99,11 +103,13 @@ class MacroTable:
         # other -D (`user_headers`)
         self.user_headers = user_headers
         self.compiler = compiler     # the preprocessor the table came from
+        self.text = text             # the input as the preprocessor read it ("<stdin>")
 
     def _copy(self, macros: dict[str, Macro]) -> "MacroTable":
         return MacroTable(macros, self.typedef_names, self.header_identifiers,
                           redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
-                          kept_lines=self.kept_lines, user_headers=self.user_headers, compiler=self.compiler)
+                          kept_lines=self.kept_lines, user_headers=self.user_headers, compiler=self.compiler,
+                          text=self.text)
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
@@ -136,12 +142,15 @@ class MacroTable:
 
     def expansions_to_check(self, words: set[str]) -> dict[str, str]:
         """The macros among ``words`` (a region's identifiers), and those their bodies
-        reach, that a header of the program's own or a ``-D`` defines and that are no
-        integer constant: a use of each (``IDX(polysched_a0)``) with its expansion
-        stringified (``"(2*(polysched_a0))"``), as this table's preprocessor gives it.
-        The model read these expansions; a header's ``#if`` may choose another body under
-        another ``-D``, so the emitted code compares them at compile time (`codegen`).
-        Integer constants are checked by value where the model reads them (``M == 2``)."""
+        reach, that a ``-D`` defines or a header of the program's own defines under an
+        ``#if`` (its own or one around an ``#include`` that led to it; an include
+        guard is none), and that are no integer constant: a use of each
+        (``IDX(polysched_a0)``) with its expansion stringified (``"(2*(polysched_a0))"``),
+        as this table's preprocessor gives it. The model read these expansions; another
+        ``-D`` may choose another body, so the emitted code compares them at compile time
+        (`codegen`). Integer constants are checked by value where the model reads them
+        (``M == 2``). A macro defined unconditionally is not checked: its expansion
+        then pins nothing (``#define NX (N + 2)`` leaves the size ``N`` free)."""
         names, pending = set(), [w for w in words if w in self.macros]
         while pending:
             name = pending.pop()
@@ -152,6 +161,8 @@ class MacroTable:
         for name in sorted(names):
             macro = self.macros[name]
             if macro.origin not in ("header", "command-line") or self.integer_value(name) is not None:
+                continue
+            if macro.origin == "header" and not self._conditional(macro.site):
                 continue
             params = macro.params or ()
             uses[name] = name if macro.params is None else \
@@ -172,6 +183,26 @@ class MacroTable:
         # a use whose expansion is unknown gets a literal no expansion equals: the
         # optimized code then never runs (safe), rather than running unchecked
         return {use: found.get(str(k), '"polysched: unknown"') for k, use in enumerate(uses.values())}
+
+    def _conditional(self, site: tuple[tuple[str, int], ...]) -> bool:
+        """Whether one of the lines of ``site`` (`Macro.site`) is inside an ``#if`` of its
+        file other than an include guard; True when a file cannot be read or the site is
+        unknown (the check is then made: safe)."""
+        if not site:
+            return True
+        for file, line in site:
+            if file == "<stdin>":
+                lines = conditional_lines(self.text)
+            elif file.startswith("<"):
+                continue
+            else:
+                try:
+                    lines = conditional_lines(read_source(file))
+                except (OSError, UnicodeError):
+                    return True
+            if line in lines:
+                return True
+        return False
 
     def __contains__(self, name: str) -> bool:
         return name in self.macros
@@ -431,12 +462,28 @@ def _replay(text: str) -> tuple[dict[str, Macro], frozenset[str], dict[int, dict
     macros: dict[str, Macro] = {}
     at_regions: dict[int, dict[str, Macro]] = {}
     seen, redefined = set(), set()
-    origin = "file"
+    origin, file, number, counted_to = "file", "<stdin>", 1, 0
+    includes: list[tuple[str, int]] = []      # the #include lines that led to `file`
+
+    def line_of(position: int) -> int:
+        """The line in `file` of the output text at ``position`` (after the marker)."""
+        nonlocal number, counted_to
+        number += text.count("\n", counted_to, position)
+        counted_to = position
+        return number
+
     for directive in _DIRECTIVE_LINE_RE.finditer(text):
         line = directive.group(0).rstrip("\r")
         marker = _LINE_MARKER_FLAGS_RE.match(line)
         if marker:
-            origin = _origin(marker.group(1), marker.group(2))
+            flags = marker.group(2).split()
+            if "1" in flags:            # entering a file from `file`'s current line
+                includes.append((file, line_of(directive.start())))
+            elif "2" in flags and includes:
+                includes.pop()
+            file, origin = marker.group(1), _origin(marker.group(1), marker.group(2))
+            # the line after the marker is line `line.split()[1]` of `file`
+            number, counted_to = int(line.split()[1]), directive.end() + 1
             continue
         sentinel = _REGION_SENTINEL_RE.match(line)
         if sentinel:
@@ -450,7 +497,8 @@ def _replay(text: str) -> tuple[dict[str, Macro], frozenset[str], dict[int, dict
             if m.group(1) in seen:
                 redefined.add(m.group(1))
             seen.add(m.group(1))
-            macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "", origin)
+            site = ((file, line_of(directive.start())),) + tuple(reversed(includes))
+            macros[m.group(1)] = Macro(m.group(1), params, m.group(4) or "", origin, site)
             continue
         m = _UNDEF_RE.match(line)
         if m:
@@ -495,6 +543,44 @@ def includes_user_headers(text: str) -> bool:
 
 
 _LINE_MARKER_FLAGS_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)"([ \d]*)$', re.M)
+
+
+_CONDITION_RE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|define)\b[ \t]*(.*)$")
+_GUARD_NAME_RE = re.compile(r"^(?:!\s*defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?$")
+
+
+def conditional_lines(text: str) -> frozenset[int]:
+    """The lines of C ``text`` inside an ``#if``/``#ifdef``/``#ifndef`` (any branch),
+    other than an include guard (``#ifndef X`` whose next directive is ``#define X``
+    with no body)."""
+    lines = strip_comments(text).split("\n")
+    inside, stack, pending = set(), [], None      # stack: is each open conditional a guard?
+    k = 0
+    while k < len(lines):
+        start, directive = k, lines[k]
+        while directive.endswith("\\") and k + 1 < len(lines):     # continuation lines
+            k += 1
+            directive = directive[:-1] + " " + lines[k]
+        m = _CONDITION_RE.match(directive)
+        if m:
+            word, rest = m.group(1), m.group(2).strip()
+            if word == "define":
+                if pending is not None and stack and re.fullmatch(re.escape(pending) + r"\s*", rest):
+                    stack[-1] = True
+            elif word in ("if", "ifdef", "ifndef"):
+                stack.append(False)
+            elif word == "endif" and stack:
+                stack.pop()
+            elif stack:                  # elif, else: the other branch is conditional
+                stack[-1] = False
+            guard = _GUARD_NAME_RE.match(rest) if word in ("ifndef", "if") else None
+            pending = guard.group(1) if guard and (word == "ifndef" or rest.startswith("!")) else None
+        elif directive.strip():
+            pending = None
+        if not all(stack):
+            inside.update(range(start + 1, k + 2))
+        k += 1
+    return frozenset(inside)
 
 
 def _origin(name: str, flags: str) -> str:
@@ -628,7 +714,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     table = MacroTable(macros, typedefs, frozenset(_IDENT_RE.findall(headers)), at_regions=at_regions,
                        redefined=redefined, main_code=main_code(proc.stdout), header_code=headers,
                        kept_lines=kept_lines(proc.stdout), user_headers=includes_user_headers(proc.stdout),
-                       compiler=compiler)
+                       compiler=compiler, text=text)
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table
