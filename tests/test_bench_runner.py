@@ -200,6 +200,22 @@ def test_markdown_report():
     assert "| jacobi | 1 | 0.50x ! | 1.25x |" in text
 
 
+def test_the_same_program_as_orig_is_not_called_slower():
+    """A variant whose source polysched kept as written, built with orig's compiler and
+    flags (-fopenmp aside), is the same program: 0.99x is noise, flagged '=', not '!'.
+    The same source under another compiler (Polly) is another program."""
+    results = synthetic_results()
+    records = {(r["kernel"], r["variant"]): r for r in results["results"]}
+    for variant, flags, command in (("orig", ["-O3"], "gcc -O3 j.c"), ("tiled", ["-O3", "-fopenmp"], "gcc -O3 j.c"),
+                                    ("bad", ["-O3"], "clang -O3 j.c")):
+        records[("jacobi", variant)].update(source_sha256="ab12", flags=flags, compile_command=command)
+    records[("jacobi", "bad")]["median_seconds"] = 1.5
+    text = report(results, format="md")
+    assert "| jacobi | 1 | 0.50x = | 0.67x ! |" in text
+    rows = {row["variant"]: row for row in summary(results)}
+    assert rows["tiled"]["slower"] == 0 and rows["bad"]["slower"] == 1
+
+
 def test_csv_report():
     rows = list(csv.DictReader(io.StringIO(report(synthetic_results(), format="csv"))))
     gemm_tiled = next(r for r in rows if r["kernel"] == "gemm" and r["variant"] == "tiled")

@@ -3,8 +3,10 @@
 Speedups are ratios taken within one results dict (one campaign, same machine and
 moment): ``median(orig) / median(variant)``. GFLOP/s uses the kernel's flop count at
 the timed dataset (``results["kernels"][name]["flops"]``). A variant slower than
-``orig`` is flagged with ``!``; the geometric mean per variant is over the kernels
-where both the variant and ``orig`` succeeded.
+``orig`` is flagged with ``!``, unless its source is ``orig``'s own (polysched kept the
+region as written): that one is flagged ``=``, since its distance from 1 is timing
+noise. The geometric mean per variant is over the kernels where both the variant and
+``orig`` succeeded.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from pathlib import Path
 from .runner import OK, ORIG
 
 SLOWER_FLAG = "!"
+SAME_FLAG = "="
 
 
 def _records(results: dict) -> dict[tuple[str, str], dict]:
@@ -49,6 +52,33 @@ def speedup(results: dict, kernel: str, variant: str) -> float | None:
     return reference["median_seconds"] / record["median_seconds"]
 
 
+def same_source(results: dict, kernel: str, variant: str) -> bool:
+    """Whether ``variant`` timed ``orig``'s own program for ``kernel``: the same source
+    (SHA-256; polysched kept the region as written), compiler and flags (``-fopenmp``
+    aside: the source has no pragma)."""
+    records = _records(results)
+    reference, record = records.get((kernel, ORIG)), records.get((kernel, variant))
+    if variant == ORIG or not reference or not record or record.get("source_sha256") is None:
+        return False
+    return _build_key(record) == _build_key(reference)
+
+
+def _build_key(record: dict) -> tuple:
+    compiler = (record.get("compile_command") or "").split()[:1]
+    return (record.get("source_sha256"), tuple(compiler),
+            tuple(flag for flag in record.get("flags") or () if flag != "-fopenmp"))
+
+
+def _slower(results: dict, kernel: str, variant: str, up: float | None) -> bool:
+    return up is not None and up < 1 and not same_source(results, kernel, variant)
+
+
+def _flag(results: dict, kernel: str, variant: str, up: float | None) -> str:
+    if variant != ORIG and same_source(results, kernel, variant):
+        return f" {SAME_FLAG}"
+    return f" {SLOWER_FLAG}" if _slower(results, kernel, variant, up) else ""
+
+
 def _valid_time(seconds) -> bool:
     return isinstance(seconds, (int, float)) and 0 < seconds < math.inf
 
@@ -78,7 +108,8 @@ def summary(results: dict) -> list[dict]:
         rows.append({"variant": variant, "geomean_speedup": geometric_mean([u for u in ups if u]),
                      "kernels_ok": statuses.count(OK),
                      "kernels_not_ok": len(statuses) - statuses.count(OK),
-                     "slower": sum(1 for u in ups if u is not None and u < 1)})
+                     "slower": sum(1 for kernel, u in zip(_kernel_names(results), ups)
+                                   if _slower(results, kernel, variant, u))})
     return rows
 
 
@@ -96,7 +127,8 @@ def rows(results: dict) -> list[dict]:
                         "median_seconds": record.get("median_seconds") if record["status"] == OK else None,
                         "runs": len(record.get("times", [])),
                         "speedup": up, "gflops": gflops(results, kernel, variant),
-                        "slower": up is not None and up < 1,
+                        "slower": _slower(results, kernel, variant, up),
+                        "flag": _flag(results, kernel, variant, up),
                         "reason": record.get("reason", "")})
     return out
 
@@ -134,7 +166,7 @@ def _speedup_matrix(results: dict) -> list[str]:
             record = records.get((kernel, variant))
             up = speedup(results, kernel, variant)
             if up is not None:
-                cells.append(f"{up:.2f}x" + (f" {SLOWER_FLAG}" if up < 1 else ""))
+                cells.append(f"{up:.2f}x" + _flag(results, kernel, variant, up))
             else:
                 cells.append(record["status"] if record and record["status"] != OK else "-")
         lines.append(f"| {kernel} | " + " | ".join(cells) + " |")
@@ -165,7 +197,7 @@ def _markdown(results: dict) -> str:
     lines += ["| kernel | variant | status | median (s) | speedup | GFLOP/s |",
               "| --- | --- | --- | ---: | ---: | ---: |"]
     for row in rows(results):
-        up = _fmt(row["speedup"], ".2f") + (f" {SLOWER_FLAG}" if row["slower"] else "")
+        up = _fmt(row["speedup"], ".2f") + row["flag"]
         status = row["status"] if row["status"] == OK else f"{row['status']}: {row['reason']}"
         status = status.replace("|", "\\|").replace("\n", " ")
         if len(status) > 120:
@@ -178,7 +210,8 @@ def _markdown(results: dict) -> str:
         flags = variant_flags(results, row["variant"])
         lines.append(f"| {row['variant']} | {_fmt(row['geomean_speedup'], '.2f')} | {row['kernels_ok']} "
                      f"| {row['kernels_not_ok']} | {row['slower']} | {flags.strip() or '-'} |")
-    lines += ["", f"`{SLOWER_FLAG}`: slower than {ORIG}. Speedup = median({ORIG}) / median(variant)."]
+    lines += ["", f"`{SLOWER_FLAG}`: slower than {ORIG}. `{SAME_FLAG}`: the same source as {ORIG} (polysched kept "
+              f"the region as written; a distance from 1 is timing noise). Speedup = median({ORIG}) / median(variant)."]
     warnings = list(dict.fromkeys(results.get("warnings") or []))
     if warnings:
         lines += ["", "Warnings:", ""] + [f"- {warning}" for warning in warnings]
