@@ -129,6 +129,12 @@ HEADER_CASES = {
     "function-like macro": ("#ifdef BIG\n#define F(i) (i)\n#else\n#define F(i) (15 - (i))\n#endif\n",
                             "#pragma scop\n  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
                             "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"),
+    # a macro of no parameters and a variadic one: their checks must compile (F() and
+    # not F(x))
+    "no and variadic parameters": ("#ifdef BIG\n#define F() 1\n#define G(...) (__VA_ARGS__)\n#else\n#define F() 0\n"
+                                   "#define G(...) (__VA_ARGS__ / 2)\n#endif\n",
+                                   "#pragma scop\n  for (int i = 0; i < 16; i++)\n    A[G(i) + F()] = i + 1.0;\n"
+                                   "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"),
 }
 
 

@@ -164,9 +164,8 @@ class MacroTable:
                 continue
             if macro.origin == "header" and not self._conditional(macro.site):
                 continue
-            params = macro.params or ()
             uses[name] = name if macro.params is None else \
-                f"{name}({', '.join(f'polysched_a{k}' for k in range(max(len(params), 1)))})"
+                f"{name}({', '.join(f'polysched_a{k}' for k in range(len(macro.params)))})"
         if not uses:
             return {}
         lines = [f"#define {m.name}{'' if m.params is None else '(' + ', '.join(m.params) + ')'} {m.body}"
