@@ -83,7 +83,7 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
     "while loop": (region("  i = 0;\n  while (i < n) {\n    B[i] = 0;\n    i++;\n  }"), [], ":", "while"),
     "do-while loop": (region("  i = 0;\n  do { B[i] = 0; i++; } while (i < n);"), [], ":6:", "error"),
     "infinite for": (region("  for (;;)\n    B[0] = 1;"), [], ":5:", "error"),
-    "data-dependent bound": (region("  for (i = 0; i < idx[0]; i++)\n    B[i] = 0;"), [], ":5:", "error"),
+    "data-dependent bound": (region("  for (i = 0; i < idx[n]; i++)\n    B[i] = 0;"), [], ":5:", "error"),
     "loop under a data-dependent condition": (
         loop("if (B[i] > 0)\n      for (j = 0; j < n; j++) C[j] = 1;"), [], ":7:", "loop under a condition"),
     "call with side effects": (loop("B[i] = rand();"), [], ":6:", "side effect"),

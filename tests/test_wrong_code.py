@@ -3058,3 +3058,54 @@ def test_restrict_with_a_pointer_reassigned_from_it_and_bit_field_bounds(tmp_pat
     outputs = assert_same_behaviour(tmp_path, RESTRICT_REASSIGNED,
                                     modes={m: FLAG_SETS[m] for m in ("identity", "tile-par")}, opts=("-O2",))
     assert "&(cfg.n)" not in outputs["tile-par"] and "&cfg.n" not in outputs["tile-par"]
+
+
+# -- array elements as sizes (sz[0], dims[1][2]) ------------------------------------------
+
+ELEMENT_SIZES = r"""
+#include <stdio.h>
+int dims[2][3] = {{5, 7, 9}, {11, 13, 4}};
+double A[100][100], B[100][100];
+static void shaped(int *sz, int *C) {
+  int i;
+#pragma scop
+  for (i = 0; i < sz[0]; i++)
+    C[i + 1] = i * 2 + sz[1];
+#pragma endscop
+}
+static void grids(void) {
+  int loc[2] = {17, 19};
+#pragma scop
+  for (int i = 1; i < dims[1][0]; i++)
+    for (int j = 0; j < loc[1]; j++)
+      B[i][j] = A[i - 1][j] + dims[0][2] + loc[0];
+  for (int i = 1; i < dims[0][1]; i++)
+    for (int j = 1; j < dims[1][1]; j++)
+      A[i][j] = A[i - 1][j - 1] * 0.5 + B[i][j];
+#pragma endscop
+}
+int main(void) {
+  int buf[64] = {0}, other[64] = {0}, sz[2] = {30, 3};
+  buf[0] = 40; buf[1] = 2;
+  shaped(buf, buf);           /* C[1] is sz[1]: the loop changes what it adds */
+  shaped(buf + 2, other);
+  shaped(sz, other + 20);
+  shaped(other, other);       /* C[1] = other[1] while the loop runs to other[0] */
+  for (int i = 0; i < 100; i++) for (int j = 0; j < 100; j++) A[i][j] = (i * 7 + j) % 11;
+  grids();
+  double s = 0;
+  for (int i = 0; i < 100; i++) for (int j = 0; j < 100; j++) s += (A[i][j] + 2 * B[i][j]) * ((i + j) % 5);
+  for (int i = 0; i < 64; i++) s += buf[i] * (i + 1) + other[i] * (i + 3);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_array_elements_as_loop_bounds(tmp_path):
+    """sz[0] as a loop bound was refused ("reads an array element in a loop bound"); it
+    is a variable of its own now, reached through a pointer: the run-time check keeps
+    the written array apart from it (the calls where C overlaps sz run the original)."""
+    outputs = assert_same_behaviour(tmp_path, ELEMENT_SIZES)
+    assert "&(sz[0])" in outputs["tile-par"] or "&sz[0]" in outputs["tile-par"]
+    assert "dims[1][0]" in outputs["tile-par"]

@@ -381,7 +381,7 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
     for name in sorted(taken - set(scop.arrays)):       # iterators and sizes
         text = scop.c_texts.get(name, "")                 # a size read through a pointer: p->n
         candidates.append(Array(name, scop.variable_types.get(name, "int"), origin="local", text=text,
-                                through_pointer="->" in text))
+                                through_pointer="->" in text or "[" in text))
         if name not in scop.parameters:
             written.add(name)                             # the loops change an iterator
     candidates.sort(key=lambda a: a.name)

@@ -213,9 +213,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             scop.arrays[name].restrict = False
         # a bit-field has no address: no pointer reaches it (and &cfg.n would not compile)
         variables = {n for n in variables if not getattr(visible.declarations.get(n), "bitfield", False)}
-        # a member read through a pointer (p->n) is memory another pointer may write (q->n)
+        # a member read through a pointer (p->n) is memory another pointer may write
+        # (q->n), and so is an array's element (sz[0]: elements_as_variables)
         through_pointers = {name for name, text in scop.c_texts.items()
-                            if ("->" in text or text.startswith("(*")) and name in variables}
+                            if ("->" in text or text.startswith("(*") or "[" in text) and name in variables}
         scop.address_taken = tuple(sorted(set(address_taken(plain, region, function, visible, variables, macros,
                                                           scop.c_texts))
                                           | through_pointers))
@@ -429,6 +430,7 @@ class _RegionBuilder:
         self.products: list[str] = []            # the w__x__h: values, not memory
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
+        self._element_names: dict[str, str] = {}     # sz[0] -> sz__0 (elements_as_variables)
         self._defined_functions: set[str] | None = None
         self._purity: PurityChecker | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
@@ -917,6 +919,7 @@ class _RegionBuilder:
     def prescan(self, node: c_ast.Node) -> None:
         """Names written anywhere in the region, and every loop iterator."""
         self.members_as_variables(node)
+        self.elements_as_variables(node)
         outer_loops: set[str] = set()       # iterators of loops that do not declare them
         declaring: dict[str, c_ast.For] = {}    # the first loop declaring each
         for child in _walk_nodes(node):
@@ -1069,6 +1072,58 @@ class _RegionBuilder:
             if isinstance(node, c_ast.ID) and node.name in bases:
                 raise self.error(node, f"'{node.name}' is used whole and through its members: its members "
                                        f"are read as variables of their own, which cannot share memory with it")
+
+    def elements_as_variables(self, body: c_ast.Node) -> None:
+        """``sz[0]``, ``dims[1][2]``: the elements of an integer array declared before the
+        region, which the region reads at constant subscripts only and never writes, are
+        variables of their own (``sz__0``; ``c_texts`` keeps ``sz[0]``), so that they may
+        bound loops, as ``img->w`` does (`members_as_variables`). Each counts as reached
+        through a pointer: the run-time check keeps it apart from every written array."""
+        chains: dict[str, list[tuple[c_ast.Node, str, list[int]]]] = {}
+        rejected: set[str] = set()
+        for parent in list(_walk_nodes(body)):
+            for field, child in parent.children():
+                if isinstance(child, c_ast.ID) and not (isinstance(parent, c_ast.ArrayRef) and field == "name"):
+                    rejected.add(child.name)        # the array used whole (or not an array)
+                if not isinstance(child, c_ast.ArrayRef) or (isinstance(parent, c_ast.ArrayRef)
+                                                             and field == "name"):
+                    continue
+                subscripts, root = [], child
+                while isinstance(root, c_ast.ArrayRef):
+                    value = root.subscript
+                    number = int_literal_value(value.value) if isinstance(value, c_ast.Constant) \
+                        and value.type == "int" else None
+                    subscripts.insert(0, number)
+                    root = root.name
+                if not isinstance(root, c_ast.ID):
+                    continue
+                written = (isinstance(parent, c_ast.Assignment) and field == "lvalue") or \
+                    (isinstance(parent, c_ast.UnaryOp) and parent.op in ("&", "++", "--", "p++", "p--"))
+                if None in subscripts or written:
+                    rejected.add(root.name)
+                else:
+                    chains.setdefault(root.name, []).append((parent, field, subscripts))
+        taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
+        for array, uses in sorted(chains.items()):
+            base = self.visible.declarations.get(array)
+            # (not the rows of a pointer to pointers: p[0][1] reads a pointer from memory)
+            if array in rejected or base is None or base.volatile or array in self.macros or "" in base.dims[1:] \
+                    or any(len(subscripts) != len(base.dims) for _p, _f, subscripts in uses) \
+                    or set(base.element_type.split()) & {"float", "double", "struct", "union", "_Complex"} \
+                    or base.element_type in self.visible.structs:
+                continue
+            for parent, field, subscripts in uses:
+                text = array + "".join(f"[{k}]" for k in subscripts)
+                name = self._element_names.get(text)
+                if name is None:
+                    name = f"{array}__{'_'.join(str(k) for k in subscripts)}"
+                    while name in taken:
+                        name += "_"
+                    taken.add(name)
+                    self._element_names[text] = name
+                    self.c_texts[name] = text
+                    self.visible.declarations[name] = Declaration(name, base.element_type, [], "param")
+                _set_child(parent, field, c_ast.ID(name, coord=getattr(parent, "coord", None)))
 
     def inline_function(self, name: str) -> tuple[list[str], c_ast.Node] | None:
         """``static inline int at(int y, int x, int w) { return y * w + x; }``: its
@@ -2395,7 +2450,8 @@ class _RegionBuilder:
             text = self.c_texts.get(name, "")
             member, member_after = self.members.get(name, ("", 0))
             self.arrays[name] = Array(name, decl.element_type, dims, decl.origin,
-                                      decl.through_pointer or "->" in text or text.startswith("(*"), decl.restrict,
+                                      decl.through_pointer or "->" in text or text.startswith("(*") or "[" in text,
+                                      decl.restrict,
                                       linearized=bool(row_sizes), text=text, member=member,
                                       member_after=member_after)
 
