@@ -264,3 +264,56 @@ def test_no_suite_kernel_gets_a_guard():
     for kernel in kernels():
         for scop in extract(str(kernel.path)):
             assert scop.preprocessor_guard is None, (kernel.name, scop.preprocessor_guard)
+
+
+CHANGED_CONDITIONS = {
+    # helper-22: the branch #undefs its own test: '#if (defined(SHIFT))' at the region was
+    # false under -DSHIFT... and '!defined(SHIFT)' true, so the code fused for F(i) =
+    # 15 - i ran for F(i) = i (wrong)
+    "undef": ("#ifdef SHIFT\n#undef SHIFT\n#define F(i) (i)\n#else\n#define F(i) (15 - (i))\n#endif\n", ["-DSHIFT"]),
+    # helper-22: '#ifndef F' then '#define F': '#if (!defined(F))' never held at the
+    # region, and the optimized code never ran
+    "default definition": ("#ifndef F\n#define F(i) (15 - (i))\n#endif\n", ["-DF(i)=(i)"]),
+}
+
+
+@pytest.mark.parametrize("case", list(CHANGED_CONDITIONS))
+def test_a_condition_the_file_changes_before_the_region_is_not_the_guard(case, tmp_path):
+    """A name of the #if is #defined or #undefined after it: tested at the region it no
+    longer tells the branch taken. The macros of such a group are compared by their
+    expansions at compile time instead."""
+    import compiled_runs
+    before, other = CHANGED_CONDITIONS[case]
+    text = ("#include <stdio.h>\n" + before + "double A[32];\nint main(void) {\n#pragma scop\n"
+            "  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
+            "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"
+            "  for (int k = 0; k < 32; k++) printf(\"%g\\n\", A[k]);\n  return 0;\n}\n")
+    source = tmp_path / "k.c"
+    source.write_text(text)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert not [line for line in result.text.splitlines() if line.startswith("#if (")]
+    assert "__builtin_strcmp" in result.text
+    saved = compiled_runs.CFLAGS
+    try:
+        for k, flags in enumerate([[], other]):
+            compiled_runs.CFLAGS = [*saved, *flags]
+            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
+                outputs_of(text, tmp_path, f"orig{k}", [()]), flags
+    finally:
+        compiled_runs.CFLAGS = saved
+
+
+def test_an_include_guard_around_the_function_is_no_guard(tmp_path):
+    """helper-22: '#ifndef ONCE / #define ONCE' around the function gave '#if
+    (!defined(ONCE))' at the region, never true there: the region is compiled only
+    inside its group's branch, which is therefore taken wherever it is."""
+    text = ("#ifndef ONCE\n#define ONCE\n#include <stdio.h>\n#define N 64\ndouble A[N], B[N];\n"
+            "static void scale(void) {\n#pragma scop\n  for (int i = 0; i < N; i++)\n    B[i] = A[i] * 2.0;\n"
+            "#pragma endscop\n}\nint main(void) {\n  for (int i = 0; i < N; i++) A[i] = i;\n  scale();\n"
+            "  printf(\"%g\\n\", B[N - 1]);\n  return 0;\n}\n#endif\n")
+    source = tmp_path / "k.c"
+    source.write_text(text)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "#pragma omp parallel for" in result.text
+    assert not [line for line in result.text.splitlines() if line.startswith("#if (")]
+    assert outputs_of(result.text, tmp_path, "new", [()]) == outputs_of(text, tmp_path, "orig", [()])

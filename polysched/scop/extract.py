@@ -2702,10 +2702,33 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
             not lines[j].lstrip().startswith("#") or re.match(r"\s*#\s*(?:define|undef)\b", lines[j]))]
         return any(j + 1 in kept for j in marked) if marked else None
 
-    terms = []
+    def changed_before_region(group) -> bool:
+        """Whether the file defines or undefines a name of the group's conditions
+        between them and the region (``#ifndef MIN`` then ``#define MIN``; ``#ifdef
+        SHIFT`` then ``#undef SHIFT``): tested at the region, they no longer tell which
+        branch the compiler took."""
+        names = set(re.findall(r"[A-Za-z_]\w*", " ".join(branch[0] for branch in group))) - {"defined"}
+        return any(m and m.group(1) in names
+                   for m in (re.match(r"\s*#\s*(?:define|undef)\s+([A-Za-z_]\w*)", lines[j])
+                             for j in range(group[0][1] - 1, region_at)))
+
+    region_at = region.scop_line - 1
+    terms, compared = [], set()
     for group in groups:
         start, end = group[0][1], group[-1][2]
         if not any(j in relevant for j in range(start, end)):
+            continue
+        if start <= region_at < end:
+            continue            # the region is in one of its branches: compiled only under it
+        if changed_before_region(group):
+            defined = [re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)", lines[j]) for j in range(start, end)
+                       if j in relevant]
+            if all(defined):
+                # only macros the region uses: each one's expansion is compared at compile
+                # time instead (MacroTable.expansions)
+                compared |= {m.group(1) for m in defined}
+            else:
+                terms.append("0")
             continue
         enclosing = [b for g in groups if g is not group for b in g if b[1] <= start and end <= b[2]]
         if any(taken(b) is False for b in enclosing):
@@ -2721,6 +2744,12 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
             negated.append(f"!{branch[0]}")
         else:
             terms.append(_conjunction(negated) if None not in known else "0")
+    if compared:
+        closure = set(compared)
+        for name in compared:
+            closure |= {n for n in macros.names_reached(name) if n in macros.macros}
+        scop.macro_expansions = {**scop.macro_expansions, **macros.expansions(
+            sorted(n for n in closure if macros.integer_value(n) is None))}
     # (an enclosing group holds the relevant lines too: its own term is among these)
     terms = [t for t in dict.fromkeys(terms) if t]
     return " && ".join(f"({t})" for t in terms) if terms else None

@@ -157,13 +157,16 @@ class MacroTable:
             if name not in names:
                 names.add(name)
                 pending += [w for w in self.names_reached(name) if w in self.macros and w not in names]
+        return self.expansions(name for name in sorted(names) if self.integer_value(name) is None and (
+            self.macros[name].origin == "command-line"
+            or (self.macros[name].origin == "header" and self._conditional(self.macros[name].site))))
+
+    def expansions(self, names) -> dict[str, str]:
+        """A use of each macro of ``names`` (``IDX(polysched_a0)``) with its expansion
+        stringified, as this table's preprocessor gives it (`expansions_to_check`)."""
         uses = {}
-        for name in sorted(names):
+        for name in names:
             macro = self.macros[name]
-            if macro.origin not in ("header", "command-line") or self.integer_value(name) is not None:
-                continue
-            if macro.origin == "header" and not self._conditional(macro.site):
-                continue
             uses[name] = name if macro.params is None else \
                 f"{name}({', '.join(f'polysched_a{k}' for k in range(len(macro.params)))})"
         if not uses:
