@@ -3109,3 +3109,51 @@ def test_array_elements_as_loop_bounds(tmp_path):
     outputs = assert_same_behaviour(tmp_path, ELEMENT_SIZES)
     assert "&(sz[0])" in outputs["tile-par"] or "&sz[0]" in outputs["tile-par"]
     assert "dims[1][0]" in outputs["tile-par"]
+
+
+# -- helper-23: unsigned types the front end did not see, pasting through a macro ----------
+
+UNSIGNED_NAMES = r"""
+#include <stdio.h>
+#include <stdint.h>
+typedef unsigned idx_t;
+typedef enum { B0, B15 = 15 } band_t;
+enum band { C0, C15 = 15 };
+#define CAT(a, b) a##b
+#define SEL(k) CAT(OFF, k)
+#define OFF1 5
+#define OFF(v) (2 * (v))
+double A[16][16], B[16][16], C[16][16], D[72];
+int main(void) {
+  enum band p, q;
+#pragma scop
+  for (idx_t i = 0; i < 16; i++)
+    for (idx_t j = 0; j < 16; j++)
+      if (i - j > 2)
+        A[j][i] = 1.0;
+  for (band_t i = 0; i < 16; i++)
+    for (band_t j = 0; j < 16; j++)
+      if (i - j > 2)
+        B[j][i] = 1.0;
+  for (p = 0; p < 16; p++)
+    for (q = 0; q < 16; q++)
+      if (p - q > 2)
+        C[q][p] = 1.0;
+  for (int i = 0; i < 64; i++)
+    D[i + SEL(1)] = i;
+#pragma endscop
+  double s = 0;
+  for (int i = 0; i < 16; i++)
+    for (int j = 0; j < 16; j++) s += (A[i][j] + 3 * B[i][j] + 5 * C[i][j]) * (i + 1) * (j + 3);
+  for (int i = 0; i < 72; i++) s += D[i] * (i + 1);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_unsigned_typedefs_enums_and_pasting_through_a_macro(tmp_path):
+    """helper-23: i - j > 2 of a 'for (idx_t i ...)' with a typedef of unsigned, or of an
+    enum (unsigned int to gcc and clang), was read as signed (every mode printed another
+    sum); SEL(1) -> CAT(OFF, 1) was read (and emitted) as OFF(1), not OFF1."""
+    assert_same_behaviour(tmp_path, UNSIGNED_NAMES)

@@ -431,6 +431,7 @@ class _RegionBuilder:
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
         self._element_names: dict[str, str] = {}     # sz[0] -> sz__0 (elements_as_variables)
+        self._enum_typedefs: set[str] | None = None   # typedef enum {...} band_t (integer_type)
         self._defined_functions: set[str] | None = None
         self._purity: PurityChecker | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
@@ -958,8 +959,10 @@ class _RegionBuilder:
                             if k == 0:
                                 declaring.setdefault(declared.name, child)
                             types = self.retyped.setdefault(declared.name, [])
-                            if decl.element_type not in types:
-                                types.append(decl.element_type)
+                            # (a typedef as the file's declarations have it: idx_t -> unsigned)
+                            c_type = self.integer_type(decl.element_type)
+                            if c_type not in types:
+                                types.append(c_type)
                     else:
                         outer_loops.add(name)
         for name, types in list(self.retyped.items()):
@@ -2523,15 +2526,29 @@ class _RegionBuilder:
         return start, end
 
     # -- result ---------------------------------------------------------------------
+    def integer_type(self, c_type: str) -> str:
+        """``c_type`` with a typedef of a basic type resolved (``idx_t`` -> ``unsigned``),
+        and an enumerated type as ``unsigned int``: gcc and clang give an enum without
+        negative values that type, and read so, a signed one only adds no-wrap
+        conditions to the run-time check (its negative differences run the original)."""
+        c_type = self.visible.typedef_types.get(c_type, c_type)
+        if self._enum_typedefs is None:
+            self._enum_typedefs = set(_ENUM_TYPEDEF_RE.findall(
+                " ".join((self.text, self.macros.main_code, self.macros.header_code))))
+        if ("enum" in c_type.split() or c_type in self._enum_typedefs) and "*" not in c_type:
+            return "unsigned int"
+        return c_type
+
     def type_of(self, name: str) -> str | None:
-        """The declared C type of a scalar variable (iterator or parameter), if known;
-        for an object-like macro, the unsigned type of its expansion (``#define M 10u``,
-        ``#define S (sizeof(double) + 2)``), which C computes with in bounds."""
+        """The declared C type of a scalar variable (iterator or parameter), if known
+        (`integer_type`); for an object-like macro, the unsigned type of its expansion
+        (``#define M 10u``, ``#define S (sizeof(double) + 2)``), which C computes with in
+        bounds."""
         if name in self.loop_scoped_types:
-            return self.loop_scoped_types[name]
+            return self.integer_type(self.loop_scoped_types[name])
         decl = self.visible.declarations.get(name)
         if decl is not None:
-            return decl.element_type if not decl.dims else None
+            return self.integer_type(decl.element_type) if not decl.dims else None
         macro = self.macros.get(name)
         if macro is None or macro.is_function_like or name in self._typing_macros:
             return None
@@ -2756,6 +2773,7 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
 
 
 _C_KEYWORDS = frozenset("for while if switch return sizeof do else case".split())
+_ENUM_TYPEDEF_RE = re.compile(r"\btypedef\s+enum\b[^;]*?\b([A-Za-z_]\w*)\s*;")
 _TYPE_WORDS = frozenset("long int short char signed unsigned".split())
 
 

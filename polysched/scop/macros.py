@@ -403,8 +403,12 @@ def substitute(macro: Macro, args: list[str], expanded: list[str] | None = None)
             pasted = (k + 1 < len(body) and body[k + 1] == "##") or (k > 0 and body[k - 1] == "##")
             if pasted:
                 out.append(binding[tok])
+            elif tok == "__VA_ARGS__" or len(TOKEN_RE.findall(full[tok])) == 1:
+                # one token needs no parentheses, and must have none where an inner
+                # macro pastes it: SEL(1) -> CAT(OFF, 1) is OFF1, not OFF(1)
+                out.append(full[tok])
             else:
-                out.append(full[tok] if tok == "__VA_ARGS__" else f"({full[tok]})")
+                out.append(f"({full[tok]})")
         else:
             out.append(tok)
         k += 1
