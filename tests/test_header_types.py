@@ -193,3 +193,28 @@ def test_a_macro_of_a_header_included_under_an_if(tmp_path):
     for defines in ({}, {"BIG": None}):
         tag = "big" if defines else "small"
         assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+
+
+@pytest.mark.parametrize("header, helper", [
+    # helper-23: S's value was baked into the inlined subscript (A[2 * i + 1])
+    ("#ifdef BIG\n#define S 1\n#else\n#define S 2\n#endif\n", "static int g(int x) { return x * S; }\n"),
+    # helper-23: a pure function's header macro read an array the region writes under -DBIG
+    ("#ifdef BIG\n#define SCALE(x) ((x) * A[40])\n#else\n#define SCALE(x) ((x) * 0.5)\n#endif\n",
+     "static int g(int x) { return 2 * x; }\nstatic double f(double x) { return SCALE(x); }\n"),
+])
+def test_macros_of_the_functions_the_region_calls(header, helper, tmp_path):
+    """The macros a called function uses (inlined into a subscript, or judged pure) are
+    checked like the region's own: by value, or by expansion."""
+    (tmp_path / "h.h").write_text(header)
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\n#include "h.h"\ndouble A[64];\n' + helper.replace("static double f", "static double f")
+                      + ("" if "f(" in helper else "static double f(double x) { return x; }\n")
+                      + "int main(void)\n{\n  for (int i = 0; i < 64; i++) A[i] = i % 5;\n#pragma scop\n"
+                      "  for (int t = 0; t < 3; t++)\n    for (int i = 0; i < 20; i++)\n"
+                      "      A[g(i) + 1] = f(A[g(i)]) + t;\n#pragma endscop\n"
+                      '  for (int k = 0; k < 64; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    for defines in ({}, {"BIG": None}):
+        tag = "big" if defines else "small"
+        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)

@@ -3157,3 +3157,14 @@ def test_unsigned_typedefs_enums_and_pasting_through_a_macro(tmp_path):
     enum (unsigned int to gcc and clang), was read as signed (every mode printed another
     sum); SEL(1) -> CAT(OFF, 1) was read (and emitted) as OFF(1), not OFF1."""
     assert_same_behaviour(tmp_path, UNSIGNED_NAMES)
+
+
+def test_elements_of_a_member_array_are_not_variables(tmp_path):
+    """helper-24: c->dims[0] became 'c__dims[0]' in the run-time check, which did not
+    compile; a struct's member arrays keep the refusal they had."""
+    from polysched.scop import ScopError
+    source = tmp_path / "k.c"
+    source.write_text("struct cfg { int dims[2]; };\ndouble A[64];\nvoid k(struct cfg *c) {\n#pragma scop\n"
+                      "  for (int i = 0; i < c->dims[0]; i++) A[i] = i;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="reads an array element"):
+        optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))

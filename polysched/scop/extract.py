@@ -432,6 +432,7 @@ class _RegionBuilder:
         self.members: dict[str, tuple[str, int]] = {}
         self._element_names: dict[str, str] = {}     # sz[0] -> sz__0 (elements_as_variables)
         self._enum_typedefs: set[str] | None = None   # typedef enum {...} band_t (integer_type)
+        self.inlined: set[str] = set()      # the functions whose calls the model inlined
         self._defined_functions: set[str] | None = None
         self._purity: PurityChecker | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
@@ -1110,7 +1111,9 @@ class _RegionBuilder:
         for array, uses in sorted(chains.items()):
             base = self.visible.declarations.get(array)
             # (not the rows of a pointer to pointers: p[0][1] reads a pointer from memory)
+            # (nor a struct's member array, c->dims: members_as_variables named it c__dims)
             if array in rejected or base is None or base.volatile or array in self.macros or "" in base.dims[1:] \
+                    or array in self.c_texts \
                     or any(len(subscripts) != len(base.dims) for _p, _f, subscripts in uses) \
                     or set(base.element_type.split()) & {"float", "double", "struct", "union", "_Complex"} \
                     or base.element_type in self.visible.structs:
@@ -1198,6 +1201,7 @@ class _RegionBuilder:
                     if not all(self.int_valued(a) for a in args):
                         continue    # (a long or unsigned argument is converted to int: not modelled)
                     inlined_any = True
+                    self.inlined.add(name)
                     names, expr = cache[name]
                     values = dict(zip(names, args))
                     inlined = copy.deepcopy(expr)
@@ -2600,9 +2604,30 @@ class _RegionBuilder:
             variable_types=variable_types, loop_scoped=frozenset(self.loop_scoped_types),
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
             preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
-            enumerators=dict(sorted(self.enumerators_read.items())), typedefs=self.typedefs_read(variable_types),
-            macro_expansions=self.macros.expansions_to_check(self.region_words),
+            enumerators=dict(sorted(self.values_read().items())), typedefs=self.typedefs_read(variable_types),
+            macro_expansions=self.macros.expansions_to_check(
+                self.region_words | self.words_of(self.region_words & self.defined_functions())),
         )
+
+    def words_of(self, functions: set[str]) -> set[str]:
+        """The identifiers of the file's definitions of ``functions``, as written (their
+        macros by name: the model read them expanded)."""
+        from .pure import function_definition
+        words = set()
+        for name in functions:
+            words |= set(re.findall(r"[A-Za-z_]\w*", function_definition(self.plain, name) or ""))
+        return words
+
+    def values_read(self) -> dict[str, int]:
+        """The enumeration constants the model read as values, and the integer macros of
+        the functions it inlined (``return x * S;``, read with S's value: another ``-D``
+        may give S another), each with its value: the emitted code checks them."""
+        values = dict(self.enumerators_read)
+        for name in self.words_of(self.inlined):
+            value = self.macros.integer_value(name) if name in self.macros else None
+            if value is not None:
+                values[name] = value
+        return values
 
     def typedefs_read(self, variable_types: dict[str, str]) -> dict[str, str]:
         """The typedef names the model's variables (``variable_types``) and arrays are
