@@ -317,3 +317,45 @@ def test_an_include_guard_around_the_function_is_no_guard(tmp_path):
     assert "#pragma omp parallel for" in result.text
     assert not [line for line in result.text.splitlines() if line.startswith("#if (")]
     assert outputs_of(result.text, tmp_path, "new", [()]) == outputs_of(text, tmp_path, "orig", [()])
+
+
+_BODY = ("double A[32];\nint main(void) {\n#pragma scop\n  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
+         "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"
+         "  for (int k = 0; k < 32; k++) printf(\"%g\\n\", A[k]);\n  return 0;\n}\n")
+
+CHANGED_ELSEWHERE = {
+    # helper-24: a called function's macro #undefined after it: nothing to compare at the region
+    "undef after a called function": (
+        "#ifdef FAST\n#define SCALE(x) (x)\n#else\n#define SCALE(x) (15 - (x))\n#endif\n"
+        "static int F(int i) { return SCALE(i); }\n#undef SCALE\n" + _BODY, "", ["-DFAST"]),
+    # helper-24: the condition's name changed through another macro
+    "through another macro": (
+        "#define LEVEL BASE\n#if LEVEL\n#define F(i) (i)\n#else\n#define F(i) (15 - (i))\n#endif\n#undef BASE\n"
+        + _BODY, "", ["-DBASE=1"]),
+    # helper-24: a header the file includes between the group and the region changes it
+    "in a header": (
+        "#ifdef SHIFT\n#define F(i) (i)\n#else\n#define F(i) (15 - (i))\n#endif\n#include \"k.h\"\n" + _BODY,
+        "#undef SHIFT\n", ["-DSHIFT"]),
+    # helper-24: the group after the region, its condition defined between them
+    "a group after the region": (
+        "static int F(int i);\n" + _BODY + "#define SHIFT LVL\n#if SHIFT\nstatic int F(int i) { return i; }\n"
+        "#else\nstatic int F(int i) { return 15 - i; }\n#endif\n", "", ["-DLVL=1"]),
+}
+
+
+@pytest.mark.parametrize("case", list(CHANGED_ELSEWHERE))
+def test_conditions_changed_elsewhere(case, tmp_path):
+    import compiled_runs
+    text, header, other = CHANGED_ELSEWHERE[case]
+    (tmp_path / "k.h").write_text(header)
+    source = tmp_path / "k.c"
+    source.write_text("#include <stdio.h>\n" + text)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    saved = compiled_runs.CFLAGS
+    try:
+        for k, flags in enumerate([[], other]):
+            compiled_runs.CFLAGS = [*saved, *flags, f"-I{tmp_path}"]
+            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
+                outputs_of(source.read_text(), tmp_path, f"orig{k}", [()]), flags
+    finally:
+        compiled_runs.CFLAGS = saved

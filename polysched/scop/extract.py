@@ -200,7 +200,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         builder, scop = built
         if table.kept_lines is not None and not moved:
             outside = _definitions_guard(text, stripped, table.kept_lines, macros, found, region, builder, scop,
-                                         function)
+                                         function, table)
             if outside is not None:
                 scop.preprocessor_guard = outside if scop.preprocessor_guard in (None, "1") \
                     else f"{scop.preprocessor_guard} && {outside}"
@@ -2666,7 +2666,7 @@ _SKIPPED_DIRECTIVE_RE = re.compile(
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
 def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: MacroTable, regions: list[Region],
                        region: Region, builder: "_RegionBuilder", scop: Scop,
-                       function) -> str | None:
+                       function, final: MacroTable) -> str | None:
     """The preprocessor condition under which the definitions the region's model was
     read with, outside it, are the ones the compiler takes: ``#if``/``#else`` branches
     (outside every region) that define a function-like or non-integer macro the region
@@ -2677,7 +2677,12 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
 
     Taken: a branch with a kept line of code (`MacroTable.kept_lines`), or whose
     ``#define`` of a used macro is the definition in force; a relevant group with no
-    branch known taken gives ``0`` (the original code always runs)."""
+    branch known taken gives ``0`` (the original code always runs).
+
+    ``macros`` is the table at the region, ``final`` the file's whole: a group whose
+    condition names a macro (or one its body reaches) that the file, a header included,
+    defines between the group and the region, or defines twice or undefines anywhere,
+    is tested at the region in vain (`changed_between`)."""
     from .declarations import _TYPEDEF_RE
     from .pure import function_definition
 
@@ -2701,8 +2706,10 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
     words = set(builder.region_words)
     called = {w for w in words if w in builder.defined_functions()} - _C_KEYWORDS
     definitions = {name: function_definition(stripped, name) for name in called}
+    called_words = set()
     for definition in definitions.values():      # the macros of the functions it calls count as its own
-        words |= set(re.findall(r"[A-Za-z_]\w*", definition or ""))
+        called_words |= set(re.findall(r"[A-Za-z_]\w*", definition or ""))
+    words |= called_words
     used_macros = set()
     for word in words & set(macros.macros):
         used_macros |= {word} | {n for n in macros.names_reached(word) if n in macros.macros}
@@ -2744,25 +2751,48 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
             not lines[j].lstrip().startswith("#") or re.match(r"\s*#\s*(?:define|undef)\b", lines[j]))]
         return any(j + 1 in kept for j in marked) if marked else None
 
-    def changed_before_region(group) -> bool:
-        """Whether the file defines or undefines a name of the group's conditions
-        between them and the region (``#ifndef MIN`` then ``#define MIN``; ``#ifdef
-        SHIFT`` then ``#undef SHIFT``): tested at the region, they no longer tell which
-        branch the compiler took."""
+    def changed_between(group) -> bool:
+        """Whether a name of the group's conditions, or one their macros' bodies reach,
+        is defined twice or undefined anywhere (``#ifdef SHIFT`` then ``#undef SHIFT``;
+        ``#define LEVEL BASE`` then ``#undef BASE``), or defined once between the group
+        and the region, in the file or a header it includes there (``#ifndef MIN`` then
+        ``#define MIN``; a group after the region): tested at the region, the
+        condition no longer tells which branch the compiler took."""
         names = set(re.findall(r"[A-Za-z_]\w*", " ".join(branch[0] for branch in group))) - {"defined"}
-        return any(m and m.group(1) in names
-                   for m in (re.match(r"\s*#\s*(?:define|undef)\s+([A-Za-z_]\w*)", lines[j])
-                             for j in range(group[0][1] - 1, region_at)))
+        for name in list(names):
+            names |= final.names_reached(name)
+        at = group[0][1] - 1
+        low, high = min(at, region_at), max(at, region_at)
+        # the file's own lines between them, branches not taken included (an #undef
+        # there is in no table: the run that read the file did not take it)
+        if any(m and m.group(1) in names
+               for m in (re.match(r"\s*#\s*(?:define|undef)\s+([A-Za-z_]\w*)", lines[j])
+                         for j in range(low, high))):
+            return True
+        for name in names:
+            if name in final.redefined:
+                return True
+            macro = final.get(name)
+            if macro is None or macro.origin in ("command-line", "builtin"):
+                continue
+            entries = [line - 1 for file, line in macro.site if file == "<stdin>"]
+            if not entries or low <= entries[0] <= high:
+                return True
+        return False
 
     region_at = region.scop_line - 1
     terms, compared = [], set()
+    if called_words & final.redefined:
+        # a macro a called function uses is defined twice or undefined: the function
+        # was compiled with a definition the region cannot compare (#undef SCALE after it)
+        terms.append("0")
     for group in groups:
         start, end = group[0][1], group[-1][2]
         if not any(j in relevant for j in range(start, end)):
             continue
         if start <= region_at < end:
             continue            # the region is in one of its branches: compiled only under it
-        if changed_before_region(group):
+        if changed_between(group):
             defined = [re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)", lines[j]) for j in range(start, end)
                        if j in relevant]
             if all(defined):
