@@ -218,3 +218,16 @@ def test_macros_of_the_functions_the_region_calls(header, helper, tmp_path):
     for defines in ({}, {"BIG": None}):
         tag = "big" if defines else "small"
         assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+
+
+def test_an_output_with_micro_kernels_builds_under_pedantic_errors(tmp_path):
+    """helper-23: gcc -std=c99 -pedantic-errors refused the pasted header's dlsym
+    results converted to function pointers (ISO C has no such conversion)."""
+    (tmp_path / "dt.h").write_text(HEADER)
+    source = tmp_path / "k.c"
+    source.write_text(PROGRAM.replace(" * 0.75f", ""))
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    assert "polysched_dgemm" in out.read_text()
+    built = compile_c(out, tmp_path / "k", cflags=["-O1", "-std=c99", "-pedantic-errors"], openmp=True)
+    assert built.ok, built.reason

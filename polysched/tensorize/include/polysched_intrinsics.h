@@ -1143,7 +1143,19 @@ static inline void polysched_dgemm_packed_fma_scaled(long m_, long n_, long k_, 
 
 /* 0: not looked for yet; 1: found, int sizes; 2: found, int64_t sizes; -1: none */
 static int polysched_cblas_abi;
-static void *polysched_cblas_dgemm_fn, *polysched_cblas_sgemm_fn;
+/* function pointers of no particular type (ISO C converts none to or from void *: the
+   symbols are copied in with memcpy, as POSIX allows, so -pedantic-errors builds) */
+typedef void (*polysched_cblas_fn)(void);
+static polysched_cblas_fn polysched_cblas_dgemm_fn, polysched_cblas_sgemm_fn;
+
+#if POLYSCHED_DLOPEN
+static polysched_cblas_fn polysched_cblas_symbol(void *lib, const char *symbol) {
+  polysched_cblas_fn fn;
+  void *address = dlsym(lib, symbol);
+  memcpy(&fn, &address, sizeof fn);
+  return fn;
+}
+#endif
 
 static inline int polysched_cblas_load(void)
 {
@@ -1171,15 +1183,15 @@ static inline int polysched_cblas_load(void)
         char *(*config)(void);
         void (*set_threads)(int);
         snprintf(symbol, sizeof symbol, "%scblas_dgemm%s", prefix[s], suffix[s]);
-        if (!(polysched_cblas_dgemm_fn = dlsym(lib, symbol)))
+        if (!(polysched_cblas_dgemm_fn = polysched_cblas_symbol(lib, symbol)))
           continue;
         snprintf(symbol, sizeof symbol, "%scblas_sgemm%s", prefix[s], suffix[s]);
-        polysched_cblas_sgemm_fn = dlsym(lib, symbol);
+        polysched_cblas_sgemm_fn = polysched_cblas_symbol(lib, symbol);
         snprintf(symbol, sizeof symbol, "%sopenblas_get_config%s", prefix[s], suffix[s]);
-        config = (char *(*)(void))dlsym(lib, symbol);
+        config = (char *(*)(void))polysched_cblas_symbol(lib, symbol);
         abi = suffix[s][0] || (config && strstr(config(), "USE64BITINT")) ? 2 : 1;
         snprintf(symbol, sizeof symbol, "%sopenblas_set_num_threads%s", prefix[s], suffix[s]);
-        set_threads = (void (*)(int))dlsym(lib, symbol);   /* an int in every OpenBLAS ABI */
+        set_threads = (void (*)(int))polysched_cblas_symbol(lib, symbol);   /* an int in every OpenBLAS ABI */
         if (threads && atoi(threads) > 0 && set_threads)
           set_threads(atoi(threads));
       }
