@@ -231,3 +231,38 @@ def test_an_output_with_micro_kernels_builds_under_pedantic_errors(tmp_path):
     assert "polysched_dgemm" in out.read_text()
     built = compile_c(out, tmp_path / "k", cflags=["-O1", "-std=c99", "-pedantic-errors"], openmp=True)
     assert built.ok, built.reason
+
+
+HEADER_PROGRAMS = {
+    # helper-23: an element type spelled with <stdint.h>'s int32_t got no type check; the
+    # long reduction over doubles under -DBIG ran in parallel, in another order
+    "stdint element type": ("#include <stdint.h>\n#ifdef BIG\n#define VAL double\n#else\n#define VAL int32_t\n#endif\n",
+                            '#include <stdio.h>\n#include "h.h"\n#define N 200000\nVAL a[N];\nlong s;\n'
+                            "int main(void) {\n  int i;\n  for (i = 0; i < N; i++) a[i] = i < N / 2 ? -1.5 : 0.5;\n"
+                            "#pragma scop\n  for (i = 0; i < N; i++)\n    s += a[i];\n#pragma endscop\n"
+                            '  printf("%ld\\n", s);\n  return 0;\n}\n'),
+    # helper-23: restrict defined away under -DBIG; the call's arrays overlap, which is
+    # legal then (only then: the program is compared under -DBIG alone), and the
+    # overlap check had been left out
+    "restrict defined away": ("#ifdef BIG\n#define restrict\n#endif\n",
+                              '#include <stdio.h>\n#include "h.h"\n'
+                              "static void shift(int n, double *restrict dst, const double *restrict src) {\n"
+                              "  int t, i;\n#pragma scop\n  for (t = 0; t < 4; t++)\n    for (i = 0; i < n; i++)\n"
+                              "      dst[i] = src[i] + t;\n#pragma endscop\n}\nint main(void) {\n"
+                              "  static double A[80];\n  int i;\n  for (i = 0; i < 80; i++) A[i] = i % 7;\n"
+                              "  shift(64, A + 1, A);\n  double s = 0;\n  for (i = 0; i < 80; i++) s += A[i] * (i + 1);\n"
+                              '  printf("%.17g\\n", s);\n  return 0;\n}\n'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HEADER_PROGRAMS))
+def test_header_programs_under_another_definition(case, tmp_path):
+    header, program = HEADER_PROGRAMS[case]
+    (tmp_path / "h.h").write_text(header)
+    source = tmp_path / "k.c"
+    source.write_text(program)
+    out = tmp_path / "k.opt.c"
+    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    for defines in ({}, {"BIG": None}) if "restrict" not in case else ({"BIG": None},):
+        tag = "big" if defines else "small"
+        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)

@@ -121,10 +121,11 @@ def type_checks(scop: Scop) -> list[str]:
     for array in scop.arrays.values():
         if array.origin in ("global", "param", "local") and not array.text and not array.member:
             element = array.name + "[0]" * (1 if array.linearized else len(array.dims))
-            check(f"__typeof__({element})", array.element_type)
+            # (a typedef's basic type: VAL a[N] with VAL int32_t here and double under -DX)
+            check(f"__typeof__({element})", scop.typedefs.get(array.element_type, array.element_type))
     for name, c_type in scop.variable_types.items():
         if name not in scop.loop_scoped and name not in scop.c_texts and name not in scop.arrays:
-            check(f"__typeof__({name})", c_type)
+            check(f"__typeof__({name})", scop.typedefs.get(c_type, c_type))
     # a typedef names its type wherever it is visible: for (idx i = ...) too
     for name, basic in scop.typedefs.items():
         check(name, basic)

@@ -211,6 +211,13 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         for name in restrict_escapes(plain, region, function, {a.name for a in scop.arrays.values()
                                                                if a.restrict and not a.text}, macros):
             scop.arrays[name].restrict = False
+        if any(a.restrict for a in scop.arrays.values()):
+            # restrict kept arrays apart: under another -D a header may define it away
+            # (#define restrict), so the compiled spelling is compared too
+            for word in ("restrict", "__restrict", "__restrict__"):
+                if re.search(rf"\b{word}\b", plain):
+                    scop.macro_expansions = {**scop.macro_expansions, **(
+                        macros.expansions([word]) if word in macros else {word: f'"{word}"'})}
         # a bit-field has no address: no pointer reaches it (and &cfg.n would not compile)
         variables = {n for n in variables if not getattr(visible.declarations.get(n), "bitfield", False)}
         # a member read through a pointer (p->n) is memory another pointer may write
