@@ -9,12 +9,13 @@ See codegen.py for the printer and marks.py for the mark -> pragma rules.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import islpy as isl
 
 from polysched.scop.model import Scop
-from polysched.scop.source import original_in_output
+from polysched.scop.source import blank_strings, original_in_output, strip_comments
 from polysched.textio import (PASTED_END, PASTED_START, feature_definitions, header_position, line_ending,
                               without_pasted_headers)
 
@@ -54,10 +55,28 @@ def _under_preprocessor_guard(scop: Scop, text: str) -> str:
     keeps (between its marker lines) under any other: the file compiled with -DDEBUG
     runs the original. `scop.source.original_of_output` reads it back."""
     original = original_in_output(text)
-    if scop.preprocessor_guard is None or original is None:
+    guard = " && ".join(filter(None, [scop.preprocessor_guard, _not_macros(scop, text, original)]))
+    if not guard or original is None:
         return text
     nl = line_ending(scop.source)
-    return f"#if {scop.preprocessor_guard}{nl}{text}#else{nl}{original}#endif{nl}"
+    return f"#if {guard}{nl}{text}#else{nl}{original}#endif{nl}"
+
+
+def _not_macros(scop: Scop, text: str, original: str | None) -> str:
+    """With headers of the program's own, whose ``#if``s may make any name a macro under
+    another ``-D`` (``#define OUT IN``, ``#define sqrt(x) traced(x)``, ``#define c0
+    2.99e8``): ``!defined(...)`` of the region's names that were no macros when read
+    (`Scop.plain_names`) and of the names the optimized code brings (its loop counters),
+    else ''."""
+    if not scop.types_from_headers or original is None:
+        return ""
+    from polysched.scop.extract import C_WORDS
+    new_code = "\n".join(line for line in text.replace(original, "").split("\n")
+                         if not line.lstrip().startswith(("#", "/*")))
+    brought = {w for w in re.findall(r"\b[A-Za-z_]\w*\b", blank_strings(strip_comments(new_code)))
+               if not w.startswith(("polysched_", "POLYSCHED_", "__")) and w not in C_WORDS}
+    names = sorted(set(scop.plain_names) | (brought - set(re.findall(r"\b[A-Za-z_]\w*\b", original))))
+    return " && ".join(f"!defined({name})" for name in names)
 
 
 def assemble(scops: Sequence[Scop], texts: Sequence[str]) -> str:

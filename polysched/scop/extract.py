@@ -2614,6 +2614,8 @@ class _RegionBuilder:
             enumerators=dict(sorted(self.values_read().items())), typedefs=self.typedefs_read(variable_types),
             macro_expansions=self.macros.expansions_to_check(
                 self.region_words | self.words_of(self.region_words & self.defined_functions())),
+            plain_names=tuple(sorted(w for w in self.region_words if w not in self.macros and w not in C_WORDS
+                                     and not w.startswith("__"))) if self.macros.user_headers else (),
         )
 
     def words_of(self, functions: set[str]) -> set[str]:
@@ -2835,6 +2837,11 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
 
 
 _C_KEYWORDS = frozenset("for while if switch return sizeof do else case".split())
+# C's keywords, and the words of the pragmas a region may hold
+C_WORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while _Bool _Complex _Atomic _Alignof _Generic _Noreturn _Static_assert pragma scop endscop omp
+parallel simd GCC ivdep unroll""".split())
 _ENUM_TYPEDEF_RE = re.compile(r"\btypedef\s+enum\b[^;]*?\b([A-Za-z_]\w*)\s*;")
 _TYPE_WORDS = frozenset("long int short char signed unsigned".split())
 

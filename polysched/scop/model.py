@@ -237,6 +237,10 @@ class Scop:
     # expansion the model read, stringified ({"IDX(polysched_a0)": '"(2*(polysched_a0))"'}):
     # compared at compile time in the emitted check (MacroTable.expansions_to_check)
     macro_expansions: dict[str, str] = field(default_factory=dict)
+    # the region's identifiers that were no macros when it was read (arrays, variables,
+    # functions; C's words left out): with headers of the program's own, the optimized
+    # code is compiled only where none is a macro (emit_c: _under_preprocessor_guard)
+    plain_names: tuple[str, ...] = ()
     # statements of the source that a transformation removed from the model (scalar
     # expansion's copy into the destination): their text is still in the region
     removed: tuple[Statement, ...] = ()
