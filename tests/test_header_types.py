@@ -52,6 +52,14 @@ int main(void)
 """
 
 
+def _same_under(out, source, tmp_path, configurations=({}, {"BIG": None})) -> None:
+    """The output ``out`` prints what ``source`` prints, each built with every set of
+    ``configurations`` (-D)."""
+    for defines in configurations:
+        tag = "_".join(defines) or "default"
+        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+
+
 def _output(source, tmp_path, tag: str, defines: dict) -> str:
     built = compile_c(source, tmp_path / tag, cflags=["-O1", "-ffp-contract=off", "-w"], defines=defines,
                       openmp=True)
@@ -71,9 +79,7 @@ def test_output_compiled_under_another_header_type_runs_the_original(flags, tmp_
     assert "__builtin_types_compatible_p(__typeof__(A[0][0]), double)" in result.text
     out = tmp_path / "k.opt.c"
     out.write_text(result.text)
-    for defines in ({}, {"DT_FLOAT": None}):
-        tag = "float" if defines else "double"
-        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+    _same_under(out, source, tmp_path, ({}, {"DT_FLOAT": None}))
 
 
 def test_no_type_checks_without_headers_of_the_program_s_own(tmp_path):
@@ -147,9 +153,7 @@ def test_enumerators_and_typedefs_of_headers(case, tmp_path):
                       + region + '  for (int k = 0; k < 32; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
     out = tmp_path / "k.opt.c"
     out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
-    for defines in ({}, {"BIG": None}):
-        tag = "big" if defines else "small"
-        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+    _same_under(out, source, tmp_path)
 
 
 def test_conditional_lines_of_a_header():
@@ -173,9 +177,7 @@ def test_an_unconditional_header_macro_pins_no_size(tmp_path):
     out = tmp_path / "k.opt.c"
     out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
     assert "__builtin_strcmp" not in out.read_text()
-    for defines in ({}, {"N": "37"}):
-        tag = "n37" if defines else "n20"
-        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+    _same_under(out, source, tmp_path, ({}, {"N": "37"}))
 
 
 def test_a_macro_of_a_header_included_under_an_if(tmp_path):
@@ -190,9 +192,7 @@ def test_a_macro_of_a_header_included_under_an_if(tmp_path):
     out = tmp_path / "k.opt.c"
     out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
     assert "__builtin_strcmp" in out.read_text()
-    for defines in ({}, {"BIG": None}):
-        tag = "big" if defines else "small"
-        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+    _same_under(out, source, tmp_path)
 
 
 @pytest.mark.parametrize("header, helper", [
@@ -215,9 +215,7 @@ def test_macros_of_the_functions_the_region_calls(header, helper, tmp_path):
                       '  for (int k = 0; k < 64; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
     out = tmp_path / "k.opt.c"
     out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
-    for defines in ({}, {"BIG": None}):
-        tag = "big" if defines else "small"
-        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+    _same_under(out, source, tmp_path)
 
 
 def test_an_output_with_micro_kernels_builds_under_pedantic_errors(tmp_path):
@@ -282,6 +280,4 @@ def test_header_programs_under_another_definition(case, tmp_path):
     out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
     if "made a macro" in case:      # (a race under -DBIG need not show in one run)
         assert "!defined(OUT)" in out.read_text() or "!defined(c0)" in out.read_text()
-    for defines in ({}, {"BIG": None}) if "restrict" not in case else ({"BIG": None},):
-        tag = "big" if defines else "small"
-        assert _output(out, tmp_path, "new_" + tag, defines) == _output(source, tmp_path, "orig_" + tag, defines)
+    _same_under(out, source, tmp_path, ({}, {"BIG": None}) if "restrict" not in case else ({"BIG": None},))

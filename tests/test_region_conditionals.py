@@ -50,6 +50,20 @@ int main(void) {
 CONFIGURATIONS = [[], ["-DDEBUG"], ["-DVERSION=1"], ["-DVERSION=7"]]
 
 
+def _same_under_flags(new_text: str, old_text: str, tmp_path, flag_sets, extra=()) -> None:
+    """The output ``new_text`` prints what ``old_text`` prints, both compiled with each
+    of ``flag_sets`` (and ``extra``)."""
+    import compiled_runs
+    saved = compiled_runs.CFLAGS
+    try:
+        for k, flags in enumerate(flag_sets):
+            compiled_runs.CFLAGS = [*saved, *flags, *extra]
+            assert outputs_of(new_text, tmp_path, f"new{k}", [()]) == \
+                outputs_of(old_text, tmp_path, f"orig{k}", [()]), flags
+    finally:
+        compiled_runs.CFLAGS = saved
+
+
 def _outputs(text: str, tmp_path, tag: str) -> list[str]:
     import compiled_runs
     results = []
@@ -167,7 +181,6 @@ def test_the_guard_holds_where_the_branches_taken_are_the_ones_seen(case, seen, 
     """helper-15: three ways the guard or the model came out of another configuration
     than the one polysched read. Optimized under `seen`, compiled under each of
     none, -DX, -DBAR: every output prints what the original prints."""
-    import compiled_runs
     before, body = HELPER_15[case]
     text = ("#include <stdio.h>\n#define NOTHING\nint A[100], B[100];\nint main(void) {\n  int i;\n"
             "  for (i = 0; i < 100; i++) { A[i] = i % 7; B[i] = i % 3; }\n" + before +
@@ -178,14 +191,7 @@ def test_the_guard_holds_where_the_branches_taken_are_the_ones_seen(case, seen, 
     source.write_text(text)
     defines = {flag[2:]: None for flag in seen}
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True, defines=defines))
-    saved = compiled_runs.CFLAGS
-    try:
-        for k, flags in enumerate([[], ["-DX"], ["-DBAR"]]):
-            compiled_runs.CFLAGS = [*saved, *flags, "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
-            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
-                outputs_of(text, tmp_path, f"orig{k}", [()]), (case, seen, flags)
-    finally:
-        compiled_runs.CFLAGS = saved
+    _same_under_flags(result.text, text, tmp_path, [[], ["-DX"], ["-DBAR"]], ["-DPOLYSCHED_PARALLEL_MIN_WORK=0"])
 
 
 OUTSIDE = {
@@ -210,7 +216,6 @@ def test_definitions_chosen_outside_the_region_are_in_its_guard(case, tmp_path):
     #ifdef outside it, was read as polysched saw it; compiled with -DCHAIN the output
     ran A[PREV(i)] in parallel (wrong), called the double micro-kernel on floats
     (SIGSEGV), or reordered an impure function. Those branches are in the guard now."""
-    import compiled_runs
     before, _, body = OUTSIDE[case]
     text = ("#include <stdio.h>\n" + before + "int main(void) {\n  int i;\n"
             "  for (i = 0; i < N + 2; i++) A[i] = i % 5;\n#pragma scop\n" + body + "#pragma endscop\n"
@@ -220,14 +225,7 @@ def test_definitions_chosen_outside_the_region_are_in_its_guard(case, tmp_path):
     source.write_text(text)
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert "#if (!defined(CHAIN))" in result.text
-    saved = compiled_runs.CFLAGS
-    try:
-        for k, flags in enumerate([[], ["-DCHAIN"]]):
-            compiled_runs.CFLAGS = [*saved, *flags, "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
-            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
-                outputs_of(text, tmp_path, f"orig{k}", [()]), flags
-    finally:
-        compiled_runs.CFLAGS = saved
+    _same_under_flags(result.text, text, tmp_path, [[], ["-DCHAIN"]], ["-DPOLYSCHED_PARALLEL_MIN_WORK=0"])
 
 
 @pytest.mark.parametrize("before, defines, guard", [
@@ -282,7 +280,6 @@ def test_a_condition_the_file_changes_before_the_region_is_not_the_guard(case, t
     """A name of the #if is #defined or #undefined after it: tested at the region it no
     longer tells the branch taken. The macros of such a group are compared by their
     expansions at compile time instead."""
-    import compiled_runs
     before, other = CHANGED_CONDITIONS[case]
     text = ("#include <stdio.h>\n" + before + "double A[32];\nint main(void) {\n#pragma scop\n"
             "  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
@@ -293,14 +290,7 @@ def test_a_condition_the_file_changes_before_the_region_is_not_the_guard(case, t
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert not [line for line in result.text.splitlines() if line.startswith("#if (")]
     assert "__builtin_strcmp" in result.text
-    saved = compiled_runs.CFLAGS
-    try:
-        for k, flags in enumerate([[], other]):
-            compiled_runs.CFLAGS = [*saved, *flags]
-            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
-                outputs_of(text, tmp_path, f"orig{k}", [()]), flags
-    finally:
-        compiled_runs.CFLAGS = saved
+    _same_under_flags(result.text, text, tmp_path, [[], other])
 
 
 def test_an_include_guard_around_the_function_is_no_guard(tmp_path):
@@ -345,17 +335,9 @@ CHANGED_ELSEWHERE = {
 
 @pytest.mark.parametrize("case", list(CHANGED_ELSEWHERE))
 def test_conditions_changed_elsewhere(case, tmp_path):
-    import compiled_runs
     text, header, other = CHANGED_ELSEWHERE[case]
     (tmp_path / "k.h").write_text(header)
     source = tmp_path / "k.c"
     source.write_text("#include <stdio.h>\n" + text)
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
-    saved = compiled_runs.CFLAGS
-    try:
-        for k, flags in enumerate([[], other]):
-            compiled_runs.CFLAGS = [*saved, *flags, f"-I{tmp_path}"]
-            assert outputs_of(result.text, tmp_path, f"new{k}", [()]) == \
-                outputs_of(source.read_text(), tmp_path, f"orig{k}", [()]), flags
-    finally:
-        compiled_runs.CFLAGS = saved
+    _same_under_flags(result.text, source.read_text(), tmp_path, [[], other], [f"-I{tmp_path}"])
