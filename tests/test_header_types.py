@@ -89,16 +89,23 @@ def test_no_type_checks_without_headers_of_the_program_s_own(tmp_path):
     assert "__builtin_types_compatible_p" not in text
 
 
-@pytest.mark.skipif(shutil.which("clang") is None and shutil.which("clang-19") is None, reason="needs clang")
-def test_the_pasted_intrinsics_draw_no_unused_function_warning_from_clang(tmp_path):
-    """helper-18: clang -Wall named each pasted micro-kernel the output does not call
-    (22 warnings; -Werror builds broke)."""
+def _gemm_output(tmp_path):
+    """(source, output) of PROGRAM's plain gemm under "dt.h": the output calls a
+    micro-kernel of the pasted header."""
     (tmp_path / "dt.h").write_text(HEADER)
     source = tmp_path / "k.c"
     source.write_text(PROGRAM.replace(" * 0.75f", ""))
     out = tmp_path / "k.opt.c"
     out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
     assert "polysched_dgemm" in out.read_text()
+    return source, out
+
+
+@pytest.mark.skipif(shutil.which("clang") is None and shutil.which("clang-19") is None, reason="needs clang")
+def test_the_pasted_intrinsics_draw_no_unused_function_warning_from_clang(tmp_path):
+    """helper-18: clang -Wall named each pasted micro-kernel the output does not call
+    (22 warnings; -Werror builds broke)."""
+    _, out = _gemm_output(tmp_path)
     clang = shutil.which("clang") or shutil.which("clang-19")
     built = compile_c(out, tmp_path / "k", cc=clang, cflags=["-O1", "-Wall", "-Werror=unused-function"], openmp=True)
     assert built.ok, built.reason
@@ -107,12 +114,7 @@ def test_the_pasted_intrinsics_draw_no_unused_function_warning_from_clang(tmp_pa
 def test_a_micro_kernel_call_compiles_under_the_other_header_type(tmp_path):
     """Under -DDT_FLOAT the double micro-kernel's call is not run (the type check), but
     it passed float * for double *, which GCC 14 refuses (gcc 12: -Werror=...)."""
-    (tmp_path / "dt.h").write_text(HEADER)
-    source = tmp_path / "k.c"
-    source.write_text(PROGRAM.replace(" * 0.75f", ""))
-    out = tmp_path / "k.opt.c"
-    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
-    assert "polysched_dgemm" in out.read_text()
+    source, out = _gemm_output(tmp_path)
     built = compile_c(out, tmp_path / "k", cflags=["-O1", "-Werror=incompatible-pointer-types"],
                       defines={"DT_FLOAT": None}, openmp=True)
     assert built.ok, built.reason
@@ -144,16 +146,10 @@ HEADER_CASES = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(HEADER_CASES))
-def test_enumerators_and_typedefs_of_headers(case, tmp_path):
-    header, region = HEADER_CASES[case]
-    (tmp_path / "h.h").write_text(header)
-    source = tmp_path / "k.c"
-    source.write_text('#include <stdio.h>\n#include "h.h"\nint W = 7;\ndouble A[32];\nint main(void)\n{\n'
-                      + region + '  for (int k = 0; k < 32; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
-    out = tmp_path / "k.opt.c"
-    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
-    _same_under(out, source, tmp_path)
+def _program(region: str) -> str:
+    """A program around ``region`` (of HEADER_CASES) that includes "h.h" and prints A."""
+    return ('#include <stdio.h>\n#include "h.h"\nint W = 7;\ndouble A[32];\nint main(void)\n{\n'
+            + region + '  for (int k = 0; k < 32; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
 
 
 def test_conditional_lines_of_a_header():
@@ -187,8 +183,7 @@ def test_a_macro_of_a_header_included_under_an_if(tmp_path):
     (tmp_path / "h.h").write_text('#ifdef BIG\n#include "big.h"\n#else\n#include "small.h"\n#endif\n')
     _, region = HEADER_CASES["function-like macro"]
     source = tmp_path / "k.c"
-    source.write_text('#include <stdio.h>\n#include "h.h"\ndouble A[32];\nint main(void)\n{\n'
-                      + region + '  for (int k = 0; k < 32; k++) printf("%.17g\\n", A[k]);\n  return 0;\n}\n')
+    source.write_text(_program(region))
     out = tmp_path / "k.opt.c"
     out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
     assert "__builtin_strcmp" in out.read_text()
@@ -221,17 +216,13 @@ def test_macros_of_the_functions_the_region_calls(header, helper, tmp_path):
 def test_an_output_with_micro_kernels_builds_under_pedantic_errors(tmp_path):
     """helper-23: gcc -std=c99 -pedantic-errors refused the pasted header's dlsym
     results converted to function pointers (ISO C has no such conversion)."""
-    (tmp_path / "dt.h").write_text(HEADER)
-    source = tmp_path / "k.c"
-    source.write_text(PROGRAM.replace(" * 0.75f", ""))
-    out = tmp_path / "k.opt.c"
-    out.write_text(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
-    assert "polysched_dgemm" in out.read_text()
+    _, out = _gemm_output(tmp_path)
     built = compile_c(out, tmp_path / "k", cflags=["-O1", "-std=c99", "-pedantic-errors"], openmp=True)
     assert built.ok, built.reason
 
 
-HEADER_PROGRAMS = {
+HEADER_PROGRAMS = {name: (header, _program(region)) for name, (header, region) in HEADER_CASES.items()}
+HEADER_PROGRAMS.update({
     # helper-23: an element type spelled with <stdint.h>'s int32_t got no type check; the
     # long reduction over doubles under -DBIG ran in parallel, in another order
     "stdint element type": ("#include <stdint.h>\n#ifdef BIG\n#define VAL double\n#else\n#define VAL int32_t\n#endif\n",
@@ -250,7 +241,7 @@ HEADER_PROGRAMS = {
                               "  static double A[80];\n  int i;\n  for (i = 0; i < 80; i++) A[i] = i % 7;\n"
                               "  shift(64, A + 1, A);\n  double s = 0;\n  for (i = 0; i < 80; i++) s += A[i] * (i + 1);\n"
                               '  printf("%.17g\\n", s);\n  return 0;\n}\n'),
-}
+})
 
 
 HEADER_PROGRAMS.update({

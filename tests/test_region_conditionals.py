@@ -264,6 +264,10 @@ def test_no_suite_kernel_gets_a_guard():
             assert scop.preprocessor_guard is None, (kernel.name, scop.preprocessor_guard)
 
 
+_BODY = ("double A[32];\nint main(void) {\n#pragma scop\n  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
+         "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"
+         "  for (int k = 0; k < 32; k++) printf(\"%g\\n\", A[k]);\n  return 0;\n}\n")
+
 CHANGED_CONDITIONS = {
     # helper-22: the branch #undefs its own test: '#if (defined(SHIFT))' at the region was
     # false under -DSHIFT... and '!defined(SHIFT)' true, so the code fused for F(i) =
@@ -281,10 +285,7 @@ def test_a_condition_the_file_changes_before_the_region_is_not_the_guard(case, t
     longer tells the branch taken. The macros of such a group are compared by their
     expansions at compile time instead."""
     before, other = CHANGED_CONDITIONS[case]
-    text = ("#include <stdio.h>\n" + before + "double A[32];\nint main(void) {\n#pragma scop\n"
-            "  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
-            "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"
-            "  for (int k = 0; k < 32; k++) printf(\"%g\\n\", A[k]);\n  return 0;\n}\n")
+    text = "#include <stdio.h>\n" + before + _BODY
     source = tmp_path / "k.c"
     source.write_text(text)
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
@@ -308,10 +309,6 @@ def test_an_include_guard_around_the_function_is_no_guard(tmp_path):
     assert not [line for line in result.text.splitlines() if line.startswith("#if (")]
     assert outputs_of(result.text, tmp_path, "new", [()]) == outputs_of(text, tmp_path, "orig", [()])
 
-
-_BODY = ("double A[32];\nint main(void) {\n#pragma scop\n  for (int i = 0; i < 16; i++)\n    A[F(i)] = i + 1.0;\n"
-         "  for (int i = 0; i < 16; i++)\n    A[16 + i] = A[15 - i];\n#pragma endscop\n"
-         "  for (int k = 0; k < 32; k++) printf(\"%g\\n\", A[k]);\n  return 0;\n}\n")
 
 CHANGED_ELSEWHERE = {
     # helper-24: a called function's macro #undefined after it: nothing to compare at the region
