@@ -2830,7 +2830,7 @@ def _definitions_guard(text: str, stripped: str, kept: frozenset[int], macros: M
         for name in compared:
             closure |= {n for n in macros.names_reached(name) if n in macros.macros}
         scop.macro_expansions = {**scop.macro_expansions, **macros.expansions(
-            sorted(n for n in closure if macros.integer_value(n) is None))}
+            sorted(n for n in closure if n in macros.macros and macros.integer_value(n) is None))}
     # (an enclosing group holds the relevant lines too: its own term is among these)
     terms = [t for t in dict.fromkeys(terms) if t]
     return " && ".join(f"({t})" for t in terms) if terms else None
