@@ -155,6 +155,9 @@ class ScopResult:
     expansions: list[str] = field(default_factory=list)
     # the `polysched.Program` steps that did it (``expand_scalars``, ``transpose_arrays``)
     model_steps: list[str] = field(default_factory=list)
+    # what the generated code assumes and checks at run time (`Versioning.describe` of
+    # the plan code generation ended with); None before code generation
+    versioning: list[str] | None = None
 
 
 @dataclass
@@ -183,8 +186,10 @@ class OptimizeResult:
                 lines.append("  the schedule keeps the original order and marks no loop: "
                              "the region is kept as written")
             else:
-                plan = emit_c.versioning_plan(scop, schedule=region.schedule)
-                lines.extend("  " + line for line in plan.describe())
+                described = region.versioning
+                if described is None:
+                    described = emit_c.versioning_plan(scop, schedule=region.schedule).describe()
+                lines.extend("  " + line for line in described)
         times = ", ".join(f"{name} {sec * 1e3:.0f} ms" for name, sec in self.phase_seconds.items())
         lines.append(f"time: {times}")
         return "\n".join(lines)
@@ -235,8 +240,8 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
             why = budget.why()
             break
         try:
-            text = run_isolated(lambda schedule=schedule: emit_c.generate(scop, schedule, deps=region.deps),
-                                seconds)
+            text, region.versioning = run_isolated(
+                lambda schedule=schedule: emit_c.generate_described(scop, schedule, deps=region.deps), seconds)
         except IsolatedTimeout as stop:
             why = f"code generation ran past {seconds:.3g} s" if type(stop) is IsolatedTimeout \
                 else f"code generation stopped: {stop}"

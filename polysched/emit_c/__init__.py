@@ -19,13 +19,13 @@ from polysched.scop.source import blank_strings, original_in_output, strip_comme
 from polysched.textio import (PASTED_END, PASTED_START, feature_definitions, header_position, line_ending,
                               without_pasted_headers)
 
-from .codegen import EmitOptions, generate
+from .codegen import EmitOptions, generate, generate_described
 from .splice import splice
 from .validate import CodegenError, validate_ast
 from .tensorize import intrinsic_includes
 from .versioning import Versioning, plan as versioning_plan
 
-__all__ = ["CodegenError", "EmitOptions", "Versioning", "assemble", "emit_file", "generate", "splice", "validate_ast", "versioning_plan",
+__all__ = ["CodegenError", "EmitOptions", "Versioning", "assemble", "emit_file", "generate", "generate_described", "splice", "validate_ast", "versioning_plan",
            "without_pasted_headers"]
 
 

@@ -32,13 +32,15 @@ from polysched.textio import line_ending
 
 from .body import HEAP_BYTES, heap_arrays, region_declarations, substitute
 from .expr import ExprPrinter, Helpers
+from .ranges import Ranges
 from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 from . import scalar_replace
 from .tensorize import EPOCH_FUNCTION, call_lines, can_call
 from .validate import CodegenError, validate_ast
-from .versioning import accessed_elements, definition_checks, iterator_skeleton, plan
+from .versioning import (accessed_elements, counter_limit, definition_checks, is_wide, iterator_skeleton,
+                         parameter_ranges, plan)
 
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
@@ -94,6 +96,13 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitO
     ``deps``: the SCoP's `Dependences` (computed when None), against which isl's AST
     is validated before printing (validate.py); raises `CodegenError` if it is wrong.
     """
+    return generate_described(scop, schedule, options=options, deps=deps)[0]
+
+
+def generate_described(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None,
+                       deps=None) -> tuple[str, list[str]]:
+    """(`generate`'s text, one line per assumption of it and the run-time check that
+    guards it: `Versioning.describe` of the plan the text was printed under)."""
     options = options or EmitOptions()
     schedule = scop.schedule if schedule is None else schedule
     if not isinstance(schedule, isl.Schedule):      # a map, or isl text: the forms check takes
@@ -104,7 +113,8 @@ def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitO
         from polysched.dependence import analyze
         deps = analyze(scop)
     try:
-        return _RegionPrinter(scop, schedule, options, deps).region_text()
+        printer = _RegionPrinter(scop, schedule, options, deps)
+        return printer.region_text(), printer.version.describe()
     except isl.Error as error:
         # isl refusing the tree it was handed (e.g. "band node is not allowed to drop
         # statement instances") is a code generation failure like the others
@@ -158,7 +168,8 @@ class _RegionPrinter:
         self.depth_of = {name: d for d, name in enumerate(self.iterators)}
         self.helpers = Helpers(self.names)
         self.version = plan(scop, options.iterator_type, self.unlifted)
-        self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
+        self.ranges = Ranges(self.iterators)
+        self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text, record=self.ranges.record)
         # scalar replacement in innermost loops (scalar_replace.py): the schedule of each
         # statement call, the for/if conditions around the node being printed, ...
         self.call_schedules: dict[str, isl.Map | None] = {}
@@ -224,7 +235,10 @@ class _RegionPrinter:
         base = region_indent(scop)
         if self.options.versioning and version.never:
             return base + f"/* polysched: original code kept: {version.never[0]} */" + nl + original
-        body = self.node(self.build_ast(), 0, {})
+        body = self.body_in_range(self.build_ast())
+        version = self.version
+        if body is None:
+            return base + f"/* polysched: original code kept: {version.never[0]} */" + nl + original
         # the blocks of the expanded arrays on the heap, allocated by the region's check
         memory = {array.name: self.names.fresh(f"{array.name}_mem") for array in heap_arrays(scop)}
         declared = region_declarations(scop, memory)     # scalars the source declares inside the region
@@ -257,6 +271,50 @@ class _RegionPrinter:
         tail = f"{nl}{base}}}{nl}" + "".join(f"{base}{line}{nl}" for line in closing + self.helpers.undefinitions())
         begin = ORIGINAL_BEGIN.format(generated_digest(head, tail))
         return f"{head}{base}{begin}{nl}{original}{base}{ORIGINAL_END}{tail}"
+
+    def body_in_range(self, ast: isl.AstNode) -> list[str] | None:
+        """The lines of ``ast``, once every integer they compute is known to fit the
+        counter type (ranges.py): else printed again with ``long long`` counters, and
+        then, if need be, with the parameters bounded further by the run-time check.
+        None (and the reason in ``version.never``) when no parameter bound helps."""
+        body = self.node(ast, 0, {})
+        if not self.options.versioning:
+            return body
+        if self._largest(self.version.assumed) <= counter_limit(self.version.counter_type):
+            return body
+        if self.options.iterator_type is None and not is_wide(self.version.counter_type):
+            self.version = plan(self.scop, "long long", self.unlifted)
+            self.ranges = Ranges(self.iterators)
+            self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text, record=self.ranges.record)
+            self.__dict__.pop("_wide_printer", None)
+            self._placed.clear()
+            body = self.node(ast, 0, {})
+        limit = counter_limit(self.version.counter_type)
+        assumed = self.version.assumed
+        if self.version.never or self._largest(assumed) <= limit:
+            return body
+        # the largest power of two that, bounding every parameter, keeps the arithmetic in range
+        fitting = None
+        for exponent in range(62, -1, -1):
+            bounded = assumed
+            for k in range(assumed.dim(isl.dim_type.param)):
+                bounded = bounded.upper_bound_val(isl.dim_type.param, k, isl.Val(2 ** exponent)) \
+                    .lower_bound_val(isl.dim_type.param, k, isl.Val(-2 ** exponent))
+            if not bounded.is_empty() and self._largest(bounded) <= limit:
+                fitting = bounded
+                break
+        if fitting is None:
+            self.version.never.append(f"the loop code's arithmetic (a schedule coefficient times a counter) "
+                                      f"may exceed {self.version.counter_type} for every parameter value")
+            return None
+        self.version.assumed = fitting.coalesce()
+        return body
+
+    def _largest(self, assumed: isl.Set) -> int:
+        """The largest magnitude the printed loop code computes where ``assumed`` holds."""
+        if assumed.is_empty():
+            return 0
+        return self.ranges.largest(parameter_ranges(self.scop, assumed))
 
     def guard_text(self) -> str:
         """The C condition under which the optimized code is valid (see versioning.py)."""
@@ -497,13 +555,15 @@ class _RegionPrinter:
             lines.append(pad + self.options.indent + f"{decl} = {init};")
             self._enclosing.append(("for", node))
             try:
-                lines += self.node(node.for_get_body(), level + 1, {})
+                with self.ranges.inside([node]):
+                    lines += self.node(node.for_get_body(), level + 1, {})
             finally:
                 self._enclosing.pop()
             lines.append(pad + "}")
             return lines
-        cond = self.expr(node.for_get_cond())
-        inc = self.expr(node.for_get_inc())
+        with self.ranges.inside([node]):        # (the condition tests the loop's counter)
+            cond = self.expr(node.for_get_cond())
+            inc = self.expr(node.for_get_inc())
         replaced = None
         if self.options.scalar_replacement:
             claims = {m.loop_pragma[0] for m in here}
@@ -516,7 +576,8 @@ class _RegionPrinter:
         self._enclosing.append(("for", node))
         saved, self._replacing = self._replacing, (replaced.spans if replaced is not None else {})
         try:
-            loop += self.braced_body(header, node.for_get_body(), at, {})
+            with self.ranges.inside([node]):
+                loop += self.braced_body(header, node.for_get_body(), at, {})
         finally:
             self._enclosing.pop()
             self._replacing = saved

@@ -78,11 +78,17 @@ class Helpers:
 class ExprPrinter:
     """Turns ``isl.AstExpr`` into C text; ``rename`` maps isl ids to C names."""
 
-    def __init__(self, helpers: Helpers, rename: dict[str, str] | None = None):
+    def __init__(self, helpers: Helpers, rename: dict[str, str] | None = None, record=None):
         self.helpers = helpers
         self.rename = rename or {}
+        self.record = record        # called with each expression printed (ranges.py)
 
     def __call__(self, expr: isl.AstExpr) -> str:
+        if self.record is not None:
+            self.record(expr)
+        return self._print(expr)[0]
+
+    def _text(self, expr: isl.AstExpr) -> str:
         return self._print(expr)[0]
 
     def is_additive(self, expr: isl.AstExpr) -> bool:
@@ -110,20 +116,20 @@ class ExprPrinter:
         if op in (_op.min, _op.max):
             return self._nary_helper("min" if op == _op.min else "max", args), _PREC_ATOM
         if op == _op.fdiv_q:
-            return f"{self.helpers.name('floord')}({self(args[0])}, {self(args[1])})", _PREC_ATOM
+            return f"{self.helpers.name('floord')}({self._text(args[0])}, {self._text(args[1])})", _PREC_ATOM
         if op in (_op.cond, _op.select):  # select evaluates both arms: pure here, so ?: is fine
             cond = self._operand(args[0], _PREC_TERNARY + 1)
             then = self._operand(args[1], _PREC_TERNARY + 1)
             other = self._operand(args[2], _PREC_TERNARY)
             return f"{cond} ? {then} : {other}", _PREC_TERNARY
         if op == _op.call:
-            callee = self(args[0])
-            return f"{callee}({', '.join(self(a) for a in args[1:])})", _PREC_ATOM
+            callee = self._text(args[0])
+            return f"{callee}({', '.join(self._text(a) for a in args[1:])})", _PREC_ATOM
         if op == _op.access:
             base = self._operand(args[0], _PREC_ATOM)
-            return base + "".join(f"[{self(a)}]" for a in args[1:]), _PREC_ATOM
+            return base + "".join(f"[{self._text(a)}]" for a in args[1:]), _PREC_ATOM
         if op == _op.member:
-            return f"{self._operand(args[0], _PREC_ATOM)}.{self(args[1])}", _PREC_ATOM
+            return f"{self._operand(args[0], _PREC_ATOM)}.{self._text(args[1])}", _PREC_ATOM
         if op == _op.address_of:
             return "&" + self._operand(args[0], _PREC_UNARY), _PREC_UNARY
         raise ValueError(f"unsupported isl AST operation {op}: {expr.to_C_str()}")
@@ -142,7 +148,7 @@ class ExprPrinter:
 
     def _nary_helper(self, helper: str, args: list[isl.AstExpr]) -> str:
         name = self.helpers.name(helper)
-        text = self(args[-1])
+        text = self._text(args[-1])
         for arg in reversed(args[:-1]):
-            text = f"{name}({self(arg)}, {text})"
+            text = f"{name}({self._text(arg)}, {text})"
         return text

@@ -160,9 +160,7 @@ def _called(node) -> set[str]:
 
 def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: str) -> list[str] | None:
     """The C lines replacing the marked subtree, or None (see the module doc)."""
-    from polysched.tensorize.apply import alignment
     from polysched.tensorize.intrinsic import lookup
-    from polysched.tensorize.problem import make_problem
 
     params = dict(mark.params)
     intrinsic = lookup(mark.name)
@@ -191,6 +189,17 @@ def call_lines(printer, mark: Tensorize, child: isl.AstNode, pad: str, indent: s
     call = node.user_get_expr()
     if call.get_op_arg(0).get_id().get_name() != stmt.name:
         return None
+    # (the arguments and the loop conditions below compute with the loops' counters)
+    with printer.ranges.inside(loops):
+        return _call_of(printer, stmt, init_name, intrinsic, params, loops, call, pad, indent)
+
+
+def _call_of(printer, stmt, init_name: str, intrinsic, params: dict, loops: list, call: isl.AstExpr,
+             pad: str, indent: str) -> list[str] | None:
+    """`call_lines` once the loops under the mark and the statement call are found."""
+    from polysched.tensorize.apply import alignment
+    from polysched.tensorize.problem import make_problem
+
     args = [printer.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
     if printer.lifted:     # S(i..., b...): the original iterators come first (see lift.py)
         args = args[:len(stmt.iterators)]

@@ -298,6 +298,34 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
     return result
 
 
+def counter_limit(counter_type: str) -> int:
+    """The largest magnitude every value of ``counter_type`` holds (its negative too)."""
+    words = _words(counter_type)
+    bits = 64 if is_wide(counter_type) else 8 if "char" in words else 16 if "short" in words else 32
+    return 2 ** (bits - 1) - 1
+
+
+def parameter_ranges(scop: Scop, assumed: isl.Set) -> dict[str, tuple[int, int]]:
+    """Each parameter's (least, greatest) value where ``assumed`` holds and its C type
+    allows (a macro's, of no declared type, as a ``long long``)."""
+    ranges = {}
+    for k, p in enumerate(scop.parameters):
+        c_type = scop.typedefs.get(scop.variable_types.get(p, ""), scop.variable_types.get(p, ""))
+        words = _words(c_type)
+        bits = 8 if "char" in words or words & {"int8_t", "uint8_t"} else \
+            16 if "short" in words or words & {"int16_t", "uint16_t"} else \
+            1 if words & {"_Bool", "bool"} else 64 if is_wide(c_type) or not words else 32
+        lo, hi = (0, 2 ** bits - 1) if is_unsigned(c_type) else (-2 ** (bits - 1), 2 ** (bits - 1) - 1)
+        alone = assumed.move_dims(isl.dim_type.set, 0, isl.dim_type.param, k, 1)
+        least, greatest = alone.dim_min_val(0), alone.dim_max_val(0)
+        if least.is_int():
+            lo = max(lo, least.to_python())
+        if greatest.is_int():
+            hi = min(hi, greatest.to_python())
+        ranges[p] = (lo, hi)
+    return ranges
+
+
 def _bounded_context(scop: Scop, wide_counters: bool) -> isl.Set:
     """``scop.context`` with each parameter bounded so that the counters' arithmetic
     stays in range: ``±INT_BOUND`` under ``int`` counters (narrow types need nothing),

@@ -1,7 +1,9 @@
 """The peers of our scheduler on identical input: isl's scheduler and the identity."""
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
+from fractions import Fraction
 
 import islpy as isl
 
@@ -11,6 +13,36 @@ from polysched.dependence import is_legal
 
 from .isolated import IsolatedTimeout, run_isolated
 from .options import ScheduleOptions
+
+
+# isl's carrying step may use a large constant of the dependences' bounds as a
+# coefficient: { S[i, j] -> [2147483644i + j, i] } where an unsigned j is below 2**31.
+# Legal, but its loop code multiplies counters by it (and overflows); such a schedule
+# counts as a failure, and the next attempt, or the Pluto scheduler, stands in
+MAX_COEFFICIENT = 1024
+
+
+def largest_coefficient(schedule: isl.Schedule) -> int:
+    """The largest magnitude of an iterator or parameter coefficient in the bands of
+    ``schedule``."""
+    largest = [0]
+
+    def piece(_set: isl.Set, aff: isl.Aff) -> None:
+        for kind in (isl.dim_type.in_, isl.dim_type.param):
+            for k in range(aff.dim(kind)):
+                value = abs(Fraction(str(aff.get_coefficient_val(kind, k))))
+                largest[0] = max(largest[0], math.ceil(value))
+
+    def visit(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.band:
+            partial = node.band_get_partial_schedule()
+            for k in range(partial.dim(isl.dim_type.set)):
+                partial.get_at(k).foreach_pw_aff(lambda pa: pa.foreach_piece(piece))
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(schedule.get_root())
+    return largest[0]
 
 
 @contextmanager
@@ -112,6 +144,9 @@ def _isl_schedule(domain, context, validity, proximity, options, notes) -> isl.S
                                 "under the context")
             if not is_legal(schedule, validity):
                 raise isl.Error("isl's schedule violates a dependence")
+            largest = largest_coefficient(schedule)
+            if largest > MAX_COEFFICIENT:
+                raise isl.Error(f"isl's schedule has a coefficient of {largest}")
         except isl.Error as exc:
             failure = exc
             if "operations" in str(exc):
