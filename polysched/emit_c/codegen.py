@@ -169,7 +169,7 @@ class _RegionPrinter:
         self.helpers = Helpers(self.names)
         self.version = plan(scop, options.iterator_type, self.unlifted)
         self.ranges = Ranges(self.iterators)
-        self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text, record=self.ranges.record)
+        self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
         # scalar replacement in innermost loops (scalar_replace.py): the schedule of each
         # statement call, the for/if conditions around the node being printed, ...
         self.call_schedules: dict[str, isl.Map | None] = {}
@@ -277,7 +277,7 @@ class _RegionPrinter:
         counter type (ranges.py): else printed again with ``long long`` counters, and
         then, if need be, with the parameters bounded further by the run-time check.
         None (and the reason in ``version.never``) when no parameter bound helps."""
-        body = self.node(ast, 0, {})
+        body = self._loop_code(ast)
         if not self.options.versioning:
             return body
         if self._largest(self.version.assumed) <= counter_limit(self.version.counter_type):
@@ -285,10 +285,10 @@ class _RegionPrinter:
         if self.options.iterator_type is None and not is_wide(self.version.counter_type):
             self.version = plan(self.scop, "long long", self.unlifted)
             self.ranges = Ranges(self.iterators)
-            self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text, record=self.ranges.record)
+            self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
             self.__dict__.pop("_wide_printer", None)
             self._placed.clear()
-            body = self.node(ast, 0, {})
+            body = self._loop_code(ast)
         limit = counter_limit(self.version.counter_type)
         assumed = self.version.assumed
         if self.version.never or self._largest(assumed) <= limit:
@@ -309,6 +309,15 @@ class _RegionPrinter:
             return None
         self.version.assumed = fitting.coalesce()
         return body
+
+    def _loop_code(self, ast: isl.AstNode) -> list[str]:
+        """The lines of ``ast``, its expressions recorded in ``self.ranges`` (and only
+        its: the run-time check, printed later, computes with the parameters' types)."""
+        self.expr.record = self.ranges.record
+        try:
+            return self.node(ast, 0, {})
+        finally:
+            self.expr.record = None
 
     def _largest(self, assumed: isl.Set) -> int:
         """The largest magnitude the printed loop code computes where ``assumed`` holds."""
@@ -642,9 +651,9 @@ class _RegionPrinter:
     def _wide_expr(self, expr: isl.AstExpr) -> str:
         """``expr`` computed in ``long long`` when it multiplies or divides: an extent of
         tile loops (``(63 * lo + 63) / 64``) may pass INT_MAX where the loops do not."""
-        text = self.expr(expr)
+        text = self.expr(expr, record=False)
         if not re.search(r"[*/%]|floord", text):
-            return text
+            return self.expr(expr)
         if not hasattr(self, "_wide_printer"):
             names = {p: self.version.parameter_text.get(p, p) for p in self.scop.parameters}
             self._wide_printer = ExprPrinter(self.helpers, rename={p: f"((long long){text})" for p, text in names.items()})

@@ -83,8 +83,10 @@ class ExprPrinter:
         self.rename = rename or {}
         self.record = record        # called with each expression printed (ranges.py)
 
-    def __call__(self, expr: isl.AstExpr) -> str:
-        if self.record is not None:
+    def __call__(self, expr: isl.AstExpr, record: bool = True) -> str:
+        """C text of ``expr``; ``record``: pass it to ``self.record`` (when there is
+        one), i.e. it is computed in the counter type."""
+        if record and self.record is not None:
             self.record(expr)
         return self._print(expr)[0]
 

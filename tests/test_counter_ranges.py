@@ -1,0 +1,233 @@
+"""Every integer the emitted loop code computes fits its counter type (emit_c/ranges.py).
+
+The oracle is execution: a Python interpreter of isl's AST computes, exactly, every
+value the loop code computes for given parameter values, and the interval bound of
+`Ranges` must be at least the largest of them. End to end, schedules with large
+coefficients (isl's scheduler gave { S[i, j] -> [2147483644i + j, i] } for fuzz program
+3376, whose loop code overflowed long long) run as the original does, and isl schedules
+with such coefficients give way to the Pluto scheduler.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import islpy as isl
+import pytest
+
+from polysched.emit_c import generate, splice
+from polysched.emit_c.codegen import EmitOptions, _RegionPrinter
+from polysched.emit_c.ranges import Ranges
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import extract
+from polysched.textio import encode_source
+
+from test_wrong_code import FLAG_SETS, assert_same_behaviour, build_and_run
+
+_op = isl.ast_expr_op_type
+
+KERNEL = r"""
+#include <stdio.h>
+double A[40][40];
+void kernel(int n, int off) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = off; j < n; j++)
+      A[i][j - off] = A[i][j - off] * 0.5 + i - j;
+#pragma endscop
+}
+int main(void) {
+  int calls[][2] = {{12, 0}, {12, 3}, {0, 0}, {1, 1}, {30, 2}};
+  for (int c = 0; c < 5; c++) {
+    for (int a = 0; a < 40; a++) for (int b = 0; b < 40; b++) A[a][b] = (a * 3 + b) % 11;
+    kernel(calls[c][0], calls[c][1]);
+    double s = 0;
+    for (int a = 0; a < 40; a++) for (int b = 0; b < 40; b++) s += A[a][b] * (a + 2 * b + 1);
+    printf("%.17g\n", s);
+  }
+  return 0;
+}
+"""
+
+SCHEDULES = [
+    "{ S0[i, j] -> [i, j] }",
+    "{ S0[i, j] -> [7i + j, i] }",
+    "{ S0[i, j] -> [13i - 5j, i] }",
+    "{ S0[i, j] -> [i + j, j] }",
+    "{ S0[i, j] -> [floor(i / 4), floor(j / 8), i, j] }",
+    "{ S0[i, j] -> [floor((i + j) / 5), i - j, j] }",
+]
+
+
+def _value(expr: isl.AstExpr, env: dict[str, int], seen: list[int]) -> int:
+    """``expr`` computed exactly under ``env``; ``seen[0]`` gets the largest magnitude
+    of it and its sub-expressions."""
+    kind = expr.get_type()
+    if kind == isl.ast_expr_type.int:
+        value = int(expr.get_val().to_python())
+    elif kind == isl.ast_expr_type.id:
+        value = env[expr.get_id().get_name()]
+    else:
+        op = expr.get_op_type()
+        args = [expr.get_op_arg(k) for k in range(expr.get_op_n_arg())]
+        if op in (_op.and_, _op.and_then):
+            value = int(all(_value(a, env, seen) for a in args))
+        elif op in (_op.or_, _op.or_else):
+            value = int(any(_value(a, env, seen) for a in args))
+        elif op in (_op.cond, _op.select):
+            value = _value(args[1] if _value(args[0], env, seen) else args[2], env, seen)
+        else:
+            v = [_value(a, env, seen) for a in args]
+            if op == _op.minus:
+                value = -v[0]
+            elif op in (_op.min, _op.max):
+                value = min(v) if op == _op.min else max(v)
+            elif op in (_op.add, _op.sub, _op.mul):
+                value = v[0] + v[1] if op == _op.add else v[0] - v[1] if op == _op.sub else v[0] * v[1]
+            elif op in (_op.div, _op.pdiv_q, _op.fdiv_q):
+                value = v[0] // v[1]
+            elif op in (_op.pdiv_r, _op.zdiv_r):       # C's remainder: the dividend's sign
+                value = abs(v[0]) % abs(v[1]) * (1 if v[0] >= 0 else -1)
+            else:
+                compare = {_op.eq: int.__eq__, _op.le: int.__le__, _op.lt: int.__lt__,
+                           _op.ge: int.__ge__, _op.gt: int.__gt__}[op]
+                value = int(compare(v[0], v[1]))
+    seen[0] = max(seen[0], abs(value))
+    return value
+
+
+def _run(node: isl.AstNode, env: dict[str, int], seen: list[int]) -> None:
+    """Executes the loop code of ``node``, computing what the C code computes."""
+    kind = node.get_type()
+    if kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        for k in range(children.n_ast_node()):
+            _run(children.get_at(k), env, seen)
+    elif kind == isl.ast_node_type.mark:
+        _run(node.mark_get_node(), env, seen)
+    elif kind == isl.ast_node_type.if_:
+        if _value(node.if_get_cond(), env, seen):
+            _run(node.if_get_then_node(), env, seen)
+        elif node.if_has_else_node():
+            _run(node.if_get_else_node(), env, seen)
+    elif kind == isl.ast_node_type.user:
+        call = node.user_get_expr()
+        for k in range(1, call.get_op_n_arg()):
+            _value(call.get_op_arg(k), env, seen)
+    else:
+        name = node.for_get_iterator().get_id().get_name()
+        env = dict(env)
+        env[name] = _value(node.for_get_init(), env, seen)
+        if node.for_is_degenerate():
+            _run(node.for_get_body(), env, seen)
+            return
+        while _value(node.for_get_cond(), env, seen):
+            _run(node.for_get_body(), env, seen)
+            env[name] += _value(node.for_get_inc(), env, seen)
+            seen[0] = max(seen[0], abs(env[name]))
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_interval_bound_covers_every_value_computed(schedule):
+    scop = extract(KERNEL)[0]
+    printer = _RegionPrinter(scop, isl.Schedule.from_domain(scop.domain).insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(isl.UnionMap(schedule).intersect_domain(scop.domain))),
+        EmitOptions(), None)
+    printer.region_text()
+    ast = printer.build_ast()
+    for n, off in [(0, 0), (1, 0), (5, 2), (17, 3), (30, 29)]:
+        seen = [0]
+        _run(ast, {"n": n, "off": off}, seen)
+        bound = printer.ranges.largest({"n": (n, n), "off": (off, off)})
+        assert bound >= seen[0], (schedule, n, off)
+        # and not hopelessly loose: loop bounds are read from the loops themselves
+        assert bound <= 64 * max(seen[0], 64), (schedule, n, off, bound, seen[0])
+
+
+def test_ranges_know_nothing_of_a_counter_outside_its_loop():
+    ranges = Ranges(["c0"])
+    build = isl.AstBuild.from_context(isl.Set("[n] -> { : }"))
+    ranges.record(build.expr_from_pw_aff(isl.PwAff("[n] -> { [(n + 1)] }")))
+    assert ranges.largest({"n": (0, 10)}) == 11
+    node = isl.AstBuild.from_context(isl.Set("[n] -> { : 0 <= n <= 10 }")).set_iterators(
+        isl.IdList.from_id(isl.Id("c0"))).node_from_schedule_map(isl.UnionMap("[n] -> { S[i] -> [i] : 0 <= i < n }"))
+    ranges.record(node.for_get_cond())           # printed outside the loop: unbounded
+    assert ranges.largest({"n": (0, 10)}) >= 2 ** 63
+
+
+def _program_output(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "prog.c"
+    path.write_bytes(encode_source(text))
+    return build_and_run(path, tmp_path, "-O1")
+
+
+@pytest.mark.parametrize("schedule, least, greatest", [
+    # the fuzzer's schedule: 2147483644 * c0 stays in long long only for n <= 2
+    ("{ S0[i, j] -> [2147483644i + j, i] }", 1, 4),
+    # c0 reaches 2**20 * n, times 2**20 in isl's expressions: n is bounded further, and
+    # the calls with n = 12 and 30 run the optimized code
+    ("{ S0[i, j] -> [1048576i + j, i] }", 30, 2 ** 40),
+])
+def test_large_coefficients_bound_the_parameters(tmp_path, schedule, least, greatest):
+    scop = extract(KERNEL)[0]
+    text = generate(scop, schedule)
+    bound = re.search(r"\(long long\)n <= (\d+)", text)
+    assert bound and least <= int(bound.group(1)) <= greatest, text
+    assert _program_output(tmp_path, splice(scop, text)) == _program_output(tmp_path, KERNEL)
+
+
+def test_no_parameter_bound_helps_literal_bounds(tmp_path):
+    """With literal bounds there is no parameter to bound: the original is kept."""
+    text = KERNEL.replace("i < n;", "i < 12;").replace("j < n;", "j < 12;")
+    scop = extract(text)[0]
+    out = generate(scop, "{ S0[i, j] -> [1099511627776i + 3j, i] }")     # 2**40
+    assert "original code kept: the loop code's arithmetic" in out, out
+    assert _program_output(tmp_path, splice(scop, out)) == _program_output(tmp_path, text)
+
+
+FUZZ_3376 = r"""
+#include <stdio.h>
+#define N 10
+double A[29][22];
+double B[33][18];
+static void kernel(void)
+{
+  unsigned i, j;
+  i = 7; j = 7;
+#pragma scop
+  for (i = 1; i <= N + 8; i++) {
+    for (j = 2; j <= i - 1; j++) {
+      A[j - 1][i + 2] = 0.5 * A[i - 1][1] + 0.25 * B[i + j - 4][j - 1] + 1.5 * A[j + N][i - j + 4] + 1.0;
+    }
+  }
+#pragma endscop
+}
+int main(void)
+{
+  long a0, a1;
+  for (a0 = 0; a0 < 29; a0++) for (a1 = 0; a1 < 22; a1++) A[a0][a1] = (double)((a0 * 7 + a1 * 3 + 1) % 13) * 0.125 - 0.75;
+  for (a0 = 0; a0 < 33; a0++) for (a1 = 0; a1 < 18; a1++) B[a0][a1] = (double)((a0 * 7 + a1 * 3 + 2) % 13) * 0.125 - 0.75;
+  kernel();
+  for (a0 = 0; a0 < 29; a0++) for (a1 = 0; a1 < 22; a1++) printf("A %ld %ld %.17g\n", a0, a1, A[a0][a1]);
+  return 0;
+}
+"""
+
+
+def test_fuzz_3376_isl_scheduler_modes(tmp_path):
+    """Unsigned iterators put 2**31 in the dependences' bounds; isl's scheduler used it
+    as a coefficient, and the loop code segfaulted in the three isl modes."""
+    modes = {f"isl-{fuse}": dict(scheduler="isl", fuse=fuse, tile=True, parallel=True)
+             for fuse in ("no", "smart", "max")}
+    modes["tile-par"] = FLAG_SETS["tile-par"]
+    outputs = assert_same_behaviour(tmp_path, FUZZ_3376, modes=modes, opts=("-O1",))
+    assert not any("2147483644" in text for text in outputs.values())
+
+
+def test_isl_schedules_with_huge_coefficients_give_way_to_pluto(tmp_path, capsys):
+    path = tmp_path / "fuzz.c"
+    path.write_text(FUZZ_3376)
+    optimize(path, OptimizeOptions.from_flags(scheduler="isl", fuse="no"))
+    assert "isl's scheduler failed (isl's schedule has a coefficient of 2147483643); " \
+           "used the Pluto scheduler instead" in capsys.readouterr().err
