@@ -231,3 +231,51 @@ def test_isl_schedules_with_huge_coefficients_give_way_to_pluto(tmp_path, capsys
     optimize(path, OptimizeOptions.from_flags(scheduler="isl", fuse="no"))
     assert "isl's scheduler failed (isl's schedule has a coefficient of 2147483643); " \
            "used the Pluto scheduler instead" in capsys.readouterr().err
+
+
+CHECK_KERNEL = r"""
+double A[10];
+void kernel(int n, int m) {
+  int i;
+#pragma scop
+  for (i = n; i < m; i++)
+    A[0] = A[0] + i;
+#pragma endscop
+}
+"""
+
+
+def test_the_check_tests_each_parameter_range_first(tmp_path):
+    """The run-time check is evaluated before anything bounds the parameters: its
+    ranges come first (comparisons only) and the rest, where the ranges do not keep it
+    within int, is computed in long long. The C condition agrees with isl's set on
+    every point, near INT_MAX and INT_MIN included, without undefined behaviour."""
+    from polysched.bench import compile_c, run_binary
+    scop = extract(CHECK_KERNEL)[0]
+    printer = _RegionPrinter(scop, scop.schedule, EmitOptions(), None)
+    assumed = isl.Set("[n, m] -> { : -67108864 <= n <= 67108864 and -67108864 <= m <= 67108864 "
+                      "and (64n <= m + 5 or m <= n) }").align_params(scop.context.get_space())
+    parts = printer.assumed_conditions(assumed)
+    assert len(parts) == 2 and "<=" in parts[0] and "*" not in parts[0], parts
+    assert "(long long)" in parts[1] and "(long long)" not in parts[0], parts
+    values = [-2 ** 31, -2 ** 31 + 1, -67108865, -67108864, -5, -1, 0, 1, 2, 7, 1048577, 67108864,
+              67108865, 2 ** 30, 2 ** 31 - 1]
+    points = [(n, m) for n in values for m in values]
+    condition = " && ".join(f"({p})" for p in parts)
+    program = "#include <stdio.h>\n" + "\n".join(printer.helpers.definitions()) + "\n" + \
+        "int main(void) {\n  static const long long p[][2] = {" + \
+        ", ".join(f"{{{n}LL, {m}LL}}" for n, m in points) + "};\n" + \
+        f"  for (int k = 0; k < {len(points)}; k++) {{\n    int n = (int)p[k][0], m = (int)p[k][1];\n" + \
+        f"    printf(\"%d\\n\", ({condition}) ? 1 : 0);\n  }}\n  return 0;\n}}\n"
+    (tmp_path / "check.c").write_text(program)
+    built = compile_c(tmp_path / "check.c", tmp_path / "check",
+                      cflags=["-O1", "-fsanitize=undefined", "-fno-sanitize-recover"])
+    if not built.ok and "sanitize" in built.reason:
+        pytest.skip("no UBSan runtime")
+    assert built.ok, built.reason
+    run = run_binary(tmp_path / "check", timeout=60)
+    assert run.ok, run.reason
+    expected = [str(int(not assumed.intersect(isl.Set(f"[n, m] -> {{ : n = {n} and m = {m} }}")
+                                              .align_params(assumed.get_space())).is_empty()))
+                for n, m in points]
+    assert run.stdout.split() == expected

@@ -286,7 +286,6 @@ class _RegionPrinter:
             self.version = plan(self.scop, "long long", self.unlifted)
             self.ranges = Ranges(self.iterators)
             self.expr = ExprPrinter(self.helpers, rename=self.version.parameter_text)
-            self.__dict__.pop("_wide_printer", None)
             self._placed.clear()
             body = self._loop_code(ast)
         limit = counter_limit(self.version.counter_type)
@@ -325,17 +324,41 @@ class _RegionPrinter:
             return 0
         return self.ranges.largest(parameter_ranges(self.scop, assumed))
 
+    def assumed_conditions(self, assumed: isl.Set) -> list[str]:
+        """C conditions for the parameter set ``assumed``: each parameter's range first
+        (``n >= 1 && n <= 67108864``, comparisons only), then, when ``assumed`` is not
+        that box, the rest, which ``&&`` evaluates only within the box: computed in
+        ``long long`` where the box does not keep it within the counter type (a ``3 * n``
+        of an ``int n`` near INT_MAX would wrap, and the check pass)."""
+        box = isl.Set.universe(assumed.get_space())
+        for k in range(assumed.dim(isl.dim_type.param)):
+            alone = assumed.move_dims(isl.dim_type.set, 0, isl.dim_type.param, k, 1)
+            least, greatest = alone.dim_min_val(0), alone.dim_max_val(0)
+            if least.is_int():
+                box = box.lower_bound_val(isl.dim_type.param, k, least)
+            if greatest.is_int():
+                box = box.upper_bound_val(isl.dim_type.param, k, greatest)
+        parts = []
+        if not box.plain_is_universe():
+            parts.append(self.expr(isl.AstBuild.from_context(isl.Set.universe(box.get_space())).expr_from_set(box)))
+        rest = assumed.gist(box).coalesce()
+        if not rest.plain_is_universe():
+            condition = isl.AstBuild.from_context(box).expr_from_set(rest)
+            ranges = Ranges([])
+            ranges.record(condition)
+            fits = ranges.largest(parameter_ranges(self.scop, box)) <= counter_limit(self.version.counter_type)
+            parts.append(self.expr(condition) if fits else self._long_long(condition))
+        return parts
+
     def guard_text(self) -> str:
         """The C condition under which the optimized code is valid (see versioning.py)."""
         assumed = self.version.assumed
-        universe = isl.Set.universe(assumed.get_space())
         parts = definition_checks(self.scop)
         # the header macros the model read expanded have the same expansion here: folded
         # by the compiler, as the type checks are
         parts += [f"__builtin_strcmp({self.helpers.name('expansion')}({use}), {text}) == 0"
                   for use, text in self.scop.macro_expansions.items()]
-        if not assumed.plain_is_universe():
-            parts.append(self.expr(isl.AstBuild.from_context(universe).expr_from_set(assumed)))
+        parts += self.assumed_conditions(assumed)
         build = isl.AstBuild.from_context(assumed)
         elements: dict[str, isl.Set | None] = {}      # each array's, computed once
         for a, b in self.version.alias_checks:
@@ -654,9 +677,14 @@ class _RegionPrinter:
         text = self.expr(expr, record=False)
         if not re.search(r"[*/%]|floord", text):
             return self.expr(expr)
+        return self._long_long(expr)
+
+    def _long_long(self, expr: isl.AstExpr) -> str:
+        """``expr`` with every parameter converted to ``long long`` (then so is the
+        arithmetic on it)."""
         if not hasattr(self, "_wide_printer"):
-            names = {p: self.version.parameter_text.get(p, p) for p in self.scop.parameters}
-            self._wide_printer = ExprPrinter(self.helpers, rename={p: f"((long long){text})" for p, text in names.items()})
+            rename = {p: f"((long long)({self.scop.c_texts.get(p, p)}))" for p in self.scop.parameters}
+            self._wide_printer = ExprPrinter(self.helpers, rename=rename)
         return self._wide_printer(expr)
 
     def _mark_nodes(self) -> dict[str, isl.ScheduleNode]:
