@@ -257,6 +257,9 @@ def _call_of(printer, stmt, init_name: str, intrinsic, params: dict, loops: list
         guards.append(printer.expr(cond))
         bound = printer.expr(cond.get_op_arg(1))
         extra = " + 1" if cond.get_op_type() == isl.ast_expr_op_type.le else ""
+        # the trip count is computed too (in the counter type): its range is checked
+        printer.ranges.record(cond.get_op_arg(1).sub(loop.for_get_init()).add(
+            isl.AstExpr.from_val(isl.Val(1 if extra else 0))))
         trip[intrinsic.loops[l]] = f"({bound}) - ({init}){extra}"
 
     def ref_text(operand):
