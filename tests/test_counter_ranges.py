@@ -279,3 +279,84 @@ def test_the_check_tests_each_parameter_range_first(tmp_path):
                                               .align_params(assumed.get_space())).is_empty()))
                 for n, m in points]
     assert run.stdout.split() == expected
+
+
+WIDE_UNSIGNED_START = r"""
+#include <stdio.h>
+#include <stdlib.h>
+double A[8];
+int main(int argc, char **argv) {
+  size_t lo = (size_t)strtoull(argv[1], 0, 10), n = (size_t)strtoull(argv[2], 0, 10);
+#pragma scop
+  for (size_t i = lo; i < n; i++)
+    A[i - lo] = A[i - lo] + 1.0;
+#pragma endscop
+  printf("%g %g %g %g\n", A[0], A[1], A[2], A[3]);
+  return 0;
+}
+"""
+
+
+def test_a_size_t_past_2_63_fails_the_check(tmp_path):
+    """``(long long)lo`` of ``size_t lo = SIZE_MAX`` is -1: the check passed its
+    ``lo <= 2^56`` and the loop ran from -1, where the original runs no iteration. The
+    type's ``lo >= 0`` is tested too where the cast may break it."""
+    from compiled_runs import outputs_of
+    path = tmp_path / "wide.c"
+    path.write_text(WIDE_UNSIGNED_START)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    arguments = [(2 ** 64 - 1, 3), (2 ** 63, 3), (2 ** 63 - 1, 3), (0, 3), (1, 3), (0, 0)]
+    assert outputs_of(text, tmp_path, "opt", arguments) == \
+        outputs_of(WIDE_UNSIGNED_START, tmp_path, "orig", arguments)
+
+
+ROW_STRIDE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void kernel(int n, int m, char *A, char *B) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[(long)i * m] = B[(long)i * m] + 1;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  char *B = calloc((size_t)n * m + m + 1, 1);     /* untouched pages stay virtual */
+  if (!B) return 1;
+  kernel(n, m, B + m, B);                          /* A's row i is B's row i + 1 */
+  unsigned long s = 0;
+  for (int i = 0; i <= n; i++) s = s * 31 + B[(long)i * m];
+  printf("%lu\n", s);
+  return 0;
+}
+"""
+
+
+def test_the_alias_check_addresses_are_computed_in_long_long(tmp_path):
+    """The original's ``A[(long)i * m]`` does not wrap; the check's ``&A[(n - 1) * (m)]``
+    did, in int, at n = 64, m = 2^26: the overlapping arrays seemed apart (undefined
+    behaviour; found with -fsanitize=undefined)."""
+    from polysched.bench import compile_c, run_binary
+    path = tmp_path / "rows.c"
+    path.write_text(ROW_STRIDE)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "do not overlap" not in text and "(((long long)(n)) - 1) * (m)" in text, text
+    (tmp_path / "opt.c").write_text(text)
+    built = compile_c(tmp_path / "opt.c", tmp_path / "opt", openmp=True,
+                      cflags=["-O1", "-fsanitize=undefined", "-fno-sanitize-recover",
+                              "-DPOLYSCHED_PARALLEL_MIN_WORK=0"])
+    if not built.ok and "sanitize" in built.reason:
+        pytest.skip("no UBSan runtime")
+    assert built.ok, built.reason
+    for threads in (1, 2):
+        run = run_binary(tmp_path / "opt", args=["64", str(2 ** 26)], threads=threads, timeout=60)
+        assert run.ok, run.reason
+        # the chain B[(i + 1) m] = B[i m] + 1, in order: 0, 1, ..., 64
+        assert int(run.stdout) == _chain_hash(64)
+
+
+def _chain_hash(n: int) -> int:
+    total = 0
+    for value in range(n + 1):
+        total = (total * 31 + value) % 2 ** 64
+    return total

@@ -1013,7 +1013,7 @@ def test_linearised_subscripts_in_every_mode(tmp_path):
     text = (Path(__file__).parent / "data" / "scop" / "linearised.c").read_text()
     outputs = assert_same_behaviour(tmp_path, text, opts=("-O2",))
     assert "#pragma omp parallel for" in outputs["tile-par"]
-    assert "(n - 1) * (n) + (n - 1)" in outputs["tile-par"]        # B's last element in the overlap check
+    assert "(((long long)(n)) - 1) * (n) + (((long long)(n)) - 1)" in outputs["tile-par"]  # B's last element, overlap check
     # 32-bit unsigned sizes: C wraps the subscript modulo 2**32, which rows cannot model
     wraps = text.replace("int main(void) {", "void wraps(unsigned n, unsigned m, double *A) {\n  unsigned i, j;\n"
                          "#pragma scop\n  for (i = 0; i < m; i++)\n    for (j = 0; j < n; j++)\n"

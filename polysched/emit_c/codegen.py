@@ -438,8 +438,12 @@ class _RegionPrinter:
             return f"(const char *){address}", f"(const char *)({address} + 1)"
         texts = []
         for extreme in (elements.lexmin_pw_multi_aff(), elements.lexmax_pw_multi_aff()):
-            subscripts = [self.expr(build.expr_from_pw_aff(extreme.get_pw_aff(k)))
+            # in long long: the original's A[(long)i * m + j] does not wrap where an int
+            # (n - 1) * (m) would, and the arrays would seem apart
+            subscripts = [self._long_long(build.expr_from_pw_aff(extreme.get_pw_aff(k)))
                           for k in range(extreme.dim(isl.dim_type.out))]
+            if array.linearized and re.fullmatch(r"-?\d+", subscripts[0]):   # (0LL) * (m) + (m - 1)
+                subscripts[0] += "LL"
             texts.append("&" + array.element(subscripts))
         return f"(const char *){texts[0]}", f"(const char *)({texts[1]} + 1)"
 

@@ -278,10 +278,11 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
     if not small_terms:      # counters reach coefficient * iterator + offset
         iterator_bound = max(0, iterator_bound - offset) // coefficient
     assumed = _small_iterators(scop, bounded, iterator_bound)
-    # conditions the types already guarantee are not tested
+    # conditions the types already guarantee are not tested; not a 64-bit unsigned's
+    # n >= 0, which its cast (long long)n breaks from 2^63 on (size_t lo = SIZE_MAX)
     known = isl.Set.universe(scop.context.get_space())
     for k, p in enumerate(scop.parameters):
-        if is_unsigned(types.get(p, "int")):
+        if is_unsigned(types.get(p, "int")) and not (wide_counters and is_wide(types[p])):
             known = known.lower_bound_val(isl.dim_type.param, k, isl.Val(0))
     assumed = assumed.gist(known).coalesce()
 
