@@ -15,7 +15,7 @@ from collections import defaultdict
 
 import islpy as isl
 
-from polysched.islutil import maps_of
+from polysched.islutil import maps_of, val
 
 DEFAULT_PARAMETER = 8
 MAX_ARROWS = 600
@@ -39,7 +39,7 @@ def _fix(obj, values: dict[str, int]):
         if isinstance(obj, (isl.UnionMap, isl.UnionSet)):
             obj = obj.intersect_params(isl.Set(f"[{name}] -> {{ : {name} = {value} }}"))
         else:
-            obj = obj.fix_val(isl.dim_type.param, pos, isl.Val(int(value)))
+            obj = obj.fix_val(isl.dim_type.param, pos, val(int(value)))
     return obj
 
 
@@ -100,7 +100,7 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
             low = proj.lexmin()
             pts = _points(low)
             fixed[name] = pts[0][0] if pts else 0
-        dom = dom.fix_val(isl.dim_type.set, k, isl.Val(fixed[name]))
+        dom = dom.fix_val(isl.dim_type.set, k, val(fixed[name]))
     points = _points(dom)
     ax = _ax(ax)
     xs = [pt[dims[0]] for pt in points]
@@ -131,8 +131,8 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
             rel = _fix(rec.relation, values)
             for k, name in enumerate(iterators):
                 if name in fixed:
-                    rel = rel.fix_val(isl.dim_type.in_, k, isl.Val(fixed[name]))
-                    rel = rel.fix_val(isl.dim_type.out, k, isl.Val(fixed[name]))
+                    rel = rel.fix_val(isl.dim_type.in_, k, val(fixed[name]))
+                    rel = rel.fix_val(isl.dim_type.out, k, val(fixed[name]))
             n = len(iterators)
             for pt in _points(rel.wrap()):
                 src, dst = pt[:n], pt[n:]

@@ -360,3 +360,30 @@ def _chain_hash(n: int) -> int:
     for value in range(n + 1):
         total = (total * 31 + value) % 2 ** 64
     return total
+
+
+NEAR_INT64_MAX = r"""
+#include <stdio.h>
+double A[40][40];
+int main(void) {
+  long long i, j;
+  for (i = 0; i < 40; i++) for (j = 0; j < 40; j++) A[i][j] = (double)((i * 7 + j) % 11);
+#pragma scop
+  for (i = 9223372036854775776LL; i < 9223372036854775806LL; i++)
+    for (j = 9223372036854775776LL; j < 9223372036854775806LL; j++)
+      A[i - 9223372036854775775LL][j - 9223372036854775775LL] =
+          A[i - 9223372036854775776LL][j - 9223372036854775774LL] + A[i - 9223372036854775775LL][j - 9223372036854775776LL];
+#pragma endscop
+  for (i = 0; i < 40; i += 3) printf("%.17g\n", A[i][i / 2]);
+  return 0;
+}
+"""
+
+
+def test_literal_bounds_near_int64_max(tmp_path):
+    """Pluto's skewed schedule puts i + j past 2**63 in the tile-size model, where
+    islpy's Val(int) raised TypeError (an internal error); the loop code itself would
+    overflow, and the original is kept."""
+    modes = {"tile-par": FLAG_SETS["tile-par"], "isl": dict(scheduler="isl", tile=True, parallel=True)}
+    outputs = assert_same_behaviour(tmp_path, NEAR_INT64_MAX, modes=modes, opts=("-O1",))
+    assert all("original code kept" in text for text in outputs.values())

@@ -452,7 +452,13 @@ def test_literal_wider_than_64_bits():
     with pytest.raises(ScopError) as info:
         extract(program(body), filename="w.c")
     assert (info.value.line, info.value.col) == line_col_of(program(body), "99999999999999999999")
-    assert "does not fit in 64 bits" in info.value.message
+    assert "is past 2**63 - 1" in info.value.message
+    # an unsigned long long literal past 2**63 fits its type, not the loop code's long long
+    body = body.replace("99999999999999999999", "9223372036854775808ULL")
+    with pytest.raises(ScopError) as info:
+        extract(program(body), filename="w.c")
+    assert info.value.message.endswith("integer constant '9223372036854775808ULL' is past 2**63 - 1, "
+                                       "the range of the loop code's long long arithmetic")
 
 
 # -- size macros in products and divisions -------------------------------------------------

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.errors import MarkError, PolyschedError
-from polysched.islutil import isl_operation_cap, maps_of
+from polysched.islutil import isl_operation_cap, maps_of, val
 from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 
 from .analysis import VALIDITY_KINDS, Dependences
@@ -351,8 +351,8 @@ def _small_parameters(violated: isl.Map, context: isl.Set) -> isl.Map:
         for low in (0, -bound):
             box = as_set
             for k in range(n):
-                box = box.lower_bound_val(isl.dim_type.set, k, isl.Val(low))
-                box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(bound))
+                box = box.lower_bound_val(isl.dim_type.set, k, val(low))
+                box = box.upper_bound_val(isl.dim_type.set, k, val(bound))
             if not box.is_empty():
                 chosen = _lexmin_or_any(box)
                 break
@@ -362,7 +362,7 @@ def _small_parameters(violated: isl.Map, context: isl.Set) -> isl.Map:
         chosen = as_set.sample()
     point = isl.Set.from_basic_set(chosen) if isinstance(chosen, isl.BasicSet) else chosen
     for k, value in enumerate(_point_coordinates(point)):
-        violated = violated.fix_val(isl.dim_type.param, k, isl.Val(value))
+        violated = violated.fix_val(isl.dim_type.param, k, val(value))
     return violated
 
 
@@ -404,17 +404,17 @@ def _witness(violated: isl.Map, maps: dict[str, isl.Map], context: isl.Set) -> W
     dst_name = violated.get_tuple_name(isl.dim_type.out)
     params = {}
     for k in range(fixed.dim(isl.dim_type.param)):
-        val = fixed.plain_get_val_if_fixed(isl.dim_type.param, k)
-        params[fixed.get_dim_name(isl.dim_type.param, k)] = val.to_python()
+        value = fixed.plain_get_val_if_fixed(isl.dim_type.param, k)
+        params[fixed.get_dim_name(isl.dim_type.param, k)] = value.to_python()
     src, dst = coords[:n_in], coords[n_in:]
 
     def time(name: str, instance: tuple[int, ...]) -> tuple[int, ...]:
         m = maps[name]
         for k, v in enumerate(params.values()):
             m = m.fix_val(isl.dim_type.param, m.find_dim_by_name(isl.dim_type.param,
-                                                                  list(params)[k]), isl.Val(v))
+                                                                  list(params)[k]), val(v))
         for k, v in enumerate(instance):
-            m = m.fix_val(isl.dim_type.in_, k, isl.Val(v))
+            m = m.fix_val(isl.dim_type.in_, k, val(v))
         return _point_coordinates(m.range())
 
     return Witness(params, (src_name, src), (dst_name, dst), time(src_name, src), time(dst_name, dst))

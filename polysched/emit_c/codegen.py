@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.islutil import isl_message, sets_of, without_ast_options
+from polysched.islutil import isl_message, sets_of, val, without_ast_options
 from polysched.marks import Jam, Tensorize, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
@@ -297,8 +297,8 @@ class _RegionPrinter:
         for exponent in range(62, -1, -1):
             bounded = assumed
             for k in range(assumed.dim(isl.dim_type.param)):
-                bounded = bounded.upper_bound_val(isl.dim_type.param, k, isl.Val(2 ** exponent)) \
-                    .lower_bound_val(isl.dim_type.param, k, isl.Val(-2 ** exponent))
+                bounded = bounded.upper_bound_val(isl.dim_type.param, k, val(2 ** exponent)) \
+                    .lower_bound_val(isl.dim_type.param, k, val(-2 ** exponent))
             if not bounded.is_empty() and self._largest(bounded) <= limit:
                 fitting = bounded
                 break

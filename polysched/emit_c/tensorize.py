@@ -39,6 +39,7 @@ import re
 
 import islpy as isl
 
+from polysched.islutil import val
 from polysched.marks import Tensorize
 from polysched.textio import PASTED_END, PASTED_START
 
@@ -113,7 +114,7 @@ def block_mismatch(scop, node: isl.ScheduleNode, mark: Tensorize) -> str | None:
         width = values.lexmax_pw_multi_aff().get_pw_aff(0).sub(values.lexmin_pw_multi_aff().get_pw_aff(0))
         if iterator in fixed:
             extent = fixed[iterator]
-            if not width.ne_set(isl.PwAff.val_on_domain(width.domain(), isl.Val(extent - 1))).is_empty():
+            if not width.ne_set(isl.PwAff.val_on_domain(width.domain(), val(extent - 1))).is_empty():
                 return f"loop {iterator} of {stmt.name} does not run {extent} values per call of {mark.name}"
         elif iterator not in mapped and not width.ne_set(
                 isl.PwAff.val_on_domain(width.domain(), isl.Val(0))).is_empty():

@@ -24,7 +24,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.errors import PolyschedError
-from polysched.islutil import maps_of, sets_of
+from polysched.islutil import maps_of, sets_of, val
 
 _op = isl.ast_expr_op_type
 _expr = isl.ast_expr_type
@@ -57,7 +57,7 @@ class _Reader:
         self.dividends: list[tuple[isl.PwAff, str, isl.Set]] = []
 
     def constant(self, value: int) -> isl.PwAff:
-        aff = isl.Aff.zero_on_domain(self.local).set_constant_val(isl.Val(value))
+        aff = isl.Aff.zero_on_domain(self.local).set_constant_val(val(value))
         return isl.PwAff.from_aff(aff)
 
     def value(self, expr: isl.AstExpr) -> isl.PwAff:

@@ -36,6 +36,7 @@ from itertools import combinations
 
 import islpy as isl
 
+from polysched.islutil import val
 from polysched.scop.model import Array, Scop
 from polysched.scop.source import blank_strings, line_starts, offset_of, strip_comments
 
@@ -339,9 +340,9 @@ def _bounded_context(scop: Scop, wide_counters: bool) -> isl.Set:
         else:
             bound = None if (_words(c_type) & _NARROW) else INT_BOUND
         if bound is not None:
-            assumed = assumed.upper_bound_val(isl.dim_type.param, k, isl.Val(bound))
+            assumed = assumed.upper_bound_val(isl.dim_type.param, k, val(bound))
             if not is_unsigned(c_type):
-                assumed = assumed.lower_bound_val(isl.dim_type.param, k, isl.Val(-bound))
+                assumed = assumed.lower_bound_val(isl.dim_type.param, k, val(-bound))
     return assumed
 
 
@@ -356,8 +357,8 @@ def _small_iterators(scop: Scop, context: isl.Set, iterator_bound: int) -> isl.S
     for stmt in scop.statements:
         domain = stmt.domain.align_params(space).intersect_params(context)
         for k in range(domain.dim(isl.dim_type.set)):
-            box = domain.lower_bound_val(isl.dim_type.set, k, isl.Val(-iterator_bound)) \
-                .upper_bound_val(isl.dim_type.set, k, isl.Val(iterator_bound))
+            box = domain.lower_bound_val(isl.dim_type.set, k, val(-iterator_bound)) \
+                .upper_bound_val(isl.dim_type.set, k, val(iterator_bound))
             outside = outside.union(domain.subtract(box).params())
     return context.subtract(outside).coalesce()
 

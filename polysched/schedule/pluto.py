@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 import islpy as isl
 import networkx as nx
 
-from polysched.islutil import maps_of, sets_of
+from polysched.islutil import maps_of, sets_of, val
 
 from .edges import Edge, cone_budget, edges_from, same_time_restriction
 from .fusion import join_keeps_order, ordered, part_graph, shared_volume
@@ -422,8 +422,8 @@ def _aff(space: isl.Space, coefficients: list[int], shift: int) -> isl.Aff:
     aff = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(space))
     for k, c in enumerate(coefficients):
         if c:
-            aff = aff.set_coefficient_val(isl.dim_type.in_, k, isl.Val(c))
-    return aff.set_constant_val(isl.Val(shift))
+            aff = aff.set_coefficient_val(isl.dim_type.in_, k, val(c))
+    return aff.set_constant_val(val(shift))
 
 
 def _statement_spaces(domain: isl.UnionSet, params: list[str]) -> dict[str, isl.Space]:

@@ -40,7 +40,7 @@ def parameters_at_least(space: isl.Space, lowest: int, names=None) -> isl.Set:
     ctx = isl.Set.universe(params)
     for k in range(params.dim(isl.dim_type.param)):
         if names is None or params.get_dim_name(isl.dim_type.param, k) in names:
-            ctx = ctx.lower_bound_val(isl.dim_type.param, k, isl.Val(lowest))
+            ctx = ctx.lower_bound_val(isl.dim_type.param, k, val(lowest))
     return ctx
 
 
@@ -178,7 +178,7 @@ class AffineConverter:
                 value = int_literal_value(node.value)
                 if value is not None:
                     if value > INT64_MAX:
-                        raise NotAffine(where, f"integer constant '{node.value}' does not fit in 64 bits")
+                        raise NotAffine(where, f"integer constant '{node.value}' is past 2**63 - 1, the range of the loop code's long long arithmetic")
                     return self.constant(value)
             raise NotAffine(where, f"non-integer constant '{node.value}' in an affine expression")
         if isinstance(node, c_ast.ID):

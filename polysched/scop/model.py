@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from polysched.islutil import val
 from polysched.errors import PolyschedError
 
 
@@ -166,7 +167,7 @@ def fix_parameters(context: isl.Set, values: dict[str, int]) -> isl.Set:
     for name, value in values.items():
         pos = context.find_dim_by_name(isl.dim_type.param, name)
         if pos >= 0:
-            context = context.fix_val(isl.dim_type.param, pos, isl.Val(int(value)))
+            context = context.fix_val(isl.dim_type.param, pos, val(int(value)))
     return context
 
 

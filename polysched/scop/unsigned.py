@@ -22,6 +22,7 @@ from typing import Callable
 import islpy as isl
 from pycparser import c_ast, c_generator
 
+from polysched.islutil import val
 from .macros import int_literal_value
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
@@ -241,7 +242,7 @@ def in_range(values: list[tuple[isl.PwAff, int, int]], evaluated_on: isl.Set) ->
         # bounds of 64-bit types are not tested: emit_c/versioning.py keeps parameters
         # below 2**56 and iterators below 2**60
         if low > -2 ** 62:
-            outside = outside.union(value.lt_set(zero.add_constant_val(isl.Val(low))))
+            outside = outside.union(value.lt_set(zero.add_constant_val(val(low))))
         if high < 2 ** 62:
-            outside = outside.union(value.gt_set(zero.add_constant_val(isl.Val(high))))
+            outside = outside.union(value.gt_set(zero.add_constant_val(val(high))))
     return outside.params().complement()

@@ -31,7 +31,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.dependence import check
-from polysched.islutil import maps_of
+from polysched.islutil import maps_of, val
 
 from .problem import Problem, output_write
 
@@ -247,7 +247,7 @@ def _constants_of(prefix: isl.Map, model: isl.Map) -> isl.Map:
         mine, theirs = _constant(prefix, k), _constant(model, k)
         if mine is not None and theirs is not None and mine != theirs:
             prefix = prefix.project_out(isl.dim_type.out, k, 1).insert_dims(isl.dim_type.out, k, 1)
-            prefix = prefix.fix_val(isl.dim_type.out, k, isl.Val(theirs))
+            prefix = prefix.fix_val(isl.dim_type.out, k, val(theirs))
     return prefix
 
 

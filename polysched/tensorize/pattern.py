@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 from pycparser import c_ast, c_generator, c_parser
 
+from polysched.islutil import val
 from polysched.scop import Scop, Statement
 
 COMMUTATIVE = ("+", "*")
@@ -158,7 +159,7 @@ def _row_split(e: isl.Aff, domain: isl.Set) -> tuple[isl.Aff, isl.Aff, int] | No
     for c in sorted({abs(v) for v in coefficients if abs(v) > 1}):
         if all(v % c == 0 for v in coefficients):
             continue        # no loop inside a row: the view would add nothing
-        q = e.set_constant_val(isl.Val(constant % c))
+        q = e.set_constant_val(val(constant % c))
         for p, v in enumerate(coefficients):
             if v % c == 0:
                 q = q.set_coefficient_val(isl.dim_type.in_, p, isl.Val(0))
@@ -166,11 +167,11 @@ def _row_split(e: isl.Aff, domain: isl.Set) -> tuple[isl.Aff, isl.Aff, int] | No
         # <= M: q = j - 1, not j + M - 1): shift q by whole rows to start in [0, c)
         low = domain.min_val(q)
         if low.is_int():
-            q = q.add_constant_val(isl.Val(-c * (int(low.to_python()) // c)))
+            q = q.add_constant_val(val(-c * (int(low.to_python()) // c)))
         q_pw = isl.PwAff.from_aff(q)
-        inside = q_pw.nonneg_set().intersect(q_pw.neg().add_constant_val(isl.Val(c - 1)).nonneg_set())
+        inside = q_pw.nonneg_set().intersect(q_pw.neg().add_constant_val(val(c - 1)).nonneg_set())
         if domain.is_subset(inside):
-            return e.sub(q).scale_down_val(isl.Val(c)), q, c
+            return e.sub(q).scale_down_val(val(c)), q, c
     return None
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.islutil import maps_of, sets_of
+from polysched.islutil import maps_of, sets_of, val
 from polysched.scop.model import Scop
 
 CANDIDATES = (4, 8, 16, 32, 64, 128, 256)
@@ -70,7 +70,7 @@ def known_parameters(scop: Scop) -> isl.Set:
     for i in range(context.dim(isl.dim_type.param)):
         name = context.get_dim_name(isl.dim_type.param, i)
         value = scop.parameter_values.get(name, DEFAULT_PARAMETER)
-        context = context.fix_val(isl.dim_type.param, i, isl.Val(int(value)))
+        context = context.fix_val(isl.dim_type.param, i, val(int(value)))
     if context.is_empty():
         # the default guess contradicts the context: keep it parametric but feasible
         context = scop.context.sample().params() if not scop.context.is_empty() else scop.context
@@ -153,8 +153,8 @@ def footprint_bytes(space: BandSpace, sizes: list[int]) -> int:
     box = isl.Set.universe(sets_of(space.partial.range())[0].get_space())
     for k, (lo, hi, size) in enumerate(zip(space.lower, space.upper, sizes)):
         origin = max(lo, (lo + hi + 1) // 2 - size // 2)
-        box = box.lower_bound_val(isl.dim_type.set, k, isl.Val(origin))
-        box = box.upper_bound_val(isl.dim_type.set, k, isl.Val(origin + size - 1))
+        box = box.lower_bound_val(isl.dim_type.set, k, val(origin))
+        box = box.upper_bound_val(isl.dim_type.set, k, val(origin + size - 1))
     instances = space.partial.intersect_range(isl.UnionSet.from_set(box)).domain()
     boxes: dict[str, list[Box]] = {}      # per array: its references' boxes
     for relation, subscripts in space.references:

@@ -15,7 +15,7 @@ from enum import Enum
 
 import islpy as isl
 
-from polysched.islutil import maps_of
+from polysched.islutil import maps_of, val
 from polysched.scop.model import Scop
 
 
@@ -64,7 +64,7 @@ def _is_points(deltas: isl.Set, points: list[list[int]]) -> bool:
     for point in points:
         s = isl.Set.universe(deltas.get_space())
         for i, value in enumerate(point):
-            s = s.fix_val(isl.dim_type.set, i, isl.Val(value))
+            s = s.fix_val(isl.dim_type.set, i, val(value))
         allowed = s if allowed is None else allowed.union(s)
     return deltas.is_subset(allowed)
 

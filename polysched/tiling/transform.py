@@ -37,7 +37,7 @@ from polysched.dependence.loops import (band_flags, carried, distances, is_paral
                                         node_band_flags, prefix_is_empty, prefix_rows, rows)
 from polysched.dependence.scalars import ScopAccesses, classify_scalars
 from polysched.errors import PolyschedError, TransformError
-from polysched.islutil import sets_of
+from polysched.islutil import sets_of, val
 from polysched.marks import Parallel, Simd, Tensorize, Unroll, try_parse_mark
 from polysched.scop.model import Scop
 from polysched.transform import primitives
@@ -91,7 +91,7 @@ def _tiled(mupa: isl.MultiUnionPwAff, sizes: list[int]) -> isl.MultiUnionPwAff:
     """``[floor(b_k / T_k)]``: the tile coordinates (sizes not scaled back)."""
     result = mupa
     for k, size in enumerate(sizes):
-        result = result.set_at(k, mupa.get_at(k).scale_down_val(isl.Val(size)).floor())
+        result = result.set_at(k, mupa.get_at(k).scale_down_val(val(size)).floor())
     return result
 
 

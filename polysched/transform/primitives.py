@@ -27,7 +27,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.errors import TransformError
-from polysched.islutil import without_ast_options
+from polysched.islutil import val, without_ast_options
 from polysched.limits import MAX_JAM, MAX_SIZE
 from polysched.marks import Jam, Mark, try_parse_mark
 
@@ -179,7 +179,7 @@ def skew(scop, schedule: isl.Schedule, stmt: str, depth: int, by_depth: int, fac
     by_upa = node_at(schedule, by.path).band_get_partial_schedule().get_at(by.member)
     by_upa = by_upa.intersect_domain(node.get_universe_domain())
     members = _members(node)
-    members[target.member] = members[target.member].add(by_upa.scale_val(isl.Val(factor)))
+    members[target.member] = members[target.member].add(by_upa.scale_val(val(factor)))
     return _replace_band(node, [members]).get_schedule()
 
 
@@ -197,7 +197,7 @@ def shift(scop, schedule: isl.Schedule, stmt: str, depth: int, amount: int) -> i
     upa.intersect_domain(stmt_set).foreach_pw_aff(pieces.append)
     moved = isl.UnionPwAff.empty(upa.get_space())
     for pa in pieces:
-        moved = moved.union_add(isl.UnionPwAff.from_pw_aff(pa.add_constant_val(isl.Val(amount))))
+        moved = moved.union_add(isl.UnionPwAff.from_pw_aff(pa.add_constant_val(val(amount))))
     members[lp.member] = upa.subtract_domain(stmt_set).union_add(moved)
     return _replace_band(node, [members]).get_schedule()
 
@@ -356,7 +356,7 @@ def fuse(scop, schedule: isl.Schedule, stmts: list[str], depth: int) -> isl.Sche
 # -- tiling --------------------------------------------------------------------------
 
 def _tile_member(upa: isl.UnionPwAff, size: int) -> isl.UnionPwAff:
-    return upa.scale_down_val(isl.Val(size)).floor()
+    return upa.scale_down_val(val(size)).floor()
 
 
 def tile(scop, schedule: isl.Schedule, stmt: str, sizes: list[int], depth: int = 0) -> isl.Schedule:
