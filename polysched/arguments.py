@@ -69,7 +69,10 @@ def fields_of(value, base, what: str, name: str, label: str):
     if unknown:
         raise TransformError(f"{what}: unknown {name} key{'s' if len(unknown) > 1 else ''} "
                              f"{', '.join(map(repr, unknown))} (the keys are {', '.join(keys)})")
-    return dataclasses.replace(base, **value)
+    try:
+        return dataclasses.replace(base, **value)
+    except ValueError as error:       # a field's own check (EmitOptions.iterator_type)
+        raise TransformError(f"{what}: {error}") from None
 
 
 def tile_sizes(value, what: str, name: str) -> list[int]:

@@ -89,6 +89,11 @@ MISUSES = [
     ("c_code_options", lambda p: p.c_code(options=5), "c_code(options=5): options must be"),
     ("region_code_options", lambda p: p.region_code(options="x"), "region_code(options='x'): options must be"),
     ("c_code_options_key", lambda p: p.c_code(options={"versoning": False}), "unknown options key 'versoning'"),
+    # a narrow or unsigned counter would wrap where the range checks assume it does not
+    ("c_code_iterator_short", lambda p: p.c_code(options={"iterator_type": "short"}),
+     "iterator_type 'short': the loop counters are a signed type of 32 or 64 bits"),
+    ("c_code_iterator_unsigned", lambda p: p.c_code(options={"iterator_type": "unsigned"}),
+     "iterator_type 'unsigned': the loop counters are a signed type"),
     ("verify_dataset", lambda p: p.verify("BOGUS"), "dataset='BOGUS' changes nothing: the program never tests"),
     ("verify_dataset_int", lambda p: p.verify(5), "verify: dataset must be a name"),
     ("verify_option", lambda p: p.verify(threds=2), "verify: unknown option threds"),
