@@ -387,3 +387,46 @@ def test_literal_bounds_near_int64_max(tmp_path):
     modes = {"tile-par": FLAG_SETS["tile-par"], "isl": dict(scheduler="isl", tile=True, parallel=True)}
     outputs = assert_same_behaviour(tmp_path, NEAR_INT64_MAX, modes=modes, opts=("-O1",))
     assert all("original code kept" in text for text in outputs.values())
+
+
+LONG_ESTIMATE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  long lo = atol(argv[1]), hi = atol(argv[2]);
+  static double A[600];
+  for (int k = 0; k < 600; k++) A[k] = k % 7;
+#pragma scop
+  for (long i = lo; i < hi; i++)
+    for (long j = lo; j <= i; j++)
+      A[i - lo] += A[j - lo] * 0.5;
+#pragma endscop
+  for (int k = 0; k < 600; k += 7) printf("%.17g\n", A[k]);
+  return 0;
+}
+"""
+
+
+def test_a_work_estimate_that_may_overflow_long_long_is_left_out(tmp_path):
+    """The ``if`` clause's ``(255 * lo + 255) / 256`` of 256-wide tiles overflowed long
+    long at lo near 2^56, which the check allows (UBSan found it): without a bound
+    that keeps it in range the loop always forks."""
+    from polysched.bench import compile_c, run_binary
+    path = tmp_path / "long.c"
+    path.write_text(LONG_ESTIMATE)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, tile_sizes=[256, 256])).text
+    assert "#pragma omp parallel for" in text and "255 * ((long long)(lo))" not in text, text
+    arguments = [str(2 ** 56 - 300), str(2 ** 56 - 100)]
+    outputs = []
+    for name, source in (("orig", LONG_ESTIMATE), ("opt", text)):
+        (tmp_path / f"{name}.c").write_text(source)
+        built = compile_c(tmp_path / f"{name}.c", tmp_path / name, openmp=True,
+                          cflags=["-O1", "-ffp-contract=off", "-fsanitize=undefined", "-fno-sanitize-recover"])
+        if not built.ok and "sanitize" in built.reason:
+            pytest.skip("no UBSan runtime")
+        assert built.ok, built.reason
+        for threads in (1, 2):
+            run = run_binary(tmp_path / name, args=arguments, threads=threads, timeout=60)
+            assert run.ok, run.reason
+            outputs.append(run.stdout)
+    assert len(set(outputs)) == 1

@@ -677,19 +677,28 @@ class _RegionPrinter:
                 # the test suite here); no clause then: the loop always forks
                 return None
             try:
-                factors.append(f"(double)({self._wide_expr(build.expr_from_pw_aff(extent))})")
+                text = self._wide_expr(build.expr_from_pw_aff(extent))
             except isl.Error:
                 return None
+            if text is None:
+                return None
+            factors.append(f"(double)({text})")
         if not factors:
             return str(constant)
         return " * ".join(([str(constant)] if constant != 1 else []) + factors)
 
-    def _wide_expr(self, expr: isl.AstExpr) -> str:
+    def _wide_expr(self, expr: isl.AstExpr) -> str | None:
         """``expr`` computed in ``long long`` when it multiplies or divides: an extent of
-        tile loops (``(63 * lo + 63) / 64``) may pass INT_MAX where the loops do not."""
+        tile loops (``(63 * lo + 63) / 64``) may pass INT_MAX where the loops do not.
+        None when even ``long long`` may overflow under the run-time check's parameter
+        ranges (``255 * lo`` of a ``long lo`` near 2^56)."""
         text = self.expr(expr, record=False)
         if not re.search(r"[*/%]|floord", text):
             return self.expr(expr)
+        ranges = Ranges([])
+        ranges.record(expr)
+        if ranges.largest(parameter_ranges(self.scop, self.version.assumed)) > counter_limit("long long"):
+            return None
         return self._long_long(expr)
 
     def _long_long(self, expr: isl.AstExpr) -> str:
