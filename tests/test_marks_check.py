@@ -145,3 +145,68 @@ def test_true_declared_clauses_pass_and_compute_the_same():
     assert q.check().legal
     # the reduction reassociates a floating-point sum: equal within rounding
     assert q.verify().status == "equal"
+
+
+_CLAUSE_MISUSES = r"""#include <stdio.h>
+struct acc { double t; int n; };
+double A[1000], B[1000]; double tmp[4]; int count; _Bool any; struct acc l;
+int main(void) { int i;
+  for (i = 0; i < 1000; i++) A[i] = i % 7;
+#pragma scop
+  for (i = 0; i < 1000; i++) {
+    tmp[0] = A[i] * 2.0;
+    B[i] = tmp[0] + 1.0;
+  }
+  for (i = 0; i < 1000; i++)
+    count += A[i] * 0.5;
+  for (i = 0; i < 1000; i++)
+    any += A[i] > 3.0;
+  for (i = 0; i < 1000; i++) {
+    l.t = A[i] * 3.0;
+    B[i] = l.t - 1.0;
+  }
+#pragma endscop
+  printf("%.17g %d %d\n", B[999], count, (int)any);
+  return 0; }
+"""
+
+
+@pytest.mark.parametrize("stmt, mark, why", [
+    # each thread's copy of tmp[4] is uninitialised: the elements read after the loop are lost
+    ("S0", "parallel(private=tmp)", "'tmp' cannot be private (an array or pointer"),
+    # count += A[i] * 0.5 truncates at every step: partial sums truncate differently
+    ("S2", "parallel(reduction=+:count)", "'count' cannot be a reduction (an integer updated with a value"),
+    ("S3", "parallel(reduction=+:any)", "'any' cannot be a reduction (a _Bool update is no sum"),
+    # the model's name of l.t: OpenMP has no such variable (the compiler refused the code)
+    ("S4", "parallel(private=l__t)", "'l.t' is a struct member, which cannot be private"),
+])
+def test_clauses_name_plain_scalars_only(stmt, mark, why):
+    """A helper's probe: these clauses were accepted and compiled to a crash, to lost or
+    different results, or to code gcc refused."""
+    import polysched as ps
+
+    p = ps.Program.from_source(_CLAUSE_MISUSES)
+    with pytest.raises(ps.TransformError, match=re.escape(why)):
+        p.mark(stmt, 0, mark)
+
+
+def test_stacked_parallel_marks_give_each_clause_once(tmp_path):
+    """Two ``parallel(private=t)`` marks on one loop printed ``private(t) private(t)``,
+    which gcc refuses."""
+    from polysched.bench import compile_c, run_binary
+    from polysched.emit_c import generate, splice
+
+    scop = extract(_SCALARS)[0]
+    band = [b for b in _bands(scop.schedule.get_root(), []) if "S1" in str(b.get_domain())][0]
+    tree = band.insert_mark(isl.Id("parallel(private=t)")).insert_mark(isl.Id("parallel(private=t)"))
+    text = generate(scop, tree.get_schedule())
+    assert "#pragma omp parallel for private(t)\n" in text, text
+    outputs = []
+    for name, source in (("orig", _SCALARS), ("opt", splice(scop, text))):
+        path = tmp_path / f"{name}.c"
+        path.write_text(source)
+        assert compile_c(path, path.with_suffix(""), openmp=True, cflags=["-O1"]).ok
+        run = run_binary(path.with_suffix(""), threads=2, timeout=60)
+        assert run.ok, run.reason
+        outputs.append(run.stdout)
+    assert outputs[0] == outputs[1]

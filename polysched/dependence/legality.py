@@ -24,7 +24,7 @@ from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 from .loops import mupa_rows, node_band_flags, prefix_rows, rows, same_value
-from .scalars import ScopAccesses, private_reason, reduction_of
+from .scalars import ScopAccesses, inexact_integer_update, private_reason, reduction_of
 
 
 class ScheduleError(PolyschedError, ValueError):
@@ -507,21 +507,38 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
     accesses = cache["accesses"]
     found = []
     for name in mark.private:
-        if name not in scop.arrays:
-            found.append(f"private '{name}' is not a variable of the SCoP")
-            continue
-        reason = private_reason(scop, accesses, name, domain, same_iteration)
+        reason = _not_a_clause_scalar(scop, name, "private") or \
+            private_reason(scop, accesses, name, domain, same_iteration)
         if reason is not None:
             found.append(f"'{name}' cannot be private ({reason})")
     for op, name in mark.reductions:
-        if name not in scop.arrays:
-            found.append(f"reduction '{name}' is not a variable of the SCoP")
+        reason = _not_a_clause_scalar(scop, name, "a reduction")
+        if reason is not None:
+            found.append(f"'{name}' cannot be a reduction ({reason})")
             continue
         actual = reduction_of(scop, accesses, name, domain)
         if actual != op:
             found.append(f"'{name}' is not a '{op}' reduction in this loop"
                          + (f" (its updates are '{actual}')" if actual else ""))
+            continue
+        inexact = inexact_integer_update(scop, name, domain)
+        if inexact is not None:
+            found.append(f"'{name}' cannot be a reduction ({inexact})")
     return found
+
+
+def _not_a_clause_scalar(scop, name: str, role: str) -> str | None:
+    """Why ``name`` cannot be named in an OpenMP data-sharing clause, or None: only a
+    plain scalar variable of the SCoP can (a private array or pointer is a copy that
+    no iteration filled; a member is not a variable)."""
+    array = scop.arrays.get(name)
+    if array is None:
+        return "not a variable of the SCoP"
+    if not array.is_scalar:
+        return f"an array or pointer: OpenMP would give each thread an uninitialised copy; only scalars can be {role}"
+    if array.text:
+        return f"'{array.text}' is a struct member, which cannot be {role}"
+    return None
 
 
 def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],

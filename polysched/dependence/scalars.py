@@ -245,7 +245,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             verdict.private.append(name)
             continue
         op = reduction_of(scop, accesses, name, domain)
-        inexact = _inexact_integer_update(scop, name, domain) if op is not None else None
+        inexact = inexact_integer_update(scop, name, domain) if op is not None else None
         if inexact is not None:
             verdict.blocking[name] = inexact
             continue
@@ -264,7 +264,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
 _FLOATING_TEXT = re.compile(r"\d\.|\.\d|\d[eE][-+]?\d|\b(?:float|double)\b|\w\s*\(")
 
 
-def _inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
+def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
     """Why the updates of integer scalar ``name`` in ``domain`` are no modular sum or
     product that partial results may combine, or None. ``_Bool s; s += a`` is
     ``s = (s + a) != 0``; ``int s; s += x * 0.5`` truncates ``s + x * 0.5`` toward zero

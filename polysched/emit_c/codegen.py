@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polysched.islutil import isl_message, sets_of, val, without_ast_options
-from polysched.marks import Jam, Tensorize, try_parse_mark
+from polysched.marks import Jam, Tensorize, parse_mark, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
 from polysched.textio import line_ending
@@ -34,7 +34,7 @@ from .body import HEAP_BYTES, heap_arrays, region_declarations, substitute
 from .expr import ExprPrinter, Helpers
 from .ranges import Ranges
 from .lift import has_integer_division, lift_schedule
-from .marks import MarkInfo, retag_marks, schedule_depth
+from .marks import MarkInfo, merged_parallel, openmp_clauses, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 from . import scalar_replace
 from .tensorize import EPOCH_FUNCTION, call_lines, can_call
@@ -739,9 +739,12 @@ class _RegionPrinter:
                 del kinds[k]
             omp = []
         if omp:
+            parallel = [m for m in marks if m.loop_pragma[0] == "omp_parallel"]
+            if parallel:
+                kinds["omp_parallel"] = [openmp_clauses(merged_parallel([parse_mark(m.name) for m in parallel]))]
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
-            if "omp_parallel" in kinds:
-                condition = self.parallel_if([m for m in marks if m.loop_pragma[0] == "omp_parallel"][0])
+            if parallel:
+                condition = self.parallel_if(parallel[0])
                 if condition:
                     clauses = (clauses + " " if clauses else "") + f"if({condition})"
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (

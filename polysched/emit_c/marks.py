@@ -43,6 +43,14 @@ def openmp_clauses(mark: Parallel) -> str:
     return " ".join(parts)
 
 
+def merged_parallel(marks: list[Parallel]) -> Parallel:
+    """One ``Parallel`` with the clauses of ``marks`` stacked on one loop, each name
+    once (``private(t) private(t)`` is refused by the compiler); raises ``MarkError``
+    when they disagree (``t`` private in one, a reduction in another)."""
+    return Parallel(private=[name for mark in marks for name in mark.private],
+                    reductions=[pair for mark in marks for pair in mark.reductions])
+
+
 @dataclass(frozen=True)
 class MarkInfo:
     """One mark of the schedule tree: its original id name and its schedule depth."""
