@@ -31,8 +31,8 @@ import islpy as isl
 
 from polysched.arguments import (as_list, check_bool, check_int, dataset_name, fields_of, plain, reduction_pairs,
                                  refusal, source_options, tile_sizes)
-from polysched.dependence import Dependences, Legality, analyze, check, parse_schedule
-from polysched.errors import PolyschedError, TransformError
+from polysched.dependence import Dependences, Legality, ScheduleError, analyze, check, parse_schedule
+from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.limits import MAX_CACHE, MAX_JAM
 from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark, try_parse_mark
 from polysched.scop import Scop, ScopError, extract
@@ -810,6 +810,8 @@ class Program:
         except isl.Error as err:     # a tree over other statements' spaces, extension nodes, ...
             why = str(err).split(" in /", 1)[0].removeprefix("call to ")
             raise TransformError(f"set_schedule(...): isl cannot use this schedule ({why})") from None
+        except (ScheduleError, MarkError) as err:    # instances left out, a mark outside the vocabulary
+            raise TransformError(f"set_schedule(...): {err}") from None
         return self._derive(checked, {"op": "set_schedule", "args": {"schedule": text}})
 
     with_schedule = set_schedule

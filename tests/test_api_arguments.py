@@ -85,6 +85,9 @@ MISUSES = [
     ("fromsrc_defines_none", lambda p: ps.Program.from_source(MM, defines=[None]), "from_source: defines must be"),
     ("fromsrc_path", lambda p: ps.Program.from_source(None), "from_source: text must be C source text"),
     ("fromfile_int", lambda p: ps.Program.from_file(5), "from_file: path must be a file name"),
+    # a schedule that leaves instances out (it was a ScheduleError, not the API's error)
+    ("set_schedule_drops", lambda p: p.set_schedule("{ S0[i, j] -> [i, j, 0, 0] : i < 3; S1[i, k, j] -> [i, k, j, 1] }"),
+     "set_schedule(...): the schedule does not give a time to [N] -> { S0[i, j] : 3 <= i < N"),
     # output and verification
     ("c_code_options", lambda p: p.c_code(options=5), "c_code(options=5): options must be"),
     ("region_code_options", lambda p: p.region_code(options="x"), "region_code(options='x'): options must be"),

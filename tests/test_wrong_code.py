@@ -91,6 +91,13 @@ def test_parameter_zero_and_negative(tmp_path):
     assert "} else {" in outputs["default"]   # the optimized code is guarded
 
 
+def test_a_start_is_not_a_size():
+    """``off`` of ``off <= i < off + n`` bounds i from above too, and was taken for a
+    size (>= 1): the calls with off = 0, the most common, ran the original code."""
+    assert extract(OFFSET_KERNEL)[0].context.is_equal(
+        isl.Set("[n, off] -> { : n >= 1 and off >= 0 }"))
+
+
 MACRO_ZERO = r"""
 #include <stdio.h>
 #define OFF 0

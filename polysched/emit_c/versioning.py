@@ -294,7 +294,8 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
                             "that always wraps around, or a linearised subscript A[i * n + j] whose "
                             "j always leaves its row of n)")
     elif assumed.is_empty():
-        result.never.append(f"a loop counter may exceed 2**{iterator_bound.bit_length() - 1}, "
+        bound = f"2**{iterator_bound.bit_length() - 1}" if iterator_bound >= 2 else str(iterator_bound)
+        result.never.append(f"a loop counter may exceed {bound}, "
                             f"where tile arithmetic in {counter_type} could overflow")
     _plan_alias_checks(scop, result)
     return result

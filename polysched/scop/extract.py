@@ -2963,8 +2963,11 @@ def size_parameters(domains) -> set[str]:
     (``[n, lo] -> { S[i] : lo <= i < n }``: ``n``): a positive coefficient in an
     inequality where some iterator (or existential) has a negative one, or any
     coefficient in an equality with an iterator. Equalities with an existential are
-    strides (``(i - lo) mod 2 = 0``), not bounds."""
+    strides (``(i - lo) mod 2 = 0``), not bounds. A parameter that also bounds an
+    iterator from below is a start, not a size: ``lo`` of ``lo <= i < lo + len`` is 0
+    as often as not."""
     sizes: set[str] = set()
+    starts: set[str] = set()
     for domain in domains:
         space = domain.get_space()
         names = [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
@@ -2975,13 +2978,16 @@ def size_parameters(domains) -> set[str]:
                     continue
                 inner = [constraint.get_coefficient_val(kind, k)
                          for kind in (isl.dim_type.set, isl.dim_type.div) for k in range(piece.dim(kind))]
-                if not any((not v.is_zero()) if equality else v.is_neg() for v in inner):
-                    continue
                 for k, name in enumerate(names):
                     v = constraint.get_coefficient_val(isl.dim_type.param, k)
-                    if (not v.is_zero()) if equality else v.is_pos():
+                    if equality:
+                        if not v.is_zero() and any(not c.is_zero() for c in inner):
+                            sizes.add(name)
+                    elif v.is_pos() and any(c.is_neg() for c in inner):
                         sizes.add(name)
-    return sizes
+                    elif v.is_neg() and any(c.is_pos() for c in inner):
+                        starts.add(name)
+    return sizes - starts
 
 
 def _directive_end(lines: list[str], raw_lines: list[str], k: int) -> int:
