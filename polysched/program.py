@@ -571,7 +571,9 @@ class Program:
         ``parallel for``). Legal iff the loop carries no dependence, except on scalars
         that are private or reductions: by default these are found from the scalars'
         dataflow (floating-point reductions only with ``reassociate=True``); given
-        ``private``/``reductions`` are trusted."""
+        ``private``/``reductions`` are checked (a floating-point one, too, needs
+        ``reassociate=True``). A hand-written ``mark(..., "parallel(reduction=+:s)")``
+        is itself the request to reassociate."""
         args = {"stmt": stmt, "depth": depth}
         what = f"parallel({stmt!r}, {depth!r})"
         check_bool(reassociate, what, "reassociate")
@@ -580,6 +582,12 @@ class Program:
                                                 item=str, single=str)
         if reductions is not None:
             args["reductions"] = reduction_pairs(reductions, what)
+            from polysched.dependence import is_integer_type
+            for _, name in args["reductions"]:
+                array = self.scop.arrays.get(name)
+                if array is not None and not reassociate and not is_integer_type(array.element_type):
+                    raise TransformError(f"{what}: '{name}' is a floating-point reduction, whose sum the "
+                                         "threads reorder: pass reassociate=True to allow it")
         if reassociate:
             args["reassociate"] = True
         note = ""

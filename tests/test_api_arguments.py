@@ -49,6 +49,9 @@ MISUSES = [
     ("par_red_str", lambda p: p.parallel("S1", 1, reductions="+:s"), "reductions must be"),
     ("par_red_none", lambda p: p.parallel("S1", 1, reductions=[None]), "reductions must be"),
     ("par_private_int", lambda p: p.parallel("S1", 1, private=5), "private must be"),
+    # C[i][j] is no scalar, but the rule comes first: a floating-point sum is reordered only on request
+    ("par_red_float", lambda p: p.parallel("S1", 1, reductions={"C": "+"}),
+     "parallel('S1', 1): 'C' is a floating-point reduction, whose sum the threads reorder: pass reassociate=True"),
     ("tens_match_str", lambda p: p.tensorize("S1", "dgemm_4x8", match="x"), "match must be"),
     # auto_tile: sizes and caches as the docstring promises them, nothing else
     ("at_sizes_str", lambda p: p.auto_tile(sizes="abc"), "sizes must be an int or a list of ints"),

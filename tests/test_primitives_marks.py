@@ -120,7 +120,9 @@ def test_parallel_finds_private_and_reduction_scalars():
 
 def test_declared_clauses_are_kept():
     p = ps.Program.from_source(REDUCTIONS, filename="reductions.c")
-    q = p.parallel("S1", 0, reductions={"d": "+"})
+    with pytest.raises(ps.TransformError, match="pass reassociate=True"):
+        p.parallel("S1", 0, reductions={"d": "+"})           # a floating-point sum
+    q = p.parallel("S1", 0, reductions={"d": "+"}, reassociate=True)
     assert "#pragma omp parallel for reduction(+:d)" in q.region_code()
     assert ps.Program.from_source(REDUCTIONS).replay(q.trace).region_code() == q.region_code()
 
