@@ -446,11 +446,18 @@ class _RegionPrinter:
         if elements.dim(isl.dim_type.set) == 0:
             return f"(const char *){address}", f"(const char *)({address} + 1)"
         texts = []
+        params = parameter_ranges(self.scop, self.version.assumed)    # the check's ranges hold here
         for extreme in (elements.lexmin_pw_multi_aff(), elements.lexmax_pw_multi_aff()):
-            # in long long: the original's A[(long)i * m + j] does not wrap where an int
-            # (n - 1) * (m) would, and the arrays would seem apart
-            subscripts = [self._long_long(build.expr_from_pw_aff(extreme.get_pw_aff(k)))
-                          for k in range(extreme.dim(isl.dim_type.out))]
+            subscripts = []
+            for k in range(extreme.dim(isl.dim_type.out)):
+                expr = build.expr_from_pw_aff(extreme.get_pw_aff(k))
+                ranges = Ranges([])
+                ranges.record(expr)
+                # in long long where int may not hold it, and always for the first of a
+                # linearised array's: the original's A[(long)i * m + j] does not wrap
+                # where an int (n - 1) * (m) would, and the arrays would seem apart
+                wide = (array.linearized and k == 0) or ranges.largest(params) > counter_limit("int")
+                subscripts.append(self._long_long(expr) if wide else self.expr(expr, record=False))
             if array.linearized and re.fullmatch(r"-?\d+", subscripts[0]):   # (0LL) * (m) + (m - 1)
                 subscripts[0] += "LL"
             texts.append("&" + array.element(subscripts))
