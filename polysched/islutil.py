@@ -14,6 +14,21 @@ def val(value: int) -> isl.Val:
     return isl.Val(str(value))
 
 
+def foreach_band_piece(schedule: isl.Schedule, piece) -> None:
+    """``piece(set, aff)`` for every piece of every member of every band of
+    ``schedule`` (``{ S[i, j] -> [(2i + j)] }`` gives one call per statement)."""
+
+    def visit(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.band:
+            partial = node.band_get_partial_schedule()
+            for k in range(partial.dim(isl.dim_type.set)):
+                partial.get_at(k).foreach_pw_aff(lambda pa: pa.foreach_piece(piece))
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(schedule.get_root())
+
+
 def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     """The per-space pieces of ``{ S0[i] -> ...; S1[i, j] -> ... }`` as a list."""
     result: list[isl.Map] = []

@@ -36,7 +36,7 @@ from itertools import combinations
 
 import islpy as isl
 
-from polysched.islutil import val
+from polysched.islutil import foreach_band_piece, val
 from polysched.scop.model import Array, Scop
 from polysched.scop.source import blank_strings, line_starts, offset_of, strip_comments
 
@@ -234,16 +234,8 @@ def schedule_terms(schedule: isl.Schedule | None) -> tuple[int, int]:
                            for k in range(aff.dim(isl.dim_type.div))])
         largest[1] = max(largest[1], abs(aff.get_constant_val().get_num_si()) * scale)
 
-    def visit(node: isl.ScheduleNode) -> None:
-        if node.get_type() == isl.schedule_node_type.band:
-            mupa = node.band_get_partial_schedule()
-            for k in range(mupa.dim(isl.dim_type.set)):
-                mupa.get_at(k).foreach_pw_aff(lambda pa: pa.foreach_piece(piece))
-        for k in range(node.n_children()):
-            visit(node.child(k))
-
     if schedule is not None:
-        visit(schedule.get_root())
+        foreach_band_piece(schedule, piece)
     return largest[0], largest[1]
 
 

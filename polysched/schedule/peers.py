@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import islpy as isl
 
-from polysched.islutil import isl_message, isl_operation_cap, sets_of
+from polysched.islutil import foreach_band_piece, isl_message, isl_operation_cap, sets_of
 
 from polysched.dependence import is_legal
 
@@ -33,15 +33,7 @@ def largest_coefficient(schedule: isl.Schedule) -> int:
                 value = abs(Fraction(str(aff.get_coefficient_val(kind, k))))
                 largest[0] = max(largest[0], math.ceil(value))
 
-    def visit(node: isl.ScheduleNode) -> None:
-        if node.get_type() == isl.schedule_node_type.band:
-            partial = node.band_get_partial_schedule()
-            for k in range(partial.dim(isl.dim_type.set)):
-                partial.get_at(k).foreach_pw_aff(lambda pa: pa.foreach_piece(piece))
-        for k in range(node.n_children()):
-            visit(node.child(k))
-
-    visit(schedule.get_root())
+    foreach_band_piece(schedule, piece)
     return largest[0]
 
 
