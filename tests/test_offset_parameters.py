@@ -45,8 +45,13 @@ void f({params})
     ("for (i = 0; i < n - k; i++) x[i] = 1;", "[n, k] -> { : n >= 1 and k >= 0 }"),
     # in a subscript only: an offset
     ("for (i = 0; i < n; i++) x[i + off] = A[off][i];", "[n, off] -> { : n >= 1 and off >= 0 }"),
-    # both roles: a size
+    # both roles, and at 0 the loop is empty: a size
     ("for (i = n; i < 2 * n; i++) x[i] = 0;", "[n] -> { : n >= 1 }"),
+    # both roles, but at 0 the loop runs: a start (it ran the original at lo = 0)
+    ("for (i = lo; i < lo + n; i++) x[i] = 0;", "[lo, n] -> { : lo >= 0 and n >= 1 }"),
+    # a size of one statement, a start of another
+    ("for (i = 0; i < k; i++) x[i] = 0; for (i = k; i < n; i++) x[i] = 1;",
+     "[k, n] -> { : k >= 0 and n >= 1 }"),
     # a division read as floor because 'off - 1 + i' >= 0 for off >= 1 only: a size
     ("for (i = 0; i < n; i++) x[(i + off - 1) / 2] += 1;", "[n, off] -> { : n >= 1 and off >= 1 }"),
     # the same division is floor for off >= 0 too: an offset

@@ -299,7 +299,7 @@ def test_when_every_scheduler_gives_up_the_original_schedule_is_kept(capsys):
 # (the loop over B makes pad a size, >= 1 in the context: only a start or an offset,
 # it would be >= 0, and a distance of 0 is one isl's scheduler carries)
 _PAD = ("void f(int N, int pad, double A[restrict 1000], double B[restrict 1000]) {\n  int i;\n"
-        "#pragma scop\n  for (i = pad; i < N - pad; i++)\n    A[i] = A[i - pad] + 1.0;\n"
+        "#pragma scop\n  for (i = 0; i < N; i++)\n    A[i + pad] = A[i] + 1.0;\n"
         "  for (i = 0; i < pad; i++)\n    B[i] = 0.0;\n#pragma endscop\n}\n")
 
 

@@ -2963,11 +2963,11 @@ def size_parameters(domains) -> set[str]:
     (``[n, lo] -> { S[i] : lo <= i < n }``: ``n``): a positive coefficient in an
     inequality where some iterator (or existential) has a negative one, or any
     coefficient in an equality with an iterator. Equalities with an existential are
-    strides (``(i - lo) mod 2 = 0``), not bounds. A parameter that also bounds an
-    iterator from below is a start, not a size: ``lo`` of ``lo <= i < lo + len`` is 0
-    as often as not."""
+    strides (``(i - lo) mod 2 = 0``), not bounds. A size empties every domain it
+    appears in at 0 (the other parameters at 0 or more): ``n`` of ``n <= i < 2n`` is
+    one, ``lo`` of ``lo <= i < lo + len`` is not, and it is 0 as often as not."""
+    domains = list(domains)
     sizes: set[str] = set()
-    starts: set[str] = set()
     for domain in domains:
         space = domain.get_space()
         names = [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
@@ -2978,16 +2978,26 @@ def size_parameters(domains) -> set[str]:
                     continue
                 inner = [constraint.get_coefficient_val(kind, k)
                          for kind in (isl.dim_type.set, isl.dim_type.div) for k in range(piece.dim(kind))]
+                if not any((not v.is_zero()) if equality else v.is_neg() for v in inner):
+                    continue
                 for k, name in enumerate(names):
                     v = constraint.get_coefficient_val(isl.dim_type.param, k)
-                    if equality:
-                        if not v.is_zero() and any(not c.is_zero() for c in inner):
-                            sizes.add(name)
-                    elif v.is_pos() and any(c.is_neg() for c in inner):
+                    if (not v.is_zero()) if equality else v.is_pos():
                         sizes.add(name)
-                    elif v.is_neg() and any(c.is_pos() for c in inner):
-                        starts.add(name)
-    return sizes - starts
+    return {name for name in sizes if all(_empty_at_zero(domain, name) for domain in domains)}
+
+
+def _empty_at_zero(domain: isl.Set, name: str) -> bool:
+    """Whether ``domain`` is empty where parameter ``name`` is at most 0 and every
+    other parameter at least 0 (or does not involve ``name``)."""
+    k = domain.find_dim_by_name(isl.dim_type.param, name)
+    if k < 0 or not domain.involves_dims(isl.dim_type.param, k, 1):
+        return True
+    at_zero = domain.upper_bound_val(isl.dim_type.param, k, isl.Val(0))
+    for other in range(domain.dim(isl.dim_type.param)):
+        if other != k:
+            at_zero = at_zero.lower_bound_val(isl.dim_type.param, other, isl.Val(0))
+    return at_zero.is_empty()
 
 
 def _directive_end(lines: list[str], raw_lines: list[str], k: int) -> int:
