@@ -3067,6 +3067,24 @@ def test_restrict_with_a_pointer_reassigned_from_it_and_bit_field_bounds(tmp_pat
     assert "&(cfg.n)" not in outputs["tile-par"] and "&cfg.n" not in outputs["tile-par"]
 
 
+@pytest.mark.parametrize("body, column, what", [
+    # s[i].a and s[n - 1 - i].b share bytes: threads writing them raced (helper-27)
+    ("s[i].a = (i + r) & 15;\n    s[n - 1 - i].b = i & 15;", 5, "bit-field 's[...].a' in an array"),
+    # read only, but the overlap check took &s[0].a, which does not compile (helper-27)
+    ("p[i] = s[i].a;", 12, "bit-field 's[...].a' in an array"),
+    # a written member of one struct: its neighbour cfg.b is the same memory location
+    ("cfg.a = i & 15;\n    p[i] = cfg.b;", 5, "bit-field 'cfg.a' written"),
+])
+def test_bit_fields_that_share_memory_are_refused(body, column, what):
+    text = ("struct S { unsigned a : 4; unsigned b : 4; };\nstruct S s[100], cfg;\n"
+            "void k(int n, int r, double *p) {\n#pragma scop\n  for (int i = 0; i < n; i++) {\n    "
+            + body + "\n  }\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bits.c")
+    assert (info.value.line, info.value.col) == (6, column)
+    assert info.value.message.startswith(what), info.value.message
+
+
 # -- array elements as sizes (sz[0], dims[1][2]) ------------------------------------------
 
 ELEMENT_SIZES = r"""

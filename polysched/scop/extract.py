@@ -1051,6 +1051,16 @@ class _RegionBuilder:
                 member = self.visible.structs.get(base.element_type, {}).get(child.field.name)
                 if member is None:
                     continue
+                written = (isinstance(parent, c_ast.Assignment) and field == "lvalue") or \
+                    (isinstance(parent, c_ast.UnaryOp) and parent.op in ("++", "--", "p++", "p--"))
+                if member.bitfield and (subscripts or written):
+                    # its neighbours share its memory location: two threads writing s[i].a
+                    # and s[j].b race, and a bit-field has no address for the overlap check
+                    what = f"{root.name}[...]{child.type}{child.field.name}" if subscripts else \
+                        f"{root.name}{child.type}{child.field.name}"
+                    raise self.error(child, f"bit-field '{what}' {'in an array' if subscripts else 'written'}: "
+                                            f"it shares its memory with the members next to it, which the "
+                                            f"model keeps apart, and has no address")
                 text = f"{root.name}{'[]' if subscripts else ''}{child.type}{child.field.name}"
                 name = named.get(text)
                 if name is None:
