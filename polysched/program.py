@@ -234,9 +234,11 @@ class Program:
         if "\n" not in text:
             text += "\n"
         scops = extract(text, defines=defines, include_dirs=include_dirs, filename=filename)
+        # where extraction found its #include "..." files: verify compiles a copy elsewhere
         return cls._of(scops, region, {"path": None, "filename": filename, "source": text,
                                        "region": region, "defines": _defines_dict(defines),
-                                       "include_dirs": [str(d) for d in include_dirs or []]})
+                                       "include_dirs": [str(d) for d in include_dirs or []],
+                                       "source_dir": str(Path(filename).absolute().parent)})
 
     @classmethod
     def _of(cls, scops, region, origin) -> "Program":
@@ -247,6 +249,13 @@ class Program:
             raise TransformError(f"region {region} does not exist: the file has {len(scops)} "
                                  f"scop region{'s' if len(scops) > 1 else ''} (0..{len(scops) - 1})")
         return cls(scops[region], scops=scops, region=region, origin=origin)
+
+    def _include_dirs(self) -> list[str]:
+        """The include path of a compilation in another directory: the given one, then
+        the source's own directory (where ``#include "..."`` looked first)."""
+        own = str(Path(self._origin["path"]).resolve().parent) if self._origin.get("path") \
+            else self._origin.get("source_dir")
+        return list(self._origin.get("include_dirs") or []) + ([own] if own else [])
 
     # -- the value ----------------------------------------------------------------------
 
@@ -355,7 +364,7 @@ class Program:
             raise TransformError(f"verify: unknown option{'s' if len(unknown) > 1 else ''} "
                                  f"{', '.join(unknown)} (the options are {', '.join(known)})")
         extra_defines = options.pop("defines", None) or {}
-        includes = list(self._origin.get("include_dirs") or []) + list(options.pop("include_dirs", []))
+        includes = self._include_dirs() + list(options.pop("include_dirs", []))
         if any(step.get("op") == "tensorize" for step in self._trace):
             from polysched.tensorize import INCLUDE_DIR      # polysched_intrinsics.h
             includes.append(str(INCLUDE_DIR))
@@ -400,9 +409,7 @@ class Program:
             text = (Path(self._origin["path"]).read_text(errors="surrogateescape") if self._origin.get("path")
                     else self._origin["source"]) if original else self.c_code()
             source.write_text(text, errors="surrogateescape")
-            includes = list(self._origin.get("include_dirs") or [])
-            if self._origin.get("path"):
-                includes.append(str(Path(self._origin["path"]).resolve().parent))
+            includes = self._include_dirs()
             if "polysched_intrinsics.h" in text:
                 from polysched.tensorize import INCLUDE_DIR
                 includes.append(str(INCLUDE_DIR))

@@ -158,6 +158,21 @@ def test_from_source_c_code_write(tmp_path):
         ps.Program.from_source(text, region=3)
 
 
+def test_from_source_verifies_with_the_headers_extraction_found(tmp_path, monkeypatch):
+    """helper-28: ``#include "hdr.h"`` from the current directory was found by
+    extraction, and verify (which compiles a copy elsewhere) failed: hdr.h not found."""
+    (tmp_path / "hdr.h").write_text("#define NN 11\n")
+    text = ("#include <stdio.h>\n#include \"hdr.h\"\ndouble A[NN][NN];\nint main(void) {\n  int i, j;\n"
+            "  for (i = 0; i < NN; i++) for (j = 0; j < NN; j++) A[i][j] = (i * 3 + j) % 7;\n#pragma scop\n"
+            "  for (i = 1; i < NN; i++)\n    for (j = 1; j < NN; j++)\n"
+            "      A[i][j] = A[i - 1][j] * 0.5 + A[i][j - 1] * 0.25;\n#pragma endscop\n"
+            "  for (i = 0; i < NN; i++) printf(\"%.17g\\n\", A[i][NN - 1]);\n  return 0;\n}\n")
+    monkeypatch.chdir(tmp_path)
+    p = ps.Program.from_source(text).auto_schedule().auto_tile()
+    monkeypatch.chdir("/")                   # where the source came from is remembered
+    assert p.verify(dataset=None).status == "equal"
+
+
 def test_auto_tile_records_what_replay_needs(gemm):
     q = gemm.auto_schedule().auto_tile(parallel=True, caches={"l1d": 32768, "l2": 262144, "l3": 8 << 20})
     step = q.trace[-1]
