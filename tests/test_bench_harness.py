@@ -320,6 +320,22 @@ def test_verify_errors(tmp_path):
 
 
 @needs_gcc
+def test_verify_compares_exit_statuses(tmp_path):
+    """helper-28: a program that exits with a status of its own on purpose could not be
+    verified ("original run exited with status 3"); both must exit with it."""
+    def program(name: str, value: str, status: int):
+        path = tmp_path / f"{name}.c"
+        path.write_text(f'#include <stdio.h>\nint main(void) {{ printf("%.17g\\n", {value}); return {status}; }}\n')
+        return path
+    three = program("three", "0.5", 3)
+    assert verify(three, program("same", "0.5", 3), cflags=FAST).status == "equal"
+    result = verify(three, program("zero", "0.5", 0), cflags=FAST)
+    assert result.status == "differ" and "exited with status 3, the transformed program with 0" in result.reason
+    assert verify(program("ok", "0.5", 0), program("four", "0.5", 4), cflags=FAST).status == "differ"
+    assert verify(three, program("other", "0.25", 3), cflags=FAST).status == "differ"
+
+
+@needs_gcc
 def test_verify_workdir_kept_and_tempdir_cleaned(tmp_path):
     original = write_variant(tmp_path, "orig", KERNEL)
     result = verify(original, original, cflags=FAST, defines={"MINI_DATASET": None},

@@ -470,11 +470,21 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
         for count in thread_counts:
             parts["thread_counts"].append(count)
             at = f" at {count} thread{'s' if count != 1 else ''}" if len(thread_counts) > 1 else ""
+            status = None     # a program may exit with a status of its own on purpose: both must
             for role in ("original", "transformed"):
                 result = run_binary(binaries[role], timeout=timeout, threads=count)
                 parts[f"{role}_run"] = result
-                if not result.ok:
-                    return _error(f"{role} run{at} {result.reason}", **parts)
+                exited = not result.timed_out and result.returncode is not None and result.returncode > 0 \
+                    and result.reason.startswith("exited with status")
+                if role == "original":
+                    status = result.returncode if exited else None
+                    if not result.ok and not exited:
+                        return _error(f"{role} run{at} {result.reason}", **parts)
+                elif result.returncode != (status or 0):
+                    if not result.ok and not exited:
+                        return _error(f"{role} run{at} {result.reason}", **parts)
+                    return VerifyResult(False, "differ", f"the original exited with status {status or 0}, "
+                                        f"the transformed program with {result.returncode}{at}", **parts)
             comparison, message = compare_runs(parts["original_run"], parts["transformed_run"],
                                                rtol=rtol, atol=atol)
             if comparison is None:
