@@ -40,7 +40,7 @@ from . import scalar_replace
 from .tensorize import EPOCH_FUNCTION, call_lines, can_call
 from .validate import CodegenError, validate_ast
 from .versioning import (accessed_elements, counter_limit, definition_checks, is_wide, iterator_skeleton,
-                         parameter_ranges, plan, _spelling)
+                         parameter_ranges, plan, type_spelling)
 
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
@@ -49,7 +49,7 @@ MAX_EXTENT_PIECES = 4       # of one extent in the work estimate of an if(...) c
 from polysched.tiling.transform import MIN_INSTANCES_PER_FORK  # noqa: E402
 
 _node = isl.ast_node_type
-_COUNTER_SPELLINGS = {tuple(_spelling(t)) for t in ("int", "long", "long int", "long long", "long long int",
+_COUNTER_SPELLINGS = {tuple(type_spelling(t)) for t in ("int", "long", "long int", "long long", "long long int",
                                                     "int32_t", "int64_t", "ptrdiff_t", "intptr_t")}
 
 
@@ -90,7 +90,7 @@ class EmitOptions:
     def __post_init__(self):
         # the loop code's arithmetic is checked against int or a 64-bit signed type: an
         # unsigned or narrower counter would wrap where the checks assume it does not
-        if self.iterator_type is not None and tuple(_spelling(self.iterator_type)) not in _COUNTER_SPELLINGS:
+        if self.iterator_type is not None and tuple(type_spelling(self.iterator_type)) not in _COUNTER_SPELLINGS:
             raise ValueError(f"iterator_type {self.iterator_type!r}: the loop counters are a signed type of "
                              f"32 or 64 bits ('int', 'long long')")
 

@@ -60,7 +60,7 @@ def _words(c_type: str) -> set[str]:
     return set(c_type.split()) - _QUALIFIERS
 
 
-def _spelling(c_type: str) -> list[str]:
+def type_spelling(c_type: str) -> list[str]:
     """The type's words in a canonical order ("long long" keeps both words)."""
     return sorted(w for w in c_type.split() if w not in _QUALIFIERS)
 
@@ -114,7 +114,7 @@ def type_checks(scop: Scop) -> list[str]:
     checks = []
 
     def check(type_or_value: str, c_type: str) -> None:
-        words = _spelling(c_type)
+        words = type_spelling(c_type)
         if words and set(words) <= _BASIC_TYPE_WORDS and "void" not in words:
             unqualified = " ".join(w for w in c_type.split() if w not in _QUALIFIERS)
             checks.append(f"__builtin_types_compatible_p({type_or_value}, {unqualified})")
@@ -166,7 +166,7 @@ class Versioning:
         own = statement_types.get(iterator)
         if own is None:
             return self.iterator_casts.get(iterator)
-        return None if _spelling(own) == _spelling(self.counter_type) else own
+        return None if type_spelling(own) == type_spelling(self.counter_type) else own
 
     @property
     def needs_check(self) -> bool:
@@ -264,7 +264,7 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
             parameter_text[p] = f"({counter_type}){text}" if p in types and p not in scop.c_texts \
                 else f"({counter_type})({text})"
     iterator_casts = {it: types[it] for it in sorted(iterators)
-                      if it in types and _spelling(types[it]) != _spelling(counter_type)}
+                      if it in types and type_spelling(types[it]) != type_spelling(counter_type)}
 
     bounded = _bounded_context(scop, wide_counters)
     iterator_bound = WIDE_ITERATOR_BOUND if wide_counters else ITERATOR_BOUND
