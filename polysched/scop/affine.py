@@ -178,7 +178,8 @@ class AffineConverter:
                 value = int_literal_value(node.value)
                 if value is not None:
                     if value > INT64_MAX:
-                        raise NotAffine(where, f"integer constant '{node.value}' is past 2**63 - 1, the range of the loop code's long long arithmetic")
+                        raise NotAffine(where, f"integer constant '{node.value}' is past 2**63 - 1, the range "
+                                               f"of the loop code's long long arithmetic")
                     return self.constant(value)
             raise NotAffine(where, f"non-integer constant '{node.value}' in an affine expression")
         if isinstance(node, c_ast.ID):
