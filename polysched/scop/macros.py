@@ -284,10 +284,12 @@ def macros_to_expand(table: MacroTable, iterators: set[str]) -> set[str]:
     statements (`_STATEMENT_TOKENS`), paste tokens (``x##1`` may make an iterator's
     name), or name one of the region's loop ``iterators`` (``#define CUR A[i]``: the
     emitted statement renames the iterators it shows, not those inside a macro), and
-    every macro whose body uses one of these."""
+    every macro whose body uses one of these. So is a macro that reaches a struct member
+    (``#define FIELD(q, f) q.f``): members are variables of their own, read from the
+    statement as the compiler sees it."""
     tokens = {name: set(TOKEN_RE.findall(macro.body)) for name, macro in table.macros.items()}
     chosen = {name for name, macro in table.macros.items()
-              if tokens[name] & _STATEMENT_TOKENS or "##" in tokens[name]
+              if tokens[name] & _STATEMENT_TOKENS or tokens[name] & {"##", ".", "->"}
               or tokens[name] & (iterators - set(macro.params or ()))}
     grew = True
     while grew:
