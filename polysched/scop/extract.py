@@ -60,6 +60,14 @@ MATH_FUNCTIONS = frozenset("""
     erf erff erfc erfcf copysign copysignf rint rintf nearbyint ldexp
 """.split())
 
+# Those that never set errno (C11 7.12.1: the others may, under gcc's default
+# -fmath-errno); a file that reads errno sees which call failed last, in which order.
+ERRNO_FREE_FUNCTIONS = frozenset("""
+    fabs fabsf fabsl abs labs llabs floor floorf floorl ceil ceilf ceill round roundf trunc truncf
+    fmin fminf fmax fmaxf copysign copysignf rint rintf nearbyint
+""".split())
+_ERRNO_READ = re.compile(r"\b(?:errno|__errno_location|perror|strerror(?:_r)?|math_errhandling)\b")
+
 _GEN = c_generator.CGenerator()
 _WRAPPER = "void __polysched_scop(void) {\n"
 
@@ -2257,15 +2265,22 @@ class _RegionBuilder:
         return self._defined_functions
 
     @property
+    def errno_read(self) -> bool:
+        """Whether the file's code (as compiled) reads ``errno`` (or prints it: perror)."""
+        return bool(_ERRNO_READ.search(self.macros.main_code or self.plain))
+
+    @property
     def purity(self) -> PurityChecker:
         """Which functions of the file are pure (see pure.py), made on first use."""
         if self._purity is None:
             # the definitions as compiled: a pure copy under '#if 0' or a macro renaming a
             # call in the body (#define exp fast_exp) would make the file's text lie
             code = blank_strings(self.macros.main_code)
+            errno_free = (lambda name: name.removeprefix("__builtin_") in ERRNO_FREE_FUNCTIONS) \
+                if self.errno_read else (lambda name: True)
             self._purity = PurityChecker(code, self.typedefs, self.visible.typedef_types,
                                          self.visible.enumerators, lambda name: name in self.defined_functions(),
-                                         _is_pure_function)
+                                         lambda name: _is_pure_function(name) and errno_free(name))
         return self._purity
 
     def check_lvalue(self, node: c_ast.Node, site: c_ast.Node | None = None) -> None:
@@ -2361,6 +2376,9 @@ class _RegionBuilder:
             elif not _is_pure_function(fname):
                 raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
                                         "functions and macros are allowed inside a SCoP)")
+            elif self.errno_read and fname.removeprefix("__builtin_") not in ERRNO_FREE_FUNCTIONS:
+                raise self.error(where, f"call of '{fname}', which may set errno, and this file reads errno "
+                                        "(another order of the calls, or a thread's own errno, would change it)")
             self.floating = True
             for arg in (node.args.exprs if node.args else []):
                 self.reads(arg, ctx, domain, out, site, hide)
