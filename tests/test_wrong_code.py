@@ -3099,6 +3099,22 @@ def test_restrict_with_a_pointer_reassigned_from_it_and_bit_field_bounds(tmp_pat
     assert "&(cfg.n)" not in outputs["tile-par"] and "&cfg.n" not in outputs["tile-par"]
 
 
+@pytest.mark.parametrize("declaration, iterator", [("struct S { int i; } st;", "st.i"),
+                                                    ("struct S { int i; } *p;", "p->i")])
+def test_a_member_as_loop_iterator_is_refused(declaration, iterator):
+    """helper-29: ``for (st.i = 0; st.i < n; st.i++) B[st.i] = ...`` was read (the member
+    a variable of its own), and the optimized loops' body still read ``st.i``, whose
+    value stayed the one before the region: every B[st.i] went to one element."""
+    text = (f"double A[8], B[8];\n{declaration}\nvoid k(int n) {{\n#pragma scop\n"
+            f"  for ({iterator} = 0; {iterator} < n; {iterator}++)\n    B[{iterator}] = A[{iterator}] * 2;\n"
+            "#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="it.c")
+    assert (info.value.line, info.value.col) == (5, 3)
+    assert info.value.message == f"loop iterator '{iterator}' is not a plain variable (only those are renamed " \
+                                 "in the optimized loops)"
+
+
 @pytest.mark.parametrize("body, column, what", [
     # s[i].a and s[n - 1 - i].b share bytes: threads writing them raced (helper-27)
     ("s[i].a = (i + r) & 15;\n    s[n - 1 - i].b = i & 15;", 5, "bit-field 's[...].a' in an array"),

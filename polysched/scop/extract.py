@@ -1682,6 +1682,9 @@ class _RegionBuilder:
         name, init = self.loop_init(node)
         if name in ctx.iterators:
             raise self.error(node, f"loop iterator '{name}' shadows the iterator of an enclosing loop")
+        if name in self.c_texts:     # st.i, p->i, sz[0], read as variables of their own
+            raise self.error(node, f"loop iterator '{self.c_texts[name]}' is not a plain variable (only those "
+                                   f"are renamed in the optimized loops)")
         self.check_not_modified(node.stmt, name)
         iterator_range = integer_range(self.type_of(name) or "")
         # 'for (i = n; i-- > b;)': the condition tests i, then steps it down; the body
