@@ -44,6 +44,10 @@ def check(region: str, fragment: str, header: str = HEADER, col: bool = True):
 
 
 CASES = {
+    # (helper-29: the message said it shadows a loop iterator, which it does not)
+    "iterator_declared_in_a_block": ("for (i = 0; i < N; i++) {\n  /*@*/int k;\n  for (k = 0; k < N; k++)\n"
+                                     "    A[i][k] = 0;\n}", "declaration of 'k', a loop iterator, inside the region "
+                                                          "(declare it in its loop, 'for (int k = ...'"),
     "non_affine_subscript": ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    x[i] = A[/*@*/i * j][0];",
                              "non-affine"),
     "indirect_access": ("for (i = 0; i < N; i++)\n  x[/*@*/idx[i]] = 0;", "indirect access"),
@@ -282,3 +286,9 @@ def test_a_loop_that_ends_by_wrapping_around_says_so():
             "  for (c = 200; c > 100; c += 20) B[c] = B[c] + 7;\n#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="ends only when 'c' wraps around past the end of its type"):
         extract(text, filename="w.c")
+
+
+def test_assert_is_named():
+    """helper-29: glibc's assert, read expanded, gave "syntax error: invalid expression"."""
+    check("for (i = 0; i < N; i++) {\n  /*@*/assert(x[i] < 100);\n  x[i] = 0;\n}",
+          "'assert' inside a SCoP: it may end the program", header="#include <assert.h>\n" + HEADER)

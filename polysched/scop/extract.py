@@ -600,6 +600,11 @@ class _RegionBuilder:
                 if plain.count("{") > plain.count("}"):
                     raise ScopError(self.filename, line, col, "'#pragma endscop' is inside a block that the "
                                     "region opens: the region must close every brace it opens") from None
+            source_line = self.text.splitlines()[line - 1] if 0 < line <= self.text.count("\n") + 1 else ""
+            if re.search(r"\b__assert_fail\b|\bassert\s*\(", source_line):
+                # (glibc's assert, read expanded: a GNU statement expression calling __assert_fail)
+                raise ScopError(self.filename, line, col, "'assert' inside a SCoP: it may end the program (a call "
+                                "with side effects); check before '#pragma scop'") from None
             if message.startswith("before: "):
                 message = f"syntax error before '{message[8:]}'"
             else:
@@ -724,8 +729,11 @@ class _RegionBuilder:
         if decl is None or decl.dims or isinstance(node.init, c_ast.InitList) or name is None:
             raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars (not arrays, pointers "
                                    "or functions) can be declared inside the region")
-        if name in ctx.iterators or name in self.all_iterators:
+        if name in ctx.iterators:
             raise self.error(node, f"declaration of '{name}' shadows a loop iterator")
+        if name in self.all_iterators:
+            raise self.error(node, f"declaration of '{name}', a loop iterator, inside the region (declare it in "
+                                   f"its loop, 'for (int {name} = ...', or before '#pragma scop')")
         if node.init is not None and name not in self.written and _is_signed_integer(decl.element_type):
             try:
                 self.converter(ctx).pw_aff(node.init)
