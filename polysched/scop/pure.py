@@ -138,6 +138,8 @@ class PurityChecker:
             while isinstance(element, c_ast.ArrayDecl):
                 self._visit(element.dim, scope)
                 element = element.type
+            if "volatile" in (node.quals or []) or "volatile" in getattr(element, "quals", []):
+                raise _Impure(f"declares '{node.name}' volatile")
             if not self._scalar(element):
                 raise _Impure(f"declares '{node.name}', which is not a scalar or an array of scalars")
             self._visit(node.init, scope)
