@@ -103,7 +103,7 @@ void kernel(int n, double *x)
     ("double f(double v) { double *p = &v; return *p; }", "declares 'p'"),
     ("double h(double v);\ndouble f(double v) { return h(v); }\ndouble h(double v) { extern double g; return g; }",
      "calls 'h', which declares 'g' extern"),
-    ("double f(double v) { volatile double t = v; return t; }", "declares 't'"),
+    ("double f(double v) { volatile double t = v; return t; }", "declares 't' volatile"),
     # the definition as compiled: macros expanded, #if branches taken (helper probes:
     # each of these was accepted and the program's outputs differed)
     ("double g;\n#define fabs(v) ((v) * g)\ndouble f(double v) { return fabs(v); }", "reads or writes 'g'"),
