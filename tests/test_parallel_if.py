@@ -93,3 +93,40 @@ def test_literal_sizes_need_no_run_time_decision():
     p = ps.Program.from_source(source).parallel("S0", 1)
     assert "if(" not in _pragma(p.c_code())
     assert "POLYSCHED_PARALLEL_MIN_WORK" not in p.c_code()
+
+
+DOWNWARD_TIME = r"""
+#include <stdio.h>
+double A[64], B[64];
+static void kernel(int tsteps, int n) {
+#pragma scop
+  for (int t = tsteps - 1; t >= 0; t--) {
+    for (int i = 1; i < n - 1; i++)
+      B[i] = A[i - 1] + A[i + 1];
+    for (int i = 1; i < n - 1; i++)
+      A[i] = B[i - 1] + B[i + 1];
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 64; i++) { A[i] = (i * 7 % 13) / 3.0 + 0.1; B[i] = (i * 3 % 11) / 7.0; }
+  kernel(7, 61);
+  for (int i = 0; i < 64; i += 5) printf("%.17g %.17g\n", A[i], B[i]);
+  return 0;
+}
+"""
+
+
+def test_the_work_estimate_of_skewed_tiles_does_not_stall_code_generation(tmp_path):
+    """helper-30: with the time loop counting down, the tiles' floors
+    ``floor(-i0 / 256) + floor((-2 i0 + i1) / 256)`` made isl's bounds of the if clause's
+    box take minutes; the 10 s code-generation budget ran out and the tiling was
+    dropped. The box is taken without the existentials."""
+    from test_wrong_code import assert_same_behaviour
+    from polysched.pipeline import OptimizeOptions, optimize
+    path = tmp_path / "down.c"
+    path.write_text(DOWNWARD_TIME)
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "ran past" not in result.summary() and "before tiling" not in result.summary(), result.summary()
+    assert re.search(r"#pragma omp parallel for if\(", result.text), result.text
+    assert_same_behaviour(tmp_path, DOWNWARD_TIME, opts=("-O1",))
