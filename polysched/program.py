@@ -31,7 +31,8 @@ import islpy as isl
 
 from polysched.arguments import (as_list, check_bool, check_int, dataset_name, fields_of, plain, reduction_pairs,
                                  refusal, source_options, tile_sizes)
-from polysched.dependence import Dependences, Legality, ScheduleError, analyze, check, parse_schedule
+from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
+                                  parse_schedule)
 from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.limits import MAX_CACHE, MAX_JAM
 from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark, try_parse_mark
@@ -589,7 +590,6 @@ class Program:
                                                 item=str, single=str)
         if reductions is not None:
             args["reductions"] = reduction_pairs(reductions, what)
-            from polysched.dependence import is_integer_type
             for _, name in args["reductions"]:
                 array = self.scop.arrays.get(name)
                 if array is not None and not reassociate and not is_integer_type(array.element_type):

@@ -32,7 +32,7 @@ from polysched.textio import line_ending
 
 from .body import HEAP_BYTES, heap_arrays, region_declarations, substitute
 from .expr import ExprPrinter, Helpers
-from .ranges import Ranges
+from .ranges import Ranges, largest_of
 from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, merged_parallel, openmp_clauses, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
@@ -353,9 +353,7 @@ class _RegionPrinter:
         rest = assumed.gist(box).coalesce()
         if not rest.plain_is_universe():
             condition = isl.AstBuild.from_context(box).expr_from_set(rest)
-            ranges = Ranges([])
-            ranges.record(condition)
-            fits = ranges.largest(parameter_ranges(self.scop, box)) <= counter_limit(self.version.counter_type)
+            fits = largest_of(condition, parameter_ranges(self.scop, box)) <= counter_limit(self.version.counter_type)
             parts.append(self.expr(condition) if fits else self._long_long(condition))
         return parts
 
@@ -451,12 +449,10 @@ class _RegionPrinter:
             subscripts = []
             for k in range(extreme.dim(isl.dim_type.out)):
                 expr = build.expr_from_pw_aff(extreme.get_pw_aff(k))
-                ranges = Ranges([])
-                ranges.record(expr)
                 # in long long where int may not hold it, and always for the first of a
                 # linearised array's: the original's A[(long)i * m + j] does not wrap
                 # where an int (n - 1) * (m) would, and the arrays would seem apart
-                wide = (array.linearized and k == 0) or ranges.largest(params) > counter_limit("int")
+                wide = (array.linearized and k == 0) or largest_of(expr, params) > counter_limit("int")
                 subscripts.append(self._long_long(expr) if wide else self.expr(expr, record=False))
             if array.linearized and re.fullmatch(r"-?\d+", subscripts[0]):   # (0LL) * (m) + (m - 1)
                 subscripts[0] += "LL"
@@ -706,9 +702,7 @@ class _RegionPrinter:
         text = self.expr(expr, record=False)
         if not re.search(r"[*/%]|floord", text):
             return self.expr(expr)
-        ranges = Ranges([])
-        ranges.record(expr)
-        if ranges.largest(parameter_ranges(self.scop, self.version.assumed)) > counter_limit("long long"):
+        if largest_of(expr, parameter_ranges(self.scop, self.version.assumed)) > counter_limit("long long"):
             return None
         return self._long_long(expr)
 

@@ -118,6 +118,14 @@ class Ranges:
         return env, seen
 
 
+def largest_of(expr: isl.AstExpr, parameters: dict[str, Interval]) -> int:
+    """`Ranges.largest` of the one expression ``expr``, printed outside every loop (a
+    run-time check, an address, a work estimate)."""
+    ranges = Ranges([])
+    ranges.record(expr)
+    return ranges.largest(parameters)
+
+
 def _upper_bounds(cond: isl.AstExpr | None, iterator: str) -> list[tuple[isl.AstExpr, int]]:
     """(e, d) for each conjunct ``iterator <= e`` (d = 0) or ``iterator < e`` (d = 1) of
     ``cond``, the forms isl gives loop conditions."""

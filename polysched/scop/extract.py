@@ -450,6 +450,7 @@ class _RegionBuilder:
         self.inlined: set[str] = set()      # the functions whose calls the model inlined
         self._defined_functions: set[str] | None = None
         self._purity: PurityChecker | None = None
+        self._errno_read: bool | None = None
         self._typing_macros: set[str] = set()        # macros whose type is being read
         self._macro_types: dict[str, str | None] = {}  # their types, once read
         self.conditional = 0        # > 0 while reading what C may not evaluate (a ?: arm)
@@ -1067,9 +1068,7 @@ class _RegionBuilder:
                 member = self.visible.structs.get(base.element_type, {}).get(child.field.name)
                 if member is None:
                     continue
-                written = (isinstance(parent, c_ast.Assignment) and field == "lvalue") or \
-                    (isinstance(parent, c_ast.UnaryOp) and parent.op in ("++", "--", "p++", "p--"))
-                if member.bitfield and (subscripts or written):
+                if member.bitfield and (subscripts or _written_there(parent, field)):
                     # its neighbours share its memory location: two threads writing s[i].a
                     # and s[j].b race, and a bit-field has no address for the overlap check
                     what = f"{root.name}[...]{child.type}{child.field.name}" if subscripts else \
@@ -1134,8 +1133,7 @@ class _RegionBuilder:
                     root = root.name
                 if not isinstance(root, c_ast.ID):
                     continue
-                written = (isinstance(parent, c_ast.Assignment) and field == "lvalue") or \
-                    (isinstance(parent, c_ast.UnaryOp) and parent.op in ("&", "++", "--", "p++", "p--"))
+                written = _written_there(parent, field) or (isinstance(parent, c_ast.UnaryOp) and parent.op == "&")
                 if None in subscripts or written:
                     rejected.add(root.name)
                 else:
@@ -2278,7 +2276,13 @@ class _RegionBuilder:
     @property
     def errno_read(self) -> bool:
         """Whether the file's code (as compiled) reads ``errno`` (or prints it: perror)."""
-        return bool(_ERRNO_READ.search(self.macros.main_code or self.plain))
+        if self._errno_read is None:
+            self._errno_read = bool(_ERRNO_READ.search(self.macros.main_code or self.plain))
+        return self._errno_read
+
+    def may_set_errno_read(self, name: str) -> bool:
+        """Whether a call of library function ``name`` may set the ``errno`` this file reads."""
+        return self.errno_read and name.removeprefix("__builtin_") not in ERRNO_FREE_FUNCTIONS
 
     @property
     def purity(self) -> PurityChecker:
@@ -2287,11 +2291,9 @@ class _RegionBuilder:
             # the definitions as compiled: a pure copy under '#if 0' or a macro renaming a
             # call in the body (#define exp fast_exp) would make the file's text lie
             code = blank_strings(self.macros.main_code)
-            errno_free = (lambda name: name.removeprefix("__builtin_") in ERRNO_FREE_FUNCTIONS) \
-                if self.errno_read else (lambda name: True)
             self._purity = PurityChecker(code, self.typedefs, self.visible.typedef_types,
                                          self.visible.enumerators, lambda name: name in self.defined_functions(),
-                                         lambda name: _is_pure_function(name) and errno_free(name))
+                                         lambda name: _is_pure_function(name) and not self.may_set_errno_read(name))
         return self._purity
 
     def check_lvalue(self, node: c_ast.Node, site: c_ast.Node | None = None) -> None:
@@ -2387,7 +2389,7 @@ class _RegionBuilder:
             elif not _is_pure_function(fname):
                 raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
                                         "functions and macros are allowed inside a SCoP)")
-            elif self.errno_read and fname.removeprefix("__builtin_") not in ERRNO_FREE_FUNCTIONS:
+            elif self.may_set_errno_read(fname):
                 raise self.error(where, f"call of '{fname}', which may set errno, and this file reads errno "
                                         "(another order of the calls, or a thread's own errno, would change it)")
             self.floating = True
@@ -3068,6 +3070,13 @@ def _affine_positions(node: c_ast.Node):
             yield n.cond
         elif isinstance(n, c_ast.ArrayRef):
             yield n             # (its subscript may be the whole expression: A[w * h])
+
+
+def _written_there(parent: c_ast.Node, field: str) -> bool:
+    """Whether ``parent`` writes its child named ``field``: an assignment's target, or
+    the operand of ``++``/``--``."""
+    return (isinstance(parent, c_ast.Assignment) and field == "lvalue") or \
+        (isinstance(parent, c_ast.UnaryOp) and parent.op in ("++", "--", "p++", "p--"))
 
 
 def _set_child(parent: c_ast.Node, field: str, child: c_ast.Node) -> None:
