@@ -69,6 +69,10 @@ _in, _out, _param = isl.dim_type.in_, isl.dim_type.out, isl.dim_type.param
 # always right
 PLAN_OPERATIONS = 2_000_000
 KNOWN_PIECES = 8        # `reached` coalesces a set of more pieces than this
+# A load or store guard of more pieces is not worth its text (helper-30's 1-d stencil with
+# a parametric start: 6 pieces, 1,100 characters, 2 s in isl's AST builder): the element
+# is not replaced
+GUARD_PIECES = 2
 _QUALIFIERS = {"const", "static", "register", "auto", "extern", "inline", "restrict", "__restrict",
                "__restrict__"}
 _LOOP_CLAIMS = ("omp_parallel", "omp_simd", "gcc_ivdep")
@@ -236,27 +240,38 @@ def reached(printer, enclosing: list[tuple], depth: int) -> isl.Set:
     if printer.options.versioning:
         context = context.intersect(printer.version.assumed)
     known = known.intersect(context.align_params(known.get_space()))
+
+    def knowing(fact: isl.Set) -> isl.Set:
+        # A fact that splits the set into more than KNOWN_PIECES pieces (C's truncating
+        # division in tile bounds splits on each operand's sign) is left out: less known
+        # is still sound, and every later question on a set of 30 pieces took seconds
+        # (helper-30's 1-d stencil with a parametric start: 18 s per innermost loop)
+        joined = known.intersect(fact)
+        # not coalesced unless it has many pieces: isl's coalescing of one set (read from
+        # one text) gave one of two equal forms from one call to the next ((N) mod 6 = 5 or
+        # (-5 + N) mod 6 = 0), and the guards simplified against it with them (helper-19:
+        # one primitive sequence, two texts; a replay differed from its recording). With
+        # many pieces, simplifying against it uncoalesced costs too much (fdtd-2d's code
+        # generation took 2.7 s instead of 1.4 s)
+        if joined.n_basic_set() > KNOWN_PIECES:
+            joined = joined.coalesce()
+        return joined if joined.n_basic_set() <= KNOWN_PIECES else known
+
     for kind, item in enclosing:
         try:
             if kind == "if":
-                known = known.intersect(affine.condition(item))
+                known = knowing(affine.condition(item))
                 continue
             iterator = affine.value(item.for_get_iterator())
             init = affine.value(item.for_get_init())
             if item.for_is_degenerate():
-                known = known.intersect(iterator.eq_set(init).params())
+                known = knowing(iterator.eq_set(init).params())
             else:
-                known = known.intersect(iterator.ge_set(init).params())
-                known = known.intersect(affine.condition(item.for_get_cond()))
+                known = knowing(iterator.ge_set(init).params())
+                known = knowing(affine.condition(item.for_get_cond()))
         except (ValueError, isl.Error):
             continue                                  # less known: still sound
-    # not coalesced unless it has many pieces: isl's coalescing of one set (read from
-    # one text) gave one of two equal forms from one call to the next ((N) mod 6 = 5 or
-    # (-5 + N) mod 6 = 0), and the guards simplified against it with them (helper-19:
-    # one primitive sequence, two texts; a replay differed from its recording). With
-    # many pieces, simplifying against it uncoalesced costs too much (fdtd-2d's code
-    # generation took 2.7 s instead of 1.4 s)
-    return known.coalesce() if known.n_basic_set() > KNOWN_PIECES else known
+    return known
 
 
 # -- the references of one loop ------------------------------------------------------------
@@ -617,7 +632,11 @@ def _domain(refs: list[_Ref], outer: tuple[list[str], list[str]], known: isl.Set
 
 
 def _guard_text(printer, build: isl.AstBuild, condition: isl.Set, known: isl.Set) -> str:
-    """C text of ``condition`` where ``known`` holds; "" when it always holds there."""
+    """C text of ``condition`` where ``known`` holds; "" when it always holds there.
+    ValueError when the guard has more than ``GUARD_PIECES`` pieces."""
     if known.is_subset(condition):
         return ""
-    return printer.expr(build.expr_from_set(condition.gist(known)))
+    condition = condition.gist(known)
+    if condition.n_basic_set() > GUARD_PIECES:
+        raise ValueError("the guard has too many pieces")
+    return printer.expr(build.expr_from_set(condition))
