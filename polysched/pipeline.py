@@ -10,6 +10,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import islpy as isl
 
@@ -150,6 +151,10 @@ class ScopResult:
     # before tiling, or the pipeline's tiled schedule when the region was tensorized
     untiled: isl.Schedule | None = None
     untiled_what: str = "the schedule before tiling"
+    # tried before ``untiled``: the same tiles without point-loop wavefronts, computed
+    # when needed (a 27-point seidel-3d's wavefronts of point loops took isl's AST
+    # generator past the budget; the tiles alone took 1 s)
+    simpler_tiled: Callable[[], isl.Schedule | None] | None = None
     # the scalars expanded into arrays and the arrays transposed before scheduling
     # (`polysched.transform.expand`, `polysched.transform.layout`), one line each
     expansions: list[str] = field(default_factory=list)
@@ -229,6 +234,8 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
     if region.kept_as_written:
         return region.scop.source[region.scop.region_start:region.scop.region_end]
     attempts = [(region.schedule, "")]
+    if region.simpler_tiled is not None:
+        attempts.append((region.simpler_tiled, "the tiles without point-loop wavefronts"))
     untiled = region.untiled
     if untiled is not None and untiled is not region.schedule:
         attempts.append((untiled, region.untiled_what))
@@ -239,6 +246,8 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
         if seconds <= 0:
             why = budget.why()
             break
+        if callable(schedule) and (schedule := schedule()) is None:
+            continue
         try:
             text, region.versioning = run_isolated(
                 lambda schedule=schedule: emit_c.generate_described(scop, schedule, deps=region.deps), seconds)
@@ -362,6 +371,21 @@ def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOpt
         return schedule, None
 
 
+def _tiled_plainly(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions,
+                   budget: RunBudget) -> isl.Schedule | None:
+    """``schedule`` tiled with ``tiling`` but no point-loop wavefronts, or None when the
+    tiler fails or runs past ``budget``."""
+    from polysched.tiling import TilingError
+
+    plainer = replace(tiling, point_wavefront=False)
+    try:
+        text = run_isolated(lambda: str(tile_with_report(scop, deps, schedule, plainer)[0]),
+                            budget.left() if budget.seconds else None)
+    except (TilingError, IsolatedTimeout):
+        return None
+    return isl.Schedule.read_from_str(schedule.get_ctx(), text)
+
+
 def _checked(scop: Scop, deps: Dependences, schedule: isl.Schedule, budget: RunBudget,
              ask_kept: bool) -> tuple[bool, str, bool]:
     """The last word on ``schedule`` before code is made of it: (legal, the verdict's
@@ -447,6 +471,8 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
                         untiled=untiled, expansions=expansions if not kept else [],
                         model_steps=model_steps if not kept else [])
+    if report is not None and any(band.point_wavefront for band in report.bands):
+        region.simpler_tiled = lambda: _tiled_plainly(scop, deps, untiled, options.tiling, budget)
     if options.tensorize and not budget.used_up():
         key = (file_key, k, tuple(expansions), "tensorize", options.tiling is not None and options.tiling.parallel,
                options.tensorize_min_gain, options.tensorize_reassociate,

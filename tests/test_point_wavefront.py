@@ -137,3 +137,31 @@ def test_adi_divides_along_independent_rows(tmp_path):
     # turned off with the wavefronts: the chain stays innermost
     off = tiled(KERNELS / "adi.c", point_wavefront=False, transpose_arrays=False)
     assert not any("carries a chain" in note for b in off.regions[0].tiling.bands for note in b.notes)
+
+
+def test_code_generation_past_its_budget_keeps_the_tiles_without_point_wavefronts(tmp_path, monkeypatch):
+    """helper-30's 27-point seidel-3d: isl's AST of the point loops in wavefronts ran
+    past the codegen budget, and the region came out untiled; the tiles alone take
+    1 s. Here the failure is forced for the wavefront schedule only."""
+    from polysched import emit_c
+
+    src = tmp_path / "rec.c"
+    src.write_text(RECURRENCE)
+    wavefronts = str(tiled(src).regions[0].schedule)
+    generate = emit_c.generate_described
+
+    def failing(scop, schedule, **kwargs):
+        if str(schedule) == wavefronts:
+            raise emit_c.CodegenError("forced: code generation ran past its budget")
+        return generate(scop, schedule, **kwargs)
+
+    monkeypatch.setattr(emit_c, "generate_described", failing)
+    result = tiled(src)
+    [region] = result.regions
+    assert region.fallback.startswith("the tiles without point-loop wavefronts"), region.fallback
+    loops = [expr for _, expr in ps.Program(region.scop, region.deps).set_schedule(region.schedule).loops("S0")]
+    assert len(loops) == 4 and loops[2:] == ["i", "j"], loops      # two tile loops, two point loops
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    verdict = verify(src, out, rtol=0, atol=0)
+    assert verdict.status == "equal", verdict
