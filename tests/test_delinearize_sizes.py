@@ -311,3 +311,45 @@ def test_the_diagonal_written_with_its_stride_is_read_as_rows(tmp_path):
     result = optimize(src, OptimizeOptions.from_flags(tile=True, parallel=True))
     arguments = [(5, 7), (7, 5), (1, 1), (2, 3), (0, 4), (6, 0)]
     assert outputs_of(result.text, tmp_path, "opt", arguments) == outputs_of(DIAGONAL, tmp_path, "orig", arguments)
+
+
+# helper-32: im2col's weights, rows of 9 * C (a constant times a size): distributed, the
+# model was rows of C holding 9 k + q / C, the column q < 9 * C left them, and the
+# region was kept as written ("the model holds for no parameter value")
+WEIGHT_ROWS = r"""#include <stdio.h>
+#include <stdlib.h>
+static void g(int C, int K, const double *restrict wt, double *restrict out) {
+#pragma scop
+  for (int k = 0; k < K; k++)
+    for (int q = 0; q < 9 * C; q++)
+      out[k] += wt[k * (9 * C) + q] * wt[q];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int C = atoi(argv[1]), K = atoi(argv[2]);
+  int n = 9 * C * K + 9 * C + 1;
+  double *wt = malloc(sizeof(double) * n), *out = malloc(sizeof(double) * (K > 0 ? K : 1));
+  for (int i = 0; i < n; i++) wt[i] = (i % 13) * 0.25 - 1.5;
+  for (int i = 0; i < K; i++) out[i] = i * 0.5;
+  g(C, K, wt, out);
+  for (int i = 0; i < K; i++) printf("%a\n", out[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("product", ["9 * C", "C * 9"])
+def test_a_constant_times_a_size_is_one_row_size(tmp_path, product):
+    text = WEIGHT_ROWS.replace("k * (9 * C)", f"k * ({product})")
+    [scop] = extract(text, filename="w.c")
+    assert scop.arrays["wt"].dims == ["", f"({product})"], scop.arrays["wt"].dims
+    src = tmp_path / "w.c"
+    src.write_text(text)
+    result = optimize(src, OptimizeOptions.from_flags(tile=True, parallel=True))
+    [region] = result.regions
+    assert not region.kept_as_written and region.tiling.tiled
+    # the optimized code runs for every positive size (not only where 0 <= q < C)
+    assert "for no parameter value" not in result.summary()
+    sizes = [(1, 1), (2, 3), (5, 7), (0, 4), (3, 0)]
+    expected = outputs_of(text, tmp_path, "orig", sizes)
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == expected

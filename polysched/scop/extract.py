@@ -1487,8 +1487,22 @@ class _RegionBuilder:
     def compound_size(self, node: c_ast.Node) -> str | None:
         """The name of ``node`` as one size of a linearised subscript (delinearize.py)
         when it is a sum of sizes (each possibly times an integer constant) and integer
-        constants with at least one size (``len - 2``, ``w - k + 1``, ``2 * w + 2``): its
-        C text in parentheses; else None."""
+        constants with at least one size (``len - 2``, ``w - k + 1``, ``2 * w + 2``), or a
+        positive constant times a size or such a sum (im2col's rows of ``9 * C``, which
+        distributed would be rows of ``C`` that the column ``q < 9 * C`` leaves): its C
+        text in parentheses; else None."""
+        if isinstance(node, c_ast.BinaryOp) and node.op == "*":
+            if self.row_constant(node.left) is not None:
+                other = node.right
+            elif self.row_constant(node.right) is not None:
+                other = node.left
+            else:
+                return None
+            if not (isinstance(other, c_ast.ID) and self.is_size(other.name)) and self.compound_size(other) is None:
+                return None
+            name = f"({_GEN.visit(node)})"
+            self.compound_sizes[name] = node
+            return name
         if not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-")):
             return None
         sizes = 0
