@@ -338,3 +338,42 @@ def test_crlf_and_tabs():
     s0 = extract(text)[0].statements[0]
     assert (s0.body, s0.line, s0.col) == ("x[i] = x[i] + 1;", 6, 3)
     assert same_set(s0.domain, "[N] -> { S0[i] : 0 <= i < N }")
+
+
+# helper-31: a negative macro as a divisor (`#define NEG -4`, `i % NEG`) was recorded as
+# a macro read at its value, whose parameter the context lacks: a TypeError reported as
+# "cannot handle this input"
+NEGATIVE_DIVISOR = r"""#include <stdio.h>
+#include <stdlib.h>
+#define NEG DEFINITION
+int E[80];
+void kernel(int n) {
+  int i;
+#pragma scop
+  for (i = -30; i < n; i++)
+    if (GUARD)
+      E[i + 30] = E[i + 30] * 7 + i / NEG;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  kernel(atoi(argv[1]));
+  for (int q = 0; q < 80; q++) printf("%d ", E[q]);
+  printf("\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("definition", ["-4", "(-4)"])
+@pytest.mark.parametrize("guard", ["i % NEG == 0", "i / NEG + 5 > 2"])
+def test_a_negative_macro_divisor_is_read_at_its_value(tmp_path, definition, guard):
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+
+    text = NEGATIVE_DIVISOR.replace("DEFINITION", definition).replace("GUARD", guard)
+    src = tmp_path / "neg.c"
+    src.write_text(text)
+    result = optimize(src, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert not result.regions[0].kept_as_written
+    sizes = [(-31,), (-30,), (-5,), (0,), (1,), (17,), (50,)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(text, tmp_path, "orig", sizes)

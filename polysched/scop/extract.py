@@ -939,6 +939,8 @@ class _RegionBuilder:
         # original code runs for any other value) like every other assumption.
         for name, value in self.fixed_macros.items():
             pos = scop.context.find_dim_by_name(isl.dim_type.param, name)
+            if pos < 0:     # read at its value only (`#define NEG -4` is no size): a literal
+                continue
             scop.context = scop.context.fix_val(isl.dim_type.param, pos, val(value))
         return scop
 
