@@ -377,3 +377,49 @@ def test_a_negative_macro_divisor_is_read_at_its_value(tmp_path, definition, gua
     assert not result.regions[0].kept_as_written
     sizes = [(-31,), (-30,), (-5,), (0,), (1,), (17,), (50,)]
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(text, tmp_path, "orig", sizes)
+
+
+# helper-31: `_Float16 H[N]` at file scope was unknown to the parser: H had no type and
+# no sizes, and the region was kept as written with a wrong reason ("reached through a
+# pointer to pointers")
+HALF = r"""#include <stdio.h>
+#include <stdlib.h>
+#define N 64
+_Float16 H[N];
+float G[N][N];
+void kernel(int n) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      H[i] = H[i] + G[i][j] * 0.37f;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  for (int q = 0; q < N; q++) for (int w = 0; w < N; w++) G[q][w] = q * 0.1f + w * 0.013f;
+  kernel(atoi(argv[1]));
+  for (int q = 0; q < N; q++) printf("%a\n", (double)H[q]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(tile=True, unroll=4)])
+def test_gcc_floating_types_are_element_types(tmp_path, flags):
+    import subprocess
+
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+
+    [scop] = extract(HALF, filename="half.c")
+    assert scop.arrays["H"].element_type == "_Float16" and scop.arrays["H"].dims == ["N"]
+    probe = subprocess.run(["cc", "-x", "c", "-fsyntax-only", "-"], input="_Float16 x;", text=True,
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("the C compiler has no _Float16")
+    src = tmp_path / "half.c"
+    src.write_text(HALF)
+    result = optimize(src, OptimizeOptions.from_flags(**flags))
+    assert not result.regions[0].kept_as_written and result.regions[0].tiling.tiled
+    sizes = [(0,), (1,), (5,), (64,)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(HALF, tmp_path, "orig", sizes)
