@@ -353,3 +353,52 @@ def test_a_constant_times_a_size_is_one_row_size(tmp_path, product):
     sizes = [(1, 1), (2, 3), (5, 7), (0, 4), (3, 0)]
     expected = outputs_of(text, tmp_path, "orig", sizes)
     assert outputs_of(result.text, tmp_path, "opt", sizes) == expected
+
+
+# helper-32: a convolution's input row in a local (`int ih = oh * 2;`) in a flat
+# subscript was refused: "non-affine product 'c * H'" (the rows were looked for before
+# the local was known to be oh * 2)
+LOCAL_ROWS = r"""#include <stdio.h>
+#include <stdlib.h>
+static void f(int C, int H, int W, int OH, int OW, const double *restrict img, double *restrict col,
+              double *A) {
+#pragma scop
+  for (int c = 0; c < C; c++)
+    for (int oh = 0; oh < OH; oh++)
+      for (int ow = 0; ow < OW; ow++) {
+        int ih = oh * 2;
+        col[(c * OH + oh) * OW + ow] = img[(c * H + ih) * W + ow];
+      }
+  for (int i = 0; i < H - 1; i++)
+    for (int j = 0; j < W; j++) {
+      int below = i + 1;
+      A[below * W + j] = A[i * W + j] * 0.5 + A[below * W + j];
+    }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int C = atoi(argv[1]), H = atoi(argv[2]), W = atoi(argv[3]), OH = atoi(argv[4]), OW = atoi(argv[5]);
+  int nimg = C * H * W + 64, ncol = C * OH * OW + 64;
+  double *img = malloc(sizeof(double) * nimg), *col = calloc(ncol, sizeof(double));
+  double *A = malloc(sizeof(double) * nimg);
+  for (int i = 0; i < nimg; i++) img[i] = A[i] = (i % 17) * 0.25 - 2.0;
+  f(C, H, W, OH, OW, img, col, A);
+  for (int i = 0; i < ncol; i++) printf("%a ", col[i]);
+  for (int i = 0; i < nimg; i++) printf("%a ", A[i]);
+  printf("\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(scheduler="isl", fuse="max", tile=True)])
+def test_a_local_row_index_is_read_as_its_initializer(tmp_path, flags):
+    [scop] = extract(LOCAL_ROWS, filename="local.c")
+    assert scop.arrays["img"].dims == ["", "H", "W"] and scop.arrays["A"].dims == ["", "W"]
+    src = tmp_path / "local.c"
+    src.write_text(LOCAL_ROWS)
+    result = optimize(src, OptimizeOptions.from_flags(**flags))
+    assert not result.regions[0].kept_as_written
+    # sizes where the rows hold, where they do not (ow >= W, 2 oh >= H), and empty ones
+    sizes = [(2, 8, 6, 4, 5), (1, 3, 3, 2, 3), (2, 4, 3, 3, 5), (0, 4, 4, 2, 2), (1, 1, 1, 1, 1), (3, 9, 7, 5, 7)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(LOCAL_ROWS, tmp_path, "orig", sizes)

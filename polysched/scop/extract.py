@@ -1445,6 +1445,7 @@ class _RegionBuilder:
                 decl = self.visible.declarations.get(child.name.name)
                 if decl is not None and len(decl.dims) == 1:
                     subscripts.setdefault(decl.name, []).append(child.subscript)
+        initializers = self.integer_initializers(body)
         chains = {}
         for name, nodes in subscripts.items():
             # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
@@ -1454,7 +1455,7 @@ class _RegionBuilder:
             # compound row sizes first ((len - 2) one size); else distributed: the diagonal
             # A[k * (n + 1)] next to A[i * n + j] is row k, column k of rows of n
             for compound in (True, False):
-                expanded = [self.expanded(n, compound) for n in nodes]
+                expanded = [self.expanded(n, compound, locals_=initializers) for n in nodes]
                 if any(terms is None for terms in expanded):
                     continue
                 chain = chain_of(expanded, self.mentions_iterator)
@@ -1466,12 +1467,42 @@ class _RegionBuilder:
                     break
         return chains
 
-    def expanded(self, subscript: c_ast.Node, compound: bool = True):
+    def expanded(self, subscript: c_ast.Node, compound: bool = True, locals_: dict[str, c_ast.Node] | None = None):
         """``subscript`` as delinearize.py's terms (``compound``: a factor that is a sum
-        of sizes and constants is one size)."""
-        return expand(subscript, self.is_size, self.unfolded,
+        of sizes and constants is one size; ``locals_``: variables declared in the
+        region, read as their initialisers)."""
+        def unfold(node: c_ast.Node) -> c_ast.Node | None:
+            if locals_ and isinstance(node, c_ast.ID) and node.name in locals_:
+                return locals_[node.name]
+            return self.unfolded(node)
+
+        return expand(subscript, self.is_size, unfold,
                       compound=self.compound_size if compound else (lambda node: None),
                       row_constant=self.row_constant)
+
+    @staticmethod
+    def integer_initializers(body: c_ast.Node) -> dict[str, c_ast.Node]:
+        """The integer variables declared once in ``body`` with an initialiser and never
+        assigned (``int ih = oh * 2 - 1;``, a convolution's input row), by name: the
+        subscripts that use them are rows of the sizes their initialisers multiply
+        (``img[(c * H + ih) * W + iw]``). The walk reads them as its aliases; one that is
+        no alias there is refused there."""
+        declared: dict[str, list[c_ast.Node | None]] = {}
+        assigned: set[str] = set()
+        for node in _walk_nodes(body):
+            if isinstance(node, c_ast.Decl) and node.name and isinstance(node.type, c_ast.TypeDecl) \
+                    and isinstance(node.type.type, c_ast.IdentifierType) \
+                    and integer_kind(" ".join(node.type.type.names)) is not None:
+                declared.setdefault(node.name, []).append(node.init)
+            elif isinstance(node, c_ast.Decl) and node.name:
+                declared.setdefault(node.name, []).append(None)
+            target = node.lvalue if isinstance(node, c_ast.Assignment) else \
+                node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") else None
+            if isinstance(target, c_ast.ID):
+                assigned.add(target.name)
+        return {name: inits[0] for name, inits in declared.items()
+                if len(inits) == 1 and isinstance(inits[0], c_ast.Node) and not isinstance(inits[0], c_ast.InitList)
+                and name not in assigned}
 
     def row_constant(self, node: c_ast.Node) -> str | None:
         """The name of a constant row size: a positive literal's digits, or an integer
