@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+
+import pytest
 from pathlib import Path
 
 from polysched.cli import main
@@ -58,3 +60,31 @@ def test_check_json_witness(capsys):
     assert not result["legal"]
     w = result["violations"][0]["witness"]
     assert w["source"]["time"] >= w["sink"]["time"]
+
+
+# helper-31: four `i % k` in one subscript kept the dependence analysis busy for minutes,
+# and deps, schedule and check had no budget (optimize keeps such a region as written)
+SLOW_ANALYSIS = """int A[64];
+void f(int n) {
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i % 2 + i % 3 + i % 5 + i % 7] += i;
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("command", [["deps"], ["schedule"], ["check", "--schedule", "[n] -> { S0[i] -> [i] }"]])
+def test_the_analysis_commands_stop_at_their_budget(capsys, tmp_path, command):
+    src = tmp_path / "slow.c"
+    src.write_text(SLOW_ANALYSIS)
+    status = main([command[0], str(src), "--budget", "1", *command[1:]])
+    err = capsys.readouterr().err.strip()
+    assert status == (2 if command[0] == "check" else 1), err
+    assert len(err.splitlines()) == 1 and "slow.c:4:" in err and "budget of 1 CPU seconds" in err, err
+
+
+def test_a_negative_budget_is_a_usage_error(capsys):
+    assert main(["deps", str(KERNELS / "gemm.c"), "--budget", "-1"]) == 2
+    assert "--budget -1" in capsys.readouterr().err

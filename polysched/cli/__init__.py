@@ -141,6 +141,10 @@ def _report(err: BaseException, debug: bool, files: list[str]) -> int:
     if isinstance(err, ScopError):
         print(_one_line(str(err)), file=sys.stderr)
         return EXIT_USAGE
+    from polysched.cli.common import OutOfBudget
+    if isinstance(err, OutOfBudget):
+        print(f"polysched: {_one_line(str(err))}", file=sys.stderr)
+        return 1
     if isinstance(err, UsageError):
         print(f"polysched: error: {_one_line(str(err))}", file=sys.stderr)
         return EXIT_USAGE

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, parse_defines
+from polysched.cli.common import (OutOfBudget, add_budget_arg, add_preprocessor_args, budget_of, parse_defines,
+                                  within_budget)
 
 
 def add_parser(subparsers) -> None:
@@ -18,6 +19,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--scop", type=int, default=0, metavar="K",
                    help="which SCoP of the file (0-based, default 0)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_budget_arg(p)
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -41,30 +43,38 @@ def run(args) -> int:
         if len(lines) != len(scops):
             raise UsageError(f"--schedule {text}: {len(lines)} schedule line(s) for {len(scops)} SCoP(s)")
         text = lines[args.scop]
+
+    def checked() -> tuple[bool, str]:
+        result = check(scop, analyze(scop), parse_schedule(text, scop.context.get_ctx()))
+        return result.legal, json.dumps(result.to_json(), indent=1) if args.json else _described(result)
+
+    budget = budget_of(args)
     try:
-        schedule = parse_schedule(text, scop.context.get_ctx())
-        deps = analyze(scop)
-        result = check(scop, deps, schedule)
+        legal, report = within_budget(budget, checked, f"{scop.filename}:{scop.start_line}", "the legality check")
+    except OutOfBudget as err:           # undecided: an error (exit 2), not "illegal"
+        raise UsageError(str(err)) from None
     except ScheduleError as err:
         raise UsageError(f"--schedule: {err}") from None
     except isl.Error as err:
         message = str(err).strip().splitlines()[0] if str(err).strip() else "isl error"
         raise UsageError(f"--schedule: {message}") from None
-    if args.json:
-        print(json.dumps(result.to_json(), indent=1))
-        return 0 if result.legal else 1
-    print("legal" if result.legal else "illegal")
+    print(report)
+    return 0 if legal else 1
+
+
+def _described(result) -> str:
+    """The verdict of `polysched.dependence.check` as printed."""
+    lines = ["legal" if result.legal else "illegal"]
     for v in result.violations:
         if v.kind == "mark":
-            print(f"  {v}")
+            lines.append(f"  {v}")
             continue
-        print(f"  {v.kind} dependence {v.source} -> {v.sink}: {v.relation}")
-        print(f"    violated on: {v.violated}")
-        print(f"    witness: {v.witness}")
+        lines.append(f"  {v.kind} dependence {v.source} -> {v.sink}: {v.relation}")
+        lines.append(f"    violated on: {v.violated}")
+        lines.append(f"    witness: {v.witness}")
     for band in result.bands:
         members = ", ".join("parallel" if p else "sequential" for p in band.parallel)
-        print(f"  band {list(band.path)} {band.partial_schedule}: "
-              f"{'permutable' if band.permutable else 'not permutable'}; members: {members}")
-        for msg in band.mismatches:
-            print(f"    warning: {msg}")
-    return 0 if result.legal else 1
+        lines.append(f"  band {list(band.path)} {band.partial_schedule}: "
+                     f"{'permutable' if band.permutable else 'not permutable'}; members: {members}")
+        lines.extend(f"    warning: {msg}" for msg in band.mismatches)
+    return "\n".join(lines)

@@ -5,6 +5,8 @@ import argparse
 import re
 from pathlib import Path
 
+from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
+
 
 def add_preprocessor_args(parser: argparse.ArgumentParser) -> None:
     """``-D NAME[=VALUE]`` and ``-I DIR``, as the C compiler takes them."""
@@ -266,3 +268,37 @@ class hide_callback_tracebacks:
         if self._saved_hook is not None:
             sys.excepthook = self._saved_hook
         return False
+
+
+def add_budget_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--budget", type=float, metavar="S", default=DEFAULT_RUN_BUDGET,
+                        help="CPU seconds the analysis may take; past it the command stops with "
+                             f"exit status 1 (default: {DEFAULT_RUN_BUDGET:g}; 0: no limit)")
+
+
+class OutOfBudget(Exception):
+    """A region's analysis ran past ``--budget``: reported in one line, exit status 1."""
+
+
+def budget_of(args) -> RunBudget:
+    """The run's budget from ``--budget`` (a usage error when negative or NaN)."""
+
+    if not args.budget >= 0:       # also NaN
+        from polysched.cli import UsageError
+        raise UsageError(f"--budget {args.budget:g}: the budget must be 0 (no limit) or positive")
+    return RunBudget(args.budget or None)
+
+
+def within_budget(budget: RunBudget, compute, where: str, what: str):
+    """``compute()`` (its result picklable) in a child stopped when ``budget`` is used up
+    (isl cannot be interrupted: a subscript summing four ``i % k`` kept the dependence
+    analysis busy for minutes); `OutOfBudget` then, naming ``where`` and ``what``."""
+    from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
+
+    within = f"did not finish within the budget of {budget.seconds:g} CPU seconds (--budget)"
+    if budget.used_up():
+        raise OutOfBudget(f"{where}: {what} {within}")
+    try:
+        return run_isolated(compute, budget.left() if budget.seconds else None)
+    except IsolatedTimeout as stop:
+        raise OutOfBudget(f"{where}: {what} {stop_reason(stop, within)}") from None

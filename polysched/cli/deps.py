@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from polysched.cli.common import add_preprocessor_args, parse_defines
+from polysched.cli.common import add_budget_arg, add_preprocessor_args, budget_of, parse_defines, within_budget
 
 KIND_CHOICES = ["flow", "raw", "war", "waw", "rar"]
 
@@ -17,6 +17,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--kind", choices=KIND_CHOICES, action="append",
                    help="only this kind (repeatable; default: flow, raw, war, waw)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_budget_arg(p)
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
@@ -45,35 +46,48 @@ def format_pair(rec, deps) -> list[str]:
 
 
 def run(args) -> int:
-    from polysched.dependence import analyze
     from polysched.scop import extract
 
     kinds = args.kind or ["flow", "raw", "war", "waw"]
+    budget = budget_of(args)
     scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
     if not scops:
         from polysched.scop import ScopError
         raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
     out = []
     for scop in scops:
-        deps = analyze(scop)
+        where = f"{scop.filename}:{scop.start_line}"
+        report = within_budget(budget, lambda scop=scop: _report(scop, kinds, args.json), where,
+                               "the dependence analysis")
         if args.json:
-            out.append({
-                "scop": f"{scop.filename}:{scop.start_line}-{scop.end_line}",
-                "function": scop.function,
-                "parameters": scop.parameters,
-                "sccs": deps.sccs(),
-                "dependences": {k: [r.to_json() for r in deps.pairs(k)] for k in kinds},
-            })
-            continue
-        print(f"scop {scop.filename}:{scop.start_line}-{scop.end_line} in {scop.function}()"
-              f"  statements: {', '.join(s.name for s in scop.statements)}")
-        for kind in kinds:
-            records = deps.pairs(kind)
-            if not records:
-                print(f"{kind}: none")
-            for rec in records:
-                print("\n".join(format_pair(rec, deps)))
-        print("SCCs (topological order): " + " ".join("{" + ", ".join(c) + "}" for c in deps.sccs()))
+            out.append(report)
+        else:
+            print(report)
     if args.json:
         print(json.dumps(out, indent=1))
     return 0
+
+
+def _report(scop, kinds: list[str], as_json: bool):
+    """The dependences of ``scop``: a JSON object, or the text printed."""
+    from polysched.dependence import analyze
+
+    deps = analyze(scop)
+    if as_json:
+        return {
+            "scop": f"{scop.filename}:{scop.start_line}-{scop.end_line}",
+            "function": scop.function,
+            "parameters": scop.parameters,
+            "sccs": deps.sccs(),
+            "dependences": {k: [r.to_json() for r in deps.pairs(k)] for k in kinds},
+        }
+    lines = [f"scop {scop.filename}:{scop.start_line}-{scop.end_line} in {scop.function}()"
+             f"  statements: {', '.join(s.name for s in scop.statements)}"]
+    for kind in kinds:
+        records = deps.pairs(kind)
+        if not records:
+            lines.append(f"{kind}: none")
+        for rec in records:
+            lines.extend(format_pair(rec, deps))
+    lines.append("SCCs (topological order): " + " ".join("{" + ", ".join(c) + "}" for c in deps.sccs()))
+    return "\n".join(lines)

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, add_schedule_args, parse_defines
+from polysched.cli.common import (add_budget_arg, add_preprocessor_args, add_schedule_args, budget_of,
+                                  parse_defines, within_budget)
 
 
 def add_parser(subparsers) -> None:
@@ -17,13 +18,13 @@ def add_parser(subparsers) -> None:
     add_schedule_args(p)
     p.add_argument("--coefficient-bound", type=int, default=None, metavar="B",
                    help="bound of the iterator coefficients (default 4)")
+    add_budget_arg(p)
     add_preprocessor_args(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from polysched.dependence import analyze, check
-    from polysched.schedule import ScheduleError, ScheduleOptions, compute, describe_schedule
+    from polysched.schedule import ScheduleError, ScheduleOptions
     from polysched.scop import extract
 
     # the same policy as `polysched optimize` (pipeline.py): negative coefficients
@@ -36,28 +37,40 @@ def run(args) -> int:
         options.validate()
     except ScheduleError as err:
         raise UsageError(str(err))
+    budget = budget_of(args)
     scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
     if not scops:
         from polysched.scop import ScopError
         raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
     status = 0
     for scop in scops:
-        deps = analyze(scop)
         print(f"# {scop.filename}:{scop.start_line}-{scop.end_line} ({scop.function}), "
               f"scheduler {options.scheduler}, fuse {options.fuse}"
-              + (", negative coefficients" if options.negative_coefficients else ""))
-        start = time.perf_counter()
-        try:
-            schedule = compute(scop, deps, options)
-        except ScheduleError as err:
-            raise UsageError(f"{scop.filename}:{scop.start_line}: {err}")
-        elapsed = time.perf_counter() - start
-        print(schedule)
-        print(describe_schedule(schedule, deps, {s.name: s.iterators for s in scop.statements}))
-        verdict = check(scop, deps, schedule)
-        print(f"legal: {'yes' if verdict.legal else 'NO'}   time: {elapsed * 1e3:.0f} ms")
-        if not verdict.legal:
-            print(verdict)
-            status = 1
+              + (", negative coefficients" if options.negative_coefficients else ""), flush=True)
+        text, legal = within_budget(budget, lambda scop=scop: _report(scop, options),
+                                    f"{scop.filename}:{scop.start_line}", "scheduling")
+        print(text)
+        status = status if legal else 1
         print()
     return status
+
+
+def _report(scop, options) -> tuple[str, bool]:
+    """The schedule of ``scop`` with its table and legality, as printed; and whether it
+    is legal."""
+    from polysched.dependence import analyze, check
+    from polysched.schedule import ScheduleError, compute, describe_schedule
+
+    deps = analyze(scop)
+    start = time.perf_counter()
+    try:
+        schedule = compute(scop, deps, options)
+    except ScheduleError as err:
+        raise UsageError(f"{scop.filename}:{scop.start_line}: {err}") from None
+    elapsed = time.perf_counter() - start
+    lines = [str(schedule), describe_schedule(schedule, deps, {s.name: s.iterators for s in scop.statements})]
+    verdict = check(scop, deps, schedule)
+    lines.append(f"legal: {'yes' if verdict.legal else 'NO'}   time: {elapsed * 1e3:.0f} ms")
+    if not verdict.legal:
+        lines.append(str(verdict))
+    return "\n".join(lines), verdict.legal
