@@ -88,3 +88,49 @@ def test_feature_definitions_are_those_outside_conditionals_and_not_undone():
             "#include <stdio.h>\n#define _LATE 1\n")
     assert feature_definitions(text) == "#define _GNU_SOURCE\n#define _XOPEN_SOURCE 700\n"
     assert feature_definitions("int x;\n") == ""
+
+
+# one region the model cannot read (an indirect subscript) made optimize refuse the whole
+# file; now it stays as written, with a note where it is, and the others are optimized
+INDIRECT_THEN_AFFINE = r"""#include <stdio.h>
+#include <stdlib.h>
+double A[200], B[200];
+int idx[200];
+int main(int argc, char **argv) {
+  int i, n = atoi(argv[1]);
+  for (i = 0; i < 200; i++) { A[i] = i; B[i] = 0; idx[i] = (i * 7) % 200; }
+#pragma scop
+  for (i = 0; i < n; i++)
+    B[idx[i]] = A[i] * 2.0;
+#pragma endscop
+#pragma scop
+  for (i = 1; i < n; i++)
+    for (int j = 0; j < 4; j++)
+      A[i] = A[i - 1] * 0.5 + B[i] + j;
+#pragma endscop
+  for (i = 0; i < 200; i++) printf("%a %a\n", A[i], B[i]);
+  return 0;
+}
+"""
+
+
+def test_an_unreadable_region_is_kept_and_the_others_optimized(tmp_path, capsys):
+    from polysched.cli import main
+
+    src = tmp_path / "two.c"
+    src.write_text(INDIRECT_THEN_AFFINE)
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(src), "-o", str(out), "--tile", "--parallel"]) == 0
+    err = capsys.readouterr().err
+    assert f"{src}:10:7: note: indirect access" in err and "the region is kept as written" in err, err
+    text = out.read_text()
+    first = INDIRECT_THEN_AFFINE.split("#pragma endscop")[0]
+    assert text.startswith(first)                               # verbatim
+    assert text.count("#pragma scop") == 2 and "polysched" in text.split("#pragma scop")[2]
+    sizes = [(0,), (1,), (57,), (200,)]
+    assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(INDIRECT_THEN_AFFINE, tmp_path, "orig", sizes)
+    # alone, the region is an error, as before (exit 2, nothing written)
+    alone = tmp_path / "one.c"
+    alone.write_text(INDIRECT_THEN_AFFINE.split("#pragma scop\n  for (i = 1")[0] + "  return 0;\n}\n")
+    assert main(["optimize", str(alone), "-o", str(tmp_path / "none.c")]) == 2
+    assert not (tmp_path / "none.c").exists()

@@ -176,7 +176,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             plain, directives_blanked = blank_lines(plain, untaken), blank_lines(directives_blanked, untaken)
     top = top_level_text(plain)
     starts = line_starts(text)
-    scops, empty = [], []
+    scops, empty, unreadable = [], [], []
     for k, region in regions.items():
         macros = tables[k]
         regrouped = unparenthesised_macro(macros, plain[region.start:region.end])
@@ -198,9 +198,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             if region.outer is None and "/* polysched: " in text[region.start:region.end]:
                 # code polysched generated, without the original it came from (no run-time
                 # check was needed): what it does is what the original did
-                raise ScopError(err.filename, err.line, err.col, f"{err.message} (this region is polysched's "
-                                f"generated code, without its original: optimize the original file)") from None
-            raise
+                err = ScopError(err.filename, err.line, err.col, f"{err.message} (this region is polysched's "
+                                f"generated code, without its original: optimize the original file)")
+            unreadable.append(err)
+            continue
         if built is None:       # nothing to optimize: the region stays as written
             empty.append(line_map.relocate(ScopError(filename, region.scop_line, 1,
                                                      "the SCoP region contains no assignment statement")))
@@ -244,8 +245,13 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         scop.live_scalars = live_after(plain, region, function, visible, scalars, macros,
                                        reread=lambda: read_before_written(scop, scalars))
         scops.append(scop)
-    if empty and not scops:
-        raise empty[0]
+    if (unreadable or empty) and not scops:
+        raise (unreadable or empty)[0]
+    # a region the model cannot read next to ones it can (Polly's way, not Pluto's): the
+    # others are optimized, it stays as written
+    for err in unreadable:
+        print(f"{err.filename}:{err.line}:{err.col}: note: {err.message}; the region is kept as written",
+              file=sys.stderr)
     for where in empty:
         print(f"polysched: {where.filename}:{where.line}: the region contains no assignment statement; "
               f"it is kept as written", file=sys.stderr)
