@@ -145,3 +145,44 @@ def test_a_subcommand_loads_only_its_own_module_and_help_lists_them_all(tmp_path
     assert typo.returncode == 2
     for name in SUBCOMMANDS:
         assert name in listing and f"'{name}'" in typo.stderr
+
+
+# gcc drops `#pragma GCC unroll` and `ivdep` ("ignoring loop annotation") from a loop whose
+# exit test has a ?: (polysched_min): --unroll did nothing on a tiled 2-deep nest
+UNROLLED = r"""#include <stdio.h>
+#include <stdlib.h>
+float H[300], G[300][300];
+void kernel(int n) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      H[i] = H[i] + G[i][j] * 0.37f;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  for (int q = 0; q < 300; q++) for (int w = 0; w < 300; w++) G[q][w] = q * 0.1f + w * 0.013f;
+  kernel(atoi(argv[1]));
+  for (int q = 0; q < 300; q++) printf("%a\n", H[q]);
+  return 0;
+}
+"""
+
+
+@needs_gcc
+def test_gcc_keeps_the_loop_pragmas_of_tiled_loops(tmp_path):
+    from compiled_runs import outputs_of
+
+    src = tmp_path / "u.c"
+    src.write_text(UNROLLED)
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(src), "-o", str(out), "--tile", "--unroll", "4"]) == 0
+    text = out.read_text()
+    unrolled = text.split("#pragma GCC unroll 4\n")[1].splitlines()[0]
+    assert "polysched_min" not in unrolled.split(";")[1], unrolled         # the exit test
+    proc = subprocess.run(["gcc", "-O2", "-fopenmp", "-Wall", "-Wno-unknown-pragmas", "-c", str(out), "-o",
+                           str(tmp_path / "u.o")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
+    sizes = [(0,), (1,), (5,), (300,)]
+    assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(UNROLLED, tmp_path, "orig", sizes)

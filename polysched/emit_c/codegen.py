@@ -188,6 +188,7 @@ class _RegionPrinter:
         self._scoped = False          # the for loop printed next is a braced body of its own
         self._replacing: dict[str, dict[tuple[int, int], str]] = {}
         self._scalar_names: dict[tuple[str, int], str] = {}
+        self._loop_ends: dict[str, str] = {}          # iterator -> its hoisted bound's name
         self._uses_min_work = False
         self._epoch = ""              # the region run's epoch, once a call takes epoch(X)
 
@@ -620,6 +621,16 @@ class _RegionPrinter:
         at = level + 1 if replaced is not None and not scoped else level
         inner = self.pad(at)
         loop = self.loop_pragmas(node, iterator, here, inner)
+        bound = node.for_get_cond().get_op_arg(1) if _is_canonical_loop(node, iterator) else None
+        if any(line.lstrip().startswith("#pragma GCC") for line in loop) and bound is not None \
+                and bound.get_type() == isl.ast_expr_type.op:
+            # gcc drops its loop pragmas ("ignoring loop annotation": no unrolling, no ivdep)
+            # when the exit test has a ?: in it (polysched_min): the bound is computed once
+            end = self._loop_ends.setdefault(iterator, self.names.fresh(f"{iterator}_end"))
+            with self.ranges.inside([node]):
+                relation = "<=" if node.for_get_cond().get_op_type() == isl.ast_expr_op_type.le else "<"
+                init = f"{init}, {end} = {self.expr(bound)}"
+                cond = f"{iterator} {relation} {end}"
         header = [inner + f"for ({decl} = {init}; {cond}; {iterator} += {inc})"]
         self._enclosing.append(("for", node))
         saved, self._replacing = self._replacing, (replaced.spans if replaced is not None else {})
