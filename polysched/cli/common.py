@@ -282,7 +282,6 @@ class OutOfBudget(Exception):
 
 def budget_of(args) -> RunBudget:
     """The run's budget from ``--budget`` (a usage error when negative or NaN)."""
-
     if not args.budget >= 0:       # also NaN
         from polysched.cli import UsageError
         raise UsageError(f"--budget {args.budget:g}: the budget must be 0 (no limit) or positive")

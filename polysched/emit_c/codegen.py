@@ -626,7 +626,9 @@ class _RegionPrinter:
                 and bound.get_type() == isl.ast_expr_type.op:
             # gcc drops its loop pragmas ("ignoring loop annotation": no unrolling, no ivdep)
             # when the exit test has a ?: in it (polysched_min): the bound is computed once
-            end = self._loop_ends.setdefault(iterator, self.names.fresh(f"{iterator}_end"))
+            if iterator not in self._loop_ends:
+                self._loop_ends[iterator] = self.names.fresh(f"{iterator}_end")
+            end = self._loop_ends[iterator]
             with self.ranges.inside([node]):
                 relation = "<=" if node.for_get_cond().get_op_type() == isl.ast_expr_op_type.le else "<"
                 init = f"{init}, {end} = {self.expr(bound)}"

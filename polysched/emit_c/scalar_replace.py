@@ -68,7 +68,7 @@ _in, _out, _param = isl.dim_type.in_, isl.dim_type.out, isl.dim_type.param
 # minutes in isl's gist (a tuning candidate); past the cap nothing is replaced, which is
 # always right
 PLAN_OPERATIONS = 2_000_000
-KNOWN_PIECES = 8        # `reached` coalesces a set of more pieces than this
+KNOWN_PIECES = 8        # `reached` leaves out a fact that splits its set into more pieces
 # A load or store guard of more pieces is not worth its text (helper-30's 1-d stencil with
 # a parametric start: 6 pieces, 1,100 characters, 2 s in isl's AST builder): the element
 # is not replaced

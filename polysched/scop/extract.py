@@ -1486,13 +1486,12 @@ class _RegionBuilder:
                       compound=self.compound_size if compound else (lambda node: None),
                       row_constant=self.row_constant)
 
-    @staticmethod
-    def integer_initializers(body: c_ast.Node) -> dict[str, c_ast.Node]:
-        """The integer variables declared once in ``body`` with an initialiser and never
-        assigned (``int ih = oh * 2 - 1;``, a convolution's input row), by name: the
-        subscripts that use them are rows of the sizes their initialisers multiply
-        (``img[(c * H + ih) * W + iw]``). The walk reads them as its aliases; one that is
-        no alias there is refused there."""
+    def integer_initializers(self, body: c_ast.Node) -> dict[str, c_ast.Node]:
+        """The integer variables declared once in ``body`` with an initialiser, never
+        assigned and not hiding a variable of the same name (``int ih = oh * 2 - 1;``, a
+        convolution's input row), by name: the subscripts that use them are rows of the
+        sizes their initialisers multiply (``img[(c * H + ih) * W + iw]``). The walk
+        reads them as its aliases; one that is no alias there is refused there."""
         declared: dict[str, list[c_ast.Node | None]] = {}
         assigned: set[str] = set()
         for node in _walk_nodes(body):
@@ -1508,7 +1507,7 @@ class _RegionBuilder:
                 assigned.add(target.name)
         return {name: inits[0] for name, inits in declared.items()
                 if len(inits) == 1 and isinstance(inits[0], c_ast.Node) and not isinstance(inits[0], c_ast.InitList)
-                and name not in assigned}
+                and name not in assigned and name not in self.visible.declarations}
 
     def row_constant(self, node: c_ast.Node) -> str | None:
         """The name of a constant row size: a positive literal's digits, or an integer
