@@ -343,6 +343,19 @@ def test_undeclared_bound_is_an_error():
     assert str(info.value) == "u.c:6:19: error: 'UNDEFINED_SIZE' is not declared"
 
 
+def test_an_undeclared_iterator_is_an_error():
+    """helper-33 (Pluto's test excerpts): a loop whose iterator nothing declares was
+    accepted, and the output written did not compile. An iterator declared in the region
+    before the region, or by the loop, is fine."""
+    text = "double A[100];\nvoid f(int n)\n{\n#pragma scop\n  for (t = 0; t < 10; t++)\n" \
+           "    for (int i = 0; i < n; i++)\n      A[i] = A[i] + t;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="t.c")
+    assert str(info.value) == "t.c:5:3: error: 't' is not declared"
+    [scop] = extract(text.replace("#pragma scop\n", "  int t;\n#pragma scop\n"), filename="t.c")
+    assert [s.iterators for s in scop.statements] == [["t", "i"]]
+
+
 def test_size_macro_of_an_inactive_preset_is_undeclared():
     text = "#ifdef LARGE\n#define M 100\n#endif\ndouble A[100];\nvoid f(void)\n{\n  int i;\n#pragma scop\n" \
            "  for (i = 0; i < M; i++)\n    A[i] = 0;\n#pragma endscop\n}\n"

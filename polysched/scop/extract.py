@@ -1017,6 +1017,12 @@ class _RegionBuilder:
                 raise self.error(declaring[name], f"a loop declares '{name}' as '{self.loop_scoped_types[name]}' and another "
                                        f"uses the '{declared.element_type} {name}' declared before: rename one")
             del self.loop_scoped_types[name]
+        # an iterator no declaration names (nor the region's own): the file does not compile
+        # (helper-33: Pluto's test excerpts; the output was written, and did not compile)
+        in_region = {d.name for d in _walk_nodes(node) if isinstance(d, c_ast.Decl) and d.name}
+        for name in sorted(outer_loops - in_region - set(self.loop_scoped_types)):
+            loop = next(c for c in _walk_nodes(node) if isinstance(c, c_ast.For) and _loop_iterator_name(c) == name)
+            self.check_declared(name, loop)
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
         self.cells_of_pointers(node)
