@@ -356,6 +356,14 @@ def test_an_undeclared_iterator_is_an_error():
     assert [s.iterators for s in scop.statements] == [["t", "i"]]
 
 
+def test_a_size_used_outside_the_region_but_never_declared_is_named_so():
+    text = "double A[100];\nvoid f(void)\n{\n  int i;\n  for (i = 0; i < N; i++) A[i] = 1;\n#pragma scop\n" \
+           "  for (i = 0; i < N; i++)\n    A[i] = A[i] * 2;\n#pragma endscop\n}\n"
+    with pytest.raises(ScopError, match="the type of 'N' is not known: polysched found no declaration of it "
+                                        "that it reads \\(none at all"):
+        extract(text, filename="m.c")
+
+
 def test_size_macro_of_an_inactive_preset_is_undeclared():
     text = "#ifdef LARGE\n#define M 100\n#endif\ndouble A[100];\nvoid f(void)\n{\n  int i;\n#pragma scop\n" \
            "  for (i = 0; i < M; i++)\n    A[i] = 0;\n#pragma endscop\n}\n"

@@ -659,9 +659,10 @@ class _RegionBuilder:
                     if name in self.macros.header_identifiers else None
                 if decl is None:
                     # (int assumed, an unsigned n would make 'i < n' with i = -2 false in C)
-                    raise NotAffine(node, f"the type of '{name}' is not known: polysched did not read its "
-                                          "declaration (typeof, __auto_type, a K&R parameter); declare it "
-                                          "with a plain integer type")
+                    # (helper-33: Pluto's matmul-seq.c declares N nowhere; the file only uses it)
+                    raise NotAffine(node, f"the type of '{name}' is not known: polysched found no declaration "
+                                          "of it that it reads (none at all, or typeof, __auto_type, a K&R "
+                                          "parameter); declare it with a plain integer type")
                 self.visible.declarations[name] = decl
         if decl is not None:
             if decl.dims:
