@@ -151,19 +151,18 @@ def test_a_subcommand_loads_only_its_own_module_and_help_lists_them_all(tmp_path
 # exit test has a ?: (polysched_min): --unroll did nothing on a tiled 2-deep nest
 UNROLLED = r"""#include <stdio.h>
 #include <stdlib.h>
-float H[300], G[300][300];
-void kernel(int n) {
-  int i, j;
+double A[300][300], B[300][300];
+void transpose_add(int n) {
 #pragma scop
-  for (i = 0; i < n; i++)
-    for (j = 0; j < n; j++)
-      H[i] = H[i] + G[i][j] * 0.37f;
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < n; c++)
+      A[r][c] = 0.5 * A[r][c] + B[c][r];
 #pragma endscop
 }
 int main(int argc, char **argv) {
-  for (int q = 0; q < 300; q++) for (int w = 0; w < 300; w++) G[q][w] = q * 0.1f + w * 0.013f;
-  kernel(atoi(argv[1]));
-  for (int q = 0; q < 300; q++) printf("%a\n", H[q]);
+  for (int r = 0; r < 300; r++) for (int c = 0; c < 300; c++) { A[r][c] = r - c * 0.25; B[r][c] = r * c % 7; }
+  transpose_add(atoi(argv[1]));
+  for (int r = 0; r < 300; r++) printf("%a %a\n", A[r][r], A[r][299 - r]);
   return 0;
 }
 """
