@@ -341,13 +341,8 @@ def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOpt
     tiling, then without tiling, with a notice: never a failed run."""
     from polysched.tiling import TilingError
 
-    def tiled(options: TileOptions):
-        result, report = tile_with_report(scop, deps, schedule, options)
-        return str(result), report
-
     def attempt(options: TileOptions):
-        text, report = run_isolated(lambda: tiled(options), budget.left() if budget.seconds else None)
-        return isl.Schedule.read_from_str(schedule.get_ctx(), text), report
+        return _tiled_in_child(scop, deps, schedule, options, budget)
 
     where = f"polysched: {scop.filename}:{scop.start_line}: notice:"
     try:
@@ -377,13 +372,22 @@ def _tiled_plainly(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling
     tiler fails or runs past ``budget``."""
     from polysched.tiling import TilingError
 
-    plainer = replace(tiling, point_wavefront=False)
     try:
-        text = run_isolated(lambda: str(tile_with_report(scop, deps, schedule, plainer)[0]),
-                            budget.left() if budget.seconds else None)
+        return _tiled_in_child(scop, deps, schedule, replace(tiling, point_wavefront=False), budget)[0]
     except (TilingError, IsolatedTimeout):
         return None
-    return isl.Schedule.read_from_str(schedule.get_ctx(), text)
+
+
+def _tiled_in_child(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions,
+                    budget: RunBudget):
+    """`tile_with_report` in a child process given what is left of ``budget``: (the tiled
+    schedule, the report). Raises what the tiler raises, or `IsolatedTimeout`."""
+    def tiled():
+        result, report = tile_with_report(scop, deps, schedule, tiling)
+        return str(result), report
+
+    text, report = run_isolated(tiled, budget.left() if budget.seconds else None)
+    return isl.Schedule.read_from_str(schedule.get_ctx(), text), report
 
 
 def _checked(scop: Scop, deps: Dependences, schedule: isl.Schedule, budget: RunBudget,

@@ -280,11 +280,16 @@ class OutOfBudget(Exception):
     """A region's analysis ran past ``--budget``: reported in one line, exit status 1."""
 
 
-def budget_of(args) -> RunBudget:
-    """The run's budget from ``--budget`` (a usage error when negative or NaN)."""
-    if not args.budget >= 0:       # also NaN
+def check_budget(seconds: float) -> None:
+    """A usage error unless ``--budget`` is 0 (no limit) or positive (NaN is neither)."""
+    if not seconds >= 0:
         from polysched.cli import UsageError
-        raise UsageError(f"--budget {args.budget:g}: the budget must be 0 (no limit) or positive")
+        raise UsageError(f"--budget {seconds:g}: the budget must be 0 (no limit) or positive")
+
+
+def budget_of(args) -> RunBudget:
+    """The run's budget from ``--budget`` (checked by `check_budget`)."""
+    check_budget(args.budget)
     return RunBudget(args.budget or None)
 
 

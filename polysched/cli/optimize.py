@@ -12,9 +12,9 @@ from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
-from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_compiler, check_input_file,
-                                  check_output_path, default_dataset, is_stdout, parse_defines, same_file,
-                                  write_output)
+from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler,
+                                  check_input_file, check_output_path, default_dataset, is_stdout, parse_defines,
+                                  same_file, write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE
 
 
@@ -223,8 +223,7 @@ def run(args) -> int:
         transpose_arrays=not args.no_transpose,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
-    if not args.budget >= 0:       # also NaN
-        raise UsageError(f"--budget {args.budget:g}: the budget must be 0 (no limit) or positive")
+    check_budget(args.budget)
     options.budget = args.budget or None
     result = None
     if args.from_db is not None:

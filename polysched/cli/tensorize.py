@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
-from polysched.cli.common import add_preprocessor_args, check_input_file, parse_defines
+from polysched.cli.common import add_preprocessor_args, check_budget, check_input_file, parse_defines
 
 
 def add_parser(subparsers) -> None:
@@ -115,8 +115,7 @@ def _apply(args, intrinsics) -> int:
 
     if not (args.apply and args.output):
         raise UsageError("--apply and -o OUT.c go together")
-    if not args.budget >= 0:       # also NaN
-        raise UsageError(f"--budget {args.budget:g}: the budget must be 0 (no limit) or positive")
+    check_budget(args.budget)
     check_output_path(args.output, args.file)
     scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
     if not scops:

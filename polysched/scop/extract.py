@@ -1500,7 +1500,6 @@ class _RegionBuilder:
         sizes their initialisers multiply (``img[(c * H + ih) * W + iw]``). The walk
         reads them as its aliases; one that is no alias there is refused there."""
         declared: dict[str, list[c_ast.Node | None]] = {}
-        assigned: set[str] = set()
         for node in _walk_nodes(body):
             if isinstance(node, c_ast.Decl) and node.name and isinstance(node.type, c_ast.TypeDecl) \
                     and isinstance(node.type.type, c_ast.IdentifierType) \
@@ -1508,13 +1507,11 @@ class _RegionBuilder:
                 declared.setdefault(node.name, []).append(node.init)
             elif isinstance(node, c_ast.Decl) and node.name:
                 declared.setdefault(node.name, []).append(None)
-            target = node.lvalue if isinstance(node, c_ast.Assignment) else \
-                node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") else None
-            if isinstance(target, c_ast.ID):
-                assigned.add(target.name)
+        # (`prescan` has the names the region assigns, ++ and -- included: self.written,
+        # and the loop iterators it took out of them)
         return {name: inits[0] for name, inits in declared.items()
                 if len(inits) == 1 and isinstance(inits[0], c_ast.Node) and not isinstance(inits[0], c_ast.InitList)
-                and name not in assigned and name not in self.visible.declarations}
+                and name not in self.written | self.all_iterators and name not in self.visible.declarations}
 
     def row_constant(self, node: c_ast.Node) -> str | None:
         """The name of a constant row size: a positive literal's digits, or an integer
