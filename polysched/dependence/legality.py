@@ -24,7 +24,7 @@ from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 from .loops import mupa_rows, node_band_flags, prefix_rows, rows, same_value
-from .scalars import ScopAccesses, inexact_integer_update, private_reason, reduction_of
+from .scalars import ScopAccesses, clause_candidate, inexact_integer_update, private_reason, reduction_of
 
 
 class ScheduleError(PolyschedError, ValueError):
@@ -534,8 +534,9 @@ def _not_a_clause_scalar(scop, name: str, role: str) -> str | None:
     array = scop.arrays.get(name)
     if array is None:
         return "not a variable of the SCoP"
-    if not array.is_scalar:
-        return f"an array or pointer: OpenMP would give each thread an uninitialised copy; only scalars can be {role}"
+    if not array.is_scalar and not (role == "private" and clause_candidate(array)):
+        return (f"an array or pointer: OpenMP would give each thread an uninitialised copy; only scalars "
+                f"{'and arrays declared inside the region ' if role == 'private' else ''}can be {role}")
     if array.text:
         return f"'{array.text}' is a struct member, which cannot be {role}"
     return None

@@ -208,9 +208,20 @@ def used_after_scop(scop: Scop, name: str) -> bool:
     end's ``live_scalars`` (scop/liveness.py), everything when it is not known.
 
     A scalar whose value might be read after the region is live-out: privatising it
-    would lose the value the sequential code leaves behind.
+    would lose the value the sequential code leaves behind. What the region's own
+    blocks declare ends with them.
     """
+    array = scop.arrays.get(name)
+    if array is not None and array.origin == "region":
+        return False
     return scop.live_scalars is None or name in scop.live_scalars
+
+
+def clause_candidate(array) -> bool:
+    """Whether a parallel loop may name ``array`` in a data-sharing clause rather than
+    be kept sequential by its dependences: a scalar, or an array the region declares in
+    one of its blocks (``double t[N];``), which may be ``private`` (never a reduction)."""
+    return array.is_scalar or array.origin == "region"
 
 
 def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
@@ -226,7 +237,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     verdict = ScalarVerdict()
     same_iteration = same_value(iteration)
     for name, array in scop.arrays.items():
-        if not array.is_scalar:
+        if not clause_candidate(array):
             continue
         writes = restrict_to_array(accesses.writes, name).intersect_domain(domain)
         if writes.is_empty():
@@ -243,6 +254,9 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
         reason = private_reason(scop, accesses, name, domain, same_iteration)
         if reason is None:
             verdict.private.append(name)
+            continue
+        if not array.is_scalar:
+            verdict.blocking[name] = reason
             continue
         op = reduction_of(scop, accesses, name, domain)
         inexact = inexact_integer_update(scop, name, domain) if op is not None else None

@@ -82,7 +82,8 @@ def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]
     """Declarations the emitted region must open with: the scalars that the source
     declares in blocks inside the region (``double t = ...;`` in a loop body; the
     front end marks them ``origin == "region"``), each one variable of the region,
-    written by a statement ``t = ...;`` (a parallel loop gets it ``private``); and the
+    written by a statement ``t = ...;`` (a parallel loop gets it ``private``), and the
+    arrays declared there (``double t[N];``, once for the whole region); and the
     arrays of scalar expansion (``origin == "expanded"``, `polysched.transform.expand`),
     each a pointer to its rows, ``double (*s_x)[n] = <memory[name]>;`` (``double (*s_x)``
     for one dimension), the block the region allocated (`heap_arrays`)."""
@@ -91,7 +92,10 @@ def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]
     for array in scop.arrays.values():
         origin = getattr(array, "origin", "")
         if origin == "region":
-            lines.append(f"{array.element_type} {array.name};")
+            # (an array's extent positive even where the region's loops do not run: the
+            # source declared it only inside them)
+            extents = "".join(f"[({e}) > 0 ? ({e}) : 1]" for e in array.dims)
+            lines.append(f"{array.element_type} {array.name}{extents};")
         elif array.name in heap:
             # (an extent the region's check keeps positive, and 1 where it fails: the
             # file compiles with -D sizes that make it a negative constant)

@@ -45,6 +45,8 @@ from .versioning import (accessed_elements, counter_limit, definition_checks, is
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
 MIN_WORK_MACRO = "POLYSCHED_PARALLEL_MIN_WORK"
+# the most bytes of arrays a parallel loop's threads may each copy (``private``)
+PRIVATE_ARRAY_BYTES = 1 << 18
 MAX_EXTENT_PIECES = 4       # of one extent in the work estimate of an if(...) clause
 from polysched.tiling.transform import MIN_INSTANCES_PER_FORK  # noqa: E402
 
@@ -674,6 +676,17 @@ class _RegionPrinter:
         per_fork = f" * ({' + '.join(forks)})" if forks else ""
         return f"{total} >= {MIN_WORK_MACRO}{per_fork}"
 
+    def private_arrays_fit(self, mark) -> str | None:
+        """``sizeof(t) <= PRIVATE_ARRAY_BYTES`` for the arrays (the region's own, ``double
+        t[N];``) that parallel loop ``mark`` makes private, None if there are none:
+        each thread's copy lives on its own stack, which may be smaller than the one
+        the source's array was on. Where it does not hold, OpenMP's ``if`` runs the loop
+        on one thread (whose copy is on the stack the source used)."""
+        arrays = [n for n in mark.private if n in self.scop.arrays and not self.scop.arrays[n].is_scalar]
+        if not arrays:
+            return None
+        return f"{' + '.join(f'sizeof({n})' for n in arrays)} <= {PRIVATE_ARRAY_BYTES}"
+
     def _box_product(self, build: isl.AstBuild, piece: isl.Set) -> str | None:
         """``(double)(e0) * (double)(e1) ...``: the number of points of the bounding box
         of ``piece`` as a C expression of the parameters (a digit string when
@@ -763,6 +776,9 @@ class _RegionPrinter:
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             if parallel:
                 condition = self.parallel_if(parallel[0])
+                guard = self.private_arrays_fit(merged_parallel([parse_mark(m.name) for m in parallel]))
+                if guard:
+                    condition = f"({condition}) && {guard}" if condition else guard
                 if condition:
                     clauses = (clauses + " " if clauses else "") + f"if({condition})"
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (

@@ -427,6 +427,8 @@ def _never_overlap(printer, a, b, written: set[str]) -> bool:
 
     if a.is_scalar and a.origin not in ("global", "") or b.is_scalar and b.origin not in ("global", ""):
         return True                    # a local or by-value scalar is an object of its own
+    if a.origin == "region" or b.origin == "region":
+        return True                    # and so is an array the region declares
     if kept_apart(a, b):
         return True
     return a.name not in written and b.name not in written

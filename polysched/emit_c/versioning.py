@@ -398,8 +398,10 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
     # (a struct's scalar member is memory a pointer may reach too: p->sum). A scalar
     # the file does not declare and the region only reads may be a header's enumerator,
     # whose address C cannot take (&HN would not compile): it is left out.
-    # (the arrays of scalar expansion are the region's own: no pointer reaches them)
-    candidates = [a for a in scop.arrays.values() if a.origin != "expanded" and a.name not in scop.products and (
+    # (the arrays of scalar expansion and those the region declares are its own: no
+    # pointer reaches them)
+    candidates = [a for a in scop.arrays.values() if a.origin not in ("expanded", "region")
+                  and a.name not in scop.products and (
                   not a.is_scalar or a.origin == "global"
                   or (a.origin == "" and a.name in written) or a.name in taken or a.text)]
     for name in sorted(taken - set(scop.arrays)):       # iterators and sizes

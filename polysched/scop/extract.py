@@ -359,6 +359,7 @@ class _Local:
     model: str
     alias: c_ast.Node | None = None
     alias_text: str = ""
+    decl: "Declaration | None" = None         # its declaration (an array's extents)
 
 
 _SIGNED_INTEGER_WORDS = frozenset("int long signed short ptrdiff_t ssize_t intptr_t intmax_t int32_t int64_t".split())
@@ -734,9 +735,14 @@ class _RegionBuilder:
             raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
                                    "(declare it before '#pragma scop')")
         decl = declaration_of(node, "local")
-        if decl is None or decl.dims or isinstance(node.init, c_ast.InitList) or name is None:
-            raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars (not arrays, pointers "
+        if decl is None or "" in decl.dims or name is None:
+            raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars and arrays (not pointers "
                                    "or functions) can be declared inside the region")
+        if decl.dims and node.init is not None:
+            raise self.error(node, f"array '{name}' is declared with an initialiser inside a SCoP (declare it "
+                                   "without one and assign its elements in a loop)")
+        if isinstance(node.init, c_ast.InitList):
+            raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
             raise self.error(node, f"declaration of '{name}' shadows a loop iterator")
         if name in self.all_iterators:
@@ -753,10 +759,11 @@ class _RegionBuilder:
                 self.scopes[-1][name] = _Local(name, name, node.init, f"({text})")
                 return None
         model = self.local_model_name(name)
-        local = _Local(name, model)
+        local = _Local(name, model, decl=decl)
+        dims = self.local_extents(node, ctx) if decl.dims else []
         self.scopes[-1][name] = local
         self.local_models.add(model)
-        self.arrays[model] = Array(model, decl.element_type, [], origin="region")
+        self.arrays[model] = Array(model, decl.element_type, dims, origin="region")
         if node.init is None:
             return None
         stmt_name = f"S{len(self.statements)}"
@@ -772,6 +779,29 @@ class _RegionBuilder:
         stmt = Statement(stmt_name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
+
+    def local_extents(self, node: c_ast.Decl, ctx: _Context) -> list[str]:
+        """The extents of an array a block of the region declares (``double t[N][n];``)
+        as C text. The emitted region declares it once, at its start, so each extent must have one
+        value for the whole region: constants and sizes the region never writes, no
+        iterator and no variable of its blocks."""
+        extents, dim_nodes, t = [], [], node.type
+        while isinstance(t, c_ast.ArrayDecl):
+            dim_nodes.append(t.dim)
+            t = t.type
+        for dim in dim_nodes:
+            text = self.as_written(_GEN.visit(dim))
+            try:
+                size = self.converter(ctx).pw_aff(dim)
+            except NotAffine as err:
+                raise self.error(dim, f"the size '{text}' of array '{node.name}', declared inside a SCoP, is "
+                                      f"not a constant or a size the region does not write: "
+                                      f"{self.as_written(err.message)}") from None
+            if size.involves_dims(isl.dim_type.in_, 0, size.dim(isl.dim_type.in_)):
+                raise self.error(dim, f"the size '{text}' of array '{node.name}', declared inside a SCoP, "
+                                      "depends on a loop iterator (declare the array before '#pragma scop')")
+            extents.append(text)
+        return extents
 
     def local_model_name(self, name: str) -> str:
         """``name``, or ``name_1``, ``name_2``, ... when ``name`` may mean something else
@@ -2486,10 +2516,10 @@ class _RegionBuilder:
         if name in self.macros:
             raise self.error(site or base, f"macro '{name}' used as an array")
         local = self.resolve(name)
-        if local is not None:       # a scalar declared inside the region
-            if local.alias is not None or subscripts:
+        if local is not None:       # a scalar or an array declared inside the region
+            if local.alias is not None or (subscripts and not local.decl.dims):
                 raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
-            name, decl = local.model, None
+            name, decl = local.model, (local.decl if local.decl.dims else None)
         else:
             decl = self.visible.declarations.get(name)
             if decl is None:
@@ -2509,7 +2539,7 @@ class _RegionBuilder:
             raise self.error(where, f"'{name}' has {len(decl.dims)} dimension(s) but is accessed with "
                                    f"{len(subscripts)} subscript(s) (a partial subscript or pointer "
                                    "arithmetic is not supported)")
-        chain = self.linearized.get(name) if decl is not None else None
+        chain = self.linearized.get(name) if decl is not None and local is None else None
         pieces = []
         if chain is not None:
             pieces = self.delinearized(subscripts[0], chain, ctx, name, site)

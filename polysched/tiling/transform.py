@@ -35,7 +35,7 @@ import islpy as isl
 from polysched.dependence import is_legal, violated_dependences
 from polysched.dependence.loops import (band_flags, carried, distances, is_parallel, mupa_rows,
                                         node_band_flags, prefix_is_empty, prefix_rows, rows)
-from polysched.dependence.scalars import ScopAccesses, classify_scalars
+from polysched.dependence.scalars import ScopAccesses, classify_scalars, clause_candidate
 from polysched.errors import PolyschedError, TransformError
 from polysched.islutil import sets_of, val
 from polysched.marks import Parallel, Simd, Tensorize, Unroll, try_parse_mark
@@ -144,7 +144,7 @@ class _Policy:
         self.options = options
         self.caches = caches
         self.report = TilingReport()
-        self._scalars = {n for n, a in scop.arrays.items() if a.is_scalar}
+        self._scalars = {n for n, a in scop.arrays.items() if clause_candidate(a)}
         self._array_deps = accesses.memory_except(self._scalars)
         self.plans: list[list[dict]] = []          # steps per band, in walk order
         self.reports: list[BandReport] = []        # the band of each plan
@@ -473,7 +473,7 @@ class _Policy:
                                    reassociate=self.options.reassociate)
         if not verdict.ok:
             for name, reason in verdict.blocking.items():
-                note = f"scalar {name} blocks parallelism: {reason}"
+                note = f"{'scalar' if self.scop.arrays[name].is_scalar else 'array'} {name} blocks parallelism: {reason}"
                 if note not in report.notes:
                     report.notes.append(note)
             return None

@@ -1,0 +1,210 @@
+"""Arrays declared inside a region (``double t[N];`` in a loop body): the model has
+them as arrays of the region (``origin == "region"``), the emitted region declares each
+once, and a parallel loop gives each thread its own copy (``private``) exactly when no
+value crosses its iterations. Every optimized program is compiled and run against the
+original at sizes 0, 1 and more, negative too, at 1 and 2 threads."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from compiled_runs import outputs_of
+from polysched.bench import compile_c, run_binary
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.program import Program
+from polysched.scop import ScopError, extract
+
+# a temporary row per iteration of i (fresh in the source, one array once optimized),
+# a VLA of the run-time size n, and a 2-d block of constant size
+ROWS = r"""#include <stdio.h>
+#include <stdlib.h>
+#define N 48
+double A[N][N], B[N], C[N][4];
+
+static void kernel(int n)
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    double tmprow[N];
+    for (int j = 0; j < n; j++)
+      tmprow[j] = A[i][j] * 2.0 + 1.0;
+    for (int j = 0; j < n; j++)
+      B[i] += tmprow[j] * tmprow[n - 1 - j];
+  }
+  for (int i = 0; i < n; i++) {
+    double row[n];
+    int blk[2][4];
+    for (int j = 0; j < n; j++)
+      row[j] = A[j][i] - B[j];
+    for (int k = 0; k < 4; k++) {
+      blk[0][k] = i + k;
+      blk[1][k] = i * k;
+    }
+    for (int k = 0; k < 4; k++)
+      C[i][k] = row[n - 1 - i] * k + blk[0][k] * blk[1][3 - k];
+  }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int n = argc > 1 ? atoi(argv[1]) : N;
+  if (n > N) n = N;
+  for (int i = 0; i < N; i++) {
+    B[i] = i % 5;
+    for (int j = 0; j < N; j++) A[i][j] = (i * 7 + j * 3) % 11 - 5.0;
+  }
+  kernel(n);
+  for (int i = 0; i < N; i++)
+    printf("%.17g %.17g %.17g\n", B[i], C[i][0], C[i][3]);
+  return 0;
+}
+"""
+
+SIZES = [(-3,), (0,), (1,), (2,), (7,), (48,)]
+
+
+def optimized(tmp_path, source: str, **flags) -> str:
+    path = tmp_path / "source.c"
+    path.write_text(source)
+    return optimize(path, OptimizeOptions.from_flags(**flags)).text
+
+
+def test_a_region_array_is_an_array_of_the_region_with_its_extents():
+    [scop] = extract(ROWS, filename="rows.c")
+    tmprow = scop.arrays["tmprow"]
+    assert (tmprow.origin, tmprow.dims, tmprow.element_type) == ("region", ["N"], "double")
+    assert scop.arrays["row"].dims == ["n"] and scop.arrays["blk"].dims == ["2", "4"]
+    writes = [a for s in scop.statements for a in s.accesses if a.array == "tmprow" and a.kind == "write"]
+    assert len(writes) == 1
+    expected = isl.Map("[n] -> { S0[i, j] -> tmprow[j] : 0 <= i < n and 0 <= j < n }")
+    assert writes[0].relation.is_equal(expected.set_tuple_name(isl.dim_type.in_, writes[0].relation
+                                                                .get_tuple_name(isl.dim_type.in_)))
+
+
+@pytest.mark.parametrize("flags", [
+    dict(scheduler="pluto", tile=True, parallel=True),
+    dict(scheduler="isl", tile=True, parallel=True),
+    dict(scheduler="pluto", fuse="max", tile=True, parallel=True),
+    dict(scheduler="pluto", fuse="no", parallel=True),
+])
+def test_region_arrays_private_to_the_parallel_loop_compute_what_the_original_does(tmp_path, flags):
+    text = optimized(tmp_path, ROWS, **flags)
+    # declared once for the region, the variable length kept positive
+    assert "double tmprow[(N) > 0 ? (N) : 1];" in text
+    assert "double row[(n) > 0 ? (n) : 1];" in text
+    assert "#pragma omp parallel for private(tmprow)" in text
+    assert "sizeof(tmprow) <= 262144" in text
+    assert outputs_of(text, tmp_path, "opt", SIZES) == outputs_of(ROWS, tmp_path, "orig", SIZES)
+
+
+CARRIED = r"""#include <stdio.h>
+#define N 32
+double A[N][N], B[N][N];
+
+int main(void)
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) A[i][j] = (i * 5 + j) % 7;
+#pragma scop
+  {
+    double carry[N];
+    for (int j = 0; j < N; j++)
+      carry[j] = 0.0;
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) {
+        carry[j] = carry[j] * 0.5 + A[i][j];
+        B[i][j] = carry[j];
+      }
+  }
+#pragma endscop
+  for (int i = 0; i < N; i++) printf("%.17g %.17g\n", B[i][0], B[i][N - 1]);
+  return 0;
+}
+"""
+
+
+def test_a_region_array_whose_values_cross_iterations_is_not_private(tmp_path):
+    """``carry`` is declared in the region but carries values down the i loop: the j
+    loop may run in parallel (each j its own element), the i loop may not, and
+    no thread gets its own copy."""
+    text = optimized(tmp_path, CARRIED, scheduler="pluto", tile=True, parallel=True)
+    assert "private(carry)" not in text
+    assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(CARRIED, tmp_path, "orig", [()])
+
+
+BIG = r"""#include <stdio.h>
+#define N 64
+#define M 100000
+double A[N], B[N];
+
+int main(void)
+{
+  for (int i = 0; i < N; i++) A[i] = i;
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    double big[M];
+    for (int j = 0; j < M; j++)
+      big[j] = A[i] + j;
+    for (int j = 0; j < M; j++)
+      B[i] += big[j];
+  }
+#pragma endscop
+  for (int i = 0; i < N; i++) printf("%.17g\n", B[i]);
+  return 0;
+}
+"""
+
+
+def test_a_private_array_larger_than_a_thread_stack_runs_on_one_thread(tmp_path):
+    """800 kB per copy: with worker threads of 256 kB stacks, the OpenMP ``if`` on its
+    size keeps the loop on the main thread (whose stack held the source's array), where
+    a private copy per worker would overflow."""
+    text = optimized(tmp_path, BIG, scheduler="pluto", tile=True, parallel=True)
+    assert "private(big)" in text and "sizeof(big) <= 262144" in text
+    expected = outputs_of(BIG, tmp_path, "orig", [()], threads=(1,))[0]
+    path = tmp_path / "opt.c"
+    path.write_text(text)
+    assert compile_c(path, tmp_path / "opt", cflags=["-O1", "-ffp-contract=off"], openmp=True).ok
+    run = run_binary(tmp_path / "opt", threads=2, env={"OMP_STACKSIZE": "256K"}, timeout=60)
+    assert run.ok, run.reason
+    assert run.stdout == expected
+
+
+def test_a_hand_placed_private_region_array_is_checked_against_its_dataflow():
+    """``Program.parallel`` derives ``private(tmprow)`` for the i loop of ROWS; on CARRIED's
+    i loop the same clause is refused: carry's values cross its iterations."""
+    program = Program.from_source(ROWS, filename="rows.c")
+    stmt = next(s.name for s in program.scop.statements if s.body.startswith("tmprow["))
+    marked = program.parallel(stmt, 0)
+    assert "private(tmprow)" in marked.c_code()
+    carried = Program.from_source(CARRIED, filename="carry.c")
+    update = next(s.name for s in carried.scop.statements if s.body.startswith("carry[j] = carry"))
+    with pytest.raises(Exception) as info:
+        carried.parallel(update, 0, private=["carry"])
+    assert "carry" in str(info.value)
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("for (int i = 0; i < N; i++) {\n    double t[i + 1];\n    t[0] = 1.0;\n    B[i] = t[0];\n  }",
+     "depends on a loop iterator"),
+    ("for (int i = 0; i < N; i++) {\n    double t[4] = {0};\n    B[i] = t[0];\n  }", "initialiser"),
+    ("m = 3;\n  for (int i = 0; i < N; i++) {\n    double t[m];\n    t[0] = 1.0;\n    B[i] = t[0];\n  }",
+     "the size 'm'"),
+    ("for (int i = 0; i < N; i++) {\n    double *p;\n    B[i] = 0;\n  }", "not pointers"),
+])
+def test_region_arrays_the_model_cannot_declare_once_are_refused(body, fragment):
+    source = f"""#define N 8
+double A[N], B[N];
+int m;
+void f(void)
+{{
+#pragma scop
+  {body}
+#pragma endscop
+}}
+"""
+    with pytest.raises(ScopError) as info:
+        extract(source, filename="bad.c")
+    assert fragment in info.value.message
+    assert info.value.line >= 7
