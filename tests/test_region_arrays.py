@@ -188,7 +188,10 @@ def test_a_hand_placed_private_region_array_is_checked_against_its_dataflow():
 @pytest.mark.parametrize("body, fragment", [
     ("for (int i = 0; i < N; i++) {\n    double t[i + 1];\n    t[0] = 1.0;\n    B[i] = t[0];\n  }",
      "depends on a loop iterator"),
-    ("for (int i = 0; i < N; i++) {\n    double t[4] = {0};\n    B[i] = t[0];\n  }", "initialiser"),
+    ("for (int i = 0; i < N; i++) {\n    double t[4] = {0};\n    t[i % 4] = 1.0;\n    B[i] = t[0];\n  }",
+     "written there"),
+    ("for (int i = 0; i < N; i++) {\n    double t[2] = {A[0], 1.0};\n    B[i] = t[1];\n  }",
+     "not made of constants"),
     ("m = 3;\n  for (int i = 0; i < N; i++) {\n    double t[m];\n    t[0] = 1.0;\n    B[i] = t[0];\n  }",
      "the size 'm'"),
     ("for (int i = 0; i < N; i++) {\n    double *p;\n    B[i] = 0;\n  }", "not pointers"),
@@ -208,3 +211,39 @@ void f(void)
         extract(source, filename="bad.c")
     assert fragment in info.value.message
     assert info.value.line >= 7
+
+
+TABLES = r"""#include <stdio.h>
+#define N 40
+enum { HALF = 2 };
+double A[N][N], B[N][N];
+int main(void)
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) A[i][j] = (i * 3 + j) % 5;
+#pragma scop
+  for (int i = 1; i < N - 1; i++)
+    for (int j = 1; j < N - 2; j++) {
+      const int sign[4] = {0, 1, -HALF / 2, 'a' - 96};
+      const double w[] = {0.25, 0.5, 0.125, 1.0 / 8};
+      double s = 0.0;
+      for (int k = 0; k < 4; k++)
+        s += w[k] * A[i + 1][j + k - 1] * sign[k];
+      B[i][j] = s;
+    }
+#pragma endscop
+  for (int i = 0; i < N; i++) printf("%.17g %.17g\n", B[i][1], B[i][N - 3]);
+  return 0;
+}
+"""
+
+
+def test_constant_tables_declared_in_the_region_are_declared_once_initialised(tmp_path):
+    """``const int sign[4] = {...}`` and ``const double w[] = {...}`` (its size the
+    count of its initialiser) in a loop body: read-only tables of the region, declared
+    once with their initialiser; the stencil around them is tiled and parallel."""
+    text = optimized(tmp_path, TABLES, scheduler="pluto", tile=True, parallel=True)
+    assert "int sign[(4) > 0 ? (4) : 1] = {0, 1, -HALF / 2, 'a' - 96};" in text
+    assert "double w[(4) > 0 ? (4) : 1] = {0.25, 0.5, 0.125, 1.0 / 8};" in text
+    assert "#pragma omp parallel for" in text
+    assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(TABLES, tmp_path, "orig", [()])

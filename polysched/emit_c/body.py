@@ -95,7 +95,8 @@ def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]
             # (an array's extent positive even where the region's loops do not run: the
             # source declared it only inside them)
             extents = "".join(f"[({e}) > 0 ? ({e}) : 1]" for e in array.dims)
-            lines.append(f"{array.element_type} {array.name}{extents};")
+            initializer = f" = {array.initializer}" if array.initializer else ""
+            lines.append(f"{array.element_type} {array.name}{extents}{initializer};")
         elif array.name in heap:
             # (an extent the region's check keeps positive, and 1 where it fails: the
             # file compiles with -D sizes that make it a negative constant)

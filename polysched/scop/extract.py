@@ -735,13 +735,15 @@ class _RegionBuilder:
             raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
                                    "(declare it before '#pragma scop')")
         decl = declaration_of(node, "local")
+        initializer = ""
+        if decl is not None and decl.dims and node.init is not None:
+            initializer = self.constant_table(node, decl)
+            if decl.dims == [""] and isinstance(node.type, c_ast.ArrayDecl):
+                decl.dims = [str(len(node.init.exprs))]          # double w[] = {...}
         if decl is None or "" in decl.dims or name is None:
             raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars and arrays (not pointers "
                                    "or functions) can be declared inside the region")
-        if decl.dims and node.init is not None:
-            raise self.error(node, f"array '{name}' is declared with an initialiser inside a SCoP (declare it "
-                                   "without one and assign its elements in a loop)")
-        if isinstance(node.init, c_ast.InitList):
+        if isinstance(node.init, c_ast.InitList) and not decl.dims:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
             raise self.error(node, f"declaration of '{name}' shadows a loop iterator")
@@ -760,11 +762,11 @@ class _RegionBuilder:
                 return None
         model = self.local_model_name(name)
         local = _Local(name, model, decl=decl)
-        dims = self.local_extents(node, ctx) if decl.dims else []
+        dims = self.local_extents(node, decl, ctx) if decl.dims else []
         self.scopes[-1][name] = local
         self.local_models.add(model)
-        self.arrays[model] = Array(model, decl.element_type, dims, origin="region")
-        if node.init is None:
+        self.arrays[model] = Array(model, decl.element_type, dims, origin="region", initializer=initializer)
+        if node.init is None or initializer:
             return None
         stmt_name = f"S{len(self.statements)}"
         domain = ctx.domain.set_tuple_name(stmt_name)
@@ -780,7 +782,30 @@ class _RegionBuilder:
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
-    def local_extents(self, node: c_ast.Decl, ctx: _Context) -> list[str]:
+    def constant_table(self, node: c_ast.Decl, decl: Declaration) -> str:
+        """The C text of the initialiser of an array a block of the region declares,
+        which must be a table of constants the region never writes (``const int dx[4] =
+        {0, 1, 0, -1};``): then declaring it once, initialised, at the region's start
+        gives every iteration the values its own declaration gave (``access`` refuses a
+        write)."""
+        name = node.name
+        if not isinstance(node.init, c_ast.InitList):
+            raise self.error(node, f"array '{name}' is initialised with something other than a braced list")
+        for part in _walk_nodes(node.init):
+            constant = isinstance(part, (c_ast.Constant, c_ast.InitList, c_ast.UnaryOp, c_ast.BinaryOp,
+                                         c_ast.TernaryOp, c_ast.Cast, c_ast.Typename, c_ast.TypeDecl,
+                                         c_ast.IdentifierType, c_ast.ExprList)) \
+                or (isinstance(part, c_ast.ID) and self.resolve(part.name) is None
+                    and (self.macros.integer_value(part.name) is not None
+                         or part.name in self.visible.enumerators))
+            if not constant:
+                raise self.error(part, f"the initialiser of array '{name}', declared inside a SCoP, is not made "
+                                       "of constants (declare the array before '#pragma scop')")
+        if decl.dims == [""] and any(isinstance(e, c_ast.InitList) for e in node.init.exprs):
+            raise self.error(node, f"array '{name}' has no declared size (give it one)")
+        return self.initializer_text(node)
+
+    def local_extents(self, node: c_ast.Decl, decl: Declaration, ctx: _Context) -> list[str]:
         """The extents of an array a block of the region declares (``double t[N][n];``)
         as C text. The emitted region declares it once, at its start, so each extent must have one
         value for the whole region: constants and sizes the region never writes, no
@@ -789,7 +814,9 @@ class _RegionBuilder:
         while isinstance(t, c_ast.ArrayDecl):
             dim_nodes.append(t.dim)
             t = t.type
-        for dim in dim_nodes:
+        for k, dim in enumerate(dim_nodes):
+            if dim is None:            # double w[] = {...}: the initialiser's count
+                dim = c_ast.Constant("int", decl.dims[k], coord=node.coord)
             text = self.as_written(_GEN.visit(dim))
             try:
                 size = self.converter(ctx).pw_aff(dim)
@@ -2520,6 +2547,9 @@ class _RegionBuilder:
             if local.alias is not None or (subscripts and not local.decl.dims):
                 raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
             name, decl = local.model, (local.decl if local.decl.dims else None)
+            if kind != "read" and self.arrays[name].initializer:
+                raise self.error(where, f"array '{local.name}' is declared with an initialiser inside a SCoP and "
+                                        "written there (declare it without one and assign its elements in a loop)")
         else:
             decl = self.visible.declarations.get(name)
             if decl is None:

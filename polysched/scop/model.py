@@ -63,6 +63,9 @@ class Array:
     text: str = ""
     member: str = ""
     member_after: int = 0
+    # the C text of the initialiser of a constant table the region declares
+    # (origin "region": ``{0, 1, 0, -1}``)
+    initializer: str = ""
 
     @property
     def c_text(self) -> str:
