@@ -188,8 +188,10 @@ def test_a_hand_placed_private_region_array_is_checked_against_its_dataflow():
 @pytest.mark.parametrize("body, fragment", [
     ("for (int i = 0; i < N; i++) {\n    double t[i + 1];\n    t[0] = 1.0;\n    B[i] = t[0];\n  }",
      "depends on a loop iterator"),
-    ("for (int i = 0; i < N; i++) {\n    double t[4] = {0};\n    t[i % 4] = 1.0;\n    B[i] = t[0];\n  }",
-     "written there"),
+    ("for (int i = 0; i < N; i++) {\n    double t[2][2] = {{1, 2}, {3, 4}};\n    t[0][i % 2] = 1.0;\n"
+     "    B[i] = t[0][1];\n  }", "list other than {0}"),
+    ("for (int i = 0; i < N; i++) {\n    double t[4] = {[2] = 1.0};\n    t[0] = 1.0;\n    B[i] = t[2];\n  }",
+     "designators"),
     ("for (int i = 0; i < N; i++) {\n    double t[2] = {A[0], 1.0};\n    B[i] = t[1];\n  }",
      "not made of constants"),
     ("m = 3;\n  for (int i = 0; i < N; i++) {\n    double t[m];\n    t[0] = 1.0;\n    B[i] = t[0];\n  }",
@@ -247,3 +249,70 @@ def test_constant_tables_declared_in_the_region_are_declared_once_initialised(tm
     assert "double w[(4) > 0 ? (4) : 1] = {0.25, 0.5, 0.125, 1.0 / 8};" in text
     assert "#pragma omp parallel for" in text
     assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(TABLES, tmp_path, "orig", [()])
+
+
+ACCUMULATORS = r"""#include <stdio.h>
+#include <stdlib.h>
+#define N 24
+double A[N][N], B[N][N + 4], C[N][N + 4];
+int H[N][2][3];
+
+static void kernel(int n)
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j += 4) {
+      double acc[4] = {0.0};
+      int hist[2][3] = {0};
+      double bias[4] = {1.0, 2.0};
+      float one[2] = {1.5f, -2, 7};
+      for (int k = 0; k < n; k++) {
+        acc[0] += A[i][k] * B[k][j];
+        acc[1] += A[i][k] * B[k][j + 1];
+        acc[2] += A[i][k] * B[k][j + 2];
+        acc[3] += A[i][k] * B[k][j + 3];
+        hist[k % 2][(k + j) % 3] += 1;
+      }
+      bias[3] += hist[1][2] + one[1];
+      one[0] = 0;
+      for (int jj = 0; jj < 4; jj++)
+        C[i][j + jj] = acc[jj] + bias[jj] + hist[jj % 2][jj % 3] + one[jj % 2];
+      for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 3; b++)
+          H[i][a][b] += hist[a][b];
+    }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int n = argc > 1 ? atoi(argv[1]) : N;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N + 4; j++) {
+      B[i][j] = (i + 2 * j) % 7 - 3;
+      if (j < N) A[i][j] = (i * 3 + j) % 5;
+    }
+  kernel(n);
+  kernel(n);
+  for (int i = 0; i < N; i++)
+    printf("%.17g %.17g %d %d\n", C[i][0], C[i][N - 1], H[i][0][0], H[i][1][2]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [
+    dict(scheduler="pluto", tile=True, parallel=True),
+    dict(scheduler="isl", tile=True, parallel=True),
+    dict(scheduler="pluto", fuse="max", tile=True, parallel=True),
+])
+def test_initialised_region_arrays_the_loops_write_are_initialised_at_each_declaration(tmp_path, flags):
+    """``double acc[4] = {0.0};``, ``int hist[2][3] = {0};``, ``double bias[4] = {1.0,
+    2.0};`` and a list longer than its array (gcc drops the excess) in the body of a
+    blocked matmul: each (i, j) iteration starts from those values, each thread with
+    its own copies; outputs equal at sizes from -1 to 24, at 1 and 2 threads."""
+    text = optimized(tmp_path, ACCUMULATORS, **flags)
+    assert "double acc[(4) > 0 ? (4) : 1];" in text and "bias[1] = 2.0;" in text
+    assert "private(acc, hist, bias, one)" in text
+    sizes = [(-1,), (0,), (1,), (5,), (13,), (24,)]
+    assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(ACCUMULATORS, tmp_path, "orig", sizes)

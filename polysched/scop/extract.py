@@ -362,6 +362,20 @@ class _Local:
     decl: "Declaration | None" = None         # its declaration (an array's extents)
 
 
+_ARITHMETIC_WORDS = frozenset(
+    "char short int long signed unsigned _Bool bool float double size_t ssize_t ptrdiff_t int8_t int16_t int32_t "
+    "int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t intmax_t uintmax_t".split())
+
+
+def _is_zero_literal(text: str) -> bool:
+    """``0``, ``0.0``, ``0.f``, ``0x0``, ``0UL``: a literal of value zero."""
+    try:
+        return float.fromhex(text) == 0 if text.lower().startswith("0x") else \
+            float(text.rstrip("fFlLuU") or "1") == 0
+    except ValueError:
+        return False
+
+
 _SIGNED_INTEGER_WORDS = frozenset("int long signed short ptrdiff_t ssize_t intptr_t intmax_t int32_t int64_t".split())
 
 
@@ -424,6 +438,7 @@ class _RegionBuilder:
         self.statements: list[Statement] = []
         self.arrays: dict[str, Array] = {}
         self.written: set[str] = set()
+        self.array_targets: set[str] = set()          # arrays whose elements the region assigns
         self.all_iterators: set[str] = set()
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
         # iterators that loops declare with different types ('for (int i ...)' then
@@ -735,11 +750,14 @@ class _RegionBuilder:
             raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
                                    "(declare it before '#pragma scop')")
         decl = declaration_of(node, "local")
-        initializer = ""
+        initializer, filled = "", False
         if decl is not None and decl.dims and node.init is not None:
             initializer = self.constant_table(node, decl)
             if decl.dims == [""] and isinstance(node.type, c_ast.ArrayDecl):
-                decl.dims = [str(len(node.init.exprs))]          # double w[] = {...}
+                decl.dims = [str(len(node.init.exprs or []))]          # double w[] = {...}
+            # written in the region: given its values by statements at each declaration
+            filled = name in self.array_targets
+            initializer = "" if filled else initializer
         if decl is None or "" in decl.dims or name is None:
             raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars and arrays (not pointers "
                                    "or functions) can be declared inside the region")
@@ -762,10 +780,12 @@ class _RegionBuilder:
                 return None
         model = self.local_model_name(name)
         local = _Local(name, model, decl=decl)
-        dims = self.local_extents(node, decl, ctx) if decl.dims else []
+        dims, sizes = self.local_extents(node, decl, ctx) if decl.dims else ([], [])
         self.scopes[-1][name] = local
         self.local_models.add(model)
         self.arrays[model] = Array(model, decl.element_type, dims, origin="region", initializer=initializer)
+        if filled:
+            return self.array_initialisation(node, model, decl.element_type, sizes, ctx)
         if node.init is None or initializer:
             return None
         stmt_name = f"S{len(self.statements)}"
@@ -794,23 +814,26 @@ class _RegionBuilder:
         for part in _walk_nodes(node.init):
             constant = isinstance(part, (c_ast.Constant, c_ast.InitList, c_ast.UnaryOp, c_ast.BinaryOp,
                                          c_ast.TernaryOp, c_ast.Cast, c_ast.Typename, c_ast.TypeDecl,
-                                         c_ast.IdentifierType, c_ast.ExprList)) \
+                                         c_ast.IdentifierType, c_ast.ExprList, c_ast.NamedInitializer)) \
+                or type(part).__name__ == "ArrayDesignator" \
                 or (isinstance(part, c_ast.ID) and self.resolve(part.name) is None
                     and (self.macros.integer_value(part.name) is not None
                          or part.name in self.visible.enumerators))
             if not constant:
                 raise self.error(part, f"the initialiser of array '{name}', declared inside a SCoP, is not made "
                                        "of constants (declare the array before '#pragma scop')")
-        if decl.dims == [""] and any(isinstance(e, c_ast.InitList) for e in node.init.exprs):
+        if decl.dims == [""] and any(isinstance(e, (c_ast.InitList, c_ast.NamedInitializer))
+                                     for e in node.init.exprs or []):
             raise self.error(node, f"array '{name}' has no declared size (give it one)")
         return self.initializer_text(node)
 
-    def local_extents(self, node: c_ast.Decl, decl: Declaration, ctx: _Context) -> list[str]:
+    def local_extents(self, node: c_ast.Decl, decl: Declaration, ctx: _Context) \
+            -> tuple[list[str], list[isl.PwAff]]:
         """The extents of an array a block of the region declares (``double t[N][n];``)
-        as C text. The emitted region declares it once, at its start, so each extent must have one
+        as C text and as functions of the parameters. The emitted region declares it once, at its start, so each extent must have one
         value for the whole region: constants and sizes the region never writes, no
         iterator and no variable of its blocks."""
-        extents, dim_nodes, t = [], [], node.type
+        extents, sizes, dim_nodes, t = [], [], [], node.type
         while isinstance(t, c_ast.ArrayDecl):
             dim_nodes.append(t.dim)
             t = t.type
@@ -828,7 +851,85 @@ class _RegionBuilder:
                 raise self.error(dim, f"the size '{text}' of array '{node.name}', declared inside a SCoP, "
                                       "depends on a loop iterator (declare the array before '#pragma scop')")
             extents.append(text)
-        return extents
+            sizes.append(size)
+        return extents, sizes
+
+    def array_initialisation(self, node: c_ast.Decl, model: str, element_type: str, sizes: list[isl.PwAff],
+                             ctx: _Context) -> _Built | None:
+        """The statements giving an array that a block of the region declares and the
+        region writes (``double acc[4] = {0};`` in a loop body) its initial values at
+        each declaration, as C does: ``acc[k] = e;`` for each element listed (one
+        dimension), then a loop nest setting every other element to 0."""
+        name, values = node.name, list(node.init.exprs or [])
+        words = set(element_type.replace("const", " ").split())
+        if not words or not words <= _ARITHMETIC_WORDS:
+            raise self.error(node, f"array '{name}' of type '{element_type}' is declared with an initialiser "
+                                   "inside a SCoP (only arrays of arithmetic types can be)")
+        if len(sizes) > 1 or any(isinstance(v, (c_ast.InitList, c_ast.NamedInitializer)) for v in values):
+            if any(not (isinstance(v, c_ast.Constant) and _is_zero_literal(v.value)) for v in values) \
+                    or len(values) > 1:
+                raise self.error(node, f"array '{name}', declared inside a SCoP and written there, is initialised "
+                                       "with a list other than {0} and has several dimensions or designators "
+                                       "(assign its elements in a loop)")
+            values = []
+        line, col = self.declaration_start(node)
+        parts = []
+        for k, value in enumerate(values):
+            stmt_name = f"S{len(self.statements)}"
+            # (an element past the extent is dropped, as gcc drops it, with a warning)
+            listed = sizes[0].gt_set(isl.PwAff.val_on_domain(isl.Set.universe(ctx.domain.get_space()), val(k)))
+            domain = ctx.domain.intersect(listed).set_tuple_name(stmt_name)
+            if domain.is_empty():
+                continue
+            element = c_ast.ArrayRef(c_ast.ID(name, coord=node.coord), c_ast.Constant("int", str(k)),
+                                     coord=node.coord)
+            accesses = [self.access(element, "write", ctx, domain)]
+            body = f"{model}[{k}] = {self.as_written(_GEN.visit(value))};"
+            parts.append(self.initialisation_statement(stmt_name, list(ctx.iterators), domain, accesses, body,
+                                                       line, col))
+        # every element not listed: zero, in a loop nest over new iterators
+        n, names = len(ctx.iterators), []
+        for _ in sizes:
+            names.append(self.fresh_region_name(f"{model}_i"))
+            self.local_models.add(names[-1])
+        domain = ctx.domain.add_dims(isl.dim_type.set, len(sizes))
+        for k, size in enumerate(sizes):
+            domain = domain.set_dim_name(isl.dim_type.set, n + k, names[k])
+            var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(domain.get_space()), isl.dim_type.set, n + k)
+            low = isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), val(len(values) if k == 0 else 0))
+            domain = domain.intersect(var.ge_set(low)).intersect(
+                var.lt_set(size.add_dims(isl.dim_type.in_, len(sizes))))
+        if not domain.is_empty():
+            stmt_name = f"S{len(self.statements)}"
+            inner = _Context(ctx.iterators + names, domain)
+            element: c_ast.Node = c_ast.ID(name, coord=node.coord)
+            for z in names:
+                element = c_ast.ArrayRef(element, c_ast.ID(z, coord=node.coord), coord=node.coord)
+            domain = domain.set_tuple_name(stmt_name)
+            accesses = [self.access(element, "write", inner, domain)]
+            body = f"{model}{''.join(f'[{z}]' for z in names)} = 0;"
+            built = self.initialisation_statement(stmt_name, ctx.iterators + names, domain, accesses, body,
+                                                  line, col)
+            for k in reversed(range(len(sizes))):
+                dims = ", ".join(f"i{j}" for j in range(n + len(sizes)))
+                built = _Built(built.schedule.insert_partial_schedule(
+                    isl.MultiUnionPwAff(f"[{{ {stmt_name}[{dims}] -> [(i{n + k})] }}]")), built.statements)
+            parts.append(built)
+        return self.sequence(parts)
+
+    def initialisation_statement(self, stmt_name: str, iterators: list[str], domain: isl.Set,
+                                 accesses: list[Access], body: str, line: int, col: int) -> _Built:
+        stmt = Statement(stmt_name, list(iterators), domain, accesses, body, line, col)
+        self.statements.append(stmt)
+        return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
+
+    def fresh_region_name(self, base: str) -> str:
+        """``base0``, ``base1``, ...: the first name used nowhere in the file, its
+        headers or the region."""
+        k = 0
+        while self.local_model_name(f"{base}{k}") != f"{base}{k}" or f"{base}{k}" in self.region_words:
+            k += 1
+        return f"{base}{k}"
 
     def local_model_name(self, name: str) -> str:
         """``name``, or ``name_1``, ``name_2``, ... when ``name`` may mean something else
@@ -1023,6 +1124,11 @@ class _RegionBuilder:
             if isinstance(target, c_ast.FuncCall) and isinstance(target.name, c_ast.ID):
                 # 'N(0) = 2' with '#define N(k) n': what the expansion assigns is written
                 target = self.macro_lvalue(target)
+            base = target
+            while isinstance(base, c_ast.ArrayRef):
+                base = base.name
+            if base is not target and isinstance(base, c_ast.ID):
+                self.array_targets.add(base.name)
             if isinstance(target, c_ast.ID):
                 self.written.add(target.name)
                 # 'TOT += e' with '#define TOT tot': the variable the macro names is written
