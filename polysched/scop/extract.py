@@ -830,7 +830,7 @@ class _RegionBuilder:
     def local_extents(self, node: c_ast.Decl, decl: Declaration, ctx: _Context) \
             -> tuple[list[str], list[isl.PwAff]]:
         """The extents of an array a block of the region declares (``double t[N][n];``)
-        as C text and as functions of the parameters ``[n] -> { [] -> [n] }``. The
+        as C text and as functions of the parameters only, ``[n] -> { [i] -> [(n)] }``. The
         emitted region declares it once, at its start, so each extent must have one
         value for the whole region: constants and sizes the region never writes, no
         iterator and no variable of its blocks."""
