@@ -316,3 +316,43 @@ def test_initialised_region_arrays_the_loops_write_are_initialised_at_each_decla
     assert "private(acc, hist, bias, one)" in text
     sizes = [(-1,), (0,), (1,), (5,), (13,), (24,)]
     assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(ACCUMULATORS, tmp_path, "orig", sizes)
+
+
+TWO_BIG = r"""#include <stdio.h>
+#define N 8
+#define M 600000
+double A[N], B[N], C[N];
+int main(void)
+{
+  for (int i = 0; i < N; i++) A[i] = i * 0.5 + 1;
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    double big[M];
+    for (int j = 0; j < M; j++)
+      big[j] = A[i] * (j % 5);
+    B[i] = 0;
+    for (int j = 0; j < M; j++)
+      B[i] += big[M - 1 - j];
+  }
+  for (int i = 0; i < N; i++) {
+    double huge[M];
+    for (int j = 0; j < M; j++)
+      huge[j] = B[i] + (j % 3);
+    C[i] = 0;
+    for (int j = 0; j < M; j++)
+      C[i] += huge[M - 1 - j];
+  }
+#pragma endscop
+  for (int i = 0; i < N; i++) printf("%.17g %.17g\n", B[i], C[i]);
+  return 0;
+}
+"""
+
+
+def test_region_arrays_too_large_to_declare_together_run_the_original(tmp_path):
+    """Two 4.8 MB arrays in blocks one after the other share the source's stack space;
+    declared together for the region they would take 9.6 MB, past an 8 MB stack: the
+    region's check (their total at most 1 MiB) runs the original instead."""
+    text = optimized(tmp_path, TWO_BIG, scheduler="pluto", tile=True, parallel=True)
+    assert "sizeof(double[(M) > 0 ? (M) : 1]) + sizeof(double[(M) > 0 ? (M) : 1]) <= 1048576ULL" in text
+    assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(TWO_BIG, tmp_path, "orig", [()])

@@ -78,6 +78,29 @@ def heap_arrays(scop) -> list:
     return [a for a in scop.arrays.values() if getattr(a, "origin", "") == "expanded"]
 
 
+# the most bytes the arrays a region declares may take together: the emitted region
+# declares each once, for the whole region, where the source declared each in its block
+# (one after the other in the same stack space, or never, in a loop that does not run).
+# Past it, the region's check runs the original code (codegen.guard_text)
+REGION_ARRAY_BYTES = 1 << 20
+
+
+def _positive_extents(array) -> str:
+    """``[(N) > 0 ? (N) : 1]...``: an array's extents, positive even where the region's
+    loops do not run (the source declared it only inside them)."""
+    return "".join(f"[({e}) > 0 ? ({e}) : 1]" for e in array.dims)
+
+
+def region_arrays_fit(scop) -> str | None:
+    """The C condition that the arrays the region declares (``double t[N];`` in a loop
+    body) take at most ``REGION_ARRAY_BYTES`` together, None if it declares none."""
+    arrays = [a for a in scop.arrays.values() if a.origin == "region" and not a.is_scalar]
+    if not arrays:
+        return None
+    sizes = " + ".join(f"sizeof({a.element_type}{_positive_extents(a)})" for a in arrays)
+    return f"{sizes} <= {REGION_ARRAY_BYTES}ULL"
+
+
 def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]:
     """Declarations the emitted region must open with: the scalars that the source
     declares in blocks inside the region (``double t = ...;`` in a loop body; the
@@ -92,11 +115,8 @@ def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]
     for array in scop.arrays.values():
         origin = getattr(array, "origin", "")
         if origin == "region":
-            # (an array's extent positive even where the region's loops do not run: the
-            # source declared it only inside them)
-            extents = "".join(f"[({e}) > 0 ? ({e}) : 1]" for e in array.dims)
             initializer = f" = {array.initializer}" if array.initializer else ""
-            lines.append(f"{array.element_type} {array.name}{extents}{initializer};")
+            lines.append(f"{array.element_type} {array.name}{_positive_extents(array)}{initializer};")
         elif array.name in heap:
             # (an extent the region's check keeps positive, and 1 where it fails: the
             # file compiles with -D sizes that make it a negative constant)

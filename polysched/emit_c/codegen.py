@@ -30,7 +30,7 @@ from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
 from polysched.textio import line_ending
 
-from .body import HEAP_BYTES, heap_arrays, region_declarations, substitute
+from .body import HEAP_BYTES, heap_arrays, region_arrays_fit, region_declarations, substitute
 from .expr import ExprPrinter, Helpers
 from .ranges import Ranges, largest_of
 from .lift import has_integer_division, lift_schedule
@@ -266,7 +266,8 @@ class _RegionPrinter:
             body = [f"#ifndef {MIN_WORK_MACRO}", f"#define {MIN_WORK_MACRO} {MIN_INSTANCES_PER_FORK}",
                     "#endif"] + body
         checked = self.options.versioning and (version.needs_check or bool(definition_checks(scop))
-                                               or bool(scop.macro_expansions))
+                                               or bool(scop.macro_expansions)
+                                               or region_arrays_fit(scop) is not None)
         # a region with '#if's of its own keeps its original (emit_c.assemble: the file
         # compiled under other macros runs it)
         if not checked and not memory and scop.preprocessor_guard is None:
@@ -369,6 +370,9 @@ class _RegionPrinter:
         parts += [f"__builtin_strcmp({self.helpers.name('expansion')}({use}), {text}) == 0"
                   for use, text in self.scop.macro_expansions.items()]
         parts += self.assumed_conditions(assumed)
+        fit = region_arrays_fit(self.scop)
+        if fit is not None:
+            parts.append(fit)
         build = isl.AstBuild.from_context(assumed)
         elements: dict[str, isl.Set | None] = {}      # each array's, computed once
         for a, b in self.version.alias_checks:
