@@ -851,7 +851,7 @@ class _RegionBuilder:
             if size.involves_dims(isl.dim_type.in_, 0, size.dim(isl.dim_type.in_)):
                 raise self.error(dim, f"the size '{text}' of array '{node.name}', declared inside a SCoP, "
                                       "depends on a loop iterator (declare the array before '#pragma scop')")
-            extents.append(text)
+            extents.append(self.local_text(text))     # (an integer alias as its expression)
             sizes.append(size)
         return extents, sizes
 
