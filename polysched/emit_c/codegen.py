@@ -45,8 +45,10 @@ from .versioning import (accessed_elements, counter_limit, definition_checks, is
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
 MIN_WORK_MACRO = "POLYSCHED_PARALLEL_MIN_WORK"
-# the most bytes of arrays a parallel loop's threads may each copy (``private``)
-PRIVATE_ARRAY_BYTES = 1 << 18
+# the most bytes of arrays a parallel loop's threads may each copy (``private``): a
+# worker thread's stack may be far smaller than the main thread's (OMP_STACKSIZE, musl's
+# 128 kB), and the thread needs some of it for itself
+PRIVATE_ARRAY_BYTES = 1 << 16
 MAX_EXTENT_PIECES = 4       # of one extent in the work estimate of an if(...) clause
 from polysched.tiling.transform import MIN_INSTANCES_PER_FORK  # noqa: E402
 

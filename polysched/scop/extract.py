@@ -750,17 +750,22 @@ class _RegionBuilder:
             raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
                                    "(declare it before '#pragma scop')")
         decl = declaration_of(node, "local")
+        if decl is None or "" in decl.dims[1:] or (decl.dims[:1] == [""] and not (
+                isinstance(node.type, c_ast.ArrayDecl) and isinstance(node.init, c_ast.InitList))) or name is None:
+            raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars and arrays (not pointers "
+                                   "or functions) can be declared inside the region")
+        if decl.volatile:
+            raise self.error(node, f"'{decl.volatile}' declaration of '{name}' inside a SCoP: the order and number "
+                                   "of its accesses are part of what the program does (declare it before "
+                                   "'#pragma scop' and leave its loops out of the region)")
         initializer, filled = "", False
-        if decl is not None and decl.dims and node.init is not None:
+        if decl.dims and node.init is not None:
             initializer = self.constant_table(node, decl)
             if decl.dims == [""] and isinstance(node.type, c_ast.ArrayDecl):
                 decl.dims = [str(len(node.init.exprs or []))]          # double w[] = {...}
             # written in the region: given its values by statements at each declaration
             filled = name in self.array_targets
             initializer = "" if filled else initializer
-        if decl is None or "" in decl.dims or name is None:
-            raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars and arrays (not pointers "
-                                   "or functions) can be declared inside the region")
         if isinstance(node.init, c_ast.InitList) and not decl.dims:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
@@ -1038,7 +1043,8 @@ class _RegionBuilder:
             operand, subscripts = operand.name, subscripts + 1
         if not isinstance(operand, c_ast.ID):
             return None
-        decl = self.visible.declarations.get(operand.name)
+        local = self.resolve(operand.name)
+        decl = self.visible.declarations.get(operand.name) if local is None else local.decl
         if decl is None or decl.origin == "param" or subscripts > len(decl.dims):
             return None     # an array parameter is a pointer: sizeof gives 8, a classic bug
         size = type_size(decl.element_type)
@@ -3346,7 +3352,8 @@ def _unsupported(node: c_ast.Node) -> str:
             return message
     if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
         name = getattr(node, "name", None) or "a variable"
-        return f"declaration of '{name}' inside a SCoP (declare it before '#pragma scop')"
+        return (f"declaration of '{name}' at the top level of a SCoP, where the code after the region may use it "
+                "(declare it before '#pragma scop', or inside a block '{ ... }' of the region)")
     if isinstance(node, c_ast.FuncCall):
         name = _GEN.visit(node.name)
         return f"call statement '{name}(...)' inside a SCoP (only assignments are statements; calls may have side effects)"
