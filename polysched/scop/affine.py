@@ -76,6 +76,9 @@ def type_size(c_type: str) -> int | None:
     return _BYTES.get(words[0]) if len(words) == 1 else None
 
 
+MAX_TABLE = 64      # constants of a table whose elements a subscript may read (table_element)
+
+
 class NotAffine(Exception):
     """Raised with the offending node and a one-sentence message; the extractor turns
     it into a ScopError at the node's original position."""
@@ -105,9 +108,14 @@ class AffineConverter:
                  type_of: Callable[[str], str | None] | None = None,
                  size_of: Callable[[c_ast.Node], int | None] | None = None,
                  enumerator: Callable[[str], int | None] | None = None,
-                 on_sizes: Callable[[set[str]], None] | None = None):
+                 on_sizes: Callable[[set[str]], None] | None = None,
+                 table: Callable[[str], tuple[int, ...] | None] | None = None):
         self.iterators = iterators
         self.domain = domain
+        # ``table(name)``: the values of a table of integer constants nothing writes
+        # (``const int dx[4] = {0, 1, 0, -1};``), else None: ``dx[e]`` is then the
+        # piecewise constant ``{ [..] -> [v_k] : e = k }``, wherever e stays in the table
+        self.table = table
         self.universe = isl.Set.universe(domain.get_space())
         self.macros = macros
         self.classify = classify
@@ -232,6 +240,10 @@ class AffineConverter:
                 self.on_range(value, *bounds)
             return value
         if isinstance(node, c_ast.ArrayRef):
+            values = self.table(node.name.name) if self.table is not None and isinstance(node.name, c_ast.ID) \
+                else None
+            if values is not None:
+                return self.table_element(node, values, where, site, hide)
             raise NotAffine(where, f"data-dependent expression: '{_GEN.visit(node)}' reads an array element "
                                    "in a loop bound, subscript or condition")
         if isinstance(node, c_ast.StructRef):
@@ -285,6 +297,54 @@ class AffineConverter:
             return self.constant(value)
         self.classify(name, where)
         return self.parameter(name, None)
+
+    def table_element(self, node: c_ast.ArrayRef, values: tuple[int, ...], where, site, hide) -> isl.PwAff:
+        """``dx[e]`` of a constant table: ``values[k]`` where ``e = k``, for every point
+        of the domain (where ``e`` could leave the table the source reads past its end:
+        not affine)."""
+        if len(values) > MAX_TABLE:
+            raise NotAffine(where, f"'{_GEN.visit(node)}' reads a table of {len(values)} constants (at most "
+                                   f"{MAX_TABLE} are read as the values they are)")
+        index = self.pw_aff(node.subscript, site, hide)
+        inside = index.ge_set(self.constant(0)).intersect(index.lt_set(self.constant(len(values))))
+        if not self.domain.is_subset(inside) and not self.inside_at_known_sizes(inside):
+            raise NotAffine(site or node.subscript, f"'{_GEN.visit(node)}' may read past the {len(values)} "
+                                                    "constants of its table")
+        result = None
+        for k, value in enumerate(values):
+            piece = self.constant(value).intersect_domain(index.eq_set(self.constant(k)))
+            result = piece if result is None else result.union_add(piece)
+        return result.coalesce()
+
+    def inside_at_known_sizes(self, inside: isl.Set) -> bool:
+        """Whether the domain lies in ``inside`` once some size macros are read as their
+        known values (``q < Q`` with ``#define Q 5`` reads a table of 5): those are then
+        reported to ``on_fixed`` (the scop assumes the values, its code checks them)."""
+        if self.on_fixed is None:
+            return False
+        space = self.domain.get_space()
+        known = {}
+        for k in range(space.dim(isl.dim_type.param)):
+            name = space.get_dim_name(isl.dim_type.param, k)
+            value = self.macros.integer_value(name) if name in self.macros else None
+            if value is not None:
+                known[name] = value
+
+        def holds(names) -> bool:
+            fixed = self.domain
+            for name in names:
+                fixed = fixed.intersect_params(isl.Set(f"[{name}] -> {{ : {name} = {known[name]} }}"))
+            return fixed.is_subset(inside)
+
+        if not known or not holds(known):
+            return False
+        needed = list(known)
+        for name in list(needed):          # only the macros it takes
+            if holds([n for n in needed if n != name]):
+                needed.remove(name)
+        for name in needed:
+            self.on_fixed(name, known[name])
+        return True
 
     def parameter(self, name: str, value: int | None) -> isl.PwAff:
         self.on_parameter(name, value)

@@ -63,6 +63,10 @@ class Declaration:
     internal: bool = False
     # a struct member of some bits (int n : 12): no address of it, so no pointer reaches it
     bitfield: bool = False
+    # a 'const' one-dimensional integer array initialised with integer literals (const
+    # int dx[4] = {0, 1, 0, -1};): the values listed (the others are 0; see
+    # AffineConverter.table); None for anything else
+    table: tuple[int, ...] | None = None
 
     @property
     def through_pointer(self) -> bool:
@@ -162,6 +166,43 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
     volatile = next((q for q in ("volatile", "_Atomic") if q in quals), "")
     return Declaration(decl.name, _type_text(node), dims, origin, restrict, volatile,
                        internal="static" in (decl.storage or []), bitfield=getattr(decl, "bitsize", None) is not None)
+
+
+_TYPE_START = r"\b(?:const|static|volatile|int|char|short|long|signed|unsigned|_Bool|bool|\w+_t)\b"
+
+
+def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration) -> tuple[int, ...] | None:
+    """The integer literals listed by the one declaration of ``decl`` in the file when
+    it is ``const int name[extent] = {...};`` (the chunks the declarations are read
+    from leave initialisers out); None when the file declares the name as an array
+    more than once (another scope's array may be the one the region sees)."""
+    name = re.escape(decl.name)
+    declared = re.findall(rf"{_TYPE_START}[^;{{}}()=]*\b{name}\s*\[", file_plain)
+    found = list(re.finditer(rf"\bconst\b[^;{{}}()=]*\b{name}\s*\[([^\]]*)\]\s*=\s*(\{{[^{{}}]*\}})\s*;",
+                             file_plain))
+    if len(declared) != 1 or len(found) != 1 or found[0].group(1).strip() != decl.dims[0].strip():
+        return None
+    nodes = parser.parse(f"int polysched_table[] = {found[0].group(2)}")
+    if len(nodes) != 1 or not isinstance(nodes[0], c_ast.Decl) or not isinstance(nodes[0].init, c_ast.InitList):
+        return None
+    return integer_literals(nodes[0].init)
+
+
+def integer_literals(init: c_ast.InitList) -> tuple[int, ...] | None:
+    """The values of ``{0, 1, -1, 0}``, None unless every element is an integer
+    literal, maybe negated."""
+    values = []
+    for expr in init.exprs or []:
+        sign = 1
+        while isinstance(expr, c_ast.UnaryOp) and expr.op in ("-", "+"):
+            sign, expr = (-sign if expr.op == "-" else sign), expr.expr
+        if not (isinstance(expr, c_ast.Constant) and expr.type == "int"):
+            return None
+        try:
+            values.append(sign * int(expr.value.rstrip("uUlL"), 0))
+        except ValueError:
+            return None
+    return tuple(values)
 
 
 class _Parser:
@@ -343,6 +384,10 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     names = {n for n in re.findall(r"[A-Za-z_]\w*", " ".join(m.group(0) for m in _ENUM_RE.finditer(file_plain))
                                    + " " + header_enums) if n != "enum"} - set(declarations)
     typedef_types = {t: shape.element_type for t, shape in shapes.items() if not shape.dims and not shape.volatile}
+    for decl in declarations.values():
+        if len(decl.dims) == 1 and decl.origin in ("global", "local") and not decl.volatile \
+                and set(decl.element_type.split()) <= _INTEGER_WORDS:
+            decl.table = _constant_table(parser, file_plain, decl)
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
                    enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,
                    variables=variables)

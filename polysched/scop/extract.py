@@ -439,6 +439,7 @@ class _RegionBuilder:
         self.arrays: dict[str, Array] = {}
         self.written: set[str] = set()
         self.array_targets: set[str] = set()          # arrays whose elements the region assigns
+        self.tables: dict[str, tuple[int, ...]] = {}   # the region's integer tables it only reads
         self.all_iterators: set[str] = set()
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
         # iterators that loops declare with different types ('for (int i ...)' then
@@ -758,7 +759,7 @@ class _RegionBuilder:
             raise self.error(node, f"'{decl.volatile}' declaration of '{name}' inside a SCoP: the order and number "
                                    "of its accesses are part of what the program does (declare it before "
                                    "'#pragma scop' and leave its loops out of the region)")
-        initializer, filled = "", False
+        initializer, filled, table = "", False, None
         if decl.dims and node.init is not None:
             initializer = self.constant_table(node, decl)
             if decl.dims == [""] and isinstance(node.type, c_ast.ArrayDecl):
@@ -766,6 +767,12 @@ class _RegionBuilder:
             # written in the region: given its values by statements at each declaration
             filled = name in self.array_targets
             initializer = "" if filled else initializer
+            # an integer table only read: subscripts may read it (AffineConverter.table)
+            words = set(decl.element_type.replace("const", " ").split())
+            if not filled and len(decl.dims) == 1 and words and words <= _ARITHMETIC_WORDS - {"float", "double"} \
+                    and not any(isinstance(e, (c_ast.InitList, c_ast.NamedInitializer)) for e in node.init.exprs):
+                table = self.padded_table([self.constant_size(self.as_written(_GEN.visit(e)), e)
+                                           for e in node.init.exprs or []], decl.dims[0], name)
         if isinstance(node.init, c_ast.InitList) and not decl.dims:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
@@ -789,6 +796,8 @@ class _RegionBuilder:
         self.scopes[-1][name] = local
         self.local_models.add(model)
         self.arrays[model] = Array(model, decl.element_type, dims, origin="region", initializer=initializer)
+        if table is not None:
+            self.tables[model] = table
         if filled:
             return self.array_initialisation(node, model, decl.element_type, sizes, ctx)
         if node.init is None or initializer:
@@ -1018,7 +1027,7 @@ class _RegionBuilder:
     def converter(self, ctx: _Context) -> AffineConverter:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
                                self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed,
-                               on_range=self.on_range, type_of=self.type_of, size_of=self.size_of,
+                               on_range=self.on_range, type_of=self.type_of, size_of=self.size_of, table=self.table,
                                enumerator=self.enumerator, on_sizes=self.sizes.update)
 
     def enumerator(self, name: str) -> int | None:
@@ -1030,6 +1039,28 @@ class _RegionBuilder:
         if value is not None:
             self.enumerators_read[name] = value
         return value
+
+    def table(self, name: str) -> tuple[int, ...] | None:
+        """The values of ``name`` when it is a table of integer constants nothing writes:
+        declared ``const`` before the region with integer literals
+        (``Declaration.table``), or in a block of the region and only read there."""
+        local = self.resolve(name)
+        if local is not None:
+            return self.tables.get(local.model)
+        decl = self.visible.declarations.get(name)
+        if decl is None or decl.table is None:
+            return None
+        return self.padded_table(decl.table, decl.dims[0], name)
+
+    def padded_table(self, values, extent: str, name: str) -> tuple[int, ...] | None:
+        """``values`` and as many zeros as the constant ``extent`` ("": the list's
+        length) holds beyond them, None if it is not a constant that holds them."""
+        if any(v is None for v in values):
+            return None
+        size = len(values) if not extent.strip() else self.constant_size(extent, c_ast.ID(name))
+        if size is None or size < len(values):
+            return None
+        return tuple(values) + (0,) * (size - len(values))
 
     def size_of(self, operand: c_ast.Node) -> int | None:
         """``sizeof operand`` for a type name, or an array (possibly subscripted:

@@ -1,0 +1,104 @@
+"""Subscripts that read a table of integer constants (``g[x + ex[q]][y + ey[q]][q]``,
+a lattice-Boltzmann streaming step): a ``const`` table the file declares once with
+integer literals, or a table a block of the region declares and only reads, is read as
+the piecewise constant it is, ``{ S[x, y, q] -> g[x + v_q, ...] }``, wherever the index
+provably stays in the table. Outputs are compared with the original's by running both."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from compiled_runs import outputs_of
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
+
+LBM = r"""#include <stdio.h>
+#define NX 24
+#define NY 20
+#define Q 5
+static const int ex[Q] = {0, 1, 0, -1, 0};
+static const int ey[Q] = {0, 0, 1, 0, -1};
+double f[NX + 2][NY + 2][Q], g[NX + 2][NY + 2][Q], rho[NX + 2][NY + 2];
+
+int main(void)
+{
+  for (int x = 0; x < NX + 2; x++)
+    for (int y = 0; y < NY + 2; y++)
+      for (int q = 0; q < Q; q++) {
+        f[x][y][q] = (x * 7 + y * 3 + q) % 11;
+        g[x][y][q] = 0;
+      }
+#pragma scop
+  for (int x = 1; x <= NX; x++)
+    for (int y = 1; y <= NY; y++)
+      for (int q = 0; q < Q; q++)
+        g[x + ex[q]][y + ey[q]][q] = f[x][y][q];
+  for (int x = 1; x <= NX; x++)
+    for (int y = 1; y <= NY; y++) {
+      const int w[] = {4, 1, 1, 1, 1};
+      const int back[5] = {0, 3, 4, 1};
+      rho[x][y] = 0;
+      for (int q = 0; q < Q; q++)
+        rho[x][y] += w[q] * g[x - ex[q]][y][back[q]];
+    }
+#pragma endscop
+  for (int x = 0; x < NX + 2; x++)
+    printf("%.17g %.17g %.17g\n", rho[x][1], rho[x][NY / 2], g[x][NY][2]);
+  return 0;
+}
+"""
+
+
+def test_a_streaming_step_reads_its_direction_tables_as_piecewise_constants():
+    [scop] = extract(LBM, filename="lbm.c")
+    write = next(a for s in scop.statements for a in s.accesses if a.array == "g" and a.kind == "write")
+    name = write.relation.get_tuple_name(isl.dim_type.in_)
+    moves = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1)]
+    pieces = [f"{name}[x, y, {q}] -> g[x + {dx}, y + {dy}, {q}] : 1 <= x <= NX and 1 <= y <= NY"
+              for q, (dx, dy) in enumerate(moves)]
+    expected = isl.Map("[NX, NY, Q] -> { " + "; ".join(pieces) + " }")
+    at_five = isl.Set("[NX, NY, Q] -> { : Q = 5 }")
+    assert write.relation.intersect_params(at_five).is_equal(expected.intersect_params(at_five))
+    # (the table's extent is the macro Q: the region assumes, and checks, its value)
+    assert scop.context.is_subset(isl.Set("[NX, NY, Q] -> { : Q = 5 }"))
+
+
+@pytest.mark.parametrize("flags", [
+    dict(scheduler="pluto", tile=True, parallel=True),
+    dict(scheduler="isl", tile=True, parallel=True),
+    dict(scheduler="pluto", fuse="max", tile=True, parallel=True),
+])
+def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flags):
+    path = tmp_path / "lbm.c"
+    path.write_text(LBM)
+    text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+    assert " + ex[" in text and " + ey[" in text
+    assert "#pragma omp parallel for" in text
+    assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(LBM, tmp_path, "orig", [()])
+
+
+@pytest.mark.parametrize("decls, body, fragment", [
+    # not const: something may have changed it before the region
+    ("int ex[4] = {0, 1, 0, -1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n"
+     "      B[i + ex[q]] += A[i];", "indirect access"),
+    # the index may leave the table
+    ("const int ex[4] = {0, 1, 0, -1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 5; q++)\n"
+     "      B[i + ex[q]] += A[i];", "may read past the 4 constants"),
+    # declared twice: another scope's array may be the one the region sees
+    ("const int ex[4] = {0, 1, 0, -1};\nvoid g(void) { const int ex[4] = {1, 1, 1, 1}; (void)ex; }",
+     "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] += A[i];",
+     "indirect access"),
+])
+def test_tables_that_may_not_hold_those_constants_are_refused(decls, body, fragment):
+    source = f"""double A[8], B[9];
+{decls}
+void f(void)
+{{
+#pragma scop
+  {body}
+#pragma endscop
+}}
+"""
+    with pytest.raises(ScopError) as info:
+        extract(source, filename="bad.c")
+    assert fragment in info.value.message
