@@ -19,6 +19,7 @@ from polysched.scop import ScopError, extract
 ROWS = r"""#include <stdio.h>
 #include <stdlib.h>
 #define N 48
+typedef int quad[4];
 double A[N][N], B[N], C[N][4];
 
 static void kernel(int n)
@@ -32,9 +33,8 @@ static void kernel(int n)
       B[i] += tmprow[j] * tmprow[n - 1 - j];
   }
   for (int i = 0; i < n; i++) {
-    int four = 4;
     double row[n];
-    int blk[2][four];
+    quad blk[2];
     for (int j = 0; j < n; j++)
       row[j] = A[j][i] - B[j];
     for (int k = 0; k < 4; k++) {
@@ -75,8 +75,9 @@ def test_a_region_array_is_an_array_of_the_region_with_its_extents():
     [scop] = extract(ROWS, filename="rows.c")
     tmprow = scop.arrays["tmprow"]
     assert (tmprow.origin, tmprow.dims, tmprow.element_type) == ("region", ["N"], "double")
-    # (an integer the region never assigns is a name for its value)
-    assert scop.arrays["row"].dims == ["n"] and scop.arrays["blk"].dims == ["2", "(4)"]
+    # (an array typedef's extents follow the declarator's)
+    assert scop.arrays["row"].dims == ["n"] and scop.arrays["blk"].dims == ["2", "4"]
+    assert scop.arrays["blk"].element_type == "int"
     writes = [a for s in scop.statements for a in s.accesses if a.array == "tmprow" and a.kind == "write"]
     assert len(writes) == 1
     expected = isl.Map("[n] -> { S0[i, j] -> tmprow[j] : 0 <= i < n and 0 <= j < n }")
@@ -110,7 +111,8 @@ int main(void)
     for (int j = 0; j < N; j++) A[i][j] = (i * 5 + j) % 7;
 #pragma scop
   {
-    double carry[N];
+    int n = N;
+    double carry[n];
     for (int j = 0; j < N; j++)
       carry[j] = 0.0;
     for (int i = 0; i < N; i++)

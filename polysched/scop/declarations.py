@@ -100,6 +100,9 @@ class Visible:
     unread_header: str = ""
     # typedef names of basic types, with the type each one is ("idx_t" -> "long")
     typedef_types: dict[str, str] = field(default_factory=dict)
+    # typedef names of array types, with the shape each one is ("vec4" -> a Declaration
+    # of element type "double" and dims ["4"])
+    array_typedefs: dict[str, Declaration] = field(default_factory=dict)
     # every variable name in scope, whatever its type, function pointers included
     # (``double (*f)(double)``, ``unop tanh``): a call of such a name is a call through
     # a pointer, not of the file's or <math.h>'s function of that name
@@ -390,7 +393,8 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
             decl.table = _constant_table(parser, file_plain, decl)
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
                    enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,
-                   variables=variables)
+                   variables=variables,
+                   array_typedefs={t: shape for t, shape in shapes.items() if shape.dims and "" not in shape.dims})
 
 
 def _without_attributes(header: str) -> str:

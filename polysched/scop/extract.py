@@ -18,6 +18,8 @@ Pipeline per file:
 """
 from __future__ import annotations
 
+import dataclasses
+
 import copy
 import itertools
 import re
@@ -751,6 +753,10 @@ class _RegionBuilder:
             raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
                                    "(declare it before '#pragma scop')")
         decl = declaration_of(node, "local")
+        shape = self.visible.array_typedefs.get(decl.element_type) if decl is not None else None
+        if shape is not None:          # typedef double vec4[4]; vec4 v[n]; is double v[n][4]
+            decl = dataclasses.replace(decl, element_type=shape.element_type, dims=decl.dims + shape.dims,
+                                       volatile=decl.volatile or shape.volatile)
         if decl is None or "" in decl.dims[1:] or (decl.dims[:1] == [""] and not (
                 isinstance(node.type, c_ast.ArrayDecl) and isinstance(node.init, c_ast.InitList))) or name is None:
             raise self.error(node, f"declaration of '{name}' inside a SCoP: only scalars and arrays (not pointers "
@@ -852,18 +858,21 @@ class _RegionBuilder:
         while isinstance(t, c_ast.ArrayDecl):
             dim_nodes.append(t.dim)
             t = t.type
+        # (the extents of an array typedef follow the declarator's: vec4 v[n])
+        dim_nodes += [self.parse_expression(text, node) for text in decl.dims[len(dim_nodes):]]
         for k, dim in enumerate(dim_nodes):
             if dim is None:            # double w[] = {...}: the initialiser's count
                 dim = c_ast.Constant("int", decl.dims[k], coord=node.coord)
             text = self.as_written(_GEN.visit(dim))
+            site = dim if getattr(dim, "coord", None) is not None else node
             try:
                 size = self.converter(ctx).pw_aff(dim)
             except NotAffine as err:
-                raise self.error(dim, f"the size '{text}' of array '{node.name}', declared inside a SCoP, is "
+                raise self.error(site, f"the size '{text}' of array '{node.name}', declared inside a SCoP, is "
                                       f"not a constant or a size the region does not write: "
                                       f"{self.as_written(err.message)}") from None
             if size.involves_dims(isl.dim_type.in_, 0, size.dim(isl.dim_type.in_)):
-                raise self.error(dim, f"the size '{text}' of array '{node.name}', declared inside a SCoP, "
+                raise self.error(site, f"the size '{text}' of array '{node.name}', declared inside a SCoP, "
                                       "depends on a loop iterator (declare the array before '#pragma scop')")
             extents.append(self.local_text(text))     # (an integer alias as its expression)
             sizes.append(size)
