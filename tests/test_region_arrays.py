@@ -236,7 +236,7 @@ int main(void)
 #pragma scop
   for (int i = 1; i < N - 1; i++)
     for (int j = 1; j < N - 2; j++) {
-      const int sign[4] = {0, 1, -HALF / 2, 'a' - 96};
+      static const int sign[4] = {0, 1, -HALF / 2, 'a' - 96};
       const double w[] = {0.25, 0.5, 0.125, 1.0 / 8};
       double s = 0.0;
       for (int k = 0; k < (int)(sizeof(w) / sizeof(w[0])); k++)
@@ -251,7 +251,7 @@ int main(void)
 
 
 def test_constant_tables_declared_in_the_region_are_declared_once_initialised(tmp_path):
-    """``const int sign[4] = {...}`` and ``const double w[] = {...}`` (its size the
+    """``static const int sign[4] = {...}`` and ``const double w[] = {...}`` (its size the
     count of its initialiser, which ``sizeof`` reads) in a loop body: read-only tables
     of the region, declared once with their initialiser; the stencil around them is
     tiled and parallel."""

@@ -378,6 +378,16 @@ def _is_zero_literal(text: str) -> bool:
         return False
 
 
+def _is_const_array(node: c_ast.Decl) -> bool:
+    """Whether ``node`` declares an array of ``const`` elements (``const int dx[4]``)."""
+    t = node.type
+    if not isinstance(t, c_ast.ArrayDecl):
+        return False
+    while isinstance(t, c_ast.ArrayDecl):
+        t = t.type
+    return isinstance(t, c_ast.TypeDecl) and "const" in (t.quals or [])
+
+
 _SIGNED_INTEGER_WORDS = frozenset("int long signed short ptrdiff_t ssize_t intptr_t intmax_t int32_t int64_t".split())
 
 
@@ -749,6 +759,8 @@ class _RegionBuilder:
         instead a name for that expression: it may appear in subscripts and bounds."""
         name = node.name
         storage = [s for s in (node.storage or []) if s not in ("auto", "register")]
+        if storage == ["static"] and _is_const_array(node) and isinstance(node.init, c_ast.InitList):
+            storage = []        # static const int dx[] = {...}: a table like any constant one
         if storage:
             raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
                                    "(declare it before '#pragma scop')")
