@@ -26,7 +26,7 @@ static void kernel(int n)
 {
 #pragma scop
   for (int i = 0; i < n; i++) {
-    double tmprow[N];
+    double tmprow[N] __attribute__((aligned(64)));
     for (int j = 0; j < n; j++)
       tmprow[j] = A[i][j] * 2.0 + 1.0;
     for (int j = 0; j < n; j++)

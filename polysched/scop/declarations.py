@@ -449,6 +449,17 @@ def _structs(parser: "_Parser", definitions: list[str], declare=None,
     return found
 
 
+def blank_attributes(text: str) -> str:
+    """``text`` with each GNU ``__attribute__((...))`` blanked (spaces, its newlines
+    kept: every other character stays where it was), which pycparser does not read."""
+    while True:
+        m = re.search(r"\b(?:__attribute__|__attribute)\s*\(", text)
+        if m is None:
+            return text
+        k = _closing_paren(text, m.end() - 1)
+        text = text[:m.start()] + re.sub(r"[^\n]", " ", text[m.start():k + 1]) + text[k + 1:]
+
+
 def _closing_paren(text: str, opening: int) -> int:
     """The offset of the ``)`` closing the ``(`` at ``opening`` (``len(text)`` if none)."""
     depth = 0

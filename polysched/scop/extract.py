@@ -38,7 +38,7 @@ from polysched.islutil import maps_of
 from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
-from .declarations import (Declaration, Visible, declaration_of, header_declaration, header_typedef,
+from .declarations import (Declaration, Visible, blank_attributes, declaration_of, header_declaration, header_typedef,
                            visible_declarations)
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
@@ -622,6 +622,8 @@ class _RegionBuilder:
     def parse_region(self) -> c_ast.Compound:
         region_text = self.region_text
         # pycparser rejects '\r' (CRLF files); a space keeps every column in place
+        # (an attribute, double t[N] __attribute__((aligned(64)));, is left out likewise)
+        region_text = blank_attributes(region_text) if "__attribute" in region_text else region_text
         wrapped = self.typedef_line + "\n" + _WRAPPER + region_text.replace("\r", " ") + "\n}\n"
         try:
             ast = _Parser().parse(wrapped, filename=self.filename)
