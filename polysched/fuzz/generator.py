@@ -115,6 +115,41 @@ No undefined behaviour in the original, for the parameter values it is called wi
   Statements are :class:`Stmt` of a few more forms (:attr:`Stmt.form`: a plain copy ``s
   = Y[i][j];``, a literal, no constant term), so the shrinker edits them as any other.
 
+- C constructs of generator v7, only when asked for (``generate(seed, index, v7=True)``,
+  ``polysched fuzz --generator 7``, which asks for v6's too: each drawn with the chance
+  :data:`V7_CHANCE`, from the stream "polysched-fuzz-v7:seed:index", one at least;
+  ``v7={...}`` forces a set), added to the program v6 would have written, which stays
+  what it is without them: arrays declared inside the region (:class:`Local`, a node of a
+  loop body or of the region's top level, the region then written as a block ``{ ...
+  }``; their :class:`Array` has ``region`` set: never laid out, never printed, subscripts
+  written as they are), in nests of their own over arrays of their own:
+
+  * ``row``: ``for (i) { double tmp[K]; for (j) tmp[j] = f(X[i][j]); for (j) Y[i][j] =
+    a * tmp[j] + b * tmp[K - j - 1]; }`` with ``K`` a ``#define`` or a kernel argument
+    (a variable length array), ``tmp[2][K]`` now and then, ``int`` and ``float`` elements;
+  * ``acc``: a matrix product blocked by hand, ``for (i) for (j = 0; j + 4 <= nj; j += 4)
+    { double acc[4] = {0.0}; for (k) { acc[0] += A[i][k] * B[k][j]; ... acc[3] += ...;
+    } for (jj) C[i][j + jj] = acc[jj]; }``, the list ``{1.0, 2.0}`` (the rest zero), no
+    initialiser (a loop sets it), int data, an ``int hist[2][3] = {0};`` counting
+    ``hist[k % 2][k % 3] += 1;`` read back into the results;
+  * ``table``: a stencil multiplying a constant table into its sum, ``const double w[3]
+    = {0.25, 0.5, 0.25};`` or ``const int coef[] = {1, -2, 1};`` (in a loop body or at
+    the region's top), read at a loop iterator (``w[k] * X[i + k][j]``) or at constants
+    (``w[0] * X[i][j] + w[1] * X[i + 1][j]``: :attr:`Stmt.form` "prod");
+  * ``carry``: an array declared in an outer block (an outer loop's body or the
+    region's top) whose values cross the iterations of the loops inside it, so it is
+    no loop's private copy: a column carried down the rows (``carry[j] = a * carry[j] +
+    b * X[i][j]``), a sliding window (``win[0] = win[1]; win[1] = win[2]; win[2] =
+    X[i][j];``), a prefix (``pre[j] = pre[j - 1] + X[i][j]``).
+
+  No element of a region array is read before it is set in the same life of the array
+  (:func:`simulate` tracks the elements set since the declaration last ran, all of them
+  for one with an initialiser, and refuses a read of another, or a subscript outside
+  the declared extents); :func:`_check_blocks` refuses a use outside the block that
+  declares it, a declaration under an ``if``, twice, with a size that names an iterator,
+  an initialiser for a variable length array, a list for several dimensions other than
+  ``{0}``, and a write to a ``const`` table.
+
 The structure is what the shrinker (:mod:`polysched.fuzz.shrink`) edits: nodes can be
 deleted, loops unwrapped, bounds replaced by constants, and every edited program is
 re-laid-out by :func:`render`, so it stays free of undefined behaviour. (A v5
@@ -159,6 +194,12 @@ V5_KINDS = tuple(V5_CHANCE)
 V6_CHANCE = {"scan": 0.4, "dot": 0.35, "gemm": 0.3, "refused": 0.3}
 V6_KINDS = tuple(V6_CHANCE)
 V6_REFUSALS = ("no_init", "live", "guarded_copy", "float", "dest_read", "macro", "div_extent")
+# The constructs of generator v7 (arrays declared in the region), only when asked for
+# (generate(..., v7=True)): each with this chance, from the stream
+# "polysched-fuzz-v7:seed:index", and one of them when none is drawn.
+V7_CHANCE = {"row": 0.4, "acc": 0.35, "table": 0.35, "carry": 0.35}
+V7_KINDS = tuple(V7_CHANCE)
+MAX_LOCAL_ELEMENTS = 512            # elements of an array declared in the region
 # Extent of a loop (literal part) for a nest of the given depth.
 EXTENT_BY_DEPTH = {1: 14, 2: 8, 3: 5, 4: 4, 5: 3, 6: 2, 7: 2}
 
@@ -663,7 +704,10 @@ class Stmt:
     # (``target = value;``, an accumulator's initial value; also a copy whose read the
     # shrinker deleted) or "noconst" (the terms without the constant: ``C[i][j] = 0.5 *
     # C[i][j] + 1.5 * s;``, the gemm the tensorizer knows); ``decl``: written as the
-    # declaration of a scalar of the loop body (``double s = 0.0;``, scope "block")
+    # declaration of a scalar of the loop body (``double s = 0.0;``, scope "block").
+    # generator v7: "lit" also with ``+=`` (``hist[k % 2][k % 3] += 1;``), and "prod":
+    # products of the reads taken two by two (``w[0] * X[i][j] + w[1] * X[i + 1][j]``; an
+    # int statement takes each factor ``% 1009``)
     form: str = ""
     value: str = ""
     decl: bool = False
@@ -816,6 +860,26 @@ class Array:
     dtype: str
     rank: int
     local: bool = False
+    # v7: declared inside a region by a :class:`Local` node (its extents are the
+    # declaration's); ``v7``: the features of the construct it belongs to
+    region: bool = False
+    v7: tuple[str, ...] = ()
+
+
+@dataclass
+class Local:
+    """Generator v7: ``double tmp[K];`` in a loop body or at the top of a region: the
+    declaration of the array ``name`` (an :class:`Array` with ``region`` set, which
+    gives the type and rank). ``dims``: the extents (literals, ``#define``s, kernel
+    arguments: a variable length array); ``init``: the initialiser's elements
+    (``("0.0",)`` is ``{0.0}``; None: none); ``const``: a table only read; ``unsized``:
+    written ``w[] = {...}`` (its extent the list's length, ``dims`` empty)."""
+
+    name: str
+    dims: list[Aff]
+    init: tuple[str, ...] | None = None
+    const: bool = False
+    unsized: bool = False
 
 
 @dataclass
@@ -885,7 +949,7 @@ class Program:
     print_iters: bool = False
     tables: list[Table] = field(default_factory=list)
     structs: list[Struct] = field(default_factory=list)     # v5
-    version: int = GENERATOR_VERSION    # the generator that wrote it (6: generate(..., v6=...))
+    version: int = GENERATOR_VERSION    # the generator that wrote it (6: generate(..., v6=...); 7: v7)
 
     # -- lookups --------------------------------------------------------------------
     def array(self, name: str) -> Array | None:
@@ -980,6 +1044,8 @@ def map_affs(nodes: list, fn: Callable[[Aff], Aff]) -> None:
                 ref.subs = [fn(a) for a in ref.subs]
         elif isinstance(node, DataIf):
             node.map_affs(fn)
+        elif isinstance(node, Local):
+            node.dims = [fn(a) for a in node.dims]
 
 
 def affs_of(program: Program) -> Iterator[Aff]:
@@ -999,6 +1065,8 @@ def affs_of(program: Program) -> Iterator[Aff]:
             yield from node.affs()
             for ref in node.refs():
                 yield from ref.subs
+        elif isinstance(node, Local):
+            yield from node.dims
 
 
 def used_params(program: Program) -> list[Param]:
@@ -1172,6 +1240,11 @@ def simulate(program: Program) -> Simulation:
     # not would read an uninitialised value
     block = {sc.name for sc in program.scalars if sc.scope == "block"}
     initialised: set[str] = set()
+    # v7: the arrays declared in the regions: their extents when their declaration last
+    # ran, and the elements set since (None: all, an initialiser set them)
+    regional = {a.name for a in program.arrays if a.region}
+    local_dims: dict[str, tuple[int, ...]] = {}
+    local_set: dict[str, set | None] = {}
 
     def check(value: int, what: str) -> int:
         if unsigned and not 0 <= value <= limit:
@@ -1317,11 +1390,51 @@ def simulate(program: Program) -> Simulation:
         if not node.ne:
             check(v - off, f"the exit value of loop '{var}'")
 
+    def declare(node: Local) -> None:
+        """v7: a declaration runs: a new array (of the extents it has now)."""
+        dims = tuple(check(a.eval(env), "an extent") for a in node.dims) if not node.unsized \
+            else (len(node.init or ()),)
+        if any(d < 1 for d in dims):
+            raise InvalidProgram(f"'{node.name}' declared with the extents {list(dims)}")
+        local_dims[node.name] = dims
+        local_set[node.name] = None if node.init is not None else set()
+
+    def local_value(sub: Aff, tree: X | None) -> int:
+        if tree is None:
+            return sub.eval(env)
+        ceval.record = True
+        value, t = ceval(tree, cenv)
+        width, signed = CTYPES[_promote(t)]
+        if not signed and value >> (width - 1):
+            value -= 1 << width
+        return value
+
+    def check_locals(node, found: list) -> None:
+        """v7: every element of an array of the region inside its extents, and set
+        before it is read (the target of an assignment is only written)."""
+        write_only = isinstance(node, Stmt) and node.op == "=" and not node.product
+        for k, ref, idx in found:
+            dims = local_dims.get(ref.name)
+            if dims is None:
+                raise InvalidProgram(f"'{ref.name}' used before its declaration ran")
+            if len(idx) != len(dims) or not all(0 <= v < d for v, d in zip(idx, dims)):
+                raise InvalidProgram(f"{ref.name}{list(idx)} outside its extents {list(dims)}")
+            done = local_set[ref.name]
+            if not (k == 0 and write_only) and done is not None and idx not in done:
+                raise InvalidProgram(f"{ref.name}{list(idx)} read before it is set")
+        for k, ref, idx in found:
+            done = local_set[ref.name]
+            if k == 0 and done is not None:
+                done.add(idx)
+
     def run(nodes: list, loops: tuple) -> None:
         nonlocal count
         for node in nodes:
             if isinstance(node, Loop):
                 run_loop(node, loops)
+                continue
+            if isinstance(node, Local):
+                declare(node)
                 continue
             c = compiled.get(id(node))
             if c is None:
@@ -1358,11 +1471,15 @@ def simulate(program: Program) -> Simulation:
                     ceval.record = False
                     ceval(tree, cenv)
                 written.update(r.name for r in node.targets())
+            found = []
             for k, (ref, subs, raw) in enumerate(c):
                 accessed.add(ref.name)
                 if k == 0 and not data_if:
                     written.add(ref.name)
                 if not subs:
+                    continue
+                if regional and ref.name in regional:
+                    found.append((k, ref, tuple(local_value(sub, tree) for sub, tree in subs)))
                     continue
                 key = ref_key(ref)
                 dims = ranges.get(key)
@@ -1395,6 +1512,8 @@ def simulate(program: Program) -> Simulation:
                         value -= sub.const
                         lo_hi[0] = min(lo_hi[0], value)
                         lo_hi[1] = max(lo_hi[1], value)
+            if found:
+                check_locals(node, found)
 
     for region in program.regions:
         run(region, ())
@@ -1481,6 +1600,8 @@ def layout(program: Program, sim: Simulation) -> Layout:
     for name in sorted(referenced):
         if program.scalar(name):
             continue
+        if program.view(name) is None and program.array(name) is not None and program.array(name).region:
+            continue            # v7: declared in the region, with its own extents
         view = program.view(name)
         array = program.storage_of(name)
         if array is None:
@@ -1543,7 +1664,7 @@ def layout(program: Program, sim: Simulation) -> Layout:
     storages = [a for a in program.arrays if a.name in lows]
     # Print every array a statement writes, executed or not.
     written = {program.storage_of(t.name).name for s in statements(program) for t in written_refs(s)
-               if not program.scalar(t.name)}
+               if not program.scalar(t.name) and not program.storage_of(t.name).region}
     return Layout(extents, shifts, view_shift, view_offset, storages,
                   [v for v in program.views if v in used_views], written, member_extents, member_shifts)
 
@@ -1590,7 +1711,9 @@ class _Renderer:
         array = self.p.storage_of(r.name)
         subs = []
         for d, sub in enumerate(r.subs):
-            if d >= array.rank:         # v5: a member array's subscript
+            if array.region:            # v7: declared in the region: as it is
+                shift = 0
+            elif d >= array.rank:       # v5: a member array's subscript
                 shift = self.lay.member_shifts[array.dtype[7:], r.member][d - array.rank]
             elif view is not None and array.rank == 1:
                 shift = self.lay.view_shift[r.name]
@@ -1616,7 +1739,9 @@ class _Renderer:
             return f"{target} = {self.ref(s.reads[0])};"
         if s.form in ("copy", "lit"):
             default = "0.0" if dtype in ("double", "float") else "0"
-            return f"{target} = {s.value or default};"
+            return f"{target} {s.op} {s.value or default};"
+        if s.form == "prod":        # v7: 'w[0] * X[i][j] + w[1] * X[i + 1][j]'
+            return self.products(s, target, dtype)
         if s.product and dtype == "double" and len(s.reads) == 2:
             return f"{target} += {self.ref(s.reads[0])} * {self.ref(s.reads[1])};"
         if dtype in ("double", "float"):
@@ -1656,6 +1781,31 @@ class _Renderer:
         text = f"{text} + {const}" if text else const
         return f"{target} {s.op} ({text}) % {INT_MOD};"
 
+    def products(self, s: Stmt, target: str, dtype: str) -> str:
+        """v7: ``target op r0 * r1 + r2 * r3 ...`` (an odd read last with a coefficient);
+        int data: ``(r0 % 1009) * (r1 % 1009) ...`` and the sum ``% 1009``."""
+        reads = [self.ref(r) for r in s.reads]
+        real = dtype in ("double", "float")
+        if not real:
+            reads = [f"({r} % {INT_MOD})" for r in reads]
+        terms = [f"{reads[k]} * {reads[k + 1]}" for k in range(0, len(reads) - 1, 2)]
+        if len(reads) % 2:
+            c = s.coeffs[-1] if len(s.coeffs) == len(reads) else 0
+            k = DOUBLE_COEFFS[c % len(DOUBLE_COEFFS)] if real else INT_COEFFS[c % len(INT_COEFFS)]
+            terms.append(f"{k} * {reads[-1]}")
+        if real:
+            return f"{target} {s.op} {' + '.join(terms) or DOUBLE_CONSTS[s.const % len(DOUBLE_CONSTS)]};"
+        return f"{target} {s.op} ({' + '.join(terms) or str(s.const % 7 + 1)}) % {INT_MOD};"
+
+    def local(self, node: Local) -> str:
+        """v7: ``double tmp[K];``, ``const int coef[] = {1, -2, 1};``, ``int hist[2][3] = {0};``."""
+        array = self.p.array(node.name)
+        dims = "[]" if node.unsized else "".join(f"[{self.aff(d)}]" for d in node.dims)
+        text = ("const " if node.const else "") + f"{array.dtype} {node.name}{dims}"
+        if node.init is not None:
+            text += " = {" + ", ".join(node.init) + "}"
+        return text + ";"
+
     def enum_value(self, term: tuple[str, int]) -> str:
         """An enumeration constant, or its value once the shrinker inlined it."""
         name, value = term
@@ -1675,6 +1825,8 @@ class _Renderer:
                 self.emit("}", depth)
             elif isinstance(node, DataIf):
                 self.data_if(node, depth)
+            elif isinstance(node, Local):
+                self.emit(self.local(node), depth)
             else:
                 self.emit(self.stmt(node), depth)
 
@@ -1840,7 +1992,13 @@ class _Renderer:
                     out.append(f"  {s.name} = ({s.name} + 1) % {INT_MOD};")
             out.append("#pragma scop")
             self.lines = []
-            self.nodes(region, 1)
+            if any(isinstance(n, Local) for n in region):
+                # v7: an array declared at the region's top: the region is a block
+                self.emit("{", 1)
+                self.nodes(region, 2)
+                self.emit("}", 1)
+            else:
+                self.nodes(region, 1)
             out.extend(self.lines)
             out.append("#pragma endscop")
         for s in printed:
@@ -2030,6 +2188,8 @@ def _check_scopes(program: Program) -> None:
                 _check_types(program, node)
                 for ref in refs_of(node):
                     _check_ref(program, ref)
+            elif isinstance(node, Local):
+                _check_local(program, node)
             elif isinstance(node, DataIf):
                 if not loops:
                     raise InvalidProgram("an if on the data outside the loops")
@@ -2044,6 +2204,8 @@ def _check_scopes(program: Program) -> None:
                         raise InvalidProgram("an int assignment reads double data")
                 for ref in node.refs():
                     _check_ref(program, ref)
+                    if program.scalar(ref.name) is None and program.storage_of(ref.name).region:
+                        raise InvalidProgram(f"an array of the region ({ref.name}) in an if on the data")
             for aff in affs:
                 unknown = aff.names() - visible
                 if unknown:
@@ -2052,14 +2214,58 @@ def _check_scopes(program: Program) -> None:
                     par = program.param(name)
                     if par is not None and abs(par.value) > 2 ** 20:
                         raise InvalidProgram("a big parameter used outside a loop shift")
-        _check_blocks(program, region, set(), False)
+        _check_blocks(program, region, set(), False, top=True)
+    declared = [n.name for n, _ in all_nodes(program) if isinstance(n, Local)]
+    if len(declared) != len(set(declared)):
+        raise InvalidProgram("an array of the region declared twice")
+    tables = {n.name for n, _ in all_nodes(program) if isinstance(n, Local) and n.const}
+    if tables and any(t.name in tables for st in statements(program) for t in written_refs(st)):
+        raise InvalidProgram("a table of constants written")
 
 
-def _check_blocks(program: Program, nodes: list, visible: set[str], in_loop: bool) -> None:
+def _check_local(program: Program, node: Local) -> None:
+    """v7: a declaration the front end takes (and C: no initialiser for a variable
+    length array, no more elements than the extent, no extent below 1)."""
+    array = program.array(node.name)
+    if array is None or not array.region or program.view(node.name) is not None:
+        raise InvalidProgram(f"'{node.name}' is not an array of the region")
+    params = {p.name: p for p in program.params}
+    if node.unsized:
+        if node.dims or not node.init or array.rank != 1:
+            raise InvalidProgram(f"'{node.name}[]' needs a list and one dimension")
+        return
+    if len(node.dims) != array.rank:
+        raise InvalidProgram(f"'{node.name}' declared with {len(node.dims)} extents")
+    size = 1
+    for dim in node.dims:
+        if dim.ext or not dim.names() <= set(params):
+            raise InvalidProgram(f"the extent of '{node.name}' depends on a loop iterator")
+        value = dim.eval({n: p.value for n, p in params.items()})
+        if value < 1:
+            raise InvalidProgram(f"the extent of '{node.name}' is {value}")
+        size *= value
+    if size > MAX_LOCAL_ELEMENTS:
+        raise InvalidProgram(f"'{node.name}' would have {size} elements")
+    vla = any(params[n].kind == "arg" for d in node.dims for n in d.names())
+    if node.init is not None:
+        if vla:
+            raise InvalidProgram(f"a variable length array '{node.name}' with an initialiser")
+        if not node.init or (array.rank > 1 and node.init not in (("0",), ("0.0",))):
+            raise InvalidProgram(f"'{node.name}': several dimensions take the list {{0}} only")
+        if len(node.init) > node.dims[0].eval({n: p.value for n, p in params.items()}):
+            raise InvalidProgram(f"'{node.name}': more elements than its extent")
+    elif node.const:
+        raise InvalidProgram(f"a table '{node.name}' without values")
+
+
+def _check_blocks(program: Program, nodes: list, visible: set[str], in_loop: bool,
+                  top: bool = False) -> None:
     """v6: a scalar of scope "block" is declared by a statement directly in a loop body
     (never under an ``if``, never twice in one block, never shadowing one declared around
     it) and used only after it in that body (C's scope; its value is then set: see
-    :func:`simulate`). Other statements of v6 forms are checked here too."""
+    :func:`simulate`). Other statements of v6 forms are checked here too. v7: an array of
+    the region likewise, declared by a :class:`Local` in a loop body or at the region's
+    ``top``; a ``const`` one is never written."""
     visible = set(visible)
     for node in nodes:
         if isinstance(node, Loop):
@@ -2067,6 +2273,11 @@ def _check_blocks(program: Program, nodes: list, visible: set[str], in_loop: boo
             continue
         if isinstance(node, Guard):
             _check_blocks(program, node.body, visible, False)
+            continue
+        if isinstance(node, Local):
+            if not (in_loop or top) or node.name in visible:
+                raise InvalidProgram(f"'{node.name}' declared outside a loop body, or twice")
+            visible.add(node.name)
             continue
         refs = refs_of(node)
         declared = None
@@ -2080,14 +2291,22 @@ def _check_blocks(program: Program, nodes: list, visible: set[str], in_loop: boo
                     raise InvalidProgram(f"'{scalar.name}' declared outside a loop body, or twice")
                 declared = scalar.name
                 refs = node.reads
-            if node.form and node.form not in ("copy", "lit", "noconst"):
+            if node.form and node.form not in ("copy", "lit", "noconst", "prod"):
                 raise InvalidProgram(f"unknown statement form {node.form}")
-            if node.form in ("copy", "lit") and node.op != "=":
+            if (node.form == "copy" and node.op != "=") or (node.form == "lit" and node.op not in ("=", "+=")):
                 raise InvalidProgram("a copy is an assignment")
         for ref in refs:
             scalar = program.scalar(ref.name)
             if scalar is not None and scalar.scope == "block" and ref.name not in visible:
                 raise InvalidProgram(f"'{ref.name}' used outside the block that declares it")
+        for ref in refs_of(node):
+            array = program.array(ref.name)
+            if array is not None and array.region and program.scalar(ref.name) is None \
+                    and program.view(ref.name) is None:
+                if ref.name not in visible:
+                    raise InvalidProgram(f"'{ref.name}' used outside the block that declares it")
+                if ref.style or ref.member:
+                    raise InvalidProgram(f"'{ref.name}' is a plain array")
         if declared:
             visible.add(declared)
 
@@ -2168,6 +2387,22 @@ V6_FEATURES = (
     "gemm", "refused", "refused_no_init", "refused_live", "refused_guarded_copy", "refused_float",
     "refused_dest_read", "refused_macro", "refused_div_extent", "private_flat", "private_decl",
     "private_lower", "private_int", "private_small_size",
+)
+# Generator v7 (opt-in: generate(..., v7=...), 'polysched fuzz --generator 7'): arrays
+# declared inside the region. Rows computed into a temporary and read back mirrored (a
+# variable length array, two rows, int and float elements), hand-blocked matrix
+# products into 'double acc[4] = {0.0};' (a longer list, no initialiser, int data, an
+# 'int hist[2][3] = {0};' of counts), stencils weighted by a table of constants (int,
+# unsized 'w[]', read at constant indices, declared at the region's top), arrays whose
+# values cross the iterations of the loops inside their block (declared at the region's
+# top or in an outer loop's body; a sliding window, a prefix), and loops of 0 or 1
+# iterations around them.
+V7_FEATURES = (
+    "row", "row_vla", "row_2d", "row_int", "row_float",
+    "acc", "acc_list", "acc_noinit", "acc_int", "acc_hist",
+    "table", "table_int", "table_unsized", "table_constant_index", "table_top",
+    "carry", "carry_top", "carry_outer", "carry_window", "carry_prefix", "carry_int",
+    "region_small_size",
 )
 EXTRA_FEATURES = FEATURES[FEATURES.index("cast_uchar"):FEATURES.index("linearised")]
 V4_FEATURES = FEATURES[FEATURES.index("linearised"):FEATURES.index("cond")]
@@ -2277,7 +2512,8 @@ def features(program: Program) -> set[str]:
     if any(len(v) > 1 for v in storages.values()):
         found.add("aliased")
     del names
-    return found | extra_features(program) | v4_features(program) | v5_features(program) | v6_features(program)
+    return found | extra_features(program) | v4_features(program) | v5_features(program) | v6_features(program) \
+        | v7_features(program)
 
 
 def _linear_kind(x: X, sizes: set[str]) -> str:
@@ -2417,12 +2653,25 @@ def v6_features(program: Program) -> set[str]:
     return found & set(V6_FEATURES)
 
 
+def v7_features(program: Program) -> set[str]:
+    """Which of :data:`V7_FEATURES` the program has: the features its v7 constructs were
+    built with (:attr:`Array.v7`, of the arrays of the region its statements use and its
+    regions declare)."""
+    found: set[str] = set()
+    declared = {n.name for n, _ in all_nodes(program) if isinstance(n, Local)}
+    used = {r.name for s in statements(program) for r in refs_of(s)}
+    for array in program.arrays:
+        if array.region and array.name in used and array.name in declared:
+            found.update(array.v7)
+    return found & set(V7_FEATURES)
+
+
 # --------------------------------------------------------------------------- generation
 
 PRODUCT_CHANCE = 0.3     # of a statement inside three or more loops, when 2-d double data exists
 
 class _Generator:
-    def __init__(self, rng: random.Random, seed: int, index: int, v4=None, v5=None, v6=False):
+    def __init__(self, rng: random.Random, seed: int, index: int, v4=None, v5=None, v6=False, v7=False):
         self.rng = rng
         self.seed = seed
         self.index = index
@@ -2455,6 +2704,12 @@ class _Generator:
             self.v6 = {kind for kind in V6_KINDS if draw.random() < V6_CHANCE[kind]} or {draw.choice(V6_KINDS)}
         else:
             self.v6 = set(v6 or ())
+        # And those of v7 likewise, added to the program v6 writes.
+        if v7 is True:
+            draw = random.Random(f"polysched-fuzz-v7:{seed}:{index}")
+            self.v7 = {kind for kind in V7_KINDS if draw.random() < V7_CHANCE[kind]} or {draw.choice(V7_KINDS)}
+        else:
+            self.v7 = set(v7 or ())
 
     def pick(self, weighted: dict):
         items = list(weighted)
@@ -2539,6 +2794,11 @@ class _Generator:
                 self.v6_construct(program, kind)
         if self.v6:
             program.version = 6
+        for kind in V7_KINDS:
+            if kind in self.v7:
+                self.v7_construct(program, kind)
+        if self.v7:
+            program.version = 7
         return program
 
     def region(self, depth: int) -> list:
@@ -4103,6 +4363,320 @@ class _Generator:
         loop_i.body = [loop_j]
         return loop_i
 
+    # -- the C constructs of generator v7 ---------------------------------------------
+    def v7_construct(self, program: Program, kind: str) -> None:
+        """One nest of construct ``kind`` with arrays declared inside it (for ``table``
+        and ``carry`` maybe at the top of the nodes returned: they go to the top level of
+        a region, then written as a block), in a region of its own or at the top level
+        of a region of the program."""
+        tags = {kind}
+        made: list[Array] = []
+        nodes = getattr(self, f"v7_{kind}")(program, tags, made)
+        for array in made:
+            array.v7 = tuple(sorted(tags))
+        if self.rng.random() < 0.35:
+            program.regions.append(nodes)
+            return
+        region = self.rng.choice(program.regions)
+        spots = [k for k in range(len(region) + 1)
+                 if k == len(region) or not (isinstance(region[k], Loop) and region[k].cont)]
+        k = self.rng.choice(spots)
+        region[k:k] = nodes
+
+    def v7_size(self, program: Program, tags: set[str], base: str) -> Aff:
+        """The end (exclusive) of a loop of a v7 nest: v6's sizes (0, 1 or negative now
+        and then)."""
+        small: set[str] = set()
+        size = self.v6_size(program, False, small, base)
+        if small:
+            tags.add("region_small_size")
+        return size
+
+    def v7_extent(self, program: Program, base: str, vla: bool) -> Aff:
+        """The extent of an array of the region: a ``#define`` of its own (``NB``), or a
+        kernel argument of its own (``nb``: a variable length array); at least 1."""
+        value = self.pick({1: 1, 2: 2, 3: 2, 4: 3, 5: 2, 6: 2, 8: 1})
+        name = self.v5_name(program, base.lower() if vla else base.upper())
+        program.params.append(Param(name, "arg" if vla else "define", value))
+        return Aff.of({name: 1})
+
+    def v7_local(self, program: Program, made: list[Array], base: str, dtype: str, dims: list[Aff],
+                 init: tuple[str, ...] | None = None, const: bool = False, unsized: bool = False) -> Local:
+        """A new array of the region and its declaration."""
+        array = Array(self.v5_name(program, base), dtype, max(1, len(dims)), region=True)
+        program.arrays.append(array)
+        made.append(array)
+        return Local(array.name, dims, init, const, unsized)
+
+    def v7_stmt(self, target: Ref, reads: list[Ref], op: str = "=") -> Stmt:
+        """``target op`` a combination of ``reads`` (v3's statement)."""
+        rng = self.rng
+        return Stmt(target, reads, [rng.randrange(12) for _ in reads], op, None, rng.randrange(8),
+                    form="noconst" if reads and rng.random() < 0.25 else "")
+
+    def v7_zero(self, dtype: str) -> str:
+        return "0.0" if dtype in ("double", "float") else "0"
+
+    def v7_row(self, program: Program, tags: set[str], made: list[Array]) -> list:
+        """``for (i) { double tmp[NB]; for (j) tmp[j] = f(X[i][j]); for (j) Y[i][j] = a *
+        tmp[j] + b * tmp[NB - j - 1]; }``: a row computed into a temporary of the loop
+        body and read back mirrored, private to ``i`` once hoisted. ``NB`` a ``#define``
+        or a kernel argument (``double row[nb];``); ``tmp[2][NB]`` (the second row from
+        the first); int or float elements."""
+        rng = self.rng
+        dtype = self.pick({"double": 5, "int": 2, "float": 2})
+        if dtype != "double":
+            tags.add(f"row_{dtype}")
+        data = "int" if dtype == "int" else "double"
+        vla = rng.random() < 0.45
+        if vla:
+            tags.add("row_vla")
+        two = rng.random() < 0.3
+        if two:
+            tags.add("row_2d")
+        extent = self.v7_extent(program, "nb", vla)
+        rows = self.v7_size(program, tags, "ni")
+        x = self.v6_array(program, "X", data, False)
+        y = self.v6_array(program, "Y", data, False)
+        local = self.v7_local(program, made, "row" if vla else "tmp", dtype,
+                              ([Aff.of({}, 2)] if two else []) + [extent])
+        i, j = Aff.of({"i": 1}), Aff.of({"j": 1})
+        mirror = Aff.of({extent.terms[0][0]: 1, "j": -1}, -1)
+
+        def at(first: int, sub: Aff) -> Ref:
+            return Ref(local.name, [Aff.of({}, first), sub] if two else [sub])
+        fill = self.v6_loop("j", 0, extent, down=not self.unsigned and rng.random() < 0.2)
+        fill.body = [self.v7_stmt(at(0, j), [Ref(x, [i, j])])]
+        if two:
+            fill.body.append(self.v7_stmt(at(1, j), [at(0, j), Ref(x, [i, j])]))
+        use = self.v6_loop("j", 0, extent)
+        reads = [at(0, j), at(1 if two else 0, mirror)]
+        if rng.random() < 0.4:
+            reads.append(Ref(x, [i, j]))
+        use.body = [self.v7_stmt(Ref(y, [i, j]), reads, "+=" if rng.random() < 0.2 else "=")]
+        outer = self.v6_loop("i", self.pick({0: 5, 1: 1}), rows)
+        outer.body = [local, fill, use]
+        return [outer]
+
+    def v7_acc(self, program: Program, tags: set[str], made: list[Array]) -> list:
+        """``for (i) for (j = 0; j + 4 <= nj; j += 4) { double acc[4] = {0.0}; for (k) {
+        acc[0] += A[i][k] * B[k][j]; ... acc[3] += A[i][k] * B[k][j + 3]; } for (jj)
+        C[i][j + jj] = acc[jj]; }``: a matrix product blocked by hand into registers.
+        The list ``{1.0, 2.0}`` now and then (the rest zero), or no initialiser (a loop
+        zeroes it); int data (the products ``% 1009``); an ``int hist[2][3] = {0};``
+        counting ``hist[k % 2][k % 3] += 1;``, read back into ``C``."""
+        rng = self.rng
+        integer = rng.random() < 0.25
+        if integer:
+            tags.add("acc_int")
+        dtype = "int" if integer else "double"
+        zero = self.v7_zero(dtype)
+        ni, nk = self.v7_size(program, tags, "ni"), self.v7_size(program, tags, "nk")
+        if rng.random() < 0.75:
+            name = self.v5_name(program, "nj" if rng.random() < 0.7 else "NJ")
+            value = self.pick({0: 1, 3: 1, 4: 3, 5: 2, 8: 3, 9: 1})
+            program.params.append(Param(name, "arg" if name.islower() else "define", value))
+            cols = Aff.of({name: 1})
+        else:
+            cols = Aff.of({}, self.pick({4: 1, 8: 2, 12: 1}))
+        a = self.v6_array(program, "U", dtype, False)
+        b = self.v6_array(program, "V", dtype, False)
+        c = self.v6_array(program, "Y", dtype, False)
+        init = self.pick({"zero": 5, "list": 2, "none": 2})
+        values = {"zero": (zero,), "list": ("1.0", "2.0") if not integer else ("1", "2"), "none": None}[init]
+        if init != "zero":
+            tags.add(f"acc_{'list' if init == 'list' else 'noinit'}")
+        acc = self.v7_local(program, made, "acc", dtype, [Aff.of({}, 4)], values)
+        i, j, k, jj = (Aff.of({v: 1}) for v in ("i", "j", "k", "jj"))
+        loop_i = self.v6_loop("i", 0, ni)
+        loop_j = Loop("j", Bound([Aff.of({}, 0)]), Bound([cols]), [], step=4, head=4)
+        loop_k = self.v6_loop("k", 0, nk)
+        for t in range(4):
+            left, right = Ref(a, [i, k]), Ref(b, [k, j.plus(t)])
+            if integer:
+                loop_k.body.append(Stmt(Ref(acc.name, [Aff.of({}, t)]), [left, right], [0, 0], "+=", form="prod"))
+            else:
+                loop_k.body.append(Stmt(Ref(acc.name, [Aff.of({}, t)]), [left, right], [0, 0], "+=", product=True))
+        body: list = [acc]
+        out_reads = [Ref(acc.name, [jj])]
+        if rng.random() < 0.3:
+            tags.add("acc_hist")
+            hist = self.v7_local(program, made, "hist", "int", [Aff.of({}, 2), Aff.of({}, 3)], ("0",))
+            body.append(hist)
+
+            def mod(v: str, m: int) -> Aff:
+                return Aff(ext=((1, X("%", (X("aff", (Aff.of({v: 1}),)), lit(m)))),))
+            loop_k.body.append(Stmt(Ref(hist.name, [mod("k", 2), mod("k", 3)]), [], [], "+=", form="lit",
+                                    value="1"))
+            out_reads.append(Ref(hist.name, [mod("jj", 2), mod("jj", 3)]))
+        if init == "none":
+            clear = self.v6_loop("jj", 0, Aff.of({}, 4))
+            clear.body = [Stmt(Ref(acc.name, [jj]), [], [], form="lit", value=zero)]
+            body.append(clear)
+        out = self.v6_loop("jj", 0, Aff.of({}, 4))
+        dest = Ref(c, [i, Aff.of({"j": 1, "jj": 1})])
+        if len(out_reads) == 1 and rng.random() < 0.6:
+            out.body = [Stmt(dest, out_reads, [0], form="copy")]
+        else:
+            out.body = [self.v7_stmt(dest, out_reads, "+=" if rng.random() < 0.3 else "=")]
+        loop_j.body = body + [loop_k, out]
+        loop_i.body = [loop_j]
+        return [loop_i]
+
+    def v7_table(self, program: Program, tags: set[str], made: list[Array]) -> list:
+        """A stencil weighted by a table of constants: ``const double w[3] = {0.25, 0.5,
+        0.25};`` (``const int coef[] = {1, -2, 1};``) in the body of ``i`` or ``j`` or at
+        the region's top, read at a loop iterator (``for (k) Y[i][j] += w[k] * X[i +
+        k][j];``) or at constants (``Y[i][j] = w[0] * X[i][j] + w[1] * X[i + 1][j] ...``);
+        never inside a subscript."""
+        rng = self.rng
+        integer = rng.random() < 0.3
+        if integer:
+            tags.add("table_int")
+        dtype = "int" if integer else "double"
+        taps = self.pick({2: 1, 3: 4, 4: 1, 5: 1})
+        pool = ("1", "-2", "2", "3", "-1", "0") if integer else ("0.25", "0.5", "0.125", "-0.25", "1.0", "0.75")
+        values = tuple(rng.choice(pool) for _ in range(taps))
+        unsized = rng.random() < 0.35
+        if unsized:
+            tags.add("table_unsized")
+            dims: list[Aff] = []
+        elif rng.random() < 0.3:
+            name = self.v5_name(program, "TAPS")
+            program.params.append(Param(name, "define", taps))
+            dims = [Aff.of({name: 1})]
+        else:
+            dims = [Aff.of({}, taps)]
+        table = self.v7_local(program, made, "coef" if integer else "w", dtype, dims, values, const=True,
+                              unsized=unsized)
+        ni, nj = self.v7_size(program, tags, "ni"), self.v7_size(program, tags, "nj")
+        x = self.v6_array(program, "X", dtype, False)
+        y = self.v6_array(program, "Y", dtype, False)
+        i, j, k = Aff.of({"i": 1}), Aff.of({"j": 1}), Aff.of({"k": 1})
+        loop_i = self.v6_loop("i", 0, ni)
+        loop_j = self.v6_loop("j", 0, nj)
+        loop_i.body = [loop_j]
+        target = Ref(y, [i, j])
+        if rng.random() < 0.55:
+            loop_k = self.v6_loop("k", 0, dims[0] if dims and dims[0].names() else Aff.of({}, taps))
+            reads = [Ref(table.name, [k]), Ref(x, [Aff.of({"i": 1, "k": 1}), j])]
+            if integer:
+                update = Stmt(copy.deepcopy(target), reads, [0, 0], "+=", form="prod")
+            else:
+                update = Stmt(copy.deepcopy(target), reads, [0, 0], "+=", product=True)
+            loop_k.body = [update]
+            loop_j.body = [loop_k]
+            if rng.random() < 0.5:
+                loop_j.body.insert(0, Stmt(copy.deepcopy(target), [], [], form="lit", value=self.v7_zero(dtype)))
+        else:
+            tags.add("table_constant_index")
+            reads = []
+            for t in range(taps):
+                reads += [Ref(table.name, [Aff.of({}, t)]), Ref(x, [i.plus(t), j])]
+            loop_j.body = [Stmt(target, reads, [0] * len(reads), "+=" if rng.random() < 0.2 else "=",
+                                form="prod")]
+        where = self.pick({"i": 2, "j": 2, "top": 1})
+        if where == "top":
+            tags.add("table_top")
+            return [table, loop_i]
+        (loop_i if where == "i" else loop_j).body.insert(0, table)
+        return [loop_i]
+
+    def v7_carry(self, program: Program, tags: set[str], made: list[Array]) -> list:
+        """An array whose values cross the iterations of the loops inside its block,
+        declared at the region's top or in an outer loop's body: a column carried down
+        the rows (``carry[j] = a * carry[j] + b * X[i][j]; Y[i][j] = carry[j];``, set
+        before the rows), a sliding window (``win[0] = win[1]; win[1] = win[2]; win[2] =
+        X[i][j]; Y[i][j] = .. win[0] .. win[2];``), a prefix (``pre[0] = X[i][0]; for (j =
+        1; ..) pre[j] = pre[j - 1] + X[i][j];``)."""
+        rng = self.rng
+        variant = self.pick({"column": 3, "window": 2, "prefix": 2})
+        if variant != "column":
+            tags.add(f"carry_{variant}")
+        integer = rng.random() < 0.25
+        if integer:
+            tags.add("carry_int")
+        dtype = "int" if integer else "double"
+        zero = self.v7_zero(dtype)
+        x = self.v6_array(program, "X", dtype, False)
+        y = self.v6_array(program, "Y", dtype, False)
+        i, j = Aff.of({"i": 1}), Aff.of({"j": 1})
+        where = self.pick({"top": 1, "outer": 1})
+        tags.add(f"carry_{where}")
+        if variant == "column":
+            vla = rng.random() < 0.3
+            extent = self.v7_extent(program, "nc", vla)
+            init = None if vla or rng.random() < 0.6 else (zero,)
+            local = self.v7_local(program, made, "carry", dtype, [extent], init)
+            rows = self.v7_size(program, tags, "ni")
+            row = Aff.of({"i": 1, "r": 1}) if where == "outer" else i
+            nodes: list = [local]
+            if init is None:
+                first = self.v6_loop("j", 0, extent)
+                first.body = [self.v7_stmt(Ref(local.name, [j]), [Ref(x, [Aff.of({}, 0), j])])
+                              if rng.random() < 0.6 else
+                              Stmt(Ref(local.name, [j]), [], [], form="lit", value=zero)]
+                nodes.append(first)
+            loop_i = self.v6_loop("i", 0, rows)
+            loop_j = self.v6_loop("j", 0, extent)
+            loop_j.body = [self.v7_stmt(Ref(local.name, [j]), [Ref(local.name, [j]), Ref(x, [row, j])]),
+                           Stmt(Ref(y, [i, j]), [Ref(local.name, [j])], [0], form="copy")
+                           if rng.random() < 0.6 else
+                           self.v7_stmt(Ref(y, [i, j]), [Ref(local.name, [j]), Ref(x, [row, j])])]
+            loop_i.body = [loop_j]
+            nodes.append(loop_i)
+        elif variant == "window":
+            init = (zero,) if rng.random() < 0.4 else None
+            local = self.v7_local(program, made, "win", dtype, [Aff.of({}, 3)], init)
+            rows, cols = self.v7_size(program, tags, "ni"), self.v7_size(program, tags, "nj")
+
+            def w(t: int) -> Ref:
+                return Ref(local.name, [Aff.of({}, t)])
+            loop_i = self.v6_loop("i", 0, rows)
+            loop_j = self.v6_loop("j", 0, cols)
+            loop_j.body = [Stmt(w(0), [w(1)], [0], form="copy"), Stmt(w(1), [w(2)], [0], form="copy"),
+                           self.v7_stmt(w(2), [Ref(x, [i, j])]),
+                           self.v7_stmt(Ref(y, [i, j]), [w(0), w(1), w(2)])]
+            sets = []
+            if init is None:
+                k = Aff.of({"k": 1})
+                first = self.v6_loop("k", 0, Aff.of({}, 3))
+                first.body = [Stmt(Ref(local.name, [k]), [], [], form="lit", value=zero)
+                              if rng.random() < 0.5 else self.v7_stmt(Ref(local.name, [k]), [Ref(x, [i, k])])]
+                sets = [first]
+            if where == "outer":
+                # each row starts a window of its own
+                loop_i.body = [local] + sets + [loop_j]
+                return [loop_i]
+            if sets:        # set once, from the first row
+                map_affs(sets, lambda a: a.substitute("i", Aff.of({}, 0)))
+            loop_i.body = [loop_j]
+            return [local] + sets + [loop_i]
+        else:
+            vla = rng.random() < 0.3
+            extent = self.v7_extent(program, "np", vla)
+            local = self.v7_local(program, made, "pre", dtype, [extent])
+            rows = self.v7_size(program, tags, "ni")
+            loop_i = self.v6_loop("i", 0, rows)
+            scan = self.v6_loop("j", 1, extent)
+            scan.body = [self.v7_stmt(Ref(local.name, [j]), [Ref(local.name, [j.plus(-1)]), Ref(x, [i, j])])]
+            use = self.v6_loop("j", 0, extent)
+            back = j if rng.random() < 0.5 else Aff.of({extent.terms[0][0]: 1, "j": -1}, -1)
+            use.body = [Stmt(Ref(y, [i, j]), [Ref(local.name, [back])], [0], form="copy")
+                        if rng.random() < 0.5 else self.v7_stmt(Ref(y, [i, j]), [Ref(local.name, [back]),
+                                                                                 Ref(x, [i, j])])]
+            start = self.v7_stmt(Ref(local.name, [Aff.of({}, 0)]), [Ref(x, [i, Aff.of({}, 0)])])
+            loop_i.body = [start, scan, use]
+            if where == "outer":
+                loop_i.body.insert(0, local)
+                return [loop_i]
+            nodes = [local, loop_i]
+        if where == "outer":
+            loop_r = self.v6_loop("r", 0, self.v7_size(program, tags, "nr"))
+            loop_r.body = nodes
+            return [loop_r]
+        return nodes
+
 
 # v5: the structs arrays of structs hold (members: name, type, rank; a member array's
 # extents are the layout's)
@@ -4136,22 +4710,26 @@ def _shifted_node(node, var: str, k: int):
     return node
 
 
-def generate(seed: int, index: int, v4=None, v5=None, v6=False) -> Program:
+def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False) -> Program:
     """Program number ``index`` of the batch ``seed`` (always the same one). ``v4``: the
     constructs of generator v4 it has (a subset of :data:`V4_KINDS`), instead of those
     drawn (tests force them: the program is then another one, but as deterministic);
     ``v5`` likewise for those of generator v5 (:data:`V5_KINDS`). ``v6``: generator v6's
     (:data:`V6_KINDS`), which are opt-in: ``False`` (or empty) none, the program v5
-    writes; ``True`` drawn (at least one); a set of kinds: those."""
+    writes; ``True`` drawn (at least one); a set of kinds: those. ``v7`` likewise for
+    generator v7's (:data:`V7_KINDS`), added to the program ``v6`` asks for (``polysched
+    fuzz --generator 7``: ``v6=True, v7=True``)."""
     forced6 = () if isinstance(v6, bool) else v6
-    for version, forced, kinds in ((4, v4, V4_KINDS), (5, v5, V5_KINDS), (6, forced6, V6_KINDS)):
+    forced7 = () if isinstance(v7, bool) else v7
+    for version, forced, kinds in ((4, v4, V4_KINDS), (5, v5, V5_KINDS), (6, forced6, V6_KINDS),
+                                   (7, forced7, V7_KINDS)):
         unknown = set(forced or ()) - set(kinds)
         if unknown:
             raise ValueError(f"unknown v{version} constructs {sorted(unknown)} (known: {', '.join(kinds)})")
     rng = random.Random(f"polysched-fuzz:{seed}:{index}")
     last = None
     for _ in range(200):
-        generator = _Generator(rng, seed, index, v4, v5, v6)
+        generator = _Generator(rng, seed, index, v4, v5, v6, v7)
         program = generator.program()
         try:
             _render_repairing(program)
@@ -4162,6 +4740,8 @@ def generate(seed: int, index: int, v4=None, v5=None, v6=False) -> Program:
             if not generator.v5 <= v5_features(program):
                 continue
             if not generator.v6 <= v6_features(program):
+                continue
+            if not generator.v7 <= v7_features(program):
                 continue
             # Mostly programs that do something (empty ones, e.g. all loops empty for
             # a negative size, are kept now and then: they test the guards).

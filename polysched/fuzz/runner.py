@@ -136,6 +136,9 @@ class FuzzConfig:
     # generator v6's, which are opt-in (generate's v6): False none (the programs of v5),
     # True drawn ('polysched fuzz --generator 6'), a tuple of kinds those
     v6: bool | tuple[str, ...] = False
+    # generator v7's likewise (arrays declared in the region; 'polysched fuzz --generator
+    # 7' asks for v6's and v7's)
+    v7: bool | tuple[str, ...] = False
 
 
 # --------------------------------------------------------------------------- optimize
@@ -476,7 +479,7 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
     start = time.perf_counter()
     result = ProgramResult(index)
     try:
-        program = generate(config.seed, index, v4=config.v4, v5=config.v5, v6=config.v6)
+        program = generate(config.seed, index, v4=config.v4, v5=config.v5, v6=config.v6, v7=config.v7)
         text = render(program)
     except Exception as err:               # noqa: BLE001
         result.invalid = f"generator: {type(err).__name__}: {err}"
@@ -540,7 +543,7 @@ def _claim_shrink(config: FuzzConfig, key: str) -> bool:
 
 def _generator_note(program: Program) -> str:
     """How to write the program again, when the default generator does not: ``,
-    generator v6`` (``polysched fuzz --generator 6``)."""
+    generator v6`` (``polysched fuzz --generator 6``; v7 likewise)."""
     return f", generator v{program.version}" if program.version != GENERATOR_VERSION else ""
 
 
@@ -625,7 +628,7 @@ class Summary:
     invalid: int
     seconds: float
     results: list[ProgramResult]
-    generator: int = GENERATOR_VERSION      # the programs' generator (6: FuzzConfig.v6)
+    generator: int = GENERATOR_VERSION      # the programs' generator (6: FuzzConfig.v6, 7: .v7)
 
     @property
     def skipped(self) -> int:
@@ -700,7 +703,7 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
             counts[m.kind] = counts.get(m.kind, 0) + 1
     summary = Summary(config.programs, len(config.modes), config.seed, counts,
                       sum(1 for r in results if r.invalid), time.perf_counter() - start, results,
-                      6 if config.v6 else GENERATOR_VERSION)
+                      7 if config.v7 else 6 if config.v6 else GENERATOR_VERSION)
     if config.out is not None:
         _write_report(config, summary)
     return summary

@@ -8,7 +8,9 @@ of its parts; a parameter inlined as its value; a downward or strided loop made
 upward and unit-stride; a read, subscript term or aliased pointer removed; a
 loop's literal extent reduced; types made plain ``int``; a C term of an expression (a
 cast, an unsigned subtraction, a shift, ``sizeof``) dropped or replaced by the affine
-expression inside it; a ``!=`` test or a loop offset near ``INT_MAX`` removed ...).
+expression inside it; a ``!=`` test or a loop offset near ``INT_MAX`` removed; an array
+declared in the region (generator v7) with a shorter initialiser or none, sized, not
+``const``, of ``double`` elements ...).
 Candidates are re-rendered by
 :func:`~polysched.fuzz.generator.render`, which re-lays-out the arrays, so every
 candidate is again a program without undefined behaviour (or is skipped). The
@@ -21,7 +23,7 @@ import copy
 import time
 from typing import Callable, Iterator
 
-from .generator import (Aff, Bound, Guard, InvalidProgram, Loop, Program, Ref, Stmt, X, all_nodes,
+from .generator import (Aff, Bound, Guard, InvalidProgram, Local, Loop, Program, Ref, Stmt, X, all_nodes,
                         map_affs, render, statements, walk)
 
 Path_ = tuple[int, ...]
@@ -233,12 +235,34 @@ def candidates(program: Program) -> Iterator[Program]:
                     yield edit(lambda p, path=path, c=c: _node(p, path).conds.pop(c) and True)
         elif isinstance(node, Stmt):
             yield from _stmt_candidates(program, path, node)
+        elif isinstance(node, Local):
+            yield from _local_candidates(program, path, node)
     for scalar in program.scalars:
         if scalar.dtype == "int":
             yield edit(lambda p, n=scalar.name: setattr(p.scalar(n), "dtype", "double"))
     for array in program.arrays:
-        if array.dtype == "int":
+        if array.dtype == "int" or (array.region and array.dtype == "float"):
             yield edit(lambda p, n=array.name: setattr(p.array(n), "dtype", "double"))
+
+
+def _local_candidates(program: Program, path: Path_, local: Local) -> Iterator[Program]:
+    """v7: the declaration of an array of the region with a shorter initialiser (or
+    none), sized (``w[3]`` for ``w[]``), not ``const``."""
+    def edit(fn):
+        return _edit(program, lambda p: fn(_node(p, path)))
+
+    if local.init is not None and not local.unsized:
+        yield edit(lambda n: setattr(n, "init", None))
+    if local.init is not None and len(local.init) > 1:
+        if local.unsized:
+            yield edit(lambda n: (setattr(n, "unsized", False), setattr(n, "dims", [Aff.of({}, len(n.init))]),
+                                  setattr(n, "init", n.init[:-1])))
+        else:
+            yield edit(lambda n: setattr(n, "init", n.init[:-1]))
+    if local.unsized:
+        yield edit(lambda n: (setattr(n, "unsized", False), setattr(n, "dims", [Aff.of({}, len(n.init))])))
+    if local.const:
+        yield edit(lambda n: setattr(n, "const", False))
 
 
 def _loop_candidates(program: Program, path: Path_, loop: Loop) -> Iterator[Program]:
@@ -326,6 +350,8 @@ def size(program: Program) -> int:
             total += node.ne + bool(node.offset) + sum(len(a.ext) for a in node.lower.parts + node.upper.parts)
         elif isinstance(node, Guard):
             total += sum(len(a.ext) for c in node.conds for a in (c.lhs, c.rhs))
+        elif isinstance(node, Local):
+            total += len(node.init or ()) + node.const + node.unsized
     return total
 
 
