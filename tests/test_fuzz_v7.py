@@ -17,6 +17,7 @@ from polysched.fuzz.generator import (V7_FEATURES, V7_KINDS, Aff, Array, Bound, 
                                       statements, v7_features)
 from polysched.fuzz.runner import FuzzConfig, distinct_failures, run_fuzz
 from polysched.fuzz.shrink import shrink, size
+from test_fuzz import _run_sanitized
 
 # sha256 (first 16 digits) of the text of the v6 programs 0..40 of seed 20261125
 # (generate(..., v6=True)), recorded with the generator before v7 existed: v7 is
@@ -236,16 +237,8 @@ def test_shrinker_keeps_v7_programs_valid():
 def _run_checked(tmp_path, name: str, text: str) -> None:
     """``text`` compiled with -Wall -Werror, AddressSanitizer and UBSan runs clean, and
     (when valgrind is there) reads no uninitialised element of a region array."""
-    source, binary = tmp_path / f"{name}.c", tmp_path / name
-    source.write_text(text)
-    compiled = subprocess.run(
-        ["gcc", "-O1", "-fopenmp", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-         "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-variable",
-         "-Wno-unused-but-set-variable", str(source), "-o", str(binary), "-lm"],
-        capture_output=True, text=True, timeout=120)
-    assert compiled.returncode == 0, compiled.stderr
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0 and not run.stderr, (name, run.stderr[-2000:])
+    _run_sanitized(tmp_path, name, text)
+    source = tmp_path / f"{name}.c"
     if shutil.which("valgrind"):
         plain = tmp_path / f"{name}-plain"
         subprocess.run(["gcc", "-O0", str(source), "-o", str(plain), "-lm"], check=True, timeout=120)
