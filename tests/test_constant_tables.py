@@ -84,6 +84,9 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
     # the index may leave the table
     ("const int ex[4] = {0, 1, 0, -1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 5; q++)\n"
      "      B[i + ex[q]] += A[i];", "may read past the 4 constants"),
+    # a macro among the values: compiled under another -D it may be another value
+    ("#define W0 1", "for (int i = 1; i < 7; i++) {\n    const int w[2] = {W0, 0};\n    B[i + w[0]] += A[i];\n  }",
+     "indirect access"),
     # declared twice: another scope's array may be the one the region sees
     ("const int ex[4] = {0, 1, 0, -1};\nvoid g(void) { const int ex[4] = {1, 1, 1, 1}; (void)ex; }",
      "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] += A[i];",

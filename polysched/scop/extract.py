@@ -39,7 +39,7 @@ from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
 from .declarations import (Declaration, Visible, blank_attributes, declaration_of, header_declaration, header_typedef,
-                           visible_declarations)
+                           integer_literals, visible_declarations)
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
@@ -791,8 +791,10 @@ class _RegionBuilder:
             words = set(decl.element_type.replace("const", " ").split())
             if not filled and len(decl.dims) == 1 and words and words <= _ARITHMETIC_WORDS - {"float", "double"} \
                     and not any(isinstance(e, (c_ast.InitList, c_ast.NamedInitializer)) for e in node.init.exprs):
-                table = self.padded_table([self.constant_size(self.as_written(_GEN.visit(e)), e)
-                                           for e in node.init.exprs or []], decl.dims[0], name)
+                # (literals only: a macro's value may be another under the -D the output
+                # is compiled with)
+                literals = integer_literals(node.init)
+                table = self.padded_table(literals, decl.dims[0], name) if literals is not None else None
         if isinstance(node.init, c_ast.InitList) and not decl.dims:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
