@@ -84,6 +84,12 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
     # the index may leave the table
     ("const int ex[4] = {0, 1, 0, -1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 5; q++)\n"
      "      B[i + ex[q]] += A[i];", "may read past the 4 constants"),
+    # a literal the element type does not hold: unsigned char holds -255 as 1 (helper-36
+    # found wrong code under --fuse max when it was read as -255)
+    ("static const unsigned char d[2] = {0, -255};", "for (int i = 0; i < 6; i++)\n    for (int q = 0; q < 2; q++)\n"
+     "      B[i] += A[i + d[q]];", "indirect access"),
+    ("", "for (int i = 0; i < 6; i++) {\n    const signed char d[2] = {0, 200};\n    B[i] += A[i + d[1] - 199];\n  }",
+     "indirect access"),
     # a macro among the values: compiled under another -D it may be another value
     ("#define W0 1", "for (int i = 1; i < 7; i++) {\n    const int w[2] = {W0, 0};\n    B[i + w[0]] += A[i];\n  }",
      "indirect access"),

@@ -188,12 +188,36 @@ def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration) -> tu
     nodes = parser.parse(f"int polysched_table[] = {found[0].group(2)}")
     if len(nodes) != 1 or not isinstance(nodes[0], c_ast.Decl) or not isinstance(nodes[0].init, c_ast.InitList):
         return None
-    return integer_literals(nodes[0].init)
+    return integer_literals(nodes[0].init, decl.element_type)
 
 
-def integer_literals(init: c_ast.InitList) -> tuple[int, ...] | None:
-    """The values of ``{0, 1, -1, 0}``, None unless every element is an integer
-    literal, maybe negated."""
+# the values every C implementation gives a type with these words, the first set that
+# matches (long may be 32 bits): (lowest, highest)
+_SURE_RANGES = [({"_Bool"}, 0, 1), ({"bool"}, 0, 1), ({"int8_t"}, -128, 127),
+                ({"uint8_t"}, 0, 255), ({"unsigned", "short"}, 0, 65535), ({"short"}, -32768, 32767),
+                ({"int16_t"}, -32768, 32767), ({"uint16_t"}, 0, 65535),
+                ({"unsigned"}, 0, 2 ** 32 - 1), ({"uint32_t"}, 0, 2 ** 32 - 1), ({"size_t"}, 0, 2 ** 32 - 1),
+                ({"uint64_t"}, 0, 2 ** 64 - 1), ({"int"}, -2 ** 31, 2 ** 31 - 1), ({"long"}, -2 ** 31, 2 ** 31 - 1),
+                ({"int32_t"}, -2 ** 31, 2 ** 31 - 1), ({"int64_t"}, -2 ** 63, 2 ** 63 - 1),
+                ({"signed"}, -2 ** 31, 2 ** 31 - 1)]
+
+
+def _sure_range(element_type: str) -> tuple[int, int] | None:
+    """The values an integer type holds on every implementation (a plain ``char`` may
+    be signed or not: 0..127), None for a type not listed."""
+    words = set(element_type.replace("const", " ").split())
+    if "char" in words:
+        return (0, 255) if "unsigned" in words else (-128, 127) if "signed" in words else (0, 127)
+    for needed, low, high in _SURE_RANGES:
+        if needed <= words:
+            return low, high
+    return None
+
+
+def integer_literals(init: c_ast.InitList, element_type: str = "int") -> tuple[int, ...] | None:
+    """The values of ``{0, 1, -1, 0}`` as elements of ``element_type``, None unless
+    every element is an integer literal, maybe negated, that the type holds on every
+    implementation (``unsigned char d[] = {-255}`` holds 1, not -255)."""
     values = []
     for expr in init.exprs or []:
         sign = 1
@@ -205,6 +229,9 @@ def integer_literals(init: c_ast.InitList) -> tuple[int, ...] | None:
             values.append(sign * int(expr.value.rstrip("uUlL"), 0))
         except ValueError:
             return None
+    bounds = _sure_range(element_type)
+    if bounds is None or any(not bounds[0] <= v <= bounds[1] for v in values):
+        return None
     return tuple(values)
 
 

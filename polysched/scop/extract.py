@@ -793,7 +793,7 @@ class _RegionBuilder:
                     and not any(isinstance(e, (c_ast.InitList, c_ast.NamedInitializer)) for e in node.init.exprs):
                 # (literals only: a macro's value may be another under the -D the output
                 # is compiled with)
-                literals = integer_literals(node.init)
+                literals = integer_literals(node.init, decl.element_type)
                 table = self.padded_table(literals, decl.dims[0], name) if literals is not None else None
         if isinstance(node.init, c_ast.InitList) and not decl.dims:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
