@@ -81,6 +81,9 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
     # not const: something may have changed it before the region
     ("int ex[4] = {0, 1, 0, -1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n"
      "      B[i + ex[q]] += A[i];", "indirect access"),
+    # too long a table to read as pieces
+    ("const int big[65] = {1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 65; q++)\n"
+     "      B[i + big[q]] += A[i];", "at most 64"),
     # the index may leave the table
     ("const int ex[4] = {0, 1, 0, -1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 5; q++)\n"
      "      B[i + ex[q]] += A[i];", "may read past the 4 constants"),

@@ -303,7 +303,7 @@ class AffineConverter:
         of the domain (where ``e`` could leave the table the source reads past its end:
         not affine)."""
         if len(values) > MAX_TABLE:
-            raise NotAffine(where, f"'{_GEN.visit(node)}' reads a table of {len(values)} constants (at most "
+            raise NotAffine(site or node.subscript, f"'{_GEN.visit(node)}' reads a table of {len(values)} constants (at most "
                                    f"{MAX_TABLE} are read as the values they are)")
         index = self.pw_aff(node.subscript, site, hide)
         inside = index.ge_set(self.constant(0)).intersect(index.lt_set(self.constant(len(values))))
