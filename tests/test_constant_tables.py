@@ -96,6 +96,11 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
     # a macro among the values: compiled under another -D it may be another value
     ("#define W0 1", "for (int i = 1; i < 7; i++) {\n    const int w[2] = {W0, 0};\n    B[i + w[0]] += A[i];\n  }",
      "indirect access"),
+    # under an #if: compiled with -DALT the other branch's table is the one read
+    # (helper-36 found wrong code with -DALT when the model had read this branch's)
+    ("#ifdef ALT\nstatic const int ex[4] = {1, 1, 1, 1};\n#else\nstatic const int ex[4] = {0, 0, 0, 0};\n#endif",
+     "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] = B[i] * 0.5 + A[i];",
+     "indirect access"),
     # declared twice: another scope's array may be the one the region sees
     ("const int ex[4] = {0, 1, 0, -1};\nvoid g(void) { const int ex[4] = {1, 1, 1, 1}; (void)ex; }",
      "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] += A[i];",

@@ -174,16 +174,21 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
 _TYPE_START = r"\b(?:const|static|volatile|int|char|short|long|signed|unsigned|_Bool|bool|\w+_t)\b"
 
 
-def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration) -> tuple[int, ...] | None:
+def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration,
+                    conditional: frozenset[int]) -> tuple[int, ...] | None:
     """The integer literals listed by the one declaration of ``decl`` in the file when
     it is ``const int name[extent] = {...};`` (the chunks the declarations are read
     from leave initialisers out); None when the file declares the name as an array
-    more than once (another scope's array may be the one the region sees)."""
+    more than once (another scope's array may be the one the region sees), or where it
+    is on a ``conditional`` line (compiled under another -D, another branch's table)."""
     name = re.escape(decl.name)
     declared = re.findall(rf"{_TYPE_START}[^;{{}}()=]*\b{name}\s*\[", file_plain)
     found = list(re.finditer(rf"\bconst\b[^;{{}}()=]*\b{name}\s*\[([^\]]*)\]\s*=\s*(\{{[^{{}}]*\}})\s*;",
                              file_plain))
     if len(declared) != 1 or len(found) != 1 or found[0].group(1).strip() != decl.dims[0].strip():
+        return None
+    first, last = (file_plain.count("\n", 0, k) + 1 for k in (found[0].start(), found[0].end()))
+    if any(line in conditional for line in range(first, last + 1)):
         return None
     nodes = parser.parse(f"int polysched_table[] = {found[0].group(2)}")
     if len(nodes) != 1 or not isinstance(nodes[0], c_ast.Decl) or not isinstance(nodes[0].init, c_ast.InitList):
@@ -292,10 +297,13 @@ def header_declaration(macros: MacroTable, name: str, typedefs: set[str]) -> Dec
 
 
 def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
-                         function: FunctionText | None, file_text: str | None = None) -> Visible:
+                         function: FunctionText | None, file_text: str | None = None,
+                         conditional: frozenset[int] = frozenset()) -> Visible:
     """Declarations visible at the region (locals shadow parameters shadow globals).
     ``file_text``: ``file_plain`` with its literals (character constants in enum
-    values), offset for offset; without it no enumerator is read."""
+    values), offset for offset; without it no enumerator is read. ``conditional``: the
+    lines inside ``#if`` blocks (`macros.conditional_lines`), whose tables of constants
+    another -D may replace."""
     typedefs = set(COMMON_TYPEDEFS) | set(STDINT_TYPES) | set(_TYPEDEF_RE.findall(file_plain)) \
         | set(macros.typedef_names)
     names = set(IDENT_RE.findall(file_plain))
@@ -417,7 +425,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     for decl in declarations.values():
         if len(decl.dims) == 1 and decl.origin in ("global", "local") and not decl.volatile \
                 and set(decl.element_type.split()) <= _INTEGER_WORDS:
-            decl.table = _constant_table(parser, file_plain, decl)
+            decl.table = _constant_table(parser, file_plain, decl, conditional)
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
                    enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,
                    variables=variables,

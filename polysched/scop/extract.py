@@ -44,7 +44,7 @@ from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
                        wraps_at_32_bits)
-from .macros import (Macro, MacroTable, expand_statement_macros, int_literal_value, macro_table,
+from .macros import (Macro, MacroTable, conditional_lines, expand_statement_macros, int_literal_value, macro_table,
                      unparenthesised_macro)
 from .model import Access, Array, Scop, ScopError, Statement
 from .pure import PurityChecker
@@ -177,6 +177,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         if untaken:
             plain, directives_blanked = blank_lines(plain, untaken), blank_lines(directives_blanked, untaken)
     top = top_level_text(plain)
+    conditional = conditional_lines(stripped)
     starts = line_starts(text)
     scops, empty, unreadable = [], [], []
     for k, region in regions.items():
@@ -193,7 +194,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                 f"(C does not read it as one parenthesised value); put its body and parameters in "
                 f"parentheses"))
         function = enclosing_function(plain, region.scop_offset)
-        visible = visible_declarations(macros, plain, top, function, directives_blanked)
+        visible = visible_declarations(macros, plain, top, function, directives_blanked, conditional)
         try:
             built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
         except ScopError as err:
