@@ -119,3 +119,33 @@ void f(void)
     with pytest.raises(ScopError) as info:
         extract(source, filename="bad.c")
     assert fragment in info.value.message
+
+
+SIZEOF_BOUND = r"""#include <stdio.h>
+#define N 12
+static const int w[] = {2, -1, 1, -2, 0};
+double A[N + 8][8], B[N + 8][8];
+int main(void)
+{
+  int i, q;
+  for (i = 0; i < N + 8; i++) for (q = 0; q < 8; q++) { A[i][q] = i * 8 + q; B[i][q] = 0; }
+#pragma scop
+  for (i = 2; i < N; i++)
+    for (q = 0; q < (int)(sizeof(w) / sizeof(w[0])); q++)
+      B[i + w[q]][q] += A[i - w[q]][q] + B[i][q];
+#pragma endscop
+  for (i = 0; i < N + 8; i++) for (q = 0; q < 8; q++) printf("%.17g\n", B[i][q]);
+  return 0;
+}
+"""
+
+
+def test_an_unsized_table_bounds_its_loop_through_sizeof(tmp_path):
+    """``q < sizeof(w) / sizeof(w[0])`` of ``const int w[] = {...}`` (5 elements, the
+    count of its list) bounds the loop reading ``w[q]`` in subscripts that carry
+    dependences along i (helper-36)."""
+    path = tmp_path / "w.c"
+    path.write_text(SIZEOF_BOUND)
+    text = optimize(path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True)).text
+    assert "w[" in text
+    assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(SIZEOF_BOUND, tmp_path, "orig", [()])

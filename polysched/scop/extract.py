@@ -1108,7 +1108,8 @@ class _RegionBuilder:
         for dim in decl.dims[subscripts:]:
             if set(re.findall(r"[A-Za-z_]\w*", dim)) & self.macros.redefined:
                 return None     # its value where the array is declared may not be the region's
-            count = self.constant_size(dim, operand) if dim.strip() else None
+            count = self.constant_size(dim, operand) if dim.strip() else \
+                len(decl.table) if decl.table is not None else None      # const int w[] = {...}
             if count is None or size is None:
                 return None
             size *= count
