@@ -93,6 +93,10 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
      "      B[i] += A[i + d[q]];", "indirect access"),
     ("", "for (int i = 0; i < 6; i++) {\n    const signed char d[2] = {0, 200};\n    B[i] += A[i + d[1] - 199];\n  }",
      "indirect access"),
+    # unsigned int: i + d[q] wraps modulo 2**32 (0xFFFFFFFF makes it i - 1; helper-36
+    # found the q = 1 instances dropped)
+    ("static const unsigned d[2] = {1, 0xFFFFFFFF};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 2; q++)\n"
+     "      B[i + d[q]] += A[i];", "indirect access"),
     # a macro among the values: compiled under another -D it may be another value
     ("#define W0 1", "for (int i = 1; i < 7; i++) {\n    const int w[2] = {W0, 0};\n    B[i + w[0]] += A[i];\n  }",
      "indirect access"),

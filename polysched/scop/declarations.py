@@ -197,14 +197,16 @@ def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration,
 
 
 # the values every C implementation gives a type with these words, the first set that
-# matches (long may be 32 bits): (lowest, highest)
+# matches (long may be 32 bits): (lowest, highest). No unsigned type of int's rank or
+# wider: i + d[q] is then computed modulo 2**w (an unsigned d[q] = 0xFFFFFFFF makes it
+# i - 1), which the model's exact integers are not; narrower ones promote to int
 _SURE_RANGES = [({"_Bool"}, 0, 1), ({"bool"}, 0, 1), ({"int8_t"}, -128, 127),
                 ({"uint8_t"}, 0, 255), ({"unsigned", "short"}, 0, 65535), ({"short"}, -32768, 32767),
                 ({"int16_t"}, -32768, 32767), ({"uint16_t"}, 0, 65535),
-                ({"unsigned"}, 0, 2 ** 32 - 1), ({"uint32_t"}, 0, 2 ** 32 - 1), ({"size_t"}, 0, 2 ** 32 - 1),
-                ({"uint64_t"}, 0, 2 ** 64 - 1), ({"int"}, -2 ** 31, 2 ** 31 - 1), ({"long"}, -2 ** 31, 2 ** 31 - 1),
+                ({"int"}, -2 ** 31, 2 ** 31 - 1), ({"long"}, -2 ** 31, 2 ** 31 - 1),
                 ({"int32_t"}, -2 ** 31, 2 ** 31 - 1), ({"int64_t"}, -2 ** 63, 2 ** 63 - 1),
                 ({"signed"}, -2 ** 31, 2 ** 31 - 1)]
+_WRAPPING_WORDS = frozenset("unsigned size_t uint32_t uint64_t uintptr_t uintmax_t".split())
 
 
 def _sure_range(element_type: str) -> tuple[int, int] | None:
@@ -213,6 +215,8 @@ def _sure_range(element_type: str) -> tuple[int, int] | None:
     words = set(element_type.replace("const", " ").split())
     if "char" in words:
         return (0, 255) if "unsigned" in words else (-128, 127) if "signed" in words else (0, 127)
+    if words & _WRAPPING_WORDS and not ("short" in words or words & {"uint8_t", "uint16_t"}):
+        return None
     for needed, low, high in _SURE_RANGES:
         if needed <= words:
             return low, high
