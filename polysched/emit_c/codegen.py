@@ -778,11 +778,12 @@ class _RegionPrinter:
         if omp:
             parallel = [m for m in marks if m.loop_pragma[0] == "omp_parallel"]
             if parallel:
-                kinds["omp_parallel"] = [openmp_clauses(merged_parallel([parse_mark(m.name) for m in parallel]))]
+                merged = merged_parallel([parse_mark(m.name) for m in parallel])
+                kinds["omp_parallel"] = [openmp_clauses(merged)]
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             if parallel:
                 condition = self.parallel_if(parallel[0])
-                guard = self.private_arrays_fit(merged_parallel([parse_mark(m.name) for m in parallel]))
+                guard = self.private_arrays_fit(merged)
                 if guard:
                     condition = f"({condition}) && {guard}" if condition else guard
                 if condition:

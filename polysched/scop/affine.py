@@ -243,7 +243,7 @@ class AffineConverter:
             values = self.table(node.name.name) if self.table is not None and isinstance(node.name, c_ast.ID) \
                 else None
             if values is not None:
-                return self.table_element(node, values, where, site, hide)
+                return self.table_element(node, values, site, hide)
             raise NotAffine(where, f"data-dependent expression: '{_GEN.visit(node)}' reads an array element "
                                    "in a loop bound, subscript or condition")
         if isinstance(node, c_ast.StructRef):
@@ -298,7 +298,7 @@ class AffineConverter:
         self.classify(name, where)
         return self.parameter(name, None)
 
-    def table_element(self, node: c_ast.ArrayRef, values: tuple[int, ...], where, site, hide) -> isl.PwAff:
+    def table_element(self, node: c_ast.ArrayRef, values: tuple[int, ...], site, hide) -> isl.PwAff:
         """``dx[e]`` of a constant table: ``values[k]`` where ``e = k``, for every point
         of the domain (where ``e`` could leave the table the source reads past its end:
         not affine)."""

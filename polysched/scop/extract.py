@@ -38,8 +38,8 @@ from polysched.islutil import maps_of
 from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
-from .declarations import (Declaration, Visible, blank_attributes, declaration_of, header_declaration, header_typedef,
-                           integer_literals, visible_declarations)
+from .declarations import (_BASIC_WORDS, _INTEGER_WORDS, Declaration, Visible, blank_attributes, declaration_of,
+                           header_declaration, header_typedef, integer_literals, visible_declarations)
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
@@ -363,11 +363,6 @@ class _Local:
     alias: c_ast.Node | None = None
     alias_text: str = ""
     decl: "Declaration | None" = None         # its declaration (an array's extents)
-
-
-_ARITHMETIC_WORDS = frozenset(
-    "char short int long signed unsigned _Bool bool float double size_t ssize_t ptrdiff_t int8_t int16_t int32_t "
-    "int64_t uint8_t uint16_t uint32_t uint64_t intptr_t uintptr_t intmax_t uintmax_t".split())
 
 
 def _is_zero_literal(text: str) -> bool:
@@ -790,7 +785,7 @@ class _RegionBuilder:
             initializer = "" if filled else initializer
             # an integer table only read: subscripts may read it (AffineConverter.table)
             words = set(decl.element_type.replace("const", " ").split())
-            if not filled and len(decl.dims) == 1 and words and words <= _ARITHMETIC_WORDS - {"float", "double"} \
+            if not filled and len(decl.dims) == 1 and words and words <= _INTEGER_WORDS \
                     and not any(isinstance(e, (c_ast.InitList, c_ast.NamedInitializer)) for e in node.init.exprs):
                 # (literals only: a macro's value may be another under the -D the output
                 # is compiled with)
@@ -803,7 +798,8 @@ class _RegionBuilder:
         if name in self.all_iterators:
             raise self.error(node, f"declaration of '{name}', a loop iterator, inside the region (declare it in "
                                    f"its loop, 'for (int {name} = ...', or before '#pragma scop')")
-        if node.init is not None and name not in self.written and _is_signed_integer(decl.element_type):
+        if node.init is not None and not decl.dims and name not in self.written \
+                and _is_signed_integer(decl.element_type):
             try:
                 self.converter(ctx).pw_aff(node.init)
             except NotAffine:
@@ -903,7 +899,7 @@ class _RegionBuilder:
         dimension), then a loop nest setting every other element to 0."""
         name, values = node.name, list(node.init.exprs or [])
         words = set(element_type.replace("const", " ").split())
-        if not words or not words <= _ARITHMETIC_WORDS:
+        if not words or not words <= _BASIC_WORDS:
             raise self.error(node, f"array '{name}' of type '{element_type}' is declared with an initialiser "
                                    "inside a SCoP (only arrays of arithmetic types can be)")
         if len(sizes) > 1 or any(isinstance(v, (c_ast.InitList, c_ast.NamedInitializer)) for v in values):
