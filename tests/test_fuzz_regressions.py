@@ -307,3 +307,89 @@ def test_a_subscript_with_a_rational_step_is_weighed_not_crashed_on(flags, tmp_p
     assert set(spatial_weights(scop.statements)) == {"S0"}
     out = tmp_path / "out.c"
     assert main(["optimize", str(DATA / "s20261125-p00247-rational-step.c"), "-o", str(out), *flags, "--verify"]) == 0
+
+
+# v7 seed 20261127, program 101 (shrunk): under --unroll 4 the q loop, whose body never
+# reads q and runs 3 or 4 times depending on p, got "#pragma GCC unroll 4", and gcc 12.2
+# -O2 (not -O0, -O1 or -O3 -march=native) computed C[1][3] wrong. Such a loop is no
+# longer unrolled; the loop over k of the second nest, which reads k, still is.
+UNUSED_COUNTER = r"""#include <stdio.h>
+#include <stddef.h>
+
+#define MIN(x, y) ((x) < (y) ? (x) : (y))
+#define MAX(x, y) ((x) > (y) ? (x) : (y))
+#define BIG 3000000000L
+
+double A[4];
+double C[7][7];
+double U1[10][6];
+double V1[6][4];
+double Y1[10][4];
+
+static void kernel(long nk, long nk1)
+{
+  long i, j, k, l, p, q;
+  double s0 = 0.5;
+  i = -7; j = -7; k = -7; l = -7; p = -7; q = -7;
+#pragma scop
+  for (i = 4; i >= 2; i -= 2) {
+    for (j = 1; j < 3; j++) {
+      for (k = BIG + 0; k <= BIG + 2; k++) {
+        for (l = BIG + j; l < BIG + 3; l++) {
+          A[(l - BIG)] = 0.125 * A[(l - BIG)] + 1.0;
+          for (p = BIG + 1; p > BIG + (-1); p--) {
+            if (i <= 3) {
+              for (q = BIG + (p - BIG) + 1; q < BIG + 5; q++) {
+                C[(k - BIG) + 1][j + 2] += C[(k - BIG) + 3][(p - BIG) + 2] * C[(p - BIG) + 2][j + 2];
+                C[(l - BIG) + 2][(k - BIG) + 2] += C[(l - BIG) + 2][j + 3] * C[j + 2][(k - BIG) + 2];
+              }
+            }
+          }
+        }
+        if (j + (k - BIG) >= 3) {
+          s0 += 0.75 * C[(k - BIG) + 1][j] - 0.25;
+        }
+      }
+    }
+  }
+  for (i = 0; i <= 7; i++) {
+    for (j = 0; j < nk; j++) {
+      double tot = 0.0;
+      for (k = 0; k < nk1; k++) {
+        tot += U1[i + 1][k + 1] * V1[k + 1][j + 1];
+      }
+      Y1[i + 1][j + 1] = 1.5 * Y1[i + 1][j + 1] + 0.25 * tot;
+    }
+  }
+#pragma endscop
+  printf("s0 %.17g\n", s0);
+}
+
+int main(void)
+{
+  long a0, a1;
+  for (a0 = 0; a0 < 4; a0++) A[a0] = (double)((a0 * 7 + 1) % 13) * 0.125 - 0.75;
+  for (a0 = 0; a0 < 7; a0++) for (a1 = 0; a1 < 7; a1++) C[a0][a1] = (double)((a0 * 7 + a1 * 3 + 2) % 13) * 0.125 - 0.75;
+  for (a0 = 0; a0 < 10; a0++) for (a1 = 0; a1 < 6; a1++) U1[a0][a1] = (double)((a0 * 7 + a1 * 3 + 3) % 13) * 0.125 - 0.75;
+  for (a0 = 0; a0 < 6; a0++) for (a1 = 0; a1 < 4; a1++) V1[a0][a1] = (double)((a0 * 7 + a1 * 3 + 4) % 13) * 0.125 - 0.75;
+  for (a0 = 0; a0 < 10; a0++) for (a1 = 0; a1 < 4; a1++) Y1[a0][a1] = (double)((a0 * 7 + a1 * 3 + 5) % 13) * 0.125 - 0.75;
+  kernel(2L, 4L);
+  for (a0 = 0; a0 < 4; a0++) printf("A %ld %.17g\n", a0, A[a0]);
+  for (a0 = 0; a0 < 7; a0++) for (a1 = 0; a1 < 7; a1++) printf("C %ld %ld %.17g\n", a0, a1, C[a0][a1]);
+  for (a0 = 0; a0 < 10; a0++) for (a1 = 0; a1 < 4; a1++) printf("Y1 %ld %ld %.17g\n", a0, a1, Y1[a0][a1]);
+  return 0;
+}
+"""
+
+
+def test_a_loop_that_never_reads_its_counter_is_not_unrolled(tmp_path, capsys):
+    source = tmp_path / "unused_counter.c"
+    source.write_text(UNUSED_COUNTER)
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(source), "-o", str(out), "--unroll", "4", "--fuse", "smart",
+                 "--budget", "60", "--verify", "--cflags", "-O2 -ffp-contract=off"]) == 0
+    assert "verify: equal" in capsys.readouterr().out
+    text = out.read_text()
+    unrolled = [text.splitlines()[n + 1] for n, line in enumerate(text.splitlines())
+                if line.strip() == "#pragma GCC unroll 4"]
+    assert len(unrolled) == 1 and "nk1" in unrolled[0], unrolled

@@ -646,10 +646,17 @@ class _RegionPrinter:
         saved, self._replacing = self._replacing, (replaced.spans if replaced is not None else {})
         try:
             with self.ranges.inside([node]):
-                loop += self.braced_body(header, node.for_get_body(), at, {})
+                body = self.braced_body(header, node.for_get_body(), at, {})
         finally:
             self._enclosing.pop()
             self._replacing = saved
+        if not any(iterator in identifiers_in(line) for line in body[1:]):
+            # a body that never reads its counter repeats one piece of work: unrolling
+            # it gains nothing, and gcc 12.2 -O2 miscompiles such a loop under
+            # "#pragma GCC unroll" when its trip count is short and varies with an
+            # outer counter (v7 fuzz seed 20261127 program 101, tests/test_unroll.py)
+            loop = [line for line in loop if not line.lstrip().startswith("#pragma GCC unroll")]
+        loop += body
         if replaced is None:
             return lines + loop
         indent = self.options.indent
