@@ -109,6 +109,10 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
     ("const int ex[4] = {0, 1, 0, -1};\nvoid g(void) { const int ex[4] = {1, 1, 1, 1}; (void)ex; }",
      "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] += A[i];",
      "indirect access"),
+    # ... also as the second declarator of a declaration
+    ("const int ex[4] = {0, 1, 0, -1};\nvoid g(void) { const int z[2] = {0, 0}, ex[4] = {1, 1, 1, 1}; (void)ex; (void)z; }",
+     "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] += A[i];",
+     "indirect access"),
 ])
 def test_tables_that_may_not_hold_those_constants_are_refused(decls, body, fragment):
     source = f"""double A[8], B[9];
@@ -153,3 +157,50 @@ def test_an_unsized_table_bounds_its_loop_through_sizeof(tmp_path):
     text = optimize(path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True)).text
     assert "w[" in text
     assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(SIZEOF_BOUND, tmp_path, "orig", [()])
+
+
+MULTI = r"""#include <stdio.h>
+#define N 16
+double g[N + 2][N + 2][4], f[N + 2][N + 2][4];
+GLOBAL
+int main(void)
+{
+  int x, y, q;
+  LOCAL
+  for (x = 0; x < N + 2; x++) for (y = 0; y < N + 2; y++) for (q = 0; q < 4; q++) {
+    f[x][y][q] = (x * 7 + y * 3 + q) % 11;
+    g[x][y][q] = 0;
+  }
+#pragma scop
+  {
+  REGION
+  for (x = 1; x <= N; x++)
+    for (y = 1; y <= N; y++)
+      for (q = 0; q < 4; q++)
+        g[x + ex[q]][y + ey[q]][q] += f[x][y][q] + g[x][y][q];
+  }
+#pragma endscop
+  for (x = 0; x < N + 2; x++) for (y = 0; y < N + 2; y++) printf("%.17g %.17g\n", g[x][y][0], g[x][y][3]);
+  return 0;
+}
+"""
+TABLES = "const int ex[4] = {1, 0, -1, 0}, ey[4] = {0, 1, 0, -1};"
+
+
+@pytest.mark.parametrize("where", ["GLOBAL", "LOCAL", "REGION"])
+def test_tables_declared_in_one_declaration_are_read(tmp_path, where):
+    """``const int ex[4] = {...}, ey[4] = {...};``: the second table of the declaration
+    is a table too (it was an 'indirect access', at file scope and before the region)."""
+    source = MULTI
+    for place in ("GLOBAL", "LOCAL", "REGION"):
+        source = source.replace(place, ("static " if place == "GLOBAL" else "") + TABLES if place == where else "")
+    [scop] = extract(source, filename="multi.c")
+    write = next(a for s in scop.statements for a in s.accesses if a.array == "g" and a.kind == "write")
+    name = write.relation.get_tuple_name(isl.dim_type.in_)
+    assert write.relation.intersect_domain(isl.Set(f"[N] -> {{ {name}[x, y, 1] }}")).is_equal(
+        isl.Map(f"[N] -> {{ {name}[x, y, 1] -> g[x, y + 1, 1] : 1 <= x <= N and 1 <= y <= N }}")
+        .intersect_params(scop.context))
+    path = tmp_path / "multi.c"
+    path.write_text(source)
+    text = optimize(path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True)).text
+    assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(source, tmp_path, "orig", [()])

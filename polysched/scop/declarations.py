@@ -110,22 +110,39 @@ class Visible:
 
 
 def _chunks(text: str) -> list[str]:
-    """Split at ';', '{', '}' outside parentheses."""
+    """Split at ';', '{', '}' outside parentheses; a declaration's initialiser is left
+    out (``const int ex[5] = {...}, ey[5] = {...};`` gives ``const int ex[5], ey[5]``)."""
     pieces, depth, cur = [], 0, []
-    for c in text:
+    k = 0
+    while k < len(text):
+        c = text[k]
         if c == "(":
             depth += 1
         elif c == ")":
             depth = max(0, depth - 1)
+        if c == "{" and depth == 0 and "".join(cur).rstrip().endswith("="):
+            nested, k = 1, k + 1            # an initialiser list: skip it
+            while k < len(text) and nested:
+                nested += {"{": 1, "}": -1}.get(text[k], 0)
+                k += 1
+            cur = list("".join(cur).rstrip()[:-1])
+            continue
         if c in ";{}" and depth == 0:
             pieces.append("".join(cur))
             cur = []
         else:
             cur.append(c)
+        k += 1
     pieces.append("".join(cur))
-    # 'double w[3] = {...};' leaves 'double w[3] =' at file scope (the braces split it):
-    # the declaration without its initialiser
-    return [p for p in (p.strip().rstrip("=").rstrip() for p in pieces) if p]
+    # at file scope 'double w[3] = {...}, v[3] = {...};' arrives with its braces made
+    # ';' (top_level_text): 'double w[3] =' and ', v[3] =', joined again
+    chunks: list[str] = []
+    for piece in (p.strip().rstrip("=").rstrip() for p in pieces):
+        if piece.startswith(",") and chunks:
+            chunks[-1] += piece
+        elif piece:
+            chunks.append(piece)
+    return chunks
 
 
 def _type_text(node: c_ast.Node) -> str:
@@ -182,8 +199,11 @@ def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration,
     more than once (another scope's array may be the one the region sees), or where it
     is on a ``conditional`` line (compiled under another -D, another branch's table)."""
     name = re.escape(decl.name)
-    declared = re.findall(rf"{_TYPE_START}[^;{{}}()=]*\b{name}\s*\[", file_plain)
-    found = list(re.finditer(rf"\bconst\b[^;{{}}()=]*\b{name}\s*\[([^\]]*)\]\s*=\s*(\{{[^{{}}]*\}})\s*;",
+    # what may stand between the type and the name: declarators, and the flat
+    # initialisers of those before it (static const int ex[Q] = {...}, ey[Q] = {...};)
+    before = r"(?:[^;{}()=]|=\s*\{[^{}]*\})*"
+    declared = re.findall(rf"{_TYPE_START}{before}\b{name}\s*\[", file_plain)
+    found = list(re.finditer(rf"\bconst\b{before}\b{name}\s*\[([^\]]*)\]\s*=\s*(\{{[^{{}}]*\}})\s*[;,]",
                              file_plain))
     if len(declared) != 1 or len(found) != 1 or found[0].group(1).strip() != decl.dims[0].strip():
         return None
