@@ -80,7 +80,7 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
 @pytest.mark.parametrize("decls, body, fragment", [
     # not const: something may have changed it before the region
     ("int ex[4] = {0, 1, 0, -1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n"
-     "      B[i + ex[q]] += A[i];", "indirect access"),
+     "      B[i + ex[q]] += A[i];", "not declared 'const' with a list of values"),
     # too long a table to read as pieces
     ("const int big[65] = {1};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 65; q++)\n"
      "      B[i + big[q]] += A[i];", "at most 64"),
@@ -90,31 +90,32 @@ def test_table_subscripted_kernels_compute_what_the_original_does(tmp_path, flag
     # a literal the element type does not hold: unsigned char holds -255 as 1 (helper-36
     # found wrong code under --fuse max when it was read as -255)
     ("static const unsigned char d[2] = {0, -255};", "for (int i = 0; i < 6; i++)\n    for (int q = 0; q < 2; q++)\n"
-     "      B[i] += A[i + d[q]];", "indirect access"),
+     "      B[i] += A[i + d[q]];", "values are not all integer literals 'unsigned char' holds"),
     ("", "for (int i = 0; i < 6; i++) {\n    const signed char d[2] = {0, 200};\n    B[i] += A[i + d[1] - 199];\n  }",
-     "indirect access"),
+     "values are not all integer literals 'signed char' holds"),
     # unsigned int: i + d[q] wraps modulo 2**32 (0xFFFFFFFF makes it i - 1; helper-36
     # found the q = 1 instances dropped)
     ("static const unsigned d[2] = {1, 0xFFFFFFFF};", "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 2; q++)\n"
-     "      B[i + d[q]] += A[i];", "indirect access"),
+     "      B[i + d[q]] += A[i];", "sums with 'unsigned' elements wrap around"),
     # a macro among the values: compiled under another -D it may be another value
     ("#define W0 1", "for (int i = 1; i < 7; i++) {\n    const int w[2] = {W0, 0};\n    B[i + w[0]] += A[i];\n  }",
-     "indirect access"),
+     "values are not all integer literals"),
     # under an #if: compiled with -DALT the other branch's table is the one read
     # (helper-36 found wrong code with -DALT when the model had read this branch's)
     ("#ifdef ALT\nstatic const int ex[4] = {1, 1, 1, 1};\n#else\nstatic const int ex[4] = {0, 0, 0, 0};\n#endif",
      "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] = B[i] * 0.5 + A[i];",
-     "indirect access"),
+     "declared under '#if'"),
     # declared twice: another scope's array may be the one the region sees
     ("const int ex[4] = {0, 1, 0, -1};\nvoid g(void) { const int ex[4] = {1, 1, 1, 1}; (void)ex; }",
      "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] += A[i];",
-     "indirect access"),
+     "declares it more than once"),
     # ... also as the second declarator of a declaration
     ("const int ex[4] = {0, 1, 0, -1};\nvoid g(void) { const int z[2] = {0, 0}, ex[4] = {1, 1, 1, 1}; (void)ex; (void)z; }",
      "for (int i = 1; i < 7; i++)\n    for (int q = 0; q < 4; q++)\n      B[i + ex[q]] += A[i];",
-     "indirect access"),
+     "declares it more than once"),
 ])
 def test_tables_that_may_not_hold_those_constants_are_refused(decls, body, fragment):
+    """Refused, and the message says why the array is not a table."""
     source = f"""double A[8], B[9];
 {decls}
 void f(void)
@@ -204,3 +205,20 @@ def test_tables_declared_in_one_declaration_are_read(tmp_path, where):
     path.write_text(source)
     text = optimize(path, OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True)).text
     assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(source, tmp_path, "orig", [()])
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("for (int i = 1; i < 7; i++) {\n    int t[2] = {0, 1};\n    t[i % 2] = 1;\n    B[i + t[0]] += A[i];\n  }",
+     "'t' is not a table of integer constants: the region writes it"),
+    ("for (int i = 1; i < 7; i++) {\n    const int u[2][2] = {{0, 1}, {1, 0}};\n    B[i + u[0][1]] += A[i];\n  }",
+     "'u' is not a table of integer constants: it has 2 dimensions"),
+    ("for (int i = 1; i < 7; i++)\n    B[i + p[i % 2]] += A[i];",
+     "'p' is not a table of integer constants: it is reached through a pointer"),
+    ("for (int i = 1; i < 7; i++)\n    for (int q = 0; q < n[i % 2]; q++)\n      B[q] += A[i];",
+     "loop bound, subscript or condition ('n' is not a table of integer constants: it is not declared 'const'"),
+])
+def test_a_refused_array_read_says_why_the_array_is_not_a_table(body, fragment):
+    source = f"double A[8], B[9];\nint n[2] = {{1, 2}};\nvoid f(int *p)\n{{\n#pragma scop\n  {body}\n#pragma endscop\n}}\n"
+    with pytest.raises(ScopError) as info:
+        extract(source, filename="why.c")
+    assert fragment in info.value.message

@@ -109,13 +109,15 @@ class AffineConverter:
                  size_of: Callable[[c_ast.Node], int | None] | None = None,
                  enumerator: Callable[[str], int | None] | None = None,
                  on_sizes: Callable[[set[str]], None] | None = None,
-                 table: Callable[[str], tuple[int, ...] | None] | None = None):
+                 table: Callable[[str], tuple[int, ...] | None] | None = None,
+                 not_a_table: Callable[[str], str] | None = None):
         self.iterators = iterators
         self.domain = domain
         # ``table(name)``: the values of a table of integer constants nothing writes
         # (``const int dx[4] = {0, 1, 0, -1};``), else None: ``dx[e]`` is then the
         # piecewise constant ``{ [..] -> [v_k] : e = k }``, wherever e stays in the table
         self.table = table
+        self.not_a_table = not_a_table      # ``not_a_table(name)``: why table(name) is None
         self.universe = isl.Set.universe(domain.get_space())
         self.macros = macros
         self.classify = classify
@@ -244,8 +246,12 @@ class AffineConverter:
                 else None
             if values is not None:
                 return self.table_element(node, values, site, hide)
+            base = node.name
+            while isinstance(base, c_ast.ArrayRef):
+                base = base.name
+            why = self.not_a_table(base.name) if self.not_a_table is not None and isinstance(base, c_ast.ID) else ""
             raise NotAffine(where, f"data-dependent expression: '{_GEN.visit(node)}' reads an array element "
-                                   "in a loop bound, subscript or condition")
+                                   "in a loop bound, subscript or condition" + why)
         if isinstance(node, c_ast.StructRef):
             raise NotAffine(where, "struct member access in an affine expression")
         raise NotAffine(where, f"'{_GEN.visit(node)}' is not an affine expression")

@@ -67,6 +67,7 @@ class Declaration:
     # int dx[4] = {0, 1, 0, -1};): the values listed (the others are 0; see
     # AffineConverter.table); None for anything else
     table: tuple[int, ...] | None = None
+    table_refusal: str = ""     # why ``table`` is None for a one-dimensional integer array
 
     @property
     def through_pointer(self) -> bool:
@@ -192,12 +193,13 @@ _TYPE_START = r"\b(?:const|static|volatile|int|char|short|long|signed|unsigned|_
 
 
 def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration,
-                    conditional: frozenset[int]) -> tuple[int, ...] | None:
+                    conditional: frozenset[int]) -> tuple[tuple[int, ...] | None, str]:
     """The integer literals listed by the one declaration of ``decl`` in the file when
     it is ``const int name[extent] = {...};`` (the chunks the declarations are read
-    from leave initialisers out); None when the file declares the name as an array
-    more than once (another scope's array may be the one the region sees), or where it
-    is on a ``conditional`` line (compiled under another -D, another branch's table)."""
+    from leave initialisers out), and "". Else None and why not, e.g. when the file
+    declares the name as an array more than once (another scope's array may be the one
+    the region sees), or where it is on a ``conditional`` line (compiled under another
+    -D, another branch's table)."""
     name = re.escape(decl.name)
     # what may stand between the type and the name: declarators, and the flat
     # initialisers of those before it (static const int ex[Q] = {...}, ey[Q] = {...};)
@@ -205,15 +207,27 @@ def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration,
     declared = re.findall(rf"{_TYPE_START}{before}\b{name}\s*\[", file_plain)
     found = list(re.finditer(rf"\bconst\b{before}\b{name}\s*\[([^\]]*)\]\s*=\s*(\{{[^{{}}]*\}})\s*[;,]",
                              file_plain))
-    if len(declared) != 1 or len(found) != 1 or found[0].group(1).strip() != decl.dims[0].strip():
-        return None
+    if len(declared) > 1:
+        return None, "the file declares it more than once (the region may see another one)"
+    if len(found) != 1 or found[0].group(1).strip() != decl.dims[0].strip():
+        return None, "it is not declared 'const' with a list of values"
     first, last = (file_plain.count("\n", 0, k) + 1 for k in (found[0].start(), found[0].end()))
     if any(line in conditional for line in range(first, last + 1)):
-        return None
+        return None, "it is declared under '#if' (compiled with another -D it may hold other values)"
     nodes = parser.parse(f"int polysched_table[] = {found[0].group(2)}")
     if len(nodes) != 1 or not isinstance(nodes[0], c_ast.Decl) or not isinstance(nodes[0].init, c_ast.InitList):
-        return None
-    return integer_literals(nodes[0].init, decl.element_type)
+        return None, "its list of values is not a flat list"
+    values = integer_literals(nodes[0].init, decl.element_type)
+    return values, "" if values is not None else literals_refusal(decl.element_type)
+
+
+def literals_refusal(element_type: str) -> str:
+    """Why `integer_literals` gave None for a list of ``element_type``."""
+    if _sure_range(element_type) is None:
+        if set(element_type.split()) & _WRAPPING_WORDS:
+            return f"sums with '{element_type}' elements wrap around, which the model's integers do not"
+        return f"'{element_type}' has no range every C implementation agrees on"
+    return f"its values are not all integer literals '{element_type}' holds (a macro may differ under -D)"
 
 
 # the values every C implementation gives a type with these words, the first set that
@@ -449,7 +463,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     for decl in declarations.values():
         if len(decl.dims) == 1 and decl.origin in ("global", "local") and not decl.volatile \
                 and set(decl.element_type.split()) <= _INTEGER_WORDS:
-            decl.table = _constant_table(parser, file_plain, decl, conditional)
+            decl.table, decl.table_refusal = _constant_table(parser, file_plain, decl, conditional)
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
                    enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,
                    variables=variables,

@@ -39,7 +39,8 @@ from polysched.textio import pasted_header_spans, read_source
 
 from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
 from .declarations import (_BASIC_WORDS, _INTEGER_WORDS, Declaration, Visible, blank_attributes, declaration_of,
-                           header_declaration, header_typedef, integer_literals, visible_declarations)
+                           header_declaration, header_typedef, integer_literals, literals_refusal,
+                           visible_declarations)
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
@@ -365,6 +366,13 @@ class _Local:
     decl: "Declaration | None" = None         # its declaration (an array's extents)
 
 
+def _array_name(node: c_ast.ArrayRef) -> str:
+    """The array ``u[0][1]`` subscripts (""  for ``s.a[0]``, ``(*p)[0]``)."""
+    while isinstance(node, c_ast.ArrayRef):
+        node = node.name
+    return node.name if isinstance(node, c_ast.ID) else ""
+
+
 def _is_zero_literal(text: str) -> bool:
     """``0``, ``0.0``, ``0.f``, ``0x0``, ``0UL``: a literal of value zero."""
     try:
@@ -448,6 +456,7 @@ class _RegionBuilder:
         self.written: set[str] = set()
         self.array_targets: set[str] = set()          # arrays whose elements the region assigns
         self.tables: dict[str, tuple[int, ...]] = {}   # the region's integer tables it only reads
+        self.table_refusals: dict[str, str] = {}       # the region's other arrays: why not a table
         self.all_iterators: set[str] = set()
         self.loop_scoped_types: dict[str, str] = {}   # iterators declared in their 'for'
         # iterators that loops declare with different types ('for (int i ...)' then
@@ -775,7 +784,7 @@ class _RegionBuilder:
             raise self.error(node, f"'{decl.volatile}' declaration of '{name}' inside a SCoP: the order and number "
                                    "of its accesses are part of what the program does (declare it before "
                                    "'#pragma scop' and leave its loops out of the region)")
-        initializer, filled, table = "", False, None
+        initializer, filled, table, why_not = "", False, None, "it has no list of values"
         if decl.dims and node.init is not None:
             initializer = self.constant_table(node, decl)
             if decl.dims == [""] and isinstance(node.type, c_ast.ArrayDecl):
@@ -791,6 +800,13 @@ class _RegionBuilder:
                 # is compiled with)
                 literals = integer_literals(node.init, decl.element_type)
                 table = self.padded_table(literals, decl.dims[0], name) if literals is not None else None
+                why_not = literals_refusal(decl.element_type) if literals is None else \
+                    "its extent is not a constant that holds its list" if table is None else ""
+            else:
+                why_not = "the region writes it" if filled else \
+                    f"it has {len(decl.dims)} dimensions" if len(decl.dims) != 1 else \
+                    f"its elements are '{decl.element_type}', not integers" if not words <= _INTEGER_WORDS else \
+                    "its list of values is not a flat list"
         if isinstance(node.init, c_ast.InitList) and not decl.dims:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
@@ -817,6 +833,7 @@ class _RegionBuilder:
         self.arrays[model] = Array(model, decl.element_type, dims, origin="region", initializer=initializer)
         if table is not None:
             self.tables[model] = table
+        self.table_refusals[model] = why_not
         if filled:
             return self.array_initialisation(node, model, decl.element_type, sizes, ctx)
         if node.init is None or initializer:
@@ -1050,7 +1067,7 @@ class _RegionBuilder:
         return AffineConverter(ctx.iterators, ctx.domain, self.macros, self.classify,
                                self.parse_expression, self.on_parameter, self.alias_node, self.on_fixed,
                                on_range=self.on_range, type_of=self.type_of, size_of=self.size_of, table=self.table,
-                               enumerator=self.enumerator, on_sizes=self.sizes.update)
+                               enumerator=self.enumerator, on_sizes=self.sizes.update, not_a_table=self.not_a_table)
 
     def enumerator(self, name: str) -> int | None:
         """The value of enumeration constant ``name``, unless a variable of the region
@@ -1073,6 +1090,28 @@ class _RegionBuilder:
         if decl is None or decl.table is None:
             return None
         return self.padded_table(decl.table, decl.dims[0], name)
+
+    def not_a_table(self, name: str) -> str:
+        """`` ('dx' is not a table of integer constants: why)``, the end of a message
+        about ``dx[e]`` where only a table's element could have been read; "" when
+        there is nothing to say (an unknown name)."""
+        local = self.resolve(name)
+        decl = local.decl if local is not None else self.visible.declarations.get(name)
+        if decl is None:
+            return ""
+        if local is not None:
+            why = self.table_refusals.get(local.model, "")
+        elif decl.through_pointer:
+            why = "it is reached through a pointer, whose elements may change"
+        elif len(decl.dims) != 1:
+            why = f"it has {len(decl.dims)} dimensions"
+        elif not set(decl.element_type.replace("const", " ").split()) <= _INTEGER_WORDS:
+            why = f"its elements are '{decl.element_type}', not integers"
+        elif decl.volatile:
+            why = f"it is {decl.volatile}"
+        else:
+            why = decl.table_refusal or "its extent is not a constant that holds its list"
+        return f" ('{self.as_written(name)}' is not a table of integer constants: {why})" if why else ""
 
     def padded_table(self, values, extent: str, name: str) -> tuple[int, ...] | None:
         """``values`` and as many zeros as the constant ``extent`` ("": the list's
@@ -2747,8 +2786,9 @@ class _RegionBuilder:
             except NotAffine as err:
                 array, text = self.as_written(name), self.as_written(_GEN.visit(sub))
                 if isinstance(err.node, c_ast.ArrayRef):
+                    why = self.not_a_table(_array_name(err.node))
                     raise self.error(site or err.node, f"indirect access: subscript '{text}' of '{array}' reads "
-                                               "an array element") from None
+                                               f"an array element{why}") from None
                 raise self.error(site or err.node, f"non-affine subscript '{text}' of '{array}': "
                                            f"{self.as_written(err.message)}") from None
         known = self.arrays.get(name)
