@@ -192,8 +192,8 @@ def test_a_hand_placed_private_region_array_is_checked_against_its_dataflow():
 @pytest.mark.parametrize("body, fragment", [
     ("for (int i = 0; i < N; i++) {\n    double t[i + 1];\n    t[0] = 1.0;\n    B[i] = t[0];\n  }",
      "depends on a loop iterator"),
-    ("for (int i = 0; i < N; i++) {\n    double t[2][2] = {{1, 2}, {3, 4}};\n    t[0][i % 2] = 1.0;\n"
-     "    B[i] = t[0][1];\n  }", "list other than {0}"),
+    ("for (int i = 0; i < N; i++) {\n    double t[2] = {{1}, 2};\n    t[i % 2] = 1.0;\n"
+     "    B[i] = t[1];\n  }", "braces around a single value"),
     ("for (int i = 0; i < N; i++) {\n    double t[4] = {[2] = 1.0};\n    t[0] = 1.0;\n    B[i] = t[2];\n  }",
      "designators"),
     ("for (int i = 0; i < N; i++) {\n    double t[2] = {A[0], 1.0};\n    B[i] = t[1];\n  }",
@@ -277,17 +277,24 @@ static void kernel(int n)
       int hist[2][3] = {0};
       double bias[4] = {1.0, 2.0};
       float one[2] = {1.5f, -2, 7};
+      float blk[2][2] = {{0.0f}};
+      int w2[2][3] = {{1, 2}, {3}};
+      int e2[2][2] = {1, 2, 3};
       for (int k = 0; k < n; k++) {
         acc[0] += A[i][k] * B[k][j];
         acc[1] += A[i][k] * B[k][j + 1];
         acc[2] += A[i][k] * B[k][j + 2];
         acc[3] += A[i][k] * B[k][j + 3];
         hist[k % 2][(k + j) % 3] += 1;
+        blk[k % 2][1] += A[i][k];
+        w2[1][k % 3] += e2[k % 2][1];
       }
+      e2[1][0] += w2[0][1];
       bias[3] += hist[1][2] + one[1];
       one[0] = 0;
       for (int jj = 0; jj < 4; jj++)
-        C[i][j + jj] = acc[jj] + bias[jj] + hist[jj % 2][jj % 3] + one[jj % 2];
+        C[i][j + jj] = acc[jj] + bias[jj] + hist[jj % 2][jj % 3] + one[jj % 2] + blk[jj % 2][jj / 2]
+                       + w2[jj % 2][jj % 3] + e2[jj / 2][jj % 2];
       for (int a = 0; a < 2; a++)
         for (int b = 0; b < 3; b++)
           H[i][a][b] += hist[a][b];
@@ -319,12 +326,15 @@ int main(int argc, char **argv)
 ])
 def test_initialised_region_arrays_the_loops_write_are_initialised_at_each_declaration(tmp_path, flags):
     """``double acc[4] = {0.0};``, ``int hist[2][3] = {0};``, ``double bias[4] = {1.0,
-    2.0};`` and a list longer than its array (gcc drops the excess) in the body of a
+    2.0};``, nested lists (``{{0.0f}}``, ``{{1, 2}, {3}}``), a list whose inner braces are
+    elided (``int e2[2][2] = {1, 2, 3};``) and a list longer than its array (gcc drops
+    the excess) in the body of a
     blocked matmul: each (i, j) iteration starts from those values, each thread with
     its own copies; outputs equal at sizes from -1 to 24, at 1 and 2 threads."""
     text = optimized(tmp_path, ACCUMULATORS, **flags)
     assert "double acc[(4) > 0 ? (4) : 1];" in text and "bias[1] = 2.0;" in text
-    assert "private(acc, hist, bias, one)" in text
+    assert "private(acc, hist, bias, one, blk, w2, e2)" in text
+    assert "w2[1][0] = 3;" in text and "e2[1][0] = 3;" in text
     sizes = [(-1,), (0,), (1,), (5,), (13,), (24,)]
     assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(ACCUMULATORS, tmp_path, "orig", sizes)
 

@@ -373,13 +373,40 @@ def _array_name(node: c_ast.ArrayRef) -> str:
     return node.name if isinstance(node, c_ast.ID) else ""
 
 
-def _is_zero_literal(text: str) -> bool:
-    """``0``, ``0.0``, ``0.f``, ``0x0``, ``0UL``: a literal of value zero."""
-    try:
-        return float.fromhex(text) == 0 if text.lower().startswith("0x") else \
-            float(text.rstrip("fFlLuU") or "1") == 0
-    except ValueError:
-        return False
+def _listed_elements(init: c_ast.InitList, inner: list[int]) -> list[tuple[tuple[int, ...], c_ast.Node]] | None:
+    """The elements an initialiser list gives an array whose extents after the first
+    are ``inner`` (constants), as C reads it, braces elided or not: ``{{1, 2}, {3}}``
+    and ``{1, 2, 0, 3}`` of ``a[2][2]`` both give ``(0, 0) 1, (0, 1) 2, (1, 0) 3``
+    (and ``(1, 1)`` 0 for the second). Elements past an inner extent are dropped (gcc
+    warns and drops them). None for designators or a braced single value."""
+    listed: list[tuple[tuple[int, ...], c_ast.Node]] = []
+
+    def fill(items: list, at: int, prefix: tuple[int, ...], shape: list[int | None]) -> int | None:
+        """Elements of the sub-array at ``prefix`` (extents ``shape``; None: unbounded)
+        from ``items[at:]``; the position after the last item used."""
+        k = 0
+        while at < len(items) and (shape[0] is None or k < shape[0]):
+            item = items[at]
+            if isinstance(item, c_ast.NamedInitializer):
+                return None
+            if len(shape) == 1:
+                if isinstance(item, c_ast.InitList):
+                    return None
+                listed.append((prefix + (k,), item))
+                at += 1
+            elif isinstance(item, c_ast.InitList):
+                if fill(list(item.exprs or []), 0, prefix + (k,), shape[1:]) is None:
+                    return None
+                at += 1
+            else:
+                at = fill(items, at, prefix + (k,), shape[1:])
+                if at is None:
+                    return None
+            k += 1
+        return at
+
+    items = list(init.exprs or [])
+    return listed if fill(items, 0, (), [None] + list(inner)) is not None else None
 
 
 def _is_const_array(node: c_ast.Decl) -> bool:
@@ -835,7 +862,7 @@ class _RegionBuilder:
             self.tables[model] = table
         self.table_refusals[model] = why_not
         if filled:
-            return self.array_initialisation(node, model, decl.element_type, sizes, ctx)
+            return self.array_initialisation(node, model, decl.element_type, sizes, ctx, decl.dims)
         if node.init is None or initializer:
             return None
         stmt_name = f"S{len(self.statements)}"
@@ -909,36 +936,38 @@ class _RegionBuilder:
         return extents, sizes
 
     def array_initialisation(self, node: c_ast.Decl, model: str, element_type: str, sizes: list[isl.PwAff],
-                             ctx: _Context) -> _Built | None:
+                             ctx: _Context, extents: list[str]) -> _Built | None:
         """The statements giving an array that a block of the region declares and the
-        region writes (``double acc[4] = {0};`` in a loop body) its initial values at
-        each declaration, as C does: ``acc[k] = e;`` for each element listed (one
-        dimension), then a loop nest setting every other element to 0."""
-        name, values = node.name, list(node.init.exprs or [])
+        region writes (``double acc[4] = {0};`` or ``float acc[2][2] = {{0.0f}};`` in a
+        loop body) its initial values at each declaration, as C does: ``acc[a][b] =
+        e;`` for each element listed, then a loop nest setting every other element to
+        0. ``extents``: the declared ones, as written."""
+        name = node.name
         words = set(element_type.replace("const", " ").split())
         if not words or not words <= _BASIC_WORDS:
             raise self.error(node, f"array '{name}' of type '{element_type}' is declared with an initialiser "
                                    "inside a SCoP (only arrays of arithmetic types can be)")
-        if len(sizes) > 1 or any(isinstance(v, (c_ast.InitList, c_ast.NamedInitializer)) for v in values):
-            if any(not (isinstance(v, c_ast.Constant) and _is_zero_literal(v.value)) for v in values) \
-                    or len(values) > 1:
-                raise self.error(node, f"array '{name}', declared inside a SCoP and written there, is initialised "
-                                       "with a list other than {0} and has several dimensions or designators "
-                                       "(assign its elements in a loop)")
-            values = []
+        inner = [self.constant_size(e, node) for e in extents[1:]]
+        listed = _listed_elements(node.init, inner) if None not in inner else None
+        if listed is None:
+            raise self.error(node, f"array '{name}', declared inside a SCoP and written there, is initialised "
+                                   "with designators, braces around a single value or sizes that are not "
+                                   "constants (assign its elements in a loop)")
         line, col = self.declaration_start(node)
         parts = []
-        for k, value in enumerate(values):
+        universe = isl.Set.universe(ctx.domain.get_space())
+        for position, value in listed:
             stmt_name = f"S{len(self.statements)}"
             # (an element past the extent is dropped, as gcc drops it, with a warning)
-            listed = sizes[0].gt_set(isl.PwAff.val_on_domain(isl.Set.universe(ctx.domain.get_space()), val(k)))
-            domain = ctx.domain.intersect(listed).set_tuple_name(stmt_name)
+            inside = sizes[0].gt_set(isl.PwAff.val_on_domain(universe, val(position[0])))
+            domain = ctx.domain.intersect(inside).set_tuple_name(stmt_name)
             if domain.is_empty():
                 continue
-            element = c_ast.ArrayRef(c_ast.ID(name, coord=node.coord), c_ast.Constant("int", str(k)),
-                                     coord=node.coord)
+            element: c_ast.Node = c_ast.ID(name, coord=node.coord)
+            for k in position:
+                element = c_ast.ArrayRef(element, c_ast.Constant("int", str(k)), coord=node.coord)
             accesses = [self.access(element, "write", ctx, domain)]
-            body = f"{model}[{k}] = {self.as_written(_GEN.visit(value))};"
+            body = f"{model}{''.join(f'[{k}]' for k in position)} = {self.as_written(_GEN.visit(value))};"
             parts.append(self.initialisation_statement(stmt_name, list(ctx.iterators), domain, accesses, body,
                                                        line, col))
         # every element not listed: zero, in a loop nest over new iterators
@@ -950,17 +979,23 @@ class _RegionBuilder:
         for k, size in enumerate(sizes):
             domain = domain.set_dim_name(isl.dim_type.set, n + k, names[k])
             var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(domain.get_space()), isl.dim_type.set, n + k)
-            low = isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), val(len(values) if k == 0 else 0))
-            domain = domain.intersect(var.ge_set(low)).intersect(
+            zero = isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), val(0))
+            domain = domain.intersect(var.ge_set(zero)).intersect(
                 var.lt_set(size.add_dims(isl.dim_type.in_, len(sizes))))
+        for position, _ in listed:
+            point = isl.Set.universe(domain.get_space())
+            for k, index in enumerate(position):
+                point = point.fix_val(isl.dim_type.set, n + k, val(index))
+            domain = domain.subtract(point)
+        domain = domain.coalesce()
         if not domain.is_empty():
             stmt_name = f"S{len(self.statements)}"
-            inner = _Context(ctx.iterators + names, domain)
-            element: c_ast.Node = c_ast.ID(name, coord=node.coord)
+            within = _Context(ctx.iterators + names, domain)
+            element = c_ast.ID(name, coord=node.coord)
             for z in names:
                 element = c_ast.ArrayRef(element, c_ast.ID(z, coord=node.coord), coord=node.coord)
             domain = domain.set_tuple_name(stmt_name)
-            accesses = [self.access(element, "write", inner, domain)]
+            accesses = [self.access(element, "write", within, domain)]
             body = f"{model}{''.join(f'[{z}]' for z in names)} = 0;"
             built = self.initialisation_statement(stmt_name, ctx.iterators + names, domain, accesses, body,
                                                   line, col)
