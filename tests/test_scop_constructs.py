@@ -423,3 +423,53 @@ def test_gcc_floating_types_are_element_types(tmp_path, flags):
     assert not result.regions[0].kept_as_written and result.regions[0].tiling.tiled
     sizes = [(0,), (1,), (5,), (64,)]
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(HALF, tmp_path, "orig", sizes)
+
+
+MASKED = r"""#include <stdio.h>
+#ifndef RB
+#define RB 16
+#endif
+#define N 12
+float H[N][32], A[N][40];
+int main(void)
+{
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < 40; i++)
+      A[j][i] = (j * 7 + i * 3) % 11;
+#pragma scop
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < 40; i++)
+      H[j][i & (RB - 1)] += A[j][i];
+#pragma endscop
+  for (int j = 0; j < N; j++)
+    for (int k = 0; k < 32; k++)
+      printf("%.9g\n", H[j][k]);
+  return 0;
+}
+"""
+
+
+def test_a_mask_written_with_a_size_macro_is_read_at_the_macros_value(tmp_path):
+    """``i & (RB - 1)`` with ``#define RB 16`` (helper-37: 'operator & is not allowed'):
+    ``i mod 16``, RB fixed at 16 and checked at run time; compiled with -DRB=8 the
+    output runs the original and prints what it prints."""
+    import compiled_runs
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+    [scop] = extract(MASKED, filename="masked.c")
+    write = next(a for s in scop.statements for a in s.accesses if a.array == "H" and a.kind == "write")
+    name = write.relation.get_tuple_name(isl.dim_type.in_)
+    expected = isl.Map(f"[N, RB] -> {{ {name}[j, i] -> H[j, i mod 16] : 0 <= j < N and 0 <= i < 40 }}")
+    assert write.relation.intersect_params(scop.context).is_equal(expected.intersect_params(scop.context))
+    assert scop.context.is_subset(isl.Set("[RB] -> { : RB = 16 }"))
+    path = tmp_path / "masked.c"
+    path.write_text(MASKED)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "#pragma omp parallel for" in text
+    saved = compiled_runs.CFLAGS
+    try:
+        for k, defines in enumerate([[], ["-DRB=8"]]):
+            compiled_runs.CFLAGS = [*saved, *defines]
+            assert outputs_of(text, tmp_path, f"new{k}", [()]) == outputs_of(MASKED, tmp_path, f"orig{k}", [()])
+    finally:
+        compiled_runs.CFLAGS = saved

@@ -458,6 +458,9 @@ class AffineConverter:
         for value_side, mask_side in ((node.left, node.right), (node.right, node.left)):
             try:
                 mask = self.constant_value(self.pw_aff(mask_side, site, hide))
+                if mask is None:        # i & (RB - 1), #define RB 16: RB at its value
+                    fixed = self.with_known_values(mask_side, site, hide)
+                    mask = None if fixed is None else self.constant_value(fixed)
             except NotAffine:
                 continue
             if mask is None:
