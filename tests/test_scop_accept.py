@@ -251,6 +251,27 @@ def test_block_scope_declarations_end_to_end(tmp_path, mode):
     assert "double t;" in result.text and "double t_1;" in result.text
 
 
+def test_an_integer_alias_defined_from_another_one_is_read_as_its_expression(tmp_path):
+    """``int u = i + 1; int v = u + 1;`` then ``A[v]`` (helper-37: refused with a message
+    about a macro's body, which there is none of): v is ``(i + 1) + 1`` in the model and
+    in the emitted text."""
+    body = """  for (i = 0; i < N - 3; i++)
+    for (j = 0; j < N; j++) {
+      int u = i + 1;
+      int v = u + 1;
+      int w = 2 * v - u;
+      B[i][j] = A[v][j] + A[w][j];
+    }"""
+    [scop] = extract(program(body), filename="chain.c")
+    [stmt] = scop.statements
+    name = stmt.domain.get_tuple_name()
+    reads = [isl.UnionMap.from_map(a.relation) for a in stmt.accesses if a.kind == "read" and a.array == "A"]
+    rows = isl.UnionMap(f"[N] -> {{ {name}[i, j] -> A[i + 2, j]; {name}[i, j] -> A[i + 3, j] }}")
+    assert reads[0].union(reads[1]).is_equal(rows.intersect_domain(isl.UnionSet.from_set(stmt.domain)))
+    result = roundtrip(tmp_path, program(body), OptimizeOptions.from_flags(scheduler="pluto", tile=True, parallel=True))
+    assert "#pragma omp parallel for" in result.text
+
+
 def test_private_scalar_in_tiled_parallel_nest(tmp_path):
     body = """  for (i = 1; i < N; i++)
     for (j = 1; j < N; j++) {

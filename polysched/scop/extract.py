@@ -1052,6 +1052,14 @@ class _RegionBuilder:
         """A local read through a macro body (not an argument) would not be renamed in
         the emitted text: refuse rather than emit code that reads another variable."""
         words = set(re.findall(r"[A-Za-z_]\w*", text))
+        # an alias read through another one (int u = x + 1; int v = u + 1; in[v]): v's
+        # text is already u's replaced (``((x + 1) + 1)``)
+        reached = [local for local in self.used_locals if local.alias is not None and local.name in words]
+        while reached:
+            local = reached.pop()
+            inner = set(re.findall(r"[A-Za-z_]\w*", _GEN.visit(local.alias))) - words
+            words |= inner
+            reached += [other for other in self.used_locals if other.alias is not None and other.name in inner]
         for local in self.used_locals:
             if (local.alias is not None or local.model != local.name) and local.name not in words:
                 raise self.error(node, f"'{local.name}', declared inside the SCoP, is used in a macro's body; "
