@@ -423,3 +423,27 @@ def test_a_typedef_of_the_system_headers_is_its_basic_type(type_name, basic, tmp
     path.write_text(text)
     out = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
     assert outputs_of(out, tmp_path, "out", [(0,), (50,)]) == outputs_of(text, tmp_path, "orig", [(0,), (50,)])
+
+
+def test_a_linearised_subscript_in_32_bit_unsigned_arithmetic_is_refused_saying_why():
+    """``b[y * cols + x]`` with unsigned counters and sizes wraps modulo 2**32 in C, so it
+    is not read as rows and columns; the message says so (helper-37 found it said only
+    'non-affine product')."""
+    source = """float a[100], b[100];
+void f(unsigned rows, unsigned cols)
+{
+#pragma scop
+  for (unsigned y = 0; y < rows; y++)
+    for (unsigned x = 0; x < cols; x++)
+      b[y * cols + x] = a[y * cols + x] * 2.0f;
+#pragma endscop
+}
+"""
+    with pytest.raises(ScopError) as info:
+        extract(source, filename="u.c")
+    assert "32-bit unsigned arithmetic wraps modulo 2**32" in info.value.message
+    # with size_t sizes the subscript is rows and columns
+    [scop] = extract(source.replace("unsigned rows, unsigned cols", "size_t rows, size_t cols")
+                     .replace("unsigned y", "size_t y").replace("unsigned x", "size_t x")
+                     .replace("float a[100]", "#include <stddef.h>\nfloat a[100]"), filename="s.c")
+    assert any(a.relation.dim(isl.dim_type.out) == 2 for s in scop.statements for a in s.accesses)

@@ -524,6 +524,7 @@ class _RegionBuilder:
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
+        self.wrapping_subscripts: set[str] = set()     # 1-d arrays left linearised: 32-bit unsigned
         self.distributed: set[str] = set()    # linearised arrays read without compound sizes
         self.compound_sizes: dict[str, c_ast.Node] = {}     # "(len - 2)" -> its expression
 
@@ -1770,6 +1771,7 @@ class _RegionBuilder:
             # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
             # row and column the model would name (64 bits wrap like addresses do)
             if any(wraps_at_32_bits(n, self.type_of) for n in nodes):
+                self.wrapping_subscripts.add(name)
                 continue
             # compound row sizes first ((len - 2) one size); else distributed: the diagonal
             # A[k * (n + 1)] next to A[i * n + j] is row k, column k of rows of n
@@ -2832,8 +2834,11 @@ class _RegionBuilder:
                     why = self.not_a_table(_array_name(err.node))
                     raise self.error(site or err.node, f"indirect access: subscript '{text}' of '{array}' reads "
                                                f"an array element{why}") from None
+                wraps = "; a subscript computed in 32-bit unsigned arithmetic wraps modulo 2**32 and is not read " \
+                    "as rows and columns (one of 'size_t' or signed counters and sizes is)" \
+                    if name in self.wrapping_subscripts else ""
                 raise self.error(site or err.node, f"non-affine subscript '{text}' of '{array}': "
-                                           f"{self.as_written(err.message)}") from None
+                                           f"{self.as_written(err.message)}{wraps}") from None
         known = self.arrays.get(name)
         if known is not None and len(known.dims) != len(pieces):
             raise self.error(where, f"'{name}' is accessed with {len(subscripts)} subscript(s) here and "
