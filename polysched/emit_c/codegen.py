@@ -654,7 +654,7 @@ class _RegionPrinter:
             # a body that never reads its counter repeats one piece of work: unrolling
             # it gains nothing, and gcc 12.2 -O2 miscompiles such a loop under
             # "#pragma GCC unroll" when its trip count is short and varies with an
-            # outer counter (v7 fuzz seed 20261127 program 101, tests/test_unroll.py)
+            # outer counter (v7 fuzz seed 20261127 program 101; tests/test_fuzz_regressions.py)
             loop = [line for line in loop if not line.lstrip().startswith("#pragma GCC unroll")]
         loop += body
         if replaced is None:

@@ -79,6 +79,13 @@ def type_size(c_type: str) -> int | None:
 MAX_TABLE = 64      # constants of a table whose elements a subscript may read (table_element)
 
 
+def array_root(ref: c_ast.ArrayRef) -> str | None:
+    """``A`` of ``A[i][j]``; None for a computed base."""
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    return ref.name if isinstance(ref, c_ast.ID) else None
+
+
 class NotAffine(Exception):
     """Raised with the offending node and a one-sentence message; the extractor turns
     it into a ScopError at the node's original position."""
@@ -246,10 +253,8 @@ class AffineConverter:
                 else None
             if values is not None:
                 return self.table_element(node, values, site, hide)
-            base = node.name
-            while isinstance(base, c_ast.ArrayRef):
-                base = base.name
-            why = self.not_a_table(base.name) if self.not_a_table is not None and isinstance(base, c_ast.ID) else ""
+            root = array_root(node)
+            why = self.not_a_table(root) if self.not_a_table is not None and root else ""
             raise NotAffine(where, f"data-dependent expression: '{_GEN.visit(node)}' reads an array element "
                                    "in a loop bound, subscript or condition" + why)
         if isinstance(node, c_ast.StructRef):

@@ -37,7 +37,8 @@ except ImportError:  # pycparser 2.x
 from polysched.islutil import maps_of
 from polysched.textio import pasted_header_spans, read_source
 
-from .affine import AffineConverter, NotAffine, parameter_names, parameters_at_least, positive_parameters, type_size, val
+from .affine import (AffineConverter, NotAffine, array_root, parameter_names, parameters_at_least,
+                     positive_parameters, type_size, val)
 from .declarations import (_BASIC_WORDS, _INTEGER_WORDS, Declaration, Visible, blank_attributes, declaration_of,
                            header_declaration, header_typedef, integer_literals, literals_refusal,
                            visible_declarations)
@@ -364,13 +365,6 @@ class _Local:
     alias: c_ast.Node | None = None
     alias_text: str = ""
     decl: "Declaration | None" = None         # its declaration (an array's extents)
-
-
-def _array_name(node: c_ast.ArrayRef) -> str:
-    """The array ``u[0][1]`` subscripts (""  for ``s.a[0]``, ``(*p)[0]``)."""
-    while isinstance(node, c_ast.ArrayRef):
-        node = node.name
-    return node.name if isinstance(node, c_ast.ID) else ""
 
 
 def _listed_elements(init: c_ast.InitList, inner: list[int]) -> list[tuple[tuple[int, ...], c_ast.Node]] | None:
@@ -1632,7 +1626,7 @@ class _RegionBuilder:
         # (a flat array's subscript, i * n * m + n * m, is delinearize.py's to read)
         def positions() -> list[c_ast.Node]:
             return [n for n in _affine_positions(body)
-                    if not (isinstance(n, c_ast.ArrayRef) and _array_root(n) in self.linearized)]
+                    if not (isinstance(n, c_ast.ArrayRef) and array_root(n) in self.linearized)]
 
         # '#define NPIX (w * h)' used in a bound: the product its expansion holds
         for parent in [n for position in positions() for n in _walk_nodes(position)]:
@@ -2831,7 +2825,8 @@ class _RegionBuilder:
             except NotAffine as err:
                 array, text = self.as_written(name), self.as_written(_GEN.visit(sub))
                 if isinstance(err.node, c_ast.ArrayRef):
-                    why = self.not_a_table(_array_name(err.node))
+                    root = array_root(err.node)
+                    why = self.not_a_table(root) if root else ""
                     raise self.error(site or err.node, f"indirect access: subscript '{text}' of '{array}' reads "
                                                f"an array element{why}") from None
                 wraps = "; a subscript computed in 32-bit unsigned arithmetic wraps modulo 2**32 and is not read " \
@@ -3458,13 +3453,6 @@ def _set_child(parent: c_ast.Node, field: str, child: c_ast.Node) -> None:
         getattr(parent, key)[int(index.rstrip("]"))] = child
     else:
         setattr(parent, key, child)
-
-
-def _array_root(ref: c_ast.ArrayRef) -> str | None:
-    """``A`` of ``A[i][j]``; None for a computed base."""
-    while isinstance(ref, c_ast.ArrayRef):
-        ref = ref.name
-    return ref.name if isinstance(ref, c_ast.ID) else None
 
 
 def _walk_nodes(node: c_ast.Node | None):
