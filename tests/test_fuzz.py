@@ -859,3 +859,19 @@ def test_cli_fuzz_summary_line_and_show(tmp_path, capsys):
                         r"\d+ crash, \d+ hang in \d+ s", line), line
     assert code == (0 if " 0 wrong, 0 crash, 0 hang" in line else 1)
     assert main(["fuzz", "--modes", "nosuchmode", "--programs", "1"]) == 2
+
+
+def test_the_fuzzers_cflags_reach_every_compilation(tmp_path, capsys):
+    """``polysched fuzz --cflags``: gcc miscompiled one program only at -O2, so the flags
+    are a choice; they reach the original's build (a program that needs -DVALUE does
+    not compile without it) and the summary line names them."""
+    text = '#include <stdio.h>\nint main(void) { printf("%d\\n", VALUE); return 0; }\n'
+    assert "the original does not compile" in evaluate_text(text, "identity", 30).detail
+    with_value = ("-O1", "-DVALUE=3", "-ffp-contract=off", "-w", "-DPOLYSCHED_PARALLEL_MIN_WORK=0")
+    # (the -O0 reference build, REFERENCE_CFLAGS, still lacks VALUE)
+    assert evaluate_text(text, "identity", 30, with_value).detail == \
+        "gcc -O1 and -O0 disagree on the original: -O0 build failed"
+    from polysched.cli import main
+    assert main(["fuzz", "--programs", "1", "--seed", "5", "--modes", "identity", "--cflags", "-O1 -fno-inline",
+                 "--out", str(tmp_path), "-q"]) == 0
+    assert "(compiled with -O1 -fno-inline -ffp-contract=off" in capsys.readouterr().out

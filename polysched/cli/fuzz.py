@@ -6,6 +6,7 @@ in --out. Exit 0 when nothing failed, 1 otherwise."""
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -50,6 +51,10 @@ def add_parser(subparsers) -> None:
                              "region added: temporaries of a loop body, accumulators 'double acc[4] = "
                              "{0.0};', tables of constants, arrays carrying values across iterations; "
                              "the programs of 6 stay what they are) (default: %(default)s)")
+    parser.add_argument("--cflags", metavar="CFLAGS",
+                        help="flags the original and every output are compiled with, shell-quoted "
+                             "('-ffp-contract=off -w -DPOLYSCHED_PARALLEL_MIN_WORK=0' are always added; "
+                             "write --cflags=-O3 for a single flag; default: -O2)")
     parser.add_argument("--show", type=int, metavar="INDEX",
                         help="print program INDEX of the batch (with its features) and exit")
     parser.add_argument("-q", "--quiet", action="store_true", help="only the summary line")
@@ -58,7 +63,7 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from polysched.fuzz.generator import features, generate, render
-    from polysched.fuzz.runner import FAILURES, MODES, FuzzConfig, distinct_failures, run_fuzz
+    from polysched.fuzz.runner import CFLAGS, FAILURES, MODES, FuzzConfig, distinct_failures, run_fuzz
 
     if args.show is not None:
         program = generate(args.seed, args.show, v6=args.generator >= 6, v7=args.generator == 7)
@@ -76,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
                         shrink=args.shrink, shrink_evaluations=args.shrink_evaluations,
                         shrink_seconds=args.shrink_seconds, shrink_limit=args.shrink_limit,
                         v6=args.generator >= 6, v7=args.generator == 7)
+    if args.cflags is not None:
+        config.cflags = (*shlex.split(args.cflags), *CFLAGS[1:])
     done = 0
 
     def progress(result) -> None:

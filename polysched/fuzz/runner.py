@@ -139,6 +139,9 @@ class FuzzConfig:
     # generator v7's likewise (arrays declared in the region; 'polysched fuzz --generator
     # 7' asks for v6's and v7's)
     v7: bool | tuple[str, ...] = False
+    # how the original and the outputs are compiled ('polysched fuzz --cflags'): gcc
+    # miscompiles some programs under one flag set only
+    cflags: tuple[str, ...] = CFLAGS
 
 
 # --------------------------------------------------------------------------- optimize
@@ -331,10 +334,11 @@ def first_difference(expected: str, actual: str) -> str:
 class Evaluator:
     """Evaluates one program text (original compiled and run once) under modes."""
 
-    def __init__(self, text: str, workdir: Path, timeout: float):
+    def __init__(self, text: str, workdir: Path, timeout: float, cflags: tuple[str, ...] = CFLAGS):
         self.text = text
         self.workdir = workdir
         self.timeout = timeout
+        self.cflags = cflags      # original and outputs alike (the reference: REFERENCE_CFLAGS)
         self.source = workdir / "prog.c"
         self.source.write_text(text)
         self.reference: str | None = None
@@ -343,7 +347,7 @@ class Evaluator:
         self._by_output: dict[str, tuple[str, str, str]] = {}
         self._hung_schedules: dict[tuple[str, str], str] = {}
         binary = workdir / "prog.exe"
-        compiled = compile_program(self.source, binary, max(timeout, 60))
+        compiled = compile_program(self.source, binary, max(timeout, 60), cflags)
         if not compiled.ok:
             self.invalid = f"the original does not compile: {compiled.reason}"
             return
@@ -356,7 +360,7 @@ class Evaluator:
         compiled = compile_program(self.source, plain, max(timeout, 60), REFERENCE_CFLAGS)
         run = run_program(plain, max(timeout, 20), 1) if compiled.ok else None
         if run is None or not run.ok or run.stdout != self.reference:
-            self.skipped = ("gcc -O2 and -O0 disagree on the original: "
+            self.skipped = (f"gcc {cflags[0]} and -O0 disagree on the original: "
                             + (first_difference(run.stdout, self.reference) if run is not None and run.ok
                                else "-O0 build failed"))
 
@@ -423,7 +427,7 @@ class Evaluator:
         source = self.workdir / f"out-{tag}.c"
         binary = self.workdir / f"out-{tag}.exe"
         source.write_text(output)
-        compiled = compile_program(source, binary, max(self.timeout, 60))
+        compiled = compile_program(source, binary, max(self.timeout, 60), self.cflags)
         if not compiled.ok:
             if "timed out" in compiled.reason:
                 return "hang", "the output's compilation timed out", compiled.stderr[-2000:]
@@ -448,11 +452,11 @@ class Evaluator:
         return "ok", "", ""
 
 
-def evaluate_text(text: str, mode: str, timeout: float) -> ModeResult:
+def evaluate_text(text: str, mode: str, timeout: float, cflags: tuple[str, ...] = CFLAGS) -> ModeResult:
     """One program text under one mode, in a fresh temporary directory (the
     shrinker's oracle). A program whose original fails is ``invalid``."""
     with tempfile.TemporaryDirectory(prefix="polysched-fuzz-") as tmp:
-        evaluator = Evaluator(text, Path(tmp), timeout)
+        evaluator = Evaluator(text, Path(tmp), timeout, cflags)
         if evaluator.invalid or evaluator.skipped:
             return ModeResult(mode, "invalid", evaluator.invalid or evaluator.skipped)
         return evaluator.evaluate(mode)
@@ -486,7 +490,7 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
         return result
     result.features = sorted(features(program))
     with tempfile.TemporaryDirectory(prefix="polysched-fuzz-") as tmp:
-        evaluator = Evaluator(text, Path(tmp), config.timeout)
+        evaluator = Evaluator(text, Path(tmp), config.timeout, config.cflags)
         if evaluator.invalid:
             result.invalid = evaluator.invalid
             _write_invalid(config, program, text, result)
@@ -595,12 +599,12 @@ def _write_failures(config: FuzzConfig, program: Program, text: str,
             continue
 
         def still_fails(candidate_text: str, failure=failure) -> bool:
-            return same_failure(failure, evaluate_text(candidate_text, failure.mode, config.timeout))
+            return same_failure(failure, evaluate_text(candidate_text, failure.mode, config.timeout, config.cflags))
 
         small, evaluations = shrink(program, still_fails, max_evaluations=config.shrink_evaluations,
                                     max_seconds=config.shrink_seconds)
         small_text = render(small)
-        final = evaluate_text(small_text, failure.mode, config.timeout)
+        final = evaluate_text(small_text, failure.mode, config.timeout, config.cflags)
         stem = out / f"{base}-{failure.kind}-{failure.mode}-min"
         header = (f"/* polysched fuzz repro: {failure.kind} in mode {failure.mode} "
                   f"({' '.join(f'{k}={v}' for k, v in MODES[failure.mode].items())})\n"
@@ -629,6 +633,7 @@ class Summary:
     seconds: float
     results: list[ProgramResult]
     generator: int = GENERATOR_VERSION      # the programs' generator (6: FuzzConfig.v6, 7: .v7)
+    cflags: tuple[str, ...] = CFLAGS
 
     @property
     def skipped(self) -> int:
@@ -637,13 +642,15 @@ class Summary:
     def line(self) -> str:
         c = self.counts
         which = f" (generator v{self.generator})" if self.generator != GENERATOR_VERSION else ""
+        if self.cflags != CFLAGS:
+            which += f" (compiled with {' '.join(self.cflags)})"
         text = (f"fuzz: {self.programs} programs x {self.modes} modes, seed {self.seed}{which}: "
                 f"{c['ok']} ok, {c['rejected']} rejected, {c['wrong']} wrong, "
                 f"{c['crash']} crash, {c['hang']} hang in {self.seconds:.0f} s")
         if self.invalid:
             text += f" ({self.invalid} invalid programs: fuzzer bug)"
         if self.skipped:
-            text += f" ({self.skipped} skipped: gcc -O2 and -O0 disagree on the original)"
+            text += f" ({self.skipped} skipped: gcc {self.cflags[0]} and -O0 disagree on the original)"
         return text
 
     @property
@@ -703,7 +710,7 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
             counts[m.kind] = counts.get(m.kind, 0) + 1
     summary = Summary(config.programs, len(config.modes), config.seed, counts,
                       sum(1 for r in results if r.invalid), time.perf_counter() - start, results,
-                      7 if config.v7 else 6 if config.v6 else GENERATOR_VERSION)
+                      7 if config.v7 else 6 if config.v6 else GENERATOR_VERSION, config.cflags)
     if config.out is not None:
         _write_report(config, summary)
     return summary
