@@ -328,9 +328,9 @@ def test_initialised_region_arrays_the_loops_write_are_initialised_at_each_decla
     """``double acc[4] = {0.0};``, ``int hist[2][3] = {0};``, ``double bias[4] = {1.0,
     2.0};``, nested lists (``{{0.0f}}``, ``{{1, 2}, {3}}``), a list whose inner braces are
     elided (``int e2[2][2] = {1, 2, 3};``) and a list longer than its array (gcc drops
-    the excess) in the body of a
-    blocked matmul: each (i, j) iteration starts from those values, each thread with
-    its own copies; outputs equal at sizes from -1 to 24, at 1 and 2 threads."""
+    the excess) in the body of a blocked matmul: each (i, j) iteration starts from those
+    values, each thread with its own copies; outputs equal at sizes from -1 to 24, at 1
+    and 2 threads."""
     text = optimized(tmp_path, ACCUMULATORS, **flags)
     assert "double acc[(4) > 0 ? (4) : 1];" in text and "bias[1] = 2.0;" in text
     assert "private(acc, hist, bias, one, blk, w2, e2)" in text
