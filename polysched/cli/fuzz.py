@@ -14,7 +14,7 @@ from polysched.cli import UsageError
 
 
 def add_parser(subparsers) -> None:
-    from polysched.fuzz.runner import DEFAULT_MODES, MODES, WALL_FACTOR
+    from polysched.fuzz.runner import DEFAULT_MODES, FIXED_CFLAGS, MODES, WALL_FACTOR
     parser = subparsers.add_parser(
         "fuzz", help="differential fuzzing: random SCoPs through every mode, outputs compared",
         description=__doc__)
@@ -53,7 +53,7 @@ def add_parser(subparsers) -> None:
                              "the programs of 6 stay what they are) (default: %(default)s)")
     parser.add_argument("--cflags", metavar="CFLAGS",
                         help="flags the original and every output are compiled with, shell-quoted "
-                             "('-ffp-contract=off -w -DPOLYSCHED_PARALLEL_MIN_WORK=0' are always added; "
+                             f"('{' '.join(FIXED_CFLAGS)}' are always added; "
                              "write --cflags=-O3 for a single flag; default: -O2)")
     parser.add_argument("--show", type=int, metavar="INDEX",
                         help="print program INDEX of the batch (with its features) and exit")
@@ -63,7 +63,7 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from polysched.fuzz.generator import features, generate, render
-    from polysched.fuzz.runner import CFLAGS, FAILURES, MODES, FuzzConfig, distinct_failures, run_fuzz
+    from polysched.fuzz.runner import FAILURES, FIXED_CFLAGS, MODES, FuzzConfig, distinct_failures, run_fuzz
 
     if args.show is not None:
         program = generate(args.seed, args.show, v6=args.generator >= 6, v7=args.generator == 7)
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                         shrink_seconds=args.shrink_seconds, shrink_limit=args.shrink_limit,
                         v6=args.generator >= 6, v7=args.generator == 7)
     if args.cflags is not None:
-        config.cflags = (*shlex.split(args.cflags), *CFLAGS[1:])
+        config.cflags = (*shlex.split(args.cflags), *FIXED_CFLAGS)
     done = 0
 
     def progress(result) -> None:

@@ -650,7 +650,8 @@ class _RegionPrinter:
         finally:
             self._enclosing.pop()
             self._replacing = saved
-        if not any(iterator in identifiers_in(line) for line in body[1:]):
+        unrolled = any(line.lstrip().startswith("#pragma GCC unroll") for line in loop)
+        if unrolled and not any(iterator in identifiers_in(line) for line in body[1:]):
             # a body that never reads its counter repeats one piece of work: unrolling
             # it gains nothing, and gcc 12.2 -O2 miscompiles such a loop under
             # "#pragma GCC unroll" when its trip count is short and varies with an

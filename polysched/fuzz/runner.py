@@ -67,10 +67,13 @@ DEFAULT_MODES = ("identity", "isl-no", "isl-smart", "isl-max", "pluto-no", "plut
 KINDS = ("ok", "rejected", "wrong", "crash", "hang")
 FAILURES = ("wrong", "crash", "hang")
 CC = "gcc"
-CFLAGS = ("-O2", "-ffp-contract=off", "-w", "-DPOLYSCHED_PARALLEL_MIN_WORK=0")   # fork at any size
+# every build's flags after the optimization level ('polysched fuzz --cflags' replaces
+# only that): no FMA contraction, polysched's parallel loops fork at any size
+FIXED_CFLAGS = ("-ffp-contract=off", "-w", "-DPOLYSCHED_PARALLEL_MIN_WORK=0")
+CFLAGS = ("-O2", *FIXED_CFLAGS)
 # The original is also built without optimization: where gcc -O2 prints something else
 # (gcc 12.2's vectorizer miscompiles some generated nests), the program tests gcc, not us.
-REFERENCE_CFLAGS = ("-O0", "-ffp-contract=off", "-w", "-DPOLYSCHED_PARALLEL_MIN_WORK=0")
+REFERENCE_CFLAGS = ("-O0", *FIXED_CFLAGS)
 MEMORY_LIMIT = 6 << 30        # bytes of address space for one optimize child
 WALL_FACTOR = 4               # optimize is stopped at timeout CPU seconds or this x timeout wall seconds
 WALL_ONLY = "wall-clock limit"   # the log of a hang the wall clock stopped: run again once

@@ -221,6 +221,16 @@ def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration,
     return values, "" if values is not None else literals_refusal(decl.element_type)
 
 
+def table_shape_refusal(decl: Declaration) -> str:
+    """Why an array declared as ``decl`` is no table of integer constants whatever its
+    values ("" when it may be one): a table has one dimension of integers, not volatile."""
+    if len(decl.dims) != 1:
+        return f"it has {len(decl.dims)} dimensions"
+    if not set(decl.element_type.replace("const", " ").split()) <= _INTEGER_WORDS:
+        return f"its elements are '{decl.element_type}', not integers"
+    return f"it is {decl.volatile}" if decl.volatile else ""
+
+
 def literals_refusal(element_type: str) -> str:
     """Why `integer_literals` gave None for a list of ``element_type``."""
     if _sure_range(element_type) is None:
@@ -461,8 +471,7 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
                                    + " " + header_enums) if n != "enum"} - set(declarations)
     typedef_types = {t: shape.element_type for t, shape in shapes.items() if not shape.dims and not shape.volatile}
     for decl in declarations.values():
-        if len(decl.dims) == 1 and decl.origin in ("global", "local") and not decl.volatile \
-                and set(decl.element_type.split()) <= _INTEGER_WORDS:
+        if decl.origin in ("global", "local") and not table_shape_refusal(decl):
             decl.table, decl.table_refusal = _constant_table(parser, file_plain, decl, conditional)
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
                    enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,

@@ -39,9 +39,9 @@ from polysched.textio import pasted_header_spans, read_source
 
 from .affine import (AffineConverter, NotAffine, array_root, parameter_names, parameters_at_least,
                      positive_parameters, type_size, val)
-from .declarations import (_BASIC_WORDS, _INTEGER_WORDS, Declaration, Visible, blank_attributes, declaration_of,
+from .declarations import (_BASIC_WORDS, Declaration, Visible, blank_attributes, declaration_of,
                            header_declaration, header_typedef, integer_literals, literals_refusal,
-                           visible_declarations)
+                           table_shape_refusal, visible_declarations)
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
@@ -815,8 +815,8 @@ class _RegionBuilder:
             filled = name in self.array_targets
             initializer = "" if filled else initializer
             # an integer table only read: subscripts may read it (AffineConverter.table)
-            words = set(decl.element_type.replace("const", " ").split())
-            if not filled and len(decl.dims) == 1 and words and words <= _INTEGER_WORDS \
+            shape = table_shape_refusal(decl)
+            if not filled and not shape \
                     and not any(isinstance(e, (c_ast.InitList, c_ast.NamedInitializer)) for e in node.init.exprs):
                 # (literals only: a macro's value may be another under the -D the output
                 # is compiled with)
@@ -825,10 +825,7 @@ class _RegionBuilder:
                 why_not = literals_refusal(decl.element_type) if literals is None else \
                     "its extent is not a constant that holds its list" if table is None else ""
             else:
-                why_not = "the region writes it" if filled else \
-                    f"it has {len(decl.dims)} dimensions" if len(decl.dims) != 1 else \
-                    f"its elements are '{decl.element_type}', not integers" if not words <= _INTEGER_WORDS else \
-                    "its list of values is not a flat list"
+                why_not = "the region writes it" if filled else shape or "its list of values is not a flat list"
         if isinstance(node.init, c_ast.InitList) and not decl.dims:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
@@ -1141,14 +1138,8 @@ class _RegionBuilder:
             why = self.table_refusals.get(local.model, "")
         elif decl.through_pointer:
             why = "it is reached through a pointer, whose elements may change"
-        elif len(decl.dims) != 1:
-            why = f"it has {len(decl.dims)} dimensions"
-        elif not set(decl.element_type.replace("const", " ").split()) <= _INTEGER_WORDS:
-            why = f"its elements are '{decl.element_type}', not integers"
-        elif decl.volatile:
-            why = f"it is {decl.volatile}"
         else:
-            why = decl.table_refusal or "its extent is not a constant that holds its list"
+            why = table_shape_refusal(decl) or decl.table_refusal or "its extent is not a constant that holds its list"
         return f" ('{self.as_written(name)}' is not a table of integer constants: {why})" if why else ""
 
     def padded_table(self, values, extent: str, name: str) -> tuple[int, ...] | None:
