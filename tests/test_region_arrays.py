@@ -206,7 +206,6 @@ def test_a_hand_placed_private_region_array_is_checked_against_its_dataflow():
      "'volatile' declaration of 't'"),
     ("for (int i = 0; i < N; i++) {\n    volatile double s = A[i];\n    B[i] = s;\n  }",
      "'volatile' declaration of 's'"),
-    ("double t[N];\n  for (int i = 0; i < N; i++)\n    t[i] = A[i];", "inside a block '{ ... }'"),
 ])
 def test_region_arrays_the_model_cannot_declare_once_are_refused(body, fragment):
     source = f"""#define N 8

@@ -284,7 +284,6 @@ def test_private_scalar_in_tiled_parallel_nest(tmp_path):
 
 
 @pytest.mark.parametrize("body, fragment", [
-    ("  double t = 0;\n  for (i = 0; i < N; i++)\n    C[i] = t;", "declare it before"),
     ("  for (i = 0; i < N; i++) {\n    static double t = 0;\n    C[i] = t;\n  }", "'static'"),
     ("  for (i = 0; i < N; i++) {\n    double v[2][2] = {[1] = {2, 3}};\n    v[0][i % 2] = 1;\n"
      "    C[i] = v[0][0];\n  }", "designators"),

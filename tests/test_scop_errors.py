@@ -74,8 +74,10 @@ CASES = {
     "printf": ("for (i = 0; i < N; i++)\n  /*@*/printf(\"%d\", i);", "call statement"),
     "user_function_in_rhs": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/helper(i);", "side effects"),
     # inside a loop body it is a private scalar (test_scop_accept.py); at the top level
-    # of the region it would have to stay visible after it
-    "declaration": ("/*@*/double tmp = x[0];\nfor (i = 0; i < N; i++) {\n  x[i] = tmp;\n}", "declaration"),
+    # of the region it moves before it (test_region_declarations.py), but for an array
+    # whose values the region computes
+    "declaration": ("x[0] = 1.0;\n/*@*/double tmp[2] = {x[0], 2.0};\nfor (i = 0; i < N; i++) {\n  x[i] = tmp[1];\n}",
+                    "only a scalar's initialiser can stay in place"),
     "iterator_modified": ("for (i = 0; i < N; i++) {\n  /*@*/i = i + 2;\n}", "modified"),
     "non_constant_step": ("for (i = 0; i < N; /*@*/i += n)\n  x[i] = 0;", "constant"),
     # 'i != N' alone with a step of 1 is accepted (test_wrong_code.py); inside a larger

@@ -62,7 +62,7 @@ def run(args) -> int:
             if args.oracle:
                 for rep in match_statement(scop, stmt, intrinsics, deps, method="brute"):
                     oracle[rep.intrinsic] = {m.key for m in rep.matches}
-            entry = {"statement": stmt.name, "line": stmt.line, "body": stmt.body, "intrinsics": []}
+            entry = {"statement": stmt.name, "line": scop.line_as_written(stmt.line), "body": stmt.body, "intrinsics": []}
             for rep in reports:
                 agree = None
                 if args.oracle:
@@ -83,7 +83,7 @@ def run(args) -> int:
 def _print_statement(stmt, reports, entry) -> None:
     """Every match of the statement, legal ones first by decreasing gain (the ranking
     across intrinsics), then the intrinsics without a match."""
-    print(f"{stmt.name} (line {stmt.line}): {stmt.body}")
+    print(f"{stmt.name} (line {entry['line']}): {stmt.body}")
     if reports and reports[0].unmatchable:
         print(f"  not matchable: {reports[0].unmatchable}")
         return

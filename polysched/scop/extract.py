@@ -35,13 +35,15 @@ except ImportError:  # pycparser 2.x
     from pycparser.plyparser import Coord
 
 from polysched.islutil import maps_of
-from polysched.textio import pasted_header_spans, read_source
+from polysched.textio import line_ending, pasted_header_spans, read_source
 
 from .affine import (AffineConverter, NotAffine, array_root, parameter_names, parameters_at_least,
                      positive_parameters, type_size, val)
 from .declarations import (_BASIC_WORDS, Declaration, Visible, blank_attributes, declaration_of,
                            header_declaration, header_typedef, integer_literals, literals_refusal,
                            table_shape_refusal, visible_declarations)
+from . import hoist
+from .hoist import HoistDeclarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
@@ -111,7 +113,8 @@ def _normalise_defines(defines) -> dict[str, str]:
     return result
 
 
-def extract(path_or_text, defines=None, include_dirs=None, filename: str | None = None) -> list[Scop]:
+def extract(path_or_text, defines=None, include_dirs=None, filename: str | None = None, *,
+            _inserted: tuple[int, ...] = (), _columns: dict | None = None) -> list[Scop]:
     """Every ``#pragma scop`` region of a C file as a :class:`Scop`, in file order.
 
     ``path_or_text``: a path (``Path``, or a ``str`` without newline) or C source
@@ -131,8 +134,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     understood get ``element_type == ""``. Scalars declared in blocks inside the region
     (``double t = e;`` in a loop body) are arrays with ``origin == "region"``, which the
     emitted region declares; never-assigned integers with an affine initialiser
-    (``int ii = i + 1;``) are replaced by that expression. Errors are located through
-    ``#line`` directives.
+    (``int ii = i + 1;``) are replaced by that expression. Variables the region declares
+    at its top level are read as declared just before ``#pragma scop`` (hoist.py): the
+    scops' ``source`` is the file with them moved there. Errors are located through
+    ``#line`` directives (and in the file as written).
     """
     if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
         path = str(path_or_text)
@@ -143,7 +148,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         filename = filename or "<input>"
     defines = _normalise_defines(defines)
     stripped = strip_comments(text)
-    line_map = LineMap.of(stripped)
+    line_map = LineMap.of(stripped, _inserted)
+    line_map.expansions = dict(_columns or {})
     try:
         found = find_regions(filename, stripped)
     except ScopError as err:
@@ -163,8 +169,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         moved.update(moved_here)
     if moved:      # a region uses FOR(i, n)-like macros: read it as the compiler does
         stripped = strip_comments(text)
-        line_map = LineMap.of(stripped)
-        line_map.expansions = moved
+        line_map = LineMap.of(stripped, _inserted)
+        line_map.expansions = {**(_columns or {}), **moved}
         found = find_regions(filename, stripped)
         regions = {k: _original_code(text, found[k], filename, line_map) for k in tables}
         no_strings = blank_strings(stripped)
@@ -199,6 +205,17 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         visible = visible_declarations(macros, plain, top, function, directives_blanked, conditional)
         try:
             built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
+        except HoistDeclarations as request:
+            if not moved:       # read the file again, the declarations moved before the region
+                hoisting = request.hoisting
+                line = hoisting.line
+                columns = {k + (k >= line): spans for k, spans in (_columns or {}).items()}
+                columns.update({k: [(c, c, c, w) for c, w in sorted(pairs)] for k, pairs in hoisting.columns.items()})
+                return extract(hoisting.apply(text, line_ending(text)), defines, include_dirs, filename,
+                               _inserted=tuple(k + (k >= line) for k in _inserted) + (line,), _columns=columns)
+            # (the offsets of the region's statement macros, expanded in place, would move)
+            unreadable.append(line_map.relocate(request.refusal))
+            continue
         except ScopError as err:
             if region.outer is None and "/* polysched: " in text[region.start:region.end]:
                 # code polysched generated, without the original it came from (no run-time
@@ -212,6 +229,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                                                      "the SCoP region contains no assignment statement")))
             continue
         builder, scop = built
+        scop.inserted_lines = _inserted
+        scop.start_line, scop.end_line = scop.line_as_written(scop.start_line), scop.line_as_written(scop.end_line)
         if table.kept_lines is not None and not moved:
             outside = _definitions_guard(text, stripped, table.kept_lines, macros, found, region, builder, scop,
                                          function, table)
@@ -1222,6 +1241,11 @@ class _RegionBuilder:
     def build(self) -> Scop | None:
         """The region's Scop, None when it has no statement."""
         body = self.body = self.parse_region()
+        if self.region.outer is None:       # (the original code kept in an output: as it is)
+            hoisting = hoist.plan(self, body)
+            if hoisting is not None:
+                first = hoist.top_level_declarations(body)[0]
+                raise HoistDeclarations(hoisting, self.error(first, _unsupported(first)))
         self.prescan(body)
         universe = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0))
         built = self.walk(body, _Context([], universe))

@@ -248,6 +248,13 @@ class Scop:
     # statements of the source that a transformation removed from the model (scalar
     # expansion's copy into the destination): their text is still in the region
     removed: tuple[Statement, ...] = ()
+    # lines the front end inserted into ``source`` (declarations moved before the
+    # region, scop/hoist.py): statement lines count them, the file as written does not
+    inserted_lines: tuple[int, ...] = ()
+
+    def line_as_written(self, line: int) -> int:
+        """Line ``line`` of ``source`` in the file as written (`inserted_lines`)."""
+        return line - sum(k < line for k in self.inserted_lines)
 
     @property
     def replaced_span(self) -> tuple[int, int]:
@@ -314,7 +321,7 @@ class Scop:
         lines.append("  statements:")
         for stmt in self.statements:
             body = stmt.body.replace("\n", "\n" + " " * 8)   # continuation lines stay indented
-            lines.append(f"    {stmt.name} (line {stmt.line}): {body}")
+            lines.append(f"    {stmt.name} (line {self.line_as_written(stmt.line)}): {body}")
             lines.append(f"      domain: {stmt.domain}")
             for acc in stmt.accesses:
                 lines.append(f"      {acc.kind}: {acc.relation}")
@@ -338,7 +345,7 @@ def scop_to_dict(scop: Scop) -> dict:
                    for a in scop.arrays.values()],
         "statements": [{
             "name": s.name,
-            "line": s.line,
+            "line": scop.line_as_written(s.line),
             "col": s.col,
             "iterators": list(s.iterators),
             "body": s.body,

@@ -407,9 +407,12 @@ class LineMap:
     # macros expanded in place (scop.macros.expand_statement_macros): per line, the
     # spans (start, end, original start, original end) of columns that moved
     expansions: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
+    # lines the front end inserted (scop/hoist.py: declarations moved before a region),
+    # each standing for the line after it
+    inserted: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, stripped: str) -> "LineMap":
+    def of(cls, stripped: str, inserted: tuple[int, ...] = ()) -> "LineMap":
         marks: list[tuple[int, str | None, int]] = []
         current: str | None = None
         for lineno, line in enumerate(stripped.split("\n"), start=1):
@@ -418,15 +421,15 @@ class LineMap:
                 if m.group(2) is not None:
                     current = m.group(2).encode("latin-1", "backslashreplace").decode("unicode_escape")
                 marks.append((lineno + 1, current, int(m.group(1))))
-        return cls(marks)
+        return cls(marks, inserted=tuple(inserted))
 
     def locate(self, line: int) -> tuple[str | None, int]:
-        result: tuple[str | None, int] = (None, line)
-        for start, file, first in self.marks:
-            if start > line:
+        file, start, first = None, 1, 1
+        for mark_start, mark_file, mark_first in self.marks:
+            if mark_start > line:
                 break
-            result = (file, first + line - start)
-        return result
+            file, start, first = mark_file, mark_start, mark_first
+        return file, first + line - start - sum(start <= k < line for k in self.inserted)
 
     def column(self, line: int, col: int) -> int:
         """The column of the file as written that column ``col`` of the text with its
@@ -441,7 +444,7 @@ class LineMap:
     def relocate(self, err: ScopError) -> ScopError:
         """``err`` at the presumed location of its line (unchanged without directives
         or expansions)."""
-        if (not self.marks and not self.expansions) or getattr(err, "relocated", False):
+        if (not self.marks and not self.expansions and not self.inserted) or getattr(err, "relocated", False):
             return err
         file, line = self.locate(err.line)
         moved = ScopError(file or err.filename, line, self.column(err.line, err.col), err.message)

@@ -1,0 +1,136 @@
+"""Variables a region declares at its top level (``double s = 0.0;`` right after
+``#pragma scop``) live on after the region: the front end reads them as declared just
+before ``#pragma scop`` (scop/hoist.py), an initialiser that must run where it is
+stays there as an assignment. Every optimized program is compiled and run against
+the original at sizes negative, 0, 1 and more, at 1 and 2 threads."""
+from __future__ import annotations
+
+import pytest
+
+from compiled_runs import outputs_of
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
+
+# every kind: a sum (constant initialiser), the iterators, initialisers that read what
+# the region computed (several declarators, one const), an integer name for a size
+# (a bound), a VLA and a table, and a typedef; all used after the region
+KERNEL = r"""#include <stdio.h>
+#include <stdlib.h>
+#define N 40
+double A[N][N], B[N];
+
+static void kernel(int n)
+{
+#pragma scop
+  double sum = 0.0;
+  int i, j = 0;
+  for (i = 0; i < n; i++)
+    B[i] = B[i] * 0.5 + A[i][0];
+  const double first = B[0 < n ? 0 : 0], scale = 2.0, *unused;
+  double last = B[n > 0 ? 0 : 0], /* a comment between declarators */ mid
+    = first * scale;
+  const int half = n / 2;
+  double tmp[n > 0 ? n : 1];
+  static const double w[3] = {0.25, 0.5, 0.25};
+  typedef double real;
+  for (i = 0; i < half; i++)
+    for (j = 0; j < n; j++)
+      A[i][j] = A[i][j] * first + mid;
+  for (i = 1; i < n - 1; i++)
+    tmp[i] = w[0] * B[i - 1] + w[1] * B[i] + w[2] * B[i + 1];
+  for (i = 1; i < n - 1; i++)
+    sum += tmp[i];
+  last = sum * scale;
+#pragma endscop
+  real r = sum + last;
+  printf("%.17g %.17g %.17g %d %d %d %.17g\n", sum, last, mid, i, j, half, r);
+  (void)unused;
+}
+
+int main(int argc, char **argv)
+{
+  int n = argc > 1 ? atoi(argv[1]) : N;
+  if (n > N) n = N;
+  for (int i = 0; i < N; i++) {
+    B[i] = i % 5;
+    for (int j = 0; j < N; j++) A[i][j] = (i * 7 + j * 3) % 11 - 5.0;
+  }
+  kernel(n);
+  for (int i = 0; i < N; i++)
+    printf("%.17g %.17g %.17g\n", B[i], A[i][0], A[i][N - 1]);
+  return 0;
+}
+"""
+
+SIZES = [(-3,), (0,), (1,), (2,), (7,), (40,)]
+
+
+def test_top_level_declarations_are_read_as_declared_before_the_region():
+    [scop] = extract(KERNEL, filename="k.c")
+    before, region = scop.source[:scop.region_start], scop.source[scop.region_start:scop.region_end]
+    # one line before the pragma declares them, the initialisers that read the region's
+    # values (and so lose 'const') left out; the region assigns those
+    line = before.rstrip("\n").split("\n")[-2]
+    assert line == ("  double sum = 0.0; int i, j = 0; double first, scale = 2.0, *unused; double last, mid; "
+                    "const int half = n / 2; double tmp[n > 0 ? n : 1]; static const double w[3] = "
+                    "{0.25, 0.5, 0.25}; typedef double real;")
+    assert "  first = B[0 < n ? 0 : 0];\n" in region
+    assert "  last = B[n > 0 ? 0 : 0], mid\n    = first * scale;\n" in region
+    # the pragmas' and statements' lines as written
+    assert (scop.start_line, scop.end_line) == (8, 28)
+    assert "S1 (line 13): first = B[0 < n ? 0 : 0];" in str(scop)
+    # sum and last are the region's scalars, half a parameter bounding i, w a table
+    assert "half" in scop.parameters
+    assert {"sum", "last", "first", "mid", "tmp"} <= set(scop.arrays)
+    assert scop.arrays["tmp"].origin != "region"
+
+
+@pytest.mark.parametrize("flags", [
+    dict(),
+    dict(scheduler="pluto", tile=True, parallel=True),
+    dict(scheduler="isl", tile=True, parallel=True),
+    dict(scheduler="pluto", fuse="max", tile=True, parallel=True, unroll=4),
+])
+def test_top_level_declarations_keep_what_the_program_prints(tmp_path, flags):
+    path = tmp_path / "kernel.c"
+    path.write_text(KERNEL)
+    text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+    assert outputs_of(text, tmp_path, "opt", SIZES) == outputs_of(KERNEL, tmp_path, "orig", SIZES)
+    # and the output, optimized again, still does
+    path.write_text(text)
+    again = optimize(path, OptimizeOptions.from_flags(**flags)).text
+    assert outputs_of(again, tmp_path, "again", SIZES[1:3]) == outputs_of(KERNEL, tmp_path, "orig", SIZES[1:3])
+
+
+HEADER = "double g, x[8];\nvoid kernel(int n)\n{\n  int i;\n#pragma scop\n"
+
+
+@pytest.mark.parametrize("region, message", [
+    # before its declaration, 'g' is the global: moving the declaration would change that
+    ("  x[0] = g;\n  /*@*/double g = 1.0;\n  for (i = 0; i < 8; i++) x[i] = g;\n",
+     "'g' is declared at the top level of the region after the region uses another 'g'"),
+    # an array's list of values read where it is: no assignment can stand for it
+    ("  x[0] = 1.0;\n  /*@*/double w[2] = {x[0], x[1]};\n  for (i = 0; i < 8; i++) x[i] = w[i % 2];\n",
+     "only a scalar's initialiser can stay in place"),
+    ("  n = 3;\n  /*@*/double t[n];\n  for (i = 0; i < 8; i++) x[i] = 0;\n",
+     "the extent of 't', declared at the top level of the region, depends on what the region computes"),
+])
+def test_declarations_that_cannot_move_are_refused_where_they_are(region, message):
+    text = HEADER + region + "#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text.replace("/*@*/", ""), filename="bad.c")
+    marker = text.index("/*@*/")
+    line = text.count("\n", 0, marker) + 1
+    assert (info.value.line, info.value.col) == (line, marker - text.rfind("\n", 0, marker))
+    assert message in info.value.message
+
+
+def test_errors_after_a_moved_declaration_point_at_the_file_as_written():
+    text = ("int foo(int);\ndouble x[8];\nvoid kernel(void)\n{\n  int i;\n#pragma scop\n"
+            "  for (i = 0; i < 8; i++) x[i] = 1.0;\n"
+            "  const double   s = x[2] + foo(1), t = 2.0;\n"
+            "  for (i = 0; i < 8; i++) x[i] = s * t;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert (info.value.line, info.value.col) == (8, 29)     # 'foo', its column before the rewrite
+    assert "call of 'foo'" in info.value.message
