@@ -138,7 +138,7 @@ def plan(builder, body: c_ast.Compound) -> Hoisting | None:
             cut.append((equals, init_end))
             written.add(name)           # assigned there, after what came before
         moved.append(_declaration_text(builder.stripped, start, end, cut))
-        edits.append(_assignments(builder.text, start, end, kept, columns, builder.starts, region.scop_line))
+        edits.append(_assignments(builder.text, start, end, kept, columns, builder.starts))
     first_line = builder.declaration_start(declarations[0])[0]
     indent = re.match(r"[ \t]*", builder.text[builder.starts[first_line - 1]:]).group(0)
     return Hoisting(region.scop_offset, region.scop_line, indent + " ".join(moved), tuple(edits), columns)
@@ -235,13 +235,12 @@ def _declaration_text(stripped: str, start: int, end: int, cut: list[tuple[int, 
 
 
 def _assignments(text: str, start: int, end: int, kept: list[tuple[int, int]],
-                 columns: dict[int, list[tuple[int, int]]], starts: list[int], pragma_line: int) \
-        -> tuple[int, int, str]:
+                 columns: dict[int, list[tuple[int, int]]], starts: list[int]) -> tuple[int, int, str]:
     """The edit of declaration ``text[start:end]`` leaving only its initialisers
     ``kept`` (``s = e``, from the name to the initialiser's end), joined by commas and
     ended by ``;`` (``double s = e, t;`` -> ``s = e;``), newlines kept; without them,
     the whitespace around it on its lines goes too. Records in ``columns`` where text
-    moved (lines numbered after the line inserted at ``pragma_line``)."""
+    moved (lines numbered after the line inserted before the region)."""
     line_of = lambda offset: text.count("\n", 0, offset) + 1          # noqa: E731
     column_of = lambda offset: offset - starts[line_of(offset) - 1] + 1   # noqa: E731
     if not kept or line_of(kept[0][0]) != line_of(start):
@@ -259,8 +258,7 @@ def _assignments(text: str, start: int, end: int, kept: list[tuple[int, int]],
 
     def anchor(offset: int) -> None:
         written = "".join(out)
-        column = len(written) - (written.rfind("\n") + 1) + column_of(start) if "\n" not in written \
-            else len(written) - written.rfind("\n")
+        column = len(written) - written.rfind("\n") if "\n" in written else column_of(start) + len(written)
         columns.setdefault(line_of(offset) + 1, []).append((column, column_of(offset)))
 
     for k, (a, b) in enumerate(sorted(kept)):
@@ -270,7 +268,6 @@ def _assignments(text: str, start: int, end: int, kept: list[tuple[int, int]],
         out.append(", " if k < len(kept) - 1 else ";")
         cursor = b
     dropped(end)
-    cursor = end
     if kept or end < len(text) and text[end] not in "\r\n":
         anchor(end)
     return start, end, "".join(out)
