@@ -364,6 +364,8 @@ class Program:
         if unknown:
             raise TransformError(f"verify: unknown option{'s' if len(unknown) > 1 else ''} "
                                  f"{', '.join(unknown)} (the options are {', '.join(known)})")
+        if options.get("threads") is not None:      # (libgomp would only complain on stderr)
+            options["threads"] = check_int(options["threads"], "verify", "threads", 1, 1024)
         extra_defines = options.pop("defines", None) or {}
         includes = self._include_dirs() + list(options.pop("include_dirs", []))
         if any(step.get("op") == "tensorize" for step in self._trace):
@@ -405,6 +407,8 @@ class Program:
 
         from polysched.bench import DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, run_binary
         repeat = check_int(repeat, "time", "repeat", 1)
+        if threads is not None:
+            threads = check_int(threads, "time", "threads", 1, 1024)
         with tempfile.TemporaryDirectory(prefix="polysched-time-") as tmp:
             source = Path(tmp) / (Path(self._origin.get("path") or self._origin.get("filename") or "input.c").name)
             text = (Path(self._origin["path"]).read_text(errors="surrogateescape") if self._origin.get("path")

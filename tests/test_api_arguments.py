@@ -103,6 +103,16 @@ MISUSES = [
     ("verify_dataset", lambda p: p.verify("BOGUS"), "dataset='BOGUS' changes nothing: the program never tests"),
     ("verify_dataset_int", lambda p: p.verify(5), "verify: dataset must be a name"),
     ("verify_option", lambda p: p.verify(threds=2), "verify: unknown option threds"),
+    # (libgomp only complained on the program's stderr: a legal program "differed")
+    ("verify_threads_list", lambda p: p.verify(threads=[1, 2]), "verify: threads must be an int, got [1, 2]"),
+    ("verify_threads_zero", lambda p: p.verify(threads=0), "verify: threads must be >= 1, got 0"),
+    ("time_threads_float", lambda p: p.time(threads=2.5), "time: threads must be an int, got 2.5"),
+    # a field of the wrong type (a string read as True kept versioning on; an int indent crashed)
+    ("c_code_versioning_str", lambda p: p.region_code({"versioning": "no"}),
+     "versioning must be True or False, got 'no'"),
+    ("c_code_indent_int", lambda p: p.c_code({"indent": 4}), "indent must be a string of spaces or tabs, got 4"),
+    ("c_code_prefixes_str", lambda p: p.c_code({"iterator_prefixes": "c"}),
+     "iterator_prefixes must be a tuple of C name prefixes, got 'c'"),
 ]
 
 

@@ -394,7 +394,7 @@ def test_plot_takes_and_returns_ax_legend_off_the_bars_ratio_ticks(tmp_path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from polysched.bench.report import plot
+    from polysched.bench import plot          # (as the README writes it)
 
     figure = Figure(figsize=(8, 4))
     FigureCanvasAgg(figure)
@@ -417,7 +417,7 @@ def test_plot_takes_and_returns_ax_legend_off_the_bars_ratio_ticks(tmp_path):
 # ----------------------------------------------------------------- 8. DataFrame
 
 def test_to_dataframe_and_without_pandas(monkeypatch):
-    from polysched.bench.report import to_dataframe
+    from polysched.bench import to_dataframe  # (as the README writes it)
 
     pytest.importorskip("pandas")
     frame = to_dataframe(synthetic())

@@ -104,6 +104,37 @@ def test_mark_on_the_reduction_loop_is_a_race(primitive):
     assert (i0, j0) == (i1, j1) and k0 != k1
 
 
+PREFIX_ROWS = """#include <stdio.h>
+#define N 24
+double A[N][N];
+static void kernel(int n, int m) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 1; j < m; j++)
+      A[i][j] = A[i][j] + A[i][j - 1];
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) A[i][j] = (i * 3 + j) % 7 - 2.5;
+  kernel(N, N);
+  for (int i = 0; i < N; i++) printf("%.17g\\n", A[i][N - 1]);
+  return 0;
+}
+"""
+
+
+def test_a_mark_follows_its_loop_through_an_interchange():
+    """``parallel`` on i (rows independent), then i and j swapped: the mark stays on i,
+    now the inner loop (it stayed above the band, on j, which carries the prefix sum)."""
+    p = ps.Program.from_source(PREFIX_ROWS, filename="prefix.c").parallel("S0", 0).interchange("S0", 0, 1)
+    assert p.check().legal
+    code = p.region_code()
+    assert re.search(r"for \(int c0 = 1; c0 < m; .*\n\s*#pragma omp parallel for.*\n\s*for \(int c1 = 0; c1 < n;",
+                     code), code
+    assert p.verify(None, threads=2).ok
+
+
 def test_parallel_finds_private_and_reduction_scalars():
     p = ps.Program.from_source(REDUCTIONS, filename="reductions.c")
     q = p.parallel("S0", 0).parallel("S2", 0)

@@ -92,6 +92,15 @@ class EmitOptions:
     validate: bool = True
 
     def __post_init__(self):
+        for name in ("versioning", "explain_dropped_pragmas", "lift_divisions", "scalar_replacement",
+                     "parallel_if", "validate"):
+            if not isinstance(getattr(self, name), bool):     # ("no" would read as True)
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if not isinstance(self.indent, str) or self.indent.strip():
+            raise ValueError(f"indent must be a string of spaces or tabs, got {self.indent!r}")
+        if isinstance(self.iterator_prefixes, str) or not self.iterator_prefixes or not all(
+                isinstance(p, str) and p.isidentifier() for p in self.iterator_prefixes):
+            raise ValueError(f"iterator_prefixes must be a tuple of C name prefixes, got {self.iterator_prefixes!r}")
         # the loop code's arithmetic is checked against int or a 64-bit signed type: an
         # unsigned or narrower counter would wrap where the checks assume it does not
         if self.iterator_type is not None and tuple(type_spelling(self.iterator_type)) not in _COUNTER_SPELLINGS:

@@ -146,7 +146,15 @@ def permute(scop, schedule: isl.Schedule, stmt: str, order: list[int], what: str
     new = list(members)
     for k, depth in enumerate(order):
         new[start + k] = members[start + depth - lo]
-    return _replace_band(node, [new]).get_schedule()
+    above = node.parent() if node.has_parent() else None
+    moved = order.index(lo)         # where the band's first permuted loop goes
+    if start > 0 or moved == 0 or above is None or above.get_type() != _t.mark:
+        return _replace_band(node, [new]).get_schedule()
+    # a mark above the band is on its first loop: it follows that loop, above the
+    # members from its new place on (the band split there)
+    mark = above.mark_get_id()
+    top = _replace_band(node, [new[:moved], new[moved:]]).parent().delete()
+    return top.child(0).insert_mark(mark).get_schedule()
 
 
 def interchange(scop, schedule: isl.Schedule, stmt: str, d1: int, d2: int) -> isl.Schedule:
