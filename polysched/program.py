@@ -590,10 +590,11 @@ class Program:
         what = f"parallel({stmt!r}, {depth!r})"
         check_bool(reassociate, what, "reassociate")
         if private is not None:          # one name, not its letters
-            args["private"] = private = as_list(private, what, "private", "a scalar name or a list of names",
-                                                item=str, single=str)
+            private = as_list(private, what, "private", "a scalar name or a list of names", item=str, single=str)
+            args["private"] = private = [self._model_name(name, what) for name in private]
         if reductions is not None:
-            args["reductions"] = reduction_pairs(reductions, what)
+            args["reductions"] = [[op, self._model_name(name, what) if isinstance(name, str) else name]
+                                  for op, name in reduction_pairs(reductions, what)]
             for _, name in args["reductions"]:
                 array = self.scop.arrays.get(name)
                 if array is not None and not reassociate and not is_integer_type(array.element_type):
@@ -609,6 +610,17 @@ class Program:
         else:
             value = Parallel(tuple(private or ()), tuple(tuple(r) for r in args.get("reductions", [])))
         return self._apply("parallel", args, primitives.mark, stmt, depth, value, what, hint=note)
+
+    def _model_name(self, name: str, what: str) -> str:
+        """The model's name of the variable ``name``: the name itself, or that of the
+        variable of the region's block declared as ``name`` (renamed, as ``tmp_1``)."""
+        if name in self.scop.arrays:
+            return name
+        renamed = [a.name for a in self.scop.arrays.values() if a.declared_as == name]
+        if len(renamed) > 1:
+            raise TransformError(f"{what}: '{name}' names several variables of the region's blocks "
+                                 f"({', '.join(renamed)}): give the one meant")
+        return renamed[0] if renamed else name
 
     def _scalar_clauses(self, stmt: str, depth: int, reassociate: bool):
         """The ``Parallel`` mark for loop ``(stmt, depth)`` with the private and

@@ -376,3 +376,32 @@ def test_region_arrays_too_large_to_declare_together_run_the_original(tmp_path):
     text = optimized(tmp_path, TWO_BIG, scheduler="pluto", tile=True, parallel=True)
     assert "sizeof(double[(M) > 0 ? (M) : 1]) + sizeof(double[(M) > 0 ? (M) : 1]) <= 1048576ULL" in text
     assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(TWO_BIG, tmp_path, "orig", [()])
+
+
+RENAMED = r"""#define N 16
+double A[N][N], B[N][N];
+int tmp;            /* another tmp: the block's is renamed in the model */
+void kernel(int n)
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    double tmp[4];
+    for (j = 0; j < 4; j++)
+      tmp[j] = A[i][j] * 2.0;
+    for (j = 0; j < n; j++)
+      B[i][j] = tmp[j % 4] + A[i][j];
+  }
+#pragma endscop
+}
+"""
+
+
+def test_a_renamed_region_array_is_named_private_by_its_source_name():
+    """The model renames the block's ``tmp`` (``tmp_1``); ``private=["tmp"]`` means it."""
+    program = Program.from_source(RENAMED, filename="renamed.c")
+    [model] = [a.name for a in program.scop.arrays.values() if a.origin == "region"]
+    assert model != "tmp" and program.scop.arrays[model].declared_as == "tmp"
+    marked = program.parallel("S0", 0, private=["tmp"])
+    assert f"private({model})" in marked.c_code()
+    assert marked.trace.calls() == [f"parallel(stmt='S0', depth=0, private=['{model}'])"]

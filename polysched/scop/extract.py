@@ -868,7 +868,8 @@ class _RegionBuilder:
         dims, sizes = self.local_extents(node, decl, ctx) if decl.dims else ([], [])
         self.scopes[-1][name] = local
         self.local_models.add(model)
-        self.arrays[model] = Array(model, decl.element_type, dims, origin="region", initializer=initializer)
+        self.arrays[model] = Array(model, decl.element_type, dims, origin="region", initializer=initializer,
+                                   declared_as=name if model != name else "")
         if table is not None:
             self.tables[model] = table
         self.table_refusals[model] = why_not

@@ -66,6 +66,9 @@ class Array:
     # the C text of the initialiser of a constant table the region declares
     # (origin "region": ``{0, 1, 0, -1}``)
     initializer: str = ""
+    # the name the source declares it by, when the model renamed it (a variable of a
+    # block of the region, ``double tmp[4];`` as ``tmp_1``, its name taken elsewhere)
+    declared_as: str = ""
 
     @property
     def c_text(self) -> str:
