@@ -950,6 +950,9 @@ class Program:
     tables: list[Table] = field(default_factory=list)
     structs: list[Struct] = field(default_factory=list)     # v5
     version: int = GENERATOR_VERSION    # the generator that wrote it (6: generate(..., v6=...); 7: v7)
+    # generator v8: the kernel's scalars declared at the top of its first region, and
+    # the region arrays of a region's top declared there without a block around it
+    v8: bool = False
 
     # -- lookups --------------------------------------------------------------------
     def array(self, name: str) -> Array | None:
@@ -1976,10 +1979,12 @@ class _Renderer:
         enums = enum_text(p, params, "enum_local")
         if enums:
             out.append("  " + enums)
+        top_scalars, braceless = v8_layout(p)
         if iterators:
             out.append(f"  {p.iter_type} {', '.join(iterators)};")
         for s in declared:
-            out.append(f"  {s.dtype} {s.name} = {s.init};")
+            if s not in top_scalars:
+                out.append(f"  {s.dtype} {s.name} = {s.init};")
         if iterators:
             init = 7 if p.iter_type in UNSIGNED_TYPES else -7
             out.append("  " + " ".join(f"{v} = {init};" for v in iterators))
@@ -1992,7 +1997,10 @@ class _Renderer:
                     out.append(f"  {s.name} = ({s.name} + 1) % {INT_MOD};")
             out.append("#pragma scop")
             self.lines = []
-            if any(isinstance(n, Local) for n in region):
+            if k == 0:
+                for s in top_scalars:           # v8
+                    self.emit(f"{s.dtype} {s.name} = {s.init};", 1)
+            if any(isinstance(n, Local) for n in region) and k not in braceless:
                 # v7: an array declared at the region's top: the region is a block
                 self.emit("{", 1)
                 self.nodes(region, 2)
@@ -2513,7 +2521,7 @@ def features(program: Program) -> set[str]:
         found.add("aliased")
     del names
     return found | extra_features(program) | v4_features(program) | v5_features(program) | v6_features(program) \
-        | v7_features(program)
+        | v7_features(program) | v8_features(program)
 
 
 def _linear_kind(x: X, sizes: set[str]) -> str:
@@ -2651,6 +2659,37 @@ def v6_features(program: Program) -> set[str]:
         if any(r.style == "macro" for r in refs_of(stmt)):
             found.add("refused_macro")
     return found & set(V6_FEATURES)
+
+
+# Generator v8 ('polysched fuzz --generator 8'): v7's programs with the declarations C
+# programmers put at the top of a region, which code after it may use (the front end
+# moves them before '#pragma scop', scop/hoist.py): the kernel's scalars, declared with
+# their values at the top of its first region, and the arrays v7 declares at a region's
+# top without the block v7 puts around the region.
+V8_FEATURES = ("top_scalar", "top_array")
+
+
+def v8_layout(program: Program) -> tuple[list[Scalar], set[int]]:
+    """Generator v8: the scalars declared at the top of the first region, and the
+    regions whose top-level arrays are declared without a block (their names declared
+    at no other region's top: they share the kernel's scope)."""
+    if not program.v8:
+        return [], set()
+    referenced = {r.name for st in statements(program) for r in refs_of(st)}
+    scalars = [sc for sc in program.scalars if sc.name in referenced and sc.scope != "block"]
+    braceless, taken = set(), {sc.name for sc in program.scalars}
+    for k, region in enumerate(program.regions):
+        names = {n.name for n in region if isinstance(n, Local)}
+        if names and not names & taken:
+            braceless.add(k)
+            taken |= names
+    return scalars, braceless
+
+
+def v8_features(program: Program) -> set[str]:
+    """Which of :data:`V8_FEATURES` the program has."""
+    scalars, braceless = v8_layout(program)
+    return {name for name, present in (("top_scalar", scalars), ("top_array", braceless)) if present}
 
 
 def v7_features(program: Program) -> set[str]:
@@ -4710,7 +4749,7 @@ def _shifted_node(node, var: str, k: int):
     return node
 
 
-def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False) -> Program:
+def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False, v8=False) -> Program:
     """Program number ``index`` of the batch ``seed`` (always the same one). ``v4``: the
     constructs of generator v4 it has (a subset of :data:`V4_KINDS`), instead of those
     drawn (tests force them: the program is then another one, but as deterministic);
@@ -4718,7 +4757,9 @@ def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False) -> Pro
     (:data:`V6_KINDS`), which are opt-in: ``False`` (or empty) none, the program v5
     writes; ``True`` drawn (at least one); a set of kinds: those. ``v7`` likewise for
     generator v7's (:data:`V7_KINDS`), added to the program ``v6`` asks for (``polysched
-    fuzz --generator 7``: ``v6=True, v7=True``)."""
+    fuzz --generator 7``: ``v6=True, v7=True``). ``v8``: the program written with
+    generator v8's declarations at the top of its regions (:func:`v8_layout`;
+    ``--generator 8``: ``v6=v7=v8=True``), otherwise the same."""
     forced6 = () if isinstance(v6, bool) else v6
     forced7 = () if isinstance(v7, bool) else v7
     for version, forced, kinds in ((4, v4, V4_KINDS), (5, v5, V5_KINDS), (6, forced6, V6_KINDS),
@@ -4731,6 +4772,8 @@ def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False) -> Pro
     for _ in range(200):
         generator = _Generator(rng, seed, index, v4, v5, v6, v7)
         program = generator.program()
+        if v8:
+            program.v8, program.version = True, 8
         try:
             _render_repairing(program)
             if generator.extra and not extra_features(program, dynamic=False):

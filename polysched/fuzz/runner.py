@@ -142,6 +142,8 @@ class FuzzConfig:
     # generator v7's likewise (arrays declared in the region; 'polysched fuzz --generator
     # 7' asks for v6's and v7's)
     v7: bool | tuple[str, ...] = False
+    # generator v8's layout (declarations at the top of the regions; '--generator 8')
+    v8: bool = False
     # how the original and the outputs are compiled ('polysched fuzz --cflags'): gcc
     # miscompiles some programs under one flag set only
     cflags: tuple[str, ...] = CFLAGS
@@ -486,7 +488,8 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
     start = time.perf_counter()
     result = ProgramResult(index)
     try:
-        program = generate(config.seed, index, v4=config.v4, v5=config.v5, v6=config.v6, v7=config.v7)
+        program = generate(config.seed, index, v4=config.v4, v5=config.v5, v6=config.v6, v7=config.v7,
+                           v8=config.v8)
         text = render(program)
     except Exception as err:               # noqa: BLE001
         result.invalid = f"generator: {type(err).__name__}: {err}"
@@ -713,7 +716,7 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
             counts[m.kind] = counts.get(m.kind, 0) + 1
     summary = Summary(config.programs, len(config.modes), config.seed, counts,
                       sum(1 for r in results if r.invalid), time.perf_counter() - start, results,
-                      7 if config.v7 else 6 if config.v6 else GENERATOR_VERSION, config.cflags)
+                      8 if config.v8 else 7 if config.v7 else 6 if config.v6 else GENERATOR_VERSION, config.cflags)
     if config.out is not None:
         _write_report(config, summary)
     return summary
