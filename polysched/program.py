@@ -804,6 +804,15 @@ class Program:
             schedule, report = tile_with_report(self.scop, self._deps, self._schedule, options, used)
         except (ValueError, TilingError) as err:
             raise TransformError(f"auto_tile: {err}") from None
+        if tile and isinstance(sizes, list):        # sizes that would be silently ignored or cut
+            if not report.tiled:
+                why = "; ".join(b.summary() for b in report.bands) or "the schedule has no band"
+                raise TransformError(f"auto_tile: sizes {sizes} given, but no band can be tiled ({why}); "
+                                     "auto_schedule() makes permutable bands")
+            deepest = max(len(b.sizes) for b in report.tiled)
+            if len(sizes) > deepest:
+                raise TransformError(f"auto_tile: {len(sizes)} sizes given, but the tiled bands have at most "
+                                     f"{deepest} loops")
         args = options.auto_tile_args(used)
         schedule = apply(self.scop, self._deps, "auto_tile()", lambda: schedule)
         result = self._derive(schedule, {"op": "auto_tile", "args": args})

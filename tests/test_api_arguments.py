@@ -67,6 +67,10 @@ MISUSES = [
     ("at_caches_str", lambda p: p.auto_tile(caches="x"), "caches must be None, a polysched.tiling.CacheSizes"),
     ("at_unroll_big", lambda p: p.auto_tile(unroll=10 ** 6), "unroll must be at most 64"),
     ("at_register_neg", lambda p: p.auto_tile(register_tile=-1), "register_tile must be >= 0"),
+    # sizes that were silently ignored (no band tiled) or cut to the band's depth
+    ("at_sizes_untiled", lambda p: p.auto_tile(sizes=[4, 4]), "auto_tile: sizes [4, 4] given, but no band can be tiled"),
+    ("at_sizes_long", lambda p: p.auto_schedule("pluto").auto_tile(sizes=[4, 4, 4, 4, 4]),
+     "auto_tile: 5 sizes given, but the tiled bands have at most 3 loops"),
     # replay: a malformed step names its index and op
     ("replay_args_null", lambda p: p.replay([{"op": "tile", "args": None}]), "trace step 0 (tile): args must be"),
     ("replay_version", lambda p: p.replay({"polysched_trace": 99, "steps": []}), "traces of version 1, not 99"),
