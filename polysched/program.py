@@ -299,6 +299,17 @@ class Program:
         from polysched.display import ScheduleView
         return ScheduleView(self._schedule, self.scop, self._deps)
 
+    # immutable: a copy is the program itself; a pickle is its origin and trace, read
+    # again and replayed where it is loaded (isl's objects do not pickle)
+    def __copy__(self) -> "Program":
+        return self
+
+    def __deepcopy__(self, memo) -> "Program":
+        return self
+
+    def __reduce__(self):
+        return _replayed, (dict(self._origin), self._trace.to_json(indent=None))
+
     def _derive(self, schedule: isl.Schedule, step: dict) -> "Program":
         trace = Trace(self._trace.steps + (step,), self._trace.source, self._trace.region)
         return Program(self.scop, self._deps, schedule, trace, scops=self._scops, region=self._region,
@@ -356,7 +367,10 @@ class Program:
         ``dataset`` (the suite's ``-D<DATASET>_DATASET``; MINI by default, like the CLI)
         and compare what they print: a ``polysched.bench.VerifyResult`` (``.ok``,
         ``.status`` "equal" / "differ" / "error"). ``options`` go to
-        ``polysched.bench.verify`` (``cc``, ``cflags``, ``threads``, ``defines``, ...)."""
+        ``polysched.bench.verify`` (``cc``, ``cflags``, ``threads``, ``defines``, ``rtol``,
+        ...). Bit for bit unless a step reorders a floating-point sum (``reassociate``,
+        a ``reduction`` clause, ``tensorize``): then within ``polysched.bench``'s
+        default tolerance."""
         from polysched.bench import verify
         known = [name for name in inspect.signature(verify).parameters
                  if name not in ("original", "transformed", "dataset")]
@@ -364,6 +378,10 @@ class Program:
         if unknown:
             raise TransformError(f"verify: unknown option{'s' if len(unknown) > 1 else ''} "
                                  f"{', '.join(unknown)} (the options are {', '.join(known)})")
+        if "rtol" not in options and "atol" not in options and not self._reassociates():
+            # bit for bit, as `optimize --verify`: only a reordered floating-point sum
+            # may differ in its last bits
+            options.update(rtol=0, atol=0)
         if options.get("threads") is not None:      # (libgomp would only complain on stderr)
             options["threads"] = check_int(options["threads"], "verify", "threads", 1, 1024)
         extra_defines = options.pop("defines", None) or {}
@@ -386,6 +404,13 @@ class Program:
                 includes.append(str(Path(original).resolve().parent))
             return verify(original, candidate, defines=defines, dataset=dataset,
                           include_dirs=includes, **options)
+
+    def _reassociates(self) -> bool:
+        """Whether a step asked for reordered reductions (``reassociate=True``, a
+        hand-written ``reduction`` clause, an intrinsic that sums in its own order)."""
+        text = self._trace.to_json(indent=None)
+        return '"reassociate": true' in text or "reduction=" in text \
+            or any(step.get("op") == "tensorize" for step in self._trace)
 
     def _defines_at(self, dataset: str | None) -> dict:
         """The defines the program was read with, less a ``*_DATASET`` one when a run
@@ -826,6 +851,11 @@ class Program:
         from polysched.emit_c.tensorize import block_mismatch, can_call
         try:
             tree = to_tree(self.scop, schedule)
+            unsupported = _unsupported_nodes(tree)
+            if unsupported:
+                raise TransformError(f"set_schedule(...): the tree has {' and '.join(unsupported)} nodes, which "
+                                     "the C printer does not take (bands, sequences, sets, filters and marks "
+                                     "only)")
             for node in _mark_nodes(tree.get_root()):
                 # a saved schedule keeps Program.tensorize's marks whole; one written by
                 # hand (`tensorize(dgemm_4x8)`) names no statement, loops or operands
@@ -881,6 +911,18 @@ class Program:
         return hash((id(self.scop), str(self._schedule)))
 
 
+def _replayed(origin: dict, trace: str) -> Program:
+    """The program a pickle holds (`Program.__reduce__`): its source read again (the
+    file, or the text kept), the trace replayed."""
+    options = dict(region=origin.get("region", 0), defines=origin.get("defines") or None,
+                   include_dirs=origin.get("include_dirs") or None)
+    if origin.get("path") is not None:
+        program = Program.from_file(origin["path"], **options)
+    else:
+        program = Program.from_source(origin["source"], filename=origin.get("filename") or "input.c", **options)
+    return program.replay(Trace.from_json(trace))
+
+
 def to_tree(scop: Scop, schedule) -> isl.Schedule:
     """An ``isl.Schedule`` over ``scop.domain`` from a tree, a schedule map, or isl text
     of either (see ``polysched.transform.forms``); a :class:`TransformError` if unusable."""
@@ -890,6 +932,21 @@ def to_tree(scop: Scop, schedule) -> isl.Schedule:
         return as_tree(scop, schedule)
     except ScheduleError as err:
         raise TransformError(str(err)) from None
+
+
+def _unsupported_nodes(tree: isl.Schedule) -> list[str]:
+    """The kinds of node of ``tree`` that emit_c does not print (context, guard,
+    extension, expansion: isl's AST generator then fails on spaces that differ)."""
+    kinds = {isl.schedule_node_type.context: "context", isl.schedule_node_type.guard: "guard",
+             isl.schedule_node_type.extension: "extension", isl.schedule_node_type.expansion: "expansion"}
+    found: set[str] = set()
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() in kinds:
+            found.add(kinds[node.get_type()])
+        return True
+    tree.get_root().foreach_descendant_top_down(visit)
+    return sorted(found)
 
 
 def _mark_nodes(node: isl.ScheduleNode) -> list[isl.ScheduleNode]:

@@ -15,6 +15,7 @@ from collections import defaultdict
 
 import islpy as isl
 
+from polysched.errors import TransformError
 from polysched.islutil import maps_of, val
 
 DEFAULT_PARAMETER = 8
@@ -79,13 +80,20 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
 
     p = _program(program)
     scop = p.scop
+    if stmt not in p.statements:
+        raise TransformError(f"domain({stmt!r}): no statement {stmt!r} (statements: {', '.join(p.statements)})")
     statement = scop.statement(stmt)
     iterators = statement.iterators
     values = parameter_values(scop, params)
     if len(iterators) == 0:
-        raise ValueError(f"{stmt} has no loop: nothing to draw")
+        raise TransformError(f"domain({stmt!r}): {stmt} has no loop: nothing to draw")
     if dims is None:
         dims = list(range(len(iterators)))[-2:]
+    bad = [d for d in dims if not (d in iterators if isinstance(d, str)
+                                   else isinstance(d, int) and 0 <= d < len(iterators))]
+    if bad:
+        raise TransformError(f"domain({stmt!r}): dims {list(dims)}: {bad[0]!r} is none of {stmt}'s loops "
+                             f"({', '.join(iterators)}, or their positions 0..{len(iterators) - 1})")
     dims = [iterators.index(d) if isinstance(d, str) else int(d) for d in dims]
     if len(dims) == 1:
         dims = dims + dims
@@ -233,7 +241,10 @@ def dependence_graph(program_or_deps, ax=None, *, kinds=("raw", "war", "waw")):
     S to T (self-dependences as loops)."""
     import networkx as nx
     deps = getattr(program_or_deps, "deps", program_or_deps)
-    graph = deps.graph(tuple(kinds))
+    try:
+        graph = deps.graph(tuple(kinds))
+    except ValueError as err:           # an unknown kind
+        raise TransformError(f"dependence_graph: {err}") from None
     ax = _ax(ax, (5, 4))
     nodes = list(graph.nodes)
     if len(nodes) == 1:

@@ -288,3 +288,49 @@ def test_a_program_read_at_one_dataset_runs_at_the_dataset_asked_for():
     assert result.status == "equal" and "500 values equal" in str(result), result
     result = medium.verify(dataset="SMALL")   # 60 x 70
     assert result.status == "equal" and "4200 values equal" in str(result), result
+
+
+def test_a_program_copies_as_itself_and_pickles_as_its_source_and_trace(gemm, tmp_path):
+    """Notebooks deepcopy values and send them to worker processes (pickle): a copy of
+    the immutable program is the program; a pickle, read back, has its tree and C."""
+    import copy
+    import pickle
+
+    q = gemm.auto_schedule("pluto").tile("S1", [8, 16, 32]).parallel("S1", 0)
+    assert copy.copy(q) is q and copy.deepcopy({"p": q})["p"] is q
+    back = pickle.loads(pickle.dumps(q))
+    assert str(back.schedule) == str(q.schedule) and back.c_code() == q.c_code()
+    assert back.trace.calls() == q.trace.calls()
+    text = ps.Program.from_source(get("gemm").path.read_text(), filename="gemm.c", defines={"N": "40"})
+    again = pickle.loads(pickle.dumps(text.auto_schedule("isl")))
+    assert again.c_code() == text.auto_schedule("isl").c_code()
+
+
+def test_set_schedule_refuses_nodes_the_printer_does_not_take(gemm):
+    """A context node passed the legality check, then failed in isl's AST generator
+    ("spaces don't match"): it is refused where it is given."""
+    tree = gemm.schedule.get_root().child(0).insert_context(gemm.scop.context.params()).get_schedule()
+    with pytest.raises(ps.TransformError, match="the tree has context nodes, which the C printer does not take"):
+        gemm.set_schedule(tree)
+
+
+def test_unroll_and_jam_names_a_shared_loop_through_any_of_its_statements():
+    """conv1d's i loop runs S0 (y[i] = 0) and S1's k loop: it is S0's innermost loop,
+    not the band's, so jamming it is the same through S0 as through S1."""
+    source = """#define N 32
+double x[N + 8], w[8], y[N];
+void kernel(int n, int kw) {
+  int i, k;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    y[i] = 0.0;
+    for (k = 0; k < kw; k++)
+      y[i] += w[k] * x[i + k];
+  }
+#pragma endscop
+}
+"""
+    p = ps.Program.from_source(source, filename="conv1d.c")
+    assert str(p.unroll_and_jam("S0", 0, 4).schedule) == str(p.unroll_and_jam("S1", 0, 4).schedule)
+    with pytest.raises(ps.TransformError, match="loop 1 is the innermost loop of S1: nothing to jam"):
+        p.unroll_and_jam("S1", 1, 4)

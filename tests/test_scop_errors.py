@@ -294,3 +294,14 @@ def test_assert_is_named():
     """helper-29: glibc's assert, read expanded, gave "syntax error: invalid expression"."""
     check("for (i = 0; i < N; i++) {\n  /*@*/assert(x[i] < 100);\n  x[i] = 0;\n}",
           "'assert' inside a SCoP: it may end the program", header="#include <assert.h>\n" + HEADER)
+
+
+def test_a_region_ending_in_another_function_points_at_the_closing_brace():
+    """The wrapped region parsed (its rest as a function of its own): the error named a
+    parameter of the other function as undeclared."""
+    text = ("void k(int n, double *a) {\n  int i;\n#pragma scop\n  for (i = 0; i < n; i++)\n    a[i] = 1.0;\n"
+            "/*@*/}\nvoid k2(double *b) {\n  b[0] = 1.0;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(text.replace(MARK, ""), filename="bad.c")
+    assert (info.value.line, info.value.col) == (6, 1)
+    assert "'}' closes a block the region did not open" in info.value.message

@@ -1,6 +1,8 @@
 """polysched.viz: every picture takes an ax and returns it, and draws what it says."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -47,3 +49,14 @@ def test_schedule_tree_and_timings(seidel):
     ax = viz.timings(["a", "b"], [2.0, 1.0])
     assert any("2.00x" in t.get_text() for t in ax.texts)
     plt.close("all")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: viz.domain(p, "S7"), "domain('S7'): no statement 'S7'"),
+    (lambda p: viz.domain(p, "S0", dims=("x", "y")), "dims ['x', 'y']: 'x' is none of S0's loops"),
+    (lambda p: viz.domain(p, "S0", dims=(0, 9)), "dims [0, 9]: 9 is none of S0's loops"),
+    (lambda p: viz.dependence_graph(p, kinds=("foo",)), "dependence_graph: unknown dependence kind 'foo'"),
+])
+def test_misuse_is_a_transform_error_of_one_sentence(seidel, call, message):
+    with pytest.raises(ps.TransformError, match=re.escape(message)):
+        call(seidel)

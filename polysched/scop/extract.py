@@ -667,6 +667,14 @@ class _RegionBuilder:
 
     def parse_region(self) -> c_ast.Compound:
         region_text = self.region_text
+        depth = 0
+        for k in range(self.region.start, self.region.end):
+            depth += self.plain[k] == "{"
+            depth -= self.plain[k] == "}"
+            if depth < 0:   # (the wrapped text would parse: the rest as another function)
+                line, col = line_col(self.starts, k)
+                raise ScopError(self.filename, line, col, "'}' closes a block the region did not open: "
+                                "'#pragma scop' and '#pragma endscop' must be in the same block")
         # pycparser rejects '\r' (CRLF files); a space keeps every column in place
         # (an attribute, double t[N] __attribute__((aligned(64)));, is left out likewise)
         region_text = blank_attributes(region_text) if "__attribute" in region_text else region_text

@@ -27,7 +27,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polysched.errors import TransformError
-from polysched.islutil import val, without_ast_options
+from polysched.islutil import sets_of, val, without_ast_options
 from polysched.limits import MAX_JAM, MAX_SIZE
 from polysched.marks import Jam, Mark, try_parse_mark
 
@@ -468,12 +468,13 @@ def unroll_and_jam(scop, schedule: isl.Schedule, stmt: str, depth: int, factor: 
     copies would all run before ``S1``'s, reversing ``S1(k) -> S0(k + 1)``."""
     what = f"unroll_and_jam({stmt!r}, {depth!r}, {factor!r})"
     factor = _check_int(factor, what, "factor", 1, MAX_JAM)
-    loops = statement_loops(scop, schedule, stmt)
     lp = loop(scop, schedule, stmt, depth, what)
-    if depth == len(loops) - 1:
+    node = node_at(schedule, lp.path)
+    # (the loop may be the innermost of stmt and not of another statement it runs)
+    below = {s.get_tuple_name() for s in sets_of(node.get_domain())}
+    if all(len(statement_loops(scop, schedule, name)) == depth + 1 for name in below):
         raise TransformError(f"{what}: loop {depth} is the innermost loop of {stmt}: nothing to jam "
                              "into (use unroll for a plain unroll)")
-    node = node_at(schedule, lp.path)
     members = _members(node)
     m = lp.member
     outer = members[:m] + [_tile_member(members[m], factor)]
