@@ -32,7 +32,7 @@ import islpy as isl
 from polysched.arguments import (as_list, check_bool, check_int, dataset_name, fields_of, plain, reduction_pairs,
                                  refusal, source_options, tile_sizes)
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
-                                  parse_schedule)
+                                  may_overflow, parse_schedule)
 from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.limits import MAX_CACHE, MAX_JAM
 from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark, try_parse_mark
@@ -620,11 +620,16 @@ class Program:
         if reductions is not None:
             args["reductions"] = [[op, self._model_name(name, what) if isinstance(name, str) else name]
                                   for op, name in reduction_pairs(reductions, what)]
-            for _, name in args["reductions"]:
+            for op, name in args["reductions"]:
                 array = self.scop.arrays.get(name)
                 if array is not None and not reassociate and not is_integer_type(array.element_type):
                     raise TransformError(f"{what}: '{name}' is a floating-point reduction, whose sum the "
                                          "threads reorder: pass reassociate=True to allow it")
+                if array is not None and not reassociate and may_overflow(array.element_type) \
+                        and op in ("+", "-", "*"):
+                    raise TransformError(f"{what}: '{name}' is a signed integer reduction, whose partial sums "
+                                         "in another order may overflow (undefined in C): pass "
+                                         "reassociate=True to allow it")
         if reassociate:
             args["reassociate"] = True
         note = ""

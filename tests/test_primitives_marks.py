@@ -20,7 +20,7 @@ from polysched.marks import (Ivdep, MarkError, Parallel, Simd, Tensorize, Unroll
 REDUCTIONS = """#include <stdio.h>
 #define N 100
 int a[N];
-long s;
+unsigned long s;
 double x[N], y[N], d;
 static double t;
 static void kernel(void) {
@@ -40,7 +40,7 @@ int main(void) {
   int i;
   for (i = 0; i < N; i++) { a[i] = i * 3 % 7; x[i] = 0.5 * i; }
   kernel();
-  printf("%ld %.10g\\n", s, d);
+  printf("%lu %.10g\\n", s, d);
   for (i = 0; i < N; i++) printf("%.10g\\n", y[i]);
   return 0;
 }

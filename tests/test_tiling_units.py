@@ -141,13 +141,14 @@ SUBTRACTED = r"""
 #include <stdlib.h>
 int L[5000];
 int main(int argc, char **argv) {
-  int i, n = atoi(argv[1]), l2 = 7;
+  int i, n = atoi(argv[1]);
+  unsigned l2 = 7;
   for (i = 0; i < 5000; i++) L[i] = i % 13 - 4;
 #pragma scop
   for (i = 0; i < n; i++)
     l2 = l2 - L[i] + (i & 3);
 #pragma endscop
-  printf("%d\n", l2);
+  printf("%u\n", l2);
   return 0;
 }
 """

@@ -745,20 +745,37 @@ def test_reassociate_allows_floating_point_reduction(tmp_path):
 INT_REDUCTION = r"""
 #include <stdio.h>
 int A[5000];
-long total;
+unsigned long total;
 void kernel(int n) {
   int i;
 #pragma scop
   for (i = 0; i < n; i++) total += A[i] * 3 - 1;
 #pragma endscop
 }
-int main(void) { for (int k = 0; k < 5000; k++) A[k] = k % 97; total = 0; kernel(5000); printf("%ld\n", total); return 0; }
+int main(void) { for (int k = 0; k < 5000; k++) A[k] = k % 97; total = 0; kernel(5000); printf("%lu\n", total); return 0; }
 """
 
 
 def test_integer_reduction_stays_parallel(tmp_path):
     outputs = assert_same_behaviour(tmp_path, INT_REDUCTION, modes={"tile-par": FLAG_SETS["tile-par"]})
     assert "reduction(+:total)" in outputs["tile-par"]
+
+
+def test_a_signed_integer_reduction_is_parallel_only_on_request(tmp_path):
+    """Partial sums in another order may overflow where the original's do not (a probe:
+    -1.5e9, then 1.5e9 twice: the original's running sum stays in int, the second
+    thread's partial sum reaches 3e9), which C leaves undefined (UBSan, -ftrapv abort):
+    a signed sum of int's rank is reordered only with --reassociate, like a
+    floating-point one; narrower and unsigned types wrap as C defines."""
+    signed, narrow = tmp_path / "signed.c", tmp_path / "narrow.c"
+    signed.write_text(INT_REDUCTION.replace("unsigned long total", "long total").replace("%lu", "%ld"))
+    narrow.write_text(INT_REDUCTION.replace("unsigned long total", "short total").replace("%lu", "%d"))
+    plain = optimize(signed, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "reduction(" not in plain.text
+    assert "signed integer reduction" in plain.summary()
+    asked = optimize(signed, OptimizeOptions.from_flags(tile=True, parallel=True, reassociate=True))
+    assert "reduction(+:total)" in asked.text
+    assert "reduction(+:total)" in optimize(narrow, OptimizeOptions.from_flags(tile=True, parallel=True)).text
 
 
 # -- found by the third probe: the start value's type, macros redefined or given with -D
@@ -1418,14 +1435,15 @@ static int product_mod(int n) {
   return s + t;
 }
 static int counting(int n, double *B) {
-  int i, c = 0;
+  int i;
+  unsigned c = 0;
 #pragma scop
   for (i = 0; i < n; i++) {
     B[i] = A[i] * 0.5;
     c += A[i];
   }
 #pragma endscop
-  return c;
+  return (int)c;
 }
 int main(void) {
   double B[200];
@@ -1441,7 +1459,7 @@ def test_integer_updates_that_are_no_reductions(tmp_path):
     """A probe's programs, each made ``reduction(...)`` and wrong at 2 threads: an int
     summed with a double (truncated at every step), a _Bool (``s = (s + a) != 0``),
     ``s = s * a % 1000`` and ``t = t * a / 2`` (the % and / apply to the product). They
-    stay serial; an int sum beside a double statement is still a reduction."""
+    stay serial; an unsigned sum beside a double statement is still a reduction."""
     outputs = assert_same_behaviour(tmp_path, INEXACT_REDUCTIONS, opts=("-O2",))
     assert "reduction(+:c)" in outputs["tile-par"]
     assert outputs["tile-par"].count("reduction(") == 1

@@ -159,6 +159,18 @@ def is_integer_type(c_type: str) -> bool:
     return bool(words) and words <= _INTEGER_TYPE_WORDS
 
 
+_NARROW_OR_UNSIGNED = frozenset("char short unsigned _Bool bool size_t uintptr_t int8_t int16_t uint8_t "
+                                "uint16_t uint32_t uint64_t uintmax_t".split())
+
+
+def may_overflow(c_type: str) -> bool:
+    """Whether sums and products of integer type ``c_type`` may overflow, which C leaves
+    undefined: a signed type of ``int``'s rank or wider. (Unsigned arithmetic wraps;
+    ``char`` and ``short`` compute in ``int`` and convert back modulo.)"""
+    words = set(c_type.replace("const", " ").replace("volatile", " ").split())
+    return is_integer_type(c_type) and not words & _NARROW_OR_UNSIGNED
+
+
 def reduction_operator(body: str, name: str) -> str | None:
     """The OpenMP reduction operator if ``body`` is ``name op= e;`` or ``name = name op e;``
     with ``e`` free of ``name``, else None (``-`` is a sum: partial sums combine with +).
@@ -266,6 +278,13 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
         if op is not None and not is_integer_type(array.element_type):
             if not reassociate:
                 verdict.blocking[name] = "floating-point reduction (parallel only with --reassociate)"
+                continue
+            verdict.reassociated.append(name)
+        elif op is not None and may_overflow(array.element_type):
+            if not reassociate:
+                verdict.blocking[name] = ("signed integer reduction: partial sums in another order may overflow "
+                                          "(undefined in C) where the original's do not (parallel only with "
+                                          "--reassociate)")
                 continue
             verdict.reassociated.append(name)
         if op is not None:

@@ -34,7 +34,10 @@ class TileOptions:
     where each one waited for the one before.
     ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
     default: a parallel floating-point sum is computed in another order, so its result
-    differs from the original's (like ``-ffast-math``); integer reductions are exact.
+    differs from the original's (like ``-ffast-math``); and signed integer sums of ``int``'s
+    rank or wider, whose partial sums in another order may overflow (undefined in C) where
+    the original's did not. Unsigned and narrower integer reductions wrap as C defines:
+    exact.
     """
 
     tile: bool = True
