@@ -98,7 +98,11 @@ CASES = {
     "iterator_outside_loop": ("for (i = 0; i < N; i++)\n  x[i] = 0;\nx[/*@*/i] = 1;", "outside its loop"),
     "non_integer_subscript": ("x[/*@*/1.5] = 0;", "non-integer constant"),
     "pointer_swap": ("for (t = 0; t < 4; t++) {\n  for (i = 0; i < N; i++)\n    p[i] = x[i];\n  /*@*/p = x;\n}",
-                     "'p' is a pointer used as a whole value here; assigning or swapping pointers"),
+                     "'p' is a pointer used as a whole value here (assigned, swapped, compared or passed)"),
+    "pointer_compare": ("for (i = 0; i < N; i++)\n  x[i] = (/*@*/p == x) ? 1.0 : x[i];",
+                        "'p' is a pointer used as a whole value here (assigned, swapped, compared or passed)"),
+    # valid C for x[i], which the front end reads the other way round only
+    "commuted_subscript": ("for (i = 0; i < N; i++)\n  /*@*/i[x] = 0;", "'i[x]' subscripts the loop iterator: write 'x[i]'"),
     "row_of_an_array": ("for (i = 0; i < N; i++)\n  /*@*/A[i] = 0;",
                         "'A' has 2 dimension(s) but is accessed with 1 subscript(s) (a partial subscript"),
 }

@@ -2808,6 +2808,12 @@ class _RegionBuilder:
                                    "arithmetic or a computed base is not supported)")
         name = base.name
         if name in ctx.iterators or name in self.all_iterators:
+            swapped = subscripts[0] if len(subscripts) == 1 else None
+            array = self.visible.declarations.get(swapped.name) if isinstance(swapped, c_ast.ID) else None
+            if array is not None and array.dims:        # i[b], which C reads as b[i]
+                raise self.error(site or base, f"'{name}[{swapped.name}]' subscripts the loop iterator: write "
+                                               f"'{swapped.name}[{name}]' (C reads both the same; the front end "
+                                               "takes the array first)")
             raise self.error(site or base, f"loop iterator '{name}' cannot be subscripted or assigned")
         if name in self.macros:
             raise self.error(site or base, f"macro '{name}' used as an array")
@@ -2829,9 +2835,9 @@ class _RegionBuilder:
             if not decl.dims:
                 raise self.error(where, f"'{name}' is a scalar but is accessed with {len(subscripts)} subscript(s)")
             if not subscripts and "" in decl.dims:
-                raise self.error(where, f"'{name}' is a pointer used as a whole value here; assigning or "
-                                        "swapping pointers inside a region is not supported (swap them "
-                                        "outside it, between runs of the region)")
+                raise self.error(where, f"'{name}' is a pointer used as a whole value here (assigned, "
+                                        "swapped, compared or passed); a region reads and writes only the "
+                                        "elements of its arrays (assign or compare pointers outside it)")
             if not subscripts:
                 raise self.error(where, f"'{name}' is an array used without subscripts (as a pointer), "
                                         "which a region does not support")
