@@ -995,7 +995,8 @@ def _within_codegen_budget(generate):
         return run_isolated(generate, CODEGEN_BUDGET)
     except IsolatedTimeout:
         raise CodegenError(f"code generation ran past {CODEGEN_BUDGET:g} s of CPU time on this schedule "
-                           "(isl's AST generator; fewer skews or tile levels generate faster)") from None
+                           "(isl's AST generator; a simpler tree generates faster: fewer tile levels, "
+                           "wavefronts, skews or jams, as `optimize` itself falls back to)") from None
 
 
 __all__ = ["Program", "Trace", "to_tree"]
