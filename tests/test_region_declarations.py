@@ -114,6 +114,9 @@ HEADER = "double g, x[8];\nvoid kernel(int n)\n{\n  int i;\n#pragma scop\n"
      "only a scalar's initialiser can stay in place"),
     ("  n = 3;\n  /*@*/double t[n];\n  for (i = 0; i < 8; i++) x[i] = 0;\n",
      "the extent of 't', declared at the top level of the region, depends on what the region computes"),
+    # under another -D, the other branch declares it: a line before the region would clash
+    ("#ifdef F\n  double t = 1.0;\n#else\n  /*@*/float t = 1.0;\n#endif\n  for (i = 0; i < 8; i++) x[i] = t;\n",
+     "declaration of 't' at the top level of a SCoP, where the code after the region may use it"),
 ])
 def test_declarations_that_cannot_move_are_refused_where_they_are(region, message):
     text = HEADER + region + "#pragma endscop\n}\n"

@@ -1250,7 +1250,9 @@ class _RegionBuilder:
     def build(self) -> Scop | None:
         """The region's Scop, None when it has no statement."""
         body = self.body = self.parse_region()
-        if self.region.outer is None:       # (the original code kept in an output: as it is)
+        # (not in the original code an output keeps, nor past '#if's of the region: the
+        # line moved before it would be there under every -D)
+        if self.region.outer is None and self.preprocessor_guard is None:
             hoisting = hoist.plan(self, body)
             if hoisting is not None:
                 first = hoist.top_level_declarations(body)[0]
