@@ -137,3 +137,33 @@ def test_errors_after_a_moved_declaration_point_at_the_file_as_written():
         extract(text, filename="bad.c")
     assert (info.value.line, info.value.col) == (8, 29)     # 'foo', its column before the rewrite
     assert "call of 'foo'" in info.value.message
+
+
+THROUGH_A_POINTER = r"""#include <stdio.h>
+double g = 1.0, A[8];
+static double h = 2.0;
+static void kernel(double *p, double *q) {
+  int i;
+#pragma scop
+  p[0] = 5.0;
+  q[0] = 7.0;
+  double s = g, t = h;
+  for (i = 0; i < 8; i++) A[i] = s * i + t;
+#pragma endscop
+  printf("%.17g %.17g %.17g\n", s, t, A[3]);
+}
+int main(void) { double *hp = &h; kernel(&g, hp); return 0; }
+"""
+
+
+def test_an_initialiser_a_pointer_may_change_stays_in_place(tmp_path):
+    """``p[0] = 5.0`` writes ``g`` (a global another file may reach) and ``q[0]`` writes
+    ``h`` (its address taken in the file) before ``double s = g, t = h;``: moved before
+    the region, the initialisers would read 1.0 and 2.0."""
+    path = tmp_path / "pointer.c"
+    path.write_text(THROUGH_A_POINTER)
+    [scop] = extract(THROUGH_A_POINTER, filename="pointer.c")
+    assert scop.source[:scop.region_start].rstrip("\n").split("\n")[-2] == "  double s, t;"
+    for flags in (dict(), dict(scheduler="pluto", tile=True, parallel=True)):
+        text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+        assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(THROUGH_A_POINTER, tmp_path, "orig", [()])

@@ -22,8 +22,9 @@ The rewritten text is the file the model, the optimized output and its fallback 
 from, so every other stage sees an ordinary variable declared before the region. A
 declaration moves whole (initialiser included) when nothing in the region before it
 can change what it evaluates: an initialiser and array extents of constants, macros,
-enumerators and variables the region has not yet mentioned (``int m = n / 2;``,
-``double w[3] = {1, 2, 3};``, ``double t[n];``). Otherwise a scalar's initialiser stays
+enumerators and variables the region has not yet assigned and no pointer reaches (not a
+global of external linkage, nor a variable whose address the file takes): ``int m = n /
+2;``, ``double w[3] = {1, 2, 3};``, ``double t[n];``. Otherwise a scalar's initialiser stays
 in place as an assignment (``double s = A[0];`` -> ``s = A[0];``); an array or pointer
 whose initialiser or extent depends on the region is refused. So is a name the region
 uses before declaring it (the other variable of that name), whose meaning moving the
@@ -98,7 +99,13 @@ def plan(builder, body: c_ast.Compound) -> Hoisting | None:
     region, plain = builder.region, builder.plain
     moved, edits = [], []
     columns: dict[int, list[tuple[int, int]]] = {}
-    written: set[str] = set()       # what the region assigned so far (a moved value must not read it)
+    # what the region assigned so far (a moved value must not read it), and from the
+    # start what a pointer may write: a global another file may reach, a variable
+    # whose address the file takes
+    written: set[str] = set()
+    for name, decl in builder.visible.declarations.items():
+        if (decl.origin == "global" and not decl.internal) or re.search(rf"(?<!&)&\s*{re.escape(name)}\b", plain):
+            written.add(name)
     groups: dict[int, list[c_ast.Node]] = {}        # declarators by the declaration they are in
     for item in body.block_items or []:
         if isinstance(item, (c_ast.Decl, c_ast.Typedef)):
