@@ -167,3 +167,73 @@ def test_an_initialiser_a_pointer_may_change_stays_in_place(tmp_path):
     for flags in (dict(), dict(scheduler="pluto", tile=True, parallel=True)):
         text = optimize(path, OptimizeOptions.from_flags(**flags)).text
         assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(THROUGH_A_POINTER, tmp_path, "orig", [()])
+
+
+# a static keeps its value from call to call: its initialiser, a constant C evaluates
+# once, moves with it whatever precedes it (left in place, it ran at every call); a struct
+# defined with a variable moves whole; a list read before anything of the region ran
+# moves too
+CALLED_AGAIN = r"""#include <stdio.h>
+#include <math.h>
+int A[8];
+struct pair { double a, b; };
+static void kernel(int n) {
+  int i;
+#pragma scop
+  double w[2] = {A[0], A[1]};
+  for (i = 0; i < n; i++)
+    A[i] = A[i] + 1;
+  static int calls = sizeof(A) / sizeof(A[0]);
+  static double r = sqrt(4.0);
+  struct pt { double x, y; } q = {1.5, 2.5};
+  calls = calls + 1;
+  r = r + 1.0;
+  A[0] = A[0] + (int)(w[1] + q.y);
+#pragma endscop
+  printf("%d %.17g %.17g %d\n", calls, r, q.x, A[0]);
+}
+int main(void) { for (int k = 0; k < 3; k++) kernel(8); return 0; }
+"""
+
+
+def test_statics_structs_and_a_first_list_move_whole(tmp_path):
+    path = tmp_path / "again.c"
+    path.write_text(CALLED_AGAIN)
+    [scop] = extract(CALLED_AGAIN, filename="again.c")
+    assert scop.source[:scop.region_start].rstrip("\n").split("\n")[-2] == (
+        "  double w[2] = {A[0], A[1]}; static int calls = sizeof(A) / sizeof(A[0]); static double r = "
+        "sqrt(4.0); struct pt { double x, y; } q = {1.5, 2.5};")
+    for flags in (dict(), dict(scheduler="pluto", tile=True, parallel=True)):
+        text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+        assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(CALLED_AGAIN, tmp_path, "orig", [()])
+
+
+@pytest.mark.parametrize("declarations, region, message", [
+    # GETS reads the global s: moved up, the local s would hide it there
+    ("#define GETS g\n", "  x[0] = GETS;\n  /*@*/double g = 0.5;\n  for (i = 0; i < 8; i++) x[i] = g;\n",
+     "'g' is declared at the top level of the region after the region uses another 'g'"),
+    ("int K = 2;\n", "  x[0] = K;\n  /*@*/enum { K = 7 };\n  for (i = 0; i < 8; i++) x[i] = K;\n",
+     "'K' is declared at the top level of the region after the region uses another 'K'"),
+    ("struct pt { double a, b; };\n", "  x[0] = sizeof(struct pt);\n  struct /*@*/pt { char c; };\n"
+     "  for (i = 0; i < 8; i++) x[i] = sizeof(struct pt);\n",
+     "'pt' is declared at the top level of the region after the region uses another 'pt'"),
+    # its value read where it is, but a const typedef's variable cannot be assigned there
+    ("typedef const double cdouble;\n", "  x[0] = 1.0;\n  /*@*/cdouble c = x[0];\n  for (i = 0; i < 8; i++) x[i] = c;\n",
+     "only a scalar's initialiser can stay in place (not a const typedef's)"),
+])
+def test_declarations_hiding_what_the_region_used_are_refused(declarations, region, message):
+    text = declarations + HEADER + region + "#pragma endscop\n}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text.replace("/*@*/", ""), filename="bad.c")
+    marker = text.index("/*@*/")
+    assert (info.value.line, info.value.col) == (text.count("\n", 0, marker) + 1,
+                                                 marker - text.rfind("\n", 0, marker))
+    assert message in info.value.message
+
+
+def test_a_member_of_the_same_name_is_no_use():
+    """``P[i].s`` before ``double s = 1.0;`` reads a member, not a variable s."""
+    text = ("struct p { double s; } P[8];\n" + HEADER + "  for (i = 0; i < 8; i++) x[i] = P[i].s;\n"
+            "  double s = 1.0;\n  for (i = 0; i < 8; i++) x[i] = x[i] * s;\n#pragma endscop\n}\n")
+    [scop] = extract(text, filename="member.c")
+    assert "  double s = 1.0;\n#pragma scop" in scop.source

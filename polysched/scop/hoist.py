@@ -23,12 +23,16 @@ from, so every other stage sees an ordinary variable declared before the region.
 declaration moves whole (initialiser included) when nothing in the region before it
 can change what it evaluates: an initialiser and array extents of constants, macros,
 enumerators and variables the region has not yet assigned and no pointer reaches (not a
-global of external linkage, nor a variable whose address the file takes): ``int m = n /
-2;``, ``double w[3] = {1, 2, 3};``, ``double t[n];``. Otherwise a scalar's initialiser stays
-in place as an assignment (``double s = A[0];`` -> ``s = A[0];``); an array or pointer
-whose initialiser or extent depends on the region is refused. So is a name the region
-uses before declaring it (the other variable of that name), whose meaning moving the
-declaration would change.
+global of external linkage, nor a variable whose address the file takes), macros expanded
+(``int m = n / 2;``, ``double w[3] = {1, 2, 3};``, ``double t[n];``); anything when no
+code of the region ran before it; a ``static`` (or ``extern``) one always, its initialiser
+being a constant C evaluates once. Otherwise a scalar's initialiser stays in place as an
+assignment (``double s = A[0];`` -> ``s = A[0];``, ``const`` dropped); an array, a pointer
+or a ``const`` typedef's variable whose initialiser or extent depends on the region is
+refused. So is a name the region uses (through a macro too) before declaring it, as a
+variable, an enumeration constant or a struct tag: moving the declaration would change
+what the earlier use means. A region with ``#if``s of its own keeps the refusal of every
+top-level declaration (extract.py): the moved line would be there under every ``-D``.
 """
 from __future__ import annotations
 
@@ -96,7 +100,7 @@ def plan(builder, body: c_ast.Compound) -> Hoisting | None:
     declarations = top_level_declarations(body)
     if not declarations:
         return None
-    region, plain = builder.region, builder.plain
+    region, plain, macros = builder.region, builder.plain, builder.macros
     moved, edits = [], []
     columns: dict[int, list[tuple[int, int]]] = {}
     # what the region assigned so far (a moved value must not read it), and from the
@@ -106,49 +110,111 @@ def plan(builder, body: c_ast.Compound) -> Hoisting | None:
     for name, decl in builder.visible.declarations.items():
         if (decl.origin == "global" and not decl.internal) or re.search(rf"(?<!&)&\s*{re.escape(name)}\b", plain):
             written.add(name)
+    ran = False         # whether any code of the region ran before (else any value moves)
     groups: dict[int, list[c_ast.Node]] = {}        # declarators by the declaration they are in
     for item in body.block_items or []:
         if isinstance(item, (c_ast.Decl, c_ast.Typedef)):
-            groups.setdefault(offset_of(builder.starts, *builder.declaration_start(item)), []).append(item)
+            groups.setdefault(_declaration_start(builder, item), []).append(item)
         else:
             groups.setdefault(-1 - len(groups), []).append(item)
     for start, nodes in groups.items():
         if start < 0:
-            written |= _assigned(nodes)
+            written |= _expanded(_assigned(nodes), macros)
+            ran = True
             continue
         end = _statement_end(plain, start, region.end)
-        used = set(re.findall(r"[A-Za-z_]\w*", plain[region.start:start]))
+        # (a member, p[i].s or p->s, is no use of a variable s)
+        before = re.sub(r"(\.|->)\s*[A-Za-z_]\w*", " ", plain[region.start:start])
+        used = _expanded(set(re.findall(r"[A-Za-z_]\w*", before)), macros)
         kept: list[tuple[int, int]] = []        # (name, initialiser end) of the initialisers left in place
         cut: list[tuple[int, int]] = []         # spans of ' = e' taken out of the moved declaration
         for node in nodes:
             name = getattr(node, "name", None)
-            if name and name in used:
-                raise builder.error(node, f"'{name}' is declared at the top level of the region after the region "
-                                          f"uses another '{name}': rename one of them, or declare '{name}' before "
-                                          f"'#pragma scop'")
-            if any(not _movable(e, written) for e in _extents(node)):
+            clash = sorted(_declared_names(node) & used)
+            if clash:
+                raise builder.error(node, f"'{clash[0]}' is declared at the top level of the region after the "
+                                          f"region uses another '{clash[0]}': rename one of them, or declare it "
+                                          f"before '#pragma scop'")
+            # (a static's initialiser is a constant C evaluates once, before the program runs)
+            static = bool({"static", "extern"} & set(getattr(node, "storage", None) or []))
+            if ran and not static and any(not _movable(e, written, macros) for e in _extents(node)):
                 raise builder.error(node, f"the extent of '{name}', declared at the top level of the region, "
                                           f"depends on what the region computes before it: declare '{name}' "
                                           f"before '#pragma scop'")
             init = getattr(node, "init", None)
-            if init is None or _movable(init, written):
+            if init is None or static or not ran or _movable(init, written, macros):
                 continue
             if not (isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.TypeDecl)) \
-                    or isinstance(init, c_ast.InitList):
+                    or isinstance(init, c_ast.InitList) or _const_typedef(node, builder):
                 raise builder.error(node, f"'{name}' is declared at the top level of the region with an "
                                           f"initialiser that depends on what the region computes before it; only "
-                                          f"a scalar's initialiser can stay in place: declare '{name}' before "
-                                          f"'#pragma scop'")
+                                          f"a scalar's initialiser can stay in place (not a const typedef's): "
+                                          f"declare '{name}' before '#pragma scop'")
             name_at = offset_of(builder.starts, *builder.position(c_ast.ID("", coord=node.coord)))
             equals, init_end = _initialiser_span(plain, name_at + len(name), end)
             kept.append((name_at, init_end))
             cut.append((equals, init_end))
             written.add(name)           # assigned there, after what came before
+            ran = True
         moved.append(_declaration_text(builder.stripped, start, end, cut))
         edits.append(_assignments(builder.text, start, end, kept, columns, builder.starts))
     first_line = builder.declaration_start(declarations[0])[0]
     indent = re.match(r"[ \t]*", builder.text[builder.starts[first_line - 1]:]).group(0)
     return Hoisting(region.scop_offset, region.scop_line, indent + " ".join(moved), tuple(edits), columns)
+
+
+def _declaration_start(builder, node: c_ast.Node) -> int:
+    """The offset where the declaration holding ``node`` starts: from its first token
+    (the type, ``struct pt { ... }`` included) back over qualifiers and storage."""
+    k = offset_of(builder.starts, *builder.position(node))
+    while k > builder.region.start and builder.plain[k - 1] not in ";{}":
+        k -= 1
+    while builder.plain[k].isspace():
+        k += 1
+    return k
+
+
+def _declared_names(node: c_ast.Node) -> set[str]:
+    """The names a declaration introduces: its declarator's, and the tags and
+    enumeration constants of the types it defines (``struct pt {...}``, ``enum {K}``)."""
+    names = {node.name} if getattr(node, "name", None) else set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.Enumerator):
+            names.add(n.name)
+        elif isinstance(n, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and n.name and \
+                (getattr(n, "decls", None) is not None or getattr(n, "values", None) is not None):
+            names.add(n.name)
+        stack.extend(child for _, child in n.children())
+    return names
+
+
+def _expanded(names: set[str], macros) -> set[str]:
+    """``names`` with the names their macros expand to, recursively (``#define GETS s``:
+    reading GETS reads s)."""
+    found, todo = set(names), list(names)
+    while todo:
+        macro = macros.get(todo.pop())
+        if macro is None:
+            continue
+        for word in re.findall(r"[A-Za-z_]\w*", macro.body):
+            if word not in found:
+                found.add(word)
+                todo.append(word)
+    return found
+
+
+def _const_typedef(node: c_ast.Decl, builder) -> bool:
+    """Whether ``node``'s type is a typedef name the file declares ``const`` (or one
+    it does not declare: a header's, unknown)."""
+    names = getattr(getattr(node.type, "type", None), "names", None) or []
+    for name in names:
+        if name in builder.visible.typedefs:
+            found = re.search(rf"\btypedef\b([^;]*?)\b{re.escape(name)}\s*;", builder.plain)
+            if found is None or re.search(r"\bconst\b", found.group(1)):
+                return True
+    return False
 
 
 def _assigned(nodes: list[c_ast.Node]) -> set[str]:
@@ -209,10 +275,11 @@ def _extents(node: c_ast.Node) -> list[c_ast.Node]:
     return found
 
 
-def _movable(expr: c_ast.Node, written: set[str]) -> bool:
+def _movable(expr: c_ast.Node, written: set[str], macros, seen: frozenset[str] = frozenset()) -> bool:
     """Whether ``expr`` evaluates to the same value before the region as where it is:
     it reads no memory but variables, calls nothing, changes nothing, and names none
-    of ``written`` (what the region assigned before it)."""
+    of ``written`` (what the region assigned before it), its macros expanded (a
+    macro's body must be such an expression too)."""
     stack = [expr]
     while stack:
         node = stack.pop()
@@ -221,7 +288,15 @@ def _movable(expr: c_ast.Node, written: set[str]) -> bool:
                 return False
         elif not isinstance(node, _PURE_NODES):
             return False
-        if isinstance(node, c_ast.ID) and node.name in written:
+        if isinstance(node, c_ast.ID) and node.name in macros:
+            if node.name in seen:
+                continue
+            body = re.sub(r"\d[\w.]*", "0", macros.get(node.name).body)      # (numbers: 1.5e3f)
+            words = [c_ast.ID(w) for w in re.findall(r"[A-Za-z_]\w*", body) if w != "sizeof"]
+            if re.search(r"[\[.]|->|\+\+|--|(?<![=!<>])=(?!=)|\w\s*\(", body) \
+                    or not _movable(c_ast.ExprList(words), written, macros, seen | {node.name}):
+                return False
+        elif isinstance(node, c_ast.ID) and node.name in written:
             return False
         stack.extend(child for _, child in node.children())
     return True
