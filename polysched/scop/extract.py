@@ -206,7 +206,9 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         try:
             built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
         except HoistDeclarations as request:
-            if not moved:       # read the file again, the declarations moved before the region
+            # read the file again, the declarations moved before the region (once per
+            # region: a region asking again would be a bug, never an endless loop)
+            if not moved and len(_inserted) < len(found):
                 hoisting = request.hoisting
                 line = hoisting.line
                 columns = {k + (k >= line): spans for k, spans in (_columns or {}).items()}
