@@ -237,3 +237,11 @@ def test_a_member_of_the_same_name_is_no_use():
             "  double s = 1.0;\n  for (i = 0; i < 8; i++) x[i] = x[i] * s;\n#pragma endscop\n}\n")
     [scop] = extract(text, filename="member.c")
     assert "  double s = 1.0;\n#pragma scop" in scop.source
+
+
+def test_a_moved_declaration_joins_its_continued_lines():
+    """A backslash-newline inside the declaration: on the one line before the region it
+    would be a stray backslash."""
+    text = HEADER + "  double s = (x[0] + \\\n              x[1]);\n  for (i = 0; i < 8; i++) x[i] = s;\n#pragma endscop\n}\n"
+    [scop] = extract(text, filename="cont.c")
+    assert "  double s = (x[0] + x[1]);\n#pragma scop" in scop.source

@@ -310,7 +310,7 @@ def _declaration_text(stripped: str, start: int, end: int, cut: list[tuple[int, 
         pieces += [stripped[cursor:a].rstrip()]
         cursor = b
     pieces.append(stripped[cursor:end])
-    text = re.sub(r"\s+", " ", "".join(pieces)).strip()
+    text = re.sub(r"\s+", " ", re.sub(r"\\\r?\n", " ", "".join(pieces))).strip()     # (continuations joined)
     if cut:
         text = re.sub(r"\bconst\b\s*", "", text)
     return text
