@@ -150,6 +150,12 @@ No undefined behaviour in the original, for the parameter values it is called wi
   an initialiser for a variable length array, a list for several dimensions other than
   ``{0}``, and a write to a ``const`` table.
 
+- Generator v8, only when asked for (``generate(..., v8=True)``, ``polysched fuzz
+  --generator 8``): v7's programs, written with declarations at the top of their regions
+  (:func:`v8_layout`): the kernel's scalars with their values at the top of the first
+  region, and v7's arrays of a region's top without the block around the region. The
+  front end moves them before ``#pragma scop`` (scop/hoist.py).
+
 The structure is what the shrinker (:mod:`polysched.fuzz.shrink`) edits: nodes can be
 deleted, loops unwrapped, bounds replaced by constants, and every edited program is
 re-laid-out by :func:`render`, so it stays free of undefined behaviour. (A v5
