@@ -1091,18 +1091,9 @@ class _RegionBuilder:
     def initializer_text(self, node: c_ast.Decl) -> str:
         """The source text of a declarator's initialiser (``e`` in ``double t = e, u;``)."""
         line, col = self.position(c_ast.ID("", coord=node.coord))
-        k = offset_of(self.starts, line, col) + len(node.name)
-        while k < self.region.end and self.plain[k] != "=":
-            k += 1
-        start = end = k + 1
-        depth = 0
-        while end < self.region.end:
-            c = self.plain[end]
-            if c in ",;" and depth <= 0:
-                break
-            depth += c in "([{"
-            depth -= c in ")]}"
-            end += 1
+        equals, end = hoist.initialiser_span(self.plain, offset_of(self.starts, line, col) + len(node.name),
+                                             self.region.end)
+        start = equals + 1
         raw = self.text[start:end]
         if raw != self.stripped[start:end]:
             raw = re.sub(r"\s*\n\s*", " ", self.stripped[start:end])

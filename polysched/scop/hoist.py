@@ -151,7 +151,7 @@ def plan(builder, body: c_ast.Compound) -> Hoisting | None:
                                           f"a scalar's initialiser can stay in place (not a const typedef's): "
                                           f"declare '{name}' before '#pragma scop'")
             name_at = offset_of(builder.starts, *builder.position(c_ast.ID("", coord=node.coord)))
-            equals, init_end = _initialiser_span(plain, name_at + len(name), end)
+            equals, init_end = initialiser_span(plain, name_at + len(name), end)
             kept.append((name_at, init_end))
             cut.append((equals, init_end))
             written.add(name)           # assigned there, after what came before
@@ -245,7 +245,7 @@ def _statement_end(plain: str, start: int, limit: int) -> int:
     return limit
 
 
-def _initialiser_span(plain: str, after_name: int, end: int) -> tuple[int, int]:
+def initialiser_span(plain: str, after_name: int, end: int) -> tuple[int, int]:
     """(offset of the ``=``, offset just past the initialiser) of the declarator whose
     name ends at ``after_name``."""
     depth, k = 0, after_name
