@@ -151,11 +151,15 @@ _INTEGER_TYPE_WORDS = frozenset(
     "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intmax_t uintmax_t".split())
 
 
+def _type_words(c_type: str) -> set[str]:
+    return set(c_type.replace("const", " ").replace("volatile", " ").split())
+
+
 def is_integer_type(c_type: str) -> bool:
     """Whether ``c_type`` (``"unsigned long"``, ``"int32_t"``) is an integer type; an
     unknown name (a typedef, ``DATA_TYPE``) counts as not integer: never reassociate
     what might be floating point."""
-    words = set(c_type.replace("const", " ").replace("volatile", " ").split())
+    words = _type_words(c_type)
     return bool(words) and words <= _INTEGER_TYPE_WORDS
 
 
@@ -167,8 +171,7 @@ def may_overflow(c_type: str) -> bool:
     """Whether sums and products of integer type ``c_type`` may overflow, which C leaves
     undefined: a signed type of ``int``'s rank or wider. (Unsigned arithmetic wraps;
     ``char`` and ``short`` compute in ``int`` and convert back modulo.)"""
-    words = set(c_type.replace("const", " ").replace("volatile", " ").split())
-    return is_integer_type(c_type) and not words & _NARROW_OR_UNSIGNED
+    return is_integer_type(c_type) and not _type_words(c_type) & _NARROW_OR_UNSIGNED
 
 
 def reduction_operator(body: str, name: str) -> str | None:

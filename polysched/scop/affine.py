@@ -79,6 +79,16 @@ def type_size(c_type: str) -> int | None:
 MAX_TABLE = 64      # constants of a table whose elements a subscript may read (table_element)
 
 
+def assignment_target(node: c_ast.Node) -> c_ast.Node | None:
+    """What ``node`` writes when it is an assignment (``lvalue = e``, ``lvalue += e``) or
+    a step (``++``/``--``): its lvalue; else None."""
+    if isinstance(node, c_ast.Assignment):
+        return node.lvalue
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"):
+        return node.expr
+    return None
+
+
 def array_root(ref: c_ast.ArrayRef) -> str | None:
     """``A`` of ``A[i][j]``; None for a computed base."""
     while isinstance(ref, c_ast.ArrayRef):

@@ -37,8 +37,8 @@ except ImportError:  # pycparser 2.x
 from polysched.islutil import maps_of
 from polysched.textio import line_ending, pasted_header_spans, read_source
 
-from .affine import (AffineConverter, NotAffine, array_root, parameter_names, parameters_at_least,
-                     positive_parameters, type_size, val)
+from .affine import (AffineConverter, NotAffine, array_root, assignment_target, parameter_names,
+                     parameters_at_least, positive_parameters, type_size, val)
 from .declarations import (_BASIC_WORDS, Declaration, Visible, blank_attributes, declaration_of,
                            header_declaration, header_typedef, integer_literals, literals_refusal,
                            table_shape_refusal, visible_declarations)
@@ -1273,11 +1273,7 @@ class _RegionBuilder:
         outer_loops: set[str] = set()       # iterators of loops that do not declare them
         declaring: dict[str, c_ast.For] = {}    # the first loop declaring each
         for child in _walk_nodes(node):
-            target = None
-            if isinstance(child, c_ast.Assignment):
-                target = child.lvalue
-            elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
-                target = child.expr
+            target = assignment_target(child)
             if isinstance(target, c_ast.FuncCall) and isinstance(target.name, c_ast.ID):
                 # 'N(0) = 2' with '#define N(k) n': what the expansion assigns is written
                 target = self.macro_lvalue(target)

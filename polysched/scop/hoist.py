@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from .affine import assignment_target
 from .model import ScopError
 from .source import offset_of
 
@@ -222,8 +223,7 @@ def _assigned(nodes: list[c_ast.Node]) -> set[str]:
     names, stack = set(), list(nodes)
     while stack:
         node = stack.pop()
-        target = node.lvalue if isinstance(node, c_ast.Assignment) else \
-            node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") else None
+        target = assignment_target(node)
         while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
             target = target.name
         if isinstance(target, c_ast.ID):
