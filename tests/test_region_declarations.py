@@ -245,3 +245,12 @@ def test_a_moved_declaration_joins_its_continued_lines():
     text = HEADER + "  double s = (x[0] + \\\n              x[1]);\n  for (i = 0; i < 8; i++) x[i] = s;\n#pragma endscop\n}\n"
     [scop] = extract(text, filename="cont.c")
     assert "  double s = (x[0] + x[1]);\n#pragma scop" in scop.source
+
+
+def test_a_variable_a_macro_assigns_before_the_declaration_is_written():
+    """``SETN(0) = 4;`` assigns n (``#define SETN(k) n``): ``int m = n;`` after it keeps its
+    initialiser in place (moved, it read 8)."""
+    text = ("#define SETN(k) n\n" + HEADER + "  SETN(0) = 4;\n  int m = n;\n  for (i = 0; i < 8; i++) x[i] = m;\n"
+            "#pragma endscop\n}\n")
+    [scop] = extract(text, filename="setn.c")
+    assert "  int m;\n#pragma scop" in scop.source and "  m = n;" in scop.source

@@ -219,13 +219,14 @@ def _const_typedef(node: c_ast.Decl, builder) -> bool:
 
 
 def _assigned(nodes: list[c_ast.Node]) -> set[str]:
-    """The variables (arrays by name) that statements ``nodes`` assign or step."""
+    """The variables (arrays by name, macros that expand to an lvalue by their name) that
+    statements ``nodes`` assign or step."""
     names, stack = set(), list(nodes)
     while stack:
         node = stack.pop()
         target = assignment_target(node)
-        while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
-            target = target.name
+        while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)):
+            target = target.name        # (SETN(0) = 4: the macro's name, expanded by the caller)
         if isinstance(target, c_ast.ID):
             names.add(target.name)
         stack.extend(child for _, child in node.children())
