@@ -1948,10 +1948,16 @@ class _RegionBuilder:
                 candidate_holds = holds(candidate)
                 if best_holds.is_strict_subset(candidate_holds):
                     best, best_holds = candidate, candidate_holds
-        if not best_holds.is_equal(best_holds.universe(best_holds.get_space())):
-            # Where the column leaves its row in only some iterations (`D[i * n + j - 1]`
-            # at j = 0 is `D[i - 1, n - 1]`), the split is piecewise: each column, innermost
-            # first, borrows a row where it is negative and gives one back past its extent.
+        if not any(piece.affine_hull().plain_is_universe()
+                   for piece in best_holds.intersect(ctx.domain.params()).get_basic_sets()):
+            # Where the column leaves its row in some iterations of every run but
+            # degenerate ones (`D[i * n + j - 1]` at j = 0 is `D[i - 1, n - 1]` unless
+            # n = 1), the split is piecewise:
+            # each column, innermost first, borrows a row where it is negative and gives
+            # one back past its extent. A split that holds for some runs is kept, its
+            # condition checked at run time: BLAS's `C[i * ldc + j]` for j < n assumes
+            # n <= ldc (distinct rows, so the i loop is parallel) where the piecewise
+            # split had rows overlap for n <= 2 ldc, with the i loop sequential.
             candidate = list(pieces)
             for k in range(len(extents), 0, -1):
                 column, extent = candidate[k], extents[k - 1]
