@@ -507,8 +507,9 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
             array = scop.arrays.get(array_name)
             span = None
             if verbatim and array is not None and line:
+                # a linearised array is one subscript in the text (``C[i * ldc + j]``)
                 span = _reference_span(body, offset_of(starts, line, col) - base, array_name,
-                                       len(array.dims))
+                                       1 if array.linearized else len(array.dims))
             if span is not None:
                 located[array_name] = located.get(array_name, 0) + 1
             relation = accesses[0].relation
@@ -595,9 +596,10 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         try:
             subscripts = point.lexmin_pw_multi_aff()
             inner = isl.AstBuild.from_context(touched)
-            element_text = name + "".join(
-                f"[{printer.expr(inner.expr_from_pw_aff(subscripts.get_pw_aff(j)))}]"
-                for j in range(subscripts.dim(_out)))
+            # (a linearised array's element is one subscript: C[(a) * (ldc) + (b)])
+            element_text = scop.arrays[name].element(
+                [printer.expr(inner.expr_from_pw_aff(subscripts.get_pw_aff(j)))
+                 for j in range(subscripts.dim(_out))])
             load_guard = _guard_text(printer, build, touched, known)
             store_guard = _guard_text(printer, build, stored, known) if stored is not None else ""
         except (isl.Error, ValueError):
