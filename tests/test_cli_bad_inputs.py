@@ -65,6 +65,13 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
     "endscop before scop": (
         (HEAD + "#pragma endscop\n  B[0] = 1;\n#pragma scop\n" + TAIL).encode(), [], ":4:", "endscop"),
     "empty region": (region(""), [], ":4:", "error"),
+    # helper-43: the region's code was written inside the comment the pragma line opens
+    "comment from the scop line on": (
+        (HEAD + "#pragma scop /* the region\n*/\n  B[0] = 1;\n#pragma endscop\n" + TAIL).encode(), [], ":4:14:",
+        "goes on past it"),
+    "comment into the scop line": (
+        (HEAD + "  B[1] = 2; /* set\n */ #pragma scop\n  B[0] = 1;\n#pragma endscop\n" + TAIL).encode(), [], ":5:1:",
+        "does not see the pragma"),
     # -- sizes and encodings ----------------------------------------------------------
     "5 MB input": (_big(5 * 1024 * 1024), [], None, "error"),
     "5 MB of garbage": (_garbage(5 * 1024 * 1024, 3), [], None, "error"),

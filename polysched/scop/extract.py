@@ -151,7 +151,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     line_map = LineMap.of(stripped, _inserted)
     line_map.expansions = dict(_columns or {})
     try:
-        found = find_regions(filename, stripped)
+        found = find_regions(filename, stripped, text)
     except ScopError as err:
         raise line_map.relocate(err) from None
     if not found:
@@ -171,7 +171,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         stripped = strip_comments(text)
         line_map = LineMap.of(stripped, _inserted)
         line_map.expansions = {**(_columns or {}), **moved}
-        found = find_regions(filename, stripped)
+        found = find_regions(filename, stripped, text)
         regions = {k: _original_code(text, found[k], filename, line_map) for k in tables}
         no_strings = blank_strings(stripped)
         plain = blank_directives(no_strings)

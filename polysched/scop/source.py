@@ -264,11 +264,13 @@ def original_of_output(text: str, region: Region, filename: str = "<input>") -> 
                   region.scop_line + 1 + last, offsets[first], outer=(region.start, region.end))
 
 
-def find_regions(filename: str, stripped: str) -> list[Region]:
+def find_regions(filename: str, stripped: str, text: str | None = None) -> list[Region]:
     """Every ``#pragma scop`` ... ``#pragma endscop`` pair, in order.
 
     Raises ScopError for a nested ``#pragma scop``, a missing ``#pragma endscop``
-    (pointing at the opening pragma) or a stray ``#pragma endscop``."""
+    (pointing at the opening pragma) or a stray ``#pragma endscop``; with ``text``
+    (the file as written, of which ``stripped`` is `strip_comments`), also for a
+    pragma line that a block comment joins to another line (see `_comment_across`)."""
     regions: list[Region] = []
     open_line = None
     open_offset = 0
@@ -278,6 +280,8 @@ def find_regions(filename: str, stripped: str) -> list[Region]:
         m = _PRAGMA_RE.match(line)
         if m:
             col = line.index("#") + 1
+            if text is not None:
+                _comment_across(filename, lineno, text[offset:offset + len(line)], line, m.group(1))
             if m.group(1) == "scop":
                 if open_line is not None:
                     raise ScopError(filename, lineno, col,
@@ -294,6 +298,21 @@ def find_regions(filename: str, stripped: str) -> list[Region]:
         line = stripped.split("\n")[open_line - 1]
         raise ScopError(filename, open_line, line.index("#") + 1, "'#pragma scop' without a matching '#pragma endscop'")
     return regions
+
+
+def _comment_across(filename: str, lineno: int, written: str, stripped: str, which: str) -> None:
+    """Refuse a ``#pragma scop``/``endscop`` line that a block comment joins to the line
+    before or after it: the compiler reads the comment as one space, so the lines are
+    one (``x = 1; /* ... \n ... */ #pragma scop`` is no directive), and the region's
+    code would be written inside a comment the pragma line opens."""
+    start = stripped.index("#")
+    if written[:start].strip():
+        raise ScopError(filename, lineno, 1, f"a comment that ends on the '#pragma {which}' line began on an "
+                                             "earlier line: the compiler does not see the pragma there")
+    opened = written.rfind("/*")
+    if opened > start and stripped[opened] == " " and written.find("*/", opened + 2) < 0:
+        raise ScopError(filename, lineno, opened + 1, f"a comment that begins on the '#pragma {which}' line "
+                                                      "goes on past it: end it on that line")
 
 
 @dataclass
