@@ -254,3 +254,59 @@ def test_a_variable_a_macro_assigns_before_the_declaration_is_written():
             "#pragma endscop\n}\n")
     [scop] = extract(text, filename="setn.c")
     assert "  int m;\n#pragma scop" in scop.source and "  m = n;" in scop.source
+
+
+# a region right after a label, entered again by goto, and one after a case label
+LABELLED = r"""#include <stdio.h>
+#define N 30
+double A[N];
+static double pick(int which)
+{
+  int i;
+  switch (which) {
+  case 1:
+#pragma scop
+    double t = 2.0;
+    for (i = 0; i < N; i++)
+      A[i] = A[i] * 0.5 + t;
+#pragma endscop
+    return t + A[0];
+  default:
+    return 0.0;
+  }
+}
+int main(void)
+{
+  int i, rep = 0;
+  for (i = 0; i < N; i++) A[i] = i % 4;
+again:
+#pragma scop
+  for (i = 0; i < N; i++)
+    A[i] = A[i] * 0.5 + i;
+  double s = 0.0;
+  for (i = 0; i < N; i++)
+    s += A[i];
+#pragma endscop
+  printf("%.17g %.17g\n", s, pick(rep % 2));
+  if (++rep < 3) goto again;
+  for (i = 0; i < N; i++) printf("%.17g\n", A[i]);
+  return 0;
+}
+"""
+
+
+def test_declarations_moved_after_a_label_follow_a_statement(tmp_path):
+    """helper-43: the line of moved declarations went right after ``again:`` (and
+    ``case 1:``), where C17 wants a statement: gcc 12 took it as an extension, gcc
+    -pedantic-errors (and older gcc, clang before 16) refused the output."""
+    import subprocess
+    path = tmp_path / "labelled.c"
+    path.write_text(LABELLED)
+    for flags in (dict(), dict(tile=True, parallel=True)):
+        text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+        out = tmp_path / "labelled.out.c"
+        out.write_text(text)
+        check = subprocess.run(["gcc", "-std=c17", "-pedantic-errors", "-fopenmp", "-fsyntax-only", str(out)],
+                               capture_output=True, text=True, timeout=120)
+        assert check.returncode == 0, check.stderr
+        assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(LABELLED, tmp_path, "orig", [()])

@@ -161,7 +161,11 @@ def plan(builder, body: c_ast.Compound) -> Hoisting | None:
         edits.append(_assignments(builder.text, start, end, kept, columns, builder.starts))
     first_line = builder.declaration_start(declarations[0])[0]
     indent = re.match(r"[ \t]*", builder.text[builder.starts[first_line - 1]:]).group(0)
-    return Hoisting(region.scop_offset, region.scop_line, indent + " ".join(moved), tuple(edits), columns)
+    # after a label (`again:`, `case 1:`) C17 wants a statement, not a declaration
+    # (gcc 12 accepts one as an extension; -pedantic-errors, older gcc and clang do not)
+    labelled = plain[:region.scop_offset].rstrip().endswith(":")
+    return Hoisting(region.scop_offset, region.scop_line, indent + "; " * labelled + " ".join(moved),
+                    tuple(edits), columns)
 
 
 def _declaration_start(builder, node: c_ast.Node) -> int:
