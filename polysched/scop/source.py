@@ -306,7 +306,9 @@ def _comment_across(filename: str, lineno: int, written: str, stripped: str, whi
     one (``x = 1; /* ... \n ... */ #pragma scop`` is no directive), and the region's
     code would be written inside a comment the pragma line opens."""
     start = stripped.index("#")
-    if written[:start].strip():
+    before = written[:start]
+    closes, opens = before.find("*/"), before.find("/*")
+    if closes >= 0 and (opens < 0 or closes < opens):
         raise ScopError(filename, lineno, 1, f"a comment that ends on the '#pragma {which}' line began on an "
                                              "earlier line: the compiler does not see the pragma there")
     opened = written.rfind("/*")
