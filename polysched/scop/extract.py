@@ -147,6 +147,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         text = str(path_or_text)
         filename = filename or "<input>"
     defines = _normalise_defines(defines)
+    if text.startswith("\ufeff"):
+        # a UTF-8 byte order mark: whitespace to the compiler (the first line's '#define'
+        # was no directive here: every file-scope declaration was lost); one column wide
+        text = " " + text[1:]
     stripped = strip_comments(text)
     line_map = LineMap.of(stripped, _inserted)
     line_map.expansions = dict(_columns or {})
@@ -587,7 +591,7 @@ class _RegionBuilder:
         conditionals: list[tuple[int, int, str]] = []    # (first line, last line, directive)
         k = 0
         while k < len(lines):
-            if not re.match(r"^[ \t]*#", lines[k]):
+            if not re.match(r"^[ \t\f\v]*#", lines[k]):
                 k += 1
                 continue
             first = k
