@@ -3022,7 +3022,32 @@ class _RegionBuilder:
         if sides:
             self.no_wrap.append(no_wrap(sides, evaluated_on))
 
+    def assume_in_bounds(self) -> None:
+        """Record where no subscript of a declared inner dimension is negative: the model
+        takes ``A[i][j - 1]`` at ``j = 0`` for an element of its own, where the compiler
+        reads ``A[i - 1][15]`` of ``double A[16][16]`` (helper-43: a dependence missed,
+        wrong output). C leaves such a subscript undefined; the condition joins the
+        run-time check, the original code runs where it fails. (A subscript past the
+        extent is not checked: the extent is often a dataset macro, which the check
+        would have to name.)"""
+        for stmt in self.statements:
+            at = _Context(list(stmt.iterators), stmt.domain.reset_tuple_id())
+            for access in stmt.accesses:
+                array = self.arrays.get(access.array)
+                if array is None or array.linearized or len(array.dims) < 2:
+                    continue
+                try:
+                    subscripts = isl.PwMultiAff.from_map(access.relation.reset_tuple_id(isl.dim_type.in_))
+                except isl.Error:
+                    continue        # not a function of the instance: nothing assumed
+                for k in range(1, len(array.dims)):
+                    column = subscripts.get_pw_aff(k)
+                    negative = column.lt_set(column.sub(column)).intersect(at.domain)
+                    if not negative.is_empty():
+                        self.no_wrap.append(negative.params().complement())
+
     def finish(self, schedule: isl.Schedule) -> Scop:
+        self.assume_in_bounds()
         param_space = isl.Space.params_alloc(self.ctx, len(self.parameters))
         for k, name in enumerate(self.parameters):
             param_space = param_space.set_dim_name(isl.dim_type.param, k, name)
