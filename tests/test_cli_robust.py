@@ -599,7 +599,7 @@ def test_extract_reads_a_one_line_file_as_text(tmp_path, capfd):
     assert "no '#pragma scop' region" in out and "scop " not in out
 
 
-@pytest.mark.parametrize("sizes", ["32,,32", "9223372036854775808,32", "32,32,", "S1=4,4;S1=8,8", "-4,8"])
+@pytest.mark.parametrize("sizes", ["32,,32", "9223372036854775808,32", "32,32,", "S1=4,4;S1=8,8", "-4,8", "", " "])
 def test_tile_sizes_that_are_not_a_list_of_sizes(tmp_path, capfd, sizes):
     out = tmp_path / "o.c"
     assert main(["optimize", str(KERNEL), "-o", str(out), "--tile", "--tile-sizes", sizes]) == 2

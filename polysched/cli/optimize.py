@@ -203,7 +203,7 @@ def run(args) -> int:
                     raise UsageError(f"{flag} {path}: also the path of {other_flag}; choose another path")
             written.append((flag, path))
     sizes = None
-    if args.tile_sizes:
+    if args.tile_sizes is not None:         # '--tile-sizes ""' too: refused, not ignored
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")
     elif args.tile_sizes_file:
         sizes = _read_tile_sizes_file(args.tile_sizes_file)
