@@ -408,6 +408,21 @@ def test_verify_that_differs_writes_nothing(simple, tmp_path, monkeypatch, capfd
 
 
 @needs_gcc
+def test_verify_of_a_program_without_main_is_a_usage_error(tmp_path, capfd):
+    """helper-42: the input itself could not be built (no main()), and the exit status
+    was 1, which says the output differs; it is the input's problem: 2, one line."""
+    src = tmp_path / "nomain.c"
+    src.write_text("double A[10];\nvoid f(void) {\n  int i;\n#pragma scop\n"
+                   "  for (i = 1; i < 10; i++) A[i] = A[i-1] + 1;\n#pragma endscop\n}\n")
+    out = tmp_path / "out.c"
+    status, stdout, stderr = in_process(capfd, "optimize", str(src), "-o", str(out), "--verify")
+    assert status == 2
+    line = one_line(stderr)
+    assert "cannot be verified" in line and "main" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nomain.c"]
+
+
+@needs_gcc
 def test_verify_that_cannot_compile_writes_nothing(simple, tmp_path, monkeypatch, capfd):
     _tamper(monkeypatch, lambda text: text.replace("#pragma endscop", "#pragma endscop\n this is not C;", 1))
     out = tmp_path / "out.c"
@@ -469,8 +484,8 @@ def test_verify_and_optimize_verify_link_extra_sources(tmp_path):
     assert proc.stdout.startswith("equal:")
 
     proc = polysched("optimize", str(src), "-o", str(out), "--tile", "--verify")
-    assert proc.returncode == 1 and not out.exists()
-    assert "undefined reference" in proc.stdout
+    assert proc.returncode == 2 and not out.exists()        # the input itself does not link
+    assert "undefined reference" in one_line(proc.stderr)
     proc = polysched("optimize", str(src), "-o", str(out), "--tile", "--parallel", "--verify",
                      "--extra-source", str(tmp_path / "util.c"), "--cflags", "-O2 -g")
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -73,7 +73,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--verify", action="store_true",
                    help="compile and run original and output at a small size and compare; "
                         "on a difference nothing is written at -o (the candidate goes to "
-                        "OUT.unverified) and the exit status is 1")
+                        "OUT.unverified) and the exit status is 1; 2 when the input "
+                        "program itself does not build or run")
     v = p.add_argument_group("verification (with --verify)")
     v.add_argument("--extra-source", dest="extra_sources", action="append", default=[], type=Path,
                    metavar="FILE", help="another C file to compile and link with both programs "
@@ -244,6 +245,11 @@ def run(args) -> int:
     if args.verify:
         verdict = _verify(args, options, result.text, cc, cflags)
         verdict_line = f"verify: {verdict.status}" + (f" ({verdict.reason})" if verdict.reason else "")
+        if verdict.status == "error" and verdict.reason.startswith("original"):
+            # the input program itself does not build or run (no main(), a crash): the
+            # user's to fix, not a verdict on the output
+            raise UsageError(f"{args.file}: --verify: the program as written cannot be verified: "
+                             f"{verdict.reason}")
         if not verdict.ok:
             print(result.summary(), file=messages)
             print(verdict_line, file=messages)
