@@ -982,3 +982,16 @@ def test_enumeration_constants_of_the_program_s_own_header(tmp_path):
     assert "#pragma omp parallel for" in result.text
     assert outputs_of(result.text, tmp_path, "new", [()]) \
         == outputs_of(source.read_text(), tmp_path, "orig", [()])
+
+
+def test_one_array_read_as_rows_of_two_sizes_is_refused_by_name():
+    """helper-42: ``a[i * n + j]`` in one nest and ``a[i * m + j]`` in another was refused
+    as a "non-affine product", which blamed a form the front end reads elsewhere."""
+    text = ("void kern(int n, int m, double *a)\n{\n#pragma scop\n"
+            "  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++)\n      a[i * n + j] = 1.0;\n"
+            "  for (int i = 0; i < m; i++)\n    for (int j = 0; j < m; j++)\n      a[i * m + j] += 2.0;\n"
+            "#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="mixed.c")
+    assert info.value.line == 6
+    assert "rows of 'm' and 'n' in different subscripts" in info.value.message, info.value.message

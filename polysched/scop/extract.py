@@ -523,6 +523,9 @@ class _RegionBuilder:
         # parameters the model needed >= 1 (a division read as floor, a loop condition
         # monotone only then); `size_parameters` adds those that bound a loop from above
         self.sizes: set[str] = set()
+        # a one-dimensional array subscripted as rows of different sizes (A[i * n + j]
+        # and A[i * m + j]): no chain; named in the refusal
+        self.mixed_rows: dict[str, list[str]] = {}
         # iterator -> (the loops around it, its value once its last loop there ended):
         # the start of a remainder loop 'for (; i < n; i++)'
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
@@ -1799,6 +1802,11 @@ class _RegionBuilder:
                     if not compound:
                         self.distributed.add(name)
                     break
+                rows = {t.sizes for terms in expanded for t in terms
+                        if len(t.sizes) == 1 and any(self.mentions_iterator(f) for f in t.factors)}
+                if len(rows) > 1:
+                    # rows of n in one subscript, of m in another: the message says so
+                    self.mixed_rows[name] = sorted(size for (size,) in rows)
         return chains
 
     def expanded(self, subscript: c_ast.Node, compound: bool = True, locals_: dict[str, c_ast.Node] | None = None):
@@ -2863,6 +2871,11 @@ class _RegionBuilder:
                 wraps = "; a subscript computed in 32-bit unsigned arithmetic wraps modulo 2**32 and is not read " \
                     "as rows and columns (one of 'size_t' or signed counters and sizes is)" \
                     if name in self.wrapping_subscripts else ""
+                if name in self.mixed_rows and not wraps:
+                    sizes = " and ".join(f"'{self.as_written(size)}'" for size in self.mixed_rows[name])
+                    wraps = (f"; '{array}' is read as rows of {sizes} in different subscripts, and one "
+                             f"array is rows of one size (subscript it with one row size, or use one "
+                             f"pointer per shape)")
                 raise self.error(site or err.node, f"non-affine subscript '{text}' of '{array}': "
                                            f"{self.as_written(err.message)}{wraps}") from None
         known = self.arrays.get(name)
