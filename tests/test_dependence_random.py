@@ -40,8 +40,7 @@ def _in_context(scop, values: dict[str, int]) -> bool:
     for name in names:
         if name in values:
             k = names.index(name)
-            point = point.fix_val(isl.dim_type.param, k, values[name]) if hasattr(point, "fix_val") \
-                else point.fix_si(isl.dim_type.param, k, values[name])
+            point = point.fix_val(isl.dim_type.param, k, values[name])
     return not point.is_empty()
 
 
