@@ -119,14 +119,21 @@ def _constant_row(node: c_ast.Node, terms: list[Term], constant: list[Term],
     return [Term(constant[0].sign, (), (name,))]
 
 
+def iterator_monomials(subscripts: list[list[Term]],
+                       mentions_iterator: Callable[[c_ast.Node], bool]) -> set[tuple[str, ...]]:
+    """The size monomials that multiply an iterator in ``subscripts`` (``("n",)`` for
+    ``i * n``): the row sizes the subscripts stand for."""
+    return {t.sizes for terms in subscripts for t in terms
+            if t.sizes and any(mentions_iterator(f) for f in t.factors)}
+
+
 def chain_of(subscripts: list[list[Term]], mentions_iterator: Callable[[c_ast.Node], bool]) -> list[tuple[str, ...]] | None:
     """The chain of an array whose subscripts expand to ``subscripts`` (outermost
     monomial first, ending with ``()``): the monomials that multiply an iterator. None
     when there is none (the subscripts are affine: nothing to do) or when they do not
     form a chain. A monomial without an iterator is folded into a dimension by
     ``grouped`` (``(n - 1 - i) * n`` is row ``n - 1 - i``)."""
-    monomials = {t.sizes for terms in subscripts for t in terms
-                 if t.sizes and any(mentions_iterator(f) for f in t.factors)}
+    monomials = iterator_monomials(subscripts, mentions_iterator)
     if not monomials:
         return None
     chain = sorted(monomials | {()}, key=len, reverse=True)

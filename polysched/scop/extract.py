@@ -44,7 +44,7 @@ from .declarations import (_BASIC_WORDS, Declaration, Visible, blank_attributes,
                            table_shape_refusal, visible_declarations)
 from . import hoist
 from .hoist import HoistDeclarations
-from .delinearize import chain_of, dimension_sizes, expand, grouped, literal_row
+from .delinearize import chain_of, dimension_sizes, expand, grouped, iterator_monomials, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
                        wraps_at_32_bits)
@@ -1802,8 +1802,7 @@ class _RegionBuilder:
                     if not compound:
                         self.distributed.add(name)
                     break
-                rows = {t.sizes for terms in expanded for t in terms
-                        if len(t.sizes) == 1 and any(self.mentions_iterator(f) for f in t.factors)}
+                rows = {m for m in iterator_monomials(expanded, self.mentions_iterator) if len(m) == 1}
                 if len(rows) > 1:
                     # rows of n in one subscript, of m in another: the message says so
                     self.mixed_rows[name] = sorted(size for (size,) in rows)
@@ -3044,18 +3043,17 @@ class _RegionBuilder:
         extent is not checked: the extent is often a dataset macro, which the check
         would have to name.)"""
         for stmt in self.statements:
-            at = _Context(list(stmt.iterators), stmt.domain.reset_tuple_id())
             for access in stmt.accesses:
                 array = self.arrays.get(access.array)
                 if array is None or array.linearized or len(array.dims) < 2:
                     continue
                 try:
-                    subscripts = isl.PwMultiAff.from_map(access.relation.reset_tuple_id(isl.dim_type.in_))
+                    # (defined on the access's instances: its relation is within the domain)
+                    subscripts = isl.PwMultiAff.from_map(access.relation)
                 except isl.Error:
                     continue        # not a function of the instance: nothing assumed
                 for k in range(1, len(array.dims)):
-                    column = subscripts.get_pw_aff(k)
-                    negative = column.lt_set(column.sub(column)).intersect(at.domain)
+                    negative = subscripts.get_pw_aff(k).neg().pos_set()
                     if not negative.is_empty():
                         self.no_wrap.append(negative.params().complement())
 
