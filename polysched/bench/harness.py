@@ -304,6 +304,9 @@ class VerifyResult:
     transformed_run: RunResult | None = None
     flags: dict = field(default_factory=dict)
     thread_counts: list = field(default_factory=list)
+    # with "error": which program failed to build or run ("original", "transformed"),
+    # "" when neither (a missing file, output that cannot be compared)
+    failed: str = ""
 
     def summary(self) -> str:
         return f"{self.status}: {self.reason}"
@@ -464,7 +467,7 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
                                extra_sources=extras, file_name=original)
             parts[f"{role}_compile"] = result
             if not result.ok:
-                return _error(f"{role} ({source}): {result.reason}", **parts)
+                return _error(f"{role} ({source}): {result.reason}", failed=role, **parts)
             binaries[role] = binary
         verdict = None
         for count in thread_counts:
@@ -479,10 +482,10 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
                 if role == "original":
                     status = result.returncode if exited else None
                     if not result.ok and not exited:
-                        return _error(f"{role} run{at} {result.reason}", **parts)
+                        return _error(f"{role} run{at} {result.reason}", failed=role, **parts)
                 elif result.returncode != (status or 0):
                     if not result.ok and not exited:
-                        return _error(f"{role} run{at} {result.reason}", **parts)
+                        return _error(f"{role} run{at} {result.reason}", failed=role, **parts)
                     return VerifyResult(False, "differ", f"the original exited with status {status or 0}, "
                                         f"the transformed program with {result.returncode}{at}", **parts)
             comparison, message = compare_runs(parts["original_run"], parts["transformed_run"],

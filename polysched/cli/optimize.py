@@ -245,7 +245,7 @@ def run(args) -> int:
     if args.verify:
         verdict = _verify(args, options, result.text, cc, cflags)
         verdict_line = f"verify: {verdict.status}" + (f" ({verdict.reason})" if verdict.reason else "")
-        if verdict.status == "error" and verdict.reason.startswith("original"):
+        if verdict.failed == "original":
             # the input program itself does not build or run (no main(), a crash): the
             # user's to fix, not a verdict on the output
             raise UsageError(f"{args.file}: --verify: the program as written cannot be verified: "
