@@ -70,10 +70,11 @@ class Edge:
         """The compact Farkas form of the edge (equalities eliminated, components), computed
         once: what the ILP linearises against (see `Reduction`)."""
         if self._reduction is None:
-            key = str(self.relation)
+            same = self.source == self.sink
+            key = ("differences " if same else "") + str(self.relation)
             red = _REDUCTIONS.get(key)
             if red is None:
-                red = Reduction(self.relation)
+                red = Reduction(difference_relation(self.relation) if same else self.relation)
                 if len(_REDUCTIONS) >= 1 << 14:
                     _REDUCTIONS.clear()
                 _REDUCTIONS[key] = red
@@ -113,6 +114,32 @@ def farkas_cone(relation: isl.BasicMap) -> list[ConeRow]:
         coefficients = [_val_to_int(con.get_coefficient_val(isl.dim_type.set, k)) for k in range(n)]
         rows.append(ConeRow(con.is_equality(), _val_to_int(con.get_constant_val()), coefficients))
     return rows
+
+
+def difference_relation(relation: isl.BasicMap) -> isl.BasicMap:
+    """``{ S[0, ..., 0] -> S[d] : d = t - s for some S[s] -> S[t] in relation }`` for a
+    dependence of a statement on itself (or ``relation`` when isl gives up).
+
+    The forms a schedule puts on such an edge, ``c·(t - s) + g(N)``, depend on ``t - s``
+    only, so they are non-negative on the edge exactly when they are on its difference
+    set (the rational projection; the divisions of isl's exact projection are eliminated
+    rationally, a superset of the integer differences, so what is accepted stays legal).
+    The difference set has half the variables, and its Farkas cone can be computed where
+    the edge's is out of reach: a fuzzed 4-deep guarded self-dependence (8 variables, 20
+    constraints) took isl 110 s, its differences (4 variables) 0.04 s."""
+    try:
+        # the edge's parameter values, which the eliminated divisions may have widened
+        params = _guarded(lambda: relation.wrap().params().remove_divs())
+        differences = _guarded(lambda: relation.deltas().remove_divs().intersect_params(params)
+                               .remove_redundancies())
+    except ConeTooLarge:
+        return relation
+    origin = isl.BasicSet.universe(differences.get_space())
+    local = isl.LocalSpace.from_space(differences.get_space())
+    for k in range(differences.dim(isl.dim_type.set)):
+        origin = origin.add_constraint(
+            isl.Constraint.alloc_equality(local).set_coefficient_val(isl.dim_type.set, k, 1))
+    return isl.BasicMap.from_domain_and_range(origin, differences)
 
 
 MAX_REFERENCE_PAIRS = 256  # past it a dependence is not split per reference pair
