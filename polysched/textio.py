@@ -39,13 +39,16 @@ def write_atomic(path: str | os.PathLike, text: str | bytes) -> None:
     file in the same directory, then a rename, so an existing file is never replaced
     by a partial one (full disk, interrupted run). Raises ``OSError`` on failure,
     leaving ``path`` untouched. Special files (``/dev/stdout``, ``/dev/null``) are
-    written directly: they cannot be renamed over."""
+    written directly: they cannot be renamed over. A symbolic link is written through,
+    as the shell's ``>`` does: its target is replaced, the link stays."""
     path = Path(path)
     data = text if isinstance(text, bytes) else encode_source(text)
     if path.exists() and not path.is_file():
         with open(path, "wb") as f:
             f.write(data)
         return
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "wb") as f:

@@ -328,6 +328,20 @@ def test_full_disk_leaves_the_existing_output_untouched(simple, tmp_path, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.c", "simple.c"]   # no temp file
 
 
+def test_output_through_a_symbolic_link_replaces_its_target(simple, tmp_path):
+    """As the shell's `>` does (helper-43: the link was replaced by a regular file and
+    its target left as it was)."""
+    target = tmp_path / "target.c"
+    target.write_text("old\n")
+    link = tmp_path / "link.c"
+    link.symlink_to(target.name)
+    proc = polysched("optimize", str(simple), "-o", str(link))
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and os.readlink(link) == "target.c"
+    assert "kernel" in target.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.c", "simple.c", "target.c"]
+
+
 def test_output_replaced_atomically_keeps_mode(simple, tmp_path):
     out = tmp_path / "out.c"
     out.write_text("old\n")
@@ -609,9 +623,24 @@ def test_bench_never_writes_over_its_input(tmp_path, capfd):
 def test_extract_reads_a_one_line_file_as_text(tmp_path, capfd):
     trick = tmp_path / "trick.c"
     trick.write_text(str(KERNEL))            # its text is a path to a real kernel
-    assert main(["extract", str(trick)]) == 0
-    out = capfd.readouterr().out
-    assert "no '#pragma scop' region" in out and "scop " not in out
+    assert main(["extract", str(trick)]) == 2
+    captured = capfd.readouterr()
+    assert captured.err.strip() == f"{trick}:1:1: error: no '#pragma scop' ... '#pragma endscop' region"
+    assert "scop " not in captured.out
+
+
+@pytest.mark.parametrize("command", [["extract"], ["extract", "--json"], ["deps"], ["schedule"],
+                                     ["check", "--schedule", "{ S0[i] -> [i] }"], ["tensorize"], ["optimize"]])
+def test_every_command_refuses_a_file_without_a_region_alike(tmp_path, capfd, command):
+    """(helper-43: `extract` printed a notice on stdout and exited 0; the others exit 2.)"""
+    source = tmp_path / "plain.c"
+    source.write_text("int main(void)\n{\n  return 0;\n}\n")
+    args = [command[0], str(source), *command[1:]] + (["-o", str(tmp_path / "o.c")] if command == ["optimize"] else [])
+    assert main(args) == 2
+    captured = capfd.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"{source}:1:1: error: no '#pragma scop' ... '#pragma endscop' region")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.c"]
 
 
 @pytest.mark.parametrize("sizes", ["32,,32", "9223372036854775808,32", "32,32,", "S1=4,4;S1=8,8", "-4,8", "", " "])

@@ -50,6 +50,9 @@ def test_check_exit_codes(capsys):
     assert len(err.splitlines()) == 1 and "cannot parse" in err
     assert main(["check", gemm, "--schedule", "[NI] -> { S0[i, j] -> [i, j] }"]) == 2
     assert "does not give a time" in capsys.readouterr().err
+    # not isl text: a file, which must exist (helper-43: "cannot parse 'nofile.txt'")
+    assert main(["check", gemm, "--schedule", "no-such-schedule.txt"]) == 2
+    assert capsys.readouterr().err.strip() == "polysched: error: --schedule no-such-schedule.txt: No such file or directory"
 
 
 def test_check_json_witness(capsys):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import (OutOfBudget, add_budget_arg, add_preprocessor_args, budget_of, parse_defines,
+from polysched.cli.common import (OutOfBudget, add_budget_arg, add_preprocessor_args, budget_of, extract_regions,
                                   within_budget)
 
 
@@ -28,18 +28,18 @@ def run(args) -> int:
     import islpy as isl
 
     from polysched.dependence import ScheduleError, analyze, check, parse_schedule
-    from polysched.scop import extract
 
-    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
-    if not scops:
-        raise UsageError(f"{args.file}: no #pragma scop region")
+    scops = extract_regions(args)
     if not 0 <= args.scop < len(scops):
         raise UsageError(f"--scop {args.scop}: the file has {len(scops)} SCoP(s)")
     scop = scops[args.scop]
     text = args.schedule
-    if "{" not in text and Path(text).is_file():      # a file, like optimize --schedule
-        lines = [line for line in Path(text).read_text(errors="replace").splitlines()
-                 if line.strip() and not line.lstrip().startswith("#")]
+    if "{" not in text:      # not isl text (a tree or map has braces): a file, like optimize --schedule
+        try:
+            saved = Path(text).read_text(errors="replace")
+        except OSError as err:
+            raise UsageError(f"--schedule {text}: {err.strerror or err}") from None
+        lines = [line for line in saved.splitlines() if line.strip() and not line.lstrip().startswith("#")]
         if len(lines) != len(scops):
             raise UsageError(f"--schedule {text}: {len(lines)} schedule line(s) for {len(scops)} SCoP(s)")
         text = lines[args.scop]

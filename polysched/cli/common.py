@@ -58,6 +58,18 @@ def default_dataset(*paths: Path) -> str | None:
     return None
 
 
+def extract_regions(args) -> list:
+    """The SCoPs of ``args.file`` under its ``-D``/``-I`` options; a file without a
+    ``#pragma scop`` region is an error at ``file:1:1`` (exit 2), as for every command."""
+    from polysched.scop import ScopError, extract
+
+    # a Path: a file name is never taken for C text
+    scops = extract(Path(args.file), defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    if not scops:
+        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    return scops
+
+
 # --------------------------------------------------------------------------- output files
 
 def same_file(a: Path | str, b: Path | str) -> bool:

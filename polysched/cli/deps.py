@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from polysched.cli.common import add_budget_arg, add_preprocessor_args, budget_of, parse_defines, within_budget
+from polysched.cli.common import add_budget_arg, add_preprocessor_args, budget_of, extract_regions, within_budget
 
 KIND_CHOICES = ["flow", "raw", "war", "waw", "rar"]
 
@@ -46,14 +46,10 @@ def format_pair(rec, deps) -> list[str]:
 
 
 def run(args) -> int:
-    from polysched.scop import extract
 
     kinds = args.kind or ["flow", "raw", "war", "waw"]
     budget = budget_of(args)
-    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
-    if not scops:
-        from polysched.scop import ScopError
-        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    scops = extract_regions(args)
     out = []
     for scop in scops:
         where = f"{scop.filename}:{scop.start_line}"

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from polysched.cli.common import add_preprocessor_args, parse_defines
-from polysched.scop import extract, scop_to_dict
+from polysched.cli.common import add_preprocessor_args, extract_regions
+from polysched.scop import scop_to_dict
 
 
 def add_parser(subparsers) -> None:
@@ -18,12 +17,9 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    # a Path: a one-line file's text must never be taken for a path
-    scops = extract(Path(args.file), defines=parse_defines(args.defines), include_dirs=args.include_dirs)
+    scops = extract_regions(args)
     if args.json:
         print(json.dumps({"file": args.file, "scops": [scop_to_dict(s) for s in scops]}, indent=2))
     else:
-        if not scops:
-            print(f"{args.file}: no '#pragma scop' region")
         print("\n\n".join(str(s) for s in scops))
     return 0

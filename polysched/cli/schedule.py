@@ -9,7 +9,7 @@ from pathlib import Path
 
 from polysched.cli import UsageError
 from polysched.cli.common import (add_budget_arg, add_preprocessor_args, add_schedule_args, budget_of,
-                                  parse_defines, within_budget)
+                                  extract_regions, within_budget)
 
 
 def add_parser(subparsers) -> None:
@@ -25,7 +25,6 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from polysched.schedule import ScheduleError, ScheduleOptions
-    from polysched.scop import extract
 
     # the same policy as `polysched optimize` (pipeline.py): negative coefficients
     # only when no non-negative schedule exists
@@ -38,10 +37,7 @@ def run(args) -> int:
     except ScheduleError as err:
         raise UsageError(str(err))
     budget = budget_of(args)
-    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
-    if not scops:
-        from polysched.scop import ScopError
-        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    scops = extract_regions(args)
     status = 0
     for scop in scops:
         print(f"# {scop.filename}:{scop.start_line}-{scop.end_line} ({scop.function}), "

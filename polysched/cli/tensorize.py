@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
-from polysched.cli.common import add_preprocessor_args, check_budget, check_input_file, parse_defines
+from polysched.cli.common import add_preprocessor_args, check_budget, check_input_file, extract_regions
 
 
 def add_parser(subparsers) -> None:
@@ -41,16 +41,13 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     from polysched.dependence import analyze
-    from polysched.scop import ScopError, extract
     from polysched.tensorize import load_intrinsics, match_statement
 
     check_input_file(args.file)
     intrinsics = load_intrinsics(args.intrinsics)
     if args.apply or args.output:
         return _apply(args, intrinsics)
-    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
-    if not scops:
-        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    scops = extract_regions(args)
     out, disagreements = [], 0
     for scop in scops:
         deps = analyze(scop)
@@ -110,16 +107,13 @@ def _apply(args, intrinsics) -> int:
     from polysched.cli import UsageError
     from polysched.cli.common import check_output_path, write_output
     from polysched.dependence import analyze
-    from polysched.scop import ScopError, extract
     from polysched.tensorize import auto_tensorize
 
     if not (args.apply and args.output):
         raise UsageError("--apply and -o OUT.c go together")
     check_budget(args.budget)
     check_output_path(args.output, args.file)
-    scops = extract(args.file, defines=parse_defines(args.defines), include_dirs=args.include_dirs)
-    if not scops:
-        raise ScopError(str(args.file), 1, 1, "no '#pragma scop' ... '#pragma endscop' region")
+    scops = extract_regions(args)
     budget = RunBudget(args.budget or None)
     texts = []
     for k, scop in enumerate(scops):
