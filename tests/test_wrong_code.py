@@ -503,6 +503,33 @@ def test_sizeof_of_arrays_and_types(tmp_path):
     assert "#pragma omp" not in outputs["tile-par"]       # kept as written
 
 
+ALIGNOF = r"""
+#include <stdio.h>
+double A[40], B[40];
+int main(void) {
+  int i;
+  for (i = 0; i < 40; i++) B[i] = i * 0.5;
+#pragma scop
+  for (i = 0; i < 40 - _Alignof(long double); i++)
+    A[i] = B[i + 1] * _Alignof(double) + sizeof(float);
+#pragma endscop
+  for (i = 0; i < 40; i++) printf("%a\n", A[i]);
+  return 0;
+}
+"""
+
+
+def test_alignof_of_a_basic_type_is_a_constant(tmp_path):
+    """C11 `_Alignof(type)` in a bound and in a body (helper-43: refused as a "side
+    effect")."""
+    from polysched.scop import extract
+    [scop] = extract(ALIGNOF, filename="alignof.c")
+    [s0] = scop.statements
+    assert s0.domain.is_equal(isl.Set("{ S0[i] : 0 <= i <= 23 }"))
+    outputs = assert_same_behaviour(tmp_path, ALIGNOF, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "#pragma omp parallel for" in outputs["tile-par"]
+
+
 # -- 4. iterators live after the region ------------------------------------------------
 
 LIVE_ITERATOR = r"""

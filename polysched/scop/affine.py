@@ -228,6 +228,14 @@ class AffineConverter:
                     raise NotAffine(where, f"'{_GEN.visit(node)}' is not a size polysched knows "
                                            f"(an array with constant sizes or a basic type)")
                 return self.constant(size)
+            if node.op == "_Alignof":
+                # a basic type's alignment is its size (LP64), long double's too (16)
+                basic = isinstance(node.expr, c_ast.Typename) and isinstance(node.expr.type, c_ast.TypeDecl)
+                align = type_size(_GEN.visit(node.expr)) if basic else None
+                if align is None:
+                    raise NotAffine(where, f"'{_GEN.visit(node)}' is not an alignment polysched knows "
+                                           f"(a basic type's)")
+                return self.constant(align)
             raise NotAffine(where, f"operator '{node.op}' is not allowed in an affine expression")
         if isinstance(node, c_ast.BinaryOp):
             if node.op in ("/", "%", ">>"):     # C divides the operands as they wrapped

@@ -46,8 +46,8 @@ from . import hoist
 from .hoist import HoistDeclarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped, iterator_monomials, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
-from .unsigned import (in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons, unsigned_width_of,
-                       wraps_at_32_bits)
+from .unsigned import (SIZE_OPERATORS, in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons,
+                       unsigned_width_of, wraps_at_32_bits)
 from .macros import (Macro, MacroTable, conditional_lines, expand_statement_macros, int_literal_value, macro_table,
                      unparenthesised_macro)
 from .model import Access, Array, Scop, ScopError, Statement
@@ -564,7 +564,7 @@ class _RegionBuilder:
         if line > self.region.endscop_line:
             return self.region.endscop_line, 1
         col = first.column or 1
-        if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", "sizeof"):
+        if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", *SIZE_OPERATORS):
             # pycparser puts a prefix operator's coordinate on its operand
             inner_line, inner_col = self.position(node.expr)
             k = offset_of(self.starts, inner_line, inner_col)
@@ -2333,7 +2333,7 @@ class _RegionBuilder:
                                                          and re.search(r"[uUlL]", n.value))
                        for n in _walk_nodes(init) if isinstance(n, (c_ast.Constant, c_ast.ID))) \
                 and not any(isinstance(n, (c_ast.Cast, c_ast.FuncCall)) or
-                            (isinstance(n, c_ast.UnaryOp) and n.op == "sizeof") for n in _walk_nodes(init))
+                            (isinstance(n, c_ast.UnaryOp) and n.op in SIZE_OPERATORS) for n in _walk_nodes(init))
         if isinstance(init, c_ast.Constant):
             value = int_literal_value(init.value)
         elif isinstance(init, c_ast.ID):
@@ -2755,7 +2755,7 @@ class _RegionBuilder:
         elif isinstance(node, c_ast.UnaryOp):
             if node.op in ("-", "+", "!", "~"):
                 self.reads(node.expr, ctx, domain, out, site, hide)
-            elif node.op == "sizeof":
+            elif node.op in SIZE_OPERATORS:
                 return
             elif node.op == "*":
                 raise self.error(where, "pointer dereference inside a SCoP (use array subscripts)")

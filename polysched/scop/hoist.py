@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from .affine import assignment_target
+from .unsigned import SIZE_OPERATORS
 from .model import ScopError
 from .source import offset_of
 
@@ -50,7 +51,7 @@ from .source import offset_of
 _PURE_NODES = (c_ast.Constant, c_ast.ID, c_ast.BinaryOp, c_ast.TernaryOp, c_ast.Cast, c_ast.Typename,
                c_ast.TypeDecl, c_ast.IdentifierType, c_ast.PtrDecl, c_ast.InitList, c_ast.NamedInitializer,
                c_ast.ExprList)
-_PURE_UNARY = {"-", "+", "!", "~", "sizeof"}
+_PURE_UNARY = {"-", "+", "!", "~", *SIZE_OPERATORS}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,10 @@ from .macros import int_literal_value
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 
 
+# operators whose operand is not evaluated and whose value is a size_t constant
+SIZE_OPERATORS = ("sizeof", "_Alignof")
+
+
 def literal_unsigned_width(text: str) -> int | None:
     """32 or 64 when the integer literal ``text`` has an unsigned type (C11 6.4.4.1),
     else None: a ``u`` suffix, or a hexadecimal or octal literal too large for the
@@ -156,7 +160,7 @@ def _kind(node: c_ast.Node, type_of: Callable[[str], str | None], known: dict) -
     if isinstance(node, c_ast.Cast):
         return _promoted(integer_kind(_GEN.visit(node.to_type)))
     if isinstance(node, c_ast.UnaryOp):
-        if node.op == "sizeof":
+        if node.op in SIZE_OPERATORS:
             return 64, False
         if node.op in ("-", "+", "~", "++", "--", "p++", "p--"):
             return _promoted(value_kind(node.expr, type_of, known))
