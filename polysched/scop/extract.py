@@ -151,6 +151,14 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         # a UTF-8 byte order mark: whitespace to the compiler (the first line's '#define'
         # was no directive here: every file-scope declaration was lost); one column wide
         text = " " + text[1:]
+    lone_cr = re.search(r"\r(?!\n)", text)
+    if lone_cr:
+        # the compiler ends a line there (classic Mac OS files, a stray CR after a '//'
+        # comment), the front end does not: a statement after it was read as comment
+        line = text.count("\n", 0, lone_cr.start()) + 1
+        raise ScopError(filename, line, lone_cr.start() - text.rfind("\n", 0, lone_cr.start()),
+                        "a carriage return not followed by a line feed, which C compilers read as "
+                        "the end of a line and polysched does not: convert the line ends to LF or CRLF")
     stripped = strip_comments(text)
     line_map = LineMap.of(stripped, _inserted)
     line_map.expansions = dict(_columns or {})
