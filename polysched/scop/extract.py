@@ -3047,9 +3047,12 @@ class _RegionBuilder:
         takes ``A[i][j - 1]`` at ``j = 0`` for an element of its own, where the compiler
         reads ``A[i - 1][15]`` of ``double A[16][16]`` (helper-43: a dependence missed,
         wrong output). C leaves such a subscript undefined; the condition joins the
-        run-time check, the original code runs where it fails. (A subscript past the
-        extent is not checked: the extent is often a dataset macro, which the check
-        would have to name.)"""
+        run-time check, the original code runs where it fails. A subscript past the
+        extent is not checked: gcc itself bounds a loop's trip count by the declared
+        extents (-faggressive-loop-optimizations), so ``A[i][j + 1]`` up to ``j = 15``
+        crashes compiled as written at -O3, and a check's fallback would be code that
+        runs only where behaviour is undefined, which gcc -O2 compiled into a crash
+        where the program as written had run (session 39)."""
         for stmt in self.statements:
             for access in stmt.accesses:
                 array = self.arrays.get(access.array)
