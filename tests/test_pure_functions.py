@@ -122,6 +122,15 @@ def test_impure_functions_are_refused_with_the_reason(definition, reason):
     assert reason in message, message
 
 
+def test_a_library_call_is_refused_naming_what_is_allowed():
+    """(helper-42: the message for a library call left out the file's pure functions.)"""
+    with pytest.raises(ScopError) as info:
+        extract("#include <stdio.h>\n" + KERNEL.replace("f(x[i])", "getchar()"), filename="lib.c")
+    assert str(info.value).endswith(
+        "error: call of 'getchar', which may have side effects (only pure functions of this file, pure <math.h> "
+        "functions and macros are allowed inside a SCoP)"), info.value
+
+
 def test_macros_in_a_pure_function_are_read_expanded():
     """``TWICE(v)`` was refused (the check read the text unexpanded); expanded, as the
     compiler reads it, the function is pure."""

@@ -2778,15 +2778,13 @@ class _RegionBuilder:
             if fname in self.visible.variables:
                 raise self.error(where, f"call through '{fname}', a variable (a function pointer), inside a SCoP: "
                                         "what it calls is not known here")
+            allowed = "(only pure functions of this file, pure <math.h> functions and macros are allowed inside a SCoP)"
             if fname in self.defined_functions():
                 problem = self.purity.problem(fname)
                 if problem is not None:
-                    raise self.error(where, f"call of '{fname}', a function of this file that {problem} (only pure "
-                                            "functions of this file, pure <math.h> functions and macros are allowed "
-                                            "inside a SCoP)")
+                    raise self.error(where, f"call of '{fname}', a function of this file that {problem} {allowed}")
             elif not _is_pure_function(fname):
-                raise self.error(where, f"call of '{fname}', which may have side effects (only pure <math.h> "
-                                        "functions and macros are allowed inside a SCoP)")
+                raise self.error(where, f"call of '{fname}', which may have side effects {allowed}")
             elif self.may_set_errno_read(fname):
                 raise self.error(where, f"call of '{fname}', which may set errno, and this file reads errno "
                                         "(another order of the calls, or a thread's own errno, would change it)")
