@@ -119,6 +119,23 @@ def test_syntax_error_points_at_the_right_line():
     assert err.line == HEADER.count("\n") + 4
 
 
+@pytest.mark.parametrize("region, message", [
+    ("for (i = 0; i < N; i++) {\n  x[i] = 1/*@*/\n  x[i] = 2;\n}", "expected ';' before 'x'"),
+    ("for (i = 0; i < N; i++) {\n  x[i] = A[i][0]/*@*/   // note\n  x[i] = 2;\n}", "expected ';' before 'x'"),
+    ("for (i = 0; i < N; i++) {\n  x[i] = helper(i)/*@*/\n}", "expected ';' before '}'"),
+    # a header without its statement is another mistake: pycparser's words, at the token
+    ("for (i = 0; i < N; i++) {\n  for (j = 0; j < N; j++)\n/*@*/}", "syntax error before '}'"),
+])
+def test_a_missing_semicolon_is_named_where_it_is_missing(region, message):
+    """Where gcc puts it: after the line that ends without one (it was 'syntax error
+    before' the next line's first token)."""
+    err = check(region, message, col=False)
+    assert err.message == message
+    # the mark is the comment after the last token (or before the token, for pycparser's)
+    col = where(HEADER + "#pragma scop\n" + region)[1]
+    assert err.col == (col if message.startswith("syntax") else col - len(MARK)), str(err)
+
+
 def test_missing_endscop_points_at_pragma_scop():
     text = HEADER + "/*@*/#pragma scop\nfor (i = 0; i < N; i++)\n  x[i] = 0;\n}\n"
     with pytest.raises(ScopError) as info:

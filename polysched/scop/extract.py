@@ -716,6 +716,15 @@ class _RegionBuilder:
                                 "with side effects); check before '#pragma scop'") from None
             if message.startswith("before: "):
                 message = f"syntax error before '{message[8:]}'"
+                at = offset_of(self.starts, line, col)
+                before = self.plain[:at].rstrip()
+                last_line = before[before.rfind("\n") + 1:]
+                if "\n" in self.plain[len(before):at] and re.search(r"[\w)\]]$", before) \
+                        and not re.match(r"\s*(for|if|while|switch)\b", last_line):
+                    # the line before ends an expression, this one starts another: the
+                    # ';' between them is missing (where gcc says so too)
+                    line, col = line_col(self.starts, len(before))
+                    message = f"expected ';' before '{err.message[8:]}'"
             else:
                 message = f"syntax error: {message[0].lower() + message[1:]}"
             raise ScopError(self.filename, line, col, message) from None
