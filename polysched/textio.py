@@ -16,6 +16,12 @@ from pathlib import Path
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 
+# regex text: where a preprocessing directive starts (a line's whitespace, form feeds
+# and vertical tabs included, as gcc reads them, then '#'), and with the spaces and
+# tabs that may follow the '#' before the directive's name
+DIRECTIVE_START = r"[ \t\f\v]*#"
+DIRECTIVE = DIRECTIVE_START + r"[ \t]*"
+
 
 def read_source(path: str | os.PathLike) -> str:
     """The file's text: bytes decoded losslessly, line endings untouched."""
@@ -83,7 +89,7 @@ def pasted_header_spans(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in _PASTED.finditer(text)]
 
 
-_FIRST_INCLUDE = re.compile(r"^[ \t\f\v]*#[ \t]*include\b", re.M)
+_FIRST_INCLUDE = re.compile(rf"^{DIRECTIVE}include\b", re.M)
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 # what may come before the headers polysched pastes: conditionals, and definitions of
 # reserved names (feature-test macros: _POSIX_C_SOURCE, _GNU_SOURCE, _FILE_OFFSET_BITS)
@@ -108,7 +114,7 @@ def header_position(text: str) -> int:
         return 0
     depth = 0               # not inside a conditional: '#ifdef X' / '#include' would hide it
     for line in lines:
-        word = re.match(r"[ \t\f\v]*#[ \t]*(\w+)", line)
+        word = re.match(rf"{DIRECTIVE}(\w+)", line)
         if word is not None and word.group(1) in ("if", "ifdef", "ifndef"):
             depth += 1
         elif word is not None and word.group(1) == "endif":
@@ -127,7 +133,7 @@ def feature_definitions(text: str) -> str:
         return ""
     lines, undone, depth = [], set(), 0
     for line in plain[:match.start()].replace("\\\n", " ").split("\n"):
-        word = re.match(r"[ \t\f\v]*#[ \t]*(\w+)(?:[ \t]+(\w+))?", line)
+        word = re.match(rf"{DIRECTIVE}(\w+)(?:[ \t]+(\w+))?", line)
         if word is None:
             continue
         if word.group(1) in ("if", "ifdef", "ifndef"):

@@ -35,7 +35,7 @@ except ImportError:  # pycparser 2.x
     from pycparser.plyparser import Coord
 
 from polysched.islutil import maps_of
-from polysched.textio import line_ending, pasted_header_spans, read_source
+from polysched.textio import DIRECTIVE_START, line_ending, pasted_header_spans, read_source
 
 from .affine import (AffineConverter, NotAffine, array_root, assignment_target, parameter_names,
                      parameters_at_least, positive_parameters, type_size, val)
@@ -602,7 +602,7 @@ class _RegionBuilder:
         conditionals: list[tuple[int, int, str]] = []    # (first line, last line, directive)
         k = 0
         while k < len(lines):
-            if not re.match(r"^[ \t\f\v]*#", lines[k]):
+            if not re.match(rf"^{DIRECTIVE_START}", lines[k]):
                 k += 1
                 continue
             first = k

@@ -14,7 +14,7 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 
-from polysched.textio import encode_source, read_source
+from polysched.textio import DIRECTIVE, encode_source, read_source
 
 from .model import ScopError
 from .source import strip_comments
@@ -523,8 +523,8 @@ def _replay(text: str) -> tuple[dict[str, Macro], frozenset[str], dict[int, dict
 _REGION_SENTINEL = "__polysched_region_{}"
 _REGION_SENTINEL_RE = re.compile(r"^\s*#\s*pragma\s+scop\s+__polysched_region_(\d+)\b")
 _DIRECTIVE_LINE_RE = re.compile(
-    r'^(?:[ \t\f\v]*#[ \t]*(?:define|undef|pragma[ \t]+scop[ \t]+__polysched_region_).*|# \d+ ".*)$', re.M)
-_PRAGMA_SCOP_RE = re.compile(r"^([ \t\f\v]*#[ \t]*pragma[ \t]+scop)\b")
+    rf'^(?:{DIRECTIVE}(?:define|undef|pragma[ \t]+scop[ \t]+__polysched_region_).*|# \d+ ".*)$', re.M)
+_PRAGMA_SCOP_RE = re.compile(rf"^({DIRECTIVE}pragma[ \t]+scop)\b")
 
 
 def _with_region_sentinels(text: str, region_lines: tuple[int, ...]) -> str:
@@ -553,7 +553,7 @@ def includes_user_headers(text: str) -> bool:
 _LINE_MARKER_FLAGS_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)"([ \d]*)$', re.M)
 
 
-_CONDITION_RE = re.compile(r"^[ \t\f\v]*#[ \t]*(if|ifdef|ifndef|elif|else|endif|define)\b[ \t]*(.*)$")
+_CONDITION_RE = re.compile(rf"^{DIRECTIVE}(if|ifdef|ifndef|elif|else|endif|define)\b[ \t]*(.*)$")
 _GUARD_NAME_RE = re.compile(r"^(?:!\s*defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?$")
 
 
@@ -609,7 +609,7 @@ def header_code(text: str) -> str:
     return "\n".join(pieces[k + 1] for k in range(1, len(pieces) - 1, 2) if pieces[k] != "<stdin>")
 
 
-_LINE_DIRECTIVE_RE = re.compile(r"^[ \t\f\v]*#[ \t]*(?:line\b|\d).*$", re.M)
+_LINE_DIRECTIVE_RE = re.compile(rf"^{DIRECTIVE}(?:line\b|\d).*$", re.M)
 
 
 def _without_line_directives(text: str) -> str:

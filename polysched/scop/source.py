@@ -9,11 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from polysched.textio import DIRECTIVE, DIRECTIVE_START
 from .model import ScopError
 
 IDENT_RE = re.compile(r"[A-Za-z_]\w*")
-_PRAGMA_RE = re.compile(r"^[ \t\f\v]*#[ \t]*pragma[ \t]+(scop|endscop)\b")
-_DIRECTIVE_RE = re.compile(r"^[ \t\f\v]*#")
+_PRAGMA_RE = re.compile(rf"^{DIRECTIVE}pragma[ \t]+(scop|endscop)\b")
+_DIRECTIVE_RE = re.compile(rf"^{DIRECTIVE_START}")
 
 
 def strip_comments(text: str) -> str:
@@ -87,7 +88,7 @@ def blank_directives(text: str) -> str:
     return "\n".join(lines)
 
 
-_CONDITIONAL_LINE_RE = re.compile(r"[ \t\f\v]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b")
+_CONDITIONAL_LINE_RE = re.compile(rf"{DIRECTIVE}(if|ifdef|ifndef|elif|else|endif)\b")
 
 
 class UnbalancedConditional(ValueError):
@@ -225,7 +226,7 @@ def _guarded_output(body: str) -> tuple[int, int]:
     the text before and after the generated part; (0, 0) for any other region."""
     first = body.split("\n", 1)[0]
     original = original_in_output(body)
-    if not re.match(r"[ \t\f\v]*#[ \t]*if\b", first) or original is None:
+    if not re.match(rf"{DIRECTIVE}if\b", first) or original is None:
         return 0, 0
     for nl in ("\r\n", "\n"):
         suffix = f"#else{nl}{original}#endif{nl}"
@@ -473,4 +474,4 @@ class LineMap:
         return moved
 
 
-_LINE_DIRECTIVE_RE = re.compile(r'^[ \t\f\v]*#[ \t]*(?:line[ \t]+)?(\d+)(?:[ \t]+"((?:\\.|[^"\\])*)")?')
+_LINE_DIRECTIVE_RE = re.compile(rf'^{DIRECTIVE}(?:line[ \t]+)?(\d+)(?:[ \t]+"((?:\\.|[^"\\])*)")?')
