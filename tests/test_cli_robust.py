@@ -377,11 +377,14 @@ def test_broken_pipe_exits_quietly(tmp_path):
     assert stderr == "", stderr
 
 
-def test_output_to_stdout_keeps_messages_off_stdout(simple):
-    proc = polysched("optimize", str(simple), "-o", "/dev/stdout")
+@pytest.mark.parametrize("output", ["/dev/stdout", "-"])
+def test_output_to_stdout_keeps_messages_off_stdout(simple, output):
+    """(`-o -` wrote a file named '-', helper-43.)"""
+    proc = polysched("optimize", str(simple), "-o", output, "--verify")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("#include <stdio.h>")
-    assert "wrote /dev/stdout" in proc.stderr and "wrote" not in proc.stdout
+    assert proc.stdout.startswith("#include <stdio.h>") and "#pragma scop" in proc.stdout
+    assert "wrote /dev/stdout" in proc.stderr and "verify: equal" in proc.stderr and "wrote" not in proc.stdout
+    assert not (simple.parent / "-").exists() and not Path("-").exists()
 
 
 # ----------------------------------------------------------------- optimize --verify

@@ -72,6 +72,12 @@ def extract_regions(args) -> list:
 
 # --------------------------------------------------------------------------- output files
 
+def output_file(text: str) -> Path:
+    """An ``-o`` argument (argparse ``type``): ``-`` is the standard output, as for the
+    C compiler."""
+    return Path("/dev/stdout") if text == "-" else Path(text)
+
+
 def same_file(a: Path | str, b: Path | str) -> bool:
     """Whether two paths name the same file (following links; False if one is missing)."""
     import os

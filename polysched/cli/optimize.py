@@ -13,8 +13,8 @@ from pathlib import Path
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler,
-                                  check_input_file, check_output_path, default_dataset, is_stdout, parse_defines,
-                                  same_file, write_output)
+                                  check_input_file, check_output_path, default_dataset, is_stdout, output_file,
+                                  parse_defines, same_file, write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE
 
 
@@ -22,7 +22,8 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("optimize", help="schedule, tile and parallelize the SCoPs of a C file",
                               description=__doc__)
     p.add_argument("file", type=Path, help="C file with #pragma scop regions")
-    p.add_argument("-o", "--output", type=Path, required=True, help="where to write the new C file")
+    p.add_argument("-o", "--output", type=output_file, required=True,
+                   help="where to write the new C file (-: the standard output)")
     p.add_argument("--identity", action="store_true",
                    help="keep the original schedule (same as --scheduler identity, no tiling)")
     add_schedule_args(p)

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
-from polysched.cli.common import add_preprocessor_args, check_budget, check_input_file, extract_regions
+from polysched.cli.common import (add_preprocessor_args, check_budget, check_input_file, extract_regions,
+                                  output_file)
 
 
 def add_parser(subparsers) -> None:
@@ -27,7 +28,7 @@ def add_parser(subparsers) -> None:
                    help="also run the brute-force matcher and report whether it agrees")
     p.add_argument("--apply", action="store_true",
                    help="apply each statement's best legal match and write the C file (-o)")
-    p.add_argument("-o", "--output", type=Path, help="output C file for --apply")
+    p.add_argument("-o", "--output", type=output_file, help="output C file for --apply (-: the standard output)")
     p.add_argument("--reassociate", action="store_true",
                    help="with --apply: also the intrinsics whose floating-point sums round "
                         "differently (FMA kernels; cblas_dgemm/sgemm when a CBLAS is found)")
