@@ -147,9 +147,11 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         text = str(path_or_text)
         filename = filename or "<input>"
     defines = _normalise_defines(defines)
-    if text.startswith("\ufeff"):
+    byte_order_mark = text.startswith("\ufeff")
+    if byte_order_mark:
         # a UTF-8 byte order mark: whitespace to the compiler (the first line's '#define'
-        # was no directive here: every file-scope declaration was lost); one column wide
+        # was no directive here: every file-scope declaration was lost); one column
+        # wide, it is read as a space and written back (every offset stays)
         text = " " + text[1:]
     lone_cr = re.search(r"\r(?!\n)", text)
     if lone_cr:
@@ -225,8 +227,9 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                 line = hoisting.line
                 columns = {k + (k >= line): spans for k, spans in (_columns or {}).items()}
                 columns.update({k: [(c, c, c, w) for c, w in sorted(pairs)] for k, pairs in hoisting.columns.items()})
-                return extract(hoisting.apply(text, line_ending(text)), defines, include_dirs, filename,
-                               _inserted=tuple(k + (k >= line) for k in _inserted) + (line,), _columns=columns)
+                return _with_byte_order_mark(byte_order_mark, extract(
+                    hoisting.apply(text, line_ending(text)), defines, include_dirs, filename,
+                    _inserted=tuple(k + (k >= line) for k in _inserted) + (line,), _columns=columns))
             # (the offsets of the region's statement macros, expanded in place, would move)
             unreadable.append(line_map.relocate(request.refusal))
             continue
@@ -293,6 +296,14 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     for where in empty:
         print(f"polysched: {where.filename}:{where.line}: the region contains no assignment statement; "
               f"it is kept as written", file=sys.stderr)
+    return _with_byte_order_mark(byte_order_mark, scops)
+
+
+def _with_byte_order_mark(byte_order_mark: bool, scops: list[Scop]) -> list[Scop]:
+    """``scops`` whose source starts with the file's byte order mark again, where it
+    had one (read as a space: the output keeps every byte outside the regions)."""
+    for scop in scops if byte_order_mark else []:
+        scop.source = "\ufeff" + scop.source[1:]
     return scops
 
 
