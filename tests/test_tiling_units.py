@@ -52,6 +52,22 @@ def test_cache_sizes_fallbacks(tmp_path):
     ("s = s < A[i] ? A[i] : s;", None),
     ("t = s + 1;", None),
     ("sum += A[i];", None),       # another scalar
+    # bitwise (integer) reductions, by C's precedence: & over ^ over |
+    ("s |= A[i] & 0xff;", "|"),
+    ("s ^= A[i] | B[i];", "^"),
+    ("s &= ~A[i];", "&"),
+    ("s = s | A[i] ^ B[i];", "|"),
+    ("s = s | A[i] | B[i];", "|"),
+    ("s = s ^ A[i] << 3;", "^"),
+    ("s = s ^ A[i] & 7;", "^"),
+    ("s = s ^ A[i] | B[i];", None),
+    ("s = s & A[i] ^ B[i];", None),
+    ("s = s & A[i] | 1;", None),
+    ("s = s | (A[i] > 0 ? 1 : 2);", "|"),
+    ("s = s | A[i] > 0 ? 1 : 2;", None),
+    ("s = s || A[i];", None),
+    ("s = s && A[i];", None),
+    ("s = s | s;", None),
 ])
 def test_reduction_operator(body, op):
     assert reduction_operator(body, "s") == op

@@ -174,23 +174,35 @@ def may_overflow(c_type: str) -> bool:
     return is_integer_type(c_type) and not _type_words(c_type) & _NARROW_OR_UNSIGNED
 
 
+# what binds more loosely than each bitwise operator (x = x | a ^ b is x | (a ^ b), a
+# reduction; x = x ^ a | b is (x ^ a) | b, none); | itself is associative
+_LOOSER_THAN_BITWISE = {"|": re.compile(r"\?|&&|\|\||,"),
+                        "^": re.compile(r"\?|&&|\|\||,|(?<!\|)\|(?!\|)"),
+                        "&": re.compile(r"\?|&&|\|\||,|(?<!\|)\|(?!\|)|\^")}
+
+
 def reduction_operator(body: str, name: str) -> str | None:
     """The OpenMP reduction operator if ``body`` is ``name op= e;`` or ``name = name op e;``
     with ``e`` free of ``name``, else None (``-`` is a sum: partial sums combine with +).
+    ``|``, ``&`` and ``^`` are integer reductions (``is_integer_type``): exact in any
+    order, and never overflowing.
 
     >>> reduction_operator("s += A[i] * B[i];", "s")
     '+'
     >>> reduction_operator("s = s * 2 + 1;", "s") is None
     True
+    >>> reduction_operator("h = h ^ A[i] << 3;", "h")
+    '^'
     """
     ident = re.escape(name)
     text = body.strip()
-    match = re.fullmatch(rf"{ident}\s*([-+*])=\s*(.+?)\s*;?", text, re.DOTALL)
+    match = re.fullmatch(rf"{ident}\s*([-+*|&^])=\s*(.+?)\s*;?", text, re.DOTALL)
     if match:
         op, rest = match.groups()
         op = "+" if op == "-" else op     # x -= e is x + (-e): partial sums combine with +
     else:
-        match = re.fullmatch(rf"{ident}\s*=\s*{ident}\s*([-+*])\s*(.+?)\s*;?", text, re.DOTALL)
+        match = re.fullmatch(rf"{ident}\s*=\s*{ident}\s*([-+*]|\|(?!\|)|&(?!&)|\^)\s*(.+?)\s*;?", text,
+                             re.DOTALL)
         if not match:
             return None
         op, rest = match.groups()
@@ -198,7 +210,10 @@ def reduction_operator(body: str, name: str) -> str | None:
         # x = x * a + b is not a product reduction; x = x + a * b is a sum; and
         # x = x * a % m is (x * a) % m: / and % bind like * and apply to the product
         top = _top_level(rest)
-        if _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+/%]", top)):
+        if op in _LOOSER_THAN_BITWISE:
+            if _LOOSER_THAN_BITWISE[op].search(top):
+                return None
+        elif _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+/%]", top)):
             return None
     if re.search(rf"(?<![A-Za-z0-9_]){ident}(?![A-Za-z0-9_])", rest):
         return None
@@ -283,7 +298,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
                 verdict.blocking[name] = "floating-point reduction (parallel only with --reassociate)"
                 continue
             verdict.reassociated.append(name)
-        elif op is not None and may_overflow(array.element_type):
+        elif op in ("+", "*") and may_overflow(array.element_type):
             if not reassociate:
                 verdict.blocking[name] = ("signed integer reduction: partial sums in another order may overflow "
                                           "(undefined in C) where the original's do not (parallel only with "
