@@ -136,6 +136,17 @@ def test_a_missing_semicolon_is_named_where_it_is_missing(region, message):
     assert err.col == (col if message.startswith("syntax") else col - len(MARK)), str(err)
 
 
+@pytest.mark.parametrize("definition, use", [("#define DIR +", "x[i DIR 1]"), ("#define AT(i) [(i)]", "x AT(i)")])
+def test_a_macro_that_is_part_of_an_expression_is_named(definition, use):
+    """(helper-43: 'syntax error before DIR', which did not say why.)"""
+    name = use.split()[1 if " DIR " in use else 1].split("(")[0]
+    err = check(f"for (i = 0; i < N - 1; i++)\n  {use.replace(name, '/*@*/' + name, 1)} = 0;", "syntax error",
+                header=definition + "\n" + HEADER)
+    body = definition.split(maxsplit=2)[2]
+    assert err.message == (f"syntax error before '{name}': macro '{name}' (defined as '{body}') is read in place, "
+                           "as a value or a statement; one that expands to an operator or a part of one is not")
+
+
 def test_missing_endscop_points_at_pragma_scop():
     text = HEADER + "/*@*/#pragma scop\nfor (i = 0; i < N; i++)\n  x[i] = 0;\n}\n"
     with pytest.raises(ScopError) as info:

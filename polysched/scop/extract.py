@@ -727,6 +727,12 @@ class _RegionBuilder:
                                 "with side effects); check before '#pragma scop'") from None
             if message.startswith("before: "):
                 message = f"syntax error before '{message[8:]}'"
+                macro = self.macros.get(err.message[8:])
+                if macro is not None:
+                    # the region is read with its macros unexpanded, as values or statements
+                    message += (f": macro '{macro.name}' (defined as '{macro.body.strip()}') is read in place, "
+                                f"as a value or a statement; one that expands to an operator or a part of "
+                                f"one is not")
                 at = offset_of(self.starts, line, col)
                 before = self.plain[:at].rstrip()
                 last_line = before[before.rfind("\n") + 1:]
