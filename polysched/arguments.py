@@ -111,6 +111,46 @@ def source_options(what: str, region, defines, include_dirs):
     return region, defines, include_dirs
 
 
+def compile_options(what: str, options: dict) -> dict:
+    """The compiler and run options of ``Program.verify``/``time`` (those of
+    ``polysched.bench.verify``) normalised: a ``cflags`` string is split as a shell
+    would (``"-O2 -fopenmp"``), one directory or file is a list of one, ``defines`` is
+    ``{name: value}`` from a list of ``"NAME=VALUE"`` too; anything else of the wrong
+    kind is refused by name (it surfaced as a TypeError from subprocess)."""
+    import shlex
+    options = dict(options)
+    for name in ("cc", "transformed_cc"):
+        if options.get(name) is not None and not (isinstance(options[name], str) and options[name].strip()):
+            raise refusal(what, name, "the name or path of a C compiler", options[name])
+    for name in ("cflags", "transformed_cflags"):
+        if options.get(name) is not None:
+            value = options[name]
+            options[name] = shlex.split(value) if isinstance(value, str) else \
+                as_list(value, what, name, "a string of flags or a list of them", item=str)
+    for name in ("include_dirs", "extra_sources"):
+        if options.get(name) is not None:
+            options[name] = [os.fspath(v) for v in as_list(options[name], what, name, "a path or a list of paths",
+                                                             item=(str, os.PathLike), single=(str, os.PathLike))]
+    if options.get("defines") is not None:
+        defines = options["defines"]
+        if not (isinstance(defines, dict) and all(isinstance(k, str) for k in defines)):
+            items = as_list(defines, what, "defines", "{name: value} or a list of 'NAME=VALUE' strings",
+                            item=str, single=str)
+            defines = {name.strip(): (value if sep else None)
+                       for name, sep, value in (item.partition("=") for item in items)}
+        options["defines"] = defines
+    for name, low in (("rtol", 0), ("atol", 0), ("timeout", 1e-9), ("compile_timeout", 1e-9)):
+        value = options.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low):
+            raise refusal(what, name, "a number >= 0" if low == 0 else "a positive number of seconds", value)
+    for name in ("dump", "fp_contract_off"):
+        if name in options:
+            check_bool(options[name], what, name)
+    if options.get("openmp") is not None:
+        check_bool(options["openmp"], what, "openmp")
+    return options
+
+
 def dataset_name(dataset, what: str, files, include_dirs=()) -> str | None:
     """``dataset`` as the ``-D<NAME>_DATASET`` name (None or "": no define): a PolyBench
     size, or a name the program tests (otherwise the define would change nothing and
@@ -129,5 +169,5 @@ def dataset_name(dataset, what: str, files, include_dirs=()) -> str | None:
     return name
 
 
-__all__ = ["as_list", "check_int", "dataset_name", "fields_of", "reduction_pairs", "refusal",
+__all__ = ["as_list", "check_int", "compile_options", "dataset_name", "fields_of", "reduction_pairs", "refusal",
            "source_options", "tile_sizes"]

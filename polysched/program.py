@@ -29,8 +29,8 @@ from typing import Sequence
 
 import islpy as isl
 
-from polysched.arguments import (as_list, check_bool, check_int, dataset_name, fields_of, plain, reduction_pairs,
-                                 refusal, source_options, tile_sizes)
+from polysched.arguments import (as_list, check_bool, check_int, compile_options, dataset_name, fields_of, plain,
+                                 reduction_pairs, refusal, source_options, tile_sizes)
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
                                   may_overflow, parse_schedule)
 from polysched.errors import MarkError, PolyschedError, TransformError
@@ -384,6 +384,7 @@ class Program:
             options.update(rtol=0, atol=0)
         if options.get("threads") is not None:      # (libgomp would only complain on stderr)
             options["threads"] = check_int(options["threads"], "verify", "threads", 1, 1024)
+        options = compile_options("verify", options)
         extra_defines = options.pop("defines", None) or {}
         includes = self._include_dirs() + list(options.pop("include_dirs", []))
         if any(step.get("op") == "tensorize" for step in self._trace):
@@ -434,6 +435,8 @@ class Program:
         repeat = check_int(repeat, "time", "repeat", 1)
         if threads is not None:
             threads = check_int(threads, "time", "threads", 1, 1024)
+        checked = compile_options("time", {"cc": cc, "cflags": cflags})
+        cc, cflags = checked["cc"], checked["cflags"]
         with tempfile.TemporaryDirectory(prefix="polysched-time-") as tmp:
             source = Path(tmp) / (Path(self._origin.get("path") or self._origin.get("filename") or "input.c").name)
             text = (Path(self._origin["path"]).read_text(errors="surrogateescape") if self._origin.get("path")

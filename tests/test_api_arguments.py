@@ -111,6 +111,14 @@ MISUSES = [
     ("verify_threads_list", lambda p: p.verify(threads=[1, 2]), "verify: threads must be an int, got [1, 2]"),
     ("verify_threads_zero", lambda p: p.verify(threads=0), "verify: threads must be >= 1, got 0"),
     ("time_threads_float", lambda p: p.time(threads=2.5), "time: threads must be an int, got 2.5"),
+    # (helper-44: a TypeError from subprocess, or a string split into its letters)
+    ("verify_cc_int", lambda p: p.verify(cc=5), "verify: cc must be the name or path of a C compiler, got 5"),
+    ("time_cc_int", lambda p: p.time(cc=5), "time: cc must be the name or path of a C compiler, got 5"),
+    ("verify_cflags_int", lambda p: p.verify(cflags=3), "verify: cflags must be a string of flags or a list of them"),
+    ("verify_rtol_negative", lambda p: p.verify(rtol=-1), "verify: rtol must be a number >= 0, got -1"),
+    ("verify_timeout_zero", lambda p: p.verify(timeout=0), "verify: timeout must be a positive number of seconds"),
+    ("verify_defines_int", lambda p: p.verify(defines=[3]), "verify: defines must be {name: value} or a list"),
+    ("verify_dump_str", lambda p: p.verify(dump="yes"), "verify: dump must be True or False, got 'yes'"),
     # a field of the wrong type (a string read as True kept versioning on; an int indent crashed)
     ("c_code_versioning_str", lambda p: p.region_code({"versioning": "no"}),
      "versioning must be True or False, got 'no'"),
@@ -139,6 +147,21 @@ def test_write_to_a_directory_names_the_path(mm, tmp_path):
         mm.write(tmp_path)
     with pytest.raises(ps.TransformError, match="no such directory"):
         mm.write(tmp_path / "no" / "out.c")
+
+
+def test_compile_options_are_taken_as_a_user_writes_them(tmp_path):
+    """``defines=["N=8"]`` as ``from_file`` takes it, ``cflags="-O1 -DX"`` a string of
+    flags, ``include_dirs="dir"`` one directory (helper-44: a TypeError, and strings
+    split into their letters)."""
+    (tmp_path / "size.h").write_text("#define M 5\n")
+    source = tmp_path / "k.c"
+    source.write_text('#include <stdio.h>\n#include "size.h"\n#ifndef N\n#define N 3\n#endif\n'
+                      "double A[64];\nint main(void) {\n  int i;\n#pragma scop\n"
+                      "  for (i = 0; i < N + M + X; i++) A[i] = 2.0 * i;\n#pragma endscop\n"
+                      '  for (i = 0; i < 64; i++) printf("%g\\n", A[i]);\n  return 0;\n}\n')
+    program = ps.Program.from_file(source, defines={"X": "1"}, include_dirs=[str(tmp_path)]).auto_schedule("pluto")
+    result = program.verify(None, defines=["N=8"], cflags="-O1 -DX=1", include_dirs=str(tmp_path))
+    assert result.ok, result       # (X is defined by the cflags only: split, they compile)
 
 
 def test_source_bytes_are_read_like_a_file(mm):
