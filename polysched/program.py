@@ -23,6 +23,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Sequence
@@ -837,15 +838,24 @@ class Program:
             schedule, report = tile_with_report(self.scop, self._deps, self._schedule, options, used)
         except (ValueError, TilingError) as err:
             raise TransformError(f"auto_tile: {err}") from None
-        if tile and isinstance(sizes, list):        # sizes that would be silently ignored or cut
-            if not report.tiled:
-                why = "; ".join(b.summary() for b in report.bands) or "the schedule has no band"
-                raise TransformError(f"auto_tile: sizes {sizes} given, but no band can be tiled ({why}); "
-                                     "auto_schedule() makes permutable bands")
-            deepest = max(len(b.sizes) for b in report.tiled)
-            if len(sizes) > deepest:
-                raise TransformError(f"auto_tile: {len(sizes)} sizes given, but the tiled bands have at most "
-                                     f"{deepest} loops")
+        if tile and sizes is not None:        # sizes that would be silently ignored or cut
+            given = sizes.items() if isinstance(sizes, dict) else [(None, sizes)]
+            for name, wanted in given:
+                bands = [b for b in report.bands if name is None or name in _band_statements(b)]
+                tiled = [b for b in bands if b.tiled]
+                what = f"sizes {wanted}" if name is None else f"sizes[{name!r}] = {wanted}"
+                if not tiled:
+                    why = "; ".join(b.summary() for b in bands) or "the schedule has no band"
+                    hint = "auto_schedule() makes permutable bands" + (
+                        "; tile_depth1=True tiles a band of one loop" if not tile_depth1 and any(
+                            b.permutable and b.members == 1 for b in bands) else "")
+                    raise TransformError(f"auto_tile: {what} given, but no band {'' if name is None else f'of {name} '}"
+                                         f"can be tiled ({why}); {hint}")
+                deepest = max(len(b.sizes) for b in tiled)
+                if len(wanted) > deepest:
+                    raise TransformError(f"auto_tile: {len(wanted)} sizes given{'' if name is None else f' for {name}'}"
+                                         f", but the tiled bands{'' if name is None else f' of {name}'} have at "
+                                         f"most {deepest} loops")
         args = options.auto_tile_args(used)
         schedule = apply(self.scop, self._deps, "auto_tile()", lambda: schedule)
         result = self._derive(schedule, {"op": "auto_tile", "args": args})
@@ -940,6 +950,12 @@ def to_tree(scop: Scop, schedule) -> isl.Schedule:
         return as_tree(scop, schedule)
     except ScheduleError as err:
         raise TransformError(str(err)) from None
+
+
+def _band_statements(band) -> set[str]:
+    """The statements a `polysched.tiling.BandReport`'s partial schedule schedules
+    (``[{ S0[i, j] -> [(i)]; S1[i] -> [(i)] }, ...]``)."""
+    return set(re.findall(r"[{;]\s*(\w+)\[", band.schedule))
 
 
 def _unsupported_nodes(tree: isl.Schedule) -> list[str]:

@@ -71,6 +71,14 @@ MISUSES = [
     ("at_sizes_untiled", lambda p: p.auto_tile(sizes=[4, 4]), "auto_tile: sizes [4, 4] given, but no band can be tiled"),
     ("at_sizes_long", lambda p: p.auto_schedule("pluto").auto_tile(sizes=[4, 4, 4, 4, 4]),
      "auto_tile: 5 sizes given, but the tiled bands have at most 3 loops"),
+    # per statement too (helper-44: cut to the band's depth, or ignored, silently)
+    ("at_sizesdict_long", lambda p: p.auto_schedule("pluto").auto_tile(sizes={"S1": [4] * 5}),
+     "auto_tile: 5 sizes given for S1, but the tiled bands of S1 have at most 3 loops"),
+    ("at_sizesdict_untiled", lambda p: p.auto_tile(sizes={"S1": [4, 4, 4]}),
+     "auto_tile: sizes['S1'] = [4, 4, 4] given, but no band of S1 can be tiled ("),
+    # a one-loop band is tiled on request only: the message says how (it blamed permutability)
+    ("at_sizes_depth1", lambda p: p.auto_tile(sizes=[4]),
+     "auto_schedule() makes permutable bands; tile_depth1=True tiles a band of one loop"),
     # replay: a malformed step names its index and op
     ("replay_args_null", lambda p: p.replay([{"op": "tile", "args": None}]), "trace step 0 (tile): args must be"),
     ("replay_version", lambda p: p.replay({"polysched_trace": 99, "steps": []}), "traces of version 1, not 99"),
