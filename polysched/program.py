@@ -176,7 +176,7 @@ _STEP_ARGS = {
                   "point_wavefront"),
     "set_schedule": ("schedule",),
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
-    "expand_scalars": (),
+    "expand_scalars": ("scalars",),
     "transpose_arrays": (),
 }
 # the steps that change the model rather than the schedule: only first, in this order
@@ -731,25 +731,48 @@ class Program:
         return self._apply("unroll", {"stmt": stmt, "depth": depth, "factor": factor}, primitives.mark,
                            stmt, depth, value, f"unroll({stmt!r}, {depth!r}, {factor!r})")
 
-    def expand_scalars(self) -> "Program":
+    def expand_scalars(self, scalars: Sequence[str] | None = None) -> "Program":
         """The program whose scalars private to a loop that walks arrays across rows are
         arrays indexed by that loop (or live in the element they are copied to at the end
         of each iteration), as ``optimize`` does before scheduling: see
         `polysched.transform.expand`. Its model differs (new arrays, bodies, maybe one
         statement fewer), so it is a first step: the schedule must still be the source's.
-        This program itself (no step in the trace) when nothing is worth expanding."""
-        from polysched.transform.expand import expand, expansion_plan
-        if self._trace.steps:
-            raise TransformError("expand_scalars() changes the statements: it must be the first step "
-                                 f"(this program has {len(self._trace.steps)} already)")
-        plan = expansion_plan(self.scop)
-        return self._remodelled(expand(self.scop, plan), "expand_scalars") if plan else self
+        This program itself (no step in the trace) when nothing is worth expanding.
 
-    def _remodelled(self, scop: Scop, op: str) -> "Program":
+        ``scalars``: expand these, wherever they are private to a loop (a temporary
+        ``t = A[i][j] * 2; B[i][j] = t * t;`` orders every iteration after the one
+        before, through its one storage: expanded, interchange and tiling are legal);
+        a :class:`TransformError` for one that is no scalar the region writes, or is
+        private to no loop."""
+        from polysched.transform.expand import expand, expansion_plan
+        what = "expand_scalars()" if scalars is None else f"expand_scalars({scalars!r})"
+        if self._trace.steps:
+            raise TransformError(f"{what} changes the statements: it must be the first step "
+                                 f"(this program has {len(self._trace.steps)} already)")
+        if scalars is not None:
+            scalars = as_list(scalars, what, "scalars", "a list of scalar names", item=str, single=str,
+                              nonempty=True)
+            for name in scalars:
+                array = self.scop.arrays.get(name)
+                if array is None or not array.is_scalar or array.text:
+                    raise TransformError(f"{what}: {name!r} is not a scalar variable of the region")
+        plan = expansion_plan(self.scop, None if scalars is None else set(scalars))
+        missing = [name for name in scalars or [] if all(e.scalar != name for e in plan)]
+        if missing:
+            raise TransformError(f"{what}: {', '.join(map(repr, missing))} cannot be expanded: not written and "
+                                 "then read within each iteration of a loop whose other dependences leave the "
+                                 "iterations free, or the loop's extent is not affine in the parameters")
+        if not plan:
+            return self
+        return self._remodelled(expand(self.scop, plan), "expand_scalars",
+                                {} if scalars is None else {"scalars": list(scalars)})
+
+    def _remodelled(self, scop: Scop, op: str, args: dict | None = None) -> "Program":
         """The program on ``scop`` (a model step ``op`` of `MODEL_STEPS` changed the
         statements), its own schedule and dependences, ``op`` added to the trace."""
         scops = self._scops[:self._region] + (scop,) + self._scops[self._region + 1:]
-        trace = Trace(tuple(self._trace.steps) + ({"op": op, "args": {}},), self._trace.source, self._trace.region)
+        trace = Trace(tuple(self._trace.steps) + ({"op": op, "args": dict(args or {})},), self._trace.source,
+                      self._trace.region)
         return Program(scop, analyze(scop), scop.schedule, trace, scops=scops, region=self._region,
                        origin=self._origin)
 

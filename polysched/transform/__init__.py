@@ -34,7 +34,28 @@ def explain(violation, scop) -> str:
     except (isl.Error, AttributeError):
         pass
     return (f"{violation.kind} dependence {violation.source} -> {violation.sink} is violated: "
-            f"{violation.witness}; the dependence: {relation}")
+            f"{violation.witness}; the dependence: {relation}{_through_scalars(violation, scop)}")
+
+
+def _through_scalars(violation, scop) -> str:
+    """When the statements of a violated dependence meet only in scalars: that it is
+    their one storage, reused by every iteration, and how to give each its own."""
+    kinds = {"raw": ("write", "read"), "flow": ("write", "read"), "war": ("read", "write"), "waw": ("write", "write")}
+    if violation.kind not in kinds:
+        return ""
+    statements = {s.name: s for s in scop.statements}
+    source, sink = statements.get(violation.source), statements.get(violation.sink)
+    if source is None or sink is None:
+        return ""
+    first, second = kinds[violation.kind]
+    common = {a.array for a in source.accesses if a.kind.endswith(first)} & \
+        {a.array for a in sink.accesses if a.kind.endswith(second)}
+    scalars = sorted(name for name in common if scop.arrays[name].is_scalar and not scop.arrays[name].text)
+    if not scalars or len(scalars) != len(common):
+        return ""
+    names = ", ".join(f"'{name}'" for name in scalars)
+    return (f" (through the scalar{'s' if len(scalars) > 1 else ''} {names}, whose one storage every iteration "
+            f"reuses: expand_scalars({scalars!r}) as the first step gives each iteration its own where it can)")
 
 
 def legal_or_raise(scop, deps: Dependences, schedule: isl.Schedule, what: str,

@@ -233,9 +233,12 @@ def affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
     return build.expr_from_pw_aff(isl.PwAff.from_aff(pieces[0])).to_C_str()
 
 
-def expansion_plan(scop: Scop) -> list[Expansion]:
+def expansion_plan(scop: Scop, only: set[str] | None = None) -> list[Expansion]:
     """The scalars worth expanding (see the module doc), at most one array per (scalar,
-    loop); an empty list when none is."""
+    loop); an empty list when none is. ``only``: these scalars, wherever they are
+    private to a loop whether or not it walks arrays across rows (a user's request:
+    their storage, reused by every iteration, orders the iterations), each at the
+    innermost such loop (with the free loops around it)."""
     groups = loop_groups(scop)
     written_scalars = {a.array for s in scop.statements for a in s.accesses
                        if a.kind in ("write", "may_write") and a.array in scop.arrays
@@ -248,14 +251,18 @@ def expansion_plan(scop: Scop) -> list[Expansion]:
         if any(d != depth for _, d in members):
             continue
         statements = [s for s, _ in members]
-        why = _walks_across_rows(scop, statements, depth)
+        why = _walks_across_rows(scop, statements, depth) or ("asked for" if only is not None else None)
         if why is None:
             continue
         mine = {a.array for s in statements for a in s.accesses if a.array in written_scalars}
+        if only is not None:
+            mine &= only
         if mine:
             candidates.append((path, member, depth, statements, why, sorted(mine)))
     if not candidates:
         return []
+    if only is not None:
+        candidates.sort(key=lambda candidate: -candidate[2])        # the innermost loop first
     accesses = ScopAccesses(scop)
     starts = line_starts(scop.source)
     names = NameAllocator(set(scop.identifiers) | set(scop.arrays))
