@@ -220,9 +220,15 @@ def _parse_parallel(rest: str, text: str) -> Parallel:
             if key == "private":
                 private += _names(values)
             elif key in ("reduction", "reductions"):
+                op = ""
                 for item in values.split(","):
-                    op, _, name = item.strip().rpartition(":")
-                    reductions.append((op.strip(), name.strip()))
+                    # "+:s,c" as OpenMP's reduction(+:s, c): a name alone takes the operator before it
+                    given, _, name = item.strip().rpartition(":")
+                    op = given.strip() or op
+                    if not op:
+                        raise MarkError(f"mark '{text}': a reduction is written operator:name "
+                                        f"(reduction=+:s,+:c or reduction=+:s,c), got {item.strip()!r}")
+                    reductions.append((op, name.strip()))
             else:
                 raise MarkError(f"mark '{text}': unknown parallel clause {key!r}")
         return Parallel(tuple(private), tuple(reductions))

@@ -76,23 +76,34 @@ class Trace:
         JSON file, or a ``Trace``."""
         if isinstance(value, Trace):
             return value
-        if isinstance(value, Path) or (isinstance(value, str) and not value.lstrip().startswith(("{", "["))):
+        if isinstance(value, str) and value.strip() and not value.lstrip().startswith(("{", "[")) \
+                and not Path(value).is_file():
+            try:        # JSON that is no trace ('null', '3'): said so below, not "no such file"
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                pass
+            else:
+                if isinstance(value, str):
+                    raise TransformError("a trace is a JSON object with a 'steps' list")
+        if isinstance(value, Path) or (isinstance(value, str) and value.strip()
+                                       and not value.lstrip().startswith(("{", "["))):
             try:
                 value = Path(value).read_text()
             except OSError as err:
                 raise TransformError(f"cannot read trace {value}: {err.strerror or err}") from None
             except UnicodeDecodeError:
                 raise TransformError(f"cannot read trace {value}: not a UTF-8 text file") from None
-        if isinstance(value, str):
+        if isinstance(value, str) and value.strip():
             try:
                 value = json.loads(value)
             except json.JSONDecodeError as err:
                 raise TransformError(f"the trace is not JSON: {err}") from None
-        if isinstance(value, list):
-            value = {"steps": value}
+        if isinstance(value, (list, tuple)):
+            value = {"steps": list(value)}
         if not isinstance(value, dict) or not isinstance(value.get("steps"), list):
             raise TransformError("a trace is a JSON object with a 'steps' list")
-        if value.get("polysched_trace", TRACE_VERSION) != TRACE_VERSION:
+        version = value.get("polysched_trace", TRACE_VERSION)
+        if type(version) is not int or version != TRACE_VERSION:     # (True == 1 in Python)
             raise TransformError(f"this polysched reads traces of version {TRACE_VERSION}, not "
                                  f"{value['polysched_trace']!r}")
         trace = cls(value["steps"], value.get("source"), value.get("region") or 0)

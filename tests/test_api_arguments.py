@@ -44,6 +44,9 @@ MISUSES = [
     ("perm_int", lambda p: p.permute("S1", 3), "order must be"),
     ("fuse_none", lambda p: p.fuse(None, 0), "stmts must be a list of statement names"),
     ("loops_list", lambda p: p.loops(["S1"]), "loops(['S1']): no statement"),
+    # (helper-44: "S1 has loops 0..2, not loop 3", a loop no one asked for)
+    ("wavefront_innermost", lambda p: p.wavefront("S1", 2),
+     "wavefront('S1', 2): loop 2 is the innermost loop of S1; a wavefront skews a loop by the one below it"),
     ("mark_tensorize", lambda p: p.mark("S1", 0, "tensorize(foo)"), "tensorize mark is placed by Program.tensorize"),
     ("par_red_short", lambda p: p.parallel("S1", 1, reductions=[("+",)]), "reductions must be"),
     ("par_red_str", lambda p: p.parallel("S1", 1, reductions="+:s"), "reductions must be"),
@@ -82,6 +85,13 @@ MISUSES = [
     # replay: a malformed step names its index and op
     ("replay_args_null", lambda p: p.replay([{"op": "tile", "args": None}]), "trace step 0 (tile): args must be"),
     ("replay_version", lambda p: p.replay({"polysched_trace": 99, "steps": []}), "traces of version 1, not 99"),
+    # (helper-44: True was version 1; '' was "Is a directory", JSON that is no trace "No such file")
+    ("replay_version_true", lambda p: p.replay({"polysched_trace": True, "steps": []}), "version 1, not True"),
+    ("replay_empty_text", lambda p: p.replay(""), "a trace is a JSON object with a 'steps' list"),
+    ("replay_null", lambda p: p.replay("null"), "a trace is a JSON object with a 'steps' list"),
+    ("replay_number", lambda p: p.replay("3"), "a trace is a JSON object with a 'steps' list"),
+    ("replay_json_string", lambda p: p.replay('"x"'), "a trace is a JSON object with a 'steps' list"),
+    ("replay_no_file", lambda p: p.replay("no-such-trace.json"), "cannot read trace no-such-trace.json: No such file"),
     ("replay_args_list", lambda p: p.replay([{"op": "tile", "args": [1, 2]}]), "trace step 0 (tile): args must be"),
     ("replay_private", lambda p: p.replay(step("parallel", stmt="S1", depth=0, private=5)),
      "trace step 0 (parallel): parallel('S1', 0): private must be"),
@@ -170,6 +180,23 @@ def test_compile_options_are_taken_as_a_user_writes_them(tmp_path):
     program = ps.Program.from_file(source, defines={"X": "1"}, include_dirs=[str(tmp_path)]).auto_schedule("pluto")
     result = program.verify(None, defines=["N=8"], cflags="-O1 -DX=1", include_dirs=str(tmp_path))
     assert result.ok, result       # (X is defined by the cflags only: split, they compile)
+
+
+def test_a_tuple_of_steps_is_a_trace_like_a_list(mm):
+    steps = ({"op": "interchange", "args": {"stmt": "S1", "d1": 1, "d2": 2}},)
+    assert mm.replay(steps).region_code() == mm.replay(list(steps)).region_code() \
+        == mm.interchange("S1", 1, 2).region_code()
+
+
+def test_a_reduction_list_takes_the_operator_before_it():
+    """``reduction=+:s,c`` as OpenMP's ``reduction(+:s, c)`` (helper-44: "unknown
+    reduction operator ''")."""
+    from polysched.marks import MarkError, Parallel, parse_mark
+    assert parse_mark("parallel(reduction=+:s,c; private=t)") == Parallel(("t",), (("+", "s"), ("+", "c")))
+    assert parse_mark("parallel(reduction=+:s,*:p,q)") == Parallel((), (("+", "s"), ("*", "p"), ("*", "q")))
+    with pytest.raises(MarkError, match=re.escape("a reduction is written operator:name (reduction=+:s,+:c or "
+                                                  "reduction=+:s,c), got 's'")):
+        parse_mark("parallel(reduction=s)")
 
 
 def test_source_bytes_are_read_like_a_file(mm):

@@ -646,6 +646,19 @@ def test_every_command_refuses_a_file_without_a_region_alike(tmp_path, capfd, co
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.c"]
 
 
+def test_an_empty_list_of_traces_is_zero_entries(tmp_path, capfd):
+    """(helper-44: on a two-region file, `[]` was "1 entry for 2 scop regions"; on a
+    one-region file it was taken as a trace without steps. The trace of no step is
+    {"steps": []}.)"""
+    trace = tmp_path / "t.json"
+    trace.write_text("[]\n")
+    out = tmp_path / "o.c"
+    assert main(["optimize", str(KERNEL), "-o", str(out), "--trace", str(trace)]) == 2
+    assert capfd.readouterr().err.strip() == f"polysched: error: --trace {trace}: 0 entries for 1 scop region"
+    trace.write_text('{"steps": []}\n')
+    assert main(["optimize", str(KERNEL), "-o", str(out), "--trace", str(trace)]) == 0
+
+
 @pytest.mark.parametrize("sizes", ["32,,32", "9223372036854775808,32", "32,32,", "S1=4,4;S1=8,8", "-4,8", "", " "])
 def test_tile_sizes_that_are_not_a_list_of_sizes(tmp_path, capfd, sizes):
     out = tmp_path / "o.c"

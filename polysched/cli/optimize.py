@@ -330,8 +330,10 @@ def _schedules_in(args, options):
             document = json.loads(text)
         except json.JSONDecodeError as err:
             raise UsageError(f"--trace {path}: not JSON: {err}") from None
-        items = document if isinstance(document, list) and document and isinstance(document[0], dict) \
-            and "steps" in document[0] else [document]
+        # a list of traces, one per region (`[]`: none), or the one trace of a one-region file
+        # (a list of steps is a trace too: {"op": ...} items)
+        items = document if isinstance(document, list) and not any(
+            isinstance(item, dict) and "op" in item for item in document) else [document]
     else:
         items = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if len(items) != len(scops):

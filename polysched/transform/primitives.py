@@ -410,6 +410,10 @@ def wavefront(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedu
     carries with non-negative distances (a wavefront, e.g. over tiles)."""
     what = f"wavefront({stmt!r}, {depth!r})"
     depth = _check_int(depth, what, "depth", 0)
+    loops = statement_loops(scop, schedule, stmt)
+    if depth == len(loops) - 1:      # (the message of the loop below, 'not loop d + 1', named no loop asked for)
+        raise TransformError(f"{what}: loop {depth} is the innermost loop of {stmt}; a wavefront skews a loop "
+                             f"by the one below it (loops {depth} and {depth + 1})")
     schedule, lp = merged(scop, schedule, stmt, [depth, depth + 1], what)
     schedule, path = _split_at(schedule, lp)
     node = node_at(schedule, path)
