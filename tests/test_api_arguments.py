@@ -56,6 +56,12 @@ MISUSES = [
     ("par_red_float", lambda p: p.parallel("S1", 1, reductions={"C": "+"}),
      "parallel('S1', 1): 'C' is a floating-point reduction, whose sum the threads reorder: pass reassociate=True"),
     ("tens_match_str", lambda p: p.tensorize("S1", "dgemm_4x8", match="x"), "match must be"),
+    # (helper-44: "apply tensorize before tiling it" where nothing was tiled; a second call
+    # with an intrinsic that zeroes C named a misfit of S0's loops)
+    ("tens_reversed", lambda p: p.reverse("S1", 2).tensorize("S1", "dgemm_4x8"),
+     "apply tensorize before tiling, skewing or reversing them"),
+    ("tens_twice_init", lambda p: p.tensorize("S1", "dgemm_packed_zero").tensorize("S1", "dgemm_packed_zero"),
+     "tensorize: S0 or S1 is already tensorized"),
     # auto_tile: sizes and caches as the docstring promises them, nothing else
     ("at_sizes_str", lambda p: p.auto_tile(sizes="abc"), "sizes must be an int or a list of ints"),
     ("at_sizes_inf", lambda p: p.auto_tile(sizes=[float("inf"), 4, 4]), "each tile size in sizes must be an int"),

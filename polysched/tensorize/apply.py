@@ -124,12 +124,18 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     :func:`.legality.candidate_schedule`. Raises :class:`TransformError` when ``current`` no longer
     has the statement's loops as plain time dimensions."""
     scop = problem.scop
+    prior = _prior_marks(current) if current is not None else []
+    covered = {dict(m.params).get(key) for m, _ in prior for key in ("stmt", "init")}
+    asked = {problem.statement.name} | ({problem.init.statement} if problem.init is not None else set())
+    if covered & asked:     # (before the loops are looked at: they are an earlier call's blocks)
+        raise TransformError(f"tensorize: {' or '.join(sorted(covered & asked))} is already tensorized")
     flat = (current.get_map() if current is not None else scop.schedule_map).intersect_domain(scop.domain)
     try:
         candidate, cut = candidate_schedule(problem, loop_map, flat, blocked, kc, with_cut=True)
     except KeyError:
-        raise TransformError(f"tensorize: the loops of {problem.statement.name} are no longer plain "
-                             "loops of the schedule (apply tensorize before tiling it)") from None
+        raise TransformError(f"tensorize: the loops of {problem.statement.name} are no longer plain loops of the "
+                             "schedule, one iterator each in its order (apply tensorize before tiling, skewing or "
+                             "reversing them)") from None
     except InitMisfit as err:
         raise TransformError(f"tensorize: {err}") from None
     maps: dict[str, isl.Map] = {}
@@ -185,10 +191,6 @@ def tensorized_tree(problem: Problem, loop_map: list[tuple[int, int]],
     partial = group_domain.subtract(full)
     domain = scop.domain
     others = domain.subtract(group_domain)
-    prior = _prior_marks(current) if current is not None else []
-    covered = {dict(m.params).get(key) for m, _ in prior for key in ("stmt", "init")}
-    if covered & set(group):
-        raise TransformError(f"tensorize: {' or '.join(sorted(covered & set(group)))} is already tensorized")
 
     schedule = isl.Schedule.from_domain(domain)
     node = schedule.get_root().child(0).insert_partial_schedule(_mupa(band1)).child(0)
