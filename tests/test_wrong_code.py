@@ -503,6 +503,34 @@ def test_sizeof_of_arrays_and_types(tmp_path):
     assert "#pragma omp" not in outputs["tile-par"]       # kept as written
 
 
+SIZEOF_ENUM = r"""
+#include <stdio.h>
+enum { M = sizeof(int) * 3, K = sizeof(long double) };
+float V[M], W[M + K];
+int main(void) {
+  int i;
+  for (i = 0; i < M; i++) V[i] = i * 0.25f;
+#pragma scop
+  for (i = 0; i < (int)(sizeof V / sizeof *V); i++)
+    W[i + K] = V[i] * 2;
+#pragma endscop
+  for (i = 0; i < M + K; i++) printf("%a\n", W[i]);
+  return 0;
+}
+"""
+
+
+def test_sizeof_in_an_enumerator_and_of_a_dereferenced_array(tmp_path):
+    """``enum { M = sizeof(int) * 3 }`` folds (the size of V was unknown), and ``sizeof *V``
+    is ``sizeof V[0]`` (helper-43: both refused)."""
+    from polysched.scop import extract
+    [scop] = extract(SIZEOF_ENUM, filename="sizeof_enum.c")
+    [s0] = scop.statements
+    assert s0.domain.is_equal(isl.Set("{ S0[i] : 0 <= i <= 11 }"))
+    outputs = assert_same_behaviour(tmp_path, SIZEOF_ENUM, modes={"tile-par": FLAG_SETS["tile-par"]})
+    assert "#pragma omp" in outputs["tile-par"] or "for (int c0" in outputs["tile-par"]
+
+
 ALIGNOF = r"""
 #include <stdio.h>
 double A[40], B[40];

@@ -1222,8 +1222,9 @@ class _RegionBuilder:
                 return 8 if isinstance(operand.type, c_ast.PtrDecl) else None
             return type_size(_GEN.visit(operand))
         subscripts = 0
-        while isinstance(operand, c_ast.ArrayRef):
-            operand, subscripts = operand.name, subscripts + 1
+        while isinstance(operand, c_ast.ArrayRef) or (isinstance(operand, c_ast.UnaryOp) and operand.op == "*"):
+            # (sizeof *V is sizeof V[0])
+            operand, subscripts = operand.name if isinstance(operand, c_ast.ArrayRef) else operand.expr, subscripts + 1
         if not isinstance(operand, c_ast.ID):
             return None
         local = self.resolve(operand.name)
