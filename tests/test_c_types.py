@@ -447,3 +447,44 @@ void f(unsigned rows, unsigned cols)
                      .replace("unsigned y", "size_t y").replace("unsigned x", "size_t x")
                      .replace("float a[100]", "#include <stddef.h>\nfloat a[100]"), filename="s.c")
     assert any(a.relation.dim(isl.dim_type.out) == 2 for s in scop.statements for a in s.accesses)
+
+
+# helper-45: the `size_t i - 1` of an arm C evaluates only where `i > 0` was assumed not
+# to wrap everywhere, so the model held for no parameter value and the region was kept
+# as written (the same read under `if (i > 0)` was optimized)
+GUARDED_ARM = r"""#include <stdio.h>
+#include <stddef.h>
+#define N 70
+double a[N], b[N];
+void shift(size_t n) {
+  size_t i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    b[i] = i > 0 ? a[i - 1] : 0.5 * a[n - 1 - i];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  size_t n = (size_t)atol(argv[1]);
+  for (int i = 0; i < N; i++) { a[i] = i; b[i] = -1; }
+  shift(n);
+  for (int i = 0; i < 8; i++) printf("%.17g\n", b[i]);
+  return 0;
+}
+"""
+
+
+def test_an_unsigned_value_of_a_ternary_arm_is_assumed_only_where_it_is_evaluated(tmp_path):
+    source = GUARDED_ARM.replace("#include <stddef.h>", "#include <stddef.h>\n#include <stdlib.h>")
+    [scop] = extract(source, filename="arm.c")
+    assert not scop.context.intersect(isl.Set("[n] -> { : n = 5 }")).is_empty(), scop.context
+    result = optimize(_write(tmp_path, source), OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "holds for no parameter value" not in result.summary()
+    assert "#pragma omp parallel for" in result.text
+    sizes = [(0,), (1,), (2,), (5,), (70,)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(source, tmp_path, "orig", sizes)
+
+
+def _write(tmp_path, text: str):
+    path = tmp_path / "arm.c"
+    path.write_text(text)
+    return path

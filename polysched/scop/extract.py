@@ -24,7 +24,7 @@ import copy
 import itertools
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import islpy as isl
@@ -2779,8 +2779,8 @@ class _RegionBuilder:
             self.reads(node.cond, ctx, domain, out, site, hide)
             self.conditional += 1                      # one of the two is evaluated
             try:
-                for part in (node.iftrue, node.iffalse):
-                    self.reads(part, ctx, domain, out, site, hide)
+                for part, evaluated in zip((node.iftrue, node.iffalse), self.arms_evaluated(ctx, node.cond)):
+                    self.reads(part, evaluated, domain, out, site, hide)
             finally:
                 self.conditional -= 1
         elif isinstance(node, c_ast.Cast):
@@ -2829,6 +2829,19 @@ class _RegionBuilder:
             raise self.error(where, "GNU statement expression '({ ... })' inside a SCoP is not supported")
         else:
             raise self.error(where, f"unsupported expression '{_GEN.visit(node)}'")
+
+    def arms_evaluated(self, ctx: _Context, cond: c_ast.Node) -> tuple[_Context, _Context]:
+        """Where C evaluates each arm of ``cond ? a : b``: ``ctx`` with its domain cut to
+        where an affine ``cond`` holds, and to where it does not (``i > 0 ? x[i - 1] : 0``
+        with ``size_t i``: ``i - 1`` wraps only where it is never computed); ``ctx``
+        twice for a condition on data. The accesses keep the whole domain (may-reads)."""
+        saved = list(self.pending_ranges)
+        try:
+            holds = self.condition(ctx, cond)
+        except ScopError:
+            self.pending_ranges = saved
+            return ctx, ctx
+        return replace(ctx, domain=ctx.domain.intersect(holds)), replace(ctx, domain=ctx.domain.subtract(holds))
 
     def access(self, node: c_ast.Node, kind: str, ctx: _Context, domain: isl.Set,
                site: c_ast.Node | None = None) -> Access:
