@@ -473,8 +473,13 @@ int main(int argc, char **argv) {
 """
 
 
-def test_an_unsigned_value_of_a_ternary_arm_is_assumed_only_where_it_is_evaluated(tmp_path):
-    source = GUARDED_ARM.replace("#include <stddef.h>", "#include <stddef.h>\n#include <stdlib.h>")
+@pytest.mark.parametrize("arm", ["i > 0 ? a[i - 1] : 0.5 * a[n - 1 - i]",
+                                 # a condition that wraps itself (true at i = 0 in C): the arms
+                                 # are not split by it, nothing assumed of it
+                                 "i - 1 > 0 ? a[i] : 2.0"])
+def test_an_unsigned_value_of_a_ternary_arm_is_assumed_only_where_it_is_evaluated(tmp_path, arm):
+    source = GUARDED_ARM.replace("#include <stddef.h>", "#include <stddef.h>\n#include <stdlib.h>") \
+        .replace("i > 0 ? a[i - 1] : 0.5 * a[n - 1 - i]", arm)
     [scop] = extract(source, filename="arm.c")
     assert not scop.context.intersect(isl.Set("[n] -> { : n = 5 }")).is_empty(), scop.context
     result = optimize(_write(tmp_path, source), OptimizeOptions.from_flags(tile=True, parallel=True))

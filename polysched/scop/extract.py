@@ -2834,12 +2834,17 @@ class _RegionBuilder:
         """Where C evaluates each arm of ``cond ? a : b``: ``ctx`` with its domain cut to
         where an affine ``cond`` holds, and to where it does not (``i > 0 ? x[i - 1] : 0``
         with ``size_t i``: ``i - 1`` wraps only where it is never computed); ``ctx``
-        twice for a condition on data. The accesses keep the whole domain (may-reads)."""
+        twice for a condition on data, or one whose own values have ranges to keep (an
+        unsigned ``i - 1 > 0``: its set would not be C's where it wraps, and assuming it
+        does not would cost where nothing did). The accesses keep the whole domain
+        (may-reads)."""
         saved = list(self.pending_ranges)
         try:
-            holds = self.condition(ctx, cond)
-        except ScopError:
-            self.pending_ranges = saved
+            holds = self.converter(ctx).condition(cond)
+        except NotAffine:
+            holds = None
+        ranges, self.pending_ranges = self.pending_ranges[len(saved):], saved
+        if holds is None or (ranges and not in_range(ranges, ctx.domain).complement().is_empty()):
             return ctx, ctx
         return replace(ctx, domain=ctx.domain.intersect(holds)), replace(ctx, domain=ctx.domain.subtract(holds))
 
