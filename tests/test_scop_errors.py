@@ -78,6 +78,10 @@ CASES = {
     # whose values the region computes
     "declaration": ("x[0] = 1.0;\n/*@*/double tmp[2] = {x[0], 2.0};\nfor (i = 0; i < N; i++) {\n  x[i] = tmp[1];\n}",
                     "only a scalar's initialiser can stay in place"),
+    # (helper-45: called a second counter that "must be a signed integer")
+    "set_once_in_the_loop_start": ("for (/*@*/i = 0, s = 1.0; i < N; i++)\n  x[i] = s;",
+                                   "'s' is set in the loop's start and never stepped: only counters are set there "
+                                   "in a region; write 's = 1.0;' before the loop"),
     "iterator_modified": ("for (i = 0; i < N; i++) {\n  /*@*/i = i + 2;\n}", "modified"),
     "non_constant_step": ("for (i = 0; i < N; /*@*/i += n)\n  x[i] = 0;", "constant"),
     # 'i != N' alone with a step of 1 is accepted (test_wrong_code.py); inside a larger

@@ -2162,6 +2162,11 @@ class _RegionBuilder:
                 raise self.error(node.init, f"'{other}' in the loop over '{name}' must be set ('{other} = e') and "
                                             f"stepped by a constant in the increment at most once")
             if decl is None or decl.dims or not _is_signed_integer(decl.element_type):
+                if not stepping and not isinstance(node.init, c_ast.DeclList):
+                    # (helper-45: 'for (i = 0, s = 1.0; ...)' with a double s was called a counter)
+                    raise self.error(node.init, f"'{other}' is set in the loop's start and never stepped: only "
+                                                f"counters are set there in a region; write "
+                                                f"'{other} = {_GEN.visit(start)};' before the loop")
                 raise self.error(node.init, f"'{other}', set with the iterator '{name}', must be a signed integer "
                                             f"(int or wider) declared before the region or in the loop")
             if any(isinstance(n, c_ast.ID) and n.name in names + [name] for n in _walk_nodes(start)):
