@@ -46,7 +46,6 @@ def format_pair(rec, deps) -> list[str]:
 
 
 def run(args) -> int:
-
     kinds = args.kind or ["flow", "raw", "war", "waw"]
     budget = budget_of(args)
     scops = extract_regions(args)
