@@ -147,3 +147,32 @@ def test_a_refused_region_is_one_file_line_col_error_and_leaves_no_database(tmp_
     err = capsys.readouterr().err
     assert err.startswith(f"{source}:5:") and "polysched: error" not in err
     assert not db.exists()
+
+
+NONDETERMINISTIC = r"""#include <stdio.h>
+#include <unistd.h>
+#define N 64
+double A[N][N];
+int main(void) {
+  int i, j;
+#pragma scop
+  for (i = 1; i < N; i++)
+    for (j = 0; j < N; j++)
+      A[i][j] = A[i - 1][j] * 0.5 + j;
+#pragma endscop
+  printf("%.17g %d\n", A[N - 1][N - 1], (int)getpid());
+  return 0;
+}
+"""
+
+
+def test_a_campaign_without_a_verified_candidate_exits_1_and_says_why(tmp_path):
+    """(helper-46: every trial 'wrong' against a program whose output changes from run
+    to run, and the campaign exited 0 without a word.)"""
+    source = tmp_path / "pid.c"
+    source.write_text(NONDETERMINISTIC)
+    proc = polysched("tune", source, "--trials", "2", "--repeat", "1", "--jobs", "1", "--search", "random",
+                     "--model", "sol", "--db", tmp_path / "t.sqlite", "--no-plot", "--quiet")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "no candidate verified" in proc.stderr and f"polysched verify {source} {source}" in proc.stderr
+    assert "apply the best" not in proc.stdout

@@ -215,4 +215,11 @@ def _run(args) -> int:
     if result.best is not None and args.region == 0:     # (--from-db reads region 0's records)
         print(f"apply the best: polysched optimize {shlex.quote(str(target.path))} -o OUT.c --from-db "
               f"{shlex.quote(str(args.db))}")
+    if result.best is None:
+        # (helper-46: every trial 'wrong', exit 0 and no word; a program that prints a
+        # clock differs from itself, which no candidate can match)
+        print(f"{PREFIX}: no candidate verified: nothing to apply (a program whose output changes from run "
+              f"to run, a time or an address, differs from itself: check with polysched verify "
+              f"{shlex.quote(str(target.path))} {shlex.quote(str(target.path))})", file=sys.stderr)
+        return 1
     return 0
