@@ -224,6 +224,24 @@ def test_grid_finds_the_true_argmin(tmp_path):
         assert rows[0].samples == [tile_volume_time([], tiny.default())] * 3
 
 
+def test_candidates_are_always_verified_and_datasets_spelled_one_way(tmp_path):
+    """(helper-46: ``verify_dataset=None`` recorded unverified candidates as 'ok', which
+    ``--from-db`` then applied as verified; ``dataset="small"`` was another campaign
+    than the command line's "SMALL".)"""
+    with pytest.raises(ValueError, match="every candidate is verified before it is timed"):
+        tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=1, verify_dataset=None,
+             executor=fake_executor([]))
+    jobs = []
+
+    def run(job: Job) -> Result:
+        jobs.append(job)
+        return Result(job.index, "ok", samples=[1.0] * 3, median=1.0, dataset=job.dataset, threads=job.threads,
+                      command="fake")
+    tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=2, search="random", model="sol", dataset=" mini ",
+         verify_dataset="mini_dataset", threads=2, space_options=TINY, executor=FunctionExecutor(run, batch_size=3))
+    assert jobs and {(job.dataset, job.verify_dataset) for job in jobs} == {("MINI", "MINI")}
+
+
 def test_resumed_campaign_ends_like_an_uninterrupted_one(tmp_path):
     options = dict(search="evolutionary", model="learned", seed=5, dataset="MINI", threads=2,
                    space_options=SpaceOptions(fusions=("smart",), identity=False))

@@ -162,6 +162,15 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
 
     if trials < 1:
         raise ValueError("trials must be at least 1")
+    if verify_dataset is None:
+        # (helper-46: from Python, None recorded every candidate 'ok' unverified, and
+        # optimize --from-db applied one as "verified")
+        raise ValueError("verify_dataset=None: every candidate is verified before it is timed; give a "
+                         "dataset to verify at (MINI by default)")
+    # one spelling per dataset in the database, as the command line writes it ("small" was
+    # another campaign than "SMALL" for --resume and --from-db)
+    dataset, verify_dataset = (name if name is None else name.strip().upper().removesuffix("_DATASET")
+                               for name in (dataset, verify_dataset))
     store = db if isinstance(db, TuneDB) else TuneDB(db)
     space_options = space_options or SpaceOptions()
     program = target.program(dataset)
