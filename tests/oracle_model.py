@@ -65,6 +65,23 @@ def fix_params(obj, values: dict[str, int]):
     return obj
 
 
+def in_context(scop: Scop, values: dict[str, int]) -> bool:
+    """Whether the parameter values ``values`` satisfy ``scop.context``: outside it the
+    optimized code never runs (e.g. a negative inner subscript, ``A[0][k - 1]`` at
+    ``k = 0``, undefined in C: the run-time check runs the original), so an oracle
+    compares there only."""
+    context = getattr(scop, "context", None)
+    if context is None:
+        return True
+    space = context.get_space()
+    names = [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
+    point = context
+    for k, name in enumerate(names):
+        if name in values:
+            point = point.fix_val(isl.dim_type.param, k, values[name])
+    return not point.is_empty()
+
+
 def relation_pairs(umap: isl.UnionMap, values: dict[str, int]) -> set[tuple[Instance, Instance]]:
     """Every ``(source instance, sink instance)`` of ``umap`` at parameter ``values``."""
     result = set()

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 
-import islpy as isl
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from oracle_model import brute_force, relation_pairs
+from oracle_model import brute_force, in_context, relation_pairs
 from oracle_programs import programs
 from polysched.dependence import KINDS, analyze
 
@@ -30,25 +29,11 @@ def _rename(pairs, names):
     return {((names[s], si), (names[t], ti)) for (s, si), (t, ti) in pairs}
 
 
-def _in_context(scop, values: dict[str, int]) -> bool:
-    context = getattr(scop, "context", None)
-    if context is None:
-        return True
-    space = context.get_space()
-    names = [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
-    point = context
-    for name in names:
-        if name in values:
-            k = names.index(name)
-            point = point.fix_val(isl.dim_type.param, k, values[name])
-    return not point.is_empty()
-
-
 def _compare(program, scop, names):
     deps = analyze(scop)
     for full in SIZES:
         values = {p: full[p] for p in program.params}
-        if not _in_context(scop, values):
+        if not in_context(scop, values):
             # the optimized code never runs there (e.g. a negative inner subscript,
             # A[0][k - 1] at k = 0, undefined in C: the original runs)
             continue

@@ -66,7 +66,7 @@ def test_tile_of_a_non_permutable_band_is_illegal():
     (lambda p: p.tile("S1", []), "at least one tile size"),
     (lambda p: p.tile("S9", [4]), "unknown statement 'S9'"),
     (lambda p: p.tile("S1", [4], depth=7), "need loops 7..7"),
-    (lambda p: p.wavefront("S1", 2), "not loop 3"),
+    (lambda p: p.wavefront("S1", 2), "loop 2 is the innermost loop of S1"),
     (lambda p: p.strip_mine("S1", 0, 1.5), "must be an int"),
 ])
 def test_tile_misuse_is_one_sentence(gemm, call, message):
