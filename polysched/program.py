@@ -23,7 +23,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Sequence
@@ -35,6 +34,7 @@ from polysched.arguments import (as_list, check_bool, check_int, compile_options
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
                                   may_overflow, parse_schedule)
 from polysched.errors import MarkError, PolyschedError, TransformError
+from polysched.islutil import sets_of
 from polysched.limits import MAX_CACHE, MAX_JAM
 from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark, try_parse_mark
 from polysched.scop import Scop, ScopError, extract
@@ -988,8 +988,8 @@ def to_tree(scop: Scop, schedule) -> isl.Schedule:
 
 def _band_statements(band) -> set[str]:
     """The statements a `polysched.tiling.BandReport`'s partial schedule schedules
-    (``[{ S0[i, j] -> [(i)]; S1[i] -> [(i)] }, ...]``)."""
-    return set(re.findall(r"[{;]\s*(\w+)\[", band.schedule))
+    (``[{ S0[i, j] -> [(i)]; S1[i] -> [(i)] }, ...]``, as isl printed it)."""
+    return {piece.get_tuple_name() for piece in sets_of(isl.MultiUnionPwAff(band.schedule).domain())}
 
 
 def _unsupported_nodes(tree: isl.Schedule) -> list[str]:

@@ -218,10 +218,11 @@ def _run(args) -> int:
     if result.best is None:
         # (helper-46: every trial 'wrong', exit 0 and no word; a program that prints a
         # clock differs from itself, which no candidate can match)
-        counts = ", ".join(f"{status} {n}" for status, n in sorted(result.counts().items()))
+        counts = result.counts()
         why = (f"a program whose output changes from run to run, a time or an address, differs from itself: "
                f"check with polysched verify {shlex.quote(str(target.path))} {shlex.quote(str(target.path))}"
-               if result.counts().get("wrong") else "the table gives each trial's reason")
-        print(f"{PREFIX}: no candidate verified ({counts}): nothing to apply ({why})", file=sys.stderr)
+               if counts.get("wrong") else "the table gives each trial's reason")
+        statuses = ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
+        print(f"{PREFIX}: no candidate verified ({statuses}): nothing to apply ({why})", file=sys.stderr)
         return 1
     return 0

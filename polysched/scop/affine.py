@@ -76,6 +76,14 @@ def type_size(c_type: str) -> int | None:
     return _BYTES.get(words[0]) if len(words) == 1 else None
 
 
+def basic_type_size(node: c_ast.Node) -> int | None:
+    """:func:`type_size` of a type name of a basic type (``sizeof(double)``'s operand),
+    which on LP64 is its alignment too; None for any other node."""
+    if isinstance(node, c_ast.Typename) and isinstance(node.type, c_ast.TypeDecl):
+        return type_size(_GEN.visit(node))
+    return None
+
+
 MAX_TABLE = 64      # constants of a table whose elements a subscript may read (table_element)
 
 
@@ -230,8 +238,7 @@ class AffineConverter:
                 return self.constant(size)
             if node.op == "_Alignof":
                 # a basic type's alignment is its size (LP64), long double's too (16)
-                basic = isinstance(node.expr, c_ast.Typename) and isinstance(node.expr.type, c_ast.TypeDecl)
-                align = type_size(_GEN.visit(node.expr)) if basic else None
+                align = basic_type_size(node.expr)
                 if align is None:
                     raise NotAffine(where, f"'{_GEN.visit(node)}' is not an alignment polysched knows "
                                            f"(a basic type's)")

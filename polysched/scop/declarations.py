@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator, c_parser
 
-from .affine import type_size
+from .affine import basic_type_size
 from .macros import MacroTable, char_literal_value, int_literal_value
 from .source import IDENT_RE, FunctionText, blank_strings, top_level_text
 from .unsigned import SIZE_OPERATORS
@@ -672,10 +672,8 @@ def _folded(node: c_ast.Node, known: dict[str, int]) -> int | None:
         if v is None:
             return None
         return {"-": -v, "+": v, "~": ~v, "!": int(not v)}[node.op]
-    if isinstance(node, c_ast.UnaryOp) and node.op in SIZE_OPERATORS and isinstance(node.expr, c_ast.Typename) \
-            and isinstance(node.expr.type, c_ast.TypeDecl):
-        # enum { M = sizeof(int) }: a basic type's size (and alignment, LP64)
-        return type_size(_GENERATOR.visit(node.expr))
+    if isinstance(node, c_ast.UnaryOp) and node.op in SIZE_OPERATORS:
+        return basic_type_size(node.expr)       # enum { M = sizeof(int) }
     if isinstance(node, c_ast.BinaryOp):
         a, b = _folded(node.left, known), _folded(node.right, known)
         if a is None or b is None:

@@ -37,7 +37,7 @@ except ImportError:  # pycparser 2.x
 from polysched.islutil import maps_of
 from polysched.textio import DIRECTIVE_START, line_ending, pasted_header_spans, read_source
 
-from .affine import (AffineConverter, NotAffine, array_root, assignment_target, parameter_names,
+from .affine import (AffineConverter, NotAffine, array_root, assignment_target, basic_type_size, parameter_names,
                      parameters_at_least, positive_parameters, type_size, val)
 from .declarations import (_BASIC_WORDS, Declaration, Visible, blank_attributes, declaration_of,
                            header_declaration, header_typedef, integer_literals, literals_refusal,
@@ -1218,9 +1218,7 @@ class _RegionBuilder:
         """``sizeof operand`` for a type name, or an array (possibly subscripted:
         ``A[0]``) declared with constant sizes outside a parameter list, else None."""
         if isinstance(operand, c_ast.Typename):
-            if not isinstance(operand.type, c_ast.TypeDecl):
-                return 8 if isinstance(operand.type, c_ast.PtrDecl) else None
-            return type_size(_GEN.visit(operand))
+            return 8 if isinstance(operand.type, c_ast.PtrDecl) else basic_type_size(operand)
         subscripts = 0
         while isinstance(operand, c_ast.ArrayRef) or (isinstance(operand, c_ast.UnaryOp) and operand.op == "*"):
             # (sizeof *V is sizeof V[0])
