@@ -242,6 +242,42 @@ def test_candidates_are_always_verified_and_datasets_spelled_one_way(tmp_path):
     assert jobs and {(job.dataset, job.verify_dataset) for job in jobs} == {("MINI", "MINI")}
 
 
+def test_a_timed_run_whose_checksum_is_not_the_originals_is_wrong(tmp_path):
+    """(helper-46 F20: a candidate verified at MINI was timed at the large size without
+    any check of what it computed there.) The campaign runs the original once at the
+    timed size; a timed run printing another checksum is "wrong", not timed."""
+    from polysched.bench import compile_c
+    from polysched.tune.measure import original_checksum, time_prepared
+    program = ('#include <stdio.h>\nint main(void) {\n#ifdef SMALL_DATASET\n'
+               '  fprintf(stderr, "polysched-checksum: %s\\n", "%s");\n#else\n'
+               '  fprintf(stderr, "polysched-checksum: 1.0\\n");\n#endif\n  return 0;\n}\n')
+    original = program % ("%s", "2.5")
+    job = Job(0, "[]", None, original, "k.c", dataset="SMALL", repeat=2, timeout=30)
+    assert original_checksum(job) == ("2.5", "")
+    job.reference_checksum = "2.5"
+    for value, status in (("2.5", "ok"), ("2.50000000001", "ok"), ("2.5001", "wrong")):
+        source = tmp_path / f"c{value}.c"
+        source.write_text(program % ("%s", value))
+        binary = tmp_path / f"c{value}.exe"
+        assert compile_c(source, binary, defines={"SMALL_DATASET": None}).ok
+        result = time_prepared(Result(0, "ok", binary=str(binary)), job)
+        assert (result.status, result.checksum) == (status, value)
+        if status == "wrong":
+            assert "differs from the original's (2.5)" in result.reason and result.median is None
+    broken = Job(0, "[]", None, "int main(void) { return 3; }\n", "k.c", dataset="SMALL", timeout=30)
+    assert original_checksum(broken) == (None, "the original at SMALL: exited with status 3")
+    # the campaign hands the original's checksum (gemm prints one) to every job
+    jobs = []
+
+    def run(job: Job) -> Result:
+        jobs.append(job)
+        return Result(job.index, "ok", samples=[1.0] * 3, median=1.0, dataset=job.dataset, threads=job.threads,
+                      command="fake")
+    tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=2, search="random", model="sol", dataset="MINI",
+         threads=2, space_options=TINY, executor=FunctionExecutor(run, batch_size=3))
+    assert jobs and all(job.reference_checksum and float(job.reference_checksum) > 0 for job in jobs)
+
+
 def test_resumed_campaign_ends_like_an_uninterrupted_one(tmp_path):
     options = dict(search="evolutionary", model="learned", seed=5, dataset="MINI", threads=2,
                    space_options=SpaceOptions(fusions=("smart",), identity=False))

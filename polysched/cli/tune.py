@@ -201,6 +201,8 @@ def _run(args) -> int:
         executor.close()
 
     print(result.table(args.top))
+    for warning in result.warnings:
+        print(f"{PREFIX}: warning: {warning}", file=sys.stderr)
     if result.stopped != "trials":
         print(f"stopped: {result.stopped}")
     if not args.no_plot and result.ok:

@@ -47,6 +47,9 @@ class Job:
     cflags: tuple = ("-O3", "-march=native")
     workdir: str | None = None       # None: a temporary directory of the worker
     timer: str | None = None
+    # the original's ``polysched-checksum:`` at ``dataset`` (:func:`original_checksum`);
+    # a timed run printing another is wrong at that size though right at verify_dataset
+    reference_checksum: str | None = None
 
 
 @dataclass
@@ -67,6 +70,7 @@ class Result:
     seconds: float = 0.0
     binary: str | None = None        # between prepare and time only
     worker: str | None = None
+    checksum: str | None = None      # the first timed run's polysched-checksum, if it prints one
 
     @property
     def ok(self) -> bool:
@@ -233,12 +237,53 @@ def time_prepared(result: Result, job: Job) -> Result:
                 result.status = "timeout" if run.timed_out else "wrong"
                 result.reason = f"timed run {k + 1} at {job.dataset}: {run.reason}"
                 break
+            if k == 0:
+                result.checksum = run.checksum
+                reason = _checksum_differs(job, run.checksum)
+                if reason:
+                    result.status, result.reason = "wrong", reason
+                    break
             samples.append(run.kernel_seconds if run.kernel_seconds is not None else run.seconds)
         result.samples = samples
     if result.ok and result.samples:
         result.median = statistics.median(result.samples)
     result.seconds += time.perf_counter() - start
     return result
+
+
+def _checksum_differs(job: Job, checksum: str | None) -> str:
+    """Why the timed run's checksum is not the original's at the timed size ("" if it is,
+    or if either program prints none). The tolerance is bench's (its ``checksum_agrees``):
+    the timed binaries are built with the user's flags, FMA contraction included."""
+    from polysched.bench import DEFAULT_RTOL, compare_outputs
+    if checksum is None or job.reference_checksum is None:
+        return ""
+    if compare_outputs(job.reference_checksum, checksum, rtol=max(DEFAULT_RTOL, 1e-6)).equal:
+        return ""
+    return (f"its checksum at {job.dataset} ({checksum}) differs from the original's "
+            f"({job.reference_checksum}), though it verified at {job.verify_dataset}")
+
+
+def original_checksum(job: Job) -> tuple[str | None, str]:
+    """Build the original as the candidates' timed binaries are built (``job.cflags``,
+    ``job.dataset``), run it once, and return its ``polysched-checksum:`` (None when
+    it prints none) and, when it cannot be had, why. One run per campaign: each
+    candidate's first timed run is compared with it (:attr:`Job.reference_checksum`)."""
+    from polysched.bench import compile_c, dataset_define, run_binary
+    with tempfile.TemporaryDirectory(prefix="polysched-tune-orig-") as folder:
+        original = Path(folder) / job.filename
+        original.write_text(job.source, errors="surrogateescape")
+        binary = Path(folder) / "orig.exe"
+        built = compile_c(original, binary, cc=job.cc, cflags=list(job.cflags),
+                          defines={**dict(job.defines), **dataset_define(job.dataset)},
+                          include_dirs=[str(d) for d in job.include_dirs],
+                          openmp="#pragma omp" in job.source, timeout=job.compile_timeout)
+        if not built.ok:
+            return None, f"the original does not compile: {built.reason}"
+        run = run_binary(binary, timeout=job.timeout, threads=job.threads, timed=True)
+        if not run.ok:
+            return None, f"the original at {job.dataset}: {run.reason}"
+        return run.checksum, ""
 
 
 def cleanup(result: Result) -> None:
@@ -270,4 +315,5 @@ def measure(job: Job) -> Result:
         result.binary = None
 
 
-__all__ = ["Job", "Result", "cleanup", "measure", "prepare", "program_of", "time_prepared"]
+__all__ = ["Job", "Result", "cleanup", "measure", "original_checksum", "prepare", "program_of",
+           "time_prepared"]
