@@ -513,3 +513,32 @@ def test_variant_lists_that_cannot_run_are_refused(variants, message, tmp_path, 
     assert main(["bench", "gemm", "--variants", variants, "-o", str(out), "--overwrite"]) == 2
     assert message in capsys.readouterr().err
     assert (tmp_path / "r.jsonl").exists()          # the earlier log is kept on a refusal
+
+
+@needs_gcc
+def test_cli_exit_status_and_output_rules(tmp_path, capfd):
+    """helper-46 F12: bench exited 0 when every run failed; F5: `-o x.csv` got JSON;
+    F23: an existing results file was replaced without --overwrite, `-o -` made files
+    named '-'."""
+    source = tmp_path / "mine.c"
+    source.write_text(SCOP_FILE)
+    base = ["bench", str(source), "--dataset", "MINI", "--repeat", "1", "--threads", "1", "--variants", "orig"]
+    out = tmp_path / "r.json"
+    assert main([*base, "--cflags=-fno-such-flag-xyz", "-o", str(out)]) == 1
+    _, err = capfd.readouterr()
+    assert "1 of 1 runs did not end OK (COMPILE_ERROR 1): mine/orig" in err
+    assert json.loads(out.read_text())["results"][0]["status"] == "COMPILE_ERROR"
+    # a results file whose log is gone is not replaced without --overwrite
+    out.with_suffix(".jsonl").unlink()
+    assert main([*base, "-o", str(out)]) == 2
+    _, err = capfd.readouterr()
+    assert "the file exists (--overwrite replaces it)" in err and err.count("\n") == 1
+    assert main([*base, "-o", str(out), "--overwrite"]) == 0
+    capfd.readouterr()
+    assert json.loads(out.read_text())["results"][0]["status"] == "OK"
+    for name, message in (("x.csv", "results are JSON; name the file .json or .jsonl"),
+                          ("-", "-o -: bench writes a results file and its log")):
+        assert main([*base, "-o", name if name == "-" else str(tmp_path / name)]) == 2
+        _, err = capfd.readouterr()
+        assert message in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.c", "r.json", "r.jsonl"]

@@ -115,6 +115,10 @@ def run(args) -> int:
         cflags = tuple(shlex.split(args.cflags))
     except ValueError as err:
         raise UsageError(f"--cflags: {err}") from None
+    if str(args.output) == "-":
+        # (helper-46 F23: '-o -' wrote files named '-' and '-.jsonl')
+        raise UsageError("-o -: bench writes a results file and its log beside it; give a path "
+                         "(`polysched report OUT.json` prints the table)")
     if args.output.is_dir():
         raise UsageError(f"-o {args.output}: is a directory")
     for written in (args.output, log_path(args.output)):      # results, then its log
@@ -122,6 +126,10 @@ def run(args) -> int:
             if same_file(written, kernel.path):
                 raise UsageError(f"-o {args.output}: {written} is the input file {kernel.path}; "
                                  "choose another output path")
+    if args.output.suffix.lower() not in (".json", ".jsonl"):
+        # (helper-46 F5: '-o x.csv' got JSON)
+        raise UsageError(f"-o {args.output}: results are JSON; name the file .json or .jsonl "
+                         f"(`polysched report OUT.json --format csv` writes CSV)")
     check_compiler(args.cc)
     if args.variants:
         names = [name for text in args.variants for name in split_variant_list(text)]
@@ -151,6 +159,9 @@ def run(args) -> int:
             raise UsageError(f"-o {args.output}: the log {log} of an earlier run exists "
                              "(--resume continues it, --overwrite starts over)")
         log.unlink()
+    if log != args.output and args.output.exists() and not (args.resume or args.overwrite):
+        # (helper-46 F23: results whose log was moved away were replaced without a word)
+        raise UsageError(f"-o {args.output}: the file exists (--overwrite replaces it)")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     threads = args.threads or os.cpu_count() or 1
     try:
@@ -168,4 +179,25 @@ def run(args) -> int:
         write_output(args.output, json.dumps(results, indent=1, sort_keys=False) + "\n")
     print(report(results, "md"))
     print(f"results written to {args.output}" + (f" (log: {log})" if log != args.output else ""))
-    return 0
+    return _exit_status(results)
+
+
+def _exit_status(results: dict) -> int:
+    """0 when every (kernel, variant) ran and verified; 1, with a line on stderr naming
+    them, when some did not (helper-46 F12: scripts could not tell an all-failed run
+    from a good one). Wrong output is named first."""
+    from collections import Counter
+
+    from polysched.bench.runner import FAILED, OK
+
+    failed = [record for record in results["results"] if record.get("status") != OK]
+    if not failed:
+        return 0
+    counts = Counter(record.get("status") for record in failed)
+    listed = sorted(failed, key=lambda record: record.get("status") != FAILED)
+    names = ", ".join(f"{record.get('kernel')}/{record.get('variant')}" for record in listed[:6])
+    more = f" and {len(listed) - 6} more" if len(listed) > 6 else ""
+    print(f"polysched bench: {len(failed)} of {len(results['results'])} runs did not end OK "
+          f"({', '.join(f'{status} {n}' for status, n in counts.most_common())}): {names}{more}",
+          file=sys.stderr)
+    return 1
