@@ -278,6 +278,72 @@ def test_a_timed_run_whose_checksum_is_not_the_originals_is_wrong(tmp_path):
     assert jobs and all(job.reference_checksum and float(job.reference_checksum) > 0 for job in jobs)
 
 
+TWO_REGIONS = """#include <stdio.h>
+#define N 24
+static double A[N][N], B[N][N], C[N][N], D[N][N];
+int main(void) {
+  int i, j, k;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++) { A[i][j] = (i * j % 7) / 7.0; B[i][j] = (i + 2 * j) % 5; C[i][j] = 0; }
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      D[i][j] = A[j][i] * 0.5 + B[i][j];
+#pragma endscop
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      printf("%.17g %.17g\\n", C[i][j], D[i][j]);
+  return 0;
+}
+"""
+
+
+def test_from_db_replays_each_region_and_chooses_the_dataset(tmp_path, capfd):
+    """helper-46 F22: a file whose only tuned region is 1 got "no verified tuning record"
+    (and a tuned region 1 beside a tuned region 0 was not replayed); F8: the records of
+    the latest campaign's dataset were the only ones, with no way to choose."""
+    from polysched.bench import verify
+    from polysched.cli import main
+    source = tmp_path / "two.c"
+    source.write_text(TWO_REGIONS)
+    db = tmp_path / "t.sqlite"
+
+    def campaign(dataset: str, slow_default: bool):
+        def run(job: Job) -> Result:
+            value = 9.0 if (job.index == 0) == slow_default else 1.0 + job.index
+            return Result(job.index, "ok", samples=[value], median=value, dataset=job.dataset,
+                          threads=job.threads, command="fake")
+        return tune(Target.of(str(source), region=1), db=db, trials=3, search="random", model="sol",
+                    dataset=dataset, threads=2, space_options=TINY, executor=FunctionExecutor(run, batch_size=3))
+    at_small = campaign("SMALL", slow_default=True).best     # a tiled candidate is fastest
+    at_mini = campaign("MINI", slow_default=False).best      # the default is fastest
+    assert at_small.seq != 0 and at_mini.seq == 0
+    out = tmp_path / "out.c"
+    for extra, chosen in (([], "at MINI"), (["--db-dataset", "small"], "at SMALL")):
+        assert main(["optimize", str(source), "-o", str(out), "--from-db", str(db), *extra]) == 0
+        stdout = capfd.readouterr().out
+        assert "region 0 (main, lines 8-12): no verified tuning record" in stdout
+        assert "region 1 (main, lines 13-18): campaign" in stdout and chosen in stdout
+        text = out.read_text()
+        assert "D[i][j] = A[j][i] * 0.5 + B[i][j];" in text          # region 0 as written
+        # region 1 replayed (its original kept only as the run-time fallback), region 0 not
+        assert text.count("/* polysched: end of the original code */") == 1
+        assert text.index("D[i][j] = A[j][i]") < text.index("#pragma omp simd")
+        assert verify(source, out, dataset=None).status == "equal"
+    assert main(["optimize", str(source), "-o", str(tmp_path / "x.c"), "--from-db", str(db),
+                 "--db-threads", "7"]) == 2
+    assert "no verified tuning record with 7 threads for" in capfd.readouterr().err
+    assert main(["optimize", str(source), "-o", str(tmp_path / "x.c"), "--db-dataset", "MINI"]) == 2
+    assert "--db-dataset chooses among --from-db's records" in capfd.readouterr().err
+    assert not (tmp_path / "x.c").exists()
+
+
 def test_resumed_campaign_ends_like_an_uninterrupted_one(tmp_path):
     options = dict(search="evolutionary", model="learned", seed=5, dataset="MINI", threads=2,
                    space_options=SpaceOptions(fusions=("smart",), identity=False))

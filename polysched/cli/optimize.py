@@ -90,8 +90,15 @@ def add_parser(subparsers) -> None:
     t.add_argument("--trace", type=Path, metavar="T.json",
                    help="replay a saved trace instead of scheduling and tiling (every step is checked)")
     t.add_argument("--from-db", type=Path, metavar="DB",
-                   help="apply the best verified record of this kernel on this machine from a "
-                        "polysched tune database (its trace replayed); exit 2 when there is none")
+                   help="apply each region's best verified record on this machine from a "
+                        "polysched tune database (its trace replayed; a region without one is kept "
+                        "as written); exit 2 when no region has one")
+    t.add_argument("--db-dataset", metavar="D",
+                   help="with --from-db: the records timed at this dataset (default: the dataset of "
+                        "the region's latest campaign with a verified record)")
+    t.add_argument("--db-threads", type=int, metavar="T",
+                   help="with --from-db: the records timed with this many threads (default: as "
+                        "--db-dataset)")
     t.add_argument("--save-schedule", type=Path, metavar="S.txt",
                    help="write each region's final schedule tree in isl notation, one line per region")
     t.add_argument("--schedule", type=Path, metavar="S.txt",
@@ -177,6 +184,9 @@ def _check_combinations(args) -> None:
             raise UsageError(f"{needs_tile[0]} needs --tile")
     if args.tensorize and args.no_tensorize:
         raise UsageError("--tensorize and --no-tensorize contradict each other: give one")
+    if args.from_db is None and given("--db-dataset", "--db-threads"):
+        raise UsageError(f"{given('--db-dataset', '--db-threads')[0]} chooses among --from-db's records: "
+                         "give --from-db DB")
     source = next((flag for flag in ("--schedule", "--trace", "--from-db") if given(flag)), None)
     if source is not None:
         # the file gives the whole schedule (tiles, marks and all): these would do nothing
@@ -266,38 +276,60 @@ def run(args) -> int:
 
 
 def _from_db(args, options):
-    """``--from-db DB``: the best record of the file's region 0 (kernel fingerprint:
-    region text and defines) on this machine, replayed; None (after one line on stderr)
-    when the database has none."""
+    """``--from-db DB``: each region's best verified record on this machine (kernel
+    fingerprint: region text and defines; ``--db-dataset``/``--db-threads`` choose among
+    records timed at several sizes), its trace replayed; a region without one is kept as
+    written, with a line saying so. None (after one line on stderr) when no region has one."""
     import time
 
-    from polysched.pipeline import OptimizeResult, ScopResult
+    from polysched import emit_c
+    from polysched.pipeline import OptimizeResult, ScopResult, generate_region
+    from polysched.scop import extract
     from polysched.tune import Target, best_program
 
     if args.trace or args.schedule or args.tensorize:
         raise UsageError("--from-db does not combine with --trace, --schedule or --tensorize")
     if not args.from_db.is_file():
         raise UsageError(f"--from-db {args.from_db}: no such file")
+    if args.db_threads is not None and args.db_threads < 1:
+        raise UsageError("--db-threads must be at least 1")
     start = time.perf_counter()
-    target = Target(args.file, args.file.stem, 0, dict(options.source.defines or {}),
-                    list(options.source.include_dirs or []))
-    try:
-        program, row = best_program(args.from_db, target, cc=args.cc or "gcc")
-    except ValueError as err:
-        raise UsageError(f"--from-db {args.from_db}: {err}") from None
-    if program is None:
-        print(f"polysched optimize: no verified tuning record for {args.file} on this machine in "
-              f"{args.from_db}", file=sys.stderr)
+    scops = extract(args.file, defines=options.source.defines, include_dirs=options.source.include_dirs)
+    regions, lines = [], []
+    for k, scop in enumerate(scops):
+        # (helper-46 F22: only region 0 was looked up; region 1's records were ignored)
+        target = Target(args.file, args.file.stem, k, dict(options.source.defines or {}),
+                        list(options.source.include_dirs or []))
+        try:
+            program, row = best_program(args.from_db, target, cc=args.cc or "gcc",
+                                        dataset=args.db_dataset, threads=args.db_threads)
+        except ValueError as err:
+            raise UsageError(f"--from-db {args.from_db}: {err}") from None
+        where = f"region {k} ({scop.function}, lines {scop.start_line}-{scop.end_line})"
+        if program is None:
+            regions.append(ScopResult(scop, None, scop.schedule, kept_as_written=True,
+                                      fallback="the source as written (no tuning record)"))
+            lines.append(f"{where}: no verified tuning record{_db_selection(args)}: kept as written")
+            continue
+        regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report))
+        lines.append(f"{where}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
+                     f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)")
+    if all(region.kept_as_written for region in regions):
+        print(f"polysched optimize: no verified tuning record{_db_selection(args)} for {args.file} on this "
+              f"machine in {args.from_db}", file=sys.stderr)
         return None
     built = time.perf_counter()
-    text = program.c_code()
-    result = OptimizeResult(args.file, text, [ScopResult(program.scop, program.deps, program.schedule,
-                                                         program.tiling_report)],
+    text = emit_c.assemble([region.scop for region in regions], [generate_region(region) for region in regions])
+    result = OptimizeResult(args.file, text, regions,
                             {"load": built - start, "codegen": time.perf_counter() - built})
-    lines = [f"from {args.from_db}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
-             f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)",
-             result.summary()]
-    return _Replayed(text, lines)
+    return _Replayed(text, [f"from {args.from_db}:", *("  " + line for line in lines), result.summary()])
+
+
+def _db_selection(args) -> str:
+    """" at SMALL with 2 threads", as --db-dataset / --db-threads asked ("" if neither)."""
+    parts = [f"at {args.db_dataset.strip().upper()}" if args.db_dataset else "",
+             f"with {args.db_threads} threads" if args.db_threads else ""]
+    return "".join(" " + part for part in parts if part)
 
 
 def _schedules_in(args, options):

@@ -25,13 +25,16 @@ __all__ = ["CampaignResult", "DaskExecutor", "Executor", "FunctionExecutor", "Jo
            "machine_fingerprint", "machine_identity", "make_model", "make_search", "spearman", "tune"]
 
 
-def best_program(db, target: "Target", cc: str = "gcc"):
+def best_program(db, target: "Target", cc: str = "gcc", dataset: str | None = None,
+                 threads: int | None = None):
     """The program of the best verified record of ``target`` on this machine (its trace
-    replayed), and the record; ``(None, None)`` when the database has none."""
+    replayed), and the record; ``(None, None)`` when the database has none.
+    ``dataset``/``threads``: among the records timed so (see :meth:`TuneDB.best`)."""
     from polysched.program import Trace
     program = target.program()
     with TuneDB(db, create=False) as store:
-        row = store.best(target.fingerprint(program), machine_fingerprint(machine_identity(cc)))
+        row = store.best(target.fingerprint(program), machine_fingerprint(machine_identity(cc)),
+                         dataset, threads)
     if row is None:
         return None, None
     if row.dataset:      # replayed at the sizes it was timed at: the model's tile sizes are the ones measured

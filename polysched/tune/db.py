@@ -275,19 +275,27 @@ class TuneDB:
         return int(self.conn.execute("SELECT COUNT(*) FROM measurements WHERE campaign_id = ?",
                                      (campaign_id,)).fetchone()[0])
 
-    def best(self, kernel_fp: str, machine_fp: str) -> Row | None:
+    def best(self, kernel_fp: str, machine_fp: str, dataset: str | None = None,
+             threads: int | None = None) -> Row | None:
         """The fastest verified measurement of this kernel on this machine, among those
-        taken with the dataset and threads of the latest campaign that has one (times at
-        other sizes are not comparable)."""
-        latest = self.conn.execute(
-            "SELECT dataset, threads FROM measurements WHERE kernel_fp = ? AND machine_fp = ? AND "
-            "status = 'ok' ORDER BY campaign_id DESC, seq DESC LIMIT 1", (kernel_fp, machine_fp)).fetchone()
+        taken at one dataset and thread count (times at other sizes are not comparable):
+        ``dataset`` and ``threads`` when given, else those of the latest campaign with a
+        verified measurement (that matches the one given)."""
+        where = "kernel_fp = ? AND machine_fp = ? AND status = 'ok' AND median IS NOT NULL"
+        chosen: list = [kernel_fp, machine_fp]
+        if dataset is not None:
+            where += " AND dataset = ?"
+            chosen.append(dataset.strip().upper().removesuffix("_DATASET"))
+        if threads is not None:
+            where += " AND threads = ?"
+            chosen.append(threads)
+        latest = self.conn.execute(f"SELECT dataset, threads FROM measurements WHERE {where} "
+                                   "ORDER BY campaign_id DESC, seq DESC LIMIT 1", chosen).fetchone()
         if latest is None:
             return None
         row = self.conn.execute(
-            "SELECT * FROM measurements WHERE kernel_fp = ? AND machine_fp = ? AND status = 'ok' "
-            "AND dataset IS ? AND threads IS ? AND median IS NOT NULL ORDER BY median, id LIMIT 1",
-            (kernel_fp, machine_fp, latest["dataset"], latest["threads"])).fetchone()
+            f"SELECT * FROM measurements WHERE {where} AND dataset IS ? AND threads IS ? "
+            "ORDER BY median, id LIMIT 1", [*chosen, latest["dataset"], latest["threads"]]).fetchone()
         return Row.of(row) if row else None
 
 
