@@ -214,7 +214,7 @@ def _run(args) -> int:
             print("no tuning curve: matplotlib is not installed (pip install 'polysched[plot]')")
         except OSError as err:
             raise TuneUsage(f"--plot {path}: {err.strerror or err}") from None
-    if result.best is not None and args.region == 0:     # (--from-db reads region 0's records)
+    if result.best is not None:
         print(f"apply the best: polysched optimize {shlex.quote(str(target.path))} -o OUT.c --from-db "
               f"{shlex.quote(str(args.db))}")
     if result.best is None:
