@@ -364,6 +364,13 @@ def test_resumed_campaign_ends_like_an_uninterrupted_one(tmp_path):
     again = []
     tune(Target.of("gemm"), db=tmp_path / "b.sqlite", trials=14, resume=True, executor=fake_executor(again), **options)
     assert again == []
+    # (helper-46 F3) a --resume whose options match no campaign says so, naming what differs
+    other = tune(Target.of("gemm"), db=tmp_path / "b.sqlite", trials=1, resume=True,
+                 executor=fake_executor([]), **{**options, "seed": 6})
+    assert other.campaign_id == 2 and other.resumed == 0
+    assert other.warnings == ["resume: no campaign of gemm on this machine with these options, so a new one "
+                              "started (the latest, campaign 1, differs: seed 5 there, 6 here)"]
+    assert resumed.warnings == []
 
 
 def test_unique_constraints_forbid_a_repeated_measurement(tmp_path):

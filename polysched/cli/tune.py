@@ -42,7 +42,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     p.add_argument("--jobs", type=int, default=2, help="processes compiling and verifying in parallel")
     p.add_argument("--dask", metavar="ADDRESS", help="measure on a Dask cluster (tcp://host:8786)")
-    p.add_argument("--space", default="full", help="full (default) or small (one fusion, sizes 16..64, no flags)")
+    p.add_argument("--space", default="full",
+                   help="full (default) or small (one fusion; tile sizes: the footprint model's, which "
+                        "trial 0 uses, and powers of two 16..64; no flags)")
     p.add_argument("--max-genes", type=int, default=0, metavar="N",
                    help="vary the tile sizes of the N bands with the most iterations only; the others "
                         "keep the model's sizes (default 0: every band)")
@@ -160,8 +162,13 @@ def _run(args) -> int:
     bar = None
     messages = sys.stderr
 
+    shown = 0           # warnings printed as the campaign started
+
     def on_start(result, recorded):
-        nonlocal bar
+        nonlocal bar, shown
+        for warning in result.warnings:
+            print(f"{PREFIX}: warning: {warning}", file=messages)
+        shown = len(result.warnings)
         if args.quiet:
             if recorded:
                 print(f"{PREFIX}: resuming campaign {result.campaign_id}: {recorded} trials recorded",
@@ -201,7 +208,7 @@ def _run(args) -> int:
         executor.close()
 
     print(result.table(args.top))
-    for warning in result.warnings:
+    for warning in result.warnings[shown:]:
         print(f"{PREFIX}: warning: {warning}", file=sys.stderr)
     if result.stopped != "trials":
         print(f"stopped: {result.stopped}")

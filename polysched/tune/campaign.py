@@ -190,10 +190,21 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     strategy = make_search(search, space, seed, cost, trials)
 
     campaign_id = store.find_campaign(kernel_fp, machine_fp, options) if resume else None
+    nothing_resumed = ""
+    if resume and campaign_id is None:
+        # (helper-46 F3: a typo in one option silently started from scratch)
+        latest = store.latest_campaign(kernel_fp, machine_fp)
+        differ = [f"{key} {latest['config'].get(key)!r} there, {value!r} here"
+                  for key, value in options.items() if latest and latest["config"].get(key) != value]
+        nothing_resumed = (f"resume: no campaign of {target.name} on this machine with these options, "
+                           "so a new one started" +
+                           (f" (the latest, campaign {latest['id']}, differs: {'; '.join(differ)})" if differ else ""))
     if campaign_id is None:
         campaign_id = store.new_campaign(kernel_fp, machine_fp, options)
     recorded = {row.trace_hash: row for row in store.rows(campaign_id)}
     result = CampaignResult(campaign_id, target, space, [], store.path, resumed=len(recorded))
+    if nothing_resumed:
+        result.warnings.append(nothing_resumed)
     if on_start is not None:
         on_start(result, len(recorded))
     own_executor = executor is None

@@ -208,6 +208,12 @@ class TuneDB:
             "ORDER BY id DESC LIMIT 1", (kernel_fp, machine_fp, _sha(config)[:16])).fetchone()
         return int(row["id"]) if row else None
 
+    def latest_campaign(self, kernel_fp: str, machine_fp: str) -> dict | None:
+        """The latest campaign of this kernel and machine, whatever its options."""
+        row = self.conn.execute("SELECT id FROM campaigns WHERE kernel_fp = ? AND machine_fp = ? "
+                                "ORDER BY id DESC LIMIT 1", (kernel_fp, machine_fp)).fetchone()
+        return self.campaign(int(row["id"])) if row else None
+
     def campaign(self, campaign_id: int) -> dict | None:
         row = self.conn.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
         if row is None:
