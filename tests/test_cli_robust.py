@@ -194,6 +194,26 @@ def test_isl_callback_exceptions_print_nothing(capfd):
     assert err == "to stderr\n"
 
 
+def test_the_output_filter_ends_although_a_child_keeps_the_pipe_open():
+    """A child started under the filter (tune's process pool starts a forkserver that
+    lives on) holds the pipe's write end: the filter waited for an end of file that did
+    not come, 2 x 5 s after every `polysched tune`. Now it drains and ends at once."""
+    program = (
+        "import subprocess, sys, time\n"
+        "from polysched.cli.common import hide_callback_tracebacks\n"
+        "with hide_callback_tracebacks():\n"
+        "    child = subprocess.Popen(['sleep', '30'])\n"
+        "    print('before', flush=True); print('err', file=sys.stderr, flush=True)\n"
+        "    start = time.monotonic()\n"
+        "print(f'closed in {time.monotonic() - start:.1f} s', flush=True)\n"
+        "child.kill()\n")
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    before, closed = proc.stdout.splitlines()
+    assert before == "before" and float(closed.split()[2]) < 3, proc.stdout      # (10.0 s before)
+    assert proc.stderr == "err\n"
+
+
 def test_successful_run_prints_no_isl_callback_noise(tmp_path):
     """Dependence distances of a reduction with a parametric outer loop: the
     enumeration stops inside an isl callback."""

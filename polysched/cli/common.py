@@ -197,16 +197,26 @@ class _FdFilter:
             raise
         os.dup2(write_end, fd)
         os.close(write_end)
+        self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._pump, args=(read_end,),
                                        name=f"polysched-fd{fd}-filter", daemon=True)
         self.thread.start()
 
     def _pump(self, read_end: int) -> None:
         import os
+        import select
 
         pending = b""
         try:
             while True:
+                # a child started while the filter was on (a process pool's forkserver)
+                # keeps the pipe's write end open past close(): no end of file comes,
+                # so once stopping, what is written is drained and the pump ends
+                # (`polysched tune` waited 10 s after its last line for that EOF)
+                if not select.select([read_end], [], [], 0.05)[0]:
+                    if self.stopping.is_set():
+                        break
+                    continue
                 chunk = os.read(read_end, 65536)
                 if not chunk:
                     break
@@ -235,7 +245,8 @@ class _FdFilter:
 
     def close(self) -> None:
         import os
-        os.dup2(self.saved, self.fd)   # closes the pipe's last write end: the pump ends
+        os.dup2(self.saved, self.fd)   # closes our write end of the pipe
+        self.stopping.set()
         self.thread.join(timeout=5)
         os.close(self.saved)
 

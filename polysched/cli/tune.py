@@ -202,6 +202,13 @@ def _run(args) -> int:
         raise TuneUsage(f"{target.path}: {err}") from None
     except RuntimeError as err:
         raise TuneUsage(str(err)) from None
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+            bar = None
+        print(f"\ninterrupted: every finished trial is recorded in {args.db}; the same command with "
+              "`--resume` continues", file=sys.stderr)
+        return 130
     finally:
         if bar is not None:
             bar.close()

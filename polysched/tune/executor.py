@@ -15,6 +15,7 @@ order of ``jobs`` (so the campaign records them as a prefix of its proposals):
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from abc import ABC, abstractmethod
 from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -41,6 +42,31 @@ class Executor(ABC):
         self.close()
 
 
+_BUSY = False     # in a pool worker: a job is running
+
+
+def _on_interrupt(signum, frame):
+    """A pool worker's Ctrl-C (the terminal sends it to the whole process group): a job
+    stops (its KeyboardInterrupt goes back to the campaign, which stops too, and its
+    programs are killed on the way out); an idle worker ignores it and ends when the
+    pool shuts down, instead of printing a traceback from its queue (helper-46 F13)."""
+    if _BUSY:
+        raise KeyboardInterrupt
+
+
+def _worker_start() -> None:
+    signal.signal(signal.SIGINT, _on_interrupt)
+
+
+def _prepare_in_worker(job: Job) -> Result:
+    global _BUSY
+    _BUSY = True
+    try:
+        return prepare(job)
+    finally:
+        _BUSY = False
+
+
 class LocalExecutor(Executor):
     """Prepare in a pool of ``jobs`` processes, then time serially here."""
 
@@ -53,7 +79,7 @@ class LocalExecutor(Executor):
 
     def _get_pool(self):
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs,
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=_worker_start,
                                              mp_context=multiprocessing.get_context("forkserver"))
         return self._pool
 
@@ -63,7 +89,7 @@ class LocalExecutor(Executor):
             return
         pool = self._get_pool()
         try:
-            futures = [pool.submit(prepare, job) for job in jobs]
+            futures = [pool.submit(_prepare_in_worker, job) for job in jobs]
             wait(futures)               # nothing compiles while we time
             prepared = [future.result() for future in futures]
         except BrokenProcessPool as err:
