@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import struct
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -228,6 +231,51 @@ def test_timed_runs_bind_the_openmp_threads(tmp_path, monkeypatch):
 def test_run_missing_binary(tmp_path):
     result = run_binary(tmp_path / "nothing")
     assert not result.ok and "no such executable" in result.reason
+
+
+def test_run_a_file_that_is_not_a_program(tmp_path):
+    junk = tmp_path / "junk.exe"
+    junk.write_text("garbage\n")
+    junk.chmod(0o755)
+    result = run_binary(junk)
+    assert not result.ok and result.reason == f"{junk}: cannot execute (Exec format error)"
+    junk.chmod(0o644)
+    assert run_binary(junk).reason == f"{junk}: not executable"
+
+
+@needs_gcc
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_program_being_run_dies_with_the_process_running_it(tmp_path):
+    """helper-46 F21: `kill -9` of bench or tune left the program it was timing running
+    (forever, for a loop that does not end), in its own session, stealing a core."""
+    import signal
+    import subprocess
+    from polysched.bench.harness import _dies_with_parent
+    if not _dies_with_parent():
+        pytest.skip("no setpriv --pdeathsig here")
+    source = tmp_path / "spin.c"
+    source.write_text("int main(void) { volatile unsigned long n = 0; for (;;) n++; }\n")
+    binary = tmp_path / "spin-forever.exe"
+    assert compile_c(source, binary, cflags=["-O0"]).ok
+    runner = subprocess.Popen([sys.executable, "-c", "import sys\nfrom polysched.bench.harness import run_binary\n"
+                               "run_binary(sys.argv[1], timeout=120, timed=True)", str(binary)])
+
+    def spinning() -> list[str]:
+        found = subprocess.run(["pgrep", "-f", str(binary)], capture_output=True, text=True).stdout.split()
+        return [pid for pid in found if int(pid) != runner.pid]
+    deadline = time.monotonic() + 60
+    while not spinning() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert spinning(), "the program never started"
+    runner.send_signal(signal.SIGKILL)
+    runner.wait()
+    deadline = time.monotonic() + 10
+    while spinning() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = spinning()
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    assert not left, "the program outlived the process running it"
 
 
 # ----------------------------------------------------------------- verify

@@ -199,6 +199,33 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+@functools.lru_cache(maxsize=None)
+def _dies_with_parent() -> tuple[str, ...]:
+    """The command prefix that makes a program die when the process running it dies
+    (Linux ``PR_SET_PDEATHSIG`` through util-linux's ``setpriv``), or () where there is
+    none: then a ``kill -9`` of bench or tune leaves the program it was timing running
+    until it ends (helper-46 F21). Not ``preexec_fn``: unsafe with our threads."""
+    import shutil
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return ()
+    try:
+        probe = subprocess.run([setpriv, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return (setpriv, "--pdeathsig", "KILL", "--") if probe.returncode == 0 else ()
+
+
+def _looks_executable(binary: Path) -> bool:
+    """An ELF file or a script (``#!``)."""
+    try:
+        with open(binary, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return False
+    return head == b"\x7fELF" or head.startswith(b"#!")
+
+
 def timed_proc_bind() -> str:
     """The ``OMP_PROC_BIND`` a timed run gets (:func:`run_binary` with ``timed``): the
     environment's, else ``true``. Benchmark records store it."""
@@ -232,9 +259,17 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
         run_env["OMP_PROC_BIND"] = timed_proc_bind()
     command = [str(binary if binary.is_absolute() or binary.parent != Path(".") else Path(".") / binary),
                *args]
+    if not binary.is_file():
+        return RunResult(False, None, reason=f"{binary}: no such executable")
+    if not os.access(binary, os.X_OK):
+        return RunResult(False, None, reason=f"{binary}: not executable")
+    prefix = _dies_with_parent()
+    if prefix and not _looks_executable(binary):
+        # (setpriv's execvp would hand it to /bin/sh, as Popen alone does not)
+        return RunResult(False, None, reason=f"{binary}: cannot execute (Exec format error)")
     start = time.perf_counter()
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL if timed else subprocess.PIPE,
+        proc = subprocess.Popen([*prefix, *command], stdout=subprocess.DEVNULL if timed else subprocess.PIPE,
                                 stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env=run_env, start_new_session=True)
     except FileNotFoundError:
@@ -262,6 +297,8 @@ def run_binary(binary: Path | str, *, timeout: float = 60, threads: int | None =
         result.reason = f"timed out after {timeout:g} s"
     elif proc.returncode < 0:
         result.reason = f"killed by {_signal_name(-proc.returncode)}"
+    elif proc.returncode in (126, 127) and prefix and stderr.startswith("setpriv: "):
+        result.reason = f"{binary}: cannot execute ({stderr.strip().rpartition(': ')[2]})"
     elif proc.returncode != 0:
         result.reason = f"exited with status {proc.returncode}"
     elif result.kernel_seconds is not None and not 0 <= result.kernel_seconds < float("inf"):
