@@ -253,7 +253,7 @@ def test_a_timed_run_whose_checksum_is_not_the_originals_is_wrong(tmp_path):
                '  fprintf(stderr, "polysched-checksum: 1.0\\n");\n#endif\n  return 0;\n}\n')
     original = program % ("%s", "2.5")
     job = Job(0, "[]", None, original, "k.c", dataset="SMALL", repeat=2, timeout=30)
-    assert original_checksum(job) == ("2.5", "")
+    assert original_checksum(job) == ("2.5", "", False)
     job.reference_checksum = "2.5"
     for value, status in (("2.5", "ok"), ("2.50000000001", "ok"), ("2.5001", "wrong")):
         source = tmp_path / f"c{value}.c"
@@ -265,7 +265,7 @@ def test_a_timed_run_whose_checksum_is_not_the_originals_is_wrong(tmp_path):
         if status == "wrong":
             assert "differs from the original's (2.5)" in result.reason and result.median is None
     broken = Job(0, "[]", None, "int main(void) { return 3; }\n", "k.c", dataset="SMALL", timeout=30)
-    assert original_checksum(broken) == (None, "the original at SMALL: exited with status 3")
+    assert original_checksum(broken) == (None, "the original at SMALL: exited with status 3", True)
     # the campaign hands the original's checksum (gemm prints one) to every job
     jobs = []
 

@@ -204,3 +204,22 @@ def test_ctrl_c_stops_the_campaign_in_one_message(tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail("processes of the campaign's group outlive it")
+
+
+@pytest.mark.parametrize("ending, why", [
+    ("  return 3;\n}\n", "the original at MINI: exited with status 3"),
+    ("  undefined_helper();\n  return 0;\n}\n", "the original does not compile"),
+])
+def test_a_program_that_does_not_run_as_written_is_refused_up_front(tmp_path, capsys, ending, why):
+    """helper-46 F11: every candidate of a program whose original does not build (or
+    fails) was compiled, verified and recorded, the whole budget long."""
+    source = tmp_path / "bad.c"
+    source.write_text(NONDETERMINISTIC.replace('  printf("%.17g %d\\n", A[N - 1][N - 1], (int)getpid());\n'
+                                               '  return 0;\n}\n', ending).replace("#include <unistd.h>\n",
+                                                                                   "void undefined_helper(void);\n"))
+    db = tmp_path / "t.sqlite"
+    assert main(["tune", str(source), "--trials", "4", "--dataset", "MINI", "--db", str(db), "--quiet",
+                 "--no-plot"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{source}: cannot tune a program that does not run as written: {why}" in err
+    assert not db.exists()

@@ -172,9 +172,27 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     # another campaign than "SMALL" for --resume and --from-db)
     dataset, verify_dataset = (name if name is None else name.strip().upper().removesuffix("_DATASET")
                                for name in (dataset, verify_dataset))
+    program = target.program(dataset)        # the region's model first: its errors are file:line:col
+    source = target.source
+    include_dirs = [*target.include_dirs, str(target.path.resolve().parent)]
+
+    def job_of(seq: int, trace: str, config: dict | None, workdir: str, reference: str | None = None) -> Job:
+        return Job(seq, trace, config, source, target.path.name, target.region, dict(target.defines),
+                   include_dirs, dataset, verify_dataset, threads, repeat, timeout, 300.0, cc,
+                   tuple(cflags), workdir, timer, reference)
+
+    reference, warnings = None, []
+    if timer is None:
+        # the original's checksum at the timed size: a candidate right at verify_dataset
+        # but wrong there is not timed as "ok" (helper-46 F20; bench checks the same)
+        reference, why, broken = original_checksum(job_of(-1, "", None, ""))
+        if broken:
+            # (helper-46 F11: every candidate was measured against it, the whole budget)
+            raise ValueError(f"{target.path}: cannot tune a program that does not run as written: {why}")
+        if why:
+            warnings.append(f"timed runs are not checked against the original: {why}")
     store = db if isinstance(db, TuneDB) else TuneDB(db)
     space_options = space_options or SpaceOptions()
-    program = target.program(dataset)
     identity = machine_identity(cc)
     machine_fp = machine_fingerprint(identity)
     kernel_fp = target.fingerprint(program)
@@ -203,27 +221,12 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
         campaign_id = store.new_campaign(kernel_fp, machine_fp, options)
     recorded = {row.trace_hash: row for row in store.rows(campaign_id)}
     result = CampaignResult(campaign_id, target, space, [], store.path, resumed=len(recorded))
-    if nothing_resumed:
-        result.warnings.append(nothing_resumed)
+    result.warnings += [nothing_resumed] if nothing_resumed else []
+    result.warnings += warnings
     if on_start is not None:
         on_start(result, len(recorded))
     own_executor = executor is None
     executor = executor or LocalExecutor(2)
-    source = target.source
-    include_dirs = [*target.include_dirs, str(target.path.resolve().parent)]
-
-    def job_of(seq: int, trace: str, config: dict | None, workdir: str, reference: str | None = None) -> Job:
-        return Job(seq, trace, config, source, target.path.name, target.region, dict(target.defines),
-                   include_dirs, dataset, verify_dataset, threads, repeat, timeout, 300.0, cc,
-                   tuple(cflags), workdir, timer, reference)
-
-    reference = None
-    if timer is None:
-        # the original's checksum at the timed size: a candidate right at verify_dataset
-        # but wrong there is not timed as "ok" (helper-46 F20; bench checks the same)
-        reference, why = original_checksum(job_of(-1, "", None, ""))
-        if why:
-            result.warnings.append(f"timed runs are not checked against the original: {why}")
     started = time.monotonic()
     position = 0             # proposals consumed, recorded or measured (the sequence number)
     used: set[str] = set()

@@ -264,11 +264,13 @@ def _checksum_differs(job: Job, checksum: str | None) -> str:
             f"({job.reference_checksum}), though it verified at {job.verify_dataset}")
 
 
-def original_checksum(job: Job) -> tuple[str | None, str]:
+def original_checksum(job: Job) -> tuple[str | None, str, bool]:
     """Build the original as the candidates' timed binaries are built (``job.cflags``,
     ``job.dataset``), run it once, and return its ``polysched-checksum:`` (None when
-    it prints none) and, when it cannot be had, why. One run per campaign: each
-    candidate's first timed run is compared with it (:attr:`Job.reference_checksum`)."""
+    it prints none), why it cannot be had ("" when it can), and whether the original
+    is broken (does not compile, crashes or exits non-zero; a timeout is not).
+    One run per campaign: each candidate's first timed run is compared with it
+    (:attr:`Job.reference_checksum`)."""
     from polysched.bench import compile_c, dataset_define, run_binary
     with tempfile.TemporaryDirectory(prefix="polysched-tune-orig-") as folder:
         original = Path(folder) / job.filename
@@ -279,11 +281,11 @@ def original_checksum(job: Job) -> tuple[str | None, str]:
                           include_dirs=[str(d) for d in job.include_dirs],
                           openmp="#pragma omp" in job.source, timeout=job.compile_timeout)
         if not built.ok:
-            return None, f"the original does not compile: {built.reason}"
+            return None, f"the original does not compile: {built.reason}", True
         run = run_binary(binary, timeout=job.timeout, threads=job.threads, timed=True)
         if not run.ok:
-            return None, f"the original at {job.dataset}: {run.reason}"
-        return run.checksum, ""
+            return None, f"the original at {job.dataset}: {run.reason}", not run.timed_out
+        return run.checksum, "", False
 
 
 def cleanup(result: Result) -> None:
