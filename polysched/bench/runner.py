@@ -547,7 +547,7 @@ def _warn(results: dict, progress: _Progress, message: str, record: dict | None 
     progress.write(f"warning: {message}")
 
 
-def _load_warning(cores: int) -> str | None:
+def load_warning(cores: int) -> str | None:
     load = load_average()
     if load is not None and load[0] > cores:
         return (f"load average {load[0]:.2f} exceeds the {cores} usable core{'s' if cores != 1 else ''}: "
@@ -650,7 +650,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
             key = (kernel.name, variant.name)
             total_steps += 0 if key in done else steps_per - min(repeat, len(prior.get(key, [])))
     bar = _Progress(total_steps, progress)
-    warning = _load_warning(cores)
+    warning = load_warning(cores)
     if warning:
         _warn(results, bar, warning)
     if store is not None:
@@ -678,7 +678,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     try:
         for kernel in kernels:
             begin = time.perf_counter()
-            warning = _load_warning(cores)
+            warning = load_warning(cores)
             if warning and not loaded["warned"]:
                 _warn(results, bar, warning)
             loaded["warned"] = warning is not None

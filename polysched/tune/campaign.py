@@ -276,6 +276,8 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     finally:
         if own_executor:
             executor.close()
+    if timer is None:
+        result.warnings += _timing_warnings(result)
     # rows of the campaign the replayed search did not reach still belong to it
     for key, row in recorded.items():
         if key not in used:
@@ -284,6 +286,23 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     if isinstance(db, (str, os.PathLike)):
         store.close()
     return result
+
+
+def _timing_warnings(result: CampaignResult) -> list[str]:
+    """What bench says of its timings, said of the campaign's (helper-46 F9: a default
+    timed once at load 5.8 on 2 cores made a "333.90x" best, without a word)."""
+    from polysched.bench.machine import usable_cores
+    from polysched.bench.runner import SHORT_MEDIAN_SECONDS, load_warning
+    warnings = []
+    load = load_warning(usable_cores())
+    if load:
+        warnings.append(load)
+    short = [trial for trial in (result.default, result.best)
+             if trial is not None and trial.median is not None and trial.median < SHORT_MEDIAN_SECONDS]
+    if short:
+        warnings.append(f"trial {short[0].seq}'s median {short[0].median * 1e3:.3g} ms is under 1 ms: timer and "
+                        "start-up noise dominate (tune at a larger --dataset)")
+    return warnings
 
 
 def _features(cost, config: dict) -> dict | None:
