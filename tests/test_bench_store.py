@@ -542,3 +542,22 @@ def test_cli_exit_status_and_output_rules(tmp_path, capfd):
         _, err = capfd.readouterr()
         assert message in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.c", "r.json", "r.jsonl"]
+
+
+@needs_gcc
+def test_a_dataset_the_file_does_not_test_is_a_warning_of_the_results(tmp_path):
+    """helper-46 F6: said on stderr only; the results and their report named a dataset
+    the kernel was not run at, without a word."""
+    from polysched.bench import report
+    kernel = tiny(tmp_path)
+    fixed = tmp_path / "fixed.c"
+    fixed.write_text(kernel.path.read_text().replace("#if defined(MINI_DATASET)", "#if 0"))
+    results = run_benchmarks([TinyKernel("fixed", fixed)], [Variant("orig", None, cflags=["-O0"])],
+                             dataset="SMALL", repeat=1, progress=False)
+    expected = f"{fixed} does not test MINI_DATASET: verify_dataset MINI runs it at the sizes it is written with"
+    assert [w for w in results["warnings"] if "does not test" in w] == [
+        f"{fixed} does not test SMALL_DATASET: dataset SMALL runs it at the sizes it is written with", expected]
+    assert f"- {expected}" in report(results, "md")
+    tested = run_benchmarks([kernel], [Variant("orig", None, cflags=["-O0"])], dataset="MINI", repeat=1,
+                            progress=False)
+    assert not [w for w in tested["warnings"] if "does not test" in w]

@@ -99,12 +99,6 @@ def run(args) -> int:
             raise UsageError(f"{option}: {err}") from None
     dataset, verify_dataset = datasets
     selected = _kernels(args.kernels, args.classic)
-    from polysched.bench.harness import dataset_is_tested
-    for kernel in selected:
-        for option, value in (("--dataset", dataset), ("--verify-dataset", verify_dataset)):
-            if not dataset_is_tested(value, [kernel.path]):
-                print(f"polysched bench: {kernel.path} does not test {value}_DATASET: {option} {value} "
-                      f"runs it at the sizes it is written with", file=sys.stderr)
     if args.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     if args.threads is not None and args.threads < 1:

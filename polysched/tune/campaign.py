@@ -181,7 +181,12 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                    include_dirs, dataset, verify_dataset, threads, repeat, timeout, 300.0, cc,
                    tuple(cflags), workdir, timer, reference)
 
-    reference, warnings = None, []
+    from polysched.bench.harness import dataset_is_tested
+    # (helper-46 F15: the database recorded a dataset the program never reads)
+    warnings = [f"{target.path} does not test {value}_DATASET: {what} {value} runs it at the sizes it is "
+                "written with" for what, value in (("dataset", dataset), ("verify_dataset", verify_dataset))
+                if value is not None and not dataset_is_tested(value, [target.path], target.include_dirs)]
+    reference = None
     if timer is None:
         # the original's checksum at the timed size: a candidate right at verify_dataset
         # but wrong there is not timed as "ok" (helper-46 F20; bench checks the same)
