@@ -561,3 +561,22 @@ def test_a_dataset_the_file_does_not_test_is_a_warning_of_the_results(tmp_path):
     tested = run_benchmarks([kernel], [Variant("orig", None, cflags=["-O0"])], dataset="MINI", repeat=1,
                             progress=False)
     assert not [w for w in tested["warnings"] if "does not test" in w]
+
+
+@needs_gcc
+def test_run_benchmarks_takes_names_and_paths_as_the_command_line_does(tmp_path):
+    """helper-46 F14: `run_benchmarks(["atax", "mm.c"], ["orig", "pluto-tile"])` was a
+    bare AttributeError ('str' object has no attribute 'name')."""
+    from polysched.bench import kernel_of, make_variants
+    source = tmp_path / "mine.c"
+    source.write_text(SCOP_FILE)
+    results = run_benchmarks([str(source), "jacobi-1d"], ["orig", "pluto-tile:sizes=4,4"], dataset="MINI",
+                             repeat=1, threads=1, progress=False)
+    assert [(r["kernel"], r["variant"], r["status"]) for r in results["results"]] == [
+        ("mine", "orig", "OK"), ("mine", "pluto-tile:sizes=4,4", "OK"),
+        ("jacobi-1d", "orig", "OK"), ("jacobi-1d", "pluto-tile:sizes=4,4", "OK")]
+    assert results["results"][1]["build"]["options"]["tile_sizes"] == [4, 4]
+    assert kernel_of("jacobi-1d").path == get("jacobi-1d").path and kernel_of(source).path == source
+    assert [v.name for v in make_variants(["pluto-tile"])] == ["orig", "pluto-tile"]
+    with pytest.raises(ValueError, match="no suite kernel named 'jacobi1d'"):
+        run_benchmarks(["jacobi1d"], ["orig"], dataset="MINI", repeat=1, progress=False)

@@ -7,7 +7,9 @@
   outputs with a relative + absolute tolerance.
 - :func:`verify`: original vs transformed C file, same flags, run, compare.
 - :func:`machine_info`, :func:`cache_size`: provenance and cache sizes.
-- :func:`run_benchmarks`, :class:`Variant`: a campaign (verify, then time).
+- :func:`run_benchmarks`, :class:`Variant`: a campaign (verify, then time); kernels and
+  variants by name or path as the command line takes them (:func:`kernel_of`,
+  :func:`file_kernel`, :func:`make_variants`), or as objects.
 - :func:`report`, :func:`plot`: Markdown/CSV tables and a speedup chart.
 - ``Kernel``, ``kernels``, ``get``, ``DATASETS``: the kernel suite (``suite.py``),
   loaded on first access so this package imports even while the suite is absent.
@@ -23,7 +25,8 @@ from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, DUMP_DEFINE, CompileResult, Ru
                       verify)
 from .machine import (cache_line_size, cache_size, caches, compiler_version, machine_info, provenance,
                       provenance_line)
-from .runner import STATUSES, Variant, load_results, orig_variant, run_benchmarks, save_results
+from .runner import (STATUSES, Variant, file_kernel, kernel_of, load_results, orig_variant, run_benchmarks,
+                     save_results)
 from .report import geometric_mean, plot, report, speedup, summary, to_dataframe
 
 __all__ = [
@@ -33,7 +36,8 @@ __all__ = [
     "run_binary", "time_interleaved", "uses_openmp", "verify",
     "cache_line_size", "cache_size", "caches", "compiler_version", "machine_info", "provenance",
     "provenance_line",
-    "STATUSES", "Variant", "load_results", "orig_variant", "run_benchmarks", "save_results",
+    "STATUSES", "Variant", "file_kernel", "kernel_of", "load_results", "make_variants", "orig_variant",
+    "run_benchmarks", "save_results",
     "geometric_mean", "plot", "report", "speedup", "summary", "to_dataframe",
     "Kernel", "kernels", "get", "DATASETS", "normalize_dataset",
 ]
@@ -42,7 +46,7 @@ __all__ = [
 # import while being written) without breaking `import polysched.bench`.
 _LAZY = {
     "Kernel": "suite", "kernels": "suite", "get": "suite", "DATASETS": "suite",
-    "normalize_dataset": "suite",
+    "normalize_dataset": "suite", "make_variants": "variants",
 }
 
 

@@ -129,6 +129,21 @@ class FileKernel:
         return None
 
 
+def kernel_of(name: str | os.PathLike):
+    """A suite kernel by name, or a C file by path (:func:`file_kernel`), as the command
+    line reads them: a directory that bears a kernel's name ("lu" in the current
+    directory) does not hide the suite kernel. KeyError for an unknown name."""
+    from .suite import get, kernels
+    text = os.fspath(name)
+    known = [kernel.name for kernel in kernels()]
+    if isinstance(name, os.PathLike) or text.endswith(".c") or Path(text).is_file() or "/" in text \
+            or (Path(text).exists() and text not in known):
+        return file_kernel(text)
+    if text in known:
+        return get(text)
+    raise KeyError(text)
+
+
 def file_kernel(path: Path | str, name: str | None = None) -> FileKernel:
     """A :class:`FileKernel` for ``path``; ValueError (one line) when it is not a
     readable C file with a ``#pragma scop`` region."""
@@ -582,7 +597,9 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
         raise ValueError("repeat must be at least 1")
     dataset = _normalize(dataset, "dataset")
     verify_dataset = _normalize(verify_dataset, "verify dataset")
-    variants = list(variants)
+    # names as the command line takes them (helper-46 F14: a bare AttributeError)
+    from .variants import make_variants
+    variants = [make_variants([variant])[-1] if isinstance(variant, str) else variant for variant in variants]
     names = [variant.name for variant in variants]
     if len(set(names)) != len(names):
         raise ValueError(f"variant names must be unique, got {names}")
@@ -591,7 +608,10 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     else:  # the reference first: it is the one the others are compared with
         variants.sort(key=lambda variant: variant.name != ORIG)
     reference = variants[0]
-    kernels = list(kernels)
+    try:
+        kernels = [kernel_of(kernel) if isinstance(kernel, (str, os.PathLike)) else kernel for kernel in kernels]
+    except KeyError as err:
+        raise ValueError(f"no suite kernel named {err.args[0]!r} (or give a C file)") from None
     kernel_names = [kernel.name for kernel in kernels]
     if len(set(kernel_names)) != len(kernel_names):
         raise ValueError(f"kernel names must be unique, got {kernel_names}")

@@ -49,26 +49,20 @@ def log_path(output: Path) -> Path:
 
 def _kernels(names: list[str], classic: bool) -> list:
     """Suite kernels and C files (``.c`` or an existing file), in the order given."""
-    from polysched.bench import get, kernels
-    from polysched.bench.runner import file_kernel
+    from polysched.bench import kernels
+    from polysched.bench.runner import kernel_of
 
     if not names:
         return kernels(classic)
-    known = [kernel.name for kernel in kernels()]
     selected, seen = [], {}
     for name in names:
-        # a directory that bears a kernel's name ("lu" in the current directory) does
-        # not hide the suite kernel, as in Target.of
-        if name.endswith(".c") or Path(name).is_file() or "/" in name or (Path(name).exists()
-                                                                           and name not in known):
-            try:
-                kernel = file_kernel(name)
-            except ValueError as err:
-                raise UsageError(str(err)) from None
-        elif name in known:
-            kernel = get(name)
-        else:
-            raise UsageError(unknown_name("kernel", name, known) + " (or give a C file)")
+        try:
+            kernel = kernel_of(name)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
+        except KeyError:
+            known = [kernel.name for kernel in kernels()]
+            raise UsageError(unknown_name("kernel", name, known) + " (or give a C file)") from None
         if kernel.name in seen:
             raise UsageError(f"{name}: two kernels named {kernel.name!r} ({seen[kernel.name]} and {name})")
         seen[kernel.name] = name
