@@ -271,7 +271,16 @@ class _Policy:
     def _tile(self, chain: _Chain, node, mupa, domain, prefix, n_prefix, report, wants_parallel) -> bool:
         opts = self.options
         n = mupa.dim(isl.dim_type.set)
-        given = self._given_sizes(domain)[:n]
+        all_given = self._given_sizes(domain)
+        given = all_given[:n]
+        # (helper-46 F16: `sizes=8` tiled [8, 256] under the label "sizes=8", silently)
+        if 0 < len(all_given) < n:
+            report.notes.append(f"{len(all_given)} of {n} tile sizes given: the rest from the footprint model")
+        elif len(all_given) > n and isinstance(opts.sizes, dict):
+            # (one list for every band: longer than a shallow band is its use; see
+            # _unused_sizes for a list longer than every band)
+            report.notes.append(f"{len(all_given)} tile sizes given for {n} members: the last "
+                                f"{len(all_given) - n} unused")
         space = None
         if len(given) < n or opts.l2tile:
             space = band_space(self.scop, domain, mupa, prefix)
@@ -853,6 +862,15 @@ def _set_flags(schedule: isl.Schedule, validity: isl.UnionMap) -> isl.Schedule:
     return visit(schedule.get_root()).get_schedule()
 
 
+def _unused_sizes(report: TilingReport, options: TileOptions) -> None:
+    """A note on the deepest tiled band when one list of sizes (for every band) is
+    longer than every band: its last sizes tile nothing."""
+    deepest = max(report.tiled, key=lambda band: band.members, default=None)
+    if isinstance(options.sizes, list) and deepest is not None and len(options.sizes) > deepest.members:
+        deepest.notes.append(f"{len(options.sizes)} tile sizes given, {deepest.members} members in the deepest "
+                             f"band: the last {len(options.sizes) - deepest.members} unused")
+
+
 def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
                      options: TileOptions | None = None,
                      caches: CacheSizes | None = None) -> tuple[isl.Schedule, TilingReport]:
@@ -876,6 +894,7 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     policy = _Policy(scop, validity, accesses, options, caches or cache_sizes())
     policy.report.sinks = sinks
     policy.walk(schedule)
+    _unused_sizes(policy.report, options)
     result = policy.apply(schedule)
     if not is_legal(result, validity):
         # the input's fault, or else a bug of this policy: never hand out an illegal
