@@ -558,6 +558,13 @@ def test_a_dataset_the_file_does_not_test_is_a_warning_of_the_results(tmp_path):
     assert [w for w in results["warnings"] if "does not test" in w] == [
         f"{fixed} does not test SMALL_DATASET: dataset SMALL runs it at the sizes it is written with", expected]
     assert f"- {expected}" in report(results, "md")
+    # (helper-46 F7) a program without a polysched-time: line is timed as a whole process
+    plain = tmp_path / "plain.c"
+    plain.write_text(SCOP_FILE.replace('  fprintf(stderr, "polysched-time: 0.002\\n");\n', ""))
+    mixed = run_benchmarks([kernel, TinyKernel("plain", plain)], [Variant("orig", None, cflags=["-O0"])],
+                           dataset="MINI", repeat=1, progress=False)
+    assert [r["time_source"] for r in mixed["results"]] == ["kernel", "wall"]
+    assert "- plain: timed as whole processes" in report(mixed, "md")
     tested = run_benchmarks([kernel], [Variant("orig", None, cflags=["-O0"])], dataset="MINI", repeat=1,
                             progress=False)
     assert not [w for w in tested["warnings"] if "does not test" in w]

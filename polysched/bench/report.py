@@ -213,6 +213,12 @@ def _markdown(results: dict) -> str:
     lines += ["", f"`{SLOWER_FLAG}`: slower than {ORIG}. `{SAME_FLAG}`: the same source as {ORIG} (polysched kept "
               f"the region as written; a distance from 1 is timing noise). Speedup = median({ORIG}) / median(variant)."]
     warnings = list(dict.fromkeys(results.get("warnings") or []))
+    # (helper-46 F7: whole-process times sat in the same column as kernel-only ones)
+    whole = list(dict.fromkeys(record["kernel"] for record in results.get("results", [])
+                               if record.get("time_source") == "wall"))
+    if whole:
+        warnings.append(f"{', '.join(whole)}: timed as whole processes (the program prints no "
+                        "`polysched-time:` line), start-up and set-up included: their speedups are diluted")
     if warnings:
         lines += ["", "Warnings:", ""] + [f"- {warning}" for warning in warnings]
     return "\n".join(lines) + "\n"
