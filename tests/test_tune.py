@@ -471,6 +471,14 @@ def test_time_budget_stops_the_campaign(tmp_path):
                   model="sol", dataset="MINI", threads=2, space_options=TINY, executor=slow)
     assert result.stopped == "time budget"
     assert len(result.trials) == len(calls) == 3          # one batch of 3, then the budget is spent
+    # (helper-46 F10: a 30 s budget took 45.6 s) the batches shrink to what the budget has
+    # time for at the last batch's pace: 0.2 s each, 1.1 s -> 3, then 2 (at 0.6 s, 0.5 s
+    # left), then none (0.1 s left); before, 3 + 3, 1.2 s
+    calls.clear()
+    result = tune(Target.of("gemm"), db=tmp_path / "c.sqlite", trials=50, time_budget=1.1, search="random",
+                  model="sol", dataset="MINI", threads=2, space_options=TINY, executor=slow)
+    assert result.stopped == "time budget"
+    assert 4 <= len(calls) <= 5
 
 
 def test_local_moves_find_the_optimum_the_model_cannot_point_to(gemm):
