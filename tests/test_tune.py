@@ -395,6 +395,32 @@ def test_resumed_campaign_ends_like_an_uninterrupted_one(tmp_path):
     assert not [w for w in resumed.warnings if w.startswith("resume:")]
 
 
+def test_a_candidate_another_run_recorded_first_keeps_the_recorded_value(tmp_path):
+    """helper-46 F19: two `tune --resume` of one campaign at once; the second's rows
+    were dropped by the unique constraint and its table showed values the database
+    does not hold. Here the 'other run' records each trace just before this one does."""
+    from polysched.tune.space import trace_hash as hash_of
+    db = tmp_path / "t.sqlite"
+
+    def run(job: Job) -> Result:
+        with TuneDB(db) as other:
+            campaign = other.conn.execute("SELECT MAX(id) FROM campaigns").fetchone()[0]
+            kernel_fp, machine_fp = other.conn.execute(
+                "SELECT kernel_fp, machine_fp FROM campaigns WHERE id = ?", (campaign,)).fetchone()
+            if job.index == 1:
+                other.record(campaign, job.index, kernel_fp, machine_fp, hash_of(job.trace), job.trace, job.config,
+                             Result(job.index, "ok", samples=[7.0], median=7.0))
+        return Result(job.index, "ok", samples=[1.0 + job.index], median=1.0 + job.index, command="fake")
+    result = tune(Target.of("gemm"), db=db, trials=3, search="random", model="sol", dataset="MINI", threads=2,
+                  space_options=TINY, executor=FunctionExecutor(run, batch_size=3))
+    assert [(t.seq, t.median) for t in result.trials] == [(0, 1.0), (1, 7.0), (2, 3.0)]
+    assert [w for w in result.warnings if w.startswith("another run")] == [
+        "another run of this campaign recorded some of the same candidates first: their recorded values are "
+        "kept (run one at a time)"]
+    with TuneDB(db) as store:
+        assert [(r.seq, r.median) for r in store.rows(result.campaign_id)] == [(0, 1.0), (1, 7.0), (2, 3.0)]
+
+
 def test_unique_constraints_forbid_a_repeated_measurement(tmp_path):
     with TuneDB(tmp_path / "u.sqlite") as store:
         campaign = store.new_campaign("k", "m", {"x": 1})

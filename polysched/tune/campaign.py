@@ -278,10 +278,19 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                     if trial is None:
                         outcome: Result = next(measured)
                         seq = _free_seq(store, campaign_id, job.index)
-                        store.record(campaign_id, seq, kernel_fp, machine_fp, trace_hash(job.trace),
-                                     job.trace, config, outcome, _features(cost, config))
+                        row = store.row(store.record(campaign_id, seq, kernel_fp, machine_fp,
+                                                     trace_hash(job.trace), job.trace, config, outcome,
+                                                     _features(cost, config)))
                         new += 1
-                        trial = Trial(seq, config, job.trace, outcome.status, outcome.median, outcome.reason)
+                        # the table is the database's: another run of the campaign (two
+                        # --resume at once) may have recorded this candidate first
+                        # (helper-46 F19: its rows were dropped, the table showed ours)
+                        if (row.seq, row.status, row.samples) != (seq, outcome.status, list(outcome.samples)) \
+                                and not any(w.startswith("another run") for w in result.warnings):
+                            result.warnings.append("another run of this campaign recorded some of the same "
+                                                   "candidates first: their recorded values are kept "
+                                                   "(run one at a time)")
+                        trial = Trial(row.seq, config, job.trace, row.status, row.median, row.reason)
                     result.trials.append(trial)
                     strategy.observe(config, trial.status, trial.median)
                     if progress is not None:

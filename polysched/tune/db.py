@@ -225,7 +225,8 @@ class TuneDB:
     def record(self, campaign_id: int, seq: int, kernel_fp: str, machine_fp: str, trace_hash: str,
                trace: str, config: dict | None, result, features: dict | None = None) -> int:
         """One measurement row, in one transaction. ``result``: a
-        ``polysched.tune.measure.Result``."""
+        ``polysched.tune.measure.Result``. The row's id: the one written, or the one
+        another run of the campaign wrote for this trace first (:meth:`row`)."""
         if result.status not in STATUSES:
             raise ValueError(f"unknown status {result.status!r}")
         try:
@@ -264,6 +265,10 @@ class TuneDB:
              None if git["dirty"] is None else int(git["dirty"]), _now(),
              json.dumps(load), result.seconds,
              json.dumps(features) if features is not None else None))
+
+    def row(self, row_id: int) -> Row | None:
+        found = self.conn.execute("SELECT * FROM measurements WHERE id = ?", (row_id,)).fetchone()
+        return Row.of(found) if found else None
 
     def rows(self, campaign_id: int | None = None, *, kernel_fp: str | None = None,
              machine_fp: str | None = None, status: str | None = None) -> list[Row]:
