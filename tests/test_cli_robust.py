@@ -214,6 +214,23 @@ def test_the_output_filter_ends_although_a_child_keeps_the_pipe_open():
     assert proc.stderr == "err\n"
 
 
+def test_the_output_filter_loses_no_line_written_just_before_it_closes():
+    """The first version of the draining above lost a line written between the pump's
+    wait and its look at the stop flag (error messages of `polysched` came out empty)."""
+    program = (
+        "import random, sys, time\n"
+        "from polysched.cli.common import hide_callback_tracebacks\n"
+        "random.seed(1)\n"
+        "for k in range(200):\n"
+        "    with hide_callback_tracebacks():\n"
+        "        time.sleep(random.uniform(0.0, 0.06))     # near the end of the pump's 50 ms wait\n"
+        "        x = sum(range(20000))                      # holding the GIL as the wait ends\n"
+        "        print(k, file=sys.stderr, flush=True)\n")
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stderr.split() == [str(k) for k in range(200)]
+
+
 def test_successful_run_prints_no_isl_callback_noise(tmp_path):
     """Dependence distances of a reduction with a parametric outer loop: the
     enumeration stops inside an isl callback."""

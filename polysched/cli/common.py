@@ -214,7 +214,9 @@ class _FdFilter:
                 # so once stopping, what is written is drained and the pump ends
                 # (`polysched tune` waited 10 s after its last line for that EOF)
                 if not select.select([read_end], [], [], 0.05)[0]:
-                    if self.stopping.is_set():
+                    # stopping is set after the last write: looked at first, whatever
+                    # was written before it is in the pipe for the second look
+                    if self.stopping.is_set() and not select.select([read_end], [], [], 0)[0]:
                         break
                     continue
                 chunk = os.read(read_end, 65536)
