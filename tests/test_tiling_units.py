@@ -49,7 +49,20 @@ def test_cache_sizes_fallbacks(tmp_path):
     ("s += s * A[i];", None),
     ("s = A[i] + s;", None),
     ("s = s + (s > 0 ? 1 : 0);", None),
-    ("s = s < A[i] ? A[i] : s;", None),
+    # selections: max and min (integer types only: reduction_of)
+    ("s = s < A[i] ? A[i] : s;", "max"),
+    ("s = s > A[i] ? s : A[i];", "max"),
+    ("s = (A[i] >= s) ? A[i] : s;", "max"),
+    ("s = (s > A[i] ? A[i] : s);", "min"),
+    ("s = A[i] <= s ? A[i] : s;", "min"),
+    ("s = s > A[i] ? s : A[i + 1];", None),
+    ("s = s > A[i] ? s : B[i];", None),
+    ("s = s > A[i] + s ? s : A[i] + s;", None),
+    ("s = s == A[i] ? s : A[i];", None),
+    ("s = s > A[i] && B[i] ? s : A[i];", None),
+    ("s = s > A[i] ? s : A[i] ? 1 : 2;", None),
+    ("s = s > A[i] < 2 ? s : A[i];", None),
+    ("s = s > (A[i] >> 1) ? s : (A[i] >> 1);", "max"),
     ("t = s + 1;", None),
     ("sum += A[i];", None),       # another scalar
     # bitwise (integer) reductions, by C's precedence: & over ^ over |

@@ -871,6 +871,68 @@ def test_bitwise_reductions_are_parallel(tmp_path):
     assert "reduction(&:a)" not in optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
 
 
+SELECTIONS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int A[90][70];
+long L[900];
+unsigned char U[900];
+char C[900];
+double D[900];
+int main(int argc, char **argv) {
+  int i, j, n = atoi(argv[1]), m = atoi(argv[2]);
+  int hi = -7, lo = 1000000;
+  long lh = 0;
+  unsigned char uc = 3;
+  char narrow = 10;
+  double dm = -1.0;
+  for (i = 0; i < 90; i++) for (j = 0; j < 70; j++) A[i][j] = ((i * 2654435 + j * 40503) % 100003) - 50000;
+  for (i = 0; i < 900; i++) {
+    L[i] = (long)i * 1234567891L % 998244353L - 400000000L; U[i] = (i * 37) % 251; C[i] = (char)(i * 7);
+    D[i] = (i % 3 == 0) ? -0.0 : (i % 3 == 1 ? 0.0 : -1.0);
+  }
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      hi = hi > A[i][j] ? hi : A[i][j];
+      lo = A[i][j] < lo ? A[i][j] : lo;
+    }
+  for (i = 0; i < n * 10; i++) {
+    lh = (lh < L[i]) ? L[i] : lh;
+    uc = uc > U[i] ? U[i] : uc;
+    narrow = narrow > A[0][i % 70] * 300 ? narrow : A[0][i % 70] * 300;
+    dm = dm > D[i] ? dm : D[i];
+  }
+#pragma endscop
+  printf("%d %d %ld %d %d %g\n", hi, lo, lh, uc, narrow, dm);
+  return 0;
+}
+"""
+
+
+def test_integer_max_and_min_selections_are_parallel_reductions(tmp_path):
+    """`m = m > e ? m : e` of one integer type keeps the greatest value in any order:
+    OpenMP's reduction(max:m), the same outputs at 1 and 2 threads. Not when the value
+    is converted on assignment (a char taking ints modulo 256 keeps the last greater,
+    not the greatest) nor for doubles (which of 0.0 and -0.0 it keeps depends on the
+    order)."""
+    from compiled_runs import outputs_of
+    source = tmp_path / "sel.c"
+    source.write_text(SELECTIONS)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "reduction(max:hi)" in text and "reduction(min:lo)" in text
+    assert "reduction(max:lh)" not in text          # its loop also updates narrow and dm
+    assert "max:narrow" not in text and "max:dm" not in text
+    sizes = [(0, 0), (1, 1), (2, 3), (89, 70), (90, 70), (-3, 5)]
+    assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(SELECTIONS, tmp_path, "orig", sizes)
+    alone = SELECTIONS.replace("    narrow = narrow > A[0][i % 70] * 300 ? narrow : A[0][i % 70] * 300;\n", "") \
+        .replace("    dm = dm > D[i] ? dm : D[i];\n", "")
+    source.write_text(alone)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "reduction(max:lh)" in text and "reduction(min:uc)" in text
+    assert outputs_of(text, tmp_path, "out2", sizes) == outputs_of(alone, tmp_path, "orig2", sizes)
+
+
 # -- found by the third probe: the start value's type, macros redefined or given with -D
 
 NARROW_START = """#include <stdio.h>

@@ -181,6 +181,72 @@ _LOOSER_THAN_BITWISE = {"|": re.compile(r"\?|&&|\|\||,"),
                         "&": re.compile(r"\?|&&|\|\||,|(?<!\|)\|(?!\|)|\^")}
 
 
+def _strip_parentheses(text: str) -> str:
+    """``text`` without parentheses around all of it: ``((a + b))`` is ``a + b``."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(text):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and k < len(text) - 1:
+                return text         # '(a) + (b)': the first closes before the end
+        text = text[1:-1].strip()
+    return text
+
+
+def _top_level_split(text: str, separators: str) -> list[tuple[str, str]]:
+    """(separator, position) of each ``separators`` character outside brackets."""
+    out, depth = [], 0
+    for k, ch in enumerate(text):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0 and ch in separators:
+            out.append((ch, k))
+    return out
+
+
+_COMPARISON = re.compile(r"(?<![<>=!-])(>=|<=|>|<)(?![<>=])")
+
+
+def _selection(text: str, name: str) -> str | None:
+    """``"max"``/``"min"`` if ``text`` is ``name = name > e ? name : e;`` or one of its
+    spellings (``<``, ``>=``, ``<=``, either side, either arm, parenthesised), with
+    ``e`` written the same in the test and the arm and free of ``name``; else None."""
+    match = re.fullmatch(rf"{re.escape(name)}\s*=(?!=)\s*(.+?)\s*;?", text, re.DOTALL)
+    if not match:
+        return None
+    rhs = _strip_parentheses(match.group(1))
+    marks = _top_level_split(rhs, "?:")
+    if [mark for mark, _ in marks] != ["?", ":"]:
+        return None
+    (_, question), (_, colon) = marks
+    test, picked, other = rhs[:question], rhs[question + 1:colon], rhs[colon + 1:]
+    test = _strip_parentheses(test)
+    if re.search(r"&&|\|\||==|!=|,", _top_level(test)):
+        return None
+    comparisons = [m for m in _COMPARISON.finditer(test)       # outside brackets
+                   if test[:m.start()].count("(") == test[:m.start()].count(")")
+                   and test[:m.start()].count("[") == test[:m.start()].count("]")]
+    if len(comparisons) != 1:
+        return None
+    comparison = comparisons[0]
+    left, right = test[:comparison.start()], test[comparison.end():]
+    squeeze = lambda part: re.sub(r"\s+", "", _strip_parentheses(part))    # noqa: E731
+    left, right, picked, other = map(squeeze, (left, right, picked, other))
+    if (left == name) == (right == name):
+        return None
+    value = right if left == name else left
+    if {picked, other} != {name, value} or re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])",
+                                                    value):
+        return None
+    # 'a > b ? a : b' and 'a < b ? b : a' keep the greater
+    keeps_left = picked == left
+    return "max" if keeps_left == (comparison.group(1) in (">", ">=")) else "min"
+
+
 def reduction_operator(body: str, name: str) -> str | None:
     """The OpenMP reduction operator if ``body`` is ``name op= e;`` or ``name = name op e;``
     with ``e`` free of ``name``, else None (``-`` is a sum: partial sums combine with +).
@@ -193,9 +259,14 @@ def reduction_operator(body: str, name: str) -> str | None:
     True
     >>> reduction_operator("h = h ^ A[i] << 3;", "h")
     '^'
+    >>> reduction_operator("m = m > A[i] ? m : A[i];", "m")
+    'max'
     """
     ident = re.escape(name)
     text = body.strip()
+    selection = _selection(text, name)
+    if selection is not None:
+        return selection
     match = re.fullmatch(rf"{ident}\s*([-+*|&^])=\s*(.+?)\s*;?", text, re.DOTALL)
     if match:
         op, rest = match.groups()
@@ -356,10 +427,30 @@ def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Un
     return None
 
 
+SELECTIONS = ("max", "min")
+_CAST = re.compile(r"\(\s*(?:const\s+|volatile\s+)*(?:unsigned|signed|char|short|int|long|float|double|_Bool|bool|"
+                   r"size_t|u?int\d+_t|[A-Za-z_]\w*_t)\b[^()]*\)")
+
+
+def _exact_selection(scop: Scop, stmt, name: str) -> bool:
+    """Whether ``name = name > e ? name : e`` keeps the greater of two values of one
+    integer type, whatever the order: ``e`` reads only arrays of ``name``'s type and
+    casts nothing. (Converted on assignment, ``char m`` and ``int e`` select among
+    values taken modulo 256, whose maximum is not the last value kept; a floating-point
+    selection keeps 0.0 or -0.0, NaN or not, by the order.)"""
+    words = _type_words(scop.arrays[name].element_type)
+    if not is_integer_type(scop.arrays[name].element_type) or words & {"_Bool", "bool"}:
+        return False
+    others = {a.array for a in stmt.accesses if a.array != name}
+    return all(_type_words(scop.arrays[other].element_type) == words for other in others) \
+        and not _CAST.search(stmt.body) and not stmt.floating and not _FLOATING_TEXT.search(stmt.body)
+
+
 def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet) -> str | None:
-    """The OpenMP operator (``"+"``, ``"*"``) if every statement of ``domain`` touching
-    scalar ``name`` is an update ``name op= e`` of that one operator (one read and one
-    write of ``name``, see ``reduction_operator``), else None. Says nothing of the
+    """The OpenMP operator (``"+"``, ``"*"``, ``"|"``, ``"max"``...) if every statement
+    of ``domain`` touching scalar ``name`` is an update ``name op= e`` of that one
+    operator (one read and one write of ``name``, see ``reduction_operator``; a
+    selection must be exact, ``_exact_selection``), else None. Says nothing of the
     element type: a floating-point reduction is a reassociation (``classify_scalars``)."""
     touching = restrict_to_array(accesses.reads.union(accesses.writes), name) \
         .intersect_domain(domain).domain()
@@ -370,9 +461,12 @@ def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Unio
         op = reduction_operator(stmt.body, name)
         if op is None:
             return None
-        # one read and one write of x, nothing else on it
-        refs = [a for a in stmt.accesses if a.array == name]
-        if sorted(a.kind for a in refs) != ["read", "write"]:
+        # one read and one write of x, nothing else on it (a selection reads it twice)
+        kinds = sorted(a.kind for a in stmt.accesses if a.array == name)
+        if kinds != ["read", "write"] and not (op in SELECTIONS and set(kinds) == {"read", "write"}
+                                                and kinds.count("write") == 1):
+            return None
+        if op in SELECTIONS and not _exact_selection(scop, stmt, name):
             return None
         ops.add(op)
     return ops.pop() if len(ops) == 1 else None
