@@ -226,3 +226,28 @@ def test_a_program_that_does_not_run_as_written_is_refused_up_front(tmp_path, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{source}: cannot tune a program that does not run as written: {why}" in err
     assert not db.exists()
+
+
+def test_kill_9_of_the_campaign_leaves_no_process_behind(tmp_path):
+    """helper-46 F21: after `kill -9` of `polysched tune` (its process alone, not its
+    group), the pool's workers and Python's forkserver stayed on, reparented to init,
+    and the program being timed ran on."""
+    db = tmp_path / "t.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "polysched", *tune_args(db, "--quiet")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not db.exists():
+        time.sleep(0.2)
+    time.sleep(1.0)
+    assert proc.poll() is None
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for _ in range(200):
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("processes of the killed campaign's group outlive it")
