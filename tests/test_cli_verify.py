@@ -56,6 +56,20 @@ def test_equal_exit_0(tmp_path):
     assert proc.stdout.count("\n") == 1
 
 
+def test_a_preset_dataset_the_program_never_tests_is_a_warning(tmp_path):
+    """helper-46 F15: `--dataset SMALL` on a program that tests MINI only said "equal"
+    without a word that it ran at the size it is written with."""
+    original = write(tmp_path, "orig", PREFIX_SUM)
+    copy = write(tmp_path, "copy", "/* same */ " + PREFIX_SUM)
+    proc = polysched(original, copy, "--cflags=-O1", "--dataset", "small")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("equal: 2000 values equal")
+    assert proc.stderr == ("polysched verify: warning: the program never tests SMALL_DATASET: compared at the "
+                           "sizes it is written with\n")
+    quiet = polysched(original, copy, "--cflags=-O1", "--dataset", "mini")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
 def test_a_program_printing_its_file_name_verifies(tmp_path):
     """helper-12: a program that prints ``__FILE__`` printed the other file's name when
     built from the transformed copy, so every variant of it was recorded as wrong."""
