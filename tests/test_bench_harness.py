@@ -422,3 +422,21 @@ def test_machine_info_fields():
         assert "gcc" in info["compiler_version"].lower()
     import json
     json.dumps(info)
+
+
+def test_scratch_directories_of_processes_gone_are_removed(tmp_path, monkeypatch):
+    """helper-46 F21: `kill -9` of bench or tune left /tmp/polysched-* behind, binaries
+    and all; the next campaign removes those whose process no longer runs."""
+    import tempfile
+    from polysched.bench.harness import scratch_directory
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = tmp_path / "polysched-bench-999999999-abc"           # no such process
+    mine = tmp_path / f"polysched-bench-{os.getpid()}-def"       # running
+    other = tmp_path / "polysched-tune-999999999-ghi"            # another kind
+    for folder in (gone, mine, other):
+        (folder / "k").mkdir(parents=True)
+        (folder / "k" / "a.exe").write_bytes(b"\x7fELF")
+    with scratch_directory("bench") as made:
+        assert Path(made).name.startswith(f"polysched-bench-{os.getpid()}-")
+        assert not gone.exists() and mine.exists() and other.exists()
+    assert not Path(made).exists()

@@ -226,6 +226,28 @@ def _looks_executable(binary: Path) -> bool:
     return head == b"\x7fELF" or head.startswith(b"#!")
 
 
+def scratch_directory(kind: str) -> tempfile.TemporaryDirectory:
+    """A temporary directory ``polysched-KIND-PID-...`` for a campaign's sources and
+    binaries, once those of processes that no longer run are removed: a ``kill -9``
+    left them behind, binaries and all (helper-46 F21)."""
+    import shutil
+    for old in Path(tempfile.gettempdir()).glob(f"polysched-{kind}-*-*"):
+        pid = old.name.split("-")[2]
+        if pid.isdigit() and old.is_dir() and not _running(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    return tempfile.TemporaryDirectory(prefix=f"polysched-{kind}-{os.getpid()}-")
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True             # another user's, or not a pid: left alone
+    return True
+
+
 def timed_proc_bind() -> str:
     """The ``OMP_PROC_BIND`` a timed run gets (:func:`run_binary` with ``timed``): the
     environment's, else ``true``. Benchmark records store it."""

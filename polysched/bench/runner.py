@@ -50,7 +50,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +57,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, compare_outputs
 from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, dataset_is_tested,
-                      portable_cflags, run_binary, timed_proc_bind, uses_openmp, verify)
+                      portable_cflags, run_binary, scratch_directory, timed_proc_bind, uses_openmp, verify)
 from .machine import load_average, machine_info, usable_cores
 
 SCHEMA = "polysched-bench/1"
@@ -688,7 +687,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
 
     owned_tmp = None
     if workdir is None:
-        owned_tmp = tempfile.TemporaryDirectory(prefix="polysched-bench-")
+        owned_tmp = scratch_directory("bench")
         root = Path(owned_tmp.name)
     else:
         root = Path(workdir)

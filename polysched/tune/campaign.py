@@ -13,11 +13,12 @@ goes on where it stopped.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from polysched.bench.harness import scratch_directory
 
 from .db import TuneDB, kernel_fingerprint, machine_fingerprint, machine_identity
 from .measure import Job, Result, original_checksum
@@ -238,7 +239,7 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     new = 0                  # rows written by this call
     per_candidate = None     # wall seconds per measured candidate in the last batch
     try:
-        with tempfile.TemporaryDirectory(prefix="polysched-tune-") as workdir:
+        with scratch_directory("tune") as workdir:
             while position < trials:
                 if time_budget is not None and time.monotonic() - started > time_budget:
                     result.stopped = "time budget"
