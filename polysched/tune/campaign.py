@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from polysched.bench.harness import scratch_directory
+from polysched.bench.harness import dataset_is_tested, scratch_directory
 
 from .db import TuneDB, kernel_fingerprint, machine_fingerprint, machine_identity
 from .measure import Job, Result, original_checksum
@@ -182,7 +182,6 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                    include_dirs, dataset, verify_dataset, threads, repeat, timeout, 300.0, cc,
                    tuple(cflags), workdir, timer, reference)
 
-    from polysched.bench.harness import dataset_is_tested
     # (helper-46 F15: the database recorded a dataset the program never reads)
     warnings = [f"{target.path} does not test {value}_DATASET: {what} {value} runs it at the sizes it is "
                 "written with" for what, value in (("dataset", dataset), ("verify_dataset", verify_dataset))
