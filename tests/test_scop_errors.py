@@ -78,10 +78,12 @@ CASES = {
     # whose values the region computes
     "declaration": ("x[0] = 1.0;\n/*@*/double tmp[2] = {x[0], 2.0};\nfor (i = 0; i < N; i++) {\n  x[i] = tmp[1];\n}",
                     "only a scalar's initialiser can stay in place"),
-    # (helper-45: called a second counter that "must be a signed integer")
-    "set_once_in_the_loop_start": ("for (/*@*/i = 0, s = 1.0; i < N; i++)\n  x[i] = s;",
-                                   "'s' is set in the loop's start and never stepped: only counters are set there "
-                                   "in a region; write 's = 1.0;' before the loop"),
+    # (helper-45: called a second counter that "must be a signed integer"; set from
+    # nothing the start sets, it is the statement before the loop: test_wrong_code.py)
+    "set_once_in_the_loop_start": ("for (i = 0, s = /*@*/i * 0.5; i < N; i++)\n  x[i] = s;",
+                                   "the start of 's' reads a variable the same loop sets"),
+    "updated_in_the_loop_start": ("for (/*@*/i = 0, s += 1.0; i < N; i++)\n  x[i] = s;",
+                                  "'s' in the loop over 'i' must be set ('s = e')"),
     "iterator_modified": ("for (i = 0; i < N; i++) {\n  /*@*/i = i + 2;\n}", "modified"),
     "non_constant_step": ("for (i = 0; i < N; /*@*/i += n)\n  x[i] = 0;", "constant"),
     # 'i != N' alone with a step of 1 is accepted (test_wrong_code.py); inside a larger

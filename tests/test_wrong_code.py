@@ -933,6 +933,46 @@ def test_integer_max_and_min_selections_are_parallel_reductions(tmp_path):
     assert outputs_of(text, tmp_path, "out2", sizes) == outputs_of(alone, tmp_path, "orig2", sizes)
 
 
+LOOP_START_SCALARS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+double a[100], b[100], c[100];
+unsigned u[100];
+int main(int argc, char **argv) {
+  int i, j, n = atoi(argv[1]);
+  double s = -5.0;
+  unsigned h;
+  for (i = 0; i < 100; i++) { a[i] = i * 0.5 - 7; u[i] = i * 2654435761u; }
+#pragma scop
+  for (i = 0, s = 1.0; i < n; i++) {
+    s = s * 0.5 + a[i];
+    b[i] = s;
+  }
+  for (i = n - 1, h = 7u, j = 0; i >= 0; i--, j++)
+    h = h * 31u + u[i] + u[j];
+  for (i = 0; i < n; i++)
+    c[i] = b[i] * 2.0 + h;
+#pragma endscop
+  for (i = 0; i < 100; i++) printf("%.17g %.17g\n", b[i], c[i]);
+  printf("%.17g %u %d %d\n", s, h, i, j);
+  return 0;
+}
+"""
+
+
+def test_a_scalar_set_in_a_loop_start_runs_before_the_loop(tmp_path):
+    """helper-45: `for (i = 0, s = 1.0; ...)` with a double s was refused. C sets s once
+    before the first test: the statement before the loop (beside a counter j too), and
+    the loops that leave i and j at their final values keep their other starts."""
+    from compiled_runs import outputs_of
+    source = tmp_path / "starts.c"
+    source.write_text(LOOP_START_SCALARS)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "for (i = 0         ; i < n; i++)" in text and "for (i = n - 1        , j = 0; i >= 0; i--, j++)" in text
+    sizes = [(0,), (1,), (2,), (50,), (100,), (-1,)]
+    assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(LOOP_START_SCALARS, tmp_path, "orig", sizes)
+
+
 # -- found by the third probe: the start value's type, macros redefined or given with -D
 
 NARROW_START = """#include <stdio.h>

@@ -467,6 +467,7 @@ def iterator_skeleton(scop: Scop) -> str:
     plain = blank_strings(strip_comments(source))
     starts = line_starts(source)
     spans = set()
+    cuts = []                   # removed without a ';' in their place
     for stmt in scop.statements + list(scop.removed):
         if not stmt.line:
             continue
@@ -474,6 +475,19 @@ def iterator_skeleton(scop: Scop) -> str:
         end, depth = start, 0
         if stmt.source_end:                     # an 'if' statement: many ';'
             spans.add((start, stmt.source_end))
+            continue
+        comma = start - 1
+        while comma > scop.region_start and plain[comma].isspace():
+            comma -= 1
+        if plain[comma] == ",":
+            # a start a loop's initialisation sets ('for (i = 0, s = 1.0; ...)', run as
+            # the statement before the loop): it goes with its comma, up to the next
+            # ',' or ';' (the loop's other starts stay)
+            while end < scop.region_end and not (plain[end] in ",;" and depth <= 0):
+                depth += plain[end] in "([{"
+                depth -= plain[end] in ")]}"
+                end += 1
+            cuts.append((comma, end))
             continue
         while end < scop.region_end:
             c = plain[end]
@@ -492,4 +506,8 @@ def iterator_skeleton(scop: Scop) -> str:
             if text[k - scop.region_start] not in "\r\n":
                 text[k - scop.region_start] = " "
         text[start - scop.region_start] = ";"   # where the statement began
+    for start, end in cuts:
+        for k in range(start, end):
+            if text[k - scop.region_start] not in "\r\n":
+                text[k - scop.region_start] = " "
     return "".join(text)

@@ -1340,7 +1340,8 @@ class _RegionBuilder:
                 if name:
                     self.all_iterators.add(name)
                     # 'for (i = 0, j = n - 1; ...)': j is a function of i (induction_variables)
-                    self.all_iterators.update(_loop_variables(child)[1:])
+                    hoisted = {part.lvalue.name for part in self.hoisted_starts(child)}
+                    self.all_iterators.update(n for n in _loop_variables(child)[1:] if n not in hoisted)
                     if isinstance(child.init, c_ast.DeclList) and child.init.decls:
                         for k, declared in enumerate(child.init.decls):
                             decl = declaration_of(declared, "local")
@@ -2108,6 +2109,15 @@ class _RegionBuilder:
         return built
 
     def walk_loop(self, node: c_ast.For, ctx: _Context) -> _Built | None:
+        hoisted = self.hoisted_starts(node)
+        if hoisted:
+            # 'for (i = 0, s = 1.0; ...)': s = 1.0 runs once, before the first test, as
+            # the statement before the loop it is (helper-45: it was refused)
+            rest = [part for part in node.init.exprs if part not in hoisted]
+            loop = c_ast.For(rest[0] if len(rest) == 1 else c_ast.ExprList(rest, node.init.coord),
+                             node.cond, node.next, node.stmt, node.coord)
+            return self.sequence([*(self.statement(part, ctx, operand=True) for part in hoisted),
+                                  self.walk_loop(loop, ctx)])
         name, init = self.loop_init(node)
         if name in ctx.iterators:
             raise self.error(node, f"loop iterator '{name}' shadows the iterator of an enclosing loop")
@@ -2133,6 +2143,28 @@ class _RegionBuilder:
             finally:
                 self.scopes.pop()
         return self.walk_for_iterator(node, ctx, name, init, step, iterator_range, post_bound)
+
+    def hoisted_starts(self, node: c_ast.For) -> list[c_ast.Assignment]:
+        """The assignments after the first of a loop's start (``i = 0, s = 1.0``) to a
+        scalar that is no counter: not a signed integer (those are the loop's other
+        counters, ``induction_variables``), never stepped by the increment, and set from
+        nothing the start sets. Each runs once before the first test, whatever the
+        order: the statements before the loop."""
+        if not isinstance(node.init, c_ast.ExprList) or len(node.init.exprs) < 2 \
+                or not all(isinstance(part, c_ast.Assignment) and isinstance(part.lvalue, c_ast.ID)
+                           for part in node.init.exprs):
+            return []
+        names = _loop_variables(node)
+        stepped = {n.name for n in _walk_nodes(node.next) if isinstance(n, c_ast.ID)} if node.next else set()
+        hoisted = []
+        for part in node.init.exprs[1:]:
+            decl = self.visible.declarations.get(part.lvalue.name)
+            if part.op != "=" or part.lvalue.name in stepped or decl is None or decl.dims \
+                    or _is_signed_integer(decl.element_type) \
+                    or any(isinstance(n, c_ast.ID) and n.name in names for n in _walk_nodes(part.rvalue)):
+                continue
+            hoisted.append(part)
+        return hoisted
 
     def induction_variables(self, node: c_ast.For, name: str, init: c_ast.Node | None, step: int,
                             ctx: _Context) -> dict[str, _Local]:
@@ -2160,6 +2192,9 @@ class _RegionBuilder:
                 raise self.error(node.init, f"'{other}' in the loop over '{name}' must be set ('{other} = e') and "
                                             f"stepped by a constant in the increment at most once")
             if decl is None or decl.dims or not _is_signed_integer(decl.element_type):
+                if any(isinstance(n, c_ast.ID) and n.name in names + [name] for n in _walk_nodes(start)):
+                    # (else it would run before the loop: hoisted_starts)
+                    raise self.error(start, f"the start of '{other}' reads a variable the same loop sets")
                 if not stepping and not isinstance(node.init, c_ast.DeclList):
                     # (helper-45: 'for (i = 0, s = 1.0; ...)' with a double s was called a counter)
                     raise self.error(node.init, f"'{other}' is set in the loop's start and never stepped: only "
