@@ -47,6 +47,15 @@ def fake_executor(calls: list):
     return FunctionExecutor(run, batch_size=3)
 
 
+def recording_executor(jobs: list):
+    """Every job 'ok' at 1 s; records the jobs."""
+    def run(job: Job) -> Result:
+        jobs.append(job)
+        return Result(job.index, "ok", samples=[1.0] * 3, median=1.0, dataset=job.dataset, threads=job.threads,
+                      command="fake")
+    return FunctionExecutor(run, batch_size=3)
+
+
 def test_default_trace_is_pluto_tile_par(gemm, tiny):
     from polysched.pipeline import OptimizeOptions, optimize
     steps = tiny.trace_steps(tiny.default())
@@ -232,13 +241,8 @@ def test_candidates_are_always_verified_and_datasets_spelled_one_way(tmp_path):
         tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=1, verify_dataset=None,
              executor=fake_executor([]))
     jobs = []
-
-    def run(job: Job) -> Result:
-        jobs.append(job)
-        return Result(job.index, "ok", samples=[1.0] * 3, median=1.0, dataset=job.dataset, threads=job.threads,
-                      command="fake")
     tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=2, search="random", model="sol", dataset=" mini ",
-         verify_dataset="mini_dataset", threads=2, space_options=TINY, executor=FunctionExecutor(run, batch_size=3))
+         verify_dataset="mini_dataset", threads=2, space_options=TINY, executor=recording_executor(jobs))
     assert jobs and {(job.dataset, job.verify_dataset) for job in jobs} == {("MINI", "MINI")}
 
 
@@ -268,13 +272,8 @@ def test_a_timed_run_whose_checksum_is_not_the_originals_is_wrong(tmp_path):
     assert original_checksum(broken) == (None, "the original at SMALL: exited with status 3", True)
     # the campaign hands the original's checksum (gemm prints one) to every job
     jobs = []
-
-    def run(job: Job) -> Result:
-        jobs.append(job)
-        return Result(job.index, "ok", samples=[1.0] * 3, median=1.0, dataset=job.dataset, threads=job.threads,
-                      command="fake")
     tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=2, search="random", model="sol", dataset="MINI",
-         threads=2, space_options=TINY, executor=FunctionExecutor(run, batch_size=3))
+         threads=2, space_options=TINY, executor=recording_executor(jobs))
     assert jobs and all(job.reference_checksum and float(job.reference_checksum) > 0 for job in jobs)
 
 

@@ -181,17 +181,36 @@ def test_a_campaign_without_a_verified_candidate_exits_1_and_says_why(tmp_path):
     assert "apply the best" not in proc.stdout
 
 
+def measuring_campaign(db: Path, output) -> subprocess.Popen:
+    """`polysched tune` in a session of its own, once it is measuring (its database
+    made, a second later: compiling, verifying or timing)."""
+    proc = subprocess.Popen([sys.executable, "-m", "polysched", *tune_args(db, "--quiet")], stdout=output,
+                            stderr=output, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not db.exists():
+        time.sleep(0.2)
+    time.sleep(1.0)
+    assert proc.poll() is None, "the campaign ended before it could be stopped"
+    return proc
+
+
+def group_ends(group: int, seconds: float = 20) -> bool:
+    """Whether every process of ``group`` ends within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_ctrl_c_stops_the_campaign_in_one_message(tmp_path):
     """helper-46 F13: Ctrl-C printed a worker's KeyboardInterrupt traceback and no word
     from the command. The terminal signals the whole process group, as here."""
     db = tmp_path / "t.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "polysched", *tune_args(db, "--quiet")], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and not db.exists():
-        time.sleep(0.2)
-    time.sleep(1.0)                   # measuring by now: compiling, verifying or timing
-    assert proc.poll() is None, proc.stderr.read()
+    proc = measuring_campaign(db, subprocess.PIPE)
     os.killpg(proc.pid, signal.SIGINT)
     stopped = time.monotonic()
     out, err = proc.communicate(timeout=60)
@@ -199,14 +218,7 @@ def test_ctrl_c_stops_the_campaign_in_one_message(tmp_path):
     assert time.monotonic() - stopped < 20
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert f"interrupted: every finished trial is recorded in {db}" in err and "--resume" in err
-    for _ in range(100):              # the pool's processes end with it
-        try:
-            os.killpg(proc.pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        pytest.fail("processes of the campaign's group outlive it")
+    assert group_ends(proc.pid), "processes of the campaign's group outlive it"
 
 
 @pytest.mark.parametrize("ending, why", [
@@ -232,22 +244,9 @@ def test_kill_9_of_the_campaign_leaves_no_process_behind(tmp_path):
     """helper-46 F21: after `kill -9` of `polysched tune` (its process alone, not its
     group), the pool's workers and Python's forkserver stayed on, reparented to init,
     and the program being timed ran on."""
-    db = tmp_path / "t.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "polysched", *tune_args(db, "--quiet")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None and not db.exists():
-        time.sleep(0.2)
-    time.sleep(1.0)
-    assert proc.poll() is None
+    proc = measuring_campaign(tmp_path / "t.sqlite", subprocess.DEVNULL)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    for _ in range(200):
-        try:
-            os.killpg(proc.pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
+    if not group_ends(proc.pid):
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("processes of the killed campaign's group outlive it")
