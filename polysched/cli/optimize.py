@@ -280,6 +280,8 @@ def _from_db(args, options):
     fingerprint: region text and defines; ``--db-dataset``/``--db-threads`` choose among
     records timed at several sizes), its trace replayed; a region without one is kept as
     written, with a line saying so. None (after one line on stderr) when no region has one."""
+    import contextlib
+    import io
     import time
 
     from polysched import emit_c
@@ -301,8 +303,11 @@ def _from_db(args, options):
         target = Target(args.file, args.file.stem, k, dict(options.source.defines or {}),
                         list(options.source.include_dirs or []))
         try:
-            program, row = best_program(args.from_db, target, cc=args.cc or "gcc",
-                                        dataset=args.db_dataset, threads=args.db_threads)
+            # (the file is read again for each region: its notes were printed by the
+            # extract above, once)
+            with contextlib.redirect_stderr(io.StringIO()):
+                program, row = best_program(args.from_db, target, cc=args.cc or "gcc",
+                                            dataset=args.db_dataset, threads=args.db_threads)
         except ValueError as err:
             raise UsageError(f"--from-db {args.from_db}: {err}") from None
         where = f"region {k} ({scop.function}, lines {scop.start_line}-{scop.end_line})"
