@@ -82,6 +82,9 @@ CASES = {
     # nothing the start sets, it is the statement before the loop: test_wrong_code.py)
     "set_once_in_the_loop_start": ("for (i = 0, s = /*@*/i * 0.5; i < N; i++)\n  x[i] = s;",
                                    "the start of 's' reads a variable the same loop sets"),
+    # (j reads the s before 1.0: it cannot run before the loop)
+    "read_before_set_in_the_loop_start": ("for (i = 0, j = /*@*/(int)s, s = 1.0; i < N; i++)\n  x[i] = s + j;",
+                                          "the start of 'j' reads a variable the same loop sets"),
     "updated_in_the_loop_start": ("for (/*@*/i = 0, s += 1.0; i < N; i++)\n  x[i] = s;",
                                   "'s' in the loop over 'i' must be set ('s = e')"),
     "iterator_modified": ("for (i = 0; i < N; i++) {\n  /*@*/i = i + 2;\n}", "modified"),

@@ -2157,9 +2157,12 @@ class _RegionBuilder:
         names = _loop_variables(node)
         stepped = {n.name for n in _walk_nodes(node.next) if isinstance(n, c_ast.ID)} if node.next else set()
         hoisted = []
-        for part in node.init.exprs[1:]:
+        for k, part in enumerate(node.init.exprs[1:], start=1):
             decl = self.visible.declarations.get(part.lvalue.name)
-            if part.op != "=" or part.lvalue.name in stepped or decl is None or decl.dims \
+            # (a start before it reading it, 'i = s, s = 1.0', would read the value set)
+            read_before = any(isinstance(n, c_ast.ID) and n.name == part.lvalue.name
+                              for earlier in node.init.exprs[:k] for n in _walk_nodes(earlier.rvalue))
+            if part.op != "=" or part.lvalue.name in stepped or decl is None or decl.dims or read_before \
                     or _is_signed_integer(decl.element_type) \
                     or any(isinstance(n, c_ast.ID) and n.name in names for n in _walk_nodes(part.rvalue)):
                 continue
