@@ -973,6 +973,42 @@ def test_a_scalar_set_in_a_loop_start_runs_before_the_loop(tmp_path):
     assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(LOOP_START_SCALARS, tmp_path, "orig", sizes)
 
 
+DEREFERENCED_ARRAYS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+double C2[40], D3[40], M[8][8];
+static void kernel(int n) {
+  int i;
+#pragma scop
+  for (i = 1; i < n; i++) { *(C2 + i) = *(D3 + i - 1) * 2.0 + *(C2 + i - 1); *(D3 + i) = *D3 + i; }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  for (int q = 0; q < 40; q++) { C2[q] = q / 7.0; D3[q] = q / 3.0; }
+  kernel(n);
+  for (int q = 0; q < 40; q++) printf("%.17g %.17g\n", C2[q], D3[q]);
+  return 0;
+}
+"""
+
+
+def test_a_one_dimensional_array_is_read_through_a_dereference(tmp_path):
+    """helper-47: `*(C2 + i)` of a declared `double C2[40]` was refused, the same code
+    with a pointer parameter was not: both are the element C2[i]. (A row `*(M + i)` of a
+    two-dimensional array is still no element.)"""
+    from compiled_runs import outputs_of
+    source = tmp_path / "deref.c"
+    source.write_text(DEREFERENCED_ARRAYS)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "original code kept" not in text
+    sizes = [(0,), (1,), (2,), (13,), (40,), (-3,)]
+    assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(DEREFERENCED_ARRAYS, tmp_path, "orig", sizes)
+    source.write_text(DEREFERENCED_ARRAYS.replace("*(C2 + i) = ", "*(M + i) = "))
+    with pytest.raises(ScopError, match=r"assignment target '\*\(M \+ i\)' is not an array element"):
+        optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+
+
 # -- found by the third probe: the start value's type, macros redefined or given with -D
 
 NARROW_START = """#include <stdio.h>

@@ -1733,13 +1733,14 @@ class _RegionBuilder:
 
     def cells_of_pointers(self, body: c_ast.Node) -> None:
         """``*p`` and ``*(p + e)`` for a pointer ``p`` of one level (``double *sum``, a
-        parameter or a variable declared before the region, not changed in it) are the
-        elements ``p[0]`` and ``p[e]``: rewritten so in ``body``, so that they are
-        accesses like any other (the overlap check compares them with the arrays a
-        pointer may reach). The statement's text keeps ``*p``."""
+        parameter or a variable declared before the region, not changed in it) or a
+        one-dimensional array (``double C[40]``: helper-47, refused) are the elements
+        ``p[0]`` and ``p[e]``: rewritten so in ``body``, so that they are accesses like
+        any other (the overlap check compares them with the arrays a pointer may reach).
+        The statement's text keeps ``*p``."""
         def pointer(n: c_ast.Node) -> bool:
             decl = self.visible.declarations.get(n.name) if isinstance(n, c_ast.ID) else None
-            return decl is not None and decl.dims == [""] and n.name not in self.written
+            return decl is not None and len(decl.dims) == 1 and n.name not in self.written
 
         def cell(n: c_ast.Node) -> c_ast.ArrayRef | None:
             if not (isinstance(n, c_ast.UnaryOp) and n.op == "*"):
@@ -2767,8 +2768,9 @@ class _RegionBuilder:
             raise self.error(site or node, f"assignment to macro '{node.name}'")
         if not isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
             raise self.error(site or node, f"assignment target '{_GEN.visit(node)}' is not an array element or a "
-                                           "scalar (read: '*p' of a pointer the region does not change, and members of a struct "
-                                           "defined in this file, one level deep; not unions)")
+                                           "scalar (read: '*(p + e)' of a pointer the region does not change or "
+                                           "of a one-dimensional array, and members of a struct defined in this "
+                                           "file, one level deep; not unions)")
 
     def reads(self, node: c_ast.Node | None, ctx: _Context, domain: isl.Set, out: list[Access],
               site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> None:
