@@ -250,3 +250,21 @@ def test_kill_9_of_the_campaign_leaves_no_process_behind(tmp_path):
     if not group_ends(proc.pid):
         os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail("processes of the killed campaign's group outlive it")
+
+
+def test_ctrl_c_while_a_module_loads_is_an_interrupt(tmp_path, capsys, monkeypatch):
+    """(CI at ef0611c) a Ctrl-C while a C extension was loading came out as "internal
+    error: ImportError: initialization failed", exit 3: the extension turns the
+    KeyboardInterrupt into that ImportError."""
+    import polysched.tune
+
+    def interrupted_while_loading(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ImportError("initialization failed")      # its __context__ is the interrupt
+    monkeypatch.setattr(polysched.tune, "tune", interrupted_while_loading)
+    db = tmp_path / "t.sqlite"
+    assert main(["tune", "gemm", "--db", str(db), "--quiet", "--trials", "2"]) == 130
+    err = capsys.readouterr().err
+    assert "internal error" not in err and f"interrupted: every finished trial is recorded in {db}" in err

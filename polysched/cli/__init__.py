@@ -192,7 +192,7 @@ def _quiet_broken_pipe() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from polysched.cli.common import hide_callback_tracebacks
+    from polysched.cli.common import hide_callback_tracebacks, interrupted
 
     given = sys.argv[1:] if argv is None else argv
     if "--debug" in given[1:] and given[0] != "--debug":
@@ -226,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             except SystemExit:
                 raise
             except BaseException as err:  # noqa: BLE001 -- every failure becomes one line
+                if interrupted(err):
+                    return 130
                 return _report(err, debug, files)
     except BrokenPipeError:
         return _quiet_broken_pipe()

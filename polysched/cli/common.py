@@ -337,3 +337,16 @@ def within_budget(budget: RunBudget, compute, where: str, what: str):
         return run_isolated(compute, budget.left() if budget.seconds else None)
     except IsolatedTimeout as stop:
         raise OutOfBudget(f"{where}: {what} {stop_reason(stop, within)}") from None
+
+
+def interrupted(err: BaseException) -> bool:
+    """Whether ``err`` comes of a Ctrl-C: a C extension interrupted while it loads turns
+    the KeyboardInterrupt into "ImportError: initialization failed", which was reported
+    as an internal error (exit 3) where Ctrl-C means exit 130."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, check_compiler, parse_defines
+from polysched.cli.common import add_preprocessor_args, check_compiler, interrupted, parse_defines
 
 PREFIX = "polysched tune"
 SPACES = ("full", "small")
@@ -202,7 +202,9 @@ def _run(args) -> int:
         raise TuneUsage(f"{target.path}: {err}") from None
     except RuntimeError as err:
         raise TuneUsage(str(err)) from None
-    except KeyboardInterrupt:
+    except BaseException as err:
+        if not interrupted(err):     # (a Ctrl-C while a module loads is an ImportError)
+            raise
         if bar is not None:
             bar.close()
             bar = None
