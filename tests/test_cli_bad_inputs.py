@@ -119,7 +119,8 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
     "switch": (loop("switch (i) { case 0: B[i] = 1; break; default: B[i] = 2; }"), [], ":6:", "error"),
     "increment inside an expression": (loop("B[i] = C[i++];"), [], ":6:", "error"),
     "assignment in a subscript": (loop("B[j = i] = 0;"), [], ":6:", "error"),
-    "pointer arithmetic": (loop("*(B + i) = 0;"), [], ":6:", "error"),
+    # (*(B + i) of a one-dimensional B is B[i]: test_wrong_code.py; a row's is not)
+    "pointer arithmetic": (loop("*(A[i] + 1) = 0;"), [], ":6:", "error"),
     "address taken": (loop("idx[i] = (int)(long)&B[i];"), [], ":6:", "error"),
     # -- plain syntax errors ----------------------------------------------------------
     "missing semicolon": (loop("B[i] = 0"), [], ":", "error"),
