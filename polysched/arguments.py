@@ -156,12 +156,12 @@ def dataset_name(dataset, what: str, files, include_dirs=()) -> str | None:
     size, or a name the program tests (otherwise the define would change nothing and
     the run would silently be at the default size)."""
     from polysched.bench.harness import dataset_is_tested
-    from polysched.bench.suite import DATASETS
+    from polysched.bench.suite import DATASETS, dataset_spelling
     if dataset is None or dataset == "":
         return None
     if not isinstance(dataset, str) or not dataset.strip().replace("_", "").isalnum():
         raise refusal(what, "dataset", "a name such as 'MINI' or 'LARGE', or None", dataset)
-    name = dataset.strip().upper().removesuffix("_DATASET")
+    name = dataset_spelling(dataset)
     if name not in DATASETS and not dataset_is_tested(name, files, include_dirs):
         raise TransformError(f"{what}: dataset={dataset!r} changes nothing: the program never tests "
                              f"{name}_DATASET (choose one of {', '.join(DATASETS)}, a dataset the "

@@ -564,6 +564,16 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
             owned_tmp.cleanup()
 
 
+def untested_datasets(path: Path | str, datasets: Mapping[str, str | None],
+                      include_dirs: Sequence[Path | str] = ()) -> list[str]:
+    """A warning for each of ``datasets`` (``{"dataset": "SMALL", "verify_dataset":
+    "MINI"}``) that the file never tests: the run is at the sizes it is written with
+    (bench's results and tune's campaigns say so)."""
+    return [f"{path} does not test {value}_DATASET: {what} {value} runs it at the sizes it is written with"
+            for what, value in datasets.items()
+            if value is not None and not dataset_is_tested(value, [path], include_dirs)]
+
+
 def dataset_is_tested(dataset: str, files: Sequence[Path | str], include_dirs: Sequence[Path | str] = ()) -> bool:
     """Whether ``<DATASET>_DATASET`` appears in one of ``files`` or in a header they
     include with quotes (looked for beside the including file, then in

@@ -56,8 +56,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, compare_outputs
-from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, dataset_is_tested,
-                      portable_cflags, run_binary, scratch_directory, timed_proc_bind, uses_openmp, verify)
+from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, portable_cflags,
+                      run_binary, scratch_directory, timed_proc_bind, untested_datasets, uses_openmp, verify)
 from .machine import load_average, machine_info, usable_cores
 
 SCHEMA = "polysched-bench/1"
@@ -675,10 +675,8 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     for kernel in kernels:
         # in the results, not only on stderr: the report would show a dataset not used
         # (helper-46 F6)
-        for what, value in (("dataset", dataset), ("verify_dataset", verify_dataset)):
-            if value is not None and not dataset_is_tested(value, [kernel.path]):
-                _warn(results, bar, f"{kernel.path} does not test {value}_DATASET: {what} {value} runs it at "
-                      "the sizes it is written with")
+        for untested in untested_datasets(kernel.path, {"dataset": dataset, "verify_dataset": verify_dataset}):
+            _warn(results, bar, untested)
     if store is not None:
         store.append({"type": "start", "schema": LOG_SCHEMA, "machine": results["machine"],
                       "machine_fp": machine_fp, "config": config, "variants": results["variants"],

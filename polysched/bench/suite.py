@@ -61,13 +61,17 @@ class Kernel:
         return f"-D{_check_dataset(dataset)}_DATASET"
 
 
+def dataset_spelling(dataset: str) -> str:
+    """A dataset name spelled one way (``" large "``, ``"large_dataset"`` -> ``"LARGE"``),
+    whether or not it is a PolyBench preset (a program may test ``HUGE_DATASET``)."""
+    return str(dataset).strip().upper().removesuffix("_DATASET")
+
+
 def normalize_dataset(dataset: str) -> str:
     """The canonical name of a dataset (``"large"``, `` Large `` -> ``"LARGE"``);
     ValueError (one line, listing the names) for any other name, e.g. ``"HUGE"``:
     an unknown ``-D<NAME>_DATASET`` would silently build the file's default size."""
-    key = str(dataset).strip().upper()
-    if key.endswith("_DATASET"):
-        key = key[:-len("_DATASET")]
+    key = dataset_spelling(dataset)
     if key not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
     return key

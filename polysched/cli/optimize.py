@@ -332,7 +332,8 @@ def _from_db(args, options):
 
 def _db_selection(args) -> str:
     """" at SMALL with 2 threads", as --db-dataset / --db-threads asked ("" if neither)."""
-    parts = [f"at {args.db_dataset.strip().upper()}" if args.db_dataset else "",
+    from polysched.bench.suite import dataset_spelling
+    parts = [f"at {dataset_spelling(args.db_dataset)}" if args.db_dataset else "",
              f"with {args.db_threads} threads" if args.db_threads else ""]
     return "".join(" " + part for part in parts if part)
 

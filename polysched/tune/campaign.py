@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from polysched.bench.harness import dataset_is_tested, scratch_directory
+from polysched.bench.harness import scratch_directory, untested_datasets
+from polysched.bench.suite import dataset_spelling
 
 from .db import TuneDB, kernel_fingerprint, machine_fingerprint, machine_identity
 from .measure import Job, Result, original_checksum
@@ -171,8 +172,7 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                          "dataset to verify at (MINI by default)")
     # one spelling per dataset in the database, as the command line writes it ("small" was
     # another campaign than "SMALL" for --resume and --from-db)
-    dataset, verify_dataset = (name if name is None else name.strip().upper().removesuffix("_DATASET")
-                               for name in (dataset, verify_dataset))
+    dataset, verify_dataset = (name if name is None else dataset_spelling(name) for name in (dataset, verify_dataset))
     program = target.program(dataset)        # the region's model first: its errors are file:line:col
     source = target.source
     include_dirs = [*target.include_dirs, str(target.path.resolve().parent)]
@@ -183,9 +183,8 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                    tuple(cflags), workdir, timer, reference)
 
     # (helper-46 F15: the database recorded a dataset the program never reads)
-    warnings = [f"{target.path} does not test {value}_DATASET: {what} {value} runs it at the sizes it is "
-                "written with" for what, value in (("dataset", dataset), ("verify_dataset", verify_dataset))
-                if value is not None and not dataset_is_tested(value, [target.path], target.include_dirs)]
+    warnings = untested_datasets(target.path, {"dataset": dataset, "verify_dataset": verify_dataset},
+                                 target.include_dirs)
     reference = None
     if timer is None:
         # the original's checksum at the timed size: a candidate right at verify_dataset

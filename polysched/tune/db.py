@@ -296,7 +296,8 @@ class TuneDB:
         chosen: list = [kernel_fp, machine_fp]
         if dataset is not None:
             where += " AND dataset = ?"
-            chosen.append(dataset.strip().upper().removesuffix("_DATASET"))
+            from polysched.bench.suite import dataset_spelling
+            chosen.append(dataset_spelling(dataset))
         if threads is not None:
             where += " AND threads = ?"
             chosen.append(threads)
