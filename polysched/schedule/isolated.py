@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import threading
 import time
 
 from .options import Budget
@@ -98,6 +99,22 @@ def _out_of_memory(exc: BaseException) -> bool:
         text in str(exc) for text in ("allocation failure", "failed to map segment", "Cannot allocate memory"))
 
 
+def end_with_parent() -> None:
+    """In a child process: end (``os._exit``) when the process that started it ends, even
+    by ``kill -9``. Without it a child computing for a tune worker that was killed with
+    its campaign kept the process group alive (and a pool worker kept Python's
+    forkserver alive, reparented to init: helper-46 F21)."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_after, args=(parent,), name="polysched-end-with-parent",
+                         daemon=True).start()
+
+
+def _exit_after(parent) -> None:
+    parent.join()               # its sentinel closes when that process ends
+    os._exit(1)
+
+
 def run_isolated(fn, seconds: float | None):
     """``fn()`` in a forked child; its return value, or its exception raised again here
     (as ``RuntimeError`` when the exception cannot be pickled). Raises `IsolatedTimeout`
@@ -109,6 +126,7 @@ def run_isolated(fn, seconds: float | None):
     receive, send = multiprocessing.Pipe(duplex=False)
 
     def child():
+        end_with_parent()
         _limit_memory()
         try:
             answer = ("ok", fn())

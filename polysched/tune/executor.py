@@ -15,9 +15,7 @@ order of ``jobs`` (so the campaign records them as a prefix of its proposals):
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
-import threading
 from abc import ABC, abstractmethod
 from concurrent.futures import ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -57,18 +55,9 @@ def _on_interrupt(signum, frame):
 
 
 def _worker_start() -> None:
+    from polysched.schedule.isolated import end_with_parent
     signal.signal(signal.SIGINT, _on_interrupt)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent,), name="polysched-end-with-campaign",
-                         daemon=True).start()
-
-
-def _end_with(parent) -> None:
-    """A pool worker ends when the campaign's process does, even by ``kill -9``: idle,
-    it and Python's forkserver stayed on, reparented to init (helper-46 F21)."""
-    parent.join()               # its sentinel closes when that process ends
-    os._exit(1)
+    end_with_parent()           # the campaign's process, even after kill -9
 
 
 def _prepare_in_worker(job: Job) -> Result:
