@@ -283,6 +283,77 @@ def test_private_scalar_in_tiled_parallel_nest(tmp_path):
     assert "private(" in result.text
 
 
+SHADOWING = """  for (i = 0; i < N; i++)
+    for (k = 0; k < N; k++)
+      B[i][k] = A[i][k] + 1.0;
+  for (j = 0; j < N; j++) {
+    int i = j / 2;
+    double k = A[i][j] * 0.5;
+    C[j] = k + B[i][j];
+  }"""
+
+
+def test_a_block_variable_may_have_the_name_of_another_loops_iterator():
+    """``int i = j / 2;`` and ``double k`` in a block, where other loops of the region
+    run over ``i`` and ``k`` (helper-47: refused as 'a loop iterator inside the
+    region'): ``i`` there is the alias ``j / 2``, ``k`` a scalar of its own."""
+    [scop] = extract(program(SHADOWING), filename="shadow.c")
+    s0, s1, s2 = scop.statements
+    assert s1.body == "k_1 = A[(j / 2)][j] * 0.5;" and s2.body == "C[j] = k_1 + B[(j / 2)][j];"
+    [read] = [a for a in s1.accesses if a.array == "A"]
+    name = s1.domain.get_tuple_name()
+    assert isl.UnionMap.from_map(read.relation).is_equal(isl.UnionMap(
+        f"[N] -> {{ {name}[j] -> A[floor(j / 2), j] : 0 <= j < N }}").intersect_params(scop.context))
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_block_variable_named_as_an_iterator_end_to_end(tmp_path, mode):
+    roundtrip(tmp_path, program(SHADOWING), MODES[mode]())
+
+
+C89_ITERATOR = """  for (i = 1; i < N; i++) {
+    unsigned k;
+    for (k = 0; k < N; k++)
+      B[i][k] = B[i - 1][k] + A[i][k];
+    for (k = 1; k < N; k++)
+      B[i][k] += B[i][k - 1] * 0.5;
+  }"""
+
+
+def test_a_c89_iterator_declared_in_its_block_is_its_loops_own():
+    """``{ unsigned k; for (k = 0; ...) ...; for (k = 1; ...) ...; }``: no value of k
+    leaves its loops, so each loop has its own k, of k's type."""
+    [scop] = extract(program(C89_ITERATOR), filename="c89.c")
+    s0, s1 = scop.statements
+    assert s0.iterators == ["i", "k"] and s1.iterators == ["i", "k"]
+    assert scop.variable_types["k"] == "unsigned" and "k" in scop.loop_scoped
+    expected = isl.Set(f"[N] -> {{ {s1.domain.get_tuple_name()}[i, k] : 1 <= i < N and 1 <= k < N }}")
+    assert s1.domain.intersect_params(scop.context).is_equal(expected.intersect_params(scop.context))
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_c89_iterator_declared_in_its_block_end_to_end(tmp_path, mode):
+    roundtrip(tmp_path, program(C89_ITERATOR), MODES[mode]())
+
+
+@pytest.mark.parametrize("body", [
+    # its value after the loop is read
+    "  for (i = 0; i < N; i++) {\n    int k;\n    for (k = 0; k < i; k++)\n      B[i][k] = 1.0;\n    C[i] = k;\n  }",
+    # a remainder loop continues where the first stopped
+    "  for (i = 0; i < N; i++) {\n    int k;\n    for (k = 0; k + 4 <= N; k += 4)\n      B[i][k] = 1.0;\n"
+    "    for (; k < N; k++)\n      B[i][k] = 2.0;\n  }",
+    # an initialiser that is no literal
+    "  for (i = 0; i < N; i++) {\n    int k = i;\n    for (k = 0; k < N; k++)\n      B[i][k] = 3.0;\n  }",
+])
+def test_a_loop_over_a_block_variable_used_outside_its_loops_is_refused(body):
+    with pytest.raises(ScopError) as info:
+        extract(program(body), filename="bad.c")
+    assert "loop over 'k', a variable that a block of the region declares and uses outside its loops" \
+        in info.value.message
+    assert info.value.line == program(body).splitlines().index("    for (k = 0; k" + body.split("for (k = 0; k")[1]
+                                                                   .split("\n")[0]) + 1
+
+
 @pytest.mark.parametrize("body, fragment", [
     ("  for (i = 0; i < N; i++) {\n    static double t = 0;\n    C[i] = t;\n  }", "'static'"),
     ("  for (i = 0; i < N; i++) {\n    double v[2][2] = {[1] = {2, 3}};\n    v[0][i % 2] = 1;\n"

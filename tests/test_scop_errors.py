@@ -45,9 +45,9 @@ def check(region: str, fragment: str, header: str = HEADER, col: bool = True):
 
 CASES = {
     # (helper-29: the message said it shadows a loop iterator, which it does not)
-    "iterator_declared_in_a_block": ("for (i = 0; i < N; i++) {\n  /*@*/int k;\n  for (k = 0; k < N; k++)\n"
-                                     "    A[i][k] = 0;\n}", "declaration of 'k', a loop iterator, inside the region "
-                                                          "(declare it in its loop, 'for (int k = ...'"),
+    "iterator_declared_in_a_block": ("for (i = 0; i < N; i++) {\n  int k;\n  /*@*/for (k = 0; k < N; k++)\n"
+                                     "    A[i][k] = 0;\n  x[i] = k;\n}", "loop over 'k', a variable that a block of "
+                                     "the region declares and uses outside its loops"),
     "non_affine_subscript": ("for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    x[i] = A[/*@*/i * j][0];",
                              "non-affine"),
     "indirect_access": ("for (i = 0; i < N; i++)\n  x[/*@*/idx[i]] = 0;", "indirect access"),

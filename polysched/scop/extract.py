@@ -900,9 +900,6 @@ class _RegionBuilder:
             raise self.error(node, f"scalar '{name}' is initialised with a braced list inside a SCoP")
         if name in ctx.iterators:
             raise self.error(node, f"declaration of '{name}' shadows a loop iterator")
-        if name in self.all_iterators:
-            raise self.error(node, f"declaration of '{name}', a loop iterator, inside the region (declare it in "
-                                   f"its loop, 'for (int {name} = ...', or before '#pragma scop')")
         if node.init is not None and not decl.dims and name not in self.written \
                 and _is_signed_integer(decl.element_type):
             try:
@@ -1283,6 +1280,7 @@ class _RegionBuilder:
     def build(self) -> Scop | None:
         """The region's Scop, None when it has no statement."""
         body = self.body = self.parse_region()
+        declare_block_iterators_in_their_loops(body)
         # (not in the original code an output keeps, nor past '#if's of the region: the
         # line moved before it would be there under every -D)
         if self.region.outer is None and self.preprocessor_guard is None:
@@ -2090,6 +2088,13 @@ class _RegionBuilder:
         """The loop ``node``; where loops of the region declare its iterators with
         different types, walked under this loop's types, which its statements record
         (``Statement.iterator_types``): the emitted code converts the counters to them."""
+        name = _loop_iterator_name(node)
+        if name and not isinstance(node.init, c_ast.DeclList) and self.resolve(name) is not None:
+            # (the block's variable counts, and keeps its last value after the loop:
+            # not the model's iterator of that name)
+            raise self.error(node, f"loop over '{name}', a variable that a block of the region declares and uses "
+                                   f"outside its loops: declare the iterator before '#pragma scop' or in its loop, "
+                                   f"'for (int {name} = ...'")
         declared = {}
         if isinstance(node.init, c_ast.DeclList):
             for decl in node.init.decls:
@@ -2797,7 +2802,7 @@ class _RegionBuilder:
                 local = self.resolve(node.name)
                 if local is not None and local.alias is not None:
                     return          # an affine function of the iterators: no memory access
-                if node.name in self.all_iterators:
+                if node.name in self.all_iterators and local is None:
                     raise self.error(where, f"loop iterator '{node.name}' used outside its loop")
             read = self.access(node, "read", ctx, domain, site)
             read.conditional = self.conditional > 0
@@ -2909,7 +2914,7 @@ class _RegionBuilder:
             raise self.error(where, f"'{self.as_written(_GEN.visit(node))}' is not a plain array reference (pointer "
                                    "arithmetic or a computed base is not supported)")
         name = base.name
-        if name in ctx.iterators or name in self.all_iterators:
+        if name in ctx.iterators or (name in self.all_iterators and self.resolve(name) is None):
             swapped = subscripts[0] if len(subscripts) == 1 else None
             array = self.visible.declarations.get(swapped.name) if isinstance(swapped, c_ast.ID) else None
             if array is not None and array.dims:        # i[b], which C reads as b[i]
@@ -3496,6 +3501,51 @@ def _shift_map_text(n_dims: int, step: int) -> str:
     names = [f"i{k}" for k in range(n_dims)]
     out = names[:-1] + [f"{names[-1]} + {step}" if step >= 0 else f"{names[-1]} - {-step}"]
     return f"{{ [{', '.join(names)}] -> [{', '.join(out)}] }}"
+
+
+def declare_block_iterators_in_their_loops(body: c_ast.Node) -> None:
+    """C89's ``{ int k; for (k = 0; k < n; k++) ...; }`` in a block of the region,
+    rewritten in place as ``{ for (int k = 0; k < n; k++) ...; }`` when that means the
+    same: ``k`` is an integer declared without a value (or with a literal one), and every
+    use of it after its declaration in the block is inside a loop over it that starts by
+    setting it (``k = e``), none inside another. Then no value of ``k`` crosses from one
+    loop to what follows, so each loop may have its own (helper-29's message refused it:
+    the variable is not the model's iterator)."""
+    # (not the region's own top level: a variable declared there lives after the region)
+    for block in [n for n in _walk_nodes(body) if isinstance(n, c_ast.Compound) and n is not body]:
+        items = block.block_items or []
+        for decl in list(items):
+            if not (isinstance(decl, c_ast.Decl) and isinstance(decl.type, c_ast.TypeDecl)
+                    and isinstance(decl.type.type, c_ast.IdentifierType)
+                    and integer_kind(" ".join(decl.type.type.names)) is not None
+                    and not decl.quals and not [s for s in decl.storage or [] if s not in ("auto", "register")]
+                    and (decl.init is None or isinstance(decl.init, c_ast.Constant))):
+                continue
+            name = decl.name
+            later = items[items.index(decl) + 1:]
+            loops: list[c_ast.For] = []
+
+            def uses_outside_loops(node: c_ast.Node, inside: c_ast.For | None) -> bool:
+                """Does ``node`` use ``name`` other than as above (collecting the loops)?"""
+                if isinstance(node, c_ast.Decl) and node.name == name:
+                    return True                 # (hidden by a declaration: left alone)
+                if isinstance(node, c_ast.ID) and node.name == name:
+                    return inside is None
+                if isinstance(node, c_ast.For) and _loop_variables(node) == [name] \
+                        and isinstance(node.init, c_ast.Assignment) and node.init.op == "=":
+                    if inside is not None or any(isinstance(n, c_ast.ID) and n.name == name
+                                                 for n in _walk_nodes(node.init.rvalue)):
+                        return True
+                    loops.append(node)
+                    inside = node
+                return any(uses_outside_loops(child, inside) for _, child in node.children())
+
+            if not any(uses_outside_loops(item, None) for item in later) and loops:
+                for loop in loops:
+                    declared = copy.deepcopy(decl)
+                    declared.init = loop.init.rvalue
+                    loop.init = c_ast.DeclList([declared], loop.init.coord)
+                items.remove(decl)
 
 
 def _loop_iterator_name(node: c_ast.For) -> str | None:
