@@ -354,6 +354,132 @@ def test_a_loop_over_a_block_variable_used_outside_its_loops_is_refused(body):
                                                                    .split("\n")[0]) + 1
 
 
+REGION_CONSTANT = """#include <stdio.h>
+double A[300], B[300];
+unsigned m = 7;
+
+void kernel(int n)
+{
+  int i;
+#pragma scop
+  A[0] = m;
+  m = n / 2;
+  for (i = 1; i < m; i++)
+    A[i] = B[i] + B[i + m] + (double)(m - 5u);
+#pragma endscop
+}
+
+int main(void)
+{
+  int i, n;
+  for (i = 0; i < 300; i++)
+    B[i] = i * 0.5 + 1.0;
+  for (n = 0; n < 300; n += 37) {
+    kernel(n);
+    double s = 0;
+    for (i = 0; i < 300; i++)
+      s += A[i] * (i + 1);
+    printf("%d %.17g %u\\n", n, s, m);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_scalar_set_once_at_the_top_of_the_region_may_bound_loops():
+    """``m = n / 2;`` and then ``i < m``, ``B[i + m]`` (helper-47: refused as
+    data-dependent): after its only write, m is n / 2 in the model, and the emitted
+    statements read ``((unsigned) (n / 2))``, of m's type (``m - 5u`` wraps as it did).
+    A read before the write reads the variable."""
+    [scop] = extract(REGION_CONSTANT, filename="half.c")
+    s0, s1, s2 = scop.statements
+    assert s0.body == "A[0] = m;" and [a.array for a in s0.accesses if a.kind == "read"] == ["m"]
+    assert s1.body == "m = n / 2;" and [a.array for a in s1.accesses if a.kind == "write"] == ["m"]
+    assert s2.body == "A[i] = B[i] + B[i + ((unsigned) (n / 2))] + (double)(((unsigned) (n / 2)) - 5u);"
+    assert not [a for a in s2.accesses if a.array == "m"]
+    name = s2.domain.get_tuple_name()
+    expected = isl.Set(f"[n] -> {{ {name}[i] : 1 <= i < floor(n / 2) }}")
+    assert s2.domain.intersect_params(scop.context).is_equal(expected.intersect_params(scop.context))
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_a_scalar_set_once_at_the_top_of_the_region_end_to_end(tmp_path, mode):
+    roundtrip(tmp_path, REGION_CONSTANT, MODES[mode]())
+
+
+def test_a_scalar_set_twice_is_still_no_bound():
+    body = REGION_CONSTANT.replace("  A[0] = m;\n", "  m = n / 4;\n")
+    with pytest.raises(ScopError) as info:
+        extract(body, filename="twice.c")
+    assert "'m' is written inside the SCoP" in info.value.message
+
+
+NEGATIVE_DIVISOR = """#include <stdio.h>
+double A[300][300], B[300][300];
+
+void kernel(int n)
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      A[i][j] = A[i][j] * 0.5 + A[(i + 1) / -1 + n][j];
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      B[i][j] = A[i][j / -2 + n / 2] + A[i % -3][j];
+#pragma endscop
+}
+
+int main(void)
+{
+  int i, j, k, sizes[] = {0, 1, 2, 17, 64, 299};
+  for (k = 0; k < 6; k++) {
+    for (i = 0; i < 300; i++)
+      for (j = 0; j < 300; j++)
+        A[i][j] = (i * 7 + j * 3) % 11;
+    kernel(sizes[k]);
+    double s = 0;
+    for (i = 0; i < 300; i++)
+      for (j = 0; j < 300; j++)
+        s += A[i][j] * (i + 2 * j + 1) + B[i][j] * (3 * i + j + 1);
+    printf("%d %.17g\\n", sizes[k], s);
+  }
+  return 0;
+}
+"""
+
+
+def test_division_by_a_negative_constant_is_minus_the_division():
+    """C's ``a / -d`` is ``-(a / d)`` and ``a % -d`` is ``a % d`` (helper-48: refused
+    as 'divides by something other than a positive integer constant')."""
+    [scop] = extract(NEGATIVE_DIVISOR, filename="neg.c")
+    s0, s1 = scop.statements
+    expected = [
+        (s0, f"[n] -> {{ {s0.name}[i, j] -> A[n - 1 - i, j] }}"),
+        (s1, f"[n] -> {{ {s1.name}[i, j] -> A[i, floor(n / 2) - floor(j / 2)]; {s1.name}[i, j] -> A[i mod 3, j] }}"),
+    ]
+    for stmt, text in expected:
+        reads = isl.UnionMap.empty(isl.Space.params_alloc(isl.DEFAULT_CONTEXT, 0))
+        for access in stmt.accesses:
+            if access.kind == "read" and access.array == "A" and not access.relation.is_equal(
+                    isl.Map(f"[n] -> {{ {stmt.name}[i, j] -> A[i, j] }}").intersect_domain(stmt.domain)):
+                reads = reads.union(isl.UnionMap.from_map(access.relation))
+        domain = isl.UnionSet.from_set(stmt.domain.intersect_params(scop.context))
+        assert reads.intersect_domain(domain).is_equal(isl.UnionMap(text).intersect_domain(domain)), stmt.name
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_division_by_a_negative_constant_end_to_end(tmp_path, mode):
+    roundtrip(tmp_path, NEGATIVE_DIVISOR, MODES[mode]())
+
+
+def test_an_unsigned_value_divided_by_a_negative_constant_is_refused():
+    text = NEGATIVE_DIVISOR.replace("  int i, j;\n#pragma scop", "  unsigned i, j;\n#pragma scop")
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="neg.c")
+    assert "divides an unsigned value by a negative constant" in info.value.message
+
+
 @pytest.mark.parametrize("body, fragment", [
     ("  for (i = 0; i < N; i++) {\n    static double t = 0;\n    C[i] = t;\n  }", "'static'"),
     ("  for (i = 0; i < N; i++) {\n    double v[2][2] = {[1] = {2, 3}};\n    v[0][i % 2] = 1;\n"

@@ -534,7 +534,8 @@ class _RegionBuilder:
         self._expr_cache: dict[str, c_ast.Node] = {}
         self._outside_names: frozenset[str] | None = None
         self.body: c_ast.Compound | None = None
-        self.scopes: list[dict[str, _Local]] = []       # block scopes inside the region
+        # block scopes inside the region, after the region's own level (region_constant)
+        self.scopes: list[dict[str, _Local]] = [{}]
         self.local_models: set[str] = set()
         self.used_locals: list[_Local] = []            # by the statement being built
         self.fixed_macros: dict[str, int] = {}         # size macros used at their value
@@ -938,6 +939,43 @@ class _RegionBuilder:
         stmt = Statement(stmt_name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
+
+    def region_constant(self, node: c_ast.Node, ctx: _Context) -> _Local | None:
+        """``m = n / 2;`` at the region's top level, the only write of an integer ``m``
+        declared before the region, with an affine value of the parameters: after it,
+        ``m`` is that value (an alias, as a block's ``int m = n / 2;`` is), which loop
+        bounds, subscripts and conditions may use (helper-47: refused as data-dependent).
+        The statement stays, for the code after the region. The emitted text reads
+        ``((int) (n / 2))``: the value converted to m's type, as the assignment did, so
+        arithmetic on it keeps its type; the model's value is the unconverted one, so
+        the parameters for which it fits are an assumption, checked at run time."""
+        if not (isinstance(node, c_ast.Assignment) and node.op == "=" and isinstance(node.lvalue, c_ast.ID)
+                and not isinstance(node.rvalue, c_ast.Assignment)
+                and any(item is node for item in self.body.block_items or [])):
+            return None
+        name = node.lvalue.name
+        decl = self.visible.declarations.get(name)
+        if decl is None or not decl.is_integer_scalar or decl.volatile or name in self.all_iterators \
+                or name in self.macros or any(name in scope for scope in self.scopes) \
+                or integer_range(decl.element_type) is None \
+                or any(re.search(rf"\b{re.escape(name)}\b", macro.body) for macro in self.macros.macros.values()):
+            return None
+
+        def writes(n: c_ast.Node) -> bool:
+            target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+                n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") else None
+            return isinstance(target, c_ast.ID) and target.name == name
+        if [n for n in _walk_nodes(self.body) if writes(n)] != [node]:
+            return None
+        try:
+            value = self.converter(ctx).pw_aff(node.rvalue)
+        except NotAffine:
+            self.pending_ranges = []
+            return None
+        self.on_range(value, *integer_range(decl.element_type))
+        self.assume_in_range(ctx.domain)
+        text = self.local_text(self.as_written(_GEN.visit(node.rvalue)))
+        return _Local(name, name, node.rvalue, f"(({decl.element_type}) ({text}))")
 
     def constant_table(self, node: c_ast.Decl, decl: Declaration) -> str:
         """The C text of the initialiser of an array a block of the region declares,
@@ -2034,7 +2072,7 @@ class _RegionBuilder:
                     # a variable of the block is not the one of the same name after it
                     for declared in self.scopes.pop():
                         self.exit_values.pop(declared, None)
-        if isinstance(node, c_ast.Decl) and self.scopes:
+        if isinstance(node, c_ast.Decl) and len(self.scopes) > 1:
             return self.local_declaration(node, ctx)
         if isinstance(node, c_ast.For):
             return self.walk_for(node, ctx)
@@ -2053,7 +2091,11 @@ class _RegionBuilder:
             return self.sequence([then, other])
         if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)) and (
                 isinstance(node, c_ast.Assignment) or node.op in ("++", "--", "p++", "p--")):
-            return self.statement(node, ctx)
+            built = self.statement(node, ctx)
+            constant = self.region_constant(node, ctx)
+            if constant is not None:
+                self.scopes[0][constant.name] = constant
+            return built
         if isinstance(node, c_ast.ExprList):
             return self.comma_statements(node, ctx)
         if isinstance(node, c_ast.EmptyStatement):
@@ -2534,7 +2576,7 @@ class _RegionBuilder:
             self.reads(node.rvalue, ctx, domain, accesses)
         body, line, col = self.statement_text(node, operand=operand)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if self.scopes:
+        if any(self.scopes):
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
@@ -2639,7 +2681,7 @@ class _RegionBuilder:
         end = self.end_of(node)
         body, line, col = self.statement_text(node, end=end)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if self.scopes:
+        if any(self.scopes):
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1,
@@ -2681,7 +2723,7 @@ class _RegionBuilder:
             self.reads(inner.lvalue, ctx, domain, accesses)
             line, col = self.position(outer)
             body = f"{_GEN.visit(outer.lvalue)} {outer.op} {_GEN.visit(inner.lvalue)};"
-            if self.scopes:
+            if any(self.scopes):
                 body = self.local_text(body)
             stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
             self.statements.append(stmt)
