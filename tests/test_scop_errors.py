@@ -102,7 +102,7 @@ CASES = {
                                  "without subscripts"),
     "side_effect_in_expression": ("for (i = 0; i < N; i++)\n  x[i] = /*@*/s++;", "side effect"),
     "nested_assignment": ("for (i = 0; i < N; i++)\n  x[i] = 1.0 + (/*@*/s = 2.0);", "assignment inside an expression"),
-    "division_by_variable": ("for (i = 0; i < N; i++)\n  x[/*@*/i / n] = 0;", "positive integer constant"),
+    "division_by_variable": ("for (i = 0; i < N; i++)\n  x[/*@*/i / n] = 0;", "nonzero integer constant"),
     "switch": ("/*@*/switch (n) { case 1: x[0] = 0; }", "'switch'"),
     "iterator_outside_loop": ("for (i = 0; i < N; i++)\n  x[i] = 0;\nx[/*@*/i] = 1;", "outside its loop"),
     "non_integer_subscript": ("x[/*@*/1.5] = 0;", "non-integer constant"),

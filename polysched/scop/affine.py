@@ -429,8 +429,15 @@ class AffineConverter:
             if divisor is None:
                 fixed = self.with_known_values(node.right, site, hide)
                 divisor = None if fixed is None else self.constant_value(fixed)
-            if divisor is None or divisor <= 0:
-                raise NotAffine(where, f"'{_GEN.visit(node)}' divides by something other than a positive integer constant")
+            if divisor is None or divisor == 0:
+                raise NotAffine(where, f"'{_GEN.visit(node)}' divides by something other than a nonzero integer "
+                                       f"constant")
+            # C: a / -d is -(a / d) and a % -d is a % d (truncation is symmetric); in
+            # unsigned arithmetic -d is a huge divisor instead
+            if divisor < 0 and self.type_of is not None \
+                    and unsigned_width_of(node, self.type_of, self._kinds) is not None:
+                raise NotAffine(where, f"'{_GEN.visit(node)}' divides an unsigned value by a negative constant")
+            negated, divisor = divisor < 0, abs(divisor)
             right = self.constant(divisor)
             # C truncates toward zero: floor is exact only for non-negative dividends
             # (on the domain, where every parameter is >= 1, and then the dividend's
@@ -458,7 +465,8 @@ class AffineConverter:
                 else:
                     self.on_sizes(sizes)
             if op == "/":
-                return left.scale_down_val(val(divisor)).floor() if nonneg else left.tdiv_q(right)
+                quotient = left.scale_down_val(val(divisor)).floor() if nonneg else left.tdiv_q(right)
+                return quotient.neg() if negated else quotient
             return left.mod_val(val(divisor)) if nonneg else left.tdiv_r(right)
         if op in ("<<", ">>"):
             left = self.pw_aff(node.left, site, hide)
