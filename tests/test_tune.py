@@ -357,7 +357,7 @@ def test_a_campaign_warns_of_load_and_of_sub_millisecond_medians(tmp_path, monke
     result = tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=2, search="random", model="sol",
                   dataset="MINI", threads=2, space_options=TINY, executor=FunctionExecutor(run, batch_size=3))
     assert result.warnings[0].startswith(f"load average {usable_cores() + 3.5:.2f} exceeds the {usable_cores()} usable")
-    assert result.warnings[1] == ("trial 0's median 0.2 ms is under 1 ms: timer and start-up noise dominate "
+    assert result.warnings[1] == ("trial 0: median 0.2 ms is under 1 ms: timer and start-up noise dominate "
                                   "(tune at a larger --dataset)")
     monkeypatch.setattr(runner, "load_average", lambda: (0.0, 0.0, 0.0))
     quiet = tune(Target.of("gemm"), db=tmp_path / "u.sqlite", trials=2, search="random", model="sol",

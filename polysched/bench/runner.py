@@ -78,6 +78,13 @@ STATUSES = (OK, FAILED, ERROR, COMPILE_ERROR, RUN_ERROR, TIMEOUT, INCOMPLETE)
 SHORT_MEDIAN_SECONDS = 1e-3
 
 
+def short_median_warning(subject: str, median: float, command: str) -> str:
+    """The warning, bench's and tune's, for a median under SHORT_MEDIAN_SECONDS:
+    ``gemm/orig: median 0.4 ms is under 1 ms: ... (time at a larger --dataset)``."""
+    return (f"{subject}: median {median * 1e3:.3g} ms is under 1 ms: timer and start-up noise dominate "
+            f"({command} at a larger --dataset)")
+
+
 @dataclass
 class Variant:
     """How to build a kernel. ``make_source(kernel, workdir) -> Path`` (or ``(Path,
@@ -772,8 +779,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
                 _stamp(record)
                 median = record["median_seconds"]
                 if record["status"] == OK and median is not None and median < SHORT_MEDIAN_SECONDS:
-                    _warn(results, bar, f"{kernel.name}/{record['variant']}: median {median * 1e3:.3g} ms "
-                          "is under 1 ms: timer and start-up noise dominate (time a larger --dataset)",
+                    _warn(results, bar, short_median_warning(f"{kernel.name}/{record['variant']}", median, "time"),
                           record)
                 finish(record, reference_record)
             for record, _, _, _ in prepared:

@@ -317,7 +317,7 @@ def _timing_warnings(result: CampaignResult) -> list[str]:
     """What bench says of its timings, said of the campaign's (helper-46 F9: a default
     timed once at load 5.8 on 2 cores made a "333.90x" best, without a word)."""
     from polysched.bench.machine import usable_cores
-    from polysched.bench.runner import SHORT_MEDIAN_SECONDS, load_warning
+    from polysched.bench.runner import SHORT_MEDIAN_SECONDS, load_warning, short_median_warning
     warnings = []
     load = load_warning(usable_cores())
     if load:
@@ -325,8 +325,7 @@ def _timing_warnings(result: CampaignResult) -> list[str]:
     short = [trial for trial in (result.default, result.best)
              if trial is not None and trial.median is not None and trial.median < SHORT_MEDIAN_SECONDS]
     if short:
-        warnings.append(f"trial {short[0].seq}'s median {short[0].median * 1e3:.3g} ms is under 1 ms: timer and "
-                        "start-up noise dominate (tune at a larger --dataset)")
+        warnings.append(short_median_warning(f"trial {short[0].seq}", short[0].median, "tune"))
     return warnings
 
 
