@@ -9,6 +9,7 @@ import pytest
 
 from polysched.emit_c import without_pasted_headers as calls_only
 import polysched as ps
+import polysched.tensorize  # noqa: F401 (ps.tensorize)
 from polysched.bench.harness import DEFAULT_CFLAGS
 from polysched.errors import TransformError
 
@@ -94,6 +95,52 @@ def test_illegal_and_missing_matches_raise():
         gemm.tensorize("S1", "dgemm_4x8")
     with pytest.raises(TransformError, match="no statement 'S9'"):
         gemm.tensorize("S9", "dgemm_4x8")
+
+
+TRIANGULAR_SYRK = r"""
+#include <stdio.h>
+#define NM 40
+double A[NM][NM], C[NM][NM];
+void kernel(int n, int m) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    for (j = 0; j <= i; j++)
+      C[i][j] *= 1.5;
+    for (k = 0; k < m; k++)
+      for (j = 0; j <= i; j++)
+        C[i][j] += A[i][k] * A[j][k];
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < NM; i++)
+    for (int j = 0; j < NM; j++) {
+      A[i][j] = ((i * 3 + j) % 17) / 3.0;
+      C[i][j] = (i + j) % 4;
+    }
+  kernel(27, 19);
+  double s = 0;
+  for (int i = 0; i < NM; i++)
+    for (int j = 0; j < NM; j++)
+      s += C[i][j] * (i + 1) * (j + 2);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("match", [{"k": "k", "i": "i", "j": "j"}, 0])
+def test_an_explicit_match_the_matcher_finds_illegal_is_refused(match):
+    """helper-49: a match given by its loops or its index was applied although the
+    matcher said illegal (the loops of a triangular syrk are no box): the call covered
+    blocks the loops do not, 1208117.2 instead of 12363119.6, and check() said legal."""
+    syrk = ps.Program.from_source(TRIANGULAR_SYRK, filename="syrk_tri.c")
+    [dgemm_packed] = [i for i in ps.tensorize.builtin_intrinsics() if i.name == "dgemm_packed"]
+    [report] = ps.tensorize.match_statement(syrk.scop, syrk.scop.statement("S1"), [dgemm_packed])
+    assert report.matches and not any(m.legal for m in report.matches)
+    with pytest.raises(TransformError, match="is illegal: the mapped loops .* do not form a box"):
+        syrk.tensorize("S1", "dgemm_packed", match=match)
 
 
 def test_parallel_blocks():

@@ -403,9 +403,12 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
                                                    else analyze(scop))
             if chosen.legal:
                 return candidate, loop_map, chosen
-            first = first or (candidate, loop_map, chosen)
+            first = first or chosen
         if first is not None:
-            return first
+            # (helper-49: the call was emitted anyway, over blocks the loops do not
+            # cover: a triangular syrk got wrong results, and check() could not see it)
+            raise TransformError(f"tensorize: the match {loops} of {intrinsic.name} in {stmt_name} is illegal: "
+                                 f"{first.reason}")
         raise TransformError(f"tensorize: {intrinsic.name} has no match in {stmt_name} with loops {loops}")
     [report] = match_statement(scop, stmt, [intrinsic], deps)
     if not report.matches:
@@ -421,6 +424,9 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
             raise TransformError(f"tensorize: match {match} out of range "
                                  f"({len(report.matches)} matches)")
         chosen = report.matches[match]
+        if not chosen.legal:
+            raise TransformError(f"tensorize: match {match} of {intrinsic.name} in {stmt_name} is illegal: "
+                                 f"{chosen.reason}")
     loop_map = [(intrinsic.loops.index(a), problem.pattern.loops.index(b)) for a, b in chosen.loops.items()]
     return dataclasses.replace(problem, init=chosen.init), loop_map, chosen
 
