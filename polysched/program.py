@@ -51,11 +51,23 @@ class Trace:
     ``{"polysched_trace": 1, "source": ..., "region": 0, "steps": [...]}``;
     ``Trace.from_json`` reads it back (also a bare list of steps, or a file path)."""
 
-    def __init__(self, steps: Sequence[dict] = (), source: str | None = None, region: int = 0):
-        self.steps = tuple(_plain_json(_step(k, step)) for k, step in enumerate(steps))
-        self.source = source
-        self.region = check_int(region, "the trace", "region", 0)
-        self.region_recorded = True
+    def __init__(self, steps: Sequence[dict] = (), source: str | None = None, region: int = 0,
+                 region_recorded: bool = True):
+        # (stored as JSON text: a program's trace is part of its value, and a step
+        # handed out and edited must not edit it; helper-49: trace[0]["args"] did)
+        set_attribute = super().__setattr__
+        set_attribute("_steps", tuple(json.dumps(_plain_json(_step(k, step))) for k, step in enumerate(steps)))
+        set_attribute("source", source)
+        set_attribute("region", check_int(region, "the trace", "region", 0))
+        set_attribute("region_recorded", region_recorded)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Trace does not change (its {name!r} cannot be set): build another")
+
+    @property
+    def steps(self) -> tuple[dict, ...]:
+        """The steps, as fresh copies: editing one leaves the trace as it is."""
+        return tuple(json.loads(step) for step in self._steps)
 
     def to_dict(self) -> dict:
         return {"polysched_trace": TRACE_VERSION, "source": self.source, "region": self.region,
@@ -106,9 +118,8 @@ class Trace:
         if type(version) is not int or version != TRACE_VERSION:     # (True == 1 in Python)
             raise TransformError(f"this polysched reads traces of version {TRACE_VERSION}, not "
                                  f"{value['polysched_trace']!r}")
-        trace = cls(value["steps"], value.get("source"), value.get("region") or 0)
-        trace.region_recorded = "region" in value      # (a bare list of steps names none)
-        return trace
+        # (a bare list of steps names no region)
+        return cls(value["steps"], value.get("source"), value.get("region") or 0, "region" in value)
 
     def __iter__(self):
         return iter(self.steps)
@@ -125,7 +136,7 @@ class Trace:
         return NotImplemented
 
     def __hash__(self):
-        return hash(json.dumps([dict(s) for s in self.steps], sort_keys=True))
+        return hash(json.dumps(self.steps, sort_keys=True))
 
     def __str__(self) -> str:
         return self.to_json()
@@ -954,13 +965,21 @@ class Program:
         from polysched.display import program_html
         return program_html(self)
 
+    def _value(self) -> tuple:
+        """What a program is: its region of the source as read (text, place, -D) and its
+        schedule tree; a pickle, a replay and another load of the file have the same
+        (helper-49: equality was identity, which none of them kept)."""
+        scop = self.scop
+        return (scop.source, scop.region_start, scop.region_end,
+                json.dumps(self._origin.get("defines") or {}, sort_keys=True), str(self._schedule))
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, Program):
             return NotImplemented
-        return self.scop is other.scop and str(self._schedule) == str(other._schedule)
+        return self is other or self._value() == other._value()
 
     def __hash__(self):
-        return hash((id(self.scop), str(self._schedule)))
+        return hash(self._value())
 
 
 def _replayed(origin: dict, trace: str) -> Program:

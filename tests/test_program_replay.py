@@ -75,3 +75,35 @@ def test_one_sequence_gives_one_text(tmp_path):
              .unroll_and_jam("S2", 0, 3).tile("S0", [8, 4, 2], 1))
         texts.add(q.region_code())
     assert "A_r0" in texts.pop() and not texts
+
+
+def test_a_step_handed_out_and_edited_leaves_the_trace_alone():
+    """helper-49: ``q.trace[0]["args"]["sizes"][0] = 99`` edited the program's trace,
+    so its pickle and a replay gave 99x4 tiles where it has 4x4; ``q.trace.steps = ()``
+    was accepted."""
+    import pickle
+    q = ps.Program.from_file(next(k.path for k in kernels() if k.name == "gemm")).tile("S1", [4, 4], depth=1)
+    before = q.c_code()
+    q.trace[0]["args"]["sizes"][0] = 99
+    for step in q.trace:
+        step["args"]["stmt"] = "S0"
+    assert q.trace[0]["args"] == {"stmt": "S1", "sizes": [4, 4], "depth": 1}
+    assert pickle.loads(pickle.dumps(q)).c_code() == before
+    with pytest.raises(AttributeError, match="does not change"):
+        q.trace.steps = ()
+    assert len(q.trace) == 1
+
+
+def test_programs_are_equal_when_their_source_and_schedule_are():
+    """``==`` and ``hash`` by value (helper-49: by identity, so a pickle, a replay or
+    another load of the file was never equal, contrary to the README)."""
+    import pickle
+    path = next(k.path for k in kernels() if k.name == "gemm")
+    p = ps.Program.from_file(path)
+    q = p.tile("S1", [4, 4], depth=1)
+    again = ps.Program.from_file(path)
+    assert again == p and hash(again) == hash(p) and again is not p
+    assert again.replay(q.trace) == q and pickle.loads(pickle.dumps(q)) == q
+    assert {q: 1}[pickle.loads(pickle.dumps(q))] == 1
+    assert q != p and p.tile("S1", [8, 4], depth=1) != q
+    assert ps.Program.from_file(path, defines={"NI": "64"}) != p
