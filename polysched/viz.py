@@ -20,6 +20,9 @@ from polysched.islutil import maps_of, val
 
 DEFAULT_PARAMETER = 8
 MAX_ARROWS = 600
+# instances (and dependence pairs) one drawing enumerates: every one is a Python call,
+# about 50 us; helper-49's notebook at N = 3000 ran for minutes, its memory growing
+MAX_POINTS = 40000
 _PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1",
             "#ff9da7", "#9c755f", "#bab0ac"]
 
@@ -44,7 +47,14 @@ def _fix(obj, values: dict[str, int]):
     return obj
 
 
-def _points(s) -> list[tuple[int, ...]]:
+def _points(s, what: str = "") -> list[tuple[int, ...]]:
+    """The integer points of the (parameter-free) set ``s``; ``what``: refuse more
+    than MAX_POINTS of them, naming the drawing."""
+    if what:
+        count = s.count_val().to_python()
+        if count > MAX_POINTS:
+            raise TransformError(f"{what}: {count} points to draw at these parameter values, more than "
+                                 f"{MAX_POINTS}: pass smaller params")
     out: list[tuple[int, ...]] = []
     n = s.dim(isl.dim_type.set)
     s.foreach_point(lambda p: out.append(tuple(p.get_coordinate_val(isl.dim_type.set, k).to_python()
@@ -109,7 +119,8 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
             pts = _points(low)
             fixed[name] = pts[0][0] if pts else 0
         dom = dom.fix_val(isl.dim_type.set, k, val(fixed[name]))
-    points = _points(dom)
+    where = f"domain({stmt!r}) with {', '.join(f'{k}={v}' for k, v in values.items())}"
+    points = _points(dom, where)
     ax = _ax(ax)
     xs = [pt[dims[0]] for pt in points]
     ys = [pt[dims[1]] for pt in points]
@@ -132,6 +143,7 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
     # dependences between drawn instances
     drawn = set(points)
     arrows = 0
+    undrawn: list[str] = []
     for kind in kinds:
         for rec in p.deps.pairs(kind):
             if rec.source != stmt or rec.sink != stmt:
@@ -142,6 +154,10 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
                     rel = rel.fix_val(isl.dim_type.in_, k, val(fixed[name]))
                     rel = rel.fix_val(isl.dim_type.out, k, val(fixed[name]))
             n = len(iterators)
+            pairs = rel.wrap().count_val().to_python()
+            if pairs > MAX_POINTS:      # (MAX_ARROWS of them would be drawn at most)
+                undrawn.append(f"{pairs} {kind} pairs {rec.source} -> {rec.sink} not drawn")
+                continue
             for pt in _points(rel.wrap()):
                 src, dst = pt[:n], pt[n:]
                 if src not in drawn or dst not in drawn or arrows >= MAX_ARROWS:
@@ -160,7 +176,7 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
     ax.set_ylabel(iterators[dims[1]])
     where = ", ".join(f"{k}={v}" for k, v in {**values, **fixed}.items())
     ax.set_title(f"{stmt}: {', '.join(kinds)} dependences" + (", tiles" if tile_of else "") +
-                 (f"\n({where})" if where else ""), fontsize=9)
+                 (f"\n({where})" if where else "") + "".join(f"\n({note})" for note in undrawn), fontsize=9)
     ax.set_aspect("equal", adjustable="datalim")
     ax.margins(0.08)
     return ax

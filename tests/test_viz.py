@@ -60,3 +60,17 @@ def test_schedule_tree_and_timings(seidel):
 def test_misuse_is_a_transform_error_of_one_sentence(seidel, call, message):
     with pytest.raises(ps.TransformError, match=re.escape(message)):
         call(seidel)
+
+
+def test_a_domain_too_large_to_draw_is_refused_at_once(seidel):
+    """helper-49: params at a real size (N = 3000) enumerated 9 million points in
+    Python for minutes, memory growing; now a one-sentence refusal before any."""
+    import time
+    start = time.process_time()
+    with pytest.raises(ps.TransformError, match=r"domain\('S0'\) with TSTEPS=2, N=3000: 8988004 points to draw"):
+        viz.domain(seidel, "S0", dims=("i", "j"), params={"TSTEPS": 2, "N": 3000})
+    assert time.process_time() - start < 5
+    # 24964 points, drawn; their dependences, more than MAX_POINTS pairs, are not
+    ax = viz.domain(seidel, "S0", dims=("i", "j"), params={"TSTEPS": 2, "N": 160})
+    assert len(ax.collections[0].get_offsets()) == 158 * 158
+    assert re.search(r"\(\d+ flow pairs S0 -> S0 not drawn\)", ax.get_title()) and not ax.texts
