@@ -14,9 +14,9 @@ dependences, with a replayable trace):
 """
 __version__ = "0.1.0"
 
-from polysched.errors import MarkError, PolyschedError, TransformError
+from polysched.errors import ArgumentError, MarkError, PolyschedError, TransformError
 
-__all__ = ["MarkError", "PolyschedError", "Program", "Trace", "TransformError", "marks", "viz"]
+__all__ = ["ArgumentError", "MarkError", "PolyschedError", "Program", "Trace", "TransformError", "marks", "viz"]
 
 
 def __getattr__(name: str):

@@ -6,11 +6,14 @@
       ├── TilingError       (polysched.tiling)
       ├── MarkError         (polysched.marks: a mark name outside the vocabulary)
       ├── CodegenError      (polysched.emit_c: no correct code for a schedule)
-      └── TransformError    (polysched.transform / Program: an illegal or misused primitive)
+      ├── TransformError    (polysched.transform / Program: an illegal or misused primitive)
+      └── ArgumentError     (options, names and values the stages, bench and tune cannot take)
 
 ``except polysched.PolyschedError`` catches every error that polysched raises on
-purpose; anything else is a bug. This module imports nothing from polysched so every
-package, however low, can use it.
+purpose. As Python's own functions do, a file that cannot be read raises ``OSError``
+and an argument of the wrong Python type (``None`` for a Scop) ``TypeError`` or
+``AttributeError``; anything else is a bug. This module imports nothing from
+polysched so every package, however low, can use it.
 """
 from __future__ import annotations
 
@@ -53,4 +56,10 @@ class TransformError(PolyschedError, ValueError):
         return "misuse" if self.violation is None else self.violation.kind
 
 
-__all__ = ["MarkError", "PolyschedError", "TransformError"]
+class ArgumentError(PolyschedError, ValueError):
+    """A value a stage, bench or tune cannot take: an unknown name (kernel, variant,
+    dependence kind, model), a size or count out of its range, options that disagree
+    (helper-49: these were plain ValueErrors, outside the hierarchy)."""
+
+
+__all__ = ["ArgumentError", "MarkError", "PolyschedError", "TransformError"]

@@ -223,3 +223,22 @@ def test_numpy_integers_are_taken_as_ints(mm):
     assert by_numpy.c_code() == by_int.c_code()
     assert by_numpy.trace.to_json() == by_int.trace.to_json()
     assert mm.tile("S1", np.int64(4), 1).c_code() == mm.tile("S1", 4, 1).c_code()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: p.deps.pairs("bogus"), "unknown dependence kind 'bogus'"),
+    (lambda p: __import__("polysched.tiling", fromlist=["TileOptions"]).TileOptions(sizes=[0, 4]),
+     "tile sizes must be >= 1"),
+    (lambda p: __import__("polysched.emit_c", fromlist=["emit_file"]).emit_file([p.scop], []), "1 scops but 0"),
+    (lambda p: __import__("polysched.tune", fromlist=["Target"]).Target.of("no-such-kernel"), "neither a C file"),
+    (lambda p: __import__("polysched.bench", fromlist=["run_benchmarks"]).run_benchmarks(["gemm"], ["nope"]),
+     "unknown variant 'nope'"),
+    (lambda p: __import__("polysched.bench.suite", fromlist=["normalize_dataset"]).normalize_dataset("HUGE"),
+     "unknown dataset"),
+])
+def test_a_value_the_stages_cannot_take_is_a_polysched_error(mm, call, message):
+    """helper-49: these were plain ValueErrors, outside the hierarchy that errors.py
+    says catches everything polysched raises on purpose; an ArgumentError is both."""
+    with pytest.raises(ps.ArgumentError, match=re.escape(message)) as info:
+        call(mm)
+    assert isinstance(info.value, ps.PolyschedError) and isinstance(info.value, ValueError)

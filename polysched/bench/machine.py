@@ -6,6 +6,8 @@ compared or reproduced, so every results file carries :func:`machine_info`.
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import datetime
 import functools
 import os
@@ -71,13 +73,13 @@ def cache_size(level: int | str = 1) -> int:
     if isinstance(level, str):
         match = re.fullmatch(r"[Ll]?([123])[dD]?", level.strip())
         if not match:
-            raise ValueError(f"unknown cache level {level!r}; expected 1, 2, 3, 'L1d', 'L2' or 'L3'")
+            raise ArgumentError(f"unknown cache level {level!r}; expected 1, 2, 3, 'L1d', 'L2' or 'L3'")
         level = int(match.group(1))
     sizes = cache_sizes()
     try:
         return {1: sizes.l1d, 2: sizes.l2, 3: sizes.l3}[level]
     except KeyError:
-        raise ValueError(f"unknown cache level {level!r}; expected 1, 2 or 3") from None
+        raise ArgumentError(f"unknown cache level {level!r}; expected 1, 2 or 3") from None
 
 
 def cache_line_size() -> int:

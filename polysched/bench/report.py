@@ -10,6 +10,8 @@ noise. The geometric mean per variant is over the kernels where both the variant
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import csv
 import io
 import math
@@ -248,7 +250,7 @@ def report(results: dict, format: str = "md") -> str:  # noqa: A002 -- the docum
         return _markdown(results)
     if format == "csv":
         return _csv(results)
-    raise ValueError(f"unknown report format {format!r}; expected 'md' or 'csv'")
+    raise ArgumentError(f"unknown report format {format!r}; expected 'md' or 'csv'")
 
 
 def plot_formats() -> dict[str, str]:
@@ -257,7 +259,7 @@ def plot_formats() -> dict[str, str]:
     try:
         from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
-        raise ValueError("plotting needs matplotlib (pip install matplotlib)") from None
+        raise ArgumentError("plotting needs matplotlib (pip install matplotlib)") from None
     return dict(FigureCanvasBase.get_supported_filetypes())
 
 
@@ -268,13 +270,13 @@ def check_plot_path(path: Path | str) -> None:
     formats = plot_formats()
     extension = path.suffix.lower().lstrip(".")
     if not extension:
-        raise ValueError(f"no file extension to choose the format from (one of: {', '.join(sorted(formats))})")
+        raise ArgumentError(f"no file extension to choose the format from (one of: {', '.join(sorted(formats))})")
     if extension not in formats:
-        raise ValueError(f"unknown plot format '.{extension}' (one of: {', '.join(sorted(formats))})")
+        raise ArgumentError(f"unknown plot format '.{extension}' (one of: {', '.join(sorted(formats))})")
     if path.is_dir():
-        raise ValueError("is a directory")
+        raise ArgumentError("is a directory")
     if not path.parent.is_dir():
-        raise ValueError(f"no such directory {path.parent}")
+        raise ArgumentError(f"no such directory {path.parent}")
 
 
 def ratio_label(value: float) -> str:

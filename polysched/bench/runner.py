@@ -43,6 +43,8 @@ commit, date and load average.
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import datetime
 import hashlib
 import json
@@ -155,15 +157,15 @@ def file_kernel(path: Path | str, name: str | None = None) -> FileKernel:
     readable C file with a ``#pragma scop`` region."""
     path = Path(path)
     if not path.exists():
-        raise ValueError(f"{path}: no such file")
+        raise ArgumentError(f"{path}: no such file")
     if not path.is_file():
-        raise ValueError(f"{path}: not a regular file")
+        raise ArgumentError(f"{path}: not a regular file")
     try:
         text = path.read_text(errors="replace")
     except OSError as err:
-        raise ValueError(f"{path}: cannot read: {err.strerror or err}") from None
+        raise ArgumentError(f"{path}: cannot read: {err.strerror or err}") from None
     if not _SCOP_PRAGMA.search(text):
-        raise ValueError(f"{path}: no '#pragma scop' region to optimize")
+        raise ArgumentError(f"{path}: no '#pragma scop' region to optimize")
     return FileKernel(name or path.stem, path.resolve())
 
 
@@ -207,7 +209,7 @@ def _normalize(dataset: str | None, what: str) -> str | None:
     try:
         return normalize_dataset(dataset)
     except ValueError as err:
-        raise ValueError(f"{what}: {err}") from None
+        raise ArgumentError(f"{what}: {err}") from None
 
 
 def _new_record(kernel, variant: Variant) -> dict:
@@ -396,14 +398,14 @@ def read_log(path: Path | str) -> tuple[list[dict], int]:
             except json.JSONDecodeError as err:
                 if data[newline + 1:].strip():
                     number = data.count(b"\n", 0, position) + 1
-                    raise ValueError(f"{path}: line {number} is not JSON ({err})") from None
+                    raise ArgumentError(f"{path}: line {number} is not JSON ({err})") from None
                 break                                 # a torn last line ending in a newline
             if not isinstance(entry, dict) or (not entries and entry.get("type") != "start"):
-                raise ValueError(f"{path}: not a polysched bench log (schema {LOG_SCHEMA!r} expected)")
+                raise ArgumentError(f"{path}: not a polysched bench log (schema {LOG_SCHEMA!r} expected)")
             entries.append(entry)
         position = newline + 1
     if entries and entries[0].get("schema") != LOG_SCHEMA:
-        raise ValueError(f"{path}: not a polysched bench log (schema {LOG_SCHEMA!r} expected)")
+        raise ArgumentError(f"{path}: not a polysched bench log (schema {LOG_SCHEMA!r} expected)")
     return entries, position
 
 
@@ -445,7 +447,7 @@ def _lock_log(path: Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        raise ValueError(f"{path}: another polysched bench run is writing this log") from None
+        raise ArgumentError(f"{path}: another polysched bench run is writing this log") from None
     return fd
 
 
@@ -454,7 +456,7 @@ def results_from_log(entries: list[dict]) -> dict:
     the records in the order they finished; a (kernel, variant) with samples but no
     record is ``INCOMPLETE`` (its samples are kept, no median)."""
     if not entries:
-        raise ValueError("empty log")
+        raise ArgumentError("empty log")
     first = entries[0]
     results: dict = {"schema": SCHEMA, "machine": first.get("machine", {}),
                      "machine_fp": first.get("machine_fp"), "config": first.get("config", {}),
@@ -517,13 +519,13 @@ def _resume_state(entries: list[dict], config: dict, machine_fp: str, variants: 
     measured again."""
     first = entries[0]
     if first.get("type") != "start" or not isinstance(first.get("config"), dict):
-        raise ValueError(f"cannot resume {path}: its first line is not the start of a polysched bench run")
+        raise ArgumentError(f"cannot resume {path}: its first line is not the start of a polysched bench run")
     for key in ("dataset", "verify_dataset", "threads", "repeat", "rtol", "atol"):
         if first["config"].get(key) != config.get(key):
-            raise ValueError(f"cannot resume {path}: it was run with {key} {first['config'].get(key)!r}, "
+            raise ArgumentError(f"cannot resume {path}: it was run with {key} {first['config'].get(key)!r}, "
                              f"not {config.get(key)!r}")
     if first.get("machine_fp") != machine_fp:
-        raise ValueError(f"cannot resume {path}: it was measured on another machine or compiler "
+        raise ArgumentError(f"cannot resume {path}: it was measured on another machine or compiler "
                          f"(fingerprint {first.get('machine_fp')}, this one {machine_fp})")
     logged: dict[str, dict] = {}
     for entry in entries:
@@ -533,7 +535,7 @@ def _resume_state(entries: list[dict], config: dict, machine_fp: str, variants: 
     for variant in variants:
         before = logged.get(variant.name)
         if before is not None and before != variant.describe():
-            raise ValueError(f"cannot resume {path}: variant {variant.name!r} was built differently "
+            raise ArgumentError(f"cannot resume {path}: variant {variant.name!r} was built differently "
                              f"({before} vs {variant.describe()})")
     files: dict[str, list] = {}
     for entry in entries:
@@ -600,7 +602,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     progress bar and one line per finished (kernel, variant) on stderr.
     """
     if repeat < 1:
-        raise ValueError("repeat must be at least 1")
+        raise ArgumentError("repeat must be at least 1")
     dataset = _normalize(dataset, "dataset")
     verify_dataset = _normalize(verify_dataset, "verify dataset")
     # names as the command line takes them (helper-46 F14: a bare AttributeError)
@@ -608,7 +610,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     variants = [make_variants([variant])[-1] if isinstance(variant, str) else variant for variant in variants]
     names = [variant.name for variant in variants]
     if len(set(names)) != len(names):
-        raise ValueError(f"variant names must be unique, got {names}")
+        raise ArgumentError(f"variant names must be unique, got {names}")
     if ORIG not in names:
         variants.insert(0, orig_variant())
     else:  # the reference first: it is the one the others are compared with
@@ -617,10 +619,10 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
     try:
         kernels = [kernel_of(kernel) if isinstance(kernel, (str, os.PathLike)) else kernel for kernel in kernels]
     except KeyError as err:
-        raise ValueError(f"no suite kernel named {err.args[0]!r} (or give a C file)") from None
+        raise ArgumentError(f"no suite kernel named {err.args[0]!r} (or give a C file)") from None
     kernel_names = [kernel.name for kernel in kernels]
     if len(set(kernel_names)) != len(kernel_names):
-        raise ValueError(f"kernel names must be unique, got {kernel_names}")
+        raise ArgumentError(f"kernel names must be unique, got {kernel_names}")
 
     config = {"dataset": dataset, "verify_dataset": verify_dataset, "threads": threads,
               "repeat": repeat, "timeout": timeout, "rtol": rtol, "atol": atol}
@@ -634,7 +636,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
         try:
             Path(workdir).mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise ValueError(f"--workdir {workdir}: cannot create it: {err.strerror or err}") from None
+            raise ArgumentError(f"--workdir {workdir}: cannot create it: {err.strerror or err}") from None
     if log is not None:
         from .machine import machine_fingerprint
         log = Path(log)
@@ -644,7 +646,7 @@ def run_benchmarks(kernels: Sequence, variants: Sequence[Variant], dataset: str 
         try:
             if log.stat().st_size > 0:
                 if not resume:
-                    raise ValueError(f"{log}: a results log already exists (resume to continue it)")
+                    raise ArgumentError(f"{log}: a results log already exists (resume to continue it)")
                 entries, valid_bytes = read_log(log)
             if entries:
                 done, prior = _resume_state(entries, config, machine_fp, variants, log, kernel_files)
@@ -832,11 +834,11 @@ def load_results(path: Path | str) -> dict:
             head = None
         if isinstance(head, dict) and head.get("type") == "start":
             return results_from_log(read_log(path)[0])
-        raise ValueError(f"{path}: not a JSON results file ({err})") from None
+        raise ArgumentError(f"{path}: not a JSON results file ({err})") from None
     if isinstance(results, dict) and results.get("type") == "start":     # a log of one line
         return results_from_log(read_log(path)[0])
     if not isinstance(results, dict) or results.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: not a polysched results file (schema {SCHEMA!r} expected)")
+        raise ArgumentError(f"{path}: not a polysched results file (schema {SCHEMA!r} expected)")
     return results
 
 

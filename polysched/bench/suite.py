@@ -20,6 +20,8 @@ the same way.
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import pathlib
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -73,7 +75,7 @@ def normalize_dataset(dataset: str) -> str:
     an unknown ``-D<NAME>_DATASET`` would silently build the file's default size."""
     key = dataset_spelling(dataset)
     if key not in DATASETS:
-        raise ValueError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
+        raise ArgumentError(f"unknown dataset {dataset!r}; choose one of {', '.join(DATASETS)}")
     return key
 
 

@@ -20,6 +20,8 @@ Any name takes parameters after colons (:func:`parse_variant`): ``pluto-tile:siz
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import functools
 import re
 import shutil
@@ -42,7 +44,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
     """``"pluto-tile-par"`` -> a Variant whose source is ``polysched optimize``'s output."""
     scheduler, _, mode = name.partition("-")
     if scheduler not in SCHEDULERS + ("identity",) or mode not in MODES:
-        raise ValueError(f"unknown variant {name!r}: expected one of {', '.join(all_variant_names())}")
+        raise ArgumentError(f"unknown variant {name!r}: expected one of {', '.join(all_variant_names())}")
     tile = mode in ("tile", "tile-par")
     parallel = mode == "tile-par"
 
@@ -179,7 +181,7 @@ def _positive_ints(spec: str, key: str, value: str) -> list[int]:
     parts = re.split(r"[,x]", value)
     from polysched.limits import MAX_SIZE as MAX_TILE_SIZE
     if not all(re.fullmatch(r"\d+", part) and 0 < int(part) <= MAX_TILE_SIZE for part in parts):
-        raise ValueError(f"variant {spec!r}: {key}={value} is not "
+        raise ArgumentError(f"variant {spec!r}: {key}={value} is not "
                          + (f"a list of integers from 1 to {MAX_TILE_SIZE} (e.g. sizes=32,32,32)" if key == "sizes"
                             else f"an integer from 1 to {MAX_TILE_SIZE}"))
     return [int(part) for part in parts]
@@ -199,32 +201,32 @@ def parse_variant(spec: str) -> tuple[str, dict]:
     for part in parts:
         key, sep, value = (text.strip() for text in part.partition("="))
         if not sep or not key or not value:
-            raise ValueError(f"variant {spec!r}: parameter {part!r} is not KEY=VALUE")
+            raise ArgumentError(f"variant {spec!r}: parameter {part!r} is not KEY=VALUE")
         if key not in VARIANT_PARAMS:
-            raise ValueError(f"variant {spec!r}: unknown parameter {key!r} (known: {', '.join(VARIANT_PARAMS)})")
+            raise ArgumentError(f"variant {spec!r}: unknown parameter {key!r} (known: {', '.join(VARIANT_PARAMS)})")
         if key in params:
-            raise ValueError(f"variant {spec!r}: parameter {key!r} given twice")
+            raise ArgumentError(f"variant {spec!r}: parameter {key!r} given twice")
         if key == "fuse":
             if value not in FUSE_VALUES:
-                raise ValueError(f"variant {spec!r}: fuse={value} is not one of {', '.join(FUSE_VALUES)}")
+                raise ArgumentError(f"variant {spec!r}: fuse={value} is not one of {', '.join(FUSE_VALUES)}")
             params[key] = value
             continue
         if key in ("tensorize", "pointwave"):
             if value not in ("yes", "no"):
-                raise ValueError(f"variant {spec!r}: {key}={value} is not yes or no")
+                raise ArgumentError(f"variant {spec!r}: {key}={value} is not yes or no")
             params["point_wavefront" if key == "pointwave" else key] = value == "yes"
             continue
         numbers = _positive_ints(spec, key, value)
         if key == "threads" and len(numbers) != 1:
-            raise ValueError(f"variant {spec!r}: threads={value} is not one positive integer")
+            raise ArgumentError(f"variant {spec!r}: threads={value} is not one positive integer")
         params[key] = numbers[0] if key == "threads" else numbers
     if "sizes" in params:
         _, _, mode = name.partition("-")
         if name.partition("-")[0] not in SCHEDULERS + ("identity",) or mode not in ("tile", "tile-par"):
-            raise ValueError(f"variant {spec!r}: sizes= applies to the tile and tile-par variants only")
+            raise ArgumentError(f"variant {spec!r}: sizes= applies to the tile and tile-par variants only")
     for key, option in (("fuse", "fuse"), ("tensorize", "tensorize"), ("pointwave", "point_wavefront")):
         if option in params and (name.partition("-")[0] not in SCHEDULERS or name.partition("-")[2] not in MODES):
-            raise ValueError(f"variant {spec!r}: {key}= applies to polysched's own variants only")
+            raise ArgumentError(f"variant {spec!r}: {key}= applies to polysched's own variants only")
     return name, params
 
 
@@ -254,7 +256,7 @@ def make_variants(names, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS) -> list[Va
             variants.append(variant)
         elif name.startswith("polly"):
             if name not in polly:
-                raise ValueError(f"variant {name!r} needs clang with Polly (Debian: apt-get install "
+                raise ArgumentError(f"variant {name!r} needs clang with Polly (Debian: apt-get install "
                                  "clang-19 libpolly-19-dev libomp-19-dev), none found")
             variants.append(polly[name])
         else:

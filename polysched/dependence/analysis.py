@@ -14,6 +14,8 @@ and both touch the same array element":
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -108,7 +110,7 @@ class Dependences:
 
     def relation(self, kind: str) -> isl.UnionMap:
         if kind not in KINDS:
-            raise ValueError(f"unknown dependence kind {kind!r} (expected one of {', '.join(KINDS)})")
+            raise ArgumentError(f"unknown dependence kind {kind!r} (expected one of {', '.join(KINDS)})")
         return getattr(self, kind)
 
     def pairs(self, kind: str) -> list[PairDependence]:

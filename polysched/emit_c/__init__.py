@@ -9,6 +9,8 @@ See codegen.py for the printer and marks.py for the mark -> pragma rules.
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import re
 from collections.abc import Sequence
 
@@ -43,7 +45,7 @@ def emit_file(
     if schedules is None:
         schedules = [None] * len(scops)
     if len(schedules) != len(scops):
-        raise ValueError(f"{len(scops)} scops but {len(schedules)} schedules")
+        raise ArgumentError(f"{len(scops)} scops but {len(schedules)} schedules")
     deps = list(deps) if deps is not None else [None] * len(scops)
     return assemble(scops, [generate(scop, sched, options=options, deps=dep)
                             for scop, sched, dep in zip(scops, schedules, deps)])

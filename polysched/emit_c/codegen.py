@@ -18,6 +18,8 @@ the accumulator of any loop.
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import re
 
 from dataclasses import dataclass
@@ -95,16 +97,16 @@ class EmitOptions:
         for name in ("versioning", "explain_dropped_pragmas", "lift_divisions", "scalar_replacement",
                      "parallel_if", "validate"):
             if not isinstance(getattr(self, name), bool):     # ("no" would read as True)
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise ArgumentError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if not isinstance(self.indent, str) or self.indent.strip():
-            raise ValueError(f"indent must be a string of spaces or tabs, got {self.indent!r}")
+            raise ArgumentError(f"indent must be a string of spaces or tabs, got {self.indent!r}")
         if isinstance(self.iterator_prefixes, str) or not self.iterator_prefixes or not all(
                 isinstance(p, str) and p.isidentifier() for p in self.iterator_prefixes):
-            raise ValueError(f"iterator_prefixes must be a tuple of C name prefixes, got {self.iterator_prefixes!r}")
+            raise ArgumentError(f"iterator_prefixes must be a tuple of C name prefixes, got {self.iterator_prefixes!r}")
         # the loop code's arithmetic is checked against int or a 64-bit signed type: an
         # unsigned or narrower counter would wrap where the checks assume it does not
         if self.iterator_type is not None and tuple(type_spelling(self.iterator_type)) not in _COUNTER_SPELLINGS:
-            raise ValueError(f"iterator_type {self.iterator_type!r}: the loop counters are a signed type of "
+            raise ArgumentError(f"iterator_type {self.iterator_type!r}: the loop counters are a signed type of "
                              f"32 or 64 bits ('int', 'long long')")
 
 

@@ -6,6 +6,8 @@ polysched's own output, the whole region (``Scop.replaced_span``) is replaced.
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 from collections.abc import Sequence
 
 from polysched.scop.model import Scop
@@ -24,17 +26,17 @@ def splice(scop_or_scops: Scop | Sequence[Scop], replacement_texts: str | Sequen
     if isinstance(replacement_texts, str) and not isinstance(scop_or_scops, Scop):
         raise TypeError("several scops need a sequence of replacement texts")
     if len(scops) != len(texts):
-        raise ValueError(f"{len(scops)} scops but {len(texts)} replacement texts")
+        raise ArgumentError(f"{len(scops)} scops but {len(texts)} replacement texts")
     if not scops:
-        raise ValueError("splice needs at least one scop")
+        raise ArgumentError("splice needs at least one scop")
     source = scops[0].source
     if any(s.source != source for s in scops):
-        raise ValueError("all scops passed to splice must come from the same source text")
+        raise ArgumentError("all scops passed to splice must come from the same source text")
     pieces, cursor = [], 0
     for scop, text in sorted(zip(scops, texts), key=lambda pair: pair[0].region_start):
         start, end = scop.replaced_span
         if start < cursor:
-            raise ValueError(f"overlapping scop regions in {scop.filename}")
+            raise ArgumentError(f"overlapping scop regions in {scop.filename}")
         pieces += [source[cursor:start], text]
         cursor = end
     pieces.append(source[cursor:])

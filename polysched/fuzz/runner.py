@@ -24,6 +24,8 @@ Per program (one task of the process pool):
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import hashlib
 import io
 import json
@@ -674,7 +676,7 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
     """Fuzz programs ``start .. start + programs - 1`` of batch ``seed``."""
     for mode in config.modes:
         if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
+            raise ArgumentError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
     start = time.perf_counter()
     indices = range(config.start, config.start + config.programs)
     if config.out is not None:

@@ -1,6 +1,8 @@
 """Options of the tiling pass and the report of what it decided."""
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 from dataclasses import dataclass, field
 
 
@@ -69,13 +71,13 @@ class TileOptions:
         elif self.sizes is not None:
             self.sizes = _positive_sizes(self.sizes)
         if self.unroll is not None and int(self.unroll) < 1:
-            raise ValueError(f"unroll factor must be >= 1, got {self.unroll}")
+            raise ArgumentError(f"unroll factor must be >= 1, got {self.unroll}")
 
 
 def _positive_sizes(sizes) -> list[int]:
     sizes = [int(s) for s in ([sizes] if isinstance(sizes, int) else sizes)]
     if any(s < 1 for s in sizes):
-        raise ValueError(f"tile sizes must be >= 1, got {sizes}")
+        raise ArgumentError(f"tile sizes must be >= 1, got {sizes}")
     return sizes
 
 

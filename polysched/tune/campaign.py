@@ -12,6 +12,8 @@ goes on where it stopped.
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import os
 import time
 from dataclasses import dataclass, field
@@ -45,14 +47,14 @@ class Target:
         # directory) does not hide the suite kernel
         if path.suffix == ".c" or path.is_file():
             if not path.is_file():
-                raise ValueError(f"{kernel_or_file}: no such file")
+                raise ArgumentError(f"{kernel_or_file}: no such file")
             name = path.stem
         else:
             from polysched.bench import get
             try:
                 path = Path(get(kernel_or_file).path)
             except KeyError as err:
-                raise ValueError(f"{kernel_or_file!r} is neither a C file nor a suite kernel "
+                raise ArgumentError(f"{kernel_or_file!r} is neither a C file nor a suite kernel "
                                  f"({err.args[0].split('; ')[-1]})") from None
             name = kernel_or_file
         return cls(path, name, region, dict(defines or {}), [str(d) for d in include_dirs or []])
@@ -164,11 +166,11 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     from .search import make_search
 
     if trials < 1:
-        raise ValueError("trials must be at least 1")
+        raise ArgumentError("trials must be at least 1")
     if verify_dataset is None:
         # (helper-46: from Python, None recorded every candidate 'ok' unverified, and
         # optimize --from-db applied one as "verified")
-        raise ValueError("verify_dataset=None: every candidate is verified before it is timed; give a "
+        raise ArgumentError("verify_dataset=None: every candidate is verified before it is timed; give a "
                          "dataset to verify at (MINI by default)")
     # one spelling per dataset in the database, as the command line writes it ("small" was
     # another campaign than "SMALL" for --resume and --from-db)
@@ -192,7 +194,7 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
         reference, why, broken = original_checksum(job_of(-1, "", None, ""))
         if broken:
             # (helper-46 F11: every candidate was measured against it, the whole budget)
-            raise ValueError(f"{target.path}: cannot tune a program that does not run as written: {why}")
+            raise ArgumentError(f"{target.path}: cannot tune a program that does not run as written: {why}")
         if why:
             warnings.append(f"timed runs are not checked against the original: {why}")
     store = db if isinstance(db, TuneDB) else TuneDB(db)

@@ -20,6 +20,8 @@ Tables:
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import datetime
 import hashlib
 import json
@@ -121,11 +123,11 @@ class TuneDB:
         a missing, empty or foreign file, which stays untouched)."""
         self.path = Path(path)
         if self.path.exists() and self.path.is_dir():
-            raise ValueError(f"{self.path}: is a directory")
+            raise ArgumentError(f"{self.path}: is a directory")
         if not self.path.parent.exists():
-            raise ValueError(f"{self.path}: directory {self.path.parent} does not exist")
+            raise ArgumentError(f"{self.path}: directory {self.path.parent} does not exist")
         if not create and not (self.path.is_file() and self.path.stat().st_size > 0):
-            raise ValueError(f"{self.path}: not a polysched tuning database (empty or missing)")
+            raise ArgumentError(f"{self.path}: not a polysched tuning database (empty or missing)")
         try:
             self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
             self.conn.row_factory = sqlite3.Row
@@ -135,7 +137,7 @@ class TuneDB:
                 if "meta" in tables else None
             if (tables or not create) and schema is None:
                 self.conn.close()
-                raise ValueError(f"{self.path}: not a polysched tuning database (its tables: "
+                raise ArgumentError(f"{self.path}: not a polysched tuning database (its tables: "
                                  f"{', '.join(sorted(tables)) or 'none'})")
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
@@ -146,7 +148,7 @@ class TuneDB:
                         self.conn.execute(statement)
                 self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as err:
-            raise ValueError(f"{self.path}: not a polysched tuning database ({err})") from None
+            raise ArgumentError(f"{self.path}: not a polysched tuning database ({err})") from None
 
     def close(self) -> None:
         self.conn.close()
@@ -228,7 +230,7 @@ class TuneDB:
         ``polysched.tune.measure.Result``. The row's id: the one written, or the one
         another run of the campaign wrote for this trace first (:meth:`row`)."""
         if result.status not in STATUSES:
-            raise ValueError(f"unknown status {result.status!r}")
+            raise ArgumentError(f"unknown status {result.status!r}")
         try:
             load = list(os.getloadavg())
         except OSError:
@@ -244,7 +246,7 @@ class TuneDB:
             existing = self.conn.execute("SELECT id FROM measurements WHERE campaign_id = ? AND trace_hash = ?",
                                          (campaign_id, trace_hash)).fetchone()
             if existing is None:
-                raise ValueError(f"{self.path}: another run of this campaign is recording measurements; "
+                raise ArgumentError(f"{self.path}: another run of this campaign is recording measurements; "
                                  "run one at a time") from None
             return int(existing[0])
         return int(cur.lastrowid)

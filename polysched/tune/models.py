@@ -23,6 +23,8 @@
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import math
 from abc import ABC, abstractmethod
 import re
@@ -420,7 +422,7 @@ def make_model(kind: str, space: SearchSpace, *, store=None, machine_fp: str | N
                seed: int = 0, probe: dict | None = None) -> CostModel:
     from .probe import machine_probe
     if kind not in MODELS:
-        raise ValueError(f"unknown model {kind!r}; choose one of {', '.join(MODELS)}")
+        raise ArgumentError(f"unknown model {kind!r}; choose one of {', '.join(MODELS)}")
     probe = probe or machine_probe(store, machine_fp, cc)
     analysis = Analysis(space, probe, threads)
     if kind == "sol":

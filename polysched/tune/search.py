@@ -28,6 +28,8 @@ campaign, fed the recorded outcomes, proposes what the interrupted one would hav
 """
 from __future__ import annotations
 
+from polysched.errors import ArgumentError
+
 import random
 from abc import ABC, abstractmethod
 from typing import Sequence
@@ -38,7 +40,7 @@ GRID_LIMIT = 200_000
 SEARCHES = ("grid", "random", "evolutionary")
 
 
-class SearchError(ValueError):
+class SearchError(ArgumentError):
     """The search cannot run on this space (e.g. a grid too large)."""
 
 
