@@ -19,7 +19,7 @@ from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
 from polysched.dependence import Dependences, analyze, check, runs_in_original_order
 from polysched.dependence.analysis import KINDS
 from polysched.dependence.flatten import flatten
-from polysched.errors import TransformError
+from polysched.errors import ArgumentError, TransformError
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
 from polysched.scop import Scop, ScopError, extract
@@ -101,6 +101,8 @@ class OptimizeOptions:
                                    negative_coefficients=negative_coefficients,
                                    negative_fallback=True, diamond=diamond)
         tiling = None
+        if tile_sizes is not None and not (tile or l2tile):
+            raise ArgumentError(f"tile_sizes {tile_sizes} without tile: they would tile nothing")
         if tile or parallel or unroll:
             tiling = TileOptions(tile=tile, sizes=tile_sizes, l2tile=l2tile, parallel=parallel,
                                  unroll=unroll, reassociate=reassociate, register_tile=register_tile,

@@ -242,3 +242,16 @@ def test_a_value_the_stages_cannot_take_is_a_polysched_error(mm, call, message):
     with pytest.raises(ps.ArgumentError, match=re.escape(message)) as info:
         call(mm)
     assert isinstance(info.value, ps.PolyschedError) and isinstance(info.value, ValueError)
+
+
+def test_sizes_that_would_tile_nothing_are_refused(mm):
+    """helper-49: accepted and ignored, where the command line refuses '--tile-sizes'
+    without '--tile' and Program.auto_tile a statement it does not have."""
+    from polysched.pipeline import OptimizeOptions
+    from polysched.tiling import TileOptions, tile_with_report
+    with pytest.raises(ps.TransformError, match=r"auto_tile: tile sizes \[4, 4\] given with tile=False"):
+        mm.auto_tile(tile=False, sizes=[4, 4])
+    with pytest.raises(ps.ArgumentError, match="tile_sizes .* without tile"):
+        OptimizeOptions.from_flags(tile_sizes=[32, 32])
+    with pytest.raises(ps.ArgumentError, match=r"tile sizes for 'S9', which is no statement of the region \(S0, S1\)"):
+        tile_with_report(mm.scop, mm.deps, mm.scop.schedule, TileOptions(sizes={"S9": [4, 4]}))

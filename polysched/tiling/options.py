@@ -72,6 +72,9 @@ class TileOptions:
             self.sizes = _positive_sizes(self.sizes)
         if self.unroll is not None and int(self.unroll) < 1:
             raise ArgumentError(f"unroll factor must be >= 1, got {self.unroll}")
+        if self.sizes is not None and not (self.tile or self.l2tile):
+            # (helper-49: ignored; the command line refuses '--tile-sizes' without '--tile')
+            raise ArgumentError(f"tile sizes {self.sizes} given with tile=False: they would tile nothing")
 
 
 def _positive_sizes(sizes) -> list[int]:

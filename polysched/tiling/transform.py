@@ -36,7 +36,7 @@ from polysched.dependence import is_legal, violated_dependences
 from polysched.dependence.loops import (band_flags, carried, distances, is_parallel, mupa_rows,
                                         node_band_flags, prefix_is_empty, prefix_rows, rows)
 from polysched.dependence.scalars import ScopAccesses, classify_scalars, clause_candidate
-from polysched.errors import PolyschedError, TransformError
+from polysched.errors import ArgumentError, PolyschedError, TransformError
 from polysched.islutil import sets_of, val
 from polysched.marks import Parallel, Simd, Tensorize, Unroll, try_parse_mark
 from polysched.scop.model import Scop
@@ -881,6 +881,11 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
     always added. Raises ``TilingError`` if ``schedule`` itself violates a dependence.
     """
     options = options or TileOptions()
+    if isinstance(options.sizes, dict):
+        unknown = sorted(set(options.sizes) - {stmt.name for stmt in scop.statements})
+        if unknown:
+            raise ArgumentError(f"tile sizes for {unknown[0]!r}, which is no statement of the region "
+                                f"({', '.join(stmt.name for stmt in scop.statements)})")
     accesses = ScopAccesses(scop)
     validity = accesses.all_memory()
     given = _deps_validity(deps)
