@@ -36,7 +36,8 @@ from polysched.dependence import (Dependences, Legality, ScheduleError, analyze,
 from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.islutil import sets_of
 from polysched.limits import MAX_CACHE, MAX_JAM
-from polysched.marks import MARK_TYPES, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark, try_parse_mark
+from polysched.marks import (MARK_TYPES, REDUCTION_OPERATORS, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark,
+                             try_parse_mark)
 from polysched.scop import Scop, ScopError, extract
 from polysched.textio import ENCODING, ERRORS
 from polysched.transform import apply, describe_loops, primitives, statement_loops
@@ -648,6 +649,12 @@ class Program:
                                   for op, name in reduction_pairs(reductions, what)]
             for op, name in args["reductions"]:
                 array = self.scop.arrays.get(name)
+                # (helper-49: '%' on an array was refused as "a floating-point reduction")
+                if op not in REDUCTION_OPERATORS:
+                    raise TransformError(f"{what}: {op!r} is no reduction operator (OpenMP's: "
+                                         f"{' '.join(REDUCTION_OPERATORS)})")
+                if array is not None and array.dims:
+                    raise TransformError(f"{what}: '{name}' is an array: a reduction is into a scalar")
                 if array is not None and not reassociate and not is_integer_type(array.element_type):
                     raise TransformError(f"{what}: '{name}' is a floating-point reduction, whose sum the "
                                          "threads reorder: pass reassociate=True to allow it")

@@ -52,9 +52,8 @@ MISUSES = [
     ("par_red_str", lambda p: p.parallel("S1", 1, reductions="+:s"), "reductions must be"),
     ("par_red_none", lambda p: p.parallel("S1", 1, reductions=[None]), "reductions must be"),
     ("par_private_int", lambda p: p.parallel("S1", 1, private=5), "private must be"),
-    # C[i][j] is no scalar, but the rule comes first: a floating-point sum is reordered only on request
-    ("par_red_float", lambda p: p.parallel("S1", 1, reductions={"C": "+"}),
-     "parallel('S1', 1): 'C' is a floating-point reduction, whose sum the threads reorder: pass reassociate=True"),
+    ("par_red_array", lambda p: p.parallel("S1", 1, reductions={"C": "+"}),
+     "parallel('S1', 1): 'C' is an array: a reduction is into a scalar"),
     ("tens_match_str", lambda p: p.tensorize("S1", "dgemm_4x8", match="x"), "match must be"),
     # (helper-44: "apply tensorize before tiling it" where nothing was tiled; a second call
     # with an intrinsic that zeroes C named a misfit of S0's loops)
@@ -255,3 +254,23 @@ def test_sizes_that_would_tile_nothing_are_refused(mm):
         OptimizeOptions.from_flags(tile_sizes=[32, 32])
     with pytest.raises(ps.ArgumentError, match=r"tile sizes for 'S9', which is no statement of the region \(S0, S1\)"):
         tile_with_report(mm.scop, mm.deps, mm.scop.schedule, TileOptions(sizes={"S9": [4, 4]}))
+
+
+@pytest.mark.parametrize("reductions, message", [
+    ([["%", "C"]], "'%' is no reduction operator (OpenMP's: + * - & | ^ && || max min)"),
+    ([["+", "C"]], "'C' is an array: a reduction is into a scalar"),
+])
+def test_a_reduction_that_is_none_says_why(mm, reductions, message):
+    """helper-49: both were refused as "'C' is a floating-point reduction"."""
+    with pytest.raises(ps.TransformError, match=re.escape(message)):
+        mm.parallel("S1", 0, reductions=reductions)
+
+
+def test_a_floating_point_reduction_is_reordered_only_on_request():
+    dot = ps.Program.from_source("double x[64], y[64], s;\nvoid kernel(void) {\n  int i;\n#pragma scop\n"
+                                 "  for (i = 0; i < 64; i++)\n    s += x[i] * y[i];\n#pragma endscop\n}\n",
+                                 filename="dot.c")
+    with pytest.raises(ps.TransformError, match=re.escape("parallel('S0', 0): 's' is a floating-point reduction, "
+                                                          "whose sum the threads reorder: pass reassociate=True")):
+        dot.parallel("S0", 0, reductions=[["+", "s"]])
+    assert "reduction(+:s)" in dot.parallel("S0", 0, reductions=[["+", "s"]], reassociate=True).c_code()
