@@ -268,3 +268,30 @@ def test_ctrl_c_while_a_module_loads_is_an_interrupt(tmp_path, capsys, monkeypat
     assert main(["tune", "gemm", "--db", str(db), "--quiet", "--trials", "2"]) == 130
     err = capsys.readouterr().err
     assert "internal error" not in err and f"interrupted: every finished trial is recorded in {db}" in err
+
+
+def test_a_note_of_the_file_is_printed_once(tmp_path):
+    """A region kept as written next to the tuned one: its note came once from the
+    campaign and again from every worker that read the file (3 times for 2 trials)."""
+    source = tmp_path / "two.c"
+    source.write_text("""#include <stdio.h>
+#define N 50
+double A[N], B[N];
+int idx[N];
+int main(void) {
+  int i;
+  for (i = 0; i < N; i++) { A[i] = i; B[i] = 0; idx[i] = (i * 7) % N; }
+#pragma scop
+  for (i = 0; i < N; i++) B[idx[i]] = A[i];
+#pragma endscop
+#pragma scop
+  for (i = 1; i < N; i++) A[i] = A[i - 1] + B[i];
+#pragma endscop
+  printf("%f\\n", A[N - 1]);
+  return 0;
+}
+""")
+    run = polysched("tune", source, "--trials", "2", "--jobs", "2", "--repeat", "1", "--db", tmp_path / "t.sqlite",
+                    "--no-plot")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("two.c:9:29: note: indirect access") == 1, run.stderr

@@ -14,9 +14,11 @@ of the search and the executors; everything else still runs).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
+import io
 import json
 import os
 import statistics
@@ -103,9 +105,13 @@ def program_of(job: Job):
     defines = {**job.defines, **dataset_define(job.dataset)}
     base_key = (hashlib.sha256(job.source.encode(errors="surrogateescape")).hexdigest(), job.filename,
                 job.region, json.dumps(defines, sort_keys=True), tuple(job.include_dirs))
-    base = _lru_get(_BASES, base_key, lambda: Program.from_source(
-        job.source, region=job.region, defines=defines or None,
-        include_dirs=job.include_dirs or None, filename=job.filename))
+    def base_program():
+        # (the campaign printed the file's notes when it read the region: once, not
+        # again from each worker)
+        with contextlib.redirect_stderr(io.StringIO()):
+            return Program.from_source(job.source, region=job.region, defines=defines or None,
+                                       include_dirs=job.include_dirs or None, filename=job.filename)
+    base = _lru_get(_BASES, base_key, base_program)
     steps = list(Trace.from_json(job.trace).steps)
     # the steps up to the scheduler's (expand_scalars, transpose_arrays, auto_schedule) are shared by most jobs
     scheduled = next((k + 1 for k, step in enumerate(steps) if step["op"] == "auto_schedule"), 0)
