@@ -957,7 +957,7 @@ class _RegionBuilder:
         decl = self.visible.declarations.get(name)
         if decl is None or not decl.is_integer_scalar or decl.volatile or name in self.all_iterators \
                 or name in self.macros or any(name in scope for scope in self.scopes) \
-                or integer_range(decl.element_type) is None \
+                or integer_range(self.integer_type(decl.element_type)) is None \
                 or any(re.search(rf"\b{re.escape(name)}\b", macro.body) for macro in self.macros.macros.values()):
             return None
 
@@ -972,7 +972,7 @@ class _RegionBuilder:
         except NotAffine:
             self.pending_ranges = []
             return None
-        self.on_range(value, *integer_range(decl.element_type))
+        self.on_range(value, *integer_range(self.integer_type(decl.element_type)))
         self.assume_in_range(ctx.domain)
         text = self.local_text(self.as_written(_GEN.visit(node.rvalue)))
         return _Local(name, name, node.rvalue, f"(({decl.element_type}) ({text}))")
