@@ -216,7 +216,7 @@ LOCALS = """  for (i = 0; i < N; i++)
 def test_block_scope_declarations_are_scalars_and_affine_aliases():
     [scop] = extract(program(LOCALS), filename="loc.c")
     bodies = [s.body for s in scop.statements]
-    assert bodies == ["t = A[i][j] * 2.0;", "B[i][j] = t + ((j + 1) < N ? A[i][(j + 1)] : 0.0);",
+    assert bodies == ["t = A[i][j] * 2.0;", "B[i][j] = t + (((int) (j + 1)) < N ? A[i][((int) (j + 1))] : 0.0);",
                       "t_1 = 0.0;", "t_1 += B[i][k];", "C[i] = t_1;"]
     assert scop.arrays["t"].is_scalar and scop.arrays["t"].element_type == "double"
     assert scop.arrays["t"].origin == "region" and scop.arrays["t_1"].origin == "region"
@@ -299,10 +299,10 @@ def test_a_block_variable_may_have_the_name_of_another_loops_iterator():
     region'): ``i`` there is the alias ``j / 2``, ``k`` a scalar of its own."""
     [scop] = extract(program(SHADOWING), filename="shadow.c")
     s0, s1, s2 = scop.statements
-    assert s1.body == "k_1 = A[(j / 2)][j] * 0.5;" and s2.body == "C[j] = k_1 + B[(j / 2)][j];"
+    assert s1.body == "k_1 = A[((int) (j / 2))][j] * 0.5;" and s2.body == "C[j] = k_1 + B[((int) (j / 2))][j];"
     [read] = [a for a in s1.accesses if a.array == "A"]
     name = s1.domain.get_tuple_name()
-    assert isl.UnionMap.from_map(read.relation).is_equal(isl.UnionMap(
+    assert isl.UnionMap.from_map(read.relation).intersect_params(scop.context).is_equal(isl.UnionMap(
         f"[N] -> {{ {name}[j] -> A[floor(j / 2), j] : 0 <= j < N }}").intersect_params(scop.context))
 
 
@@ -352,6 +352,65 @@ def test_a_loop_over_a_block_variable_used_outside_its_loops_is_refused(body):
         in info.value.message
     assert info.value.line == program(body).splitlines().index("    for (k = 0; k" + body.split("for (k = 0; k")[1]
                                                                    .split("\n")[0]) + 1
+
+
+TYPED_ALIASES = """#include <stdio.h>
+double A[30000];
+long L[30000], M[30000];
+
+void kernel(long n)
+{
+  long i, j, k;
+#pragma scop
+  for (j = 0; j < n; j++) {
+    long t = j - 5;
+    A[j] = (t < 3u) ? 1.0 : 2.0;
+  }
+  for (j = 0; j < n; j++) {
+    int u = j * 100000;
+    L[j] = u;
+  }
+  for (i = 0, k = n - 1; i < n; i++, k--)
+    M[i] = k * 1000000000;
+#pragma endscop
+}
+
+int main(void)
+{
+  long n, i, sizes[] = {0, 1, 10, 21474, 21475, 21478, 30000};
+  for (n = 0; n < 7; n++) {
+    kernel(sizes[n]);
+    double s = 0;
+    long l = 0;
+    for (i = 0; i < sizes[n]; i++) {
+      s += A[i] * (i % 7 + 1);
+      l += (L[i] % 1000003) * (i % 5 + 1) + M[i] % 999983;
+    }
+    printf("%ld %.17g %ld\\n", sizes[n], s, l);
+  }
+  return 0;
+}
+"""
+
+
+def test_an_alias_has_the_type_of_its_variable():
+    """helper-51, wrong code: ``long t = j - 5;`` was read as ``(j - 5)``, so with an
+    int j ``t < 3u`` became an unsigned comparison; ``int u = j * 100000`` with a long
+    j lost its narrowing; ``long k`` stepped with the loop was computed in int. Each
+    alias is now its value converted to the variable's type, and the model's value
+    holds where it fits (a run-time check)."""
+    [scop] = extract(TYPED_ALIASES, filename="typed.c")
+    s0, s1, s2 = scop.statements
+    assert s0.body == "A[j] = (((long) (j - 5)) < 3u) ? 1.0 : 2.0;"
+    assert s1.body == "L[j] = ((int) (j * 100000));"
+    assert s2.body == "M[i] = (((long) (n - 1)) - (((long) i) - ((long) (0))) * 1) * 1000000000;"
+    # u fits an int for j * 100000 <= 2**31 - 1: n - 1 <= 21474
+    assert scop.context.is_subset(isl.Set("[n] -> { : n <= 21475 }"))
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_an_alias_has_the_type_of_its_variable_end_to_end(tmp_path, mode):
+    roundtrip(tmp_path, TYPED_ALIASES, MODES[mode]())
 
 
 REGION_CONSTANT = """#include <stdio.h>

@@ -903,14 +903,15 @@ class _RegionBuilder:
             raise self.error(node, f"declaration of '{name}' shadows a loop iterator")
         if node.init is not None and not decl.dims and name not in self.written \
                 and _is_signed_integer(decl.element_type):
+            alias = self.converted(node.init, decl.element_type, node)
             try:
-                self.converter(ctx).pw_aff(node.init)
+                self.converter(ctx).pw_aff(alias)
             except NotAffine:
                 self.pending_ranges = []
             else:
                 self.assume_in_range(ctx.domain)
                 text = self.local_text(self.initializer_text(node))
-                self.scopes[-1][name] = _Local(name, name, node.init, f"({text})")
+                self.scopes[-1][name] = _Local(name, name, alias, f"(({decl.element_type}) ({text}))")
                 return None
         model = self.local_model_name(name)
         local = _Local(name, model, decl=decl)
@@ -940,6 +941,16 @@ class _RegionBuilder:
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
+    def converted(self, value: c_ast.Node, c_type: str, site: c_ast.Node) -> c_ast.Node:
+        """``(c_type) (value)``: the value a variable of ``c_type`` set to ``value``
+        holds, as the alias read in its place (helper-51: ``long t = j - 5;`` read as
+        ``j - 5`` made ``t < 3u`` an unsigned comparison, and ``int t = j * 100000``
+        with a long j lost its narrowing). The model's value is the unconverted one,
+        where it fits the type (the cast's range assumption)."""
+        cast = copy.copy(self.parse_expression(f"({c_type}) 0", site))
+        cast.expr = value
+        return cast
+
     def region_constant(self, node: c_ast.Node, ctx: _Context) -> _Local | None:
         """``m = n / 2;`` at the region's top level, the only write of an integer ``m``
         declared before the region, with an affine value of the parameters: after it,
@@ -958,7 +969,8 @@ class _RegionBuilder:
         if decl is None or not decl.is_integer_scalar or decl.volatile or name in self.all_iterators \
                 or name in self.macros or any(name in scope for scope in self.scopes) \
                 or integer_range(self.integer_type(decl.element_type)) is None \
-                or any(re.search(rf"\b{re.escape(name)}\b", macro.body) for macro in self.macros.macros.values()):
+                or any(name in self.macros.names_reached(word) for word in self.region_words if word in self.macros):
+            # (a macro the region uses may read or write m where the text does not show it)
             return None
 
         def writes(n: c_ast.Node) -> bool:
@@ -967,15 +979,15 @@ class _RegionBuilder:
             return isinstance(target, c_ast.ID) and target.name == name
         if [n for n in _walk_nodes(self.body) if writes(n)] != [node]:
             return None
+        alias = self.converted(node.rvalue, decl.element_type, node)
         try:
-            value = self.converter(ctx).pw_aff(node.rvalue)
+            self.converter(ctx).pw_aff(alias)
         except NotAffine:
             self.pending_ranges = []
             return None
-        self.on_range(value, *integer_range(self.integer_type(decl.element_type)))
         self.assume_in_range(ctx.domain)
         text = self.local_text(self.as_written(_GEN.visit(node.rvalue)))
-        return _Local(name, name, node.rvalue, f"(({decl.element_type}) ({text}))")
+        return _Local(name, name, alias, f"(({decl.element_type}) ({text}))")
 
     def constant_table(self, node: c_ast.Decl, decl: Declaration) -> str:
         """The C text of the initialiser of an array a block of the region declares,
@@ -2260,16 +2272,19 @@ class _RegionBuilder:
             self.affine(ctx, start)         # a clear error if it is not affine
             # j = j0 + (i - i0) * factor (a variable the increment does not step is j0)
             factor = self.step_of(stepping[0], other, node) * step if stepping else 0
+            # in j's type, as j is set and stepped (helper-51: 'long j' read as int
+            # arithmetic, j * 1000000000 overflowed)
+            c_type = decl.element_type
             if factor:
                 constant = c_ast.Constant("int", str(abs(factor)))
                 alias = c_ast.BinaryOp("+" if factor > 0 else "-", start, c_ast.BinaryOp(
                     "*", c_ast.BinaryOp("-", c_ast.ID(name), init), constant))
-                text = f"(({_GEN.visit(start)}) {'+' if factor > 0 else '-'} ({name} - ({_GEN.visit(init)})) " \
-                       f"* {abs(factor)})"
+                text = f"((({c_type}) ({_GEN.visit(start)})) {'+' if factor > 0 else '-'} " \
+                       f"((({c_type}) {name}) - (({c_type}) ({_GEN.visit(init)}))) * {abs(factor)})"
             else:
-                alias, text = start, f"({_GEN.visit(start)})"
+                alias, text = start, f"(({c_type}) ({_GEN.visit(start)}))"
             # (emitted C: the model's names as the source writes them, w__x__h as (w * h))
-            aliases[other] = _Local(other, other, alias, self.as_written(text))
+            aliases[other] = _Local(other, other, self.converted(alias, c_type, node), self.as_written(text))
         unknown = [e for e in steps if not any(isinstance(n, c_ast.ID) and n.name in names for n in _walk_nodes(e))]
         if unknown:
             raise self.error(unknown[0], f"loop increment changes a variable the loop does not set")
