@@ -53,7 +53,7 @@ CASES = {
     "indirect_access": ("for (i = 0; i < N; i++)\n  x[/*@*/idx[i]] = 0;", "indirect access"),
     "array_bound": ("for (i = 0; i < N; i++)\n  for (j = 0; j < /*@*/idx[i]; j++)\n    A[i][j] = 0;",
                     "data-dependent"),
-    "written_scalar_bound": ("t = 3;\nfor (i = 0; i < /*@*/t; i++)\n  x[i] = 0;", "written inside the SCoP"),
+    "written_scalar_bound": ("t = 3;\nt += 1;\nfor (i = 0; i < /*@*/t; i++)\n  x[i] = 0;", "written inside the SCoP"),
     "loop_under_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > 0)\n    /*@*/for (j = 0; j < N; j++)\n"
                                    "      A[i][j] = 0;", "loop under a condition that reads the data"),
     "while_under_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n    /*@*/while (x[i] > 1) x[i] -= 1;"

@@ -979,6 +979,9 @@ class _RegionBuilder:
             return isinstance(target, c_ast.ID) and target.name == name
         if [n for n in _walk_nodes(self.body) if writes(n)] != [node]:
             return None
+        if any(isinstance(n, c_ast.ArrayDecl) and any(isinstance(x, c_ast.ID) and x.name == name
+                                                      for x in _walk_nodes(n.dim)) for n in _walk_nodes(self.body)):
+            return None     # (an extent: the emitted region declares its arrays before m is set)
         alias = self.converted(node.rvalue, decl.element_type, node)
         try:
             self.converter(ctx).pw_aff(alias)
