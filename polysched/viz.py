@@ -154,11 +154,12 @@ def domain(program, stmt: str, ax=None, *, dims=None, params: dict[str, int] | N
                     rel = rel.fix_val(isl.dim_type.in_, k, val(fixed[name]))
                     rel = rel.fix_val(isl.dim_type.out, k, val(fixed[name]))
             n = len(iterators)
-            pairs = rel.wrap().count_val().to_python()
+            wrapped = rel.wrap()
+            pairs = wrapped.count_val().to_python()
             if pairs > MAX_POINTS:      # (MAX_ARROWS of them would be drawn at most)
                 undrawn.append(f"{pairs} {kind} pairs {rec.source} -> {rec.sink} not drawn")
                 continue
-            for pt in _points(rel.wrap()):
+            for pt in _points(wrapped):
                 src, dst = pt[:n], pt[n:]
                 if src not in drawn or dst not in drawn or arrows >= MAX_ARROWS:
                     continue

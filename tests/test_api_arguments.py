@@ -9,7 +9,11 @@ import re
 import pytest
 
 import polysched as ps
-from polysched.emit_c import EmitOptions
+from polysched.bench import run_benchmarks
+from polysched.bench.suite import normalize_dataset
+from polysched.emit_c import EmitOptions, emit_file
+from polysched.tiling import TileOptions
+from polysched.tune import Target
 
 MM = """#define N 16
 double A[N][N], B[N][N], C[N][N];
@@ -226,14 +230,11 @@ def test_numpy_integers_are_taken_as_ints(mm):
 
 @pytest.mark.parametrize("call, message", [
     (lambda p: p.deps.pairs("bogus"), "unknown dependence kind 'bogus'"),
-    (lambda p: __import__("polysched.tiling", fromlist=["TileOptions"]).TileOptions(sizes=[0, 4]),
-     "tile sizes must be >= 1"),
-    (lambda p: __import__("polysched.emit_c", fromlist=["emit_file"]).emit_file([p.scop], []), "1 scops but 0"),
-    (lambda p: __import__("polysched.tune", fromlist=["Target"]).Target.of("no-such-kernel"), "neither a C file"),
-    (lambda p: __import__("polysched.bench", fromlist=["run_benchmarks"]).run_benchmarks(["gemm"], ["nope"]),
-     "unknown variant 'nope'"),
-    (lambda p: __import__("polysched.bench.suite", fromlist=["normalize_dataset"]).normalize_dataset("HUGE"),
-     "unknown dataset"),
+    (lambda p: TileOptions(sizes=[0, 4]), "tile sizes must be >= 1"),
+    (lambda p: emit_file([p.scop], []), "1 scops but 0"),
+    (lambda p: Target.of("no-such-kernel"), "neither a C file"),
+    (lambda p: run_benchmarks(["gemm"], ["nope"]), "unknown variant 'nope'"),
+    (lambda p: normalize_dataset("HUGE"), "unknown dataset"),
 ])
 def test_a_value_the_stages_cannot_take_is_a_polysched_error(mm, call, message):
     """helper-49: these were plain ValueErrors, outside the hierarchy that errors.py
@@ -247,7 +248,7 @@ def test_sizes_that_would_tile_nothing_are_refused(mm):
     """helper-49: accepted and ignored, where the command line refuses '--tile-sizes'
     without '--tile' and Program.auto_tile a statement it does not have."""
     from polysched.pipeline import OptimizeOptions
-    from polysched.tiling import TileOptions, tile_with_report
+    from polysched.tiling import tile_with_report
     with pytest.raises(ps.TransformError, match=r"auto_tile: tile sizes \[4, 4\] given with tile=False"):
         mm.auto_tile(tile=False, sizes=[4, 4])
     with pytest.raises(ps.ArgumentError, match="tile_sizes .* without tile"):

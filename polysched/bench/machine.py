@@ -6,8 +6,6 @@ compared or reproduced, so every results file carries :func:`machine_info`.
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import datetime
 import functools
 import os
@@ -17,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from polysched.errors import ArgumentError
 from polysched.tiling.cache import cache_sizes, parse_size
 
 FALLBACK_LINE_BYTES = 64

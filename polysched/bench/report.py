@@ -10,12 +10,12 @@ noise. The geometric mean per variant is over the kernels where both the variant
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import csv
 import io
 import math
 from pathlib import Path
+
+from polysched.errors import ArgumentError
 
 from .runner import OK, ORIG
 

@@ -43,8 +43,6 @@ commit, date and load average.
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import datetime
 import hashlib
 import json
@@ -56,6 +54,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+
+from polysched.errors import ArgumentError
 
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, compare_outputs
 from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, portable_cflags,

@@ -20,12 +20,12 @@ the same way.
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import pathlib
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Mapping
+
+from polysched.errors import ArgumentError
 
 DATASETS = ("MINI", "SMALL", "MEDIUM", "LARGE", "EXTRALARGE")
 

@@ -20,14 +20,14 @@ Any name takes parameters after colons (:func:`parse_variant`): ``pluto-tile:siz
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import functools
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+from polysched.errors import ArgumentError
 
 from .harness import DEFAULT_CC, DEFAULT_CFLAGS
 from .runner import ORIG, Variant, orig_variant

@@ -14,8 +14,6 @@ and both touch the same array element":
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -23,6 +21,7 @@ from functools import cached_property
 import islpy as isl
 import networkx as nx
 
+from polysched.errors import ArgumentError
 from polysched.islutil import isl_operation_cap, maps_of
 
 from polysched.scop.model import Scop

@@ -9,13 +9,12 @@ See codegen.py for the printer and marks.py for the mark -> pragma rules.
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import re
 from collections.abc import Sequence
 
 import islpy as isl
 
+from polysched.errors import ArgumentError
 from polysched.scop.model import Scop
 from polysched.scop.source import blank_strings, original_in_output, strip_comments
 from polysched.textio import (PASTED_END, PASTED_START, feature_definitions, header_position, line_ending,

@@ -18,14 +18,13 @@ the accumulator of any loop.
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import re
 
 from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.errors import ArgumentError
 from polysched.islutil import isl_message, sets_of, val, without_ast_options
 from polysched.marks import Jam, Tensorize, parse_mark, try_parse_mark
 from polysched.scop.model import Scop, Statement

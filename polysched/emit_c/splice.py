@@ -6,10 +6,9 @@ polysched's own output, the whole region (``Scop.replaced_span``) is replaced.
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 from collections.abc import Sequence
 
+from polysched.errors import ArgumentError
 from polysched.scop.model import Scop
 
 

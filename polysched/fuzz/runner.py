@@ -24,8 +24,6 @@ Per program (one task of the process pool):
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import hashlib
 import io
 import json
@@ -41,6 +39,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from polysched.errors import ArgumentError
 
 from .generator import GENERATOR_VERSION, InvalidProgram, Program, features, generate, render
 

@@ -1,9 +1,9 @@
 """Options of the tiling pass and the report of what it decided."""
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 from dataclasses import dataclass, field
+
+from polysched.errors import ArgumentError
 
 
 @dataclass

@@ -12,8 +12,6 @@ goes on where it stopped.
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import os
 import time
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from typing import Callable
 
 from polysched.bench.harness import scratch_directory, untested_datasets
 from polysched.bench.suite import dataset_spelling
+from polysched.errors import ArgumentError
 
 from .db import TuneDB, kernel_fingerprint, machine_fingerprint, machine_identity
 from .measure import Job, Result, original_checksum

@@ -20,8 +20,6 @@ Tables:
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import datetime
 import hashlib
 import json
@@ -29,6 +27,8 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+
+from polysched.errors import ArgumentError
 
 STATUSES = ("ok", "wrong", "illegal", "timeout", "compile_error", "error")
 SCHEMA_VERSION = 1

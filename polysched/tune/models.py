@@ -23,14 +23,14 @@
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import math
 from abc import ABC, abstractmethod
 import re
 from typing import Sequence
 
 import numpy as np
+
+from polysched.errors import ArgumentError
 
 from .space import FUSIONS, IDENTITY, TENSORIZE, WHOLE, BandInfo, SearchSpace
 

@@ -28,11 +28,11 @@ campaign, fed the recorded outcomes, proposes what the interrupted one would hav
 """
 from __future__ import annotations
 
-from polysched.errors import ArgumentError
-
 import random
 from abc import ABC, abstractmethod
 from typing import Sequence
+
+from polysched.errors import ArgumentError
 
 from .space import SearchSpace, config_key
 
