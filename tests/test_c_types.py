@@ -493,3 +493,22 @@ def _write(tmp_path, text: str):
     path = tmp_path / "arm.c"
     path.write_text(text)
     return path
+
+
+def test_the_refusal_names_the_subscript_that_wraps():
+    """Fuzz seed 34941, program 5: 'f[i + j * n]' (long n: computed in long) was refused
+    with 'a subscript computed in 32-bit unsigned arithmetic', which it is not; the one
+    that is, f[i + 1], is now named."""
+    source = """void k(long n, long m, double *f)
+{
+  unsigned i, j;
+#pragma scop
+  for (i = 1; i < n; i++)
+    for (j = 0; j < m; j++)
+      f[i + j * n] = 1.5 * f[i + 1] + 0.75 * f[i + (j + 1) * n];
+#pragma endscop
+}
+"""
+    with pytest.raises(ScopError) as info:
+        extract(source, filename="f.c")
+    assert "32-bit unsigned arithmetic wraps modulo 2**32 (here 'f[i + 1]')" in info.value.message

@@ -566,7 +566,8 @@ class _RegionBuilder:
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
-        self.wrapping_subscripts: set[str] = set()     # 1-d arrays left linearised: 32-bit unsigned
+        # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
+        self.wrapping_subscripts: dict[str, c_ast.Node] = {}
         self.distributed: set[str] = set()    # linearised arrays read without compound sizes
         self.compound_sizes: dict[str, c_ast.Node] = {}     # "(len - 2)" -> its expression
 
@@ -1872,8 +1873,9 @@ class _RegionBuilder:
         for name, nodes in subscripts.items():
             # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
             # row and column the model would name (64 bits wrap like addresses do)
-            if any(wraps_at_32_bits(n, self.type_of) for n in nodes):
-                self.wrapping_subscripts.add(name)
+            wrapping = next((n for n in nodes if wraps_at_32_bits(n, self.type_of)), None)
+            if wrapping is not None:
+                self.wrapping_subscripts[name] = wrapping
                 continue
             # compound row sizes first ((len - 2) one size); else distributed: the diagonal
             # A[k * (n + 1)] next to A[i * n + j] is row k, column k of rows of n
@@ -3026,9 +3028,12 @@ class _RegionBuilder:
                     why = self.not_a_table(root) if root else ""
                     raise self.error(site or err.node, f"indirect access: subscript '{text}' of '{array}' reads "
                                                f"an array element{why}") from None
-                wraps = "; a subscript computed in 32-bit unsigned arithmetic wraps modulo 2**32 and is not read " \
-                    "as rows and columns (one of 'size_t' or signed counters and sizes is)" \
-                    if name in self.wrapping_subscripts else ""
+                wrapping = self.wrapping_subscripts.get(name)
+                # (seed 34941: the subscript refused, 'i + j * n' in long, was not the one that wraps)
+                wraps = "" if wrapping is None else \
+                    f"; a subscript computed in 32-bit unsigned arithmetic wraps modulo 2**32 (here " \
+                    f"'{array}[{self.as_written(_GEN.visit(wrapping))}]') and is not read as rows and columns " \
+                    f"(one of 'size_t' or signed counters and sizes is)"
                 if name in self.mixed_rows and not wraps:
                     sizes = " and ".join(f"'{self.as_written(size)}'" for size in self.mixed_rows[name])
                     wraps = (f"; '{array}' is read as rows of {sizes} in different subscripts, and one "
