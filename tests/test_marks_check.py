@@ -84,6 +84,18 @@ def test_check_cli_reports_the_racy_mark(gemm):
     assert "mark 'parallel' is on a loop that carries a dependence" in proc.stdout
 
 
+def test_check_cli_refuses_an_unreadable_mark_as_bad_input(gemm):
+    """A misspelt mark is a schedule that cannot be read: exit 2, as optimize --schedule
+    (it was reported as an illegal schedule, exit 1, as if a claim were found false)."""
+    scop, _ = gemm
+    text = str(scop.schedule.get_root().child(0).insert_mark(isl.Id("paralel")).get_schedule())
+    proc = subprocess.run([sys.executable, "-m", "polysched", "check", str(get("gemm").path), "--schedule", text],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == ("polysched: error: --schedule: unknown mark 'paralel' "
+                                   "(known: parallel, simd, ivdep, unroll(N), tensorize(name), jam)")
+
+
 def test_mark_is_checked_only_where_the_code_runs_under_the_context():
     """Writes ``A[i + n + m]`` and reads ``A[i]`` overlap only for ``m < 0``, which the
     context (``m >= 1``, checked at run time by the emitted code) rules out: the loop is

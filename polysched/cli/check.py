@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from polysched.cli import UsageError
+from polysched.errors import MarkError
 from polysched.cli.common import (OutOfBudget, add_budget_arg, add_preprocessor_args, budget_of, extract_regions,
                                   within_budget)
 
@@ -45,7 +46,9 @@ def run(args) -> int:
         text = lines[args.scop]
 
     def checked() -> tuple[bool, str]:
-        result = check(scop, analyze(scop), parse_schedule(text, scop.context.get_ctx()))
+        schedule = parse_schedule(text, scop.context.get_ctx())
+        _refuse_unreadable_marks(schedule)
+        result = check(scop, analyze(scop), schedule)
         return result.legal, json.dumps(result.to_json(), indent=1) if args.json else _described(result)
 
     budget = budget_of(args)
@@ -53,13 +56,32 @@ def run(args) -> int:
         legal, report = within_budget(budget, checked, f"{scop.filename}:{scop.start_line}", "the legality check")
     except OutOfBudget as err:           # undecided: an error (exit 2), not "illegal"
         raise UsageError(str(err)) from None
-    except ScheduleError as err:
+    except (ScheduleError, MarkError) as err:
         raise UsageError(f"--schedule: {err}") from None
     except isl.Error as err:
         message = str(err).strip().splitlines()[0] if str(err).strip() else "isl error"
         raise UsageError(f"--schedule: {message}") from None
     print(report)
     return 0 if legal else 1
+
+
+def _refuse_unreadable_marks(schedule) -> None:
+    """A mark outside the vocabulary is a schedule that cannot be read (exit 2, as
+    optimize --schedule), not a claim found false (exit 1)."""
+    import islpy as isl
+
+    from polysched.marks import parse_mark
+
+    if not isinstance(schedule, isl.Schedule):
+        return
+
+    def visit(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.mark:
+            parse_mark(node.mark_get_id())
+        for k in range(node.n_children()):
+            visit(node.child(k))
+
+    visit(schedule.get_root())
 
 
 def _described(result) -> str:
