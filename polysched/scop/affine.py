@@ -436,7 +436,8 @@ class AffineConverter:
             # unsigned arithmetic -d is a huge divisor instead
             if divisor < 0 and self.type_of is not None \
                     and unsigned_width_of(node, self.type_of, self._kinds) is not None:
-                raise NotAffine(where, f"'{_GEN.visit(node)}' divides an unsigned value by a negative constant")
+                raise NotAffine(where, f"'{_GEN.visit(node)}' divides in unsigned arithmetic by a negated "
+                                       "constant, which wraps to a huge divisor")
             negated, divisor = divisor < 0, abs(divisor)
             right = self.constant(divisor)
             # C truncates toward zero: floor is exact only for non-negative dividends
