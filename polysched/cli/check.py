@@ -18,7 +18,9 @@ def add_parser(subparsers) -> None:
                    help='isl schedule tree or map, e.g. "[N] -> { S0[i, j] -> [j, i] }", or a file '
                         "holding one (as optimize --save-schedule writes it; the line of region --scop)")
     p.add_argument("--scop", type=int, default=0, metavar="K",
-                   help="which SCoP of the file (0-based, default 0)")
+                   help="which SCoP of the file (0-based, default 0), counted as optimize's summary "
+                        "and --save-schedule count them: a region polysched cannot read (its note says "
+                        "so) takes no number")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     add_budget_arg(p)
     add_preprocessor_args(p)
