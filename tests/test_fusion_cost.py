@@ -247,3 +247,38 @@ def test_a_fusion_that_makes_one_product_walk_columns_is_undone():
     assert [t for _, t in tiled.loops("S1")][-1] == "i"
     assert [t for _, t in tiled.loops("S0")][-3:] == ["floor(i/4)", "j", "i"]
     assert tiled.verify(threads=2).ok
+
+
+# helper-53: the 4 instances of S0 (i = 0, 1e11, 2e11, 3e11) and S1 (i = 7), fused into
+# one loop stepping by 1 over [0, 4e11) with guards: a program of 5 statement instances
+# that never ended
+STRIDED = """#include <stdio.h>
+double A[8];
+int main(void) {
+  long i;
+#pragma scop
+  for (i = 0; i < 400000000000L; i += 100000000000L)
+    A[i / 100000000000L] += 1.0;
+  for (i = 7; i < 8; i++)
+    A[i] = A[i] + 100.0;
+#pragma endscop
+  printf("%.17g %.17g %.17g\\n", A[0], A[3], A[7]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("fuse", ["smart", "cost", "max"])
+def test_loops_of_different_strides_are_not_fused(fuse):
+    program = ps.Program.from_source(STRIDED).auto_schedule(fuse=fuse)
+    assert _top_parts(program) == [["S0"], ["S1"]]
+    assert program.verify(dataset=None, threads=1, rtol=0, atol=0, timeout=20).ok
+
+
+def test_loops_of_one_stride_still_fuse():
+    """Two stride-2 loops sharing A fuse as before (their strides are the same)."""
+    source = STRIDED.replace("i < 400000000000L; i += 100000000000L", "i < 8; i += 2") \
+                    .replace("A[i / 100000000000L]", "A[i]").replace("i = 7; i < 8; i++", "i = 0; i < 8; i += 2")
+    program = ps.Program.from_source(source).auto_schedule(fuse="smart")
+    assert _top_parts(program) == [["S0", "S1"]]
+    assert program.verify(dataset=None, threads=1, rtol=0, atol=0).ok

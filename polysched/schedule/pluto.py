@@ -92,6 +92,9 @@ class _Problem:
     spatial: dict[str, list[int]] = field(default_factory=dict)   # see ilp.spatial_weights
     footprints: dict[str, dict[str, isl.Set]] = field(default_factory=dict)  # fusion.footprints
     strides: dict[str, list[int]] = field(default_factory=dict)   # spatial_weights by array size
+    # statement -> (dimension, stride) of its domain's dimensions of a stride other than 1
+    # (isl_set_get_stride): ((0, 2),) for 'for (i = 0; i < n; i += 2)'; () when dense
+    lattices: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
 
 class _Scheduler:
@@ -183,6 +186,8 @@ class _Scheduler:
                     parts = self._join_by_cost(parts, edges, rows)
                 if len(parts) > 1:
                     return self._cut(parts, edges, prox, rows)
+            elif len(parts := self._dimension_cut(sccs, depth=False)) > 1:     # max
+                return self._cut(parts, edges, prox, rows)
 
         members: list[Hyperplane] = []
         start_rows = rows
@@ -276,27 +281,33 @@ class _Scheduler:
                 return True
         return False
 
-    def _dimension_cut(self, sccs: list[list[str]]) -> list[list[str]]:
-        """Pluto's smartfuse: cut between consecutive SCCs of different loop depth."""
+    def _nest_kind(self, stmts, depth: bool = True) -> tuple:
+        """What smartfuse keeps apart: the loop depth, and the strides of the domains
+        (also under maxfuse, ``depth=False``). A loop fusing ``for (i = 0; i < 4e11; i +=
+        1e11)`` with ``for (i = 7; i < 8; i++)`` steps by 1 (helper-53: 4e11 iterations
+        with guards for 5 instances, a hang)."""
+        return (max(self.p.dims[s] for s in stmts) if depth else 0,
+                tuple(sorted({self.p.lattices.get(s, ()) for s in stmts})))
+
+    def _dimension_cut(self, sccs: list[list[str]], depth: bool = True) -> list[list[str]]:
+        """Pluto's smartfuse: cut between consecutive SCCs of different loop depth (and,
+        ours, of different strides: `_nest_kind`)."""
         parts = [list(sccs[0])]
-        depth = max(self.p.dims[s] for s in sccs[0])
+        kind = self._nest_kind(sccs[0], depth)
         for scc in sccs[1:]:
-            d = max(self.p.dims[s] for s in scc)
-            if d != depth:
+            k = self._nest_kind(scc, depth)
+            if k != kind:
                 parts.append(list(scc))
-                depth = d
+                kind = k
             else:
                 parts[-1].extend(scc)
         return parts
 
     def _join_by_cost(self, parts, edges, rows) -> list[list[str]]:
-        """The ``cost`` policy (see fusion.py): join parts of one loop depth that are not
+        """The ``cost`` policy (see fusion.py): join parts of one kind (`_nest_kind`) that are not
         neighbours, the pair sharing the most data first, while the join keeps the parts'
         order legal and the fused band as deep and as parallel as each part's alone."""
         position = {s: k for k, s in enumerate(s for part in parts for s in part)}
-
-        def depth(part):
-            return max(self.p.dims[s] for s in part)
 
         rejected: set[tuple[frozenset, frozenset]] = set()
         shapes: dict[frozenset, tuple[int, int, int]] = {}
@@ -313,7 +324,7 @@ class _Scheduler:
             for a in range(len(parts)):
                 for b in range(a + 1, len(parts)):
                     key = (frozenset(parts[a]), frozenset(parts[b]))
-                    if key in rejected or depth(parts[a]) != depth(parts[b]) or \
+                    if key in rejected or self._nest_kind(parts[a]) != self._nest_kind(parts[b]) or \
                             not join_keeps_order(graph, a, b):
                         continue
                     gain = shared_volume(parts[a], parts[b], self.p.footprints)
@@ -552,9 +563,12 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
         edge_cache[options.rar] = (edges, prox)
     edges, prox = edge_cache[options.rar]
     spaces = _statement_spaces(domain, params)
+    lattices = {st.get_tuple_name(): tuple((k, stride) for k in range(st.dim(isl.dim_type.set))
+                                           if (stride := st.get_stride(k).to_python()) != 1)
+                for st in sets_of(domain)}
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
                        w_bound=w_bound_for(edges + prox, options), spatial=spatial or {},
-                       footprints=footprints or {}, strides=strides or {})
+                       footprints=footprints or {}, strides=strides or {}, lattices=lattices)
     scheduler = _Scheduler(problem)
     with cone_budget(budget):
         tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
