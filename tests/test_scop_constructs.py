@@ -473,3 +473,39 @@ def test_a_mask_written_with_a_size_macro_is_read_at_the_macros_value(tmp_path):
             assert outputs_of(text, tmp_path, f"new{k}", [()]) == outputs_of(MASKED, tmp_path, f"orig{k}", [()])
     finally:
         compiled_runs.CFLAGS = saved
+
+
+# helper-52: the arm of 'j > 0 ? C[i][j - 1] : 0' was modelled as read at j = 0 too, so
+# the run-time check that C[i][j - 1] stays in its row could never hold: the region was
+# never optimized ("the model holds for no parameter value")
+GUARDED_ARM = r"""#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 8, na = n > 0 ? n : 1;
+  double *a = malloc(sizeof(double) * na), (*C)[na] = malloc(sizeof(double) * na * na);
+  for (int i = 0; i < na; i++) { a[i] = i; for (int j = 0; j < na; j++) C[i][j] = 0; }
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      C[i][j] = a[i] + (j > 0 ? C[i][j - 1] : 0) + (j < n - 1 ? 0 : C[i][0]);
+#pragma endscop
+  for (int i = 0; i < na; i++) printf("%.17g\n", C[i][na - 1]);
+  return 0;
+}
+"""
+
+
+def test_the_arms_of_a_conditional_expression_read_only_where_they_run(tmp_path):
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+
+    [scop] = extract(GUARDED_ARM, filename="arm.c")
+    reads = {str(a.relation) for a in scop.statements[0].accesses if a.kind == "read" and a.array == "C"}
+    assert reads == {"[n] -> { S0[i, j] -> C[i, -1 + j] : 0 <= i < n and 0 < j < n }",
+                     "[n] -> { S0[i, j = -1 + n] -> C[i, 0] : n > 0 and 0 <= i < n }"}
+    src = tmp_path / "arm.c"
+    src.write_text(GUARDED_ARM)
+    result = optimize(src, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert not result.regions[0].kept_as_written and "#pragma omp parallel for" in result.text
+    sizes = [(-2,), (0,), (1,), (2,), (7,), (40,)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(GUARDED_ARM, tmp_path, "orig", sizes)

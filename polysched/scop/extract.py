@@ -2890,7 +2890,12 @@ class _RegionBuilder:
             self.conditional += 1                      # one of the two is evaluated
             try:
                 for part, evaluated in zip((node.iftrue, node.iffalse), self.arms_evaluated(ctx, node.cond)):
-                    self.reads(part, evaluated, domain, out, site, hide)
+                    # an arm reads only where C evaluates it: 'j > 0 ? C[i][j - 1] : 0' never
+                    # reads C[i][-1], and a run-time check that it does not leave its row
+                    # never held (helper-52: the region was never optimized)
+                    arm = domain if evaluated is ctx else \
+                        domain.intersect(evaluated.domain.set_tuple_name(domain.get_tuple_name()))
+                    self.reads(part, evaluated, arm, out, site, hide)
             finally:
                 self.conditional -= 1
         elif isinstance(node, c_ast.Cast):
@@ -2946,8 +2951,8 @@ class _RegionBuilder:
         with ``size_t i``: ``i - 1`` wraps only where it is never computed); ``ctx``
         twice for a condition on data, or one whose own values have ranges to keep (an
         unsigned ``i - 1 > 0``: its set would not be C's where it wraps, and assuming it
-        does not would cost where nothing did). The accesses keep the whole domain
-        (may-reads)."""
+        does not would cost where nothing did). The reads of each arm are cut to its
+        domain (`reads`)."""
         saved = list(self.pending_ranges)
         try:
             holds = self.converter(ctx).condition(cond)
