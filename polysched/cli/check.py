@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.errors import MarkError
 from polysched.cli.common import (OutOfBudget, add_budget_arg, add_preprocessor_args, budget_of, extract_regions,
                                   within_budget)
+from polysched.errors import MarkError
 
 
 def add_parser(subparsers) -> None:

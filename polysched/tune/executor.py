@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import threading
 from abc import ABC, abstractmethod
-from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator, Sequence
 
@@ -61,7 +62,6 @@ def _start_forkserver() -> None:
     second printed its KeyboardInterrupt traceback (~1 run in 4 of the Ctrl-C test).
     An ignored signal stays ignored across exec, and the pool's workers set their own
     handler (_worker_start). A Ctrl-C during the spawn itself (milliseconds) is lost."""
-    import threading
     from multiprocessing import forkserver
 
     if threading.current_thread() is not threading.main_thread():
@@ -80,8 +80,6 @@ def _interrupt_deferred():
     the pool's processes is such a block: a process the pool had begun to start, but
     did not know yet, was left behind by the interrupt, and once the campaign had
     ended and its semaphores were gone it printed a FileNotFoundError traceback."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return
