@@ -44,7 +44,8 @@ from polysched.transform import primitives
 from polysched.transform.loops import node_at, path_of, statement_loops
 
 from .cache import CacheSizes, cache_sizes
-from .footprint import band_space, choose_multiple, choose_sizes, instance_count, outer_iterations
+from .footprint import (EXACT_COUNT_LIMIT, band_space, choose_multiple, choose_sizes, instance_count,
+                        outer_iterations)
 from .options import BandReport, TileOptions, TilingReport
 from .stride import (Stride, classify, invariant_writes, member_scores, member_strides, point_order,
                      unit_stride_writes)
@@ -533,7 +534,10 @@ class _Policy:
         if not prefix_is_empty(outer):
             forks = outer_iterations(self.scop, domain, outer)
             if forks is not None and forks > MAX_NESTED_FORKS:
-                report.notes.append(f"inner parallel {what} {j} skipped: {forks} fork/joins")
+                report.notes.append(f"inner parallel {what} {j} skipped: up to {forks:,} fork/joins (the outer "
+                                    "loops' bounding box)"
+                                    if forks > EXACT_COUNT_LIMIT else
+                                    f"inner parallel {what} {j} skipped: {forks} fork/joins")
                 return False
             work = instance_count(self.scop, domain)
             if forks and work is not None and work < MIN_INSTANCES_PER_FORK * forks:
