@@ -534,10 +534,9 @@ class _Policy:
         if not prefix_is_empty(outer):
             forks = outer_iterations(self.scop, domain, outer)
             if forks is not None and forks > MAX_NESTED_FORKS:
-                report.notes.append(f"inner parallel {what} {j} skipped: up to {forks:,} fork/joins (the outer "
-                                    "loops' bounding box)"
-                                    if forks > EXACT_COUNT_LIMIT else
-                                    f"inner parallel {what} {j} skipped: {forks} fork/joins")
+                count = f"up to {forks:,} fork/joins (the outer loops' bounding box)" \
+                    if forks > EXACT_COUNT_LIMIT else f"{forks} fork/joins"
+                report.notes.append(f"inner parallel {what} {j} skipped: {count}")
                 return False
             work = instance_count(self.scop, domain)
             if forks and work is not None and work < MIN_INSTANCES_PER_FORK * forks:
