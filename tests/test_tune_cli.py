@@ -77,6 +77,16 @@ def test_kill_9_loses_nothing_and_resume_repeats_nothing(killed_and_resumed):
     assert ok and all(len(eval(r[4])) == 2 for r in ok)            # every timing sample kept
     assert "| rank | trial | median | vs default |" in resumed.stdout
     assert "status: ok" in resumed.stdout
+    with sqlite3.connect(db) as conn:
+        best, = conn.execute("SELECT seq FROM measurements WHERE status = 'ok' ORDER BY median, id LIMIT 1").fetchone()
+        confirmed = conn.execute("SELECT best_seq, default_seq, best_samples, default_samples FROM confirmations"
+                                 ).fetchall()
+    if best != 0:       # re-timed in turn with the default, 3 rounds of --repeat 2: each program built once
+        assert len(confirmed) == 1 and confirmed[0][:2] == (best, 0), confirmed
+        assert len(eval(confirmed[0][2])) == len(eval(confirmed[0][3])) == 6
+        assert "re-timed in turn with the default (6 and 6 runs)" in resumed.stdout
+    else:
+        assert confirmed == []
 
 
 def test_from_db_reproduces_the_best_trace_and_verifies(killed_and_resumed, tmp_path):
@@ -89,8 +99,11 @@ def test_from_db_reproduces_the_best_trace_and_verifies(killed_and_resumed, tmp_
     assert done.returncode == 0, done.stderr
     assert "verify: equal" in done.stdout
     with sqlite3.connect(db) as conn:
-        trace = conn.execute("SELECT trace FROM measurements WHERE status = 'ok' "
-                             "ORDER BY median, id LIMIT 1").fetchone()[0]
+        # the best re-timed in turn with the default at the campaign's end: the one chosen
+        confirmed = conn.execute("SELECT chosen_seq FROM confirmations ORDER BY id DESC LIMIT 1").fetchone()
+        trace = conn.execute("SELECT trace FROM measurements WHERE seq = ?", confirmed).fetchone()[0] \
+            if confirmed else conn.execute("SELECT trace FROM measurements WHERE status = 'ok' "
+                                           "ORDER BY median, id LIMIT 1").fetchone()[0]
     # replayed at the sizes the campaign timed (MINI): the model's tile sizes are the ones measured
     expected = Program.from_file(kernel, defines={"MINI_DATASET": None}).replay(Trace.from_json(trace)).c_code()
     assert out.read_text() == expected

@@ -40,6 +40,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--threads", type=int, help="OpenMP threads for the timed runs (default: all cores)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per candidate; the median is kept")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    p.add_argument("--confirm", type=int, default=3, metavar="ROUNDS",
+                   help="at the end, re-time the best trial and the default in turn ROUNDS times; the best "
+                        "is kept only if it is still faster (default 3; 0: no re-timing)")
     p.add_argument("--jobs", type=int, default=2, help="processes compiling and verifying in parallel")
     p.add_argument("--dask", metavar="ADDRESS", help="measure on a Dask cluster (tcp://host:8786)")
     p.add_argument("--space", default="full",
@@ -94,6 +97,8 @@ def _check(args):
         raise TuneUsage(f"--threads {args.threads}: must be at least 1")
     if args.repeat < 1:
         raise TuneUsage(f"--repeat {args.repeat}: must be at least 1")
+    if args.confirm < 0:
+        raise TuneUsage(f"--confirm {args.confirm}: must be 0 (no re-timing) or more")
     if not args.timeout > 0:
         raise TuneUsage(f"--timeout {args.timeout:g}: must be positive")
     if args.jobs < 1:
@@ -184,7 +189,9 @@ def _run(args) -> int:
             return
         best = result.best
         bar.update(1)
-        bar.set_postfix_str(f"best {best.median:.4g} s" if best else "best -", refresh=False)
+        last = len(result.trials) >= args.trials and args.confirm and best and best.seq
+        bar.set_postfix_str((f"best {best.median:.4g} s" if best else "best -")
+                            + ("; re-timing it against the default" if last else ""), refresh=bool(last))
 
     try:
         result = tune(target, db=args.db, trials=args.trials, time_budget=args.time_budget,
@@ -193,6 +200,7 @@ def _run(args) -> int:
                       threads=args.threads or os.cpu_count() or 1, repeat=args.repeat,
                       timeout=args.timeout, cc=args.cc, cflags=tuple(args.cflags_list),
                       space_options=space_options(args.space, args.max_genes), executor=executor, timer=args.timer,
+                      confirm=args.confirm,
                       progress=progress, on_start=on_start)
     except ScopError:
         raise                   # already 'file:line:col: error: ...'

@@ -4,14 +4,15 @@ measurements in a SQLite database, cost models, local or Dask executors.
     from polysched.tune import Target, tune
     result = tune(Target.of("gemm"), db="tune.sqlite", trials=64)
     print(result.table()); result.plot("gemm-curve.png")
-    best = result.best.trace      # a polysched.Program trace (JSON)
+    best = result.chosen.trace    # a polysched.Program trace (JSON): the best, re-timed
+                                  # against the default (result.confirmation)
 
 Modules: ``space`` (configurations and the traces they denote), ``db`` (the store),
 ``measure`` (replay, verify, compile, time), ``executor`` (local pool, Dask),
 ``models`` (SOL, projected, learned), ``probe`` (machine peak and bandwidths),
 ``search`` (grid, random, evolutionary), ``campaign`` (the driver), ``report``.
 """
-from .campaign import CampaignResult, Target, Trial, tune
+from .campaign import CampaignResult, Confirmation, Target, Trial, tune
 from .db import STATUSES, TuneDB, kernel_fingerprint, machine_fingerprint, machine_identity
 from .executor import DaskExecutor, Executor, FunctionExecutor, LocalExecutor
 from .measure import Job, Result
@@ -19,7 +20,7 @@ from .models import MODELS, LearnedModel, ProjectedModel, SOLModel, make_model, 
 from .search import SEARCHES, make_search
 from .space import SearchSpace, SpaceOptions
 
-__all__ = ["CampaignResult", "DaskExecutor", "Executor", "FunctionExecutor", "Job", "LearnedModel",
+__all__ = ["CampaignResult", "Confirmation", "DaskExecutor", "Executor", "FunctionExecutor", "Job", "LearnedModel",
            "LocalExecutor", "MODELS", "ProjectedModel", "Result", "SEARCHES", "SOLModel", "STATUSES",
            "SearchSpace", "SpaceOptions", "Target", "Trial", "TuneDB", "best_program", "kernel_fingerprint",
            "machine_fingerprint", "machine_identity", "make_model", "make_search", "spearman", "tune"]

@@ -2,19 +2,21 @@
 
     from polysched.tune import Target, tune
     result = tune(Target.of("gemm"), db="tune.sqlite", trials=64)
-    result.best, result.default, result.table(), result.plot("curve.png")
+    result.best, result.default, result.chosen, result.table(), result.plot("curve.png")
 
 Every measurement is written to the database as it completes (one transaction per
 row), in the order the search proposed the candidates. ``resume=True`` continues the
 latest campaign of this kernel and machine with the same options: the search is
 replayed from the recorded outcomes (a recorded candidate is never measured again) and
-goes on where it stopped.
+goes on where it stopped. At the end the best is re-timed in turn with the default
+(`Confirmation`): ``result.chosen`` is the one that stays faster.
 """
 from __future__ import annotations
 
 import os
+import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -94,6 +96,26 @@ class Trial:
 
 
 @dataclass
+class Confirmation:
+    """The campaign's best trial re-timed against its default, ``rounds`` times in
+    turn: the best of many noisy medians is biased low (a lucky run), so it is kept
+    only when it is still faster. ``chosen_seq``: the trial ``--from-db`` applies."""
+    best_seq: int
+    default_seq: int
+    chosen_seq: int
+    best_samples: list
+    default_samples: list
+    reason: str = ""
+
+    @property
+    def speedup(self) -> float | None:
+        """The default's median over the best's, as re-timed."""
+        if not self.best_samples or not self.default_samples:
+            return None
+        return statistics.median(self.default_samples) / statistics.median(self.best_samples)
+
+
+@dataclass
 class CampaignResult:
     campaign_id: int
     target: Target
@@ -103,6 +125,7 @@ class CampaignResult:
     resumed: int = 0
     stopped: str = "trials"
     warnings: list[str] = field(default_factory=list)
+    confirmation: Confirmation | None = None
 
     @property
     def ok(self) -> list[Trial]:
@@ -116,6 +139,14 @@ class CampaignResult:
     @property
     def default(self) -> Trial | None:
         return next((t for t in self.trials if t.seq == 0), None)
+
+    @property
+    def chosen(self) -> Trial | None:
+        """What ``optimize --from-db`` applies: the best, unless re-timing it against
+        the default (`Confirmation`) found it no faster, then the default."""
+        if self.confirmation is None:
+            return self.best
+        return next((t for t in self.trials if t.seq == self.confirmation.chosen_seq), self.best)
 
     def curve(self) -> list[tuple[int, float | None]]:
         """(trial number from 1, best median so far)."""
@@ -156,16 +187,21 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
          verify_dataset: str | None = "MINI", threads: int | None = None, repeat: int = 3,
          timeout: float = 120.0, cc: str = "gcc", cflags=("-O3", "-march=native"),
          space_options: SpaceOptions | None = None, executor=None, timer: str | None = None,
+         confirm: int = 3,
          progress: Callable[[Trial, "CampaignResult"], None] | None = None,
          on_start: Callable[["CampaignResult", int], None] | None = None) -> CampaignResult:
     """Run (or resume) a campaign; see the module docstring. ``executor``: a
-    :mod:`polysched.tune.executor` executor (default: a local pool of 2 processes)."""
+    :mod:`polysched.tune.executor` executor (default: a local pool of 2 processes).
+    ``confirm``: rounds of re-timing the best trial against the default at the end
+    (`Confirmation`; 0: none)."""
     from .executor import LocalExecutor
     from .models import make_model
     from .search import make_search
 
     if trials < 1:
         raise ArgumentError("trials must be at least 1")
+    if confirm < 0:
+        raise ArgumentError("confirm must be 0 (no re-timing) or more rounds")
     if verify_dataset is None:
         # (helper-46: from Python, None recorded every candidate 'ok' unverified, and
         # optimize --from-db applied one as "verified")
@@ -299,19 +335,50 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                     per_candidate = (time.monotonic() - batch_start) / len(jobs)
                 if strategy.exhausted() and not batch:
                     break
+            # rows of the campaign the replayed search did not reach still belong to it
+            for key, row in recorded.items():
+                if key not in used:
+                    result.trials.append(Trial(row.seq, row.config, row.trace, row.status, row.median,
+                                               row.reason, False))
+            result.trials.sort(key=lambda t: t.seq)
+            if confirm and result.stopped == "time budget":
+                result.warnings.append("the best trial was not re-timed against the default: the time "
+                                       "budget was used up")
+            elif confirm:
+                result.confirmation = _confirm(result, executor, confirm, store, lambda trial: replace(
+                    job_of(trial.seq, trial.trace, trial.config, workdir, reference), phase="confirm"))
     finally:
         if own_executor:
             executor.close()
     if timer is None:
         result.warnings += _timing_warnings(result)
-    # rows of the campaign the replayed search did not reach still belong to it
-    for key, row in recorded.items():
-        if key not in used:
-            result.trials.append(Trial(row.seq, row.config, row.trace, row.status, row.median, row.reason, False))
-    result.trials.sort(key=lambda t: t.seq)
     if isinstance(db, (str, os.PathLike)):
         store.close()
     return result
+
+
+def _confirm(result: CampaignResult, executor, rounds: int, store: TuneDB,
+             job_of: Callable[[Trial], Job]) -> Confirmation | None:
+    """The best trial and the default re-timed ``rounds`` times in turn, the verdict
+    recorded (None when there is nothing to compare: no best, or it is the default)."""
+    best, default = result.best, result.default
+    if best is None or default is None or default.status != "ok" or best.seq == default.seq:
+        return None
+    default_runs, best_runs = executor.retime([job_of(default), job_of(best)], rounds)
+    failed = next((run for run in best_runs if run.status != "ok"), None)
+    best_samples = [x for run in best_runs if run.status == "ok" for x in run.samples]
+    default_samples = [x for run in default_runs if run.status == "ok" for x in run.samples]
+    if failed is not None:
+        chosen, reason = default.seq, f"trial {best.seq} re-timed: {failed.status}: {failed.reason}"
+    elif not default_samples:
+        chosen, reason = best.seq, "the default failed when re-timed"
+    elif statistics.median(best_samples) < statistics.median(default_samples):
+        chosen, reason = best.seq, ""
+    else:
+        chosen, reason = default.seq, f"trial {best.seq} was not faster than the default when re-timed"
+    store.record_confirmation(result.campaign_id, best.seq, default.seq, chosen, best_samples,
+                              default_samples, reason)
+    return Confirmation(best.seq, default.seq, chosen, best_samples, default_samples, reason)
 
 
 def _timing_warnings(result: CampaignResult) -> list[str]:
@@ -358,5 +425,5 @@ def load_campaign(db_path, campaign_id: int) -> list[Trial]:
                 for r in store.rows(campaign_id)]
 
 
-__all__ = ["CampaignResult", "Target", "Trial", "campaign_options", "load_campaign", "tune"]
+__all__ = ["CampaignResult", "Confirmation", "Target", "Trial", "campaign_options", "load_campaign", "tune"]
 

@@ -11,6 +11,9 @@ Tables:
   measured peak and bandwidths of ``polysched.tune.probe`` (once per machine);
 - ``kernels``: fingerprint -> name, path, region, defines, the region's text;
 - ``campaigns``: one tuning run (resumable): kernel, machine, its options;
+- ``confirmations``: the campaign's best re-timed against its default, interleaved;
+  the one ``chosen`` (the default when the best was not faster after all) is the only
+  row of that campaign ``best`` returns;
 - ``measurements``: campaign, sequence number, kernel and machine fingerprints, trace
   JSON, configuration, status (``ok``, ``wrong``, ``illegal``, ``timeout``,
   ``compile_error``, ``error``), reason, compiler, version and exact command, flags,
@@ -58,11 +61,24 @@ CREATE TABLE IF NOT EXISTS measurements (
     seconds REAL, features TEXT,
     UNIQUE(campaign_id, seq), UNIQUE(campaign_id, trace_hash));
 CREATE INDEX IF NOT EXISTS measurements_kernel ON measurements(kernel_fp, machine_fp, status);
+CREATE TABLE IF NOT EXISTS confirmations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    best_seq INTEGER NOT NULL, default_seq INTEGER NOT NULL, chosen_seq INTEGER NOT NULL,
+    best_samples TEXT, default_samples TEXT, reason TEXT,
+    date TEXT NOT NULL, loadavg TEXT);
 """
 
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _loadavg() -> list[float] | None:
+    try:
+        return list(os.getloadavg())
+    except OSError:
+        return None
 
 
 def _sha(data) -> str:
@@ -231,10 +247,7 @@ class TuneDB:
         another run of the campaign wrote for this trace first (:meth:`row`)."""
         if result.status not in STATUSES:
             raise ArgumentError(f"unknown status {result.status!r}")
-        try:
-            load = list(os.getloadavg())
-        except OSError:
-            load = None
+        load = _loadavg()
         from polysched.bench.machine import git_commit
         git = _git_once(git_commit)
         try:
@@ -284,17 +297,40 @@ class TuneDB:
             " ORDER BY campaign_id, seq"
         return [Row.of(r) for r in self.conn.execute(sql, args).fetchall()]
 
+    def record_confirmation(self, campaign_id: int, best_seq: int, default_seq: int, chosen_seq: int,
+                            best_samples: list, default_samples: list, reason: str = "") -> None:
+        with self._transaction():
+            self.conn.execute(
+                "INSERT INTO confirmations (campaign_id, best_seq, default_seq, chosen_seq, best_samples, "
+                "default_samples, reason, date, loadavg) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (campaign_id, best_seq, default_seq, chosen_seq, json.dumps(best_samples),
+                 json.dumps(default_samples), reason, _now(), json.dumps(_loadavg())))
+
+    def confirmation(self, campaign_id: int) -> dict | None:
+        """The campaign's latest confirmation, or None."""
+        row = self.conn.execute("SELECT * FROM confirmations WHERE campaign_id = ? ORDER BY id DESC LIMIT 1",
+                                (campaign_id,)).fetchone()
+        if row is None:
+            return None
+        return {**dict(row), "best_samples": json.loads(row["best_samples"] or "[]"),
+                "default_samples": json.loads(row["default_samples"] or "[]")}
+
     def count(self, campaign_id: int) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM measurements WHERE campaign_id = ?",
                                      (campaign_id,)).fetchone()[0])
 
     def best(self, kernel_fp: str, machine_fp: str, dataset: str | None = None,
              threads: int | None = None) -> Row | None:
-        """The fastest verified measurement of this kernel on this machine, among those
+        """The fastest verified measurement of this kernel on this machine (of a confirmed
+        campaign, the trial its confirmation chose), among those
         taken at one dataset and thread count (times at other sizes are not comparable):
         ``dataset`` and ``threads`` when given, else those of the latest campaign with a
         verified measurement (that matches the one given)."""
-        where = "kernel_fp = ? AND machine_fp = ? AND status = 'ok' AND median IS NOT NULL"
+        where = ("kernel_fp = ? AND machine_fp = ? AND status = 'ok' AND median IS NOT NULL"
+                 # of a confirmed campaign, only the trial its confirmation chose
+                 " AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.campaign_id = measurements.campaign_id"
+                 " AND c.id = (SELECT MAX(id) FROM confirmations WHERE campaign_id = c.campaign_id)"
+                 " AND c.chosen_seq != measurements.seq)")
         chosen: list = [kernel_fp, machine_fp]
         if dataset is not None:
             where += " AND dataset = ?"

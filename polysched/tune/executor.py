@@ -14,6 +14,8 @@ order of ``jobs`` (so the campaign records them as a prefix of its proposals):
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 import multiprocessing
 import signal
 import threading
@@ -33,6 +35,17 @@ class Executor(ABC):
     @abstractmethod
     def measure(self, jobs: Sequence[Job]) -> Iterator[Result]:
         """Each job's result, as it completes."""
+
+    def retime(self, jobs: Sequence[Job], rounds: int) -> list[list[Result]]:
+        """Each job timed ``rounds`` times, the jobs in turn (a, b, a, b, ...), so that a
+        drift of the machine's speed falls on all of them alike: per job, its results."""
+        jobs = list(jobs)
+        results: list[list[Result]] = [[] for _ in jobs]
+        # (each copy in a directory of its own: two workers may build one job at once)
+        copies = [dataclasses.replace(job, workdir=None) for _ in range(rounds) for job in jobs]
+        for k, result in enumerate(self.measure(copies)):
+            results[k % len(jobs)].append(result)
+        return results
 
     def close(self) -> None:
         pass
@@ -129,23 +142,46 @@ class LocalExecutor(Executor):
         jobs = list(jobs)
         if not jobs:
             return
-        try:
-            with _interrupt_deferred():     # (submitting starts the pool's processes)
-                pool = self._get_pool()
-                futures = [pool.submit(_prepare_in_worker, job) for job in jobs]
-            wait(futures)               # nothing compiles while we time
-            prepared = [future.result() for future in futures]
-        except BrokenProcessPool as err:
-            # the pool, not the candidate, failed: record nothing, let the caller stop
-            self._pool = None
-            raise RuntimeError(f"a measurement process died ({err}); a script using the local "
-                               "executor needs an `if __name__ == '__main__':` guard") from None
-        for job, result in zip(jobs, prepared):
+        for job, result in zip(jobs, self._prepare(jobs)):
             try:
                 yield time_prepared(result, job)
             finally:
                 cleanup(result)
                 result.binary = None
+
+    def _prepare(self, jobs: list[Job]) -> list[Result]:
+        """The jobs prepared (replayed, verified, compiled) in the pool, in order."""
+        try:
+            with _interrupt_deferred():     # (submitting starts the pool's processes)
+                pool = self._get_pool()
+                futures = [pool.submit(_prepare_in_worker, job) for job in jobs]
+            wait(futures)               # nothing compiles while we time
+            return [future.result() for future in futures]
+        except BrokenProcessPool as err:
+            # the pool, not the candidate, failed: record nothing, let the caller stop
+            self._pool = None
+            raise RuntimeError(f"a measurement process died ({err}); a script using the local "
+                               "executor needs an `if __name__ == '__main__':` guard") from None
+
+    def retime(self, jobs, rounds):
+        """As `Executor.retime`, each program built once."""
+        jobs = list(jobs)
+        prepared = self._prepare(jobs)
+        results: list[list[Result]] = [[] for _ in jobs]
+        try:
+            for _ in range(rounds):
+                for k, (job, built) in enumerate(zip(jobs, prepared)):
+                    result = built
+                    if built.ok:
+                        result = copy.copy(built)
+                        result.samples = []
+                        result = time_prepared(result, job)
+                    results[k].append(result)
+        finally:
+            for result in prepared:
+                cleanup(result)
+                result.binary = None
+        return results
 
     def close(self) -> None:
         if self._pool is not None:

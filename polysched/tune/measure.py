@@ -52,6 +52,7 @@ class Job:
     # the original's ``polysched-checksum:`` at ``dataset`` (:func:`original_checksum`);
     # a timed run printing another is wrong at that size though right at verify_dataset
     reference_checksum: str | None = None
+    phase: str = "search"            # or "confirm": the best re-timed against the default
 
 
 @dataclass

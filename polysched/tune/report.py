@@ -49,6 +49,16 @@ def table(result, top: int = 10) -> str:
     if best is not None and reference:
         lines.append(f"best: trial {best.seq}, {_fmt(best.median)}, {reference / best.median:.2f}x the default "
                      f"pluto-tile-par ({_fmt(reference)})")
+    confirmation = result.confirmation
+    if confirmation is not None:
+        speedup = confirmation.speedup
+        again = (f"re-timed in turn with the default ({len(confirmation.best_samples)} and "
+                 f"{len(confirmation.default_samples)} runs)" +
+                 (f": {speedup:.2f}x the default" if speedup is not None else ""))
+        if confirmation.chosen_seq == confirmation.best_seq:
+            lines.append(f"{again}: kept")
+        else:
+            lines.append(f"{again}: {confirmation.reason}; the default is what --from-db applies")
     return "\n".join(lines)
 
 
