@@ -50,6 +50,15 @@ def test_check_exit_codes(capsys):
     assert len(err.splitlines()) == 1 and "cannot parse" in err
     assert main(["check", gemm, "--schedule", "[NI] -> { S0[i, j] -> [i, j] }"]) == 2
     assert "does not give a time" in capsys.readouterr().err
+    # a map's statement the region does not have, or of another arity, was dropped by
+    # intersecting with the domain: a typo (S2 for S1) was called "legal"
+    for schedule, message in [
+            (good[:-2] + "; S2[i] -> [2, i, 0, 0] }", "the schedule names S2, which the region does not have "
+                                                      "(its statements: S0, S1)"),
+            ("[NI, NJ, NK] -> { S0[i, j] -> [0, i, j, 0]; S1[i, j] -> [1, i, j, 0] }",
+             "the schedule's S1 has 2 dimension(s); the region's S1 has 3 (its loops)")]:
+        assert main(["check", gemm, "--schedule", schedule]) == 2
+        assert capsys.readouterr().err.strip() == f"polysched: error: --schedule: {message}"
     # not isl text: a file, which must exist (helper-43: "cannot parse 'nofile.txt'")
     assert main(["check", gemm, "--schedule", "no-such-schedule.txt"]) == 2
     assert capsys.readouterr().err.strip() == "polysched: error: --schedule no-such-schedule.txt: No such file or directory"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.errors import MarkError, PolyschedError
-from polysched.islutil import isl_operation_cap, maps_of, val
+from polysched.islutil import isl_operation_cap, maps_of, sets_of, val
 from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 
 from .analysis import VALIDITY_KINDS, Dependences
@@ -270,6 +270,7 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
     if isinstance(schedule, isl.Schedule):
         schedule = _plain(schedule)
         tree = schedule
+        check_statements(scop, schedule.get_domain())
         check_tree_instances(schedule, domain, context)
         try:
             maps = flatten(schedule).maps
@@ -277,6 +278,8 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
             raise ScheduleError(str(err)) from None
     elif isinstance(schedule, (isl.UnionMap, isl.Map)):
         umap = isl.UnionMap.from_map(schedule) if isinstance(schedule, isl.Map) else schedule
+        # (a parameter the region lacks is any value: the verdict holds for all of them)
+        check_statements(scop, umap.domain())
         maps = flatten_map(_plain(umap).intersect_domain(domain))
     else:
         raise TypeError(f"expected isl.Schedule or isl.UnionMap, got {type(schedule).__name__}")
@@ -296,6 +299,38 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
     if tree is None:
         tree = _to_tree(domain, maps)
     return maps, tree
+
+
+def check_statements(scop, domain: isl.UnionSet) -> None:
+    """Refuse a schedule over a statement the region does not have (a map's extra
+    statement would be dropped without a word: most likely a typo or another program's)."""
+    known = [s.name for s in scop.statements]
+    unknown = sorted({s.get_tuple_name() or "an unnamed tuple" for s in sets_of(domain)} - set(known))
+    if unknown:
+        raise ScheduleError(f"the schedule names {', '.join(unknown)}, which the region does not have "
+                            f"(its statements: {', '.join(known)})")
+    depth = {s.name: s.domain.dim(isl.dim_type.set) for s in scop.statements}
+    for instances in sets_of(domain):
+        name = instances.get_tuple_name()
+        if instances.dim(isl.dim_type.set) != depth[name]:
+            raise ScheduleError(f"the schedule's {name} has {instances.dim(isl.dim_type.set)} dimension(s); "
+                                f"the region's {name} has {depth[name]} (its loops)")
+
+
+def _parameter_names(obj) -> list[str]:
+    space = obj.get_space()
+    return [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
+
+
+def check_parameters(scop, schedule: isl.UnionMap) -> None:
+    """Refuse a schedule naming a parameter the region does not have: isl's code
+    generator would stop on it ("band node is not allowed to introduce new parameters")."""
+    known = set(_parameter_names(scop.domain)) | set(_parameter_names(scop.context))
+    unknown = [name for name in _parameter_names(schedule) if name not in known]
+    if unknown:
+        have = ", ".join(sorted(known)) or "none"
+        raise ScheduleError(f"the schedule uses parameter {', '.join(unknown)}, which the region "
+                            f"does not have (its parameters: {have})")
 
 
 def check_tree_instances(tree: isl.Schedule, domain: isl.UnionSet, context: isl.Set) -> None:
