@@ -49,6 +49,23 @@ def test_illegal_schedule_is_refused_with_a_witness(tmp_path):
     assert not (tmp_path / "x.c").exists()
 
 
+def test_a_schedule_given_as_text_is_the_schedule_itself(tmp_path):
+    """As ``check --schedule`` takes it: text with braces is the schedule, not a file
+    name ("No such file or directory" before). Its file and its text give one output;
+    a statement the region does not have is refused."""
+    interchange = "[NI, NJ, NK] -> { S0[i, j] -> [0, j, i, 0]; S1[i, k, j] -> [1, j, i, k] }"
+    (tmp_path / "s.txt").write_text(interchange + "\n")
+    by_file = _optimize(get("gemm").path, "-o", "a.c", "--schedule", "s.txt", cwd=tmp_path)
+    by_text = _optimize(get("gemm").path, "-o", "b.c", "--schedule", interchange, "--verify", cwd=tmp_path)
+    assert by_file.returncode == by_text.returncode == 0, by_file.stderr + by_text.stderr
+    assert "verify: equal" in by_text.stdout
+    assert (tmp_path / "a.c").read_text() == (tmp_path / "b.c").read_text()
+    typo = _optimize(get("gemm").path, "-o", "c.c", "--schedule", interchange.replace("S1", "S2"), cwd=tmp_path)
+    assert typo.returncode == 2 and not (tmp_path / "c.c").exists()
+    assert typo.stderr.strip() == ("polysched: error: --schedule: region 0: the schedule names S2, which the "
+                                   "region does not have (its statements: S0, S1)")
+
+
 def test_trace_and_schedule_are_alternatives(tmp_path):
     (tmp_path / "t.json").write_text('{"steps": []}')
     (tmp_path / "s.txt").write_text("{ S0[i, j] -> [i, j] }\n")

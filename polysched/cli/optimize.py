@@ -101,9 +101,10 @@ def add_parser(subparsers) -> None:
                         "--db-dataset)")
     t.add_argument("--save-schedule", type=Path, metavar="S.txt",
                    help="write each region's final schedule tree in isl notation, one line per region")
-    t.add_argument("--schedule", type=Path, metavar="S.txt",
+    t.add_argument("--schedule", metavar="S.txt",
                    help="use this schedule (isl tree text or a union map, one line per region) "
-                        "instead of scheduling; checked for legality")
+                        "instead of scheduling; checked for legality. Text with braces is the schedule "
+                        "itself (a file with one region), as in check")
     p.add_argument("--budget", type=float, metavar="S", default=DEFAULT_RUN_BUDGET,
                    help="CPU seconds the whole run may take; a region reached with nothing left "
                         f"is kept as written, with a notice (default: {DEFAULT_RUN_BUDGET:g}; 0: no limit)")
@@ -355,12 +356,17 @@ def _schedules_in(args, options):
 
     start = time.perf_counter()
     flag, path = ("--trace", args.trace) if args.trace is not None else ("--schedule", args.schedule)
-    try:
-        text = path.read_text()
-    except OSError as err:
-        raise UsageError(f"{flag} {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{flag} {path}: not a UTF-8 text file") from None
+    if args.trace is None and "{" in args.schedule:     # isl text, as check --schedule takes it
+        text, where = args.schedule, flag
+    else:
+        path = Path(path)
+        where = f"{flag} {path}"
+        try:
+            text = path.read_text()
+        except OSError as err:
+            raise UsageError(f"{where}: {err.strerror or err}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{where}: not a UTF-8 text file") from None
     scops = extract(args.file, defines=options.source.defines, include_dirs=options.source.include_dirs)
     if args.trace is not None:
         import json
@@ -375,7 +381,7 @@ def _schedules_in(args, options):
     else:
         items = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if len(items) != len(scops):
-        raise UsageError(f"{flag} {path}: {len(items)} entr{'y' if len(items) == 1 else 'ies'} for "
+        raise UsageError(f"{where}: {len(items)} entr{'y' if len(items) == 1 else 'ies'} for "
                          f"{len(scops)} scop region{'s' if len(scops) != 1 else ''}")
 
     def programs() -> list:
@@ -390,7 +396,7 @@ def _schedules_in(args, options):
                 program = program.replay(Trace.from_json(item)) if args.trace is not None \
                     else _set_schedule(program, item)
             except TransformError as err:
-                raise UsageError(f"{flag} {path}: region {k}: {err}") from None
+                raise UsageError(f"{where}: region {k}: {err}") from None
             found.append(program)
         return found
 
@@ -403,7 +409,7 @@ def _schedules_in(args, options):
             run_isolated(lambda: bool(programs()), options.budget)
         except IsolatedTimeout as stop:
             within = f"did not finish within the budget of {options.budget:g} CPU seconds (--budget)"
-            raise UsageError(f"{flag} {path}: applying it {stop_reason(stop, within)}") from None
+            raise UsageError(f"{where}: applying it {stop_reason(stop, within)}") from None
     regions = [ScopResult(program.scop, program.deps, program.schedule, program.tiling_report)
                for program in programs()]
     built = time.perf_counter()
