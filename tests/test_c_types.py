@@ -512,3 +512,53 @@ def test_the_refusal_names_the_subscript_that_wraps():
     with pytest.raises(ScopError) as info:
         extract(source, filename="f.c")
     assert "32-bit unsigned arithmetic wraps modulo 2**32 (here 'f[i + 1]')" in info.value.message
+
+
+WIDE_SIZES = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(long lo, long len, unsigned n, double *a, double *b) {
+  unsigned i;
+#pragma scop
+  for (long k = lo; k < lo + len; k++)
+    a[k - lo] = a[k - lo] + (double) k;
+  for (i = 0; i + 4 <= n; i += 4)
+    b[i] = a[i] + a[i + 3];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  long lo = atol(argv[1]), len = atol(argv[2]);
+  unsigned n = (unsigned) atol(argv[3]);
+  double a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8] = {0};
+  kernel(lo, len, n, a, b);
+  for (int k = 0; k < 8; k++) printf("%a %a ", a[k], b[k]);
+  printf("\n");
+  return 0;
+}
+"""
+
+ALL_INT = WIDE_SIZES.replace("long lo, long len, unsigned n", "int lo, int len, int n").replace(
+    "long k", "int k").replace("unsigned i;", "int i;")
+
+
+def test_32_bit_counters_are_refused_where_the_sizes_do_not_fit_int(tmp_path):
+    """helper-54: ``c_code(iterator_type="int32_t")`` cast the long sizes down in the
+    run-time check, ``(int32_t)lo`` (lo = 2^32 + 5 passed as 5: the loop ran from 5),
+    and ``"int"`` compared its counter with ``n - 3`` in unsigned (n = 1: the loop never
+    ended, a crash). Refused; 64-bit counters give the original outputs, and 32-bit ones
+    where every size is an int."""
+    import polysched as ps
+    from polysched.errors import ArgumentError
+    program = ps.Program.from_source(WIDE_SIZES)
+    for counter in ("int", "int32_t"):
+        with pytest.raises(ArgumentError, match=rf"iterator_type '{counter}': i, k, len, lo, n do not fit int; "
+                                                 r"the loop counters need a 64-bit type"):
+            program.c_code({"iterator_type": counter})
+    sizes = [(0, 3, 8), (2 ** 32 + 5, 3, 1), (-7, 3, 0), (5, 0, 7), (-(2 ** 40), 8, 3)]
+    expected = outputs_of(WIDE_SIZES, tmp_path, "orig", sizes)
+    assert outputs_of(program.c_code({"iterator_type": "long long"}), tmp_path, "wide", sizes) == expected
+    sizes = [(0, 3, 8), (-7, 3, 0), (5, 0, 7), (1, 2, 6)]
+    expected = outputs_of(ALL_INT, tmp_path, "orig_int", sizes)
+    for counter in ("int", "int32_t"):
+        text = ps.Program.from_source(ALL_INT).c_code({"iterator_type": counter})
+        assert f"for ({counter} c0" in text
+        assert outputs_of(text, tmp_path, counter, sizes) == expected

@@ -36,6 +36,7 @@ from itertools import combinations
 
 import islpy as isl
 
+from polysched.errors import ArgumentError
 from polysched.islutil import foreach_band_piece, val
 from polysched.scop.model import Array, Scop
 from polysched.scop.source import blank_strings, line_starts, offset_of, strip_comments
@@ -254,7 +255,16 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
         fits = everything_int and small_terms and \
             not _small_iterators(scop, _bounded_context(scop, False), ITERATOR_BOUND).is_empty()
         counter_type = "int" if fits else "long long"
-    wide_counters = counter_type != "int"
+    wide_counters = is_wide(counter_type)       # (int32_t is int: its parameters need no cast)
+    if not wide_counters and not everything_int:
+        # 32-bit counters compare with the program's wider or unsigned sizes in their
+        # type (c0 < n - 3 in unsigned: n = 1 wraps), and the run-time check would need
+        # the sizes cast down, which wraps too ((int32_t)lo for lo = 2^32 + 5 is 5)
+        wider = sorted({name for name in types if (name in scop.parameters or name in iterators)
+                        and not fits_int(types[name])} | set(macro_params))
+        raise ArgumentError(f"iterator_type {counter_type!r}: {', '.join(wider) or 'a size'} "
+                            f"{'does' if len(wider) == 1 else 'do'} not fit int; the loop counters need a "
+                            "64-bit type ('long long', or iterator_type None to choose)")
 
     # a struct member's C text (img->w) for the model's name of it (img__w)
     parameter_text = {p: f"({scop.c_texts[p]})" for p in scop.parameters if p in scop.c_texts}
