@@ -785,12 +785,16 @@ class Program:
                 array = self.scop.arrays.get(name)
                 if array is None or not array.is_scalar or array.text:
                     raise TransformError(f"{what}: {name!r} is not a scalar variable of the region")
-        plan = expansion_plan(self.scop, None if scalars is None else set(scalars))
+        why_not: dict[str, str] = {}
+        plan = expansion_plan(self.scop, None if scalars is None else set(scalars), why_not)
         missing = [name for name in scalars or [] if all(e.scalar != name for e in plan)]
         if missing:
-            raise TransformError(f"{what}: {', '.join(map(repr, missing))} cannot be expanded: not written and "
-                                 "then read within each iteration of a loop whose other dependences leave the "
-                                 "iterations free, or the loop's extent is not affine in the parameters")
+            # (helper-54: a scalar printed after the region got the general reason only)
+            raise TransformError(f"{what}: " + "; ".join(
+                f"{name!r} cannot be expanded {why_not[name]}" if name in why_not else
+                f"{name!r} cannot be expanded: not written and then read within each iteration of a loop "
+                "whose other dependences leave the iterations free, or the loop's extent is not affine "
+                "in the parameters" for name in missing))
         if not plan:
             return self
         return self._remodelled(expand(self.scop, plan), "expand_scalars",

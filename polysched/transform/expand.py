@@ -233,12 +233,14 @@ def affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
     return build.expr_from_pw_aff(isl.PwAff.from_aff(pieces[0])).to_C_str()
 
 
-def expansion_plan(scop: Scop, only: set[str] | None = None) -> list[Expansion]:
+def expansion_plan(scop: Scop, only: set[str] | None = None,
+                   why_not: dict[str, str] | None = None) -> list[Expansion]:
     """The scalars worth expanding (see the module doc), at most one array per (scalar,
     loop); an empty list when none is. ``only``: these scalars, wherever they are
     private to a loop whether or not it walks arrays across rows (a user's request:
     their storage, reused by every iteration, orders the iterations), each at the
-    innermost such loop (with the free loops around it)."""
+    innermost such loop (with the free loops around it). ``why_not``: filled with the
+    reason a scalar is not private to a loop it was tried at (innermost first)."""
     groups = loop_groups(scop)
     written_scalars = {a.array for s in scop.statements for a in s.accesses
                        if a.kind in ("write", "may_write") and a.array in scop.arrays
@@ -294,7 +296,10 @@ def expansion_plan(scop: Scop, only: set[str] | None = None) -> list[Expansion]:
                 continue
             if any(_tokens_of(s, scop, scalar, starts) is None for s in touching):
                 continue
-            if private_reason(scop, accesses, scalar, domain, same_value(iteration)) is not None:
+            reason = private_reason(scop, accesses, scalar, domain, same_value(iteration))
+            if reason is not None:
+                if why_not is not None:
+                    why_not.setdefault(scalar, f"at loop {statements[0].iterators[depth]}: {reason}")
                 continue
             iterator = statements[0].iterators[depth]
             if any(s.iterators[depth] != iterator or iterator in s.iterators[depth + 1:] for s in touching):
