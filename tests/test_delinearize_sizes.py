@@ -402,3 +402,45 @@ def test_a_local_row_index_is_read_as_its_initializer(tmp_path, flags):
     # sizes where the rows hold, where they do not (ow >= W, 2 oh >= H), and empty ones
     sizes = [(2, 8, 6, 4, 5), (1, 3, 3, 2, 3), (2, 4, 3, 3, 5), (0, 4, 4, 2, 2), (1, 1, 1, 1, 1), (3, 9, 7, 5, 7)]
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(LOCAL_ROWS, tmp_path, "orig", sizes)
+
+
+MACRO_ROWS = r"""#include <stdio.h>
+#include <stdlib.h>
+#define AT(M, i, j) M[(i) * n + (j)]
+static void kernel(int n, double *restrict C, const double *restrict A) {
+#pragma scop
+  for (int i = 1; i < n; i++)
+    for (int j = 0; j < n; j++)
+      AT(C, i, j) += AT(C, i - 1, j) * 0.5 + A[i * n + j];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 9;
+  int m = n > 0 ? n : 1;
+  double *C = malloc(sizeof(double) * m * m), *A = malloc(sizeof(double) * m * m);
+  for (int k = 0; k < m * m; k++) { C[k] = k % 7; A[k] = k % 5 - 2; }
+  kernel(n, C, A);
+  for (int k = 0; k < m * m; k++) printf("%a ", C[k]);
+  printf("\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(fuse="max", unroll=4)])
+def test_a_linearised_subscript_written_through_a_macro_is_rows_of_the_size(tmp_path, flags):
+    """helper-54: ``AT(C, i, j)`` with ``#define AT(M, i, j) M[(i) * n + (j)]`` was
+    refused ("non-affine product 'i * n'") where the same subscript written out is rows
+    of n: the arrays subscripted with products were looked for before the macros were
+    expanded. Now C is rows of n, the loop nest is tiled, and the outputs are the
+    original's at sizes 0, 1, 2, 9 and negative."""
+    [scop] = extract(MACRO_ROWS, filename="macro_rows.c")
+    assert scop.arrays["C"].linearized and scop.arrays["C"].dims == ["", "n"]
+    relations = {str(a.relation).split(" : ")[0] for a in scop.statements[0].accesses if a.array == "C"}
+    assert relations == {"[n] -> { S0[i, j] -> C[i, j]", "[n] -> { S0[i, j] -> C[-1 + i, j]"}
+    src = tmp_path / "macro_rows.c"
+    src.write_text(MACRO_ROWS)
+    result = optimize(src, OptimizeOptions.from_flags(**flags))
+    assert not result.regions[0].kept_as_written
+    sizes = [(0,), (1,), (2,), (9,), (-3,)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(MACRO_ROWS, tmp_path, "orig", sizes)

@@ -1862,7 +1862,7 @@ class _RegionBuilder:
         (``A[i * n + j]``), each with the chain every subscript of it fits (not those
         in ``skip``)."""
         subscripts: dict[str, list[c_ast.Node]] = {}
-        for child in _walk_nodes(body):
+        for child in self.walk_expanded(body):
             if isinstance(child, c_ast.ArrayRef) and isinstance(child.name, c_ast.ID) \
                     and child.name.name not in skip:
                 decl = self.visible.declarations.get(child.name.name)
@@ -1895,6 +1895,25 @@ class _RegionBuilder:
                     # rows of n in one subscript, of m in another: the message says so
                     self.mixed_rows[name] = sorted(size for (size,) in rows)
         return chains
+
+    def walk_expanded(self, body: c_ast.Node):
+        """The nodes of ``body`` and of the macro expansions in it (``AT(C, i, j)`` with
+        ``#define AT(M, i, j) M[(i) * n + (j)]``: the subscript ``C[(i) * n + (j)]``;
+        helper-54: C was no linearised array through the macro, and the product i * n
+        was refused). An expansion that cannot be read is skipped: the walk of the
+        statements reports it."""
+        stack = [(body, frozenset())]
+        while stack:
+            node, hide = stack.pop()
+            yield node
+            try:
+                expansion = self.macro_expansion(node, node, hide)
+            except (ScopError, NotAffine):
+                expansion = None
+            if expansion is not None:
+                stack.append((expansion, hide | {self.macro_name(node)}))
+            else:
+                stack.extend((child, hide) for _, child in reversed(node.children()))
 
     def expanded(self, subscript: c_ast.Node, compound: bool = True, locals_: dict[str, c_ast.Node] | None = None):
         """``subscript`` as delinearize.py's terms (``compound``: a factor that is a sum
