@@ -218,6 +218,8 @@ def _parse_parallel(rest: str, text: str) -> Parallel:
             key, _, values = part.partition("=")
             key = key.strip()
             if key == "private":
+                if not _names(values):        # (helper-54: read as a plain 'parallel')
+                    raise MarkError(f"mark '{text}': private= names no variable")
                 private += _names(values)
             elif key in ("reduction", "reductions"):
                 op = ""

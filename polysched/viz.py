@@ -15,7 +15,7 @@ from collections import defaultdict
 
 import islpy as isl
 
-from polysched.errors import TransformError
+from polysched.errors import ArgumentError, TransformError
 from polysched.islutil import maps_of, val
 
 DEFAULT_PARAMETER = 8
@@ -332,6 +332,13 @@ def schedule_tree(program_or_schedule, ax=None, *, scop=None):
 def timings(labels, seconds, ax=None, *, baseline: int | None = 0, title: str = "run time"):
     """A bar chart of run times (``seconds[k]`` for ``labels[k]``), annotated with the
     speedup over ``labels[baseline]``."""
+    labels, seconds = list(labels), list(seconds)
+    if len(labels) != len(seconds):
+        raise ArgumentError(f"timings: {len(labels)} labels for {len(seconds)} times")
+    if baseline is not None and not (isinstance(baseline, int) and -len(seconds) <= baseline < len(seconds)):
+        # (helper-54: an IndexError from the list)
+        raise ArgumentError(f"timings: baseline {baseline!r} is not the index of one of the {len(seconds)} "
+                            "times (None: no speedups)")
     ax = _ax(ax, (5, 3))
     bars = ax.bar(labels, seconds, color=_PALETTE[: len(labels)])
     if baseline is not None and seconds and seconds[baseline] > 0:

@@ -76,7 +76,7 @@ def test_older_spellings_are_read():
 
 
 @pytest.mark.parametrize("text", ["paralel", "parallel foo", "unroll", "unroll(0)", "simd 3",
-                                  "parallel(shared=x)"])
+                                  "parallel(shared=x)", "parallel(private=)", "parallel(private= ; )"])
 def test_unknown_marks_are_errors(text):
     with pytest.raises(MarkError):
         parse_mark(text)

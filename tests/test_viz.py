@@ -49,6 +49,12 @@ def test_schedule_tree_and_timings(seidel):
     ax = viz.timings(["a", "b"], [2.0, 1.0])
     assert any("2.00x" in t.get_text() for t in ax.texts)
     plt.close("all")
+    # (helper-54: an IndexError)
+    for baseline, labels in [(5, ["a", "b"]), ("a", ["a", "b"]), (0, ["a"])]:
+        with pytest.raises(ps.ArgumentError, match=r"^timings: (baseline|1 labels for 2 times)"):
+            viz.timings(labels, [2.0, 1.0], baseline=baseline)
+    assert any("0.50x" in t.get_text() for t in viz.timings(["a", "b"], [2.0, 1.0], baseline=-1).texts)
+    plt.close("all")
 
 
 @pytest.mark.parametrize("call, message", [
