@@ -123,6 +123,9 @@ def test_set_node_children_are_unordered():
     result = check(scop, deps, text % (scop.domain, "set"))
     assert not result.legal
     assert {(v.source, v.sink) for v in result.violations} == {("S0", "S1")}
+    # the witness says why (helper-54: "at time [0] must run before ... at time [1]" read as kept)
+    assert str(result.violations[0].witness).endswith(
+        "but a set node holds them in different children, which isl may run in either order (use a sequence)")
     # Unordered children under the t loop of jacobi-1d: S0 -> S1 at equal t.
     (jac,) = extract(KERNELS / "jacobi-1d.c")
     jdeps = analyze(jac)

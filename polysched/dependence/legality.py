@@ -43,6 +43,8 @@ class Witness:
     sink_time: tuple[int, ...]
     # False for a race (a mark's loop): the two instances conflict in either order
     ordered: bool = True
+    # True for two children of a set node: their times are one order isl may choose
+    in_set: bool = False
 
     def __str__(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
@@ -52,6 +54,10 @@ class Witness:
         if not self.ordered:
             return (f"{src} at time {list(self.source_time)} and {dst} at time {list(self.sink_time)} "
                     f"touch the same element, one writing{',' if when else ''}{when}")
+        if self.in_set:
+            # (helper-54: "S0[0] at time [0] must run before S1[0] at time [1]" read as kept)
+            return (f"{src} must run before {dst}{when}, but a set node holds them in different children, "
+                    "which isl may run in either order (use a sequence)")
         return (f"{src} at time {list(self.source_time)} must run before "
                 f"{dst} at time {list(self.sink_time)}{when}")
 
@@ -509,8 +515,10 @@ def _set_node_violations(tree: isl.Schedule, deps: Dependences, maps: dict[str, 
                             if bad.is_empty():
                                 continue
                             violated = maps_of(bad)[0].coalesce()
-                            found.append(Violation(kind, rec.source, rec.sink, rec.relation,
-                                                   violated, _witness(violated, maps, context)))
+                            witness = _witness(violated, maps, context)
+                            if witness is not None:
+                                witness.in_set = True
+                            found.append(Violation(kind, rec.source, rec.sink, rec.relation, violated, witness))
         for k in range(node.n_children()):
             visit(node.child(k))
 
