@@ -54,8 +54,9 @@ MAX_EXTENT_PIECES = 4       # of one extent in the work estimate of an if(...) c
 from polysched.tiling.transform import MIN_INSTANCES_PER_FORK  # noqa: E402
 
 _node = isl.ast_node_type
-_COUNTER_SPELLINGS = {tuple(type_spelling(t)) for t in ("int", "long", "long int", "long long", "long long int",
-                                                    "int32_t", "int64_t", "ptrdiff_t", "intptr_t")}
+# C's own types only: a typedef (int64_t, ptrdiff_t, intptr_t) needs a header the file
+# may not include (helper-54: the output did not compile)
+_COUNTER_SPELLINGS = {tuple(type_spelling(t)) for t in ("int", "long", "long int", "long long", "long long int")}
 
 
 @dataclass
@@ -106,7 +107,7 @@ class EmitOptions:
         # unsigned or narrower counter would wrap where the checks assume it does not
         if self.iterator_type is not None and tuple(type_spelling(self.iterator_type)) not in _COUNTER_SPELLINGS:
             raise ArgumentError(f"iterator_type {self.iterator_type!r}: the loop counters are a signed type of "
-                             f"32 or 64 bits ('int', 'long long')")
+                             f"32 or 64 bits, spelt with C's own words ('int', 'long', 'long long')")
 
 
 def generate(scop: Scop, schedule: isl.Schedule | None = None, *, options: EmitOptions | None = None,

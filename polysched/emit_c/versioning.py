@@ -255,7 +255,7 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
         fits = everything_int and small_terms and \
             not _small_iterators(scop, _bounded_context(scop, False), ITERATOR_BOUND).is_empty()
         counter_type = "int" if fits else "long long"
-    wide_counters = is_wide(counter_type)       # (int32_t is int: its parameters need no cast)
+    wide_counters = is_wide(counter_type)
     if not wide_counters and not everything_int:
         # 32-bit counters compare with the program's wider or unsigned sizes in their
         # type (c0 < n - 3 in unsigned: n = 1 wraps), and the run-time check would need
