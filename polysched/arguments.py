@@ -76,8 +76,9 @@ def fields_of(value, base, what: str, name: str, label: str):
 
 
 def tile_sizes(value, what: str, name: str) -> list[int]:
-    """Tile sizes: one int or a list of ints, each >= 1."""
-    sizes = as_list(value, what, name, "an int or a list of ints", single=int)
+    """Tile sizes: one int or a non-empty list of ints, each >= 1."""
+    # (helper-54: auto_tile(sizes=[]) said "no band can be tiled", as if the bands were at fault)
+    sizes = as_list(value, what, name, "an int or a non-empty list of ints", single=int, nonempty=True)
     return [check_int(size, what, f"each tile size in {name}", 1) for size in sizes]
 
 

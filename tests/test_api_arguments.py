@@ -66,7 +66,9 @@ MISUSES = [
     ("tens_twice_init", lambda p: p.tensorize("S1", "dgemm_packed_zero").tensorize("S1", "dgemm_packed_zero"),
      "tensorize: S0 or S1 is already tensorized"),
     # auto_tile: sizes and caches as the docstring promises them, nothing else
-    ("at_sizes_str", lambda p: p.auto_tile(sizes="abc"), "sizes must be an int or a list of ints"),
+    ("at_sizes_str", lambda p: p.auto_tile(sizes="abc"), "sizes must be an int or a non-empty list of ints"),
+    # (helper-54: "no band can be tiled", as if the bands were at fault)
+    ("at_sizes_empty", lambda p: p.auto_tile(sizes=[]), "sizes must be an int or a non-empty list of ints, got []"),
     ("at_sizes_inf", lambda p: p.auto_tile(sizes=[float("inf"), 4, 4]), "each tile size in sizes must be an int"),
     ("at_sizes_big", lambda p: p.auto_tile(sizes=[2 ** 70, 4, 4]), "each tile size in sizes must be at most"),
     ("at_sizesdict_bad", lambda p: p.auto_tile(sizes={"S1": "x"}), "sizes['S1'] must be"),
