@@ -149,6 +149,17 @@ def test_declared_clauses_of_a_parallel_mark_are_checked(depth_stmt, mark, why):
         p.mark(depth_stmt, 0, mark)
 
 
+def test_a_clause_naming_no_variable_is_the_first_reason():
+    """helper-54: ``private=zz`` (no such variable) on a loop that carries a dependence
+    was refused for the race only, 'zz' hidden in "(and 1 more violation)"."""
+    import polysched as ps
+
+    with pytest.raises(ps.TransformError, match=re.escape(
+            "is illegal: mark 'parallel(private=zz)': 'zz' cannot be private (not a variable of the SCoP) "
+            "(and 1 more violation)")):
+        ps.Program.from_source(_SCALARS).mark("S0", 0, "parallel(private=zz)")
+
+
 def test_true_declared_clauses_pass_and_compute_the_same():
     import polysched as ps
 

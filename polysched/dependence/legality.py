@@ -631,12 +631,14 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                 if child.get_type() != isl.schedule_node_type.band or child.band_n_member() == 0:
                     problem("mark", f"mark '{name}' is not directly above a band: it names no loop")
                 else:
+                    # a clause naming no variable first (helper-54: 'zz' came after the race
+                    # it left, as "(and 1 more violation)")
+                    for message in _clause_violations(scop, child, mark, clause_cache):
+                        problem("mark", f"mark '{name}': {message}")
                     conflict = _carried_conflicts(child, writes, accesses, _clause_scalars(mark))
                     # only where the code runs: under the context (the emitted guard)
                     if not conflict.intersect_params(context).is_empty():
                         problem("mark", f"mark '{name}' is on a loop that carries a dependence", conflict)
-                    for message in _clause_violations(scop, child, mark, clause_cache):
-                        problem("mark", f"mark '{name}': {message}")
         for k in range(node.n_children()):
             visit(node.child(k), in_simd)
 
