@@ -261,7 +261,8 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
         # type (c0 < n - 3 in unsigned: n = 1 wraps), and the run-time check would need
         # the sizes cast down, which wraps too ((int32_t)lo for lo = 2^32 + 5 is 5)
         wider = sorted({name for name in types if (name in scop.parameters or name in iterators)
-                        and not fits_int(types[name])} | set(macro_params))
+                        and not fits_int(types[name])}
+                       | {p for p in macro_params if abs(scop.parameter_values.get(p, 0)) > INT_BOUND})
         raise ArgumentError(f"iterator_type {counter_type!r}: {', '.join(wider) or 'a size'} "
                             f"{'does' if len(wider) == 1 else 'do'} not fit int; the loop counters need a "
                             "64-bit type ('long long', or iterator_type None to choose)")
