@@ -244,11 +244,14 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
     """The versioning plan of ``scop`` run under ``schedule``; ``counter_type`` forces
     the counter type."""
     types = scop.variable_types
-    macro_params = [p for p in scop.parameters if p not in types]
-    small_macros = all(abs(scop.parameter_values.get(p, 0)) <= INT_BOUND for p in macro_params)
     iterators = {it for stmt in scop.statements for it in stmt.iterators}
-    everything_int = small_macros and all(fits_int(types[name]) for name in types
-                                          if name in scop.parameters or name in iterators)
+    # the sizes and loop variables int cannot hold: of a wider or unsigned type, or a
+    # macro of a value past INT_BOUND
+    wider = sorted({name for name in types if (name in scop.parameters or name in iterators)
+                    and not fits_int(types[name])}
+                   | {p for p in scop.parameters if p not in types
+                      and abs(scop.parameter_values.get(p, 0)) > INT_BOUND})
+    everything_int = not wider
     coefficient, offset = schedule_terms(schedule)
     small_terms = coefficient <= SMALL_COEFFICIENT and offset <= SMALL_OFFSET
     if counter_type is None:
@@ -260,10 +263,7 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
         # 32-bit counters compare with the program's wider or unsigned sizes in their
         # type (c0 < n - 3 in unsigned: n = 1 wraps), and the run-time check would need
         # the sizes cast down, which wraps too ((int32_t)lo for lo = 2^32 + 5 is 5)
-        wider = sorted({name for name in types if (name in scop.parameters or name in iterators)
-                        and not fits_int(types[name])}
-                       | {p for p in macro_params if abs(scop.parameter_values.get(p, 0)) > INT_BOUND})
-        raise ArgumentError(f"iterator_type {counter_type!r}: {', '.join(wider) or 'a size'} "
+        raise ArgumentError(f"iterator_type {counter_type!r}: {', '.join(wider)} "
                             f"{'does' if len(wider) == 1 else 'do'} not fit int; the loop counters need a "
                             "64-bit type ('long long', or iterator_type None to choose)")
 
