@@ -14,8 +14,8 @@ import pytest
 
 import polysched as ps
 from polysched.bench import get
-from polysched.tune import (FunctionExecutor, Result, SearchSpace, SpaceOptions, Target, TuneDB, make_model,
-                            spearman, tune)
+from polysched.tune import (FunctionExecutor, Result, SearchSpace, SpaceOptions, Target, TuneDB,
+                            machine_fingerprint, machine_identity, make_model, spearman, tune)
 from polysched.tune.fake import tile_volume_time
 from polysched.tune.measure import Job, prepare
 from polysched.tune.space import trace_hash
@@ -588,15 +588,11 @@ def test_a_best_that_was_lucky_is_re_timed_and_the_default_kept(tmp_path):
     assert "not faster than the default when re-timed; the default is what --from-db applies" in result.table()
     target = Target.of("gemm")
     with TuneDB(tmp_path / "t.sqlite") as store:
-        row = store.best(target.fingerprint(target.program()), result_machine(store))
+        row = store.best(target.fingerprint(target.program()), machine_fingerprint(machine_identity("gcc")))
         assert row.seq == 0
         recorded = store.confirmation(result.campaign_id)
         assert (recorded["best_seq"], recorded["chosen_seq"]) == (best.seq, 0)
         assert recorded["default_samples"] == [1.0] * 9 and recorded["best_samples"] == [2.0] * 9
-
-
-def result_machine(store: TuneDB) -> str:
-    return store.conn.execute("SELECT fp FROM machines").fetchone()[0]
 
 
 def test_a_best_still_faster_when_re_timed_is_kept(tmp_path):
@@ -607,7 +603,8 @@ def test_a_best_still_faster_when_re_timed_is_kept(tmp_path):
     assert result.table().splitlines()[-1].endswith(": kept")
     target = Target.of("gemm")
     with TuneDB(tmp_path / "t.sqlite") as store:
-        assert store.best(target.fingerprint(target.program()), result_machine(store)).seq == result.best.seq
+        machine = machine_fingerprint(machine_identity("gcc"))
+        assert store.best(target.fingerprint(target.program()), machine).seq == result.best.seq
 
 
 def test_a_best_that_fails_when_re_timed_is_not_chosen_and_zero_rounds_re_time_nothing(tmp_path):
