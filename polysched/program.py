@@ -32,7 +32,7 @@ import islpy as isl
 from polysched.arguments import (as_list, check_bool, check_int, compile_options, dataset_name, fields_of, plain,
                                  reduction_pairs, refusal, source_options, tile_sizes)
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
-                                  may_overflow, parse_schedule)
+                                  parse_schedule)
 from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.islutil import sets_of
 from polysched.limits import MAX_CACHE, MAX_JAM
@@ -658,11 +658,6 @@ class Program:
                 if array is not None and not reassociate and not is_integer_type(array.element_type):
                     raise TransformError(f"{what}: '{name}' is a floating-point reduction, whose sum the "
                                          "threads reorder: pass reassociate=True to allow it")
-                if array is not None and not reassociate and may_overflow(array.element_type) \
-                        and op in ("+", "-", "*"):
-                    raise TransformError(f"{what}: '{name}' is a signed integer reduction, whose partial sums "
-                                         "in another order may overflow (undefined in C): pass "
-                                         "reassociate=True to allow it")
         if reassociate:
             args["reassociate"] = True
         note = ""

@@ -816,20 +816,72 @@ def test_integer_reduction_stays_parallel(tmp_path):
     assert "reduction(+:total)" in outputs["tile-par"]
 
 
-def test_a_signed_integer_reduction_is_parallel_only_on_request(tmp_path):
-    """Partial sums in another order may overflow where the original's do not (a probe:
-    -1.5e9, then 1.5e9 twice: the original's running sum stays in int, the second
-    thread's partial sum reaches 3e9), which C leaves undefined (UBSan, -ftrapv abort):
-    a signed sum of int's rank is reordered only with --reassociate, like a
-    floating-point one; narrower and unsigned types wrap as C defines."""
-    signed, narrow = tmp_path / "signed.c", tmp_path / "narrow.c"
-    signed.write_text(INT_REDUCTION.replace("unsigned long total", "long total").replace("%lu", "%ld"))
+SIGNED_REDUCTIONS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  int *a = malloc(sizeof(int) * (n > 0 ? n : 1)), *c = malloc(sizeof(int) * (n > 0 ? n : 1));
+  long long *b = malloc(sizeof(long long) * (n > 0 ? n : 1));
+  /* the original's running sum and product stay in int; a partial sum or product of
+     the second half (thread 2 of 2) does not: 1.5e9 twice, 65536 twice */
+  for (int k = 0; k < n; k++) {
+    a[k] = k == 0 ? -1500000000 : k == n / 2 || k == n / 2 + 1 ? 1500000000 : k < n / 2 ? 1 : -1;
+    c[k] = k == 0 ? 0 : k == n / 2 || k == n / 2 + 1 ? 65536 : 1;
+    b[k] = 3LL * k - 7;
+  }
+  int s = 0, p = 1, i;
+  long t = 5;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    s += a[i];
+    t = t - b[i] * 2;
+  }
+  for (i = 0; i < n; i++)
+    p *= c[i];
+#pragma endscop
+  printf("%d %ld %d %d\n", s, t, p, i);
+  free(a); free(b); free(c);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("reassociate", [False, True])
+def test_signed_integer_reductions_are_parallel_and_never_overflow(tmp_path, reassociate):
+    """A signed sum or product of int's rank or wider is exact in any order modulo 2^N,
+    but its partial sums in another order may overflow where the original's do not
+    (here the second thread's: 3e9, 2^32), which C leaves undefined. The parallel loop
+    updates unsigned long long copies of s, t and p, declared from them before it and
+    converted back after it: UBSan (which found the overflow in the reduction clause
+    on the scalars themselves) stays silent, at 1 and 2 threads, and the outputs equal
+    the original's, at n = 1000, 7, 1 and 0."""
+    source = tmp_path / "signed.c"
+    source.write_text(SIGNED_REDUCTIONS)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True, reassociate=reassociate))
+    assert "reduction(+:s_wrapped, t_wrapped) reduction(*:p_wrapped)" in result.text
+    assert "signed integer reduction" not in result.summary()
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    flags = ["-O2", "-fsanitize=signed-integer-overflow", "-fno-sanitize-recover=all",
+             "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
+    built = {name: compile_c(path, tmp_path / name, cflags=flags, openmp=True)
+             for name, path in (("orig", source), ("out", out))}
+    assert all(b.ok for b in built.values()), [b.reason for b in built.values()]
+    for n in ("1000", "7", "1", "0"):
+        expected = run_binary(tmp_path / "orig", args=[n], threads=1, timeout=60)
+        assert expected.ok, expected.reason
+        for threads in (1, 2):
+            got = run_binary(tmp_path / "out", args=[n], threads=threads, timeout=60)
+            assert got.ok, f"n = {n}, {threads} threads: {got.reason} {got.stderr}"
+            assert got.stdout == expected.stdout and got.stderr == "", (n, threads, got.stderr)
+
+
+def test_narrow_integer_reductions_keep_their_scalars(tmp_path):
+    """short and unsigned reductions wrap as C defines (short computes in int and
+    converts back): the reduction clause names the scalar itself."""
+    narrow = tmp_path / "narrow.c"
     narrow.write_text(INT_REDUCTION.replace("unsigned long total", "short total").replace("%lu", "%d"))
-    plain = optimize(signed, OptimizeOptions.from_flags(tile=True, parallel=True))
-    assert "reduction(" not in plain.text
-    assert "signed integer reduction" in plain.summary()
-    asked = optimize(signed, OptimizeOptions.from_flags(tile=True, parallel=True, reassociate=True))
-    assert "reduction(+:total)" in asked.text
     assert "reduction(+:total)" in optimize(narrow, OptimizeOptions.from_flags(tile=True, parallel=True)).text
 
 

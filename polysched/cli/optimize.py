@@ -35,9 +35,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--parallel", action="store_true", help="OpenMP parallel loops (with wavefronts)")
     p.add_argument("--reassociate", action="store_true",
                    help="allow parallel floating-point reductions (results then differ in rounding, "
-                        "like -ffast-math), and parallel sums of signed integers of int's rank or wider "
-                        "(partial sums in another order may overflow, undefined in C; unsigned and narrower "
-                        "integer reductions are always allowed). With --tensorize: "
+                        "like -ffast-math; integer reductions are exact, always allowed: signed sums and "
+                        "products are computed in an unsigned copy, which cannot overflow). With --tensorize: "
                         "FMA kernels, and cblas_dgemm/sgemm calls when a CBLAS is found "
                         "(POLYSCHED_CBLAS=path|none overrides the search)")
     p.add_argument("--unroll", type=int, metavar="N",

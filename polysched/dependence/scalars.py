@@ -369,13 +369,9 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
                 verdict.blocking[name] = "floating-point reduction (parallel only with --reassociate)"
                 continue
             verdict.reassociated.append(name)
-        elif op in ("+", "*") and may_overflow(array.element_type):
-            if not reassociate:
-                verdict.blocking[name] = ("signed integer reduction: partial sums in another order may overflow "
-                                          "(undefined in C) where the original's do not (parallel only with "
-                                          "--reassociate)")
-                continue
-            verdict.reassociated.append(name)
+        # (a signed integer sum or product is exact in any order too: the emitted loop
+        # updates an unsigned copy, which wraps where partial sums might overflow; see
+        # emit_c's wrapped reductions)
         if op is not None:
             verdict.reductions.append((name, op))
             continue

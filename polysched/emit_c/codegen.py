@@ -26,7 +26,8 @@ import islpy as isl
 
 from polysched.errors import ArgumentError
 from polysched.islutil import isl_message, sets_of, val, without_ast_options
-from polysched.marks import Jam, Tensorize, parse_mark, try_parse_mark
+from polysched.dependence.scalars import may_overflow
+from polysched.marks import Jam, Parallel, Tensorize, parse_mark, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
 from polysched.textio import line_ending
@@ -204,6 +205,9 @@ class _RegionPrinter:
         self._replacing: dict[str, dict[tuple[int, int], str]] = {}
         self._scalar_names: dict[tuple[str, int], str] = {}
         self._loop_ends: dict[str, str] = {}          # iterator -> its hoisted bound's name
+        # signed integer reductions of the parallel loops being printed -> the unsigned
+        # copy the loop updates in their place (`_wrapped_reductions`)
+        self._wrapped: dict[str, str] = {}
         self._uses_min_work = False
         self._epoch = ""              # the region run's epoch, once a call takes epoch(X)
 
@@ -557,7 +561,7 @@ class _RegionPrinter:
             spans = self._replacing.get(annotation.get_name()) if annotation is not None else None
             if spans:
                 body = scalar_replace.rewrite(body, spans)
-        text = substitute(body.strip(), dict(zip(stmt.iterators, args)), additive)
+        text = substitute(body.strip(), {**self._wrapped, **dict(zip(stmt.iterators, args))}, additive)
         pad = self.pad(level)
         out = []
         start = max(stmt.col - 1, 0)      # the source column of the statement's first line
@@ -636,10 +640,12 @@ class _RegionPrinter:
         if self.options.scalar_replacement:
             claims = {m.loop_pragma[0] for m in here}
             replaced = scalar_replace.plan(self, node, depth, self._enclosing, claims)
+        wrapped = self._wrapped_reductions(here)
+        renamed = {**self._wrapped, **wrapped}       # what the loop and its body update
         # the scalars need a block of their own unless the loop is one already
-        at = level + 1 if replaced is not None and not scoped else level
+        at = level + 1 if (replaced is not None or wrapped) and not scoped else level
         inner = self.pad(at)
-        loop = self.loop_pragmas(node, iterator, here, inner)
+        loop = self.loop_pragmas(node, iterator, here, inner, renamed)
         bound = node.for_get_cond().get_op_arg(1) if _is_canonical_loop(node, iterator) else None
         if any(line.lstrip().startswith("#pragma GCC") for line in loop) and bound is not None \
                 and bound.get_type() == isl.ast_expr_type.op:
@@ -655,12 +661,14 @@ class _RegionPrinter:
         header = [inner + f"for ({decl} = {init}; {cond}; {iterator} += {inc})"]
         self._enclosing.append(("for", node))
         saved, self._replacing = self._replacing, (replaced.spans if replaced is not None else {})
+        saved_wrapped, self._wrapped = self._wrapped, renamed
         try:
             with self.ranges.inside([node]):
                 body = self.braced_body(header, node.for_get_body(), at, {})
         finally:
             self._enclosing.pop()
             self._replacing = saved
+            self._wrapped = saved_wrapped
         unrolled = any(line.lstrip().startswith("#pragma GCC unroll") for line in loop)
         if unrolled and not any(iterator in identifiers_in(line) for line in body[1:]):
             # a body that never reads its counter repeats one piece of work: unrolling
@@ -669,11 +677,40 @@ class _RegionPrinter:
             # outer counter (v7 fuzz seed 20261127 program 101; tests/test_fuzz_regressions.py)
             loop = [line for line in loop if not line.lstrip().startswith("#pragma GCC unroll")]
         loop += body
-        if replaced is None:
+        if replaced is None and not wrapped:
             return lines + loop
         indent = self.options.indent
-        loop = replaced.before(inner, indent) + loop + replaced.after(inner, indent)
+        if replaced is not None:
+            loop = replaced.before(inner, indent) + loop + replaced.after(inner, indent)
+        for name, copy in wrapped.items():
+            loop = ([inner + f"unsigned long long {copy} = (unsigned long long){name};"] + loop
+                    + [inner + f"{name} = ({self._scalar_type(name)}){copy};"])
         return lines + (loop if at == level else [pad + "{"] + loop + [pad + "}"])
+
+    def _wrapped_reductions(self, marks: list[MarkInfo]) -> dict[str, str]:
+        """``{s: s_wrapped}``: the sums and products into a signed integer scalar ``s``
+        of ``int``'s rank or wider that the parallel loop of ``marks`` reduces, each
+        with a fresh name for the ``unsigned long long`` copy the loop updates instead
+        (declared from ``s`` before it, converted back after it). Signed partial sums in
+        another order may overflow where the original's did not, which C leaves
+        undefined; unsigned ones wrap modulo 2^64, and converted back to ``s``'s type
+        (modulo, as gcc and clang define it) they give the original's value wherever the
+        original is defined. A scalar already wrapped around this loop stays wrapped."""
+        found: dict[str, str] = {}
+        for mark in marks:
+            parsed = try_parse_mark(mark.name)
+            if not isinstance(parsed, Parallel):
+                continue
+            for op, name in parsed.reductions:
+                array = self.scop.arrays.get(name)
+                if op in ("+", "-", "*") and name not in self._wrapped and name not in found \
+                        and array is not None and array.is_scalar and may_overflow(array.element_type):
+                    found[name] = self.names.fresh(f"{name}_wrapped")
+        return found
+
+    def _scalar_type(self, name: str) -> str:
+        element = self.scop.arrays[name].element_type
+        return scalar_replace.plain_element_type(element) or f"__typeof__({name})"
 
     def parallel_if(self, mark: MarkInfo) -> str | None:
         """The condition of the ``if`` clause of the parallel loop under ``mark``: its
@@ -780,7 +817,11 @@ class _RegionPrinter:
             self._marks_by_tag = found
         return self._marks_by_tag
 
-    def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str) -> list[str]:
+    def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str,
+                     renamed: dict[str, str] | None = None) -> list[str]:
+        """The pragma lines of the for loop ``node`` from its ``marks``; ``renamed``: the
+        scalars the loop updates under other names (`_wrapped_reductions`), which its
+        clauses name instead."""
         kinds: dict[str, list[str]] = {}
         for mark in marks:
             kind, argument = mark.loop_pragma
@@ -798,6 +839,9 @@ class _RegionPrinter:
             parallel = [m for m in marks if m.loop_pragma[0] == "omp_parallel"]
             if parallel:
                 merged = merged_parallel([parse_mark(m.name) for m in parallel])
+                if renamed:
+                    merged = Parallel(private=[renamed.get(n, n) for n in merged.private],
+                                      reductions=[(op, renamed.get(n, n)) for op, n in merged.reductions])
                 kinds["omp_parallel"] = [openmp_clauses(merged)]
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             if parallel:

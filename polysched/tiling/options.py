@@ -36,10 +36,10 @@ class TileOptions:
     where each one waited for the one before.
     ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
     default: a parallel floating-point sum is computed in another order, so its result
-    differs from the original's (like ``-ffast-math``); and signed integer sums of ``int``'s
-    rank or wider, whose partial sums in another order may overflow (undefined in C) where
-    the original's did not. Unsigned and narrower integer reductions wrap as C defines:
-    exact.
+    differs from the original's (like ``-ffast-math``). Integer reductions are exact
+    without it: unsigned and narrower ones wrap as C defines, and signed sums and
+    products of ``int``'s rank or wider, whose partial sums in another order might
+    overflow (undefined in C), are computed in an unsigned copy (emit_c).
     """
 
     tile: bool = True
