@@ -124,19 +124,24 @@ def default_tensorize(program, parallel: bool = False, min_gain: float | None = 
     intrinsics = [i for i in builtin_intrinsics()
                   if i.exact and not i.library and native_path(i) is not None]
     candidate, report = auto_tensorize(program, intrinsics, parallel=parallel)
-    lines = [item.describe() for item in report if item.match is not None or item.runs_in]
     applied = [item for item in report if item.applied]
-    if not applied:
-        return None, lines
     weak = [item.statement for item in applied if item.match.cost.get("gain", 0) < min_gain]
-    if weak:        # small extents: the fixed cost of a call outweighs its speed
-        return None, lines + [f"not tensorized: the matches of {', '.join(weak)} score below {min_gain:g}"]
     depth = {stmt.name: len(stmt.iterators) for stmt in program.scop.statements
              if not stmt.domain.is_empty()}
-    shallowest = min(depth.get(item.statement, 0) for item in applied)
+    shallowest = min((depth.get(item.statement, 0) for item in applied), default=0)
     deep_rest = [item.statement for item in report
                  if not item.applied and depth.get(item.statement, 0) >= shallowest]
-    if deep_rest:
-        return None, lines + [f"not tensorized: {', '.join(deep_rest)} would keep {shallowest} or "
-                              f"more untiled loops; the pipeline tiles them all"]
-    return candidate, lines
+    declined = ""
+    if weak:        # small extents: the fixed cost of a call outweighs its speed
+        declined = f"the matches of {', '.join(weak)} score below {min_gain:g} (--tensorize takes them)"
+    elif applied and deep_rest:
+        declined = (f"{', '.join(deep_rest)} would keep {shallowest} or more untiled loops; "
+                    "the pipeline tiles them all")
+    if declined:
+        # the report says what the code does: no statement runs in a call
+        for item in report:
+            item.runs_in = ""
+            if item.applied:
+                item.applied, item.reason = False, declined
+    lines = [item.describe() for item in report if item.match is not None or item.runs_in]
+    return (candidate if applied and not declined else None), lines
