@@ -130,6 +130,10 @@ class OptimizeOptions:
         return steps
 
 
+# the parts of a region's summary (ScopResult.not_emitted)
+EVERY_PART = ("expansions", "fusion", "tensorize", "tiling")
+
+
 @dataclass
 class ScopResult:
     """One region's outcome: ``schedule`` is the final (marked) isl schedule tree."""
@@ -139,6 +143,9 @@ class ScopResult:
     schedule: isl.Schedule
     tiling: object | None = None
     fallback: str = ""         # what the code was generated from instead, when not the schedule
+    # the parts of the summary that fallback left out of the code ("expansions",
+    # "fusion", "tensorize", "tiling"): listed as "not in the code"
+    not_emitted: tuple[str, ...] = ()
     # the schedule asks for nothing the code as written does not do (the original order,
     # no parallel or vector loop): the region is kept as written, without versioning
     # (ludcmp: generated again with its run-time checks, the same loops ran 0.88x)
@@ -153,6 +160,7 @@ class ScopResult:
     # before tiling, or the pipeline's tiled schedule when the region was tensorized
     untiled: isl.Schedule | None = None
     untiled_what: str = "the schedule before tiling"
+    untiled_drops: tuple[str, ...] = ("tiling",)        # what ``untiled`` does not have
     # tried before ``untiled``: the same tiles without point-loop wavefronts, computed
     # when needed (a 27-point seidel-3d's wavefronts of point loops took isl's AST
     # generator past the budget; the tiles alone took 1 s)
@@ -182,21 +190,23 @@ class OptimizeResult:
                 f"region {k} ({scop.function}, lines {scop.start_line}-{scop.end_line}): "
                 f"{len(scop.statements)} statements"
             )
-            lines.extend(f"  {expansion}" for expansion in region.expansions)
-            lines.extend(f"  fusion: {decision}" for decision in region.fusion)
-            lines.extend(f"  tensorize: {decision}" for decision in region.tensorize)
-            if region.tiling is not None:
-                lines.extend("  " + line for line in str(region.tiling).splitlines())
             if region.fallback:
                 lines.append(f"  code generated from {region.fallback}")
-            elif region.kept_as_written:
+            parts = {"expansions": region.expansions,
+                     "fusion": [f"fusion: {decision}" for decision in region.fusion],
+                     "tensorize": [f"tensorize: {decision}" for decision in region.tensorize],
+                     "tiling": str(region.tiling).splitlines() if region.tiling is not None else []}
+            for part, texts in parts.items():
+                prefix = "  not in the code: " if part in region.not_emitted else "  "
+                lines.extend(prefix + text for text in texts)
+            if region.kept_as_written and not region.fallback:
                 lines.append("  the schedule keeps the original order and marks no loop: "
                              "the region is kept as written")
-            else:
+            elif not region.kept_as_written:
                 described = region.versioning
-                if described is None:
+                if described is None and not region.fallback:
                     described = emit_c.versioning_plan(scop, schedule=region.schedule).describe()
-                lines.extend("  " + line for line in described)
+                lines.extend("  " + line for line in described or [])
         times = ", ".join(f"{name} {sec * 1e3:.0f} ms" for name, sec in self.phase_seconds.items())
         lines.append(f"time: {times}")
         return "\n".join(lines)
@@ -235,15 +245,15 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
     budget = budget or RunBudget(None)
     if region.kept_as_written:
         return region.scop.source[region.scop.region_start:region.scop.region_end]
-    attempts = [(region.schedule, "")]
+    attempts = [(region.schedule, "", ())]
     if region.simpler_tiled is not None:
-        attempts.append((region.simpler_tiled, "the tiles without point-loop wavefronts"))
+        attempts.append((region.simpler_tiled, "the tiles without point-loop wavefronts", ()))
     untiled = region.untiled
     if untiled is not None and untiled is not region.schedule:
-        attempts.append((untiled, region.untiled_what))
-    attempts.append((region.scop.schedule, "the original schedule"))
+        attempts.append((untiled, region.untiled_what, region.untiled_drops))
+    attempts.append((region.scop.schedule, "the original schedule", ("fusion", "tensorize", "tiling")))
     scop, why = region.scop, ""
-    for schedule, what in attempts:
+    for schedule, what, drops in attempts:
         seconds = min(CODEGEN_BUDGET, budget.left())
         if seconds <= 0:
             why = budget.why()
@@ -264,11 +274,12 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
             print(f"polysched: {scop.filename}:{scop.start_line}: {why}; the region is generated "
                   f"from {what}", file=sys.stderr)
             region.schedule = schedule
-            region.fallback = f"{what} ({why})"
+            region.fallback, region.not_emitted = f"{what} ({why})", drops
         return text
     print(f"polysched: {scop.filename}:{scop.start_line}: {why}; the region is kept as written",
           file=sys.stderr)
-    region.fallback = f"the source as written ({why})"
+    region.fallback, region.not_emitted = f"the source as written ({why})", EVERY_PART
+    region.versioning = None
     return scop.source[scop.region_start:scop.region_end]
 
 
@@ -423,7 +434,8 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         print(f"polysched: {scop.filename}:{scop.start_line}: {stop}; the region is kept as written",
               file=sys.stderr)
         return ScopResult(scop, None, scop.schedule, kept_as_written=True,
-                          fallback=f"the source as written ({stop})", untiled=scop.schedule)
+                          fallback=f"the source as written ({stop})", not_emitted=EVERY_PART,
+                          untiled=scop.schedule)
 
 
 def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
@@ -488,6 +500,7 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         if tensorized is not None:
             text, steps = tensorized
             region.untiled, region.untiled_what = schedule, "the schedule without intrinsics"
+            region.untiled_drops = ("tensorize",)
             region.schedule = isl.Schedule.read_from_str(schedule.get_ctx(), text)
             region.tiling, region.kept_as_written = None, False
             region.trace_steps = [dict(step) for step in steps]

@@ -121,6 +121,13 @@ def test_code_generation_past_its_budget_falls_back_to_a_simpler_schedule(monkey
     [region] = result.regions
     assert region.fallback == "the schedule before tiling (code generation ran past 2 s)"
     assert "code generation ran past 2 s" in capsys.readouterr().err
+    # the summary says what the code does (helper-55: the tiles were listed as done, and
+    # the run-time checks of the code generated were left out)
+    lines = result.summary().splitlines()
+    assert lines[1] == "  code generated from the schedule before tiling (code generation ran past 2 s)"
+    bands = [line for line in lines if "band@" in line]
+    assert bands and all(line.startswith("  not in the code: band@") for line in bands)
+    assert region.versioning and all(f"  {line}" in lines for line in region.versioning)
     out = Path(tempfile.mkdtemp(prefix="polysched-test-")) / "out.c"
     out.write_text(result.text)
     assert verify(path, out).ok
