@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -213,6 +214,9 @@ def _run(args) -> int:
     except BaseException as err:
         if not interrupted(err):     # (a Ctrl-C while a module loads is an ImportError)
             raise
+        # a second Ctrl-C must not interrupt the way out (it hung the run, helper-56)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        executor.abort()
         if bar is not None:
             bar.close()
             bar = None

@@ -347,6 +347,11 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
             elif confirm:
                 result.confirmation = _confirm(result, executor, confirm, store, lambda trial: replace(
                     job_of(trial.seq, trial.trace, trial.config, workdir, reference), phase="confirm"))
+    except BaseException:
+        if own_executor:
+            executor.abort()        # a Ctrl-C (or any failure): wait for no process
+            own_executor = False
+        raise
     finally:
         if own_executor:
             executor.close()

@@ -50,6 +50,10 @@ class Executor(ABC):
     def close(self) -> None:
         pass
 
+    def abort(self) -> None:
+        """Stop at once (a Ctrl-C): release what `close` releases, waiting for nothing."""
+        self.close()
+
     def __enter__(self):
         return self
 
@@ -187,6 +191,21 @@ class LocalExecutor(Executor):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def abort(self) -> None:
+        """Kill the pool's processes and shut it down without waiting. (A second Ctrl-C
+        inside a waiting shutdown left the pool's manager thread waiting for work that
+        never came, and Python waits for that thread at exit: the run hung, helper-56.)
+        Killed workers make the manager thread see a broken pool and end."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            try:
+                process.kill()
+            except (OSError, ValueError):
+                pass
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 class DaskExecutor(Executor):
