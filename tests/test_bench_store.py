@@ -533,6 +533,12 @@ def test_cli_exit_status_and_output_rules(tmp_path, capfd):
     assert main([*base, "-o", str(out)]) == 2
     _, err = capfd.readouterr()
     assert "the file exists (--overwrite replaces it)" in err and err.count("\n") == 1
+    # nor with --resume, which has no log to continue (helper-56: it replaced the results)
+    before = out.read_text()
+    assert main([*base, "-o", str(out), "--resume"]) == 2
+    _, err = capfd.readouterr()
+    assert f"the file exists and there is no log {out.with_suffix('.jsonl')} to resume" in err
+    assert err.count("\n") == 1 and out.read_text() == before
     assert main([*base, "-o", str(out), "--overwrite"]) == 0
     capfd.readouterr()
     assert json.loads(out.read_text())["results"][0]["status"] == "OK"

@@ -147,9 +147,15 @@ def run(args) -> int:
             raise UsageError(f"-o {args.output}: the log {log} of an earlier run exists "
                              "(--resume continues it, --overwrite starts over)")
         log.unlink()
-    if log != args.output and args.output.exists() and not (args.resume or args.overwrite):
-        # (helper-46 F23: results whose log was moved away were replaced without a word)
-        raise UsageError(f"-o {args.output}: the file exists (--overwrite replaces it)")
+    has_log = log.exists() and log.stat().st_size > 0
+    if log != args.output and args.output.exists() and not args.overwrite and not (args.resume and has_log):
+        # (helper-46 F23: results whose log was moved away were replaced without a word;
+        # helper-56: with --resume too, which had no log to continue)
+        raise UsageError(f"-o {args.output}: the file exists" + (f" and there is no log {log} to resume"
+                                                                 if args.resume else "")
+                         + " (--overwrite replaces it)")
+    if args.resume and not has_log:
+        print(f"polysched bench: note: --resume: no log {log} of an earlier run; starting one", file=sys.stderr)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     threads = args.threads or os.cpu_count() or 1
     try:
