@@ -9,6 +9,7 @@ import json
 import math
 import random
 import sqlite3
+import subprocess
 
 import pytest
 
@@ -338,6 +339,17 @@ def test_from_db_replays_each_region_and_chooses_the_dataset(tmp_path, capfd):
         assert text.count("/* polysched: end of the original code */") == 1
         assert text.index("D[i][j] = A[j][i]") < text.index("#pragma omp simd")
         assert verify(source, out, dataset=None).status == "equal"
+    # the record is the region's by its text: a region added before it moves it to index 2
+    # (helper-56: refused as "the trace was recorded on region 1", exit 2, nothing written)
+    marker = "#pragma endscop\n#pragma scop\n"
+    shifted = tmp_path / "shifted.c"
+    first = TWO_REGIONS[TWO_REGIONS.index("#pragma scop"):TWO_REGIONS.index(marker)]
+    shifted.write_text(TWO_REGIONS.replace(marker, "#pragma endscop\n" + first.replace("D[i][j]", "D[j][i]")
+                                           + marker, 1))
+    assert main(["optimize", str(shifted), "-o", str(out), "--from-db", str(db)]) == 0
+    stdout = capfd.readouterr().out
+    assert "region 2 (main, lines 18-23): campaign" in stdout, stdout
+    assert verify(shifted, out, dataset=None).status == "equal"
     assert main(["optimize", str(source), "-o", str(tmp_path / "x.c"), "--from-db", str(db),
                  "--db-threads", "7"]) == 2
     assert "no verified tuning record with 7 threads for" in capfd.readouterr().err
@@ -456,6 +468,41 @@ def test_another_programs_database_is_left_untouched(tmp_path):
         pass
     with TuneDB(tmp_path / "new.sqlite", create=False) as store:         # ours: read
         assert store.count(1) == 0
+
+
+def test_a_database_is_read_without_writing_to_it(tmp_path, capfd):
+    """helper-56: --from-db opened its database for writing (WAL mode, the schema): a
+    database the user may only read was "not a polysched tuning database"; one of an
+    earlier schema (no confirmations table) is read as it is; a database damaged past
+    its header was an internal error (exit 3)."""
+    from polysched.cli import main
+    path = tmp_path / "t.sqlite"
+    with TuneDB(path) as store:
+        store.conn.execute("DROP TABLE confirmations")        # as before the table existed
+        store.conn.execute("PRAGMA journal_mode=DELETE")
+    before = path.read_bytes()
+    with TuneDB(path, create=False) as store:
+        assert store.best("k", "m") is None
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store.conn.execute("INSERT INTO meta VALUES ('x', 'y')")
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["t.sqlite"]
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0:
+        try:        # (root writes whatever the file's mode says: immutable stands in for it)
+            with TuneDB(path, create=False) as store:
+                assert store.best("k", "m") is None
+            with pytest.raises(ValueError, match="t.sqlite: cannot be written"):
+                TuneDB(path)
+        finally:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+    damaged = bytearray(path.read_bytes())
+    damaged[4096:] = b"\xff" * (len(damaged) - 4096)       # every page past the first
+    path.write_bytes(bytes(damaged))
+    source = tmp_path / "k.c"
+    source.write_text(TWO_REGIONS)
+    assert main(["optimize", str(source), "-o", str(tmp_path / "x.c"), "--from-db", str(path)]) == 2
+    err = capfd.readouterr().err
+    assert "t.sqlite" in err and "malformed" in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "x.c").exists()
 
 
 def test_spearman():

@@ -282,6 +282,7 @@ def _from_db(args, options):
     written, with a line saying so. None (after one line on stderr) when no region has one."""
     import contextlib
     import io
+    import sqlite3
     import time
 
     from polysched import emit_c
@@ -310,6 +311,8 @@ def _from_db(args, options):
                                             dataset=args.db_dataset, threads=args.db_threads)
         except ValueError as err:
             raise UsageError(f"--from-db {args.from_db}: {err}") from None
+        except sqlite3.DatabaseError as err:     # damaged past its header (helper-56: exit 3)
+            raise UsageError(f"--from-db {args.from_db}: the database is damaged ({err})") from None
         where = f"region {k} ({scop.function}, lines {scop.start_line}-{scop.end_line})"
         if program is None:
             regions.append(ScopResult(scop, None, scop.schedule, kept_as_written=True,

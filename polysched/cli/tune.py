@@ -11,6 +11,7 @@ import argparse
 import os
 import shlex
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -211,6 +212,8 @@ def _run(args) -> int:
         raise TuneUsage(f"{target.path}: {err}") from None
     except RuntimeError as err:
         raise TuneUsage(str(err)) from None
+    except sqlite3.DatabaseError as err:     # damaged past its header (helper-56: exit 3)
+        raise TuneUsage(f"{args.db}: the database is damaged ({err})") from None
     except BaseException as err:
         if not interrupted(err):     # (a Ctrl-C while a module loads is an ImportError)
             raise

@@ -145,7 +145,11 @@ class TuneDB:
         if not create and not (self.path.is_file() and self.path.stat().st_size > 0):
             raise ArgumentError(f"{self.path}: not a polysched tuning database (empty or missing)")
         try:
-            self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
+            if create:
+                self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
+            else:       # only read: a database the user may only read is usable (helper-56)
+                self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                            isolation_level=None, timeout=30)
             self.conn.row_factory = sqlite3.Row
             # another program's database is not ours to add tables to
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -155,6 +159,14 @@ class TuneDB:
                 self.conn.close()
                 raise ArgumentError(f"{self.path}: not a polysched tuning database (its tables: "
                                  f"{', '.join(sorted(tables)) or 'none'})")
+            if not create:
+                # the tables a database of an earlier schema lacks, empty, in memory
+                for statement in _SCHEMA.strip().split(";"):
+                    if statement.strip().startswith("CREATE TABLE"):
+                        table = statement.split()[5]
+                        if table not in tables:
+                            self.conn.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+                return
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
             self.conn.execute("PRAGMA foreign_keys=ON")
@@ -164,6 +176,8 @@ class TuneDB:
                         self.conn.execute(statement)
                 self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as err:
+            if "readonly" in str(err):       # ours, but not writable (helper-56)
+                raise ArgumentError(f"{self.path}: cannot be written ({err})") from None
             raise ArgumentError(f"{self.path}: not a polysched tuning database ({err})") from None
 
     def close(self) -> None:
