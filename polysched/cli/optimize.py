@@ -244,6 +244,7 @@ def run(args) -> int:
         result = _from_db(args, options)
         if result is None:
             return 2
+        _schedules_out(args, options, result)     # (helper-56: they were silently not written)
     elif args.tensorize:
         _ask_for_intrinsics(args, options)
     if result is None:
@@ -316,10 +317,11 @@ def _from_db(args, options):
         where = f"region {k} ({scop.function}, lines {scop.start_line}-{scop.end_line})"
         if program is None:
             regions.append(ScopResult(scop, None, scop.schedule, kept_as_written=True,
-                                      fallback="the source as written (no tuning record)"))
+                                      fallback="the source as written (no tuning record)", trace_steps=[]))
             lines.append(f"{where}: no verified tuning record{_db_selection(args)}: kept as written")
             continue
-        regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report))
+        regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report,
+                                  trace_steps=[dict(step) for step in program.trace.steps]))
         lines.append(f"{where}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
                      f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)")
     if all(region.kept_as_written for region in regions):
@@ -330,7 +332,7 @@ def _from_db(args, options):
     text = emit_c.assemble([region.scop for region in regions], [generate_region(region) for region in regions])
     result = OptimizeResult(args.file, text, regions,
                             {"load": built - start, "codegen": time.perf_counter() - built})
-    return _Replayed(text, [f"from {args.from_db}:", *("  " + line for line in lines), result.summary()])
+    return _Replayed(text, [f"from {args.from_db}:", *("  " + line for line in lines), result.summary()], regions)
 
 
 def _db_selection(args) -> str:
@@ -471,9 +473,10 @@ def _schedules_out(args, options, result) -> None:
 class _Replayed:
     """What ``optimize --from-db`` produced: the text and a summary like the pipeline's."""
 
-    def __init__(self, text: str, lines: list[str]):
+    def __init__(self, text: str, lines: list[str], regions: list):
         self.text = text
         self.lines = lines
+        self.regions = regions          # (--save-trace, --save-schedule)
 
     def summary(self) -> str:
         return "\n".join(self.lines)
