@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import sqlite3
 import subprocess
@@ -485,6 +486,25 @@ def test_another_programs_database_is_left_untouched(tmp_path):
         pass
     with TuneDB(tmp_path / "new.sqlite", create=False) as store:         # ours: read
         assert store.count(1) == 0
+
+
+def test_tune_checks_its_arguments_as_the_command_line_does(tmp_path):
+    """helper-56: from Python, repeat=0 ran and was recorded, threads=None was recorded
+    as NULL ("with None threads" in --from-db's line)."""
+    source = tmp_path / "two.c"
+    source.write_text(TWO_REGIONS)
+
+    def run(job: Job) -> Result:
+        return Result(job.index, "ok", samples=[1.0], median=1.0, dataset=job.dataset, threads=job.threads,
+                      command="fake")
+    args = dict(db=tmp_path / "t.sqlite", trials=1, search="random", model="sol", space_options=TINY,
+                executor=FunctionExecutor(run, batch_size=1), confirm=0)
+    for bad, message in (({"repeat": 0}, "repeat must be at least 1"), ({"threads": 0}, "threads must be at least 1")):
+        with pytest.raises(ValueError, match=message):
+            tune(Target.of(str(source), region=1), **args, **bad)
+    result = tune(Target.of(str(source), region=1), **args, threads=None)
+    with TuneDB(result.db_path) as store:
+        assert {row.threads for row in store.rows(result.campaign_id)} == {os.cpu_count() or 1}
 
 
 def test_a_database_is_read_without_writing_to_it(tmp_path, capfd):

@@ -121,6 +121,7 @@ def test_from_db_without_a_record_says_so_in_one_line(killed_and_resumed, tmp_pa
     (["nosuchkernel"], "neither a C file nor a suite kernel"),
     (["gemm", "--trials", "0"], "--trials 0: must be at least 1"),
     (["gemm", "--dataset", "HUGE"], "unknown dataset"),
+    (["gemm", "--dataset", " huge"], "--dataset ' huge': unknown dataset"),     # the name quoted (helper-56)
     (["gemm", "--model", "neural"], "--model neural"),
     (["gemm", "--search", "annealing"], "--search annealing"),
     (["gemm", "--search", "grid"], "points (limit"),

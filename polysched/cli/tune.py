@@ -75,7 +75,7 @@ def space_options(name: str, max_genes: int = 0):
 
 
 def _check(args):
-    from polysched.bench.suite import DATASETS
+    from polysched.bench.suite import DATASETS, dataset_spelling
     from polysched.tune import MODELS, SEARCHES
     if args.trials < 1:
         raise TuneUsage(f"--trials {args.trials}: must be at least 1")
@@ -91,10 +91,10 @@ def _check(args):
         raise TuneUsage(f"--max-genes {args.max_genes}: must be 0 (every band) or more")
     for option in ("dataset", "verify_dataset"):
         value = getattr(args, option)
-        if value.upper() not in DATASETS:
-            raise TuneUsage(f"--{option.replace('_', '-')} {value}: unknown dataset; choose one of "
+        if dataset_spelling(value) not in DATASETS:      # (" large" is LARGE, as for bench)
+            raise TuneUsage(f"--{option.replace('_', '-')} {value!r}: unknown dataset; choose one of "
                             f"{', '.join(DATASETS)}")
-        setattr(args, option, value.upper())
+        setattr(args, option, dataset_spelling(value))
     if args.threads is not None and args.threads < 1:
         raise TuneUsage(f"--threads {args.threads}: must be at least 1")
     if args.repeat < 1:

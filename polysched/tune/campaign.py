@@ -202,6 +202,12 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
         raise ArgumentError("trials must be at least 1")
     if confirm < 0:
         raise ArgumentError("confirm must be 0 (no re-timing) or more rounds")
+    if repeat < 1:       # (helper-56: repeat=0 was recorded as such, "1 runs" applied)
+        raise ArgumentError("repeat must be at least 1")
+    if threads is not None and threads < 1:
+        raise ArgumentError("threads must be at least 1")
+    # recorded as the runs had them, as the command line does (None was recorded as NULL)
+    threads = threads or os.cpu_count() or 1
     if verify_dataset is None:
         # (helper-46: from Python, None recorded every candidate 'ok' unverified, and
         # optimize --from-db applied one as "verified")
