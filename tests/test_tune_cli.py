@@ -364,3 +364,32 @@ int main(void) {
                     "--no-plot")
     assert run.returncode == 0, run.stderr
     assert run.stderr.count("two.c:9:29: note: indirect access") == 1, run.stderr
+
+
+SILENT = """#include <stdio.h>
+#define N 40
+double A[N][N], B[N][N];
+int main(void) {
+  int i, j;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) A[i][j] = (i + j) % 7;
+#pragma scop
+  for (i = 1; i < N - 1; i++)
+    for (j = 1; j < N - 1; j++)
+      B[i][j] = A[i-1][j] + A[i+1][j] + A[i][j-1] + A[i][j+1];
+#pragma endscop
+  return 0;
+}
+"""
+
+
+def test_a_program_that_prints_nothing_is_refused_after_its_default(tmp_path):
+    """helper-56: no candidate of a program that prints nothing can be verified; each
+    one was built, run and recorded 'error', the whole --trials budget (exit 1)."""
+    source, db = tmp_path / "silent.c", tmp_path / "t.sqlite"
+    source.write_text(SILENT)
+    done = polysched("tune", source, "--trials", "8", "--jobs", "1", "--space", "small", "--search", "random",
+                     "--model", "sol", "--db", db, "--confirm", "0", "--no-plot", "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (f"polysched: error: {source}: cannot tune a program that "
+                                                    "prints nothing: its candidates cannot be verified against it")
+    assert len(rows(db)) < 8

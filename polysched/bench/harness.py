@@ -408,6 +408,9 @@ def comparable_stderr(stderr: str) -> str:
     return "\n".join(line for line in stderr.splitlines() if not _TIME_LINE.match(line))
 
 
+NOTHING_PRINTED = "neither program printed anything (stdout and stderr): nothing to compare"
+
+
 def compare_runs(original: RunResult, transformed: RunResult, *, rtol: float = DEFAULT_RTOL,
                  atol: float = DEFAULT_ATOL) -> tuple[Comparison | None, str]:
     """Compare everything two runs printed, stdout and stderr (timing lines excluded):
@@ -421,7 +424,7 @@ def compare_runs(original: RunResult, transformed: RunResult, *, rtol: float = D
         if expected.strip() or actual.strip():
             streams.append((name, compare_outputs(expected, actual, rtol=rtol, atol=atol)))
     if not streams:
-        return None, "neither program printed anything (stdout and stderr): nothing to compare"
+        return None, NOTHING_PRINTED
     for name, comparison in streams:
         if not comparison.equal:
             prefix = "" if name == "stdout" else f"{name}: "

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from polysched.bench.harness import scratch_directory, untested_datasets
+from polysched.bench.harness import NOTHING_PRINTED, scratch_directory, untested_datasets
 from polysched.bench.suite import dataset_spelling
 from polysched.errors import ArgumentError
 
@@ -333,6 +333,11 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                                                    "candidates first: their recorded values are kept "
                                                    "(run one at a time)")
                         trial = Trial(row.seq, config, job.trace, row.status, row.median, row.reason)
+                    if trial.seq == 0 and trial.status == "error" and NOTHING_PRINTED in (trial.reason or ""):
+                        # no candidate can be verified: refused after the first batch, not
+                        # measured for the whole budget (helper-56)
+                        raise ArgumentError(f"{target.path}: cannot tune a program that prints nothing: "
+                                            "its candidates cannot be verified against it")
                     result.trials.append(trial)
                     strategy.observe(config, trial.status, trial.median)
                     if progress is not None:
