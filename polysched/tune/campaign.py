@@ -295,6 +295,10 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                     if size < 1:
                         result.stopped = "time budget"
                         break
+                elif time_budget is not None:
+                    # the pace is not known yet: one candidate tells it (helper-56: a 1 s
+                    # budget measured a whole first batch of 4, 37 s)
+                    size = 1
                 batch = strategy.propose(size)
                 if not batch:
                     result.stopped = "space exhausted"
