@@ -393,3 +393,18 @@ def test_a_program_that_prints_nothing_is_refused_after_its_default(tmp_path):
     assert done.stderr.strip().splitlines()[-1] == (f"polysched: error: {source}: cannot tune a program that "
                                                     "prints nothing: its candidates cannot be verified against it")
     assert len(rows(db)) < 8
+
+
+def test_the_default_plot_of_a_region_is_its_own(tmp_path):
+    """helper-56: `tune F --region 0` and `--region 1` wrote one default plot, the second
+    over the first."""
+    pytest.importorskip("matplotlib")
+    from test_tune import TWO_REGIONS
+    source, db = tmp_path / "two.c", tmp_path / "t.sqlite"
+    source.write_text(TWO_REGIONS)
+    for region in (0, 1):
+        done = polysched("tune", source, "--region", region, "--trials", "2", "--db", db, "--confirm", "0",
+                         "--timer", "polysched.tune.fake:deterministic_time", "--space", "small",
+                         "--search", "random", "--model", "sol", "--quiet")
+        assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["t-two-region1.png", "t-two.png"]

@@ -237,7 +237,9 @@ def _run(args) -> int:
     if result.stopped != "trials":
         print(f"stopped: {result.stopped}")
     if not args.no_plot and result.ok:
-        path = args.plot or args.db.with_name(f"{args.db.stem}-{target.name}.png")
+        # one file per region (helper-56: region 1's curve overwrote region 0's)
+        region = f"-region{target.region}" if target.region else ""
+        path = args.plot or args.db.with_name(f"{args.db.stem}-{target.name}{region}.png")
         try:
             result.plot(path)
             print(f"tuning curve: {path}")
