@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.dependence.scalars import may_overflow
 from polysched.errors import ArgumentError
 from polysched.islutil import isl_message, sets_of, val, without_ast_options
-from polysched.dependence.scalars import may_overflow
 from polysched.marks import Jam, Parallel, Tensorize, parse_mark, try_parse_mark
 from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
