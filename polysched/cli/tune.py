@@ -258,6 +258,8 @@ def _run(args) -> int:
                f"check with polysched verify {shlex.quote(str(target.path))} {shlex.quote(str(target.path))}"
                if counts.get("wrong") else "the table gives each trial's reason")
         statuses = ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
-        print(f"{PREFIX}: no candidate verified ({statuses}): nothing to apply ({why})", file=sys.stderr)
+        # (helper-56: candidates that verified, then timed out, were "no candidate verified")
+        print(f"{PREFIX}: no candidate verified and timed ({statuses}): nothing to apply ({why})",
+              file=sys.stderr)
         return 1
     return 0
