@@ -409,3 +409,16 @@ def test_the_default_plot_of_a_region_is_its_own(tmp_path):
                          "--search", "random", "--model", "sol", "--quiet")
         assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["t-two-region1.png", "t-two.png"]
+
+
+def test_the_resuming_line_goes_to_stderr_with_or_without_the_bar(tmp_path):
+    """helper-56: with the progress bar it went to stdout (tqdm.write's default), with
+    --quiet to stderr."""
+    db = tmp_path / "t.sqlite"
+    args = ["tune", "gemm", "--trials", "2", "--db", db, "--confirm", "0", "--no-plot", "--space", "small",
+            "--timer", "polysched.tune.fake:deterministic_time", "--search", "random", "--model", "sol"]
+    assert polysched(*args).returncode == 0
+    for extra in ([], ["--quiet"]):
+        done = polysched(*args, "--resume", *extra)
+        assert done.returncode == 0, done.stderr
+        assert "resuming campaign 1: 2 trials recorded" in done.stderr and "resuming campaign" not in done.stdout

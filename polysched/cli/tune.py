@@ -184,7 +184,9 @@ def _run(args) -> int:
         from tqdm import tqdm
         bar = tqdm(total=args.trials, desc=target.name, unit="trial", file=messages, dynamic_ncols=True)
         if recorded:
-            bar.write(f"{PREFIX}: resuming campaign {result.campaign_id}: {recorded} trials recorded")
+            # (to the bar's stream, as with --quiet: tqdm writes to stdout, helper-56)
+            bar.write(f"{PREFIX}: resuming campaign {result.campaign_id}: {recorded} trials recorded",
+                      file=messages)
 
     def progress(trial, result):
         if bar is None:
