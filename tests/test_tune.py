@@ -371,6 +371,10 @@ def test_from_db_replays_each_region_and_chooses_the_dataset(tmp_path, capfd):
     assert main(["optimize", str(source), "-o", str(tmp_path / "x.c"), "--from-db", str(db),
                  "--db-threads", "7"]) == 2
     assert "no verified tuning record with 7 threads for" in capfd.readouterr().err
+    assert main(["optimize", str(source), "-o", str(tmp_path / "x.c"), "--from-db", str(db),
+                 "--db-dataset", "smal"]) == 2
+    assert "no verified tuning record at SMAL for" in (err := capfd.readouterr().err)
+    assert err.rstrip().endswith("(its records are at MINI, SMALL)")        # (helper-56: a typo)
     assert main(["optimize", str(source), "-o", str(tmp_path / "x.c"), "--db-dataset", "MINI"]) == 2
     assert "--db-dataset chooses among --from-db's records" in capfd.readouterr().err
     assert not (tmp_path / "x.c").exists()

@@ -325,8 +325,13 @@ def _from_db(args, options):
         lines.append(f"{where}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
                      f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)")
     if all(region.kept_as_written for region in regions):
+        known = ""
+        if args.db_dataset:      # (helper-56: a typo read as a dataset without records)
+            from polysched.tune import TuneDB
+            with TuneDB(args.from_db, create=False) as store:
+                known = f" (its records are at {', '.join(store.datasets()) or 'no dataset'})"
         print(f"polysched optimize: no verified tuning record{_db_selection(args)} for {args.file} on this "
-              f"machine in {args.from_db}", file=sys.stderr)
+              f"machine in {args.from_db}{known}", file=sys.stderr)
         return None
     built = time.perf_counter()
     text = emit_c.assemble([region.scop for region in regions], [generate_region(region) for region in regions])

@@ -329,6 +329,11 @@ class TuneDB:
         return {**dict(row), "best_samples": json.loads(row["best_samples"] or "[]"),
                 "default_samples": json.loads(row["default_samples"] or "[]")}
 
+    def datasets(self) -> list[str]:
+        """The datasets of the verified measurements, sorted."""
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT dataset FROM measurements WHERE status = 'ok' "
+                                                "AND dataset IS NOT NULL ORDER BY dataset")]
+
     def count(self, campaign_id: int) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM measurements WHERE campaign_id = ?",
                                      (campaign_id,)).fetchone()[0])
