@@ -368,3 +368,17 @@ def test_private_reason_matches_brute_force(program):
         assert verdict.ok and verdict.private == ["t"]
     else:
         assert op is None and not verdict.ok and "t" in verdict.blocking
+
+
+def test_a_reduction_on_a_type_not_known_as_integer_says_so():
+    """helper-57: '__int128 s; s += a[i]' stayed sequential, rightly (polysched does not
+    know it as an integer), but the reason said "floating-point reduction"."""
+    text = ("__int128 s; long a[100]; double d;\nvoid f(void) {\n  int i;\n#pragma scop\n"
+            "  for (i = 0; i < 100; i++) {\n    s += a[i];\n    d += a[i];\n  }\n#pragma endscop\n}\n")
+    scop = extract(text)[0]
+    domain = scop.domain
+    iteration = isl.UnionMap("{ " + "; ".join(f"{st.name}[i] -> [i]" for st in scop.statements) + " }")
+    verdict = classify_scalars(scop, ScopAccesses(scop), domain, iteration)
+    assert verdict.blocking["s"] == ("'__int128' (not known to be an integer type) reduction "
+                                     "(parallel only with --reassociate)")
+    assert verdict.blocking["d"] == "floating-point reduction (parallel only with --reassociate)"
