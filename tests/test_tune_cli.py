@@ -338,6 +338,9 @@ def test_ctrl_c_while_a_module_loads_is_an_interrupt(tmp_path, capsys, monkeypat
     assert main(["tune", "gemm", "--db", str(db), "--quiet", "--trials", "2"]) == 130
     err = capsys.readouterr().err
     assert "internal error" not in err and f"interrupted: every finished trial is recorded in {db}" in err
+    # the way out ignores further Ctrl-Cs, then gives the handler back (CI at f122cff: an
+    # ignored SIGINT stayed, and the campaigns later tests started inherited it)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_a_note_of_the_file_is_printed_once(tmp_path):
