@@ -239,8 +239,9 @@ def test_ctrl_c_stops_the_campaign_in_one_message(tmp_path):
 def test_two_ctrl_c_in_a_row_still_end_the_campaign(tmp_path):
     """helper-56: a second Ctrl-C 0.2 s after the first hung the run in 5 of 6 tries (it
     interrupted the pool's waiting shutdown; Python then waited at exit for the pool's
-    manager thread, which waited for work). The pool is now killed, not waited for,
-    and further Ctrl-Cs are ignored on the way out."""
+    manager thread, which waited for work). The pool is now killed, not waited for: the
+    run ends, with 130 or, when the second Ctrl-C lands as Python exits, by SIGINT
+    (which a shell reports as 130 too), and without a traceback."""
     db = tmp_path / "t.sqlite"
     proc = measuring_campaign(db, subprocess.PIPE)
     os.killpg(proc.pid, signal.SIGINT)
@@ -252,7 +253,7 @@ def test_two_ctrl_c_in_a_row_still_end_the_campaign(tmp_path):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         raise AssertionError("the campaign did not end within 60 s of two Ctrl-Cs") from None
-    assert proc.returncode == 130, err
+    assert proc.returncode in (130, -signal.SIGINT), err
     assert time.monotonic() - stopped < 20
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert group_ends(proc.pid), "processes of the campaign's group outlive it"
@@ -338,8 +339,8 @@ def test_ctrl_c_while_a_module_loads_is_an_interrupt(tmp_path, capsys, monkeypat
     assert main(["tune", "gemm", "--db", str(db), "--quiet", "--trials", "2"]) == 130
     err = capsys.readouterr().err
     assert "internal error" not in err and f"interrupted: every finished trial is recorded in {db}" in err
-    # the way out ignores further Ctrl-Cs, then gives the handler back (CI at f122cff: an
-    # ignored SIGINT stayed, and the campaigns later tests started inherited it)
+    # the handler is the caller's still (CI at f122cff: the way out left SIGINT ignored,
+    # and the campaigns later tests started inherited it)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 

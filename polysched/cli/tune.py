@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import signal
 import sqlite3
 import sys
 from pathlib import Path
@@ -149,14 +148,6 @@ def _remove_if_empty(db: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _ignore_ctrl_c():
-    """Ignore SIGINT; the handler it had (None off the main thread, where it cannot be set)."""
-    import threading
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _run(args) -> int:
     from polysched.errors import PolyschedError
     from polysched.scop import ScopError
@@ -227,20 +218,14 @@ def _run(args) -> int:
     except BaseException as err:
         if not interrupted(err):     # (a Ctrl-C while a module loads is an ImportError)
             raise
-        # a second Ctrl-C must not interrupt the way out (it hung the run, helper-56); the
-        # handler is given back after it (a caller in this process, a test, keeps its own,
-        # and the programs it starts do not inherit an ignored SIGINT)
-        previous = _ignore_ctrl_c()
-        try:
-            executor.abort()
-            if bar is not None:
-                bar.close()
-                bar = None
-            print(f"\ninterrupted: every finished trial is recorded in {args.db}; the same command with "
-                  "`--resume` continues", file=sys.stderr)
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+        # the pool is killed, not waited for: a second Ctrl-C inside a waiting shutdown
+        # hung the run at exit (helper-56)
+        executor.abort()
+        if bar is not None:
+            bar.close()
+            bar = None
+        print(f"\ninterrupted: every finished trial is recorded in {args.db}; the same command with "
+              "`--resume` continues", file=sys.stderr)
         return 130
     finally:
         if bar is not None:
