@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.islutil import maps_of
+from polysched.scop.declarations import EXTRA_FLOATING_TYPES
 from polysched.scop.model import Scop
 
 from .analysis import memory_dependences, statement_times
@@ -151,7 +152,7 @@ _INTEGER_TYPE_WORDS = frozenset(
     "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t intmax_t uintmax_t".split())
 
 
-_FLOATING_WORDS = frozenset("float double _Float16 _Float32 _Float64 __float128 _Complex".split())
+_FLOATING_WORDS = frozenset({"float", "double", "_Complex", *EXTRA_FLOATING_TYPES})
 
 
 def _type_words(c_type: str) -> set[str]:

@@ -18,14 +18,15 @@ from .macros import MacroTable, char_literal_value, int_literal_value
 from .source import IDENT_RE, FunctionText, blank_strings, top_level_text
 from .unsigned import SIZE_OPERATORS
 
+# GCC's and Clang's extra floating types (pycparser knows none of them)
+EXTRA_FLOATING_TYPES = ("_Float16 _Float32 _Float64 _Float128 _Float32x _Float64x __fp16 __bf16 __float80 "
+                        "__float128").split()
 # Typedef names commonly used without their headers being parsed.
 COMMON_TYPEDEFS = (
     "size_t ssize_t ptrdiff_t intptr_t uintptr_t int8_t int16_t int32_t int64_t uint8_t "
     "uint16_t uint32_t uint64_t intmax_t uintmax_t FILE bool wchar_t __m128 __m256 __m512 __m128d __m256d "
-    "__m512d __m128i __m256i __m512i "
-    # GCC's and Clang's extra floating types (pycparser knows none of them)
-    "_Float16 _Float32 _Float64 _Float128 _Float32x _Float64x __fp16 __bf16 __float80 __float128"
-).split()
+    "__m512d __m128i __m256i __m512i"
+).split() + EXTRA_FLOATING_TYPES
 # <stdint.h>'s fastest and smallest integer types, as glibc defines them on LP64
 # (x86-64 and aarch64 Linux): the basic type each one is
 STDINT_TYPES = {
