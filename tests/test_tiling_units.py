@@ -47,7 +47,6 @@ def test_cache_sizes_fallbacks(tmp_path):
     ("s = s * (a[i] + 1);", "*"),
     ("s = s * a[i] + 1;", None),
     ("s += s * A[i];", None),
-    ("s = A[i] + s;", None),
     ("s = s + (s > 0 ? 1 : 0);", None),
     # selections: max and min (integer types only: reduction_of)
     ("s = s < A[i] ? A[i] : s;", "max"),
@@ -81,6 +80,20 @@ def test_cache_sizes_fallbacks(tmp_path):
     ("s = s || A[i];", None),
     ("s = s && A[i];", None),
     ("s = s | s;", None),
+    # the scalar last: x = e op x (commutative operators only)
+    ("s = A[i] + s;", "+"),
+    ("s = A[i] - B[i] + s;", "+"),
+    ("s = (A[i] * B[i] + s);", "+"),
+    ("s = A[i] - s;", None),
+    ("s = A[i] + B[i] * s;", None),
+    ("s = A[i] * +s;", None),
+    ("s = A[i] << 2 + s;", None),
+    ("s = A[i] % 7 * s;", "*"),
+    ("s = -A[i] * s;", None),          # conservative: a unary minus reads as a difference
+    ("s = A[i] ^ B[i] | s;", "|"),
+    ("s = A[i] | B[i] ^ s;", None),
+    ("s = A[i] && s;", None),
+    ("s = A[s] + s;", None),
 ])
 def test_reduction_operator(body, op):
     assert reduction_operator(body, "s") == op

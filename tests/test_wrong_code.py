@@ -816,6 +816,35 @@ def test_integer_reduction_stays_parallel(tmp_path):
     assert "reduction(+:total)" in outputs["tile-par"]
 
 
+REVERSED_REDUCTIONS = r"""
+#include <stdio.h>
+int A[3000];
+int main(void) {
+  for (int k = 0; k < 3000; k++) A[k] = (k * 7919) % 1013 - 500;
+  int s = 0, i;
+  unsigned h = 17u, p = 1u;
+#pragma scop
+  for (i = 0; i < 3000; i++) {
+    s = A[i] * 3 + s;
+    h = (unsigned)A[i] ^ h;
+    p = (A[i] | 1) * p;
+  }
+#pragma endscop
+  printf("%d %u %u\n", s, h, p);
+  return 0;
+}
+"""
+
+
+def test_reductions_with_the_scalar_last_are_parallel(tmp_path):
+    """``s = e + s`` is the sum ``s += e`` (and ``^``, ``*``): the loop is parallel with
+    reduction clauses, and prints what the original prints."""
+    outputs = assert_same_behaviour(tmp_path, REVERSED_REDUCTIONS, modes={"tile-par": FLAG_SETS["tile-par"]})
+    text = outputs["tile-par"]
+    assert text.count("#pragma omp parallel for") == 1
+    assert all(f"reduction({clause})" in text for clause in ("+:s_wrapped", "^:h", "*:p")), text
+
+
 SIGNED_REDUCTIONS = r"""
 #include <stdio.h>
 #include <stdlib.h>

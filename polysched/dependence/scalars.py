@@ -252,8 +252,8 @@ def _selection(text: str, name: str) -> str | None:
 
 
 def reduction_operator(body: str, name: str) -> str | None:
-    """The OpenMP reduction operator if ``body`` is ``name op= e;`` or ``name = name op e;``
-    with ``e`` free of ``name``, else None (``-`` is a sum: partial sums combine with +).
+    """The OpenMP reduction operator if ``body`` is ``name op= e;``, ``name = name op e;``
+    or ``name = e op name;`` (``op`` not ``-``) with ``e`` free of ``name``, else None (``-`` is a sum: partial sums combine with +).
     ``|``, ``&`` and ``^`` are integer reductions (``is_integer_type``): exact in any
     order, and never overflowing.
 
@@ -265,6 +265,10 @@ def reduction_operator(body: str, name: str) -> str | None:
     '^'
     >>> reduction_operator("m = m > A[i] ? m : A[i];", "m")
     'max'
+    >>> reduction_operator("s = A[i] * B[i] + s;", "s")
+    '+'
+    >>> reduction_operator("s = A[i] - s;", "s") is None
+    True
     """
     ident = re.escape(name)
     text = body.strip()
@@ -276,19 +280,30 @@ def reduction_operator(body: str, name: str) -> str | None:
         op, rest = match.groups()
         op = "+" if op == "-" else op     # x -= e is x + (-e): partial sums combine with +
     else:
-        match = re.fullmatch(rf"{ident}\s*=\s*{ident}\s*([-+*]|\|(?!\|)|&(?!&)|\^)\s*(.+?)\s*;?", text,
-                             re.DOTALL)
+        match = re.fullmatch(rf"{ident}\s*=(?!=)\s*(.+?)\s*;?", text, re.DOTALL)
         if not match:
             return None
-        op, rest = match.groups()
-        op = "+" if op == "-" else op     # x = x - a + b is x + (-a + b)
+        rhs = _strip_parentheses(match.group(1))
+        binary = r"([-+*]|\|(?!\|)|&(?!&)|\^)"
+        forward = re.fullmatch(rf"{ident}\s*{binary}\s*(.+)", rhs, re.DOTALL)
+        # x = e + x, the operand x last and the operator before it binary: e ends in an
+        # operand (x = a * +x is a product)
+        backward = re.fullmatch(rf"(.*?[\w\])])\s*{binary}\s*{ident}", rhs, re.DOTALL)
+        if forward:
+            op, rest = forward.groups()
+            op = "+" if op == "-" else op     # x = x - a + b is x + (-a + b)
+        elif backward and backward.group(2) != "-":     # x = a - x is no reduction
+            rest, op = backward.groups()
+        else:
+            return None
         # x = x * a + b is not a product reduction; x = x + a * b is a sum; and
         # x = x * a % m is (x * a) % m: / and % bind like * and apply to the product
+        # (x = a % m * x is (a % m) * x, a product; x = a + b * x is none)
         top = _top_level(rest)
         if op in _LOOSER_THAN_BITWISE:
             if _LOOSER_THAN_BITWISE[op].search(top):
                 return None
-        elif _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+/%]", top)):
+        elif _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+/%]" if forward else r"[-+]", top)):
             return None
     if re.search(rf"(?<![A-Za-z0-9_]){ident}(?![A-Za-z0-9_])", rest):
         return None
