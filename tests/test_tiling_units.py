@@ -94,6 +94,11 @@ def test_cache_sizes_fallbacks(tmp_path):
     ("s = A[i] | B[i] ^ s;", None),
     ("s = A[i] && s;", None),
     ("s = A[s] + s;", None),
+    # a member of the scalar's name is another variable; q->n is no comparison
+    ("s += A[i] * p.s;", "+"),
+    ("s = s + q->s * A[i];", "+"),
+    ("s = s > q->s ? s : q->s;", "max"),
+    ("s = s + q->n > 2;", None),
 ])
 def test_reduction_operator(body, op):
     assert reduction_operator(body, "s") == op

@@ -819,18 +819,21 @@ def test_integer_reduction_stays_parallel(tmp_path):
 REVERSED_REDUCTIONS = r"""
 #include <stdio.h>
 int A[3000];
+struct S { int s; } p1, *q = &p1;
 int main(void) {
   for (int k = 0; k < 3000; k++) A[k] = (k * 7919) % 1013 - 500;
-  int s = 0, i;
+  p1.s = 3;
+  int s = 0, t = 5, i;
   unsigned h = 17u, p = 1u;
 #pragma scop
   for (i = 0; i < 3000; i++) {
-    s = A[i] * 3 + s;
+    s = A[i] * p1.s + s;
+    t = t + A[i] * q->s;
     h = (unsigned)A[i] ^ h;
     p = (A[i] | 1) * p;
   }
 #pragma endscop
-  printf("%d %u %u\n", s, h, p);
+  printf("%d %d %u %u\n", s, t, h, p);
   return 0;
 }
 """
@@ -838,11 +841,14 @@ int main(void) {
 
 def test_reductions_with_the_scalar_last_are_parallel(tmp_path):
     """``s = e + s`` is the sum ``s += e`` (and ``^``, ``*``): the loop is parallel with
-    reduction clauses, and prints what the original prints."""
+    reduction clauses, and prints what the original prints. A struct member of the
+    scalar's name (``p1.s``, ``q->s``) is another variable; neither ``->`` nor the digit
+    before ``.s`` is a comparison or a floating-point constant."""
     outputs = assert_same_behaviour(tmp_path, REVERSED_REDUCTIONS, modes={"tile-par": FLAG_SETS["tile-par"]})
     text = outputs["tile-par"]
     assert text.count("#pragma omp parallel for") == 1
-    assert all(f"reduction({clause})" in text for clause in ("+:s_wrapped", "^:h", "*:p")), text
+    assert all(clause in text for clause in ("+:s_wrapped, t_wrapped", "(^:h)", "(*:p)")), text
+    assert "* p1.s + s_wrapped;" in text and "t_wrapped + A[c0] * q->s;" in text
 
 
 SIGNED_REDUCTIONS = r"""

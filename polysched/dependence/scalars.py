@@ -215,6 +215,12 @@ def _top_level_split(text: str, separators: str) -> list[tuple[str, str]]:
 _COMPARISON = re.compile(r"(?<![<>=!-])(>=|<=|>|<)(?![<>=])")
 
 
+def _names(text: str, name: str) -> bool:
+    """Whether ``text`` names the variable ``name``: a struct member of that name
+    (``p.s``, ``q->s``) is another variable."""
+    return re.search(rf"(?<![\w.])(?<!->){re.escape(name)}(?!\w)", text) is not None
+
+
 def _selection(text: str, name: str) -> str | None:
     """``"max"``/``"min"`` if ``text`` is ``name = name > e ? name : e;`` or one of its
     spellings (``<``, ``>=``, ``<=``, either side, either arm, parenthesised), with
@@ -243,8 +249,7 @@ def _selection(text: str, name: str) -> str | None:
     if (left == name) == (right == name):
         return None
     value = right if left == name else left
-    if {picked, other} != {name, value} or re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])",
-                                                    value):
+    if {picked, other} != {name, value} or _names(value, name):
         return None
     # 'a > b ? a : b' and 'a < b ? b : a' keep the greater
     keeps_left = picked == left
@@ -299,13 +304,13 @@ def reduction_operator(body: str, name: str) -> str | None:
         # x = x * a + b is not a product reduction; x = x + a * b is a sum; and
         # x = x * a % m is (x * a) % m: / and % bind like * and apply to the product
         # (x = a % m * x is (a % m) * x, a product; x = a + b * x is none)
-        top = _top_level(rest)
+        top = _top_level(rest).replace("->", ".")      # q->n is no comparison
         if op in _LOOSER_THAN_BITWISE:
             if _LOOSER_THAN_BITWISE[op].search(top):
                 return None
         elif _LOW_PRECEDENCE.search(top) or (op == "*" and re.search(r"[-+/%]" if forward else r"[-+]", top)):
             return None
-    if re.search(rf"(?<![A-Za-z0-9_]){ident}(?![A-Za-z0-9_])", rest):
+    if _names(rest, name):
         return None
     return op
 
@@ -402,7 +407,8 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     return verdict
 
 
-_FLOATING_TEXT = re.compile(r"\d\.|\.\d|\d[eE][-+]?\d|\b(?:float|double)\b|\w\s*\(")
+# a floating constant (not the digits ending a name: p0.x, x1e5), a type, a call
+_FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float|double)\b|\w\s*\(")
 
 
 def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
