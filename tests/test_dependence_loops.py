@@ -382,3 +382,20 @@ def test_a_reduction_on_a_type_not_known_as_integer_says_so():
     assert verdict.blocking["s"] == ("'__int128' (not known to be an integer type) reduction "
                                      "(parallel only with --reassociate)")
     assert verdict.blocking["d"] == "floating-point reduction (parallel only with --reassociate)"
+
+
+def test_an_inexact_selection_says_why_it_is_no_reduction():
+    """helper-58: a floating-point min-selection (``reassociate`` or not) blocked with
+    the generic "read before written in an iteration"; a char selection of int values
+    converts on assignment. An int one is a reduction."""
+    text = ("double g, A[100]; char c; int m, B[100];\nvoid f(void) {\n  int i;\n#pragma scop\n"
+            "  for (i = 0; i < 100; i++) {\n    g = g < A[i] ? g : A[i];\n    c = c > B[i] ? c : B[i];\n"
+            "    m = m > B[i] ? m : B[i];\n  }\n#pragma endscop\n}\n")
+    scop = extract(text)[0]
+    iteration = isl.UnionMap("{ " + "; ".join(f"{st.name}[i] -> [i]" for st in scop.statements) + " }")
+    for reassociate in (False, True):
+        verdict = classify_scalars(scop, ScopAccesses(scop), scop.domain, iteration, reassociate=reassociate)
+        assert verdict.blocking["g"].startswith("a floating-point max/min selection (which of equal values")
+        assert verdict.blocking["c"] == "a max/min selection of values converted on assignment " \
+                                        "(not the same in any order)"
+        assert verdict.reductions == [("m", "max")]

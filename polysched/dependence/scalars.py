@@ -384,6 +384,8 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             verdict.blocking[name] = reason
             continue
         op = reduction_of(scop, accesses, name, domain)
+        if op is None:
+            reason = _inexact_selection(scop, name, domain) or reason
         inexact = inexact_integer_update(scop, name, domain) if op is not None else None
         if inexact is not None:
             verdict.blocking[name] = inexact
@@ -469,6 +471,21 @@ def _exact_selection(scop: Scop, stmt, name: str) -> bool:
     others = {a.array for a in stmt.accesses if a.array != name}
     return all(_type_words(scop.arrays[other].element_type) == words for other in others) \
         and not _CAST.search(stmt.body) and not stmt.floating and not _FLOATING_TEXT.search(stmt.body)
+
+
+def _inexact_selection(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
+    """Why a ``name = name > e ? name : e`` of ``domain`` is no reduction, if one is
+    not exact (`_exact_selection`), else None (helper-58: a floating-point one was
+    "read before written in an iteration")."""
+    for stmt in scop.statements:
+        if stmt.domain.intersect(domain.extract_set(stmt.domain.get_space())).is_empty():
+            continue
+        if reduction_operator(stmt.body, name) in SELECTIONS and not _exact_selection(scop, stmt, name):
+            if not is_integer_type(scop.arrays[name].element_type):
+                return "a floating-point max/min selection (which of equal values, 0.0 or -0.0, or a NaN it " \
+                       "keeps depends on the order)"
+            return "a max/min selection of values converted on assignment (not the same in any order)"
+    return None
 
 
 def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet) -> str | None:
