@@ -555,6 +555,7 @@ class _RegionBuilder:
         # members of arrays of structs, read as arrays: p__x -> (".x", rank of p)
         self.members: dict[str, tuple[str, int]] = {}
         self._element_names: dict[str, str] = {}     # sz[0] -> sz__0 (elements_as_variables)
+        self._written_elements: dict[str, str] = {}  # dims -> "dims[2]", an element the region writes
         self._enum_typedefs: set[str] | None = None   # typedef enum {...} band_t (integer_type)
         self.inlined: set[str] = set()      # the functions whose calls the model inlined
         self._defined_functions: set[str] | None = None
@@ -1247,6 +1248,11 @@ class _RegionBuilder:
         decl = local.decl if local is not None else self.visible.declarations.get(name)
         if decl is None:
             return ""
+        if local is None and name in self._written_elements:
+            # (helper-59: it said "not declared 'const'" of a size array the region wrote)
+            return (f" ('{self.as_written(name)}' is written inside the SCoP, at "
+                    f"'{self._written_elements[name]}': only the elements of an array the region never "
+                    "writes may bound its loops)")
         if local is not None:
             why = self.table_refusals.get(local.model, "")
         elif decl.through_pointer:
@@ -1558,6 +1564,8 @@ class _RegionBuilder:
                 if not isinstance(root, c_ast.ID):
                     continue
                 written = _written_there(parent, field) or (isinstance(parent, c_ast.UnaryOp) and parent.op == "&")
+                if written:
+                    self._written_elements.setdefault(root.name, _GEN.visit(child))
                 if None in subscripts or written:
                     rejected.add(root.name)
                 else:
