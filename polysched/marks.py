@@ -260,7 +260,7 @@ def parse_mark(name: isl.Id | str) -> Mark:
     if word == "jam" and not rest.strip():
         return Jam()
     if word == "unroll":
-        match = re.fullmatch(r"\s*\(\s*(\d+)\s*\)\s*|\s+(\d+)\s*", rest)
+        match = re.fullmatch(r"\s*\(\s*([-+]?\d+)\s*\)\s*|\s+([-+]?\d+)\s*", rest)   # -3: out of range
         if match:
             return Unroll(int(match.group(1) or match.group(2)))
         raise MarkError(f"mark '{text}': unroll needs a factor, as in 'unroll(4)'")

@@ -103,7 +103,9 @@ class Trace:
             try:
                 value = Path(value).read_text()
             except OSError as err:
-                raise TransformError(f"cannot read trace {value}: {err.strerror or err}") from None
+                # (a string: a path, or JSON text that did not parse)
+                text = " (nor is it JSON text)" if isinstance(value, str) and isinstance(err, FileNotFoundError) else ""
+                raise TransformError(f"cannot read trace {value}: {err.strerror or err}{text}") from None
             except UnicodeDecodeError:
                 raise TransformError(f"cannot read trace {value}: not a UTF-8 text file") from None
         if isinstance(value, str) and value.strip():
@@ -614,7 +616,10 @@ class Program:
 
     def mark(self, stmt: str, depth: int, mark) -> "Program":
         """Put a :mod:`polysched.marks` value (or its text) on loop ``(stmt, depth)``."""
-        value = parse_mark(mark) if isinstance(mark, (str, isl.Id)) else mark
+        try:
+            value = parse_mark(mark) if isinstance(mark, (str, isl.Id)) else mark
+        except MarkError as err:      # a misuse of this primitive, as replay calls it
+            raise TransformError(f"mark({stmt!r}, {depth!r}, {mark!r}): {err}") from None
         if not isinstance(value, MARK_TYPES):
             raise TransformError(f"mark({stmt!r}, {depth!r}, {mark!r}): a mark is a polysched.marks value "
                                  f"or its text (e.g. \"parallel\"), got {type(mark).__name__}")

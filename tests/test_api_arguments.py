@@ -103,6 +103,8 @@ MISUSES = [
     ("replay_number", lambda p: p.replay("3"), "a trace is a JSON object with a 'steps' list"),
     ("replay_json_string", lambda p: p.replay('"x"'), "a trace is a JSON object with a 'steps' list"),
     ("replay_no_file", lambda p: p.replay("no-such-trace.json"), "cannot read trace no-such-trace.json: No such file"),
+    ("replay_not_json", lambda p: p.replay("not json"), "cannot read trace not json: No such file or directory "
+                                                        "(nor is it JSON text)"),
     ("replay_args_list", lambda p: p.replay([{"op": "tile", "args": [1, 2]}]), "trace step 0 (tile): args must be"),
     ("replay_private", lambda p: p.replay(step("parallel", stmt="S1", depth=0, private=5)),
      "trace step 0 (parallel): parallel('S1', 0): private must be"),

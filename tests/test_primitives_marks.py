@@ -83,6 +83,18 @@ def test_unknown_marks_are_errors(text):
     assert issubclass(MarkError, ps.PolyschedError)
 
 
+@pytest.mark.parametrize("text,message", [("bogus", "unknown mark 'bogus'"),
+                                          ("unroll(0)", "between 1 and 64, got 0"),
+                                          ("unroll(-3)", "between 1 and 64, got -3")])
+def test_a_bad_mark_given_to_program_mark_is_a_transform_error(text, message):
+    """A misuse of the primitive ``mark`` is a TransformError, as replaying it is
+    (helper-58: a MarkError escaped a script catching TransformError; ``unroll(-3)``
+    said a factor was missing)."""
+    p = ps.Program.from_file(get("gemm").path)
+    with pytest.raises(ps.TransformError, match=re.escape(f"mark('S1', 2, '{text}'): ") + ".*" + re.escape(message)):
+        p.mark("S1", 2, text)
+
+
 def test_parallel_and_vectorize_on_gemm():
     p = ps.Program.from_file(get("gemm").path).auto_schedule()
     q = p.parallel("S1", 0).vectorize("S1", 1)
