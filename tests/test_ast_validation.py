@@ -148,6 +148,40 @@ def test_validate_rejects_an_ast_that_breaks_a_dependence():
     validate_ast(ast, ["c0", "c1"], p.scop, None)                # the instances alone are right
 
 
+def test_emit_refuses_a_parallel_mark_on_a_loop_that_carries_a_dependence():
+    """helper-58: the staged API's ``emit_file`` printed ``#pragma omp parallel for`` on
+    ``i``, which carries ``A[i-1][j] -> A[i][j]`` (a race: wrong output at 2 threads in 9
+    of 20 runs on its kernel), though ``check`` called the tree illegal. The same mark
+    on ``j`` is printed."""
+    from polysched.dependence import check
+    from polysched.emit_c import emit_file
+    p = _program()
+    band = p.scop.schedule.get_root().child(0)
+    on_i = band.insert_mark(isl.Id("parallel")).get_schedule()
+    assert not check(p.scop, p.deps, on_i).legal
+    with pytest.raises(CodegenError, match=r"mark 'parallel' is on a loop that carries a dependence: S0\["):
+        emit_file([p.scop], [on_i], deps=[p.deps])
+    with pytest.raises(CodegenError, match="carries a dependence"):
+        emit_file([p.scop], [on_i])                         # dependences computed
+    on_j = band.child(0).insert_mark(isl.Id("parallel")).get_schedule()
+    assert check(p.scop, p.deps, on_j).legal
+    text = emit_file([p.scop], [on_j], deps=[p.deps])
+    assert text.count("#pragma omp parallel for") == 1
+    assert text.index("#pragma omp parallel for") > text.index("for (int c0")
+
+
+def test_emit_says_an_illegal_schedule_is_illegal_not_isl():
+    """An illegal order given to code generation is the schedule's fault: the message
+    says so (helper-58: it said "isl's AST breaks a dependence")."""
+    from polysched.emit_c import generate
+    p = _program()
+    reversed_i = isl.Schedule.from_domain(p.scop.domain).get_root().child(0).insert_partial_schedule(
+        isl.MultiUnionPwAff("[{ S0[i, j] -> [(-i)] }, { S0[i, j] -> [(j)] }]")).get_schedule()
+    with pytest.raises(CodegenError, match=r"^the schedule violates a dependence .*the code runs \{ S0\[\d+, 0\] \} "
+                                           r"before \(or with\) \{ S0\["):
+        generate(p.scop, reversed_i, deps=p.deps)
+
+
 def test_validate_rejects_an_ast_of_part_of_the_domain():
     p = _program()
     part = isl.Schedule.from_domain(p.scop.domain.intersect(isl.UnionSet("{ S0[i, j] : j < 19 }")))
@@ -171,8 +205,8 @@ def test_a_wrong_schedule_that_slips_past_check_never_becomes_code(monkeypatch, 
                       'int main(void) { kernel(); printf("%g\\n", A[19][3]); return 0; }\n')
     result = pipeline.optimize(source, pipeline.OptimizeOptions.from_flags())
     [region] = result.regions
-    assert region.fallback.startswith("the original schedule (isl's AST breaks a dependence")
-    assert "breaks a dependence" in capsys.readouterr().err
+    assert region.fallback.startswith("the original schedule (the schedule violates a dependence")
+    assert "violates a dependence" in capsys.readouterr().err
     out = tmp_path / "out.c"
     out.write_text(result.text)
     assert verify(source, out).ok

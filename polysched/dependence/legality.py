@@ -646,6 +646,14 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
     return found
 
 
+def mark_violations(scop, schedule: isl.Schedule) -> list[Violation]:
+    """The marks of tree ``schedule`` that claim what is not true (`check`'s kind
+    ``"mark"`` violations, without checking the order: code generation validates
+    that against its AST)."""
+    maps, tree = _normalize(scop, schedule)
+    return _mark_violations(scop, tree, maps, _plain(scop.context))
+
+
 def _carried_conflicts(band: isl.ScheduleNode, writes: isl.UnionMap, accesses: isl.UnionMap,
                        excluded: set[str]) -> isl.UnionMap:
     """``{ S[i] -> T[j] }``: instance pairs below ``band`` with equal outer schedule and

@@ -134,16 +134,38 @@ def generate_described(scop: Scop, schedule: isl.Schedule | None = None, *, opti
         from polysched.transform.forms import as_tree
         schedule = as_tree(scop, schedule)
     _check_domain(scop, schedule)
+    if options.validate:
+        _check_marks(scop, schedule)
     if options.validate and deps is None:
         from polysched.dependence import analyze
         deps = analyze(scop)
     try:
         printer = _RegionPrinter(scop, schedule, options, deps)
         return printer.region_text(), printer.version.describe()
+    except CodegenError as error:
+        # isl's AST follows the schedule it is given: when that schedule is itself
+        # illegal (a hand-made one, given to emit_file), say so rather than blame isl
+        from polysched.dependence import is_legal
+        if deps is not None and str(error).startswith("isl's AST breaks") and \
+                not is_legal(schedule, deps.validity):
+            raise CodegenError("the schedule violates a dependence (`check` explains which): "
+                               + str(error).replace("isl's AST breaks a dependence: it", "the code", 1)) from None
+        raise
     except isl.Error as error:
         # isl refusing the tree it was handed (e.g. "band node is not allowed to drop
         # statement instances") is a code generation failure like the others
         raise CodegenError(f"isl's AST generator failed ({isl_message(error)})") from None
+
+
+def _check_marks(scop: Scop, schedule: isl.Schedule) -> None:
+    """A ``parallel`` mark on a loop that carries a dependence would print a data race
+    (helper-58: ``emit_file`` printed one that ``check`` had called illegal): the
+    marks are checked as ``check`` checks them."""
+    from polysched.dependence import mark_violations
+    found = mark_violations(scop, schedule)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise CodegenError(f"the schedule's {found[0]}{more}")
 
 
 def _check_domain(scop: Scop, schedule: isl.Schedule) -> None:
