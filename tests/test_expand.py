@@ -328,6 +328,13 @@ def test_scalars_declared_in_the_loop_body_and_linearized_pointers(tmp_path):
     assert "destination out[j]" in result.regions[1].expansions[0]
     # the flat product is gemm now, its rows of n the leading dimension of the call
     assert "&C[(c2 * n) + c3], (long)(n));" in result.text
+    # the scalars live in their destinations: their declarations go (helper-59: gcc -Wall
+    # warned "unused variable 's_1'")
+    import subprocess
+    (tmp_path / "wall.c").write_text(result.text)
+    built = subprocess.run(["gcc", "-Wall", "-Werror=unused-variable", "-fopenmp", "-c", str(tmp_path / "wall.c"),
+                            "-o", str(tmp_path / "wall.o")], capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0 and "unused" not in built.stderr, built.stderr
     sizes = [(0, 0), (1, 0), (5, 0), (100, 0)]
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(path.read_text(), tmp_path, "orig", sizes)
 

@@ -101,7 +101,7 @@ def region_arrays_fit(scop) -> str | None:
     return f"{sizes} <= {REGION_ARRAY_BYTES}ULL"
 
 
-def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]:
+def region_declarations(scop, memory: dict[str, str] | None = None, used: set[str] | None = None) -> list[str]:
     """Declarations the emitted region must open with: the scalars that the source
     declares in blocks inside the region (``double t = ...;`` in a loop body; the
     front end marks them ``origin == "region"``), each one variable of the region,
@@ -109,11 +109,16 @@ def region_declarations(scop, memory: dict[str, str] | None = None) -> list[str]
     arrays declared there (``double t[N];``, once for the whole region); and the
     arrays of scalar expansion (``origin == "expanded"``, `polysched.transform.expand`),
     each a pointer to its rows, ``double (*s_x)[n] = <memory[name]>;`` (``double (*s_x)``
-    for one dimension), the block the region allocated (`heap_arrays`)."""
+    for one dimension), the block the region allocated (`heap_arrays`). ``used``: the
+    identifiers of the emitted loops, when known: a block's variable they no longer
+    name (``s`` of ``s = 0; for (k) s += ...; C[i][j] = s;`` once ``C[i][j]`` holds the
+    sum) is not declared (gcc -Wall: "unused variable")."""
     lines = []
     heap = {a.name for a in heap_arrays(scop)}
     for array in scop.arrays.values():
         origin = getattr(array, "origin", "")
+        if origin == "region" and used is not None and array.name not in used:
+            continue
         if origin == "region":
             initializer = f" = {array.initializer}" if array.initializer else ""
             lines.append(f"{array.element_type} {array.name}{_positive_extents(array)}{initializer};")

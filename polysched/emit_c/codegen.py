@@ -292,7 +292,8 @@ class _RegionPrinter:
             return base + f"/* polysched: original code kept: {version.never[0]} */" + nl + original
         # the blocks of the expanded arrays on the heap, allocated by the region's check
         memory = {array.name: self.names.fresh(f"{array.name}_mem") for array in heap_arrays(scop)}
-        declared = region_declarations(scop, memory)     # scalars the source declares inside the region
+        # scalars the source declares inside the region
+        declared = region_declarations(scop, memory, used=set(re.findall(r"[A-Za-z_]\w*", "\n".join(body))))
         if self._epoch:
             declared = [f"unsigned long {self._epoch} = {EPOCH_FUNCTION};"] + declared
         if declared:
