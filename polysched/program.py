@@ -523,6 +523,7 @@ class Program:
                 program = method(**args)
             except PolyschedError as err:
                 if getattr(err, "violation", None) is not None:     # illegal: keep the witness
+                    err.args = (f"trace step {k} ({op}): {err}",) + err.args[1:]
                     raise
                 raise TransformError(f"trace step {k} ({op}): {err}") from None
         return program

@@ -46,6 +46,20 @@ def test_interchange_illegal_with_witness():
     assert (j0, i0) >= (j1, i1)
 
 
+def test_an_illegal_step_of_a_replayed_trace_is_named_and_keeps_its_witness():
+    """helper-58: the refusal of an illegal step lacked the 'trace step N (op)' prefix
+    the other replay errors have."""
+    p = from_body(DIAGONAL)
+    trace = [{"op": "shift", "args": {"stmt": "S0", "depth": 1, "amount": 0}},
+             {"op": "interchange", "args": {"stmt": "S0", "d1": 0, "d2": 1}}]
+    with pytest.raises(ps.TransformError) as info:
+        p.shift("S0", 1, 0).interchange("S0", 0, 1)
+    with pytest.raises(ps.TransformError) as replayed:
+        p.replay(trace)
+    assert str(replayed.value) == f"trace step 1 (interchange): {info.value}"
+    assert replayed.value.witness is not None and replayed.value.kind == info.value.kind
+
+
 def test_seidel_interchange_is_illegal():
     p = ps.Program.from_file(get("seidel-2d").path)
     with pytest.raises(ps.TransformError) as info:
