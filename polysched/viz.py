@@ -63,7 +63,15 @@ def _points(s, what: str = "") -> list[tuple[int, ...]]:
 
 
 def parameter_values(scop, params: dict[str, int] | None = None) -> dict[str, int]:
-    """``params`` completed with a small value (8) for every other parameter."""
+    """``params`` completed with a small value (8) for every other parameter; a name
+    that is no parameter of the region is an error (helper-58: a typo, ``"N"`` for
+    ``"n"``, drew at the default and titled the plot with the typo)."""
+    unknown = sorted(set(params or {}) - set(scop.parameters))
+    if unknown:
+        known = ", ".join(scop.parameters) or "none"
+        raise ArgumentError(f"params: {', '.join(repr(p) for p in unknown)} "
+                            f"{'is no parameter' if len(unknown) == 1 else 'are no parameters'} of the region "
+                            f"(its parameters: {known})")
     values = {p: DEFAULT_PARAMETER for p in scop.parameters}
     values.update(params or {})
     return values

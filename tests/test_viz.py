@@ -80,3 +80,10 @@ def test_a_domain_too_large_to_draw_is_refused_at_once(seidel):
     ax = viz.domain(seidel, "S0", dims=("i", "j"), params={"TSTEPS": 2, "N": 160})
     assert len(ax.collections[0].get_offsets()) == 158 * 158
     assert re.search(r"\(\d+ flow pairs S0 -> S0 not drawn\)", ax.get_title()) and not ax.texts
+
+
+def test_a_parameter_the_region_lacks_is_an_error(seidel):
+    """helper-58: ``params={"q": 5}`` drew at the default sizes, titled "q=5"."""
+    with pytest.raises(ps.ArgumentError, match=r"params: 'n' is no parameter of the region \(its parameters: "
+                                            r"TSTEPS, N\)"):
+        viz.domain(seidel, "S0", dims=("i", "j"), params={"TSTEPS": 2, "n": 6})
