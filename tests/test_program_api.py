@@ -334,3 +334,16 @@ void kernel(int n, int kw) {
     assert str(p.unroll_and_jam("S0", 0, 4).schedule) == str(p.unroll_and_jam("S1", 0, 4).schedule)
     with pytest.raises(ps.TransformError, match="loop 1 is the innermost loop of S1: nothing to jam"):
         p.unroll_and_jam("S1", 1, 4)
+
+
+def test_a_schedule_whose_arithmetic_no_parameter_bound_fits_keeps_the_original_and_says_why():
+    """helper-58: two skews by 2**30 and a tiling: the region is kept as written, and
+    the reason no longer claims overflow "for every parameter value" (n = 2 fits)."""
+    source = ("double A[64][64];\nvoid k(int n) {\n  int i, j;\n#pragma scop\n  for (i = 1; i < n; i++)\n"
+              "    for (j = 1; j < n; j++)\n      A[i][j] = A[i - 1][j] * 0.5 + A[i][j - 1] * 0.25 + 1.0;\n"
+              "#pragma endscop\n}\n")
+    q = ps.Program.from_source(source).skew("S0", 0, 1, 2**30).skew("S0", 1, 0, 2**30).tile("S0", [8, 8])
+    code = q.region_code()
+    assert code.startswith("  /* polysched: original code kept: the loop code's arithmetic (a schedule coefficient "
+                           "times a counter) may exceed long long under every bound on the parameters the "
+                           "run-time check could test */\n  for (i = 1; i < n; i++)\n")

@@ -356,8 +356,11 @@ class _RegionPrinter:
                 fitting = bounded
                 break
         if fitting is None:
+            # (interval arithmetic over the loops' bounds: some small parameter values may
+            # fit, but no power-of-two bound on all of them that the check could test does)
             self.version.never.append(f"the loop code's arithmetic (a schedule coefficient times a counter) "
-                                      f"may exceed {self.version.counter_type} for every parameter value")
+                                      f"may exceed {self.version.counter_type} under every bound on the "
+                                      "parameters the run-time check could test")
             return None
         self.version.assumed = fitting.coalesce()
         return body
