@@ -150,3 +150,17 @@ def test_loops_in_different_branches_cannot_be_reordered():
     with pytest.raises(ps.TransformError, match=r"interchange\('S1', 1, 2\): .*different bands") as info:
         p.interchange("S1", 1, 2)
     assert info.value.violation is None
+
+
+def test_a_refusal_through_a_block_array_names_it():
+    """helper-58: interchange of a nest whose body declares ``double tmp[2];`` was
+    refused through ``tmp`` without naming it."""
+    source = ("double A[40][40], B[40][40];\nvoid f(int n) {\n  int i, j, q;\n#pragma scop\n"
+              "  for (i = 1; i < n; i++)\n    for (j = 1; j < n; j++) {\n      double tmp[2];\n"
+              "      for (q = 0; q < 2; q++)\n        tmp[q] = A[i - q][j];\n"
+              "      B[i][j] = tmp[0] - tmp[1];\n    }\n#pragma endscop\n}\n")
+    p = ps.Program.from_source(source)
+    with pytest.raises(ps.TransformError, match=r"is illegal: .*\(through 'tmp', declared in a block of the "
+                                                r"region: one array every iteration reuses"):
+        p.interchange("S0", 0, 1)
+    assert "private(tmp" in p.parallel("S0", 0).region_code()

@@ -51,6 +51,13 @@ def _through_scalars(violation, scop) -> str:
     common = {a.array for a in source.accesses if a.kind.endswith(first)} & \
         {a.array for a in sink.accesses if a.kind.endswith(second)}
     scalars = sorted(name for name in common if scop.arrays[name].is_scalar and not scop.arrays[name].text)
+    blocks = sorted(name for name in common if not scop.arrays[name].is_scalar
+                    and getattr(scop.arrays[name], "origin", "") == "region")
+    if blocks and len(blocks) == len(common):
+        # (helper-58: refusals through a loop body's 'double tmp[4];' named nothing)
+        names = ", ".join(f"'{scop.arrays[name].declared_as or name}'" for name in blocks)
+        return (f" (through {names}, declared in a block of the region: one array every iteration "
+                f"reuses, which only parallel() can give each thread its own, as private)")
     if not scalars or len(scalars) != len(common):
         return ""
     names = ", ".join(f"'{name}'" for name in scalars)
