@@ -32,12 +32,11 @@ import islpy as isl
 from polysched.arguments import (as_list, check_bool, check_int, compile_options, dataset_name, fields_of, plain,
                                  reduction_pairs, refusal, source_options, tile_sizes)
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
-                                  parse_schedule)
+                                  parse_schedule, unsupported_nodes)
 from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.islutil import sets_of
 from polysched.limits import MAX_CACHE, MAX_JAM
-from polysched.marks import (MARK_TYPES, REDUCTION_OPERATORS, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark,
-                             try_parse_mark)
+from polysched.marks import MARK_TYPES, REDUCTION_OPERATORS, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark
 from polysched.scop import Scop, ScopError, extract
 from polysched.textio import ENCODING, ERRORS
 from polysched.transform import apply, describe_loops, primitives, statement_loops
@@ -923,29 +922,20 @@ class Program:
         """Any schedule: an ``isl.Schedule``, a schedule map ``{ S[i, j] -> [t0, ...] }``
         or the isl text of either (as ``--save-schedule`` writes it). Checked like every
         primitive."""
-        from polysched.emit_c.tensorize import block_mismatch, can_call
+        from polysched.emit_c.tensorize import tensorize_mark_problem
         try:
             tree = to_tree(self.scop, schedule)
-            unsupported = _unsupported_nodes(tree)
+            unsupported = unsupported_nodes(tree)
             if unsupported:
                 raise TransformError(f"set_schedule(...): the tree has {' and '.join(unsupported)} nodes, which "
                                      "the C printer does not take (bands, sequences, sets, filters and marks "
                                      "only)")
-            for node in _mark_nodes(tree.get_root()):
-                # a saved schedule keeps Program.tensorize's marks whole; one written by
-                # hand (`tensorize(dgemm_4x8)`) names no statement, loops or operands
-                name = node.mark_get_id().get_name()
-                mark = try_parse_mark(name)
-                if not isinstance(mark, Tensorize):
-                    continue
-                if not can_call(mark, [s.name for s in self.scop.statements]):
-                    raise TransformError(f"set_schedule(...): the tensorize mark '{name}' does not map a "
-                                         "statement, its loops and operands; tensorize marks are placed by "
-                                         "Program.tensorize(stmt, intrinsic) or --tensorize")
-                mismatch = block_mismatch(self.scop, node, mark)
-                if mismatch is not None:
-                    raise TransformError(f"set_schedule(...): the tensorize mark of {mark.name}: {mismatch}; "
-                                         "tensorize marks are placed by Program.tensorize(stmt, intrinsic)")
+            # a saved schedule keeps Program.tensorize's marks whole; one written by
+            # hand (`tensorize(dgemm_4x8)`) names no statement, loops or operands
+            problem = tensorize_mark_problem(self.scop, tree)
+            if problem is not None:
+                raise TransformError(f"set_schedule(...): {problem}; tensorize marks are placed by "
+                                     "Program.tensorize(stmt, intrinsic) or --tensorize")
             text = str(tree)
             # the tree read back from the text the trace records: isl's text is not a fixed
             # point (a tree and its text can give different, equivalent, code), and the
@@ -1021,29 +1011,6 @@ def _band_statements(band) -> set[str]:
     """The statements a `polysched.tiling.BandReport`'s partial schedule schedules
     (``[{ S0[i, j] -> [(i)]; S1[i] -> [(i)] }, ...]``, as isl printed it)."""
     return {piece.get_tuple_name() for piece in sets_of(isl.MultiUnionPwAff(band.schedule).domain())}
-
-
-def _unsupported_nodes(tree: isl.Schedule) -> list[str]:
-    """The kinds of node of ``tree`` that emit_c does not print (context, guard,
-    extension, expansion: isl's AST generator then fails on spaces that differ)."""
-    kinds = {isl.schedule_node_type.context: "context", isl.schedule_node_type.guard: "guard",
-             isl.schedule_node_type.extension: "extension", isl.schedule_node_type.expansion: "expansion"}
-    found: set[str] = set()
-
-    def visit(node: isl.ScheduleNode) -> bool:
-        if node.get_type() in kinds:
-            found.add(kinds[node.get_type()])
-        return True
-    tree.get_root().foreach_descendant_top_down(visit)
-    return sorted(found)
-
-
-def _mark_nodes(node: isl.ScheduleNode) -> list[isl.ScheduleNode]:
-    """The mark nodes in the subtree of ``node``."""
-    found = [node] if node.get_type() == isl.schedule_node_type.mark else []
-    for k in range(node.n_children()):
-        found += _mark_nodes(node.child(k))
-    return found
 
 
 def _emit_options(options, what: str):

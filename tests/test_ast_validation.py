@@ -256,3 +256,97 @@ def test_reverse_then_unroll_and_jam_generates_and_runs():
     q = ps.Program.from_file(get("gemm").path).reverse("S0", 0).unroll_and_jam("S0", 0, 4)
     assert "% 4" in q.region_code()
     assert q.verify().ok
+
+
+MATMUL = r"""double Cd[40][40], Ad[40][40], Bd[40][40];
+long Cl[40][40], Al[40][40], Bl[40][40];
+void f(int ni, int nj, int nk) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = 0; k < nk; k++)
+        Cd[i][j] += Ad[i][k] * Bd[k][j];
+  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      for (k = 0; k < nk; k++)
+        Cl[i][j] += Al[i][k] * Bl[k][j];
+#pragma endscop
+}
+"""
+
+
+def _hand_tensorized(tile: str, stmt: str, intrinsic: str, arrays: str) -> tuple:
+    """The front end's scop of MATMUL and a tree: ``stmt`` alone, its band ``tile`` of
+    block loops, then a hand-written tensorize mark over a ``[k, i, j]`` band."""
+    from polysched.dependence import analyze
+    from polysched.scop import extract
+    [scop] = extract(MATMUL, filename="mm.c")
+    domain = scop.domain.intersect(isl.UnionSet(f"[ni, nj, nk] -> {{ {stmt}[i, j, k] }}"))
+    other = scop.domain.subtract(domain)
+    tree = isl.Schedule.from_domain(domain)
+    if tile:
+        tree = tree.insert_partial_schedule(isl.MultiUnionPwAff(tile))
+        leaf = tree.get_root().child(0).child(0)
+    else:
+        leaf = tree.get_root().child(0)
+    node = leaf.insert_partial_schedule(isl.MultiUnionPwAff(
+        f"[{{ {stmt}[i, j, k] -> [(k)] }}, {{ {stmt}[i, j, k] -> [(i)] }}, {{ {stmt}[i, j, k] -> [(j)] }}]"))
+    node = node.insert_mark(isl.Id(f"tensorize({intrinsic}; stmt={stmt}, l_k=k, l_i=i, l_j=j, {arrays})"))
+    rest = isl.Schedule.from_domain(other).insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(
+        isl.UnionMap("[ni, nj, nk] -> { S0[i, j, k] -> [i, j, k]; S1[i, j, k] -> [i, j, k] }").intersect_domain(other)))
+    return scop, analyze(scop), rest.sequence(node.get_schedule()) if stmt == "S1" else node.get_schedule().sequence(rest)
+
+
+def test_emit_refuses_a_hand_written_tensorize_mark_whose_block_is_no_call():
+    """helper-61: ``emit_file`` printed one ``dgemm_4x8`` call per 8 x 4 block (and per
+    partial block) under a hand-written mark, and the double kernel on ``long`` arrays;
+    ``Program.set_schedule`` refused both, ``emit_file`` now does too."""
+    from polysched.emit_c import emit_file
+    operands = "a_C=Cd, a_A=Ad, a_B=Bd"
+    scop, deps, tree = _hand_tensorized("[{ S0[i, j, k] -> [(floor(i / 8))] }, { S0[i, j, k] -> [(floor(j / 4))] }]",
+                                        "S0", "dgemm_4x8", operands)
+    with pytest.raises(CodegenError, match=r"^the tensorize mark of dgemm_4x8: loop i of S0 does not run 4 values"):
+        emit_file([scop], [tree], deps=[deps])
+    with pytest.raises(ps.TransformError, match="loop i of S0 does not run 4 values"):
+        ps.Program.from_source(MATMUL, filename="mm.c").set_schedule(tree)
+    scop, deps, tree = _hand_tensorized("", "S1", "dgemm_packed", "a_C=Cl, a_A=Al, a_B=Bl")
+    with pytest.raises(CodegenError, match=r"^the tensorize mark of dgemm_packed: S1 does not compute what "
+                                           r"dgemm_packed does with this loop and operand mapping"):
+        emit_file([scop], [tree], deps=[deps])
+    scop, deps, tree = _hand_tensorized("", "S0", "dgemm_packed", operands)        # the same on double: a call
+    assert "polysched_dgemm_packed(" in emit_file([scop], [tree], deps=[deps])
+
+
+def test_check_and_emit_refuse_a_tree_with_an_extension_node_with_a_polysched_error():
+    """helper-61: a raw islpy error ("cannot handle extension nodes") from both."""
+    from polysched.dependence import ScheduleError, check
+    from polysched.emit_c import emit_file
+    from polysched.dependence import analyze
+    from polysched.scop import extract
+    [scop] = extract(MATMUL, filename="mm.c")
+    deps = analyze(scop)
+    band = isl.MultiUnionPwAff.from_union_map(isl.UnionMap(
+        "[ni, nj, nk] -> { S0[i, j, k] -> [i, j, k]; S1[i, j, k] -> [i, j, k] }").intersect_domain(scop.domain))
+    tree = isl.Schedule.from_domain(scop.domain).insert_partial_schedule(band)
+    node = tree.get_root().child(0).insert_sequence(isl.UnionSetList.from_union_set(
+        isl.UnionSet("[ni, nj, nk] -> { S0[i, j, k] }")).add(isl.UnionSet("[ni, nj, nk] -> { S1[i, j, k] }")))
+    leaf = node.child(0).child(0)
+    extension = isl.ScheduleNode.from_extension(isl.UnionMap("[ni, nj, nk] -> { [i, j, k] -> S1[i, j, k] }"))
+    tree = leaf.graft_after(extension).get_schedule()
+    for call in (lambda: check(scop, deps, tree), lambda: emit_file([scop], [tree], deps=[deps])):
+        with pytest.raises(ScheduleError, match=r"isl cannot use this schedule \(cannot handle extension nodes\)"):
+            call()
+
+
+def test_check_refuses_a_guard_node_that_would_drop_instances():
+    """helper-61: ``check`` called a tree legal whose guard ``{ [] : 0 = 1 }``-style
+    node drops instances (emit's AST validation refused it); polysched takes bands,
+    sequences, sets, filters and marks only, as ``Program.set_schedule`` says."""
+    from polysched.dependence import ScheduleError, check
+    p = _program()
+    guarded = p.scop.schedule.get_root().child(0).insert_guard(isl.Set("{ : 1 = 0 }")).get_schedule()
+    with pytest.raises(ScheduleError, match=r"^the tree has guard nodes, which polysched does not take"):
+        check(p.scop, p.deps, guarded)
+    with pytest.raises(ps.TransformError, match="the tree has guard nodes"):
+        p.set_schedule(guarded)

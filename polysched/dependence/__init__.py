@@ -12,7 +12,8 @@ from .analysis import (KINDS, VALIDITY_KINDS, Dependences, PairDependence, analy
                        statement_times)
 
 from .legality import (BandInfo, Legality, ScheduleError, Violation, Witness, check, is_legal,
-                       mark_violations, parse_schedule, runs_in_original_order, violated_dependences)
+                       mark_violations, parse_schedule, runs_in_original_order, unsupported_nodes,
+                       violated_dependences)
 from .loops import (BandFlags, band_flags, carried, empty_rows, is_forward, is_parallel, is_permutable,
                     live, mupa_rows, node_band_flags, prefix_is_empty, prefix_rows, rows, same_value)
 from .scalars import (ScalarFlow, ScalarVerdict, ScopAccesses, classify_scalars, is_integer_type, may_overflow,
@@ -22,7 +23,7 @@ from .scalars import (ScalarFlow, ScalarVerdict, ScopAccesses, classify_scalars,
 __all__ = ["KINDS", "VALIDITY_KINDS", "Dependences", "PairDependence", "analyze", "memory_dependences",
            "statement_times",
            "BandInfo", "Legality", "ScheduleError", "Violation", "Witness", "check", "is_legal", "mark_violations",
-           "parse_schedule", "runs_in_original_order", "violated_dependences",
+           "parse_schedule", "runs_in_original_order", "unsupported_nodes", "violated_dependences",
            "BandFlags", "band_flags", "carried", "empty_rows", "is_forward", "is_parallel",
            "is_permutable", "live", "mupa_rows", "node_band_flags", "prefix_is_empty", "prefix_rows",
            "rows", "same_value",

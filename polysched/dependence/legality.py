@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.errors import MarkError, PolyschedError
-from polysched.islutil import isl_operation_cap, maps_of, sets_of, val
+from polysched.islutil import isl_message, isl_operation_cap, maps_of, sets_of, val
 from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 
 from .analysis import VALIDITY_KINDS, Dependences
@@ -277,11 +277,18 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
         schedule = _plain(schedule)
         tree = schedule
         check_statements(scop, schedule.get_domain())
-        check_tree_instances(schedule, domain, context)
+        unsupported = unsupported_nodes(schedule)
+        if unsupported:
+            # (helper-61: check called a tree legal whose guard dropped instances)
+            raise ScheduleError(f"the tree has {' and '.join(unsupported)} nodes, which polysched does not take "
+                                "(bands, sequences, sets, filters and marks only)")
         try:
+            check_tree_instances(schedule, domain, context)
             maps = flatten(schedule).maps
         except ValueError as err:
             raise ScheduleError(str(err)) from None
+        except isl.Error as err:        # extension nodes (helper-61: a raw islpy error)
+            raise ScheduleError(f"isl cannot use this schedule ({isl_message(err)})") from None
     elif isinstance(schedule, (isl.UnionMap, isl.Map)):
         umap = isl.UnionMap.from_map(schedule) if isinstance(schedule, isl.Map) else schedule
         # (a parameter the region lacks is any value: the verdict holds for all of them)
@@ -305,6 +312,22 @@ def _normalize(scop, schedule) -> tuple[dict[str, isl.Map], isl.Schedule | None]
     if tree is None:
         tree = _to_tree(domain, maps)
     return maps, tree
+
+
+def unsupported_nodes(tree: isl.Schedule) -> list[str]:
+    """The kinds of node of ``tree`` that polysched does not take (context, guard,
+    extension, expansion: a guard or context drops instances the verdict counted,
+    isl's AST generator fails on spaces that differ)."""
+    kinds = {isl.schedule_node_type.context: "context", isl.schedule_node_type.guard: "guard",
+             isl.schedule_node_type.extension: "extension", isl.schedule_node_type.expansion: "expansion"}
+    found: set[str] = set()
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() in kinds:
+            found.add(kinds[node.get_type()])
+        return True
+    tree.get_root().foreach_descendant_top_down(visit)
+    return sorted(found)
 
 
 def check_statements(scop, domain: isl.UnionSet) -> None:

@@ -39,7 +39,7 @@ from .lift import has_integer_division, lift_schedule
 from .marks import MarkInfo, merged_parallel, openmp_clauses, retag_marks, schedule_depth
 from .names import NameAllocator, identifiers_in
 from . import scalar_replace
-from .tensorize import EPOCH_FUNCTION, call_lines, can_call
+from .tensorize import EPOCH_FUNCTION, call_lines, can_call, tensorize_mark_problem
 from .validate import CodegenError, validate_ast
 from .versioning import (accessed_elements, counter_limit, definition_checks, is_wide, iterator_skeleton,
                          parameter_ranges, plan, type_spelling)
@@ -160,12 +160,19 @@ def generate_described(scop: Scop, schedule: isl.Schedule | None = None, *, opti
 def _check_marks(scop: Scop, schedule: isl.Schedule) -> None:
     """A ``parallel`` mark on a loop that carries a dependence would print a data race
     (helper-58: ``emit_file`` printed one that ``check`` had called illegal): the
-    marks are checked as ``check`` checks them."""
+    marks are checked as ``check`` checks them, and tensorize marks as
+    ``Program.set_schedule`` does (`tensorize_mark_problem`)."""
     from polysched.dependence import mark_violations
-    found = mark_violations(scop, schedule)
+    try:
+        found = mark_violations(scop, schedule)
+        problem = tensorize_mark_problem(scop, schedule)
+    except isl.Error as error:      # extension nodes (helper-61: a raw islpy error)
+        raise CodegenError(f"the schedule's marks cannot be checked ({isl_message(error)})") from None
     if found:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise CodegenError(f"the schedule's {found[0]}{more}")
+    if problem is not None:
+        raise CodegenError(problem)
 
 
 def _check_domain(scop: Scop, schedule: isl.Schedule) -> None:

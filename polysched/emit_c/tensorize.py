@@ -40,7 +40,7 @@ import re
 import islpy as isl
 
 from polysched.islutil import val
-from polysched.marks import Tensorize
+from polysched.marks import Tensorize, try_parse_mark
 from polysched.textio import PASTED_END, PASTED_START
 
 from .body import substitute
@@ -75,6 +75,34 @@ def can_call(mark: Tensorize, statements) -> bool:
         return False
     return all(f"l_{loop}" in params for loop in intrinsic.loops) and all(
         f"a_{o}" in params for o in intrinsic.operands + intrinsic.init_operands)
+
+
+def tensorize_mark_problem(scop, tree: isl.Schedule) -> str | None:
+    """Why a tensorize mark of ``tree`` cannot be printed as calls, or None: it does
+    not name a statement, its loops and operands (`can_call`: a mark written by hand,
+    ``tensorize(dgemm_4x8)``), or its block is not one call (`block_mismatch`: the
+    shape, the computation and the operand types). Checked before any printing
+    (helper-61: hand-made marks over partial 8 x 4 blocks, or naming a double kernel
+    on ``long`` data, were printed as calls that computed something else)."""
+    statements = [s.name for s in scop.statements]
+
+    def marks(node: isl.ScheduleNode):
+        if node.get_type() == isl.schedule_node_type.mark:
+            yield node
+        for k in range(node.n_children()):
+            yield from marks(node.child(k))
+
+    for node in marks(tree.get_root()):
+        name = node.mark_get_id().get_name()
+        mark = try_parse_mark(name)
+        if not isinstance(mark, Tensorize):
+            continue
+        if not can_call(mark, statements):
+            return f"the tensorize mark '{name}' does not map a statement, its loops and operands"
+        mismatch = block_mismatch(scop, node, mark)
+        if mismatch is not None:
+            return f"the tensorize mark of {mark.name}: {mismatch}"
+    return None
 
 
 def block_mismatch(scop, node: isl.ScheduleNode, mark: Tensorize) -> str | None:
