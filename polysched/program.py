@@ -433,10 +433,21 @@ class Program:
 
     def _reassociates(self) -> bool:
         """Whether a step asked for reordered reductions (``reassociate=True``, a
-        hand-written ``reduction`` clause, an intrinsic that sums in its own order)."""
+        hand-written ``reduction`` clause, an intrinsic that is not bit-identical: one
+        that sums in its own order, or rounds otherwise; helper-58: the exact ones were
+        compared with a tolerance, which would miss an error in their last bit)."""
+        from polysched.tensorize.intrinsic import IntrinsicError, lookup
+
+        def inexact(name) -> bool:
+            try:
+                return not lookup(str(name)).exact
+            except IntrinsicError:      # a description no longer loaded: not trusted bit for bit
+                return True
+
         text = self._trace.to_json(indent=None)
         return '"reassociate": true' in text or "reduction=" in text \
-            or any(step.get("op") == "tensorize" for step in self._trace)
+            or any(step.get("op") == "tensorize" and inexact(step.get("args", {}).get("intrinsic"))
+                   for step in self._trace)
 
     def _defines_at(self, dataset: str | None) -> dict:
         """The defines the program was read with, less a ``*_DATASET`` one when a run

@@ -192,3 +192,22 @@ def test_apply_stops_at_its_budget(tmp_path, capsys):
     assert out.read_text() == source.read_text()
     assert main(["tensorize", str(source), "--apply", "-o", str(tmp_path / "x.c"), "--budget", "-1"]) == 2
     assert not (tmp_path / "x.c").exists()
+
+
+def test_verify_compares_a_named_inexact_intrinsic_with_a_tolerance_and_exact_ones_bit_for_bit(tmp_path, capsys,
+                                                                                              monkeypatch):
+    """helper-58: ``--tensorize dgemm_packed_fma_scaled --verify`` (an intrinsic named,
+    and so used, though it rounds otherwise) compared bit for bit and said "differ",
+    where ``Program.verify`` took a tolerance; and ``Program.verify`` took that
+    tolerance for exact intrinsics too, where a last-bit error is a wrong result."""
+    import polysched as ps
+    monkeypatch.setenv("POLYSCHED_CBLAS", "none")
+    out = tmp_path / "gemm.c"
+    assert main(["optimize", str(KERNELS / "gemm.c"), "-o", str(out), "--tensorize", "dgemm_packed_fma_scaled",
+                 "--verify"]) == 0
+    printed = capsys.readouterr().out
+    assert "polysched_dgemm_packed_fma_scaled(" in calls_only(out.read_text())
+    assert "verify: equal" in printed and "(rtol 1e-06, atol 1e-09)" in printed
+    p = ps.Program.from_file(KERNELS / "gemm.c")
+    assert not p.tensorize("S1", "dgemm_packed_beta_scaled")._reassociates()
+    assert p.tensorize("S1", "dgemm_packed_fma_scaled")._reassociates()
