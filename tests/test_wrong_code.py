@@ -912,6 +912,52 @@ def test_signed_integer_reductions_are_parallel_and_never_overflow(tmp_path, rea
             assert got.stdout == expected.stdout and got.stderr == "", (n, threads, got.stderr)
 
 
+NARROW_PRODUCTS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int P[1000];
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  for (int i = 0; i < 1000; i++) P[i] = (i % 100 == 7) ? 3 : 1;
+  short s = 1;
+  signed char c = 1;
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    s = s * P[i];
+    c *= P[i] + 1;
+  }
+#pragma endscop
+  printf("%d %d\n", s, c);
+  return 0;
+}
+"""
+
+
+def test_narrow_signed_products_run_on_an_unsigned_copy(tmp_path):
+    """helper-60: gcc's OpenMP combiner multiplied two partial products of a short (and
+    a signed char) in that type, where C computes in int: undefined (UBSan: "243 * 243
+    cannot be represented in type 'short int'") at 2 threads. The loop reduces
+    unsigned long long copies, whose value modulo the type's width is C's."""
+    source = tmp_path / "narrow.c"
+    source.write_text(NARROW_PRODUCTS)
+    text = optimize(source, OptimizeOptions.from_flags(parallel=True)).text
+    assert "reduction(*:s_wrapped, c_wrapped)" in text or "reduction(*:c_wrapped, s_wrapped)" in text, text
+    out = tmp_path / "out.c"
+    out.write_text(text)
+    flags = ["-O2", "-fsanitize=undefined", "-fno-sanitize-recover=all", "-DPOLYSCHED_PARALLEL_MIN_WORK=0"]
+    built = {name: compile_c(path, tmp_path / name, cflags=flags, openmp=True)
+             for name, path in (("orig", source), ("out", out))}
+    assert all(b.ok for b in built.values()), [b.reason for b in built.values()]
+    for n in ("1000", "250", "1", "0"):
+        expected = run_binary(tmp_path / "orig", args=[n], threads=1, timeout=60)
+        assert expected.ok and expected.stderr == "", expected.reason
+        for threads in (1, 2, 3):
+            got = run_binary(tmp_path / "out", args=[n], threads=threads, timeout=60)
+            assert got.ok and got.stderr == "", (n, threads, got.reason, got.stderr)
+            assert got.stdout == expected.stdout, (n, threads)
+
+
 def test_narrow_integer_reductions_keep_their_scalars(tmp_path):
     """short and unsigned reductions wrap as C defines (short computes in int and
     converts back): the reduction clause names the scalar itself."""

@@ -178,6 +178,21 @@ def may_overflow(c_type: str) -> bool:
     return is_integer_type(c_type) and not _type_words(c_type) & _NARROW_OR_UNSIGNED
 
 
+_UNSIGNED = frozenset("unsigned _Bool bool size_t uintptr_t uint8_t uint16_t uint32_t uint64_t uintmax_t".split())
+
+
+def wraps_in_a_copy(c_type: str, op: str) -> bool:
+    """Whether a parallel reduction ``op`` into a scalar of ``c_type`` must run on an
+    unsigned copy (emit_c's wrapped reductions): a sum or product that may overflow
+    (`may_overflow`), and a product of a narrower signed type, whose partial products
+    gcc's OpenMP combiner multiplies in that type itself, overflowing where C would
+    compute in ``int`` (helper-60: UBSan, "243 * 243 cannot be represented in type
+    'short int'"). An unsigned copy gives the same value modulo the type's width."""
+    if op in ("+", "-"):
+        return may_overflow(c_type)
+    return op == "*" and is_integer_type(c_type) and not _type_words(c_type) & _UNSIGNED
+
+
 # what binds more loosely than each bitwise operator (x = x | a ^ b is x | (a ^ b), a
 # reduction; x = x ^ a | b is (x ^ a) | b, none); | itself is associative
 _LOOSER_THAN_BITWISE = {"|": re.compile(r"\?|&&|\|\||,"),

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.dependence.scalars import may_overflow
+from polysched.dependence.scalars import wraps_in_a_copy
 from polysched.errors import ArgumentError
 from polysched.islutil import isl_message, sets_of, val, without_ast_options
 from polysched.marks import Jam, Parallel, Tensorize, parse_mark, try_parse_mark
@@ -323,6 +323,9 @@ class _RegionPrinter:
         guard = self.guard_text() if checked else "1"
         opening = self.check_lines(guard, memory)
         head = self.helpers.definitions() + (opening or [f"if ({guard}) {{"])
+        # (the check's conjuncts are one line each: in a CRLF file, CRLF too; helper-59)
+        head = [piece if k == 0 else piece.removeprefix(base)
+                for line in head for k, piece in enumerate(line.split("\n"))]
         inner = [self.options.indent + line if line else line for line in body]
         text = "".join(f"{base}{line}{nl}" if line else nl for line in head + inner)
         # the original between marker lines: optimizing this output again starts from it
@@ -722,7 +725,8 @@ class _RegionPrinter:
 
     def _wrapped_reductions(self, marks: list[MarkInfo]) -> dict[str, str]:
         """``{s: s_wrapped}``: the sums and products into a signed integer scalar ``s``
-        of ``int``'s rank or wider that the parallel loop of ``marks`` reduces, each
+        of ``int``'s rank or wider, and the products into a narrower one
+        (`wraps_in_a_copy`), that the parallel loop of ``marks`` reduces, each
         with a fresh name for the ``unsigned long long`` copy the loop updates instead
         (declared from ``s`` before it, converted back after it). Signed partial sums in
         another order may overflow where the original's did not, which C leaves
@@ -736,8 +740,8 @@ class _RegionPrinter:
                 continue
             for op, name in parsed.reductions:
                 array = self.scop.arrays.get(name)
-                if op in ("+", "-", "*") and name not in self._wrapped and name not in found \
-                        and array is not None and array.is_scalar and may_overflow(array.element_type):
+                if name not in self._wrapped and name not in found \
+                        and array is not None and array.is_scalar and wraps_in_a_copy(array.element_type, op):
                     found[name] = self.names.fresh(f"{name}_wrapped")
         return found
 
