@@ -755,6 +755,19 @@ def test_bytes_outside_region_are_identical(tmp_path):
     assert build_and_run(source, tmp_path, "-O2") == build_and_run(tmp_path / "latin1_out.c", tmp_path, "-O2")
 
 
+def test_a_multi_line_check_in_a_crlf_file_ends_its_lines_in_crlf(tmp_path):
+    """helper-59: the run-time check's conjuncts, one per line, ended in a bare LF in a
+    CRLF file."""
+    text = ("#include <stdio.h>\nvoid f(int n, double *a, double *b) {\n  int i;\n#pragma scop\n"
+            "  for (i = 0; i < n; i++)\n    b[i] = a[i] * 2.0;\n#pragma endscop\n}\n"
+            "int main(void) { double x[9] = {1, 2, 3}, y[9]; f(9, x, y); printf(\"%g\\n\", y[2]); return 0; }\n")
+    source = tmp_path / "crlf.c"
+    source.write_bytes(text.encode().replace(b"\n", b"\r\n"))
+    out = encode_source(optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text)
+    assert b" &&\r\n" in out                             # a check of several lines
+    assert b"\n" not in out.replace(b"\r\n", b"")       # every line ends in CRLF
+
+
 # -- 7. floating-point reductions are not reassociated unless asked --------------------
 
 REDUCTION = r"""
