@@ -295,7 +295,8 @@ def _hand_tensorized(tile: str, stmt: str, intrinsic: str, arrays: str) -> tuple
     node = node.insert_mark(isl.Id(f"tensorize({intrinsic}; stmt={stmt}, l_k=k, l_i=i, l_j=j, {arrays})"))
     rest = isl.Schedule.from_domain(other).insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(
         isl.UnionMap("[ni, nj, nk] -> { S0[i, j, k] -> [i, j, k]; S1[i, j, k] -> [i, j, k] }").intersect_domain(other)))
-    return scop, analyze(scop), rest.sequence(node.get_schedule()) if stmt == "S1" else node.get_schedule().sequence(rest)
+    tree = node.get_schedule()
+    return scop, analyze(scop), rest.sequence(tree) if stmt == "S1" else tree.sequence(rest)
 
 
 def test_emit_refuses_a_hand_written_tensorize_mark_whose_block_is_no_call():

@@ -273,7 +273,8 @@ def _selection(text: str, name: str) -> str | None:
 
 def reduction_operator(body: str, name: str) -> str | None:
     """The OpenMP reduction operator if ``body`` is ``name op= e;``, ``name = name op e;``
-    or ``name = e op name;`` (``op`` not ``-``) with ``e`` free of ``name``, else None (``-`` is a sum: partial sums combine with +).
+    or ``name = e op name;`` (``op`` not ``-``) with ``e`` free of ``name``, else None
+    (``-`` is a sum: partial sums combine with +).
     ``|``, ``&`` and ``^`` are integer reductions (``is_integer_type``): exact in any
     order, and never overflowing.
 
