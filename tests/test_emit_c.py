@@ -365,8 +365,11 @@ def test_simd_ivdep_and_unknown_marks(tmp_path):
     node = node.insert_mark(isl.Id("ivdep")).child(0)
     node = node.parent().parent().parent().parent()  # back to the i band
     sched = node.get_schedule()
-    with pytest.raises(ValueError, match="unknown mark 'tensorize:gemm'"):
+    # a tensorize mark that maps no statement, loops and operands is refused before printing
+    with pytest.raises(ValueError, match="the tensorize mark 'tensorize:gemm' does not map a statement"):
         generate(scop, node.insert_mark(isl.Id("tensorize:gemm")).get_schedule())
+    with pytest.raises(ValueError, match="unknown mark 'tensorise'"):
+        generate(scop, node.insert_mark(isl.Id("tensorise")).get_schedule())
     new = check_same_output(scop, sched, tmp_path, flags=("-fopenmp",))
     body = region(new)
     assert re.search(r"#pragma omp simd\n\s*for \(int c1 = ", body)
