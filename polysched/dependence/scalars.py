@@ -167,8 +167,8 @@ def is_integer_type(c_type: str) -> bool:
     return bool(words) and words <= _INTEGER_TYPE_WORDS
 
 
-_NARROW_OR_UNSIGNED = frozenset("char short unsigned _Bool bool size_t uintptr_t int8_t int16_t uint8_t "
-                                "uint16_t uint32_t uint64_t uintmax_t".split())
+_UNSIGNED = frozenset("unsigned _Bool bool size_t uintptr_t uint8_t uint16_t uint32_t uint64_t uintmax_t".split())
+_NARROW_OR_UNSIGNED = _UNSIGNED | frozenset("char short int8_t int16_t".split())
 
 
 def may_overflow(c_type: str) -> bool:
@@ -176,9 +176,6 @@ def may_overflow(c_type: str) -> bool:
     undefined: a signed type of ``int``'s rank or wider. (Unsigned arithmetic wraps;
     ``char`` and ``short`` compute in ``int`` and convert back modulo.)"""
     return is_integer_type(c_type) and not _type_words(c_type) & _NARROW_OR_UNSIGNED
-
-
-_UNSIGNED = frozenset("unsigned _Bool bool size_t uintptr_t uint8_t uint16_t uint32_t uint64_t uintmax_t".split())
 
 
 def wraps_in_a_copy(c_type: str, op: str) -> bool:
