@@ -1037,6 +1037,17 @@ def test_struct_members_are_variables_of_their_own():
     assert grid.element(["k", "j"]) == "global_image.grid[k][j]"
 
 
+@pytest.mark.parametrize("declarators", ["p1 = {3, 0.5}, *q = &p1", "table[2] = {{1, 0.5}, {2, 1.5}}, *q",
+                                         "p1 = { .n = 3 }, p2 = make(1, 2.0), *q"])
+def test_the_variables_of_a_struct_definition_after_an_initializer_are_declared(declarators):
+    """``struct S {...} p1 = {3, 0.5}, *q;``: ``q`` comes after an initializer (it was
+    not read, so ``q->s`` was refused as a member of an undeclared variable)."""
+    text = (f"struct S {{ int n; double s; }} {declarators};\ndouble A[100];\nvoid f(void)\n{{\n  int i;\n"
+            "#pragma scop\n  for (i = 0; i < 50; i++)\n    A[i] = A[i] + q->s;\n#pragma endscop\n}\n")
+    [scop] = extract(text, filename="init.c")
+    assert scop.c_texts["q__s"] == "q->s"
+
+
 AOS = """struct pt { double x, y; double v[3]; };
 struct pt cloud[10][20];
 void f(int n, int m, struct pt *p, double *out)

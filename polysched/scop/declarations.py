@@ -493,7 +493,11 @@ def _without_attributes(header: str) -> str:
         header = header[:m.start()] + " " + header[k + 1:]
 
 
-_DECLARATOR = r"[\s*]*[A-Za-z_]\w*(?:\s*\[[^\[\]]*\])*"
+# a declarator and its initializer, if any: braces two deep ({{1, 2}, {3}}), a value
+# with parentheses one deep (= f(a, b)); where an initializer is deeper the match ends
+# inside it, and the declarators after it are not read
+_INITIALIZER = r"\s*=\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|(?:[^,;{}()]|\([^()]*\))+)"
+_DECLARATOR = rf"[\s*]*[A-Za-z_]\w*(?:\s*\[[^\[\]]*\])*(?:{_INITIALIZER})?"
 # a definition and the variables it declares: struct p { ... } a, *b, table[4]; (static:
 # variables no other file names)
 _STRUCT_RE = re.compile(r"\b(?:typedef\s+|static\s+)?(?:struct|union)\s*(?:[A-Za-z_]\w*\s*)?\{[^{}]*\}"
