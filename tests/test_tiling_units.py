@@ -99,6 +99,26 @@ def test_cache_sizes_fallbacks(tmp_path):
     ("s = s + q->s * A[i];", "+"),
     ("s = s > q->s ? s : q->s;", "max"),
     ("s = s + q->n > 2;", None),
+    # increments, and updates under a test that does not read the scalar
+    ("s++;", "+"), ("--s;", "+"), ("s ++", "+"), ("s++ + 1;", None), ("t++;", None),
+    ("if (A[i] > 0) s += A[i];", "+"),
+    ("if (A[i] > 0) { s *= A[i]; }", "*"),
+    ("if (A[i]) if (B[i]) s ^= A[i];", "^"),
+    ("if (A[i] > 0) s += A[i]; else s -= A[i];", None),
+    ("if (A[i] > 0) { s += A[i]; B[i] = 0; }", None),
+    ("if (s > 0) s += A[i];", None),
+    ("if (A[i] > 0) s = s * 2 + A[i];", None),
+    ("if (A[i] > 0) s++;", "+"),
+    # a conditional assignment that is a selection
+    ("if (A[i] > s) s = A[i];", "max"),
+    ("if (s < A[i]) { s = A[i]; }", "max"),
+    ("if (A[i] <= s) s = A[i];", "min"),
+    ("if ((A[i] + 1) > s) s = (A[i] + 1);", "max"),
+    ("if (A[i] > s) s = B[i];", None),            # an arg-max, no max
+    ("if (A[i] > s) s = A[i] + 1;", None),
+    ("if (A[i] > s && A[i] < 9) s = A[i];", None),
+    ("if (A[i] != s) s = A[i];", None),
+    ("if (B[i]) s = s > A[i] ? s : A[i];", "max"),
 ])
 def test_reduction_operator(body, op):
     assert reduction_operator(body, "s") == op

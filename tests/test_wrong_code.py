@@ -864,6 +864,51 @@ def test_reductions_with_the_scalar_last_are_parallel(tmp_path):
     assert "* p1.s + s_wrapped;" in text and "t_wrapped + A[c0] * q->s;" in text
 
 
+CONDITIONAL_REDUCTIONS = r"""
+#include <stdio.h>
+int A[60][50];
+long L[50];
+double D[50];
+int main(void) {
+  for (int k = 0; k < 60; k++)
+    for (int l = 0; l < 50; l++) A[k][l] = (k * 7919 + l * 104729) % 1013 - 500;
+  for (int l = 0; l < 50; l++) { L[l] = (l * 31) % 17 - 8; D[l] = l * 0.1; }
+  long s = 0; unsigned p = 1u; int m = -1000, lo = 1000, mixed = -1000; short c = 0; unsigned d = 0u;
+  double f = 0.0;
+  int i, j;
+#pragma scop
+  for (i = 0; i < 60; i++)
+    for (j = 0; j < 50; j++) {
+      if (A[i][j] > 0) s += A[i][j];
+      if (A[i][j] % 3 == 0) { p *= (unsigned)A[i][j] | 1u; }
+      if (A[i][j] > m) m = A[i][j];
+      if (A[i][j] <= lo) lo = A[i][j];
+      if (A[i][j] < 0) c++;
+      --d;
+    }
+  for (j = 0; j < 50; j++)
+    if (L[j] > mixed) mixed = L[j];
+  for (j = 0; j < 50; j++)
+    if (D[j] > 1.0) f += D[j];
+#pragma endscop
+  printf("%ld %u %d %d %d %u %d %.17g\n", s, p, m, lo, c, d, mixed, f);
+  return 0;
+}
+"""
+
+
+def test_conditional_updates_and_increments_are_reductions(tmp_path):
+    """``if (e) s += x;`` (a test that does not read ``s``), ``if (x > m) m = x;`` and
+    ``c++`` are reductions: the 2-deep nest is parallel with their clauses, the output
+    is the original's. Not ``if (L[j] > mixed) mixed = L[j]`` (a ``long`` converted to
+    ``int``) nor a floating-point sum unasked."""
+    outputs = assert_same_behaviour(tmp_path, CONDITIONAL_REDUCTIONS,
+                                    modes={"tile-par": FLAG_SETS["tile-par"], "identity": FLAG_SETS["identity"]})
+    text = outputs["tile-par"]
+    assert text.count("#pragma omp parallel for") == 1, text
+    assert all(f"reduction({clause})" in text for clause in ("+:s_wrapped, c, d", "*:p", "max:m", "min:lo")), text
+
+
 SIGNED_REDUCTIONS = r"""
 #include <stdio.h>
 #include <stdlib.h>

@@ -290,6 +290,10 @@ def reduction_operator(body: str, name: str) -> str | None:
     """
     ident = re.escape(name)
     text = body.strip()
+    if re.match(r"if\s*\(", text):
+        return _conditional_update(text, name)
+    if re.fullmatch(rf"(?:{ident}\s*(?:\+\+|--)|(?:\+\+|--)\s*{ident})\s*;?", text):
+        return "+"          # x++ is x += 1, x-- is x += -1
     selection = _selection(text, name)
     if selection is not None:
         return selection
@@ -326,6 +330,41 @@ def reduction_operator(body: str, name: str) -> str | None:
     if _names(rest, name):
         return None
     return op
+
+
+def _conditional_update(text: str, name: str) -> str | None:
+    """The reduction operator of ``if (c) u`` without ``else``: that of the update ``u``
+    when ``c`` does not read ``name`` (a sum of the elements that pass a test is a sum:
+    the private copies start at the identity, which a skipped update keeps); and for
+    ``if (e > x) x = e;`` (any comparison, either side) the selection it is, ``x = e >
+    x ? e : x``. Else None.
+
+    >>> _conditional_update("if (A[i] > 0) { s += A[i]; }", "s")
+    '+'
+    >>> _conditional_update("if (A[i] < m) m = A[i];", "m")
+    'min'
+    >>> _conditional_update("if (s > 0) s += A[i];", "s") is None
+    True
+    """
+    opening = text.index("(")
+    depth = 0
+    for closing in range(opening, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[closing], 0)
+        if depth == 0:
+            break
+    else:
+        return None
+    test, update = text[opening + 1:closing], text[closing + 1:].strip()
+    if update.startswith("{") and update.endswith("}") and update.count("{") == 1:
+        update = update[1:-1].strip()       # one statement in braces
+    if not update or re.search(r"\belse\b|[{};]\s*\S", update):
+        return None                         # an else, or more than one statement
+    if not _names(test, name):
+        return reduction_operator(update, name)
+    assigned = re.fullmatch(rf"{re.escape(name)}\s*=(?!=)\s*(.+?)\s*;?", update, re.DOTALL)
+    if assigned is None:
+        return None
+    return _selection(f"{name} = ({test}) ? ({assigned.group(1)}) : {name};", name)
 
 
 def _top_level(text: str) -> str:
@@ -422,8 +461,10 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     return verdict
 
 
-# a floating constant (not the digits ending a name: p0.x, x1e5), a type, a call
-_FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float|double)\b|\w\s*\(")
+# a floating constant (not the digits ending a name: p0.x, x1e5), a type, a call (not
+# the test of an 'if')
+_FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float|double)\b|"
+                            r"\b(?!if\b)\w+\s*\(")
 
 
 def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
@@ -517,7 +558,8 @@ def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Unio
         if op is None:
             return None
         # one read and one write of x, nothing else on it (a selection reads it twice)
-        kinds = sorted(a.kind for a in stmt.accesses if a.array == name)
+        # (a conditional update's write is a may-write)
+        kinds = sorted(a.kind.replace("may_write", "write") for a in stmt.accesses if a.array == name)
         if kinds != ["read", "write"] and not (op in SELECTIONS and set(kinds) == {"read", "write"}
                                                 and kinds.count("write") == 1):
             return None
