@@ -15,6 +15,7 @@ import islpy as isl
 import pytest
 
 from polysched.bench import compile_c, run_binary
+from polysched.dependence import ScopAccesses, reduction_of
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.scop import ScopError, extract
 from polysched.textio import encode_source
@@ -907,6 +908,42 @@ def test_conditional_updates_and_increments_are_reductions(tmp_path):
     text = outputs["tile-par"]
     assert text.count("#pragma omp parallel for") == 1, text
     assert all(f"reduction({clause})" in text for clause in ("+:s_wrapped, c, d", "*:p", "max:m", "min:lo")), text
+
+
+NARROW_SELECTIONS = r"""
+#include <stdio.h>
+short A[4000], B[4000];
+unsigned char U[4000];
+int main(void) {
+  int i; short m = -32000, n = 32000, k = -32000; unsigned char u = 0;
+  for (i = 0; i < 4000; i++) { A[i] = B[i] = i < 2000 ? 15000 : 20000; U[i] = (i * 37) % 251; }
+  A[10] = B[10] = 1000;
+#pragma scop
+  for (i = 0; i < 4000; i++) {
+    m = m > A[i] + B[i] ? m : A[i] + B[i];
+    if (A[i] - B[i] - 9000 < n) n = A[i] - B[i] - 9000;
+    if (A[i] > k) k = A[i];
+    u = u < U[i] ? U[i] : u;
+  }
+#pragma endscop
+  printf("%d %d %d %d\n", m, n, k, u);
+  return 0;
+}
+"""
+
+
+def test_a_narrow_selection_of_a_computed_value_is_no_reduction(tmp_path):
+    """``short m; m = m > A[i] + B[i] ? m : A[i] + B[i];``: the sum is an int, which the
+    assignment truncates, so the value kept depends on the order (``reduction(max:m)``
+    printed 30000 at 2 threads, the original -25536). A selection of elements of the
+    narrow type (``k``, ``u``) is still one."""
+    outputs = assert_same_behaviour(tmp_path, NARROW_SELECTIONS, modes={"tile-par": FLAG_SETS["tile-par"]})
+    text = outputs["tile-par"]
+    assert "max:m" not in text and "min:n" not in text and "#pragma omp parallel" not in text, text
+    [scop] = extract(NARROW_SELECTIONS, filename="narrow.c")
+    accesses = ScopAccesses(scop)
+    domain = scop.domain
+    assert [reduction_of(scop, accesses, name, domain) for name in ("m", "n", "k", "u")] == [None, None, "max", "max"]
 
 
 SIGNED_REDUCTIONS = r"""

@@ -168,7 +168,8 @@ def is_integer_type(c_type: str) -> bool:
 
 
 _UNSIGNED = frozenset("unsigned _Bool bool size_t uintptr_t uint8_t uint16_t uint32_t uint64_t uintmax_t".split())
-_NARROW_OR_UNSIGNED = _UNSIGNED | frozenset("char short int8_t int16_t".split())
+_NARROWER_THAN_INT = frozenset("char short int8_t int16_t uint8_t uint16_t".split())
+_NARROW_OR_UNSIGNED = _UNSIGNED | _NARROWER_THAN_INT
 
 
 def may_overflow(c_type: str) -> bool:
@@ -237,6 +238,12 @@ def _selection(text: str, name: str) -> str | None:
     """``"max"``/``"min"`` if ``text`` is ``name = name > e ? name : e;`` or one of its
     spellings (``<``, ``>=``, ``<=``, either side, either arm, parenthesised), with
     ``e`` written the same in the test and the arm and free of ``name``; else None."""
+    parts = _selection_parts(text, name)
+    return parts[0] if parts else None
+
+
+def _selection_parts(text: str, name: str) -> tuple[str, str] | None:
+    """`_selection`'s operator and the selected value ``e`` (without blanks)."""
     match = re.fullmatch(rf"{re.escape(name)}\s*=(?!=)\s*(.+?)\s*;?", text, re.DOTALL)
     if not match:
         return None
@@ -265,7 +272,7 @@ def _selection(text: str, name: str) -> str | None:
         return None
     # 'a > b ? a : b' and 'a < b ? b : a' keep the greater
     keeps_left = picked == left
-    return "max" if keeps_left == (comparison.group(1) in (">", ">=")) else "min"
+    return ("max" if keeps_left == (comparison.group(1) in (">", ">=")) else "min"), value
 
 
 def reduction_operator(body: str, name: str) -> str | None:
@@ -361,10 +368,25 @@ def _conditional_update(text: str, name: str) -> str | None:
         return None                         # an else, or more than one statement
     if not _names(test, name):
         return reduction_operator(update, name)
+    ternary = _as_ternary(test, update, name)
+    return None if ternary is None else _selection(ternary, name)
+
+
+def _as_ternary(test: str, update: str, name: str) -> str | None:
+    """``if (test) name = e;`` written as ``name = (test) ? (e) : name;``."""
     assigned = re.fullmatch(rf"{re.escape(name)}\s*=(?!=)\s*(.+?)\s*;?", update, re.DOTALL)
-    if assigned is None:
-        return None
-    return _selection(f"{name} = ({test}) ? ({assigned.group(1)}) : {name};", name)
+    return None if assigned is None else f"{name} = ({test}) ? ({assigned.group(1)}) : {name};"
+
+
+def _selected_value(body: str, name: str) -> str | None:
+    """The value ``e`` a selection statement (`_selection`, or ``if (e > x) x = e;``)
+    keeps, without blanks; None for any other statement."""
+    text = body.strip()
+    conditional = re.fullmatch(r"if\s*\((.*)\)\s*\{?\s*([^{};]*;?)\s*\}?", text, re.DOTALL)
+    if conditional is not None:
+        text = _as_ternary(conditional.group(1), conditional.group(2), name) or ""
+    parts = _selection_parts(text, name)
+    return parts[1] if parts else None
 
 
 def _top_level(text: str) -> str:
@@ -523,6 +545,14 @@ def _exact_selection(scop: Scop, stmt, name: str) -> bool:
     if not is_integer_type(scop.arrays[name].element_type) or words & {"_Bool", "bool"}:
         return False
     others = {a.array for a in stmt.accesses if a.array != name}
+    if words & _NARROWER_THAN_INT:
+        # a narrow type: e computes in int ('A[i] + B[i]' of shorts), which the
+        # assignment truncates (the selection then depends on the order); one element or
+        # a small literal keeps its value
+        value = _selected_value(stmt.body, name) or ""
+        if not re.fullmatch(r"[A-Za-z_]\w*(?:(?:\.|->)\w+)*|\d{1,2}", _top_level(value)) or \
+                value.startswith("("):
+            return False
     return all(_type_words(scop.arrays[other].element_type) == words for other in others) \
         and not _CAST.search(stmt.body) and not stmt.floating and not _FLOATING_TEXT.search(stmt.body)
 
