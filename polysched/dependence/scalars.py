@@ -353,6 +353,19 @@ def _conditional_update(text: str, name: str) -> str | None:
     >>> _conditional_update("if (s > 0) s += A[i];", "s") is None
     True
     """
+    parts = _if_parts(text)
+    if parts is None:
+        return None
+    test, update = parts
+    if not _names(test, name):
+        return reduction_operator(update, name)
+    ternary = _as_ternary(test, update, name)
+    return None if ternary is None else _selection(ternary, name)
+
+
+def _if_parts(text: str) -> tuple[str, str] | None:
+    """``(test, update)`` of ``if (test) update;`` or ``if (test) { update; }`` (one
+    statement, no ``else``), else None."""
     opening = text.index("(")
     depth = 0
     for closing in range(opening, len(text)):
@@ -366,10 +379,7 @@ def _conditional_update(text: str, name: str) -> str | None:
         update = update[1:-1].strip()       # one statement in braces
     if not update or re.search(r"\belse\b|[{};]\s*\S", update):
         return None                         # an else, or more than one statement
-    if not _names(test, name):
-        return reduction_operator(update, name)
-    ternary = _as_ternary(test, update, name)
-    return None if ternary is None else _selection(ternary, name)
+    return test, update
 
 
 def _as_ternary(test: str, update: str, name: str) -> str | None:
@@ -382,9 +392,9 @@ def _selected_value(body: str, name: str) -> str | None:
     """The value ``e`` a selection statement (`_selection`, or ``if (e > x) x = e;``)
     keeps, without blanks; None for any other statement."""
     text = body.strip()
-    conditional = re.fullmatch(r"if\s*\((.*)\)\s*\{?\s*([^{};]*;?)\s*\}?", text, re.DOTALL)
-    if conditional is not None:
-        text = _as_ternary(conditional.group(1), conditional.group(2), name) or ""
+    if re.match(r"if\s*\(", text):
+        conditional = _if_parts(text)
+        text = (_as_ternary(*conditional, name) if conditional else None) or ""
     parts = _selection_parts(text, name)
     return parts[1] if parts else None
 
