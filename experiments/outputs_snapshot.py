@@ -5,10 +5,12 @@ the generated code):
     PYTHONPATH=/path/to/old/checkout python experiments/outputs_snapshot.py /tmp/before
     python experiments/outputs_snapshot.py /tmp/after
     diff -r /tmp/before /tmp/after && echo identical
+
+(``--kernels gemm,2mm`` and ``--modes tile,par`` for fewer.)
 """
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 from polysched.bench.suite import kernels
@@ -23,10 +25,14 @@ MODES = {
 }
 
 
-def main(out: Path) -> None:
+def main(out: Path, names: list[str] | None = None, modes: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for kernel in kernels():
+        if names and kernel.name not in names:
+            continue
         for name, flags in MODES.items():
+            if modes and name not in modes:
+                continue
             try:
                 text = optimize(kernel.path, OptimizeOptions.from_flags(**flags)).text
             except Exception as err:        # noqa: BLE001 - recorded, compared like the rest
@@ -35,4 +41,13 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    parser = argparse.ArgumentParser(description="Write optimize's C for suite kernels under several modes "
+                                                 "into a directory (to compare two checkouts).")
+    parser.add_argument("out", type=Path, help="the directory to write KERNEL.MODE.c files into")
+    parser.add_argument("--kernels", help="comma-separated kernel names (default: all)")
+    parser.add_argument("--modes", help=f"comma-separated modes of {', '.join(MODES)} (default: all)")
+    args = parser.parse_args()
+    unknown = set(args.modes.split(",")) - set(MODES) if args.modes else set()
+    if unknown:
+        parser.error(f"unknown mode {', '.join(sorted(unknown))}")
+    main(args.out, args.kernels.split(",") if args.kernels else None, args.modes.split(",") if args.modes else None)

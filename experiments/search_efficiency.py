@@ -132,7 +132,10 @@ def main(argv=None) -> int:
 
 
 def _no_measurement(job):
-    raise SystemExit(f"--no-measure: the database lacks a grid point ({job.trace[:80]}...)")
+    raise SystemExit(f"--no-measure: the database lacks a grid point ({job.trace[:80]}...); measurements "
+                     "are kept per machine fingerprint and kernel path, and the traces hold this machine's "
+                     "cache sizes, so a grid measured on another machine cannot be replayed here "
+                     "(run without --no-measure to measure the grids)")
 
 
 def _replay(name, table, search, model, seed, trials, args) -> float:

@@ -6,7 +6,7 @@ and the part of it spent validating, in this process (no child, no budget).
 """
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 
 from outputs_snapshot import MODES
@@ -45,5 +45,13 @@ def main(names: list[str] | None, modes: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1].split(",") if len(sys.argv) > 1 and sys.argv[1] else None,
-         sys.argv[2].split(",") if len(sys.argv) > 2 else list(MODES))
+    parser = argparse.ArgumentParser(description="Code generation time and the part of it spent validating "
+                                                 "isl's AST, per suite kernel and mode.")
+    parser.add_argument("kernels", nargs="?", default="", help="comma-separated kernel names (default: all)")
+    parser.add_argument("modes", nargs="?", default=",".join(MODES),
+                        help=f"comma-separated modes of {', '.join(MODES)} (default: all)")
+    args = parser.parse_args()
+    unknown = set(args.modes.split(",")) - set(MODES)
+    if unknown:
+        parser.error(f"unknown mode {', '.join(sorted(unknown))}")
+    main(args.kernels.split(",") if args.kernels else None, args.modes.split(","))

@@ -5,7 +5,7 @@ returns it.
     p = ps.Program.from_file("seidel-2d.c")
     viz.domain(p, "S0", dims=("t", "i"), params={"TSTEPS": 6, "N": 8})   # points, arrows, tiles
     viz.dependence_graph(p)                                          # statements and dependences
-    viz.schedule_tree(p.tile("S0", [2, 2]))                           # the tree, as boxes
+    viz.schedule_tree(p.skew("S0", 1, 0, 1).tile("S0", [2, 2]))       # the tree, as boxes
 
 Pictures are drawn at small parameter values (every instance is one dot).
 """

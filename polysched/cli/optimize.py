@@ -52,7 +52,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-expand", action="store_true",
                    help="keep scalars scalars. By default a scalar private to a loop that walks arrays "
                         "across rows (a column-wise recurrence, s = 0; for (k) s += A[i][k] * B[k][j]) "
-                        "becomes an array indexed by that loop, on the stack, so that the scheduler may "
+                        "becomes an array indexed by that loop, on the heap, so that the scheduler may "
                         "interchange the loop (not with --identity)")
     p.add_argument("--no-transpose", action="store_true",
                    help="keep every array's layout. By default a matrix walked down its columns by a "

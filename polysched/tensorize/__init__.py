@@ -1,12 +1,12 @@
 """Auto-tensorization: intrinsics described as tiny C loop nests, every match of a
 statement found by SAT (python-sat) and checked against a brute-force oracle, legality
-from the exact dependences. See ../shared/design.md for what this package owns.
+from the exact dependences.
 
     from polysched.scop import extract
     from polysched.tensorize import builtin_intrinsics, match_scop
     [scop] = extract("polysched/bench/kernels/gemm.c")
     for report in match_scop(scop, builtin_intrinsics()):    # intrinsics/*.c
-        for m in report.matches:                             # legal first, by gain
+        for m in report.matches:     # per intrinsic: legal first, by gain
             print(report.statement, m.describe())
     # S1 dgemm_4x8_scaled: loops k->k, i->i, j->j; arrays C->C, alpha->alpha, A->A,
     #    B->B; remainder on j; legal, gain 3.985

@@ -2,8 +2,9 @@
 applicability and legality (:mod:`.legality`), remainders and cost (:mod:`.cost`).
 
     [scop] = extract("polysched/bench/kernels/gemm.c")
-    for m in match_statement(scop, scop.statement("S1"), intrinsics):
-        print(m.intrinsic, m.loops, m.arrays, m.legal, m.reason, m.cost["gain"])
+    for report in match_statement(scop, scop.statement("S1"), intrinsics):    # one per intrinsic
+        for m in report.matches:
+            print(m.intrinsic, m.loops, m.arrays, m.legal, m.reason, m.cost["gain"])
     # dgemm_4x8_scaled {'k': 'k', 'i': 'i', 'j': 'j'} {'C': 'C', 'alpha': 'alpha', ...} True
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Schedule primitives on the isl schedule tree, each checked against the exact dependences.
 
     from polysched.transform import apply, primitives
-    new = apply(scop, deps, schedule, "interchange('S0', 0, 1)",
+    new = apply(scop, deps, "interchange('S0', 0, 1)",
                 primitives.interchange, scop, schedule, "S0", 0, 1)
 
 Most users go through :class:`polysched.Program`, whose methods are these primitives.
