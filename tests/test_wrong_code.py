@@ -910,6 +910,42 @@ def test_conditional_updates_and_increments_are_reductions(tmp_path):
     assert all(f"reduction({clause})" in text for clause in ("+:s_wrapped, c, d", "*:p", "max:m", "min:lo")), text
 
 
+COUNT_IF = r"""
+#include <stdio.h>
+#define THRESH 0.5
+#define HALF 0.5
+double D[3000]; int A[3000];
+struct P { int n; double x; } p = {3, 0.75};
+int main(void) {
+  int i; long c1 = 0, c2 = 0, c3 = 0; int c4 = 0, c5 = 0;
+  for (i = 0; i < 3000; i++) { D[i] = ((i * 37) % 101) / 100.0; A[i] = i % 7 - 3; }
+#pragma scop
+  for (i = 0; i < 3000; i++) {
+    if (D[i] > 0.25) c1++;
+    if (D[i] > THRESH) c2 += A[i];
+    if (D[i] < 0.75 && A[i] > 0) c3 -= A[i] * 2;
+  }
+  for (i = 0; i < 3000; i++) {
+    if (D[i] > 0.5) c4 += HALF;
+    if (D[i] > 0.1) c5 += p.x;
+  }
+#pragma endscop
+  printf("%ld %ld %ld %d %d\n", c1, c2, c3, c4, c5);
+  return 0;
+}
+"""
+
+
+def test_an_integer_update_under_a_floating_point_test_is_a_reduction(tmp_path):
+    """``if (D[i] > 0.25) c1++;``: the test only picks the updates, which add integers:
+    a sum (the loop was sequential, 'an integer updated with a value that may not be
+    an integer'). Not ``c4 += HALF`` (a macro of 0.5) nor ``c5 += p.x`` (a double
+    member): truncated at every step."""
+    outputs = assert_same_behaviour(tmp_path, COUNT_IF, modes={"tile-par": FLAG_SETS["tile-par"]})
+    text = outputs["tile-par"]
+    assert text.count("#pragma omp parallel for") == 1 and "reduction(+:c1_wrapped, c2_wrapped, c3_wrapped)" in text, text
+
+
 NARROW_SELECTIONS = r"""
 #include <stdio.h>
 short A[4000], B[4000];
@@ -939,7 +975,7 @@ def test_a_narrow_selection_of_a_computed_value_is_no_reduction(tmp_path):
     narrow type (``k``, ``u``) is still one."""
     outputs = assert_same_behaviour(tmp_path, NARROW_SELECTIONS, modes={"tile-par": FLAG_SETS["tile-par"]})
     text = outputs["tile-par"]
-    assert "max:m" not in text and "min:n" not in text and "#pragma omp parallel" not in text, text
+    assert "max:m" not in text and "min:n" not in text and "reduction(max:k)" in text, text
     [scop] = extract(NARROW_SELECTIONS, filename="narrow.c")
     accesses = ScopAccesses(scop)
     domain = scop.domain
@@ -1149,7 +1185,8 @@ def test_integer_max_and_min_selections_are_parallel_reductions(tmp_path):
     source.write_text(SELECTIONS)
     text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
     assert "reduction(max:hi)" in text and "reduction(min:lo)" in text
-    assert "reduction(max:lh)" not in text          # its loop also updates narrow and dm
+    # (distributed from narrow and dm, which stay in order, lh and uc are reductions)
+    assert "reduction(max:lh)" in text and "reduction(min:uc)" in text
     assert "max:narrow" not in text and "max:dm" not in text
     sizes = [(0, 0), (1, 1), (2, 3), (89, 70), (90, 70), (-3, 5)]
     assert outputs_of(text, tmp_path, "out", sizes) == outputs_of(SELECTIONS, tmp_path, "orig", sizes)

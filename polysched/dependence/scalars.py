@@ -499,6 +499,22 @@ _FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float
                             r"\b(?!if\b)\w+\s*\(")
 
 
+def integer_reductions(scop: Scop) -> frozenset[str]:
+    """The integer scalars that every statement updates as one reduction
+    (`reduction_of` over the whole region, `inexact_integer_update` None): what a parallel
+    loop names in a ``reduction`` clause wherever their dependences are all it carries.
+    (Floating-point ones only with ``--reassociate``, which the scheduler does not know.)"""
+    candidates = [name for name, array in scop.arrays.items()
+                  if array.is_scalar and not array.text and is_integer_type(array.element_type)
+                  and all(reduction_operator(stmt.body, name) is not None for stmt in scop.statements
+                          if any(a.array == name for a in stmt.accesses))]
+    if not candidates:
+        return frozenset()
+    accesses = ScopAccesses(scop)
+    return frozenset(name for name in candidates if reduction_of(scop, accesses, name, scop.domain)
+                     and inexact_integer_update(scop, name, scop.domain) is None)
+
+
 def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
     """Why the updates of integer scalar ``name`` in ``domain`` are no modular sum or
     product that partial results may combine, or None. ``_Bool s; s += a`` is
@@ -513,10 +529,30 @@ def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str |
         if all(a.array != name for a in stmt.accesses) or \
                 stmt.domain.intersect(domain.extract_set(stmt.domain.get_space())).is_empty():
             continue
+        if _integer_update_under_a_test(scop, stmt, name):
+            continue
         others = [scop.arrays[a.array].element_type for a in stmt.accesses if a.array != name]
         if any(not is_integer_type(t) for t in others) or stmt.floating or _FLOATING_TEXT.search(stmt.body):
             return "an integer updated with a value that may not be an integer (C converts at every step)"
     return None
+
+
+def _integer_update_under_a_test(scop: Scop, stmt, name: str) -> bool:
+    """Whether ``stmt`` is ``if (test) update;`` whose update reads only ``name``,
+    integer arrays and scalars of the model, iterators, parameters and integer literals.
+    The test only picks the updates, whatever it reads: ``if (D[j] > 0.5) count++;``
+    counts exactly. (Any other word, a macro or a struct member, might not be an
+    integer: then the whole statement is judged.)"""
+    body = stmt.body.strip()
+    parts = _if_parts(body) if re.match(r"if\s*\(", body) else None
+    if parts is None or _FLOATING_TEXT.search(parts[1]) or re.search(r"\.|->", parts[1]):
+        return False
+    known = {name, *stmt.iterators, *scop.parameters}
+    for word in set(re.findall(r"[A-Za-z_]\w*", re.sub(r"\b\d\w*", "", parts[1]))) - known:
+        array = scop.arrays.get(word)
+        if array is None or array.text or not is_integer_type(array.element_type):
+            return False
+    return True
 
 
 def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet,

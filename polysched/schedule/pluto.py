@@ -95,6 +95,9 @@ class _Problem:
     # statement -> (dimension, stride) of its domain's dimensions of a stride other than 1
     # (isl_set_get_stride): ((0, 2),) for 'for (i = 0; i < n; i += 2)'; () when dense
     lattices: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    # the dependences a parallel loop must not carry: all but those of the scalars it
+    # reduces with a clause (dependence.integer_reductions); None: all of them
+    ordering: isl.UnionMap | None = None
 
 
 class _Scheduler:
@@ -106,6 +109,7 @@ class _Scheduler:
         # 20 of 59). Edges are keyed by identity; the entry holds them, so no key's
         # id() can be reused by a new object while the cache lives.
         self._answers: dict = {}
+        self._ordering_cache: dict[tuple[str, str, str], bool] = {}      # see `_orders`
 
     # -- helpers ------------------------------------------------------------------
     def _full_rank(self, s: str, rows) -> bool:
@@ -201,9 +205,14 @@ class _Scheduler:
                 rows[s].append(h.coefficients[s])
         if members:
             coincident = [self._zero_distance(edges, h) for h in members]
-            if self._distribute_short_band(sccs, members, coincident, edges, start_rows) or \
-                    self._fusion_loses(sccs, members, edges, start_rows):
+            if self._distribute_short_band(sccs, members, coincident, edges, start_rows):
                 return self._cut([list(c) for c in sccs], edges, prox, start_rows)
+            if self._fusion_loses(sccs, members, edges, start_rows):
+                # the SCCs that share data and lose nothing together stay together (three
+                # counts fused with two loops kept sequential: the counts in one loop)
+                parts = [list(c) for c in sccs]
+                return self._cut(self._join_by_cost(parts, edges, start_rows) if len(parts) > 2 else parts,
+                                 edges, prox, start_rows)
             diamond = self.p.options.diamond
             if diamond is None:
                 diamond = len(members) >= DIAMOND_MIN_MEMBERS
@@ -336,7 +345,8 @@ class _Scheduler:
             if _worse(shape(parts[a] + parts[b]), [shape(parts[a]), shape(parts[b])]):
                 rejected.add((frozenset(parts[a]), frozenset(parts[b])))
                 continue
-            self._decided(f"{_names(parts[a])} fused with {_names(parts[b])}, not its neighbour: "
+            apart = ", not its neighbour" if b > a + 1 else ""
+            self._decided(f"{_names(parts[a])} fused with {_names(parts[b])}{apart}: "
                           f"they share data (nominal {-loss:,} elements)")
             joined = parts[a] + parts[b]
             parts = [joined if k == a else part for k, part in enumerate(parts) if k != b]
@@ -370,7 +380,10 @@ class _Scheduler:
         share their innermost loop, so that member is the one loop that can be
         stride-1 for all of them."""
         inner = self._within(edges, stmts)
-        parallel = sum(self._zero_distance(inner, h) for h in members)
+        # an integer count fused with a floating-point sum (kept in order) was one loop,
+        # not parallel; apart, the count is parallel with a reduction clause
+        ordering = [e for e in inner if self._orders(e)]
+        parallel = sum(self._zero_distance(ordering, h) for h in members)
 
         def stride_one(s, h) -> bool:
             weights = self.p.strides.get(s) or [0]
@@ -380,6 +393,19 @@ class _Scheduler:
 
         spatial = max((sum(stride_one(s, h) for s in stmts) for h in members), default=0)
         return len(members), parallel, spatial
+
+    def _orders(self, edge: Edge) -> bool:
+        """Whether a parallel loop must keep some instance pairs of ``edge`` in order: not
+        when only dependences of reduction scalars join them (``_Problem.ordering``)."""
+        if self.p.ordering is None:
+            return True
+        key = (edge.source, edge.sink, str(edge.relation))
+        if key not in self._ordering_cache:
+            relation = isl.Map.from_basic_map(edge.relation)
+            ordering = self.p.ordering.extract_map(relation.get_space().align_params(
+                self.p.ordering.get_space())).align_params(relation.get_space())
+            self._ordering_cache[key] = not relation.intersect(ordering).is_empty()
+        return self._ordering_cache[key]
 
     def _alone(self, stmts, edges, rows, limit: int | None = None) -> list[Hyperplane]:
         """The members (at most ``limit``) of the outermost band ``stmts`` would get if
@@ -528,7 +554,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                    spatial: dict[str, list[int]] | None = None,
                    footprints: dict[str, dict[str, isl.Set]] | None = None,
                    strides: dict[str, list[int]] | None = None,
-                   edge_cache: dict | None = None) -> isl.Schedule:
+                   edge_cache: dict | None = None,
+                   ordering: isl.UnionMap | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
@@ -537,7 +564,9 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     fastest-varying subscripts (``ilp.spatial_weights``; the spatial-locality level).
     ``footprints``: per statement, the elements of each array it touches
     (``fusion.footprints``), and ``strides``, ``spatial`` with references weighted by
-    their arrays' nominal sizes: for the ``cost`` fusion policy. ``edge_cache``: a dict
+    their arrays' nominal sizes, and ``ordering``, the dependences a parallel loop must not
+    carry (``{ S[s] -> T[t] }``, all but those of scalars it may reduce; None: all): for
+    the ``cost`` fusion policy. ``edge_cache``: a dict
     that keeps the dependence edges for another call on the same input (the retry with
     negative coefficients; a 7-statement fuzzed nest spent 2.2 s splitting them again).
     Returns the isl schedule tree (see module doc). Raises `BudgetExceeded` past
@@ -568,7 +597,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                 for st in sets_of(domain)}
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
                        w_bound=w_bound_for(edges + prox, options), spatial=spatial or {},
-                       footprints=footprints or {}, strides=strides or {}, lattices=lattices)
+                       footprints=footprints or {}, strides=strides or {}, lattices=lattices,
+                       ordering=ordering)
     scheduler = _Scheduler(problem)
     with cone_budget(budget):
         tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
