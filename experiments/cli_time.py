@@ -41,7 +41,7 @@ def _timed(args: list[str]) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="*")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--flags", default="", help="extra optimize flags (the default mode without)")

@@ -43,7 +43,7 @@ def _full(scop):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="*", help="kernel names (default: all)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the figures here")

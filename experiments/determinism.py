@@ -38,7 +38,7 @@ def _run(kernel: Path, seed: int, flags: list[str], out_dir: Path) -> tuple[str,
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="*")
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=2)

@@ -99,7 +99,7 @@ def sources(kernel, tmp: Path) -> dict[str, tuple[Path, bool]]:
 
 def main() -> int:
     from polysched.bench.suite import dataset_arg
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, nargs="+", default=[os.cpu_count()])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--dataset", default="LARGE", type=dataset_arg,

@@ -22,7 +22,7 @@ PHASES = ("extract", "deps", "schedule", "tile", "codegen", "tensorize")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="*")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scheduler", default="pluto", choices=["pluto", "isl", "identity"])

@@ -68,7 +68,7 @@ def median_times(texts: list[str], kernel_path: Path, dataset: str, repeat: int,
 
 def main() -> None:
     from polysched.bench.suite import dataset_arg
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", default="LARGE", type=dataset_arg,
                         help="MINI ... EXTRALARGE, any case (default LARGE)")
     parser.add_argument("--repeat", type=int, default=5)

@@ -75,7 +75,7 @@ def mip_lexicographic(proto, objectives, solver_name: str):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels")
     ap.add_argument("--solvers", default="SCIP,CBC,HIGHS")
     args = ap.parse_args(argv)

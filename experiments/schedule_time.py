@@ -250,7 +250,7 @@ def growth_table(depths: list[int], runs: int, isl_timeout: float) -> list[dict]
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--kernels", help="comma-separated subset of the suite")

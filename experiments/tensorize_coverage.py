@@ -28,7 +28,7 @@ KERNELS = Path(__file__).resolve().parent.parent / "polysched" / "bench" / "kern
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     from polysched.bench.machine import provenance, provenance_line

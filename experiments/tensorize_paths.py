@@ -35,7 +35,7 @@ PATHS = {
 
 def main() -> int:
     from polysched.bench.suite import dataset_arg
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="*", default=["matmul-int8", "gemm"])
     parser.add_argument("--dataset", default="LARGE", type=dataset_arg,
                         help="MINI ... EXTRALARGE, any case (default LARGE)")

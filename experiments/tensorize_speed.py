@@ -18,7 +18,7 @@ DEFAULT = ["gemm", "2mm", "3mm", "bmm", "matmul-int8", "conv2d-nhwc"]
 
 def main() -> None:
     from polysched.bench.suite import dataset_arg
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="*", default=DEFAULT)
     parser.add_argument("--dataset", default="LARGE", type=dataset_arg,
                         help="MINI ... EXTRALARGE, any case (default LARGE)")

@@ -34,7 +34,7 @@ CFLAGS = ["-O3", "-march=native", "-ffp-contract=off"]
 
 def main() -> int:
     from polysched.bench.suite import dataset_arg
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kernels", nargs="*")
     parser.add_argument("--dataset", default="MEDIUM", type=dataset_arg,
                         help="MINI ... EXTRALARGE, any case (default MEDIUM)")
