@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polysched.islutil import maps_of
-from polysched.scop.declarations import EXTRA_FLOATING_TYPES
+from polysched.scop.declarations import EXTRA_FLOATING_TYPES, closing_paren
 from polysched.scop.model import Scop
 
 from .analysis import memory_dependences, statement_times
@@ -365,16 +365,12 @@ def _conditional_update(text: str, name: str) -> str | None:
 
 def _if_parts(text: str) -> tuple[str, str] | None:
     """``(test, update)`` of ``if (test) update;`` or ``if (test) { update; }`` (one
-    statement, no ``else``), else None."""
-    opening = text.index("(")
-    depth = 0
-    for closing in range(opening, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[closing], 0)
-        if depth == 0:
-            break
-    else:
+    statement, no ``else``), else None (any other statement too)."""
+    opening = re.match(r"if\s*\(", text)
+    closing = closing_paren(text, opening.end() - 1) if opening else len(text)
+    if closing == len(text):
         return None
-    test, update = text[opening + 1:closing], text[closing + 1:].strip()
+    test, update = text[opening.end():closing], text[closing + 1:].strip()
     if update.startswith("{") and update.endswith("}") and update.count("{") == 1:
         update = update[1:-1].strip()       # one statement in braces
     if not update or re.search(r"\belse\b|[{};]\s*\S", update):
@@ -392,9 +388,9 @@ def _selected_value(body: str, name: str) -> str | None:
     """The value ``e`` a selection statement (`_selection`, or ``if (e > x) x = e;``)
     keeps, without blanks; None for any other statement."""
     text = body.strip()
-    if re.match(r"if\s*\(", text):
-        conditional = _if_parts(text)
-        text = (_as_ternary(*conditional, name) if conditional else None) or ""
+    conditional = _if_parts(text)
+    if conditional is not None:
+        text = _as_ternary(*conditional, name) or ""
     parts = _selection_parts(text, name)
     return parts[1] if parts else None
 
@@ -543,8 +539,7 @@ def _integer_update_under_a_test(scop: Scop, stmt, name: str) -> bool:
     The test only picks the updates, whatever it reads: ``if (D[j] > 0.5) count++;``
     counts exactly. (Any other word, a macro or a struct member, might not be an
     integer: then the whole statement is judged.)"""
-    body = stmt.body.strip()
-    parts = _if_parts(body) if re.match(r"if\s*\(", body) else None
+    parts = _if_parts(stmt.body.strip())
     if parts is None or _FLOATING_TEXT.search(parts[1]) or re.search(r"\.|->", parts[1]):
         return False
     known = {name, *stmt.iterators, *scop.parameters}

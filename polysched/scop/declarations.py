@@ -489,7 +489,7 @@ def _without_attributes(header: str) -> str:
         m = re.search(r"\b(?:__attribute__|__attribute|__declspec)\s*\(", header)
         if m is None:
             return header
-        k = _closing_paren(header, m.end() - 1)
+        k = closing_paren(header, m.end() - 1)
         header = header[:m.start()] + " " + header[k + 1:]
 
 
@@ -545,11 +545,11 @@ def blank_attributes(text: str) -> str:
         m = re.search(r"\b(?:__attribute__|__attribute)\s*\(", text)
         if m is None:
             return text
-        k = _closing_paren(text, m.end() - 1)
+        k = closing_paren(text, m.end() - 1)
         text = text[:m.start()] + re.sub(r"[^\n]", " ", text[m.start():k + 1]) + text[k + 1:]
 
 
-def _closing_paren(text: str, opening: int) -> int:
+def closing_paren(text: str, opening: int) -> int:
     """The offset of the ``)`` closing the ``(`` at ``opening`` (``len(text)`` if none)."""
     depth = 0
     for k in range(opening, len(text)):
@@ -566,7 +566,7 @@ def _open_loop_declarations(text: str) -> list[str]:
     region (its body)."""
     found = []
     for m in re.finditer(r"\bfor\s*\(", text):
-        k = _closing_paren(text, m.end() - 1)
+        k = closing_paren(text, m.end() - 1)
         after = text[k + 1:].lstrip()
         if k < len(text) and (not after or after.startswith("{")):
             init = text[m.end():k].split(";", 1)[0]
@@ -584,7 +584,7 @@ def _unread_declared_names(chunk: str) -> list[str]:
         return []
     rest = chunk[m.end():]
     if m.group(0).rstrip().endswith("("):
-        rest = chunk[_closing_paren(chunk, m.end() - 1) + 1:]
+        rest = chunk[closing_paren(chunk, m.end() - 1) + 1:]
     names, depth, start = [], 0, 0
     for k, c in enumerate(rest + ","):
         depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(c, 0)
