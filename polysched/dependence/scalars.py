@@ -495,20 +495,22 @@ _FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float
                             r"\b(?!if\b)\w+\s*\(")
 
 
-def integer_reductions(scop: Scop) -> frozenset[str]:
-    """The integer scalars that every statement updates as one reduction
-    (`reduction_of` over the whole region, `inexact_integer_update` None): what a parallel
-    loop names in a ``reduction`` clause wherever their dependences are all it carries.
-    (Floating-point ones only with ``--reassociate``, which the scheduler does not know.)"""
+def dependences_without_integer_reductions(scop: Scop) -> isl.UnionMap | None:
+    """The memory dependences ``{ S[s] -> T[t] }`` of every array but the integer scalars
+    that every statement updates as one reduction (`reduction_of` over the whole region,
+    `inexact_integer_update` None): what a parallel loop must not carry, the rest it
+    reduces with clauses. None when there are no such scalars. (Floating-point
+    reductions only with ``--reassociate``, which the scheduler does not know.)"""
     candidates = [name for name, array in scop.arrays.items()
                   if array.is_scalar and not array.text and is_integer_type(array.element_type)
                   and all(reduction_operator(stmt.body, name) is not None for stmt in scop.statements
                           if any(a.array == name for a in stmt.accesses))]
-    if not candidates:
-        return frozenset()
+    if not candidates:      # (most regions: no per-array dependences computed)
+        return None
     accesses = ScopAccesses(scop)
-    return frozenset(name for name in candidates if reduction_of(scop, accesses, name, scop.domain)
-                     and inexact_integer_update(scop, name, scop.domain) is None)
+    reductions = {name for name in candidates if reduction_of(scop, accesses, name, scop.domain)
+                  and inexact_integer_update(scop, name, scop.domain) is None}
+    return accesses.memory_except(reductions) if reductions else None
 
 
 def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:

@@ -25,7 +25,7 @@ from .describe import describe_schedule
 from .edges import access_conflicts
 from .fusion import NOMINAL_EXTENT, extra_passes, footprints
 from .ilp import spatial_weights
-from polysched.dependence import ScopAccesses, integer_reductions, is_legal, violated_dependences
+from polysched.dependence import dependences_without_integer_reductions, is_legal, violated_dependences
 from polysched.islutil import isl_message
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import isl_schedule
@@ -73,7 +73,7 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
         cost = options.fuse == "cost"
         prints = footprints(scop.statements, scop.context) if cost else None
         strides = spatial_weights(scop.statements, NOMINAL_EXTENT) if cost else None
-        ordering = _ordering(scop) if cost else None
+        ordering = dependences_without_integer_reductions(scop) if cost else None
         edge_cache: dict = {}
         for k, opts in enumerate(attempts):
             try:
@@ -98,14 +98,6 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     if not is_legal(schedule, validity):
         raise _Illegal("its schedule violates a dependence")
     return schedule
-
-
-def _ordering(scop) -> isl.UnionMap | None:
-    """The dependences ``{ S[s] -> T[t] }`` a parallel loop must not carry: those of every
-    array but the integer scalars it may reduce (`integer_reductions`); None when there
-    are none of those."""
-    reductions = integer_reductions(scop)
-    return ScopAccesses(scop).memory_except(set(reductions)) if reductions else None
 
 
 def _streaming_checked(scop, schedule: isl.Schedule, options: ScheduleOptions, stats: dict | None) -> isl.Schedule:

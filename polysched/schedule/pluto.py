@@ -96,7 +96,7 @@ class _Problem:
     # (isl_set_get_stride): ((0, 2),) for 'for (i = 0; i < n; i += 2)'; () when dense
     lattices: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     # the dependences a parallel loop must not carry: all but those of the scalars it
-    # reduces with a clause (dependence.integer_reductions); None: all of them
+    # reduces with a clause (dependence.dependences_without_integer_reductions); None: all
     ordering: isl.UnionMap | None = None
 
 
