@@ -25,6 +25,15 @@ MODES = {
 }
 
 
+def mode_names(parser: argparse.ArgumentParser, text: str) -> list[str]:
+    """The comma-separated ``text`` as names of MODES (a usage error for any other)."""
+    names = text.split(",")
+    unknown = set(names) - set(MODES)
+    if unknown:
+        parser.error(f"unknown mode {', '.join(sorted(unknown))}")
+    return names
+
+
 def main(out: Path, names: list[str] | None = None, modes: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for kernel in kernels():
@@ -47,7 +56,5 @@ if __name__ == "__main__":
     parser.add_argument("--kernels", help="comma-separated kernel names (default: all)")
     parser.add_argument("--modes", help=f"comma-separated modes of {', '.join(MODES)} (default: all)")
     args = parser.parse_args()
-    unknown = set(args.modes.split(",")) - set(MODES) if args.modes else set()
-    if unknown:
-        parser.error(f"unknown mode {', '.join(sorted(unknown))}")
-    main(args.out, args.kernels.split(",") if args.kernels else None, args.modes.split(",") if args.modes else None)
+    main(args.out, args.kernels.split(",") if args.kernels else None,
+         mode_names(parser, args.modes) if args.modes else None)

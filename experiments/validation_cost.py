@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from outputs_snapshot import MODES
+from outputs_snapshot import MODES, mode_names
 
 from polysched import pipeline
 from polysched.bench.suite import kernels
@@ -51,7 +51,4 @@ if __name__ == "__main__":
     parser.add_argument("modes", nargs="?", default=",".join(MODES),
                         help=f"comma-separated modes of {', '.join(MODES)} (default: all)")
     args = parser.parse_args()
-    unknown = set(args.modes.split(",")) - set(MODES)
-    if unknown:
-        parser.error(f"unknown mode {', '.join(sorted(unknown))}")
-    main(args.kernels.split(",") if args.kernels else None, args.modes.split(","))
+    main(args.kernels.split(",") if args.kernels else None, mode_names(parser, args.modes))
