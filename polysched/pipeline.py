@@ -6,6 +6,7 @@ emitted (an illegal schedule is a bug, reported, never emitted).
 """
 from __future__ import annotations
 
+import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -173,6 +174,8 @@ class ScopResult:
     # what the generated code assumes and checks at run time (`Versioning.describe` of
     # the plan code generation ended with); None before code generation
     versioning: list[str] | None = None
+    # what the region's own loop pragmas turned on (`_honouring_loop_pragmas`)
+    pragmas: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -192,6 +195,7 @@ class OptimizeResult:
             )
             if region.fallback:
                 lines.append(f"  code generated from {region.fallback}")
+            lines.extend(f"  {said}" for said in region.pragmas)
             parts = {"expansions": region.expansions,
                      "fusion": [f"fusion: {decision}" for decision in region.fusion],
                      "tensorize": [f"tensorize: {decision}" for decision in region.tensorize],
@@ -444,6 +448,7 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     scop = scops[k]
     if budget.used_up():
         raise RegionStopped(budget.why())
+    options, pragmas = _honouring_loop_pragmas(scop, options)
     expansions, model_steps = [], []
     if options.expand_scalars and options.schedule.scheduler != "identity":
         plan = timed("deps", cache.get, (file_key, k, "expansion"), lambda: expansion_plan(scop))
@@ -488,7 +493,10 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         )
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
                         untiled=untiled, expansions=expansions if not kept else [],
-                        model_steps=model_steps if not kept else [])
+                        model_steps=model_steps if not kept else [], pragmas=pragmas)
+    if pragmas:     # --save-trace: the steps of the options the region was made with
+        from polysched.tiling import cache_sizes
+        region.trace_steps = options.trace_steps(cache_sizes())
     if report is not None and any(band.point_wavefront for band in report.bands):
         region.simpler_tiled = lambda: _tiled_plainly(scop, deps, untiled, options.tiling, budget)
     if options.tensorize and not budget.used_up():
@@ -505,6 +513,31 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
             region.tiling, region.kept_as_written = None, False
             region.trace_steps = [dict(step) for step in steps]
     return region
+
+
+def _honouring_loop_pragmas(scop: Scop, options: OptimizeOptions) -> tuple[OptimizeOptions, list[str]]:
+    """(``options`` for region ``scop``, what they add): the parallel and vector loops
+    its own pragmas asked for (`Scop.user_loop_pragmas`, which the model leaves out).
+    An ``omp parallel for`` turns on parallel marks, as ``--parallel`` does (where the
+    dependences allow: not on a floating-point reduction without ``--reassociate``);
+    ``omp simd``, ``GCC ivdep`` and the like turn on the marking stage (``simd`` marks).
+    Dropped without a word, the optimized code ran sequentially where the original ran
+    on every core (1.5x slower at 2 threads). A notice on stderr says so."""
+    tiling = options.tiling
+    wanted = None
+    for line, text in scop.user_loop_pragmas:
+        if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text) and not (tiling and tiling.parallel):
+            tiling = TileOptions(tile=False, parallel=True) if tiling is None else replace(tiling, parallel=True)
+            wanted = (line, text, "parallel loops placed as with --parallel")
+        elif re.match(r"#\s*pragma\s+(omp\s+simd|GCC\s+ivdep|ivdep|simd|vector)\b", text) and tiling is None:
+            tiling = TileOptions(tile=False)
+            wanted = wanted or (line, text, "vector (simd) marks placed as with --tile's marking stage")
+    if wanted is None:
+        return options, []
+    line, text, what = wanted
+    line = scop.line_as_written(line)
+    print(f"polysched: {scop.filename}:{line}: notice: the region's own '{text}': {what}", file=sys.stderr)
+    return replace(options, tiling=tiling), [f"the region's own '{text}' (line {line}): {what}"]
 
 
 def _check_statement_sizes(path: Path, scops: list[Scop], options: OptimizeOptions) -> None:

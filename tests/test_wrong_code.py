@@ -8,6 +8,7 @@ and -O2, at 1 and 2 threads, and asserts that they print exactly the same bytes.
 from __future__ import annotations
 
 import itertools
+import re
 import subprocess
 from pathlib import Path
 
@@ -3756,3 +3757,86 @@ def test_elements_of_a_member_array_are_not_variables(tmp_path):
                       "  for (int i = 0; i < c->dims[0]; i++) A[i] = i;\n#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="reads an array element"):
         optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+
+
+WORKSHARED_LOOP = r"""
+#include <stdio.h>
+#define N 1000
+double A[N];
+int main(void) {
+  for (int i = 0; i < N; i++) A[i] = i;
+#pragma omp parallel
+  {
+#pragma scop
+#pragma omp for
+    for (int i = 0; i < N; i++)
+      A[i] = A[i] + 1.0;
+#pragma endscop
+  }
+  double s = 0;
+  for (int i = 0; i < N; i++) s += A[i];
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_loop_shared_by_an_enclosing_team_is_refused(tmp_path):
+    """'#pragma omp for' inside the region was dropped: every thread of the enclosing
+    team then ran the whole loop (501500 at 2 threads, the original 500500)."""
+    source = tmp_path / "k.c"
+    source.write_text(WORKSHARED_LOOP)
+    with pytest.raises(ScopError, match=r"'#pragma omp for' inside a '#pragma scop' region") as err:
+        optimize(source, OptimizeOptions.from_flags())
+    assert (err.value.line, err.value.col) == (10, 1)
+
+
+USER_PRAGMAS = r"""
+#include <stdio.h>
+double A[300][200], B[300][200], v[400], w[400];
+void k(int n, int m, double (*restrict x)[200], double (*restrict y)[200]) {
+#pragma scop
+#pragma omp parallel for
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      y[i][j] = 2.0 * x[i][j] + 1.0;
+#pragma endscop
+}
+void l(int n, double *restrict a, double *restrict b) {
+#pragma scop
+#pragma omp simd
+  for (int i = 0; i < n; i++)
+    b[i] = a[i] * 3.0 - 1.0;
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 300; i++)
+    for (int j = 0; j < 200; j++) A[i][j] = (i * 7 + j * 3) % 11 * 0.25;
+  for (int i = 0; i < 400; i++) v[i] = i * 0.5;
+  k(300, 200, A, B); k(0, 200, A, B); k(-2, 5, A, B);
+  l(400, v, w); l(0, v, w);
+  double s = 0;
+  for (int i = 0; i < 300; i++)
+    for (int j = 0; j < 200; j++) s += B[i][j] * (i + 1) * (j + 2);
+  for (int i = 0; i < 400; i++) s += w[i] * (i + 3);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_the_regions_own_loop_pragmas_ask_for_parallel_and_vector_loops(tmp_path, capsys):
+    """helper-62: a region's own '#pragma omp parallel for' was dropped in the modes
+    without --parallel, silently: the optimized code ran on one core. It now turns on
+    parallel marks for that region (an 'omp simd' the marking stage), with a notice and
+    a line in the summary, and the outputs stay the original's."""
+    outputs = assert_same_behaviour(tmp_path, USER_PRAGMAS, modes={m: FLAG_SETS[m] for m in ("default", "tile")})
+    for text in outputs.values():
+        k, l = text.split("void l(")
+        assert re.search(r"#pragma omp parallel for[^\n]*\n\s*for \(int c0", k), k
+        assert "#pragma omp simd" in l and "parallel" not in l.split("original code")[0], l
+    notices = capsys.readouterr().err
+    assert "orig.c:6: notice: the region's own '#pragma omp parallel for': parallel loops" in notices
+    result = optimize(tmp_path / "orig.c", OptimizeOptions.from_flags())
+    assert "the region's own '#pragma omp parallel for' (line 6)" in result.summary()
+    assert "the region's own '#pragma omp simd' (line 14)" in result.summary()

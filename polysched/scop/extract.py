@@ -504,6 +504,7 @@ class _RegionBuilder:
         # apply inside it whatever '#undef' follows
         self.macros = macros
         self.preprocessor_guard: str | None = None      # (scan_directives: the '#if's taken)
+        self.user_loop_pragmas: list[tuple[int, str]] = []   # (scan_directives: line, text)
         self.region_text, defined = self.scan_directives()
         self.macros = macros.with_definitions(defined) if defined else macros
         self.visible = visible
@@ -605,7 +606,8 @@ class _RegionBuilder:
     def scan_directives(self) -> tuple[str, dict[str, Macro]]:
         """The region text with its preprocessor lines blanked, and the macros it
         defines. ``#define``/``#undef``/``#line`` and loop pragmas (OpenMP ``for``/``simd``,
-        ``GCC ivdep``/``unroll``: polysched places its own) are skipped; any other
+        ``GCC ivdep``/``unroll``: polysched places its own; `Scop.user_loop_pragmas`)
+        are skipped, ``omp for`` (a loop shared by an enclosing team) refused; any other
         directive is an error, but for polysched's own ``#ifndef POLYSCHED_...`` defaults.
         Backslash-newlines are resolved in place."""
         text = self.stripped[self.region.start:self.region.end]
@@ -640,9 +642,18 @@ class _RegionBuilder:
                 defined[m.group(1)] = Macro(m.group(1), params, m.group(4).strip())
             elif _CONDITIONAL_RE.match(directive) and self.macros.kept_lines is not None:
                 conditionals.append((first, k, directive))
+            elif re.match(r"^#\s*pragma\s+omp\s+for\b", directive):
+                # the threads of an enclosing parallel region share the loop: each runs
+                # the rest of the region whole, which the model (one thread) cannot say
+                raise ScopError(self.filename, self.region.scop_line + 1 + first, lines[first].index("#") + 1,
+                                "'#pragma omp for' inside a '#pragma scop' region (its loop shared among the "
+                                "threads of an enclosing parallel region) is not supported: write "
+                                "'#pragma omp parallel for', or put the region inside the loop's body")
             elif not _SKIPPED_DIRECTIVE_RE.match(directive):
                 raise ScopError(self.filename, self.region.scop_line + 1 + first, lines[first].index("#") + 1,
                                 "preprocessor directive inside a '#pragma scop' region")
+            elif re.match(r"^#\s*pragma\s", directive):
+                self.user_loop_pragmas.append((self.region.scop_line + 1 + first, " ".join(directive.split())))
             for j in range(first, k + 1):
                 lines[j] = " " * len(lines[j])
             k += 1
@@ -3284,6 +3295,7 @@ class _RegionBuilder:
             variable_types=variable_types, loop_scoped=frozenset(self.loop_scoped_types),
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
             preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
+            user_loop_pragmas=tuple(self.user_loop_pragmas),
             enumerators=dict(sorted(self.values_read().items())), typedefs=self.typedefs_read(variable_types),
             macro_expansions=self.macros.expansions_to_check(
                 self.region_words | self.words_of(self.region_words & self.defined_functions())),

@@ -229,6 +229,10 @@ class Scop:
     # the preprocessor condition under which the region's own '#if' branches are the
     # ones the model read (None: it has none); the optimized code is emitted under it
     preprocessor_guard: str | None = None
+    # the region's own loop pragmas, which its model leaves out ((line, text):
+    # '#pragma omp parallel for', 'omp simd', 'GCC ivdep', ...): the pipeline places
+    # parallel and vector loops of its own where they asked for some
+    user_loop_pragmas: tuple[tuple[int, str], ...] = ()
     # the file includes headers of its own, whose '#if's may choose other types under
     # other -D: the optimized code runs only where the types are the ones read
     # (emit_c/versioning.py: type_checks)
