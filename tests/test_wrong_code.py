@@ -3840,3 +3840,43 @@ def test_the_regions_own_loop_pragmas_ask_for_parallel_and_vector_loops(tmp_path
     result = optimize(tmp_path / "orig.c", OptimizeOptions.from_flags())
     assert "the region's own '#pragma omp parallel for' (line 6)" in result.summary()
     assert "the region's own '#pragma omp simd' (line 14)" in result.summary()
+
+
+SELF_COMPARISONS = r"""
+#include <stdio.h>
+double a[40][40], b[40][40];
+void f(int n) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (i != j)
+        a[i][j] = b[j][i];
+      a[i][j] -= 0.5 * (i >= j) + (i == j) - 0.25 * (j < i) + (i != j);
+    }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 40; i++)
+    for (int j = 0; j < 40; j++) b[i][j] = (i * 5 + j) % 7;
+  f(40); f(0); f(-1);
+  double s = 0;
+  for (int i = 0; i < 40; i++)
+    for (int j = 0; j < 40; j++) s += a[i][j] * (i + 1) * (j + 2);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_comparison_of_an_iterator_with_itself_is_folded(tmp_path):
+    """helper-62: where the schedule splits off i == j, (i >= j) became (c2 >= c2):
+    gcc -Wall warned (-Wtautological-compare). It is now (1), and the outputs stay."""
+    outputs = assert_same_behaviour(tmp_path, SELF_COMPARISONS, modes={m: FLAG_SETS[m] for m in ("tile-par",)},
+                                    opts=("-O2",))
+    text = outputs["tile-par"]
+    assert re.search(r"\(1\)", text) and not re.search(r"\((c\d+) [<>=!]=? \1\)", text), text
+    source = tmp_path / "self.c"
+    source.write_text(text)
+    build = subprocess.run(["gcc", "-fopenmp", "-Wall", "-Werror=tautological-compare", "-c", str(source),
+                            "-o", str(tmp_path / "self.o")], capture_output=True, text=True, timeout=120)
+    assert build.returncode == 0, build.stderr

@@ -65,6 +65,21 @@ def substitute(body: str, replacements: dict[str, str], additive: frozenset[str]
     return "".join(out)
 
 
+_SELF_COMPARISON_RE = re.compile(r"\(\s*([A-Za-z_]\w*)\s*(>=|<=|==|!=|>|<)\s*\1\s*\)")
+
+
+def fold_self_comparisons(text: str, iterators: set[str]) -> str:
+    """``(c2 >= c2)`` as ``(1)``, ``(c2 < c2)`` as ``(0)``, for the new iterators
+    ``iterators`` (integers: no NaN): ``(i >= j)`` substituted where the schedule split
+    off ``i == j`` gave gcc's -Wtautological-compare."""
+    def folded(m: re.Match) -> str:
+        if m.group(1) not in iterators:
+            return m.group(0)
+        return "(1)" if m.group(2) in (">=", "<=", "==") else "(0)"
+
+    return _SELF_COMPARISON_RE.sub(folded, text)
+
+
 # the most an expanded array on the heap may take (the region runs the original code
 # beyond it)
 HEAP_BYTES = 1 << 30

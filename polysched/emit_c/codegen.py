@@ -32,7 +32,7 @@ from polysched.scop.model import Scop, Statement
 from polysched.scop.source import ORIGINAL_BEGIN, ORIGINAL_END, generated_digest
 from polysched.textio import line_ending
 
-from .body import HEAP_BYTES, heap_arrays, region_arrays_fit, region_declarations, substitute
+from .body import HEAP_BYTES, fold_self_comparisons, heap_arrays, region_arrays_fit, region_declarations, substitute
 from .expr import ExprPrinter, Helpers
 from .ranges import Ranges, largest_of
 from .lift import has_integer_division, lift_schedule
@@ -598,6 +598,7 @@ class _RegionPrinter:
             if spans:
                 body = scalar_replace.rewrite(body, spans)
         text = substitute(body.strip(), {**self._wrapped, **dict(zip(stmt.iterators, args))}, additive)
+        text = fold_self_comparisons(text, {a for a in args if a.isidentifier()})
         pad = self.pad(level)
         out = []
         start = max(stmt.col - 1, 0)      # the source column of the statement's first line
