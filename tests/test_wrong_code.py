@@ -3880,3 +3880,46 @@ def test_a_comparison_of_an_iterator_with_itself_is_folded(tmp_path):
     build = subprocess.run(["gcc", "-fopenmp", "-Wall", "-Werror=tautological-compare", "-c", str(source),
                             "-o", str(tmp_path / "self.o")], capture_output=True, text=True, timeout=120)
     assert build.returncode == 0, build.stderr
+
+
+WIDENED_SUBSCRIPTS = r"""
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+void f(int n, int m, double *restrict a, const double *restrict b, double *restrict c, double *restrict d) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      a[i * (size_t)m + j] = 2.0 * b[(size_t)(i * m + j)] + 1.0;
+      c[(long)(i * m + j)] += a[i * (size_t)m + j] * b[i * (long)m + j];
+    }
+  for (int i = 1; i < n; i++)
+    for (int j = 0; j < m; j++)
+      d[(size_t)(i * m + j)] = d[(size_t)((i - 1) * m + j)] + 0.5 * c[i * (ptrdiff_t)m + j];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = 37, m = 29;
+  double *a = calloc(n * m, sizeof(double)), *b = calloc(n * m, sizeof(double));
+  double *c = calloc(n * m, sizeof(double)), *d = calloc(n * m, sizeof(double));
+  for (int k = 0; k < n * m; k++) { b[k] = k % 13 * 0.5; c[k] = k % 7; d[k] = k % 5 * 0.25; }
+  f(n, m, a, b, c, d); f(0, m, a, b, c, d); f(n, 0, a, b, c, d); f(-3, 4, a, b, c, d); f(1, m, a, b, c, d);
+  double s = 0;
+  for (int k = 0; k < n * m; k++) s += (a[k] + 3 * c[k] + 5 * d[k]) * (k % 17 + 1);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_linearised_subscript_through_a_64_bit_cast_is_rows_and_columns(tmp_path):
+    """helper-62: 'i * (size_t)m + j' and '(size_t)(i * m + j)' were refused as
+    non-affine products, while '(size_t)i * m + j' was read as rows of m. A cast to a
+    64-bit integer type is now read through; the outputs stay the original's."""
+    outputs = assert_same_behaviour(tmp_path, WIDENED_SUBSCRIPTS,
+                                    modes={m: FLAG_SETS[m] for m in ("default", "tile-par")}, opts=("-O2",))
+    assert "#pragma omp parallel for" in outputs["tile-par"].split("original code")[0]
+    source = tmp_path / "narrow.c"
+    source.write_text(WIDENED_SUBSCRIPTS.replace("(size_t)(i * m + j)]", "(unsigned)(i * m + j)]"))
+    with pytest.raises(ScopError, match="32-bit unsigned arithmetic"):
+        optimize(source, OptimizeOptions.from_flags())

@@ -58,20 +58,26 @@ def literal_row(node: c_ast.Node) -> str | None:
 def expand(node: c_ast.Node, is_size: Callable[[str], bool],
            unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None, depth: int = 0,
            compound: Callable[[c_ast.Node], str | None] = lambda node: None,
-           row_constant: Callable[[c_ast.Node], str | None] = literal_row) -> list[Term] | None:
+           row_constant: Callable[[c_ast.Node], str | None] = literal_row,
+           widening: Callable[[c_ast.Cast], bool] = lambda node: False) -> list[Term] | None:
     """``node`` as a sum of terms, products distributed over sums, macro uses replaced
     by ``unfold(node)`` (their parsed expansion, or None); None past ``MAX_TERMS``. A
     factor of a product that ``compound`` names (a sum of sizes and constants) is one
     size of that name; a constant factor that ``row_constant`` names (a literal, an
-    integer macro) is a row size when it multiplies a sum holding a size."""
+    integer macro) is a row size when it multiplies a sum holding a size. A cast that
+    ``widening`` accepts (to a 64-bit integer type: ``i * (size_t)n``, ``(long)(i * n
+    + j)``) is its operand: 64-bit sums wrap like the addresses they make."""
     if depth > 64:
         return None
     unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
     if unfolded is not None:
-        return expand(unfolded, is_size, unfold, depth + 1, compound, row_constant)
+        return expand(unfolded, is_size, unfold, depth + 1, compound, row_constant, widening)
 
     def sub(n: c_ast.Node) -> list[Term] | None:
-        return expand(n, is_size, unfold, depth + 1, compound, row_constant)
+        return expand(n, is_size, unfold, depth + 1, compound, row_constant, widening)
+
+    if isinstance(node, c_ast.Cast) and widening(node):
+        return sub(node.expr)
 
     def factor(n: c_ast.Node) -> list[Term] | None:
         name = compound(n)

@@ -1945,7 +1945,7 @@ class _RegionBuilder:
 
         return expand(subscript, self.is_size, unfold,
                       compound=self.compound_size if compound else (lambda node: None),
-                      row_constant=self.row_constant)
+                      row_constant=self.row_constant, widening=_widening_cast)
 
     def integer_initializers(self, body: c_ast.Node) -> dict[str, c_ast.Node]:
         """The integer variables declared once in ``body`` with an initialiser, never
@@ -3352,6 +3352,13 @@ class _RegionBuilder:
             elif decl is not None and not decl.dims:
                 types[name] = decl.element_type
         return types
+
+
+def _widening_cast(node: c_ast.Cast) -> bool:
+    """Is ``node`` a cast to a 64-bit integer type (``(size_t)``, ``(long)``,
+    ``(int64_t)``)? A linearised subscript reads through it (delinearize.py: expand)."""
+    bounds = integer_range(_GEN.visit(node.to_type))
+    return bounds is not None and bounds[1] >= 2 ** 63 - 1
 
 
 _REGION_DEFINE_RE = re.compile(r"^#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?(.*)$", re.S)
