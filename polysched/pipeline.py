@@ -442,13 +442,12 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
                           untiled=scop.schedule)
 
 
-def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
-                      budget: RunBudget, timed) -> "ScopResult":
-    """`_optimized_region`'s stages; raises `RegionStopped`."""
+def _modelled_and_scheduled(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
+                            budget: RunBudget, timed):
+    """Region ``k``'s model (its scalars expanded and arrays transposed, as ``options``
+    allow), dependences and schedule: (scop, scops with it, deps, schedule, fusion
+    decisions, what the model changed, the `polysched.Program` steps that did it)."""
     scop = scops[k]
-    if budget.used_up():
-        raise RegionStopped(budget.why())
-    options, pragmas = _honouring_loop_pragmas(scop, options)
     expansions, model_steps = [], []
     if options.expand_scalars and options.schedule.scheduler != "identity":
         plan = timed("deps", cache.get, (file_key, k, "expansion"), lambda: expansion_plan(scop))
@@ -478,6 +477,24 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     # program shares the schedule
     schedule, fusion = timed("schedule", cache.get, (file_key, k, tuple(expansions), repr(options.schedule)),
                              scheduled)
+    return scop, scops, deps, schedule, fusion, expansions, model_steps
+
+
+def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
+                      budget: RunBudget, timed) -> "ScopResult":
+    """`_optimized_region`'s stages; raises `RegionStopped`."""
+    scop = scops[k]
+    if budget.used_up():
+        raise RegionStopped(budget.why())
+    options, pragmas = _honouring_loop_pragmas(scop, options)
+    source = scops
+    scop, scops, deps, schedule, fusion, expansions, model_steps = _modelled_and_scheduled(
+        source, k, file_key, options, cache, budget, timed)
+    if "expand_scalars" in model_steps and schedule.plain_is_equal(scop.schedule):
+        # the scheduler kept the source's order: the scalars' arrays would only cost
+        # (a 3x3 convolution's accumulator, in a register, became 9 updates of memory)
+        scop, scops, deps, schedule, fusion, expansions, model_steps = _modelled_and_scheduled(
+            source, k, file_key, replace(options, expand_scalars=False), cache, budget, timed)
     report = None
     untiled = schedule
     if options.tiling is not None:

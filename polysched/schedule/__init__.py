@@ -26,7 +26,7 @@ from .edges import access_conflicts
 from .fusion import NOMINAL_EXTENT, extra_passes, footprints
 from .ilp import spatial_weights
 from polysched.dependence import dependences_without_integer_reductions, is_legal, violated_dependences
-from polysched.islutil import isl_message
+from polysched.islutil import isl_message, maps_of
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import isl_schedule
 from .isolated import IsolatedTimeout, run_isolated, stop_reason
@@ -100,6 +100,146 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     return schedule
 
 
+# gcc unrolls a loop of at most this many iterations whole (its
+# max-completely-peel-times): the loop is part of its statement's body
+SMALL_LOOP = 16
+
+
+def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> list[int]:
+    """The trip counts of the innermost loops of a statement with ``domain``
+    (``[N] -> { S[i, a, b] : ... }``) that each run at most `SMALL_LOOP` times for every
+    value of the loops around them and of the parameters (``0 <= a < 3``, ``i <= b <=
+    i + 2``), outermost first, the parameters of known ``values`` (``{"K": 3}``: a
+    ``#define``, which the compiler sees) fixed. The outermost loop never counts: an
+    empty list for a nest of small loops only, or of one loop. A loop of one
+    iteration is no small loop."""
+    n = domain.dim(isl.dim_type.set)
+    for name, value in (values or {}).items():
+        at = domain.find_dim_by_name(isl.dim_type.param, name)
+        if at >= 0:
+            domain = domain.fix_val(isl.dim_type.param, at, isl.Val(str(value), domain.get_ctx()))
+    if n < 2 or domain.is_empty():
+        return []
+    trips: list[int] = []
+    for d in range(n - 1, 0, -1):
+        rows = isl.Map.from_range(domain.project_out(isl.dim_type.set, d + 1, n - d - 1)) \
+            .move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, d)
+        spread = rows.reverse().apply_range(rows).deltas().dim_max(0)     # max(a2 - a1), same outer
+        if not spread.is_cst():
+            break
+        pieces: list[int] = []
+        spread.foreach_piece(lambda _set, aff: pieces.append(aff.get_constant_val().to_python()))
+        if not 2 <= max(pieces, default=0) + 1 <= SMALL_LOOP:
+            break       # (a loop of one iteration is none: any place suits it)
+        trips.insert(0, max(pieces, default=0) + 1)
+    return trips
+
+
+def _small_loops_kept(scop, schedule: isl.Schedule) -> str | None:
+    """None when ``schedule`` keeps every statement's small inner loops
+    (`small_inner_loops`) innermost, as they are (each its iterator plus a constant,
+    nothing else depending on them, in their order), else what it did to the first
+    one that it does not."""
+    for stmt in scop.statements:
+        trips = small_inner_loops(stmt.domain, scop.parameter_values)
+        if not trips:
+            continue
+        n = stmt.domain.dim(isl.dim_type.set)
+        timing = schedule.get_map().intersect_domain(isl.UnionSet.from_set(stmt.domain))
+        if timing.is_empty():
+            continue
+        rows = isl.PwMultiAff.from_map(isl.Map.from_union_map(timing))
+        members = [_coefficients(rows.get_pw_aff(j), n) for j in range(rows.dim(isl.dim_type.out))]
+        loops = [c for c in members if any(c[d] != {0} for d in range(n))]
+        for k, count in enumerate(trips):
+            d = n - len(trips) + k
+            member = loops[len(loops) - len(trips) + k] if len(loops) >= len(trips) else None
+            what = f"the {count}-iteration loop '{stmt.iterators[d]}' of {stmt.name}"
+            if member is None or member[d] != {1} or any(member[e] != {0} for e in range(n) if e != d):
+                return f"skews, reverses or moves {what}"
+            if sum(c[d] != {0} for c in members) != 1:
+                return f"moves {what}"
+    return None
+
+
+def _small_loops_apart(scop, schedule: isl.Schedule) -> isl.Schedule:
+    """``schedule`` with the band members that are small inner loops
+    (`small_inner_loops`, for every statement of their band) split off their band,
+    one band each: the tiler tiles and reorders a band of two members or more, and a
+    5-tap FIR's (i, k), tiled [256, 8] with k outside i, ran 2x slower than the
+    source."""
+    small: dict[str, tuple[int, set[int]]] = {}
+    for stmt in scop.statements:
+        trips = small_inner_loops(stmt.domain, scop.parameter_values)
+        if trips:
+            n = stmt.domain.dim(isl.dim_type.set)
+            small[stmt.name] = (n, set(range(n - len(trips), n)))
+    if not small:
+        return schedule
+
+    def is_small(member: isl.UnionPwAff) -> bool:
+        for timing in maps_of(isl.UnionMap.from_union_pw_aff(member)):
+            name = timing.get_tuple_name(isl.dim_type.in_)
+            n, dims = small.get(name, (timing.dim(isl.dim_type.in_), set()))
+            used = [(d, c) for d, c in enumerate(_coefficients(isl.PwMultiAff.from_map(timing).get_pw_aff(0), n))
+                    if c != {0}]
+            if used and not (len(used) == 1 and used[0][0] in dims and used[0][1] == {1}):
+                return False
+        return True
+
+    def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.band:
+            return node
+        n = node.band_n_member()
+        mupa = node.band_get_partial_schedule()
+        first = n
+        while first > 0 and is_small(mupa.get_at(first - 1)):
+            first -= 1
+        if first == n or n == 1:
+            return node
+        down = 0
+        if first > 0:
+            node, down = node.band_split(first).child(0), down + 1
+        while node.band_n_member() > 1:
+            node, down = node.band_split(1).child(0), down + 1
+        for _ in range(down):       # back where isl called: the top of the split band
+            node = node.parent()
+        return node
+
+    return schedule.map_schedule_node_bottom_up(visit)
+
+
+def _coefficients(member: isl.PwAff, n: int) -> list[set[int]]:
+    """The coefficients of each of the ``n`` iterators in the pieces of ``member``."""
+    found: list[set[int]] = [set() for _ in range(n)]
+
+    def piece(_set, aff):
+        for d in range(n):
+            found[d].add(aff.get_coefficient_val(isl.dim_type.in_, d).to_python())
+
+    member.foreach_piece(piece)
+    return found
+
+
+def _small_loops_checked(scop, schedule: isl.Schedule, options: ScheduleOptions,
+                         stats: dict | None) -> isl.Schedule:
+    """``schedule``, or the original one when fusion by cost (the default) moved or
+    skewed a statement's small innermost loop (`_small_loops_kept`). gcc unrolls such a
+    loop whole and keeps its accumulator in a register; Pluto's hyperplanes skew it to
+    keep the statements that set and store the accumulator in one band (a 5-tap FIR:
+    (i, 4i + k)) and tiling then splits it: a 3x3 convolution ran 4x slower than the
+    source at 2 threads, a FIR 4x (issue #12). The parallel marks still come."""
+    if options.fuse != "cost":
+        return schedule
+    why = _small_loops_kept(scop, schedule)
+    if why is None:
+        return _small_loops_apart(scop, schedule)
+    if stats is not None:
+        stats.setdefault("fusion", []).append(f"kept the source's loop nests: the schedule found {why} "
+                                              "(gcc unrolls it whole)")
+    return scop.schedule
+
+
 def _streaming_checked(scop, schedule: isl.Schedule, options: ScheduleOptions, stats: dict | None) -> isl.Schedule:
     """``schedule``, or the original one when fusion by cost (the default) distributed
     the statements that stream a matrix into more nests than the source has
@@ -157,8 +297,8 @@ def compute(scop, deps, options: ScheduleOptions | None = None, stats: dict | No
         _notice(stats, f"{reason}; used the Pluto scheduler instead")
         return schedule
     try:
-        return _streaming_checked(scop, _pluto(scop, domain, validity, proximity, options, stats, first),
-                                  options, stats)
+        schedule = _pluto(scop, domain, validity, proximity, options, stats, first)
+        return _small_loops_checked(scop, _streaming_checked(scop, schedule, options, stats), options, stats)
     except BudgetExceeded as exc:
         reason = f"the Pluto scheduler gave up ({exc})"
     except _Illegal as exc:
