@@ -45,7 +45,8 @@ set of outer iterations, simplified under the conditions of the enclosing loops 
 ``if``s, which hold whenever the loop is reached): an element the original never
 touches is never read, also when the loop runs zero times. The store runs when some
 iteration writes it. The load is left out for an element only written, by a
-definite write in every outer iteration that touches it. Written elements stay in
+definite write in every outer iteration that touches it, and for one that a definite
+write reaches before each of its reads (`_written_first`). Written elements stay in
 memory in a loop that carries a ``parallel``/``simd``/``ivdep`` pragma.
 """
 from __future__ import annotations
@@ -342,6 +343,34 @@ def rewrite(body: str, spans: dict[tuple[int, int], str]) -> str:
     return body
 
 
+def _written_first(group: list[_Ref], depth: int, order: dict[str, int]) -> bool:
+    """Does a definite write of the group's element come before each of its reads in
+    the loop at ``depth``, in every iteration of the loops around it: an earlier
+    iteration's, or one of an earlier statement call (``order``: the calls' places in
+    the body) of the same iteration? A call's own write comes after its reads
+    (``r += x``). Then the value before the loop is never read, and not loaded (a
+    write-first element of an uninitialised local array: gcc -Wall warned
+    -Wuninitialized at ``r_r0 = r[0]``)."""
+    writes = [(order.get(r.call), r.access) for r in group if "write" in r.kinds]
+    reads = [(order.get(r.call), r.access) for r in group if "read" in r.kinds]
+    if not writes or any(k is None for k, _ in writes + reads):
+        return False
+    pairs = isl.Map.universe(writes[0][1].get_space().domain().map_from_set())
+    for j in range(depth):
+        pairs = pairs.equate(_in, j, _out, j)
+    earlier = pairs.order_gt(_in, depth, _out, depth)     # { [o, t] -> [o, t'] : t' < t }
+    for k, read in reads:
+        covered = None
+        for w, write in writes:
+            part = earlier.apply_range(write)
+            if w < k:
+                part = part.union(write)
+            covered = part if covered is None else covered.union(part)
+        if not read.is_subset(covered):
+            return False
+    return True
+
+
 def _calls(node: isl.AstNode, out: list[isl.AstNode]) -> bool:
     """The statement calls below ``node``; False when there is a loop (not innermost)
     or a node kind this pass does not know."""
@@ -534,6 +563,7 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
             if array_name in scop.arrays and located.get(array_name, 0) != count:
                 mentioned.setdefault(name, set()).add(array_name)
     arrays_here = {r.array for r in refs}
+    order = {call.get_annotation().get_name(): k for k, call in enumerate(calls) if call.get_annotation()}
     written_anywhere = {m.get_tuple_name(_out) for m in maps_of(scop.writes.union(scop.may_writes))}
     claimed = bool(loop_pragmas & set(_LOOP_CLAIMS))
 
@@ -602,7 +632,8 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         if surely is None or not touched.is_subset(surely) or \
                 (stored is not None and (defined is None or not stored.is_subset(defined))):
             continue
-        load = bool(reads) or stored is None or defined is None or not touched.is_subset(defined)
+        load = (bool(reads) and not _written_first(group, depth, order)) or stored is None or \
+            defined is None or not touched.is_subset(defined)
         point = element.range().intersect_params(touched)
         try:
             subscripts = point.lexmin_pw_multi_aff()
