@@ -74,6 +74,9 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
         prints = footprints(scop.statements, scop.context) if cost else None
         strides = spatial_weights(scop.statements, NOMINAL_EXTENT) if cost else None
         ordering = dependences_without_integer_reductions(scop) if cost else None
+        small = {stmt.name: frozenset(range(len(stmt.iterators) - len(trips), len(stmt.iterators)))
+                 for stmt in scop.statements
+                 if cost and (trips := small_inner_loops(stmt.domain, scop.parameter_values))}
         edge_cache: dict = {}
         for k, opts in enumerate(attempts):
             try:
@@ -81,7 +84,7 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
                                           statement_order=order, stats=child_stats,
                                           conflicts=conflicts, budget=budget, spatial=spatial,
                                           footprints=prints, strides=strides, edge_cache=edge_cache,
-                                          ordering=ordering)
+                                          ordering=ordering, small=small)
                 return str(schedule), child_stats
             except ScheduleError:
                 if k == len(attempts) - 1:

@@ -45,7 +45,7 @@ def _worse(fused: tuple[int, int, int], alone: list[tuple[int, int, int]]) -> st
     part has one (one parallel loop is what the threads need: gemver's update of A
     fused with the product that reads it keeps one of its two, 3.47x against 3.00x
     apart), or fewer stride-1 statements than the parts together."""
-    if fused[0] == 0 or fused[0] < max(a[0] for a in alone):
+    if (fused[0] == 0 and max(a[0] for a in alone) > 0) or fused[0] < max(a[0] for a in alone):
         return f"{_count(fused[0], 'band member')} instead of {max(a[0] for a in alone)}"
     if fused[1] == 0 and any(a[1] for a in alone):
         return "no parallel loop"
@@ -98,6 +98,9 @@ class _Problem:
     # the dependences a parallel loop must not carry: all but those of the scalars it
     # reduces with a clause (dependence.dependences_without_integer_reductions); None: all
     ordering: isl.UnionMap | None = None
+    # statement -> its small inner loops (schedule.small_inner_loops: a FIR's taps), which
+    # gcc unrolls whole: no band member of the cost policy's shapes
+    small: dict[str, frozenset[int]] = field(default_factory=dict)
 
 
 class _Scheduler:
@@ -294,8 +297,9 @@ class _Scheduler:
         """What smartfuse keeps apart: the loop depth, and the strides of the domains
         (also under maxfuse, ``depth=False``). A loop fusing ``for (i = 0; i < 4e11; i +=
         1e11)`` with ``for (i = 7; i < 8; i++)`` steps by 1 (helper-53: 4e11 iterations
-        with guards for 5 instances, a hang)."""
-        return (max(self.p.dims[s] for s in stmts) if depth else 0,
+        with guards for 5 instances, a hang). Small inner loops do not count (fusion by
+        cost: a FIR's ``out[i] = 0`` stays in the loop around its taps, as written)."""
+        return (max(self.p.dims[s] - len(self.p.small.get(s, ())) for s in stmts) if depth else 0,
                 tuple(sorted({self.p.lattices.get(s, ()) for s in stmts})))
 
     def _dimension_cut(self, sccs: list[list[str]], depth: bool = True) -> list[list[str]]:
@@ -392,7 +396,9 @@ class _Scheduler:
             return any(c and w == max(weights) for c, w in zip(h.coefficients[s], weights))
 
         spatial = max((sum(stride_one(s, h) for s in stmts) for h in members), default=0)
-        return len(members), parallel, spatial
+        loops = [h for h in members if any(c and d not in self.p.small.get(s, ()) for s in stmts
+                                           for d, c in enumerate(h.coefficients[s]))]
+        return len(loops), parallel, spatial
 
     def _orders(self, edge: Edge) -> bool:
         """Whether a parallel loop must keep some instance pairs of ``edge`` in order: not
@@ -555,7 +561,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
                    footprints: dict[str, dict[str, isl.Set]] | None = None,
                    strides: dict[str, list[int]] | None = None,
                    edge_cache: dict | None = None,
-                   ordering: isl.UnionMap | None = None) -> isl.Schedule:
+                   ordering: isl.UnionMap | None = None,
+                   small: dict[str, frozenset[int]] | None = None) -> isl.Schedule:
     """Schedule ``domain`` (``[N] -> { S[i, j] : ... }``) so that every pair of
     ``validity`` (``{ S[s] -> T[t] }``) runs in order; ``proximity`` (input dependences)
     only guides locality. ``conflicts``: per statement pair, the same-element relations of
@@ -565,7 +572,8 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     ``footprints``: per statement, the elements of each array it touches
     (``fusion.footprints``), and ``strides``, ``spatial`` with references weighted by
     their arrays' nominal sizes, and ``ordering``, the dependences a parallel loop must not
-    carry (``{ S[s] -> T[t] }``, all but those of scalars it may reduce; None: all): for
+    carry (``{ S[s] -> T[t] }``, all but those of scalars it may reduce; None: all), and
+    ``small``, each statement's small inner loops (not counted as band members): for
     the ``cost`` fusion policy. ``edge_cache``: a dict
     that keeps the dependence edges for another call on the same input (the retry with
     negative coefficients; a 7-statement fuzzed nest spent 2.2 s splitting them again).
@@ -598,7 +606,7 @@ def pluto_schedule(domain: isl.UnionSet, context: isl.Set, validity: isl.UnionMa
     problem = _Problem(stmts, dims, params, options, spaces, budget=budget,
                        w_bound=w_bound_for(edges + prox, options), spatial=spatial or {},
                        footprints=footprints or {}, strides=strides or {}, lattices=lattices,
-                       ordering=ordering)
+                       ordering=ordering, small=small or {})
     scheduler = _Scheduler(problem)
     with cone_budget(budget):
         tree = scheduler.group(stmts, edges, prox, {s: [] for s in stmts}, first=True)
