@@ -29,7 +29,10 @@ from test_wrong_code import FLAG_SETS, assert_same_behaviour
     ("[n] -> { S[i, k] : 0 <= i < n and 0 <= k < 16 }", None, [16]),
     ("[n] -> { S[i, k] : 0 <= i < n and k = i }", None, []),
     ("{ S[k] : 0 <= k < 5 }", None, []),
-    ("{ S[a, b] : 0 <= a < 3 and 0 <= b < 3 }", None, [3]),
+    ("{ S[a, b] : 0 <= a < 3 and 0 <= b < 3 }", None, []),
+    ("{ S[i, j, k] : 0 <= i < 16 and 0 <= j < 16 and 0 <= k < 16 }", None, []),
+    ("{ S[i, a, b] : 0 <= i < 17 and 0 <= a < 4 and 0 <= b < 4 }", None, [4, 4]),
+    ("[n] -> { S[i, a, b] : 0 <= i < n and 0 <= a < 5 and 0 <= b < 5 }", None, [5]),
     ("[n] -> { S[i, k, j] : 0 <= i < n and 0 <= k < 4 and 0 <= j < n }", None, []),
 ])
 def test_small_inner_loops_are_the_innermost_loops_of_a_few_iterations(domain, values, expected):

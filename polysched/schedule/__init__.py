@@ -16,6 +16,7 @@ prints one line ``polysched: note: ...`` on stderr and is recorded in
 """
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import replace
 
@@ -103,19 +104,20 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
     return schedule
 
 
-# gcc unrolls a loop of at most this many iterations whole (its
-# max-completely-peel-times): the loop is part of its statement's body
+# gcc unrolls loops of at most this many iterations in all whole (its
+# max-completely-peel-times): they are part of their statement's body
 SMALL_LOOP = 16
 
 
 def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> list[int]:
     """The trip counts of the innermost loops of a statement with ``domain``
-    (``[N] -> { S[i, a, b] : ... }``) that each run at most `SMALL_LOOP` times for every
-    value of the loops around them and of the parameters (``0 <= a < 3``, ``i <= b <=
-    i + 2``), outermost first, the parameters of known ``values`` (``{"K": 3}``: a
-    ``#define``, which the compiler sees) fixed. The outermost loop never counts: an
-    empty list for a nest of small loops only, or of one loop. A loop of one
-    iteration is no small loop."""
+    (``[N] -> { S[i, a, b] : ... }``) that run at most `SMALL_LOOP` times together
+    (``0 <= a < 3``, ``i <= b <= i + 2``: 9), for every value of the loops around them
+    and of the parameters, outermost first, inside a loop that is not small (more
+    iterations, or a number that depends on a parameter), the parameters of known
+    ``values`` (``{"K": 3}``: a ``#define``, which the compiler sees) fixed. A loop of
+    one iteration is none; a nest of small loops only has none (a 16 x 16 product
+    with ``#define N 16`` is tiled as it was)."""
     n = domain.dim(isl.dim_type.set)
     for name, value in (values or {}).items():
         at = domain.find_dim_by_name(isl.dim_type.param, name)
@@ -123,19 +125,30 @@ def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> 
             domain = domain.fix_val(isl.dim_type.param, at, isl.Val(str(value), domain.get_ctx()))
     if n < 2 or domain.is_empty():
         return []
+    counts = [_trip_count(domain, d) for d in range(n)]
     trips: list[int] = []
     for d in range(n - 1, 0, -1):
-        rows = isl.Map.from_range(domain.project_out(isl.dim_type.set, d + 1, n - d - 1)) \
-            .move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, d)
-        spread = rows.reverse().apply_range(rows).deltas().dim_max(0)     # max(a2 - a1), same outer
-        if not spread.is_cst():
-            break
-        pieces: list[int] = []
-        spread.foreach_piece(lambda _set, aff: pieces.append(aff.get_constant_val().to_python()))
-        if not 2 <= max(pieces, default=0) + 1 <= SMALL_LOOP:
+        count = counts[d]
+        if count is None or count < 2 or count * math.prod(trips) > SMALL_LOOP:
             break       # (a loop of one iteration is none: any place suits it)
-        trips.insert(0, max(pieces, default=0) + 1)
+        trips.insert(0, count)
+    if not any(count is None or count > SMALL_LOOP for count in counts[:n - len(trips)]):
+        return []
     return trips
+
+
+def _trip_count(domain: isl.Set, d: int) -> int | None:
+    """The most iterations loop ``d`` of ``domain`` runs for one value of the loops
+    around it, when that is a constant."""
+    n = domain.dim(isl.dim_type.set)
+    rows = isl.Map.from_range(domain.project_out(isl.dim_type.set, d + 1, n - d - 1)) \
+        .move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, d)
+    spread = rows.reverse().apply_range(rows).deltas().dim_max(0)     # max(a2 - a1), same outer
+    if not spread.is_cst():
+        return None
+    pieces: list[int] = []
+    spread.foreach_piece(lambda _set, aff: pieces.append(aff.get_constant_val().to_python()))
+    return max(pieces, default=0) + 1
 
 
 def _small_loops_kept(scop, schedule: isl.Schedule) -> str | None:
