@@ -115,3 +115,18 @@ def test_a_size_written_through_a_function_like_macro_is_written():
     # an array element assigned through one is the array's write, not its size's
     [scop] = extract(text.replace("  N(0) = 2;\n", "  AT(1, 2) = 2.0;\n"), filename="m.c")
     assert any(a.array == "A" and a.kind == "write" for s in scop.statements for a in s.accesses)
+
+
+def test_the_culprit_inside_another_macro_is_named_at_the_use_that_regroups():
+    """helper-62: with ROWS 6+2, COLS 3*3 and TOTAL ROWS*COLS, the refusal named COLS at
+    its first use ('j < COLS', harmless: 3*3 is one product); it names ROWS, whose text
+    makes TOTAL 6+2*3*3 (24 for 72), at the use of TOTAL."""
+    body = ("  for (i = 0; i < ROWS; i++)\n    A[i] = 1;\n  for (j = 0; j < COLS; j++)\n    B[j] = 2;\n"
+            "  for (i = 0; i < TOTAL; i++)\n    A[i] = A[i] + 3;")
+    text = PROGRAM.format(defines="#define ROWS 6+2\n#define COLS 3*3\n#define TOTAL ROWS*COLS", body=body)
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="m.c")
+    total = next(k for k, line in enumerate(text.splitlines(), 1) if "i < TOTAL" in line)
+    assert (info.value.line, info.value.col) == (total, text.splitlines()[total - 1].index("TOTAL") + 1)
+    assert "macro 'ROWS' (defined as '6+2')" in info.value.message
+    assert "here in 'TOTAL', defined as 'ROWS*COLS'" in info.value.message

@@ -204,16 +204,18 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
     scops, empty, unreadable = [], [], []
     for k, region in regions.items():
         macros = tables[k]
-        regrouped = unparenthesised_macro(macros, plain[region.start:region.end])
-        if regrouped is not None:
-            at = re.search(rf"\b{regrouped}\b", plain[region.start:region.end])
-            offset = region.start + (at.start() if at else 0)
+        regrouping = unparenthesised_macro(macros, plain[region.start:region.end])
+        if regrouping is not None:
+            regrouped, at = regrouping
+            offset = region.start + at
+            user = re.match(r"\w+", plain[offset:]).group(0)
+            through = f" (here in '{user}', defined as '{macros.get(user).body.strip()}')" if user != regrouped else ""
             line = plain.count("\n", 0, offset) + 1
             body = macros.get(regrouped).body.strip()
             raise line_map.relocate(ScopError(
                 filename, line, offset - plain.rfind("\n", 0, offset),
-                f"macro '{regrouped}' (defined as '{body}') groups with the code around it once expanded "
-                f"(C does not read it as one parenthesised value); put its body and parameters in "
+                f"macro '{regrouped}' (defined as '{body}') groups with the code around it once expanded"
+                f"{through} (C does not read it as one parenthesised value); put its body and parameters in "
                 f"parentheses"))
         function = enclosing_function(plain, region.scop_offset)
         visible = visible_declarations(macros, plain, top, function, directives_blanked, conditional)

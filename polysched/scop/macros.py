@@ -778,9 +778,13 @@ def _tree_shape(node) -> tuple:
 
 
 def _region_shape(table: MacroTable, tokens: list[str], exact: frozenset[str]) -> tuple | None:
+    return _shape_of(table, _expand_for_check(table, tokens, exact))
+
+
+def _shape_of(table: MacroTable, expanded: list[str]) -> tuple | None:
     from pycparser import c_parser
     typedefs = "".join(f"typedef int {name};\n" for name in sorted(table.typedef_names))
-    body = " ".join(_expand_for_check(table, tokens, exact))
+    body = " ".join(expanded)
     try:
         tree = c_parser.CParser().parse(f"{typedefs}void polysched_region(void) {{\n{body}\n}}")
     except Exception:  # noqa: BLE001 -- pycparser raises ParseError and AssertionError alike
@@ -788,13 +792,16 @@ def _region_shape(table: MacroTable, tokens: list[str], exact: frozenset[str]) -
     return _tree_shape(tree.ext[-1].body)
 
 
-def unparenthesised_macro(table: MacroTable, region_text: str) -> str | None:
-    """The name of a macro used in ``region_text`` (a region's code, comments and
-    directives blanked) whose expansion groups with the text around it otherwise than
-    as one parenthesised value, else None. A region that does not parse either way is
-    left to the front end's own errors."""
-    tokens = TOKEN_RE.findall(region_text)
-    used = sorted({t for t in tokens if t in table.macros and table.integer_value(t) is None})
+def unparenthesised_macro(table: MacroTable, region_text: str) -> tuple[str, int] | None:
+    """(the name of a macro used in ``region_text`` (a region's code, comments and
+    directives blanked), or in the macros it uses, whose expansion groups with the text
+    around it otherwise than as one parenthesised value; the offset in
+    ``region_text`` of the first use where it does), else None. A region that does not
+    parse either way is left to the front end's own errors."""
+    matches = list(TOKEN_RE.finditer(region_text))
+    tokens = [m.group(0) for m in matches]
+    reached = _macros_reached(table, tokens)
+    used = sorted(name for name in reached if table.integer_value(name) is None)
     if not used:
         return None
     grouped = _region_shape(table, tokens, frozenset())
@@ -803,7 +810,49 @@ def unparenthesised_macro(table: MacroTable, region_text: str) -> str | None:
     everything = frozenset(table.macros)
     if _region_shape(table, tokens, everything) in (grouped, None):
         return None
-    for name in used:        # the culprit: its own text, the others parenthesised
-        if _region_shape(table, tokens, frozenset({name})) != grouped:
-            return name
-    return used[0]
+    # the culprit: its own text, the others parenthesised. First one that regroups more
+    # than a chain of one operator: in TOTAL = ROWS*COLS with ROWS 6+2 and COLS 3*3, COLS
+    # alone makes (6+2)*3*3 of (6+2)*(3*3), the same product; ROWS alone, 6+2*(3*3)
+    alone = {name: _region_shape(table, tokens, frozenset({name})) for name in used}
+    candidates = [name for name in used if alone[name] != grouped]
+    regrouping = [name for name in candidates if _chains_flattened(alone[name]) != _chains_flattened(grouped)]
+    culprit = (regrouping or candidates or used)[0]
+    # where: the first use (of it, or of a macro whose text reaches it) up to which its
+    # own text regroups the region (not 'i < ROWS' but the 'k < TOTAL' after it)
+    for k, token in enumerate(tokens):
+        if token in table.macros and culprit in _macros_reached(table, [token]):
+            body = _expand_for_check(table, tokens[:k + 1], frozenset({culprit})) + \
+                _expand_for_check(table, tokens[k + 1:], frozenset())
+            if _chains_flattened(_shape_of(table, body)) != _chains_flattened(grouped):
+                return culprit, matches[k].start()
+    first = next((m for m in matches if m.group(0) in table.macros
+                  and culprit in _macros_reached(table, [m.group(0)])), None)
+    return culprit, first.start() if first else 0
+
+
+def _macros_reached(table: MacroTable, tokens: list[str]) -> set[str]:
+    """The macros ``tokens`` use, and those their bodies use, transitively."""
+    found: set[str] = set()
+    stack = [t for t in tokens if t in table.macros]
+    while stack:
+        name = stack.pop()
+        if name in found:
+            continue
+        found.add(name)
+        stack.extend(t for t in TOKEN_RE.findall(table.macros[name].body) if t in table.macros)
+    return found
+
+
+def _chains_flattened(shape: tuple | None) -> tuple | None:
+    """``shape`` (`_tree_shape`) with each chain of one ``*``, ``+``, ``&``, ``|`` or
+    ``^`` operator as one node of all its operands: ``(a*b)*c`` as ``a*(b*c)``."""
+    if shape is None:
+        return None
+    kind, attrs, children = shape
+    children = tuple(_chains_flattened(child) for child in children)
+    if kind == "BinaryOp" and attrs and attrs[0] in ("*", "+", "&", "|", "^"):
+        flat: list[tuple] = []
+        for child in children:
+            flat.extend(child[2] if child[0] == kind and child[1] == attrs else (child,))
+        children = tuple(flat)
+    return kind, attrs, children
