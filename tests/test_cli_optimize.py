@@ -170,3 +170,31 @@ def test_verify_in_optimize_is_exact_without_reassociate(tmp_path, monkeypatch, 
         assert status == 0 and "verify: equal" in verdict, verdict
     else:
         assert status == 1 and "verify: differ" in verdict and not out.exists(), verdict
+
+
+@pytest.mark.parametrize("rtol, verdict", [("1e-3", "equal"), ("1e-12", "differ")])
+def test_verify_in_optimize_takes_a_tolerance_with_reassociate(tmp_path, monkeypatch, capsys, rtol, verdict):
+    """helper-64: a float gemm under --reassociate rounds by a few 1e-6, past the
+    default 1e-6, and optimize had no --rtol/--atol (only polysched verify had): a
+    correct output could not be verified. Here 0.1 becomes 0.1000000001: a relative
+    error of about 1e-9, within 1e-3 and past 1e-12."""
+    from polysched import pipeline
+    from polysched.cli import main
+
+    src = tmp_path / "r.c"
+    src.write_text(ROUNDING)
+    optimize = pipeline.optimize
+
+    def rounded(*args, **kwargs):        # 0.1 -> 0.1 * (1 + 1e-9)
+        result = optimize(*args, **kwargs)
+        body = result.text.split("#pragma scop")[1]
+        result.text = result.text.replace(body, body.replace("* 0.1 ", "* 0.1000000001 "))
+        return result
+
+    monkeypatch.setattr(pipeline, "optimize", rounded)
+    out = tmp_path / "out.c"
+    status = main(["optimize", str(src), "-o", str(out), "--verify", "--reassociate", "--rtol", rtol, "--atol", "0"])
+    assert f"verify: {verdict}" in capsys.readouterr().out
+    assert status == (0 if verdict == "equal" else 1) and out.exists() == (verdict == "equal")
+    assert main(["optimize", str(src), "-o", str(out), "--rtol", "1e-3"]) == 2
+    assert "--rtol is for --verify" in capsys.readouterr().err

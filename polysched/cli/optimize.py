@@ -80,6 +80,11 @@ def add_parser(subparsers) -> None:
                    metavar="FILE", help="another C file to compile and link with both programs "
                                         "(repeatable), e.g. a utilities file")
     v.add_argument("--cc", default=None, help="C compiler for --verify (default: gcc)")
+    v.add_argument("--rtol", type=float, default=None,
+                   help="relative tolerance, where outputs may round otherwise (--reassociate, inexact "
+                        "intrinsics named; a float sum of 24 terms in another order: a few 1e-6) "
+                        "(default: 1e-6; without them the comparison is exact, every bit)")
+    v.add_argument("--atol", type=float, default=None, help="absolute tolerance, as --rtol (default: 1e-9)")
     v.add_argument("--cflags", default=None,
                    help="compiler flags for --verify, shell-quoted; write --cflags=-O2 for a "
                         "single flag (default: '-O3 -march=native')")
@@ -160,6 +165,12 @@ def _verify_flags(args) -> tuple[str | None, list[str] | None]:
             raise UsageError(f"--extra-source {source}: no such file")
     if not args.verify and (args.extra_sources or args.cflags is not None or args.cc is not None):
         raise UsageError("--extra-source, --cc and --cflags are for --verify")
+    for name in ("rtol", "atol"):
+        value = getattr(args, name)
+        if value is not None and not args.verify:
+            raise UsageError(f"--{name} is for --verify")
+        if value is not None and not value >= 0:    # also rejects nan
+            raise UsageError(f"--{name} must be non-negative")
     if args.cc is not None:
         check_compiler(args.cc)
     return args.cc, cflags
@@ -523,7 +534,13 @@ def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):
                       # without --reassociate every output is bit-identical: any difference
                       # in the last bit is a wrong result, not rounding; but intrinsics named
                       # that are all inexact are used (the request), and round otherwise
-                      **({} if args.reassociate or _inexact_intrinsics_named(options) else {"rtol": 0, "atol": 0}))
+                      **(_tolerances(args) if args.reassociate or _inexact_intrinsics_named(options)
+                         else {"rtol": 0, "atol": 0}))
+
+
+def _tolerances(args) -> dict[str, float]:
+    """``--rtol``/``--atol`` given, for a comparison that allows rounding."""
+    return {name: getattr(args, name) for name in ("rtol", "atol") if getattr(args, name) is not None}
 
 
 def _inexact_intrinsics_named(options) -> bool:
