@@ -279,6 +279,10 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
                   f"from {what}", file=sys.stderr)
             region.schedule = schedule
             region.fallback, region.not_emitted = f"{what} ({why})", drops
+        if any(line.startswith("original code kept") for line in region.versioning or []):
+            # the optimized code never runs (rows that may overlap): nothing of the
+            # schedule is in effect (helper-64: "applied", and the original code ran)
+            region.not_emitted = EVERY_PART
         return text
     print(f"polysched: {scop.filename}:{scop.start_line}: {why}; the region is kept as written",
           file=sys.stderr)

@@ -123,7 +123,12 @@ def _apply(args, intrinsics) -> int:
                                              reassociate=args.reassociate)
             # a region with nothing applied is kept as written
             code = program.region_code() if any(item.applied for item in report) else None
-            return [item.describe() for item in report], code
+            lines = [item.describe() for item in report]
+            kept = emit_c.versioning_plan(program.scop, schedule=program.schedule).never if code else []
+            if kept:        # (helper-64: "applied", and the file ran the original code)
+                lines = [line + ", but the original code is kept (below)" if line.endswith("applied") else line
+                         for line in lines] + [f"original code kept: {reason}" for reason in kept]
+            return lines, code
 
         original = scop.source[scop.region_start:scop.region_end]
         where = "" if len(scops) == 1 else f"region {k}: "
