@@ -75,9 +75,7 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
         prints = footprints(scop.statements, scop.context) if cost else None
         strides = spatial_weights(scop.statements, NOMINAL_EXTENT) if cost else None
         ordering = dependences_without_integer_reductions(scop) if cost else None
-        small = {stmt.name: frozenset(range(len(stmt.iterators) - len(trips), len(stmt.iterators)))
-                 for stmt in scop.statements
-                 if cost and (trips := small_inner_loops(stmt.domain, scop.parameter_values))}
+        small = _small_loop_dims(scop) if cost else None
         edge_cache: dict = {}
         for k, opts in enumerate(attempts):
             try:
@@ -151,15 +149,26 @@ def _trip_count(domain: isl.Set, d: int) -> int | None:
     return max(pieces, default=0) + 1
 
 
+def _small_loops(scop) -> dict[str, list[int]]:
+    """Statement -> the trip counts of its small inner loops (`small_inner_loops`)."""
+    return {stmt.name: trips for stmt in scop.statements
+            if (trips := small_inner_loops(stmt.domain, scop.parameter_values))}
+
+
+def _small_loop_dims(scop) -> dict[str, frozenset[int]]:
+    """Statement -> the positions of its small inner loops among its iterators."""
+    depths = {stmt.name: len(stmt.iterators) for stmt in scop.statements}
+    return {name: frozenset(range(depths[name] - len(trips), depths[name]))
+            for name, trips in _small_loops(scop).items()}
+
+
 def _small_loops_kept(scop, schedule: isl.Schedule) -> str | None:
     """None when ``schedule`` keeps every statement's small inner loops
     (`small_inner_loops`) innermost, as they are (each its iterator plus a constant,
     nothing else depending on them, in their order), else what it did to the first
     one that it does not."""
-    for stmt in scop.statements:
-        trips = small_inner_loops(stmt.domain, scop.parameter_values)
-        if not trips:
-            continue
+    for name, trips in _small_loops(scop).items():
+        stmt = scop.statement(name)
         n = stmt.domain.dim(isl.dim_type.set)
         timing = schedule.get_map().intersect_domain(isl.UnionSet.from_set(stmt.domain))
         if timing.is_empty():
@@ -184,19 +193,13 @@ def _small_loops_apart(scop, schedule: isl.Schedule) -> isl.Schedule:
     one band each: the tiler tiles and reorders a band of two members or more, and a
     5-tap FIR's (i, k), tiled [256, 8] with k outside i, ran 2x slower than the
     source."""
-    small: dict[str, tuple[int, set[int]]] = {}
-    for stmt in scop.statements:
-        trips = small_inner_loops(stmt.domain, scop.parameter_values)
-        if trips:
-            n = stmt.domain.dim(isl.dim_type.set)
-            small[stmt.name] = (n, set(range(n - len(trips), n)))
+    small = _small_loop_dims(scop)
     if not small:
         return schedule
 
     def is_small(member: isl.UnionPwAff) -> bool:
         for timing in maps_of(isl.UnionMap.from_union_pw_aff(member)):
-            name = timing.get_tuple_name(isl.dim_type.in_)
-            n, dims = small.get(name, (timing.dim(isl.dim_type.in_), set()))
+            n, dims = timing.dim(isl.dim_type.in_), small.get(timing.get_tuple_name(isl.dim_type.in_), frozenset())
             used = [(d, c) for d, c in enumerate(_coefficients(isl.PwMultiAff.from_map(timing).get_pw_aff(0), n))
                     if c != {0}]
             if used and not (len(used) == 1 and used[0][0] in dims and used[0][1] == {1}):
