@@ -792,6 +792,10 @@ def _shape_of(table: MacroTable, expanded: list[str]) -> tuple | None:
     return _tree_shape(tree.ext[-1].body)
 
 
+# uses of the culprit the refusal tries for its place (each parses the region again)
+MAX_USES_TRIED = 32
+
+
 def unparenthesised_macro(table: MacroTable, region_text: str) -> tuple[str, int] | None:
     """(the name of a macro used in ``region_text`` (a region's code, comments and
     directives blanked), or in the macros it uses, whose expansion groups with the text
@@ -819,15 +823,14 @@ def unparenthesised_macro(table: MacroTable, region_text: str) -> tuple[str, int
     culprit = (regrouping or candidates or used)[0]
     # where: the first use (of it, or of a macro whose text reaches it) up to which its
     # own text regroups the region (not 'i < ROWS' but the 'k < TOTAL' after it)
-    for k, token in enumerate(tokens):
-        if token in table.macros and culprit in _macros_reached(table, [token]):
-            body = _expand_for_check(table, tokens[:k + 1], frozenset({culprit})) + \
-                _expand_for_check(table, tokens[k + 1:], frozenset())
-            if _chains_flattened(_shape_of(table, body)) != _chains_flattened(grouped):
-                return culprit, matches[k].start()
-    first = next((m for m in matches if m.group(0) in table.macros
-                  and culprit in _macros_reached(table, [m.group(0)])), None)
-    return culprit, first.start() if first else 0
+    uses = [k for k, token in enumerate(tokens)
+            if token in table.macros and culprit in _macros_reached(table, [token])]
+    for k in uses[:MAX_USES_TRIED]:
+        body = _expand_for_check(table, tokens[:k + 1], frozenset({culprit})) + \
+            _expand_for_check(table, tokens[k + 1:], frozenset())
+        if _chains_flattened(_shape_of(table, body)) != _chains_flattened(grouped):
+            return culprit, matches[k].start()
+    return culprit, matches[uses[0]].start() if uses else 0
 
 
 def _macros_reached(table: MacroTable, tokens: list[str]) -> set[str]:
