@@ -105,8 +105,8 @@ int main(int argc, char **argv) {
 #pragma endscop
 #pragma scop
   for (i = 1; i < n; i++)
-    for (int j = 0; j < 4; j++)
-      A[i] = A[i - 1] * 0.5 + B[i] + j;
+    for (int j = 0; j < n; j++)
+      A[j] = A[j] * 0.5 + B[i] + j;
 #pragma endscop
   for (i = 0; i < 200; i++) printf("%a %a\n", A[i], B[i]);
   return 0;
