@@ -75,7 +75,7 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
         prints = footprints(scop.statements, scop.context) if cost else None
         strides = spatial_weights(scop.statements, NOMINAL_EXTENT) if cost else None
         ordering = dependences_without_integer_reductions(scop) if cost else None
-        small = _small_loop_dims(scop) if cost else None
+        small = _small_loop_dims(scop, _small_loops(scop)) if cost else None
         edge_cache: dict = {}
         for k, opts in enumerate(attempts):
             try:
@@ -123,14 +123,16 @@ def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> 
             domain = domain.fix_val(isl.dim_type.param, at, isl.Val(str(value), domain.get_ctx()))
     if n < 2 or domain.is_empty():
         return []
-    counts = [_trip_count(domain, d) for d in range(n)]
     trips: list[int] = []
     for d in range(n - 1, 0, -1):
-        count = counts[d]
+        count = _trip_count(domain, d)
         if count is None or count < 2 or count * math.prod(trips) > SMALL_LOOP:
             break       # (a loop of one iteration is none: any place suits it)
         trips.insert(0, count)
-    if not any(count is None or count > SMALL_LOOP for count in counts[:n - len(trips)]):
+    # (the loops around them counted only then, outermost first: most statements have
+    # none, and the outermost loop of the others is rarely small)
+    outer = (_trip_count(domain, d) for d in range(n - len(trips)))
+    if not trips or not any(count is None or count > SMALL_LOOP for count in outer):
         return []
     return trips
 
@@ -155,22 +157,23 @@ def _small_loops(scop) -> dict[str, list[int]]:
             if (trips := small_inner_loops(stmt.domain, scop.parameter_values))}
 
 
-def _small_loop_dims(scop) -> dict[str, frozenset[int]]:
-    """Statement -> the positions of its small inner loops among its iterators."""
+def _small_loop_dims(scop, small: dict[str, list[int]]) -> dict[str, frozenset[int]]:
+    """Statement -> the positions of its ``small`` inner loops (`_small_loops`) among
+    its iterators."""
     depths = {stmt.name: len(stmt.iterators) for stmt in scop.statements}
-    return {name: frozenset(range(depths[name] - len(trips), depths[name]))
-            for name, trips in _small_loops(scop).items()}
+    return {name: frozenset(range(depths[name] - len(trips), depths[name])) for name, trips in small.items()}
 
 
-def _small_loops_kept(scop, schedule: isl.Schedule) -> str | None:
-    """None when ``schedule`` keeps every statement's small inner loops
-    (`small_inner_loops`) innermost, as they are (each its iterator plus a constant,
+def _small_loops_kept(scop, schedule: isl.Schedule, small: dict[str, list[int]]) -> str | None:
+    """None when ``schedule`` keeps every statement's ``small`` inner loops
+    (`_small_loops`) innermost, as they are (each its iterator plus a constant,
     nothing else depending on them, in their order), else what it did to the first
     one that it does not."""
-    for name, trips in _small_loops(scop).items():
+    dates = schedule.get_map()
+    for name, trips in small.items():
         stmt = scop.statement(name)
         n = stmt.domain.dim(isl.dim_type.set)
-        timing = schedule.get_map().intersect_domain(isl.UnionSet.from_set(stmt.domain))
+        timing = dates.intersect_domain(isl.UnionSet.from_set(stmt.domain))
         if timing.is_empty():
             continue
         rows = isl.PwMultiAff.from_map(isl.Map.from_union_map(timing))
@@ -187,15 +190,13 @@ def _small_loops_kept(scop, schedule: isl.Schedule) -> str | None:
     return None
 
 
-def _small_loops_apart(scop, schedule: isl.Schedule) -> isl.Schedule:
-    """``schedule`` with the band members that are small inner loops
-    (`small_inner_loops`, for every statement of their band) split off their band,
+def _small_loops_apart(scop, schedule: isl.Schedule, small: dict[str, list[int]]) -> isl.Schedule:
+    """``schedule`` with the band members that are ``small`` inner loops
+    (`_small_loops`, for every statement of their band) split off their band,
     one band each: the tiler tiles and reorders a band of two members or more, and a
     5-tap FIR's (i, k), tiled [256, 8] with k outside i, ran 2x slower than the
     source."""
-    small = _small_loop_dims(scop)
-    if not small:
-        return schedule
+    small = _small_loop_dims(scop, small)
 
     def is_small(member: isl.UnionPwAff) -> bool:
         for timing in maps_of(isl.UnionMap.from_union_pw_aff(member)):
@@ -250,9 +251,12 @@ def _small_loops_checked(scop, schedule: isl.Schedule, options: ScheduleOptions,
     source at 2 threads, a FIR 4x (issue #12). The parallel marks still come."""
     if options.fuse != "cost":
         return schedule
-    why = _small_loops_kept(scop, schedule)
+    small = _small_loops(scop)
+    if not small:
+        return schedule
+    why = _small_loops_kept(scop, schedule, small)
     if why is None:
-        return _small_loops_apart(scop, schedule)
+        return _small_loops_apart(scop, schedule, small)
     if stats is not None:
         stats.setdefault("fusion", []).append(f"kept the source's loop nests: the schedule found {why} "
                                               "(gcc unrolls it whole)")
