@@ -45,8 +45,9 @@ def _worse(fused: tuple[int, int, int], alone: list[tuple[int, int, int]]) -> st
     part has one (one parallel loop is what the threads need: gemver's update of A
     fused with the product that reads it keeps one of its two, 3.47x against 3.00x
     apart), or fewer stride-1 statements than the parts together."""
-    if (fused[0] == 0 and max(a[0] for a in alone) > 0) or fused[0] < max(a[0] for a in alone):
-        return f"{_count(fused[0], 'band member')} instead of {max(a[0] for a in alone)}"
+    deepest = max(a[0] for a in alone)
+    if fused[0] < deepest:
+        return f"{_count(fused[0], 'band member')} instead of {deepest}"
     if fused[1] == 0 and any(a[1] for a in alone):
         return "no parallel loop"
     if fused[2] < sum(a[2] for a in alone):
