@@ -26,6 +26,7 @@ from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reas
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
 from polysched.transform.expand import expand, expansion_plan
+from polysched.transform.substitute import substitute, substitution_plan
 from polysched.transform.layout import transpose, transposition_plan
 
 
@@ -77,8 +78,10 @@ class OptimizeOptions:
     # generator it forks; None: no limit). Each region's scheduler and code generator get
     # at most what is left; a region reached with nothing left is kept as written.
     budget: float | None = DEFAULT_RUN_BUDGET
-    # expand the scalars private to a loop that walks arrays across rows, so that the
-    # scheduler may interchange it (`polysched.transform.expand`); not with the identity
+    # substitute the temporaries private to an iteration into the statements that read
+    # them (`polysched.transform.substitute`) and expand the scalars private to a loop
+    # that walks arrays across rows (`polysched.transform.expand`), so that the scheduler
+    # may interchange and tile those loops; not with the identity
     expand_scalars: bool = True
     # work on transposed copies of matrices walked down their columns by a recurrence
     # inside a parallel loop (`polysched.transform.layout`); not with the identity
@@ -454,7 +457,13 @@ def _modelled_and_scheduled(scops, k: int, file_key, options: OptimizeOptions, c
     scop = scops[k]
     expansions, model_steps = [], []
     if options.expand_scalars and options.schedule.scheduler != "identity":
-        plan = timed("deps", cache.get, (file_key, k, "expansion"), lambda: expansion_plan(scop))
+        substitutions = timed("deps", cache.get, (file_key, k, "substitution"), lambda: substitution_plan(scop))
+        scop = substitute(scop, substitutions)
+        expansions += [s.describe() for s in substitutions]
+        model_steps += ["substitute_scalars"] if substitutions else []
+        substituted = scop
+        plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "expansion"),
+                     lambda: expansion_plan(substituted))
         scop = expand(scop, plan)
         expansions += [e.describe() for e in plan]
         model_steps += ["expand_scalars"] if plan else []
@@ -494,9 +503,10 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     source = scops
     scop, scops, deps, schedule, fusion, expansions, model_steps = _modelled_and_scheduled(
         source, k, file_key, options, cache, budget, timed)
-    if "expand_scalars" in model_steps and schedule.plain_is_equal(scop.schedule):
+    if {"substitute_scalars", "expand_scalars"} & set(model_steps) and schedule.plain_is_equal(scop.schedule):
         # the scheduler kept the source's order: the scalars' arrays would only cost
-        # (a 3x3 convolution's accumulator, in a register, became 9 updates of memory)
+        # (a 3x3 convolution's accumulator, in a register, became 9 updates of memory),
+        # and the source's text reads better than values substituted into statements
         scop, scops, deps, schedule, fusion, expansions, model_steps = _modelled_and_scheduled(
             source, k, file_key, replace(options, expand_scalars=False), cache, budget, timed)
     report = None

@@ -200,11 +200,12 @@ _STEP_ARGS = {
                   "point_wavefront"),
     "set_schedule": ("schedule",),
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
+    "substitute_scalars": (),
     "expand_scalars": ("scalars",),
     "transpose_arrays": (),
 }
 # the steps that change the model rather than the schedule: only first, in this order
-MODEL_STEPS = ("expand_scalars", "transpose_arrays")
+MODEL_STEPS = ("substitute_scalars", "expand_scalars", "transpose_arrays")
 
 
 class Program:
@@ -776,7 +777,8 @@ class Program:
         arrays indexed by that loop (or live in the element they are copied to at the end
         of each iteration), as ``optimize`` does before scheduling: see
         `polysched.transform.expand`. Its model differs (new arrays, bodies, maybe one
-        statement fewer), so it is a first step: the schedule must still be the source's.
+        statement fewer), so only `substitute_scalars` may come before it: the schedule must
+        still be the source's.
         This program itself (no step in the trace) when nothing is worth expanding.
 
         ``scalars``: expand these, wherever they are private to a loop (a temporary
@@ -786,9 +788,7 @@ class Program:
         private to no loop."""
         from polysched.transform.expand import expand, expansion_plan
         what = "expand_scalars()" if scalars is None else f"expand_scalars({scalars!r})"
-        if self._trace.steps:
-            raise TransformError(f"{what} changes the statements: it must be the first step "
-                                 f"(this program has {len(self._trace.steps)} already)")
+        self._model_step_in_order(what, "expand_scalars")
         if scalars is not None:
             scalars = as_list(scalars, what, "scalars", "a list of scalar names", item=str, single=str,
                               nonempty=True)
@@ -824,19 +824,39 @@ class Program:
         """The program whose matrices walked down their columns by a recurrence inside a
         parallel loop work on transposed copies (copied in first and out last), as
         ``optimize`` does before scheduling: see `polysched.transform.layout`. Like
-        `expand_scalars` it changes the model, so only `expand_scalars` may come before
-        it. This program itself (no step in the trace) when no array is worth it."""
+        `expand_scalars` it changes the model, so only `substitute_scalars` and
+        `expand_scalars` may come before it. This program itself (no step in the trace) when no array is worth it."""
         from polysched.transform.layout import transpose, transposition_plan
-        if any(step["op"] != "expand_scalars" for step in self._trace.steps):
-            raise TransformError("transpose_arrays() changes the statements: only expand_scalars() may come "
-                                 "before it")
+        self._model_step_in_order("transpose_arrays()", "transpose_arrays")
         plan = transposition_plan(self.scop)
         return self._remodelled(transpose(self.scop, plan), "transpose_arrays") if plan else self
 
+    def _model_step_in_order(self, what: str, op: str) -> None:
+        """A :class:`TransformError` unless every step so far is a model step that comes
+        before ``op`` in `MODEL_STEPS` (each changes the statements the later ones see)."""
+        before = MODEL_STEPS[:MODEL_STEPS.index(op)]
+        if any(step["op"] not in before for step in self._trace.steps):
+            allowed = " or ".join(f"{name}()" for name in before)
+            raise TransformError(f"{what} changes the statements: only {allowed} may come before it "
+                                 f"(this program has {len(self._trace.steps)} steps already)" if before else
+                                 f"{what} changes the statements: it must be the first step "
+                                 f"(this program has {len(self._trace.steps)} already)")
+
+    def substitute_scalars(self) -> "Program":
+        """The program whose temporaries private to an iteration (``double s = A[i][j-1]
+        + A[i][j+1]; B[i][j] = s / 2;``) are written into the statements that read them,
+        as ``optimize`` does before scheduling: see `polysched.transform.substitute`. One
+        statement fewer per scalar, so it is a first step, and the results stay
+        bit-identical. This program itself (no step in the trace) when there is none."""
+        from polysched.transform.substitute import substitute, substitution_plan
+        self._model_step_in_order("substitute_scalars()", "substitute_scalars")
+        plan = substitution_plan(self.scop)
+        return self._remodelled(substitute(self.scop, plan), "substitute_scalars") if plan else self
+
     def prepared(self) -> "Program":
-        """``expand_scalars()`` then ``transpose_arrays()``: the model ``optimize``
-        schedules (this program when neither applies)."""
-        return self.expand_scalars().transpose_arrays()
+        """``substitute_scalars()``, ``expand_scalars()`` then ``transpose_arrays()``:
+        the model ``optimize`` schedules (this program when none applies)."""
+        return self.substitute_scalars().expand_scalars().transpose_arrays()
 
     def auto_schedule(self, scheduler: str = "pluto", fuse: str = "cost",
                       negative_coefficients: bool = False, diamond: bool | None = None) -> "Program":

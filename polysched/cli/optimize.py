@@ -53,7 +53,9 @@ def add_parser(subparsers) -> None:
                    help="keep scalars scalars. By default a scalar private to a loop that walks arrays "
                         "across rows (a column-wise recurrence, s = 0; for (k) s += A[i][k] * B[k][j]) "
                         "becomes an array indexed by that loop, on the heap, so that the scheduler may "
-                        "interchange the loop (not with --identity)")
+                        "interchange the loop, and a temporary private to each iteration (double t = "
+                        "A[i][j] * 2; B[i][j] = t + 1;) is written into the statements that read it, so "
+                        "that the loops may be tiled (not with --identity)")
     p.add_argument("--no-transpose", action="store_true",
                    help="keep every array's layout. By default a matrix walked down its columns by a "
                         "recurrence inside a parallel loop, many times over (adi's p and q), is worked on "

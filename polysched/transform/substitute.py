@@ -1,0 +1,233 @@
+"""Forward substitution: a temporary scalar's value written into the statements that read it.
+
+A loop body that names a partial result keeps it in a scalar::
+
+    for (i ...) for (j ...) {
+      double s = A[i-1][j] + A[i+1][j];             { S0[i, j] -> s[] }
+      B[i][j] = 0.25 * (s + A[i][j]);               { S1[i, j] -> s[] }
+    }
+
+Every iteration writes the one ``s``, so its memory dependences order each iteration
+after all earlier ones: no scheduler may interchange or tile ``i`` and ``j``, although
+each value lives within one iteration. With the value written where it is read::
+
+    B[i][j] = 0.25 * (((double)(A[i-1][j] + A[i+1][j])) + A[i][j]);
+
+the statement ``S0`` and the scalar are gone and ``(i, j)`` is a permutable band. The
+cast is the assignment's conversion (a ``float s`` of a double product rounds to float
+as before); the expression is evaluated in the same order with the same operands, so
+the results are bit-identical.
+
+    plan = substitution_plan(scop)         # [Substitution(...)], possibly empty
+    scop2 = substitute(scop, plan)         # a new Scop, one statement fewer per entry
+
+A scalar ``x`` is substituted when (all checked with isl on the region's model):
+
+- one statement ``D`` writes it, as ``x = e;`` with ``e`` not naming ``x``, and nothing
+  may-writes it; ``x`` is an arithmetic scalar whose address is not taken;
+- every statement ``U`` that reads ``x`` runs in the same innermost loop as ``D`` after it,
+  over the same instances, and each read sees the value ``D`` wrote in that iteration
+  (flow ``{ D[i] -> U[i] }``, no read of a value from before the region);
+- ``x`` is not read after the region (it is the region's own, or dead after it);
+- no statement from ``D`` to the last ``U`` writes an array or scalar ``e`` reads (so ``e``
+  has the same value at each use);
+- ``e`` is evaluated once as written, or it is cheap (no call, no division): a value used
+  twice is computed twice.
+
+Only for loops (a statement outside every loop gains nothing), and with the scheduler's
+order differing from the source's (`polysched.pipeline` redoes a region without it when
+the schedule stays the source's, keeping the source text).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from polysched.dependence.scalars import restrict_to_array, used_after_scop
+from polysched.emit_c.names import tokenize
+from polysched.emit_c.scalar_replace import plain_element_type
+from polysched.scop.model import Scop, Statement, statements_domain
+from polysched.scop.source import line_starts
+
+from .expand import _tokens_of
+from .loops import statement_loops
+
+# the types whose conversion on assignment a cast repeats exactly
+_ARITHMETIC_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool", "bool",
+                     "size_t", "ptrdiff_t"}
+_FIXED_WIDTH = re.compile(r"u?int(8|16|32|64)_t|u?intptr_t")
+# a value computed twice where it is used twice: loads and + - * only
+_EXPENSIVE = re.compile(r"[/%]|\b[A-Za-z_]\w*\s*\(")
+
+
+@dataclass
+class Substitution:
+    """Scalar ``scalar``'s value ``value`` (the C text ``(T)(e)``), written by statement
+    ``definition``, replaces each read of it in ``uses``; ``loop``: the innermost loop's
+    iterator, for messages."""
+
+    scalar: str
+    definition: str
+    uses: list[str]
+    value: str
+    loop: str = ""
+
+    def describe(self) -> str:
+        return (f"substituted scalar {self.scalar} (written by {self.definition}) into "
+                f"{', '.join(self.uses)} (a value private to each iteration of loop {self.loop})")
+
+
+def _arithmetic(c_type: str) -> str | None:
+    """``c_type`` without qualifiers when a cast to it converts as an assignment does."""
+    plain = plain_element_type(c_type)
+    if plain is None:
+        return None
+    words = set(plain.split())
+    if words <= _ARITHMETIC_WORDS or (len(words) == 1 and _FIXED_WIDTH.fullmatch(plain)):
+        return plain
+    return None
+
+
+def _assigned_value(body: str, name: str) -> str | None:
+    """``e`` of a body ``name = e;`` (a plain assignment, nothing else), else None."""
+    match = re.fullmatch(rf"\s*{re.escape(name)}\s*=(?!=)(.*);\s*", body, re.S)
+    if match is None:
+        return None
+    value = match.group(1).strip()
+    tokens = [t for t in tokenize(value) if t.kind not in ("space", "comment")]
+    depth = 0
+    for tok in tokens:
+        depth += tok.text in "([{" and len(tok.text) == 1
+        depth -= tok.text in ")]}" and len(tok.text) == 1
+        if tok.text in ("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--") or \
+                (tok.text == "," and depth == 0) or (tok.kind == "ident" and tok.text == name):
+            return None
+    return value or None
+
+
+def _in_same_loop(scop: Scop, a: Statement, b: Statement) -> str | None:
+    """The innermost loop's iterator when ``a`` and ``b`` run in the same innermost loop of
+    the source's schedule with the same iterators, else None."""
+    if a.iterators != b.iterators or not a.iterators:
+        return None
+    try:
+        loops_a = statement_loops(scop, scop.schedule, a.name)
+        loops_b = statement_loops(scop, scop.schedule, b.name)
+    except Exception:    # noqa: BLE001 - split over branches: not a candidate
+        return None
+    ids = [(lp.path, lp.member) for lp in loops_a]
+    if not ids or ids != [(lp.path, lp.member) for lp in loops_b]:
+        return None
+    return a.iterators[len(ids) - 1] if len(ids) <= len(a.iterators) else None
+
+
+def _same_instances(d: Statement, u: Statement, ctx: isl.Context) -> isl.Map:
+    """``{ D[i] -> U[i] }`` over ``u``'s instances."""
+    its = ", ".join(f"i{k}" for k in range(len(d.iterators)))
+    same = isl.Map(f"{{ {d.name}[{its}] -> {u.name}[{its}] }}", context=ctx)
+    return same.align_params(u.domain.get_space()).intersect_range(u.domain)
+
+
+def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
+    """The substitution of scalar ``name`` (see the module doc), None when it is none."""
+    array = scop.arrays[name]
+    c_type = _arithmetic(array.element_type)
+    if c_type is None or array.text or name in scop.address_taken or used_after_scop(scop, name):
+        return None
+    writers = [s for s in scop.statements if any(a.array == name and a.kind != "read" for a in s.accesses)]
+    if len(writers) != 1:
+        return None
+    d = writers[0]
+    if [a.kind for a in d.accesses if a.array == name] != ["write"]:
+        return None
+    value = _assigned_value(d.body, name)
+    order = {s.name: k for k, s in enumerate(scop.statements)}
+    uses = [s for s in scop.statements if any(a.array == name and a.kind == "read" for a in s.accesses)]
+    if value is None or not uses or any(order[u.name] <= order[d.name] for u in uses):
+        return None
+    ctx = scop.context.get_ctx()
+    loop = None
+    occurrences = 0
+    for u in uses:
+        loop = _in_same_loop(scop, d, u)
+        if loop is None or not d.domain.set_tuple_name(u.name).is_equal(u.domain):
+            return None
+        found = _tokens_of(u, scop, name, starts)
+        if found is None:
+            return None
+        occurrences += len(found)
+    if occurrences > 1 and _EXPENSIVE.search(value):
+        return None
+    # each read sees the value D wrote in the same iteration (isl's dataflow)
+    reads = restrict_to_array(scop.reads, name)
+    info = isl.UnionAccessInfo.from_sink(reads).set_must_source(restrict_to_array(scop.writes, name))
+    try:
+        flow = info.set_schedule(scop.schedule).compute_flow()
+    except isl.Error:
+        return None
+    if not flow.get_may_no_source().is_empty():
+        return None
+    same = isl.UnionMap.empty(scop.context.get_space())
+    for u in uses:
+        same = same.union(isl.UnionMap.from_map(_same_instances(d, u, ctx)))
+    if not flow.get_may_dependence().is_subset(same):
+        return None
+    # e has the same value at each use: nothing from D to the last use writes what it reads
+    read_names = {a.array for a in d.accesses if a.kind == "read"}
+    last = max(order[u.name] for u in uses)
+    for stmt in scop.statements[order[d.name] + 1:last]:
+        if any(a.array in read_names for a in stmt.accesses if a.kind != "read"):
+            return None
+    return Substitution(name, d.name, [u.name for u in uses], f"(({c_type})({value}))", loop)
+
+
+def substitution_plan(scop: Scop) -> list[Substitution]:
+    """The scalars to substitute (see the module doc), in an order `substitute` applies
+    them in: a chain ``s = ...; t = s * 2; B[i] = t;`` substitutes ``s`` into ``t``'s
+    statement, then ``t``'s value (naming ``s``'s) into ``B[i]``'s."""
+    plan: list[Substitution] = []
+    starts = line_starts(scop.source)
+    current = scop
+    while True:
+        for name in sorted(current.arrays):
+            if current.arrays[name].is_scalar and (found := _candidate(current, name, starts)) is not None:
+                break
+        else:
+            return plan
+        plan.append(found)
+        current = substitute(current, [found])
+
+
+def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop: Scop, starts) -> Statement:
+    """``stmt`` reading ``sub.value`` where it read the scalar, with the accesses of the
+    definition's value (its reads, on ``stmt``'s instances)."""
+    body = stmt.body
+    for offset in sorted(_tokens_of(stmt, scop, sub.scalar, starts), reverse=True):
+        body = body[:offset] + sub.value + body[offset + len(sub.scalar):]
+    moved = [replace(a, relation=a.relation.set_tuple_name(isl.dim_type.in_, stmt.name))
+             for a in definition.accesses if a.kind == "read"]
+    accesses = [a for a in stmt.accesses if a.array != sub.scalar] + moved
+    types = {**definition.iterator_types, **stmt.iterator_types}
+    return replace(stmt, body=body, accesses=accesses, floating=stmt.floating or definition.floating,
+                   iterator_types=types)
+
+
+def substitute(scop: Scop, plan: list[Substitution]) -> Scop:
+    """``scop`` with each entry of ``plan`` applied in order: the definitions gone, their
+    values in the statements that read them, scalars no statement accesses left out of
+    ``arrays``, and the schedule restricted to the statements left."""
+    starts = line_starts(scop.source)
+    for sub in plan:
+        definition = scop.statement(sub.definition)
+        statements = [_substituted(s, definition, sub, scop, starts) if s.name in sub.uses else s
+                      for s in scop.statements if s.name != sub.definition]
+        accessed = {a.array for s in statements for a in s.accesses}
+        arrays = {name: a for name, a in scop.arrays.items() if name in accessed or not a.is_scalar}
+        domain = statements_domain(statements, scop.context.get_space())
+        scop = replace(scop, statements=statements, arrays=arrays, schedule=scop.schedule.intersect_domain(domain))
+    return scop
+
+
+__all__ = ["Substitution", "substitute", "substitution_plan"]
