@@ -1,5 +1,6 @@
-"""What scalar expansion (polysched/transform/expand.py) buys: the original, the default
-``optimize --tile --parallel`` with ``--no-expand``, and the default (which expands),
+"""What scalar expansion and substitution (polysched/transform/expand.py, substitute.py)
+buy: the original, the default ``optimize --tile --parallel`` with ``--no-expand``, and
+the default (which expands and substitutes),
 each verified against the original at MINI (outputs bit-identical at 1 and 2 threads),
 then timed interleaved (orig, no-expand, default, orig, ...) with identical flags.
 
@@ -7,7 +8,9 @@ The kernels: the suite's that expand (deriche, symm) and loops as users write th
 (experiments/kernels/user_*.c: a matrix product with a scalar accumulator, the same
 scaled into C (C = beta * C + alpha * s: an array on the heap), a convolution with a
 bias and a ReLU (a four-dimensional array on the heap), a recursive filter and a
-running sum down the columns, A^T x with a scalar accumulator).
+running sum down the columns, A^T x with a scalar accumulator; and temporaries declared
+in loop bodies, which polysched/transform/substitute.py writes into the statements that
+read them: a Jacobi stencil's partial sums, a transposed update's scaled element).
 
     python experiments/scalar_expansion.py --threads 2 --repeat 5 [--dataset LARGE] [KERNEL...]
 
@@ -31,7 +34,8 @@ from polysched.tensorize import INCLUDE_DIR
 
 USER_KERNELS = Path(__file__).parent / "kernels"
 DEFAULT_KERNELS = ["deriche", "symm", "user_matmul_acc", "user_gemm_ab", "user_conv_relu", "user_colscan",
-                   "user_matvec_t"]
+                   "user_matvec_t",
+                   "user_stencil_temps", "user_transpose_temps"]
 # the OptimizeOptions field the comparison turns off, and its column's name
 WITHOUT = {"expand_scalars": "no-expand", "transpose_arrays": "no-transpose"}
 
