@@ -62,6 +62,11 @@ SUBSTITUTED = {
     "an int conversion": ("""
         int k = B[i][j] * 3.7;
         B[i][j] = k + A[i][j];""", ["k"]),
+    # one use under a guard (on fewer instances than the definition), one data-dependent
+    "a guarded use": ("""
+        const float g = A[i][j+1] - A[i][j-1];
+        B[i][j] = g > 0 ? g * 0.5 : -g;
+        if (j > 5) B[i][j] += g;""", ["g"]),
     # used twice, and cheap (a load and a product): computed twice
     "used twice, cheap": ("""
         double s = A[i][j-1] * 2.0;

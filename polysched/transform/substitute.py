@@ -26,7 +26,8 @@ A scalar ``x`` is substituted when (all checked with isl on the region's model):
 - one statement ``D`` writes it, as ``x = e;`` with ``e`` not naming ``x``, and nothing
   may-writes it; ``x`` is an arithmetic scalar whose address is not taken;
 - every statement ``U`` that reads ``x`` runs in the same innermost loop as ``D`` after it,
-  over the same instances, and each read sees the value ``D`` wrote in that iteration
+  on instances of ``D``'s (maybe fewer: ``if (j > 5) B[i][j] += x;``), and each read sees
+  the value ``D`` wrote in that iteration
   (flow ``{ D[i] -> U[i] }``, no read of a value from before the region);
 - ``x`` is not read after the region (it is the region's own, or dead after it);
 - no statement from ``D`` to the last ``U`` writes an array or scalar ``e`` reads (so ``e``
@@ -152,7 +153,7 @@ def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
     occurrences = 0
     for u in uses:
         loop = _in_same_loop(scop, d, u)
-        if loop is None or not d.domain.set_tuple_name(u.name).is_equal(u.domain):
+        if loop is None or not u.domain.is_subset(d.domain.set_tuple_name(u.name)):
             return None
         found = _tokens_of(u, scop, name, starts)
         if found is None:
@@ -206,7 +207,7 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
     body = stmt.body
     for offset in sorted(_tokens_of(stmt, scop, sub.scalar, starts), reverse=True):
         body = body[:offset] + sub.value + body[offset + len(sub.scalar):]
-    moved = [replace(a, relation=a.relation.set_tuple_name(isl.dim_type.in_, stmt.name))
+    moved = [replace(a, relation=a.relation.set_tuple_name(isl.dim_type.in_, stmt.name).intersect_domain(stmt.domain))
              for a in definition.accesses if a.kind == "read"]
     accesses = [a for a in stmt.accesses if a.array != sub.scalar] + moved
     types = {**definition.iterator_types, **stmt.iterator_types}
