@@ -232,3 +232,54 @@ def test_random_temporaries_keep_the_outputs(seed, tmp_path):
             assert outputs_of(text, tmp_path, f"opt{k}", sizes) == expected, (source, flags)
     # (the batch is not all refusals: over the 8 seeds, most have a substitution)
     assert seed != 0 or substituted > 0
+
+
+# {OUTER} runs in the i loop before the j loop, {INNER} in the j loop (n rows, m columns)
+HOISTED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, int m, double alpha, double A[n][m], double a[n], double y[m]) {
+#pragma scop
+  for (int i = 0; i < n; i++) {
+OUTER
+    for (int j = 0; j < m; j++) {
+INNER
+    }
+  }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  int r = n > 0 ? n : 1, c = m > 0 ? m : 1;
+  double (*A)[c] = malloc(sizeof(double) * r * c), *a = malloc(sizeof(double) * r), *y = malloc(sizeof(double) * c);
+  for (int i = 0; i < r; i++) { a[i] = (i % 7) / 3.0 - 1; for (int j = 0; j < c; j++) A[i][j] = (i * 7 + j * 3) % 10 / 7.0; }
+  for (int j = 0; j < c; j++) y[j] = j * 0.125;
+  kernel(n, m, 1.5, A, a, y);
+  for (int j = 0; j < c; j++) printf("%a\n", y[j]);
+  for (int i = 0; i < r; i++) printf("%a\n", a[i]);
+  return 0;
+}
+"""
+HOISTED_CASES = {
+    # axpy rows: the invariant of the i loop read in the j loop; (i, j) then one band
+    "an invariant of the outer loop": ("double ai = alpha * a[i];", "y[j] += ai * A[i][j];", True),
+    # what the value reads is written in the inner loop, after the use: the next j reads it
+    "its input written after the use": ("double ai = alpha * a[i];",
+                                        "y[j] += ai * A[i][j];\n      a[i] = a[i] * 0.5;", False),
+    # a division, computed for every j instead of once per i
+    "expensive in the inner loop": ("double ai = alpha / (a[i] + 9.0);", "y[j] += ai * A[i][j];", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOISTED_CASES))
+def test_a_value_of_the_outer_loop_read_in_an_inner_loop(case, tmp_path):
+    outer, inner, substituted = HOISTED_CASES[case]
+    source = HOISTED.replace("OUTER", "    " + outer).replace("INNER", "      " + inner)
+    path = tmp_path / "h.c"
+    path.write_text(source)
+    assert [p.scalar for p in substitution_plan(extract(path)[0])] == (["ai"] if substituted else [])
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    if substituted:
+        assert [(band.members, band.tiled) for band in result.regions[0].tiling.bands] == [(2, True)]
+    sizes = [(30, 41), (1, 5), (0, 3), (4, 0), (-2, 7)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(source, tmp_path, "orig", sizes)

@@ -25,15 +25,17 @@ A scalar ``x`` is substituted when (all checked with isl on the region's model):
 
 - one statement ``D`` writes it, as ``x = e;`` with ``e`` not naming ``x``, and nothing
   may-writes it; ``x`` is an arithmetic scalar whose address is not taken;
-- every statement ``U`` that reads ``x`` runs in the same innermost loop as ``D`` after it,
-  on instances of ``D``'s (maybe fewer: ``if (j > 5) B[i][j] += x;``), and each read sees
-  the value ``D`` wrote in that iteration
-  (flow ``{ D[i] -> U[i] }``, no read of a value from before the region);
+- every statement ``U`` that reads ``x`` comes after ``D`` in ``D``'s loops, in the same
+  body or in a loop inside it (``double ai = alpha * a[i]; for (j) y[j] += ai * A[i][j];``),
+  maybe on fewer instances (``if (j > 5) B[i][j] += x;``), and each read sees the value
+  ``D`` wrote in that iteration of ``D``'s loops (flow ``{ D[i] -> U[i, j] }``, no read of
+  a value from before the region);
 - ``x`` is not read after the region (it is the region's own, or dead after it);
 - no statement from ``D`` to the last ``U`` writes an array or scalar ``e`` reads (so ``e``
-  has the same value at each use);
+  has the same value at each use); with a ``U`` in a loop inside ``D``'s, no statement
+  after ``D`` in ``D``'s loop body does;
 - ``e`` is evaluated once as written, or it is cheap (no call, no division): a value used
-  twice is computed twice.
+  twice, or in a loop inside ``D``'s, is computed each time.
 
 Only for loops (a statement outside every loop gains nothing), and with the scheduler's
 order differing from the source's (`polysched.pipeline` redoes a region without it when
@@ -108,26 +110,23 @@ def _assigned_value(body: str, name: str) -> str | None:
     return value or None
 
 
-def _in_same_loop(scop: Scop, a: Statement, b: Statement) -> str | None:
-    """The innermost loop's iterator when ``a`` and ``b`` run in the same innermost loop of
-    the source's schedule with the same iterators, else None."""
-    if a.iterators != b.iterators or not a.iterators:
-        return None
+def _loops(scop: Scop, stmt: Statement) -> list[tuple] | None:
+    """The loops around ``stmt`` in the source's schedule, outermost first, as (path,
+    member) of their bands; None when it has none or is split over branches."""
     try:
-        loops_a = statement_loops(scop, scop.schedule, a.name)
-        loops_b = statement_loops(scop, scop.schedule, b.name)
+        loops = statement_loops(scop, scop.schedule, stmt.name)
     except Exception:    # noqa: BLE001 - split over branches: not a candidate
         return None
-    ids = [(lp.path, lp.member) for lp in loops_a]
-    if not ids or ids != [(lp.path, lp.member) for lp in loops_b]:
+    if not loops or len(loops) != len(stmt.iterators):
         return None
-    return a.iterators[len(ids) - 1] if len(ids) <= len(a.iterators) else None
+    return [(lp.path, lp.member) for lp in loops]
 
 
 def _same_instances(d: Statement, u: Statement, ctx: isl.Context) -> isl.Map:
-    """``{ D[i] -> U[i] }`` over ``u``'s instances."""
-    its = ", ".join(f"i{k}" for k in range(len(d.iterators)))
-    same = isl.Map(f"{{ {d.name}[{its}] -> {u.name}[{its}] }}", context=ctx)
+    """``{ D[i] -> U[i, j] }`` over ``u``'s instances: ``u`` runs in ``d``'s loops (and
+    maybe in loops inside them, ``j``)."""
+    its = [f"i{k}" for k in range(len(u.iterators))]
+    same = isl.Map(f"{{ {d.name}[{', '.join(its[:len(d.iterators)])}] -> {u.name}[{', '.join(its)}] }}", context=ctx)
     return same.align_params(u.domain.get_space()).intersect_range(u.domain)
 
 
@@ -149,19 +148,23 @@ def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
     if value is None or not uses or any(order[u.name] <= order[d.name] for u in uses):
         return None
     ctx = scop.context.get_ctx()
-    loop = None
-    occurrences = 0
+    loops = _loops(scop, d)
+    if loops is None:
+        return None
+    occurrences, inner = 0, False
     for u in uses:
-        loop = _in_same_loop(scop, d, u)
-        if loop is None or not u.domain.is_subset(d.domain.set_tuple_name(u.name)):
+        u_loops = _loops(scop, u)
+        if u_loops is None or u_loops[:len(loops)] != loops or u.iterators[:len(loops)] != d.iterators:
             return None
+        inner = inner or len(u_loops) > len(loops)
         found = _tokens_of(u, scop, name, starts)
         if found is None:
             return None
         occurrences += len(found)
-    if occurrences > 1 and _EXPENSIVE.search(value):
+    # computed as often as it is used: once per use and iteration of the loops inside
+    if (occurrences > 1 or inner) and _EXPENSIVE.search(value):
         return None
-    # each read sees the value D wrote in the same iteration (isl's dataflow)
+    # each read sees the value D wrote in the same iteration of D's loops (isl's dataflow)
     reads = restrict_to_array(scop.reads, name)
     info = isl.UnionAccessInfo.from_sink(reads).set_must_source(restrict_to_array(scop.writes, name))
     try:
@@ -175,13 +178,16 @@ def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
         same = same.union(isl.UnionMap.from_map(_same_instances(d, u, ctx)))
     if not flow.get_may_dependence().is_subset(same):
         return None
-    # e has the same value at each use: nothing from D to the last use writes what it reads
+    # e has the same value at each use: nothing from D to the last use writes what it
+    # reads; with a use in a loop inside D's, that is everything after D in D's loop body
+    # (an iteration of the inner loop runs after the statements below it ran before)
     read_names = {a.array for a in d.accesses if a.kind == "read"}
     last = max(order[u.name] for u in uses)
-    for stmt in scop.statements[order[d.name] + 1:last]:
-        if any(a.array in read_names for a in stmt.accesses if a.kind != "read"):
-            return None
-    return Substitution(name, d.name, [u.name for u in uses], f"(({c_type})({value}))", loop)
+    after = [s for s in scop.statements[order[d.name] + 1:]
+             if order[s.name] < last or (inner and (_loops(scop, s) or [])[:len(loops)] == loops)]
+    if any(a.array in read_names for stmt in after for a in stmt.accesses if a.kind != "read"):
+        return None
+    return Substitution(name, d.name, [u.name for u in uses], f"(({c_type})({value}))", d.iterators[-1])
 
 
 def substitution_plan(scop: Scop) -> list[Substitution]:
@@ -207,7 +213,8 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
     body = stmt.body
     for offset in sorted(_tokens_of(stmt, scop, sub.scalar, starts), reverse=True):
         body = body[:offset] + sub.value + body[offset + len(sub.scalar):]
-    moved = [replace(a, relation=a.relation.set_tuple_name(isl.dim_type.in_, stmt.name).intersect_domain(stmt.domain))
+    same = _same_instances(definition, stmt, scop.context.get_ctx()).reverse()
+    moved = [replace(a, relation=same.apply_range(a.relation.align_params(same.get_space())))
              for a in definition.accesses if a.kind == "read"]
     accesses = [a for a in stmt.accesses if a.array != sub.scalar] + moved
     types = {**definition.iterator_types, **stmt.iterator_types}
