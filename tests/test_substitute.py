@@ -20,10 +20,12 @@ TEMPLATE = r"""
 static void kernel(int n, int m, double A[n][m], double B[n][m], float F[m], int K[m]) {
 #pragma scop
   for (int t = 0; t < 3; t++)
-    for (int i = 1; i < n - 1; i++)
+    for (int i = 1; i < n - 1; i++) {
+OUTER
       for (int j = 1; j < m - 1; j++) {
 BODY
       }
+    }
 #pragma endscop
 }
 int main(int argc, char **argv) {
@@ -100,8 +102,8 @@ KEPT = {
 }
 
 
-def _source(body: str) -> str:
-    return TEMPLATE.replace("BODY", body.strip("\n"))
+def _source(body: str, outer: str = "") -> str:
+    return TEMPLATE.replace("OUTER", outer.strip("\n")).replace("BODY", body.strip("\n"))
 
 
 @pytest.mark.parametrize("case", sorted(SUBSTITUTED))
@@ -175,11 +177,18 @@ def test_substitution_is_a_model_step_that_replays(tmp_path):
         program.expand_scalars().auto_schedule().substitute_scalars()
 
 
-def _random_body(rng) -> str:
+def _random_body(rng) -> tuple[str, str]:
     """A random loop body of temporaries (double, float or int; each defined from array
     elements at offsets -1..1, earlier temporaries and constants; used 0 to 2 times) and
-    writes of array elements, some between a definition and its uses."""
+    writes of array elements, some between a definition and its uses; and maybe, before
+    the j loop, a temporary of the i loop that the body reads: (outer part, body)."""
     lines, temps = [], []
+    outer = ""
+    if rng.random() < 0.5:
+        # (K is never written; A and F are, in some bodies: then o must stay)
+        read = rng.choice(["K[1]", "K[2] + K[1]", f"A[i][{rng.choice(['1', 'm - 2'])}]", "F[1]"])
+        outer = f"      double o = {read} * {rng.choice(['0.5', '3.0'])};"
+        temps.append("o")
 
     def term():
         choices = [f"A[i{rng.choice(['-1', '', '+1'])}][j{rng.choice(['-1', '', '+1'])}]",
@@ -199,18 +208,18 @@ def _random_body(rng) -> str:
         if rng.random() < 0.4:
             target = rng.choice(["A[i][j]", f"B[i][j{rng.choice(['-1', '', '+1'])}]", "F[j]"])
             lines.append(f"{target} = {expression()};")
-        if rng.random() < 0.15 and temps:
-            lines.append(f"{rng.choice(temps)} = {expression()};")      # a second definition
+        if rng.random() < 0.15 and temps and temps[-1] != "o":
+            lines.append(f"{temps[-1]} = {expression()};")      # a second definition
         kind = rng.choice(["double", "double", "float", "int"])
         value = expression()
-        if kind == "int":
-            value = f"({value}) * 0.5"        # small: the conversion stays defined
+        if kind == "int":       # in range: the conversion stays defined
+            value = f"({value}) > 1e6 || ({value}) < -1e6 ? 7 : ({value}) * 0.5"
         lines.append(f"{kind} t{k} = {value};")
         temps.append(f"t{k}")
     for _ in range(rng.randint(1, 2)):
         target = rng.choice(["B[i][j]", "A[i][j]", "B[i][j-1]"])
         lines.append(f"{target} = ({expression()}) * 0.5;")
-    return "\n".join(" " * 8 + line for line in lines)
+    return outer, "\n".join(" " * 8 + line for line in lines)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -221,7 +230,8 @@ def test_random_temporaries_keep_the_outputs(seed, tmp_path):
     rng = random.Random(f"substitute:{seed}")
     substituted = 0
     for k in range(3):
-        source = _source(_random_body(rng))
+        outer, body = _random_body(rng)
+        source = _source(body, outer)
         path = tmp_path / f"r{k}.c"
         path.write_text(source)
         substituted += len(substitution_plan(extract(path)[0]))
