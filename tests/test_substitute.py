@@ -293,3 +293,40 @@ def test_a_value_of_the_outer_loop_read_in_an_inner_loop(case, tmp_path):
         assert [(band.members, band.tiled) for band in result.regions[0].tiling.bands] == [(2, True)]
     sizes = [(30, 41), (1, 5), (0, 3), (4, 0), (-2, 7)]
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(source, tmp_path, "orig", sizes)
+
+
+NAMED_TYPES = r"""
+#include <stdio.h>
+#define DATA_TYPE double
+typedef float real;
+#define N 40
+DATA_TYPE A[N][N], B[N][N];
+real F[N][N];
+int main(void) {
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) A[i][j] = (i * 3 + j) % 11 - 5.0;
+#pragma scop
+  for (int i = 1; i < N - 1; i++)
+    for (int j = 1; j < N - 1; j++) {
+      DATA_TYPE g = A[i][j+1] - A[i][j-1];
+      real h = A[i+1][j] * 1.1 - A[i-1][j];
+      B[i][j] = g * h;
+      F[j][i] = h;
+    }
+#pragma endscop
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) printf("%a %a\n", B[i][j], F[i][j]);
+  return 0;
+}
+"""
+
+
+def test_temporaries_of_types_the_file_names(tmp_path):
+    """``DATA_TYPE g`` (a macro) and ``real h`` (a typedef of float, which rounds the
+    double difference): substituted with casts to those names; the outputs are the
+    original's bit for bit."""
+    path = tmp_path / "named.c"
+    path.write_text(NAMED_TYPES)
+    assert [(p.scalar, p.value[:12]) for p in substitution_plan(extract(path)[0])] == \
+        [("g", "((DATA_TYPE)"), ("h", "((real)(A[i+")]
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert [(band.members, band.tiled) for band in result.regions[0].tiling.bands] == [(2, True)]
+    assert outputs_of(result.text, tmp_path, "opt", [()]) == outputs_of(NAMED_TYPES, tmp_path, "orig", [()])

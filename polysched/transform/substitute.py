@@ -51,6 +51,7 @@ import islpy as isl
 from polysched.dependence.scalars import restrict_to_array, used_after_scop
 from polysched.emit_c.names import tokenize
 from polysched.emit_c.scalar_replace import plain_element_type
+from polysched.scop.declarations import header_typedef
 from polysched.scop.model import Scop, Statement, statements_domain
 from polysched.scop.source import line_starts
 
@@ -82,14 +83,25 @@ class Substitution:
                 f"{', '.join(self.uses)} (a value private to each iteration of loop {self.loop})")
 
 
-def _arithmetic(c_type: str) -> str | None:
-    """``c_type`` without qualifiers when a cast to it converts as an assignment does."""
+def _arithmetic(c_type: str, source: str) -> str | None:
+    """``c_type`` without qualifiers when a cast to it converts as an assignment does: an
+    arithmetic type, or a name the file defines as one (``typedef float real;``,
+    ``#define DATA_TYPE double``: not a struct, whose cast would not compile)."""
     plain = plain_element_type(c_type)
     if plain is None:
         return None
-    words = set(plain.split())
-    if words <= _ARITHMETIC_WORDS or (len(words) == 1 and _FIXED_WIDTH.fullmatch(plain)):
-        return plain
+    resolved = plain
+    for _ in range(4):
+        words = set(resolved.split())
+        if words <= _ARITHMETIC_WORDS or (len(words) == 1 and _FIXED_WIDTH.fullmatch(resolved)):
+            return plain
+        if len(words) != 1:
+            return None
+        macro = re.search(rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(resolved)}[ \t]+([A-Za-z_][\w \t]*?)[ \t]*$",
+                          source, re.M)
+        resolved = macro.group(1) if macro else header_typedef(source, resolved)
+        if resolved is None:
+            return None
     return None
 
 
@@ -133,7 +145,7 @@ def _same_instances(d: Statement, u: Statement, ctx: isl.Context) -> isl.Map:
 def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
     """The substitution of scalar ``name`` (see the module doc), None when it is none."""
     array = scop.arrays[name]
-    c_type = _arithmetic(array.element_type)
+    c_type = _arithmetic(array.element_type, scop.source)
     if c_type is None or array.text or name in scop.address_taken or used_after_scop(scop, name):
         return None
     writers = [s for s in scop.statements if any(a.array == name and a.kind != "read" for a in s.accesses)]
