@@ -330,3 +330,47 @@ def test_temporaries_of_types_the_file_names(tmp_path):
     result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert [(band.members, band.tiled) for band in result.regions[0].tiling.bands] == [(2, True)]
     assert outputs_of(result.text, tmp_path, "opt", [()]) == outputs_of(NAMED_TYPES, tmp_path, "orig", [()])
+
+
+# helper-65's fuzzer (generator v9, seed 20261129, program 33, shrunk): the iterator i is
+# read after the region, so the output ends with the loops that leave it at its final
+# value, every statement blanked; the substituted definition of u stayed there, reading
+# the body's 't' out of its block ("'t' undeclared")
+FINAL_ITERATORS = r"""
+#include <stdio.h>
+int GI[3];
+double H[3];
+static void kernel(void)
+{
+  int i;
+  i = -7;
+#pragma scop
+  float u = 0.0;
+  for (i = 0; i <= 0; i++) {
+    int t = ((GI[1] % 1009) + 1) % 1009;
+    H[1] = 0.5 * t;
+    u = 0.5 * t;
+    H[1] = 0.5 * GI[i + 1] + 0.5 * u;
+  }
+#pragma endscop
+  printf("i %d\n", i);
+}
+int main(void)
+{
+  for (int k = 0; k < 3; k++) GI[k] = (int)((k * 7 + 2) % 17) - 8;
+  for (int k = 0; k < 3; k++) H[k] = (double)((k * 7 + 2) % 13) * 0.125 - 0.75;
+  kernel();
+  for (int k = 0; k < 3; k++) printf("H %d %a\n", k, H[k]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [{"scheduler": "isl", "fuse": "no"}, {"tile": True, "parallel": True}])
+def test_a_substituted_definition_leaves_the_final_iterators_loops_too(flags, tmp_path):
+    path = tmp_path / "final.c"
+    path.write_text(FINAL_ITERATORS)
+    assert [p.scalar for p in substitution_plan(extract(path)[0])] == ["u"]
+    text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+    assert "leave the loop iterators at their final values" in text
+    assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(FINAL_ITERATORS, tmp_path, "orig", [()])

@@ -235,8 +235,8 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
 
 
 def substitute(scop: Scop, plan: list[Substitution]) -> Scop:
-    """``scop`` with each entry of ``plan`` applied in order: the definitions gone, their
-    values in the statements that read them, scalars no statement accesses left out of
+    """``scop`` with each entry of ``plan`` applied in order: the definitions gone (to
+    ``removed``), their values in the statements that read them, scalars no statement accesses left out of
     ``arrays``, and the schedule restricted to the statements left."""
     starts = line_starts(scop.source)
     for sub in plan:
@@ -246,7 +246,11 @@ def substitute(scop: Scop, plan: list[Substitution]) -> Scop:
         accessed = {a.array for s in statements for a in s.accesses}
         arrays = {name: a for name, a in scop.arrays.items() if name in accessed or not a.is_scalar}
         domain = statements_domain(statements, scop.context.get_space())
-        scop = replace(scop, statements=statements, arrays=arrays, schedule=scop.schedule.intersect_domain(domain))
+        # (the definition goes on ``removed``: the skeleton that leaves the iterators at
+        # their final values blanks it as it blanks the statements; helper-65's fuzzer:
+        # 'u = 0.5 * t;' stayed there, reading a block's 't' out of its scope)
+        scop = replace(scop, statements=statements, arrays=arrays, schedule=scop.schedule.intersect_domain(domain),
+                       removed=scop.removed + (definition,))
     return scop
 
 
