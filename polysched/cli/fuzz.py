@@ -44,7 +44,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--shrink-limit", type=int, default=2, metavar="K",
                         help="shrink at most K failures of each class (kind, detail, input "
                              "classes of issue 8) over the run; 0: every failure (default: %(default)s)")
-    parser.add_argument("--generator", type=int, choices=(5, 6, 7, 8), default=5, metavar="V",
+    parser.add_argument("--generator", type=int, choices=(5, 6, 7, 8, 9), default=5, metavar="V",
                         help="generator version: 5, 6 (v5's programs with scalars private to a "
                              "loop iteration added: the loops scalar expansion targets; the programs "
                              "of 5 stay what they are), 7 (v6's programs with arrays declared in the "
@@ -53,7 +53,10 @@ def add_parser(subparsers) -> None:
                              "the programs of 6 stay what they are) or 8 (v7's programs with the "
                              "kernel's scalars declared at the top of its first region and the arrays "
                              "of a region's top declared without a block around the region) "
-                             "(default: %(default)s)")
+                             "or 9 (v8's programs with nests whose loop bodies name partial results in "
+                             "temporaries: 'double t = A[i - 1][j] + A[i + 1][j]; B[i][j] = 0.5 * t;', "
+                             "the scalars forward substitution targets, and what must keep one where it "
+                             "is; the programs of 8 stay what they are) (default: %(default)s)")
     parser.add_argument("--cflags", metavar="CFLAGS",
                         help="flags the original and every output are compiled with, shell-quoted "
                              f"('{' '.join(FIXED_CFLAGS)}' are always added; "
@@ -70,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.show is not None:
         program = generate(args.seed, args.show, v6=args.generator >= 6, v7=args.generator >= 7,
-                           v8=args.generator == 8)
+                           v8=args.generator >= 8, v9=args.generator == 9)
         sys.stdout.write(render(program))
         print(f"/* features: {' '.join(sorted(features(program)))} */")
         return 0
@@ -84,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
                         modes=tuple(modes), jobs=args.jobs, out=args.out, timeout=args.timeout,
                         shrink=args.shrink, shrink_evaluations=args.shrink_evaluations,
                         shrink_seconds=args.shrink_seconds, shrink_limit=args.shrink_limit,
-                        v6=args.generator >= 6, v7=args.generator >= 7, v8=args.generator == 8)
+                        v6=args.generator >= 6, v7=args.generator >= 7, v8=args.generator >= 8,
+                        v9=args.generator == 9)
     if args.cflags is not None:
         config.cflags = (*shlex.split(args.cflags), *FIXED_CFLAGS)
     done = 0

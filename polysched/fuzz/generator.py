@@ -156,6 +156,28 @@ No undefined behaviour in the original, for the parameter values it is called wi
   region, and v7's arrays of a region's top without the block around the region. The
   front end moves them before ``#pragma scop`` (scop/hoist.py).
 
+- Generator v9, only when asked for (``generate(..., v9=True)``, ``polysched fuzz
+  --generator 9``, which asks for v8's program): that program, unchanged, plus one or two
+  nests of temporaries (:data:`V9_FEATURES`), drawn from the stream
+  "polysched-fuzz-v9:seed:index" (:func:`_with_v9`), the scalars forward substitution
+  (:mod:`polysched.transform.substitute`) targets: a nest of 1 to 3 loops (v3's bounds,
+  steps, guards around inner loops) over arrays of its own whose innermost body defines 1
+  to 3 temporaries (``double``, ``float``, ``int``; declared there, ``double t = e;``, or
+  the kernel's, ``t = e;``) from array elements at small offsets, earlier temporaries and
+  literals, read 0 to 2 times by later statements of the body that write arrays::
+
+      double t = 0.5 * G[i - 1][j] + 0.25 * G[i + 1][j] + 1.0;
+      float u = 0.75 * t + 1.5 * G[i][j];
+      H[i][j] = 0.5 * t + 0.25 * u + 2.0;
+
+  and now and then what must keep a temporary where it is: a write between a
+  definition and its use to an element the definition reads, a temporary printed after
+  the regions (scope "live"), a second assignment, a compound update ``t += e``, a use
+  under an ``if``. An ``int`` temporary reads ``int`` data (``% 1009`` as usual), or
+  converts a ``double`` sum of elements of an array nothing writes (its values those
+  ``main`` sets, in [-0.75, 0.75]: :attr:`Stmt.form` "real", checked by
+  :func:`_check_types`), so no conversion leaves the ``int`` range.
+
 The structure is what the shrinker (:mod:`polysched.fuzz.shrink`) edits: nodes can be
 deleted, loops unwrapped, bounds replaced by constants, and every edited program is
 re-laid-out by :func:`render`, so it stays free of undefined behaviour. (A v5
@@ -205,6 +227,9 @@ V6_REFUSALS = ("no_init", "live", "guarded_copy", "float", "dest_read", "macro",
 # "polysched-fuzz-v7:seed:index", and one of them when none is drawn.
 V7_CHANCE = {"row": 0.4, "acc": 0.35, "table": 0.35, "carry": 0.35}
 V7_KINDS = tuple(V7_CHANCE)
+# Generator v9 (temporaries of a loop body, forward substitution's targets), only when
+# asked for: one nest in every program, a second with this chance.
+V9_SECOND = 0.35
 MAX_LOCAL_ELEMENTS = 512            # elements of an array declared in the region
 # Extent of a loop (literal part) for a nest of the given depth.
 EXTENT_BY_DEPTH = {1: 14, 2: 8, 3: 5, 4: 4, 5: 3, 6: 2, 7: 2}
@@ -714,6 +739,8 @@ class Stmt:
     # generator v7: "lit" also with ``+=`` (``hist[k % 2][k % 3] += 1;``), and "prod":
     # products of the reads taken two by two (``w[0] * X[i][j] + w[1] * X[i + 1][j]``; an
     # int statement takes each factor ``% 1009``)
+    # generator v9: "real", an int target of a double expression (``int t = 0.5 *
+    # W[i][j] + 1.0;``: converted), reading only arrays nothing writes (:func:`_check_types`)
     form: str = ""
     value: str = ""
     decl: bool = False
@@ -929,6 +956,8 @@ class Scalar:
     scope: str = ""
     v6: tuple[str, ...] = ()
     macro: str = ""
+    # generator v9: the features of the nest of temporaries it belongs to (V9_FEATURES)
+    v9: tuple[str, ...] = ()
 
 
 @dataclass
@@ -955,7 +984,7 @@ class Program:
     print_iters: bool = False
     tables: list[Table] = field(default_factory=list)
     structs: list[Struct] = field(default_factory=list)     # v5
-    version: int = GENERATOR_VERSION    # the generator that wrote it (6: generate(..., v6=...); 7: v7)
+    version: int = GENERATOR_VERSION    # the generator that wrote it (6: generate(..., v6=...); 7: v7; 8, 9)
     # generator v8: the kernel's scalars declared at the top of its first region, and
     # the region arrays of a region's top declared there without a block around it
     v8: bool = False
@@ -1753,7 +1782,7 @@ class _Renderer:
             return self.products(s, target, dtype)
         if s.product and dtype == "double" and len(s.reads) == 2:
             return f"{target} += {self.ref(s.reads[0])} * {self.ref(s.reads[1])};"
-        if dtype in ("double", "float"):
+        if dtype in ("double", "float") or s.form == "real":
             terms = [f"{DOUBLE_COEFFS[c % len(DOUBLE_COEFFS)]} * {self.ref(r)}"
                      for r, c in zip(s.reads, s.coeffs)]
             if s.iter_var:
@@ -2016,7 +2045,7 @@ class _Renderer:
             out.extend(self.lines)
             out.append("#pragma endscop")
         for s in printed:
-            fmt = "%.17g" if s.dtype == "double" else "%d"
+            fmt = "%.17g" if s.dtype in ("double", "float") else "%d"
             out.append(f'  printf("{s.name} {fmt}\\n", {s.name});')
         if p.print_iters:
             for v in iterators:
@@ -2305,7 +2334,7 @@ def _check_blocks(program: Program, nodes: list, visible: set[str], in_loop: boo
                     raise InvalidProgram(f"'{scalar.name}' declared outside a loop body, or twice")
                 declared = scalar.name
                 refs = node.reads
-            if node.form and node.form not in ("copy", "lit", "noconst", "prod"):
+            if node.form and node.form not in ("copy", "lit", "noconst", "prod", "real"):
                 raise InvalidProgram(f"unknown statement form {node.form}")
             if (node.form == "copy" and node.op != "=") or (node.form == "lit" and node.op not in ("=", "+=")):
                 raise InvalidProgram("a copy is an assignment")
@@ -2326,6 +2355,18 @@ def _check_blocks(program: Program, nodes: list, visible: set[str], in_loop: boo
 
 
 def _check_types(program: Program, stmt: Stmt) -> None:
+    if stmt.form == "real":
+        # v9: 'int t = 0.5 * W[i][j] + 1.0;' converts in range: W's values are main's
+        if program.ref_dtype(stmt.target) != "int" or stmt.product:
+            raise InvalidProgram("a converted sum has an int target")
+        written = {getattr(program.storage_of(r.name), "name", r.name) for st in statements(program)
+                   for r in written_refs(st) if program.scalar(r.name) is None}
+        for ref in stmt.reads:
+            storage = program.storage_of(ref.name) if program.scalar(ref.name) is None else None
+            if storage is None or storage.region or ref.member or storage.dtype not in ("double", "float") \
+                    or storage.name in written:
+                raise InvalidProgram("a converted sum reads an array something writes (or not a plain real one)")
+        return
     if program.ref_dtype(stmt.target) == "int":
         for ref in stmt.reads:
             if program.ref_dtype(ref) != "int":
@@ -2527,7 +2568,7 @@ def features(program: Program) -> set[str]:
         found.add("aliased")
     del names
     return found | extra_features(program) | v4_features(program) | v5_features(program) | v6_features(program) \
-        | v7_features(program) | v8_features(program)
+        | v7_features(program) | v8_features(program) | v9_features(program)
 
 
 def _linear_kind(x: X, sizes: set[str]) -> str:
@@ -2696,6 +2737,30 @@ def v8_features(program: Program) -> set[str]:
     """Which of :data:`V8_FEATURES` the program has."""
     scalars, braceless = v8_layout(program)
     return {name for name, present in (("top_scalar", scalars), ("top_array", braceless)) if present}
+
+
+# Generator v9 ('polysched fuzz --generator 9'): v8's programs with nests whose innermost
+# body names partial results in temporaries (declared there or the kernel's, double, float
+# or int, one defined from another, an int converted from a double sum), read once,
+# twice or never by later statements, and what keeps one where it is (an element its
+# value reads written before a use, read after the region, assigned twice, updated with
+# '+=', read under an 'if').
+V9_FEATURES = (
+    "temp", "temp_decl", "temp_kernel", "temp_float", "temp_int", "temp_convert", "temp_chain", "temp_literal",
+    "temp_unused", "temp_used_twice", "temp_blocked_write", "temp_live", "temp_reassigned", "temp_compound",
+    "temp_guarded_use", "temp_depth3",
+)
+
+
+def v9_features(program: Program) -> set[str]:
+    """Which of :data:`V9_FEATURES` the program has: those its nests of temporaries were
+    built with (:attr:`Scalar.v9`, of the scalars its statements use)."""
+    used = {r.name for st in statements(program) for r in refs_of(st)}
+    found: set[str] = set()
+    for scalar in program.scalars:
+        if scalar.name in used:
+            found.update(scalar.v9)
+    return found & set(V9_FEATURES)
 
 
 def v7_features(program: Program) -> set[str]:
@@ -4722,6 +4787,184 @@ class _Generator:
             return [loop_r]
         return nodes
 
+    # -- generator v9: temporaries of a loop body ----------------------------------------
+    def v9_use(self, program: Program, rng: random.Random) -> None:
+        """Build on ``program`` (a copy of the one this generator wrote: its lists) with
+        the choices of ``rng``."""
+        self.rng = rng
+        self.params, self.arrays, self.views, self.scalars = \
+            program.params, program.arrays, program.views, program.scalars
+        if self.big is not None:
+            self.big = program.param(self.big.name)
+
+    def v9_construct(self, program: Program) -> None:
+        """A nest of one to three loops (v3's bounds, a step of 2 now and then, guards
+        around inner loops) whose innermost body defines one to three temporaries and
+        reads them in later statements writing arrays (:data:`V9_FEATURES`), over arrays
+        of its own: inputs ``G`` (real) and ``GI`` (int), ``W`` (real, never written: an
+        int temporary converts a sum of its elements), outputs ``H``, ``H1`` and ``HI``;
+        in a region of its own or at the top level of a region of the program."""
+        rng = self.rng
+        tags = {"temp"}
+        depth = self.pick({1: 3, 2: 4, 3: 3})
+        if depth == 3:
+            tags.add("temp_depth3")
+        loops: list[Loop] = []
+        for level in range(depth):
+            lower, upper = self.bounds(loops, EXTENT_BY_DEPTH[depth])
+            loop = Loop(ITERATORS[level], lower, upper, [], step=self.pick({1: 8, 2: 1}),
+                        down=not self.unsigned and rng.random() < 0.15, strict=rng.random() < 0.5)
+            if loops:
+                loops[-1].body.append(self.maybe_guard(loop, loops, 0.1))
+            loops.append(loop)
+        rank = depth if depth < 3 else self.pick({2: 1, 3: 1})
+        subs_vars = [loop.var for loop in loops][depth - rank:]
+        made: dict[str, str] = {}
+
+        def array(role: str, base: str, dtype: str) -> str:
+            """The access name of the nest's array of ``role`` (made on first use)."""
+            if role not in made:
+                storage = Array(self.v5_name(program, base), dtype, rank)
+                program.arrays.append(storage)
+                name = storage.name
+                if rng.random() < 0.3:
+                    view = View(self.v5_name(program, base.lower()), storage.name)
+                    program.views.append(view)
+                    name = view.name
+                made[role] = name
+            return made[role]
+
+        def at(name: str, offsets: dict | None = None) -> Ref:
+            offsets = offsets or {0: 4, -1: 2, 1: 2, 2: 1, -2: 1}
+            return Ref(name, [Aff.of({v: 1}, self.pick(offsets)) for v in subs_vars])
+
+        def real_in() -> str:
+            return array("g", "G", self.pick({"double": 4, "float": 1}))
+
+        def int_in() -> str:
+            return array("gi", "GI", "int")
+
+        def coeffs(n: int) -> list[int]:
+            return [rng.randrange(12) for _ in range(n)]
+
+        def element(real: bool) -> Ref:
+            """An input element a statement of type real / int may read."""
+            return at(int_in() if not real or rng.random() < 0.15 else real_in())
+
+        temps: list[Scalar] = []
+        n = self.pick({1: 4, 2: 4, 3: 2})
+        live = rng.randrange(n) if rng.random() < 0.12 else -1
+        for k in range(n):
+            dtype = self.pick({"double": 5, "float": 2, "int": 2})
+            scope = "live" if k == live else self.pick({"block": 5, "kernel": 4})
+            tags.add({"block": "temp_decl", "kernel": "temp_kernel", "live": "temp_live"}[scope])
+            if dtype != "double":
+                tags.add(f"temp_{dtype}")
+            scalar = Scalar(self.v5_name(program, ("t", "u", "h")[k]), dtype, "0" if dtype == "int" else "0.0",
+                            scope)
+            program.scalars.append(scalar)
+            temps.append(scalar)
+
+        def definition(t: Scalar, decl: bool, others: list[Scalar]) -> Stmt:
+            """``t = e;`` (``T t = e;`` with ``decl``): ``e`` of elements, ``others``, literals."""
+            real = t.dtype != "int"
+            form = self.pick({"sum": 8, "prod": 2 if real else 1, "lit": 1, "copy": 1, "real": 0 if real else 3})
+            target = Ref(t.name)
+            if form == "lit":
+                tags.add("temp_literal")
+                value = rng.choice(DOUBLE_CONSTS) if real else str(rng.randint(-3, 9))
+                return Stmt(target, [], [], form="lit", value=value, decl=decl)
+            if form == "real":
+                tags.add("temp_convert")
+                w = array("w", "W", self.pick({"double": 3, "float": 1}))
+                reads = [at(w) for _ in range(self.pick({1: 2, 2: 2, 3: 1}))]
+                return Stmt(target, reads, coeffs(len(reads)), "=", None, rng.randrange(8), form="real", decl=decl)
+            pool = [o for o in others if real or o.dtype == "int"]
+            count = 1 if form == "copy" else self.pick({2: 4, 3: 2} if form == "prod" else {1: 2, 2: 4, 3: 2})
+            reads = []
+            for _ in range(count):
+                if pool and rng.random() < 0.35:
+                    reads.append(Ref(rng.choice(pool).name))
+                    tags.add("temp_chain")
+                else:
+                    reads.append(element(real))
+            if form == "copy":
+                return Stmt(target, reads, [0], form="copy", decl=decl)
+            form = "prod" if form == "prod" else "noconst" if rng.random() < 0.15 else ""
+            return Stmt(target, reads, coeffs(len(reads)), "=", None, rng.randrange(8), form=form, decl=decl)
+
+        def use(ts: list[Scalar]) -> object:
+            """A statement writing an output element that reads the temporaries ``ts``."""
+            integer = all(t.dtype == "int" for t in ts) and rng.random() < 0.5
+            if integer:
+                out = array("hi", "HI", "int")
+            else:
+                out = array("h1", "H", "double") if rng.random() < 0.3 else \
+                    array("h", "H", self.pick({"double": 5, "float": 1}))
+            reads = [Ref(t.name) for t in ts]
+            if rng.random() < 0.5:
+                reads.append(element(not integer))
+            rng.shuffle(reads)
+            target = at(out, {0: 6, 1: 1, -1: 1})
+            if len(reads) == 1 and rng.random() < 0.35:
+                stmt = Stmt(target, reads, [0], form="copy")
+            else:
+                iter_var = loops[-1].var if rng.random() < 0.1 else None
+                stmt = Stmt(target, reads, coeffs(len(reads)), "+=" if rng.random() < 0.2 else "=", iter_var,
+                            rng.randrange(8), form="noconst" if rng.random() < 0.15 else "")
+            if rng.random() < 0.08:
+                tags.add("temp_guarded_use")
+                return Guard(self.conds(loops), [stmt])
+            return stmt
+
+        body: list = []
+        uses = {t.name: self.pick({0: 1, 1: 5, 2: 3}) for t in temps}
+        for t in temps:
+            if uses[t.name] == 0:
+                tags.add("temp_unused")
+            elif uses[t.name] == 2:
+                tags.add("temp_used_twice")
+        blocked = rng.randrange(n) if rng.random() < 0.25 else -1
+        pending: list[Scalar] = []
+
+        def emit_use() -> None:
+            ready = [t for t in pending if uses[t.name]]
+            ts = rng.sample(ready, min(len(ready), self.pick({1: 3, 2: 1})))
+            for t in ts:
+                uses[t.name] -= 1
+            body.append(use(ts))
+
+        for k, t in enumerate(temps):
+            d = definition(t, t.scope == "block", temps[:k])
+            body.append(d)
+            if rng.random() < 0.15:
+                tags.add("temp_compound")
+                body.append(Stmt(Ref(t.name), [element(t.dtype != "int")], coeffs(1), "+=", None, rng.randrange(8)))
+            inputs = [r for r in d.reads if r.subs and r.name in (made.get("g"), made.get("gi"))]
+            if k == blocked and inputs and uses[t.name]:
+                # an element the value reads written before it is used
+                tags.add("temp_blocked_write")
+                target = copy.deepcopy(rng.choice(inputs))
+                body.append(Stmt(target, [at(target.name)], coeffs(1), "=", None, rng.randrange(8)))
+            pending.append(t)
+            while any(uses[p.name] for p in pending) and rng.random() < 0.5:
+                emit_use()
+        while any(uses[p.name] for p in pending):
+            emit_use()
+        if rng.random() < 0.15:
+            # a second assignment, then a use of the new value
+            tags.add("temp_reassigned")
+            t = rng.choice(temps)
+            body.append(definition(t, False, [o for o in temps if o is not t]))
+            body.append(use([t]))
+        loops[-1].body = body
+        for t in temps:
+            t.v9 = tuple(sorted(tags))
+        if rng.random() < 0.35:
+            program.regions.append([loops[0]])
+        else:
+            self.v5_insert(program, loops[0])
+
 
 # v5: the structs arrays of structs hold (members: name, type, rank; a member array's
 # extents are the layout's)
@@ -4755,7 +4998,7 @@ def _shifted_node(node, var: str, k: int):
     return node
 
 
-def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False, v8=False) -> Program:
+def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False, v8=False, v9=False) -> Program:
     """Program number ``index`` of the batch ``seed`` (always the same one). ``v4``: the
     constructs of generator v4 it has (a subset of :data:`V4_KINDS`), instead of those
     drawn (tests force them: the program is then another one, but as deterministic);
@@ -4765,7 +5008,9 @@ def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False, v8=Fal
     generator v7's (:data:`V7_KINDS`), added to the program ``v6`` asks for (``polysched
     fuzz --generator 7``: ``v6=True, v7=True``). ``v8``: the program written with
     generator v8's declarations at the top of its regions (:func:`v8_layout`;
-    ``--generator 8``: ``v6=v7=v8=True``), otherwise the same."""
+    ``--generator 8``: ``v6=v7=v8=True``), otherwise the same. ``v9``: that program, the
+    same, with generator v9's nests of temporaries added (:func:`_with_v9`; ``--generator
+    9``: ``v6=v7=v8=v9=True``)."""
     forced6 = () if isinstance(v6, bool) else v6
     forced7 = () if isinstance(v7, bool) else v7
     for version, forced, kinds in ((4, v4, V4_KINDS), (5, v5, V5_KINDS), (6, forced6, V6_KINDS),
@@ -4796,10 +5041,38 @@ def generate(seed: int, index: int, v4=None, v5=None, v6=False, v7=False, v8=Fal
             # a negative size, are kept now and then: they test the guards).
             if simulate(program).instances == 0 and rng.random() < 0.8:
                 continue
-            return program
         except InvalidProgram as err:
             last = err
+            continue
+        return _with_v9(program, generator) if v9 else program
     raise RuntimeError(f"no valid program for seed {seed}, index {index}: {last}")
+
+
+def _with_v9(program: Program, generator: "_Generator") -> Program:
+    """Generator v9: ``program`` (valid, left as it is) with one nest of temporaries
+    added (two with the chance :data:`V9_SECOND`), drawn from the stream
+    "polysched-fuzz-v9:seed:index" until the result is valid; a nest that runs no
+    statement is kept now and then."""
+    draw = random.Random(f"polysched-fuzz-v9:{program.seed}:{program.index}")
+    nests = 2 if draw.random() < V9_SECOND else 1
+    before = simulate(program).instances
+    last = None
+    for _ in range(200):
+        candidate = copy.deepcopy(program)
+        generator.v9_use(candidate, draw)
+        candidate.version = 9
+        try:
+            for _ in range(nests):
+                generator.v9_construct(candidate)
+            _render_repairing(candidate)
+            if "temp" not in v9_features(candidate):
+                continue
+            if simulate(candidate).instances == before and draw.random() < 0.8:
+                continue
+            return candidate
+        except InvalidProgram as err:
+            last = err
+    raise RuntimeError(f"no valid v9 program for seed {program.seed}, index {program.index}: {last}")
 
 
 def _render_repairing(program: Program) -> str:

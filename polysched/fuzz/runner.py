@@ -146,6 +146,8 @@ class FuzzConfig:
     v7: bool | tuple[str, ...] = False
     # generator v8's layout (declarations at the top of the regions; '--generator 8')
     v8: bool = False
+    # generator v9's nests of temporaries added ('--generator 9', with v6 to v8)
+    v9: bool = False
     # how the original and the outputs are compiled ('polysched fuzz --cflags'): gcc
     # miscompiles some programs under one flag set only
     cflags: tuple[str, ...] = CFLAGS
@@ -491,7 +493,7 @@ def fuzz_program(index: int, config: FuzzConfig) -> ProgramResult:
     result = ProgramResult(index)
     try:
         program = generate(config.seed, index, v4=config.v4, v5=config.v5, v6=config.v6, v7=config.v7,
-                           v8=config.v8)
+                           v8=config.v8, v9=config.v9)
         text = render(program)
     except Exception as err:               # noqa: BLE001
         result.invalid = f"generator: {type(err).__name__}: {err}"
@@ -718,7 +720,7 @@ def run_fuzz(config: FuzzConfig, progress: Callable[[ProgramResult], None] | Non
             counts[m.kind] = counts.get(m.kind, 0) + 1
     summary = Summary(config.programs, len(config.modes), config.seed, counts,
                       sum(1 for r in results if r.invalid), time.perf_counter() - start, results,
-                      8 if config.v8 else 7 if config.v7 else 6 if config.v6 else GENERATOR_VERSION, config.cflags)
+                      9 if config.v9 else 8 if config.v8 else 7 if config.v7 else 6 if config.v6 else GENERATOR_VERSION, config.cflags)
     if config.out is not None:
         _write_report(config, summary)
     return summary
