@@ -777,9 +777,8 @@ class Program:
         arrays indexed by that loop (or live in the element they are copied to at the end
         of each iteration), as ``optimize`` does before scheduling: see
         `polysched.transform.expand`. Its model differs (new arrays, bodies, maybe one
-        statement fewer), so only `substitute_scalars` may come before it: the schedule must
-        still be the source's.
-        This program itself (no step in the trace) when nothing is worth expanding.
+        statement fewer), so only `substitute_scalars` may come before it: the schedule
+        must still be the source's. This program itself (no step in the trace) when nothing is worth expanding.
 
         ``scalars``: expand these, wherever they are private to a loop (a temporary
         ``t = A[i][j] * 2; B[i][j] = t * t;`` orders every iteration after the one
@@ -825,7 +824,8 @@ class Program:
         parallel loop work on transposed copies (copied in first and out last), as
         ``optimize`` does before scheduling: see `polysched.transform.layout`. Like
         `expand_scalars` it changes the model, so only `substitute_scalars` and
-        `expand_scalars` may come before it. This program itself (no step in the trace) when no array is worth it."""
+        `expand_scalars` may come before it. This program itself (no step in the trace)
+        when no array is worth it."""
         from polysched.transform.layout import transpose, transposition_plan
         self._model_step_in_order("transpose_arrays()", "transpose_arrays")
         plan = transposition_plan(self.scop)
