@@ -236,8 +236,8 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
 
 def substitute(scop: Scop, plan: list[Substitution]) -> Scop:
     """``scop`` with each entry of ``plan`` applied in order: the definitions gone (to
-    ``removed``), their values in the statements that read them, scalars no statement accesses left out of
-    ``arrays``, and the schedule restricted to the statements left."""
+    ``removed``), their values in the statements that read them, scalars no statement
+    accesses left out of ``arrays``, and the schedule restricted to the statements left."""
     starts = line_starts(scop.source)
     for sub in plan:
         definition = scop.statement(sub.definition)
@@ -249,8 +249,8 @@ def substitute(scop: Scop, plan: list[Substitution]) -> Scop:
         # (the definition goes on ``removed``: the skeleton that leaves the iterators at
         # their final values blanks it as it blanks the statements; helper-65's fuzzer:
         # 'u = 0.5 * t;' stayed there, reading a block's 't' out of its scope)
-        scop = replace(scop, statements=statements, arrays=arrays, schedule=scop.schedule.intersect_domain(domain),
-                       removed=scop.removed + (definition,))
+        scop = replace(scop, statements=statements, arrays=arrays, removed=scop.removed + (definition,),
+                       schedule=scop.schedule.intersect_domain(domain))
     return scop
 
 
