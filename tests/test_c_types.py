@@ -425,17 +425,19 @@ def test_a_typedef_of_the_system_headers_is_its_basic_type(type_name, basic, tmp
     assert outputs_of(out, tmp_path, "out", [(0,), (50,)]) == outputs_of(text, tmp_path, "orig", [(0,), (50,)])
 
 
-def test_a_linearised_subscript_in_32_bit_unsigned_arithmetic_is_refused_saying_why():
-    """``b[y * cols + x]`` with unsigned counters and sizes wraps modulo 2**32 in C, so it
-    is not read as rows and columns; the message says so (helper-37 found it said only
-    'non-affine product')."""
+def test_a_linearised_subscript_widened_after_it_wraps_is_refused_saying_why():
+    """``b[(unsigned long)(y * cols) + x]`` with unsigned counters and sizes: C wraps
+    ``y * cols`` modulo 2**32 and then widens it, so the sum is not the exact one modulo
+    anything the model could check; refused, and the message says so (helper-37 found
+    it said only 'non-affine product'). (Without the cast, +, - and * modulo 2**32 are
+    read as rows: tests/test_unsigned_rows.py.)"""
     source = """float a[100], b[100];
 void f(unsigned rows, unsigned cols)
 {
 #pragma scop
   for (unsigned y = 0; y < rows; y++)
     for (unsigned x = 0; x < cols; x++)
-      b[y * cols + x] = a[y * cols + x] * 2.0f;
+      b[(unsigned long)(y * cols) + x] = a[y * cols + x] * 2.0f;
 #pragma endscop
 }
 """
@@ -498,7 +500,9 @@ def _write(tmp_path, text: str):
 def test_the_refusal_names_the_subscript_that_wraps():
     """Fuzz seed 34941, program 5: 'f[i + j * n]' (long n: computed in long) was refused
     with 'a subscript computed in 32-bit unsigned arithmetic', which it is not; the one
-    that is, f[i + 1], is now named."""
+    that is is named: f[i + (j + 1) * n], whose j + 1 is widened to long once computed
+    modulo 2**32 (f[i + 1] is exact while it stays below 2**32, which the emitted code
+    checks: tests/test_unsigned_rows.py)."""
     source = """void k(long n, long m, double *f)
 {
   unsigned i, j;
@@ -511,7 +515,7 @@ def test_the_refusal_names_the_subscript_that_wraps():
 """
     with pytest.raises(ScopError) as info:
         extract(source, filename="f.c")
-    assert "32-bit unsigned arithmetic wraps modulo 2**32 (here 'f[i + 1]')" in info.value.message
+    assert "32-bit unsigned arithmetic wraps modulo 2**32 (here 'f[i + ((j + 1) * n)]')" in info.value.message
 
 
 WIDE_SIZES = r"""#include <stdio.h>

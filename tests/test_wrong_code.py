@@ -1535,12 +1535,16 @@ def test_linearised_subscripts_in_every_mode(tmp_path, capsys):
     outputs = assert_same_behaviour(tmp_path, text, opts=("-O2",))
     assert "#pragma omp parallel for" in outputs["tile-par"]
     assert "(((long long)(n)) - 1) * (n) + (n - 1)" in outputs["tile-par"]  # B's last element, overlap check
-    # 32-bit unsigned sizes: C wraps the subscript modulo 2**32, which rows cannot model
+    # 32-bit unsigned sizes: C computes the subscript modulo 2**32, the exact value while
+    # it stays below 2**32 (a run-time check, tests/test_unsigned_rows.py): rows of n
     wraps = text.replace("int main(void) {", "void wraps(unsigned n, unsigned m, double *A) {\n  unsigned i, j;\n"
                          "#pragma scop\n  for (i = 0; i < m; i++)\n    for (j = 0; j < n; j++)\n"
                          "      A[i * n + j] = 1.0;\n#pragma endscop\n}\nint main(void) {")
-    # (next to regions it reads: kept as written, with a note)
-    assert "wraps" not in {scop.function for scop in extract(wraps, filename="w.c")}
+    [read] = [scop for scop in extract(wraps, filename="w.c") if scop.function == "wraps"]
+    assert read.arrays["A"].linearized and len(read.arrays["A"].dims) == 2
+    # widened once wrapped: no rows (next to regions it reads: kept as written, with a note)
+    widened = wraps.replace("A[i * n + j]", "A[(unsigned long)(i * n) + j]")
+    assert "wraps" not in {scop.function for scop in extract(widened, filename="w.c")}
     assert "non-affine product 'i * n'" in capsys.readouterr().err
 
 

@@ -427,6 +427,9 @@ class _RegionPrinter:
         if fit is not None:
             parts.append(fit)
         build = isl.AstBuild.from_context(assumed)
+        for bound in self.address_bound_checks(build):
+            if bound not in parts:
+                parts.append(bound)
         elements: dict[str, isl.Set | None] = {}      # each array's, computed once
         for a, b in self.version.alias_checks:
             for array in (a, b):
@@ -453,6 +456,26 @@ class _RegionPrinter:
         parts = [f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts]
         # one conjunct per line: the alias checks are long
         return (" &&\n" + region_indent(self.scop) + "    ").join(parts)
+
+    def address_bound_checks(self, build: isl.AstBuild) -> list[str]:
+        """C conditions that the linearised subscripts computed in 32-bit unsigned
+        arithmetic do not wrap (`Versioning.address_bounds`): ``row < 0 || (w > 0 &&
+        row + 1 <= 4294967296LL / w)`` for the highest row and the row sizes, in
+        ``long long`` (a row of -1: not evaluated for these parameters). The division
+        keeps the test itself from overflowing: ``(row + 1) * w * h <= L`` is
+        ``row + 1 <= L / w / h`` for positive sizes."""
+        highest_rows: dict[tuple[str, ...], isl.PwAff] = {}     # one check per row size
+        for highest, sizes in self.version.address_bounds:
+            texts = tuple(self._long_long(build.expr_from_pw_aff(size)) for size in sizes)
+            known = highest_rows.get(texts)
+            highest_rows[texts] = highest if known is None else known.union_max(highest).coalesce()
+        checks = []
+        for texts, highest in highest_rows.items():
+            row = self._long_long(build.expr_from_pw_aff(highest))
+            quotient = "4294967296LL" + "".join(f" / ({t})" for t in texts)
+            positive = "".join(f"({t}) > 0 && " for t in texts)
+            checks.append(f"({row}) < 0 || ({positive}({row}) + 1 <= {quotient})")
+        return checks
 
     def check_lines(self, guard: str, memory: dict[str, str]) -> list[str]:
         """With row checks (`Versioning.row_checks`) or arrays on the heap

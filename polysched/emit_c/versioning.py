@@ -6,7 +6,9 @@ The pipeline works under assumptions that C does not guarantee:
   tiles and isl's AST are exact only there;
 - the loop counters and the bound arithmetic fit in the counter type;
 - arrays reached through different pointers do not overlap (isl sees distinct names
-  as distinct memory).
+  as distinct memory);
+- a linearised subscript that C computes in 32-bit unsigned arithmetic (``out[y * w +
+  x]`` with ``unsigned`` operands) does not wrap: it stays below ``2**32``.
 
 Polly's answer is code versioning, and so is ours: the region becomes
 
@@ -157,6 +159,8 @@ class Versioning:
     assumed: isl.Set
     alias_checks: list[tuple[Array, Array]] = field(default_factory=list)
     row_checks: list[Array] = field(default_factory=list)
+    # linearised subscripts computed in 32-bit unsigned arithmetic (Scop.address_bounds)
+    address_bounds: tuple[tuple[isl.PwAff, tuple[isl.PwAff, ...]], ...] = ()
     never: list[str] = field(default_factory=list)
     live_iterators: tuple[str, ...] = ()
 
@@ -171,7 +175,8 @@ class Versioning:
 
     @property
     def needs_check(self) -> bool:
-        return bool(self.alias_checks) or bool(self.row_checks) or not self.assumed.plain_is_universe()
+        return bool(self.alias_checks) or bool(self.row_checks) or bool(self.address_bounds) \
+            or not self.assumed.plain_is_universe()
 
     def describe(self) -> list[str]:
         """One line per assumption and what the emitted code does about it."""
@@ -184,6 +189,9 @@ class Versioning:
         if self.alias_checks:
             pairs = ", ".join(f"{a.c_text}/{b.c_text}" for a, b in self.alias_checks)
             lines.append(f"run-time check that these arrays do not overlap: {pairs}")
+        if self.address_bounds:
+            lines.append("run-time check that the subscripts computed in 32-bit unsigned arithmetic "
+                         "(A[y * w + x]) stay below 2**32, where they do not wrap")
         if self.row_checks:
             rows = ", ".join(_shown(a) for a in self.row_checks)
             lines.append(f"run-time check that the rows of {rows} do not overlap (each after the one before)")
@@ -291,7 +299,7 @@ def plan(scop: Scop, counter_type: str | None = None, schedule: isl.Schedule | N
     assumed = assumed.gist(known).coalesce()
 
     result = Versioning(counter_type, parameter_text, iterator_casts, assumed,
-                        live_iterators=tuple(scop.live_iterators))
+                        address_bounds=scop.address_bounds, live_iterators=tuple(scop.live_iterators))
     if bounded.is_empty():
         result.never.append("the model holds for no parameter value (e.g. an unsigned comparison "
                             "that always wraps around, or a linearised subscript A[i * n + j] whose "

@@ -47,7 +47,7 @@ from .hoist import HoistDeclarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped, iterator_monomials, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
 from .unsigned import (SIZE_OPERATORS, in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons,
-                       unsigned_width_of, wraps_at_32_bits)
+                       modular_kind, unsigned_width_of, wraps_at_32_bits)
 from .macros import (Macro, MacroTable, conditional_lines, expand_statement_macros, int_literal_value, macro_table,
                      unparenthesised_macro)
 from .model import Access, Array, Scop, ScopError, Statement
@@ -572,6 +572,8 @@ class _RegionBuilder:
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
         # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
         self.wrapping_subscripts: dict[str, c_ast.Node] = {}
+        # their subscripts computed in 32-bit unsigned arithmetic: (highest row, row sizes)
+        self.address_bounds: list[tuple[isl.PwAff, tuple[isl.PwAff, ...]]] = []
         self.distributed: set[str] = set()    # linearised arrays read without compound sizes
         self.compound_sizes: dict[str, c_ast.Node] = {}     # "(len - 2)" -> its expression
 
@@ -1894,7 +1896,10 @@ class _RegionBuilder:
         for name, nodes in subscripts.items():
             # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
             # row and column the model would name (64 bits wrap like addresses do)
-            wrapping = next((n for n in nodes if wraps_at_32_bits(n, self.type_of)), None)
+            # (unless only +, - and * wrap: exact while the address stays below 2**32,
+            # which `delinearized` has checked at run time)
+            wrapping = next((n for n in nodes if wraps_at_32_bits(n, self.type_of)
+                             and self.modular_kind(n) != (32, False)), None)
             if wrapping is not None:
                 self.wrapping_subscripts[name] = wrapping
                 continue
@@ -1916,6 +1921,10 @@ class _RegionBuilder:
                     # rows of n in one subscript, of m in another: the message says so
                     self.mixed_rows[name] = sorted(size for (size,) in rows)
         return chains
+
+    def modular_kind(self, subscript: c_ast.Node) -> tuple[int, bool] | None:
+        """unsigned.py's `modular_kind` of ``subscript``, its macros expanded."""
+        return modular_kind(subscript, self.type_of, self.unfolded)
 
     def walk_expanded(self, body: c_ast.Node):
         """The nodes of ``body`` and of the macro expansions in it (``AT(C, i, j)`` with
@@ -2115,7 +2124,29 @@ class _RegionBuilder:
             if best_holds.is_strict_subset(candidate_holds):
                 best, best_holds = candidate, candidate_holds
         self.no_wrap.append(best_holds)
+        if wraps_at_32_bits(subscript, self.type_of):
+            self.bound_address(best[0], extents, ctx.domain)
         return best
+
+    def bound_address(self, row: isl.PwAff, extents: list[isl.PwAff], domain: isl.Set) -> None:
+        """Assume the address ``row * prod(extents) + (columns)`` of a subscript that C
+        computes in 32-bit unsigned arithmetic (`linearized_arrays`) lies in [0, 2**32)
+        wherever ``domain`` evaluates it, which makes C's value the exact one: ``row >= 0``
+        joins the context, and ``(max row + 1) * prod(extents) <= 2**32``, which is not
+        affine, is checked by the emitted code (``Scop.address_bounds``). The columns
+        are within their extents already (`delinearized`'s assumption)."""
+        zero = isl.PwAff.val_on_domain(isl.Set.universe(domain.get_space()), val(0))
+        self.no_wrap.append(domain.intersect(row.lt_set(zero)).params().complement())
+
+        def over_params(value: isl.PwAff, on: isl.Set) -> isl.PwAff:
+            return isl.Map.from_pw_aff(value.intersect_domain(on)).range().dim_max(0)
+
+        highest = over_params(row, domain)
+        # -1 where the subscript is never evaluated: nothing to check there
+        none = isl.PwAff.val_on_domain(isl.Set.universe(highest.get_domain_space()), val(-1))
+        universe = isl.Set.universe(domain.get_space())
+        self.address_bounds.append((highest.union_max(none).coalesce(),
+                                    tuple(over_params(e, universe).coalesce() for e in extents)))
 
     def walk(self, node: c_ast.Node, ctx: _Context) -> _Built | None:
         if isinstance(node, c_ast.Compound):
@@ -3298,6 +3329,8 @@ class _RegionBuilder:
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
             preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
             user_loop_pragmas=tuple(self.user_loop_pragmas),
+            address_bounds=tuple((row.align_params(param_space), tuple(e.align_params(param_space) for e in extents))
+                                 for row, extents in self.address_bounds),
             enumerators=dict(sorted(self.values_read().items())), typedefs=self.typedefs_read(variable_types),
             macro_expansions=self.macros.expansions_to_check(
                 self.region_words | self.words_of(self.region_words & self.defined_functions())),

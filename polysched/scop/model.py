@@ -233,6 +233,11 @@ class Scop:
     # '#pragma omp parallel for', 'omp simd', 'GCC ivdep', ...): the pipeline places
     # parallel and vector loops of its own where they asked for some
     user_loop_pragmas: tuple[tuple[int, str], ...] = ()
+    # linearised subscripts that C computes in 32-bit unsigned arithmetic (out[y * w +
+    # x] with unsigned y, w, x), each as ([params] -> { [highest row] }, the row sizes
+    # ([params] -> { [w] },)): exact only while (highest row + 1) * sizes <= 2**32, which
+    # is not affine; the emitted code checks it at run time (emit_c/versioning.py)
+    address_bounds: tuple[tuple[isl.PwAff, tuple[isl.PwAff, ...]], ...] = ()
     # the file includes headers of its own, whose '#if's may choose other types under
     # other -D: the optimized code runs only where the types are the ones read
     # (emit_c/versioning.py: type_checks)

@@ -209,6 +209,39 @@ def wraps_at_32_bits(node: c_ast.Node, type_of: Callable[[str], str | None]) -> 
     return False
 
 
+def modular_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
+                 unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None,
+                 depth: int = 0) -> tuple[int, bool] | None:
+    """``(width, signed)`` of ``node`` when it is computed by ``+``, ``-`` and ``*`` only
+    (and unary ``-``), over integer variables and literals, every value in a type of at
+    most 32 bits; else None. Macro uses and the region's constants are read as
+    ``unfold`` gives them. Such an expression of type ``unsigned int`` is the exact
+    integer modulo 2**32: the operations are those of a ring, and each conversion to
+    ``unsigned`` is modulo 2**32 too (a signed operation is exact: its overflow is
+    undefined). So C's value is the exact one wherever that lies in [0, 2**32)."""
+    if depth > 200:
+        return None
+    unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
+    if unfolded is not None:
+        return modular_kind(unfolded, type_of, unfold, depth + 1)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        left = modular_kind(node.left, type_of, unfold, depth + 1)
+        right = modular_kind(node.right, type_of, unfold, depth + 1) if left is not None else None
+        kind = _common(left, right) if right is not None else None
+    elif isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        kind = modular_kind(node.expr, type_of, unfold, depth + 1)
+        kind = _promoted(kind) if kind is not None else None
+    elif isinstance(node, c_ast.ID):
+        c_type = type_of(node.name)
+        declared = integer_kind(c_type) if c_type else None
+        kind = _promoted(declared) if declared is not None else None
+    elif isinstance(node, c_ast.Constant) and node.type in INTEGER_CONSTANT_TYPES:
+        kind = _literal_kind(node.value)
+    else:
+        kind = None
+    return kind if kind is not None and kind[0] <= 32 else None
+
+
 def _walk(node: c_ast.Node):
     stack = [node]
     while stack:
