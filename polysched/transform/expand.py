@@ -177,7 +177,7 @@ def only_dimension(stmt: Statement, row: isl.UnionMap, depth: int) -> bool:
     return False
 
 
-def _tokens_of(stmt: Statement, scop: Scop, name: str, starts) -> list[int] | None:
+def scalar_tokens(stmt: Statement, scop: Scop, name: str, starts) -> list[int] | None:
     """Offsets in ``stmt.body`` of the references to scalar ``name``: one per access of
     it, each at a plain token ``name`` (not ``&name``, not a member); None when the text
     does not show every access (a macro hides one). A body the front end rewrote (a
@@ -294,7 +294,7 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
             touching = [s for s in statements if any(a.array == scalar for a in s.accesses)]
             if any((scalar, s.name) in taken for s in touching):
                 continue
-            if any(_tokens_of(s, scop, scalar, starts) is None for s in touching):
+            if any(scalar_tokens(s, scop, scalar, starts) is None for s in touching):
                 continue
             reason = private_reason(scop, accesses, scalar, domain, same_value(iteration))
             if reason is not None:
@@ -546,7 +546,7 @@ def _expanded_statement(scop: Scop, stmt: Statement, plan: list[Expansion], star
     n = len(stmt.iterators)
     ctx = scop.context.get_ctx()
     for expansion in plan:
-        for offset in _tokens_of(stmt, scop, expansion.scalar, starts):
+        for offset in scalar_tokens(stmt, scop, expansion.scalar, starts):
             spans[offset] = (len(expansion.scalar), expansion.text)
         # { S[i0..in] -> [i0..i_depth] } then the target: { S[i] -> X[f] }
         prefix = isl.Map(f"{{ {stmt.name}[{', '.join(f'i{k}' for k in range(n))}] -> "

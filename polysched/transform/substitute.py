@@ -55,7 +55,7 @@ from polysched.scop.declarations import header_typedef
 from polysched.scop.model import Scop, Statement, statements_domain
 from polysched.scop.source import line_starts
 
-from .expand import _tokens_of
+from .expand import scalar_tokens
 from .loops import statement_loops
 
 # the types whose conversion on assignment a cast repeats exactly
@@ -169,7 +169,7 @@ def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
         if u_loops is None or u_loops[:len(loops)] != loops or u.iterators[:len(loops)] != d.iterators:
             return None
         inner = inner or len(u_loops) > len(loops)
-        found = _tokens_of(u, scop, name, starts)
+        found = scalar_tokens(u, scop, name, starts)
         if found is None:
             return None
         occurrences += len(found)
@@ -196,7 +196,8 @@ def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
     read_names = {a.array for a in d.accesses if a.kind == "read"}
     last = max(order[u.name] for u in uses)
     after = [s for s in scop.statements[order[d.name] + 1:]
-             if order[s.name] < last or (inner and (_loops(scop, s) or [])[:len(loops)] == loops)]
+             if order[s.name] < last or (inner and s.iterators[:len(loops)] == d.iterators
+                                         and (_loops(scop, s) or [])[:len(loops)] == loops)]
     if any(a.array in read_names for stmt in after for a in stmt.accesses if a.kind != "read"):
         return None
     return Substitution(name, d.name, [u.name for u in uses], f"(({c_type})({value}))", d.iterators[-1])
@@ -223,7 +224,7 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
     """``stmt`` reading ``sub.value`` where it read the scalar, with the accesses of the
     definition's value (its reads, on ``stmt``'s instances)."""
     body = stmt.body
-    for offset in sorted(_tokens_of(stmt, scop, sub.scalar, starts), reverse=True):
+    for offset in sorted(scalar_tokens(stmt, scop, sub.scalar, starts), reverse=True):
         body = body[:offset] + sub.value + body[offset + len(sub.scalar):]
     same = _same_instances(definition, stmt, scop.context.get_ctx()).reverse()
     moved = [replace(a, relation=same.apply_range(a.relation.align_params(same.get_space())))
