@@ -142,3 +142,76 @@ def test_subscripts_that_are_not_the_exact_value_modulo_2_32_stay_refused(subscr
     source = BLUR.replace("out[y * w + x] =", f"out[{subscript}] =")
     with pytest.raises(ScopError, match=why):
         extract(source, filename="blur.c")
+
+
+def random_image_kernel(rng) -> str:
+    """An image kernel over unsigned sizes: one to three statements (fused or in nests
+    of their own, maybe in a time loop) that read shifted rows and columns through
+    ``(y + dy) * w + x + dx``, ``IDX(y + dy, x + dx)`` or ``y * w + x + w + 1``, called
+    at several sizes (at least 3 by 3: ``h - 2`` of a smaller one wraps, and the
+    original runs out of bounds)."""
+    counter = rng.choice(["unsigned", "unsigned int", "uint32_t"])
+    starts = rng.choice([0, 1, 1, 2]), rng.choice([0, 1, 1])
+    ends = rng.choice(["h", "h - 1", "h - 2"]), rng.choice(["w", "w - 1", "w - 2"])
+    statements = []
+    for k in range(rng.randint(1, 3)):
+        terms = []
+        for _ in range(rng.randint(1, 4)):
+            # shifts that stay inside the loops' rows and columns
+            dy = rng.choice([-1, 0, 0, 1]) if starts[0] and ends[0] != "h" else 0
+            dx = rng.choice([-1, 0, 0, 1]) if starts[1] and ends[1] != "w" else 0
+            rows, columns = f"y + {dy}" if dy else "y", f"x + {dx}" if dx else "x"
+            form = rng.random()
+            subscript = (f"({rows}) * w + {columns}" if form < 0.5 else f"IDX({rows}, {columns})" if form < 0.8
+                         else "y * w + x" + {1: " + w", -1: " - w", 0: ""}[dy] + {1: " + 1", -1: " - 1", 0: ""}[dx])
+            terms.append(f"{rng.choice(['0.5f', '0.25f', '1.5f'])} * {rng.choice('abc')}[{subscript}]")
+        target = "abc"[(k + 1) % 3] if rng.random() < 0.7 else "abc"[k % 3]
+        statements.append(f"{target}[y * w + x] {rng.choice(['=', '+='])} {' + '.join(terms)};")
+    head = f"for ({counter} y = {starts[0]}; y < {ends[0]}; y++)\n    for ({counter} x = {starts[1]}; x < {ends[1]}; x++)"
+    if rng.random() < 0.5:
+        loops = f"  {head} {{\n" + "".join(f"      {s}\n" for s in statements) + "    }"
+    else:
+        loops = "\n".join(f"  {head}\n      {s}" for s in statements)
+    if rng.random() < 0.5:
+        loops = f"  for ({counter} t = 0; t < 2; t++) {{\n{loops}\n  }}"
+    return f"""#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#define IDX(i, j) ((i) * w + (j))
+static void kernel({counter} w, {counter} h, float *a, float *b, float *c) {{
+#pragma scop
+{loops}
+#pragma endscop
+}}
+int main(void) {{
+  unsigned sizes[][2] = {{{{3, 3}}, {{3, 4}}, {{4, 3}}, {{5, 9}}, {{9, 5}}, {{33, 20}}}};
+  for (int s = 0; s < 6; s++) {{
+    unsigned w = sizes[s][0], h = sizes[s][1];
+    float *a = malloc(sizeof(float) * (w * h + 8)), *b = malloc(sizeof(float) * (w * h + 8)),
+          *c = malloc(sizeof(float) * (w * h + 8));
+    for (unsigned i = 0; i < w * h + 8; i++) {{ a[i] = (i * 7 % 13) * 0.5f; b[i] = (i % 5) * 0.25f; c[i] = 1.0f; }}
+    kernel(w, h, a, b, c);
+    double sum = 0;
+    for (unsigned i = 0; i < w * h; i++) sum += (a[i] + 2 * b[i] + 3 * c[i]) * (i % 7 + 1);
+    printf("%u %u %.9g\\n", w, h, sum);
+    free(a); free(b); free(c);
+  }}
+  return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("seed", [3, 17, 29])
+def test_random_image_kernels_over_unsigned_sizes(seed, tmp_path):
+    """The fuzzer's oracle (polysched.fuzz.runner.Evaluator: the original and each
+    output compiled alike and run, at 1 and 2 threads) on random kernels of this kind
+    (100 of them under all 12 modes, 1,200 runs, gave 0 failures when the reading
+    landed)."""
+    import random
+    from polysched.fuzz.runner import Evaluator
+    text = random_image_kernel(random.Random(seed))
+    evaluator = Evaluator(text, tmp_path, 60.0)
+    assert not evaluator.invalid and not evaluator.skipped, evaluator.invalid or evaluator.skipped
+    results = evaluator.evaluate_all(["identity", "pluto-smart", "tile", "tile-par", "unroll"])
+    assert [(r.mode, r.kind) for r in results if r.kind != "ok"] == []
+    assert "#pragma omp parallel for" in next(r.output for r in results if r.mode == "tile-par")
