@@ -187,7 +187,8 @@ class Versioning:
             lines.append(f"optimized code runs when {self.assumed} holds (checked at run time; "
                          "else the original code)")
         if self.alias_checks:
-            pairs = ", ".join(f"{a.c_text}/{b.c_text}" for a, b in self.alias_checks)
+            # (members by name: A[].re/y[].im; a pair of views of the same memory once)
+            pairs = ", ".join(dict.fromkeys(f"{_shown(a)}/{_shown(b)}" for a, b in self.alias_checks))
             lines.append(f"run-time check that these arrays do not overlap: {pairs}")
         if self.address_bounds:
             lines.append("run-time check that the subscripts computed in 32-bit unsigned arithmetic "
