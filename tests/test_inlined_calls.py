@@ -6,6 +6,7 @@ Nested calls are inlined from the innermost out (helper-16: refused).
 Functions that read globals, take other types or do more are still refused there."""
 from __future__ import annotations
 
+import islpy as isl
 import pytest
 
 from polysched.pipeline import OptimizeOptions, optimize
@@ -80,3 +81,75 @@ def test_an_argument_that_is_not_int_is_refused():
         extract(text, filename="f.c")
     [scop] = extract(text.replace("long off", "int off"), filename="f.c")       # an int: read
     assert scop.parameters == ["off"]
+
+
+# An accessor as image code writes them (helper-66: refused, "takes a pointer"): read as
+# the element it returns. The in-place sweep reads what it wrote in the row above and
+# the column before, so the dependences the model sees through the calls decide the
+# schedule: wrong tiles or parallel loops would change the outputs.
+ACCESSOR = r"""#include <stdio.h>
+#include <stdlib.h>
+static inline float px(const float *img, int w, int x, int y) { return img[y * w + x]; }
+static double at2(const double *restrict m, int n, int i, int j) { return m[i * n + j]; }
+static void kernel(int w, int h, float *a, float *g, double *s) {
+#pragma scop
+  for (int y = 1; y < h; y++)
+    for (int x = 1; x < w - 1; x++)
+      a[y * w + x] = 0.5f * px(a, w, x - 1, y) + 0.25f * (px(a, w, x, y - 1) + px(a, w, x + 1, y - 1));
+  for (int y = 0; y < h; y++)
+    for (int x = 1; x < w - 1; x++) {
+      g[y * w + x] = px(a, w, x + 1, y) - px(a, w, x - 1, y);
+      s[y * w + x] = at2(s, w, y, x - 1) * 0.5 + g[y * w + x];
+    }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int w = atoi(argv[1]), h = atoi(argv[2]), cells = w * h + 1;
+  float *a = malloc(sizeof(float) * cells), *g = calloc(cells, sizeof(float));
+  double *s = calloc(cells, sizeof(double));
+  for (int i = 0; i < cells; i++) a[i] = (float) ((i * 37) % 101);
+  kernel(w, h, a, g, s);
+  double sum = 0;
+  for (int i = 0; i < w * h; i++) sum += (a[i] + 2 * g[i] + s[i]) * (i % 7 + 1);
+  printf("%.17g\n", sum);
+  return 0;
+}
+"""
+
+
+def test_an_accessor_is_read_as_the_element_it_returns():
+    from polysched.islutil import maps_of
+    [scop] = extract(ACCESSOR, filename="acc.c")
+    reads = {m.get_tuple_name(isl.dim_type.out) for m in maps_of(scop.reads)}
+    assert {"a", "s", "g"} <= reads
+    # px(a, w, x - 1, y) is a[y, x - 1] of rows of w: S0 reads what it wrote a column before
+    assert scop.arrays["a"].linearized and len(scop.arrays["a"].dims) == 2
+    s0_reads_a = [m for m in maps_of(scop.reads) if m.get_tuple_name(isl.dim_type.in_) == "S0"]
+    assert not s0_reads_a[0].intersect(isl.Map("[w, h] -> { S0[y, x] -> a[y, x - 1] }")).is_empty()
+
+
+@pytest.mark.parametrize("flags", [{}, {"tile": True, "parallel": True}, {"tile": True, "tile_sizes": [3, 5]},
+                                   {"scheduler": "isl", "tile": True, "parallel": True}])
+def test_accessor_calls_run_like_the_original(flags, tmp_path):
+    path = tmp_path / "acc.c"
+    path.write_text(ACCESSOR)
+    text = optimize(path, OptimizeOptions.from_flags(**flags)).text
+    assert "px(a, w, " in text              # the emitted code calls it as the original does
+    sizes = [(0, 0), (1, 1), (2, 5), (3, 3), (17, 9), (64, 40)]
+    assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(ACCESSOR, tmp_path, "orig", sizes)
+
+
+@pytest.mark.parametrize("function", [
+    "static inline float px(const float *img, int w, int x, int y) { return img[y * w + x] + img[0]; }",
+    "static inline float px(const float *img, int w, int x, int y) { return img[y * w + x + W0]; }",
+    "static inline float px(float *img, int w, int x, int y) { img[0] = 1.0f; return img[y * w + x]; }",
+    "static inline float px(const float *img, int w, int x, int y) { return *(img + y * w + x); }",
+    "static inline float px(const float *img, const float *other, int x, int y) { return img[y + x]; }",
+    "static inline float px(const float *img, long w, int x, int y) { return img[y * w + x]; }",
+])
+def test_functions_that_are_no_plain_accessors_stay_refused(function):
+    source = ACCESSOR.replace(ACCESSOR.splitlines()[2], "int W0 = 1;\n" + function)
+    if "other" in function:
+        source = source.replace("px(a, w, ", "px(a, a, ")
+    with pytest.raises(ScopError, match="px"):
+        extract(source, filename="acc.c")

@@ -1616,9 +1616,23 @@ class _RegionBuilder:
         constants and operators (which compute the same on int arguments, the values
         the run-time checks allow, as the expression with the arguments in place).
         Else None."""
+        if self.purity.problem(name) is not None:
+            return None
+        definition = self.one_return(name)
+        if definition is None:
+            return None
+        function, params, value = definition
+        if not _plain_int(function.type) or not all(_plain_int(p.type) for p in params):
+            return None
+        names = [p.name for p in params]
+        return (names, value) if _int_arithmetic_of(value, names) else None
+
+    def one_return(self, name: str) -> tuple[c_ast.Node, list[c_ast.Decl], c_ast.Node] | None:
+        """The type, parameters and returned expression of the function ``name`` of this
+        file, as the compiler reads it (preprocessed), when its body is one ``return
+        e;``; else None (a macro, a variable, or anything else)."""
         from .pure import function_definition
-        if name in self.macros or name in self.visible.variables or name not in self.defined_functions() \
-                or self.purity.problem(name) is not None:
+        if name in self.macros or name in self.visible.variables or name not in self.defined_functions():
             return None
         text = function_definition(self.purity.plain, name)
         try:
@@ -1626,29 +1640,44 @@ class _RegionBuilder:
         except Exception:  # noqa: BLE001 - not read: not inlined
             return None
         definition = ast.ext[-1] if ast.ext else None
-        if not isinstance(definition, c_ast.FuncDef):
+        if not isinstance(definition, c_ast.FuncDef) or definition.decl.name != name:
             return None
-
-        def plain_int(decl_type) -> bool:
-            return isinstance(decl_type, c_ast.TypeDecl) and isinstance(decl_type.type, c_ast.IdentifierType) \
-                and decl_type.type.names in (["int"], ["signed", "int"], ["signed"]) \
-                and set(decl_type.quals or ()) <= {"const"}
-
         function = definition.decl.type
         params = [p for p in (function.args.params if function.args else []) if not isinstance(p, c_ast.Typename)]
         items = definition.body.block_items or []
-        if not plain_int(function.type) or not all(isinstance(p, c_ast.Decl) and plain_int(p.type) for p in params) \
-                or len(items) != 1 or not isinstance(items[0], c_ast.Return) or items[0].expr is None:
+        if not all(isinstance(p, c_ast.Decl) for p in params) or len(items) != 1 \
+                or not isinstance(items[0], c_ast.Return) or items[0].expr is None:
+            return None
+        return function, params, items[0].expr
+
+    def accessor_function(self, name: str) -> tuple[list[str], int, list[str], c_ast.Node] | None:
+        """``static inline float px(const float *img, int w, int x, int y) { return
+        img[y * w + x]; }``, an accessor as image code writes them: its parameter
+        names, the position of its pointer parameter, the pointer's element type (its
+        words, qualifiers left out) and the subscript, when the function is one
+        ``return p[e];`` of its one pointer parameter ``p`` (to an arithmetic type) and
+        ``e`` is int arithmetic of its int parameters (`inline_function`'s rules). Such
+        a call reads one element and changes nothing: the model reads it as
+        ``p[e]`` with the arguments in place, the emitted code calls it as the original
+        does. Else None."""
+        definition = self.one_return(name)
+        if definition is None:
+            return None
+        function, params, value = definition
+        if not (isinstance(value, c_ast.ArrayRef) and isinstance(value.name, c_ast.ID)) \
+                or not self.purity.is_scalar(function.type):
+            return None
+        pointers = [k for k, p in enumerate(params) if isinstance(p.type, c_ast.PtrDecl)]
+        if len(pointers) != 1 or params[pointers[0]].name != value.name.name:
+            return None
+        pointer = params[pointers[0]].type
+        if set(pointer.quals or ()) - {"const", "restrict"} or not self.purity.is_scalar(pointer.type):
             return None
         names = [p.name for p in params]
-        for node in _walk_nodes(items[0].expr):
-            if isinstance(node, c_ast.ID) and node.name not in names:
-                return None             # a global or an enumerator: its value may differ here
-            if not isinstance(node, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.TernaryOp)) \
-                    or (isinstance(node, c_ast.Constant) and node.type != "int") \
-                    or (isinstance(node, c_ast.UnaryOp) and node.op not in ("-", "+", "!")):
-                return None
-        return names, items[0].expr
+        if not all(_plain_int(p.type) for k, p in enumerate(params) if k != pointers[0]) \
+                or not _int_arithmetic_of(value.subscript, [n for n in names if n != value.name.name]):
+            return None
+        return names, pointers[0], list(pointer.type.type.names), value.subscript
 
     def calls_inlined(self, body: c_ast.Node) -> None:
         """``b[at(y, x, w)]``: a call of a function `inline_function` reads, in a loop
@@ -1658,9 +1687,46 @@ class _RegionBuilder:
         Nested calls (``at(at(i, j, n), 1, 3)``) are inlined from the innermost out:
         each round inlines the calls whose arguments are int arithmetic already."""
         cache: dict[str, tuple[list[str], c_ast.Node] | None] = {}
+        accessors: dict[str, tuple | None] = {}
         for _ in range(8):          # (nesting depth read; deeper calls stay calls)
-            if not self.inline_round(body, cache):
+            if not (self.inline_round(body, cache) | self.accessors_inlined(body, accessors)):
                 break
+
+    def accessors_inlined(self, body: c_ast.Node, cache: dict) -> bool:
+        """``px(img, w, x + 1, y)`` of an accessor (`accessor_function`) with an array
+        of its element type and int arguments: ``img[y * w + (x + 1)]`` in ``body``,
+        for the model (the statement's text keeps the call). Whether it read one."""
+        inlined_any = False
+        for parent in list(_walk_nodes(body)):
+            for field, child in parent.children():
+                if not (isinstance(child, c_ast.FuncCall) and isinstance(child.name, c_ast.ID)):
+                    continue
+                name = child.name.name
+                if name not in cache:
+                    cache[name] = self.accessor_function(name)
+                args = child.args.exprs if child.args else []
+                if cache[name] is None or len(args) != len(cache[name][0]):
+                    continue
+                names, pointer, element, subscript = cache[name]
+                array = args[pointer]
+                decl = self.visible.declarations.get(array.name) if isinstance(array, c_ast.ID) else None
+                if decl is None or self.resolve(array.name) is not None or len(decl.dims) != 1 \
+                        or [w for w in decl.element_type.split() if w not in _QUALIFIER_WORDS] != \
+                        [w for w in element if w not in _QUALIFIER_WORDS]:
+                    continue
+                if not all(self.int_valued(a) for k, a in enumerate(args) if k != pointer):
+                    continue
+                inlined_any = True
+                self.inlined.add(name)
+                values = dict(zip(names, args))
+                holder = c_ast.Cast(None, copy.deepcopy(subscript))
+                for p in list(_walk_nodes(holder)):
+                    p.coord = child.coord
+                    for f, c in p.children():
+                        if isinstance(c, c_ast.ID) and c.name in values:
+                            _set_child(p, f, copy.deepcopy(values[c.name]))
+                _set_child(parent, field, c_ast.ArrayRef(copy.deepcopy(array), holder.expr, coord=child.coord))
+        return inlined_any
 
     def inline_round(self, body: c_ast.Node, cache: dict) -> bool:
         """One round of `calls_inlined`: whether it inlined a call."""
@@ -3789,6 +3855,29 @@ def _directive_end(lines: list[str], raw_lines: list[str], k: int) -> int:
         else:
             break
     return k
+
+
+_QUALIFIER_WORDS = ("const", "volatile", "restrict", "__restrict", "__restrict__")
+
+
+def _plain_int(decl_type: c_ast.Node) -> bool:
+    """An ``int`` (``const`` allowed): a parameter that receives an int argument unchanged."""
+    return isinstance(decl_type, c_ast.TypeDecl) and isinstance(decl_type.type, c_ast.IdentifierType) \
+        and decl_type.type.names in (["int"], ["signed", "int"], ["signed"]) \
+        and set(decl_type.quals or ()) <= {"const"}
+
+
+def _int_arithmetic_of(expr: c_ast.Node, names: list[str]) -> bool:
+    """Whether ``expr`` is built of ``names``, int literals and operators only (no
+    global or enumerator, whose value may differ where it is inlined)."""
+    for node in _walk_nodes(expr):
+        if isinstance(node, c_ast.ID) and node.name not in names:
+            return False
+        if not isinstance(node, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.TernaryOp)) \
+                or (isinstance(node, c_ast.Constant) and node.type != "int") \
+                or (isinstance(node, c_ast.UnaryOp) and node.op not in ("-", "+", "!")):
+            return False
+    return True
 
 
 def _affine_positions(node: c_ast.Node):

@@ -106,13 +106,13 @@ class PurityChecker:
         if not isinstance(definition, c_ast.FuncDef) or definition.decl.name != name:
             return "this front end cannot read"
         function = definition.decl.type
-        if not self._scalar(function.type):
+        if not self.is_scalar(function.type):
             return "does not return a scalar"
         names = set()
         for param in (function.args.params if function.args else []):
             if isinstance(param, c_ast.Typename):       # (void)
                 continue
-            if not isinstance(param, c_ast.Decl) or not self._scalar(param.type):
+            if not isinstance(param, c_ast.Decl) or not self.is_scalar(param.type):
                 return "takes a pointer or an array"
             names.add(param.name)
         try:
@@ -121,7 +121,7 @@ class PurityChecker:
             return str(why)
         return None
 
-    def _scalar(self, decl_type: c_ast.Node) -> bool:
+    def is_scalar(self, decl_type: c_ast.Node) -> bool:
         return _is_scalar(decl_type, self.scalar_typedefs)
 
     def _visit(self, node: c_ast.Node | None, scope: set[str]) -> None:
@@ -140,7 +140,7 @@ class PurityChecker:
                 element = element.type
             if "volatile" in (node.quals or []) or "volatile" in getattr(element, "quals", []):
                 raise _Impure(f"declares '{node.name}' volatile")
-            if not self._scalar(element):
+            if not self.is_scalar(element):
                 raise _Impure(f"declares '{node.name}', which is not a scalar or an array of scalars")
             self._visit(node.init, scope)
             scope.add(node.name)
