@@ -570,6 +570,8 @@ class _RegionBuilder:
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
+        # pointers into rows declared in the region (row_pointers_read): their declarations
+        self.row_pointers: dict[str, c_ast.Decl] = {}
         # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
         self.wrapping_subscripts: dict[str, c_ast.Node] = {}
         # their subscripts computed in 32-bit unsigned arithmetic: (highest row, row sizes)
@@ -881,6 +883,11 @@ class _RegionBuilder:
         if storage:
             raise self.error(node, f"'{storage[0]}' declaration of '{name}' inside a SCoP "
                                    "(declare it before '#pragma scop')")
+        if self.row_pointers.get(name) is node:
+            # its uses read the array already; the statements' text reads it as ``(A + i * m)``
+            text = self.local_text(self.initializer_text(node))
+            self.scopes[-1][name] = _Local(name, name, node.init, f"({text})")
+            return None
         decl = declaration_of(node, "local")
         shape = self.visible.array_typedefs.get(decl.element_type) if decl is not None else None
         if shape is not None:          # typedef double vec4[4]; vec4 v[n]; is double v[n][4]
@@ -1458,6 +1465,7 @@ class _RegionBuilder:
         self.written -= self.all_iterators
         self.cells_of_pointers(node)
         self.calls_inlined(node)
+        self.row_pointers_read(node)
         self.linearized = self.linearized_arrays(node)
         self.products_as_parameters(node)
         # a row of a product of sizes, out[c * (w * h) + p]: flat once w * h is one size
@@ -1757,6 +1765,89 @@ class _RegionBuilder:
                                 _set_child(p, f, copy.deepcopy(values[c.name]))
                     _set_child(parent, field, holder.expr)
         return inlined_any
+
+    def row_pointers_read(self, body: c_ast.Node) -> None:
+        """``const double *row = A + i * m;`` in a block of the region, then ``row[j]``:
+        a pointer into a one-dimensional array of its element type, declared once with
+        ``B + e``, ``B - e``, ``&B[e]`` or ``B``, never assigned, and used only as
+        ``row[j]``, where ``e`` is int arithmetic of the iterators of the loops around
+        the declaration and of values the region does not write (so it is the same at
+        every use in its block). Each use is read as ``B[e + j]`` in ``body`` (before
+        the flat subscripts are read as rows), and the declaration as an alias whose
+        text, ``(A + i * m)``, replaces ``row`` in the statements (`local_declaration`).
+        Any other pointer declaration stays refused there."""
+        found: dict[str, tuple[c_ast.Decl, list[str]]] = {}
+        declared: dict[str, int] = {}
+
+        def visit(node: c_ast.Node, loops: list[str]) -> None:
+            if isinstance(node, c_ast.Decl) and node.name:
+                declared[node.name] = declared.get(node.name, 0) + 1
+                if isinstance(node.type, c_ast.PtrDecl):
+                    found[node.name] = (node, list(loops))
+            inner = loops + [n for n in [_loop_iterator_name(node)] if n] if isinstance(node, c_ast.For) else loops
+            for _, child in node.children():
+                visit(child, inner)
+
+        visit(body, [])
+        parents = {id(child): parent for parent in _walk_nodes(body) for _, child in parent.children()}
+        for name, (decl_node, loops) in found.items():
+            target = self.row_pointer_target(decl_node, loops) if declared[name] == 1 else None
+            if target is None:
+                continue
+            uses = [(parents[id(n)], n) for n in _walk_nodes(body) if isinstance(n, c_ast.ID) and n.name == name]
+
+            def plain(parent: c_ast.Node, use: c_ast.ID) -> bool:
+                """``row[j]``, not ``row`` as a value nor ``row[j][k]``."""
+                above = parents.get(id(parent))
+                return isinstance(parent, c_ast.ArrayRef) and parent.name is use \
+                    and not (isinstance(above, c_ast.ArrayRef) and above.name is parent)
+
+            if not all(plain(parent, use) for parent, use in uses):
+                continue        # refused as a pointer declaration (local_declaration)
+            array, offset = target
+            for parent, child in uses:
+                index = parent.subscript
+                if offset is not None:
+                    moved = copy.deepcopy(offset)
+                    for n in _walk_nodes(moved):
+                        n.coord = child.coord       # (positions are the use's: the statement's text)
+                    index = c_ast.BinaryOp("+", moved, parent.subscript, child.coord)
+                parent.name = c_ast.ID(array, coord=child.coord)
+                parent.subscript = index
+            self.row_pointers[name] = decl_node
+
+    def row_pointer_target(self, node: c_ast.Decl, loops: list[str]) -> tuple[str, c_ast.Node | None] | None:
+        """``(B, e)`` of the row pointer ``T *p = B + e;`` (`row_pointers_read`; ``e``
+        None for ``B`` alone), else None."""
+        pointer = node.type
+        if not (isinstance(pointer.type, c_ast.TypeDecl) and isinstance(pointer.type.type, c_ast.IdentifierType)) \
+                or set(pointer.quals or ()) - {"restrict", "const"} or "volatile" in (pointer.type.quals or ()) \
+                or node.name in self.written or node.init is None:
+            return None
+        init, offset = node.init, None
+        if isinstance(init, c_ast.UnaryOp) and init.op == "&" and isinstance(init.expr, c_ast.ArrayRef):
+            init, offset = init.expr.name, init.expr.subscript
+        elif isinstance(init, c_ast.BinaryOp) and init.op in ("+", "-"):
+            base, offset = init.left, init.right
+            right = self.visible.declarations.get(init.right.name) if isinstance(init.right, c_ast.ID) else None
+            if init.op == "+" and right is not None and right.dims:         # i * m + A
+                base, offset = init.right, init.left
+            if init.op == "-":
+                offset = c_ast.UnaryOp("-", offset, init.coord)
+            init = base
+        if not isinstance(init, c_ast.ID) or init.name == node.name:
+            return None
+        decl = self.visible.declarations.get(init.name)
+        element = [w for w in pointer.type.type.names if w not in _QUALIFIER_WORDS]
+        if decl is None or len(decl.dims) != 1 or init.name in self.all_iterators \
+                or [w for w in decl.element_type.split() if w not in _QUALIFIER_WORDS] != element:
+            return None
+        if offset is not None:
+            names = {n.name for n in _walk_nodes(offset) if isinstance(n, c_ast.ID)}
+            if not self.int_valued(offset) or any(n in self.written or (n in self.all_iterators and n not in loops)
+                                                  for n in names):
+                return None
+        return init.name, offset
 
     def int_valued(self, expr: c_ast.Node) -> bool:
         """Whether ``expr`` is int arithmetic (+, -, *, /, % of variables of types that
