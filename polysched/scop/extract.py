@@ -1498,64 +1498,70 @@ class _RegionBuilder:
         pointer to one, or one) declared before the region is a variable of its own,
         named ``img__w`` in the model (``c_texts`` keeps its C text for the emitted
         code): rewritten so in ``body``. Only members of structs defined at file
-        scope, one level deep; the statement's text keeps ``img->w``."""
+        scope, one level deep, and the members of an array of them a member points to
+        (``s->pos[i].x``: ``s__pos__x[i]``, the array ``s->pos``); the statement's text
+        keeps ``img->w``."""
         taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
         named: dict[str, str] = {}          # C text (img->w, p[].x) -> the model's name
         bases: set[str] = set()
-        for parent in list(_walk_nodes(body)):
-            for field, child in parent.children():
-                if not (isinstance(child, c_ast.StructRef) and isinstance(child.field, c_ast.ID)):
-                    continue
-                # p[i][j].x: the element of an array of structs; its subscripts stay
-                subscripts, root = [], child.name
-                while isinstance(root, c_ast.ArrayRef) and child.type == ".":
-                    subscripts.insert(0, root.subscript)
-                    root = root.name
-                if not isinstance(root, c_ast.ID):
-                    continue
-                base = self.visible.declarations.get(root.name)
-                through_pointer = child.type == "->"
-                if base is None or (base.dims != ([""] if through_pointer else []) and not subscripts) \
-                        or (subscripts and len(base.dims) != len(subscripts)):
-                    continue
-                member = self.visible.structs.get(base.element_type, {}).get(child.field.name)
-                if member is None:
-                    continue
-                if member.bitfield and (subscripts or _written_there(parent, field)):
-                    # its neighbours share its memory location: two threads writing s[i].a
-                    # and s[j].b race, and a bit-field has no address for the overlap check
-                    what = f"{root.name}[...]{child.type}{child.field.name}" if subscripts else \
-                        f"{root.name}{child.type}{child.field.name}"
-                    raise self.error(child, f"bit-field '{what}' {'in an array' if subscripts else 'written'}: "
-                                            f"it shares its memory with the members next to it, which the "
-                                            f"model keeps apart, and has no address")
-                text = f"{root.name}{'[]' if subscripts else ''}{child.type}{child.field.name}"
-                name = named.get(text)
-                if name is None:
-                    name = f"{root.name}__{child.field.name}"
-                    while name in taken:
-                        name += "_"
-                    taken.add(name)
-                    named[text] = name
-                    if subscripts:
-                        # an array of its own (p__x[i] for p[i].x), inside p's memory
-                        self.c_texts[name] = root.name
-                        self.members[name] = (f".{child.field.name}", len(base.dims))
-                        declared = Declaration(name, member.element_type, base.dims + member.dims,
-                                               base.origin, base.restrict, base.volatile or member.volatile)
-                    else:
-                        self.c_texts[name] = text
-                        # reached through the struct's pointer, or part of the struct itself
-                        origin = "param" if through_pointer else base.origin
-                        declared = Declaration(name, member.element_type, list(member.dims), origin,
-                                               member.restrict, base.volatile or member.volatile,
-                                               bitfield=member.bitfield)
-                    self.visible.declarations[name] = declared
-                bases.add(root.name)
-                variable = c_ast.ID(name, coord=root.coord)
-                for subscript in subscripts:
-                    variable = c_ast.ArrayRef(variable, subscript, coord=root.coord)
-                _set_child(parent, field, variable)
+        # two rounds: s->pos[i].x is s__pos[i].x once s->pos is the variable s__pos
+        for second in (False, True):
+            for parent in list(_walk_nodes(body)):
+                for field, child in parent.children():
+                    if not (isinstance(child, c_ast.StructRef) and isinstance(child.field, c_ast.ID)):
+                        continue
+                    # p[i][j].x: the element of an array of structs; its subscripts stay
+                    subscripts, root = [], child.name
+                    while isinstance(root, c_ast.ArrayRef) and child.type == ".":
+                        subscripts.insert(0, root.subscript)
+                        root = root.name
+                    if not isinstance(root, c_ast.ID):
+                        continue
+                    if second and (not subscripts or root.name not in self.c_texts or root.name in self.members):
+                        continue    # (two levels otherwise: s.inner.n, ps[i].inner.n)
+                    base = self.visible.declarations.get(root.name)
+                    through_pointer = child.type == "->"
+                    if base is None or (base.dims != ([""] if through_pointer else []) and not subscripts) \
+                            or (subscripts and len(base.dims) != len(subscripts)):
+                        continue
+                    member = self.visible.structs.get(base.element_type, {}).get(child.field.name)
+                    if member is None:
+                        continue
+                    if member.bitfield and (subscripts or _written_there(parent, field)):
+                        # its neighbours share its memory location: two threads writing s[i].a
+                        # and s[j].b race, and a bit-field has no address for the overlap check
+                        what = f"{root.name}[...]{child.type}{child.field.name}" if subscripts else \
+                            f"{root.name}{child.type}{child.field.name}"
+                        raise self.error(child, f"bit-field '{what}' {'in an array' if subscripts else 'written'}: "
+                                                f"it shares its memory with the members next to it, which the "
+                                                f"model keeps apart, and has no address")
+                    text = f"{root.name}{'[]' if subscripts else ''}{child.type}{child.field.name}"
+                    name = named.get(text)
+                    if name is None:
+                        name = f"{root.name}__{child.field.name}"
+                        while name in taken:
+                            name += "_"
+                        taken.add(name)
+                        named[text] = name
+                        if subscripts:
+                            # an array of its own (p__x[i] for p[i].x), inside p's memory
+                            self.c_texts[name] = self.c_texts.get(root.name, root.name)
+                            self.members[name] = (f".{child.field.name}", len(base.dims))
+                            declared = Declaration(name, member.element_type, base.dims + member.dims,
+                                                   base.origin, base.restrict, base.volatile or member.volatile)
+                        else:
+                            self.c_texts[name] = text
+                            # reached through the struct's pointer, or part of the struct itself
+                            origin = "param" if through_pointer else base.origin
+                            declared = Declaration(name, member.element_type, list(member.dims), origin,
+                                                   member.restrict, base.volatile or member.volatile,
+                                                   bitfield=member.bitfield)
+                        self.visible.declarations[name] = declared
+                    bases.add(root.name)
+                    variable = c_ast.ID(name, coord=root.coord)
+                    for subscript in subscripts:
+                        variable = c_ast.ArrayRef(variable, subscript, coord=root.coord)
+                    _set_child(parent, field, variable)
         # a struct copied whole (p[i] = q[i]) is memory its members' variables share
         for node in _walk_nodes(body):
             if isinstance(node, c_ast.ID) and node.name in bases:
