@@ -1732,14 +1732,8 @@ class _RegionBuilder:
                     continue
                 inlined_any = True
                 self.inlined.add(name)
-                values = dict(zip(names, args))
-                holder = c_ast.Cast(None, copy.deepcopy(subscript))
-                for p in list(_walk_nodes(holder)):
-                    p.coord = child.coord
-                    for f, c in p.children():
-                        if isinstance(c, c_ast.ID) and c.name in values:
-                            _set_child(p, f, copy.deepcopy(values[c.name]))
-                _set_child(parent, field, c_ast.ArrayRef(copy.deepcopy(array), holder.expr, coord=child.coord))
+                index = _with_arguments(subscript, dict(zip(names, args)), child.coord)
+                _set_child(parent, field, c_ast.ArrayRef(copy.deepcopy(array), index, coord=child.coord))
         return inlined_any
 
     def inline_round(self, body: c_ast.Node, cache: dict) -> bool:
@@ -1761,15 +1755,7 @@ class _RegionBuilder:
                     inlined_any = True
                     self.inlined.add(name)
                     names, expr = cache[name]
-                    values = dict(zip(names, args))
-                    inlined = copy.deepcopy(expr)
-                    holder = c_ast.Cast(None, inlined)     # so that a bare parameter can be replaced too
-                    for p in list(_walk_nodes(holder)):
-                        p.coord = child.coord          # (the function's own lines are elsewhere)
-                        for f, c in p.children():
-                            if isinstance(c, c_ast.ID) and c.name in values:
-                                _set_child(p, f, copy.deepcopy(values[c.name]))
-                    _set_child(parent, field, holder.expr)
+                    _set_child(parent, field, _with_arguments(expr, dict(zip(names, args)), child.coord))
         return inlined_any
 
     def row_pointers_read(self, body: c_ast.Node) -> None:
@@ -3975,6 +3961,19 @@ def _int_arithmetic_of(expr: c_ast.Node, names: list[str]) -> bool:
                 or (isinstance(node, c_ast.UnaryOp) and node.op not in ("-", "+", "!")):
             return False
     return True
+
+
+def _with_arguments(expr: c_ast.Node, values: dict[str, c_ast.Node], coord) -> c_ast.Node:
+    """A copy of a function's ``expr`` with its parameters replaced by the call's
+    arguments (``values``), every node at the call's position ``coord`` (the function's
+    own lines are elsewhere)."""
+    holder = c_ast.Cast(None, copy.deepcopy(expr))     # so that a bare parameter can be replaced too
+    for p in list(_walk_nodes(holder)):
+        p.coord = coord
+        for f, c in p.children():
+            if isinstance(c, c_ast.ID) and c.name in values:
+                _set_child(p, f, copy.deepcopy(values[c.name]))
+    return holder.expr
 
 
 def _affine_positions(node: c_ast.Node):
