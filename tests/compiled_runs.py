@@ -22,3 +22,27 @@ def outputs_of(source: str, tmp_path, tag: str, arguments, threads=(1, 2)) -> li
             assert run.ok, f"{tag} {' '.join(map(str, args))} threads={t}: {run.reason}"
             outputs.append(run.stdout)
     return outputs
+
+
+def image_driver(size_type: str, sizes) -> str:
+    """The C ``main`` of the random image kernels (``kernel(w, h, a, b, c)`` over three
+    float images of ``size_type`` sizes): each of ``sizes`` (``(w, h)`` pairs) on fresh
+    data, printing a weighted sum of the images."""
+    listed = ", ".join(f"{{{w}, {h}}}" for w, h in sizes)
+    spec = "%u" if "unsigned" in size_type else "%d"
+    return f"""int main(void) {{
+  {size_type} sizes[][2] = {{{listed}}};
+  for (int s = 0; s < {len(sizes)}; s++) {{
+    {size_type} w = sizes[s][0], h = sizes[s][1];
+    float *a = malloc(sizeof(float) * (w * h + 8)), *b = malloc(sizeof(float) * (w * h + 8)),
+          *c = malloc(sizeof(float) * (w * h + 8));
+    for ({size_type} i = 0; i < w * h + 8; i++) {{ a[i] = (i * 7 % 13) * 0.5f; b[i] = (i % 5) * 0.25f; c[i] = 1.0f; }}
+    kernel(w, h, a, b, c);
+    double sum = 0;
+    for ({size_type} i = 0; i < w * h; i++) sum += (a[i] + 2 * b[i] + 3 * c[i]) * (i % 7 + 1);
+    printf("{spec} {spec} %.9g\\n", w, h, sum);
+    free(a); free(b); free(c);
+  }}
+  return 0;
+}}
+"""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from compiled_runs import outputs_of
+from compiled_runs import image_driver, outputs_of
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.scop import ScopError, extract
 
@@ -125,21 +125,7 @@ static void kernel(int w, int h, float *a, float *b, float *c) {{
 {loops}
 #pragma endscop
 }}
-int main(void) {{
-  int sizes[][2] = {{{{0, 0}}, {{1, 1}}, {{2, 3}}, {{3, 3}}, {{5, 9}}, {{9, 5}}, {{33, 20}}}};
-  for (int s = 0; s < 7; s++) {{
-    int w = sizes[s][0], h = sizes[s][1];
-    float *a = malloc(sizeof(float) * (w * h + 8)), *b = malloc(sizeof(float) * (w * h + 8)), *c = malloc(sizeof(float) * (w * h + 8));
-    for (int i = 0; i < w * h + 8; i++) {{ a[i] = (i * 7 % 13) * 0.5f; b[i] = (i % 5) * 0.25f; c[i] = 1.0f; }}
-    kernel(w, h, a, b, c);
-    double sum = 0;
-    for (int i = 0; i < w * h; i++) sum += (a[i] + 2 * b[i] + 3 * c[i]) * (i % 7 + 1);
-    printf("%d %d %.9g\\n", w, h, sum);
-    free(a); free(b); free(c);
-  }}
-  return 0;
-}}
-"""
+""" + image_driver("int", [(0, 0), (1, 1), (2, 3), (3, 3), (5, 9), (9, 5), (33, 20)])
 
 
 @pytest.mark.parametrize("seed", [777003, 777011])

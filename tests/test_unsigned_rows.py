@@ -17,7 +17,7 @@ from polysched.pipeline import OptimizeOptions, optimize
 from polysched.program import Program
 from polysched.scop import ScopError, extract
 
-from compiled_runs import outputs_of
+from compiled_runs import image_driver, outputs_of
 
 BLUR = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -183,22 +183,7 @@ static void kernel({counter} w, {counter} h, float *a, float *b, float *c) {{
 {loops}
 #pragma endscop
 }}
-int main(void) {{
-  unsigned sizes[][2] = {{{{3, 3}}, {{3, 4}}, {{4, 3}}, {{5, 9}}, {{9, 5}}, {{33, 20}}}};
-  for (int s = 0; s < 6; s++) {{
-    unsigned w = sizes[s][0], h = sizes[s][1];
-    float *a = malloc(sizeof(float) * (w * h + 8)), *b = malloc(sizeof(float) * (w * h + 8)),
-          *c = malloc(sizeof(float) * (w * h + 8));
-    for (unsigned i = 0; i < w * h + 8; i++) {{ a[i] = (i * 7 % 13) * 0.5f; b[i] = (i % 5) * 0.25f; c[i] = 1.0f; }}
-    kernel(w, h, a, b, c);
-    double sum = 0;
-    for (unsigned i = 0; i < w * h; i++) sum += (a[i] + 2 * b[i] + 3 * c[i]) * (i % 7 + 1);
-    printf("%u %u %.9g\\n", w, h, sum);
-    free(a); free(b); free(c);
-  }}
-  return 0;
-}}
-"""
+""" + image_driver("unsigned", [(3, 3), (3, 4), (4, 3), (5, 9), (9, 5), (33, 20)])
 
 
 @pytest.mark.parametrize("seed", [3, 17, 29])
