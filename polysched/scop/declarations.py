@@ -149,7 +149,9 @@ def _chunks(text: str) -> list[str]:
     return chunks
 
 
-def _type_text(node: c_ast.Node) -> str:
+def type_text(node: c_ast.Node) -> str:
+    """The C text of a declarator's base type, qualifiers left out (``const float`` is
+    ``float``): a `Declaration`'s ``element_type``."""
     while isinstance(node, (c_ast.TypeDecl,)):
         node = node.type
     if isinstance(node, c_ast.IdentifierType):
@@ -188,7 +190,7 @@ def declaration_of(decl: c_ast.Decl, origin: str = "global") -> Declaration | No
         return None
     quals += getattr(node, "quals", None) or []
     volatile = next((q for q in ("volatile", "_Atomic") if q in quals), "")
-    return Declaration(decl.name, _type_text(node), dims, origin, restrict, volatile,
+    return Declaration(decl.name, type_text(node), dims, origin, restrict, volatile,
                        internal="static" in (decl.storage or []), bitfield=getattr(decl, "bitsize", None) is not None)
 
 

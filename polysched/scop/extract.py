@@ -41,7 +41,7 @@ from .affine import (AffineConverter, NotAffine, array_root, assignment_target, 
                      parameters_at_least, positive_parameters, type_size, val)
 from .declarations import (_BASIC_WORDS, Declaration, Visible, blank_attributes, declaration_of,
                            header_declaration, header_typedef, integer_literals, literals_refusal,
-                           table_shape_refusal, visible_declarations)
+                           table_shape_refusal, type_text, visible_declarations)
 from . import hoist
 from .hoist import HoistDeclarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped, iterator_monomials, literal_row
@@ -1664,11 +1664,11 @@ class _RegionBuilder:
             return None
         return function, params, items[0].expr
 
-    def accessor_function(self, name: str) -> tuple[list[str], int, list[str], c_ast.Node] | None:
+    def accessor_function(self, name: str) -> tuple[list[str], int, str, c_ast.Node] | None:
         """``static inline float px(const float *img, int w, int x, int y) { return
         img[y * w + x]; }``, an accessor as image code writes them: its parameter
-        names, the position of its pointer parameter, the pointer's element type (its
-        words, qualifiers left out) and the subscript, when the function is one
+        names, the position of its pointer parameter, the pointer's element type
+        (`type_text`: qualifiers left out) and the subscript, when the function is one
         ``return p[e];`` of its one pointer parameter ``p`` (to an arithmetic type) and
         ``e`` is int arithmetic of its int parameters (`inline_function`'s rules). Such
         a call reads one element and changes nothing: the model reads it as
@@ -1691,7 +1691,7 @@ class _RegionBuilder:
         if not all(_plain_int(p.type) for k, p in enumerate(params) if k != pointers[0]) \
                 or not _int_arithmetic_of(value.subscript, [n for n in names if n != value.name.name]):
             return None
-        return names, pointers[0], list(pointer.type.type.names), value.subscript
+        return names, pointers[0], type_text(pointer.type), value.subscript
 
     def calls_inlined(self, body: c_ast.Node) -> None:
         """``b[at(y, x, w)]``: a call of a function `inline_function` reads, in a loop
@@ -1725,8 +1725,7 @@ class _RegionBuilder:
                 array = args[pointer]
                 decl = self.visible.declarations.get(array.name) if isinstance(array, c_ast.ID) else None
                 if decl is None or self.resolve(array.name) is not None or len(decl.dims) != 1 \
-                        or [w for w in decl.element_type.split() if w not in _QUALIFIER_WORDS] != \
-                        [w for w in element if w not in _QUALIFIER_WORDS]:
+                        or decl.element_type != element:
                     continue
                 if not all(self.int_valued(a) for k, a in enumerate(args) if k != pointer):
                     continue
@@ -1830,9 +1829,8 @@ class _RegionBuilder:
         if not isinstance(init, c_ast.ID) or init.name == node.name:
             return None
         decl = self.visible.declarations.get(init.name)
-        element = [w for w in pointer.type.type.names if w not in _QUALIFIER_WORDS]
         if decl is None or len(decl.dims) != 1 or init.name in self.all_iterators \
-                or [w for w in decl.element_type.split() if w not in _QUALIFIER_WORDS] != element:
+                or decl.element_type != type_text(pointer.type):
             return None
         if offset is not None:
             names = {n.name for n in _walk_nodes(offset) if isinstance(n, c_ast.ID)}
@@ -3938,9 +3936,6 @@ def _directive_end(lines: list[str], raw_lines: list[str], k: int) -> int:
         else:
             break
     return k
-
-
-_QUALIFIER_WORDS = ("const", "volatile", "restrict", "__restrict", "__restrict__")
 
 
 def _plain_int(decl_type: c_ast.Node) -> bool:
