@@ -1781,11 +1781,15 @@ class _RegionBuilder:
 
         visit(body, [])
         parents = {id(child): parent for parent in _walk_nodes(body) for _, child in parent.children()}
+        named: dict[str, list[c_ast.ID]] = {}       # each candidate's uses, found in one walk
+        for n in _walk_nodes(body):
+            if isinstance(n, c_ast.ID) and n.name in found:
+                named.setdefault(n.name, []).append(n)
         for name, (decl_node, loops) in found.items():
             target = self.row_pointer_target(decl_node, loops) if declared[name] == 1 else None
             if target is None:
                 continue
-            uses = [(parents[id(n)], n) for n in _walk_nodes(body) if isinstance(n, c_ast.ID) and n.name == name]
+            uses = [(parents[id(n)], n) for n in named.get(name, [])]
 
             def plain(parent: c_ast.Node, use: c_ast.ID) -> bool:
                 """``row[j]``, not ``row`` as a value nor ``row[j][k]``."""
