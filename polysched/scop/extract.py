@@ -1623,23 +1623,32 @@ class _RegionBuilder:
                     self.visible.declarations[name] = Declaration(name, base.element_type, [], "param")
                 _set_child(parent, field, c_ast.ID(name, coord=getattr(parent, "coord", None)))
 
-    def inline_function(self, name: str) -> tuple[list[str], c_ast.Node] | None:
+    def inline_function(self, name: str) -> tuple[list[str], list[str | None], c_ast.Node] | None:
         """``static inline int at(int y, int x, int w) { return y * w + x; }``: its
-        parameters and returned expression, when the function is pure, returns int,
-        takes int parameters only, and is one return of its parameters, integer
-        constants and operators (which compute the same on int arguments, the values
-        the run-time checks allow, as the expression with the arguments in place).
-        Else None."""
+        parameter names, their types and its returned expression with C's conversions
+        written out, when the function is pure, returns an integer type, takes integer
+        parameters only, and is one return of its parameters, integer constants and
+        operators. The types are None for ``int`` parameters (which receive int
+        arguments unchanged; `inline_round` converts others) and the type's text for
+        others: ``size_t idx(size_t i, size_t j, size_t n) { return i * n +
+        j; }`` returns ``(size_t) ((size_t) (i) * (size_t) (n) + (size_t) (j))`` with
+        the arguments in place, the value C computes, which the subscript reader then
+        types as it types the same casts written in the source. Else None."""
         if self.purity.problem(name) is not None:
             return None
         definition = self.one_return(name)
         if definition is None:
             return None
         function, params, value = definition
-        if not _plain_int(function.type) or not all(_plain_int(p.type) for p in params):
+        if not all(_integer_declarator(p.type) for p in [function] + params):
             return None
         names = [p.name for p in params]
-        return (names, value) if _int_arithmetic_of(value, names) else None
+        if not _int_arithmetic_of(value, names):
+            return None
+        types = [None if _plain_int(p.type) else type_text(p.type) for p in params]
+        if not _plain_int(function.type):
+            value = _cast_to(type_text(function.type), value)
+        return names, types, value
 
     def one_return(self, name: str) -> tuple[c_ast.Node, list[c_ast.Decl], c_ast.Node] | None:
         """The type, parameters and returned expression of the function ``name`` of this
@@ -1688,10 +1697,11 @@ class _RegionBuilder:
         if set(pointer.quals or ()) - {"const", "restrict"} or not self.purity.is_scalar(pointer.type):
             return None
         names = [p.name for p in params]
-        if not all(_plain_int(p.type) for k, p in enumerate(params) if k != pointers[0]) \
+        if not all(_integer_declarator(p.type) for k, p in enumerate(params) if k != pointers[0]) \
                 or not _int_arithmetic_of(value.subscript, [n for n in names if n != value.name.name]):
             return None
-        return names, pointers[0], type_text(pointer.type), value.subscript
+        types = [None if _plain_int(p.type) else type_text(p.type) for p in params]
+        return names, types, pointers[0], type_text(pointer.type), value.subscript
 
     def calls_inlined(self, body: c_ast.Node) -> None:
         """``b[at(y, x, w)]``: a call of a function `inline_function` reads, in a loop
@@ -1721,17 +1731,18 @@ class _RegionBuilder:
                 args = child.args.exprs if child.args else []
                 if cache[name] is None or len(args) != len(cache[name][0]):
                     continue
-                names, pointer, element, subscript = cache[name]
+                names, types, pointer, element, subscript = cache[name]
                 array = args[pointer]
                 decl = self.visible.declarations.get(array.name) if isinstance(array, c_ast.ID) else None
                 if decl is None or self.resolve(array.name) is not None or len(decl.dims) != 1 \
                         or decl.element_type != element:
                     continue
-                if not all(self.int_valued(a) for k, a in enumerate(args) if k != pointer):
-                    continue
                 inlined_any = True
                 self.inlined.add(name)
-                index = _with_arguments(subscript, dict(zip(names, args)), child.coord)
+                others = [k for k in range(len(names)) if k != pointer]
+                values = self.converted_arguments([names[k] for k in others], [types[k] for k in others],
+                                                  [args[k] for k in others])
+                index = _with_arguments(subscript, values, child.coord)
                 _set_child(parent, field, c_ast.ArrayRef(copy.deepcopy(array), index, coord=child.coord))
         return inlined_any
 
@@ -1749,13 +1760,22 @@ class _RegionBuilder:
                     args = child.args.exprs if child.args else []
                     if cache[name] is None or len(args) != len(cache[name][0]):
                         continue
-                    if not all(self.int_valued(a) for a in args):
-                        continue    # (a long or unsigned argument is converted to int: not modelled)
+                    names, types, expr = cache[name]
                     inlined_any = True
                     self.inlined.add(name)
-                    names, expr = cache[name]
-                    _set_child(parent, field, _with_arguments(expr, dict(zip(names, args)), child.coord))
+                    values = self.converted_arguments(names, types, args)
+                    _set_child(parent, field, _with_arguments(expr, values, child.coord))
         return inlined_any
+
+    def converted_arguments(self, names: list[str], types: list[str | None], args: list[c_ast.Node]) \
+            -> dict[str, c_ast.Node]:
+        """Each parameter's value in a call of an inlined function: its argument, with
+        the conversion C applies to it written out (``(size_t) (i - 1)``) where the
+        parameter is not an ``int`` (``types``: None) receiving int arithmetic. (A long
+        argument of an int parameter becomes ``(int) (off)``, which the model assumes
+        fits an int, checked at run time: helper-16 found it read as ``off``.)"""
+        return {n: a if t is None and self.int_valued(a) else _cast_to(t or "int", a)
+                for n, t, a in zip(names, types, args)}
 
     def row_pointers_read(self, body: c_ast.Node) -> None:
         """``const double *row = A + i * m;`` in a block of the region, then ``row[j]``:
@@ -3947,6 +3967,21 @@ def _plain_int(decl_type: c_ast.Node) -> bool:
     return isinstance(decl_type, c_ast.TypeDecl) and isinstance(decl_type.type, c_ast.IdentifierType) \
         and decl_type.type.names in (["int"], ["signed", "int"], ["signed"]) \
         and set(decl_type.quals or ()) <= {"const"}
+
+
+def _integer_declarator(node: c_ast.Node) -> bool:
+    """A parameter's or function's type (``Decl.type``, ``FuncDecl.type``) that is an
+    integer type C converts the arguments or the returned value to (``long``,
+    ``size_t``, ``const unsigned``; not a pointer, a ``_Bool``, which is not arithmetic
+    modulo a power of two, nor a typedef it does not know)."""
+    return isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType) \
+        and set(node.quals or ()) <= {"const"} and integer_kind(type_text(node)) is not None
+
+
+def _cast_to(c_type: str, expr: c_ast.Node) -> c_ast.Cast:
+    """``(c_type) (expr)``: the conversion C applies to an argument or a returned value."""
+    name = c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(c_type.split()))
+    return c_ast.Cast(c_ast.Typename(None, [], None, name), copy.deepcopy(expr), coord=expr.coord)
 
 
 def _int_arithmetic_of(expr: c_ast.Node, names: list[str]) -> bool:
