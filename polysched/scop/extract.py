@@ -46,13 +46,13 @@ from . import hoist
 from .hoist import HoistDeclarations
 from .delinearize import chain_of, dimension_sizes, expand, grouped, iterator_monomials, literal_row
 from .liveness import address_taken, live_after, restrict_escapes
-from .unsigned import (SIZE_OPERATORS, in_range, integer_kind, integer_range, no_wrap, unsigned_comparisons,
-                       modular_kind, unsigned_width_of, wraps_at_32_bits)
+from .unsigned import (INTEGER_CONSTANT_TYPES, SIZE_OPERATORS, in_range, integer_kind, integer_range, no_wrap,
+                       unsigned_comparisons, modular_kind, unsigned_width_of, wraps_at_32_bits)
 from .macros import (Macro, MacroTable, conditional_lines, expand_statement_macros, int_literal_value, macro_table,
                      unparenthesised_macro)
 from .model import Access, Array, Scop, ScopError, Statement
 from .pure import PurityChecker
-from .source import (LineMap, Region, UnbalancedConditional, blank_directives, blank_lines, blank_strings,
+from .source import (IDENT_RE, LineMap, Region, UnbalancedConditional, blank_directives, blank_lines, blank_strings,
                      conditional_groups, continuations_in_place, enclosing_function, find_regions, identifiers,
                      join_continuations, line_col, line_starts, offset_of, original_of_output, strip_comments,
                      top_level_text, untaken_lines)
@@ -281,8 +281,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                                           | through_pointers))
         # fresh names avoid the macros and declarations of included headers too (#define c0 5)
         scop.identifiers = names | frozenset(macros.macros) | macros.header_identifiers
+        # (and the pointers loops step: the code after the region may read where they end)
         scop.live_iterators = live_after(plain, region, function, visible,
-                                         builder.all_iterators - set(scop.loop_scoped), macros)
+                                         builder.all_iterators - set(scop.loop_scoped) | set(builder.bumped_texts),
+                                         macros)
         # (a scalar declared in the region's own blocks ends with its block)
         scalars = {a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"}
         scop.live_scalars = live_after(plain, region, function, visible, scalars, macros,
@@ -572,6 +574,10 @@ class _RegionBuilder:
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
         # pointers into rows declared in the region (row_pointers_read): their declarations
         self.row_pointers: dict[str, c_ast.Decl] = {}
+        # pointers a loop steps ('a += m;', pointer_bumps_read), each read as '(a + i * m)'
+        # in the statements' text: their text now, and the steps, which make no statements
+        self.bumped_texts: dict[str, str] = {}
+        self.bump_steps: dict[int, tuple[str, str]] = {}     # id(step) -> (pointer, text after it)
         # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
         self.wrapping_subscripts: dict[str, c_ast.Node] = {}
         # their subscripts computed in 32-bit unsigned arithmetic: (highest row, row sizes)
@@ -1175,7 +1181,7 @@ class _RegionBuilder:
     def local_text(self, text: str) -> str:
         """C text of the region rewritten for the scope here: renamed locals under their
         model names, integer aliases replaced by their (parenthesised) expression."""
-        mapping: dict[str, str] = {}
+        mapping: dict[str, str] = dict(self.bumped_texts)
         for scope in self.scopes:
             for name, local in scope.items():
                 replacement = local.alias_text if local.alias is not None else local.model
@@ -1463,9 +1469,11 @@ class _RegionBuilder:
             self.check_declared(name, loop)
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
+        bumps = self.pointer_bumps(node)
         self.cells_of_pointers(node)
         self.calls_inlined(node)
         self.row_pointers_read(node)
+        self.pointer_bumps_read(node, bumps)
         self.linearized = self.linearized_arrays(node)
         self.products_as_parameters(node)
         # a row of a product of sizes, out[c * (w * h) + p]: flat once w * h is one size
@@ -1777,6 +1785,115 @@ class _RegionBuilder:
         return {n: a if t is None and self.int_valued(a) else _cast_to(t or "int", a)
                 for n, t, a in zip(names, types, args)}
 
+    def pointer_bumps(self, body: c_ast.Node) -> dict[str, tuple[c_ast.For, c_ast.Node, int, str]]:
+        """``for (i = 0; i < n; i++) { ...a[j]...; a += m; }``: a pointer that a loop
+        of the region steps by a value the region does not change, as row-by-row code
+        walks an image or a matrix. Each one found: ``(L, step, sign, e)`` for ``a``,
+        the loop ``L`` (no loop of the region around it, a start that is an integer
+        constant, a step of ``+1``), the step (``a += e;``, ``a -= e;``, ``a = a + e;``,
+        ``a++``..., one of the statements of ``L``'s body or after the iterator's step in
+        its increment, ``i++, a += m``), its sign and ``e`` (integer arithmetic of
+        values the region does not write). ``a`` is a pointer declared before the region that
+        nothing else in the region assigns. These are no longer written (so that
+        ``*a`` is ``a[0]``: `cells_of_pointers`); `pointer_bumps_read` reads their uses."""
+        loops = [n for n in _walk_nodes(body) if isinstance(n, c_ast.For)]
+        nested = {id(inner) for loop in loops for inner in _walk_nodes(loop.stmt) if isinstance(inner, c_ast.For)}
+        counts: dict[str, int] = {}
+        for n in _walk_nodes(body):
+            target = assignment_target(n)
+            if isinstance(target, c_ast.ID):
+                counts[target.name] = counts.get(target.name, 0) + 1
+        region_words = set(IDENT_RE.findall(self.plain, self.region.start, self.region.end))
+        through_macros = set().union(*(self.macros.names_reached(w) for w in region_words if w in self.macros))
+        found = {}
+        for loop in loops:
+            name = _loop_iterator_name(loop)
+            steps = loop.next.exprs if isinstance(loop.next, c_ast.ExprList) else [loop.next]
+            items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else []
+            start = _loop_start(loop)
+            if id(loop) in nested or name is None or not _steps_by_one(steps[0], name) \
+                    or start is None or self.constant_int(start) is None:
+                continue
+            for step in items + steps[1:]:
+                bump = _pointer_step(step)
+                if bump is None:
+                    continue
+                pointer, sign, value = bump
+                decl = self.visible.declarations.get(pointer)
+                names = {n.name for n in _walk_nodes(value) if isinstance(n, c_ast.ID)}
+                if decl is None or decl.dims != [""] or decl.volatile or counts.get(pointer) != 1 \
+                        or pointer in self.c_texts or pointer in self.all_iterators or pointer in through_macros \
+                        or pointer in self.macros or not self.integer_valued(value) \
+                        or names & (self.written | self.all_iterators):
+                    continue
+                found[pointer] = (loop, step, sign, value)
+        self.written -= set(found)
+        return found
+
+    def pointer_bumps_read(self, body: c_ast.Node, bumps: dict) -> None:
+        """Each pointer `pointer_bumps` found whose every other use is ``a[x]`` inside its
+        loop ``L`` (``for (i = c; ...)``): ``a`` there is ``a + (i - c) * e`` before the
+        step and ``a + (i - c + 1) * e`` after it, the value it had on entry to the
+        region plus the steps taken. Each use is read as ``a[(long) (i - c) * (long)
+        (e) + x]`` in ``body`` (the model's ``a`` is its value on entry, a flat subscript
+        read as rows of ``e``), the statements' text reads ``(a + (long) (i - c) *
+        (long) (e))`` in place of ``a``, and the step makes no statement. The loops the optimized code
+        runs after its statements to leave the iterators at their final values
+        (`versioning.iterator_skeleton`) keep the steps: ``a`` ends where it would.
+        A pointer used otherwise stays refused where it is stepped."""
+        if not bumps:
+            return
+        parents = {id(child): parent for parent in _walk_nodes(body) for _, child in parent.children()}
+        uses: dict[str, list[c_ast.ID]] = {}
+        for n in _walk_nodes(body):
+            if isinstance(n, c_ast.ID) and n.name in bumps:
+                uses.setdefault(n.name, []).append(n)
+        for pointer, (loop, step, sign, value) in bumps.items():
+            inside = {id(n) for n in _walk_nodes(loop.stmt)}
+            in_step = {id(n) for n in _walk_nodes(step)}
+            declarations = {id(n) for decl in self.row_pointers.values() for n in _walk_nodes(decl)}
+            named = [n for n in uses[pointer] if id(n) not in in_step and id(n) not in declarations]
+
+            def plain(use: c_ast.ID) -> bool:
+                parent = parents.get(id(use))
+                above = parents.get(id(parent))
+                return id(use) in inside and isinstance(parent, c_ast.ArrayRef) and parent.name is use \
+                    and not (isinstance(above, c_ast.ArrayRef) and above.name is parent)
+
+            if not named or not all(plain(use) for use in named):
+                self.written.add(pointer)
+                continue
+            items = loop.stmt.block_items
+            position = next((k for k, item in enumerate(items) if item is step), len(items))
+            name = _loop_iterator_name(loop)
+            start = self.constant_int(_loop_start(loop))
+            extent = f"(long) ({self.as_written(_GEN.visit(value))})"
+
+            def offset_text(taken: int) -> str:
+                count = f"(long) {name}" if taken == 0 else f"((long) {name} {'-' if taken > 0 else '+'} {abs(taken)})"
+                return f"({pointer} {'+' if sign > 0 else '-'} {count} * {extent})"
+
+            for use in named:
+                parent = parents[id(use)]
+                item = next(k for k, it in enumerate(items) if id(use) in {id(n) for n in _walk_nodes(it)})
+                taken = start - (1 if item > position else 0)
+                count = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
+                    None, [], None, c_ast.IdentifierType(["long"]))), c_ast.ID(name, coord=use.coord), coord=use.coord)
+                if taken:
+                    count = c_ast.BinaryOp("-", count, c_ast.Constant("int", str(taken)), coord=use.coord) \
+                        if taken > 0 else c_ast.BinaryOp("+", count, c_ast.Constant("int", str(-taken)), coord=use.coord)
+                moved = _cast_to("long", value)
+                for n in _walk_nodes(moved):
+                    n.coord = use.coord         # (positions are the use's: the statement's text)
+                product = c_ast.BinaryOp("*", count, moved, coord=use.coord)
+                parent.subscript = c_ast.BinaryOp("+", product, parent.subscript, coord=use.coord) if sign > 0 \
+                    else c_ast.BinaryOp("-", parent.subscript, product, coord=use.coord)
+            self.bumped_texts[pointer] = offset_text(start)
+            self.bump_steps[id(step)] = (pointer, offset_text(start - 1))
+            if not any(item is step for item in items):       # 'i++, a += m': the loop steps i only
+                steps = [e for e in loop.next.exprs if e is not step]
+                loop.next = steps[0] if len(steps) == 1 else c_ast.ExprList(steps, loop.next.coord)
+
     def row_pointers_read(self, body: c_ast.Node) -> None:
         """``const double *row = A + i * m;`` in a block of the region, then ``row[j]``:
         a pointer into a one-dimensional array of its element type, declared once with
@@ -1862,6 +1979,22 @@ class _RegionBuilder:
                                                   for n in names):
                 return None
         return init.name, offset
+
+    def integer_valued(self, expr: c_ast.Node) -> bool:
+        """Whether ``expr`` is integer arithmetic (+, -, *, /, % of integer variables,
+        integer macros and literals) of any integer type."""
+        for node in _walk_nodes(expr):
+            if isinstance(node, c_ast.ID):
+                if integer_kind(self.type_of(node.name) or "") is None and (
+                        node.name not in self.macros or self.macros.integer_value(node.name) is None):
+                    return False
+            elif isinstance(node, c_ast.Constant):
+                if node.type not in INTEGER_CONSTANT_TYPES:
+                    return False
+            elif not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%")) \
+                    and not (isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+")):
+                return False
+        return True
 
     def int_valued(self, expr: c_ast.Node) -> bool:
         """Whether ``expr`` is int arithmetic (+, -, *, /, % of variables of types that
@@ -2348,8 +2481,13 @@ class _RegionBuilder:
             # a loop in a branch leaves its iterator's value known only where it ran
             self.exit_values = {k: v for k, v in self.exit_values.items() if before.get(k) is v}
             return self.sequence([then, other])
+        if id(node) in self.bump_steps:         # 'a += m;' (pointer_bumps_read): a is read further on
+            pointer, text = self.bump_steps[id(node)]
+            self.bumped_texts[pointer] = text
+            return None
         if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)) and (
                 isinstance(node, c_ast.Assignment) or node.op in ("++", "--", "p++", "p--")):
+            self.check_not_a_pointer_step(node)
             built = self.statement(node, ctx)
             constant = self.region_constant(node, ctx)
             if constant is not None:
@@ -2360,6 +2498,18 @@ class _RegionBuilder:
         if isinstance(node, c_ast.EmptyStatement):
             return None
         raise self.error(node, _unsupported(node))
+
+    def check_not_a_pointer_step(self, node: c_ast.Node) -> None:
+        """A pointer stepped as `pointer_bumps_read` does not read: a clear error."""
+        step = _pointer_step(node)
+        decl = self.visible.declarations.get(step[0]) if step is not None and self.resolve(step[0]) is None \
+            else None
+        if decl is not None and decl.dims == [""]:
+            name = step[0]
+            raise self.error(node, f"'{name}' is a pointer a loop steps, read only when that loop starts at a "
+                                   f"constant, steps by 1 and is in no other loop of the region, '{name}' is "
+                                   f"used only as '{name}[e]' inside it, and the step is integer arithmetic of values "
+                                   f"the region does not change (else step an index: '{name}[i * m + j]')")
 
     def comma_statements(self, node: c_ast.ExprList, ctx: _Context) -> _Built | None:
         """``t = A[i], A[i] = B[i], B[i] = t;``: C evaluates the operands of ``,`` one
@@ -2838,7 +2988,7 @@ class _RegionBuilder:
             self.reads(node.rvalue, ctx, domain, accesses)
         body, line, col = self.statement_text(node, operand=operand)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if any(self.scopes):
+        if any(self.scopes) or self.bumped_texts:
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
@@ -2943,7 +3093,7 @@ class _RegionBuilder:
         end = self.end_of(node)
         body, line, col = self.statement_text(node, end=end)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if any(self.scopes):
+        if any(self.scopes) or self.bumped_texts:
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1,
@@ -2985,7 +3135,7 @@ class _RegionBuilder:
             self.reads(inner.lvalue, ctx, domain, accesses)
             line, col = self.position(outer)
             body = f"{_GEN.visit(outer.lvalue)} {outer.op} {_GEN.visit(inner.lvalue)};"
-            if any(self.scopes):
+            if any(self.scopes) or self.bumped_texts:
                 body = self.local_text(body)
             stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
             self.statements.append(stmt)
@@ -3967,6 +4117,51 @@ def _plain_int(decl_type: c_ast.Node) -> bool:
     return isinstance(decl_type, c_ast.TypeDecl) and isinstance(decl_type.type, c_ast.IdentifierType) \
         and decl_type.type.names in (["int"], ["signed", "int"], ["signed"]) \
         and set(decl_type.quals or ()) <= {"const"}
+
+
+def _loop_start(loop: c_ast.For) -> c_ast.Node | None:
+    """``e`` of a loop that starts its one variable with ``i = e`` or ``int i = e``."""
+    init = loop.init
+    if isinstance(init, c_ast.ExprList) and len(init.exprs) == 1:
+        init = init.exprs[0]
+    if isinstance(init, c_ast.DeclList):
+        return init.decls[0].init if len(init.decls) == 1 else None
+    return init.rvalue if isinstance(init, c_ast.Assignment) and init.op == "=" else None
+
+
+def _steps_by_one(step: c_ast.Node | None, name: str) -> bool:
+    """``i++``, ``++i``, ``i += 1`` or ``i = i + 1``."""
+    if isinstance(step, c_ast.UnaryOp):
+        return step.op in ("++", "p++") and isinstance(step.expr, c_ast.ID) and step.expr.name == name
+    return isinstance(step, c_ast.Assignment) and isinstance(step.lvalue, c_ast.ID) and step.lvalue.name == name \
+        and (step.op == "+=" and _is_one(step.rvalue)
+             or step.op == "=" and isinstance(step.rvalue, c_ast.BinaryOp) and step.rvalue.op == "+"
+             and isinstance(step.rvalue.left, c_ast.ID) and step.rvalue.left.name == name and _is_one(step.rvalue.right))
+
+
+def _is_one(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Constant) and node.type == "int" and node.value == "1"
+
+
+def _pointer_step(node: c_ast.Node) -> tuple[str, int, c_ast.Node] | None:
+    """``(a, sign, e)`` of ``a += e;``, ``a -= e;``, ``a = a + e;``, ``a = a - e;``
+    (``e`` not reading ``a``), ``a++``, ``++a``, ``a--``, ``--a``; else None."""
+    one = c_ast.Constant("int", "1", coord=getattr(node, "coord", None))
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "p++", "--", "p--") and isinstance(node.expr, c_ast.ID):
+        return node.expr.name, (1 if "++" in node.op else -1), one
+    if not (isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID)):
+        return None
+    name, value = node.lvalue.name, node.rvalue
+    if node.op in ("+=", "-="):
+        sign = 1 if node.op == "+=" else -1
+    elif node.op == "=" and isinstance(value, c_ast.BinaryOp) and value.op in ("+", "-") \
+            and isinstance(value.left, c_ast.ID) and value.left.name == name:
+        sign, value = (1 if value.op == "+" else -1), value.right
+    else:
+        return None
+    if any(isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(value)):
+        return None
+    return name, sign, value
 
 
 def _integer_declarator(node: c_ast.Node) -> bool:

@@ -1,0 +1,104 @@
+"""A pointer a loop steps (``a += m;`` at the end of a row, ``i++, e++`` in the
+increment, ``q -= m;`` walking up), as row-by-row C walks an image or a matrix: read
+as ``a[(long) i * (long) (m) + j]`` (its value on entry plus the steps taken), the step making
+no statement, and left where the original leaves it (session 50: refused, "'a' is a
+pointer used as a whole value"). Checked by execution at edge sizes, 1 and 2 threads:
+the second nest reads what the first wrote one row before through the stepped
+pointer (and r steps by a size_t), the last one walks backwards with a dependence along its rows."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from polysched.pipeline import OptimizeOptions, optimize
+from polysched.scop import ScopError, extract
+from compiled_runs import outputs_of
+
+PROGRAM = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, int m, double *a, const double *b, double *c, float *d, const double *base) {
+  double *p = a, *q = c + n * m;
+  const double *r = b;
+  float *e = d;
+  size_t sm = m > 0 ? (size_t) m : 0;
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < m; j++)
+      p[j] = p[j] * 0.5 + r[j];
+    p += m;
+    for (int j = 0; j < m; j++)
+      p[j] += 0.25 * r[j];
+    r = r + sm;
+  }
+  for (int i = 1; i <= n; i++, e++) {
+    e[0] = e[0] + (float) i;
+    *e = *e * 2.0f;
+  }
+  for (int t = 0; t < n; t++) {
+    q -= m;
+    for (int j = 1; j < m; j++)
+      q[j] = q[j - 1] + base[j];
+  }
+#pragma endscop
+  printf("%ld %ld %ld %ld\n", (long) (p - a), (long) (r - b), (long) (e - d), (long) (q - c));
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  int cells = (n > 0 ? n : 0) * (m > 0 ? m : 0) + (m > 0 ? m : 0) + 16;
+  double *a = malloc(sizeof(double) * cells), *b = malloc(sizeof(double) * cells);
+  double *c = malloc(sizeof(double) * cells), *base = malloc(sizeof(double) * cells);
+  float *d = malloc(sizeof(float) * cells);
+  for (int k = 0; k < cells; k++) { a[k] = k % 11; b[k] = k % 3; c[k] = k % 5; base[k] = k % 4; d[k] = k % 6; }
+  kernel(n, m, a, b, c, d, base);
+  double s = 0;
+  for (int k = 0; k < cells; k++) s += (a[k] + 2 * b[k] + 3 * c[k] + 4 * d[k]) * (k % 7 + 1);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_stepped_pointers_are_read_as_rows():
+    [scop] = extract(PROGRAM, filename="p.c")
+    assert len(scop.statements) == 5                        # the steps make no statement
+    first, second = scop.statements[:2]
+    assert "(p + (long) i * (long) (m))[j]" in first.body          # the text: the pointer where it is
+    assert "(p + ((long) i + 1) * (long) (m))[j]" in second.body   # after 'p += m'
+    writes = scop.writes.intersect_domain(scop.domain)
+    # the second nest writes row i + 1 of p, which the first writes at the next i
+    expected = isl.UnionMap("[n, m] -> { S1[i, j] -> p[i + 1, j] : 0 <= i < n and 0 <= j < m }")
+    assert expected.is_subset(writes.intersect_domain(isl.UnionSet("[n, m] -> { S1[i, j] }")))
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True),
+                                   dict(fuse="max", tile=True, parallel=True, unroll=2),
+                                   dict(scheduler="isl", tile=True, parallel=True),
+                                   dict(scheduler="identity")])
+def test_stepped_pointers_run_like_the_original(flags, tmp_path):
+    source = tmp_path / "p.c"
+    source.write_text(PROGRAM)
+    text = optimize(source, OptimizeOptions.from_flags(**flags)).text
+    assert "(p + (long) (" in text or "(p + (long) c" in text      # optimized, not kept as written
+    sizes = [(5, 4), (0, 3), (3, 0), (1, 1), (-2, 5), (17, 9), (40, 33)]
+    assert outputs_of(text, tmp_path, "new", sizes) == outputs_of(PROGRAM, tmp_path, "orig", sizes)
+
+
+@pytest.mark.parametrize("region", [
+    # read after its loop
+    "  for (int i = 0; i < n; i++) {\n    for (int j = 0; j < m; j++)\n      a[j] = 1.0;\n    a += m;\n  }\n"
+    "  a[0] = 2.0;\n",
+    # stepped in a loop inside another loop of the region (a[k * n * m + ...])
+    "  for (int k = 0; k < 3; k++)\n    for (int i = 0; i < n; i++) {\n      a[0] = 1.0;\n      a += m;\n    }\n",
+    # by a value the region writes
+    "  for (int i = 0; i < n; i++) {\n    a[0] = 1.0;\n    m = m + 1;\n    a += m;\n  }\n",
+    # a loop that starts at a size
+    "  for (int i = n; i < 2 * n; i++) {\n    a[0] = 1.0;\n    a += m;\n  }\n",
+    # stepped twice
+    "  for (int i = 0; i < n; i++) {\n    a[0] = 1.0;\n    a += m;\n    a += 1;\n  }\n",
+    # under a condition
+    "  for (int i = 0; i < n; i++) {\n    a[0] = 1.0;\n    if (i > 2)\n      a += m;\n  }\n",
+])
+def test_other_pointer_steps_stay_refused(region):
+    text = f"void k(int n, int m, double *a) {{\n#pragma scop\n{region}#pragma endscop\n}}\n"
+    with pytest.raises(ScopError, match="'a' is a pointer"):
+        extract(text, filename="k.c")
