@@ -102,3 +102,11 @@ def test_other_pointer_steps_stay_refused(region):
     text = f"void k(int n, int m, double *a) {{\n#pragma scop\n{region}#pragma endscop\n}}\n"
     with pytest.raises(ScopError, match="'a' is a pointer"):
         extract(text, filename="k.c")
+
+
+def test_a_pointer_the_region_declares_again_stays_refused():
+    text = ("void k(int n, int m, double *a, double *b) {\n#pragma scop\n  for (int i = 0; i < n; i++) {\n"
+            "    a[0] = 1.0;\n    a += m;\n    {\n      double *a = b;\n      a[1] = 2.0;\n    }\n  }\n"
+            "#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="'a' is a pointer"):
+        extract(text, filename="k.c")

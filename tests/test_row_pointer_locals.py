@@ -87,6 +87,17 @@ def test_other_pointer_declarations_stay_refused(declaration, use):
         extract(source, filename="rows.c")
 
 
+def test_a_row_pointer_that_hides_an_array_stays_refused(tmp_path):
+    """Session 50: 'double *a = b + i;' in a block, next to 'a[i]' of the parameter a
+    outside it, was read as b's row everywhere: the model's S0 wrote b[2i], a was in no
+    overlap check, and k(n, x, x) printed another result after a reordering."""
+    source = ("void k(int n, double *a, double *b) {\n#pragma scop\n  for (int i = 0; i < n; i++) {\n"
+              "    a[i] = a[i] + 1.0;\n    {\n      double *a = b + i;\n      a[0] = a[0] * 2.0 + 1.0;\n"
+              "    }\n  }\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="not pointers"):
+        extract(source, filename="k.c")
+
+
 def random_row_pointer_kernel(rng) -> str:
     """Random sweeps over rows a, b, c of w floats through row pointers declared in the
     row loop (B + e, &B[e], e + B; read-only ones const), written through them or

@@ -1798,11 +1798,12 @@ class _RegionBuilder:
         ``*a`` is ``a[0]``: `cells_of_pointers`); `pointer_bumps_read` reads their uses."""
         loops = [n for n in _walk_nodes(body) if isinstance(n, c_ast.For)]
         nested = {id(inner) for loop in loops for inner in _walk_nodes(loop.stmt) if isinstance(inner, c_ast.For)}
-        counts: dict[str, int] = {}
+        counts: dict[str, int] = {}       # assignments, and declarations of the name in the region
         for n in _walk_nodes(body):
             target = assignment_target(n)
-            if isinstance(target, c_ast.ID):
-                counts[target.name] = counts.get(target.name, 0) + 1
+            if isinstance(target, c_ast.ID) or isinstance(n, c_ast.Decl):
+                name = target.name if isinstance(target, c_ast.ID) else n.name
+                counts[name] = counts.get(name, 0) + 1
         region_words = set(IDENT_RE.findall(self.plain, self.region.start, self.region.end))
         through_macros = set().union(*(self.macros.names_reached(w) for w in region_words if w in self.macros))
         found = {}
@@ -1923,7 +1924,10 @@ class _RegionBuilder:
             if isinstance(n, c_ast.ID) and n.name in found:
                 named.setdefault(n.name, []).append(n)
         for name, (decl_node, loops) in found.items():
-            target = self.row_pointer_target(decl_node, loops) if declared[name] == 1 else None
+            # (not one that hides a variable of the same name, which the uses outside
+            # its block read: session 50, those were read as the row too)
+            target = self.row_pointer_target(decl_node, loops) \
+                if declared[name] == 1 and name not in self.visible.declarations else None
             if target is None:
                 continue
             uses = [(parents[id(n)], n) for n in named.get(name, [])]
