@@ -12,7 +12,7 @@ import pytest
 
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.scop import ScopError, extract
-from compiled_runs import outputs_of
+from compiled_runs import image_driver, outputs_of
 
 PROGRAM = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -110,3 +110,62 @@ def test_a_pointer_the_region_declares_again_stays_refused():
             "#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="'a' is a pointer"):
         extract(text, filename="k.c")
+
+
+def random_pointer_step_kernel(rng) -> str:
+    """Random row sweeps over images a, b, c of w floats through pointers the row loop
+    steps (``pa += w;`` before, between or after the statements, ``pa = pa + w`` or
+    ``y++, pa += w``; ``qa -= w;`` first, walking up from the last row), mixed with
+    direct ``a[y * w + x]`` accesses of the same images, called at sizes 0 to 33 by 20."""
+    lo_x = rng.choice([0, 1, 1])
+    hi_x = rng.choice(["w", "w - 1"]) if lo_x else "w"
+    pointers = {"p" + k: f"{k}" for k in rng.sample("abc", rng.randint(1, 3))}
+    if rng.random() < 0.5:
+        pointers["q" + rng.choice("abc")] = None          # walks up: q -= w first
+    reads = list(pointers)
+    stmts = []
+    for _ in range(rng.randint(1, 3)):
+        terms = []
+        for _ in range(rng.randint(1, 3)):
+            dx = rng.choice([-1, 0, 1]) if lo_x and hi_x != "w" else 0
+            xs = "x" if dx == 0 else f"x {'+' if dx > 0 else '-'} {abs(dx)}"
+            if rng.random() < 0.6:
+                terms.append(f"{rng.choice(['0.5f', '0.25f'])} * {rng.choice(reads)}[{xs}]")
+            else:
+                terms.append(f"{rng.choice(['0.5f', '1.5f'])} * {rng.choice('abc')}[y * w + {xs}]")
+        target = f"{rng.choice(reads)}[x]" if rng.random() < 0.7 else f"{rng.choice('abc')}[y * w + x]"
+        stmts.append(f"    for (int x = {lo_x}; x < {hi_x}; x++)\n      {target} {rng.choice(['=', '+='])} "
+                     f"{' + '.join(terms)};\n")
+    items, in_increment, after_step = list(stmts), [], False
+    for name in pointers:
+        if name.startswith("q"):
+            items.insert(0, f"    {name} -= w;\n")
+        elif rng.random() < 0.25:
+            in_increment.append(f"{name} += w")
+        else:
+            at = rng.randint(0, len(items))
+            after_step |= at < len(items)
+            items.insert(at, f"    {name} {rng.choice(['+=', '= ' + name + ' +'])} w;\n")
+    declarations = "".join(f"  float *{n} = {e if e else n[1] + ' + w * h'};\n" for n, e in pointers.items())
+    header = f"for (int y = 0; y < {'h - 1' if after_step else 'h'}; {', '.join(['y++'] + in_increment)})"
+    return f"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int w, int h, float *a, float *b, float *c) {{
+{declarations}#pragma scop
+  {header} {{
+{''.join(items)}  }}
+#pragma endscop
+}}
+""" + image_driver("int", [(0, 0), (1, 1), (2, 3), (3, 3), (5, 9), (9, 5), (33, 20)])
+
+
+@pytest.mark.parametrize("seed", [500001, 500002, 500003])
+def test_random_pointer_step_kernels(seed, tmp_path):
+    """The fuzzer's oracle (polysched.fuzz.runner.Evaluator) on random kernels of this
+    kind."""
+    import random
+    from polysched.fuzz.runner import Evaluator
+    evaluator = Evaluator(random_pointer_step_kernel(random.Random(seed)), tmp_path, 60.0)
+    assert not evaluator.invalid and not evaluator.skipped, evaluator.invalid or evaluator.skipped
+    results = evaluator.evaluate_all(["identity", "pluto-smart", "tile", "tile-par"])
+    assert [(r.mode, r.kind, r.detail) for r in results if r.kind != "ok"] == []

@@ -1861,7 +1861,7 @@ class _RegionBuilder:
                 return id(use) in inside and isinstance(parent, c_ast.ArrayRef) and parent.name is use \
                     and not (isinstance(above, c_ast.ArrayRef) and above.name is parent)
 
-            if not named or not all(plain(use) for use in named):
+            if not all(plain(use) for use in named):
                 self.written.add(pointer)
                 continue
             items = loop.stmt.block_items
