@@ -1100,7 +1100,7 @@ def test_a_struct_used_whole_and_through_members_is_refused(body):
 
 
 @pytest.mark.parametrize("body", [
-    "  for (i = 0; i < 4; i++)\n    x[i] = s.inner.n;",        # two levels
+    # (s.inner.n is read since session 50: test_struct_member_arrays.py, NESTED)
     "  for (i = 0; i < 4; i++)\n    x[i] = ps[i].inner.n;",    # two levels in an array of structs
     "  for (i = 0; i < 4; i++)\n    x[i] = ps[i].n + ps[i + 1].inner.n;",
     "  for (i = 0; i < 4; i++)\n    x[i] = u->n;",             # a struct not defined in the file

@@ -1506,9 +1506,10 @@ class _RegionBuilder:
         pointer to one, or one) declared before the region is a variable of its own,
         named ``img__w`` in the model (``c_texts`` keeps its C text for the emitted
         code): rewritten so in ``body``. Only members of structs defined at file
-        scope, one level deep, and the members of an array of them a member points to
-        (``s->pos[i].x``: ``s__pos__x[i]``, the array ``s->pos``); the statement's text
-        keeps ``img->w``."""
+        scope, one level deep, the members of an array of them a member points to
+        (``s->pos[i].x``: ``s__pos__x[i]``, the array ``s->pos``) and those of a struct
+        member (``img->size.h``: ``img__size__h``); the statement's text keeps
+        ``img->w``."""
         taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
         named: dict[str, str] = {}          # C text (img->w, p[].x) -> the model's name
         bases: set[str] = set()
@@ -1525,9 +1526,12 @@ class _RegionBuilder:
                         root = root.name
                     if not isinstance(root, c_ast.ID):
                         continue
-                    if second and (not subscripts or root.name not in self.c_texts or root.name in self.members):
-                        continue    # (two levels otherwise: s.inner.n, ps[i].inner.n)
                     base = self.visible.declarations.get(root.name)
+                    # the second round reads s__pos[i].x, and s__size.h (img->size.h: a struct
+                    # member of a struct, which the first round made the variable s__size)
+                    if second and (root.name not in self.c_texts or root.name in self.members or not (
+                            subscripts or (child.type == "." and base is not None and not base.dims))):
+                        continue    # (ps[i].inner.n, three levels)
                     through_pointer = child.type == "->"
                     if base is None or (base.dims != ([""] if through_pointer else []) and not subscripts) \
                             or (subscripts and len(base.dims) != len(subscripts)):
@@ -1543,7 +1547,8 @@ class _RegionBuilder:
                         raise self.error(child, f"bit-field '{what}' {'in an array' if subscripts else 'written'}: "
                                                 f"it shares its memory with the members next to it, which the "
                                                 f"model keeps apart, and has no address")
-                    text = f"{root.name}{'[]' if subscripts else ''}{child.type}{child.field.name}"
+                    shown = self.c_texts.get(root.name, root.name) if second else root.name
+                    text = f"{shown}{'[]' if subscripts else ''}{child.type}{child.field.name}"
                     name = named.get(text)
                     if name is None:
                         name = f"{root.name}__{child.field.name}"
