@@ -13,7 +13,7 @@ import pytest
 
 from polysched.pipeline import OptimizeOptions, optimize
 from polysched.scop import ScopError, extract
-from compiled_runs import outputs_of
+from compiled_runs import image_driver, outputs_of
 
 PROGRAM = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -221,3 +221,58 @@ def test_functions_that_are_no_plain_accessors_stay_refused(function):
         source = source.replace("px(a, w, ", "px(a, a, ")
     with pytest.raises(ScopError, match="px"):
         extract(source, filename="acc.c")
+
+
+def random_helper_kernel(rng) -> str:
+    """Random image sweeps over a, b, c of w floats through index helpers whose
+    parameters and results are of random integer types of one family (signed: int,
+    long, ptrdiff_t, long long; size_t; unsigned), called with int or long arguments,
+    mixed with direct subscripts, maybe in a time loop, called at sizes 0 to 33 by 20."""
+    families = [["int", "long", "ptrdiff_t", "long long"], ["size_t"], ["unsigned"]]
+    helpers = []
+    for k in range(rng.randint(1, 3)):
+        types = rng.choice(families)
+        result, row, col, width = (rng.choice(types) for _ in range(4))
+        body = rng.choice(["y * w + x", "x + w * y", "(y) * (w) + (x)"])
+        helpers.append(f"static inline {result} at{k}({row} y, {col} x, {width} w) {{ return {body}; }}")
+    lo_y, lo_x = rng.choice([0, 1]), rng.choice([0, 1])
+    hi_y, hi_x = ("h - 1" if lo_y else "h"), ("w - 1" if lo_x else "w")
+    stmts = []
+    for _ in range(rng.randint(1, 3)):
+        terms = []
+        for _ in range(rng.randint(1, 3)):
+            dy = rng.choice([-1, 0, 1]) if lo_y else 0
+            dx = rng.choice([-1, 0, 1]) if lo_x else 0
+            ys = "y" if dy == 0 else f"y {'+' if dy > 0 else '-'} 1"
+            xs = "x" if dx == 0 else f"x {'+' if dx > 0 else '-'} 1"
+            if rng.random() < 0.7:
+                arg = rng.choice(["", "(long) "])
+                terms.append(f"0.5f * {rng.choice('abc')}[at{rng.randrange(len(helpers))}({arg}{ys}, {xs}, w)]")
+            else:
+                terms.append(f"0.25f * {rng.choice('abc')}[({ys}) * w + {xs}]")
+        target = rng.choice([f"{rng.choice('abc')}[at{rng.randrange(len(helpers))}(y, x, w)]",
+                             f"{rng.choice('abc')}[y * w + x]"])
+        stmts.append(f"      {target} {rng.choice(['=', '+='])} {' + '.join(terms)};\n")
+    loops = (f"  for (int y = {lo_y}; y < {hi_y}; y++)\n    for (int x = {lo_x}; x < {hi_x}; x++) {{\n"
+             + "".join(stmts) + "    }")
+    if rng.random() < 0.4:
+        loops = f"  for (int t = 0; t < 2; t++) {{\n{loops}\n  }}"
+    return ("#include <stdio.h>\n#include <stdlib.h>\n#include <stddef.h>\n" + "\n".join(helpers) + f"""
+static void kernel(int w, int h, float *a, float *b, float *c) {{
+#pragma scop
+{loops}
+#pragma endscop
+}}
+""" + image_driver("int", [(0, 0), (1, 1), (2, 3), (3, 3), (5, 9), (9, 5), (33, 20)]))
+
+
+@pytest.mark.parametrize("seed", [910001, 910002, 910003])
+def test_random_helper_kernels(seed, tmp_path):
+    """The fuzzer's oracle (polysched.fuzz.runner.Evaluator) on random kernels of this
+    kind; each must be read (not kept as written)."""
+    import random
+    from polysched.fuzz.runner import Evaluator
+    evaluator = Evaluator(random_helper_kernel(random.Random(seed)), tmp_path, 60.0)
+    assert not evaluator.invalid and not evaluator.skipped, evaluator.invalid or evaluator.skipped
+    results = evaluator.evaluate_all(["identity", "pluto-smart", "tile", "tile-par"])
+    assert [(r.mode, r.kind, r.detail) for r in results if r.kind != "ok"] == []

@@ -84,18 +84,26 @@ int main(int argc, char **argv) {
 """
 
 
-def test_a_subscript_that_wraps_runs_the_original_code(tmp_path):
+@pytest.mark.parametrize("helper", [False, True])
+def test_a_subscript_that_wraps_runs_the_original_code(helper, tmp_path):
     """The model's rows are distinct, so reversing the row loop is legal for it; where
     C's addresses wrap onto each other (h * w > 2**32) that would swap the order of two
     updates of one element. The emitted check sends those calls to the original code
     (without it, the reversed code printed 4423686.75 for 4653062.75); calls whose
-    addresses do not wrap run the reversed loop."""
-    program = Program.from_source(WRAPS, filename="wraps.c")
+    addresses do not wrap run the reversed loop. The same through an index helper of
+    unsigned parameters called with an int column (session 50)."""
+    source = WRAPS
+    if helper:
+        source = source.replace("void f(", "static unsigned at(unsigned y, unsigned x, unsigned w) "
+                                "{ return y * w + x; }\nvoid f(").replace("unsigned x = 0", "int x = 0") \
+            .replace("out_[y * w + x]", "out_[at(y, x, w)]")
+        assert source.count("out_[at(y, x, w)]") == 2
+    program = Program.from_source(source, filename="wraps.c")
     reversed_rows = program.reverse("S0", 0)
     assert str(reversed_rows.check()) == "legal"
     text = reversed_rows.c_code()
     calls = [(131072, 65536), (131077, 65536), (131072, 16), (131072, 8), (140000, 4)]
-    assert outputs_of(text, tmp_path, "rev", calls) == outputs_of(WRAPS, tmp_path, "orig", calls)
+    assert outputs_of(text, tmp_path, "rev", calls) == outputs_of(source, tmp_path, "orig", calls)
 
 
 INDEXED = r"""#include <stdio.h>

@@ -1659,7 +1659,9 @@ class _RegionBuilder:
         if not _int_arithmetic_of(value, names):
             return None
         types = [None if _plain_int(p.type) else type_text(p.type) for p in params]
-        if not _plain_int(function.type):
+        # (an int result of int parameters is the expression's own value; of others, such
+        # as unsigned ones, a conversion: int at(unsigned y, ...) is negative past 2**31)
+        if not _plain_int(function.type) or any(types):
             value = _cast_to(type_text(function.type), value)
         return names, types, value
 
@@ -2267,9 +2269,14 @@ class _RegionBuilder:
                 return locals_[node.name]
             return self.unfolded(node)
 
+        # in a subscript C computes modulo 2**32 (`modular_kind`), a conversion to a 32-bit
+        # type, (unsigned) y of an index helper's parameter, keeps the value modulo 2**32
+        # too: read through, as the address check bounds the whole
+        modular = self.modular_kind(subscript) == (32, False)
         return expand(subscript, self.is_size, unfold,
                       compound=self.compound_size if compound else (lambda node: None),
-                      row_constant=self.row_constant, widening=_widening_cast)
+                      row_constant=self.row_constant,
+                      widening=lambda cast: _widening_cast(cast) or (modular and _cast_width(cast) == 32))
 
     def integer_initializers(self, body: c_ast.Node) -> dict[str, c_ast.Node]:
         """The integer variables declared once in ``body`` with an initialiser, never
@@ -3717,6 +3724,12 @@ class _RegionBuilder:
             elif decl is not None and not decl.dims:
                 types[name] = decl.element_type
         return types
+
+
+def _cast_width(node: c_ast.Cast) -> int | None:
+    """The width of the integer type ``node`` casts to, else None."""
+    kind = integer_kind(_GEN.visit(node.to_type))
+    return kind[0] if kind else None
 
 
 def _widening_cast(node: c_ast.Cast) -> bool:

@@ -213,8 +213,8 @@ def modular_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
                  unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None,
                  depth: int = 0) -> tuple[int, bool] | None:
     """``(width, signed)`` of ``node`` when it is computed by ``+``, ``-`` and ``*`` only
-    (and unary ``-``), over integer variables and literals, every value in a type of at
-    most 32 bits; else None. Macro uses and the region's constants are read as
+    (and unary ``-``, and conversions to 32-bit types), over integer variables and
+    literals, every value in a type of at most 32 bits; else None. Macro uses and the region's constants are read as
     ``unfold`` gives them. Such an expression of type ``unsigned int`` is the exact
     integer modulo 2**32: the operations are those of a ring, and each conversion to
     ``unsigned`` is modulo 2**32 too (a signed operation is exact: its overflow is
@@ -237,9 +237,40 @@ def modular_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
         kind = _promoted(declared) if declared is not None else None
     elif isinstance(node, c_ast.Constant) and node.type in INTEGER_CONSTANT_TYPES:
         kind = _literal_kind(node.value)
+    elif isinstance(node, c_ast.Cast):
+        # (unsigned) (y) of an index helper's parameter (extract.inline_function): a
+        # conversion to a 32-bit type keeps the value modulo 2**32 (gcc's to int too)
+        target = integer_kind(_GEN.visit(node.to_type))
+        kind = target if target and target[0] == 32 and _ring_value(node.expr, type_of, unfold, depth + 1) \
+            else None
     else:
         kind = None
     return kind if kind is not None and kind[0] <= 32 else None
+
+
+def _ring_value(node: c_ast.Node, type_of: Callable[[str], str | None],
+                unfold: Callable[[c_ast.Node], c_ast.Node | None], depth: int) -> bool:
+    """Whether ``node`` is computed by ``+``, ``-``, ``*`` and conversions to integer
+    types of 32 bits or more, over integer variables and literals: its value modulo
+    2**32 is the exact one's (2**32 divides 2**64, where 64-bit unsigned values wrap),
+    as a conversion to a 32-bit type (`modular_kind`) keeps it."""
+    if depth > 200:
+        return False
+    unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
+    if unfolded is not None:
+        return _ring_value(unfolded, type_of, unfold, depth + 1)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        return _ring_value(node.left, type_of, unfold, depth + 1) and \
+            _ring_value(node.right, type_of, unfold, depth + 1)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        return _ring_value(node.expr, type_of, unfold, depth + 1)
+    if isinstance(node, c_ast.Cast):
+        target = integer_kind(_GEN.visit(node.to_type))
+        return target is not None and target[0] >= 32 and _ring_value(node.expr, type_of, unfold, depth + 1)
+    if isinstance(node, c_ast.ID):
+        c_type = type_of(node.name)
+        return bool(c_type) and integer_kind(c_type) is not None
+    return isinstance(node, c_ast.Constant) and node.type in INTEGER_CONSTANT_TYPES
 
 
 def _walk(node: c_ast.Node):
