@@ -46,3 +46,13 @@ def image_driver(size_type: str, sizes) -> str:
   return 0;
 }}
 """
+
+
+def oracle_results(text: str, tmp_path, modes=("identity", "pluto-smart", "tile", "tile-par")) -> list:
+    """The fuzzer's oracle (polysched.fuzz.runner.Evaluator: the original and each
+    output compiled alike and run, at 1 and 2 threads) on the program ``text`` under
+    ``modes``: each mode's result. The original must be a valid test."""
+    from polysched.fuzz.runner import Evaluator
+    evaluator = Evaluator(text, tmp_path, 60.0)
+    assert not evaluator.invalid and not evaluator.skipped, evaluator.invalid or evaluator.skipped
+    return evaluator.evaluate_all(list(modes))

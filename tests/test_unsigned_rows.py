@@ -17,7 +17,7 @@ from polysched.pipeline import OptimizeOptions, optimize
 from polysched.program import Program
 from polysched.scop import ScopError, extract
 
-from compiled_runs import image_driver, outputs_of
+from compiled_runs import image_driver, oracle_results, outputs_of
 
 BLUR = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -201,10 +201,7 @@ def test_random_image_kernels_over_unsigned_sizes(seed, tmp_path):
     (100 of them under all 12 modes, 1,200 runs, gave 0 failures when the reading
     landed)."""
     import random
-    from polysched.fuzz.runner import Evaluator
-    text = random_image_kernel(random.Random(seed))
-    evaluator = Evaluator(text, tmp_path, 60.0)
-    assert not evaluator.invalid and not evaluator.skipped, evaluator.invalid or evaluator.skipped
-    results = evaluator.evaluate_all(["identity", "pluto-smart", "tile", "tile-par", "unroll"])
+    results = oracle_results(random_image_kernel(random.Random(seed)), tmp_path,
+                             ["identity", "pluto-smart", "tile", "tile-par", "unroll"])
     assert [(r.mode, r.kind) for r in results if r.kind != "ok"] == []
     assert "#pragma omp parallel for" in next(r.output for r in results if r.mode == "tile-par")

@@ -210,26 +210,37 @@ def wraps_at_32_bits(node: c_ast.Node, type_of: Callable[[str], str | None]) -> 
 
 
 def modular_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
-                 unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None,
-                 depth: int = 0) -> tuple[int, bool] | None:
+                 unfold: Callable[[c_ast.Node], c_ast.Node | None] = lambda node: None) -> tuple[int, bool] | None:
     """``(width, signed)`` of ``node`` when it is computed by ``+``, ``-`` and ``*`` only
     (and unary ``-``, and conversions to 32-bit types), over integer variables and
-    literals, every value in a type of at most 32 bits; else None. Macro uses and the region's constants are read as
-    ``unfold`` gives them. Such an expression of type ``unsigned int`` is the exact
-    integer modulo 2**32: the operations are those of a ring, and each conversion to
-    ``unsigned`` is modulo 2**32 too (a signed operation is exact: its overflow is
-    undefined). So C's value is the exact one wherever that lies in [0, 2**32)."""
+    literals, every value in a type of at most 32 bits; else None. Macro uses and the
+    region's constants are read as ``unfold`` gives them. Such an expression of type
+    ``unsigned int`` is the exact integer modulo 2**32: the operations are those of a
+    ring, and each conversion to ``unsigned`` is modulo 2**32 too (a signed operation
+    is exact: its overflow is undefined). So C's value is the exact one wherever that
+    lies in [0, 2**32)."""
+    return _ring_kind(node, type_of, unfold, 32)
+
+
+def _ring_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
+               unfold: Callable[[c_ast.Node], c_ast.Node | None], widest: int, depth: int = 0) \
+        -> tuple[int, bool] | None:
+    """`modular_kind` with values in types of at most ``widest`` bits. The operand of a
+    conversion (to a type of 32 bits or more: ``(unsigned) (y)`` of an index helper's
+    parameter, extract.inline_function) may be of any width up to 64: its value modulo
+    2**32 is the exact one's (2**32 divides 2**64, where 64-bit unsigned values wrap),
+    and a conversion to 32 bits keeps that (gcc's to int too)."""
     if depth > 200:
         return None
     unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
     if unfolded is not None:
-        return modular_kind(unfolded, type_of, unfold, depth + 1)
+        return _ring_kind(unfolded, type_of, unfold, widest, depth + 1)
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
-        left = modular_kind(node.left, type_of, unfold, depth + 1)
-        right = modular_kind(node.right, type_of, unfold, depth + 1) if left is not None else None
+        left = _ring_kind(node.left, type_of, unfold, widest, depth + 1)
+        right = _ring_kind(node.right, type_of, unfold, widest, depth + 1) if left is not None else None
         kind = _common(left, right) if right is not None else None
     elif isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
-        kind = modular_kind(node.expr, type_of, unfold, depth + 1)
+        kind = _ring_kind(node.expr, type_of, unfold, widest, depth + 1)
         kind = _promoted(kind) if kind is not None else None
     elif isinstance(node, c_ast.ID):
         c_type = type_of(node.name)
@@ -238,39 +249,12 @@ def modular_kind(node: c_ast.Node, type_of: Callable[[str], str | None],
     elif isinstance(node, c_ast.Constant) and node.type in INTEGER_CONSTANT_TYPES:
         kind = _literal_kind(node.value)
     elif isinstance(node, c_ast.Cast):
-        # (unsigned) (y) of an index helper's parameter (extract.inline_function): a
-        # conversion to a 32-bit type keeps the value modulo 2**32 (gcc's to int too)
         target = integer_kind(_GEN.visit(node.to_type))
-        kind = target if target and target[0] == 32 and _ring_value(node.expr, type_of, unfold, depth + 1) \
+        kind = target if target and target[0] >= 32 and _ring_kind(node.expr, type_of, unfold, 64, depth + 1) \
             else None
     else:
         kind = None
-    return kind if kind is not None and kind[0] <= 32 else None
-
-
-def _ring_value(node: c_ast.Node, type_of: Callable[[str], str | None],
-                unfold: Callable[[c_ast.Node], c_ast.Node | None], depth: int) -> bool:
-    """Whether ``node`` is computed by ``+``, ``-``, ``*`` and conversions to integer
-    types of 32 bits or more, over integer variables and literals: its value modulo
-    2**32 is the exact one's (2**32 divides 2**64, where 64-bit unsigned values wrap),
-    as a conversion to a 32-bit type (`modular_kind`) keeps it."""
-    if depth > 200:
-        return False
-    unfolded = unfold(node) if isinstance(node, (c_ast.ID, c_ast.FuncCall)) else None
-    if unfolded is not None:
-        return _ring_value(unfolded, type_of, unfold, depth + 1)
-    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
-        return _ring_value(node.left, type_of, unfold, depth + 1) and \
-            _ring_value(node.right, type_of, unfold, depth + 1)
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
-        return _ring_value(node.expr, type_of, unfold, depth + 1)
-    if isinstance(node, c_ast.Cast):
-        target = integer_kind(_GEN.visit(node.to_type))
-        return target is not None and target[0] >= 32 and _ring_value(node.expr, type_of, unfold, depth + 1)
-    if isinstance(node, c_ast.ID):
-        c_type = type_of(node.name)
-        return bool(c_type) and integer_kind(c_type) is not None
-    return isinstance(node, c_ast.Constant) and node.type in INTEGER_CONSTANT_TYPES
+    return kind if kind is not None and kind[0] <= widest else None
 
 
 def _walk(node: c_ast.Node):
