@@ -160,6 +160,45 @@ def test_an_unsized_table_bounds_its_loop_through_sizeof(tmp_path):
     assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(SIZEOF_BOUND, tmp_path, "orig", [()])
 
 
+WEIGHTS = r"""#include <stdio.h>
+#include <stdlib.h>
+static const double w[] = {0.25, 0.5, 0.25, -0.125,};
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]);
+  float taps[] = {1.5f, -0.5f};
+  double *in = malloc(sizeof(double) * (n + 8)), *out = malloc(sizeof(double) * (n + 8));
+  for (int i = 0; i < n + 8; i++) { in[i] = i % 7; out[i] = 1.0; }
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    out[i] = 0;
+    for (int q = 0; q < (int)(sizeof(w) / sizeof(w[0])); q++)
+      out[i] += w[q] * in[i + q];
+    for (int t = 0; t < (int)(sizeof taps / sizeof *taps); t++)
+      out[i + t + 1] += taps[t] * out[i];
+  }
+#pragma endscop
+  for (int i = 0; i < n + 8; i++) printf("%.17g\n", out[i]);
+  return 0;
+}
+"""
+
+
+def test_unsized_lists_of_any_type_bound_their_loops_through_sizeof(tmp_path):
+    """``sizeof(w) / sizeof(w[0])`` of ``static const double w[] = {...};`` and of a
+    local ``float taps[] = {...};``: the count of the list (helper-67: "'sizeof(w)' is
+    not a size polysched knows"). The second loop writes ahead of the first one's
+    next iterations: the count decides the dependences."""
+    [scop] = extract(WEIGHTS, filename="w.c")
+    assert scop.arrays["w"].dims == ["4"] and scop.arrays["taps"].dims == ["2"]
+    path = tmp_path / "w.c"
+    path.write_text(WEIGHTS)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "for (int c" in text
+    sizes = [(0,), (1,), (3,), (50,)]
+    assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(WEIGHTS, tmp_path, "orig", sizes)
+
+
 MULTI = r"""#include <stdio.h>
 #define N 16
 double g[N + 2][N + 2][4], f[N + 2][N + 2][4];

@@ -226,6 +226,26 @@ def _constant_table(parser: "_Parser", file_plain: str, decl: Declaration,
     return values, "" if values is not None else literals_refusal(decl.element_type)
 
 
+def _listed_count(parser: "_Parser", file_plain: str, decl: Declaration, conditional: frozenset[int]) -> int | None:
+    """How many elements ``T name[] = {a, b, c};`` lists (3), when it is the file's one
+    declaration of ``name`` as an array, on no ``conditional`` line, and lists its
+    values in order (no ``[k] =`` designators); else None."""
+    name = re.escape(decl.name)
+    before = r"(?:[^;{}()=]|=\s*\{[^{}]*\})*"
+    declared = re.findall(rf"(?:{_TYPE_START}|\b(?:float|double)\b){before}\b{name}\s*\[", file_plain)
+    found = list(re.finditer(rf"\b{name}\s*\[\s*\]\s*=\s*(\{{[^{{}}]*\}})\s*[;,]", file_plain))
+    if len(declared) != 1 or len(found) != 1:
+        return None
+    first, last = (file_plain.count("\n", 0, k) + 1 for k in (found[0].start(), found[0].end()))
+    if any(line in conditional for line in range(first, last + 1)):
+        return None
+    nodes = parser.parse(f"double polysched_list[] = {found[0].group(1)}")
+    if len(nodes) != 1 or not isinstance(nodes[0], c_ast.Decl) or not isinstance(nodes[0].init, c_ast.InitList) \
+            or any(isinstance(e, c_ast.NamedInitializer) for e in nodes[0].init.exprs or []):
+        return None
+    return len(nodes[0].init.exprs or []) or None
+
+
 def table_shape_refusal(decl: Declaration) -> str:
     """Why an array declared as ``decl`` is no table of integer constants whatever its
     values ("" when it may be one): a table has one dimension of integers, not volatile."""
@@ -478,6 +498,10 @@ def visible_declarations(macros: MacroTable, file_plain: str, top_level: str,
     for decl in declarations.values():
         if decl.origin in ("global", "local") and not table_shape_refusal(decl):
             decl.table, decl.table_refusal = _constant_table(parser, file_plain, decl, conditional)
+        if decl.origin in ("global", "local") and decl.dims == [""]:
+            count = _listed_count(parser, file_plain, decl, conditional)
+            if count is not None:       # double w[] = {...}: an array of that many, not a pointer
+                decl.dims = [str(count)]
     return Visible(name, declarations, parser.typedefs, enumerators, structs,
                    enumerator_names=names, unread_header=unread_header, typedef_types=typedef_types,
                    variables=variables,
