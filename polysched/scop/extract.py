@@ -1819,8 +1819,10 @@ class _RegionBuilder:
             steps = loop.next.exprs if isinstance(loop.next, c_ast.ExprList) else [loop.next]
             items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else []
             start = _loop_start(loop)
+            # (a 'continue' would skip the step: continues_as_guards)
             if id(loop) in nested or name is None or not _steps_by_one(steps[0], name) \
-                    or start is None or self.constant_int(start) is None:
+                    or start is None or self.constant_int(start) is None \
+                    or any(isinstance(n, c_ast.Continue) for n in _walk_nodes(loop.stmt)):
                 continue
             for step in items + steps[1:]:
                 bump = _pointer_step(step)
@@ -2802,6 +2804,7 @@ class _RegionBuilder:
             raise self.error(node.cond, f"loop over '{name}' is unbounded (the condition does not limit the iterator "
                                         f"in the direction it moves)")
         first = len(self.statements)
+        self.continues_as_guards(node.stmt, inner)
         built = self.walk(node.stmt, inner)
         # a value left inside this loop is the last iteration's, not a function of
         # this loop's iterator: a loop at the same depth in a later nest over the same
@@ -3011,6 +3014,26 @@ class _RegionBuilder:
         self.statements.append(stmt)
         schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
         return _Built(schedule, [stmt])
+
+    def continues_as_guards(self, body: c_ast.Node, ctx: _Context) -> None:
+        """``if (i % 2 == 1) continue;`` among the statements of a loop's body, under an
+        affine condition: the rest of the body runs where the condition is false, as
+        ``if (!(i % 2 == 1)) { rest }`` (rewritten so in ``body``; the statements keep
+        their text). A ``continue`` under a condition that reads the data, or anywhere
+        else, stays refused."""
+        if not isinstance(body, c_ast.Compound):
+            return
+        items = body.block_items or []
+        for k, item in enumerate(items):
+            skip = isinstance(item, c_ast.If) and item.iffalse is None and (
+                isinstance(item.iftrue, c_ast.Continue) or isinstance(item.iftrue, c_ast.Compound)
+                and len(item.iftrue.block_items or []) == 1 and isinstance(item.iftrue.block_items[0], c_ast.Continue))
+            if skip and not self.is_data_condition(ctx, item.cond):
+                rest = c_ast.Compound(items[k + 1:], coord=item.coord)
+                self.continues_as_guards(rest, ctx)         # (a second 'if (...) continue;')
+                body.block_items = items[:k] + [c_ast.If(c_ast.UnaryOp("!", item.cond, coord=item.cond.coord),
+                                                         rest, None, coord=item.coord)]
+                return
 
     def is_data_condition(self, ctx: _Context, cond: c_ast.Node) -> bool:
         """Whether ``cond`` is no affine condition of the iterators and parameters (it
