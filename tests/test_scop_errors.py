@@ -313,13 +313,17 @@ def test_a_region_that_ends_inside_a_block_it_opens_says_so():
     assert info.value.line == 5
 
 
-def test_a_member_two_levels_deep_is_named_as_written():
-    """``o->a.v[i]`` was reported as ``'o__a.v[i]' is not a plain array reference``."""
-    text = ("struct in { double v[10]; };\nstruct out { struct in a; int n; };\n"
-            "void k(struct out *o) { int i;\n#pragma scop\n  for (i = 0; i < 10; i++) o->a.v[i] = i;\n"
+def test_a_member_three_levels_deep_is_named_as_written():
+    """``o->a.v[i]`` was reported as ``'o__a.v[i]' is not a plain array reference``; two
+    levels are read since session 50 (``o->a.v`` an array of its own), three are not."""
+    text = ("struct in { double v[10]; };\nstruct mid { struct in b; };\nstruct out { struct mid a; int n; };\n"
+            "void k(struct out *o) { int i;\n#pragma scop\n  for (i = 0; i < 10; i++) o->a.b.v[i] = i;\n"
             "#pragma endscop\n}\n")
-    with pytest.raises(ScopError, match=r"struct member access 'o->a\.v\[i\]' is not supported"):
+    with pytest.raises(ScopError, match=r"struct member access 'o->a\.b\.v\[i\]' is not supported"):
         extract(text, filename="m.c")
+    [scop] = extract(text.replace("o->a.b.v[i]", "o->a.v[i]").replace("struct mid a;", "struct in a;"),
+                     filename="m.c")
+    assert [a.c_text for a in scop.arrays.values()] == ["o->a.v"]
 
 
 def test_a_loop_that_ends_by_wrapping_around_says_so():
