@@ -166,3 +166,19 @@ def test_random_pointer_step_kernels(seed, tmp_path):
     import random
     results = oracle_results(random_pointer_step_kernel(random.Random(seed)), tmp_path)
     assert [(r.mode, r.kind, r.detail) for r in results if r.kind != "ok"] == []
+
+
+def test_a_step_in_the_increment_of_a_loop_without_braces(tmp_path):
+    """'for (...; i++, a += m) a[0] += 1.0;': the body is one statement (a crash,
+    "'Assignment' object has no attribute 'block_items'", before it was read)."""
+    source = ("#include <stdio.h>\n#include <stdlib.h>\nvoid k(int n, int m, double *a) {\n#pragma scop\n"
+              "  for (int i = 0; i < n; i++, a += m)\n    a[0] = a[1] + 1.0;\n#pragma endscop\n}\n"
+              "int main(int argc, char **argv) {\n  int n = atoi(argv[1]), m = atoi(argv[2]);\n"
+              "  double a[200];\n  for (int i = 0; i < 200; i++) a[i] = i % 7;\n  k(n, m, a);\n"
+              "  double s = 0;\n  for (int i = 0; i < 200; i++) s += a[i] * (i + 1);\n  printf(\"%.17g\\n\", s);\n}\n")
+    path = tmp_path / "k.c"
+    path.write_text(source)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "(a + (long)" in text
+    sizes = [(0, 3), (1, 1), (10, 3), (30, 1), (20, 0), (5, 2)]
+    assert outputs_of(text, tmp_path, "new", sizes) == outputs_of(source, tmp_path, "orig", sizes)

@@ -1873,7 +1873,7 @@ class _RegionBuilder:
             if not all(plain(use) for use in named):
                 self.written.add(pointer)
                 continue
-            items = loop.stmt.block_items
+            items = (loop.stmt.block_items or []) if isinstance(loop.stmt, c_ast.Compound) else [loop.stmt]
             position = next((k for k, item in enumerate(items) if item is step), len(items))
             name = _loop_iterator_name(loop)
             start = self.constant_int(_loop_start(loop))
