@@ -1792,7 +1792,7 @@ class _RegionBuilder:
         return {n: a if t is None and self.int_valued(a) else _cast_to(t or "int", a)
                 for n, t, a in zip(names, types, args)}
 
-    def pointer_bumps(self, body: c_ast.Node) -> dict[str, tuple[c_ast.For, c_ast.Node, int, str]]:
+    def pointer_bumps(self, body: c_ast.Node) -> dict[str, tuple[c_ast.For, c_ast.Node, int, c_ast.Node]]:
         """``for (i = 0; i < n; i++) { ...a[j]...; a += m; }``: a pointer that a loop
         of the region steps by a value the region does not change, as row-by-row code
         walks an image or a matrix. Each one found: ``(L, step, sign, e)`` for ``a``,
@@ -1800,9 +1800,10 @@ class _RegionBuilder:
         constant, a step of ``+1``), the step (``a += e;``, ``a -= e;``, ``a = a + e;``,
         ``a++``..., one of the statements of ``L``'s body or after the iterator's step in
         its increment, ``i++, a += m``), its sign and ``e`` (integer arithmetic of
-        values the region does not write). ``a`` is a pointer declared before the region that
-        nothing else in the region assigns. These are no longer written (so that
-        ``*a`` is ``a[0]``: `cells_of_pointers`); `pointer_bumps_read` reads their uses."""
+        values the region does not write). ``a`` is a pointer declared before the
+        region that nothing else in the region assigns. These are no longer written (so
+        that ``*a`` is ``a[0]``: `cells_of_pointers`); `pointer_bumps_read` reads their
+        uses."""
         loops = [n for n in _walk_nodes(body) if isinstance(n, c_ast.For)]
         nested = {id(inner) for loop in loops for inner in _walk_nodes(loop.stmt) if isinstance(inner, c_ast.For)}
         counts: dict[str, int] = {}       # assignments, and declarations of the name in the region
@@ -1847,10 +1848,10 @@ class _RegionBuilder:
         region plus the steps taken. Each use is read as ``a[(long) (i - c) * (long)
         (e) + x]`` in ``body`` (the model's ``a`` is its value on entry, a flat subscript
         read as rows of ``e``), the statements' text reads ``(a + (long) (i - c) *
-        (long) (e))`` in place of ``a``, and the step makes no statement. The loops the optimized code
-        runs after its statements to leave the iterators at their final values
-        (`versioning.iterator_skeleton`) keep the steps: ``a`` ends where it would.
-        A pointer used otherwise stays refused where it is stepped."""
+        (long) (e))`` in place of ``a``, and the step makes no statement. The loops the
+        optimized code runs after its statements to leave the iterators at their final
+        values (`versioning.iterator_skeleton`) keep the steps: ``a`` ends where it
+        would. A pointer used otherwise stays refused where it is stepped."""
         if not bumps:
             return
         parents = {id(child): parent for parent in _walk_nodes(body) for _, child in parent.children()}
@@ -1887,11 +1888,10 @@ class _RegionBuilder:
                 parent = parents[id(use)]
                 item = next(k for k, it in enumerate(items) if id(use) in {id(n) for n in _walk_nodes(it)})
                 taken = start - (1 if item > position else 0)
-                count = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
-                    None, [], None, c_ast.IdentifierType(["long"]))), c_ast.ID(name, coord=use.coord), coord=use.coord)
+                count = _cast_to("long", c_ast.ID(name, coord=use.coord))
                 if taken:
-                    count = c_ast.BinaryOp("-", count, c_ast.Constant("int", str(taken)), coord=use.coord) \
-                        if taken > 0 else c_ast.BinaryOp("+", count, c_ast.Constant("int", str(-taken)), coord=use.coord)
+                    count = c_ast.BinaryOp("-" if taken > 0 else "+", count,
+                                           c_ast.Constant("int", str(abs(taken))), coord=use.coord)
                 moved = _cast_to("long", value)
                 for n in _walk_nodes(moved):
                     n.coord = use.coord         # (positions are the use's: the statement's text)
@@ -4181,7 +4181,8 @@ def _steps_by_one(step: c_ast.Node | None, name: str) -> bool:
     return isinstance(step, c_ast.Assignment) and isinstance(step.lvalue, c_ast.ID) and step.lvalue.name == name \
         and (step.op == "+=" and _is_one(step.rvalue)
              or step.op == "=" and isinstance(step.rvalue, c_ast.BinaryOp) and step.rvalue.op == "+"
-             and isinstance(step.rvalue.left, c_ast.ID) and step.rvalue.left.name == name and _is_one(step.rvalue.right))
+             and isinstance(step.rvalue.left, c_ast.ID) and step.rvalue.left.name == name
+             and _is_one(step.rvalue.right))
 
 
 def _is_one(node: c_ast.Node) -> bool:
