@@ -3660,8 +3660,56 @@ class _RegionBuilder:
                     if not negative.is_empty():
                         self.no_wrap.append(negative.params().complement())
 
+    def parameter_bindings(self) -> list[isl.Set]:
+        """``[n, half] -> { : half = floor(n / 2) }`` for ``int half = n / 2;`` before the
+        region: each parameter that is an ``int`` of the enclosing function assigned once
+        there, with ``=``, an affine value of other parameters (a relation the model
+        keeps: ``b[i]`` and ``b[n - 1 - i]`` for ``i < half`` never meet). Read from the text, and so assumed: the
+        context holds it, and the run-time check tests it, so that a value the text does
+        not show (a macro's or a pointer's write) runs the original code."""
+        found: list[isl.Set] = []
+        function = enclosing_function(self.plain, self.region.scop_offset)
+        if function is None:
+            return found
+        before = self.plain[function.body_offset:self.region.start]
+        for name in list(self.parameters):
+            decl = self.visible.declarations.get(name)
+            if decl is None or decl.origin != "local" or decl.dims or name in self.c_texts \
+                    or integer_kind(decl.element_type) != (32, True):
+                continue
+            writes = list(re.finditer(rf"(?:\+\+|--|&)\s*\b{name}\b|\b{name}\s*(?:\+\+|--|(?:[-+*/%&|^]|<<|>>)?=(?!=))",
+                                      before))
+            if len(writes) != 1 or not writes[0].group(0).endswith("=") or not re.fullmatch(
+                    rf"{name}\s*=", writes[0].group(0)):
+                continue
+            end = writes[0].end()
+            depth, k = 0, end
+            while k < len(before) and not (before[k] in ";," and depth == 0):
+                depth += before[k] in "([{"
+                depth -= before[k] in ")]}"
+                k += 1
+            words = set(IDENT_RE.findall(before, end, k))
+            if k == len(before) or name in words or not words <= set(self.parameters) | set(self.macros.macros):
+                continue
+            parameters, ranges = list(self.parameters), list(self.pending_ranges)
+            universe = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0))
+            try:
+                value = self.converter(_Context([], universe)).pw_aff(self.parse_expression(before[end:k], None))
+            except (NotAffine, ScopError):
+                continue
+            finally:
+                changed = self.parameters != parameters or self.pending_ranges != ranges
+                self.parameters[:], self.pending_ranges[:] = parameters, ranges
+            if changed:
+                continue
+            variable = isl.PwAff(f"[{name}] -> {{ [] -> [({name})] }}", context=self.ctx)
+            variable, value = variable.align_params(value.get_space()), value.align_params(variable.get_space())
+            found.append(variable.eq_set(value).params())
+        return found
+
     def finish(self, schedule: isl.Schedule) -> Scop:
         self.assume_in_bounds()
+        bindings = self.parameter_bindings()
         param_space = isl.Space.params_alloc(self.ctx, len(self.parameters))
         for k, name in enumerate(self.parameters):
             param_space = param_space.set_dim_name(isl.dim_type.param, k, name)
@@ -3678,6 +3726,8 @@ class _RegionBuilder:
         context = parameters_at_least(param_space, 0).intersect(parameters_at_least(param_space, 1, sizes))
         for assumption in self.no_wrap:    # unsigned arithmetic: exact where nothing wraps
             context = context.intersect(assumption.align_params(param_space)).coalesce()
+        for bound in bindings:
+            context = context.intersect(bound.align_params(param_space)).coalesce()
         variable_types = self.variable_types()
         return Scop(
             filename=self.filename, source=self.text, region_start=self.region.start,
