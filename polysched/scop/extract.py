@@ -1792,11 +1792,11 @@ class _RegionBuilder:
         return {n: a if t is None and self.int_valued(a) else _cast_to(t or "int", a)
                 for n, t, a in zip(names, types, args)}
 
-    def pointer_bumps(self, body: c_ast.Node) -> dict[str, tuple[c_ast.For, c_ast.Node, int, c_ast.Node]]:
+    def pointer_bumps(self, body: c_ast.Node) -> dict[str, tuple[c_ast.For, str, int, c_ast.Node, int, c_ast.Node]]:
         """``for (i = 0; i < n; i++) { ...a[j]...; a += m; }``: a pointer that a loop
         of the region steps by a value the region does not change, as row-by-row code
-        walks an image or a matrix. Each one found: ``(L, step, sign, e)`` for ``a``,
-        the loop ``L`` (no loop of the region around it, a start that is an integer
+        walks an image or a matrix. Each one found: ``(L, i, c, step, sign, e)`` for
+        ``a``, the loop ``L`` over ``i`` from ``c`` (no loop of the region around it, a start that is an integer
         constant, a step of ``+1``), the step (``a += e;``, ``a -= e;``, ``a = a + e;``,
         ``a++``..., one of the statements of ``L``'s body or after the iterator's step in
         its increment, ``i++, a += m``), its sign and ``e`` (integer arithmetic of
@@ -1819,10 +1819,9 @@ class _RegionBuilder:
             name = _loop_iterator_name(loop)
             steps = loop.next.exprs if isinstance(loop.next, c_ast.ExprList) else [loop.next]
             items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else []
-            start = _loop_start(loop)
+            start = None if (first := _loop_start(loop)) is None else self.constant_int(first)
             # (a 'continue' would skip the step: continues_as_guards)
-            if id(loop) in nested or name is None or not _steps_by_one(steps[0], name) \
-                    or start is None or self.constant_int(start) is None \
+            if id(loop) in nested or name is None or not _steps_by_one(steps[0], name) or start is None \
                     or any(isinstance(n, c_ast.Continue) for n in _walk_nodes(loop.stmt)):
                 continue
             for step in items + steps[1:]:
@@ -1837,7 +1836,7 @@ class _RegionBuilder:
                         or pointer in self.macros or not self.integer_valued(value) \
                         or names & (self.written | self.all_iterators):
                     continue
-                found[pointer] = (loop, step, sign, value)
+                found[pointer] = (loop, name, start, step, sign, value)
         self.written -= set(found)
         return found
 
@@ -1859,7 +1858,7 @@ class _RegionBuilder:
         for n in _walk_nodes(body):
             if isinstance(n, c_ast.ID) and n.name in bumps:
                 uses.setdefault(n.name, []).append(n)
-        for pointer, (loop, step, sign, value) in bumps.items():
+        for pointer, (loop, name, start, step, sign, value) in bumps.items():
             inside = {id(n) for n in _walk_nodes(loop.stmt)}
             in_step = {id(n) for n in _walk_nodes(step)}
             declarations = {id(n) for decl in self.row_pointers.values() for n in _walk_nodes(decl)}
@@ -1876,8 +1875,6 @@ class _RegionBuilder:
                 continue
             items = (loop.stmt.block_items or []) if isinstance(loop.stmt, c_ast.Compound) else [loop.stmt]
             position = next((k for k, item in enumerate(items) if item is step), len(items))
-            name = _loop_iterator_name(loop)
-            start = self.constant_int(_loop_start(loop))
             extent = f"(long) ({self.as_written(_GEN.visit(value))})"
 
             def offset_text(taken: int) -> str:
