@@ -182,3 +182,15 @@ def test_a_step_in_the_increment_of_a_loop_without_braces(tmp_path):
     assert "(a + (long)" in text
     sizes = [(0, 3), (1, 1), (10, 3), (30, 1), (20, 0), (5, 2)]
     assert outputs_of(text, tmp_path, "new", sizes) == outputs_of(source, tmp_path, "orig", sizes)
+
+
+def test_a_loop_stepping_no_pointer_leaves_its_start_macro_free():
+    """A loop that steps no pointer does not read its start's value: 'for (j = N - 2;
+    j >= 1; j--)' pinned N to its -D value in the context (9d61c07 read every loop's
+    start), and the generated code then served that value only."""
+    text = ("#define N 20\nvoid k(double a[N], double b[N]) {\n#pragma scop\n"
+            "  for (int j = N - 2; j >= 1; j--)\n    a[j] = a[j + 1] + b[j];\n"
+            "  for (int i = N / 2; i < N; i++)\n    b[i] = a[i];\n#pragma endscop\n}\n")
+    [scop] = extract(text, filename="k.c")
+    assert scop.parameters == ["N"]
+    assert scop.context.is_equal(isl.Set("[N] -> { : N >= 1 }"))

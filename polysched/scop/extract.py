@@ -1819,11 +1819,12 @@ class _RegionBuilder:
             name = _loop_iterator_name(loop)
             steps = loop.next.exprs if isinstance(loop.next, c_ast.ExprList) else [loop.next]
             items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else []
-            start = None if (first := _loop_start(loop)) is None else self.constant_int(first)
+            first = _loop_start(loop)
             # (a 'continue' would skip the step: continues_as_guards)
-            if id(loop) in nested or name is None or not _steps_by_one(steps[0], name) or start is None \
+            if id(loop) in nested or name is None or not _steps_by_one(steps[0], name) or first is None \
                     or any(isinstance(n, c_ast.Continue) for n in _walk_nodes(loop.stmt)):
                 continue
+            start: int | None = None
             for step in items + steps[1:]:
                 bump = _pointer_step(step)
                 if bump is None:
@@ -1836,6 +1837,12 @@ class _RegionBuilder:
                         or pointer in self.macros or not self.integer_valued(value) \
                         or names & (self.written | self.all_iterators):
                     continue
+                # read only for a loop that steps a pointer: a macro's value read here
+                # is pinned in the context (constant_int), which a loop stepping none
+                # must not do ('for (j = N - 2; ...; j--)' pinned N = 20 in adi)
+                start = self.constant_int(first) if start is None else start
+                if start is None:
+                    break
                 found[pointer] = (loop, name, start, step, sign, value)
         self.written -= set(found)
         return found
