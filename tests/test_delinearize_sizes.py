@@ -444,3 +444,50 @@ def test_a_linearised_subscript_written_through_a_macro_is_rows_of_the_size(tmp_
     assert not result.regions[0].kept_as_written
     sizes = [(0,), (1,), (2,), (9,), (-3,)]
     assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(MACRO_ROWS, tmp_path, "orig", sizes)
+
+
+# Row sizes that are quotients by a constant, as pooling and strided code write them:
+# 'out[y * (w / 2) + x]' was refused, "non-affine product 'y * (w / 2)'" (helper-68).
+POOLED = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+static void pool(int h, int w, const double *in, double *out, double *down) {
+#pragma scop
+  for (int y = 0; y < h / 2; y++)
+    for (int x = 0; x < w / 2; x++) {
+      out[y * (w / 2) + x] = in[2 * y * w + 2 * x];
+      for (int dy = 0; dy < 2; dy++)
+        for (int dx = 0; dx < 2; dx++)
+          out[y * (w / 2) + x] = fmax(out[y * (w / 2) + x], in[(2 * y + dy) * w + 2 * x + dx]);
+    }
+  for (int y = 0; y < (h - 3) / 2 + 1; y++)
+    for (int x = 0; x < (w - 3) / 2 + 1; x++)
+      down[y * ((w - 3) / 2 + 1) + x] = in[2 * y * w + 2 * x] + in[(2 * y + 2) * w + 2 * x + 2];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int h = atoi(argv[1]), w = atoi(argv[2]), total = h * w > 0 ? h * w : 1;
+  double *in = malloc(sizeof(double) * total), *out = malloc(sizeof(double) * total);
+  double *down = malloc(sizeof(double) * total);
+  for (int i = 0; i < total; i++) { in[i] = sin(i * 0.37) * 10; out[i] = -1.0; down[i] = -2.0; }
+  pool(h, w, in, out, down);
+  for (int i = 0; i < h * w; i++) printf("%a %a\n", out[i], down[i]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [dict(scheduler="pluto", tile=True, parallel=True),
+                                   dict(scheduler="isl", parallel=True)])
+def test_a_quotient_by_a_constant_is_one_row_size(tmp_path, flags):
+    [scop] = extract(POOLED, filename="pooled.c")
+    assert scop.arrays["out"].dims == ["", "(w / 2)"]
+    assert scop.arrays["down"].dims == ["", "(((w - 3) / 2) + 1)"]
+    src = tmp_path / "pooled.c"
+    src.write_text(POOLED)
+    result = optimize(src, OptimizeOptions.from_flags(**flags))
+    assert "polysched: the original code, run when the check fails" in result.text
+    arguments = [(0, 0), (1, 1), (2, 4), (3, 3), (6, 6), (7, 9), (30, 40), (5, 2), (2, 5)]
+    expected = outputs_of(POOLED, tmp_path, "orig", arguments)
+    assert outputs_of(result.text, tmp_path, "opt", arguments) == expected
+    assert len(set(expected)) > 3

@@ -2322,8 +2322,9 @@ class _RegionBuilder:
         when it is a sum of sizes (each possibly times an integer constant) and integer
         constants with at least one size (``len - 2``, ``w - k + 1``, ``2 * w + 2``), or a
         positive constant times a size or such a sum (im2col's rows of ``9 * C``, which
-        distributed would be rows of ``C`` that the column ``q < 9 * C`` leaves): its C
-        text in parentheses; else None."""
+        distributed would be rows of ``C`` that the column ``q < 9 * C`` leaves), each
+        term possibly divided by a positive constant (``w / 2``): its C text in
+        parentheses; else None."""
         if isinstance(node, c_ast.BinaryOp) and node.op == "*":
             if self.row_constant(node.left) is not None:
                 other = node.right
@@ -2336,11 +2337,15 @@ class _RegionBuilder:
             name = f"({_GEN.visit(node)})"
             self.compound_sizes[name] = node
             return name
-        if not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-")):
+        if not (isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "/")):
             return None
         sizes = 0
         for leaf in _walk_nodes(node):
             if isinstance(leaf, c_ast.BinaryOp) and leaf.op in ("+", "-"):
+                continue
+            # a quotient by a positive constant (a pooled image's rows of 'w / 2', a
+            # strided output's '(w - 1) / 2 + 1'): C's value, converted as C divides
+            if isinstance(leaf, c_ast.BinaryOp) and leaf.op == "/" and self.row_constant(leaf.right) is not None:
                 continue
             if isinstance(leaf, c_ast.BinaryOp) and leaf.op == "*" and (
                     self._integer_constant(leaf.left) or self._integer_constant(leaf.right)):
