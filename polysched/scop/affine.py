@@ -486,7 +486,29 @@ class AffineConverter:
             masked = self.masked(node, site, hide)
             if masked is not None:
                 return masked
+        if op == "^":
+            flipped = self.flipped(node, site, hide)
+            if flipped is not None:
+                return flipped
         raise NotAffine(where, f"operator '{op}' is not allowed in an affine expression")
+
+    def flipped(self, node: c_ast.BinaryOp, site, hide) -> isl.PwAff | None:
+        """``x ^ (2**k - 1)`` as ``2**k - 1 - x`` where ``0 <= x < 2**k`` on the whole
+        domain (a ping-pong buffer's other half, ``A[(t & 1) ^ 1]``: flipping every bit
+        of ``x`` that can be set is subtracting it from the mask); None otherwise."""
+        for value_side, mask_side in ((node.left, node.right), (node.right, node.left)):
+            try:
+                mask = self.constant_value(self.pw_aff(mask_side, site, hide))
+            except NotAffine:
+                continue
+            if mask is None or mask < 0 or mask & (mask + 1):
+                continue
+            x = self.pw_aff(value_side, site, hide)
+            within = x.ge_set(self.constant(0)).intersect(x.le_set(self.constant(mask)))
+            if self.domain.is_subset(within):
+                return self.constant(mask).sub(x)
+            return None
+        return None
 
     def masked(self, node: c_ast.BinaryOp, site, hide) -> isl.PwAff | None:
         """``x & (2**k - 1)`` as ``x mod 2**k`` and ``x & ~(2**k - 1)`` as ``x - x mod
