@@ -347,8 +347,21 @@ def _build_region(line_map: LineMap, filename: str, text: str, stripped: str, pl
         sys.setrecursionlimit(max(limit, 100_000))
     try:
         _check_not_a_braceless_body(filename, plain, stripped, region, macros)
+        declarations = dict(visible.declarations)      # (the builder declares what it names)
         builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible)
-        scop = builder.build()
+        try:
+            scop = builder.build()
+        except (ScopError, NotAffine):
+            if not builder.loop_aliases:
+                raise
+            # a loop over a product of sizes read as a nest the model cannot read (its
+            # iterator in a loop bound: i_hi * Q is not affine): the region as written;
+            # its own errors are the region's
+            visible.declarations.clear()
+            visible.declarations.update(declarations)
+            builder = _RegionBuilder(filename, text, stripped, plain, starts, region, macros, visible,
+                                     split_products=False)
+            scop = builder.build()
         return None if scop is None else (builder, scop)
     except ScopError as err:
         raise line_map.relocate(err) from None
@@ -497,7 +510,7 @@ class _Built:
 
 class _RegionBuilder:
     def __init__(self, filename: str, text: str, stripped: str, plain: str, starts: list[int],
-                 region: Region, macros: MacroTable, visible: Visible):
+                 region: Region, macros: MacroTable, visible: Visible, split_products: bool = True):
         self.filename = filename
         self.text = text
         self.stripped = stripped
@@ -584,6 +597,10 @@ class _RegionBuilder:
         self.address_bounds: list[tuple[isl.PwAff, tuple[isl.PwAff, ...]]] = []
         self.distributed: set[str] = set()    # linearised arrays read without compound sizes
         self.compound_sizes: dict[str, c_ast.Node] = {}     # "(len - 2)" -> its expression
+        # loops over a product of sizes read as nests (split_product_loops): id(inner loop)
+        # -> the flat iterator, a name for (i_hi * Q + i_lo) in its body
+        self.split_products = split_products
+        self.loop_aliases: dict[int, dict[str, _Local]] = {}
 
     # -- positions ----------------------------------------------------------------
     def position(self, node: c_ast.Node | None) -> tuple[int, int]:
@@ -1474,6 +1491,8 @@ class _RegionBuilder:
         self.calls_inlined(node)
         self.row_pointers_read(node)
         self.pointer_bumps_read(node, bumps)
+        if self.split_products:
+            self.split_product_loops(node)
         self.linearized = self.linearized_arrays(node)
         self.products_as_parameters(node)
         # a row of a product of sizes, out[c * (w * h) + p]: flat once w * h is one size
@@ -2033,6 +2052,150 @@ class _RegionBuilder:
                 return False
         return True
 
+    # -- flat loops over a product of sizes ---------------------------------------------
+    def split_product_loops(self, body: c_ast.Node) -> None:
+        """``for (int i = 0; i < P * Q; i++) S(i)``, a flat loop over the product of two
+        sizes (`product_factor_kind`), as C over flat buffers clears or scales a whole
+        matrix: read as the nest ``for (T i_hi = 0; i_hi < P; i_hi++) for (T i_lo = 0;
+        i_lo < Q; i_lo++) S(i_hi * Q + i_lo)``, rewritten so in ``body``, so that next
+        to ``A[i * Q + j]`` its ``A[i]`` is ``A[i_hi, i_lo]`` of the same rows of ``Q``
+        (else ``P * Q`` is one size, ``P__x__Q``, and ``A[i]`` row 0, column ``i`` under
+        the assumption ``i < Q``: ``P * Q <= Q``, which practically no run satisfies).
+
+        ``{ [i_hi, i_lo] -> [i_hi * Q + i_lo] : 0 <= i_hi < P and 0 <= i_lo < Q }`` is a
+        bijection onto ``{ [i] : 0 <= i < P * Q }``, in the same order, for ``Q >= 1``;
+        for ``P <= 0`` or ``Q = 0`` both loops run nothing, and ``P, Q < 0`` (where
+        ``P * Q > 0``) is outside the context, which has every parameter ``>= 0``.
+        Only where an array the loop subscripts with ``i`` has rows of ``P`` or ``Q``
+        elsewhere: that factor is the inner one, ``Q`` (the right-hand one if both). The
+        statements' text reads ``(i_hi * Q + i_lo)`` in place of ``i`` (a name for it
+        in the inner loop's body, `loop_aliases`, as an induction variable is): ``i``
+        must be declared in its loop (dead after it), a signed integer type at least
+        as wide as ``int`` and the factors (the expression has its value and type),
+        only read in the body and not through a macro (whose body the text does not
+        rename). Other loops stay as they are; a split the model cannot read (``i`` in
+        a loop bound: ``i_hi * Q`` is not affine) makes `_build_region` read the
+        region again without splitting."""
+        declared_inside = {n.name for n in _walk_nodes(body) if isinstance(n, c_ast.Decl)}
+        loops = [(n, flat) for n in _walk_nodes(body) if isinstance(n, c_ast.For)
+                 for flat in [self.flat_product_loop(n, declared_inside)] if flat is not None]
+        for loop, (name, c_type, left, right) in loops:
+            rows = self.row_sizes(body, name, loop.stmt)
+            if left not in rows and right not in rows:
+                continue        # (nothing to be consistent with: A[2 * i] stays one row of 2 P Q)
+            outer, inner = (right, left) if left in rows and right not in rows else (left, right)
+            hi, lo = self.fresh_iterator(f"{name}_hi"), self.fresh_iterator(f"{name}_lo")
+
+            def flat(coord) -> c_ast.Node:
+                return c_ast.BinaryOp("+", c_ast.BinaryOp("*", c_ast.ID(hi, coord=coord), c_ast.ID(inner, coord=coord),
+                                                          coord=coord), c_ast.ID(lo, coord=coord), coord=coord)
+
+            for parent in list(_walk_nodes(loop.stmt)):
+                for field, child in parent.children():
+                    if isinstance(child, c_ast.ID) and child.name == name \
+                            and not (isinstance(parent, c_ast.StructRef) and field == "field"):
+                        _set_child(parent, field, flat(child.coord))   # (the use's position: the statement's text)
+
+            def counter(var: str, bound: str, stmt: c_ast.Node) -> c_ast.For:
+                init = copy.deepcopy(loop.init)         # 'T var = 0': the type of i
+                init.decls[0].name = init.decls[0].type.declname = var
+                coord = loop.cond.coord
+                return c_ast.For(init, c_ast.BinaryOp("<", c_ast.ID(var, coord=coord), c_ast.ID(bound, coord=coord),
+                                                      coord=coord),
+                                 c_ast.UnaryOp("p++", c_ast.ID(var, coord=coord), coord=coord), stmt, coord=loop.coord)
+
+            inner_loop = counter(lo, inner, loop.stmt)
+            nest = counter(hi, outer, inner_loop)
+            parent, field = next((p, f) for p in _walk_nodes(body) for f, c in p.children() if c is loop)
+            _set_child(parent, field, nest)
+            self.loop_aliases[id(inner_loop)] = {name: _Local(name, name, flat(loop.coord),
+                                                              f"({hi} * {inner} + {lo})")}
+            for var in (hi, lo):
+                self.all_iterators.add(var)
+                self.loop_scoped_types[var] = c_type
+
+    def flat_product_loop(self, loop: c_ast.For, declared_inside: set[str]) -> tuple[str, str, str, str] | None:
+        """``(i, T, P, Q)`` of a loop ``for (T i = 0; i < P * Q; i++)`` that
+        `split_product_loops` reads as a nest (or ``P * Q > i``, ``++i``, ``i += 1``), else None."""
+        init, cond = loop.init, loop.cond
+        if not (isinstance(init, c_ast.DeclList) and len(init.decls) == 1
+                and isinstance(init.decls[0].type, c_ast.TypeDecl)):
+            return None
+        name, start = init.decls[0].name, init.decls[0].init
+        if not (isinstance(start, c_ast.Constant) and start.type == "int" and int_literal_value(start.value) == 0
+                and _steps_by_one(loop.next, name)):
+            return None
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == ">":
+            cond = c_ast.BinaryOp("<", cond.right, cond.left)
+        if not (isinstance(cond, c_ast.BinaryOp) and cond.op == "<" and isinstance(cond.left, c_ast.ID)
+                and cond.left.name == name and isinstance(cond.right, c_ast.BinaryOp) and cond.right.op == "*"
+                and isinstance(cond.right.left, c_ast.ID) and isinstance(cond.right.right, c_ast.ID)):
+            return None
+        left, right = cond.right.left.name, cond.right.right.name
+        factors = [self.product_factor_kind(f, declared_inside) for f in (left, right)]
+        decl = declaration_of(init.decls[0], "local")
+        c_type = self.integer_type(decl.element_type) if decl is not None and not decl.dims and not decl.volatile \
+            else ""
+        kind = integer_kind(c_type)
+        if None in factors or kind is None or not kind[1] or kind[0] < max(32, *(f[0] for f in factors)) \
+                or name in self.macros:
+            return None
+        body = list(_walk_nodes(loop.stmt))
+        if any(isinstance(n, (c_ast.Break, c_ast.Goto, c_ast.Label, c_ast.Return, c_ast.NamedInitializer))
+               or isinstance(n, c_ast.Decl) and n.name == name
+               or id(n) in self.bump_steps or isinstance(n, c_ast.ID) and n.name in self.bumped_texts
+               for n in body):
+            return None
+        for parent in body:     # i only read: not assigned, stepped, subscripted or its address taken
+            for field, child in parent.children():
+                if isinstance(child, c_ast.ID) and child.name == name and (
+                        isinstance(parent, c_ast.Assignment) and field == "lvalue"
+                        or isinstance(parent, c_ast.UnaryOp) and parent.op in ("++", "--", "p++", "p--", "&")
+                        or isinstance(parent, (c_ast.ArrayRef, c_ast.FuncCall)) and field == "name"):
+                    return None
+        # a macro whose body reads i (#define V (i * 0.5)) would read it in the emitted text,
+        # where it is not declared; one that turns its arguments into text (#, ##) would spell it
+        for word in {n.name for n in body if isinstance(n, c_ast.ID) and n.name in self.macros}:
+            reached = self.macros.names_reached(word)
+            if name in reached or any("#" in self.macros.get(m).body for m in reached | {word} if m in self.macros):
+                return None
+        return name, c_type, left, right
+
+    def row_sizes(self, body: c_ast.Node, name: str, within: c_ast.Node) -> set[str]:
+        """The innermost row sizes in ``body`` (``n`` of ``A[i * n + j]``) of the
+        one-dimensional arrays that ``within`` subscripts with ``name``."""
+        def refs(node: c_ast.Node) -> list[c_ast.ArrayRef]:
+            return [ref for ref in self.walk_expanded(node) if isinstance(ref, c_ast.ArrayRef)
+                    and isinstance(ref.name, c_ast.ID) and len(getattr(self.visible.declarations.get(ref.name.name),
+                                                                       "dims", ())) == 1]
+
+        arrays = {ref.name.name for ref in refs(within)
+                  if any(isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(ref.subscript))}
+        subscripts = [self.expanded(ref.subscript) for ref in refs(body) if ref.name.name in arrays]
+        return {size for (size, *more) in iterator_monomials([t for t in subscripts if t is not None],
+                                                             self.mentions_iterator) if not more}
+
+    def fresh_iterator(self, base: str) -> str:
+        """``base``, ``base1``, ...: the first name the file, its headers and the region
+        use nothing else for, an iterator from now on."""
+        name, k = base, 0
+        while self.local_model_name(name) != name or name in self.region_words:
+            k += 1
+            name = f"{base}{k}"
+        self.all_iterators.add(name)
+        return name
+
+    def product_factor_kind(self, name: str, declared_inside: set[str]) -> tuple[int, bool] | None:
+        """The integer kind of ``name`` as a factor of a product of sizes (`integer_kind`),
+        or None unless it is a signed integer scalar declared before the region that the
+        region does not change (nor declares, nor reads through a pointer or a macro)."""
+        decl = self.visible.declarations.get(name)
+        if decl is None or decl.dims or decl.volatile or name in self.written or name in declared_inside \
+                or name in self.all_iterators or name in self.macros or name in self.c_texts:
+            return None         # (not img->w or *np: memory another pointer may write)
+        kind = integer_kind(decl.element_type)
+        return kind if kind is not None and kind[1] else None
+
     def products_as_parameters(self, body: c_ast.Node) -> None:
         """``w * h`` in ``for (p = 0; p < w * h; p++)``: a product of values the region
         does not change (signed integer scalars declared before it, and integer
@@ -2045,12 +2208,7 @@ class _RegionBuilder:
         declared_inside = {n.name for n in _walk_nodes(body) if isinstance(n, c_ast.Decl)}
 
         def factor_kind(name: str) -> tuple[int, bool] | None:
-            decl = self.visible.declarations.get(name)
-            if decl is None or decl.dims or decl.volatile or name in self.written or name in declared_inside \
-                    or name in self.all_iterators or name in self.macros or name in self.c_texts:
-                return None         # (not img->w or *np: memory another pointer may write)
-            kind = integer_kind(decl.element_type)
-            return kind if kind is not None and kind[1] else None
+            return self.product_factor_kind(name, declared_inside)
 
         def widths(e: c_ast.Node) -> list[int] | None:
             """The widths of the variables of ``e`` when it is made of them, integer
@@ -2619,7 +2777,8 @@ class _RegionBuilder:
             step = self.loop_step(node, name)
         else:
             step = -1
-        induction = self.induction_variables(node, name, init, step, ctx)
+        # (the flat iterator of a loop over a product of sizes, split_product_loops)
+        induction = {**self.induction_variables(node, name, init, step, ctx), **self.loop_aliases.get(id(node), {})}
         if induction:
             self.scopes.append(induction)
             try:
