@@ -102,7 +102,7 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
                                              [], ":6:", "affine"),
     "goto": (region("  for (i = 0; i < n; i++) {\n    if (i > 3) goto out;\n    B[i] = 0;\n  }\nout:;"),
              [], ":", "error"),
-    "break": (region("  for (i = 0; i < n; i++) {\n    if (i > 3) break;\n    B[i] = 0;\n  }"), [], ":6:", "error"),
+    "break": (region("  for (i = 0; i < n; i++) {\n    if (B[i] > 3) break;\n    B[i] = 0;\n  }"), [], ":6:", "error"),
     "return": (loop("return;"), [], ":6:", "error"),
     "iterator assigned in the body": (loop("i = i + 2;"), [], ":6:", "error"),
     "multiplicative increment": (region("  for (i = 1; i < n; i *= 2)\n    B[i] = 0;"), [], ":5:", "error"),

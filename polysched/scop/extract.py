@@ -1841,7 +1841,7 @@ class _RegionBuilder:
             first = _loop_start(loop)
             # (a 'continue' would skip the step: continues_as_guards)
             if id(loop) in nested or name is None or not _steps_by_one(steps[0], name) or first is None \
-                    or any(isinstance(n, c_ast.Continue) for n in _walk_nodes(loop.stmt)):
+                    or any(isinstance(n, (c_ast.Continue, c_ast.Break)) for n in _walk_nodes(loop.stmt)):
                 continue
             start: int | None = None
             for step in items + steps[1:]:
@@ -2751,6 +2751,7 @@ class _RegionBuilder:
         return built
 
     def walk_loop(self, node: c_ast.For, ctx: _Context) -> _Built | None:
+        self.breaks_as_conditions(node)
         hoisted = self.hoisted_starts(node)
         if hoisted:
             # 'for (i = 0, s = 1.0; ...)': s = 1.0 runs once, before the first test, as
@@ -3202,6 +3203,32 @@ class _RegionBuilder:
                 body.block_items = items[:k] + [c_ast.If(c_ast.UnaryOp("!", item.cond, coord=item.cond.coord),
                                                          rest, None, coord=item.coord)]
                 return
+
+    def breaks_as_conditions(self, loop: c_ast.For) -> None:
+        """``for (...; c; ...) { if (b) break; rest }``, ``b`` arithmetic and comparisons
+        of values the region does not write: C tests ``c``, then ``b``, before ``rest``,
+        so the loop is ``for (...; c && !(b); ...) { rest }`` (rewritten so in ``loop``;
+        no condition, ``for (i = 0; ; i++)``, is ``!(b)``), the iterator ending where
+        the break leaves it. Whether the polyhedral domain can hold it is the loop
+        condition's test (monotone in the iterator: ``if (i >= m) break;`` is ``i < m``,
+        ``if (i == 5) break;`` is refused). A ``break`` elsewhere stays refused."""
+        def breaks(item: c_ast.Node) -> bool:
+            return isinstance(item, c_ast.If) and item.iffalse is None and (
+                isinstance(item.iftrue, c_ast.Break) or isinstance(item.iftrue, c_ast.Compound)
+                and len(item.iftrue.block_items or []) == 1 and isinstance(item.iftrue.block_items[0], c_ast.Break))
+
+        def reads_no_data(cond: c_ast.Node) -> bool:
+            return all(isinstance(n, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.TernaryOp)) or (
+                isinstance(n, c_ast.UnaryOp) and n.op in ("-", "+", "!", "~")) for n in _walk_nodes(cond)) \
+                and not any(isinstance(n, c_ast.ID) and n.name in self.written for n in _walk_nodes(cond))
+
+        while True:
+            items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else [loop.stmt]
+            if not items or not breaks(items[0]) or not reads_no_data(items[0].cond):
+                return
+            stop = c_ast.UnaryOp("!", items[0].cond, coord=items[0].cond.coord)
+            loop.cond = stop if loop.cond is None else c_ast.BinaryOp("&&", loop.cond, stop, coord=loop.cond.coord)
+            loop.stmt = c_ast.Compound(items[1:], coord=items[0].coord)
 
     def is_data_condition(self, ctx: _Context, cond: c_ast.Node) -> bool:
         """Whether ``cond`` is no affine condition of the iterators and parameters (it
