@@ -367,3 +367,38 @@ def test_point_order_puts_the_parallel_store_loop_innermost():
     assert report.bands[0].point_order == [0, 1, 2]
     assert (report.bands[0].jam_member, report.bands[0].jam) == (1, 4)
     assert legal(result, deps.validity)
+
+
+CHANNELS = r"""#include <stdio.h>
+#include <stdlib.h>
+static void k(int h, int w, float (*img)[h][w], float (*out)[h][w]) {
+#pragma scop
+  for (int c = 0; c < 3; c++)
+    for (int y = 1; y < h - 1; y++)
+      for (int x = 1; x < w - 1; x++)
+        out[c][y][x] = 0.25f * (img[c][y - 1][x] + img[c][y + 1][x] + img[c][y][x - 1] + img[c][y][x + 1]);
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int h = atoi(argv[1]), w = atoi(argv[2]), n = h > 0 && w > 0 ? 3 * h * w : 1;
+  float *img = malloc(sizeof(float) * n), *out = calloc(n, sizeof(float));
+  for (int i = 0; i < n; i++) img[i] = i % 11;
+  if (h > 0 && w > 0) k(h, w, (float (*)[h][w]) img, (float (*)[h][w]) out);
+  for (int i = 0; i < n; i++) printf("%a\n", out[i]);
+  return 0;
+}
+"""
+
+
+def test_a_tile_loop_that_runs_once_is_not_the_parallel_one(tmp_path):
+    """Three channels outermost, literal: their tile loop (one tile of 4) runs once,
+    its pragma was dropped and the whole band ran sequentially (helper-68's p14); the
+    next parallel tile loop, the rows', is the parallel one."""
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+    path = tmp_path / "channels.c"
+    path.write_text(CHANNELS)
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "#pragma omp parallel for" in result.text and "runs at most once" not in result.text
+    sizes = [(0, 0), (1, 1), (3, 5), (40, 70), (130, 260), (2, 300)]
+    assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(CHANNELS, tmp_path, "orig", sizes)

@@ -510,6 +510,11 @@ class _Policy:
             if (nested or (j and not permutable)) and \
                     not self._enough_trips(domain, inner_outer, chain.loops[start + j], report, what, j):
                 continue
+            if not nested and _runs_once(domain, chain.loops[start + j]):
+                # a channel loop 'for (c = 0; c < 3; c++)' in one tile of 4: its pragma
+                # would be dropped (the loop runs once) and the band left sequential
+                report.notes.append(f"parallel {what} {j} skipped: it runs once")
+                continue
             report.parallel, report.clauses = f"{what} {j}", mark.clauses()
             at = start
             if permutable:
@@ -924,3 +929,11 @@ def tile(scop: Scop, deps, schedule: isl.Schedule,
          options: TileOptions | None = None) -> isl.Schedule:
     """``tile_with_report(...)[0]``."""
     return tile_with_report(scop, deps, schedule, options)[0]
+
+
+def _runs_once(domain: isl.UnionSet, member: isl.MultiUnionPwAff) -> bool:
+    """Does the loop of ``member`` (``{ S[i] -> [floor(i / 4)] }``) take at most one value
+    over ``domain``, for every value of the parameters?"""
+    image = isl.UnionMap.from_multi_union_pw_aff(member).intersect_domain(domain).range()
+    values = sets_of(image)
+    return len(values) == 1 and values[0].lex_lt_set(values[0]).is_empty()
