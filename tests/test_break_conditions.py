@@ -76,3 +76,21 @@ def test_other_breaks_stay_refused(line, message):
     text = PROGRAM.replace("if (i >= m) break;", line)
     with pytest.raises(ScopError, match=message):
         extract(text, filename="k.c")
+
+
+def test_a_break_in_a_loop_that_steps_a_pointer(tmp_path):
+    """The break joins the condition before the pointer steps are read: the row
+    pointer 'p += w' of a loop that stops at 'lim' is read as rows (it was refused,
+    "'p' is a pointer used as a whole value")."""
+    from compiled_runs import image_driver
+    source = ("#include <stdio.h>\n#include <stdlib.h>\n"
+              "static void kernel(int w, int h, float *a, float *b, float *c) {\n"
+              "  float *p = a;\n  int lim = h / 2 + 1;\n#pragma scop\n"
+              "  for (int y = 0; y < h; y++) {\n    if (y >= lim) break;\n"
+              "    for (int x = 0; x < w; x++)\n      p[x] = p[x] * 0.5f + b[y * w + x];\n    p += w;\n  }\n"
+              "#pragma endscop\n}\n") + image_driver("int", [(0, 0), (1, 1), (2, 3), (3, 3), (5, 9), (9, 5), (33, 20)])
+    path = tmp_path / "k.c"
+    path.write_text(source)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "#pragma omp parallel for" in text
+    assert outputs_of(text, tmp_path, "new", [()]) == outputs_of(source, tmp_path, "orig", [()])

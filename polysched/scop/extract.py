@@ -1486,6 +1486,8 @@ class _RegionBuilder:
             self.check_declared(name, loop)
         # loop increments write their iterator, which is not "data"
         self.written -= self.all_iterators
+        for loop in [n for n in _walk_nodes(node) if isinstance(n, c_ast.For)]:
+            self.breaks_as_conditions(loop)
         bumps = self.pointer_bumps(node)
         self.cells_of_pointers(node)
         self.calls_inlined(node)
@@ -2751,7 +2753,6 @@ class _RegionBuilder:
         return built
 
     def walk_loop(self, node: c_ast.For, ctx: _Context) -> _Built | None:
-        self.breaks_as_conditions(node)
         hoisted = self.hoisted_starts(node)
         if hoisted:
             # 'for (i = 0, s = 1.0; ...)': s = 1.0 runs once, before the first test, as
