@@ -402,3 +402,48 @@ def test_a_tile_loop_that_runs_once_is_not_the_parallel_one(tmp_path):
     assert "#pragma omp parallel for" in result.text and "runs at most once" not in result.text
     sizes = [(0, 0), (1, 1), (3, 5), (40, 70), (130, 260), (2, 300)]
     assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(CHANNELS, tmp_path, "orig", sizes)
+
+
+LU_IN_PLACE = r"""#include <stdio.h>
+#include <stdlib.h>
+static void lu(int n, double (*A)[n]) {
+#pragma scop
+  for (int k = 0; k < n; k++) {
+    for (int i = k + 1; i < n; i++)
+      A[i][k] /= A[k][k];
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        A[i][j] -= A[i][k] * A[k][j];
+  }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = n > 0 ? n : 1;
+  double (*A)[m] = malloc(sizeof(double) * m * m);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) A[i][j] = i == j ? m + 1.0 : 1.0 / (1 + i + 2 * j);
+  lu(n, A);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < m; j++) printf("%a\n", A[i][j]);
+  return 0;
+}
+"""
+
+
+def test_an_untiled_band_with_no_parallel_member_gets_a_parallel_loop_inside_another(tmp_path):
+    """Pluto's LU band is (i, k, j), permutable, no member parallel nor any inside i:
+    `--parallel` alone gave no parallel loop (helper-68's p24). As (k, i, j), i is
+    parallel inside k: the band is reordered and i marked, and the program computes
+    the original's bits at 1 and 2 threads."""
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+    path = tmp_path / "lu.c"
+    path.write_text(LU_IN_PLACE)
+    result = optimize(path, OptimizeOptions.from_flags(parallel=True))
+    region = result.text.split("#pragma scop")[1].split("polysched: the original code")[0]
+    assert region.count("#pragma omp parallel for") == 1
+    # the parallel loop is the second of the nest: inside one sequential loop
+    lines = [line.strip() for line in region.splitlines() if line.strip().startswith(("for", "#pragma omp"))]
+    assert lines[0].startswith("for") and lines[1].startswith("#pragma omp parallel for"), lines
+    sizes = [(0,), (1,), (2,), (3,), (17,), (60,)]
+    assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(LU_IN_PLACE, tmp_path, "orig", sizes)

@@ -525,6 +525,34 @@ class _Policy:
                 at = start + j
             chain.steps.append(_parallel_step(chain.stmt, chain.depth + at, mark))
             return True
+        if permutable and n >= 2 and what == "loop":
+            return self._parallelize_second(chain, start, n, domain, prefix, report)
+        return False
+
+    def _parallelize_second(self, chain: _Chain, start: int, n: int, domain, prefix, report) -> bool:
+        """An untiled permutable band with no parallel member: the first pair (a, b), in
+        the band's order, whose member b carries nothing once member a runs outside it,
+        becomes loops (a, b, rest...), b parallel (if its forks pay, `_enough_trips`).
+        Pluto's schedule for LU is (i, k, j): no member is parallel, nor is any inside
+        i; as (k, i, j), the original order, i is (helper-68: `--parallel` alone gave LU
+        no parallel loop)."""
+        outer = chain.rows(prefix, start)
+        for a in range(n):
+            around = rows(outer, mupa_rows(chain.loops[start + a]))
+            for b in range(n):
+                if b == a:
+                    continue
+                mark = self._parallel_mark(domain, around, mupa_rows(chain.loops[start + b]), report)
+                if mark is None or not self._enough_trips(domain, around, chain.loops[start + b],
+                                                          report, "loop", b):
+                    continue
+                order = [a, b] + [k for k in range(n) if k not in (a, b)]
+                self._permute(chain, start, order)
+                report.parallel, report.clauses = f"loop {b} inside loop {a}", mark.clauses()
+                if order != list(range(n)):
+                    report.notes.append(f"loops reordered {order}: loop {b} is parallel inside loop {a}")
+                chain.steps.append(_parallel_step(chain.stmt, chain.depth + start + 1, mark))
+                return True
         return False
 
     def _enough_trips(self, domain, outer, member_mupa, report, what, j) -> bool:
