@@ -1172,13 +1172,14 @@ class _RegionBuilder:
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
-    def fresh_region_name(self, base: str) -> str:
-        """``base0``, ``base1``, ...: the first name used nowhere in the file, its
-        headers or the region."""
-        k = 0
-        while self.local_model_name(f"{base}{k}") != f"{base}{k}" or f"{base}{k}" in self.region_words:
+    def fresh_region_name(self, base: str, bare: bool = False) -> str:
+        """``base0``, ``base1``, ... (``base``, ``base1``, ... when ``bare``): the first
+        name used nowhere in the file, its headers or the region."""
+        name, k = (base if bare else f"{base}0"), 0
+        while self.local_model_name(name) != name or name in self.region_words:
             k += 1
-        return f"{base}{k}"
+            name = f"{base}{k}"
+        return name
 
     def local_model_name(self, name: str) -> str:
         """``name``, or ``name_1``, ``name_2``, ... when ``name`` may mean something else
@@ -2180,10 +2181,7 @@ class _RegionBuilder:
     def fresh_iterator(self, base: str) -> str:
         """``base``, ``base1``, ...: the first name the file, its headers and the region
         use nothing else for, an iterator from now on."""
-        name, k = base, 0
-        while self.local_model_name(name) != name or name in self.region_words:
-            k += 1
-            name = f"{base}{k}"
+        name = self.fresh_region_name(base, bare=True)
         self.all_iterators.add(name)
         return name
 
@@ -3195,10 +3193,7 @@ class _RegionBuilder:
             return
         items = body.block_items or []
         for k, item in enumerate(items):
-            skip = isinstance(item, c_ast.If) and item.iffalse is None and (
-                isinstance(item.iftrue, c_ast.Continue) or isinstance(item.iftrue, c_ast.Compound)
-                and len(item.iftrue.block_items or []) == 1 and isinstance(item.iftrue.block_items[0], c_ast.Continue))
-            if skip and not self.is_data_condition(ctx, item.cond):
+            if _jumps_alone(item, c_ast.Continue) and not self.is_data_condition(ctx, item.cond):
                 rest = c_ast.Compound(items[k + 1:], coord=item.coord)
                 self.continues_as_guards(rest, ctx)         # (a second 'if (...) continue;')
                 body.block_items = items[:k] + [c_ast.If(c_ast.UnaryOp("!", item.cond, coord=item.cond.coord),
@@ -3213,11 +3208,6 @@ class _RegionBuilder:
         the break leaves it. Whether the polyhedral domain can hold it is the loop
         condition's test (monotone in the iterator: ``if (i >= m) break;`` is ``i < m``,
         ``if (i == 5) break;`` is refused). A ``break`` elsewhere stays refused."""
-        def breaks(item: c_ast.Node) -> bool:
-            return isinstance(item, c_ast.If) and item.iffalse is None and (
-                isinstance(item.iftrue, c_ast.Break) or isinstance(item.iftrue, c_ast.Compound)
-                and len(item.iftrue.block_items or []) == 1 and isinstance(item.iftrue.block_items[0], c_ast.Break))
-
         def reads_no_data(cond: c_ast.Node) -> bool:
             return all(isinstance(n, (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.TernaryOp)) or (
                 isinstance(n, c_ast.UnaryOp) and n.op in ("-", "+", "!", "~")) for n in _walk_nodes(cond)) \
@@ -3225,7 +3215,7 @@ class _RegionBuilder:
 
         while True:
             items = loop.stmt.block_items or [] if isinstance(loop.stmt, c_ast.Compound) else [loop.stmt]
-            if not items or not breaks(items[0]) or not reads_no_data(items[0].cond):
+            if not items or not _jumps_alone(items[0], c_ast.Break) or not reads_no_data(items[0].cond):
                 return
             stop = c_ast.UnaryOp("!", items[0].cond, coord=items[0].cond.coord)
             loop.cond = stop if loop.cond is None else c_ast.BinaryOp("&&", loop.cond, stop, coord=loop.cond.coord)
@@ -4418,6 +4408,15 @@ def _loop_start(loop: c_ast.For) -> c_ast.Node | None:
     if isinstance(init, c_ast.DeclList):
         return init.decls[0].init if len(init.decls) == 1 else None
     return init.rvalue if isinstance(init, c_ast.Assignment) and init.op == "=" else None
+
+
+def _jumps_alone(item: c_ast.Node, jump: type) -> bool:
+    """Whether ``item`` is ``if (cond) jump;`` or ``if (cond) { jump; }``, no ``else``
+    (``jump``: ``c_ast.Break`` or ``c_ast.Continue``)."""
+    then = item.iftrue if isinstance(item, c_ast.If) and item.iffalse is None else None
+    if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+        then = then.block_items[0]
+    return isinstance(then, jump)
 
 
 def _steps_by_one(step: c_ast.Node | None, name: str) -> bool:
