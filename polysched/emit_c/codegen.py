@@ -42,7 +42,7 @@ from . import scalar_replace
 from .tensorize import EPOCH_FUNCTION, call_lines, can_call, tensorize_mark_problem
 from .validate import CodegenError, validate_ast
 from .versioning import (accessed_elements, counter_limit, definition_checks, is_wide, iterator_skeleton,
-                         parameter_ranges, plan, type_spelling)
+                         parameter_ranges, plan, type_spelling, written_arrays)
 
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
@@ -486,7 +486,7 @@ class _RegionPrinter:
         guard holds. A block is allocated once the rest holds (its extents are then
         positive) and its size is at most ``HEAP_BYTES``; the caller frees the blocks
         after the region, whichever code ran (``free(0)`` does nothing)."""
-        if not self.version.row_checks and not memory:
+        if not self.version.row_checks and not self.version.row_pair_checks and not memory:
             return []
         build = isl.AstBuild.from_context(self.version.assumed)
         ok, row = self.names.fresh("polysched_rows_ok"), self.names.fresh("polysched_row")
@@ -495,14 +495,9 @@ class _RegionPrinter:
             elements = accessed_elements(self.scop, array.name)
             if elements is None or elements.is_empty():
                 continue
-            elements = elements.intersect_params(self.version.assumed)
-            first, last, left, right = (self.expr(build.expr_from_pw_aff(bound.coalesce())) for bound in (
-                elements.dim_min(0), elements.dim_max(0), elements.dim_min(1), elements.dim_max(1)))
-            after = "&" + array.element([f"{row} + 1", left])
-            end = "&" + array.element([row, right]) + " + 1"
-            lines += [f"for (long long {row} = {first}; {ok} && {row} < {last}; {row}++)",
-                      f"{self.options.indent}if ((const char *)({after}) < (const char *)({end}))",
-                      f"{self.options.indent * 2}{ok} = 0;"]
+            span = self._row_span(build, elements.intersect_params(self.version.assumed))
+            lines += self._ascending_rows(array, span, ok, row)
+        lines += self.row_pair_lines(build, ok, row)
         size = "unsigned long long"     # (size_t needs a header the file may not include)
         for array in heap_arrays(self.scop):
             block = memory[array.name]
@@ -514,6 +509,92 @@ class _RegionPrinter:
                       + " * ".join(extents) + ");",
                       f"{ok} = {ok} && {block} != 0;"]
         return lines + [f"if ({ok}) {{"]
+
+    def _row_span(self, build: isl.AstBuild, elements: isl.Set) -> tuple[str, str, str, str]:
+        """``(first, last, left, right)``: C bounds of the rows and of the columns of the
+        2-d ``elements`` (their bounding box)."""
+        return tuple(self.expr(build.expr_from_pw_aff(bound.coalesce())) for bound in (
+            elements.dim_min(0), elements.dim_max(0), elements.dim_min(1), elements.dim_max(1)))
+
+    def _row_bytes(self, array, span, row: str) -> tuple[str, str]:
+        """The first and one-past-the-last byte the region may touch in row ``row``."""
+        return (f"(const char *)&{array.element([row, span[2]])}",
+                f"(const char *)(&{array.element([row, span[3]])} + 1)")
+
+    def _ascending_rows(self, array, span, ok: str, row: str) -> list[str]:
+        """A loop that clears ``ok`` unless each row of ``array`` starts past the end of
+        the one before (so no two overlap)."""
+        first, last = span[0], span[1]
+        after = "&" + array.element([f"{row} + 1", span[2]])
+        end = "&" + array.element([row, span[3]]) + " + 1"
+        return [f"for (long long {row} = {first}; {ok} && {row} < {last}; {row}++)",
+                f"{self.options.indent}if ((const char *)({after}) < (const char *)({end}))",
+                f"{self.options.indent * 2}{ok} = 0;"]
+
+    def _rows_apart(self, array, span, lo: str, hi: str, ok: str, row: str) -> list[str]:
+        """A loop that clears ``ok`` when a row of ``array`` overlaps the bytes
+        ``[lo, hi)``."""
+        start, end = self._row_bytes(array, span, row)
+        return [f"for (long long {row} = {span[0]}; {ok} && {row} <= {span[1]}; {row}++)",
+                f"{self.options.indent}if (!({end} <= {lo} || {hi} <= {start}))",
+                f"{self.options.indent * 2}{ok} = 0;"]
+
+    def row_pair_lines(self, build: isl.AstBuild, ok: str, row: str) -> list[str]:
+        """The checks of `Versioning.row_pair_checks`: for arrays ``a``, ``b``, one
+        written, at least one reached through row pointers, each row (bounding box of
+        the touched columns) apart from the other array: from its block (``[lo, hi)``
+        of `address_range`) by a loop over the rows; from its rows by a merge of the
+        two lists of rows, both ascending (each row past the end of the one before:
+        else ``ok`` is cleared, conservatively); a written array's rows are apart from
+        both tables of row pointers too (a store there would change a row pointer).
+        Evaluated only where both arrays are touched (as `guard_text`'s pairs)."""
+        written = written_arrays(self.scop)
+        lines = []
+        for a, b in self.version.row_pair_checks:
+            elements = [accessed_elements(self.scop, x.name) for x in (a, b)]
+            if any(e is None or e.is_empty() for e in elements):
+                continue
+            elements = [e.intersect_params(self.version.assumed) for e in elements]
+            spans = {x.name: self._row_span(build, e) for x, e in zip((a, b), elements) if "" in x.dims[1:]}
+            body = []
+            tables = []
+            for x in (a, b):
+                if x.name in spans:
+                    span = spans[x.name]
+                    tables.append((f"(const char *)&{x.element([span[0]])}",
+                                   f"(const char *)(&{x.element([span[1]])} + 1)"))
+                    if len(spans) == 2 and x not in self.version.row_checks:   # (the merge's; checked above)
+                        body += self._ascending_rows(x, span, ok, row)
+            for x, y, e in ((a, b, elements[1]), (b, a, elements[0])):
+                if x.name not in spans:
+                    continue
+                if y.name not in spans and (x.name in written or y.name in written):
+                    body += self._rows_apart(x, spans[x.name], *self.address_range(build, y, e), ok, row)
+                if x.name in written:
+                    for lo, hi in tables:
+                        body += self._rows_apart(x, spans[x.name], lo, hi, ok, row)
+            plain = [x for x in (a, b) if x.name not in spans]
+            if plain and plain[0].name in written:
+                lo, hi = self.address_range(build, plain[0], elements[(a, b).index(plain[0])])
+                body += [f"if (!({tables[0][1]} <= {lo} || {hi} <= {tables[0][0]}))",
+                         f"{self.options.indent}{ok} = 0;"]
+            if len(spans) == 2:
+                other = self.names.fresh("polysched_row_b")
+                (sa, ea), (sb, eb) = self._row_bytes(a, spans[a.name], row), \
+                    self._row_bytes(b, spans[b.name], other)
+                body += [f"for (long long {row} = {spans[a.name][0]}, {other} = {spans[b.name][0]}; "
+                         f"{ok} && {row} <= {spans[a.name][1]} && {other} <= {spans[b.name][1]}; )",
+                         f"{self.options.indent}if ({ea} <= {sb}) {row}++;",
+                         f"{self.options.indent}else if ({eb} <= {sa}) {other}++;",
+                         f"{self.options.indent}else {ok} = 0;"]
+            touched = self.version.assumed
+            for e in elements:
+                touched = touched.intersect(e.params().coalesce())
+            if not self.version.assumed.is_subset(touched):
+                condition = self.expr(build.expr_from_set(touched.gist(self.version.assumed).coalesce()))
+                body = [f"if ({condition}) {{"] + [self.options.indent + line for line in body] + ["}"]
+            lines += body
+        return lines
 
     def address_range(self, build: isl.AstBuild, array, elements: isl.Set | None) -> tuple[str, str] | None:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the

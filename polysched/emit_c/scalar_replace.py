@@ -462,7 +462,7 @@ def _never_overlap(printer, a, b, written: set[str]) -> bool:
     settle statically."""
     version = printer.version
     if printer.options.versioning and any({x.name, y.name} == {a.name, b.name}
-                                          for x, y in version.alias_checks):
+                                          for x, y in version.alias_checks + version.row_pair_checks):
         return True
 
     if a.is_scalar and a.origin not in ("global", "") or b.is_scalar and b.origin not in ("global", ""):

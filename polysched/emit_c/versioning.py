@@ -148,8 +148,11 @@ class Versioning:
     overlap. ``row_checks``: arrays reached through a pointer per row (``double **A``,
     ``R[i].v[j]``) that the region writes: their rows must not overlap each other, which
     a loop over the row pointers checks at run time (each row past the end of the one
-    before). ``never``: why the optimized code can never be proven safe (then the region
-    keeps its original code). ``live_iterators``: set to their final values after the
+    before). ``row_pair_checks``: pairs of arrays, one written, at least one reached
+    through a pointer per row (2-d): a loop over the rows checks that no row of one
+    overlaps the other (its rows or its block) nor the other's table of row pointers.
+    ``never``: why the optimized code can never be proven safe (then the region keeps
+    its original code). ``live_iterators``: set to their final values after the
     optimized code.
     """
 
@@ -159,6 +162,7 @@ class Versioning:
     assumed: isl.Set
     alias_checks: list[tuple[Array, Array]] = field(default_factory=list)
     row_checks: list[Array] = field(default_factory=list)
+    row_pair_checks: list[tuple[Array, Array]] = field(default_factory=list)
     # linearised subscripts computed in 32-bit unsigned arithmetic (Scop.address_bounds)
     address_bounds: tuple[tuple[isl.PwAff, tuple[isl.PwAff, ...]], ...] = ()
     never: list[str] = field(default_factory=list)
@@ -175,7 +179,8 @@ class Versioning:
 
     @property
     def needs_check(self) -> bool:
-        return bool(self.alias_checks) or bool(self.row_checks) or bool(self.address_bounds) \
+        return bool(self.alias_checks) or bool(self.row_checks) or bool(self.row_pair_checks) \
+            or bool(self.address_bounds) \
             or not self.assumed.plain_is_universe()
 
     def describe(self) -> list[str]:
@@ -196,6 +201,10 @@ class Versioning:
         if self.row_checks:
             rows = ", ".join(_shown(a) for a in self.row_checks)
             lines.append(f"run-time check that the rows of {rows} do not overlap (each after the one before)")
+        if self.row_pair_checks:
+            pairs = ", ".join(dict.fromkeys(f"{_shown(a)}/{_shown(b)}" for a, b in self.row_pair_checks))
+            lines.append(f"run-time check, row by row, that these arrays reached through row pointers do not "
+                         f"overlap: {pairs}")
         if self.counter_type != "int":
             lines.append(f"loop counters are {self.counter_type} (the program's types need it)")
         if self.live_iterators:
@@ -440,13 +449,17 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
                 and "" not in b.dims[b.member_after:]:
             continue        # two members of one array of structs (p[i].x, p[j].y) never overlap,
             #               # unless they are pointers (p[i].a[j], p[k].b[l])
-        for array in (a, b):
-            if "" in array.dims[1:]:
+        rowed = [array for array in (a, b) if "" in array.dims[1:]]
+        if not rowed:
+            result.alias_checks.append((a, b))
+        elif all(_row_pair_candidate(array) for array in (a, b)):
+            result.row_pair_checks.append((a, b))
+        else:
+            for array in rowed:
                 reason = (f"'{_shown(array)}' is reached through a pointer to pointers, whose rows may "
                           f"overlap '{_shown(b if array is a else a)}': no run-time check can prove otherwise")
                 if reason not in result.never:
                     result.never.append(reason)
-        result.alias_checks.append((a, b))
     # the rows of one array reached through row pointers may overlap each other
     for array in candidates:
         if array.name not in written or "" not in array.dims[1:]:
@@ -458,6 +471,16 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
                 result.never.append(reason)
         elif not result.never:
             result.row_checks.append(array)
+
+
+def _row_pair_candidate(array: Array) -> bool:
+    """Whether a row-by-row overlap check (`Versioning.row_pair_checks`) can cover
+    ``array``: reached through one pointer per row, 2-d (``float **in``, ``in[y][x]``),
+    or an array with no row pointers of any rank, not a member of a struct array (whose
+    rows interleave with its other members) nor a scalar."""
+    if array.is_scalar or array.member:
+        return False
+    return "" not in array.dims[1:] or len(array.dims) == 2
 
 
 def written_arrays(scop: Scop) -> set[str]:

@@ -208,6 +208,10 @@ def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
         if array.text:
             pattern.error = f"'{array.c_text}' is a struct member: not matched"
             return pattern
+        if "" in array.dims[1:]:
+            # a call takes a base address and a fixed distance between rows
+            pattern.error = f"'{array.c_text}' is reached through a pointer per row: not matched"
+            return pattern
     if any(a.kind == "may_write" for a in stmt.accesses):
         pattern.error = "a conditional statement (its writes may not happen): not matched"
         return pattern
