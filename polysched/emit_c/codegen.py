@@ -524,11 +524,9 @@ class _RegionPrinter:
     def _ascending_rows(self, array, span, ok: str, row: str) -> list[str]:
         """A loop that clears ``ok`` unless each row of ``array`` starts past the end of
         the one before (so no two overlap)."""
-        first, last = span[0], span[1]
-        after = "&" + array.element([f"{row} + 1", span[2]])
-        end = "&" + array.element([row, span[3]]) + " + 1"
-        return [f"for (long long {row} = {first}; {ok} && {row} < {last}; {row}++)",
-                f"{self.options.indent}if ((const char *)({after}) < (const char *)({end}))",
+        after, end = self._row_bytes(array, span, f"{row} + 1")[0], self._row_bytes(array, span, row)[1]
+        return [f"for (long long {row} = {span[0]}; {ok} && {row} < {span[1]}; {row}++)",
+                f"{self.options.indent}if ({after} < {end})",
                 f"{self.options.indent * 2}{ok} = 0;"]
 
     def _rows_apart(self, array, span, lo: str, hi: str, ok: str, row: str) -> list[str]:
@@ -552,9 +550,11 @@ class _RegionPrinter:
         lines = []
         for a, b in self.version.row_pair_checks:
             elements = [accessed_elements(self.scop, x.name) for x in (a, b)]
-            if any(e is None or e.is_empty() for e in elements):
+            if any(e is None for e in elements):
                 continue
             elements = [e.intersect_params(self.version.assumed) for e in elements]
+            if any(e.is_empty() for e in elements):
+                continue
             spans = {x.name: self._row_span(build, e) for x, e in zip((a, b), elements) if "" in x.dims[1:]}
             body = []
             tables = []
