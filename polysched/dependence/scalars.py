@@ -30,6 +30,7 @@ import islpy as isl
 from polysched.islutil import maps_of
 from polysched.scop.declarations import EXTRA_FLOATING_TYPES, closing_paren
 from polysched.scop.model import Scop
+from polysched.scop.unsigned import integer_kind
 
 from .analysis import memory_dependences, statement_times
 from .loops import same_value
@@ -596,8 +597,63 @@ def _exact_selection(scop: Scop, stmt, name: str) -> bool:
         if not re.fullmatch(r"[A-Za-z_]\w*(?:(?:\.|->)\w+)*|\d{1,2}", _top_level(value)) or \
                 value.startswith("("):
             return False
-    return all(_type_words(scop.arrays[other].element_type) == words for other in others) \
-        and not _CAST.search(stmt.body) and not stmt.floating and not _FLOATING_TEXT.search(stmt.body)
+    if _CAST.search(stmt.body) or stmt.floating or _FLOATING_TEXT.search(stmt.body):
+        return False
+    if words & _NARROWER_THAN_INT:
+        return all(_type_words(scop.arrays[other].element_type) == words for other in others) \
+            and all(t is not None and _type_words(t) == words
+                    for t in _operand_types(scop, stmt, name, literals=False))
+    kind = integer_kind(scop.arrays[name].element_type)
+    return kind is not None and all(
+        _converts_to(integer_kind(t) if t is not None else None, kind)
+        for t in [scop.arrays[other].element_type for other in others] + _operand_types(scop, stmt, name))
+
+
+_LITERAL = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)(?![\w.])")
+
+
+def _operand_types(scop: Scop, stmt, name: str, literals: bool = True) -> list[str | None]:
+    """The C types of the values ``stmt`` reads besides arrays and outside subscripts:
+    its iterators (declared types), the region's parameters (a macro's: ``int``) and,
+    with ``literals``, integer literals (by value and suffix); None for any other word
+    (an enumerator, a macro the model does not know), whose type is unknown."""
+    text = re.sub(r"[A-Za-z_]\w*\s*(?=\[|->|\.(?!\d))", " ", stmt.body)     # array and struct bases
+    while True:                                                         # subscripts
+        text, n = re.subn(r"\[[^\[\]]*\]", " ", text)
+        if not n:
+            break
+    text = re.sub(r"(?:\.|->)\s*[A-Za-z_]\w*", " ", text)                # members
+    types: list[str | None] = []
+    for digits, suffix in _LITERAL.findall(text) if literals else ():
+        value = int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits)
+        suffix = suffix.lower()
+        types.append(None if value >= 2 ** 31 else
+                     ("unsigned " if "u" in suffix else "") + ("long" if "l" in suffix else "int"))
+    for word in set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", _LITERAL.sub(" ", text))) - {"if", "else", name}:
+        if word in scop.arrays:
+            types.append(scop.arrays[word].element_type)
+        elif word in stmt.iterators:
+            types.append(stmt.iterator_types.get(word) or scop.variable_types.get(word))
+        elif word in scop.parameters:
+            types.append(scop.variable_types.get(word, "int"))
+        else:
+            types.append(None)
+    return types
+
+
+def _converts_to(kind: tuple[int, bool] | None, target: tuple[int, bool]) -> bool:
+    """Whether C's usual arithmetic conversions of a value of integer ``kind`` (width,
+    signed; None: not known) with one of ``target`` (of ``int``'s rank or wider) give
+    ``target``: a comparison with a ``target`` value and the store into it then see the
+    same value, and a max/min over such values does not depend on the order. ``int m``
+    against a ``size_t i`` compares in ``unsigned long``, stores an ``int``: helper run
+    of session 52, ``m = m > i ? m : i`` kept 5 in parallel where the loop kept 9."""
+    if kind is None:
+        return False
+    width, signed = (32, True) if kind[0] < 32 else kind           # the integer promotions
+    if signed == target[1] or not target[1]:
+        return target[0] >= width
+    return target[0] > width        # a wider signed target holds every unsigned value
 
 
 def _inexact_selection(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
