@@ -192,3 +192,135 @@ def test_rows_are_no_operands_of_an_intrinsic_call(tmp_path):
     assert "polysched_dgemm" not in result.text and "#pragma omp parallel for" in result.text
     sizes = [(0,), (1,), (5,), (33,), (70,)]
     assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(GEMM_ROWS, tmp_path, "orig", sizes)
+
+
+
+# helper-71: dst's row 2 is the bytes of src->rows (c01) or of a global pointer to a
+# table (c02); char stores change the pointer, which the original reloads
+STORE_INTO_TABLE_POINTER = {"member": r"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+struct img { int h, w; unsigned char **rows; };
+static void kern(int h, int w, struct img *dst, struct img *src)
+{
+#pragma scop
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      dst->rows[x][y] = src->rows[y][x];
+#pragma endscop
+}
+struct { unsigned char *a[16]; unsigned char *b[16]; } T __attribute__((aligned(256)));
+struct { unsigned char pre[1024]; struct img S; unsigned char post[1024]; } G;
+unsigned char *TD[16];
+unsigned char RA[16][64], RB[16][64];
+int main(int argc, char **argv)
+{
+  int mode = atoi(argv[1]);
+  int h = 8, w = 6, xs = 2;
+  for (int y = 0; y < 16; y++) { T.a[y] = RA[y]; T.b[y] = RB[y]; }
+  unsigned char **tb = T.b;
+  unsigned char bytes[8]; memcpy(bytes, &tb, 8);
+  for (int y = 0; y < 16; y++) for (int x = 0; x < 64; x++) { RA[y][x] = 'a' + (y + x) % 20; RB[y][x] = 'A' + (y * 3 + x) % 20; }
+  for (int y = 0; y < 8; y++) { RA[y][xs] = bytes[y]; RB[y][xs] = bytes[y]; }
+  G.S.h = h; G.S.w = w; G.S.rows = T.a;
+  for (int x = 0; x < 16; x++) TD[x] = x < xs ? G.pre + x * 64 : G.post + x * 64;
+  if (mode == 1) TD[xs] = (unsigned char *)&G.S.rows;   /* row xs of dst is src's pointer to its table */
+  struct img D = {w, h, TD};
+  kern(h, w, &D, &G.S);
+  unsigned long long c = 0;
+  for (int x = 0; x < w; x++) if (x != xs) for (int y = 0; y < h; y++) c = c * 31 + TD[x][y];
+  printf("%llx %d\n", c, G.S.rows == T.b);
+  return 0;
+}
+""", "global": r"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+struct { unsigned char pre[1024]; unsigned char **src; unsigned char post[1024]; } G;
+unsigned char **dst;
+static void kern(int h, int w)
+{
+#pragma scop
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      dst[x][y] = G.src[y][x];
+#pragma endscop
+}
+struct { unsigned char *a[16]; unsigned char *b[16]; } T __attribute__((aligned(256)));
+unsigned char *TD[16];
+unsigned char RA[16][64], RB[16][64];
+int main(int argc, char **argv)
+{
+  int mode = atoi(argv[1]);
+  int h = 8, w = 6, xs = 2;
+  for (int y = 0; y < 16; y++) { T.a[y] = RA[y]; T.b[y] = RB[y]; }
+  unsigned char **tb = T.b;
+  unsigned char bytes[8]; memcpy(bytes, &tb, 8);
+  for (int y = 0; y < 16; y++) for (int x = 0; x < 64; x++) { RA[y][x] = 'a' + (y + x) % 20; RB[y][x] = 'A' + (y * 3 + x) % 20; }
+  for (int y = 0; y < 8; y++) { RA[y][xs] = bytes[y]; RB[y][xs] = bytes[y]; }
+  G.src = T.a;
+  for (int x = 0; x < 16; x++) TD[x] = x < xs ? G.pre + x * 64 : G.post + x * 64;
+  if (mode == 1) TD[xs] = (unsigned char *)&G.src;
+  dst = TD;
+  kern(h, w);
+  unsigned long long c = 0;
+  for (int x = 0; x < w; x++) if (x != xs) for (int y = 0; y < h; y++) c = c * 31 + TD[x][y];
+  printf("%llx %d\n", c, G.src == T.b);
+  return 0;
+}
+"""}
+
+
+@pytest.mark.parametrize("case", sorted(STORE_INTO_TABLE_POINTER))
+def test_written_rows_are_checked_against_the_pointers_to_tables(case, tmp_path):
+    """A written row over the pointer through which the other array's table is reached
+    (a struct member, a global) passed the row checks, and the interchanged loops read
+    through the changed pointer: the pointer's own bytes are in the checks now."""
+    from compiled_runs import outputs_of
+    source = STORE_INTO_TABLE_POINTER[case]
+    path = tmp_path / "rows.c"
+    path.write_text(source)
+    result = optimize(path, OptimizeOptions.from_flags(parallel=True))
+    assert "#pragma omp parallel for" in result.text
+    layouts = [(0,), (1,)]
+    assert outputs_of(result.text, tmp_path, "new", layouts) == outputs_of(source, tmp_path, "orig", layouts)
+
+
+NO_COLUMNS = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kern(int h, int x0, int x1, float **in, float **out)
+{
+#pragma scop
+  for (int y = 0; y < h; y++)
+    for (int x = x0; x < x1; x++)
+      out[y][x] = in[y][x] * 2.0f;
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int h = atoi(argv[1]), x0 = atoi(argv[2]), x1 = atoi(argv[3]);
+  /* x1 <= x0: the kernel touches nothing, so tables of one row suffice */
+  float **in = malloc(sizeof *in), **out = malloc(sizeof *out);
+  in[0] = calloc(8, sizeof(float)); out[0] = calloc(8, sizeof(float));
+  kern(h, x0, x1, in, out);
+  printf("%a\n", (double)out[0][0]);
+  return 0;
+}
+"""
+
+
+def test_the_row_check_loads_no_row_pointer_when_no_column_is_touched(tmp_path):
+    """x1 <= x0: the region touches nothing and the tables hold one row each; the check
+    of out's rows loaded out[1] (AddressSanitizer: a read past the table). Row checks
+    run only where the arrays are touched."""
+    path = tmp_path / "rows.c"
+    path.write_text(NO_COLUMNS)
+    (tmp_path / "opt.c").write_text(optimize(path, MODES["tile-par"]).text)
+    built = compile_c(tmp_path / "opt.c", tmp_path / "opt", openmp=True,
+                      cflags=["-O1", "-fsanitize=address", "-fno-sanitize-recover"])
+    if not built.ok and "sanitize" in built.reason:
+        pytest.skip("no AddressSanitizer runtime")
+    assert built.ok, built.reason
+    for args in (["1000", "5", "5"], ["1000", "5", "1"], ["1", "0", "3"]):
+        run = run_binary(tmp_path / "opt", args=args, threads=2, timeout=60,
+                         env={"ASAN_OPTIONS": "detect_leaks=0"})
+        assert run.ok, f"{args}: {run.reason}"

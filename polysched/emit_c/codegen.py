@@ -194,6 +194,17 @@ def region_indent(scop: Scop) -> str:
     return ""
 
 
+def _pointer_cell(array) -> tuple[str, str] | None:
+    """The bytes of the pointer through which ``array`` is reached when that pointer is
+    memory a store of the region may reach (a struct member ``src->rows``, a global
+    ``float **g``), else None (a parameter, a local, an array of pointers): a store
+    there changes where the original reads next."""
+    if not array.dims or array.dims[0] != "" or not (array.text or array.origin == "global"):
+        return None
+    cell = f"&({array.c_text})"
+    return f"(const char *){cell}", f"(const char *)({cell} + 1)"
+
+
 class _RegionPrinter:
     def __init__(self, scop: Scop, schedule: isl.Schedule, options: EmitOptions, deps=None):
         self.scop = scop
@@ -495,8 +506,10 @@ class _RegionPrinter:
             elements = accessed_elements(self.scop, array.name)
             if elements is None or elements.is_empty():
                 continue
-            span = self._row_span(build, elements.intersect_params(self.version.assumed))
-            lines += self._ascending_rows(array, span, ok, row)
+            elements = elements.intersect_params(self.version.assumed)
+            if not elements.is_empty():
+                lines += self._where_touched(build, [elements], self._ascending_rows(
+                    array, self._row_span(build, elements), ok, row))
         lines += self.row_pair_lines(build, ok, row)
         size = "unsigned long long"     # (size_t needs a header the file may not include)
         for array in heap_arrays(self.scop):
@@ -557,7 +570,9 @@ class _RegionPrinter:
                 continue
             spans = {x.name: self._row_span(build, e) for x, e in zip((a, b), elements) if "" in x.dims[1:]}
             body = []
-            tables = []
+            # the tables of row pointers, and the pointers to them (or to a block) that
+            # are memory a store may reach (src->rows, a global 'float **g')
+            tables = [_pointer_cell(x) for x in (a, b) if _pointer_cell(x) is not None]
             for x in (a, b):
                 if x.name in spans:
                     span = spans[x.name]
@@ -576,8 +591,9 @@ class _RegionPrinter:
             plain = [x for x in (a, b) if x.name not in spans]
             if plain and plain[0].name in written:
                 lo, hi = self.address_range(build, plain[0], elements[(a, b).index(plain[0])])
-                body += [f"if (!({tables[0][1]} <= {lo} || {hi} <= {tables[0][0]}))",
-                         f"{self.options.indent}{ok} = 0;"]
+                for start, end in tables:
+                    body += [f"if ({ok} && !({end} <= {lo} || {hi} <= {start}))",
+                             f"{self.options.indent}{ok} = 0;"]
             if len(spans) == 2:
                 other = self.names.fresh("polysched_row_b")
                 (sa, ea), (sb, eb) = self._row_bytes(a, spans[a.name], row), \
@@ -587,14 +603,20 @@ class _RegionPrinter:
                          f"{self.options.indent}if ({ea} <= {sb}) {row}++;",
                          f"{self.options.indent}else if ({eb} <= {sa}) {other}++;",
                          f"{self.options.indent}else {ok} = 0;"]
-            touched = self.version.assumed
-            for e in elements:
-                touched = touched.intersect(e.params().coalesce())
-            if not self.version.assumed.is_subset(touched):
-                condition = self.expr(build.expr_from_set(touched.gist(self.version.assumed).coalesce()))
-                body = [f"if ({condition}) {{"] + [self.options.indent + line for line in body] + ["}"]
-            lines += body
+            lines += self._where_touched(build, elements, body)
         return lines
+
+    def _where_touched(self, build: isl.AstBuild, elements: list[isl.Set], body: list[str]) -> list[str]:
+        """``body`` run only for the parameters where every set of ``elements`` has an
+        element (elsewhere its bounds are no rows the region touches, and the row
+        pointers they would load need not exist)."""
+        touched = self.version.assumed
+        for e in elements:
+            touched = touched.intersect(e.params().coalesce())
+        if self.version.assumed.is_subset(touched):
+            return body
+        condition = self.expr(build.expr_from_set(touched.gist(self.version.assumed).coalesce()))
+        return [f"if ({condition}) {{"] + [self.options.indent + line for line in body] + ["}"]
 
     def address_range(self, build: isl.AstBuild, array, elements: isl.Set | None) -> tuple[str, str] | None:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the
