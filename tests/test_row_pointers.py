@@ -197,6 +197,14 @@ def test_rows_are_no_operands_of_an_intrinsic_call(tmp_path):
 
 # helper-71: dst's row 2 is the bytes of src->rows (c01) or of a global pointer to a
 # table (c02); char stores change the pointer, which the original reloads
+_TABLES_SETUP = r"""  int mode = atoi(argv[1]);
+  int h = 8, w = 6, xs = 2;
+  for (int y = 0; y < 16; y++) { T.a[y] = RA[y]; T.b[y] = RB[y]; }
+  unsigned char **tb = T.b;
+  unsigned char bytes[8]; memcpy(bytes, &tb, 8);
+  for (int y = 0; y < 16; y++) for (int x = 0; x < 64; x++) { RA[y][x] = 'a' + (y + x) % 20; RB[y][x] = 'A' + (y * 3 + x) % 20; }
+  for (int y = 0; y < 8; y++) { RA[y][xs] = bytes[y]; RB[y][xs] = bytes[y]; }
+"""
 STORE_INTO_TABLE_POINTER = {"member": r"""#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,14 +223,7 @@ unsigned char *TD[16];
 unsigned char RA[16][64], RB[16][64];
 int main(int argc, char **argv)
 {
-  int mode = atoi(argv[1]);
-  int h = 8, w = 6, xs = 2;
-  for (int y = 0; y < 16; y++) { T.a[y] = RA[y]; T.b[y] = RB[y]; }
-  unsigned char **tb = T.b;
-  unsigned char bytes[8]; memcpy(bytes, &tb, 8);
-  for (int y = 0; y < 16; y++) for (int x = 0; x < 64; x++) { RA[y][x] = 'a' + (y + x) % 20; RB[y][x] = 'A' + (y * 3 + x) % 20; }
-  for (int y = 0; y < 8; y++) { RA[y][xs] = bytes[y]; RB[y][xs] = bytes[y]; }
-  G.S.h = h; G.S.w = w; G.S.rows = T.a;
+""" + _TABLES_SETUP + r"""  G.S.h = h; G.S.w = w; G.S.rows = T.a;
   for (int x = 0; x < 16; x++) TD[x] = x < xs ? G.pre + x * 64 : G.post + x * 64;
   if (mode == 1) TD[xs] = (unsigned char *)&G.S.rows;   /* row xs of dst is src's pointer to its table */
   struct img D = {w, h, TD};
@@ -250,14 +251,7 @@ unsigned char *TD[16];
 unsigned char RA[16][64], RB[16][64];
 int main(int argc, char **argv)
 {
-  int mode = atoi(argv[1]);
-  int h = 8, w = 6, xs = 2;
-  for (int y = 0; y < 16; y++) { T.a[y] = RA[y]; T.b[y] = RB[y]; }
-  unsigned char **tb = T.b;
-  unsigned char bytes[8]; memcpy(bytes, &tb, 8);
-  for (int y = 0; y < 16; y++) for (int x = 0; x < 64; x++) { RA[y][x] = 'a' + (y + x) % 20; RB[y][x] = 'A' + (y * 3 + x) % 20; }
-  for (int y = 0; y < 8; y++) { RA[y][xs] = bytes[y]; RB[y][xs] = bytes[y]; }
-  G.src = T.a;
+""" + _TABLES_SETUP + r"""  G.src = T.a;
   for (int x = 0; x < 16; x++) TD[x] = x < xs ? G.pre + x * 64 : G.post + x * 64;
   if (mode == 1) TD[xs] = (unsigned char *)&G.src;
   dst = TD;
