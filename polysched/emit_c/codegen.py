@@ -42,7 +42,7 @@ from . import scalar_replace
 from .tensorize import EPOCH_FUNCTION, call_lines, can_call, tensorize_mark_problem
 from .validate import CodegenError, validate_ast
 from .versioning import (accessed_elements, counter_limit, definition_checks, is_wide, iterator_skeleton,
-                         parameter_ranges, plan, type_spelling, written_arrays)
+                         parameter_ranges, plan, pointer_cell, type_spelling, written_arrays)
 
 # the work a parallel loop needs per fork/join when it is known only at run time (the
 # tiling policy's rule at the known sizes); a -D of this macro overrides it
@@ -192,17 +192,6 @@ def region_indent(scop: Scop) -> str:
         if line.strip():
             return line[: len(line) - len(line.lstrip())]
     return ""
-
-
-def _pointer_cell(array) -> tuple[str, str] | None:
-    """The bytes of the pointer through which ``array`` is reached when that pointer is
-    memory a store of the region may reach (a struct member ``src->rows``, a global
-    ``float **g``), else None (a parameter, a local, an array of pointers): a store
-    there changes where the original reads next."""
-    if not array.dims or array.dims[0] != "" or not (array.text or array.origin == "global"):
-        return None
-    cell = f"&({array.c_text})"
-    return f"(const char *){cell}", f"(const char *)({cell} + 1)"
 
 
 class _RegionPrinter:
@@ -462,6 +451,18 @@ class _RegionPrinter:
                 condition = self.expr(build.expr_from_set(touched.gist(assumed).coalesce()))
                 disjoint = f"!({condition}) || {disjoint}"
             parts.append(disjoint)
+        for w, holder in self.version.cell_checks:
+            if w.name not in elements:
+                elements[w.name] = accessed_elements(self.scop, w.name)
+            block = self.address_range(build, w, elements[w.name])
+            if block is None:
+                continue
+            (lo, hi), (cell_lo, cell_hi) = block, pointer_cell(holder)
+            apart = f"{hi} <= {cell_lo} || {cell_hi} <= {lo}"
+            touched = elements[w.name].params().coalesce().intersect(assumed)
+            if not assumed.is_subset(touched):
+                apart = f"!({self.expr(build.expr_from_set(touched.gist(assumed).coalesce()))}) || {apart}"
+            parts.append(apart)
         if not parts:
             return "1"
         parts = [f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts]
@@ -572,7 +573,7 @@ class _RegionPrinter:
             body = []
             # the tables of row pointers, and the pointers to them (or to a block) that
             # are memory a store may reach (src->rows, a global 'float **g')
-            tables = [_pointer_cell(x) for x in (a, b) if _pointer_cell(x) is not None]
+            tables = [pointer_cell(x) for x in (a, b) if pointer_cell(x) is not None]
             for x in (a, b):
                 if x.name in spans:
                     span = spans[x.name]

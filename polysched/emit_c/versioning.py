@@ -150,7 +150,10 @@ class Versioning:
     a loop over the row pointers checks at run time (each row past the end of the one
     before). ``row_pair_checks``: pairs of arrays, one written, at least one reached
     through a pointer per row (2-d): a loop over the rows checks that no row of one
-    overlaps the other (its rows or its block) nor the other's table of row pointers.
+    overlaps the other (its rows or its block), and that no written row overlaps a
+    table of row pointers or a pointer to one held in memory (`pointer_cell`).
+    ``cell_checks``: (written array, array) pairs: the first's block must not hold the
+    pointer through which the second is reached, when that pointer is memory.
     ``never``: why the optimized code can never be proven safe (then the region keeps
     its original code). ``live_iterators``: set to their final values after the
     optimized code.
@@ -163,6 +166,7 @@ class Versioning:
     alias_checks: list[tuple[Array, Array]] = field(default_factory=list)
     row_checks: list[Array] = field(default_factory=list)
     row_pair_checks: list[tuple[Array, Array]] = field(default_factory=list)
+    cell_checks: list[tuple[Array, Array]] = field(default_factory=list)
     # linearised subscripts computed in 32-bit unsigned arithmetic (Scop.address_bounds)
     address_bounds: tuple[tuple[isl.PwAff, tuple[isl.PwAff, ...]], ...] = ()
     never: list[str] = field(default_factory=list)
@@ -180,7 +184,7 @@ class Versioning:
     @property
     def needs_check(self) -> bool:
         return bool(self.alias_checks) or bool(self.row_checks) or bool(self.row_pair_checks) \
-            or bool(self.address_bounds) \
+            or bool(self.cell_checks) or bool(self.address_bounds) \
             or not self.assumed.plain_is_universe()
 
     def describe(self) -> list[str]:
@@ -205,6 +209,9 @@ class Versioning:
             pairs = ", ".join(dict.fromkeys(f"{_shown(a)}/{_shown(b)}" for a, b in self.row_pair_checks))
             lines.append(f"run-time check, row by row, that these arrays reached through row pointers do not "
                          f"overlap: {pairs}")
+        if self.cell_checks:
+            pairs = ", ".join(dict.fromkeys(f"{_shown(w)}/&{_shown(x)}" for w, x in self.cell_checks))
+            lines.append(f"run-time check that written arrays do not hold the pointers that reach arrays: {pairs}")
         if self.counter_type != "int":
             lines.append(f"loop counters are {self.counter_type} (the program's types need it)")
         if self.live_iterators:
@@ -460,6 +467,13 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
                           f"overlap '{_shown(b if array is a else a)}': no run-time check can prove otherwise")
                 if reason not in result.never:
                     result.never.append(reason)
+    # a store into the pointer through which an array is reached (src->data, a global
+    # 'unsigned char *g') changes where the original reads next (helper-71's probe, and
+    # the same for plain blocks in session 52)
+    holders = [x for x in sorted(scop.arrays.values(), key=lambda a: a.name) if pointer_cell(x) is not None]
+    for w in candidates:
+        if w.name in written and not w.is_scalar and "" not in w.dims[1:] and _may_be_aliased(w):
+            result.cell_checks += [(w, x) for x in holders]
     # the rows of one array reached through row pointers may overlap each other
     for array in candidates:
         if array.name not in written or "" not in array.dims[1:]:
@@ -471,6 +485,17 @@ def _plan_alias_checks(scop: Scop, result: Versioning) -> None:
                 result.never.append(reason)
         elif not result.never:
             result.row_checks.append(array)
+
+
+def pointer_cell(array: Array) -> tuple[str, str] | None:
+    """The bytes of the pointer through which ``array`` is reached when that pointer is
+    memory a store of the region may reach (a struct member ``src->rows``, a global
+    ``float **g``), else None (a parameter, a local, an array of pointers): a store
+    there changes where the original reads next."""
+    if not array.dims or array.dims[0] != "" or not (array.text or array.origin == "global"):
+        return None
+    cell = f"&({array.c_text})"
+    return f"(const char *){cell}", f"(const char *)({cell} + 1)"
 
 
 def _row_pair_candidate(array: Array) -> bool:
