@@ -581,14 +581,18 @@ _CAST = re.compile(r"\(\s*(?:const\s+|volatile\s+)*(?:unsigned|signed|char|short
 
 def _exact_selection(scop: Scop, stmt, name: str) -> bool:
     """Whether ``name = name > e ? name : e`` keeps the greater of two values of one
-    integer type, whatever the order: ``e`` reads only arrays of ``name``'s type and
-    casts nothing. (Converted on assignment, ``char m`` and ``int e`` select among
-    values taken modulo 256, whose maximum is not the last value kept; a floating-point
-    selection keeps 0.0 or -0.0, NaN or not, by the order.)"""
+    integer type, whatever the order: ``e`` casts nothing and every value it compares
+    converts to ``name``'s type as C compares it (`_converts_to`; of a type narrower than
+    ``int``: ``name``'s own type, and ``e`` one element or a small literal). (Converted
+    on assignment, ``char m`` and ``int e`` select among values taken modulo 256, whose
+    maximum is not the last value kept; a floating-point selection keeps 0.0 or -0.0,
+    NaN or not, by the order.)"""
     words = _type_words(scop.arrays[name].element_type)
     if not is_integer_type(scop.arrays[name].element_type) or words & {"_Bool", "bool"}:
         return False
-    others = {a.array for a in stmt.accesses if a.array != name}
+    if _CAST.search(stmt.body) or stmt.floating or _FLOATING_TEXT.search(stmt.body):
+        return False
+    others = [scop.arrays[a.array].element_type for a in stmt.accesses if a.array != name]
     if words & _NARROWER_THAN_INT:
         # a narrow type: e computes in int ('A[i] + B[i]' of shorts), which the
         # assignment truncates (the selection then depends on the order); one element or
@@ -597,16 +601,11 @@ def _exact_selection(scop: Scop, stmt, name: str) -> bool:
         if not re.fullmatch(r"[A-Za-z_]\w*(?:(?:\.|->)\w+)*|\d{1,2}", _top_level(value)) or \
                 value.startswith("("):
             return False
-    if _CAST.search(stmt.body) or stmt.floating or _FLOATING_TEXT.search(stmt.body):
-        return False
-    if words & _NARROWER_THAN_INT:
-        return all(_type_words(scop.arrays[other].element_type) == words for other in others) \
-            and all(t is not None and _type_words(t) == words
-                    for t in _operand_types(scop, stmt, name, literals=False))
+        return all(t is not None and _type_words(t) == words
+                   for t in others + _operand_types(scop, stmt, name, literals=False))
     kind = integer_kind(scop.arrays[name].element_type)
-    return kind is not None and all(
-        _converts_to(integer_kind(t) if t is not None else None, kind)
-        for t in [scop.arrays[other].element_type for other in others] + _operand_types(scop, stmt, name))
+    return kind is not None and all(_converts_to(integer_kind(t) if t is not None else None, kind)
+                                    for t in others + _operand_types(scop, stmt, name))
 
 
 _LITERAL = re.compile(r"(?<![\w.])(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)(?![\w.])")

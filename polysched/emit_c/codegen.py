@@ -443,14 +443,9 @@ class _RegionPrinter:
             # the extremes' addresses only where both are touched (n >= 3 for a stencil
             # whose check holds from n >= 1: &A[n - 1][n - 2] at n = 1 is A[0][-1],
             # undefined behaviour the original does not have)
-            touched = assumed
-            for array in (a, b):
-                if elements[array.name] is not None:
-                    touched = touched.intersect(elements[array.name].params().coalesce())
-            if not assumed.is_subset(touched):
-                condition = self.expr(build.expr_from_set(touched.gist(assumed).coalesce()))
-                disjoint = f"!({condition}) || {disjoint}"
-            parts.append(disjoint)
+            condition = self._untouched_condition(build, [elements[x.name] for x in (a, b)
+                                                         if elements[x.name] is not None])
+            parts.append(disjoint if condition is None else f"!({condition}) || {disjoint}")
         for w, holder in self.version.cell_checks:
             if w.name not in elements:
                 elements[w.name] = accessed_elements(self.scop, w.name)
@@ -459,10 +454,8 @@ class _RegionPrinter:
                 continue
             (lo, hi), (cell_lo, cell_hi) = block, pointer_cell(holder)
             apart = f"{hi} <= {cell_lo} || {cell_hi} <= {lo}"
-            touched = elements[w.name].params().coalesce().intersect(assumed)
-            if not assumed.is_subset(touched):
-                apart = f"!({self.expr(build.expr_from_set(touched.gist(assumed).coalesce()))}) || {apart}"
-            parts.append(apart)
+            condition = self._untouched_condition(build, [elements[w.name]])
+            parts.append(apart if condition is None else f"!({condition}) || {apart}")
         if not parts:
             return "1"
         parts = [f"({p})" if len(parts) > 1 and ("||" in p or "?" in p) else p for p in parts]
@@ -611,13 +604,23 @@ class _RegionPrinter:
         """``body`` run only for the parameters where every set of ``elements`` has an
         element (elsewhere its bounds are no rows the region touches, and the row
         pointers they would load need not exist)."""
-        touched = self.version.assumed
+        condition = self._untouched_condition(build, elements)
+        if condition is None:
+            return body
+        return [f"if ({condition}) {{"] + [self.options.indent + line for line in body] + ["}"]
+
+    def _untouched_condition(self, build: isl.AstBuild, elements: list[isl.Set]) -> str | None:
+        """The C condition, among the parameters the check admits, under which every set
+        of ``elements`` has an element; None when it always holds there. A check's
+        addresses are computed only under it (``&A[n - 1][n - 2]`` at n = 1 is
+        ``A[0][-1]``, undefined behaviour the original does not have)."""
+        assumed = self.version.assumed
+        touched = assumed
         for e in elements:
             touched = touched.intersect(e.params().coalesce())
-        if self.version.assumed.is_subset(touched):
-            return body
-        condition = self.expr(build.expr_from_set(touched.gist(self.version.assumed).coalesce()))
-        return [f"if ({condition}) {{"] + [self.options.indent + line for line in body] + ["}"]
+        if assumed.is_subset(touched):
+            return None
+        return self.expr(build.expr_from_set(touched.gist(assumed).coalesce()))
 
     def address_range(self, build: isl.AstBuild, array, elements: isl.Set | None) -> tuple[str, str] | None:
         """``("(const char *)&A[lo...]", "(const char *)(&A[hi...] + 1)")``: the bytes the
