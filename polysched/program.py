@@ -32,7 +32,7 @@ import islpy as isl
 from polysched.arguments import (as_list, check_bool, check_int, compile_options, dataset_name, fields_of, plain,
                                  reduction_pairs, refusal, source_options, tile_sizes)
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
-                                  parse_schedule, unsupported_nodes)
+                                  parse_schedule, reduced_cell, unsupported_nodes)
 from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.islutil import sets_of
 from polysched.limits import MAX_CACHE, MAX_JAM
@@ -670,8 +670,9 @@ class Program:
                 if op not in REDUCTION_OPERATORS:
                     raise TransformError(f"{what}: {op!r} is no reduction operator (OpenMP's: "
                                          f"{' '.join(REDUCTION_OPERATORS)})")
-                if array is not None and array.dims:
-                    raise TransformError(f"{what}: '{name}' is an array: a reduction is into a scalar")
+                if array is not None and array.dims and not reduced_cell(self.scop, name):
+                    raise TransformError(f"{what}: '{name}' is an array: a reduction is into a scalar "
+                                         f"(or into the one element of an out-parameter, '*{name} += e')")
                 if array is not None and not reassociate and not is_integer_type(array.element_type):
                     raise TransformError(f"{what}: '{name}' is a floating-point reduction, whose sum the "
                                          "threads reorder: pass reassociate=True to allow it")

@@ -2274,12 +2274,17 @@ int main(void) {
 """
 
 
-def test_struct_member_scalars_are_never_private_or_reductions(tmp_path):
+def test_struct_member_scalars_are_never_private_and_reduced_in_a_copy(tmp_path):
     """``v.a`` written and read in every iteration looked private, and ``s->count += 1``
     a reduction: OpenMP's ``private(v__a)`` named the model's variable (no compile), and
-    a private member would have lost the value the original leaves in ``v.a``."""
+    a private member would have lost the value the original leaves in ``v.a``. The
+    count is a reduction now, on a local copy (test_cell_reductions.py); the
+    floating-point sum into ``s->sum`` is none without --reassociate."""
     outputs = assert_same_behaviour(tmp_path, STRUCT_SCALARS, opts=("-O2",))
-    assert "__" not in outputs["tile-par"].split("#pragma scop", 1)[1].split("#pragma endscop")[0]
+    region = outputs["tile-par"].split("#pragma scop", 1)[1].split("#pragma endscop")[0]
+    assert "__" not in region and "private" not in region, region
+    assert "s_sum_partial" not in region, region
+    assert "reduction(+:s_count_partial)" in outputs["nofuse-par"], outputs["nofuse-par"]
 
 
 def test_union_members_are_not_read_as_variables():

@@ -24,7 +24,8 @@ from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 from .loops import mupa_rows, node_band_flags, prefix_rows, rows, same_value
-from .scalars import ScopAccesses, clause_candidate, inexact_integer_update, private_reason, reduction_of
+from .scalars import (SELECTIONS, ScopAccesses, clause_candidate, inexact_integer_update, private_reason, reduced_cell,
+                      reduction_of)
 
 
 class ScheduleError(PolyschedError, ValueError):
@@ -583,6 +584,9 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
             found.append(f"'{name}' cannot be a reduction ({reason})")
             continue
         actual = reduction_of(scop, accesses, name, domain)
+        if actual in SELECTIONS and reduced_cell(scop, name):
+            found.append(f"'{name}' cannot be a '{actual}' reduction (memory reduced in a copy: + * | & ^ only)")
+            continue
         if actual != op:
             found.append(f"'{name}' is not a '{op}' reduction in this loop"
                          + (f" (its updates are '{actual}')" if actual else ""))
@@ -600,6 +604,8 @@ def _not_a_clause_scalar(scop, name: str, role: str) -> str | None:
     array = scop.arrays.get(name)
     if array is None:
         return "not a variable of the SCoP"
+    if role != "private" and reduced_cell(scop, name):
+        return None         # reduced in a local copy (emit_c)
     if not array.is_scalar and not (role == "private" and clause_candidate(array)):
         return (f"an array or pointer: OpenMP would give each thread an uninitialised copy; only scalars "
                 f"{'and arrays declared inside the region ' if role == 'private' else ''}can be {role}")

@@ -423,6 +423,70 @@ def used_after_scop(scop: Scop, name: str) -> bool:
     return scop.live_scalars is None or name in scop.live_scalars
 
 
+def _cell_spellings(scop: Scop, name: str) -> re.Pattern | None:
+    """How the statements may spell cell ``name``: a struct member by its text
+    (``st->n``, ``v.a``, blanks allowed around ``->`` and ``.``); the one element of a
+    pointer or 1-d array as ``*s``, ``(*s)``, ``*(s)`` or ``s[0]``. None for anything else."""
+    array = scop.arrays.get(name)
+    if array is None:
+        return None
+    if array.text:
+        if not array.is_scalar or not re.fullmatch(r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)+", array.text):
+            return None
+        parts = re.split(r"\s*(->|\.)\s*", array.text)
+        pattern = "".join(re.escape(p) if k % 2 == 0 else rf"\s*{re.escape(p)}\s*" for k, p in enumerate(parts))
+        return re.compile(rf"(?<![\w.>]){pattern}(?!\s*(?:\[|\.|->|\())(?!\w)")
+    if len(array.dims) != 1 or array.linearized:
+        return None
+    ident = re.escape(name)
+    after = r"(?!\s*(?:\[|\.|->|\())"
+    return re.compile(rf"\(\s*\*\s*{ident}\s*\){after}|"
+                      rf"\*\s*(?:{ident}(?!\w)|\(\s*{ident}\s*\)){after}|(?<![\w.>]){ident}\s*\[\s*0\s*\]{after}")
+
+
+def spelled_as(scop: Scop, stmt, name: str, replacement: str, body: str | None = None,
+               later: str | None = None) -> str | None:
+    """``stmt``'s body (or ``body``, a rewriting of it that left the cell's references
+    alone) with every reference to cell ``name`` (`reduced_cell`) written
+    ``replacement`` (the first; the others ``later`` when given); the body itself for a variable, or a cell the statement does not
+    touch; None when the body reaches the cell in a way the spellings do not cover
+    (``(*st).n``, ``&s[0]``, a comment that looks like one): as many matches as the
+    model has references (one per source position), and no other mention of a
+    pointer cell's name left."""
+    array = scop.arrays.get(name)
+    positions = {(a.line, a.col) for a in stmt.accesses if a.array == name}
+    if array is None or not positions or (array.is_scalar and not array.text):
+        return stmt.body if body is None else body
+    pattern = _cell_spellings(scop, name)
+    if pattern is None:
+        return None
+    text = stmt.body if body is None else body
+    count = iter(range(len(text) + 1))
+    body, found = pattern.subn(lambda m: replacement if next(count) == 0 or later is None else later, text)
+    mentions = len(re.findall(rf"(?<![\w.])(?<!->){re.escape(name)}(?!\w)", text))
+    if found != len(positions) or (not array.text and mentions != found):
+        return None
+    return body
+
+
+def reduced_cell(scop: Scop, name: str) -> bool:
+    """Whether ``name`` is one memory cell, not a variable, that a parallel loop may
+    still reduce: a struct member (``st->count += ...``), or a pointer or 1-d array of
+    which the region touches only element 0 (an out-parameter, ``*sum += a[i]``), every
+    statement spelling it plainly (`spelled_as`). OpenMP reduces variables only, so the
+    loop updates a local copy in its place (emit_c's cell reductions) and adds it to the
+    cell after the loop, when some update ran."""
+    array = scop.arrays.get(name)
+    if array is None or _cell_spellings(scop, name) is None:
+        return False
+    if not array.text:
+        touched = restrict_to_array(scop.reads.union(scop.writes).union(scop.may_writes), name)
+        zero = isl.UnionSet(f"{{ {name}[0] }}").align_params(touched.get_space())
+        if touched.is_empty() or not touched.range().is_subset(zero):
+            return False
+    return all(spelled_as(scop, stmt, name, name) is not None for stmt in scop.statements)
+
+
 def clause_candidate(array) -> bool:
     """Whether a parallel loop may name ``array`` in a data-sharing clause rather than
     be kept sequential by its dependences: a scalar, or an array the region declares in
@@ -443,7 +507,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     verdict = ScalarVerdict()
     same_iteration = same_value(iteration)
     for name, array in scop.arrays.items():
-        if not clause_candidate(array):
+        if not clause_candidate(array) and not reduced_cell(scop, name):
             continue
         writes = restrict_to_array(accesses.writes, name).intersect_domain(domain)
         if writes.is_empty():
@@ -452,18 +516,26 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
         if accesses.memory[name].intersect_domain(domain).intersect_range(domain) \
                 .is_subset(same_iteration):
             continue
-        if array.text:
-            # a struct member (v.a, p->sum): OpenMP privatises and reduces variables, not
-            # members, and the liveness scan after the region looks for the model's name
-            verdict.blocking[name] = f"'{array.text}' is a struct member, which cannot be private or a reduction"
-            continue
-        reason = private_reason(scop, accesses, name, domain, same_iteration)
-        if reason is None:
-            verdict.private.append(name)
-            continue
-        if not array.is_scalar:
-            verdict.blocking[name] = reason
-            continue
+        if array.text or not clause_candidate(array):
+            # a struct member (v.a, p->sum) or an out-parameter (*s): OpenMP privatises
+            # and reduces variables, not memory, and the liveness scan after the region
+            # looks for the model's name. A reduction runs on a local copy (reduced_cell)
+            op = reduction_of(scop, accesses, name, domain) if reduced_cell(scop, name) else None
+            if op is None or op in SELECTIONS:
+                verdict.blocking[name] = (
+                    f"'{array.text}' is a struct member: never private, a reduction only of 'x op= e' updates"
+                    if array.text else
+                    f"'{name}' is a pointer or array: never private, a reduction only of '*{name} op= e' updates")
+                continue
+            reason = ""
+        else:
+            reason = private_reason(scop, accesses, name, domain, same_iteration)
+            if reason is None:
+                verdict.private.append(name)
+                continue
+            if not array.is_scalar:
+                verdict.blocking[name] = reason
+                continue
         op = reduction_of(scop, accesses, name, domain)
         if op is None:
             reason = _inexact_selection(scop, name, domain) or reason
@@ -503,9 +575,11 @@ def dependences_without_integer_reductions(scop: Scop) -> isl.UnionMap | None:
     reduces with clauses. None when there are no such scalars. (Floating-point
     reductions only with ``--reassociate``, which the scheduler does not know.)"""
     candidates = [name for name, array in scop.arrays.items()
-                  if array.is_scalar and not array.text and is_integer_type(array.element_type)
-                  and all(reduction_operator(stmt.body, name) is not None for stmt in scop.statements
-                          if any(a.array == name for a in stmt.accesses))]
+                  if is_integer_type(array.element_type)
+                  and ((array.is_scalar and not array.text) or reduced_cell(scop, name))
+                  and all(reduction_operator(spelled_as(scop, stmt, name, name) or "", name)
+                          not in (None, *([] if array.is_scalar and not array.text else SELECTIONS))
+                          for stmt in scop.statements if any(a.array == name for a in stmt.accesses))]
     if not candidates:      # (most regions: no per-array dependences computed)
         return None
     accesses = ScopAccesses(scop)
@@ -682,7 +756,8 @@ def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Unio
     for stmt in scop.statements:
         if touching.intersect(isl.UnionSet.from_set(stmt.domain)).is_empty():
             continue
-        op = reduction_operator(stmt.body, name)
+        body = spelled_as(scop, stmt, name, name)
+        op = reduction_operator(body, name) if body is not None else None
         if op is None:
             return None
         # one read and one write of x, nothing else on it (a selection reads it twice)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polysched.dependence.scalars import wraps_in_a_copy
+from polysched.dependence import is_integer_type, reduced_cell, spelled_as, wraps_in_a_copy
 from polysched.errors import ArgumentError
 from polysched.islutil import isl_message, sets_of, val, without_ast_options
 from polysched.marks import Jam, Parallel, Tensorize, parse_mark, try_parse_mark
@@ -237,6 +237,9 @@ class _RegionPrinter:
         # signed integer reductions of the parallel loops being printed -> the unsigned
         # copy the loop updates in their place (`_wrapped_reductions`)
         self._wrapped: dict[str, str] = {}
+        # the cells (struct members, *out) a parallel loop reduces in a local copy:
+        # by name (`_cell_reductions`)
+        self.reduced_cells: dict[str, CellReduction] = {}
         self._uses_min_work = False
         self._epoch = ""              # the region run's epoch, once a call takes epoch(X)
 
@@ -727,6 +730,10 @@ class _RegionPrinter:
             spans = self._replacing.get(annotation.get_name()) if annotation is not None else None
             if spans:
                 body = scalar_replace.rewrite(body, spans)
+        for name, cell in self.reduced_cells.items():
+            body = spelled_as(self.scop, stmt, name, cell.reference, body, cell.copy)
+            if body is None:
+                raise ValueError(f"statement {stmt.name} reaches {name!r} in a way its reduction does not rewrite")
         text = substitute(body.strip(), {**self._wrapped, **dict(zip(stmt.iterators, args))}, additive)
         text = fold_self_comparisons(text, {a for a in args if a.isidentifier()})
         pad = self.pad(level)
@@ -809,10 +816,13 @@ class _RegionPrinter:
             replaced = scalar_replace.plan(self, node, depth, self._enclosing, claims)
         wrapped = self._wrapped_reductions(here)
         renamed = {**self._wrapped, **wrapped}       # what the loop and its body update
+        cells = self._cell_reductions(here)
         # the scalars need a block of their own unless the loop is one already
-        at = level + 1 if (replaced is not None or wrapped) and not scoped else level
+        at = level + 1 if (replaced is not None or wrapped or cells) and not scoped else level
         inner = self.pad(at)
-        loop = self.loop_pragmas(node, iterator, here, inner, renamed)
+        loop = self.loop_pragmas(node, iterator, here, inner,
+                                 {**renamed, **{name: cell.copy for name, cell in cells.items()}},
+                                 [("|", cell.flag) for cell in cells.values()])
         bound = node.for_get_cond().get_op_arg(1) if _is_canonical_loop(node, iterator) else None
         if any(line.lstrip().startswith("#pragma GCC") for line in loop) and bound is not None \
                 and bound.get_type() == isl.ast_expr_type.op:
@@ -829,6 +839,8 @@ class _RegionPrinter:
         self._enclosing.append(("for", node))
         saved, self._replacing = self._replacing, (replaced.spans if replaced is not None else {})
         saved_wrapped, self._wrapped = self._wrapped, renamed
+        saved_cells = self.reduced_cells
+        self.reduced_cells = {**self.reduced_cells, **cells}
         try:
             with self.ranges.inside([node]):
                 body = self.braced_body(header, node.for_get_body(), at, {})
@@ -836,6 +848,7 @@ class _RegionPrinter:
             self._enclosing.pop()
             self._replacing = saved
             self._wrapped = saved_wrapped
+            self.reduced_cells = saved_cells
         unrolled = any(line.lstrip().startswith("#pragma GCC unroll") for line in loop)
         if unrolled and not any(iterator in identifiers_in(line) for line in body[1:]):
             # a body that never reads its counter repeats one piece of work: unrolling
@@ -844,7 +857,7 @@ class _RegionPrinter:
             # outer counter (v7 fuzz seed 20261127 program 101; tests/test_fuzz_regressions.py)
             loop = [line for line in loop if not line.lstrip().startswith("#pragma GCC unroll")]
         loop += body
-        if replaced is None and not wrapped:
+        if replaced is None and not wrapped and not cells:
             return lines + loop
         indent = self.options.indent
         if replaced is not None:
@@ -852,7 +865,38 @@ class _RegionPrinter:
         for name, copy in wrapped.items():
             loop = ([inner + f"unsigned long long {copy} = (unsigned long long){name};"] + loop
                     + [inner + f"{name} = ({self._scalar_type(name)}){copy};"])
+        for cell in cells.values():
+            loop = cell.before(inner) + loop + cell.after(inner, indent)
         return lines + (loop if at == level else [pad + "{"] + loop + [pad + "}"])
+
+    def _cell_reductions(self, marks: list[MarkInfo]) -> dict[str, CellReduction]:
+        """The cells (`reduced_cell`: ``st->count``, an out-parameter ``*sum``) that the
+        parallel loop of ``marks`` reduces. OpenMP reduces variables, so the loop updates
+        a local copy that starts at the operator's identity (an ``unsigned long long``
+        for an integer: modulo 2^64 the partial sums give the original's value wherever
+        it is defined, see `_wrapped_reductions`), and a flag says whether an update ran;
+        only then is the copy combined into the cell after the loop. The original touches
+        the cell only in its updates, so nothing reads or writes it when none runs (a
+        NULL out-parameter of an empty loop)."""
+        found: dict[str, CellReduction] = {}
+        for mark in marks:
+            parsed = try_parse_mark(mark.name)
+            if not isinstance(parsed, Parallel):
+                continue
+            for op, name in parsed.reductions:
+                array = self.scop.arrays.get(name)
+                if name in self.reduced_cells or name in found or array is None or not reduced_cell(self.scop, name):
+                    continue
+                if op not in CellReduction.IDENTITY:
+                    raise ValueError(f"a '{op}' reduction of {name!r} cannot run on a local copy")
+                integer = is_integer_type(array.element_type)
+                cell = array.text or f"{name}[0]"
+                stem = re.sub(r"\W+", "_", array.text or name)         # st->n: st_n_partial
+                cell_type = self._scalar_type(name, cell)
+                found[name] = CellReduction(
+                    op, cell, cell_type, self.names.fresh(f"{stem}_partial"), self.names.fresh(f"{stem}_updated"),
+                    "unsigned long long" if integer else cell_type, integer)
+        return found
 
     def _wrapped_reductions(self, marks: list[MarkInfo]) -> dict[str, str]:
         """``{s: s_wrapped}``: the sums and products into a signed integer scalar ``s``
@@ -872,13 +916,14 @@ class _RegionPrinter:
             for op, name in parsed.reductions:
                 array = self.scop.arrays.get(name)
                 if name not in self._wrapped and name not in found \
-                        and array is not None and array.is_scalar and wraps_in_a_copy(array.element_type, op):
+                        and array is not None and array.is_scalar and not array.text \
+                        and wraps_in_a_copy(array.element_type, op):
                     found[name] = self.names.fresh(f"{name}_wrapped")
         return found
 
-    def _scalar_type(self, name: str) -> str:
+    def _scalar_type(self, name: str, text: str | None = None) -> str:
         element = self.scop.arrays[name].element_type
-        return scalar_replace.plain_element_type(element) or f"__typeof__({name})"
+        return scalar_replace.plain_element_type(element) or f"__typeof__({text or name})"
 
     def parallel_if(self, mark: MarkInfo) -> str | None:
         """The condition of the ``if`` clause of the parallel loop under ``mark``: its
@@ -986,10 +1031,12 @@ class _RegionPrinter:
         return self._marks_by_tag
 
     def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str,
-                     renamed: dict[str, str] | None = None) -> list[str]:
+                     renamed: dict[str, str] | None = None,
+                     extra_reductions: list[tuple[str, str]] = ()) -> list[str]:
         """The pragma lines of the for loop ``node`` from its ``marks``; ``renamed``: the
         scalars the loop updates under other names (`_wrapped_reductions`), which its
-        clauses name instead."""
+        clauses name instead; ``extra_reductions``: ``(op, variable)`` reductions of the
+        emitted code only (the flags of `_cell_reductions`)."""
         kinds: dict[str, list[str]] = {}
         for mark in marks:
             kind, argument = mark.loop_pragma
@@ -1007,9 +1054,10 @@ class _RegionPrinter:
             parallel = [m for m in marks if m.loop_pragma[0] == "omp_parallel"]
             if parallel:
                 merged = merged_parallel([parse_mark(m.name) for m in parallel])
-                if renamed:
+                if renamed or extra_reductions:
                     merged = Parallel(private=[renamed.get(n, n) for n in merged.private],
-                                      reductions=[(op, renamed.get(n, n)) for op, n in merged.reductions])
+                                      reductions=[(op, renamed.get(n, n)) for op, n in merged.reductions]
+                                      + list(extra_reductions))
                 kinds["omp_parallel"] = [openmp_clauses(merged)]
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             if parallel:
@@ -1058,6 +1106,39 @@ class _RegionPrinter:
             return self.node(node.if_get_then_node(), level, pending)
         finally:
             self._enclosing.pop()
+
+
+@dataclass
+class CellReduction:
+    """A cell reduced in a local copy by one parallel loop (`Printer._cell_reductions`)."""
+
+    IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "&": "~0ULL"}
+
+    op: str
+    cell: str           # the C lvalue: "st->count", "sum[0]"
+    cell_type: str      # "long", or __typeof__(st->count) for a type not known plainly
+    copy: str
+    flag: str
+    copy_type: str      # unsigned long long for an integer, else the cell's type
+    integer: bool
+
+    @property
+    def reference(self) -> str:
+        """What the first reference to the cell in a statement of the loop becomes: the
+        copy, setting the flag as it is reached (an update under a false test sets
+        nothing); the others are the copy. (An update's references are evaluated
+        together: `reduction_operator` admits no ``?:``, ``&&`` or ``||`` around them;
+        the flag set once per statement, as the sequence points require.)"""
+        return f"(*({self.flag} = 1, &{self.copy}))"
+
+    def before(self, pad: str) -> list[str]:
+        return [pad + f"{self.copy_type} {self.copy} = {self.IDENTITY[self.op]};",
+                pad + f"unsigned char {self.flag} = 0;"]
+
+    def after(self, pad: str, indent: str) -> list[str]:
+        value = f"({self.cell_type})((unsigned long long)({self.cell}) {self.op} {self.copy})" \
+            if self.integer else f"{self.cell} {self.op} {self.copy}"
+        return [pad + f"if ({self.flag})", pad + indent + f"{self.cell} = {value};"]
 
 
 def _is_canonical_loop(node: isl.AstNode, iterator: str) -> bool:

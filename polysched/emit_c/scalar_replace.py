@@ -573,6 +573,8 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         mine = [r for r in refs if r.array == name]
         if array is None or array.is_scalar or "" in array.dims[1:]:     # rows may overlap
             continue
+        if name in printer.reduced_cells:       # a parallel loop's copy holds it (codegen)
+            continue
         if plain_element_type(array.element_type) is None:
             continue
         if any(r.span is None for r in mine) or any(name in arrays for arrays in mentioned.values()):

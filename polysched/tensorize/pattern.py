@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 from pycparser import c_ast, c_generator, c_parser
 
+from polysched.dependence import reduced_cell
 from polysched.islutil import val
 from polysched.scop import Scop, Statement
 
@@ -207,6 +208,11 @@ def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
     for array in (scop.arrays[name] for name in sorted({a.array for a in stmt.accesses})):
         if array.text:
             pattern.error = f"'{array.c_text}' is a struct member: not matched"
+            return pattern
+        if reduced_cell(scop, array.name):
+            # a parallel loop around the call may reduce it in a copy, which the call
+            # would not update (emit_c's cell reductions)
+            pattern.error = f"'*{array.c_text}' is one element, an out-parameter: not matched"
             return pattern
         if "" in array.dims[1:]:
             # a call takes a base address and a fixed distance between rows

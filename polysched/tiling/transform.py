@@ -35,7 +35,7 @@ import islpy as isl
 from polysched.dependence import is_legal, violated_dependences
 from polysched.dependence.loops import (band_flags, carried, distances, is_parallel, mupa_rows,
                                         node_band_flags, prefix_is_empty, prefix_rows, rows)
-from polysched.dependence.scalars import ScopAccesses, classify_scalars, clause_candidate
+from polysched.dependence.scalars import ScopAccesses, classify_scalars, clause_candidate, reduced_cell
 from polysched.errors import ArgumentError, PolyschedError, TransformError
 from polysched.islutil import sets_of, val
 from polysched.marks import Parallel, Simd, Tensorize, Unroll, try_parse_mark
@@ -146,7 +146,7 @@ class _Policy:
         self.options = options
         self.caches = caches
         self.report = TilingReport()
-        self._scalars = {n for n, a in scop.arrays.items() if clause_candidate(a)}
+        self._scalars = {n for n, a in scop.arrays.items() if clause_candidate(a) or reduced_cell(scop, n)}
         self._array_deps = accesses.memory_except(self._scalars)
         self.plans: list[list[dict]] = []          # steps per band, in walk order
         self.reports: list[BandReport] = []        # the band of each plan
