@@ -107,9 +107,10 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
     "iterator assigned in the body": (loop("i = i + 2;"), [], ":6:", "error"),
     "multiplicative increment": (region("  for (i = 1; i < n; i *= 2)\n    B[i] = 0;"), [], ":5:", "error"),
     "floating-point iterator": (region("  for (s = 0; s < n; s += 0.5)\n    B[0] = s;"), [], ":5:", "error"),
-    # (under an affine test, 'if (i > 3) continue;' is read since session 50)
-    "continue": (region("  for (i = 0; i < n; i++) {\n    if (B[i] > 3) continue;\n    B[i] = 0;\n  }"),
-                 [], ":6:", "error"),
+    # (under an affine test, 'if (i > 3) continue;' is read since session 50, under a
+    # data test before assignments since session 53)
+    "continue": (region("  for (i = 0; i < n; i++) {\n    if (B[i] > 3) continue;\n    for (j = 0; j < n; j++)\n"
+                        "      B[j] = 0;\n  }"), [], ":6:", "error"),
     "loop header stepping a second variable by a non-constant": (
         region("  for (i = 0, j = 0; i < n; i++, j += i)\n    B[i] = C[j];"), [], ":5:", "error"),
     "floating-point subscript": (loop("B[s] = 0;"), [], ":6:", "error"),

@@ -67,8 +67,79 @@ def test_continues_run_like_the_original(flags, tmp_path):
     assert outputs_of(text, tmp_path, "new", sizes) == outputs_of(PROGRAM, tmp_path, "orig", sizes)
 
 
+DATA_TESTS = r"""#include <stdio.h>
+#include <stdlib.h>
+#define SKIP(x) ((x) % 3 == 0)
+static long kernel(int n, int m, int *a, int *b, long *c, double *d) {
+  long s = 0;
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    b[i] = 0;
+    if (i % 4 == 1) continue;
+    if (SKIP(a[i])) continue;
+    b[i] += a[i];   /* kept */
+    if (a[i] > 50)
+      c[i] = a[i] * 2;
+    else
+      c[i] = -a[i];
+    d[i] = d[i] * 0.5 + 1.0;
+    a[i] = a[i] + 1;
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      if (a[i] + j == 7) { continue; }
+      c[i] += j;
+    }
+  for (int i = 0; i < n; i++) {
+    if (a[i] < 10) continue;
+    s += a[i];
+  }
+  for (int i = 0; i < n; i++) {
+    double t = a[i] * 0.5;
+    if (t > 40.0) { continue; }
+    d[i] = t + d[i];
+  }
+#pragma endscop
+  return s;
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  int *a = malloc(sizeof(int) * (n + 1)), *b = malloc(sizeof(int) * (n + 1));
+  long *c = malloc(sizeof(long) * (n + 1));
+  double *d = malloc(sizeof(double) * (n + 1));
+  for (int i = 0; i < n; i++) { a[i] = (i * 37) % 101; b[i] = 3; c[i] = i; d[i] = i * 0.25; }
+  long s = kernel(n, m, a, b, c, d);
+  double t = 0;
+  for (int i = 0; i < n; i++) { s += a[i] * 3 + b[i] * 5 + c[i] * 7; t += d[i] * (i % 7); }
+  printf("%ld %.17g\n", s, t);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [dict(parallel=True), dict(tile=True, parallel=True),
+                                   dict(scheduler="isl", fuse="max", tile=True, parallel=True)])
+def test_a_continue_under_a_data_test_guards_the_rest_as_one_statement(flags, tmp_path):
+    """``if (a[i] < 10) continue;`` (a macro's test, braces, a test of a variable the
+    body declares) before assignments and ``if``s: one statement, ``if (!(test)) {
+    rest }``, the rest's own text inside (helper-72's q27; refused before, and a test of
+    a body's own variable printed the source's ``continue`` into the new loop, which did
+    not compile). Loops stay parallel, the sum a reduction."""
+    source = tmp_path / "d.c"
+    source.write_text(DATA_TESTS)
+    text = optimize(source, OptimizeOptions.from_flags(**flags)).text
+    region = text.split("#pragma scop")[1].split("polysched: the original code")[0]
+    assert "continue" not in region and "if (!(SKIP(a[" in region, region
+    if flags == dict(parallel=True):
+        assert "reduction(+:s_wrapped)" in region, region
+    sizes = [(0, 0), (1, 5), (7, 2), (200, 13), (1000, -1)]
+    assert outputs_of(text, tmp_path, "new", sizes) == outputs_of(DATA_TESTS, tmp_path, "orig", sizes)
+
+
 @pytest.mark.parametrize("body", [
-    "    if (a[i] < 0)\n      continue;\n    a[i] = 1.0;\n",                 # reads the data
+    "    if (a[i] < 0)\n      continue;\n    for (int j = 0; j < n; j++)\n      a[j] = 1.0;\n",   # then a loop
+    "    if (a[i] < 0)\n      continue;\n    a[i] = 1.0;\n    if (i > 2)\n      continue;\n    a[i] = 2.0;\n",
+    "    double t = a[i];\n    if (t < 0)\n      continue;\n    if (i > 2)\n      continue;\n    a[i] = 2.0;\n",
     "    {\n      if (i > 2)\n        continue;\n    }\n    a[i] = 1.0;\n",    # in a block of its own
     "    if (i > 2)\n      continue;\n    else\n      a[i] = 2.0;\n    a[i] += 1.0;\n",   # with an else
     "    a[i] = 1.0;\n    continue;\n",                                       # unconditional

@@ -591,6 +591,9 @@ class _RegionBuilder:
         # in the statements' text: their text now, and the steps, which make no statements
         self.bumped_texts: dict[str, str] = {}
         self.bump_steps: dict[int, tuple[str, str]] = {}     # id(step) -> (pointer, text after it)
+        # id(if) -> (the if, 'if (...) continue;', the statements after it) of an 'if'
+        # that stands for them (continues_as_guards)
+        self.continue_guards: dict[int, tuple[c_ast.If, c_ast.If, list[c_ast.Node]]] = {}
         # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
         self.wrapping_subscripts: dict[str, c_ast.Node] = {}
         # their subscripts computed in 32-bit unsigned arithmetic: (highest row, row sizes)
@@ -3184,21 +3187,57 @@ class _RegionBuilder:
         return _Built(schedule, [stmt])
 
     def continues_as_guards(self, body: c_ast.Node, ctx: _Context) -> None:
-        """``if (i % 2 == 1) continue;`` among the statements of a loop's body, under an
-        affine condition: the rest of the body runs where the condition is false, as
-        ``if (!(i % 2 == 1)) { rest }`` (rewritten so in ``body``; the statements keep
-        their text). A ``continue`` under a condition that reads the data, or anywhere
-        else, stays refused."""
+        """``if (i % 2 == 1) continue;`` among the statements of a loop's body: the rest
+        of the body runs where the condition is false, as ``if (!(i % 2 == 1)) { rest }``
+        (rewritten so in ``body``). Under an affine condition the statements keep their
+        text. Under one that reads the data (``if (mask[i] == 0) continue;``) the new
+        ``if`` is one statement (`conditional_statement`), when the rest is assignments
+        and ``if``s only (no loop, declaration or other jump, `guard_problem`), whose
+        text is the new ``if`` around the rest's own text (`guard_text`). A ``continue``
+        anywhere else stays refused."""
         if not isinstance(body, c_ast.Compound):
             return
         items = body.block_items or []
         for k, item in enumerate(items):
-            if _jumps_alone(item, c_ast.Continue) and not self.is_data_condition(ctx, item.cond):
-                rest = c_ast.Compound(items[k + 1:], coord=item.coord)
+            if not _jumps_alone(item, c_ast.Continue):
+                continue
+            rest = c_ast.Compound(items[k + 1:], coord=item.coord)
+            guard = c_ast.If(c_ast.UnaryOp("!", item.cond, coord=item.cond.coord), rest, None, coord=item.coord)
+            try:
+                data = self.is_data_condition(ctx, item.cond)
+            except ScopError:       # a variable the body declares before it: known in the walk
+                data = True
+            if data:
+                if self.guard_problem(item, rest.block_items) is not None:
+                    return
+            else:
                 self.continues_as_guards(rest, ctx)         # (a second 'if (...) continue;')
-                body.block_items = items[:k] + [c_ast.If(c_ast.UnaryOp("!", item.cond, coord=item.cond.coord),
-                                                         rest, None, coord=item.coord)]
-                return
+            # (the walk decides again, knowing the body's own variables: 'double t =
+            # A[i]; if (t > 0) continue;' reads the data, 'int k = 2 * i;' does not)
+            self.continue_guards[id(guard)] = (guard, item, list(rest.block_items))
+            body.block_items = items[:k] + [guard]
+            return
+
+    @staticmethod
+    def guard_problem(jump: c_ast.If, rest: list[c_ast.Node]) -> tuple[c_ast.Node, str] | None:
+        """Where and why ``if (cond) continue;`` followed by ``rest`` cannot be one
+        statement under a data-dependent test, or None."""
+        if rest and all(_runs_under_a_data_test(n) for n in rest):
+            return None
+        then = jump.iftrue.block_items[0] if isinstance(jump.iftrue, c_ast.Compound) else jump.iftrue
+        return then, _unsupported(then)
+
+    def guard_text(self, jump: c_ast.If, rest: list[c_ast.Node]) -> tuple[str, int, int, int]:
+        """Text, line, column and offset of the last character of the statement that
+        ``if (cond) continue;`` and the statements ``rest`` after it become:
+        ``if (!(cond)) {``, the rest's own text one step deeper, ``}``."""
+        end = self.end_of(rest[-1])
+        kept, _, col = self.statement_text(rest[0], end=end)
+        line, jump_col = line_col(self.starts, self.statement_span(jump)[0])
+        lines = kept.split("\n")
+        lines = [" " * (col + 1) + lines[0]] + ["  " + text for text in lines[1:]]
+        text = "\n".join([f"if (!({_GEN.visit(jump.cond)})) {{", *lines, " " * (jump_col - 1) + "}"])
+        return text, line, jump_col, end
 
     def breaks_as_conditions(self, loop: c_ast.For) -> None:
         """``for (...; c; ...) { if (b) break; rest }``, ``b`` arithmetic and comparisons
@@ -3315,8 +3354,15 @@ class _RegionBuilder:
             walk(node.iffalse, ctx)
         finally:
             self.conditional -= 1
-        end = self.end_of(node)
-        body, line, col = self.statement_text(node, end=end)
+        guard = self.continue_guards.get(id(node))
+        if guard is not None and guard[0] is node:      # 'if (...) continue;' and the rest
+            problem = self.guard_problem(*guard[1:])
+            if problem is not None:
+                raise self.error(*problem)
+            body, line, col, end = self.guard_text(*guard[1:])
+        else:
+            end = self.end_of(node)
+            body, line, col = self.statement_text(node, end=end)
         self.check_hidden_iterators(body, ctx.iterators, node)
         if any(self.scopes) or self.bumped_texts:
             self.check_local_uses(body, node)
@@ -4408,6 +4454,17 @@ def _loop_start(loop: c_ast.For) -> c_ast.Node | None:
     if isinstance(init, c_ast.DeclList):
         return init.decls[0].init if len(init.decls) == 1 else None
     return init.rvalue if isinstance(init, c_ast.Assignment) and init.op == "=" else None
+
+
+def _runs_under_a_data_test(node: c_ast.Node) -> bool:
+    """Whether ``node`` is what `conditional_statement` runs under a data-dependent
+    test: assignments, increments, and blocks and ``if``s of them."""
+    if isinstance(node, c_ast.Compound):
+        return all(_runs_under_a_data_test(n) for n in node.block_items or [])
+    if isinstance(node, c_ast.If):
+        return _runs_under_a_data_test(node.iftrue) and (node.iffalse is None or _runs_under_a_data_test(node.iffalse))
+    return isinstance(node, (c_ast.Assignment, c_ast.EmptyStatement)) or (
+        isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"))
 
 
 def _jumps_alone(item: c_ast.Node, jump: type) -> bool:
