@@ -879,24 +879,28 @@ class _RegionPrinter:
         the cell only in its updates, so nothing reads or writes it when none runs (a
         NULL out-parameter of an empty loop)."""
         found: dict[str, CellReduction] = {}
+        for op, name, array in self._marked_reductions(marks):
+            if name in self.reduced_cells or name in found or array is None or not reduced_cell(self.scop, name):
+                continue
+            if op not in CellReduction.IDENTITY:
+                raise ValueError(f"a '{op}' reduction of {name!r} cannot run on a local copy")
+            integer = is_integer_type(array.element_type)
+            cell = array.text or f"{name}[0]"
+            stem = re.sub(r"\W+", "_", array.text or name)         # st->n: st_n_partial
+            cell_type = self._scalar_type(name, cell)
+            found[name] = CellReduction(
+                op, cell, cell_type, self.names.fresh(f"{stem}_partial"), self.names.fresh(f"{stem}_updated"),
+                "unsigned long long" if integer else cell_type, integer)
+        return found
+
+    def _marked_reductions(self, marks: list[MarkInfo]):
+        """``(op, name, array or None)`` of each reduction the ``Parallel`` marks among
+        ``marks`` declare."""
         for mark in marks:
             parsed = try_parse_mark(mark.name)
-            if not isinstance(parsed, Parallel):
-                continue
-            for op, name in parsed.reductions:
-                array = self.scop.arrays.get(name)
-                if name in self.reduced_cells or name in found or array is None or not reduced_cell(self.scop, name):
-                    continue
-                if op not in CellReduction.IDENTITY:
-                    raise ValueError(f"a '{op}' reduction of {name!r} cannot run on a local copy")
-                integer = is_integer_type(array.element_type)
-                cell = array.text or f"{name}[0]"
-                stem = re.sub(r"\W+", "_", array.text or name)         # st->n: st_n_partial
-                cell_type = self._scalar_type(name, cell)
-                found[name] = CellReduction(
-                    op, cell, cell_type, self.names.fresh(f"{stem}_partial"), self.names.fresh(f"{stem}_updated"),
-                    "unsigned long long" if integer else cell_type, integer)
-        return found
+            if isinstance(parsed, Parallel):
+                for op, name in parsed.reductions:
+                    yield op, name, self.scop.arrays.get(name)
 
     def _wrapped_reductions(self, marks: list[MarkInfo]) -> dict[str, str]:
         """``{s: s_wrapped}``: the sums and products into a signed integer scalar ``s``
@@ -909,16 +913,11 @@ class _RegionPrinter:
         (modulo, as gcc and clang define it) they give the original's value wherever the
         original is defined. A scalar already wrapped around this loop stays wrapped."""
         found: dict[str, str] = {}
-        for mark in marks:
-            parsed = try_parse_mark(mark.name)
-            if not isinstance(parsed, Parallel):
-                continue
-            for op, name in parsed.reductions:
-                array = self.scop.arrays.get(name)
-                if name not in self._wrapped and name not in found \
-                        and array is not None and array.is_scalar and not array.text \
-                        and wraps_in_a_copy(array.element_type, op):
-                    found[name] = self.names.fresh(f"{name}_wrapped")
+        for op, name, array in self._marked_reductions(marks):
+            if name not in self._wrapped and name not in found \
+                    and array is not None and array.is_scalar and not array.text \
+                    and wraps_in_a_copy(array.element_type, op):
+                found[name] = self.names.fresh(f"{name}_wrapped")
         return found
 
     def _scalar_type(self, name: str, text: str | None = None) -> str:
