@@ -22,6 +22,7 @@ Anything else keeps the loop sequential.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -448,8 +449,8 @@ def spelled_as(scop: Scop, stmt, name: str, replacement: str, body: str | None =
                later: str | None = None) -> str | None:
     """``stmt``'s body (or ``body``, a rewriting of it that left the cell's references
     alone) with every reference to cell ``name`` (`reduced_cell`) written
-    ``replacement`` (the first; the others ``later`` when given); the body itself for a variable, or a cell the statement does not
-    touch; None when the body reaches the cell in a way the spellings do not cover
+    ``replacement`` (the first; the others ``later`` when given); the body itself for a
+    variable, or a cell the statement does not touch; None when the body reaches the cell in a way the spellings do not cover
     (``(*st).n``, ``&s[0]``, a comment that looks like one): as many matches as the
     model has references (one per source position), and no other mention of a
     pointer cell's name left."""
@@ -461,8 +462,8 @@ def spelled_as(scop: Scop, stmt, name: str, replacement: str, body: str | None =
     if pattern is None:
         return None
     text = stmt.body if body is None else body
-    count = iter(range(len(text) + 1))
-    body, found = pattern.subn(lambda m: replacement if next(count) == 0 or later is None else later, text)
+    spellings = itertools.chain([replacement], itertools.repeat(replacement if later is None else later))
+    body, found = pattern.subn(lambda match: next(spellings), text)
     mentions = len(re.findall(rf"(?<![\w.])(?<!->){re.escape(name)}(?!\w)", text))
     if found != len(positions) or (not array.text and mentions != found):
         return None
@@ -574,12 +575,17 @@ def dependences_without_integer_reductions(scop: Scop) -> isl.UnionMap | None:
     `inexact_integer_update` None): what a parallel loop must not carry, the rest it
     reduces with clauses. None when there are no such scalars. (Floating-point
     reductions only with ``--reassociate``, which the scheduler does not know.)"""
+    def updated_only(name: str, variable: bool) -> bool:
+        """Every statement touching ``name`` is an update of it (of a cell: no max/min,
+        which its copy could not start at the identity of)."""
+        ops = [reduction_operator(spelled_as(scop, stmt, name, name) or "", name)
+               for stmt in scop.statements if any(a.array == name for a in stmt.accesses)]
+        return all(op is not None and (variable or op not in SELECTIONS) for op in ops)
+
     candidates = [name for name, array in scop.arrays.items()
                   if is_integer_type(array.element_type)
                   and ((array.is_scalar and not array.text) or reduced_cell(scop, name))
-                  and all(reduction_operator(spelled_as(scop, stmt, name, name) or "", name)
-                          not in (None, *([] if array.is_scalar and not array.text else SELECTIONS))
-                          for stmt in scop.statements if any(a.array == name for a in stmt.accesses))]
+                  and updated_only(name, array.is_scalar and not array.text)]
     if not candidates:      # (most regions: no per-array dependences computed)
         return None
     accesses = ScopAccesses(scop)
