@@ -140,6 +140,7 @@ def test_a_continue_under_a_data_test_guards_the_rest_as_one_statement(flags, tm
     "    if (a[i] < 0)\n      continue;\n    for (int j = 0; j < n; j++)\n      a[j] = 1.0;\n",   # then a loop
     "    if (a[i] < 0)\n      continue;\n    a[i] = 1.0;\n    if (i > 2)\n      continue;\n    a[i] = 2.0;\n",
     "    double t = a[i];\n    if (t < 0)\n      continue;\n    if (i > 2)\n      continue;\n    a[i] = 2.0;\n",
+
     "    {\n      if (i > 2)\n        continue;\n    }\n    a[i] = 1.0;\n",    # in a block of its own
     "    if (i > 2)\n      continue;\n    else\n      a[i] = 2.0;\n    a[i] += 1.0;\n",   # with an else
     "    a[i] = 1.0;\n    continue;\n",                                       # unconditional
@@ -155,4 +156,18 @@ def test_a_continue_before_a_pointer_step_stays_refused():
     text = ("void k(int n, int m, double *a) {\n#pragma scop\n  for (int i = 0; i < n; i++) {\n"
             "    if (i % 2)\n      continue;\n    a[0] = 1.0;\n    a += m;\n  }\n#pragma endscop\n}\n")
     with pytest.raises(ScopError, match="'a' is a pointer"):
+        extract(text, filename="k.c")
+
+
+def test_a_data_continue_before_another_continue_stays_refused():
+    """(Random batch of session 53, program 54.) The test of ``t``, declared by the body
+    (and by another function of the file), first read as affine: the second ``continue`` was rewritten, then the walk found the
+    first test reads the data and took the rest as rewritten, whose text, ``continue``
+    and a loop's closing brace included, went into the new loop (no compile)."""
+    text = ("long k(int n, int *a, int *b, long *c, double *d) {\n  long s = 0;\n#pragma scop\n"
+            "  for (int i = 0; i < n; i++) {\n    double t = a[i] * 0.5;\n    c[i] += a[i] * 2;\n"
+            "    if (t < 5) { continue; }\n    d[i] = d[i] * 0.5 + a[i];\n    s += a[i];\n"
+            "    if (b[i] > 10) continue;\n    s += a[i];\n  }\n#pragma endscop\n  return s;\n}\n"
+            "double main_t(void) {\n  double t = 0;\n  return t;\n}\n")
+    with pytest.raises(ScopError, match="7:18: error: 'continue'"):
         extract(text, filename="k.c")

@@ -3201,20 +3201,21 @@ class _RegionBuilder:
         for k, item in enumerate(items):
             if not _jumps_alone(item, c_ast.Continue):
                 continue
-            rest = c_ast.Compound(items[k + 1:], coord=item.coord)
+            after = items[k + 1:]           # (as written: the recursion below rewrites rest)
+            rest = c_ast.Compound(list(after), coord=item.coord)
             guard = c_ast.If(c_ast.UnaryOp("!", item.cond, coord=item.cond.coord), rest, None, coord=item.coord)
             try:
                 data = self.is_data_condition(ctx, item.cond)
             except ScopError:       # a variable the body declares before it: known in the walk
                 data = True
             if data:
-                if self.guard_problem(item, rest.block_items) is not None:
+                if self.guard_problem(item, after) is not None:
                     return
             else:
                 self.continues_as_guards(rest, ctx)         # (a second 'if (...) continue;')
             # (the walk decides again, knowing the body's own variables: 'double t =
             # A[i]; if (t > 0) continue;' reads the data, 'int k = 2 * i;' does not)
-            self.continue_guards[id(guard)] = (guard, item, list(rest.block_items))
+            self.continue_guards[id(guard)] = (guard, item, after)
             body.block_items = items[:k] + [guard]
             return
 
