@@ -276,7 +276,7 @@ def _read(path: Path, text: str) -> Intrinsic:
                              "(or an init statement and one statement)")
     scop = scops[0]
     stmt = scop.statements[-1]
-    pattern = statement_pattern(scop, stmt)
+    pattern = statement_pattern(scop, stmt, description=True)
     if pattern.error:
         raise IntrinsicError(f"{path}: {pattern.error}")
     if not pattern.loops:
@@ -387,7 +387,7 @@ def _init_pattern(path: Path, scop, main: Pattern, extents: list[int | None], ou
     whole: tiles of it would initialise once per tile), and every operand only it reads
     is a scalar (a call takes it by value)."""
     stmt = scop.statements[0]
-    init = statement_pattern(scop, stmt)
+    init = statement_pattern(scop, stmt, description=True)
     if init.error:
         raise IntrinsicError(f"{path}: the init statement: {init.error}")
     if init.refs[init.tree[1][1]].array != output:

@@ -196,8 +196,10 @@ def _parse_body(body: str) -> c_ast.Node:
     return block[0]
 
 
-def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
-    """The :class:`Pattern` of ``stmt``; ``error`` says why it has none."""
+def statement_pattern(scop: Scop, stmt: Statement, description: bool = False) -> Pattern:
+    """The :class:`Pattern` of ``stmt``; ``error`` says why it has none.
+    ``description``: ``stmt`` is an intrinsic's semantics, not the program's (whose
+    out-parameters a parallel loop may reduce in a copy, and are not matched)."""
     loops = list(stmt.iterators)
     pattern = Pattern(stmt.name, loops, None)
     for array in scop.arrays.values():
@@ -209,7 +211,7 @@ def statement_pattern(scop: Scop, stmt: Statement) -> Pattern:
         if array.text:
             pattern.error = f"'{array.c_text}' is a struct member: not matched"
             return pattern
-        if reduced_cell(scop, array.name):
+        if not description and reduced_cell(scop, array.name):
             # a parallel loop around the call may reduce it in a copy, which the call
             # would not update (emit_c's cell reductions)
             pattern.error = f"'*{array.c_text}' is one element, an out-parameter: not matched"
