@@ -450,10 +450,10 @@ def spelled_as(scop: Scop, stmt, name: str, replacement: str, body: str | None =
     """``stmt``'s body (or ``body``, a rewriting of it that left the cell's references
     alone) with every reference to cell ``name`` (`reduced_cell`) written
     ``replacement`` (the first; the others ``later`` when given); the body itself for a
-    variable, or a cell the statement does not touch; None when the body reaches the cell in a way the spellings do not cover
-    (``(*st).n``, ``&s[0]``, a comment that looks like one): as many matches as the
-    model has references (one per source position), and no other mention of a
-    pointer cell's name left."""
+    variable, or a cell the statement does not touch; None when the body reaches the
+    cell in a way the spellings do not cover (``(*st).n``, ``&s[0]``, a comment that
+    looks like one): as many matches as the model has references (one per source
+    position), and no other mention of a pointer cell's name left."""
     array = scop.arrays.get(name)
     positions = {(a.line, a.col) for a in stmt.accesses if a.array == name}
     if array is None or not positions or (array.is_scalar and not array.text):
@@ -508,7 +508,8 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     verdict = ScalarVerdict()
     same_iteration = same_value(iteration)
     for name, array in scop.arrays.items():
-        if not clause_candidate(array) and not reduced_cell(scop, name):
+        cell = (array.text or not clause_candidate(array)) and reduced_cell(scop, name)
+        if not clause_candidate(array) and not cell:
             continue
         writes = restrict_to_array(accesses.writes, name).intersect_domain(domain)
         if writes.is_empty():
@@ -521,7 +522,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             # a struct member (v.a, p->sum) or an out-parameter (*s): OpenMP privatises
             # and reduces variables, not memory, and the liveness scan after the region
             # looks for the model's name. A reduction runs on a local copy (reduced_cell)
-            op = reduction_of(scop, accesses, name, domain) if reduced_cell(scop, name) else None
+            op = reduction_of(scop, accesses, name, domain) if cell else None
             if op is None or op in SELECTIONS:
                 verdict.blocking[name] = (
                     f"'{array.text}' is a struct member: never private, a reduction only of 'x op= e' updates"
@@ -537,7 +538,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             if not array.is_scalar:
                 verdict.blocking[name] = reason
                 continue
-        op = reduction_of(scop, accesses, name, domain)
+            op = reduction_of(scop, accesses, name, domain)
         if op is None:
             reason = _inexact_selection(scop, name, domain) or reason
         inexact = inexact_integer_update(scop, name, domain) if op is not None else None
