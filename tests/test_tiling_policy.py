@@ -291,10 +291,13 @@ def test_no_register_tiling_of_a_band_holding_a_statement_the_jammed_loop_does_n
     """gramschmidt under --fuse max: S2-S4 share S5's tiled band but are constant along
     the loop the policy would jam. Jammed, isl's AST generator separated them from every
     copy and ran past the 10 s code generation budget (no code after 600 s in-process);
-    now the band is left unjammed, with a note, and its code is generated and right."""
+    now the band is left unjammed, with a note, and its code is generated and right.
+    (The parameter test of the next case comes first: the fused band's bounds that tie
+    the loop to jam to the other are shifted by a parameter too.)"""
     _, tiled, steps = _steps_and_code("gramschmidt", fuse="max")
     assert "unroll_and_jam" not in [s["op"] for s in steps]
-    assert any("no unroll-and-jam: some statement of the band is constant" in note
+    assert any(note.startswith(("no unroll-and-jam: some statement of the band is constant",
+                                "no unroll-and-jam: a parameter shifts"))
                for band in tiled.tiling_report.bands for note in band.notes)
     assert tiled.verify().ok          # c_code() within the budget: a CodegenError otherwise
 def test_fewer_or_more_tile_sizes_than_members_are_said():
@@ -312,3 +315,60 @@ def test_fewer_or_more_tile_sizes_than_members_are_said():
         for band, note in zip(bands, notes):
             said = [n for n in band.notes if "tile sizes given" in n]
             assert said == ([note] if note else [])
+
+
+BANDED = r"""#include <stdio.h>
+#define KL 2
+#define KU 3
+static double AB[300][KL + KU + 1], x[300], y[300], L[300][300], z[300];
+void gbmv(int n) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = (i - KL > 0 ? i - KL : 0); j <= (i + KU < n - 1 ? i + KU : n - 1); j++)
+      y[i] += AB[i][KU + j - i] * x[j];
+#pragma endscop
+}
+void trmv(int n) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++)
+      z[i] += L[i][j] * x[j];
+#pragma endscop
+}
+int main(void) {
+  int sizes[] = {0, 1, 3, 7, 290};
+  for (int c = 0; c < 5; c++) {
+    for (int i = 0; i < 300; i++) {
+      x[i] = (i % 9) / 9.0; y[i] = i % 4; z[i] = i % 3;
+      for (int k = 0; k < KL + KU + 1; k++) AB[i][k] = ((i * 3 + k * 7) % 19) / 19.0;
+      for (int k = 0; k < 300; k++) L[i][k] = ((i * 5 + k) % 13) / 13.0;
+    }
+    gbmv(sizes[c]);
+    trmv(sizes[c]);
+    double s = 0.0;
+    for (int i = 0; i < 300; i++) s += y[i] * (i + 1) + z[i] * (i + 3);
+    printf("%a\n", s);
+  }
+  return 0;
+}
+"""
+
+
+def test_no_register_tiling_where_a_parameter_shifts_the_jammed_loop_along_another(tmp_path):
+    """A band matrix-vector product with its band widths as size macros (parameters):
+    ``max(i - KL, 0) <= j <= min(i + KU, n - 1)``. Jamming ``i`` by 4 gave an AST of
+    cases on ``KL % 4`` and ``KU % 4`` whose validation ran past the 10 s codegen
+    budget, and the region came out untiled after 11-20 s (helper-72). Now that band is
+    tiled without the jam, with a note; a triangle's ``j <= i`` (trmv) is jammed as
+    before. Both compute what the original does (sizes 0 to 290, 1 and 2 threads)."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    from test_wrong_code import assert_same_behaviour
+    assert_same_behaviour(tmp_path, BANDED, {"tile-par": dict(tile=True, parallel=True)})
+    result = optimize(tmp_path / "orig.c", OptimizeOptions.from_flags(tile=True, parallel=True))
+    banded, triangle = result.regions
+    assert not banded.fallback and not triangle.fallback
+    [band] = banded.tiling.bands
+    assert band.jam is None and band.tiled
+    assert any("no unroll-and-jam: a parameter shifts" in note for note in band.notes)
+    [band] = triangle.tiling.bands
+    assert band.jam == 4
