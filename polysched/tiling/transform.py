@@ -721,11 +721,9 @@ class _Policy:
 def _box_along(domain: isl.UnionSet, mupa: isl.MultiUnionPwAff, member: int) -> bool:
     """Does band member ``member`` take the same values whatever the other members'
     values (the band's iterations, ``mupa`` over ``domain``, a box along it)?"""
-    image = isl.UnionMap.from_multi_union_pw_aff(mupa).intersect_domain(domain).range()
-    sets = sets_of(image)
-    if len(sets) != 1:
+    image = _band_image(domain, mupa)
+    if image is None:
         return False
-    image = sets[0]
     n = image.dim(isl.dim_type.set)
     others = image.project_out(isl.dim_type.set, member, 1).insert_dims(isl.dim_type.set, member, 1)
     along = image.project_out(isl.dim_type.set, member + 1, n - member - 1) \
@@ -738,23 +736,31 @@ def _coupled_without_parameters(domain: isl.UnionSet, mupa: isl.MultiUnionPwAff,
     """Are the bounds of band member ``member`` that involve other members free of
     parameters (``j <= i``, not ``j <= i + K``), on the band's iterations (``mupa`` over
     ``domain``)? A box has no such bounds. Constraints on divisions count as coupled."""
-    sets = sets_of(isl.UnionMap.from_multi_union_pw_aff(mupa).intersect_domain(domain).range())
-    if len(sets) != 1:
+    image = _band_image(domain, mupa)
+    if image is None:
         return False
-    image = sets[0].remove_redundancies()
+    image = image.remove_redundancies()
     n = image.dim(isl.dim_type.set)
+
+    def involves(constraint: isl.Constraint, kind: isl.dim_type, positions) -> bool:
+        return any(not constraint.get_coefficient_val(kind, k).is_zero() for k in positions)
     for piece in image.get_basic_sets():
         for constraint in piece.get_constraints():
-            def involves(kind, k):
-                return not constraint.get_coefficient_val(kind, k).is_zero()
-            if not involves(isl.dim_type.set, member):
+            if not involves(constraint, isl.dim_type.set, [member]):
                 continue
-            if any(involves(isl.dim_type.div, k) for k in range(piece.dim(isl.dim_type.div))):
+            if involves(constraint, isl.dim_type.div, range(piece.dim(isl.dim_type.div))):
                 return False
-            coupled = any(involves(isl.dim_type.set, k) for k in range(n) if k != member)
-            if coupled and any(involves(isl.dim_type.param, k) for k in range(piece.dim(isl.dim_type.param))):
+            if involves(constraint, isl.dim_type.set, [k for k in range(n) if k != member]) \
+                    and involves(constraint, isl.dim_type.param, range(piece.dim(isl.dim_type.param))):
                 return False
     return True
+
+
+def _band_image(domain: isl.UnionSet, mupa: isl.MultiUnionPwAff) -> isl.Set | None:
+    """The band's iterations ``{ [b0, b1, ...] }``: ``mupa`` over ``domain``, or None when
+    its statements' images are not one set."""
+    sets = sets_of(isl.UnionMap.from_multi_union_pw_aff(mupa).intersect_domain(domain).range())
+    return sets[0] if len(sets) == 1 else None
 
 
 def _linear_parts(upa: isl.UnionPwAff) -> dict[str, list[int]] | None:
