@@ -435,7 +435,7 @@ class _Policy:
             # matrix's `max(i - KL, 0) <= j <= min(i + KU, n - 1)` jammed by 4 gave an AST
             # of cases on `KL % 4` and `KU % 4` that took isl's validation past the
             # codegen budget (then the untiled fallback, after 10-20 s); a triangle's
-            # `j <= i` jams as before (trmv: 1.2x with the jam, 0.8x without it)
+            # `j <= i` jams as before (trmv at 2 threads: 1.9x the original)
             order = [k for k in range(n) if k != best] + [best]
             if _coupled_without_parameters(node.get_domain(), mupa, inner):
                 return order, inner
