@@ -1018,6 +1018,96 @@ def test_a_remainder_loop_without_a_known_start_is_refused(body):
         extract(text, filename="r.c")
 
 
+EXIT_VALUES = """#include <stdio.h>
+double A[64][64], B[64];
+int lastv[8];
+unsigned char tag[80];
+
+void kernel(int n, int m, unsigned un, long ln)
+{
+  int i, j;
+  unsigned u;
+  long l;
+  char c;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < i; j++)
+      A[i][j] = A[i][j] * 0.5 + B[j];
+  lastv[0] = i + 1;
+  for (i = 0; i < n; i++) {
+    for (j = 0; j < m && j <= i; j++)
+      A[i][j] = A[i][j] + 1.0;
+    B[i] = B[i] + j;
+    for (j = j; j < n; j++)
+      A[i][j] = A[i][j] - B[i];
+  }
+  for (i = n - 1; i >= 2; i--)
+    B[i] = B[i - 1] + B[i];
+  lastv[1] = i;
+  for (u = 0; u < un; u++)
+    tag[u] = (unsigned char) (u * 3);
+  tag[u] = 255;
+  lastv[2] = u - 1;
+  for (l = 0; l < ln; l++)
+    B[l] = B[l] + l;
+  lastv[3] = (int) (l * 1000000000 % 1000003);
+  for (c = 10; c > n - 20; c--)
+    B[c + 20] = B[c + 20] * 2.0;
+  lastv[4] = c;
+  for (j = i + 1; j < n + 2; j++)
+    A[0][j] = A[0][j] + i;
+  lastv[5] = j;
+#pragma endscop
+}
+
+int main(void)
+{
+  int sizes[][4] = {{0, 0, 0, 0}, {-5, -1, 0, 0}, {1, 1, 1, 1}, {2, 5, 3, 2}, {7, 3, 9, 7},
+                    {30, 12, 64, 40}, {60, 60, 70, 64}, {62, 0, 79, 3}};
+  for (int s = 0; s < 8; s++) {
+    for (int a = 0; a < 64; a++) {
+      B[a] = a * 0.25 + 1;
+      for (int b = 0; b < 64; b++) A[a][b] = (a * 7 + b) % 11 * 0.5;
+    }
+    for (int a = 0; a < 80; a++) tag[a] = 0;
+    for (int a = 0; a < 8; a++) lastv[a] = -99;
+    kernel(sizes[s][0], sizes[s][1], (unsigned) sizes[s][2], (long) sizes[s][3]);
+    double sum = 0;
+    long t = 0;
+    for (int a = 0; a < 64; a++) {
+      sum += B[a] * (a + 1);
+      for (int b = 0; b < 64; b++) sum += A[a][b] * (a + 2 * b + 1);
+    }
+    for (int a = 0; a < 80; a++) t += tag[a] * (a + 1);
+    printf("%.17g %ld", sum, t);
+    for (int a = 0; a < 8; a++) printf(" %d", lastv[a]);
+    printf("\\n");
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_an_iterator_read_after_its_loop_has_its_exit_value(tmp_path, mode):
+    """'lastv[1] = i;' after a loop over i was refused ("loop iterator 'i' used outside
+    its loop"). It reads the loop's exit value (``max(n, 0)`` after 'for (i = 0; i < n;
+    i++)'), here also as a subscript ('tag[u] = 255', a string's end), in another
+    loop's start and in the body of a later loop; for int, unsigned, long and char
+    iterators, up and down. The exit value is computed in 64 bits: 'un <= -1' on an
+    unsigned 'un' is true in C, which made the region's context empty. The sizes 30,
+    60 and 62 run the optimized code (its check needs n >= 20); outputs are compared
+    with the original's byte for byte, at 1 and 2 threads."""
+    source = tmp_path / "exits.c"
+    source.write_text(EXIT_VALUES)
+    result = optimize(source, MODES[mode]())
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "lastv[1] = ((int) ((long long) n >= 2 ? 1 : (long long) n - 1));" in optimized
+    assert "tag[((unsigned) ((long long) un <= -1 ? 0 : (long long) un))] = 255;" in optimized
+    assert "original code kept" not in result.text
+    assert outputs_of(result.text, tmp_path, "opt", [()]) == outputs_of(EXIT_VALUES, tmp_path, "orig", [()])
+
+
 STRUCTS = """struct img { int w, h; float *data; double grid[4][8]; };
 typedef struct { int n; double *v; } vec_t;
 struct img global_image;

@@ -56,6 +56,71 @@ def parameter_names(obj) -> set[str]:
             if obj.involves_dims(isl.dim_type.param, k, 1)}
 
 
+def _affine_c_text(terms: list[tuple[int, str]], constant: int) -> str:
+    """``sum(c * name) + constant`` as C in ``long long``: every variable is cast, so
+    that no ``int`` sum overflows and no ``unsigned`` one wraps (``un <= -1`` is true
+    in C for an unsigned ``un``; ``(long long) un <= -1`` is not)."""
+    parts = [(c, f"(long long) {name}") for c, name in terms if c]
+    parts += [(constant, "")] if constant or not parts else []
+    text = ""
+    for k, (c, name) in enumerate(parts):
+        magnitude = abs(c)
+        literal = str(magnitude) if magnitude < 2 ** 31 else f"{magnitude}LL"
+        term = literal if not name else name if magnitude == 1 else f"{literal} * {name}"
+        text += (("-" if c < 0 else "") if k == 0 else (" - " if c < 0 else " + ")) + term
+    return text
+
+
+def pw_aff_c_text(value: isl.PwAff) -> str | None:
+    """``value`` (over named iterators and parameters) as a side-effect-free C
+    expression in ``long long``, a ternary per piece: ``[n] -> { [i] -> [(n)] : n > i;
+    [i] -> [(i)] : n <= i }`` gives ``((long long) n >= (long long) i + 1 ? (long long)
+    n : (long long) i)``. None where a piece or its
+    condition needs a division (a loop stepping by 2 leaves ``2 * ceil(n / 2)``)."""
+    def names_and_coefficients(obj, kinds) -> list[tuple[int, str]]:
+        return [(int(obj.get_coefficient_val(kind, k).to_python()), obj.get_dim_name(kind, k))
+                for kind in kinds for k in range(obj.dim(kind))]
+
+    context = value.domain()
+    pieces = value.coalesce().get_pieces()
+    if not pieces:
+        return None
+    texts: list[str] = []
+    for k, (where, aff) in enumerate(pieces):
+        if aff.dim(isl.dim_type.div):
+            return None
+        terms = names_and_coefficients(aff, (isl.dim_type.in_, isl.dim_type.param))
+        if any(name is None for _, name in terms):
+            return None
+        result = _affine_c_text(terms, int(aff.get_constant_val().to_python()))
+        if k == len(pieces) - 1:        # the pieces cover the domain: the last needs no test
+            texts.append(result)
+            break
+        alternatives = []
+        for piece in where.gist(context).get_basic_sets():
+            if piece.dim(isl.dim_type.div):
+                return None
+            tests = []
+            for constraint in piece.get_constraints():
+                terms = names_and_coefficients(constraint, (isl.dim_type.set, isl.dim_type.param))
+                if any(name is None for _, name in terms):
+                    return None
+                constant = int(constraint.get_constant_val().to_python())
+                # 'positive terms >= negative terms - constant' reads as the source would
+                left = [(c, name) for c, name in terms if c > 0]
+                right = [(-c, name) for c, name in terms if c < 0]
+                if not left:
+                    left, right, constant = right, left, -constant
+                    relation = "==" if constraint.is_equality() else "<="
+                else:
+                    relation = "==" if constraint.is_equality() else ">="
+                tests.append(f"{_affine_c_text(left, 0)} {relation} {_affine_c_text(right, -constant)}")
+            alternatives.append(" && ".join(tests) or "1")
+        condition = " || ".join(f"({test})" if len(alternatives) > 1 else test for test in alternatives)
+        texts.append(f"{condition} ? {result} : ")
+    return "(" + "".join(texts) + ")"
+
+
 _BYTES = {"char": 1, "_Bool": 1, "bool": 1, "short": 2, "int": 4, "float": 4, "long": 8, "double": 8,
           "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4,
           "int64_t": 8, "uint64_t": 8, "size_t": 8, "ssize_t": 8, "ptrdiff_t": 8, "intptr_t": 8,

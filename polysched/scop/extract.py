@@ -38,7 +38,7 @@ from polysched.islutil import maps_of
 from polysched.textio import DIRECTIVE_START, line_ending, pasted_header_spans, read_source
 
 from .affine import (AffineConverter, NotAffine, array_root, assignment_target, basic_type_size, parameter_names,
-                     parameters_at_least, positive_parameters, type_size, val)
+                     parameters_at_least, positive_parameters, pw_aff_c_text, type_size, val)
 from .declarations import (_BASIC_WORDS, Declaration, Visible, blank_attributes, declaration_of,
                            header_declaration, header_typedef, integer_literals, literals_refusal,
                            table_shape_refusal, type_text, visible_declarations)
@@ -567,6 +567,7 @@ class _RegionBuilder:
         # iterator -> (the loops around it, its value once its last loop there ended):
         # the start of a remainder loop 'for (; i < n; i++)'
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
+        self._exited: dict[str, tuple[tuple, "_Local | None"]] = {}     # exited_iterator's
         self.c_texts: dict[str, str] = {}       # struct members read as variables
         self.product_factors: set[str] = set()   # variables read only as w__x__h
         self.products: list[str] = []            # the w__x__h: values, not memory
@@ -815,7 +816,7 @@ class _RegionBuilder:
             raise NotAffine(node, f"data-dependent expression: '{name}' is declared and written inside the SCoP "
                                   "and cannot appear in a loop bound, subscript or condition")
         if name in self.all_iterators:
-            raise NotAffine(node, f"loop iterator '{name}' used outside its loop")
+            raise NotAffine(node, self.outside_its_loop(name))
         if name in self.written:
             raise NotAffine(node, f"data-dependent expression: '{name}' is written inside the SCoP and cannot "
                                   "appear in a loop bound, subscript or condition")
@@ -893,7 +894,38 @@ class _RegionBuilder:
 
     def alias_node(self, name: str) -> c_ast.Node | None:
         local = self.resolve(name)
+        if local is None:
+            local = self.exited_iterator(name)
         return None if local is None else local.alias
+
+    def outside_its_loop(self, name: str) -> str:
+        """Why the iterator ``name``, read outside its loop, has no value here."""
+        if name in self.exit_values:
+            return f"loop iterator '{name}' used after its loop, where its value needs a division (a loop " \
+                   "stepping by more than 1): not supported"
+        return f"loop iterator '{name}' used outside its loop, where its value is not known (after a loop " \
+               f"that runs conditionally, inside another loop, or that declares its own '{name}')"
+
+    def exited_iterator(self, name: str, record: bool = True) -> "_Local | None":
+        """An iterator read after its loop (``last = i;``, ``A[i] = 0;``, ``for (j = i;
+        ...)``) as an integer alias of its value there, the loop's exit value, e.g.
+        ``((int) (n <= -1 ? 0 : n))`` after ``for (i = 0; i < n; i++)``. None where that
+        value is not known (after a conditional loop, or in another loop's body) or needs
+        a division (a step of 2)."""
+        known = self.exit_values.get(name)
+        if known is None or name not in self.all_iterators:
+            return None
+        cached = self._exited.get(name)
+        if cached is None or cached[0] is not known:
+            text, c_type = pw_aff_c_text(known[1]), self.type_of(name)
+            local = None
+            if text is not None and c_type is not None:
+                text = self.as_written(f"(({c_type}) {text})")
+                local = _Local(name, name, self.parse_expression(text, c_ast.ID(name)), text)
+            cached = self._exited[name] = (known, local)
+        if record and cached[1] is not None:
+            self.used_locals.append(cached[1])      # (check_local_uses: not through a macro body)
+        return cached[1]
 
     def local_declaration(self, node: c_ast.Decl, ctx: _Context) -> _Built | None:
         """``double t = e;`` inside a block of the region: ``t`` becomes a scalar of the
@@ -1210,6 +1242,11 @@ class _RegionBuilder:
                     mapping[name] = replacement
                 else:
                     mapping.pop(name, None)
+        declared = {name for scope in self.scopes for name in scope}
+        for name in self.exit_values.keys() & set(re.findall(r"[A-Za-z_]\w*", text)) - declared:
+            exited = self.exited_iterator(name, record=False)
+            if exited is not None:
+                mapping[name] = exited.alias_text
         return _replace_identifiers(text, mapping) if mapping else text
 
     def check_local_uses(self, text: str, node: c_ast.Node) -> None:
@@ -1226,6 +1263,9 @@ class _RegionBuilder:
             reached += [other for other in self.used_locals if other.alias is not None and other.name in inner]
         for local in self.used_locals:
             if (local.alias is not None or local.model != local.name) and local.name not in words:
+                if local.name in self.all_iterators and self._exited.get(local.name, (None, None))[1] is local:
+                    raise self.error(node, f"the loop iterator '{local.name}' is read after its loop in a macro's "
+                                           "body; pass it as an argument")
                 raise self.error(node, f"'{local.name}', declared inside the SCoP, is used in a macro's body; "
                                        "pass it as an argument or declare it before '#pragma scop'")
         self.used_locals = []
@@ -3178,7 +3218,7 @@ class _RegionBuilder:
             self.reads(node.rvalue, ctx, domain, accesses)
         body, line, col = self.statement_text(node, operand=operand)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if any(self.scopes) or self.bumped_texts:
+        if any(self.scopes) or self.bumped_texts or self.exit_values:
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
@@ -3365,7 +3405,7 @@ class _RegionBuilder:
             end = self.end_of(node)
             body, line, col = self.statement_text(node, end=end)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if any(self.scopes) or self.bumped_texts:
+        if any(self.scopes) or self.bumped_texts or self.exit_values:
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1,
@@ -3407,7 +3447,7 @@ class _RegionBuilder:
             self.reads(inner.lvalue, ctx, domain, accesses)
             line, col = self.position(outer)
             body = f"{_GEN.visit(outer.lvalue)} {outer.op} {_GEN.visit(inner.lvalue)};"
-            if any(self.scopes) or self.bumped_texts:
+            if any(self.scopes) or self.bumped_texts or self.exit_values:
                 body = self.local_text(body)
             stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
             self.statements.append(stmt)
@@ -3529,7 +3569,9 @@ class _RegionBuilder:
                 if local is not None and local.alias is not None:
                     return          # an affine function of the iterators: no memory access
                 if node.name in self.all_iterators and local is None:
-                    raise self.error(where, f"loop iterator '{node.name}' used outside its loop")
+                    if self.exited_iterator(node.name) is not None:
+                        return      # its value after its loop: no memory access
+                    raise self.error(where, self.outside_its_loop(node.name))
             read = self.access(node, "read", ctx, domain, site)
             read.conditional = self.conditional > 0
             out.append(read)
