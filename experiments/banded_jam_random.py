@@ -20,7 +20,6 @@ import re
 import subprocess
 import sys
 
-import random, sys
 
 def program(seed):
     r = random.Random(seed)

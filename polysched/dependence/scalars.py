@@ -508,7 +508,9 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     verdict = ScalarVerdict()
     same_iteration = same_value(iteration)
     for name, array in scop.arrays.items():
-        cell = (array.text or not clause_candidate(array)) and reduced_cell(scop, name)
+        # a struct member (v.a, p->sum) or an out-parameter (*s): memory, not a variable
+        in_memory = bool(array.text) or not clause_candidate(array)
+        cell = in_memory and reduced_cell(scop, name)
         if not clause_candidate(array) and not cell:
             continue
         writes = restrict_to_array(accesses.writes, name).intersect_domain(domain)
@@ -518,10 +520,10 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
         if accesses.memory[name].intersect_domain(domain).intersect_range(domain) \
                 .is_subset(same_iteration):
             continue
-        if array.text or not clause_candidate(array):
-            # a struct member (v.a, p->sum) or an out-parameter (*s): OpenMP privatises
-            # and reduces variables, not memory, and the liveness scan after the region
-            # looks for the model's name. A reduction runs on a local copy (reduced_cell)
+        if in_memory:
+            # OpenMP privatises and reduces variables, not memory, and the liveness scan
+            # after the region looks for the model's name. A reduction runs on a local
+            # copy (reduced_cell)
             op = reduction_of(scop, accesses, name, domain) if cell else None
             if op is None or op in SELECTIONS:
                 verdict.blocking[name] = (
