@@ -1057,6 +1057,12 @@ void kernel(int n, int m, unsigned un, long ln)
   for (j = i + 1; j < n + 2; j++)
     A[0][j] = A[0][j] + i;
   lastv[5] = j;
+  for (i = 1; i < n; i += 3)
+    B[i] = B[i] + 1.0;
+  lastv[6] = i;
+  for (j = n; j >= -3; j -= 2)
+    B[j + 3] = B[j + 3] * 0.5;
+  lastv[7] = j;
 #pragma endscop
 }
 
@@ -1094,7 +1100,8 @@ def test_an_iterator_read_after_its_loop_has_its_exit_value(tmp_path, mode):
     its loop"). It reads the loop's exit value (``max(n, 0)`` after 'for (i = 0; i < n;
     i++)'), here also as a subscript ('tag[u] = 255', a string's end), in another
     loop's start and in the body of a later loop; for int, unsigned, long and char
-    iterators, up and down. The exit value is computed in 64 bits: 'un <= -1' on an
+    iterators, up and down, by 1, 3 and -2 (a floor division). The exit value is
+    computed in 64 bits: 'un <= -1' on an
     unsigned 'un' is true in C, which made the region's context empty. The sizes 30,
     60 and 62 run the optimized code (its check needs n >= 20); outputs are compared
     with the original's byte for byte, at 1 and 2 threads."""

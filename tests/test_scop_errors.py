@@ -106,8 +106,6 @@ CASES = {
     "switch": ("/*@*/switch (n) { case 1: x[0] = 0; }", "'switch'"),
     "iterator_outside_loop": ("if (n > 2)\n  for (i = 0; i < N; i++)\n    x[i] = 0;\nx[/*@*/i] = 1;",
                               "used outside its loop, where its value is not known"),
-    "iterator_after_a_loop_stepping_by_2": ("for (i = 0; i < N; i += 2)\n  x[i] = 0;\nx[/*@*/i] = 1;",
-                                            "used after its loop, where its value needs a division"),
     "non_integer_subscript": ("x[/*@*/1.5] = 0;", "non-integer constant"),
     "pointer_swap": ("for (t = 0; t < 4; t++) {\n  for (i = 0; i < N; i++)\n    p[i] = x[i];\n  /*@*/p = x;\n}",
                      "'p' is a pointer used as a whole value here (assigned, swapped, compared or passed)"),

@@ -71,26 +71,59 @@ def _affine_c_text(terms: list[tuple[int, str]], constant: int) -> str:
     return text
 
 
+def _terms(obj, kind) -> list[tuple[int, str]] | None:
+    """The terms of ``obj`` (an isl Aff or Constraint) over its ``kind`` variables, its
+    parameters and its divisions, as (coefficient, C text); None for a rational
+    coefficient, a nameless variable or a division inside a division."""
+    def integer(value: isl.Val) -> int | None:
+        return int(value.to_python()) if value.is_int() else None
+
+    terms = []
+    for dim in (kind, isl.dim_type.param):
+        for k in range(obj.dim(dim)):
+            c, name = integer(obj.get_coefficient_val(dim, k)), obj.get_dim_name(dim, k)
+            if c is None or name is None:
+                return None
+            terms.append((c, name))
+    for k in range(obj.dim(isl.dim_type.div)):
+        c = integer(obj.get_coefficient_val(isl.dim_type.div, k))
+        if c is None:
+            return None
+        if not c:
+            continue
+        # floor(e / d): e's coefficients are those of the division times d
+        division = obj.get_div(k)
+        d = division.get_denominator_val()
+        numerator = division.scale_val(d)
+        inner = _terms(numerator, isl.dim_type.in_)
+        constant = integer(numerator.get_constant_val())
+        if inner is None or constant is None or any(
+                not numerator.get_coefficient_val(isl.dim_type.div, j).is_zero()
+                for j in range(numerator.dim(isl.dim_type.div))):
+            return None
+        e, d = _affine_c_text(inner, constant), int(d.to_python())
+        if d == 1 or not any(c for c, _ in inner):
+            terms.append((c, f"({e})" if d == 1 else str(constant // d)))
+            continue
+        # C's '/' truncates: below 0, floor(e / d) is (e - (d - 1)) / d, computed exactly
+        terms.append((c, f"({e} >= 0 ? ({e}) / {d} : ({e} - {d - 1}) / {d})"))
+    return terms
+
+
 def pw_aff_c_text(value: isl.PwAff) -> str | None:
     """``value`` (over named iterators and parameters) as a side-effect-free C
     expression in ``long long``, a ternary per piece: ``[n] -> { [i] -> [(n)] : n > i;
     [i] -> [(i)] : n <= i }`` gives ``((long long) n >= (long long) i + 1 ? (long long)
-    n : (long long) i)``. None where a piece or its
-    condition needs a division (a loop stepping by 2 leaves ``2 * ceil(n / 2)``)."""
-    def names_and_coefficients(obj, kinds) -> list[tuple[int, str]]:
-        return [(int(obj.get_coefficient_val(kind, k).to_python()), obj.get_dim_name(kind, k))
-                for kind in kinds for k in range(obj.dim(kind))]
-
+    n : (long long) i)``; ``floor(e / 2)`` is ``(e >= 0 ? (e) / 2 : (e - 1) / 2)``. None
+    where a coefficient is rational or a division holds another."""
     context = value.domain()
     pieces = value.coalesce().get_pieces()
     if not pieces:
         return None
     texts: list[str] = []
     for k, (where, aff) in enumerate(pieces):
-        if aff.dim(isl.dim_type.div):
-            return None
-        terms = names_and_coefficients(aff, (isl.dim_type.in_, isl.dim_type.param))
-        if any(name is None for _, name in terms):
+        terms = _terms(aff, isl.dim_type.in_)
+        if terms is None or not aff.get_constant_val().is_int():
             return None
         result = _affine_c_text(terms, int(aff.get_constant_val().to_python()))
         if k == len(pieces) - 1:        # the pieces cover the domain: the last needs no test
@@ -98,12 +131,10 @@ def pw_aff_c_text(value: isl.PwAff) -> str | None:
             break
         alternatives = []
         for piece in where.gist(context).get_basic_sets():
-            if piece.dim(isl.dim_type.div):
-                return None
             tests = []
             for constraint in piece.get_constraints():
-                terms = names_and_coefficients(constraint, (isl.dim_type.set, isl.dim_type.param))
-                if any(name is None for _, name in terms):
+                terms = _terms(constraint, isl.dim_type.set)
+                if terms is None:
                     return None
                 constant = int(constraint.get_constant_val().to_python())
                 # 'positive terms >= negative terms - constant' reads as the source would

@@ -901,17 +901,17 @@ class _RegionBuilder:
     def outside_its_loop(self, name: str) -> str:
         """Why the iterator ``name``, read outside its loop, has no value here."""
         if name in self.exit_values:
-            return f"loop iterator '{name}' used after its loop, where its value needs a division (a loop " \
-                   "stepping by more than 1): not supported"
+            return f"loop iterator '{name}' used after its loop, where its value cannot be written out (a " \
+                   "rational coefficient or a division inside a division)"
         return f"loop iterator '{name}' used outside its loop, where its value is not known (after a loop " \
                f"that runs conditionally, inside another loop, or that declares its own '{name}')"
 
     def exited_iterator(self, name: str, record: bool = True) -> "_Local | None":
         """An iterator read after its loop (``last = i;``, ``A[i] = 0;``, ``for (j = i;
         ...)``) as an integer alias of its value there, the loop's exit value, e.g.
-        ``((int) (n <= -1 ? 0 : n))`` after ``for (i = 0; i < n; i++)``. None where that
-        value is not known (after a conditional loop, or in another loop's body) or needs
-        a division (a step of 2)."""
+        ``((int) ((long long) n <= -1 ? 0 : (long long) n))`` after ``for (i = 0; i < n;
+        i++)`` (a step of 2 floors: pw_aff_c_text). None where that value is not known
+        (after a conditional loop, or in another loop's body) or not printable."""
         known = self.exit_values.get(name)
         if known is None or name not in self.all_iterators:
             return None
