@@ -1115,6 +1115,87 @@ def test_an_iterator_read_after_its_loop_has_its_exit_value(tmp_path, mode):
     assert outputs_of(result.text, tmp_path, "opt", [()]) == outputs_of(EXIT_VALUES, tmp_path, "orig", [()])
 
 
+EXIT_VALUES_OF_MEMBERS = r"""#include <stdio.h>
+struct img { int w, stride; };
+int row[200], a[200], out[8];
+
+void kernel(struct img *img, int w, int h, const int *sz)
+{
+  int x, i, j, t;
+#pragma scop
+  for (x = 0; x < img->w; x++)
+    row[x] = x * 2;
+  for (j = x; j < img->stride; j++)
+    row[j] = row[j - 1] + 1;
+  row[x] = -1;
+  for (i = 0; i < w * h; i++)
+    a[i] = i;
+  a[i] = -2;
+  for (i = 0; i < sz[1]; i++)
+    a[i] += 3;
+  a[i + 1] = -3;
+  for (t = 0; t < 3; t++) {
+    for (i = t; i < sz[0]; i++)
+      a[i] += t;
+    out[t] = i;
+  }
+#pragma endscop
+}
+
+int main(void)
+{
+  int dims[][5] = {{0, 0, 0, 0, 0}, {1, 3, 2, 3, 4}, {5, 9, 4, 6, 30}, {40, 60, 7, 9, 50}, {-2, 3, -1, 5, -4}};
+  for (int s = 0; s < 5; s++) {
+    struct img im = {dims[s][0], dims[s][1]};
+    int sz[2] = {dims[s][4] > 0 ? dims[s][4] / 2 : dims[s][4], dims[s][4]};
+    for (int k = 0; k < 200; k++) { row[k] = k % 3; a[k] = k % 5; }
+    kernel(&im, dims[s][2], dims[s][3], sz);
+    long sum = 0;
+    for (int k = 0; k < 200; k++) sum = sum * 3 + row[k] * 7 + a[k];
+    printf("%ld %d %d %d\n", sum, out[0], out[1], out[2]);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_an_exit_value_over_a_member_a_product_or_an_element_is_read_as_the_model_names_it(tmp_path, mode):
+    """helper-73: after 'for (x = 0; x < img->w; x++)', 'row[x] = -1' and 'for (j = x;
+    ...)' were refused ("struct member access in an affine expression"), and likewise
+    after bounds 'w * h' and 'sz[1]': the exit value's text was read back in the
+    source's spelling, not the model's (img__w, w__x__h, sz__1)."""
+    source = tmp_path / "members.c"
+    source.write_text(EXIT_VALUES_OF_MEMBERS)
+    result = optimize(source, MODES[mode]())
+    assert "row[((int) ((long long) img->w <= -1 ? 0 : (long long) img->w))] = -1;" in result.text
+    assert "original code kept" not in result.text
+    assert outputs_of(result.text, tmp_path, "opt", [()]) == \
+        outputs_of(EXIT_VALUES_OF_MEMBERS, tmp_path, "orig", [()])
+
+
+def test_an_exit_value_is_refused_inside_a_loop_that_runs_another_loop_over_the_iterator():
+    """helper-73, wrong code: 'b[t] = i' read the first loop's exit value n at every t,
+    while from t = 1 on it is the inner loop's, m."""
+    text = """void f(int T, int n, int m, int *a, int *b)
+{
+  int t, i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    a[i] = i;
+  for (t = 0; t < T; t++) {
+    b[t] = i;
+    for (i = 0; i < m; i++)
+      a[i] += t;
+  }
+#pragma endscop
+}
+"""
+    with pytest.raises(ScopError, match="inside a later loop that runs another loop over 'i'") as err:
+        extract(text, filename="w.c")
+    assert (err.value.line, err.value.col) == (8, 12)
+
+
 STRUCTS = """struct img { int w, h; float *data; double grid[4][8]; };
 typedef struct { int n; double *v; } vec_t;
 struct img global_image;

@@ -568,6 +568,8 @@ class _RegionBuilder:
         # the start of a remainder loop 'for (; i < n; i++)'
         self.exit_values: dict[str, tuple[tuple[str, ...], isl.PwAff]] = {}
         self._exited: dict[str, tuple[tuple, "_Local | None"]] = {}     # exited_iterator's
+        # (depth, variables the loops in its body set) of each loop being walked
+        self.loop_sets: list[tuple[int, set[str]]] = []
         self.c_texts: dict[str, str] = {}       # struct members read as variables
         self.product_factors: set[str] = set()   # variables read only as w__x__h
         self.products: list[str] = []            # the w__x__h: values, not memory
@@ -900,11 +902,24 @@ class _RegionBuilder:
 
     def outside_its_loop(self, name: str) -> str:
         """Why the iterator ``name``, read outside its loop, has no value here."""
+        if self.set_again(name):
+            return f"loop iterator '{name}' used after its loop inside a later loop that runs another loop " \
+                   f"over '{name}', so its value is not known here"
         if name in self.exit_values:
             return f"loop iterator '{name}' used after its loop, where its value cannot be written out (a " \
                    "rational coefficient or a division inside a division)"
         return f"loop iterator '{name}' used outside its loop, where its value is not known (after a loop " \
-               f"that runs conditionally, inside another loop, or that declares its own '{name}')"
+               f"that runs conditionally, inside another loop, declares its own '{name}' or tests " \
+               f"'{name}-- > 0', or after a block that declares another '{name}')"
+
+    def set_again(self, name: str) -> bool:
+        """Whether a loop entered since ``name``'s last loop ended runs another loop over
+        it: from its second iteration on, a read there sees that loop's value (helper-73,
+        wrong code: 'for (t..) { b[t] = i; for (i = 0; i < m; i++) ... }' after a loop
+        over i read n at every t)."""
+        known = self.exit_values.get(name)
+        return known is not None and any(name in names for depth, names in self.loop_sets
+                                         if depth >= len(known[0]))
 
     def exited_iterator(self, name: str, record: bool = True) -> "_Local | None":
         """An iterator read after its loop (``last = i;``, ``A[i] = 0;``, ``for (j = i;
@@ -913,15 +928,16 @@ class _RegionBuilder:
         i++)`` (a step of 2 floors: pw_aff_c_text). None where that value is not known
         (after a conditional loop, or in another loop's body) or not printable."""
         known = self.exit_values.get(name)
-        if known is None or name not in self.all_iterators:
+        if known is None or name not in self.all_iterators or self.set_again(name):
             return None
         cached = self._exited.get(name)
         if cached is None or cached[0] is not known:
             text, c_type = pw_aff_c_text(known[1]), self.type_of(name)
             local = None
             if text is not None and c_type is not None:
-                text = self.as_written(f"(({c_type}) {text})")
-                local = _Local(name, name, self.parse_expression(text, c_ast.ID(name)), text)
+                # (the model reads its own names, img__w or w__x__h; C the source's)
+                text = f"(({c_type}) {text})"
+                local = _Local(name, name, self.parse_expression(text, c_ast.ID(name)), self.as_written(text))
             cached = self._exited[name] = (known, local)
         if record and cached[1] is not None:
             self.used_locals.append(cached[1])      # (check_local_uses: not through a macro body)
@@ -3016,7 +3032,15 @@ class _RegionBuilder:
                                         f"in the direction it moves)")
         first = len(self.statements)
         self.continues_as_guards(node.stmt, inner)
-        built = self.walk(node.stmt, inner)
+        # the variables loops in the body set: an exit value from before this loop is not
+        # what a read in the body sees once one of them ran (exited_iterator)
+        self.loop_sets.append((n, {v for loop in _walk_nodes(node.stmt) if isinstance(loop, c_ast.For)
+                                   for v in _loop_variables(loop) + [x.name for x in _walk_nodes(loop.next)
+                                                                      if isinstance(x, c_ast.ID)]}))
+        try:
+            built = self.walk(node.stmt, inner)
+        finally:
+            self.loop_sets.pop()
         # a value left inside this loop is the last iteration's, not a function of
         # this loop's iterator: a loop at the same depth in a later nest over the same
         # name must not read it (for (j..) for (i = 0; ...); for (j..) for (; i < n; ...))
