@@ -12,8 +12,10 @@ script counts equal outputs, clean refusals (exit 2 with a message naming the it
 and anything else (a difference, a crash, another exit status), which it prints.
 
 usage: python experiments/exit_values_random.py START COUNT [OUT_DIR]
-(session 55, seeds 0-39 at 5e55b12: 160 optimizations, 108 equal, 52 refused, 0 other;
-every refusal is a read after a loop stepping by 2)"""
+(session 55, the first version of this script (0b0fca7): seeds 0-39 at 5e55b12, 160
+optimizations, 108 equal, 52 refused (all after a loop stepping by 2, since accepted),
+0 other; seeds 40-79 at 0b0fca7: 128 equal, 32 refused, 0 other. Reads in a later
+loop's body were added after helper-73's wrong-code finding.)"""
 import os
 import random
 import subprocess
@@ -53,7 +55,7 @@ def program(seed: int) -> str:
         lines.append(f"{pad}{header}")
         lines.append(f"{pad}  A[{name} + 40] = A[{name} + 40] * 3 + {loop + 1};")
         exited = [e for e in exited if e != name] + [name]
-        use = r.choice(["last", "subscript", "loop", "cond", "last"])
+        use = r.choice(["last", "subscript", "loop", "cond", "last", "body"])
         target = r.choice(exited)
         slot = r.randint(0, 7)
         if use == "last":
@@ -62,6 +64,16 @@ def program(seed: int) -> str:
             lines.append(f"{pad}B[{target} + 40] = B[{target} + 40] + {slot + 1};")
         elif use == "cond":
             lines.append(f"{pad}if ({target} > 3)\n{pad}  last[{slot}] = last[{slot}] + 1;")
+        elif use == "body" and target != "u":
+            # read in a later loop's body, where a loop over it may follow (then the
+            # value from the second iteration on is that loop's: refused)
+            other = r.choice([e for e in "ijk" if e != target])
+            again = r.random() < 0.5
+            lines.append(f"{pad}for ({other} = 0; {other} < 2; {other}++) {{\n"
+                         f"{pad}  last[{slot}] = last[{slot}] * 5 + {target};\n"
+                         + (f"{pad}  for ({target} = 0; {target} < m; {target}++)\n"
+                            f"{pad}    A[{target} + 40] += 1;\n" if again else "") + f"{pad}}}")
+            exited = [e for e in exited if e not in (other, target if again else "")] + [other]
         elif target != "u":
             other = r.choice([e for e in "ijk" if e != target])
             lines.append(f"{pad}for ({other} = {target}; {other} < n; {other}++)\n{pad}  B[{other} + 40] += {slot};")
