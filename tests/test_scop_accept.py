@@ -1174,26 +1174,90 @@ def test_an_exit_value_over_a_member_a_product_or_an_element_is_read_as_the_mode
         outputs_of(EXIT_VALUES_OF_MEMBERS, tmp_path, "orig", [()])
 
 
-def test_an_exit_value_is_refused_inside_a_loop_that_runs_another_loop_over_the_iterator():
-    """helper-73, wrong code: 'b[t] = i' read the first loop's exit value n at every t,
-    while from t = 1 on it is the inner loop's, m."""
-    text = """void f(int T, int n, int m, int *a, int *b)
-{
+@pytest.mark.parametrize("loop, where", [
+    # helper-73: 'b[t] = i' read the first loop's exit value n at every t, while from
+    # t = 1 on it is the inner loop's, m
+    ("for (t = 0; t < T; t++) {\n    b[t] = i;", (8, 12)),
+    # helper-74: the condition, tested again after each iteration, saw n too
+    ("for (t = 0; t < i; t++) {\n    b[t] = 1;", (7, 19)),
+    # ... and a break folded into it
+    ("for (t = 0; t < T; t++) {\n    if (t >= i) break;\n    b[t] = 1;", (8, 14)),
+])
+def test_an_exit_value_is_refused_inside_a_loop_that_runs_another_loop_over_the_iterator(loop, where):
+    """Wrong code: a read of i in a later loop (its body, its condition) whose body
+    runs a loop over i sees that loop's exit value from the second iteration on."""
+    text = f"""void f(int T, int n, int m, int *a, int *b)
+{{
   int t, i;
 #pragma scop
   for (i = 0; i < n; i++)
     a[i] = i;
-  for (t = 0; t < T; t++) {
-    b[t] = i;
+  {loop}
     for (i = 0; i < m; i++)
       a[i] += t;
-  }
+  }}
 #pragma endscop
-}
+}}
 """
     with pytest.raises(ScopError, match="inside a later loop that runs another loop over 'i'") as err:
         extract(text, filename="w.c")
-    assert (err.value.line, err.value.col) == (8, 12)
+    assert (err.value.line, err.value.col) == where
+
+
+EXIT_VALUES_IN_BRANCHES = r"""#include <stdio.h>
+int A[64], out[4];
+
+void kernel(int n)
+{
+  int i;
+#pragma scop
+  for (i = 0; i < 3; i++)
+    A[i] = A[i] + 1;
+  if (n > 4)
+    for (i = 0; i < n; i++)
+      A[i] = A[i] * 2;
+  else
+    out[0] = i;
+  for (i = 0; i + 4 <= n; i += 4)
+    A[i + 1] = A[i + 1] + 5;
+  if (n > 9)
+    for (i = 0; i < 5; i++)
+      A[i + 2] = A[i + 2] + 3;
+  else
+    for (; i < n; i++)
+      A[i] = A[i] - 7;
+  out[1] = 1;
+#pragma endscop
+}
+
+int main(void)
+{
+  int sizes[] = {-2, 0, 1, 3, 4, 6, 9, 10, 13, 40};
+  for (int s = 0; s < 10; s++) {
+    for (int k = 0; k < 64; k++) A[k] = k % 9;
+    out[0] = out[1] = -1;
+    kernel(sizes[s]);
+    long sum = 0;
+    for (int k = 0; k < 64; k++) sum = sum * 3 + A[k];
+    printf("%d %ld %d %d\n", sizes[s], sum, out[0], out[1]);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_an_else_branch_sees_the_exit_values_from_before_its_if(tmp_path, mode):
+    """Wrong code: the else branch was walked with the exit values the then branch's
+    loops left, so 'out[0] = i' read n (the then loop's) instead of 3, and the
+    remainder loop in the else branch started where the then branch's loop would
+    have ended it, not at the strip-mined loop's exit."""
+    source = tmp_path / "branches.c"
+    source.write_text(EXIT_VALUES_IN_BRANCHES)
+    result = optimize(source, MODES[mode]())
+    assert "out[0] = ((int) (3));" in result.text
+    assert outputs_of(result.text, tmp_path, "opt", [()]) == \
+        outputs_of(EXIT_VALUES_IN_BRANCHES, tmp_path, "orig", [()])
 
 
 STRUCTS = """struct img { int w, h; float *data; double grid[4][8]; };

@@ -2719,11 +2719,13 @@ class _RegionBuilder:
             self.assume_no_wrap(node.cond, ctx.iterators, ctx.domain)
             before = dict(self.exit_values)
             then = self.walk(node.iftrue, _Context(ctx.iterators, ctx.domain.intersect(cond)))
+            after_then, self.exit_values = self.exit_values, dict(before)     # (the else runs instead)
             other = None
             if node.iffalse is not None:
                 other = self.walk(node.iffalse, _Context(ctx.iterators, ctx.domain.intersect(cond.complement())))
             # a loop in a branch leaves its iterator's value known only where it ran
-            self.exit_values = {k: v for k, v in self.exit_values.items() if before.get(k) is v}
+            self.exit_values = {k: v for k, v in self.exit_values.items()
+                                if before.get(k) is v and after_then.get(k) is v}
             return self.sequence([then, other])
         if id(node) in self.bump_steps:         # 'a += m;' (pointer_bumps_read): a is read further on
             pointer, text = self.bump_steps[id(node)]
@@ -2951,6 +2953,22 @@ class _RegionBuilder:
                 self.on_range(init_pa, *iterator_range)
         self.assume_in_range(ctx.domain)
         n = len(ctx.iterators)
+        # the variables loops in the body set: an exit value from before this loop is
+        # not what its condition (tested again after each iteration) or its body sees
+        # once one of them ran (exited_iterator; its start is read once, before)
+        self.loop_sets.append((n, {v for loop in _walk_nodes(node.stmt) if isinstance(loop, c_ast.For)
+                                   for v in _loop_variables(loop) + [x.name for x in _walk_nodes(loop.next)
+                                                                      if isinstance(x, c_ast.ID)]}))
+        try:
+            return self.walk_loop_from(node, ctx, name, init_pa, step, iterator_range, post_bound)
+        finally:
+            self.loop_sets.pop()
+
+    def walk_loop_from(self, node: c_ast.For, ctx: _Context, name: str, init_pa: isl.PwAff, step: int,
+                       iterator_range: tuple[int, int] | None, post_bound: c_ast.Node | None) -> _Built | None:
+        """The loop over ``name`` from ``init_pa`` (walk_for_iterator, once its start is
+        known): its domain, its exit value, its body."""
+        n = len(ctx.iterators)
         domain = ctx.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, n, name)
         inner = _Context(ctx.iterators + [name], domain)
         if post_bound is not None:
@@ -3032,15 +3050,7 @@ class _RegionBuilder:
                                         f"in the direction it moves)")
         first = len(self.statements)
         self.continues_as_guards(node.stmt, inner)
-        # the variables loops in the body set: an exit value from before this loop is not
-        # what a read in the body sees once one of them ran (exited_iterator)
-        self.loop_sets.append((n, {v for loop in _walk_nodes(node.stmt) if isinstance(loop, c_ast.For)
-                                   for v in _loop_variables(loop) + [x.name for x in _walk_nodes(loop.next)
-                                                                      if isinstance(x, c_ast.ID)]}))
-        try:
-            built = self.walk(node.stmt, inner)
-        finally:
-            self.loop_sets.pop()
+        built = self.walk(node.stmt, inner)
         # a value left inside this loop is the last iteration's, not a function of
         # this loop's iterator: a loop at the same depth in a later nest over the same
         # name must not read it (for (j..) for (i = 0; ...); for (j..) for (; i < n; ...))
