@@ -15,7 +15,9 @@ usage: python experiments/exit_values_random.py START COUNT [OUT_DIR]
 (session 55, the first version of this script (0b0fca7): seeds 0-39 at 5e55b12, 160
 optimizations, 108 equal, 52 refused (all after a loop stepping by 2, since accepted),
 0 other; seeds 40-79 at 0b0fca7: 128 equal, 32 refused, 0 other. Reads in a later
-loop's body were added after helper-73's wrong-code finding.)"""
+loop's body were added after helper-73's wrong-code finding: seeds 80-139 at 1ad6b51,
+184 equal, 56 refused, 0 other; then reads in a later loop's bound and in if/else
+branches, after helper-74's.)"""
 import os
 import random
 import subprocess
@@ -55,7 +57,7 @@ def program(seed: int) -> str:
         lines.append(f"{pad}{header}")
         lines.append(f"{pad}  A[{name} + 40] = A[{name} + 40] * 3 + {loop + 1};")
         exited = [e for e in exited if e != name] + [name]
-        use = r.choice(["last", "subscript", "loop", "cond", "last", "body"])
+        use = r.choice(["last", "subscript", "loop", "cond", "last", "body", "branch"])
         target = r.choice(exited)
         slot = r.randint(0, 7)
         if use == "last":
@@ -69,11 +71,18 @@ def program(seed: int) -> str:
             # value from the second iteration on is that loop's: refused)
             other = r.choice([e for e in "ijk" if e != target])
             again = r.random() < 0.5
-            lines.append(f"{pad}for ({other} = 0; {other} < 2; {other}++) {{\n"
+            upper = r.choice(["2", f"{target} % 3 + 1"]) if types[target] != "char" else "2"
+            lines.append(f"{pad}for ({other} = 0; {other} < {upper}; {other}++) {{\n"
                          f"{pad}  last[{slot}] = last[{slot}] * 5 + {target};\n"
                          + (f"{pad}  for ({target} = 0; {target} < m; {target}++)\n"
                             f"{pad}    A[{target} + 40] += 1;\n" if again else "") + f"{pad}}}")
             exited = [e for e in exited if e not in (other, target if again else "")] + [other]
+        elif use == "branch" and target != "u":
+            # a loop over it in one branch, a read in the other and after the if
+            lines.append(f"{pad}if (m > 4)\n{pad}  for ({target} = 1; {target} < m; {target}++)\n"
+                         f"{pad}    A[{target} + 40] += 2;\n{pad}else\n{pad}  last[{slot}] = last[{slot}] + {target};")
+            if r.random() < 0.3:        # (not known there: refused)
+                lines.append(f"{pad}last[{(slot + 1) % 8}] += {target};")
         elif target != "u":
             other = r.choice([e for e in "ijk" if e != target])
             lines.append(f"{pad}for ({other} = {target}; {other} < n; {other}++)\n{pad}  B[{other} + 40] += {slot};")
