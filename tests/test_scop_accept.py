@@ -1011,6 +1011,10 @@ def test_a_remainder_loop_starts_where_the_loop_before_left_its_iterator():
     # whole first nest left it, then n (this once gave wrong code)
     "  for (j = 0; j < 2; j++)\n    for (i = 0; i + 4 <= n; i += 4)\n      A[i] = 0;\n"
     "  for (j = 0; j < 2; j++)\n    for (; i < n; i++)\n      A[i] = 1;",
+    # a loop setting i beside its own iterator j comes between (wrong code: the remainder
+    # started at 4, where the first loop left i)
+    "  for (i = 0; i < 4; i++)\n    A[i] = 0;\n  for (j = 0, i = n - 1; j < n; j++, i--)\n    A[j] += A[i];\n"
+    "  for (; i < n; i++)\n    A[i] = 1;",
 ])
 def test_a_remainder_loop_without_a_known_start_is_refused(body):
     text = "void f(int n, double *A)\n{\n  int i, j;\n#pragma scop\n" + body + "\n#pragma endscop\n}\n"
@@ -1172,6 +1176,26 @@ def test_an_exit_value_over_a_member_a_product_or_an_element_is_read_as_the_mode
     assert "original code kept" not in result.text
     assert outputs_of(result.text, tmp_path, "opt", [()]) == \
         outputs_of(EXIT_VALUES_OF_MEMBERS, tmp_path, "orig", [()])
+
+
+def test_no_exit_value_after_a_loop_that_sets_the_variable_beside_its_iterator():
+    """Wrong code: 'A[0] = j' read 5, the first loop's exit value, after a loop that
+    set j as its second variable."""
+    text = """void f(int n, double *A)
+{
+  int i, j;
+#pragma scop
+  for (j = 0; j < 5; j++)
+    A[j] = 0;
+  for (i = 0, j = n - 1; i < n; i++, j--)
+    A[i] += A[j];
+  A[0] = j;
+#pragma endscop
+}
+"""
+    with pytest.raises(ScopError, match="sets 'j' beside its iterator") as err:
+        extract(text, filename="w.c")
+    assert (err.value.line, err.value.col) == (9, 10)
 
 
 @pytest.mark.parametrize("loop, where", [

@@ -909,8 +909,9 @@ class _RegionBuilder:
             return f"loop iterator '{name}' used after its loop, where its value cannot be written out (a " \
                    "rational coefficient or a division inside a division)"
         return f"loop iterator '{name}' used outside its loop, where its value is not known (after a loop " \
-               f"that runs conditionally, inside another loop, declares its own '{name}' or tests " \
-               f"'{name}-- > 0', or after a block that declares another '{name}')"
+               f"that runs conditionally, inside another loop, declares its own '{name}', tests " \
+               f"'{name}-- > 0' or sets '{name}' beside its iterator, or after a block that declares another " \
+               f"'{name}')"
 
     def set_again(self, name: str) -> bool:
         """Whether a loop entered since ``name``'s last loop ended runs another loop over
@@ -2957,8 +2958,7 @@ class _RegionBuilder:
         # not what its condition (tested again after each iteration) or its body sees
         # once one of them ran (exited_iterator; its start is read once, before)
         self.loop_sets.append((n, {v for loop in _walk_nodes(node.stmt) if isinstance(loop, c_ast.For)
-                                   for v in _loop_variables(loop) + [x.name for x in _walk_nodes(loop.next)
-                                                                      if isinstance(x, c_ast.ID)]}))
+                                   for v in _set_by(loop)}))
         try:
             return self.walk_loop_from(node, ctx, name, init_pa, step, iterator_range, post_bound)
         finally:
@@ -3008,7 +3008,10 @@ class _RegionBuilder:
         if not witness.is_empty():      # monotone only where its parameters are >= 1
             self.sizes.update(parameter_names(witness))
         inner.domain = domain.intersect(progression).intersect(cond)
-        self.exit_values.pop(name, None)
+        # (and the loop's other variables: 'for (i = 0, j = n - 1; ...; i++, j--)' leaves
+        # j at a value no earlier loop over j did)
+        for variable in _set_by(node) | {name}:
+            self.exit_values.pop(variable, None)
         if step == -1 and iterator_range is not None and iterator_range[0] == 0 and not inner.domain.is_bounded():
             # 'for (unsigned i = n - 1; i < n; i--)': below 0, i wraps around to its
             # type's largest value, where the condition must fail (an assumption,
@@ -4427,6 +4430,11 @@ def declare_block_iterators_in_their_loops(body: c_ast.Node) -> None:
 def _loop_iterator_name(node: c_ast.For) -> str | None:
     names = _loop_variables(node)
     return names[0] if names else None
+
+
+def _set_by(loop: c_ast.For) -> set[str]:
+    """The variables ``loop`` sets: in its initialisation and its increment."""
+    return set(_loop_variables(loop)) | {x.name for x in _walk_nodes(loop.next) if isinstance(x, c_ast.ID)}
 
 
 def _loop_variables(node: c_ast.For) -> list[str]:
