@@ -1284,6 +1284,53 @@ def test_an_else_branch_sees_the_exit_values_from_before_its_if(tmp_path, mode):
         outputs_of(EXIT_VALUES_IN_BRANCHES, tmp_path, "orig", [()])
 
 
+SECOND_COUNTERS_FROM_EXIT_VALUES = r"""#include <stdio.h>
+int a[300], b[300];
+
+void kernel(int n, int m)
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    a[i] += 1;
+  for (k = 0, j = i; k < m; k++, j++)
+    b[j] += 1;
+  for (k = 0, j = 2 * i + 1; k < m; k++, j += 1)
+    b[j] += 2;
+  for (k = i, j = i; k < n + 3; k++, j++)
+    a[j + 100] += 1;
+#pragma endscop
+}
+
+int main(void)
+{
+  int ns[] = {0, 1, 2, 3, 7, 40, 41};
+  for (int s = 0; s < 7; s++)
+    for (int m = -2; m < 45; m += 5) {
+      for (int q = 0; q < 300; q++) { a[q] = q; b[q] = 2 * q; }
+      kernel(ns[s], m);
+      long sum = 0;
+      for (int q = 0; q < 300; q++) sum = sum * 31 + a[q] + b[q];
+      printf("%d %d %ld\n", ns[s], m, sum);
+    }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_second_counter_starting_from_an_exit_value_reads_it(tmp_path, mode):
+    """helper-75, wrong code: 'for (k = 0, j = i; ...)' after a loop over i wrote j's
+    start as the raw 'i', which the optimized code never sets (its loops count c0)."""
+    source = tmp_path / "counters.c"
+    source.write_text(SECOND_COUNTERS_FROM_EXIT_VALUES)
+    result = optimize(source, MODES[mode]())
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "(int) (i)" not in optimized and "(int) ((2 * i) + 1)" not in optimized
+    assert outputs_of(result.text, tmp_path, "opt", [()]) == \
+        outputs_of(SECOND_COUNTERS_FROM_EXIT_VALUES, tmp_path, "orig", [()])
+
+
 STRUCTS = """struct img { int w, h; float *data; double grid[4][8]; };
 typedef struct { int n; double *v; } vec_t;
 struct img global_image;

@@ -2892,6 +2892,13 @@ class _RegionBuilder:
                       for p in node.init.exprs[1:]}
         if abs(step) != 1 or init is None:
             raise self.error(node.next, f"a loop setting several variables must step '{name}' by 1")
+
+        def before_loop(expression: c_ast.Node) -> str:
+            """C text of a value computed before the loop (an iterator read after its
+            loop as its exit value: helper-75, 'for (k = 0, j = i; ...)' read the
+            optimized code's stale i)."""
+            return self.local_text(self.as_written(_GEN.visit(expression)))
+
         aliases = {}
         for other in names:
             start, decl = starts[other]
@@ -2924,10 +2931,10 @@ class _RegionBuilder:
                 constant = c_ast.Constant("int", str(abs(factor)))
                 alias = c_ast.BinaryOp("+" if factor > 0 else "-", start, c_ast.BinaryOp(
                     "*", c_ast.BinaryOp("-", c_ast.ID(name), init), constant))
-                text = f"((({c_type}) ({_GEN.visit(start)})) {'+' if factor > 0 else '-'} " \
-                       f"((({c_type}) {name}) - (({c_type}) ({_GEN.visit(init)}))) * {abs(factor)})"
+                text = f"((({c_type}) ({before_loop(start)})) {'+' if factor > 0 else '-'} " \
+                       f"((({c_type}) {name}) - (({c_type}) ({before_loop(init)}))) * {abs(factor)})"
             else:
-                alias, text = start, f"(({c_type}) ({_GEN.visit(start)}))"
+                alias, text = start, f"(({c_type}) ({before_loop(start)}))"
             # (emitted C: the model's names as the source writes them, w__x__h as (w * h))
             aliases[other] = _Local(other, other, self.converted(alias, c_type, node), self.as_written(text))
         unknown = [e for e in steps if not any(isinstance(n, c_ast.ID) and n.name in names for n in _walk_nodes(e))]
