@@ -1178,6 +1178,26 @@ def test_an_exit_value_over_a_member_a_product_or_an_element_is_read_as_the_mode
         outputs_of(EXIT_VALUES_OF_MEMBERS, tmp_path, "orig", [()])
 
 
+def test_an_exit_value_of_too_many_cases_is_refused():
+    """A loop bounded by six mins (and stepping by 3) has an exit value of 23,000
+    characters; a loop starting there made one of 143,000, and extraction took two
+    minutes. Refused at the read instead."""
+    text = """void f(int n, int m, int k, int p, int q, double *A)
+{
+  int i, j;
+#pragma scop
+  for (i = (n > m ? m : n) - (k > p ? p : k); i < n && i < m && i < k && i < p && i < q && i < 2 * n - m; i += 3)
+    A[i + 100] = 0;
+  for (j = i; j < (q > p ? q : p); j += 2)
+    A[j + 100] = 1;
+#pragma endscop
+}
+"""
+    with pytest.raises(ScopError, match="cannot be written out .* or too many cases") as err:
+        extract(text, filename="w.c")
+    assert (err.value.line, err.value.col) == (7, 12)
+
+
 def test_no_exit_value_after_a_loop_that_sets_the_variable_beside_its_iterator():
     """Wrong code: 'A[0] = j' read 5, the first loop's exit value, after a loop that
     set j as its second variable."""

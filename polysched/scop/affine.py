@@ -110,12 +110,19 @@ def _terms(obj, kind) -> list[tuple[int, str]] | None:
     return terms
 
 
+# an exit value longer than this is refused, not written into every statement that
+# reads it (a loop bounded by six mins and maxes gave 23,000 characters, and a loop
+# starting there 143,000 and two minutes of extraction)
+MAX_VALUE_TEXT = 1500
+
+
 def pw_aff_c_text(value: isl.PwAff) -> str | None:
     """``value`` (over named iterators and parameters) as a side-effect-free C
     expression in ``long long``, a ternary per piece: ``[n] -> { [i] -> [(n)] : n > i;
     [i] -> [(i)] : n <= i }`` gives ``((long long) n >= (long long) i + 1 ? (long long)
     n : (long long) i)``; ``floor(e / 2)`` is ``(e >= 0 ? (e) / 2 : (e - 1) / 2)``. None
-    where a coefficient is rational or a division holds another."""
+    where a coefficient is rational, a division holds another or the text would be
+    longer than MAX_VALUE_TEXT."""
     context = value.domain()
     pieces = value.coalesce().get_pieces()
     if not pieces:
@@ -149,7 +156,10 @@ def pw_aff_c_text(value: isl.PwAff) -> str | None:
             alternatives.append(" && ".join(tests) or "1")
         condition = " || ".join(f"({test})" if len(alternatives) > 1 else test for test in alternatives)
         texts.append(f"{condition} ? {result} : ")
-    return "(" + "".join(texts) + ")"
+        if sum(map(len, texts)) > MAX_VALUE_TEXT:
+            return None
+    text = "(" + "".join(texts) + ")"
+    return text if len(text) <= MAX_VALUE_TEXT else None
 
 
 _BYTES = {"char": 1, "_Bool": 1, "bool": 1, "short": 2, "int": 4, "float": 4, "long": 8, "double": 8,

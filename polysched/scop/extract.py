@@ -907,7 +907,7 @@ class _RegionBuilder:
                    f"over '{name}', so its value is not known here"
         if name in self.exit_values:
             return f"loop iterator '{name}' used after its loop, where its value cannot be written out (a " \
-                   "rational coefficient or a division inside a division)"
+                   "rational coefficient, a division inside a division, or too many cases)"
         return f"loop iterator '{name}' used outside its loop, where its value is not known (after a loop " \
                f"that runs conditionally, inside another loop, declares its own '{name}', tests " \
                f"'{name}-- > 0' or sets '{name}' beside its iterator, or after a block that declares another " \
