@@ -18,7 +18,8 @@ optimizations, 108 equal, 52 refused (all after a loop stepping by 2, since acce
 loop's body were added after helper-73's wrong-code finding: seeds 80-139 at 1ad6b51,
 184 equal, 56 refused, 0 other; then reads in a later loop's bound and in if/else
 branches, after helper-74's: seeds 140-199 at 61f6c68, 176 equal, 64 refused, 0 other;
-then second counters starting from an exit value, after helper-75's.)"""
+then second counters starting from an exit value, after helper-75's: seeds 200-249 at
+f35b442, 124 equal, 76 refused, 0 other.)"""
 import os
 import random
 import subprocess
