@@ -57,6 +57,16 @@ MODES = {
 }
 
 
+def exact_roundtrip(tmp_path, text: str, mode: str, name: str = "prog"):
+    """Optimize the program ``text`` under ``MODES[mode]``, assert that it prints what
+    the original prints, byte for byte, at 1 and 2 threads; return the result."""
+    source = tmp_path / f"{name}.c"
+    source.write_text(text)
+    result = optimize(source, MODES[mode]())
+    assert outputs_of(result.text, tmp_path, "opt", [()]) == outputs_of(text, tmp_path, "orig", [()])
+    return result
+
+
 def program(kernel_body: str, decls: str = "", prelude: str = "", n: int = 40) -> str:
     """A whole C program: arrays A, B (N x N), C (N), a kernel with ``kernel_body``
     between the pragmas, and a main that initialises A and prints B and C."""
@@ -1109,14 +1119,11 @@ def test_an_iterator_read_after_its_loop_has_its_exit_value(tmp_path, mode):
     unsigned 'un' is true in C, which made the region's context empty. The sizes 30,
     60 and 62 run the optimized code (its check needs n >= 20); outputs are compared
     with the original's byte for byte, at 1 and 2 threads."""
-    source = tmp_path / "exits.c"
-    source.write_text(EXIT_VALUES)
-    result = optimize(source, MODES[mode]())
+    result = exact_roundtrip(tmp_path, EXIT_VALUES, mode)
     optimized = result.text.split("/* polysched: the original code")[0]
     assert "lastv[1] = ((int) ((long long) n >= 2 ? 1 : (long long) n - 1));" in optimized
     assert "tag[((unsigned) ((long long) un <= -1 ? 0 : (long long) un))] = 255;" in optimized
     assert "original code kept" not in result.text
-    assert outputs_of(result.text, tmp_path, "opt", [()]) == outputs_of(EXIT_VALUES, tmp_path, "orig", [()])
 
 
 EXIT_VALUES_OF_MEMBERS = r"""#include <stdio.h>
@@ -1169,13 +1176,9 @@ def test_an_exit_value_over_a_member_a_product_or_an_element_is_read_as_the_mode
     ...)' were refused ("struct member access in an affine expression"), and likewise
     after bounds 'w * h' and 'sz[1]': the exit value's text was read back in the
     source's spelling, not the model's (img__w, w__x__h, sz__1)."""
-    source = tmp_path / "members.c"
-    source.write_text(EXIT_VALUES_OF_MEMBERS)
-    result = optimize(source, MODES[mode]())
+    result = exact_roundtrip(tmp_path, EXIT_VALUES_OF_MEMBERS, mode)
     assert "row[((int) ((long long) img->w <= -1 ? 0 : (long long) img->w))] = -1;" in result.text
     assert "original code kept" not in result.text
-    assert outputs_of(result.text, tmp_path, "opt", [()]) == \
-        outputs_of(EXIT_VALUES_OF_MEMBERS, tmp_path, "orig", [()])
 
 
 def test_an_exit_value_of_too_many_cases_is_refused():
@@ -1296,12 +1299,8 @@ def test_an_else_branch_sees_the_exit_values_from_before_its_if(tmp_path, mode):
     loops left, so 'out[0] = i' read n (the then loop's) instead of 3, and the
     remainder loop in the else branch started where the then branch's loop would
     have ended it, not at the strip-mined loop's exit."""
-    source = tmp_path / "branches.c"
-    source.write_text(EXIT_VALUES_IN_BRANCHES)
-    result = optimize(source, MODES[mode]())
+    result = exact_roundtrip(tmp_path, EXIT_VALUES_IN_BRANCHES, mode)
     assert "out[0] = ((int) (3));" in result.text
-    assert outputs_of(result.text, tmp_path, "opt", [()]) == \
-        outputs_of(EXIT_VALUES_IN_BRANCHES, tmp_path, "orig", [()])
 
 
 SECOND_COUNTERS_FROM_EXIT_VALUES = r"""#include <stdio.h>
@@ -1342,13 +1341,9 @@ int main(void)
 def test_a_second_counter_starting_from_an_exit_value_reads_it(tmp_path, mode):
     """helper-75, wrong code: 'for (k = 0, j = i; ...)' after a loop over i wrote j's
     start as the raw 'i', which the optimized code never sets (its loops count c0)."""
-    source = tmp_path / "counters.c"
-    source.write_text(SECOND_COUNTERS_FROM_EXIT_VALUES)
-    result = optimize(source, MODES[mode]())
+    result = exact_roundtrip(tmp_path, SECOND_COUNTERS_FROM_EXIT_VALUES, mode)
     optimized = result.text.split("/* polysched: the original code")[0]
     assert "(int) (i)" not in optimized and "(int) ((2 * i) + 1)" not in optimized
-    assert outputs_of(result.text, tmp_path, "opt", [()]) == \
-        outputs_of(SECOND_COUNTERS_FROM_EXIT_VALUES, tmp_path, "orig", [()])
 
 
 STRUCTS = """struct img { int w, h; float *data; double grid[4][8]; };

@@ -1248,6 +1248,11 @@ class _RegionBuilder:
             k += 1
         return f"{name}_{k}"
 
+    def renames_text(self) -> bool:
+        """Whether a statement's text must go through local_text: a local is in scope, a
+        counter was bumped, or an iterator has an exit value."""
+        return any(self.scopes) or bool(self.bumped_texts) or bool(self.exit_values)
+
     def local_text(self, text: str) -> str:
         """C text of the region rewritten for the scope here: renamed locals under their
         model names, integer aliases replaced by their (parenthesised) expression."""
@@ -3262,7 +3267,7 @@ class _RegionBuilder:
             self.reads(node.rvalue, ctx, domain, accesses)
         body, line, col = self.statement_text(node, operand=operand)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if any(self.scopes) or self.bumped_texts or self.exit_values:
+        if self.renames_text():
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
@@ -3449,7 +3454,7 @@ class _RegionBuilder:
             end = self.end_of(node)
             body, line, col = self.statement_text(node, end=end)
         self.check_hidden_iterators(body, ctx.iterators, node)
-        if any(self.scopes) or self.bumped_texts or self.exit_values:
+        if self.renames_text():
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1,
@@ -3491,7 +3496,7 @@ class _RegionBuilder:
             self.reads(inner.lvalue, ctx, domain, accesses)
             line, col = self.position(outer)
             body = f"{_GEN.visit(outer.lvalue)} {outer.op} {_GEN.visit(inner.lvalue)};"
-            if any(self.scopes) or self.bumped_texts or self.exit_values:
+            if self.renames_text():
                 body = self.local_text(body)
             stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
             self.statements.append(stmt)
