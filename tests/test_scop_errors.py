@@ -93,6 +93,8 @@ CASES = {
     # condition, or with a step of 2 (it may step over N), it is not
     "not_equal_condition": ("for (i = 0; /*@*/i != N && i < 5; i++)\n  x[i] = 0;", "'!='"),
     "not_equal_condition_step_2": ("for (i = 0; /*@*/i != N; i += 2)\n  x[i] = 0;", "'!='"),
+    # a data test ('a[i] != 0', the search loop) is refused as what it is, not as '!='
+    "not_equal_on_data": ("for (i = 0; /*@*/idx[i] != 0 && i < N; i++)\n  x[i] = 0;", "data-dependent"),
     "non_monotone_condition": ("for (i = 0; /*@*/i < 10 || i > 20; i++)\n  x[i] = 0;", "not monotone"),
     "unbounded_loop": ("for (i = 0; /*@*/n > 0; i++)\n  x[i] = 0;", "does not bound"),
     "shadowed_iterator": ("for (i = 0; i < N; i++)\n  /*@*/for (i = 0; i < N; i++)\n    x[i] = 0;", "shadows"),

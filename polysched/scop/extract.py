@@ -2991,9 +2991,12 @@ class _RegionBuilder:
             loop_cond = self.not_equal_bound(node.cond, name, step, ctx, init_pa)
         for cmp in _walk_nodes(loop_cond):
             # any other 'i != N' is rejected (the message is clearer than the
-            # monotonicity failure it would cause below)
+            # monotonicity failure it would cause below); 'a[i] != 0' reads data, which
+            # self.condition refuses as such
+            parts = list(_walk_nodes(cmp))
             if isinstance(cmp, c_ast.BinaryOp) and cmp.op == "!=" and any(
-                    isinstance(n, c_ast.ID) and n.name == name for n in _walk_nodes(cmp)):
+                    isinstance(n, c_ast.ID) and n.name == name for n in parts) and not any(
+                    isinstance(n, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef)) for n in parts):
                 raise self.error(cmp, f"loop condition with '!=' on the iterator '{name}' is supported only "
                                       f"as the whole condition of a loop stepping by 1 (write '<' or '>' instead)")
         cond = self.condition(inner, loop_cond, evaluated_on=False)    # ranges: where tested, below
