@@ -2845,14 +2845,22 @@ class _RegionBuilder:
         else:
             step = -1
         # (the flat iterator of a loop over a product of sizes, split_product_loops)
-        induction = {**self.induction_variables(node, name, init, step, ctx), **self.loop_aliases.get(id(node), {})}
-        if induction:
-            self.scopes.append(induction)
-            try:
-                return self.walk_for_iterator(node, ctx, name, init, step, iterator_range, post_bound)
-            finally:
-                self.scopes.pop()
-        return self.walk_for_iterator(node, ctx, name, init, step, iterator_range, post_bound)
+        counters, counter_values = self.induction_variables(node, name, init, step, ctx)
+        induction = {**counters, **self.loop_aliases.get(id(node), {})}
+        if not induction:
+            return self.walk_for_iterator(node, ctx, name, init, step, iterator_range, post_bound)
+        self.scopes.append(induction)
+        try:
+            built = self.walk_for_iterator(node, ctx, name, init, step, iterator_range, post_bound)
+        finally:
+            self.scopes.pop()
+        known = self.exit_values.get(name)
+        if known is not None and known[0] == tuple(ctx.iterators):
+            # j = j0 + (i - i0) * factor holds after the loop too, at i's exit value
+            # ('for (i = 0, j = 5; i < n; i++, j += 2) ...; last = j;')
+            for other, (start, first, factor) in counter_values.items():
+                self.exit_values[other] = (known[0], _counter_value(start, first, factor, known[1]))
+        return built
 
     def hoisted_starts(self, node: c_ast.For) -> list[c_ast.Assignment]:
         """The assignments after the first of a loop's start (``i = 0, s = 1.0``) to a
@@ -2880,16 +2888,18 @@ class _RegionBuilder:
         return hoisted
 
     def induction_variables(self, node: c_ast.For, name: str, init: c_ast.Node | None, step: int,
-                            ctx: _Context) -> dict[str, _Local]:
+                            ctx: _Context) -> tuple[dict[str, _Local], dict[str, tuple[isl.PwAff, isl.PwAff, int]]]:
         """``for (i = 0, j = n - 1; i < j; i++, j--)``: the variables after the first,
         each an affine function of the iterator (``j = n - 1 - i``), as aliases the
-        loop's condition and body read (their text replaced by the function's)."""
+        loop's condition and body read (their text replaced by the function's); and for
+        each, that function as ``(j0, i0, factor)``, PwAffs on the loop's outer domain
+        (its exit value from the iterator's: _counter_value)."""
         names = _loop_variables(node)[1:]
         steps = node.next.exprs[1:] if isinstance(node.next, c_ast.ExprList) else []
         if not names:
             if steps:
                 raise self.error(steps[0], f"loop increment changes more than '{name}'")
-            return {}
+            return {}, {}
         if isinstance(node.init, c_ast.DeclList):
             starts = {d.name: (d.init, declaration_of(d, "local")) for d in node.init.decls[1:]}
         else:
@@ -2904,7 +2914,7 @@ class _RegionBuilder:
             optimized code's stale i)."""
             return self.local_text(self.as_written(_GEN.visit(expression)))
 
-        aliases = {}
+        aliases, values = {}, {}
         for other in names:
             start, decl = starts[other]
             stepping = [e for e in steps if any(isinstance(n, c_ast.ID) and n.name == other for n in _walk_nodes(e))]
@@ -2926,9 +2936,10 @@ class _RegionBuilder:
                 raise self.error(start, f"the start of '{other}' reads a variable the same loop sets")
             self.check_not_modified(node.stmt, other)
             self.check_not_modified(node.cond, other)
-            self.affine(ctx, start)         # a clear error if it is not affine
+            start_pa = self.affine(ctx, start)      # (a clear error if it is not affine)
             # j = j0 + (i - i0) * factor (a variable the increment does not step is j0)
             factor = self.step_of(stepping[0], other, node) * step if stepping else 0
+            values[other] = (start_pa, self.affine(ctx, init), factor)
             # in j's type, as j is set and stepped (helper-51: 'long j' read as int
             # arithmetic, j * 1000000000 overflowed)
             c_type = decl.element_type
@@ -2945,7 +2956,7 @@ class _RegionBuilder:
         unknown = [e for e in steps if not any(isinstance(n, c_ast.ID) and n.name in names for n in _walk_nodes(e))]
         if unknown:
             raise self.error(unknown[0], f"loop increment changes a variable the loop does not set")
-        return aliases
+        return aliases, values
 
     def walk_for_iterator(self, node: c_ast.For, ctx: _Context, name: str, init: c_ast.Node | None, step: int,
                           iterator_range: tuple[int, int] | None, post_bound: c_ast.Node | None) -> _Built | None:
@@ -4445,6 +4456,12 @@ def declare_block_iterators_in_their_loops(body: c_ast.Node) -> None:
 def _loop_iterator_name(node: c_ast.For) -> str | None:
     names = _loop_variables(node)
     return names[0] if names else None
+
+
+def _counter_value(start: isl.PwAff, init: isl.PwAff, factor: int, iterator: isl.PwAff) -> isl.PwAff:
+    """``start + (iterator - init) * factor``: a loop's second counter where its
+    iterator is ``iterator`` (all on the loop's outer domain)."""
+    return start.add(iterator.sub(init).scale_val(val(factor)))
 
 
 def _set_by(loop: c_ast.For) -> set[str]:
