@@ -19,7 +19,8 @@ loop's body were added after helper-73's wrong-code finding: seeds 80-139 at 1ad
 184 equal, 56 refused, 0 other; then reads in a later loop's bound and in if/else
 branches, after helper-74's: seeds 140-199 at 61f6c68, 176 equal, 64 refused, 0 other;
 then second counters starting from an exit value, after helper-75's: seeds 200-249 at
-f35b442, 124 equal, 76 refused, 0 other.)"""
+f35b442, 124 equal, 76 refused, 0 other. Second counters have exit values since 06f5f3f:
+they step by 1, 2 or -1 and are read after their loop.)"""
 import os
 import random
 import subprocess
@@ -82,9 +83,11 @@ def program(seed: int) -> str:
         elif use == "counter" and target != "u":
             # a second counter starting from it (the loop's own iterator is another)
             first, second = r.sample([e for e in "ijk" if e != target], 2)
-            lines.append(f"{pad}for ({first} = 0, {second} = {target}; {first} < 3; {first}++, {second}++)\n"
+            stepped = r.choice(["++", "++", " += 2", "--"])
+            lines.append(f"{pad}for ({first} = 0, {second} = {target}; {first} < 3; {first}++, {second}{stepped})\n"
                          f"{pad}  B[{second} + 40] += {slot + 1};")
-            exited = [e for e in exited if e not in (first, second)] + [first]
+            # (both have exit values: the second counter's follows the first's)
+            exited = [e for e in exited if e not in (first, second)] + [first, second]
         elif use == "branch" and target != "u":
             # a loop over it in one branch, a read in the other and after the if
             lines.append(f"{pad}if (m > 4)\n{pad}  for ({target} = 1; {target} < m; {target}++)\n"
