@@ -1235,7 +1235,7 @@ int A[64], out[4];
 
 void kernel(int n)
 {
-  int i;
+  int i, j, t;
 #pragma scop
   for (i = 0; i < 3; i++)
     A[i] = A[i] + 1;
@@ -1253,6 +1253,21 @@ void kernel(int n)
     for (; i < n; i++)
       A[i] = A[i] - 7;
   out[1] = 1;
+  out[2] = i;
+  for (t = 0; t < 4; t++) {
+    for (j = 0; j < t; j++)
+      A[j + 20] += 1;
+    if (t > 1)
+      for (j = 0; j < n && j < 20; j++)
+        A[j + 30] += t;
+    A[j + 10] += 2;
+  }
+  for (j = 0; j < 2; j++)
+    A[j + 40] += 1;
+  if (n < 6)
+    for (j = n; j > -3; j--)
+      A[j + 3] += 1;
+  out[3] = j;
 #pragma endscop
 }
 
@@ -1261,11 +1276,11 @@ int main(void)
   int sizes[] = {-2, 0, 1, 3, 4, 6, 9, 10, 13, 40};
   for (int s = 0; s < 10; s++) {
     for (int k = 0; k < 64; k++) A[k] = k % 9;
-    out[0] = out[1] = -1;
+    out[0] = out[1] = out[2] = out[3] = -1;
     kernel(sizes[s]);
     long sum = 0;
     for (int k = 0; k < 64; k++) sum = sum * 3 + A[k];
-    printf("%d %ld %d %d\n", sizes[s], sum, out[0], out[1]);
+    printf("%d %ld %d %d %d %d\n", sizes[s], sum, out[0], out[1], out[2], out[3]);
   }
   return 0;
 }
@@ -1277,9 +1292,16 @@ def test_an_else_branch_sees_the_exit_values_from_before_its_if(tmp_path, mode):
     """Wrong code: the else branch was walked with the exit values the then branch's
     loops left, so 'out[0] = i' read n (the then loop's) instead of 3, and the
     remainder loop in the else branch started where the then branch's loop would
-    have ended it, not at the strip-mined loop's exit."""
+    have ended it, not at the strip-mined loop's exit. After the if, a variable both
+    branches (or a branch and the code before the if) left at a known value has the
+    value of the branch that ran ('out[2] = i', 'A[j + 10]' in a loop over t, 'out[3]
+    = j'), once refused."""
     result = exact_roundtrip(tmp_path, EXIT_VALUES_IN_BRANCHES, mode)
-    assert "out[0] = ((int) (3));" in result.text
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "out[0] = ((int) (3));" in optimized
+    assert "out[3] = ((int) ((long long) n >= -3 && (long long) n <= 5 ? -3 : (long long) n >= 6 ? 2 : " \
+           "(long long) n));" in optimized
+    assert "original code kept" not in result.text
 
 
 SECOND_COUNTERS_FROM_EXIT_VALUES = r"""#include <stdio.h>

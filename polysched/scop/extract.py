@@ -2729,9 +2729,7 @@ class _RegionBuilder:
             other = None
             if node.iffalse is not None:
                 other = self.walk(node.iffalse, _Context(ctx.iterators, ctx.domain.intersect(cond.complement())))
-            # a loop in a branch leaves its iterator's value known only where it ran
-            self.exit_values = {k: v for k, v in self.exit_values.items()
-                                if before.get(k) is v and after_then.get(k) is v}
+            self.exit_values = self.merged_exit_values(after_then, self.exit_values, cond, ctx)
             return self.sequence([then, other])
         if id(node) in self.bump_steps:         # 'a += m;' (pointer_bumps_read): a is read further on
             pointer, text = self.bump_steps[id(node)]
@@ -3475,6 +3473,23 @@ class _RegionBuilder:
                          floating=self.floating)
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
+
+    def merged_exit_values(self, after_then: dict, after_else: dict, cond: isl.Set, ctx: _Context) -> dict:
+        """The exit values after ``if (cond) ... else ...``: those both branches left
+        alone, and a variable both left at a known value here, ``cond`` deciding which
+        (``if (m > 4) for (i = 1; i < m; i++) ...;`` after a loop over ``i`` leaves ``i``
+        at ``m`` where ``m > 4``, else where that loop did); a loop in one branch only,
+        where nothing before it set the variable, leaves it unknown."""
+        merged = {}
+        here = tuple(ctx.iterators)
+        for name in after_then.keys() & after_else.keys():
+            then, other = after_then[name], after_else[name]
+            if then is other:
+                merged[name] = then
+            elif then[0] == other[0] == here:
+                merged[name] = (here, then[1].intersect_domain(cond).union_add(
+                    other[1].intersect_domain(cond.complement())).coalesce())
+        return merged
 
     def end_of(self, node: c_ast.Node) -> int:
         """Offset of the last character of statement ``node`` (its ';' or '}')."""
