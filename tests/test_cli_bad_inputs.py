@@ -92,7 +92,7 @@ CASES: dict[str, tuple[bytes, list[str], str | None, str]] = {
     "infinite for": (region("  for (;;)\n    B[0] = 1;"), [], ":5:", "error"),
     "data-dependent bound": (region("  for (i = 0; i < idx[n]; i++)\n    B[i] = 0;"), [], ":5:", "error"),
     "loop under a data-dependent condition": (
-        loop("if (B[i] > 0)\n      for (j = 0; j < n; j++) C[j] = 1;"), [], ":7:", "loop under a condition"),
+        loop("if (B[i] > 0)\n      for (j = 0; j < n; j++) B[j] = 1;"), [], ":6:", "loop under a condition"),
     "call with side effects": (loop("B[i] = rand();"), [], ":6:", "side effect"),
     "printf in the region": (loop('printf("%d", i);'), [], ":6:", "error"),
     "GNU statement expression": (loop("B[i] = ({ int t = i; t; });"), [], ":6:", "error"),

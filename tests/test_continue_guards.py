@@ -136,8 +136,18 @@ def test_a_continue_under_a_data_test_guards_the_rest_as_one_statement(flags, tm
     assert outputs_of(text, tmp_path, "new", sizes) == outputs_of(DATA_TESTS, tmp_path, "orig", sizes)
 
 
+def test_a_data_continue_before_a_loop_changing_its_test_is_refused():
+    """The loop after it writes what the test reads: moved into the loop
+    (data_test_over_loops), the test would change its value as the loop runs."""
+    text = ("void k(int n, double *a) {\n#pragma scop\n  for (int i = 0; i < n; i++) {\n"
+            "    if (a[i] < 0)\n      continue;\n    for (int j = 0; j < n; j++)\n      a[j] = 1.0;\n"
+            "  }\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="reads 'a', which the code under the condition changes") as err:
+        extract(text, filename="k.c")
+    assert (err.value.line, err.value.col) == (4, 9)
+
+
 @pytest.mark.parametrize("body", [
-    "    if (a[i] < 0)\n      continue;\n    for (int j = 0; j < n; j++)\n      a[j] = 1.0;\n",   # then a loop
     "    if (a[i] < 0)\n      continue;\n    a[i] = 1.0;\n    if (i > 2)\n      continue;\n    a[i] = 2.0;\n",
     "    double t = a[i];\n    if (t < 0)\n      continue;\n    if (i > 2)\n      continue;\n    a[i] = 2.0;\n",
 

@@ -10,6 +10,7 @@ and, where it matters, end to end: optimize, compile both, compare the outputs.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import islpy as isl
 import pytest
@@ -1302,6 +1303,133 @@ def test_an_else_branch_sees_the_exit_values_from_before_its_if(tmp_path, mode):
     assert "out[3] = ((int) ((long long) n >= -3 && (long long) n <= 5 ? -3 : (long long) n >= 6 ? 2 : " \
            "(long long) n));" in optimized
     assert "original code kept" not in result.text
+
+
+DATA_TESTS_OVER_LOOPS = r"""#include <stdio.h>
+
+double A[40][40], B[40][40], x[40], s[40];
+int mask[40];
+
+void kernel(int n, int m)
+{
+  int i, j, k;
+  double t;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    if (mask[i] == 0)
+      continue;
+    s[i] = 0.0;
+    for (j = 0; j < m; j++)
+      s[i] += A[i][j] * x[j];
+    A[i][0] = s[i];
+  }
+  for (i = 1; i < n; i++) {
+    t = x[i] * 2.0;
+    if (t > 0.5 && mask[i] != 2) {
+      B[i][0] = t;
+      for (j = 1; j < m; j++) {
+        B[i][j] = B[i][j - 1] + A[i - 1][j];
+        if (j > 3)
+          for (k = 0; k < 3; k++)
+            B[i][j] += x[k];
+      }
+    } else if (m > 5) {
+      for (j = 0; j < m; j++)
+        B[i][j] = -B[i][j];
+    }
+  }
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      if (x[j] < 0.2)
+        for (k = 0; k < m; k++)
+          B[i][k] += A[j][k] * 0.25;
+#pragma endscop
+}
+
+int main(void)
+{
+  int sizes[][2] = {{0, 0}, {1, 3}, {3, 1}, {7, 9}, {40, 40}, {33, 17}, {-2, 5}};
+  for (int q = 0; q < 7; q++) {
+    for (int a = 0; a < 40; a++) {
+      x[a] = ((a * 7) % 11) / 10.0 - 0.3;
+      mask[a] = a % 3;
+      s[a] = -1;
+      for (int b = 0; b < 40; b++) { A[a][b] = (a + 2 * b) % 13 / 4.0; B[a][b] = (a * b) % 7 / 2.0; }
+    }
+    kernel(sizes[q][0], sizes[q][1]);
+    double sum = 0;
+    for (int a = 0; a < 40; a++) {
+      sum += s[a] * (a + 1);
+      for (int b = 0; b < 40; b++) sum += A[a][b] * (a + 1) + B[a][b] * (b + 3);
+    }
+    printf("%d %d %.17g\\n", sizes[q][0], sizes[q][1], sum);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_data_test_around_loops_moves_into_them(tmp_path, mode):
+    """'if (mask[i] == 0) continue;' before a loop, 'if (t > 0.5 && mask[i] != 2) { ...
+    for (j ...) ... } else if (m > 5) for (j ...) ...' and 'if (x[j] < 0.2) for (k ...)'
+    were refused ("loop under a condition that reads the data"): the test now guards
+    each run of statements inside the loops, as pet's filters do. Sizes 0 and
+    negative run the original; outputs byte for byte at 1 and 2 threads."""
+    result = exact_roundtrip(tmp_path, DATA_TESTS_OVER_LOOPS, mode)
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "original code kept" not in result.text
+    # the continue's test, inside the loop over j, around the reduction's update
+    assert re.search(r"if \(!\(mask\[c\d+\] == 0\)\) \{\n\s*s\[c\d+\] \+= A\[c\d+\]\[c\d+\] \* x\[c\d+\];",
+                     optimized)
+    assert re.search(r"if \(x\[[^]]+\] < 0\.2\) \{\n\s*B\[c\d+\]\[c\d+\] \+= A", optimized)
+
+
+DATA_TEST_ITERATOR_READ_AFTER = r"""#include <stdio.h>
+double A[30][30], x[30];
+
+void kernel(int n, int clear)
+{
+  int i, j = -5;
+#pragma scop
+  for (i = 0; i < n; i++)
+    if (x[i] != 0)
+      for (j = 0; j < i; j++)
+        A[i][j] = A[i][j] * x[i];
+  CLEAR
+#pragma endscop
+  printf("%d %d\\n", i, j);
+}
+
+int main(void)
+{
+  int sizes[] = {0, 1, 2, 3, 4, 5, 29};
+  for (int s = 0; s < 7; s++) {
+    for (int a = 0; a < 30; a++) {
+      x[a] = a % 3 - 1;
+      for (int b = 0; b < 30; b++) A[a][b] = a + b;
+    }
+    kernel(sizes[s], 1);
+    double sum = 0;
+    for (int a = 0; a < 30; a++) for (int b = 0; b < 30; b++) sum += A[a][b] * (a + b + 1);
+    printf("%.17g\\n", sum);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_an_iterator_of_a_loop_under_a_data_test_is_set_after_the_region(tmp_path, mode):
+    """'j' after 'if (x[i] != 0) for (j ...)' is where the last loop that ran left it:
+    the original loops, statements left out, run after the optimized code and set it,
+    which is exact when nothing in the region writes what the test reads. Where the
+    region writes it, the region is refused."""
+    result = exact_roundtrip(tmp_path, DATA_TEST_ITERATOR_READ_AFTER.replace("CLEAR", ""), mode)
+    assert "original code kept" not in result.text
+    writes = DATA_TEST_ITERATOR_READ_AFTER.replace("CLEAR", "if (clear)\n    x[0] = 0;")
+    with pytest.raises(ScopError, match="sets 'j', which the code after the region reads"):
+        extract(writes, filename="w.c")
 
 
 SECOND_COUNTERS_FROM_EXIT_VALUES = r"""#include <stdio.h>

@@ -54,8 +54,6 @@ CASES = {
     "array_bound": ("for (i = 0; i < N; i++)\n  for (j = 0; j < /*@*/idx[i]; j++)\n    A[i][j] = 0;",
                     "data-dependent"),
     "written_scalar_bound": ("t = 3;\nt += 1;\nfor (i = 0; i < /*@*/t; i++)\n  x[i] = 0;", "written inside the SCoP"),
-    "loop_under_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > 0)\n    /*@*/for (j = 0; j < N; j++)\n"
-                                   "      A[i][j] = 0;", "loop under a condition that reads the data"),
     "while_under_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n    /*@*/while (x[i] > 1) x[i] -= 1;"
                                     "\n  }", "'while'"),
     "side_effect_in_array_condition": ("for (i = 0; i < N; i++)\n  if (x[i] > /*@*/helper(i))\n    x[i] = 0;",
@@ -93,6 +91,16 @@ CASES = {
     # condition, or with a step of 2 (it may step over N), it is not
     "not_equal_condition": ("for (i = 0; /*@*/i != N && i < 5; i++)\n  x[i] = 0;", "'!='"),
     "not_equal_condition_step_2": ("for (i = 0; /*@*/i != N; i += 2)\n  x[i] = 0;", "'!='"),
+    # a test of the data around a loop is moved into it only where it keeps its value
+    "data_test_over_a_loop_changed_under_it": ("for (i = 0; i < N; i++)\n  if (/*@*/x[i] > 0)\n"
+                                               "    for (j = 0; j < N; j++)\n      x[j] = 0;",
+                                               "which the code under the condition changes"),
+    "data_tests_nested_over_a_loop": ("for (i = 0; i < N; i++)\n  if (x[i] > 0)\n    /*@*/if (idx[i] > 0)\n"
+                                      "      for (j = 0; j < N; j++)\n        A[i][j] = 0;",
+                                      "two nested conditions that read the data"),
+    "declaration_under_a_data_test_over_a_loop": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
+                                                  "    /*@*/double t = x[i];\n    for (j = 0; j < N; j++)\n"
+                                                  "      A[i][j] = t;\n  }", "with a declaration under"),
     # a data test ('a[i] != 0', the search loop) is refused as what it is, not as '!='
     "not_equal_on_data": ("for (i = 0; /*@*/idx[i] != 0 && i < N; i++)\n  x[i] = 0;", "data-dependent"),
     "non_monotone_condition": ("for (i = 0; /*@*/i < 10 || i > 20; i++)\n  x[i] = 0;", "not monotone"),

@@ -285,6 +285,13 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         scop.live_iterators = live_after(plain, region, function, visible,
                                          builder.all_iterators - set(scop.loop_scoped) | set(builder.bumped_texts),
                                          macros)
+        data_set = [name for name in scop.live_iterators if name in builder.set_under_data_tests]
+        if data_set:
+            # (the optimized loops run whatever the test says: data_test_over_loops)
+            unreadable.append(builder.error(builder.set_under_data_tests[data_set[0]], (
+                f"loop under a condition that reads the data sets '{data_set[0]}', which the code after the "
+                f"region reads: its final value would depend on the data")))
+            continue
         # (a scalar declared in the region's own blocks ends with its block)
         scalars = {a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"}
         scop.live_scalars = live_after(plain, region, function, visible, scalars, macros,
@@ -597,6 +604,12 @@ class _RegionBuilder:
         # id(if) -> (the if, 'if (...) continue;', the statements after it) of an 'if'
         # that stands for them (continues_as_guards)
         self.continue_guards: dict[int, tuple[c_ast.If, c_ast.If, list[c_ast.Node]]] = {}
+        # id(if) -> (the if, the statements under it) of an 'if' a data-dependent test
+        # was moved down to, into the loops it was around (data_test_over_loops); and
+        # the variables those loops set, with a loop setting each
+        self.pushed_guards: dict[int, tuple[c_ast.If, list[c_ast.Node]]] = {}
+        self.set_under_data_tests: dict[str, c_ast.For] = {}
+        self._region_writes: set[str] | None = None
         # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
         self.wrapping_subscripts: dict[str, c_ast.Node] = {}
         # their subscripts computed in 32-bit unsigned arithmetic: (highest row, row sizes)
@@ -2720,6 +2733,8 @@ class _RegionBuilder:
             return self.walk_for(node, ctx)
         if isinstance(node, c_ast.If):
             if self.is_data_condition(ctx, node.cond):
+                if any(isinstance(n, c_ast.For) for n in _walk_nodes(node)):
+                    return self.data_test_over_loops(node, ctx)
                 return self.conditional_statement(node, ctx)
             cond = self.condition(ctx, node.cond)
             self.assume_no_wrap(node.cond, ctx.iterators, ctx.domain)
@@ -3323,23 +3338,158 @@ class _RegionBuilder:
     @staticmethod
     def guard_problem(jump: c_ast.If, rest: list[c_ast.Node]) -> tuple[c_ast.Node, str] | None:
         """Where and why ``if (cond) continue;`` followed by ``rest`` cannot be one
-        statement under a data-dependent test, or None."""
-        if rest and all(_runs_under_a_data_test(n) for n in rest):
+        statement under a data-dependent test (or, for loops in ``rest``, be moved into
+        them: data_test_over_loops), or None."""
+        if rest and all(_runs_under_a_data_test(n) or any(isinstance(m, c_ast.For) for m in _walk_nodes(n))
+                        for n in rest):
             return None
         then = jump.iftrue.block_items[0] if isinstance(jump.iftrue, c_ast.Compound) else jump.iftrue
         return then, _unsupported(then)
 
-    def guard_text(self, jump: c_ast.If, rest: list[c_ast.Node]) -> tuple[str, int, int, int]:
+    def guard_text(self, test: str, rest: list[c_ast.Node], at: c_ast.Node) -> tuple[str, int, int, int]:
         """Text, line, column and offset of the last character of the statement that
-        ``if (cond) continue;`` and the statements ``rest`` after it become:
-        ``if (!(cond)) {``, the rest's own text one step deeper, ``}``."""
+        the statements ``rest`` become under the C condition ``test`` (``if (cond)
+        continue;`` before them: ``!(cond)``), placed where ``at`` starts: ``if (test)
+        {``, the rest's own text one step deeper, ``}``."""
         end = self.end_of(rest[-1])
         kept, _, col = self.statement_text(rest[0], end=end)
-        line, jump_col = line_col(self.starts, self.statement_span(jump)[0])
+        line, at_col = line_col(self.starts, self.statement_span(at)[0])
         lines = kept.split("\n")
         lines = [" " * (col + 1) + lines[0]] + ["  " + text for text in lines[1:]]
-        text = "\n".join([f"if (!({_GEN.visit(jump.cond)})) {{", *lines, " " * (jump_col - 1) + "}"])
-        return text, line, jump_col, end
+        text = "\n".join([f"if ({test}) {{", *lines, " " * (at_col - 1) + "}"])
+        return text, line, at_col, end
+
+    def data_test_over_loops(self, node: c_ast.If, ctx: _Context) -> _Built | None:
+        """``if (mask[i] != 0) for (j = 0; j < n; j++) A[i][j] = 0;`` (or ``if (mask[i]
+        == 0) continue;`` before such a loop: continues_as_guards): a test that reads the
+        data, around loops, moved down into them, ``for (j ...) if (mask[i] != 0) A[i][j]
+        = 0;``, as pet does with its filters. Each run of assignments under it becomes
+        one statement under the test (conditional_statement), reading what the test
+        reads; an ``else`` runs under ``!(test)``. Exact when the test has one value at
+        every statement it guards: nothing under the ``if`` writes a variable or array
+        the test reads (pushdown_problem). The loops then always run, their statements
+        skipped where the test fails: their iterators have no exit value after, nor a
+        final value after the region unless nothing in the region writes what the test
+        reads (the original loops with the statements left out, run after the region,
+        set it: versioning.iterator_skeleton)."""
+        problem = self.pushdown_problem(node)
+        if problem is not None:
+            raise self.error(*problem)
+        parts = self.pushed_down(node.iftrue, node.cond)
+        if node.iffalse is not None:
+            parts += self.pushed_down(node.iffalse, c_ast.UnaryOp("!", node.cond, coord=node.cond.coord))
+        loops = [n for n in _walk_nodes(node) if isinstance(n, c_ast.For)]
+        built = self.walk(c_ast.Compound(parts, coord=node.coord), ctx)
+        changing = {n.name for n in _walk_nodes(node.cond) if isinstance(n, c_ast.ID)} & self.region_writes()
+        for loop in loops:
+            for variable in _set_by(loop):
+                self.exit_values.pop(variable, None)
+                if changing:
+                    self.set_under_data_tests.setdefault(variable, loop)
+        return built
+
+    def region_writes(self) -> set[str]:
+        """Every name a statement of the region may change (_written_names: arrays,
+        scalars, members), not counting the loops' own variables (the original loops,
+        run again after the region, set those as they did)."""
+        if self._region_writes is None:
+            self._region_writes = set()
+            pending = [self.body]
+            while pending:
+                n = pending.pop()
+                if isinstance(n, c_ast.For):
+                    pending.append(n.stmt)
+                    continue
+                if isinstance(n, c_ast.Assignment):
+                    self._region_writes |= _written_names(n.lvalue)
+                elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+                    self._region_writes |= _written_names(n.expr)
+                pending.extend(child for _, child in n.children())
+        return self._region_writes
+
+    def pushdown_problem(self, node: c_ast.If) -> tuple[c_ast.Node, str] | None:
+        """Where and why the data-dependent test of ``node`` cannot be moved into the
+        loops under it (data_test_over_loops), or None."""
+        written = set()
+        pending = [node.iftrue, node.iffalse]
+        while pending:
+            n = pending.pop()
+            if n is None:
+                continue
+            # (not a loop's initialisation: 'for (int j = 0; ...)' declares the loop's own)
+            pending.extend([n.cond, n.next, n.stmt] if isinstance(n, c_ast.For) else [c for _, c in n.children()])
+            if isinstance(n, (c_ast.Decl, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label,
+                              c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Pragma)):
+                what = "a declaration" if isinstance(n, c_ast.Decl) else _unsupported(n).split(" inside")[0]
+                return n, f"loop under a condition that reads the data, with {what} under the condition: " \
+                          f"only loops, assignments and 'if's can run under such a test"
+            if isinstance(n, c_ast.If) and (id(n) in self.pushed_guards or any(
+                    isinstance(m, c_ast.For) for m in _walk_nodes(n)) and any(
+                    isinstance(m, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)) or
+                    isinstance(m, c_ast.UnaryOp) and m.op == "*" for m in _walk_nodes(n.cond))):
+                # (a test moved into the loops of another would lose the outer one)
+                return n, "loop under two nested conditions that read the data: not supported"
+            if isinstance(n, c_ast.Assignment):
+                written |= _written_names(n.lvalue)
+            elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+                written |= _written_names(n.expr)
+            elif isinstance(n, c_ast.For):
+                written |= _set_by(n)
+        for n in _walk_nodes(node.cond):
+            if isinstance(n, c_ast.ID) and n.name in written:
+                return n, f"loop under a condition that reads '{n.name}', which the code under the condition " \
+                          f"changes: the condition must keep its value while the loop runs"
+        return None
+
+    def pushed_down(self, part: c_ast.Node | None, test: c_ast.Node) -> list[c_ast.Node]:
+        """The statements of ``part`` with ``test`` moved down (data_test_over_loops):
+        each run of statements outside loops under a new ``if (test)`` (pushed_guards),
+        the bodies of loops and of affine ``if``s around loops rewritten in place."""
+        if part is None:
+            return []
+        items = part.block_items or [] if isinstance(part, c_ast.Compound) else [part]
+        out: list[c_ast.Node] = []
+        run: list[c_ast.Node] = []
+
+        def flush():
+            if run:
+                guard = c_ast.If(test, c_ast.Compound(list(run), coord=run[0].coord), None, coord=run[0].coord)
+                self.pushed_guards[id(guard)] = (guard, list(run))
+                out.append(guard)
+                run.clear()
+
+        for item in items:
+            if isinstance(item, c_ast.EmptyStatement):
+                continue
+            if isinstance(item, c_ast.For):
+                flush()
+                item.stmt = self.block_of(item.stmt, self.pushed_down(item.stmt, test))
+                out.append(item)
+            elif isinstance(item, c_ast.If) and any(isinstance(n, c_ast.For) for n in _walk_nodes(item)):
+                flush()
+                item.iftrue = self.block_of(item.iftrue, self.pushed_down(item.iftrue, test))
+                if item.iffalse is not None:
+                    item.iffalse = self.block_of(item.iffalse, self.pushed_down(item.iffalse, test))
+                out.append(item)
+            elif isinstance(item, c_ast.Compound):
+                flush()
+                out.extend(self.pushed_down(item, test))
+            else:
+                run.append(item)
+        flush()
+        return out
+
+    @staticmethod
+    def block_of(old: c_ast.Node, items: list[c_ast.Node]) -> c_ast.Compound:
+        """``old`` (a loop's or an ``if``'s body) with the statements ``items``: the
+        same block when it was one, its braces' place kept (end_of); else the one
+        statement a single one becomes."""
+        if isinstance(old, c_ast.Compound):
+            old.block_items = items
+            return old
+        if len(items) == 1:
+            return items[0]
+        return c_ast.Compound(items, coord=old.coord) if items else old        # ('for (...) ;')
 
     def breaks_as_conditions(self, loop: c_ast.For) -> None:
         """``for (...; c; ...) { if (b) break; rest }``, ``b`` arithmetic and comparisons
@@ -3461,7 +3611,10 @@ class _RegionBuilder:
             problem = self.guard_problem(*guard[1:])
             if problem is not None:
                 raise self.error(*problem)
-            body, line, col, end = self.guard_text(*guard[1:])
+            body, line, col, end = self.guard_text(f"!({_GEN.visit(guard[1].cond)})", guard[2], at=guard[1])
+        elif id(node) in self.pushed_guards:        # a data test moved into loops
+            body, line, col, end = self.guard_text(_GEN.visit(node.cond), self.pushed_guards[id(node)][1],
+                                                   at=self.pushed_guards[id(node)][1][0])
         else:
             end = self.end_of(node)
             body, line, col = self.statement_text(node, end=end)
@@ -4586,6 +4739,18 @@ def _loop_start(loop: c_ast.For) -> c_ast.Node | None:
     if isinstance(init, c_ast.DeclList):
         return init.decls[0].init if len(init.decls) == 1 else None
     return init.rvalue if isinstance(init, c_ast.Assignment) and init.op == "=" else None
+
+
+def _written_names(target: c_ast.Node) -> set[str]:
+    """The variables an assignment to ``target`` may change: ``A`` for ``A[i][j]``, ``s``
+    and ``re`` for ``s.re`` or ``s->re``; every name of a computed target (``*(p + k)``)."""
+    while isinstance(target, c_ast.ArrayRef):
+        target = target.name
+    if isinstance(target, c_ast.StructRef):
+        return _written_names(target.name) | {target.field.name}
+    if isinstance(target, c_ast.ID):
+        return {target.name}
+    return {n.name for n in _walk_nodes(target) if isinstance(n, c_ast.ID)}
 
 
 def _runs_under_a_data_test(node: c_ast.Node) -> bool:
