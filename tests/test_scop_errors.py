@@ -101,6 +101,10 @@ CASES = {
     "declaration_under_a_data_test_over_a_loop": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
                                                   "    /*@*/double t = x[i];\n    for (j = 0; j < N; j++)\n"
                                                   "      A[i][j] = t;\n  }", "with a declaration under"),
+    # (helper-77: a swap under a data test was told to declare 't' in a block, as it was)
+    "declaration_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > x[i + 1]) {\n"
+                                      "    /*@*/double t = x[i];\n    x[i] = x[i + 1];\n    x[i + 1] = t;\n  }",
+                                      "declare 't' before '#pragma scop'"),
     # a data test ('a[i] != 0', the search loop) is refused as what it is, not as '!='
     "not_equal_on_data": ("for (i = 0; /*@*/idx[i] != 0 && i < N; i++)\n  x[i] = 0;", "data-dependent"),
     "non_monotone_condition": ("for (i = 0; /*@*/i < 10 || i > 20; i++)\n  x[i] = 0;", "not monotone"),

@@ -3592,6 +3592,11 @@ class _RegionBuilder:
             elif isinstance(part, c_ast.For):
                 raise self.error(part, "loop under a condition that reads the data or is not affine (the "
                                        "loop's iterations would not be known before the program runs)")
+            elif isinstance(part, c_ast.Decl):
+                # (helper-77: the top-level message told a user who had declared it in a
+                # block to declare it in a block)
+                raise self.error(part, f"declaration of '{part.name}' under a condition that reads the data (the "
+                                       f"'if' runs as one statement): declare '{part.name}' before '#pragma scop'")
             else:
                 raise self.error(part, _unsupported(part))
 
