@@ -287,6 +287,50 @@ def test_no_register_tiling_along_a_triangular_loop_or_in_a_matrix_vector_band(n
     assert tiled.verify().ok
 
 
+FLOAT_SUMS_OF_DOUBLES = """#include <stdio.h>
+#define N 37
+double A[N][N], B[N][N];
+ACC C[N][N];
+int main(void)
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) { A[i][j] = 1.0 / (i + j + 1); B[i][j] = (i * 7 + j) % 10 / 3.0; }
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      ACC s = 0;
+      for (int k = 0; k < N; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = s;
+    }
+#pragma endscop
+  for (int i = 0; i < N; i++) printf("%.17g\\n", C[i][i]);
+  return 0;
+}
+"""
+
+
+def test_no_register_tiling_of_a_float_sum_of_doubles(tmp_path):
+    """helper-77: a float accumulator over double data, jammed by 4, gave four updates
+    of one float element in a row, which gcc 12 at -O3 with AVX-512 vectorized without
+    rounding to float between them (last-bit differences, caught by verify). Such a
+    band is left unjammed, with a note; with a double accumulator it is jammed."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    from polysched.bench import verify
+    for acc, jammed in (("float", False), ("double", True)):
+        path = tmp_path / f"{acc}.c"
+        path.write_text(FLOAT_SUMS_OF_DOUBLES.replace("ACC", acc))
+        result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True, tensorize=False))
+        summary = result.summary()
+        assert ("no unroll-and-jam: S1 stores a floating-point value into a narrower type" in summary) != jammed
+        assert ("unroll-and-jam member 2 by 4" in summary) == jammed, summary
+        assert ("+= A[c3][4 * c4 + 3] * B[4 * c4 + 3][c5];" in result.text) == jammed
+        out = tmp_path / f"{acc}.out.c"
+        out.write_text(result.text)
+        verdict = verify(path, out, workdir=tmp_path)
+        assert verdict.ok and verdict.comparison.worst_abs == 0.0, (acc, verdict.reason)
+
+
 def test_no_register_tiling_of_a_band_holding_a_statement_the_jammed_loop_does_not_move():
     """gramschmidt under --fuse max: S2-S4 share S5's tiled band but are constant along
     the loop the policy would jam. Jammed, isl's AST generator separated them from every

@@ -28,6 +28,7 @@ on a stride-1 loop that carries none at all.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -468,6 +469,12 @@ class _Policy:
         position = next((k for k, lp in enumerate(chain.loops) if wanted is not None
                          and lp.plain_is_equal(wanted)), None)
         if not is_leaf or position is None or position == len(chain.loops) - 1:
+            report.jam_member = None
+            return []
+        narrowing = _narrowing_float_update(self.scop, {s.get_tuple_name() for s in sets_of(mupa.domain())})
+        if narrowing is not None:
+            report.notes.append(f"no unroll-and-jam: {narrowing} stores a floating-point value into a narrower type "
+                                f"(gcc 12 with AVX-512 drops the rounding between jammed copies)")
             report.jam_member = None
             return []
         parts = _linear_parts(mupa.get_at(member))
@@ -1004,3 +1011,32 @@ def _runs_once(domain: isl.UnionSet, member: isl.MultiUnionPwAff) -> bool:
     image = isl.UnionMap.from_multi_union_pw_aff(member).intersect_domain(domain).range()
     values = sets_of(image)
     return len(values) == 1 and values[0].lex_lt_set(values[0]).is_empty()
+
+
+_FLOAT_RANKS = {"_Float16": 0, "__bf16": 0, "float": 1, "double": 2, "long double": 3}
+# a floating constant without the 'f' suffix is a double ('0.5', '1e-3', '2.')
+_DOUBLE_CONSTANT = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?(?![\w.])")
+
+
+def _narrowing_float_update(scop, names: set[str]) -> str | None:
+    """The first statement among ``names`` that stores into a floating-point element of a
+    narrower type than a value it reads (``float s += A[i][k] * B[k][j]`` with double
+    ``A`` and ``B``, or a double constant), else None. gcc 12 at -O3 with AVX-512
+    vectorizes two such updates of one element in a row without rounding to float
+    between them (helper-77: jammed copies differed from the original in the last bit,
+    which --verify caught; -O2 and AVX2 agree)."""
+    for stmt in scop.statements:
+        if stmt.name not in names:
+            continue
+        written = [_FLOAT_RANKS.get(scop.arrays[a.array].element_type) for a in stmt.accesses
+                   if a.kind != "read" and a.array in scop.arrays]
+        written = [rank for rank in written if rank is not None]
+        if not written:
+            continue
+        read = [_FLOAT_RANKS.get(scop.arrays[a.array].element_type, -1) for a in stmt.accesses
+                if a.kind == "read" and a.array in scop.arrays]
+        if _DOUBLE_CONSTANT.search(stmt.body.split("=", 1)[-1]):
+            read.append(_FLOAT_RANKS["double"])
+        if max(read, default=-1) > min(written):
+            return stmt.name
+    return None
