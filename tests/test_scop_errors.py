@@ -101,6 +101,7 @@ CASES = {
     "declaration_under_a_data_test_over_a_loop": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
                                                   "    /*@*/double t = x[i];\n    for (j = 0; j < N; j++)\n"
                                                   "      A[i][j] = t;\n  }", "with a declaration under"),
+    "gnu_conditional": ("for (i = 0; i < N; i++)\n  x[i] = i ?/*@*/: 5;", "the GNU conditional 'a ?: b'"),
     # (helper-77: a swap under a data test was told to declare 't' in a block, as it was)
     "declaration_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > x[i + 1]) {\n"
                                       "    /*@*/double t = x[i];\n    x[i] = x[i + 1];\n    x[i + 1] = t;\n  }",

@@ -806,6 +806,10 @@ class _RegionBuilder:
                     message = f"expected ';' before '{err.message[8:]}'"
             else:
                 message = f"syntax error: {message[0].lower() + message[1:]}"
+            if re.search(r"\?\s*:", blank_strings(strip_comments(source_line))):
+                # (helper-78: gcc accepts it; the parser's message did not say what it was)
+                message = "the GNU conditional 'a ?: b', without its middle operand, is not supported (write " \
+                          "'a ? a : b')"
             raise ScopError(self.filename, line, col, message) from None
         except Exception as err:  # pycparser internal failure: still a syntax problem
             raise ScopError(self.filename, self.region.scop_line, 1, f"cannot parse the region: {err}") from None
