@@ -1385,6 +1385,62 @@ def test_a_data_test_around_loops_moves_into_them(tmp_path, mode):
     assert re.search(r"if \(x\[[^]]+\] < 0\.2\) \{\n\s*B\[c\d+\]\[c\d+\] \+= A", optimized)
 
 
+DATA_TESTS_OF_MEMBERS = r"""#include <stdio.h>
+
+struct cfg { double thr; int on; };
+double A[20][20], x[20];
+
+void kernel(int n, const double *lim, const struct cfg *p, const struct cfg c[20])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    if (x[i] > *lim)
+      for (j = 0; j < n; j++)
+        A[i][j] += 1.0;
+  for (i = 0; i < n; i++)
+    if (p->thr < x[i] && c[i].on)
+      for (j = 0; j < n; j++)
+        A[j][i] *= 0.5;
+  for (i = 0; i < n; i++) {
+    if (x[i] <= *lim)
+      continue;
+    A[i][0] -= 2.0;
+  }
+#pragma endscop
+}
+
+int main(void)
+{
+  int sizes[] = {0, 1, 2, 7, 20, -1};
+  for (int s = 0; s < 6; s++) {
+    struct cfg c[20], p = {0.7, 1};
+    double lim = 1.2;
+    for (int a = 0; a < 20; a++) {
+      x[a] = (a % 7) * 0.4;
+      c[a].thr = 0; c[a].on = a % 3 != 0;
+      for (int b = 0; b < 20; b++) A[a][b] = a - b * 0.5;
+    }
+    kernel(sizes[s], &lim, &p, c);
+    double sum = 0;
+    for (int a = 0; a < 20; a++) for (int b = 0; b < 20; b++) sum += A[a][b] * (a + 2 * b + 1);
+    printf("%d %.17g\\n", sizes[s], sum);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_moved_data_test_is_written_as_the_source_writes_it(tmp_path, mode):
+    """helper-79: a test moved into loops (or a 'continue''s, since before) was printed
+    with the model's names, 'x[i] > lim__value', 'p__thr', which do not compile."""
+    result = exact_roundtrip(tmp_path, DATA_TESTS_OF_MEMBERS, mode)
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "__" not in optimized.replace("__builtin", "").replace("__restrict", "")
+    assert re.search(r"if \(\(p->thr < x\[c\d+\]\) && c\[c\d+\]\.on\) \{", optimized)
+
+
 DATA_TEST_ITERATOR_READ_AFTER = r"""#include <stdio.h>
 double A[30][30], x[30];
 
@@ -1427,9 +1483,21 @@ def test_an_iterator_of_a_loop_under_a_data_test_is_set_after_the_region(tmp_pat
     region writes it, the region is refused."""
     result = exact_roundtrip(tmp_path, DATA_TEST_ITERATOR_READ_AFTER.replace("CLEAR", ""), mode)
     assert "original code kept" not in result.text
-    writes = DATA_TEST_ITERATOR_READ_AFTER.replace("CLEAR", "if (clear)\n    x[0] = 0;")
-    with pytest.raises(ScopError, match="sets 'j', which the code after the region reads"):
-        extract(writes, filename="w.c")
+    # the region writes what the test reads: in a statement, a loop's start (helper-79,
+    # wrong code: 'for (i = 0, lim = 100.0; ...)' was not counted), or a declaration in
+    # the body that the re-run leaves out (no compile, or another 't' read)
+    for change in ("CLEAR", "x[i] > t", "x[i] != 0"):
+        text = DATA_TEST_ITERATOR_READ_AFTER.replace("CLEAR", "if (clear)\n    x[0] = 0;") if change == "CLEAR" \
+            else DATA_TEST_ITERATOR_READ_AFTER.replace("CLEAR", "")
+        if change == "x[i] > t":
+            text = text.replace("x[i] != 0", "x[i] > t").replace("for (i = 0; i < n; i++)\n    if",
+                                                                  "for (i = 0, t = 0.5; i < n; i++)\n    if") \
+                .replace("int i, j = -5;", "int i, j = -5;\n  double t;")
+        elif change == "x[i] != 0":
+            text = text.replace("    if (x[i] != 0)", "  {\n    double t = x[i];\n    if (t != 0)") \
+                .replace("        A[i][j] = A[i][j] * x[i];", "        A[i][j] = A[i][j] * x[i];\n  }")
+        with pytest.raises(ScopError, match="sets 'j', which the code after the region reads"):
+            extract(text, filename="w.c")
 
 
 SECOND_COUNTERS_FROM_EXIT_VALUES = r"""#include <stdio.h>

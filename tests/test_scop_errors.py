@@ -102,6 +102,9 @@ CASES = {
                                                   "    /*@*/double t = x[i];\n    for (j = 0; j < N; j++)\n"
                                                   "      A[i][j] = t;\n  }", "with a declaration under"),
     "gnu_conditional": ("for (i = 0; i < N; i++)\n  x[i] = i ?/*@*/: 5;", "the GNU conditional 'a ?: b'"),
+    # (helper-79, wrong code: the start 's = 0.0' ran for every i, not only where m[i])
+    "loop_start_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (idx[i])\n    for (j = 0, /*@*/s = 0.0; j < N; j++)\n"
+                                     "      s += A[i][j];", "whose start sets 's'"),
     # (helper-77: a swap under a data test was told to declare 't' in a block, as it was)
     "declaration_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > x[i + 1]) {\n"
                                       "    /*@*/double t = x[i];\n    x[i] = x[i + 1];\n    x[i + 1] = t;\n  }",

@@ -3394,8 +3394,10 @@ class _RegionBuilder:
 
     def region_writes(self) -> set[str]:
         """Every name a statement of the region may change (_written_names: arrays,
-        scalars, members), not counting the loops' own variables (the original loops,
-        run again after the region, set those as they did)."""
+        scalars, members) or declare, not counting the loops' own variables (the
+        original loops, run again after the region without the statements, set those
+        as they did; helper-79: not the starts that are statements, 'for (i = 0, lim =
+        1.5; ...)', nor the body's 'double t = x[i];')."""
         if self._region_writes is None:
             self._region_writes = set()
             pending = [self.body]
@@ -3403,7 +3405,10 @@ class _RegionBuilder:
                 n = pending.pop()
                 if isinstance(n, c_ast.For):
                     pending.append(n.stmt)
+                    self._region_writes |= {part.lvalue.name for part in self.hoisted_starts(n)}
                     continue
+                if isinstance(n, c_ast.Decl):
+                    self._region_writes.add(n.name)
                 if isinstance(n, c_ast.Assignment):
                     self._region_writes |= _written_names(n.lvalue)
                 elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
@@ -3427,6 +3432,12 @@ class _RegionBuilder:
                 what = "a declaration" if isinstance(n, c_ast.Decl) else _unsupported(n).split(" inside")[0]
                 return n, f"loop under a condition that reads the data, with {what} under the condition: " \
                           f"only loops, assignments and 'if's can run under such a test"
+            if isinstance(n, c_ast.For) and self.hoisted_starts(n):
+                # (helper-79: 'for (j = 0, s = 0.0; ...)' sets s before the loop, where the
+                # moved test would not guard it)
+                first = self.hoisted_starts(n)[0]
+                return first, f"loop under a condition that reads the data, whose start sets " \
+                              f"'{first.lvalue.name}': set it in a statement before the loop"
             if isinstance(n, c_ast.If) and (id(n) in self.pushed_guards or any(
                     isinstance(m, c_ast.For) for m in _walk_nodes(n)) and any(
                     isinstance(m, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)) or
@@ -3620,10 +3631,11 @@ class _RegionBuilder:
             problem = self.guard_problem(*guard[1:])
             if problem is not None:
                 raise self.error(*problem)
-            body, line, col, end = self.guard_text(f"!({_GEN.visit(guard[1].cond)})", guard[2], at=guard[1])
+            body, line, col, end = self.guard_text(f"!({self.as_written(_GEN.visit(guard[1].cond))})", guard[2],
+                                                   at=guard[1])
         elif id(node) in self.pushed_guards:        # a data test moved into loops
-            body, line, col, end = self.guard_text(_GEN.visit(node.cond), self.pushed_guards[id(node)][1],
-                                                   at=self.pushed_guards[id(node)][1][0])
+            body, line, col, end = self.guard_text(self.as_written(_GEN.visit(node.cond)),
+                                                   self.pushed_guards[id(node)][1], at=self.pushed_guards[id(node)][1][0])
         else:
             end = self.end_of(node)
             body, line, col = self.statement_text(node, end=end)
