@@ -11,7 +11,12 @@ Each program is optimized in the four modes of exit_values_random.py and compare
 byte for byte with the original at 1 and 2 threads; the script counts equal outputs,
 clean refusals and anything else (printed).
 
-usage: python experiments/data_tests_random.py START COUNT [OUT_DIR]"""
+usage: python experiments/data_tests_random.py START COUNT [OUT_DIR]
+(session 56: seeds 0-79 at 4ae8ceb, 320 optimizations: 208 equal, 112 refused (the loops'
+iterators printed after a region that writes what a test reads; writes under the test to
+what it reads), 0 other. helper-79's four findings, fixed in 2495cfd, were outside what
+this generator writes: struct members and '*p' in the test, a loop start that sets a
+scalar, a declaration the test reads.)"""
 import random
 import subprocess
 import sys
