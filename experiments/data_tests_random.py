@@ -8,8 +8,8 @@ values come from the original loops, run again: refused where the region writes 
 a test reads). The main runs sizes -3 to 40.
 
 Each program is optimized in the four modes of exit_values_random.py and compared
-byte for byte with the original at 1 and 2 threads; the script counts equal outputs,
-clean refusals and anything else (printed).
+byte for byte with the original at 1 and 2 threads (its run_programs); the script
+counts equal outputs, clean refusals and anything else (printed).
 
 usage: python experiments/data_tests_random.py START COUNT [OUT_DIR]
 (session 56: seeds 0-79 at 4ae8ceb, 320 optimizations: 208 equal, 112 refused (the loops'
@@ -18,11 +18,10 @@ what it reads), 0 other. helper-79's four findings, fixed in 2495cfd, were outsi
 this generator writes: struct members and '*p' in the test, a loop start that sets a
 scalar, a declaration the test reads.)"""
 import random
-import subprocess
 import sys
 from pathlib import Path
 
-from exit_values_random import MODES, outputs
+from exit_values_random import run_programs
 
 TESTS = ["mask[i] % 3 == 0", "x[i] > 0.3", "x[i] > 0.3 && i > 2", "i > 0 && mask[i - 1] == 1",
          "mask[i] != 2 || i == 3", "s[i] < 1.5"]
@@ -98,34 +97,8 @@ int main(void)
 
 
 def main():
-    start, count = int(sys.argv[1]), int(sys.argv[2])
-    out = Path(sys.argv[3] if len(sys.argv) > 3 else "data_tests_random")
-    out.mkdir(parents=True, exist_ok=True)
-    equal = refused = other = 0
-    for seed in range(start, start + count):
-        path = out / f"p{seed}.c"
-        path.write_text(program(seed))
-        expected = outputs(path, f"p{seed}")
-        if isinstance(expected, str) or expected[0] != expected[1]:
-            print(f"p{seed}: the original fails or differs between thread counts: {expected}", flush=True)
-            other += 1
-            continue
-        for k, mode in enumerate(MODES):
-            result = path.with_name(f"p{seed}.m{k}.c")
-            run = subprocess.run([sys.executable, "-m", "polysched", "optimize", str(path), "-o", str(result)] + mode,
-                                 capture_output=True, text=True, timeout=600)
-            if run.returncode == 2 and ": error: " in run.stderr and not result.exists():
-                refused += 1
-                continue
-            got = outputs(result, f"p{seed}.m{k}") if run.returncode == 0 else f"exit {run.returncode}"
-            if got == [expected[0]] * 2:
-                equal += 1
-            else:
-                other += 1
-                print(f"p{seed} {' '.join(mode)}: {got if isinstance(got, str) else 'outputs differ'}\n"
-                      f"{run.stderr[-1500:]}", flush=True)
-    print(f"{count} programs (seeds {start}-{start + count - 1}) x {len(MODES)} modes: {equal} equal, "
-          f"{refused} refused, {other} other")
+    run_programs(program, int(sys.argv[1]), int(sys.argv[2]),
+                 Path(sys.argv[3] if len(sys.argv) > 3 else "data_tests_random"))
 
 
 if __name__ == "__main__":

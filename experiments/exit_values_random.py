@@ -142,9 +142,9 @@ def outputs(path: Path, tag: str) -> list[str] | str:
     return f"run: {bad[0]}" if bad else [run.stdout for run in runs]
 
 
-def main():
-    start, count = int(sys.argv[1]), int(sys.argv[2])
-    out = Path(sys.argv[3] if len(sys.argv) > 3 else "exit_values_random")
+def run_programs(program, start: int, count: int, out: Path) -> None:
+    """Write ``program(seed)`` for each seed, optimize it in every mode, compare each
+    output with the original's; print what differs and a one-line count."""
     out.mkdir(parents=True, exist_ok=True)
     equal = refused = other = 0
     for seed in range(start, start + count):
@@ -171,6 +171,11 @@ def main():
                       f"{run.stderr[-1500:]}", flush=True)
     print(f"{count} programs (seeds {start}-{start + count - 1}) x {len(MODES)} modes: {equal} equal, "
           f"{refused} refused, {other} other")
+
+
+def main():
+    run_programs(program, int(sys.argv[1]), int(sys.argv[2]),
+                 Path(sys.argv[3] if len(sys.argv) > 3 else "exit_values_random"))
 
 
 if __name__ == "__main__":
