@@ -569,3 +569,53 @@ def test_32_bit_counters_are_refused_where_the_sizes_do_not_fit_int(tmp_path):
         text = ps.Program.from_source(ALL_INT).c_code({"iterator_type": counter})
         assert f"for ({counter} c0" in text
         assert outputs_of(text, tmp_path, counter, sizes) == expected
+
+
+# right-hand sides of 's[i] = ...;' (float s[]), with the floating type the front end
+# records as the widest they read (Statement.float_type_read)
+FLOAT_RIGHT_SIDES = {"x[i] * 2.0f": "float", "x[i] * 2.0": "double", "x[i] * 2": "float",
+                     "(float) (d[i] * 2.0)": "float", "(real) x[i]": "double", "r[i] + x[i]": "double",
+                     "sqrtf(x[i])": "float", "sqrt(x[i])": "double", "ceil(x[i])": "double",
+                     "floorf(x[i]) + 1": "float", "x[i] + 1.0L": "long double", "n + i": "",
+                     "i > 0 ? x[i] : 2.5f": "float", "(int) d[i]": "", "SCALE * x[i]": "double"}
+FLOAT_PROGRAM = """#include <math.h>
+#include <stdio.h>
+#define SCALE 0.5
+typedef double real;
+float x[64], s[64]; double d[64]; real r[64];
+int main(void) {
+  int n = 64;
+  for (int i = 0; i < n; i++) { x[i] = i * 0.25f; d[i] = i * 0.5; r[i] = i; }
+#pragma scop
+  for (int i = 0; i < n; i++) {
+BODY  }
+#pragma endscop
+  return 0;
+}
+"""
+
+
+def test_the_floating_type_read_is_never_narrower_than_gccs(tmp_path):
+    """_narrowing_float_update (tiling) leaves a band unjammed when a statement stores a
+    value computed in a wider floating type; the front end says which (not a text
+    regex: '(float) (d[i] * 2.0)' is a float, 'SCALE' a double). The oracle is gcc:
+    _Generic names the type of each right-hand side; the recorded type is never
+    narrower, and equal where nothing wider is read inside a narrower value."""
+    sides = list(FLOAT_RIGHT_SIDES)
+    body = "".join(f"    s[i] = {e};\n" for e in sides)
+    scop = extract(FLOAT_PROGRAM.replace("BODY", body))[0]
+    got = [stmt.float_type_read for stmt in scop.statements]
+    assert got == list(FLOAT_RIGHT_SIDES.values())
+    names = ", ".join(f'{t}: "{t}"' for t in ("float", "double", "long double", "int"))
+    lines = "".join(f'    puts(_Generic({e}, {names}, default: "other"));\n' for e in sides)
+    source = tmp_path / "floats.c"
+    source.write_text(FLOAT_PROGRAM.replace("#pragma scop\n", "").replace("#pragma endscop\n", "")
+                      .replace("  for (int i = 0; i < n; i++) {\nBODY", "  for (int i = 1; i < 2; i++) {\n" + lines))
+    subprocess.run(["gcc", "-std=c11", "-w", str(source), "-o", str(tmp_path / "floats"), "-lm"], check=True,
+                   timeout=120)
+    gcc = subprocess.run([str(tmp_path / "floats")], capture_output=True, text=True, check=True,
+                         timeout=60).stdout.splitlines()
+    order = ["int", "float", "double", "long double"]
+    for side, recorded, computed in zip(sides, got, gcc):
+        assert order.index(recorded or "int") >= order.index(computed), side
+    assert gcc.count("float") >= 4 and "long double" in gcc    # (the oracle tells them apart)

@@ -50,7 +50,7 @@ from .unsigned import (INTEGER_CONSTANT_TYPES, SIZE_OPERATORS, in_range, integer
                        unsigned_comparisons, modular_kind, unsigned_width_of, wraps_at_32_bits)
 from .macros import (Macro, MacroTable, conditional_lines, expand_statement_macros, int_literal_value, macro_table,
                      unparenthesised_macro)
-from .model import Access, Array, Scop, ScopError, Statement
+from .model import FLOAT_TYPES, Access, Array, Scop, ScopError, Statement
 from .pure import PurityChecker
 from .source import (IDENT_RE, LineMap, Region, UnbalancedConditional, blank_directives, blank_lines, blank_strings,
                      conditional_groups, continuations_in_place, enclosing_function, find_regions, identifiers,
@@ -593,6 +593,7 @@ class _RegionBuilder:
         self._macro_types: dict[str, str | None] = {}  # their types, once read
         self.conditional = 0        # > 0 while reading what C may not evaluate (a ?: arm)
         self.floating = False       # a floating constant, cast or call read (macros expanded)
+        self.float_types_read: set[str] = set()     # the floating types of the values read
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
         # pointers into rows declared in the region (row_pointers_read): their declarations
@@ -1046,14 +1047,13 @@ class _RegionBuilder:
         stmt_name = f"S{len(self.statements)}"
         domain = ctx.domain.set_tuple_name(stmt_name)
         accesses = [self.access(c_ast.ID(name, coord=node.coord), "write", ctx, domain)]
-        self.used_locals = []
-        self.floating = False
+        self.start_reads()
         self.reads(node.init, ctx, domain, accesses)
         text = self.initializer_text(node)
         self.check_local_uses(text, node)
         body = f"{model} = {self.local_text(text)};"
         line, col = self.declaration_start(node)
-        stmt = Statement(stmt_name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
+        stmt = Statement(stmt_name, list(ctx.iterators), domain, accesses, body, line, col, **self.read_facts())
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
@@ -2423,8 +2423,7 @@ class _RegionBuilder:
                 deref = isinstance(parent, c_ast.UnaryOp) and parent.op == "*"
                 (whole if deref else other).add(child.name)
         for node in _walk_nodes(body):       # written through: *p = e, (*p)++
-            target = node.lvalue if isinstance(node, c_ast.Assignment) else \
-                node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") else None
+            target = assignment_target(node)
             if isinstance(target, c_ast.UnaryOp) and target.op == "*" and isinstance(target.expr, c_ast.ID):
                 other.add(target.expr.name)
         taken = set(self.region_words) | set(self.visible.declarations) | set(self.macros.macros)
@@ -2737,7 +2736,7 @@ class _RegionBuilder:
             return self.walk_for(node, ctx)
         if isinstance(node, c_ast.If):
             if self.is_data_condition(ctx, node.cond):
-                if any(isinstance(n, c_ast.For) for n in _walk_nodes(node)):
+                if _has_loop(node):
                     return self.data_test_over_loops(node, ctx)
                 return self.conditional_statement(node, ctx)
             cond = self.condition(ctx, node.cond)
@@ -3269,11 +3268,7 @@ class _RegionBuilder:
         for child in _walk_nodes(body):
             if isinstance(child, c_ast.For) and _loop_iterator_name(child) == name:
                 raise self.error(child, f"loop iterator '{name}' shadows the iterator of an enclosing loop")
-            target = None
-            if isinstance(child, c_ast.Assignment):
-                target = child.lvalue
-            elif isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--"):
-                target = child.expr
+            target = assignment_target(child)
             if isinstance(target, c_ast.ID) and target.name == name:
                 raise self.error(child, f"loop iterator '{name}' is modified in the loop body")
 
@@ -3286,8 +3281,7 @@ class _RegionBuilder:
         name = f"S{len(self.statements)}"
         domain = ctx.domain.set_tuple_name(name)
         accesses: list[Access] = []
-        self.used_locals = []
-        self.floating = False
+        self.start_reads()
         target = node.lvalue if isinstance(node, c_ast.Assignment) else node.expr
         target, site = self.expand_target(target)
         self.check_lvalue(target, site)
@@ -3301,7 +3295,7 @@ class _RegionBuilder:
         if self.renames_text():
             self.check_local_uses(body, node)
             body = self.local_text(body)
-        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
+        stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, **self.read_facts())
         self.statements.append(stmt)
         schedule = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
         return _Built(schedule, [stmt])
@@ -3344,8 +3338,7 @@ class _RegionBuilder:
         """Where and why ``if (cond) continue;`` followed by ``rest`` cannot be one
         statement under a data-dependent test (or, for loops in ``rest``, be moved into
         them: data_test_over_loops), or None."""
-        if rest and all(_runs_under_a_data_test(n) or any(isinstance(m, c_ast.For) for m in _walk_nodes(n))
-                        for n in rest):
+        if rest and all(_runs_under_a_data_test(n) or _has_loop(n) for n in rest):
             return None
         then = jump.iftrue.block_items[0] if isinstance(jump.iftrue, c_ast.Compound) else jump.iftrue
         return then, _unsupported(then)
@@ -3399,27 +3392,13 @@ class _RegionBuilder:
         as they did; helper-79: not the starts that are statements, 'for (i = 0, lim =
         1.5; ...)', nor the body's 'double t = x[i];')."""
         if self._region_writes is None:
-            self._region_writes = set()
-            pending = [self.body]
-            while pending:
-                n = pending.pop()
-                if isinstance(n, c_ast.For):
-                    pending.append(n.stmt)
-                    self._region_writes |= {part.lvalue.name for part in self.hoisted_starts(n)}
-                    continue
-                if isinstance(n, c_ast.Decl):
-                    self._region_writes.add(n.name)
-                if isinstance(n, c_ast.Assignment):
-                    self._region_writes |= _written_names(n.lvalue)
-                elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
-                    self._region_writes |= _written_names(n.expr)
-                pending.extend(child for _, child in n.children())
+            self._region_writes = _names_written_under(
+                [self.body], lambda loop: {part.lvalue.name for part in self.hoisted_starts(loop)})
         return self._region_writes
 
     def pushdown_problem(self, node: c_ast.If) -> tuple[c_ast.Node, str] | None:
         """Where and why the data-dependent test of ``node`` cannot be moved into the
         loops under it (data_test_over_loops), or None."""
-        written = set()
         pending = [node.iftrue, node.iffalse]
         while pending:
             n = pending.pop()
@@ -3432,24 +3411,19 @@ class _RegionBuilder:
                 what = "a declaration" if isinstance(n, c_ast.Decl) else _unsupported(n).split(" inside")[0]
                 return n, f"loop under a condition that reads the data, with {what} under the condition: " \
                           f"only loops, assignments and 'if's can run under such a test"
-            if isinstance(n, c_ast.For) and self.hoisted_starts(n):
+            hoisted = self.hoisted_starts(n) if isinstance(n, c_ast.For) else []
+            if hoisted:
                 # (helper-79: 'for (j = 0, s = 0.0; ...)' sets s before the loop, where the
                 # moved test would not guard it)
-                first = self.hoisted_starts(n)[0]
+                first = hoisted[0]
                 return first, f"loop under a condition that reads the data, whose start sets " \
                               f"'{first.lvalue.name}': set it in a statement before the loop"
-            if isinstance(n, c_ast.If) and (id(n) in self.pushed_guards or any(
-                    isinstance(m, c_ast.For) for m in _walk_nodes(n)) and any(
+            if isinstance(n, c_ast.If) and (id(n) in self.pushed_guards or _has_loop(n) and any(
                     isinstance(m, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)) or
                     isinstance(m, c_ast.UnaryOp) and m.op == "*" for m in _walk_nodes(n.cond))):
                 # (a test moved into the loops of another would lose the outer one)
                 return n, "loop under two nested conditions that read the data: not supported"
-            if isinstance(n, c_ast.Assignment):
-                written |= _written_names(n.lvalue)
-            elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
-                written |= _written_names(n.expr)
-            elif isinstance(n, c_ast.For):
-                written |= _set_by(n)
+        written = _names_written_under([node.iftrue, node.iffalse], _set_by)
         for n in _walk_nodes(node.cond):
             if isinstance(n, c_ast.ID) and n.name in written:
                 return n, f"loop under a condition that reads '{n.name}', which the code under the condition " \
@@ -3480,7 +3454,7 @@ class _RegionBuilder:
                 flush()
                 item.stmt = self.block_of(item.stmt, self.pushed_down(item.stmt, test))
                 out.append(item)
-            elif isinstance(item, c_ast.If) and any(isinstance(n, c_ast.For) for n in _walk_nodes(item)):
+            elif isinstance(item, c_ast.If) and _has_loop(item):
                 flush()
                 item.iftrue = self.block_of(item.iftrue, self.pushed_down(item.iftrue, test))
                 if item.iffalse is not None:
@@ -3574,8 +3548,7 @@ class _RegionBuilder:
             ctx = guarded
         name = f"S{len(self.statements)}"
         accesses: list[Access] = []
-        self.used_locals = []
-        self.floating = False
+        self.start_reads()
 
         def walk(part: c_ast.Node | None, ctx: _Context) -> None:
             domain = ctx.domain.set_tuple_name(name)
@@ -3644,7 +3617,7 @@ class _RegionBuilder:
             self.check_local_uses(body, node)
             body = self.local_text(body)
         stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, source_end=end + 1,
-                         floating=self.floating)
+                         **self.read_facts())
         self.statements.append(stmt)
         return _Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt])
 
@@ -3689,8 +3662,7 @@ class _RegionBuilder:
             name = f"S{len(self.statements)}"
             domain = ctx.domain.set_tuple_name(name)
             accesses: list[Access] = []
-            self.used_locals = []
-            self.floating = False
+            self.start_reads()
             target, site = self.expand_target(outer.lvalue)
             self.check_lvalue(target, site)
             if outer.op != "=":
@@ -3701,7 +3673,7 @@ class _RegionBuilder:
             body = f"{_GEN.visit(outer.lvalue)} {outer.op} {_GEN.visit(inner.lvalue)};"
             if self.renames_text():
                 body = self.local_text(body)
-            stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, floating=self.floating)
+            stmt = Statement(name, list(ctx.iterators), domain, accesses, body, line, col, **self.read_facts())
             self.statements.append(stmt)
             parts.append(_Built(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)), [stmt]))
         return self.sequence(parts)
@@ -3795,6 +3767,18 @@ class _RegionBuilder:
                                            "of a one-dimensional array, and members of a struct defined in this "
                                            "file, one level deep; not unions)")
 
+    def start_reads(self) -> None:
+        """Forget what the previous statement read (reads, read_facts)."""
+        self.used_locals = []
+        self.floating = False
+        self.float_types_read = set()
+
+    def read_facts(self) -> dict:
+        """What the statement's reads (since start_reads) tell its Statement:
+        ``floating`` and ``float_type_read``."""
+        floats = [t for t in FLOAT_TYPES if t in self.float_types_read]
+        return {"floating": self.floating, "float_type_read": floats[-1] if floats else ""}
+
     def reads(self, node: c_ast.Node | None, ctx: _Context, domain: isl.Set, out: list[Access],
               site: c_ast.Node | None = None, hide: frozenset = frozenset()) -> None:
         """Read accesses of a right-hand side, in textual order. Inside a macro
@@ -3802,6 +3786,7 @@ class _RegionBuilder:
         where = site or node
         if isinstance(node, c_ast.Constant) and node.type in ("float", "double", "long double"):
             self.floating = True
+            self.float_types_read.add(node.type)
         if node is None or isinstance(node, c_ast.Constant):
             return
         if isinstance(node, (c_ast.ID, c_ast.FuncCall)):
@@ -3827,6 +3812,8 @@ class _RegionBuilder:
             read = self.access(node, "read", ctx, domain, site)
             read.conditional = self.conditional > 0
             out.append(read)
+            if read.array in self.arrays:
+                self.float_types_read.add(self.integer_type(self.arrays[read.array].element_type))
             return
         if isinstance(node, c_ast.BinaryOp):
             # 'a + b + ... + z' nests to the left as deep as it is long: walk the spine
@@ -3857,9 +3844,14 @@ class _RegionBuilder:
             finally:
                 self.conditional -= 1
         elif isinstance(node, c_ast.Cast):
-            if integer_range(_GEN.visit(node.to_type)) is None:
+            to_type = _GEN.visit(node.to_type)
+            if integer_range(to_type) is None:
                 self.floating = True        # (double), (real_t): maybe not an integer
+            outside = self.float_types_read
+            self.float_types_read = set()
             self.reads(node.expr, ctx, domain, out, site, hide)
+            # ((float) (a * b): a value of the cast's type, whatever it was computed in)
+            self.float_types_read = outside | {self.integer_type(to_type)}
         elif isinstance(node, c_ast.UnaryOp):
             if node.op in ("-", "+", "!", "~"):
                 self.reads(node.expr, ctx, domain, out, site, hide)
@@ -3889,6 +3881,10 @@ class _RegionBuilder:
                 raise self.error(where, f"call of '{fname}', which may set errno, and this file reads errno "
                                         "(another order of the calls, or a thread's own errno, would change it)")
             self.floating = True
+            # (sqrtf gives a float, sqrtl a long double; sqrt and this file's functions:
+            # taken as double)
+            narrow = fname[-1] in "fl" and _is_pure_function(fname[:-1])
+            self.float_types_read.add({"f": "float", "l": "long double"}[fname[-1]] if narrow else "double")
             for arg in (node.args.exprs if node.args else []):
                 self.reads(arg, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.Assignment):
@@ -4772,6 +4768,34 @@ def _written_names(target: c_ast.Node) -> set[str]:
     if isinstance(target, c_ast.ID):
         return {target.name}
     return {n.name for n in _walk_nodes(target) if isinstance(n, c_ast.ID)}
+
+
+def _has_loop(node: c_ast.Node) -> bool:
+    """Whether a ``for`` loop is ``node`` or under it."""
+    return any(isinstance(n, c_ast.For) for n in _walk_nodes(node))
+
+
+def _names_written_under(roots: list[c_ast.Node | None], loop_writes) -> set[str]:
+    """Every name the code under ``roots`` may change (_written_names of each
+    assignment's and step's target) or declare; a loop's header is not walked, the
+    loop counts as the names ``loop_writes(loop)`` gives."""
+    written: set[str] = set()
+    pending = list(roots)
+    while pending:
+        n = pending.pop()
+        if n is None:
+            continue
+        if isinstance(n, c_ast.For):
+            written |= loop_writes(n)
+            pending.append(n.stmt)
+            continue
+        if isinstance(n, c_ast.Decl):
+            written.add(n.name)
+        target = assignment_target(n)
+        if target is not None:
+            written |= _written_names(target)
+        pending.extend(child for _, child in n.children())
+    return written
 
 
 def _runs_under_a_data_test(node: c_ast.Node) -> bool:

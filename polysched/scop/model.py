@@ -110,6 +110,10 @@ class Access:
     conditional: bool = False
 
 
+# C's floating types, narrowest first
+FLOAT_TYPES = ("_Float16", "__bf16", "float", "double", "long double")
+
+
 @dataclass
 class Statement:
     """One C statement (an assignment) executed for every point of ``domain``.
@@ -131,6 +135,10 @@ class Statement:
     # it reads a floating constant, casts to a type that may not be an integer, or calls
     # a math function (macros expanded): an integer it updates is converted back
     floating: bool = False
+    # the widest floating type (FLOAT_TYPES) of the values its right-hand side reads:
+    # arrays, scalars, constants ('0.5' is a double), casts and math calls; "" for none,
+    # None when not known (a statement not read from C)
+    float_type_read: str | None = None
     # the declared types of its iterators whose name loops of the region declare with
     # different types (for (int i ...) here, for (size_t i ...) elsewhere); the
     # others' types are the region's (``Scop.variable_types``)

@@ -28,7 +28,6 @@ on a stride-1 loop that carries none at all.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -40,7 +39,7 @@ from polysched.dependence.scalars import ScopAccesses, classify_scalars, clause_
 from polysched.errors import ArgumentError, PolyschedError, TransformError
 from polysched.islutil import sets_of, val
 from polysched.marks import Parallel, Simd, Tensorize, Unroll, try_parse_mark
-from polysched.scop.model import Scop
+from polysched.scop.model import FLOAT_TYPES, Scop
 from polysched.transform import primitives
 from polysched.transform.loops import node_at, path_of, statement_loops
 
@@ -1013,30 +1012,30 @@ def _runs_once(domain: isl.UnionSet, member: isl.MultiUnionPwAff) -> bool:
     return len(values) == 1 and values[0].lex_lt_set(values[0]).is_empty()
 
 
-_FLOAT_RANKS = {"_Float16": 0, "__bf16": 0, "float": 1, "double": 2, "long double": 3}
-# a floating constant without the 'f' suffix is a double ('0.5', '1e-3', '2.')
-_DOUBLE_CONSTANT = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?(?![\w.])")
-
-
 def _narrowing_float_update(scop, names: set[str]) -> str | None:
     """The first statement among ``names`` that stores into a floating-point element of a
     narrower type than a value it reads (``float s += A[i][k] * B[k][j]`` with double
-    ``A`` and ``B``, or a double constant), else None. gcc 12 at -O3 with AVX-512
-    vectorizes two such updates of one element in a row without rounding to float
-    between them (helper-77: jammed copies differed from the original in the last bit,
-    which --verify caught; -O2 and AVX2 agree)."""
+    ``A`` and ``B``, or a double constant: Statement.float_type_read), else None. gcc 12
+    at -O3 with AVX-512 vectorizes two such updates of one element in a row without
+    rounding to float between them (helper-77: jammed copies differed from the original
+    in the last bit, which --verify caught; -O2 and AVX2 agree)."""
+    def rank(c_type: str) -> int:
+        c_type = scop.typedefs.get(c_type, c_type)
+        return FLOAT_TYPES.index(c_type) if c_type in FLOAT_TYPES else -1
+
     for stmt in scop.statements:
         if stmt.name not in names:
             continue
-        written = [_FLOAT_RANKS.get(scop.arrays[a.array].element_type) for a in stmt.accesses
+        written = [rank(scop.arrays[a.array].element_type) for a in stmt.accesses
                    if a.kind != "read" and a.array in scop.arrays]
-        written = [rank for rank in written if rank is not None]
+        written = [r for r in written if r >= 0]
         if not written:
             continue
-        read = [_FLOAT_RANKS.get(scop.arrays[a.array].element_type, -1) for a in stmt.accesses
-                if a.kind == "read" and a.array in scop.arrays]
-        if _DOUBLE_CONSTANT.search(stmt.body.split("=", 1)[-1]):
-            read.append(_FLOAT_RANKS["double"])
-        if max(read, default=-1) > min(written):
+        if stmt.float_type_read is None:        # (not read from C: its arrays' types)
+            read = max((rank(scop.arrays[a.array].element_type) for a in stmt.accesses
+                        if a.kind == "read" and a.array in scop.arrays), default=-1)
+        else:
+            read = rank(stmt.float_type_read)
+        if read > min(written):
             return stmt.name
     return None
