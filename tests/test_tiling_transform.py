@@ -447,3 +447,31 @@ def test_an_untiled_band_with_no_parallel_member_gets_a_parallel_loop_inside_ano
     assert lines[0].startswith("for") and lines[1].startswith("#pragma omp parallel for"), lines
     sizes = [(0,), (1,), (2,), (3,), (17,), (60,)]
     assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(LU_IN_PLACE, tmp_path, "orig", sizes)
+
+
+SHORT_TILED_NEST = """static int C[400][400];
+void k(int N, int M) {
+  int i, j;
+#pragma scop
+  for (i = N % 4; i < 8; i++)
+    for (j = 0; j < M % 5 + 3; j++)
+      C[i + 100][j + 100] += i * j + 1;
+#pragma endscop
+}
+"""
+
+
+def test_a_dropped_parallel_pragma_says_which_loop_ran_once(tmp_path):
+    """helper-78: at most 8 rows, one tile: isl does not write the tile loop, and the
+    comment where its 'parallel' went said 'its loop runs at most once' above the point
+    loop, which runs up to 8 times."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    path = tmp_path / "short.c"
+    path.write_text(SHORT_TILED_NEST)
+    text = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    lines = text.splitlines()
+    said = [k for k, line in enumerate(lines) if "'parallel' dropped" in line]
+    assert said, text
+    for k in said:
+        assert "the loop it marked runs at most once and is not written" in lines[k]
+        assert lines[k + 1].lstrip().startswith("for (int c2 = N % 4; c2 <= 7;"), lines[k + 1]

@@ -790,8 +790,10 @@ class _RegionPrinter:
         lost = [m for d, ms in pending.items() if d != depth for m in ms]
         self._placed.update(id(m) for m in here + lost)
         pad = self.pad(level)
-        lines = [pad + f"/* polysched: '{m.name}' dropped: its loop runs at most once */" for m in lost
-                 if self.options.explain_dropped_pragmas]
+        # (helper-78: said as 'its loop runs at most once' above a loop of 8 iterations,
+        # the point loop under the tile loop that was marked)
+        lines = [pad + f"/* polysched: '{m.name}' dropped: the loop it marked runs at most once and "
+                       f"is not written */" for m in lost if self.options.explain_dropped_pragmas]
         init = self.expr(node.for_get_init())
         decl = f"{self.version.counter_type} {iterator}"
         if node.for_is_degenerate():
