@@ -1385,6 +1385,70 @@ def test_a_data_test_around_loops_moves_into_them(tmp_path, mode):
     assert re.search(r"if \(x\[[^]]+\] < 0\.2\) \{\n\s*B\[c\d+\]\[c\d+\] \+= A", optimized)
 
 
+COMMAS_UNDER_DATA_TESTS = r"""#include <stdio.h>
+
+double A[40][40], B[40][40], x[40], y[40];
+
+void kernel(int n)
+{
+  double t;
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    if (x[i] > 0)
+      for (int j = 0; j < n; j++)
+        A[i][j] = A[i][j] * 2, B[i][j] = A[i][j] + x[i];
+    else
+      for (int j = 1; j < n; j++)
+        B[i][j] = B[i][j - 1] + 1, A[i][j] -= B[i][j];
+  }
+  for (int p = 0; p < n; p++)
+    for (int i = 0; i < n - 1; i++)
+      if (y[i] > y[i + 1]) t = y[i], y[i] = y[i + 1], y[i + 1] = t;
+  for (int i = 0; i < n; i++) {
+    if (x[i] == 0) continue;
+    for (int j = 0; j < n; j++)
+      B[i][j] += 1, A[j][i] *= 0.5;
+  }
+#pragma endscop
+}
+
+int main(void)
+{
+  int sizes[] = {0, 1, 2, -3, 17, 40};
+  for (int q = 0; q < 6; q++) {
+    for (int i = 0; i < 40; i++) {
+      x[i] = (i * 7) % 5 - 2;
+      y[i] = (i * 3) % 11;
+      for (int j = 0; j < 40; j++) { A[i][j] = i + j; B[i][j] = i - j; }
+    }
+    kernel(sizes[q]);
+    double sum = 0;
+    for (int i = 0; i < 40; i++) {
+      sum += y[i] * (i + 1);
+      for (int j = 0; j < 40; j++) sum += A[i][j] * (i + 1) + B[i][j] * (j + 3);
+    }
+    printf("%d %.17g\\n", sizes[q], sum);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_comma_statements_run_under_data_tests(tmp_path, mode):
+    """'if (x[i] > 0) for (j ...) A[i][j] = ..., B[i][j] = ...;', a bubble sort's swap
+    't = y[i], y[i] = y[i + 1], y[i + 1] = t' under its test, and a comma statement
+    after a data 'continue' were refused ("... is not an assignment, 'for' loop or 'if'
+    statement"): the operands are the conditional statement's assignments, in order."""
+    result = exact_roundtrip(tmp_path, COMMAS_UNDER_DATA_TESTS, mode)
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "original code kept" not in result.text
+    assert re.search(r"if \(y\[c\d+\] > y\[c\d+ \+ 1\]\) t = y\[c\d+\], y\[c\d+\] = y\[c\d+ \+ 1\], "
+                     r"y\[c\d+ \+ 1\] = t;", optimized)
+    assert re.search(r"for \(int c\d+ = [^\n]*\n\s*if \(!\(x\[c\d+\] == 0\)\) \{\n\s*B\[c\d+\]\[c\d+\] \+= 1, ",
+                     optimized), optimized
+
+
 DATA_TESTS_OF_MEMBERS = r"""#include <stdio.h>
 
 struct cfg { double thr; int on; };

@@ -3577,6 +3577,11 @@ class _RegionBuilder:
                         self.reads(step.rvalue, ctx, domain, accesses)
                     elif step is not chain[-1]:
                         self.reads(chain[chain.index(step) + 1].lvalue, ctx, domain, accesses)
+            elif isinstance(part, c_ast.ExprList):
+                # ('if (x[i] > 0) t = A[i], A[i] = B[i], B[i] = t;': C evaluates them one
+                # after the other; the text runs as written)
+                for operand in part.exprs:
+                    walk(operand, ctx)
             elif isinstance(part, c_ast.For):
                 raise self.error(part, "loop under a condition that reads the data or is not affine (the "
                                        "loop's iterations would not be known before the program runs)")
@@ -4805,6 +4810,8 @@ def _runs_under_a_data_test(node: c_ast.Node) -> bool:
         return all(_runs_under_a_data_test(n) for n in node.block_items or [])
     if isinstance(node, c_ast.If):
         return _runs_under_a_data_test(node.iftrue) and (node.iffalse is None or _runs_under_a_data_test(node.iffalse))
+    if isinstance(node, c_ast.ExprList):
+        return all(_runs_under_a_data_test(n) for n in node.exprs)
     return isinstance(node, (c_ast.Assignment, c_ast.EmptyStatement)) or (
         isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"))
 
