@@ -105,10 +105,17 @@ CASES = {
     # (helper-79, wrong code: the start 's = 0.0' ran for every i, not only where m[i])
     "loop_start_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (idx[i])\n    for (j = 0, /*@*/s = 0.0; j < N; j++)\n"
                                      "      s += A[i][j];", "whose start sets 's'"),
-    # (helper-77: a swap under a data test was told to declare 't' in a block, as it was)
+    # (helper-77: a swap under a data test was told to declare 't' in a block, as it
+    # was; such a 't' is the statement's own now, unless another variable has its name)
     "declaration_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > x[i + 1]) {\n"
                                       "    /*@*/double t = x[i];\n    x[i] = x[i + 1];\n    x[i + 1] = t;\n  }",
-                                      "declare 't' before '#pragma scop'"),
+                                      "'t' also names another variable or macro here; declare it before"),
+    "static_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
+                                 "    /*@*/static int calls = 0;\n    x[i] = calls;\n  }",
+                                 "a 'static' variable lives across runs of the statement"),
+    "array_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
+                                "    /*@*/double pair[2] = {x[i], 1.0};\n    x[i] = pair[0];\n  }",
+                                "only scalars can be declared there"),
     # a data test ('a[i] != 0', the search loop) is refused as what it is, not as '!='
     "not_equal_on_data": ("for (i = 0; /*@*/idx[i] != 0 && i < N; i++)\n  x[i] = 0;", "data-dependent"),
     "non_monotone_condition": ("for (i = 0; /*@*/i < 10 || i > 20; i++)\n  x[i] = 0;", "not monotone"),

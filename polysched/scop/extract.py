@@ -594,6 +594,7 @@ class _RegionBuilder:
         self.conditional = 0        # > 0 while reading what C may not evaluate (a ?: arm)
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         self.float_types_read: set[str] = set()     # the floating types of the values read
+        self.statement_locals: set[str] = set()     # declared in a conditional statement's branch
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
         # pointers into rows declared in the region (row_pointers_read): their declarations
@@ -3531,6 +3532,24 @@ class _RegionBuilder:
             guard = part if guard is None else guard.intersect(part)
         return guard
 
+    def statement_local_problem(self, node: c_ast.Decl) -> str | None:
+        """Why the declaration ``node``, in a branch of a data-dependent ``if``
+        (conditional_statement), cannot be a variable of that statement alone, or None:
+        a scalar whose name nothing else in the region or around it has (the text runs
+        as written: a rename of another variable of that name would rename it too)."""
+        name = node.name
+        if not isinstance(node.type, c_ast.TypeDecl) or node.bitsize is not None:
+            why = "only scalars can be declared there"
+        elif node.storage:
+            why = f"a '{node.storage[0]}' variable lives across runs of the statement"
+        elif name in self.visible.declarations or any(name in scope for scope in self.scopes) \
+                or name in self.all_iterators or name in self.macros:
+            why = f"'{name}' also names another variable or macro here"
+        else:
+            return None
+        return f"declaration of '{name}' under a condition that reads the data (the 'if' runs as one " \
+               f"statement): {why}; declare it before '#pragma scop'"
+
     def conditional_statement(self, node: c_ast.If, ctx: _Context) -> _Built:
         """``if (A[i] > m) m = A[i];``, ``if (x[i] < 0) x[i] = 0; else y[i] = x[i];``: an
         ``if`` whose condition the model cannot express is one statement, run as written
@@ -3569,10 +3588,11 @@ class _RegionBuilder:
                 for step in reversed(chain):
                     target, site = self.expand_target(step.lvalue if isinstance(step, c_ast.Assignment)
                                                       else step.expr)
-                    self.check_lvalue(target, site)
-                    if not isinstance(step, c_ast.Assignment) or step.op != "=":
-                        accesses.append(self.access(target, "read", ctx, domain, site))
-                    accesses.append(self.access(target, "may_write", ctx, domain, site))
+                    if not (isinstance(target, c_ast.ID) and target.name in self.statement_locals):
+                        self.check_lvalue(target, site)
+                        if not isinstance(step, c_ast.Assignment) or step.op != "=":
+                            accesses.append(self.access(target, "read", ctx, domain, site))
+                        accesses.append(self.access(target, "may_write", ctx, domain, site))
                     if isinstance(step, c_ast.Assignment) and not isinstance(step.rvalue, c_ast.Assignment):
                         self.reads(step.rvalue, ctx, domain, accesses)
                     elif step is not chain[-1]:
@@ -3586,10 +3606,15 @@ class _RegionBuilder:
                 raise self.error(part, "loop under a condition that reads the data or is not affine (the "
                                        "loop's iterations would not be known before the program runs)")
             elif isinstance(part, c_ast.Decl):
-                # (helper-77: the top-level message told a user who had declared it in a
-                # block to declare it in a block)
-                raise self.error(part, f"declaration of '{part.name}' under a condition that reads the data (the "
-                                       f"'if' runs as one statement): declare '{part.name}' before '#pragma scop'")
+                # 'if (a[j] > a[j + 1]) { int t = a[j]; ... }': t lives in one run of the
+                # statement, which sets it before any read (else C reads garbage): no
+                # memory access of the model
+                problem = self.statement_local_problem(part)
+                if problem is not None:
+                    raise ScopError(self.filename, *self.declaration_start(part), self.as_written(problem))
+                if part.init is not None:
+                    self.reads(part.init, ctx, domain, accesses)
+                self.statement_locals.add(part.name)
             else:
                 raise self.error(part, _unsupported(part))
 
@@ -3604,6 +3629,7 @@ class _RegionBuilder:
             walk(node.iffalse, ctx)
         finally:
             self.conditional -= 1
+            self.statement_locals = set()
         guard = self.continue_guards.get(id(node))
         if guard is not None and guard[0] is node:      # 'if (...) continue;' and the rest
             problem = self.guard_problem(*guard[1:])
@@ -3792,7 +3818,8 @@ class _RegionBuilder:
         if isinstance(node, c_ast.Constant) and node.type in ("float", "double", "long double"):
             self.floating = True
             self.float_types_read.add(node.type)
-        if node is None or isinstance(node, c_ast.Constant):
+        if node is None or isinstance(node, c_ast.Constant) \
+                or isinstance(node, c_ast.ID) and node.name in self.statement_locals:
             return
         if isinstance(node, (c_ast.ID, c_ast.FuncCall)):
             # Macros are analysed through their expansion: a value macro may hide an
