@@ -16,7 +16,8 @@ usage: python experiments/data_tests_random.py START COUNT [OUT_DIR]
 iterators printed after a region that writes what a test reads; writes under the test to
 what it reads), 0 other. helper-79's four findings, fixed in 2495cfd, were outside what
 this generator writes: struct members and '*p' in the test, a loop start that sets a
-scalar, a declaration the test reads.)"""
+scalar, a declaration the test reads. Session 57 added comma statements and swaps through
+a scalar declared under a data test: seeds from 110 on are of that generator.)"""
 import random
 import sys
 from pathlib import Path
@@ -31,8 +32,13 @@ GUARDED = [
     "s[i] = 0.0;\nfor (j = 0; j < m; j++)\n  s[i] += A[i][j] * B[j][i];",
     "for (j = 0; j < m; j++)\n  for (k = 0; k < 3; k++)\n    B[i][j] += A[k][j] * 0.25;",
     "B[i][0] = x[i];\nfor (j = 1; j < m; j++) {\n  B[i][j] = B[i][j - 1] + A[i][j];\n  if (j > 3)\n    B[i][j] *= 0.5;\n}",
+    # (session 57: comma statements and a swap through a declared scalar under the tests)
+    "for (j = 0; j < m; j++)\n  B[i][j] = A[i][j] * 0.5, A[i][j] += B[i][j] * 0.25;",
+    "for (j = 1; j < m; j++)\n  if (A[i][j - 1] > A[i][j]) {\n    double tmp = A[i][j - 1];\n"
+    "    A[i][j - 1] = A[i][j];\n    A[i][j] = tmp;\n  }",
 ]
-OUTSIDE = ["x[i] = x[i] * 0.9 + 0.01;", "mask[i] = (mask[i] + 1) % 4;", "A[i][0] = A[i][0] + 1.0;", "", "", ""]
+OUTSIDE = ["x[i] = x[i] * 0.9 + 0.01;", "mask[i] = (mask[i] + 1) % 4;", "A[i][0] = A[i][0] + 1.0;", "", "", "",
+           "x[i] = x[i] * 0.9 + 0.01, B[i][1] += 0.5;", "if (x[i] > s[i]) { double u = x[i]; x[i] = s[i]; s[i] = u; }"]
 
 
 def indent(text: str, pad: str) -> str:

@@ -1451,8 +1451,8 @@ def test_comma_statements_run_under_data_tests(tmp_path, mode):
 
 DECLARATIONS_UNDER_DATA_TESTS = r"""#include <stdio.h>
 
-int a[64];
-double v[64], w[64][64];
+int a[64], mask[64];
+double v[64], u[64], w[64][64];
 
 void kernel(int n)
 {
@@ -1468,6 +1468,15 @@ void kernel(int n)
     for (int j = 0; j < n; j++)
       if (v[i] > 0) { double s = v[i] * 2.0, q; q = s + w[i][j]; w[i][j] = q * 0.5; }
       else { long k = j; k += i; w[i][j] -= k; }
+  for (int i = 0; i < n; i++) {
+    if (mask[i] == 0)
+      continue;
+    if (v[i] > u[i]) { double t2 = v[i]; v[i] = u[i]; u[i] = t2; }
+  }
+  for (int i = 0; i < n; i++)
+    if (mask[i] != 1)
+      for (int j = 1; j < n; j++)
+        if (w[i][j - 1] > w[i][j]) { double tmp = w[i][j - 1]; w[i][j - 1] = w[i][j]; w[i][j] = tmp; }
 #pragma endscop
 }
 
@@ -1478,12 +1487,14 @@ int main(void)
     for (int i = 0; i < 64; i++) {
       a[i] = (i * 37) % 23;
       v[i] = (i * 13) % 7 - 3;
+      u[i] = (i * 5) % 9 - 4;
+      mask[i] = i % 3;
       for (int j = 0; j < 64; j++) w[i][j] = (i * j) % 5;
     }
     kernel(sizes[q]);
     double sum = 0;
     for (int i = 0; i < 64; i++) {
-      sum += a[i] * (i + 1);
+      sum += a[i] * (i + 1) + v[i] * (i + 3) + u[i] * (i + 5);
       for (int j = 0; j < 64; j++) sum += w[i][j] * (i + 2 * j + 1);
     }
     printf("%d %.17g\\n", sizes[q], sum);
@@ -1499,13 +1510,18 @@ def test_a_declaration_under_a_data_test_is_the_statements_own(tmp_path, mode):
     't' before '#pragma scop'"): such a scalar lives in one run of the conditional
     statement, which sets it before reading it, so it is no memory access of the model
     (the wavefront of the sort and the parallel loop of the second nest are legal
-    without it); the text runs as written."""
+    without it); the text runs as written. So after a data 'continue' and under a data
+    test moved into loops (data_test_over_loops)."""
     result = exact_roundtrip(tmp_path, DECLARATIONS_UNDER_DATA_TESTS, mode)
     optimized = result.text.split("/* polysched: the original code")[0]
     assert "original code kept" not in result.text
     assert re.search(r"if \(a\[[^]]+\] > a\[[^]]+ \+ 1\]\) \{\n\s*int t = a\[", optimized)
     assert "#pragma omp parallel for" in optimized
-    assert not any(a.array in ("t", "s", "q", "k") for stmt in result.regions[0].scop.statements
+    assert re.search(r"if \(!\(mask\[[^]]+\] == 0\)\) \{\n\s*if \(v\[[^]]+\] > u\[[^]]+\]\) \{ double t2 = ",
+                     optimized), optimized
+    assert re.search(r"if \(mask\[[^]]+\] != 1\) \{\n\s*if \(w\[[^]]+\]\[[^]]+\] > w\[[^]]+\]\[[^]]+\]\) "
+                     r"\{ double tmp = ", optimized), optimized
+    assert not any(a.array in ("t", "s", "q", "k", "t2", "tmp") for stmt in result.regions[0].scop.statements
                    for a in stmt.accesses)
 
 

@@ -3405,6 +3405,10 @@ class _RegionBuilder:
             n = pending.pop()
             if n is None:
                 continue
+            if isinstance(n, c_ast.If) and id(n) not in self.pushed_guards and not _has_loop(n):
+                # (all of it runs in one statement under the moved test, which the
+                # conditional statement checks: its block's 'double tmp = ...' too)
+                continue
             # (not a loop's initialisation: 'for (int j = 0; ...)' declares the loop's own)
             pending.extend([n.cond, n.next, n.stmt] if isinstance(n, c_ast.For) else [c for _, c in n.children()])
             if isinstance(n, (c_ast.Decl, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label,
@@ -4830,17 +4834,18 @@ def _names_written_under(roots: list[c_ast.Node | None], loop_writes) -> set[str
     return written
 
 
-def _runs_under_a_data_test(node: c_ast.Node) -> bool:
+def _runs_under_a_data_test(node: c_ast.Node, in_branch: bool = False) -> bool:
     """Whether ``node`` is what `conditional_statement` runs under a data-dependent
-    test: assignments, increments, and blocks and ``if``s of them."""
+    test: assignments, increments, and blocks and ``if``s of them; in the branch of an
+    ``if`` (``in_branch``), declarations of the statement's own scalars too."""
     if isinstance(node, c_ast.Compound):
-        return all(_runs_under_a_data_test(n) for n in node.block_items or [])
+        return all(_runs_under_a_data_test(n, in_branch) for n in node.block_items or [])
     if isinstance(node, c_ast.If):
-        return _runs_under_a_data_test(node.iftrue) and (node.iffalse is None or _runs_under_a_data_test(node.iffalse))
+        return all(branch is None or _runs_under_a_data_test(branch, True) for branch in (node.iftrue, node.iffalse))
     if isinstance(node, c_ast.ExprList):
         return all(_runs_under_a_data_test(n) for n in node.exprs)
-    return isinstance(node, (c_ast.Assignment, c_ast.EmptyStatement)) or (
-        isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"))
+    return isinstance(node, (c_ast.Assignment, c_ast.EmptyStatement)) or in_branch and isinstance(node, c_ast.Decl) \
+        or isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")
 
 
 def _jumps_alone(item: c_ast.Node, jump: type) -> bool:
