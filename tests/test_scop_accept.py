@@ -1525,6 +1525,68 @@ def test_a_declaration_under_a_data_test_is_the_statements_own(tmp_path, mode):
                    for a in stmt.accesses)
 
 
+BODY_DECLARATIONS_UNDER_MOVED_TESTS = r"""#include <stdio.h>
+
+double A[64][64], B[64][64], x[64];
+int m[64];
+
+void kernel(int n)
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    if (m[i] != 1)
+      for (int j = 0; j < n; j++) {
+        double t = A[i][j] * x[i];
+        B[i][j] = t * t + B[i][j];
+      }
+  for (int i = 1; i < n; i++) {
+    if (x[i] > 0) {
+      for (int j = 0; j < n; j++) {
+        A[i][j] += A[i - 1][j];
+        double u = B[i][j], w = u * 0.5;
+        B[i][j] = w - A[i][j];
+      }
+    } else {
+      for (int j = 0; j < n; j++) { int k = j % 3; A[i][j] -= k; }
+    }
+  }
+#pragma endscop
+}
+
+int main(void)
+{
+  int sizes[] = {0, 1, 2, -3, 17, 64};
+  for (int q = 0; q < 6; q++) {
+    for (int i = 0; i < 64; i++) {
+      x[i] = i % 5 - 2;
+      m[i] = i % 3;
+      for (int j = 0; j < 64; j++) { A[i][j] = (i * j * 7) % 11; B[i][j] = i - j; }
+    }
+    kernel(sizes[q]);
+    double sum = 0;
+    for (int i = 0; i < 64; i++)
+      for (int j = 0; j < 64; j++) sum += A[i][j] * (i + 1) + B[i][j] * (j + 3);
+    printf("%d %.17g\\n", sizes[q], sum);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_declaration_in_a_loop_body_under_a_moved_data_test(tmp_path, mode):
+    """'if (m[i] != 1) for (j ...) { double t = A[i][j] * x[i]; B[i][j] = t * t + ...; }'
+    was refused ("with a declaration under the condition"): the declaration and the
+    rest of its block run in one statement under the moved test, whose own scalar it
+    is. (A declaration followed by a loop in its block is still refused.)"""
+    result = exact_roundtrip(tmp_path, BODY_DECLARATIONS_UNDER_MOVED_TESTS, mode)
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "original code kept" not in result.text
+    assert re.search(r"if \(m\[[^]]+\] != 1\) \{\n\s*double t = A\[", optimized), optimized
+    assert re.search(r"if \(x\[[^]]+\] > 0\) \{\n\s*A\[[^\n]*\n\s*double u = B\[", optimized), optimized
+    assert "#pragma omp parallel for" in optimized
+
+
 DATA_TESTS_OF_MEMBERS = r"""#include <stdio.h>
 
 struct cfg { double thr; int on; };

@@ -100,7 +100,7 @@ CASES = {
                                       "two nested conditions that read the data"),
     "declaration_under_a_data_test_over_a_loop": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
                                                   "    /*@*/double t = x[i];\n    for (j = 0; j < N; j++)\n"
-                                                  "      A[i][j] = t;\n  }", "with a declaration under"),
+                                                  "      A[i][j] = t;\n  }", "after the declaration of 't' in its block"),
     "gnu_conditional": ("for (i = 0; i < N; i++)\n  x[i] = i ?/*@*/: 5;", "the GNU conditional 'a ?: b'"),
     # (helper-79, wrong code: the start 's = 0.0' ran for every i, not only where m[i])
     "loop_start_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (idx[i])\n    for (j = 0, /*@*/s = 0.0; j < N; j++)\n"

@@ -3411,11 +3411,21 @@ class _RegionBuilder:
                 continue
             # (not a loop's initialisation: 'for (int j = 0; ...)' declares the loop's own)
             pending.extend([n.cond, n.next, n.stmt] if isinstance(n, c_ast.For) else [c for _, c in n.children()])
-            if isinstance(n, (c_ast.Decl, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label,
-                              c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Pragma)):
-                what = "a declaration" if isinstance(n, c_ast.Decl) else _unsupported(n).split(" inside")[0]
-                return n, f"loop under a condition that reads the data, with {what} under the condition: " \
-                          f"only loops, assignments and 'if's can run under such a test"
+            if isinstance(n, c_ast.Compound):
+                # 'for (j ...) { double t = A[i][j]; B[i][j] = t * t; }': the declaration
+                # and the rest of its block run in one statement under the moved test
+                # (pushed_down), whose own scalar it is, unless a loop splits the block
+                items = n.block_items or []
+                for k, item in enumerate(items):
+                    if isinstance(item, c_ast.Decl) and any(isinstance(later, (c_ast.For, c_ast.Compound))
+                                                            or isinstance(later, c_ast.If) and _has_loop(later)
+                                                            for later in items[k + 1:]):
+                        return item, f"loop under a condition that reads the data, after the declaration of " \
+                                     f"'{item.name}' in its block: declare '{item.name}' before '#pragma scop'"
+            if isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label, c_ast.While,
+                              c_ast.DoWhile, c_ast.Switch, c_ast.Pragma)):
+                return n, f"loop under a condition that reads the data, with {_unsupported(n).split(' inside')[0]} " \
+                          f"under the condition: only loops, assignments and 'if's can run under such a test"
             hoisted = self.hoisted_starts(n) if isinstance(n, c_ast.For) else []
             if hoisted:
                 # (helper-79: 'for (j = 0, s = 0.0; ...)' sets s before the loop, where the
