@@ -142,3 +142,44 @@ def test_errors_one_line_exit_1_for_a_broken_transformation(tmp_path, case):
                 "crash": "SIGSEGV", "timeout": "timed out after 1 s", "badflag": "--cflags",
                 "original crashes": "original run killed by SIGSEGV"}[case]
     assert expected in lines[0]
+
+
+OWN_REDUCTION = r"""
+#include <stdio.h>
+double x[5000];
+int main(void) {
+  double tot = 0.0;
+  for (int i = 0; i < 5000; i++) x[i] = 1.0 / (i + 1);
+  PRAGMA
+  for (int i = 0; i < 5000; i++)
+    tot += x[ORDER];
+  printf("%.17g\n", tot);
+  return 0;
+}
+"""
+
+
+def test_an_original_whose_own_pragmas_vary_with_the_threads_is_not_blamed_on_the_output(tmp_path):
+    """helper-80: the original's own 'reduction(+:tot)' sums in another order at 2
+    threads (its last digits change); an output whose loop keeps the order printed the
+    original's 1-thread result and verify said it differed. It is compared with the
+    original's first run then, and said so; an output that matches neither (a reduction
+    of its own in another order) differs."""
+    def program(name: str, pragma: str, order: str) -> str:
+        path = tmp_path / f"{name}.c"
+        path.write_text(OWN_REDUCTION.replace("PRAGMA", pragma).replace("ORDER", order))
+        return str(path)
+    original = program("orig", "#pragma omp parallel for reduction(+:tot)", "i")
+    in_order = program("in_order", "", "i")
+    interleaved = program("interleaved", "#pragma omp parallel for reduction(+:tot) schedule(static, 1)", "i")
+    runs = [subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True, timeout=60,
+                           env={"OMP_NUM_THREADS": str(t)}).stdout
+            for t in (1, 2) if subprocess.run(["gcc", "-O2", "-fopenmp", original, "-o", str(tmp_path / "probe")],
+                                              timeout=120).returncode == 0]
+    assert len(runs) == 2 and runs[0] != runs[1]       # (the premise: the original varies)
+    proc = polysched(original, in_order, "--rtol", "0", "--atol", "0")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "the original itself prints other results at 2 threads" in proc.stdout
+    proc = polysched(original, interleaved, "--rtol", "0", "--atol", "0")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "(the original itself prints other results at 2 threads than at 1 thread)" in proc.stdout
