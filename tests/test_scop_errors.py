@@ -113,6 +113,15 @@ CASES = {
     "static_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
                                  "    /*@*/static int calls = 0;\n    x[i] = calls;\n  }",
                                  "a 'static' variable lives across runs of the statement"),
+    # (helper-80: told that the step must be a constant, which it is)
+    "floating_point_counter": ("/*@*/for (float f = 0.0f; f < 1.0f; f += 0.25f)\n  x[0] += f;", "loop counter 'f' is a float"),
+    # (helper-80: "operator 'p++' is not allowed")
+    "step_inside_a_subscript": ("for (i = 0; i < n; i++)\n  x[/*@*/k++] = 0;",
+                                "'k++' changes a variable inside an expression: step it in a statement of its own"),
+    # (helper-80: 'm = n / 2;' then 'n = m - 1;': told only that m is written)
+    "region_constant_of_a_written_size": ("k = n / 2;\nfor (i = 0; i < /*@*/k; i++)\n  x[i] = 0;\nn = k - 1;",
+                                          "(set at the region's top to 'n / 2', no function of the sizes: it reads "
+                                          "'n', which the SCoP writes too)"),
     "array_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
                                 "    /*@*/double pair[2] = {x[i], 1.0};\n    x[i] = pair[0];\n  }",
                                 "only scalars can be declared there"),

@@ -349,6 +349,10 @@ class AffineConverter:
                     raise NotAffine(where, f"'{_GEN.visit(node)}' is not an alignment polysched knows "
                                            f"(a basic type's)")
                 return self.constant(align)
+            if node.op in ("++", "--", "p++", "p--"):
+                # (helper-80: 'out[k++] = ...' was told "operator 'p++' is not allowed")
+                raise NotAffine(where, f"'{_GEN.visit(node)}' changes a variable inside an expression: step it in "
+                                       f"a statement of its own")
             raise NotAffine(where, f"operator '{node.op}' is not allowed in an affine expression")
         if isinstance(node, c_ast.BinaryOp):
             if node.op in ("/", "%", ">>"):     # C divides the operands as they wrapped

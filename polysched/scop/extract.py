@@ -595,6 +595,7 @@ class _RegionBuilder:
         self.floating = False       # a floating constant, cast or call read (macros expanded)
         self.float_types_read: set[str] = set()     # the floating types of the values read
         self.statement_locals: set[str] = set()     # declared in a conditional statement's branch
+        self.not_region_constant: dict[str, tuple[str, str]] = {}   # region_constant's refusals
         # arrays subscripted as A[i * n + j]: name -> chain of size monomials (delinearize.py)
         self.linearized: dict[str, list[tuple[str, ...]]] = {}
         # pointers into rows declared in the region (row_pointers_read): their declarations
@@ -839,8 +840,12 @@ class _RegionBuilder:
         if name in self.all_iterators:
             raise NotAffine(node, self.outside_its_loop(name))
         if name in self.written:
+            # (helper-80: 'm = n / 2;' then 'n = m - 1;' was told only that m is written)
+            why = self.not_region_constant.get(name)
             raise NotAffine(node, f"data-dependent expression: '{name}' is written inside the SCoP and cannot "
-                                  "appear in a loop bound, subscript or condition")
+                                  "appear in a loop bound, subscript or condition" +
+                                  (f" (set at the region's top to '{why[0]}', no function of the sizes: "
+                                   f"{why[1]})" if why else ""))
         decl = self.visible.declarations.get(name)
         if decl is not None and decl.volatile:
             raise self.volatile_error(name, node)
@@ -1102,8 +1107,12 @@ class _RegionBuilder:
         alias = self.converted(node.rvalue, decl.element_type, node)
         try:
             self.converter(ctx).pw_aff(alias)
-        except NotAffine:
+        except NotAffine as refusal:
             self.pending_ranges = []
+            written = re.match(r"data-dependent expression: '(\w+)' is written", refusal.message)
+            self.not_region_constant[name] = (self.as_written(_GEN.visit(node.rvalue)),
+                                              f"it reads '{written[1]}', which the SCoP writes too" if written
+                                              else refusal.message)
             return None
         self.assume_in_range(ctx.domain)
         text = self.local_text(self.as_written(_GEN.visit(node.rvalue)))
@@ -3233,6 +3242,11 @@ class _RegionBuilder:
                     value = self.constant_int(left)
                     step = value
         if step is None:
+            if self.type_of(name) in FLOAT_TYPES:
+                # (helper-80: 'for (float x = 0.0f; x < 1.0f; x += 0.25f)' was told that
+                # its step must be a constant, which it is)
+                raise self.error(node, f"loop counter '{name}' is a {self.type_of(name)}: loops of a SCoP count "
+                                       f"with integers ('for (k = 0; k < 4; k++)' and 'x = k * 0.25f' inside)")
             raise self.error(nxt or node, f"loop increment must change '{name}' by a constant "
                                           f"('{name}++', '{name}--', '{name} += c', '{name} = {name} + c')")
         if step == 0:
