@@ -124,7 +124,7 @@ CASES = {
                                           "'n', which the SCoP writes too)"),
     "array_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
                                 "    /*@*/double pair[2] = {x[i], 1.0};\n    x[i] = pair[0];\n  }",
-                                "only scalars can be declared there"),
+                                "only scalars of arithmetic types can be declared there"),
     # a data test ('a[i] != 0', the search loop) is refused as what it is, not as '!='
     "not_equal_on_data": ("for (i = 0; /*@*/idx[i] != 0 && i < N; i++)\n  x[i] = 0;", "data-dependent"),
     "non_monotone_condition": ("for (i = 0; /*@*/i < 10 || i > 20; i++)\n  x[i] = 0;", "not monotone"),

@@ -3566,8 +3566,9 @@ class _RegionBuilder:
         a scalar whose name nothing else in the region or around it has (the text runs
         as written: a rename of another variable of that name would rename it too)."""
         name = node.name
-        if not isinstance(node.type, c_ast.TypeDecl) or node.bitsize is not None:
-            why = "only scalars can be declared there"
+        c_type = self.integer_type(type_text(node.type)) if isinstance(node.type, c_ast.TypeDecl) else ""
+        if not (c_type in FLOAT_TYPES or integer_range(c_type) is not None) or node.bitsize is not None:
+            why = "only scalars of arithmetic types can be declared there"
         elif node.storage:
             why = f"a '{node.storage[0]}' variable lives across runs of the statement"
         elif name in self.visible.declarations or any(name in scope for scope in self.scopes) \
