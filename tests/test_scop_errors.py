@@ -385,3 +385,11 @@ def test_a_region_ending_in_another_function_points_at_the_closing_brace():
         extract(text.replace(MARK, ""), filename="bad.c")
     assert (info.value.line, info.value.col) == (6, 1)
     assert "'}' closes a block the region did not open" in info.value.message
+
+
+def test_a_list_walk_is_refused_for_its_while_loop():
+    """helper-80: 'while (p) { s += p->v; p = p->next; }' was told that 'p' is used whole
+    and through its members, not that its 'while' is no loop of the model."""
+    header = ("struct node { double v; struct node *next; };\n"
+              "void kernel(struct node *p)\n{\n  double s = 0;\n")
+    check("/*@*/while (p) {\n  s += p->v;\n  p = p->next;\n}", "'while' loop inside a SCoP", header=header)

@@ -1692,6 +1692,11 @@ class _RegionBuilder:
         # a struct copied whole (p[i] = q[i]) is memory its members' variables share
         for node in _walk_nodes(body):
             if isinstance(node, c_ast.ID) and node.name in bases:
+                # (helper-80: a list walk, 'while (p) { s += p->v; p = p->next; }', was told
+                # this, not that its 'while' is no loop of the model)
+                loop = next((n for n in _walk_nodes(body) if isinstance(n, (c_ast.While, c_ast.DoWhile))), None)
+                if loop is not None:
+                    raise self.error(loop, _unsupported(loop))
                 raise self.error(node, f"'{node.name}' is used whole and through its members: its members "
                                        f"are read as variables of their own, which cannot share memory with it")
 
