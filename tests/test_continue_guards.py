@@ -179,5 +179,60 @@ def test_a_data_continue_before_another_continue_stays_refused():
             "    if (t < 5) { continue; }\n    d[i] = d[i] * 0.5 + a[i];\n    s += a[i];\n"
             "    if (b[i] > 10) continue;\n    s += a[i];\n  }\n#pragma endscop\n  return s;\n}\n"
             "double main_t(void) {\n  double t = 0;\n  return t;\n}\n")
-    with pytest.raises(ScopError, match="7:18: error: 'continue'"):
+    with pytest.raises(ScopError, match="10:20: error: 'continue' after 'if \\(...\\) continue;' under a condition "
+                                        "that reads the data"):
+        extract(text, filename="k.c")
+
+
+BLOCKS_AFTER_DATA_CONTINUES = r"""#include <stdio.h>
+#include <stdlib.h>
+double x[40], y[40], C[40][40];
+int m[40], a[40];
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]);
+  for (int i = 0; i < 40; i++) { x[i] = (i * 7) % 5; y[i] = (i * 3) % 4; m[i] = i % 3; a[i] = (i * 5) % 4; }
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    if (m[i] == 0)
+      continue;
+    if (x[i] > y[i]) { double t2 = x[i]; x[i] = y[i]; y[i] = t2; }
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      if (a[j] == 0) continue;
+      double w = x[i] * 0.5;
+      { long k = j; k += i; C[i][j] = k * a[j] + w; }
+    }
+#pragma endscop
+  double s = 0;
+  for (int i = 0; i < 40; i++) { s += x[i] * (i + 1) + y[i] * (i + 2); for (int j = 0; j < 40; j++) s += C[i][j] * (j + 1); }
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(scheduler="isl", fuse="max", tile=True,
+                                                                        parallel=True)])
+def test_declarations_after_a_data_continue_are_the_statements_own(flags, tmp_path):
+    """helper-81: 'if (a[j] == 0) continue;' followed by 'double w = ...;' and a block
+    '{ long k = j; ... }' was refused ("'continue' inside a SCoP"): the declarations'
+    scope ends with the loop's body, as the statement 'if (!(a[j] == 0)) { rest }'
+    does, so they are its own."""
+    source = tmp_path / "b.c"
+    source.write_text(BLOCKS_AFTER_DATA_CONTINUES)
+    text = optimize(source, OptimizeOptions.from_flags(**flags)).text
+    region = text.split("#pragma scop")[1].split("polysched: the original code")[0]
+    assert "continue" not in region and "if (!(a[" in region and "double w = x[" in region, region
+    sizes = [(0,), (1,), (2,), (-3,), (17,), (40,)]
+    assert outputs_of(text, tmp_path, "new", sizes) == outputs_of(BLOCKS_AFTER_DATA_CONTINUES, tmp_path, "orig", sizes)
+
+
+def test_a_data_continue_with_an_else_is_refused_as_such():
+    """helper-81: 'if (m[i] == 0) continue; else { ... }' was told that control flow must
+    be static; 'if (...) continue;' alone, the rest after it, is what runs."""
+    text = ("void k(int n, int *m, double *a) {\n#pragma scop\n  for (int i = 0; i < n; i++)\n"
+            "    if (m[i] == 0) continue; else { a[i] = 1.0; }\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="4:20: error: 'continue' with an 'else' or other statements under a "
+                                        "condition that reads the data"):
         extract(text, filename="k.c")

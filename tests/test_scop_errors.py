@@ -122,6 +122,10 @@ CASES = {
     "region_constant_of_a_written_size": ("k = n / 2;\nfor (i = 0; i < /*@*/k; i++)\n  x[i] = 0;\nn = k - 1;",
                                           "(set at the region's top to 'n / 2', no function of the sizes: it reads "
                                           "'n', which the SCoP writes too)"),
+    # (helper-81: "'q' is not declared")
+    "own_scalar_in_a_subscript": ("for (i = 0; i < N - 1; i++)\n  if (x[i] > 0) {\n    int q = i + 1;\n"
+                                  "    A[/*@*/q][0] = 0;\n  }",
+                                  "'q', declared under a condition that reads the data, is used in a subscript"),
     "array_under_a_data_test": ("for (i = 0; i < N; i++)\n  if (x[i] > 0) {\n"
                                 "    /*@*/double pair[2] = {x[i], 1.0};\n    x[i] = pair[0];\n  }",
                                 "only scalars of arithmetic types can be declared there"),

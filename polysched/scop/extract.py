@@ -898,6 +898,12 @@ class _RegionBuilder:
         if name in self.visible.declarations or name in self.macros or name in self.outside_names \
                 or name in self.macros.header_identifiers:
             return
+        if name in self.statement_locals:
+            # (helper-81: '{ int k = i + 1; A[k][j] = ...; }' under a data test was told
+            # that k is not declared)
+            raise self.error(node, f"'{name}', declared under a condition that reads the data, is used in a "
+                                   f"subscript or bound, which must be known before the program runs: write its "
+                                   f"value there, or declare '{name}' outside the condition")
         raise self.error(node, f"'{name}' is not declared")
 
     @property
@@ -3361,7 +3367,16 @@ class _RegionBuilder:
         if rest and all(_runs_under_a_data_test(n) or _has_loop(n) for n in rest):
             return None
         then = jump.iftrue.block_items[0] if isinstance(jump.iftrue, c_ast.Compound) else jump.iftrue
-        return then, _unsupported(then)
+        jumps = (c_ast.Continue, c_ast.Break, c_ast.Return, c_ast.Goto, c_ast.Label, c_ast.While, c_ast.DoWhile,
+                 c_ast.Switch, c_ast.Pragma)
+        bad = next((m for n in rest if not _runs_under_a_data_test(n) and not _has_loop(n)
+                    for m in _walk_nodes(n) if isinstance(m, jumps)), None)
+        if bad is None:
+            return then, _unsupported(then)
+        # (helper-81: told "'continue' inside a SCoP (control flow must be static)" of
+        # the first 'continue', which may be where it is)
+        return bad, f"{_unsupported(bad).split(' inside')[0]} after 'if (...) continue;' under a condition that " \
+                    f"reads the data: only assignments, declarations, 'if's and loops can follow it"
 
     def guard_text(self, test: str, rest: list[c_ast.Node], at: c_ast.Node) -> tuple[str, int, int, int]:
         """Text, line, column and offset of the last character of the statement that
@@ -3574,7 +3589,7 @@ class _RegionBuilder:
         c_type = self.integer_type(type_text(node.type)) if isinstance(node.type, c_ast.TypeDecl) else ""
         if not (c_type in FLOAT_TYPES or integer_range(c_type) is not None) or node.bitsize is not None:
             why = "only scalars of arithmetic types can be declared there"
-        elif node.storage:
+        elif set(node.storage) - {"auto", "register"}:
             why = f"a '{node.storage[0]}' variable lives across runs of the statement"
         elif name in self.visible.declarations or any(name in scope for scope in self.scopes) \
                 or name in self.all_iterators or name in self.macros:
@@ -3636,6 +3651,11 @@ class _RegionBuilder:
                 # after the other; the text runs as written)
                 for operand in part.exprs:
                     walk(operand, ctx)
+            elif isinstance(part, c_ast.Continue):
+                # (helper-81: 'if (m[i] == 0) continue; else { ... }' was told that control
+                # flow must be static, which 'if (m[i] == 0) continue;' alone may be)
+                raise self.error(part, "'continue' with an 'else' or other statements under a condition that reads "
+                                       "the data: write 'if (...) continue;' alone, the rest of the body after it")
             elif isinstance(part, c_ast.For):
                 raise self.error(part, "loop under a condition that reads the data or is not affine (the "
                                        "loop's iterations would not be known before the program runs)")
@@ -4864,17 +4884,18 @@ def _names_written_under(roots: list[c_ast.Node | None], loop_writes) -> set[str
     return written
 
 
-def _runs_under_a_data_test(node: c_ast.Node, in_branch: bool = False) -> bool:
-    """Whether ``node`` is what `conditional_statement` runs under a data-dependent
-    test: assignments, increments, and blocks and ``if``s of them; in the branch of an
-    ``if`` (``in_branch``), declarations of the statement's own scalars too."""
+def _runs_under_a_data_test(node: c_ast.Node) -> bool:
+    """Whether ``node``, after ``if (cond) continue;`` in a loop's body, is what
+    `conditional_statement` runs under the data-dependent test: assignments,
+    increments, declarations (the statement's own: their scope ends with the body, as
+    the statement does), and blocks and ``if``s of them."""
     if isinstance(node, c_ast.Compound):
-        return all(_runs_under_a_data_test(n, in_branch) for n in node.block_items or [])
+        return all(_runs_under_a_data_test(n) for n in node.block_items or [])
     if isinstance(node, c_ast.If):
-        return all(branch is None or _runs_under_a_data_test(branch, True) for branch in (node.iftrue, node.iffalse))
+        return all(branch is None or _runs_under_a_data_test(branch) for branch in (node.iftrue, node.iffalse))
     if isinstance(node, c_ast.ExprList):
         return all(_runs_under_a_data_test(n) for n in node.exprs)
-    return isinstance(node, (c_ast.Assignment, c_ast.EmptyStatement)) or in_branch and isinstance(node, c_ast.Decl) \
+    return isinstance(node, (c_ast.Assignment, c_ast.EmptyStatement, c_ast.Decl)) \
         or isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")
 
 
