@@ -6,6 +6,7 @@ Its ``isl.Id`` name is the canonical text of one of these values:
     Parallel()                                   "parallel"
     Parallel(private=("t",), reductions=(("+", "s"),))
                                                  "parallel(private=t; reduction=+:s)"
+    Parallel(schedule="dynamic")                 "parallel(schedule=dynamic)"
     Simd()                                       "simd"
     Ivdep()                                      "ivdep"
     Unroll(4)                                    "unroll(4)"
@@ -55,6 +56,29 @@ class _MarkBase:
         return self.text()
 
 
+SCHEDULE_KINDS = ("static", "dynamic", "guided", "auto")
+
+
+def _schedule_kind(text) -> str:
+    """``"dynamic,4"``: OpenMP's schedule kind, and a positive chunk size after a comma
+    (none for ``auto``), in canonical spelling; ``""`` for none given."""
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        raise MarkError(f"schedule: expected a kind such as 'dynamic' or 'dynamic,4', got {text!r}")
+    kind, comma, chunk = (part.strip() for part in text.strip().partition(","))
+    if not kind and not comma:
+        return ""
+    if kind not in SCHEDULE_KINDS:
+        raise MarkError(f"schedule {text.strip()!r}: the kind is one of {', '.join(SCHEDULE_KINDS)}")
+    if not comma:
+        return kind
+    if kind == "auto" or not chunk.isdigit() or int(chunk) < 1:
+        raise MarkError(f"schedule {text.strip()!r}: a chunk size is a positive integer"
+                        + (" (and 'auto' takes none)" if kind == "auto" else ""))
+    return f"{kind},{int(chunk)}"
+
+
 def _names(values) -> tuple[str, ...]:
     if isinstance(values, str):
         values = [v for v in re.split(r"[\s,]+", values) if v]
@@ -74,6 +98,13 @@ class Parallel(_MarkBase):
 
     private: tuple[str, ...] = ()
     reductions: tuple[tuple[str, str], ...] = ()
+    # how the iterations go to the threads, as OpenMP's ``schedule`` clause: "" (the
+    # runtime's default, static), "static", "dynamic", "guided" or "auto", a chunk
+    # size after a comma ("dynamic,4"). What a loop without reductions computes does not
+    # depend on it (its iterations are independent); a reduction's partial results do,
+    # under anything but a static schedule: the tiling policy asks for one only on loops
+    # without reductions
+    schedule: str = ""
 
     def __post_init__(self):
         # a name once per clause: OpenMP refuses 'private(t, t)' and 'reduction(+:s, s)'
@@ -92,6 +123,7 @@ class Parallel(_MarkBase):
             if name in self.private:
                 raise MarkError(f"scalar {name!r} is both private and a reduction")
         object.__setattr__(self, "reductions", tuple((op, name) for name, op in pairs.items()))
+        object.__setattr__(self, "schedule", _schedule_kind(self.schedule))
 
     @property
     def scalars(self) -> set[str]:
@@ -105,6 +137,8 @@ class Parallel(_MarkBase):
             parts.append("private=" + ",".join(self.private))
         if self.reductions:
             parts.append("reduction=" + ",".join(f"{op}:{name}" for op, name in self.reductions))
+        if self.schedule:
+            parts.append("schedule=" + self.schedule)
         return "; ".join(parts)
 
     def text(self) -> str:
@@ -211,6 +245,7 @@ def _parse_parallel(rest: str, text: str) -> Parallel:
         return Parallel()
     private: list[str] = []
     reductions: list[tuple[str, str]] = []
+    schedule = ""
     if rest.startswith("(") and rest.endswith(")"):          # parallel(private=a,b; reduction=+:s)
         for part in rest[1:-1].split(";"):
             if not part.strip():
@@ -231,9 +266,11 @@ def _parse_parallel(rest: str, text: str) -> Parallel:
                         raise MarkError(f"mark '{text}': a reduction is written operator:name "
                                         f"(reduction=+:s,+:c or reduction=+:s,c), got {item.strip()!r}")
                     reductions.append((op, name.strip()))
+            elif key == "schedule":
+                schedule = values
             else:
                 raise MarkError(f"mark '{text}': unknown parallel clause {key!r}")
-        return Parallel(tuple(private), tuple(reductions))
+        return Parallel(tuple(private), tuple(reductions), schedule)
     # the tiling pass's older spelling: "parallel private(t, u) reduction(+:s, r)"
     consumed = _LEGACY_CLAUSE.sub("", rest).strip()
     if consumed:
@@ -287,5 +324,5 @@ def try_parse_mark(name: isl.Id | str) -> Mark | None:
         return None
 
 
-__all__ = ["Ivdep", "Jam", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "Simd",
+__all__ = ["Ivdep", "Jam", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "SCHEDULE_KINDS", "Simd",
            "Tensorize", "Unroll", "parse_mark", "to_id", "try_parse_mark"]

@@ -24,6 +24,7 @@ import inspect
 import json
 import os
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
@@ -189,7 +190,7 @@ _STEP_ARGS = {
     "wavefront": ("stmt", "depth"),
     "separate": ("stmt", "depth"),
     "sink": ("stmt", "depth"),
-    "parallel": ("stmt", "depth", "private", "reductions", "reassociate"),
+    "parallel": ("stmt", "depth", "private", "reductions", "reassociate", "schedule"),
     "vectorize": ("stmt", "depth"),
     "unroll": ("stmt", "depth", "factor"),
     "mark": ("stmt", "depth", "mark"),
@@ -647,17 +648,26 @@ class Program:
         return self._apply("unmark", {"stmt": stmt, "depth": depth}, primitives.unmark, stmt, depth)
 
     def parallel(self, stmt: str, depth: int, private: Sequence[str] | None = None,
-                 reductions=None, reassociate: bool = False) -> "Program":
+                 reductions=None, reassociate: bool = False, schedule: str | None = None) -> "Program":
         """Run loop ``(stmt, depth)`` in parallel (a ``Parallel`` mark; OpenMP
         ``parallel for``). Legal iff the loop carries no dependence, except on scalars
         that are private or reductions: by default these are found from the scalars'
         dataflow (floating-point reductions only with ``reassociate=True``); given
         ``private``/``reductions`` are checked (a floating-point one, too, needs
         ``reassociate=True``). A hand-written ``mark(..., "parallel(reduction=+:s)")``
-        is itself the request to reassociate."""
+        is itself the request to reassociate. ``schedule``: how the iterations go to the
+        threads, as OpenMP's clause (``"dynamic"``, ``"dynamic,4"``, ``"guided"``...;
+        `polysched.marks.Parallel`); it changes no result of a loop without reductions."""
         args = {"stmt": stmt, "depth": depth}
         what = f"parallel({stmt!r}, {depth!r})"
         check_bool(reassociate, what, "reassociate")
+        if schedule is not None:
+            try:
+                schedule = Parallel(schedule=schedule).schedule
+            except MarkError as error:
+                raise TransformError(f"{what}: {error}") from None
+            if schedule:
+                args["schedule"] = schedule
         if private is not None:          # one name, not its letters
             private = as_list(private, what, "private", "a scalar name or a list of names", item=str, single=str)
             args["private"] = private = [self._model_name(name, what) for name in private]
@@ -685,6 +695,7 @@ class Program:
                 note = " (" + "; ".join(f"scalar {n}: {r}" for n, r in blocking.items()) + ")"
         else:
             value = Parallel(tuple(private or ()), tuple(tuple(r) for r in args.get("reductions", [])))
+        value = replace(value, schedule=args.get("schedule", ""))
         return self._apply("parallel", args, primitives.mark, stmt, depth, value, what, hint=note)
 
     def _model_name(self, name: str, what: str) -> str:

@@ -51,6 +51,8 @@ int main(void) {
     (Parallel(), "parallel"),
     (Parallel(private=("t",), reductions=(("+", "s"),)), "parallel(private=t; reduction=+:s)"),
     (Parallel(reductions={"s": "+", "p": "*"}), "parallel(reduction=+:s,*:p)"),
+    (Parallel(private=("t",), schedule="dynamic"), "parallel(private=t; schedule=dynamic)"),
+    (Parallel(schedule=" guided , 8"), "parallel(schedule=guided,8)"),
     (Simd(), "simd"),
     (Ivdep(), "ivdep"),
     (Unroll(4), "unroll(4)"),
@@ -76,7 +78,9 @@ def test_older_spellings_are_read():
 
 
 @pytest.mark.parametrize("text", ["paralel", "parallel foo", "unroll", "unroll(0)", "simd 3",
-                                  "parallel(shared=x)", "parallel(private=)", "parallel(private= ; )"])
+                                  "parallel(shared=x)", "parallel(private=)", "parallel(private= ; )",
+                                  "parallel(schedule=dyn)", "parallel(schedule=auto,4)",
+                                  "parallel(schedule=dynamic,0)", "parallel(schedule=static,x)"])
 def test_unknown_marks_are_errors(text):
     with pytest.raises(MarkError):
         parse_mark(text)
@@ -254,3 +258,24 @@ def test_a_race_witness_states_no_order(tmp_path):
         ps.Program.from_file(path).parallel("S0", 0)
     assert "touch the same element, one writing" in str(info.value)
     assert "must run before" not in str(info.value)
+
+
+def test_a_parallel_schedule_becomes_openmps_clause_and_runs_the_same(tmp_path):
+    """``parallel(stmt, depth, schedule=...)`` puts OpenMP's ``schedule`` clause on the
+    loop, next to its other clauses; the program prints what the original does at 1
+    and 2 threads. Two marks on one loop with different schedules are refused, a bad
+    schedule is a TransformError."""
+    from polysched.emit_c.marks import merged_parallel, openmp_clauses
+    assert openmp_clauses(Parallel(("t",), (("+", "s"),), "dynamic,4")) == \
+        "private(t) reduction(+:s) schedule(dynamic, 4)"
+    assert merged_parallel([Parallel(("t",)), Parallel(schedule="dynamic")]) == Parallel(("t",), (), "dynamic")
+    with pytest.raises(MarkError, match="two schedules: dynamic and guided"):
+        merged_parallel([Parallel(schedule="guided"), Parallel(schedule="dynamic")])
+    p = ps.Program.from_file(get("syrk").path).auto_schedule()
+    with pytest.raises(ps.TransformError, match="schedule 'fast': the kind is one of"):
+        p.parallel("S1", 0, schedule="fast")
+    q = p.parallel("S1", 0, schedule="guided,2")
+    assert "#pragma omp parallel for schedule(guided, 2)" in q.c_code()
+    assert ps.Program.from_file(get("syrk").path).replay(q.trace).c_code() == q.c_code()
+    verdict = q.verify()
+    assert verdict.ok, verdict.reason

@@ -421,3 +421,19 @@ def test_no_register_tiling_where_a_parameter_shifts_the_jammed_loop_along_anoth
     assert any("no unroll-and-jam: a parameter shifts" in note for note in band.notes)
     [band] = triangle.tiling.bands
     assert band.jam == 4
+
+
+def test_a_parallel_tile_loop_over_unequal_tiles_hands_them_out_dynamically():
+    """A triangle (syrk's ``j <= i``, tiled along i) gives the parallel tile loop tiles
+    of unequal work: it gets ``schedule(dynamic)`` (correlation's first thread had 76%
+    of the work under the default static schedule). A box (gemm) keeps the default.
+    The dynamic code prints what the original does, bit for bit, at 1 and 2 threads."""
+    _, tiled, steps = _steps_and_code("syrk", parallel=True, sizes={"S1": [8, 8, 8]})
+    parallel = [s for s in steps if s["op"] == "parallel"]
+    assert [s["args"].get("schedule") for s in parallel if s["args"]["stmt"] == "S1"] == ["dynamic"]
+    assert "#pragma omp parallel for schedule(dynamic)" in tiled.c_code()
+    verdict = tiled.verify()
+    assert verdict.ok and verdict.comparison.worst_abs == 0.0, verdict.reason
+    _, _, steps = _steps_and_code("gemm", parallel=True)
+    assert [s for s in steps if s["op"] == "parallel"]
+    assert all("schedule" not in s["args"] for s in steps if s["op"] == "parallel")

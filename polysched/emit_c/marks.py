@@ -6,6 +6,7 @@ A mark sits directly above the band whose *outermost* loop it applies to:
 
     Parallel()                          -> #pragma omp parallel for
     Parallel(private, reductions)       -> #pragma omp parallel for private(..) reduction(op:..)
+    Parallel(schedule="dynamic")        -> #pragma omp parallel for schedule(dynamic)
     Simd()                              -> #pragma omp simd
     Ivdep()                             -> #pragma GCC ivdep
     Unroll(N)                           -> #pragma GCC unroll N
@@ -27,11 +28,12 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polysched.errors import MarkError
 from polysched.marks import Ivdep, Parallel, Simd, Unroll, try_parse_mark
 
 
 def openmp_clauses(mark: Parallel) -> str:
-    """``private(t, u) reduction(+:s, r)``: the OpenMP data-sharing clauses of ``mark``."""
+    """``private(t, u) reduction(+:s, r) schedule(dynamic)``: the OpenMP clauses of ``mark``."""
     parts = []
     if mark.private:
         parts.append(f"private({', '.join(mark.private)})")
@@ -40,15 +42,21 @@ def openmp_clauses(mark: Parallel) -> str:
         by_op.setdefault(op, []).append(name)
     for op, names in by_op.items():
         parts.append(f"reduction({op}:{', '.join(names)})")
+    if mark.schedule:
+        parts.append(f"schedule({mark.schedule.replace(',', ', ')})")
     return " ".join(parts)
 
 
 def merged_parallel(marks: list[Parallel]) -> Parallel:
     """One ``Parallel`` with the clauses of ``marks`` stacked on one loop, each name
     once (``private(t) private(t)`` is refused by the compiler); raises ``MarkError``
-    when they disagree (``t`` private in one, a reduction in another)."""
+    when they disagree (``t`` private in one, a reduction in another; two schedules)."""
+    schedules = sorted({mark.schedule for mark in marks if mark.schedule})
+    if len(schedules) > 1:
+        raise MarkError(f"one loop is given two schedules: {' and '.join(schedules)}")
     return Parallel(private=[name for mark in marks for name in mark.private],
-                    reductions=[pair for mark in marks for pair in mark.reductions])
+                    reductions=[pair for mark in marks for pair in mark.reductions],
+                    schedule=schedules[0] if schedules else "")
 
 
 @dataclass(frozen=True)
