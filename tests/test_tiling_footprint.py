@@ -42,3 +42,27 @@ def test_enclosing_loops_are_fixed_to_one_iteration():
     assert footprint_bytes(space, [tp, ts]) == (tp + ts + ts * tp) * 8
     without_prefix = band_space(scop, domain, _band(scop, update.name, ["p", "s"]))
     assert footprint_bytes(without_prefix, [tp, ts]) > 100 * footprint_bytes(space, [tp, ts])
+
+
+def test_parallel_tiles_are_sized_to_share_out_in_full_rounds():
+    """trmm's band (j, k, i) with j parallel, 1200 columns: tiles of 256 make 5 tile
+    loop iterations, 3 rounds on 2 threads for 2.5 rounds of work. With the threads
+    given, the sizes make a count that 2 threads share evenly (at least 90% of the
+    rounds work), among at least 4 tiles; on 1 thread the sizes are the old ones."""
+    from polysched.tiling.footprint import choose_sizes
+    [scop] = extract(get("trmm").path)
+    update = next(s for s in scop.statements if "+=" in s.body)
+    domain = isl.UnionSet.from_set(update.domain)
+    space = band_space(scop, domain, _band(scop, update.name, ["j", "k", "i"]))
+    assert space.extents[0] == 1200
+    budget = 512 * 1024
+    alone = choose_sizes(space, 3, budget, min_outer_tiles=4, innermost=0)
+    shared = choose_sizes(space, 3, budget, min_outer_tiles=4, innermost=0, threads=2)
+    assert -(-1200 // alone[0]) % 2 == 1                   # an odd count: the old sizes
+    tiles = -(-1200 // shared[0])
+    assert tiles >= 4 and tiles / (2 * -(-tiles // 2)) >= 0.9, shared
+    assert footprint_bytes(space, shared) <= budget
+    for threads in (3, 4):
+        sizes = choose_sizes(space, 3, budget, min_outer_tiles=4, innermost=0, threads=threads)
+        tiles = -(-1200 // sizes[0])
+        assert tiles / (threads * -(-tiles // threads)) >= 0.9, (threads, sizes)

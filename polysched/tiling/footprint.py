@@ -28,6 +28,9 @@ CANDIDATES = (4, 8, 16, 32, 64, 128, 256)
 
 # shortest innermost tile size preferred (a few AVX-512 vectors of doubles)
 MIN_INNER_SIZE = 64
+# the share of the threads' rounds over a parallel tile loop that is work (9 tiles on
+# 2 threads: 0.9), below which another size is preferred when one fits
+MIN_THREAD_SHARE = 0.9
 DEFAULT_PARAMETER = 1024
 # isl counts a set's points one by one: past this many in its bounding box, the box is
 # the count (helper-53: the 4-deep outer loops of a 5-deep triangular nest at n = 1024,
@@ -281,12 +284,13 @@ def _reference_box(instances: isl.UnionSet, relation: isl.Map, subscripts: list[
 
 def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
                  candidates: tuple[int, ...] = CANDIDATES, min_outer_tiles: int = 1,
-                 innermost: int | None = None) -> list[int]:
+                 innermost: int | None = None, threads: int = 1) -> list[int]:
     """Tile sizes for a band of ``n_members`` under a footprint ``budget`` in bytes.
 
     ``min_outer_tiles``: when the outermost tile loop is to run in parallel, keep at
     least that many tiles along it (if some candidate allows it), so every thread
-    gets work. ``innermost``: the member whose point loop will be innermost (the vector
+    gets work; ``threads``: the threads that share those tiles, preferably in full
+    rounds. ``innermost``: the member whose point loop will be innermost (the vector
     loop, after the point order; default the last). Falls back to 32 per member when
     the band cannot be measured.
     """
@@ -327,10 +331,16 @@ def choose_sizes(space: BandSpace | None, n_members: int, budget: int,
         for size, extent in zip(sizes, extents):
             work *= min(size, extent)
         spread = max(sizes) / min(sizes)
-        enough_tiles = -(-extents[0] // sizes[0]) >= min_outer_tiles
+        tiles = -(-extents[0] // sizes[0])
+        enough_tiles = tiles >= min_outer_tiles
+        # the threads take the tiles in rounds, the last one partly idle: 5 tiles on 2
+        # threads take 3 rounds for 2.5 rounds of work (trmm's 1200 columns in tiles of
+        # 256: 1.22x slower than in tiles of 128, at 2 threads). Among too few tiles
+        # for parallelism to pay anyway, the sizes are chosen as before
+        balanced = enough_tiles and tiles / (threads * -(-tiles // threads)) >= MIN_THREAD_SHARE
         # the innermost point loop is the vector loop: a short one wastes the tile
         long_inner = sizes[inner] >= min(MIN_INNER_SIZE, extents[inner])
-        key = (enough_tiles, long_inner, work, -spread, sizes[inner], -sum(sizes))
+        key = (enough_tiles, balanced, long_inner, work, -spread, sizes[inner], -sum(sizes))
         if best_key is None or key > best_key:
             best_key, best = key, sizes
     return best if best is not None else smallest

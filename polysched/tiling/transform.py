@@ -55,7 +55,8 @@ _band = isl.schedule_node_type.band
 _mark = isl.schedule_node_type.mark
 
 # a parallel loop should give each thread (of this machine) at least two iterations
-MIN_PARALLEL_TRIPS = max(4, 2 * (os.cpu_count() or 1))
+THREADS = os.cpu_count() or 1
+MIN_PARALLEL_TRIPS = max(4, 2 * THREADS)
 
 # A parallel loop inside sequential ones forks and joins once per outer iteration
 # (a few microseconds each): beyond this many, the overhead eats the gain (ludcmp's
@@ -298,7 +299,8 @@ class _Policy:
         # a parallel outer tile loop needs a few tiles per thread; the innermost point
         # loop (the vector loop) should be long
         min_tiles = MIN_PARALLEL_TRIPS if wants_parallel else 1
-        model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles, innermost=order[-1]) \
+        model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles, innermost=order[-1],
+                             threads=THREADS if wants_parallel else 1) \
             if len(given) < n else []
         sizes = given + model[len(given):]
         diamond = n >= 2 and not any(report.coincident[:2]) and _concurrent_start(mupa)
