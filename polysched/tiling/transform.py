@@ -446,18 +446,25 @@ class _Policy:
             report.notes.append("no unroll-and-jam: a parameter shifts the bounds of the loop to "
                                 "jam along another loop")
             return order, None
+        invariant = invariant_writes(self.scop, node, n_prefix)
+        keeping = [m for m in order[:-1] if invariant[m]]
         if self.options.register_tile > 1 and not self.options.unroll and n >= 2 and n_prefix + n >= 3 \
-                and vectorizable[inner] \
-                and invariant_writes(self.scop, node, n_prefix)[order[-2]] \
-                and _box_along(node.get_domain(), mupa, order[-2]):
+                and vectorizable[inner] and keeping:
             # gemm's (i, k, j): every store is the same element all along k (C[i][j]),
             # so k's copies jammed into the vector loop update it in a register, in k's
             # order (the same sums), where the loop loaded and stored C once per k
-            # (LARGE, 1 thread: gemm 1.34x, 2mm 1.43x, 3mm 1.36x, doitgen 1.90x). Not
-            # along a triangular loop: symm's k < i left guards in the body (0.94x); not
-            # in a 2-deep nest, a matrix-vector stream with no reuse to keep (mvt 0.89x;
+            # (LARGE, 1 thread: gemm 1.34x, 2mm 1.43x, 3mm 1.36x, doitgen 1.90x). Such a
+            # member goes just outside the vector loop: trmm's (k, i, j) becomes
+            # (i, k, j), B[i][j] kept along k (1.22x at 2 threads). Along a triangle
+            # too (trmm's k > i; symm's k < i 1.04x, where it once left guards in the
+            # body), not where a parameter shifts the bounds (see above). Not in a
+            # 2-deep nest, a matrix-vector stream with no reuse to keep (mvt 0.89x;
             # doitgen's 2-member band inside (r, q) reuses C4 and gains)
-            return order, order[-2]
+            if _coupled_without_parameters(node.get_domain(), mupa, keeping[-1]):
+                return [k for k in order[:-1] if k != keeping[-1]] + [keeping[-1], inner], keeping[-1]
+            report.notes.append("no unroll-and-jam: a parameter shifts the bounds of the loop to "
+                                "jam along another loop")
+            return order, None
         return order, None
 
     def _jam_steps(self, chain: _Chain, report: BandReport, is_leaf: bool,
