@@ -212,12 +212,14 @@ def array_root(ref: c_ast.ArrayRef) -> str | None:
 
 class NotAffine(Exception):
     """Raised with the offending node and a one-sentence message; the extractor turns
-    it into a ScopError at the node's original position."""
+    it into a ScopError at the node's original position. ``written``: the variable
+    the region writes that the expression reads, when that is the reason."""
 
-    def __init__(self, node: c_ast.Node, message: str):
+    def __init__(self, node: c_ast.Node, message: str, written: str | None = None):
         super().__init__(message)
         self.node = node
         self.message = message
+        self.written = written
 
 
 class AffineConverter:

@@ -845,7 +845,7 @@ class _RegionBuilder:
             raise NotAffine(node, f"data-dependent expression: '{name}' is written inside the SCoP and cannot "
                                   "appear in a loop bound, subscript or condition" +
                                   (f" (set at the region's top to '{why[0]}', no function of the sizes: "
-                                   f"{why[1]})" if why else ""))
+                                   f"{why[1]})" if why else ""), written=name)
         decl = self.visible.declarations.get(name)
         if decl is not None and decl.volatile:
             raise self.volatile_error(name, node)
@@ -1094,8 +1094,7 @@ class _RegionBuilder:
             return None
         name = node.lvalue.name
         decl = self.visible.declarations.get(name)
-        if decl is None or not decl.is_integer_scalar or decl.volatile or name in self.all_iterators \
-                or name in self.macros or any(name in scope for scope in self.scopes) \
+        if decl is None or not decl.is_integer_scalar or decl.volatile or self.names_another(name) \
                 or integer_range(self.integer_type(decl.element_type)) is None \
                 or any(name in self.macros.names_reached(word) for word in self.region_words if word in self.macros):
             # (a macro the region uses may read or write m where the text does not show it)
@@ -1115,10 +1114,9 @@ class _RegionBuilder:
             self.converter(ctx).pw_aff(alias)
         except NotAffine as refusal:
             self.pending_ranges = []
-            written = re.match(r"data-dependent expression: '(\w+)' is written", refusal.message)
             self.not_region_constant[name] = (self.as_written(_GEN.visit(node.rvalue)),
-                                              f"it reads '{written[1]}', which the SCoP writes too" if written
-                                              else refusal.message)
+                                              f"it reads '{refusal.written}', which the SCoP writes too"
+                                              if refusal.written else refusal.message)
             return None
         self.assume_in_range(ctx.domain)
         text = self.local_text(self.as_written(_GEN.visit(node.rvalue)))
@@ -3253,10 +3251,11 @@ class _RegionBuilder:
                     value = self.constant_int(left)
                     step = value
         if step is None:
-            if self.type_of(name) in FLOAT_TYPES:
+            counter_type = self.type_of(name)
+            if counter_type in FLOAT_TYPES:
                 # (helper-80: 'for (float x = 0.0f; x < 1.0f; x += 0.25f)' was told that
                 # its step must be a constant, which it is)
-                raise self.error(node, f"loop counter '{name}' is a {self.type_of(name)}: loops of a SCoP count "
+                raise self.error(node, f"loop counter '{name}' is a {counter_type}: loops of a SCoP count "
                                        f"with integers ('for (k = 0; k < 4; k++)' and 'x = k * 0.25f' inside)")
             raise self.error(nxt or node, f"loop increment must change '{name}' by a constant "
                                           f"('{name}++', '{name}--', '{name} += c', '{name} = {name} + c')")
@@ -3367,15 +3366,13 @@ class _RegionBuilder:
         if rest and all(_runs_under_a_data_test(n) or _has_loop(n) for n in rest):
             return None
         then = jump.iftrue.block_items[0] if isinstance(jump.iftrue, c_ast.Compound) else jump.iftrue
-        jumps = (c_ast.Continue, c_ast.Break, c_ast.Return, c_ast.Goto, c_ast.Label, c_ast.While, c_ast.DoWhile,
-                 c_ast.Switch, c_ast.Pragma)
         bad = next((m for n in rest if not _runs_under_a_data_test(n) and not _has_loop(n)
-                    for m in _walk_nodes(n) if isinstance(m, jumps)), None)
+                    for m in _walk_nodes(n) if isinstance(m, _JUMPS)), None)
         if bad is None:
             return then, _unsupported(then)
         # (helper-81: told "'continue' inside a SCoP (control flow must be static)" of
         # the first 'continue', which may be where it is)
-        return bad, f"{_unsupported(bad).split(' inside')[0]} after 'if (...) continue;' under a condition that " \
+        return bad, f"{_jump_named(bad)} after 'if (...) continue;' under a condition that " \
                     f"reads the data: only assignments, declarations, 'if's and loops can follow it"
 
     def guard_text(self, test: str, rest: list[c_ast.Node], at: c_ast.Node) -> tuple[str, int, int, int]:
@@ -3456,9 +3453,8 @@ class _RegionBuilder:
                                                             for later in items[k + 1:]):
                         return item, f"loop under a condition that reads the data, after the declaration of " \
                                      f"'{item.name}' in its block: declare '{item.name}' before '#pragma scop'"
-            if isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Goto, c_ast.Label, c_ast.While,
-                              c_ast.DoWhile, c_ast.Switch, c_ast.Pragma)):
-                return n, f"loop under a condition that reads the data, with {_unsupported(n).split(' inside')[0]} " \
+            if isinstance(n, _JUMPS):
+                return n, f"loop under a condition that reads the data, with {_jump_named(n)} " \
                           f"under the condition: only loops, assignments and 'if's can run under such a test"
             hoisted = self.hoisted_starts(n) if isinstance(n, c_ast.For) else []
             if hoisted:
@@ -3580,6 +3576,12 @@ class _RegionBuilder:
             guard = part if guard is None else guard.intersect(part)
         return guard
 
+    def names_another(self, name: str) -> bool:
+        """Is ``name`` also a loop iterator, a macro or a variable of a block of the
+        region? (The region's text is renamed textually: such a name is not one
+        variable's alone.)"""
+        return name in self.all_iterators or name in self.macros or any(name in scope for scope in self.scopes)
+
     def statement_local_problem(self, node: c_ast.Decl) -> str | None:
         """Why the declaration ``node``, in a branch of a data-dependent ``if``
         (conditional_statement), cannot be a variable of that statement alone, or None:
@@ -3591,8 +3593,7 @@ class _RegionBuilder:
             why = "only scalars of arithmetic types can be declared there"
         elif set(node.storage) - {"auto", "register"}:
             why = f"a '{node.storage[0]}' variable lives across runs of the statement"
-        elif name in self.visible.declarations or any(name in scope for scope in self.scopes) \
-                or name in self.all_iterators or name in self.macros:
+        elif name in self.visible.declarations or self.names_another(name):
             why = f"'{name}' also names another variable or macro here"
         else:
             return None
@@ -5024,19 +5025,29 @@ def _walk_nodes(node: c_ast.Node | None):
         stack.extend(child for _, child in reversed(cur.children()))
 
 
+# the statements that jump or loop other than by an affine 'for', refused where the
+# control flow must be static; the message names the construct before " inside"
+_JUMP_MESSAGES = {
+    c_ast.While: "'while' loop inside a SCoP (only 'for' loops with affine bounds are supported)",
+    c_ast.DoWhile: "'do'-'while' loop inside a SCoP (only 'for' loops with affine bounds are supported)",
+    c_ast.Break: "'break' inside a SCoP (control flow must be static)",
+    c_ast.Continue: "'continue' inside a SCoP (control flow must be static)",
+    c_ast.Goto: "'goto' inside a SCoP (control flow must be static)",
+    c_ast.Return: "'return' inside a SCoP (control flow must be static)",
+    c_ast.Label: "label inside a SCoP (control flow must be static)",
+    c_ast.Switch: "'switch' inside a SCoP (use affine 'if' conditions)",
+    c_ast.Pragma: "pragma inside a SCoP region",
+}
+_JUMPS = tuple(_JUMP_MESSAGES)
+
+
+def _jump_named(node: c_ast.Node) -> str:
+    """``'break'``, ``'while' loop``: what `_unsupported` calls one of ``_JUMPS``."""
+    return _unsupported(node).split(" inside")[0]
+
+
 def _unsupported(node: c_ast.Node) -> str:
-    kinds = {
-        c_ast.While: "'while' loop inside a SCoP (only 'for' loops with affine bounds are supported)",
-        c_ast.DoWhile: "'do'-'while' loop inside a SCoP (only 'for' loops with affine bounds are supported)",
-        c_ast.Break: "'break' inside a SCoP (control flow must be static)",
-        c_ast.Continue: "'continue' inside a SCoP (control flow must be static)",
-        c_ast.Goto: "'goto' inside a SCoP (control flow must be static)",
-        c_ast.Return: "'return' inside a SCoP (control flow must be static)",
-        c_ast.Label: "label inside a SCoP (control flow must be static)",
-        c_ast.Switch: "'switch' inside a SCoP (use affine 'if' conditions)",
-        c_ast.Pragma: "pragma inside a SCoP region",
-    }
-    for cls, message in kinds.items():
+    for cls, message in _JUMP_MESSAGES.items():
         if isinstance(node, cls):
             return message
     if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
