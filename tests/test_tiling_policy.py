@@ -445,14 +445,25 @@ def test_no_register_tiling_where_a_parameter_shifts_the_jammed_loop_along_anoth
 def test_a_parallel_tile_loop_over_unequal_tiles_hands_them_out_dynamically():
     """A triangle (syrk's ``j <= i``, tiled along i) gives the parallel tile loop tiles
     of unequal work: it gets ``schedule(dynamic)`` (correlation's first thread had 76%
-    of the work under the default static schedule). A box (gemm) keeps the default.
-    The dynamic code prints what the original does, bit for bit, at 1 and 2 threads."""
+    of the work under the default static schedule), and so do lu's wavefronts of
+    tiles. A box (gemm) keeps the default, and so does a stencil's wavefront of
+    skewed tiles of a box (jacobi-1d: 0.86x with dynamic). The dynamic code prints
+    what the original does, bit for bit, at 1 and 2 threads."""
     _, tiled, steps = _steps_and_code("syrk", parallel=True, sizes={"S1": [8, 8, 8]})
     parallel = [s for s in steps if s["op"] == "parallel"]
     assert [s["args"].get("schedule") for s in parallel if s["args"]["stmt"] == "S1"] == ["dynamic"]
     assert "#pragma omp parallel for schedule(dynamic)" in tiled.c_code()
     verdict = tiled.verify()
     assert verdict.ok and verdict.comparison.worst_abs == 0.0, verdict.reason
-    _, _, steps = _steps_and_code("gemm", parallel=True)
+    _, tiled, steps = _steps_and_code("lu", parallel=True)
+    assert "wavefront" in [s["op"] for s in steps]
+    assert [s["args"].get("schedule") for s in steps if s["op"] == "parallel"] == ["dynamic"]
+    verdict = tiled.verify()
+    assert verdict.ok and verdict.comparison.worst_abs == 0.0, verdict.reason
+    _, tiled, steps = _steps_and_code("gemm", parallel=True)
     assert [s for s in steps if s["op"] == "parallel"]
     assert all("schedule" not in s["args"] for s in steps if s["op"] == "parallel")
+    from polysched.pipeline import OptimizeOptions, optimize
+    result = optimize(get("jacobi-1d").path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "parallel: wavefront" in result.summary() and "#pragma omp parallel for" in result.text
+    assert "schedule(" not in result.text

@@ -351,7 +351,7 @@ class _Policy:
         if wants_parallel:
             placed = self._parallelize(chain, 0, n, domain, prefix, True, report, "tile loop", band=mupa)
             if not placed and n >= 2 and opts.wavefront:
-                placed = self._wavefront(chain, n, domain, prefix, report)
+                placed = self._wavefront(chain, n, domain, prefix, report, mupa)
         return placed
 
     def _parallel_when_innermost(self, prefix: isl.UnionMap, mupa: isl.MultiUnionPwAff, k: int) -> bool:
@@ -544,14 +544,8 @@ class _Policy:
                 # would be dropped (the loop runs once) and the band left sequential
                 report.notes.append(f"parallel {what} {j} skipped: it runs once")
                 continue
-            if band is not None and not mark.reductions and not _box_along(domain, band, j):
-                # OpenMP's default hands out equal runs of iterations: correlation's
-                # 10 tiles of 128 rows of j > i gave the first thread 76% of the work.
-                # Tile by tile, the threads finish together (correlation and covariance
-                # 1.45x faster at 2 threads, LARGE). Not with a reduction: its partial
-                # results would depend on which thread took which tile
-                mark = replace(mark, schedule="dynamic")
-                report.notes.append("schedule=dynamic: the tiles hold unequal work")
+            if band is not None:
+                mark = self._balanced(mark, domain, band, j, report)
             report.parallel, report.clauses = f"{what} {j}", mark.clauses()
             at = start
             if permutable:
@@ -565,6 +559,25 @@ class _Policy:
         if permutable and n >= 2 and what == "loop":
             return self._parallelize_second(chain, start, n, domain, prefix, report)
         return False
+
+    @staticmethod
+    def _balanced(mark: Parallel, domain, band: isl.MultiUnionPwAff, member: int, report) -> Parallel:
+        """``mark`` for the parallel tile loop of band member ``member``, with
+        ``schedule=dynamic`` when its tiles hold unequal work: the band's iterations are
+        no box along that member (a triangle)."""
+        if mark.reductions or _box_along(domain, band, member) or _boxes(domain):
+            return mark
+        # OpenMP's default hands out equal runs of iterations: correlation's 10 tiles
+        # of 128 rows of j > i gave the first thread 76% of the work. Tile by tile, the
+        # threads finish together (at 2 threads, LARGE: correlation and covariance
+        # 1.45x faster, lu's wavefronts 1.24x). Not with a reduction: its partial
+        # results would depend on which thread took which tile. Not where the
+        # statements' domains are boxes, the band only skewed (a stencil's diamonds,
+        # uneven at the edges alone): there a thread keeps the same tiles from one
+        # parallel loop to the next (dynamic everywhere: floyd-warshall 0.53x, fdtd-2d
+        # 0.80x; on the diamonds, jacobi-1d 0.86x, heat-3d 0.91x)
+        report.notes.append("schedule=dynamic: the tiles hold unequal work")
+        return replace(mark, schedule="dynamic")
 
     def _parallelize_second(self, chain: _Chain, start: int, n: int, domain, prefix, report) -> bool:
         """An untiled permutable band with no parallel member: the first pair (a, b), in
@@ -616,13 +629,15 @@ class _Policy:
                 return False
         return True
 
-    def _wavefront(self, chain: _Chain, n: int, domain, prefix, report) -> bool:
-        """Outer tile loops (t0, t1, ...) -> (t0 + t1) then (t1, ...), t1 parallel."""
+    def _wavefront(self, chain: _Chain, n: int, domain, prefix, report, band: isl.MultiUnionPwAff) -> bool:
+        """Outer tile loops (t0, t1, ...) -> (t0 + t1) then (t1, ...), t1 parallel (its
+        tiles handed out dynamically when they hold unequal work, as `_parallelize`'s)."""
         wave = chain.loops[0].add(chain.loops[1])
         mark = self._parallel_mark(domain, rows(prefix, mupa_rows(wave)), mupa_rows(chain.loops[1]),
                                    report)
         if mark is None:
             return False
+        mark = self._balanced(mark, domain, band, 1, report)
         chain.loops[0] = wave
         report.wavefront = True
         report.parallel, report.clauses = "wavefront (tile loop 1)", mark.clauses()
@@ -757,6 +772,22 @@ def _box_along(domain: isl.UnionSet, mupa: isl.MultiUnionPwAff, member: int) -> 
         .project_out(isl.dim_type.set, 0, member) \
         .insert_dims(isl.dim_type.set, 0, member).insert_dims(isl.dim_type.set, member + 1, n - member - 1)
     return others.intersect(along).is_subset(image)
+
+
+def _boxes(domain: isl.UnionSet) -> bool:
+    """Is every statement's domain a box: each iterator's range the same whatever the
+    other iterators' values (no triangle ``j > i``)?"""
+    for piece in sets_of(domain):
+        piece = piece.reset_tuple_id()
+        n = piece.dim(isl.dim_type.set)
+        box = isl.Set.universe(piece.get_space())
+        for d in range(n):
+            along = piece.project_out(isl.dim_type.set, d + 1, n - d - 1).project_out(isl.dim_type.set, 0, d)
+            box = box.intersect(along.insert_dims(isl.dim_type.set, 0, d).insert_dims(isl.dim_type.set, d + 1,
+                                                                                          n - d - 1))
+        if not box.is_subset(piece):
+            return False
+    return True
 
 
 def _coupled_without_parameters(domain: isl.UnionSet, mupa: isl.MultiUnionPwAff, member: int) -> bool:
