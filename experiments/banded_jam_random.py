@@ -9,6 +9,10 @@ compared at 1 and 2 threads); the script counts verified outputs, code generatio
 fallbacks, jammed bands and bands left unjammed by the parameter rule, and the slowest
 code generation.
 
+From seed 240 on, also trmm's, symm's and a lower gemm's triangles (``k`` from ``i + 1``,
+``i`` or ``0`` up to ``n``, ``i`` or ``i + 1``), whose loop along which every store stays put
+is jammed along the triangle.
+
 usage: python experiments/banded_jam_random.py START COUNT [OUT_DIR]
 (session 54: seeds 0-139 at 93ca0f4: 140 verified, 0 fallbacks, 25 jammed, 47 left
 unjammed by the rule; the code before dfd1d26 on those 47: 22 fell back to the untiled
@@ -33,8 +37,21 @@ def program(seed):
         hi = f"(i + {W[1]} < n - 1 ? i + {W[1]} : n - 1)"
     itype = r.choice(["int", "long"])
     dtype = r.choice(["double", "double", "float", "int"])
-    kind = r.choice(["matvec", "matvec2", "syrk", "scal"])
-    if kind == "matvec":
+    # from seed 240 (session 58), also the triangles of the loop that keeps its stores
+    # (trmm's k > i, symm's k < i), jammed since 656a0fd
+    kind = r.choice(["matvec", "matvec2", "syrk", "scal"] + (["trmm", "symm", "gemm_lower"] if seed >= 240 else []))
+    k_lo, k_hi = r.choice([("i + 1", "n"), ("i", "n"), ("0", "i"), ("0", "i + 1")])
+    triangle = f"for ({itype} k = {k_lo}; k < {k_hi}; k++)"
+    if kind == "trmm":
+        nest = f"for ({itype} i = 0; i < n; i++)\n    for ({itype} j = 0; j < m; j++)\n      {triangle}\n" \
+               f"        C[i][j] += A[k][i] * C[k][j];"
+    elif kind == "symm":
+        nest = f"for ({itype} i = 0; i < n; i++)\n    for ({itype} j = 0; j < m; j++)\n      {triangle}\n" \
+               f"        C[k][j] += A[i][k] * A[i][j];"
+    elif kind == "gemm_lower":
+        nest = f"for ({itype} i = 0; i < n; i++)\n    {triangle}\n      for ({itype} j = 0; j < m; j++)\n" \
+               f"        C[i][j] += A[i][k] * A[k][j];"
+    elif kind == "matvec":
         body = "y[i] += A[i][j] * x[j];"
         nest = f"for ({itype} i = 0; i < n; i++)\n    for ({itype} j = {lo}; j <= {hi}; j++)\n      {body}"
     elif kind == "matvec2":
