@@ -564,7 +564,7 @@ class _Policy:
     def _balanced(mark: Parallel, domain, band: isl.MultiUnionPwAff, member: int, report) -> Parallel:
         """``mark`` for the parallel tile loop of band member ``member``, with
         ``schedule=dynamic`` when its tiles hold unequal work: the band's iterations are
-        no box along that member (a triangle)."""
+        no box along that member, and some statement's domain is no box (a triangle)."""
         if mark.reductions or _box_along(domain, band, member) or _boxes(domain):
             return mark
         # OpenMP's default hands out equal runs of iterations: correlation's 10 tiles
@@ -764,30 +764,25 @@ def _box_along(domain: isl.UnionSet, mupa: isl.MultiUnionPwAff, member: int) -> 
     """Does band member ``member`` take the same values whatever the other members'
     values (the band's iterations, ``mupa`` over ``domain``, a box along it)?"""
     image = _band_image(domain, mupa)
-    if image is None:
-        return False
+    return image is not None and _product_along(image, member)
+
+
+def _boxes(domain: isl.UnionSet) -> bool:
+    """Is every statement's domain a box: each iterator's range the same whatever the
+    other iterators' values (no triangle ``j > i``)?"""
+    return all(_product_along(piece.reset_tuple_id(), d)
+               for piece in sets_of(domain) for d in range(piece.dim(isl.dim_type.set)))
+
+
+def _product_along(image: isl.Set, member: int) -> bool:
+    """Is ``image`` the product of its values along dimension ``member`` and those
+    along the others?"""
     n = image.dim(isl.dim_type.set)
     others = image.project_out(isl.dim_type.set, member, 1).insert_dims(isl.dim_type.set, member, 1)
     along = image.project_out(isl.dim_type.set, member + 1, n - member - 1) \
         .project_out(isl.dim_type.set, 0, member) \
         .insert_dims(isl.dim_type.set, 0, member).insert_dims(isl.dim_type.set, member + 1, n - member - 1)
     return others.intersect(along).is_subset(image)
-
-
-def _boxes(domain: isl.UnionSet) -> bool:
-    """Is every statement's domain a box: each iterator's range the same whatever the
-    other iterators' values (no triangle ``j > i``)?"""
-    for piece in sets_of(domain):
-        piece = piece.reset_tuple_id()
-        n = piece.dim(isl.dim_type.set)
-        box = isl.Set.universe(piece.get_space())
-        for d in range(n):
-            along = piece.project_out(isl.dim_type.set, d + 1, n - d - 1).project_out(isl.dim_type.set, 0, d)
-            box = box.intersect(along.insert_dims(isl.dim_type.set, 0, d).insert_dims(isl.dim_type.set, d + 1,
-                                                                                          n - d - 1))
-        if not box.is_subset(piece):
-            return False
-    return True
 
 
 def _coupled_without_parameters(domain: isl.UnionSet, mupa: isl.MultiUnionPwAff, member: int) -> bool:
