@@ -260,7 +260,7 @@ def test_a_race_witness_states_no_order(tmp_path):
     assert "must run before" not in str(info.value)
 
 
-def test_a_parallel_schedule_becomes_openmps_clause_and_runs_the_same(tmp_path):
+def test_a_parallel_schedule_becomes_openmps_clause_and_runs_the_same():
     """``parallel(stmt, depth, schedule=...)`` puts OpenMP's ``schedule`` clause on the
     loop, next to its other clauses; the program prints what the original does at 1
     and 2 threads. Two marks on one loop with different schedules are refused, a bad
