@@ -435,21 +435,10 @@ class _Policy:
         if self.options.register_tile > 1 and not self.options.unroll and vectorizable[inner] \
                 and not vectorizable[best] and scores[best] > scores[inner] \
                 and Stride.STRIDED in member_strides(self.scop, node, n_prefix, inner):
-            # not jammed where a parameter shifts its bounds along another member: a band
-            # matrix's `max(i - KL, 0) <= j <= min(i + KU, n - 1)` jammed by 4 gave an AST
-            # of cases on `KL % 4` and `KU % 4` that took isl's validation past the
-            # codegen budget (then the untiled fallback, after 10-20 s); a triangle's
-            # `j <= i` jams as before (trmv at 2 threads: 1.9x the original)
             order = [k for k in range(n) if k != best] + [best]
-            if _coupled_without_parameters(node.get_domain(), mupa, inner):
-                return order, inner
-            report.notes.append("no unroll-and-jam: a parameter shifts the bounds of the loop to "
-                                "jam along another loop")
-            return order, None
-        invariant = invariant_writes(self.scop, node, n_prefix)
-        keeping = [m for m in order[:-1] if invariant[m]]
+            return order, inner if self._jam_unshifted(node, mupa, inner, report) else None
         if self.options.register_tile > 1 and not self.options.unroll and n >= 2 and n_prefix + n >= 3 \
-                and vectorizable[inner] and keeping:
+                and vectorizable[inner]:
             # gemm's (i, k, j): every store is the same element all along k (C[i][j]),
             # so k's copies jammed into the vector loop update it in a register, in k's
             # order (the same sums), where the loop loaded and stored C once per k
@@ -457,15 +446,27 @@ class _Policy:
             # member goes just outside the vector loop: trmm's (k, i, j) becomes
             # (i, k, j), B[i][j] kept along k (1.22x at 2 threads). Along a triangle
             # too (trmm's k > i; symm's k < i 1.04x, where it once left guards in the
-            # body), not where a parameter shifts the bounds (see above). Not in a
-            # 2-deep nest, a matrix-vector stream with no reuse to keep (mvt 0.89x;
-            # doitgen's 2-member band inside (r, q) reuses C4 and gains)
-            if _coupled_without_parameters(node.get_domain(), mupa, keeping[-1]):
+            # body). Not in a 2-deep nest, a matrix-vector stream with no reuse to keep
+            # (mvt 0.89x; doitgen's 2-member band inside (r, q) reuses C4 and gains)
+            invariant = invariant_writes(self.scop, node, n_prefix)
+            keeping = [m for m in order[:-1] if invariant[m]]
+            if keeping and self._jam_unshifted(node, mupa, keeping[-1], report):
                 return [k for k in order[:-1] if k != keeping[-1]] + [keeping[-1], inner], keeping[-1]
-            report.notes.append("no unroll-and-jam: a parameter shifts the bounds of the loop to "
-                                "jam along another loop")
-            return order, None
         return order, None
+
+    @staticmethod
+    def _jam_unshifted(node, mupa: isl.MultiUnionPwAff, member: int, report: BandReport) -> bool:
+        """May band member ``member`` be unroll-and-jammed? Not where a parameter shifts
+        its bounds along another member (with a note): a band matrix's
+        `max(i - KL, 0) <= j <= min(i + KU, n - 1)` jammed by 4 gave an AST of cases on
+        `KL % 4` and `KU % 4` that took isl's validation past the codegen budget (then
+        the untiled fallback, after 10-20 s); a triangle's `j <= i` jams (trmv at 2
+        threads: 1.9x the original)."""
+        if _coupled_without_parameters(node.get_domain(), mupa, member):
+            return True
+        report.notes.append("no unroll-and-jam: a parameter shifts the bounds of the loop to "
+                            "jam along another loop")
+        return False
 
     def _jam_steps(self, chain: _Chain, report: BandReport, is_leaf: bool,
                    mupa: isl.MultiUnionPwAff) -> list[dict]:
