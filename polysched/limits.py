@@ -8,3 +8,4 @@ gcc refuses ``#pragma GCC unroll N`` for N >= 65535."""
 MAX_SIZE = 2 ** 30      # a tile or strip-mine size
 MAX_JAM = 64            # an unroll(-and-jam) or register-tile factor
 MAX_CACHE = 2 ** 40     # a cache size in bytes (the tile-size model's)
+MAX_THREADS = 1024      # OpenMP threads to make code for or to run with

@@ -92,7 +92,8 @@ class OptimizeOptions:
                    negative_coefficients: bool = False, diamond: bool | None = None, tile: bool = False,
                    tile_sizes: list[int] | dict[str, list[int]] | None = None, l2tile: bool = False,
                    parallel: bool = False, unroll: int | None = None, reassociate: bool = False,
-                   register_tile: int = 4, point_wavefront: bool = True, tensorize: bool | None = None,
+                   register_tile: int = 4, point_wavefront: bool = True, threads: int | None = None,
+                   tensorize: bool | None = None,
                    expand_scalars: bool = True, transpose_arrays: bool = True,
                    defines: dict[str, str | None] | None = None,
                    include_dirs: list[str] | None = None) -> "OptimizeOptions":
@@ -110,7 +111,7 @@ class OptimizeOptions:
         if tile or parallel or unroll:
             tiling = TileOptions(tile=tile, sizes=tile_sizes, l2tile=l2tile, parallel=parallel,
                                  unroll=unroll, reassociate=reassociate, register_tile=register_tile,
-                                 point_wavefront=point_wavefront)
+                                 point_wavefront=point_wavefront, threads=threads)
         if tensorize is None:
             tensorize = tile and scheduler == "pluto" and tile_sizes is None and unroll is None
         return cls(SourceOptions(dict(defines or {}), list(include_dirs or [])), schedule, tiling,

@@ -36,7 +36,7 @@ from polysched.dependence import (Dependences, Legality, ScheduleError, analyze,
                                   parse_schedule, reduced_cell, unsupported_nodes)
 from polysched.errors import MarkError, PolyschedError, TransformError
 from polysched.islutil import sets_of
-from polysched.limits import MAX_CACHE, MAX_JAM
+from polysched.limits import MAX_CACHE, MAX_JAM, MAX_THREADS
 from polysched.marks import MARK_TYPES, REDUCTION_OPERATORS, Mark, Parallel, Simd, Tensorize, Unroll, parse_mark
 from polysched.scop import Scop, ScopError, extract
 from polysched.textio import ENCODING, ERRORS
@@ -198,7 +198,7 @@ _STEP_ARGS = {
     "auto_schedule": ("scheduler", "fuse", "negative_coefficients", "diamond"),
     "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
                   "wavefront", "intra_tile_reorder", "tile_depth1", "caches", "register_tile",
-                  "point_wavefront"),
+                  "point_wavefront", "threads"),
     "set_schedule": ("schedule",),
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
     "substitute_scalars": (),
@@ -410,7 +410,7 @@ class Program:
             # may differ in its last bits
             options.update(rtol=0, atol=0)
         if options.get("threads") is not None:      # (libgomp would only complain on stderr)
-            options["threads"] = check_int(options["threads"], "verify", "threads", 1, 1024)
+            options["threads"] = check_int(options["threads"], "verify", "threads", 1, MAX_THREADS)
         options = compile_options("verify", options)
         extra_defines = options.pop("defines", None) or {}
         includes = self._include_dirs() + list(options.pop("include_dirs", []))
@@ -472,7 +472,7 @@ class Program:
         from polysched.bench import DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, run_binary
         repeat = check_int(repeat, "time", "repeat", 1)
         if threads is not None:
-            threads = check_int(threads, "time", "threads", 1, 1024)
+            threads = check_int(threads, "time", "threads", 1, MAX_THREADS)
         checked = compile_options("time", {"cc": cc, "cflags": cflags})
         cc, cflags = checked["cc"], checked["cflags"]
         with tempfile.TemporaryDirectory(prefix="polysched-time-") as tmp:
@@ -902,13 +902,16 @@ class Program:
                   l2tile: bool = False, simd: bool = True, unroll: int | None = None,
                   reassociate: bool = False, wavefront: bool = True, intra_tile_reorder: bool = True,
                   tile_depth1: bool = False, caches: dict | None = None,
-                  register_tile: int = 4, point_wavefront: bool = True) -> "Program":
+                  register_tile: int = 4, point_wavefront: bool = True,
+                  threads: int | None = None) -> "Program":
         """The default tiling policy (``optimize --tile --parallel``) on the current
         schedule: tile permutable bands (sizes from the cache model unless given, for
         every band or per statement: ``{"S1": [32, 64, 128]}`` for S1's band),
         order point loops for stride 1, mark parallel / simd / unroll loops. The cache
-        sizes the model used are recorded in the trace, so a replay elsewhere decides
-        the same. ``register_tile``, ``point_wavefront``: see `polysched.tiling.TileOptions`."""
+        sizes and the threads it made the code for (``threads``; default: as many as an
+        OpenMP program started here would get, `polysched.tiling.openmp_threads`) are
+        recorded in the trace, so a replay elsewhere decides the same.
+        ``register_tile``, ``point_wavefront``: see `polysched.tiling.TileOptions`."""
         from polysched.tiling import TileOptions, TilingError, cache_sizes, tile_with_report
         for name, value in (("tile", tile), ("parallel", parallel), ("l2tile", l2tile), ("simd", simd),
                             ("reassociate", reassociate), ("wavefront", wavefront),
@@ -929,11 +932,14 @@ class Program:
         if unroll is not None:
             check_int(unroll, "auto_tile", "unroll", 1, MAX_JAM)
         check_int(register_tile, "auto_tile", "register_tile", 0, MAX_JAM)
+        if threads is not None:
+            check_int(threads, "auto_tile", "threads", 1, MAX_THREADS)
         try:
             options = TileOptions(tile=tile, sizes=sizes, l2tile=l2tile, parallel=parallel,
                                   wavefront=wavefront, simd=simd, unroll=unroll, tile_depth1=tile_depth1,
                                   intra_tile_reorder=intra_tile_reorder, reassociate=reassociate,
-                                  register_tile=register_tile, point_wavefront=point_wavefront)
+                                  register_tile=register_tile, point_wavefront=point_wavefront,
+                                  threads=threads)
             schedule, report = tile_with_report(self.scop, self._deps, self._schedule, options, used)
         except (ValueError, TilingError) as err:
             raise TransformError(f"auto_tile: {err}") from None

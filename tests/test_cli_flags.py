@@ -35,6 +35,8 @@ def _refused(capfd, argv: list[str], message: str) -> None:
     (["--tile", "--tensorize", "--no-tensorize"], "contradict each other"),
     (["--tile", "--tile-sizes", "S9=4,4"], "tile sizes for S9"),
     (["--verify", "--cc", "no-such-cc-xyz"], "--cc no-such-cc-xyz: no such compiler"),
+    (["--tile", "--threads", "4"], "--threads makes the code for that many threads: it needs --parallel"),
+    (["--tile", "--parallel", "--threads", "0"], "--threads 0: the thread count must be between 1 and 1024"),
 ])
 def test_optimize_refuses_contradicting_or_ineffective_flags(tmp_path, capfd, flags, message):
     out = tmp_path / "o.c"

@@ -66,3 +66,41 @@ def test_parallel_tiles_are_sized_to_share_out_in_full_rounds():
         sizes = choose_sizes(space, 3, budget, min_outer_tiles=4, innermost=0, threads=threads)
         tiles = -(-1200 // sizes[0])
         assert tiles / (threads * -(-tiles // threads)) >= 0.9, (threads, sizes)
+
+
+def test_the_code_is_made_for_the_threads_asked_and_its_trace_replays_anywhere(monkeypatch):
+    """trmm's parallel tile loop walks 1200 columns. Made for T threads, it gets at
+    least 2 tiles per thread in rounds that keep 90% of the threads busy, whatever
+    this machine has; by default T is OMP_NUM_THREADS (else the CPUs this process may
+    use). The trace records T: replayed where OMP_NUM_THREADS says otherwise, it makes
+    the same code, and that code computes the original's outputs at 1 and 2 threads."""
+    import polysched as ps
+    from polysched.tiling import openmp_threads
+
+    program = ps.Program.from_file(get("trmm").path).auto_schedule("pluto")
+    made = {}
+    for threads in (2, 8):
+        q = program.auto_tile(parallel=True, threads=threads)
+        [band] = [b for b in q.tiling_report.bands if b.parallel == "tile loop 0" and b.members == 3]
+        tiles = -(-1200 // band.sizes[0])
+        assert tiles >= 2 * threads and tiles / (threads * -(-tiles // threads)) >= 0.9, (threads, band.sizes)
+        assert q.trace.steps[-1]["args"]["threads"] == threads
+        made[threads] = q
+    assert made[2].tiling_report.bands[0].sizes != made[8].tiling_report.bands[0].sizes
+    monkeypatch.setenv("OMP_NUM_THREADS", "8,2")
+    assert openmp_threads() == 8
+    assert program.auto_tile(parallel=True).c_code() == made[8].c_code()
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert ps.Program.from_file(get("trmm").path).replay(str(made[8].trace)).c_code() == made[8].c_code()
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert made[8].verify().ok
+
+
+def test_openmp_threads_reads_the_first_positive_count_else_the_usable_cpus(monkeypatch):
+    import os
+
+    from polysched.tiling import openmp_threads
+    usable = len(os.sched_getaffinity(0))
+    for value, expected in (("4", 4), (" 6 ,2", 6), ("0", usable), ("many", usable), ("", usable), ("-2", usable)):
+        monkeypatch.setenv("OMP_NUM_THREADS", value)
+        assert openmp_threads() == expected, value

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from polysched.errors import ArgumentError
-from polysched.tiling.cache import cache_sizes, parse_size
+from polysched.tiling.cache import cache_sizes, parse_size, usable_cores
 
 FALLBACK_LINE_BYTES = 64
 
@@ -162,14 +162,6 @@ def machine_info(cc: str = "gcc") -> dict:
         "git_dirty": git["dirty"],
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-
-
-def usable_cores() -> int:
-    """The CPUs this process may run on (its affinity mask), else ``os.cpu_count()``."""
-    try:
-        return len(os.sched_getaffinity(0)) or (os.cpu_count() or 1)
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def load_average() -> list[float] | None:

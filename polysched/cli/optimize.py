@@ -15,7 +15,7 @@ from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler,
                                   check_input_file, check_output_path, default_dataset, is_stdout, output_file,
                                   parse_defines, same_file, write_output)
-from polysched.limits import MAX_JAM, MAX_SIZE
+from polysched.limits import MAX_JAM, MAX_SIZE, MAX_THREADS
 
 
 def add_parser(subparsers) -> None:
@@ -39,6 +39,11 @@ def add_parser(subparsers) -> None:
                         "products are computed in an unsigned copy, which cannot overflow). With --tensorize: "
                         "FMA kernels, and cblas_dgemm/sgemm calls when a CBLAS is found "
                         "(POLYSCHED_CBLAS=path|none overrides the search)")
+    p.add_argument("--threads", type=int, metavar="T",
+                   help="the OpenMP threads to make the code for: each parallel loop gets at least 2 "
+                        "iterations per thread, parallel tiles come in full rounds of T (the code is "
+                        "correct at any thread count; default: OMP_NUM_THREADS, else the CPUs this "
+                        "process may run on). Needs --parallel")
     p.add_argument("--unroll", type=int, metavar="N",
                    help=f"unroll-and-jam the point loops by N (1..{MAX_JAM})")
     p.add_argument("--register-tile", type=int, metavar="N", default=4,
@@ -195,6 +200,8 @@ def _check_combinations(args) -> None:
         needs_tile = given("--tile-sizes", "--tile-sizes-file", "--l2tile")
         if needs_tile:
             raise UsageError(f"{needs_tile[0]} needs --tile")
+    if args.threads is not None and not args.parallel:
+        raise UsageError("--threads makes the code for that many threads: it needs --parallel")
     if args.tensorize and args.no_tensorize:
         raise UsageError("--tensorize and --no-tensorize contradict each other: give one")
     if args.from_db is None and given("--db-dataset", "--db-threads"):
@@ -203,7 +210,7 @@ def _check_combinations(args) -> None:
     source = next((flag for flag in ("--schedule", "--trace", "--from-db") if given(flag)), None)
     if source is not None:
         # the file gives the whole schedule (tiles, marks and all): these would do nothing
-        extra = given("--identity", "--tile", "--parallel", "--unroll", "--negative", "--no-point-wavefront",
+        extra = given("--identity", "--tile", "--parallel", "--threads", "--unroll", "--negative", "--no-point-wavefront",
                       "--no-expand", "--no-transpose")
         extra += [f"--scheduler {args.scheduler}"] if args.scheduler != "pluto" else []
         extra += [f"--fuse {args.fuse}"] if args.fuse != "cost" else []
@@ -235,6 +242,8 @@ def run(args) -> int:
     _check_combinations(args)
     if args.unroll is not None and not 1 <= args.unroll <= MAX_JAM:
         raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_JAM}")
+    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
+        raise UsageError(f"--threads {args.threads}: the thread count must be between 1 and {MAX_THREADS}")
     if not 0 <= args.register_tile <= MAX_JAM:
         raise UsageError(f"--register-tile {args.register_tile}: the factor must be between 0 and {MAX_JAM}")
     cc, cflags = _verify_flags(args)
@@ -242,7 +251,7 @@ def run(args) -> int:
         scheduler="identity" if args.identity else args.scheduler,
         fuse=args.fuse, negative_coefficients=args.negative, diamond=args.diamond,
         tile=args.tile, tile_sizes=sizes, l2tile=args.l2tile,
-        parallel=args.parallel, unroll=args.unroll,
+        parallel=args.parallel, threads=args.threads, unroll=args.unroll,
         reassociate=args.reassociate, register_tile=args.register_tile,
         point_wavefront=not args.no_point_wavefront,
         tensorize=False if args.no_tensorize or args.tensorize else None,

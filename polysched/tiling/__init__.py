@@ -10,9 +10,9 @@ on the outermost parallel loop (a tile-loop wavefront if needed), ``simd`` on
 innermost parallel stride-1 loops, ``unroll N``. Parallelism is recomputed from the
 dependences; scalars get ``private``/``reduction`` clauses or keep the loop sequential.
 """
-from .cache import CacheSizes, cache_sizes
+from .cache import CacheSizes, cache_sizes, openmp_threads
 from .options import BandReport, TileOptions, TilingReport
 from .transform import TilingError, tile, tile_with_report
 
 __all__ = ["BandReport", "CacheSizes", "TileOptions", "TilingError", "TilingReport",
-           "cache_sizes", "tile", "tile_with_report"]
+           "cache_sizes", "openmp_threads", "tile", "tile_with_report"]

@@ -1,9 +1,11 @@
-"""Data cache sizes of this machine, read from Linux sysfs, with fallbacks.
+"""Data cache sizes of this machine, read from Linux sysfs, with fallbacks; and the
+number of threads its OpenMP programs run on.
 
 Used by the tile-size model only; a wrong value gives slower code, never wrong code.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,3 +59,22 @@ def cache_sizes(root: Path = _SYSFS) -> CacheSizes:
         if key is not None and (kind == "Data" or kind == "Unified" or key != "l1d"):
             found.setdefault(key, value)
     return CacheSizes(**found)
+
+
+def openmp_threads() -> int:
+    """The threads an OpenMP program started from here runs on: ``OMP_NUM_THREADS``
+    (its first value: ``"4,2"`` nests 2 inside 4) when it is a positive integer, else
+    the CPUs this process may run on (its affinity mask; ``os.cpu_count()`` where
+    there is none). libgomp itself starts that many."""
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if first.isdigit() and int(first) >= 1:
+        return int(first)
+    return usable_cores()
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity mask), else ``os.cpu_count()``."""
+    try:
+        return len(os.sched_getaffinity(0)) or (os.cpu_count() or 1)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 
 from polysched.errors import ArgumentError
 
+from .cache import openmp_threads
+
 
 @dataclass
 class TileOptions:
@@ -34,6 +36,10 @@ class TileOptions:
     point loop becomes the sum of all, so the points of one wavefront run in the inner
     loops, which carry nothing. Either way the updates in flight are independent,
     where each one waited for the one before.
+    ``threads``: the OpenMP threads the code is made for (None: `openmp_threads`, the
+    ones a program started here would get). A parallel loop should give each at least
+    two iterations, and parallel tiles come in full rounds of them; the code is correct
+    at any thread count.
     ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
     default: a parallel floating-point sum is computed in another order, so its result
     differs from the original's (like ``-ffast-math``). Integer reductions are exact
@@ -54,22 +60,31 @@ class TileOptions:
     register_tile: int = 4
     reassociate: bool = False
     point_wavefront: bool = True
+    threads: int | None = None
+
+    def target_threads(self) -> int:
+        """``threads``, or the threads a program started here would get."""
+        return self.threads or openmp_threads()
 
     def auto_tile_args(self, caches) -> dict:
         """These options as the arguments of a `polysched.Program.auto_tile` trace step,
-        with the cache sizes (``l1d``, ``l2``, ``l3``) the size model used."""
+        with the cache sizes (``l1d``, ``l2``, ``l3``) and the threads the size model
+        used (so that a replay on another machine decides the same)."""
         return {"tile": self.tile, "sizes": self.sizes, "parallel": self.parallel,
                 "l2tile": self.l2tile, "simd": self.simd, "unroll": self.unroll,
                 "reassociate": self.reassociate, "wavefront": self.wavefront,
                 "intra_tile_reorder": self.intra_tile_reorder, "tile_depth1": self.tile_depth1,
                 "register_tile": self.register_tile, "point_wavefront": self.point_wavefront,
-                "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3}}
+                "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3},
+                "threads": self.target_threads()}
 
     def __post_init__(self) -> None:
         if isinstance(self.sizes, dict):
             self.sizes = {str(stmt): _positive_sizes(sizes) for stmt, sizes in self.sizes.items()}
         elif self.sizes is not None:
             self.sizes = _positive_sizes(self.sizes)
+        if self.threads is not None and int(self.threads) < 1:
+            raise ArgumentError(f"threads must be >= 1, got {self.threads}")
         if self.unroll is not None and int(self.unroll) < 1:
             raise ArgumentError(f"unroll factor must be >= 1, got {self.unroll}")
         if self.sizes is not None and not (self.tile or self.l2tile):

@@ -27,7 +27,6 @@ on a stride-1 loop that carries none at all.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 
 import islpy as isl
@@ -54,9 +53,11 @@ from .stride import (Stride, classify, invariant_writes, member_scores, member_s
 _band = isl.schedule_node_type.band
 _mark = isl.schedule_node_type.mark
 
-# a parallel loop should give each thread (of this machine) at least two iterations
-THREADS = os.cpu_count() or 1
-MIN_PARALLEL_TRIPS = max(4, 2 * THREADS)
+
+def min_parallel_trips(threads: int) -> int:
+    """A parallel loop should give each of ``threads`` threads at least two iterations."""
+    return max(4, 2 * threads)
+
 
 # A parallel loop inside sequential ones forks and joins once per outer iteration
 # (a few microseconds each): beyond this many, the overhead eats the gain (ludcmp's
@@ -148,6 +149,8 @@ class _Policy:
         self.accesses = accesses
         self.options = options
         self.caches = caches
+        self.threads = options.target_threads()
+        self.min_parallel_trips = min_parallel_trips(self.threads)
         self.report = TilingReport()
         self._scalars = {n for n, a in scop.arrays.items() if clause_candidate(a) or reduced_cell(scop, n)}
         self._array_deps = accesses.memory_except(self._scalars)
@@ -298,9 +301,9 @@ class _Policy:
         report.point_order = order
         # a parallel outer tile loop needs a few tiles per thread; the innermost point
         # loop (the vector loop) should be long
-        min_tiles = MIN_PARALLEL_TRIPS if wants_parallel else 1
+        min_tiles = self.min_parallel_trips if wants_parallel else 1
         model = choose_sizes(space, n, l1_budget, min_outer_tiles=min_tiles, innermost=order[-1],
-                             threads=THREADS if wants_parallel else 1) \
+                             threads=self.threads if wants_parallel else 1) \
             if len(given) < n else []
         sizes = given + model[len(given):]
         diamond = n >= 2 and not any(report.coincident[:2]) and _concurrent_start(mupa)
@@ -608,12 +611,12 @@ class _Policy:
 
     def _enough_trips(self, domain, outer, member_mupa, report, what, j) -> bool:
         """An inner parallel loop (inside a sequential one) pays a fork/join per outer
-        iteration: only worth it with ``MIN_PARALLEL_TRIPS`` iterations or more and at
+        iteration: only worth it with `min_parallel_trips` iterations or more and at
         most ``MAX_NESTED_FORKS`` outer iterations, each with ``MIN_INSTANCES_PER_FORK``
         statement instances or more on average (at the known parameter values; unknown
         counts are taken as favourable)."""
         space = band_space(self.scop, domain, member_mupa)
-        if space is not None and space.extents[0] < MIN_PARALLEL_TRIPS:
+        if space is not None and space.extents[0] < self.min_parallel_trips:
             report.notes.append(f"inner parallel {what} {j} skipped: {space.extents[0]} iterations")
             return False
         if not prefix_is_empty(outer):

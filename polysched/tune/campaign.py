@@ -249,9 +249,9 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     options = campaign_options(search=search, model=model, seed=seed, dataset=dataset,
                                verify_dataset=verify_dataset, threads=threads, repeat=repeat, cc=cc,
                                cflags=cflags, space=space_options, timer=timer)
-    space = SearchSpace(program, space_options)
+    space = SearchSpace(program, space_options, threads=threads)
     cost = make_model(model, space, store=store, machine_fp=machine_fp, kernel_fp=kernel_fp,
-                      threads=threads or os.cpu_count() or 1, cc=cc, dataset=dataset, seed=seed)
+                      threads=threads, cc=cc, dataset=dataset, seed=seed)
     strategy = make_search(search, space, seed, cost, trials)
 
     campaign_id = store.find_campaign(kernel_fp, machine_fp, options) if resume else None

@@ -7,7 +7,7 @@ and the *trace* it denotes (the candidate: ``Program.replay(trace)`` gives the p
      "reorder": true, "unroll": 1, "parallel": true, "wavefront": true}
 
     -> [auto_schedule("pluto", fuse=...),
-        auto_tile(sizes={"S1": [32, 64, 128], ...}, intra_tile_reorder=..., unroll=...,
+        auto_tile(sizes={"S1": [32, 64, 128], ...}, intra_tile_reorder=..., unroll=..., threads=...,
                   parallel=..., wavefront=..., caches=...),
         unroll_and_jam(S, depth, factor), ...]
 
@@ -176,8 +176,9 @@ def _size_choices(extent: int | None, model: int, options: SpaceOptions) -> list
 class SearchSpace:
     """The space over one program (``polysched.Program`` as loaded, no step applied)."""
 
-    def __init__(self, program, options: SpaceOptions | None = None, caches=None):
-        from polysched.tiling import cache_sizes
+    def __init__(self, program, options: SpaceOptions | None = None, caches=None,
+                 threads: int | None = None):
+        from polysched.tiling import cache_sizes, openmp_threads
         from polysched.program import MODEL_STEPS
         # the candidates start where `optimize` starts: the scalars it would expand,
         # expanded, the arrays it would transpose, transposed (the first steps of every
@@ -188,6 +189,7 @@ class SearchSpace:
         self.options = options or SpaceOptions()
         used = caches or cache_sizes()
         self.caches = {"l1d": used.l1d, "l2": used.l2, "l3": used.l3}
+        self.threads = threads or openmp_threads()      # the candidates are made for (and timed at)
         self.structures: dict[str, Structure] = {}
         self.illegal_fusions: dict[str, str] = {}
         self._scheduled: dict[str, object] = {}
@@ -223,7 +225,7 @@ class SearchSpace:
         scheduled = self.scheduled(fuse)
         runs = {}
         for parallel in (True, False):
-            runs[parallel] = scheduled.auto_tile(parallel=parallel, caches=self.caches)
+            runs[parallel] = scheduled.auto_tile(parallel=parallel, caches=self.caches, threads=self.threads)
         nodes: list = []
         _dfs_bands(scheduled.schedule.get_root(), nodes)
         reports = {p: runs[p].tiling_report.bands for p in runs}
@@ -514,7 +516,7 @@ class SearchSpace:
         unroll = int(config.get("unroll") or 1)
         tile_args = TileOptions(sizes=sizes, parallel=parallel, unroll=unroll if unroll > 1 else None,
                                 wavefront=bool(config["wavefront"]), intra_tile_reorder=bool(config["reorder"]),
-                                ).auto_tile_args(CacheSizes(**self.caches))
+                                threads=self.threads).auto_tile_args(CacheSizes(**self.caches))
         steps = self.prefix + [{"op": "auto_schedule", "args": {"scheduler": self.options.scheduler, "fuse": fuse}},
                                {"op": "auto_tile", "args": tile_args}]
         for gene, uaj in zip(genes, config.get("uaj") or []):
