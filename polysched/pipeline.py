@@ -17,7 +17,7 @@ import islpy as isl
 
 from polysched import emit_c
 from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
-from polysched.dependence import Dependences, analyze, check, runs_in_original_order
+from polysched.dependence import Dependences, analyze, check, is_integer_type, runs_in_original_order
 from polysched.dependence.analysis import KINDS
 from polysched.dependence.flatten import flatten
 from polysched.errors import ArgumentError, TransformError
@@ -104,7 +104,8 @@ class OptimizeOptions:
         factors from the model), off otherwise."""
         schedule = ScheduleOptions(scheduler=scheduler, fuse=fuse,
                                    negative_coefficients=negative_coefficients,
-                                   negative_fallback=True, diamond=diamond)
+                                   negative_fallback=True, diamond=diamond,
+                                   reassociate=bool(reassociate and parallel))
         tiling = None
         if tile_sizes is not None and not (tile or l2tile):
             raise ArgumentError(f"tile_sizes {tile_sizes} without tile: they would tile nothing")
@@ -128,6 +129,8 @@ class OptimizeOptions:
             args["negative_coefficients"] = True
         if schedule.diamond is not None:
             args["diamond"] = schedule.diamond
+        if schedule.reassociate:
+            args["reassociate"] = schedule.reassociate if schedule.reassociate is True else list(schedule.reassociate)
         steps = [{"op": "auto_schedule", "args": args}]
         tiling = self.tiling
         if tiling is not None:
@@ -180,6 +183,9 @@ class ScopResult:
     versioning: list[str] | None = None
     # what the region's own loop pragmas turned on (`_honouring_loop_pragmas`)
     pragmas: list[str] = field(default_factory=list)
+    # whether its floating-point sums may be reordered (--reassociate, the region's own
+    # reduction clauses, a trace that asks): its outputs may then round differently
+    reassociates: bool = False
 
 
 @dataclass
@@ -525,7 +531,8 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         )
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
                         untiled=untiled, expansions=expansions if not kept else [],
-                        model_steps=model_steps if not kept else [], pragmas=pragmas)
+                        model_steps=model_steps if not kept else [], pragmas=pragmas,
+                        reassociates=options.tiling is not None and bool(options.tiling.reassociate))
     if pragmas:     # --save-trace: the steps of the options the region was made with
         from polysched.tiling import cache_sizes
         region.trace_steps = options.trace_steps(cache_sizes())
@@ -557,19 +564,45 @@ def _honouring_loop_pragmas(scop: Scop, options: OptimizeOptions) -> tuple[Optim
     on every core (1.5x slower at 2 threads). A notice on stderr says so."""
     tiling = options.tiling
     wanted = None
+    reduced: set[str] = set()
     for line, text in scop.user_loop_pragmas:
-        if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text) and not (tiling and tiling.parallel):
-            tiling = TileOptions(tile=False, parallel=True) if tiling is None else replace(tiling, parallel=True)
-            wanted = (line, text, "parallel loops placed as with --parallel")
+        if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text):
+            reduced |= set(_reduction_clause_names(text))
+            if not (tiling and tiling.parallel):
+                tiling = TileOptions(tile=False, parallel=True) if tiling is None else replace(tiling, parallel=True)
+                wanted = (line, text, "parallel loops placed as with --parallel")
         elif re.match(r"#\s*pragma\s+(omp\s+simd|GCC\s+ivdep|ivdep|simd|vector)\b", text) and tiling is None:
             tiling = TileOptions(tile=False)
             wanted = wanted or (line, text, "vector (simd) marks placed as with --tile's marking stage")
-    if wanted is None:
+    # a reduction clause is the user's request to reorder those sums (OpenMP sums the
+    # threads' parts in any order), as --reassociate is for every one
+    reduced = {name for name in reduced if name in scop.arrays and scop.arrays[name].is_scalar
+               and not is_integer_type(scop.arrays[name].element_type)}
+    said = []
+    if reduced and tiling is not None and tiling.parallel and tiling.reassociate is not True:
+        tiling = replace(tiling, reassociate=tuple(sorted(reduced | set(tiling.reassociate or ()))))
+        said.append(f"the region's own reduction clause: the floating-point reductions of "
+                    f"{', '.join(sorted(reduced))} may be reordered, as with --reassociate")
+    if wanted is not None:
+        line, text, what = wanted
+        line = scop.line_as_written(line)
+        print(f"polysched: {scop.filename}:{line}: notice: the region's own '{text}': {what}", file=sys.stderr)
+        said.insert(0, f"the region's own '{text}' (line {line}): {what}")
+    if not said:
         return options, []
-    line, text, what = wanted
-    line = scop.line_as_written(line)
-    print(f"polysched: {scop.filename}:{line}: notice: the region's own '{text}': {what}", file=sys.stderr)
-    return replace(options, tiling=tiling), [f"the region's own '{text}' (line {line}): {what}"]
+    schedule = options.schedule
+    if tiling.parallel and tiling.reassociate:        # (the fusion then counts their loops as parallel)
+        schedule = replace(schedule, reassociate=tiling.reassociate)
+    return replace(options, schedule=schedule, tiling=tiling), said
+
+
+def _reduction_clause_names(pragma: str) -> list[str]:
+    """The variables of the ``reduction(op: a, b)`` clauses of an OpenMP pragma (not
+    array sections: ``a[0:n]``)."""
+    names = []
+    for variables in re.findall(r"\breduction\s*\(\s*[^:()]+:([^()]*)\)", pragma):
+        names += [part.strip() for part in variables.split(",") if part.strip().isidentifier()]
+    return names
 
 
 def _check_statement_sizes(path: Path, scops: list[Scop], options: OptimizeOptions) -> None:

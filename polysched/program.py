@@ -195,7 +195,7 @@ _STEP_ARGS = {
     "unroll": ("stmt", "depth", "factor"),
     "mark": ("stmt", "depth", "mark"),
     "unmark": ("stmt", "depth"),
-    "auto_schedule": ("scheduler", "fuse", "negative_coefficients", "diamond"),
+    "auto_schedule": ("scheduler", "fuse", "negative_coefficients", "diamond", "reassociate"),
     "auto_tile": ("tile", "sizes", "parallel", "l2tile", "simd", "unroll", "reassociate",
                   "wavefront", "intra_tile_reorder", "tile_depth1", "caches", "register_tile",
                   "point_wavefront", "threads"),
@@ -405,7 +405,7 @@ class Program:
         if unknown:
             raise TransformError(f"verify: unknown option{'s' if len(unknown) > 1 else ''} "
                                  f"{', '.join(unknown)} (the options are {', '.join(known)})")
-        if "rtol" not in options and "atol" not in options and not self._reassociates():
+        if "rtol" not in options and "atol" not in options and not self.reassociates():
             # bit for bit, as `optimize --verify`: only a reordered floating-point sum
             # may differ in its last bits
             options.update(rtol=0, atol=0)
@@ -433,7 +433,7 @@ class Program:
             return verify(original, candidate, defines=defines, dataset=dataset,
                           include_dirs=includes, **options)
 
-    def _reassociates(self) -> bool:
+    def reassociates(self) -> bool:
         """Whether a step asked for reordered reductions (``reassociate=True``, a
         hand-written ``reduction`` clause, an intrinsic that is not bit-identical: one
         that sums in its own order, or rounds otherwise; helper-58: the exact ones were
@@ -447,7 +447,7 @@ class Program:
                 return True
 
         text = self._trace.to_json(indent=None)
-        return '"reassociate": true' in text or "reduction=" in text \
+        return '"reassociate": true' in text or '"reassociate": ["' in text or "reduction=" in text \
             or any(step.get("op") == "tensorize" and inexact(step.get("args", {}).get("intrinsic"))
                    for step in self._trace)
 
@@ -871,12 +871,15 @@ class Program:
         return self.substitute_scalars().expand_scalars().transpose_arrays()
 
     def auto_schedule(self, scheduler: str = "pluto", fuse: str = "cost",
-                      negative_coefficients: bool = False, diamond: bool | None = None) -> "Program":
+                      negative_coefficients: bool = False, diamond: bool | None = None,
+                      reassociate: bool | Sequence[str] = False) -> "Program":
         """Replace the schedule by the automatic scheduler's (``"pluto"``, ``"isl"``
         or ``"identity"``; fusion ``"cost"``, ``"smart"``, ``"max"``, ``"no"``), as ``optimize``
         does (negative coefficients are tried when no non-negative schedule exists).
         ``diamond``: concurrent-start hyperplanes for a stencil's time band (None: where
-        they measured faster; see `polysched.schedule.ScheduleOptions`)."""
+        they measured faster; see `polysched.schedule.ScheduleOptions`). ``reassociate``:
+        the floating-point reductions ``auto_tile(reassociate=...)`` will make parallel
+        (True: all; or scalar names): the ``"cost"`` fusion counts their loops as parallel."""
         from polysched.schedule import ScheduleError as AutoScheduleError
         from polysched.schedule import ScheduleOptions, compute
         check_bool(negative_coefficients, "auto_schedule", "negative_coefficients")
@@ -887,8 +890,12 @@ class Program:
             args["negative_coefficients"] = True
         if diamond is not None:
             args["diamond"] = bool(diamond)
+        reassociate = self._reassociation(reassociate, "auto_schedule")
+        if reassociate:
+            args["reassociate"] = reassociate if reassociate is True else list(reassociate)
         options = ScheduleOptions(scheduler=scheduler, fuse=fuse, diamond=diamond,
-                                  negative_coefficients=negative_coefficients, negative_fallback=True)
+                                  negative_coefficients=negative_coefficients, negative_fallback=True,
+                                  reassociate=reassociate)
         try:
             schedule = compute(self.scop, self._deps, options)
         except AutoScheduleError as err:
@@ -897,11 +904,23 @@ class Program:
         schedule = apply(self.scop, self._deps, what, lambda: schedule)
         return self._derive(schedule, {"op": "auto_schedule", "args": args})
 
+    def _reassociation(self, reassociate, what: str) -> bool | tuple[str, ...]:
+        """``reassociate`` checked: a bool, or the names of scalars of the program (whose
+        floating-point reductions may be reordered) as a tuple."""
+        if isinstance(reassociate, bool):
+            return reassociate
+        scalars = [n for n, a in self.scop.arrays.items() if a.is_scalar]
+        # (a string is no list of names: reassociate="false" would read as a name)
+        if not isinstance(reassociate, (list, tuple)) or not all(n in scalars for n in reassociate):
+            raise TransformError(f"{what}: reassociate must be True or False, or a list of the program's "
+                                 f"scalars ({', '.join(scalars) or 'it has none'}), got {reassociate!r}")
+        return tuple(reassociate)
+
     def auto_tile(self, tile: bool = True, sizes: Sequence[int] | dict[str, Sequence[int]] | None = None,
                   parallel: bool = True,
                   l2tile: bool = False, simd: bool = True, unroll: int | None = None,
-                  reassociate: bool = False, wavefront: bool = True, intra_tile_reorder: bool = True,
-                  tile_depth1: bool = False, caches: dict | None = None,
+                  reassociate: bool | Sequence[str] = False, wavefront: bool = True,
+                  intra_tile_reorder: bool = True, tile_depth1: bool = False, caches: dict | None = None,
                   register_tile: int = 4, point_wavefront: bool = True,
                   threads: int | None = None) -> "Program":
         """The default tiling policy (``optimize --tile --parallel``) on the current
@@ -911,10 +930,12 @@ class Program:
         sizes and the threads it made the code for (``threads``; default: as many as an
         OpenMP program started here would get, `polysched.tiling.openmp_threads`) are
         recorded in the trace, so a replay elsewhere decides the same.
+        ``reassociate``: True lets parallel loops reorder every floating-point reduction,
+        a list of scalar names those only (a region's own ``reduction(+:s)`` clause).
         ``register_tile``, ``point_wavefront``: see `polysched.tiling.TileOptions`."""
         from polysched.tiling import TileOptions, TilingError, cache_sizes, tile_with_report
         for name, value in (("tile", tile), ("parallel", parallel), ("l2tile", l2tile), ("simd", simd),
-                            ("reassociate", reassociate), ("wavefront", wavefront),
+                            ("wavefront", wavefront),
                             ("intra_tile_reorder", intra_tile_reorder), ("tile_depth1", tile_depth1),
                             ("point_wavefront", point_wavefront)):
             check_bool(value, "auto_tile", name)
@@ -932,6 +953,7 @@ class Program:
         if unroll is not None:
             check_int(unroll, "auto_tile", "unroll", 1, MAX_JAM)
         check_int(register_tile, "auto_tile", "register_tile", 0, MAX_JAM)
+        reassociate = self._reassociation(reassociate, "auto_tile")
         if threads is not None:
             check_int(threads, "auto_tile", "threads", 1, MAX_THREADS)
         try:

@@ -209,8 +209,8 @@ def test_verify_compares_a_named_inexact_intrinsic_with_a_tolerance_and_exact_on
     assert "polysched_dgemm_packed_fma_scaled(" in calls_only(out.read_text())
     assert "verify: equal" in printed and "(rtol 1e-06, atol 1e-09)" in printed
     p = ps.Program.from_file(KERNELS / "gemm.c")
-    assert not p.tensorize("S1", "dgemm_packed_beta_scaled")._reassociates()
-    assert p.tensorize("S1", "dgemm_packed_fma_scaled")._reassociates()
+    assert not p.tensorize("S1", "dgemm_packed_beta_scaled").reassociates()
+    assert p.tensorize("S1", "dgemm_packed_fma_scaled").reassociates()
 
 
 ROW_POINTERS = """struct row { double *a, *b; };

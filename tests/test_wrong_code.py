@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import islpy as isl
@@ -3944,6 +3945,59 @@ def test_the_regions_own_loop_pragmas_ask_for_parallel_and_vector_loops(tmp_path
     assert "the region's own '#pragma omp parallel for' (line 6)" in result.summary()
     assert "the region's own '#pragma omp simd' (line 14)" in result.summary()
 
+
+OWN_REDUCTION_CLAUSE = r"""
+#include <stdio.h>
+double x[3000], y[3000], z[3000];
+double k(int n) {
+  double s = 0.0, u = 0.0;
+  long hits = 0;
+#pragma scop
+#pragma omp parallel for reduction(+:s) reduction(+:hits)
+  for (int i = 0; i < n; i++) {
+    s += x[i] * y[i];
+    hits += i % 3 == 0;
+  }
+  for (int i = 0; i < n; i++)
+    u += z[i] * x[i];
+#pragma endscop
+  return s + 1000.0 * u + hits;
+}
+int main(void) {
+  for (int i = 0; i < 3000; i++) { x[i] = 1.0 / (i + 1); y[i] = (i % 7) * 0.3 + 0.1; z[i] = (i % 5) * 0.7; }
+  printf("%.17g\n", k(3000));
+  printf("%.17g\n", k(0));
+  printf("%.17g\n", k(-3));
+  return 0;
+}
+"""
+
+
+def test_a_reduction_clause_of_the_region_lets_its_sum_and_only_it_be_reordered(tmp_path):
+    """A region's own '#pragma omp parallel for reduction(+:s)' was kept sequential
+    without --reassociate (the floating-point sum), slower than the user's own code.
+    The clause is the user's request to reorder s's sum (OpenMP adds the threads' parts
+    in any order): s gets its reduction, u, a floating-point sum the user did not
+    declare, stays sequential, and the outputs agree with the original's, within
+    rounding, at 1 and 2 threads. --verify compares with a tolerance then."""
+    original = tmp_path / "orig.c"
+    original.write_text(OWN_REDUCTION_CLAUSE)
+    result = optimize(original, OptimizeOptions.from_flags())
+    code = result.text.split("original code")[0]
+    assert re.search(r"#pragma omp parallel for reduction\(\+:s\)", code), code
+    assert "u)" not in "".join(re.findall(r"reduction\([^)]*\)", code)), code
+    [region] = result.regions
+    assert region.reassociates
+    assert "the floating-point reductions of s may be reordered" in result.summary()
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    expected, got = (build_and_run(path, tmp_path, "-O2") for path in (original, out))
+    for want, have in zip(expected, got):
+        for a, b in zip(want.split(), have.split()):
+            assert abs(float(a) - float(b)) <= 1e-12 * abs(float(a)), (want, have)
+    proc = subprocess.run([sys.executable, "-m", "polysched", "optimize", str(original), "-o",
+                           str(tmp_path / "v.c"), "--verify"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and "verify: equal" in proc.stdout and "rtol 1e-06" in proc.stdout, proc.stdout
 
 SELF_COMPARISONS = r"""
 #include <stdio.h>

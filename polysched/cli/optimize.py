@@ -277,7 +277,7 @@ def run(args) -> int:
 
     verdict_line = None
     if args.verify:
-        verdict = _verify(args, options, result.text, cc, cflags)
+        verdict = _verify(args, options, result, cc, cflags)
         verdict_line = f"verify: {verdict.status}" + (f" ({verdict.reason})" if verdict.reason else "")
         if verdict.failed == "original":
             # the input program itself does not build or run (no main(), a crash): the
@@ -343,7 +343,8 @@ def _from_db(args, options):
             lines.append(f"{where}: no verified tuning record{_db_selection(args)}: kept as written")
             continue
         regions.append(ScopResult(program.scop, program.deps, program.schedule, program.tiling_report,
-                                  trace_steps=[dict(step) for step in program.trace.steps]))
+                                  trace_steps=[dict(step) for step in program.trace.steps],
+                                  reassociates=program.reassociates()))
         lines.append(f"{where}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
                      f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)")
     if all(region.kept_as_written for region in regions):
@@ -441,7 +442,8 @@ def _schedules_in(args, options):
         except IsolatedTimeout as stop:
             within = f"did not finish within the budget of {options.budget:g} CPU seconds (--budget)"
             raise UsageError(f"{where}: applying it {stop_reason(stop, within)}") from None
-    regions = [ScopResult(program.scop, program.deps, program.schedule, program.tiling_report)
+    regions = [ScopResult(program.scop, program.deps, program.schedule, program.tiling_report,
+                          reassociates=program.reassociates())
                for program in programs()]
     built = time.perf_counter()
     text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
@@ -523,7 +525,7 @@ def _ask_for_intrinsics(args, options) -> None:
         options.source.include_dirs = [*options.source.include_dirs, args.tensorize]
 
 
-def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):
+def _verify(args, options, result, cc: str | None, cflags: list[str] | None):
     """Verify the candidate text against the input, from a temporary copy named like
     the output (so nothing appears at -o before the verdict)."""
     import tempfile
@@ -535,7 +537,7 @@ def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):
     with tempfile.TemporaryDirectory(prefix="polysched-candidate-") as tmp:
         name = args.output.name if args.output.suffix == ".c" else "candidate.c"
         candidate = Path(tmp) / name
-        write_output(candidate, text)
+        write_output(candidate, result.text)
         return verify(args.file, candidate, cc=cc or DEFAULT_CC,
                       cflags=DEFAULT_CFLAGS if cflags is None else cflags,
                       defines=options.source.defines,
@@ -544,8 +546,10 @@ def _verify(args, options, text: str, cc: str | None, cflags: list[str] | None):
                       extra_sources=args.extra_sources,
                       # without --reassociate every output is bit-identical: any difference
                       # in the last bit is a wrong result, not rounding; but intrinsics named
-                      # that are all inexact are used (the request), and round otherwise
+                      # that are all inexact are used (the request), and round otherwise, and
+                      # so do the sums the region's own reduction clauses let us reorder
                       **(_tolerances(args) if args.reassociate or _inexact_intrinsics_named(options)
+                         or any(region.reassociates for region in result.regions)
                          else {"rtol": 0, "atol": 0}))
 
 

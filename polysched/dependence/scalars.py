@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -496,14 +497,15 @@ def clause_candidate(array) -> bool:
 
 
 def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
-                     iteration: isl.UnionMap, reassociate: bool = False) -> ScalarVerdict:
+                     iteration: isl.UnionMap, reassociate: bool | Collection[str] = False) -> ScalarVerdict:
     """Data-sharing of the scalars written by the instances ``domain`` of a loop: a
     scalar whose ``memory`` dependences the loop does not carry needs nothing, else it is
     private (``private_reason`` is None), a reduction (``reduction_of``), or blocking.
 
     ``iteration``: ``{ S[i] -> [outer rows..., loop] }``: two instances with equal
     values run in the same iteration of the loop (and of every loop around it).
-    ``reassociate``: floating-point reductions are allowed (else they block).
+    ``reassociate``: floating-point reductions are allowed (else they block): True, or
+    the names of the scalars whose reductions are.
     """
     verdict = ScalarVerdict()
     same_iteration = same_value(iteration)
@@ -548,7 +550,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             verdict.blocking[name] = inexact
             continue
         if op is not None and not is_integer_type(array.element_type):
-            if not reassociate:
+            if not (reassociate is True or (not isinstance(reassociate, bool) and name in reassociate)):
                 # (an integer type polysched does not know, __int128 or a typedef, might be
                 # floating point: never reordered unasked; helper-57: "floating-point" was wrong)
                 kind = "floating-point" if _type_words(array.element_type) & _FLOATING_WORDS else \
@@ -572,12 +574,14 @@ _FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float
                             r"\b(?!if\b)\w+\s*\(")
 
 
-def dependences_without_integer_reductions(scop: Scop) -> isl.UnionMap | None:
+def dependences_without_reductions(scop: Scop, reassociate: bool | Collection[str] = False
+                                   ) -> isl.UnionMap | None:
     """The memory dependences ``{ S[s] -> T[t] }`` of every array but the integer scalars
     that every statement updates as one reduction (`reduction_of` over the whole region,
     `inexact_integer_update` None): what a parallel loop must not carry, the rest it
-    reduces with clauses. None when there are no such scalars. (Floating-point
-    reductions only with ``--reassociate``, which the scheduler does not know.)"""
+    reduces with clauses. None when there are no such scalars. Floating-point scalars
+    count too where ``reassociate`` allows their reductions (True, or their names), as
+    `classify_scalars` does."""
     def updated_only(name: str, variable: bool) -> bool:
         """Every statement touching ``name`` is an update of it (of a cell: no max/min,
         which its copy could not start at the identity of)."""
@@ -586,7 +590,8 @@ def dependences_without_integer_reductions(scop: Scop) -> isl.UnionMap | None:
         return all(op is not None and (variable or op not in SELECTIONS) for op in ops)
 
     candidates = [name for name, array in scop.arrays.items()
-                  if is_integer_type(array.element_type)
+                  if (is_integer_type(array.element_type) or reassociate is True
+                      or (not isinstance(reassociate, bool) and name in reassociate))
                   and ((array.is_scalar and not array.text) or reduced_cell(scop, name))
                   and updated_only(name, array.is_scalar and not array.text)]
     if not candidates:      # (most regions: no per-array dependences computed)

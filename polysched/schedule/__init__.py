@@ -26,7 +26,7 @@ from .describe import describe_schedule
 from .edges import access_conflicts
 from .fusion import NOMINAL_EXTENT, extra_passes, footprints
 from .ilp import spatial_weights
-from polysched.dependence import dependences_without_integer_reductions, is_legal, violated_dependences
+from polysched.dependence import dependences_without_reductions, is_legal, violated_dependences
 from polysched.islutil import isl_message, maps_of
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import isl_schedule
@@ -74,7 +74,7 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
         cost = options.fuse == "cost"
         prints = footprints(scop.statements, scop.context) if cost else None
         strides = spatial_weights(scop.statements, NOMINAL_EXTENT) if cost else None
-        ordering = dependences_without_integer_reductions(scop) if cost else None
+        ordering = dependences_without_reductions(scop, options.reassociate) if cost else None
         small = _small_loop_dims(scop, _small_loops(scop)) if cost else None
         edge_cache: dict = {}
         for k, opts in enumerate(attempts):

@@ -69,6 +69,9 @@ class ScheduleOptions:
     - ``time_limit``: seconds per CP-SAT solve; when reached, the best solution found so
       far is kept for that objective level (still a legal hyperplane).
     - ``rar``: use read-after-read (input) dependences as a locality tie-break.
+    - ``reassociate``: the floating-point reductions the tiling pass will run in
+      parallel (`polysched.tiling.TileOptions.reassociate`: True, or scalar names): the
+      ``"cost"`` fusion counts a loop that carries only their updates as parallel.
     - ``spatial``: spatial locality, after the bounding function: among hyperplanes that
       bound the dependence distances equally well, prefer those that leave out the
       iterators of the arrays' fastest-varying (last) subscripts, so that those loops
@@ -103,6 +106,7 @@ class ScheduleOptions:
     spatial: bool = True
     negative_fallback: bool = False
     diamond: bool | None = None
+    reassociate: bool | tuple[str, ...] = False
     budget: float = 6.0
     max_constraints: int = 200_000
     isl_max_operations: int = 200_000_000

@@ -40,9 +40,10 @@ class TileOptions:
     ones a program started here would get). A parallel loop should give each at least
     two iterations, and parallel tiles come in full rounds of them; the code is correct
     at any thread count.
-    ``reassociate``: allow ``reduction`` clauses on floating-point scalars. Off by
-    default: a parallel floating-point sum is computed in another order, so its result
-    differs from the original's (like ``-ffast-math``). Integer reductions are exact
+    ``reassociate``: allow ``reduction`` clauses on floating-point scalars (True: on
+    every one; a tuple of names: on those, as a region's own ``reduction(+:s)`` clause
+    allows). Off by default: a parallel floating-point sum is computed in another
+    order, so its result differs from the original's (like ``-ffast-math``). Integer reductions are exact
     without it: unsigned and narrower ones wrap as C defines, and signed sums and
     products of ``int``'s rank or wider, whose partial sums in another order might
     overflow (undefined in C), are computed in an unsigned copy (emit_c).
@@ -58,7 +59,7 @@ class TileOptions:
     tile_depth1: bool = False
     intra_tile_reorder: bool = True
     register_tile: int = 4
-    reassociate: bool = False
+    reassociate: bool | tuple[str, ...] = False
     point_wavefront: bool = True
     threads: int | None = None
 
@@ -72,7 +73,8 @@ class TileOptions:
         used (so that a replay on another machine decides the same)."""
         return {"tile": self.tile, "sizes": self.sizes, "parallel": self.parallel,
                 "l2tile": self.l2tile, "simd": self.simd, "unroll": self.unroll,
-                "reassociate": self.reassociate, "wavefront": self.wavefront,
+                "reassociate": self.reassociate if isinstance(self.reassociate, bool) else list(self.reassociate),
+                "wavefront": self.wavefront,
                 "intra_tile_reorder": self.intra_tile_reorder, "tile_depth1": self.tile_depth1,
                 "register_tile": self.register_tile, "point_wavefront": self.point_wavefront,
                 "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3},
@@ -83,6 +85,11 @@ class TileOptions:
             self.sizes = {str(stmt): _positive_sizes(sizes) for stmt, sizes in self.sizes.items()}
         elif self.sizes is not None:
             self.sizes = _positive_sizes(self.sizes)
+        if not isinstance(self.reassociate, bool):
+            names = list(self.reassociate) if isinstance(self.reassociate, (list, tuple, set, frozenset)) else [0]
+            if not all(isinstance(name, str) and name.isidentifier() for name in names):
+                raise ArgumentError(f"reassociate must be True, False or names of scalars, got {self.reassociate!r}")
+            self.reassociate = tuple(sorted(set(names)))
         if self.threads is not None and int(self.threads) < 1:
             raise ArgumentError(f"threads must be >= 1, got {self.threads}")
         if self.unroll is not None and int(self.unroll) < 1:

@@ -520,7 +520,8 @@ class _Policy:
                     report.notes.append(note)
             return None
         for name in verdict.reassociated:
-            note = f"floating-point reduction of {name} reassociated (--reassociate)"
+            asked = "--reassociate" if self.options.reassociate is True else "as the region's own reduction clause allows"
+            note = f"floating-point reduction of {name} reassociated ({asked})"
             if note not in report.notes:
                 report.notes.append(note)
         return Parallel(tuple(verdict.private), tuple((op, name) for name, op in verdict.reductions))
