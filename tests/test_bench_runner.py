@@ -273,3 +273,23 @@ def test_timed_runs_are_interleaved(tmp_path):
                              repeat=3, progress=False)
     assert [record["status"] for record in results["results"]] == ["OK", "OK"]
     assert log.read_text() == "ovovov"
+
+
+def test_polyscheds_variants_make_their_code_for_the_threads_they_run_with(tmp_path):
+    """bench's runs set OMP_NUM_THREADS; the tile-par variant's code was made for the
+    threads of the machine polysched ran on (its tile counts come in full rounds of
+    them). It is now made for the threads the runs have: trmm's parallel tiles at 8
+    threads are other sizes than at 2, and the build records the count."""
+    from polysched.bench import get
+    from polysched.bench.variants import make_variants
+
+    sizes = {}
+    for threads in (2, 8):
+        results = run_benchmarks([get("trmm")], make_variants(["pluto-tile-par"]), dataset="MINI", threads=threads,
+                                 repeat=1, verify_dataset="MINI", progress=False, workdir=tmp_path / str(threads))
+        record = results["results"][1]
+        assert record["status"] == "OK" and record["verify"] == "equal", record["reason"]
+        assert record["build"]["options"]["threads"] == threads
+        [region] = record["build"]["regions"]
+        sizes[threads] = region["tile_sizes"]
+    assert sizes[2] != sizes[8], sizes

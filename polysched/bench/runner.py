@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -91,7 +92,8 @@ def short_median_warning(subject: str, median: float, command: str) -> str:
 class Variant:
     """How to build a kernel. ``make_source(kernel, workdir) -> Path`` (or ``(Path,
     build_info)``) returns the C file to compile (written inside ``workdir``); None
-    means the kernel file unchanged. ``openmp`` forces -fopenmp (it is also added when
+    means the kernel file unchanged. One that takes a ``threads`` keyword is told the
+    threads the runs will have (polysched's variants make their code for them). ``openmp`` forces -fopenmp (it is also added when
     the file has ``#pragma omp``). ``threads``: OMP_NUM_THREADS for this variant
     (None: the campaign's)."""
 
@@ -247,7 +249,8 @@ def _prepare(kernel, variant: Variant, workdir: Path, *, dataset: str | None,
     else:
         say(f"{kernel.name}/{variant.name}: generating")
         try:
-            made = variant.make_source(kernel, workdir)
+            told = {"threads": threads} if "threads" in inspect.signature(variant.make_source).parameters else {}
+            made = variant.make_source(kernel, workdir, **told)
             if isinstance(made, tuple):
                 made, record["build"] = made
             source = Path(made)

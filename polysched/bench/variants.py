@@ -48,16 +48,19 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
     tile = mode in ("tile", "tile-par")
     parallel = mode == "tile-par"
 
-    def make_source(kernel, workdir: Path):
+    def make_source(kernel, workdir: Path, threads: int | None = None):
         from polysched.pipeline import OptimizeOptions, optimize
 
-        options = OptimizeOptions.from_flags(scheduler=scheduler, tile=tile, parallel=parallel, **overrides)
+        # the code is made for the threads it will run with (tile counts in full rounds)
+        threads = threads if parallel else None
+        options = OptimizeOptions.from_flags(scheduler=scheduler, tile=tile, parallel=parallel,
+                                             threads=threads, **overrides)
         result = optimize(kernel.path, options)
         workdir.mkdir(parents=True, exist_ok=True)
         out = workdir / f"{kernel.name}.{name}.c"
         out.write_text(result.text)
         return out, build_info(result, {"scheduler": scheduler, "tile": tile, "parallel": parallel,
-                                        **overrides})
+                                        **({"threads": threads} if threads else {}), **overrides})
 
     make_source.__name__ = f"polysched optimize --scheduler {scheduler}" + \
         (" --tile" if tile else "") + (" --parallel" if parallel else "") + \
