@@ -496,6 +496,12 @@ def clause_candidate(array) -> bool:
     return array.is_scalar or array.origin == "region"
 
 
+def may_reassociate(reassociate: bool | Collection[str], name: str) -> bool:
+    """Whether ``reassociate`` (True: every one; or the names of scalars) lets the
+    floating-point reductions of ``name`` be reordered."""
+    return reassociate is True or (not isinstance(reassociate, bool) and name in reassociate)
+
+
 def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
                      iteration: isl.UnionMap, reassociate: bool | Collection[str] = False) -> ScalarVerdict:
     """Data-sharing of the scalars written by the instances ``domain`` of a loop: a
@@ -550,7 +556,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             verdict.blocking[name] = inexact
             continue
         if op is not None and not is_integer_type(array.element_type):
-            if not (reassociate is True or (not isinstance(reassociate, bool) and name in reassociate)):
+            if not may_reassociate(reassociate, name):
                 # (an integer type polysched does not know, __int128 or a typedef, might be
                 # floating point: never reordered unasked; helper-57: "floating-point" was wrong)
                 kind = "floating-point" if _type_words(array.element_type) & _FLOATING_WORDS else \
@@ -590,8 +596,7 @@ def dependences_without_reductions(scop: Scop, reassociate: bool | Collection[st
         return all(op is not None and (variable or op not in SELECTIONS) for op in ops)
 
     candidates = [name for name, array in scop.arrays.items()
-                  if (is_integer_type(array.element_type) or reassociate is True
-                      or (not isinstance(reassociate, bool) and name in reassociate))
+                  if (is_integer_type(array.element_type) or may_reassociate(reassociate, name))
                   and ((array.is_scalar and not array.text) or reduced_cell(scop, name))
                   and updated_only(name, array.is_scalar and not array.text)]
     if not candidates:      # (most regions: no per-array dependences computed)
