@@ -230,6 +230,40 @@ def test_a_parallel_loop_inside_a_simd_loop_is_refused():
         p.vectorize("S0", 0).parallel("S1", 2)
 
 
+MATMUL_IKJ = """#include <stdio.h>
+#define N 8
+static double A[N][N], B[N][N], C[N][N];
+int main(void) {
+  int i, j, k;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) { A[i][j] = i + j; B[i][j] = i - j; C[i][j] = 0; }
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (k = 0; k < N; k++)
+      for (j = 0; j < N; j++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) printf("%g\\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+def test_parallel_and_vectorize_on_one_loop_in_either_order():
+    """A tester: parallel('S0', 2).vectorize('S0', 2) printed 'omp parallel for simd',
+    vectorize('S0', 2).parallel('S0', 2) was refused as "mark 'parallel' is inside a
+    loop marked 'simd'", though it is the same loop. The parallel mark goes above the
+    simd mark either way (one tree, one program); a tree written with them the other
+    way round is that loop too."""
+    p = ps.Program.from_source(MATMUL_IKJ, filename="mm.c")
+    first = p.parallel("S0", 2).vectorize("S0", 2)
+    second = p.vectorize("S0", 2).parallel("S0", 2)
+    assert second == first and str(second.schedule) == str(first.schedule)
+    assert "#pragma omp parallel for simd" in second.region_code()
+    swapped = str(first.schedule).replace('"parallel"', '"X"').replace('"simd"', '"parallel"').replace('"X"', '"simd"')
+    assert swapped != str(first.schedule)
+    assert p.set_schedule(swapped).region_code() == first.region_code()
+
+
 def test_a_scalar_is_named_once_per_clause(tmp_path):
     """helper-11: private=["t", "t"] and reductions [("+", "s"), ("+", "s")] were kept
     and printed as 'private(t, t)' / 'reduction(+:s, s)', which gcc refuses. A repeated

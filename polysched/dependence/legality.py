@@ -641,7 +641,9 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
         else:
             found.append(Violation(kind, "", "", None, None, None, message))
 
-    def visit(node: isl.ScheduleNode, in_simd: bool = False) -> None:
+    def visit(node: isl.ScheduleNode, in_simd: bool = False, simd_here: bool = False) -> None:
+        # in_simd: below a loop marked 'simd'; simd_here: a mark stacked on the same loop
+        # as this one is 'simd' ('parallel for simd': one loop, not a parallel one inside)
         if node.get_type() == isl.schedule_node_type.mark:
             name = node.mark_get_id().get_name().strip()
             try:
@@ -652,7 +654,7 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
             if isinstance(mark, Parallel) and in_simd:
                 # OpenMP allows no parallel region in a simd loop: gcc refuses the code
                 problem("mark", f"mark '{name}' is inside a loop marked 'simd'")
-            in_simd = in_simd or isinstance(mark, Simd)
+            simd_here = simd_here or isinstance(mark, Simd)
             child = node.child(0)
             while child.get_type() == isl.schedule_node_type.mark:  # marks on one loop stack up
                 child = child.child(0)
@@ -668,6 +670,11 @@ def _mark_violations(scop, tree: isl.Schedule, maps: dict[str, isl.Map],
                     # only where the code runs: under the context (the emitted guard)
                     if not conflict.intersect_params(context).is_empty():
                         problem("mark", f"mark '{name}' is on a loop that carries a dependence", conflict)
+            if node.child(0).get_type() == isl.schedule_node_type.mark:
+                visit(node.child(0), in_simd, simd_here)
+            else:
+                visit(node.child(0), in_simd or simd_here)
+            return
         for k in range(node.n_children()):
             visit(node.child(k), in_simd)
 

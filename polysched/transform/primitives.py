@@ -29,7 +29,7 @@ import islpy as isl
 from polysched.errors import TransformError
 from polysched.islutil import sets_of, val, without_ast_options
 from polysched.limits import MAX_JAM, MAX_SIZE
-from polysched.marks import Jam, Mark, try_parse_mark
+from polysched.marks import Jam, Mark, Parallel, Simd, try_parse_mark
 
 from .loops import Loop, loop, node_at, path_of, statement_loops
 
@@ -523,20 +523,28 @@ def separate(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedul
 def mark(scop, schedule: isl.Schedule, stmt: str, depth: int, value: Mark, what: str) -> isl.Schedule:
     """Put ``value`` (a :mod:`polysched.marks` value) on loop ``(stmt, depth)``: the
     loop is split off to start its band, and the mark goes right above that band (below
-    marks already there). An equal mark already on the loop is not repeated; a mark
-    of the same type is replaced."""
+    marks already there), except a ``Parallel`` mark, which goes above the loop's
+    ``Simd`` mark (``parallel for simd`` is one loop: either order of ``parallel`` and
+    ``vectorize`` gives the same tree). An equal mark already on the loop is not
+    repeated; a mark of the same type is replaced."""
     lp = loop(scop, schedule, stmt, depth, what)
     schedule, path = _split_at(schedule, lp)
     node = node_at(schedule, path)
-    # marks already on this loop: replace one of the same type
-    above = node
-    while above.has_parent() and above.parent().get_type() == _t.mark:
-        above = above.parent()
-        existing = try_parse_mark(above.mark_get_id())
-        if type(existing) is type(value):
-            node = above.delete()
-            break
-    return node.insert_mark(value.to_id()).get_schedule()
+    # the marks already on this loop, the nearest to the band first (taken off, put back)
+    names: list[str] = []
+    while node.has_parent() and node.parent().get_type() == _t.mark:
+        names.append(node.parent().mark_get_id().get_name())
+        node = node.parent().delete()
+    existing = [try_parse_mark(name) for name in names]
+    same = [k for k, mark in enumerate(existing) if type(mark) is type(value)]
+    if same:
+        names[same[0]] = value.text()
+    else:
+        simd = [k for k, mark in enumerate(existing) if isinstance(mark, Simd)]
+        names.insert(simd[-1] + 1 if isinstance(value, Parallel) and simd else 0, value.text())
+    for name in names:
+        node = node.insert_mark(isl.Id(name))
+    return node.get_schedule()
 
 
 def unmark(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedule:
