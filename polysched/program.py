@@ -640,8 +640,45 @@ class Program:
         if isinstance(value, Tensorize):      # the call needs the blocked loop nest tensorize builds
             raise TransformError(f"{what}: a tensorize mark is placed by Program.tensorize(stmt, intrinsic), "
                                  "which also blocks the loops to the intrinsic's shape")
-        return self._apply("mark", {"stmt": stmt, "depth": depth, "mark": value.text()},
-                           primitives.mark, stmt, depth, value, what)
+        return self._mark_step("mark", {"stmt": stmt, "depth": depth, "mark": value.text()}, value, what)
+
+    def _loop_marks(self, stmt: str, depth: int, what: str) -> list:
+        """The marks on loop ``(stmt, depth)`` now, the nearest to the loop first (a
+        mark is on the first loop of the band right below it; other text as it is)."""
+        from polysched.marks import try_parse_mark
+        from polysched.transform.loops import loop, node_at
+        lp = loop(self.scop, self._schedule, stmt, depth, what)
+        if lp.member != 0:
+            return []
+        node, found = node_at(self._schedule, lp.path), []
+        while node.has_parent() and node.parent().get_type() == isl.schedule_node_type.mark:
+            node = node.parent()
+            name = node.mark_get_id().get_name()
+            found.append(try_parse_mark(name) or name)
+        return found
+
+    def _mark_step(self, op: str, args: dict, value: Mark, what: str, hint: str = "") -> "Program":
+        """The step ``op`` putting ``value`` on loop ``(args["stmt"], args["depth"])``;
+        refused when the loop would carry both an ``Unroll`` mark and an OpenMP one
+        (``Parallel``/``Simd``): gcc rejects ``#pragma GCC unroll`` next to an OpenMP
+        loop pragma, so emit_c would drop the unroll (the comment it leaves then is the
+        backstop for trees built otherwise)."""
+        stmt, depth = args["stmt"], args["depth"]
+        others = [m for m in self._loop_marks(stmt, depth, what) if type(m) is not type(value)]
+        openmp = (Parallel, Simd)
+        if isinstance(value, Unroll):
+            clash = next((m for m in others if isinstance(m, openmp)), None)
+            advice = "unroll another loop"
+        elif isinstance(value, openmp):
+            clash = next((m for m in others if isinstance(m, Unroll)), None)
+            advice = f"unmark({stmt!r}, {depth!r}) first, or unroll another loop"
+        else:
+            clash = None
+        if clash is not None:
+            raise TransformError(f"{what}: loop {depth} of {stmt} is marked '{clash.text()}', and gcc cannot "
+                                 f"unroll a loop that carries an OpenMP pragma (it rejects '#pragma GCC "
+                                 f"unroll' next to one): {advice}")
+        return self._apply(op, args, primitives.mark, stmt, depth, value, what, hint=hint)
 
     def unmark(self, stmt: str, depth: int) -> "Program":
         """Remove every mark on loop ``(stmt, depth)``."""
@@ -696,7 +733,7 @@ class Program:
         else:
             value = Parallel(tuple(private or ()), tuple(tuple(r) for r in args.get("reductions", [])))
         value = replace(value, schedule=args.get("schedule", ""))
-        return self._apply("parallel", args, primitives.mark, stmt, depth, value, what, hint=note)
+        return self._mark_step("parallel", args, value, what, hint=note)
 
     def _model_name(self, name: str, what: str) -> str:
         """The model's name of the variable ``name``: the name itself, or that of the
@@ -729,8 +766,8 @@ class Program:
     def vectorize(self, stmt: str, depth: int) -> "Program":
         """Run loop ``(stmt, depth)`` in SIMD lanes (a ``Simd`` mark; ``omp simd``).
         Legal iff the loop carries no dependence at all."""
-        return self._apply("vectorize", {"stmt": stmt, "depth": depth}, primitives.mark, stmt, depth,
-                           Simd(), f"vectorize({stmt!r}, {depth!r})")
+        return self._mark_step("vectorize", {"stmt": stmt, "depth": depth}, Simd(),
+                               f"vectorize({stmt!r}, {depth!r})")
 
     def tensorize(self, stmt: str, intrinsic, match=None, parallel: bool = False) -> "Program":
         """Run ``stmt``'s full blocks as calls of ``intrinsic`` (a name, e.g.
@@ -781,8 +818,8 @@ class Program:
             value = Unroll(factor)
         except Exception as err:
             raise TransformError(f"unroll({stmt!r}, {depth!r}, {factor!r}): {err}") from None
-        return self._apply("unroll", {"stmt": stmt, "depth": depth, "factor": factor}, primitives.mark,
-                           stmt, depth, value, f"unroll({stmt!r}, {depth!r}, {factor!r})")
+        return self._mark_step("unroll", {"stmt": stmt, "depth": depth, "factor": factor}, value,
+                               f"unroll({stmt!r}, {depth!r}, {factor!r})")
 
     def expand_scalars(self, scalars: Sequence[str] | None = None) -> "Program":
         """The program whose scalars private to a loop that walks arrays across rows are

@@ -264,6 +264,38 @@ def test_parallel_and_vectorize_on_one_loop_in_either_order():
     assert p.set_schedule(swapped).region_code() == first.region_code()
 
 
+@pytest.mark.parametrize("build, refused", [
+    (lambda p: p.unroll("S0", 2, 4).vectorize("S0", 2), "vectorize('S0', 2): loop 2 of S0 is marked 'unroll(4)'"),
+    (lambda p: p.vectorize("S0", 2).unroll("S0", 2, 4), "unroll('S0', 2, 4): loop 2 of S0 is marked 'simd'"),
+    (lambda p: p.unroll("S0", 0, 4).parallel("S0", 0), "parallel('S0', 0): loop 0 of S0 is marked 'unroll(4)'"),
+    (lambda p: p.parallel("S0", 0).unroll("S0", 0, 2), "unroll('S0', 0, 2): loop 0 of S0 is marked 'parallel'"),
+    (lambda p: p.mark("S0", 0, "parallel").mark("S0", 0, "unroll(2)"),
+     "mark('S0', 0, 'unroll(2)'): loop 0 of S0 is marked 'parallel'"),
+    (lambda p: p.mark("S0", 2, Unroll(2)).mark("S0", 2, Simd()), "mark('S0', 2, 'simd'): loop 2 of S0 is marked 'unroll(2)'"),
+])
+def test_unroll_and_an_openmp_mark_on_one_loop_are_refused(build, refused):
+    """A tester: unroll and vectorize (or parallel) on one loop were accepted and the
+    trace kept the unroll, but the C had only '/* polysched: unroll dropped: cannot
+    follow an OpenMP pragma */' (gcc 12 rejects '#pragma GCC unroll' next to an OpenMP
+    loop pragma). The step that would put them together is refused, saying why."""
+    p = ps.Program.from_source(MATMUL_IKJ, filename="mm.c")
+    with pytest.raises(ps.TransformError) as info:
+        build(p)
+    message = str(info.value)
+    assert message.startswith(refused + ", and gcc cannot unroll a loop that carries an OpenMP pragma"), message
+    assert "\n" not in message and info.value.witness is None
+
+
+def test_unroll_next_to_an_openmp_mark_on_another_loop_is_kept():
+    """The refusal is for one loop only: the unroll on the loop around the simd loop
+    (as auto_tile puts it) is printed, and a second unroll replaces the first."""
+    p = ps.Program.from_source(MATMUL_IKJ, filename="mm.c")
+    q = p.parallel("S0", 0).vectorize("S0", 2).unroll("S0", 1, 4).unroll("S0", 1, 2)
+    code = q.region_code()
+    assert "#pragma GCC unroll 2" in code and "#pragma omp simd" in code and "dropped" not in code
+    assert q.verify().ok
+
+
 def test_a_scalar_is_named_once_per_clause(tmp_path):
     """helper-11: private=["t", "t"] and reductions [("+", "s"), ("+", "s")] were kept
     and printed as 'private(t, t)' / 'reduction(+:s, s)', which gcc refuses. A repeated
