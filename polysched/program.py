@@ -527,6 +527,8 @@ class Program:
             if unknown:
                 raise TransformError(f"trace step {k} ({op}): unknown argument(s) {', '.join(sorted(unknown))}")
             method = getattr(program, op)
+            if op == "unmark":      # (a trace may hold an unmark of a loop without marks)
+                method = lambda stmt, depth, _program=program: _program._unmark(stmt, depth, strict=False)  # noqa: E731
             try:
                 inspect.signature(method).bind(**args)
             except TypeError as err:        # a missing argument
@@ -681,7 +683,16 @@ class Program:
         return self._apply(op, args, primitives.mark, stmt, depth, value, what, hint=hint)
 
     def unmark(self, stmt: str, depth: int) -> "Program":
-        """Remove every mark on loop ``(stmt, depth)``."""
+        """Remove every mark on loop ``(stmt, depth)``; a :class:`TransformError` when
+        it has none (the step would do nothing)."""
+        return self._unmark(stmt, depth)
+
+    def _unmark(self, stmt: str, depth: int, strict: bool = True) -> "Program":
+        """`unmark`; ``strict=False`` (replay) records a step that finds no mark, as
+        traces made before it was refused hold them."""
+        what = f"unmark({stmt!r}, {depth!r})"
+        if strict and not self._loop_marks(stmt, depth, what):
+            raise TransformError(f"{what}: loop {depth} of {stmt} has no mark")
         return self._apply("unmark", {"stmt": stmt, "depth": depth}, primitives.unmark, stmt, depth)
 
     def parallel(self, stmt: str, depth: int, private: Sequence[str] | None = None,

@@ -185,6 +185,20 @@ def test_unroll_mark_and_generic_mark():
     assert p.unroll("S0", 1, 4).unmark("S0", 1).region_code() == p.region_code()
 
 
+def test_unmark_of_a_loop_without_marks_is_refused():
+    """A tester: unmark('S0', 1) on a loop with no mark succeeded silently and added a
+    step to the trace. Refused; a trace that holds such a step (made before) replays."""
+    p = ps.Program.from_source(MATMUL_IKJ, filename="mm.c")
+    with pytest.raises(ps.TransformError) as info:
+        p.unmark("S0", 1)
+    assert str(info.value) == "unmark('S0', 1): loop 1 of S0 has no mark"
+    with pytest.raises(ps.TransformError, match=re.escape("unmark('S0', 2): loop 2 of S0 has no mark")):
+        p.parallel("S0", 0).unmark("S0", 0).unmark("S0", 2)
+    assert "simd" not in str(p.vectorize("S0", 2).unmark("S0", 2).schedule)
+    old = p.replay([{"op": "unmark", "args": {"stmt": "S0", "depth": 1}}])
+    assert old.region_code() == p.region_code() and len(old.trace) == 1
+
+
 def test_check_and_emit_refuse_what_they_cannot_honour():
     p = ps.Program.from_file(get("gemm").path)
     scop, deps = p.scop, p.deps
