@@ -318,7 +318,7 @@ class Program:
         if not isinstance(stmt, str) or stmt not in self.statements:
             raise TransformError(f"loops({stmt!r}): no statement {stmt!r} (statements: "
                                  f"{', '.join(s.name for s in self.scop.statements)})")
-        return describe_loops(self.scop, self._schedule, stmt)
+        return describe_loops(self.scop, self._schedule, stmt, f"loops({stmt!r})")
 
     @property
     def tree(self):

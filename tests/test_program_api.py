@@ -34,7 +34,9 @@ def test_primitives_return_new_values(gemm):
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda p: p.interchange("S5", 0, 1), "unknown statement 'S5' (the statements are S0, S1)"),
+    # (a tester: the message did not start with the call, unlike the others)
+    (lambda p: p.interchange("S5", 0, 1), "interchange('S5', 0, 1): unknown statement 'S5' (the statements are S0, S1)"),
+    (lambda p: p.tile("S7", [4]), "tile('S7', [4], depth=0): unknown statement 'S7' (the statements are S0, S1)"),
     (lambda p: p.interchange("S0", 0, 2), "statement S0 has loops 0..1 in the current schedule, not loop 2"),
     (lambda p: p.reverse("S0", -1), "not loop -1"),
     (lambda p: p.skew("S0", "1", 0, 1), "must be an int"),
@@ -55,6 +57,39 @@ def test_misuse_is_one_sentence(gemm, call, message):
         call(gemm)
     assert message in str(info.value) and "\n" not in str(info.value)
     assert info.value.violation is None and info.value.witness is None
+
+
+MATMUL_IKJ = """#include <stdio.h>
+#define N 8
+static double A[N][N], B[N][N], C[N][N];
+int main(void) {
+  int i, j, k;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) { A[i][j] = i + j; B[i][j] = i - j; C[i][j] = 0; }
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (k = 0; k < N; k++)
+      for (j = 0; j < N; j++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) printf("%g\\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+def test_loop_primitives_after_tensorize_say_why():
+    """A tester: after tensorize('S0', 'dgemm_4x8'), loops, tile and interchange of S0
+    said only "the instances of S0 are split over several branches of the sequence at
+    [0, 0]: its loops below it have no single name", naming no call and not why."""
+    q = ps.Program.from_source(MATMUL_IKJ, filename="mm.c").tensorize("S0", "dgemm_4x8")
+    for call, what in [(lambda: q.loops("S0"), "loops('S0')"), (lambda: q.tile("S0", [4]), "tile('S0', [4], depth=0)"),
+                       (lambda: q.interchange("S0", 0, 1), "interchange('S0', 0, 1)"),
+                       (lambda: q.parallel("S0", 0), "parallel('S0', 0)")]:
+        with pytest.raises(ps.TransformError) as info:
+            call()
+        message = str(info.value)
+        assert message.startswith(f"{what}: S0 was tensorized: ") and "\n" not in message, message
+        assert message.endswith("(loop primitives go before tensorize)")
 
 
 def test_illegal_step_names_dependence_and_witness():

@@ -65,15 +65,33 @@ def _contains(filter_set: isl.UnionSet, stmt_domain: isl.UnionSet) -> bool:
     return not filter_set.intersect(stmt_domain).is_empty()
 
 
-def check_statement(scop, stmt: str) -> None:
+def check_statement(scop, stmt: str, what: str | None = None) -> None:
+    """A :class:`TransformError` (starting with the call ``what`` when given) unless
+    ``stmt`` is a statement of ``scop``."""
     names = statement_names(scop)
     if stmt not in names:
-        raise TransformError(f"unknown statement {stmt!r} (the statements are {', '.join(names)})")
+        raise TransformError(f"{what + ': ' if what else ''}unknown statement {stmt!r} "
+                             f"(the statements are {', '.join(names)})")
 
 
-def statement_loops(scop, schedule: isl.Schedule, stmt: str) -> list[Loop]:
-    """Every loop of ``stmt`` in ``schedule``, outermost first."""
-    check_statement(scop, stmt)
+def _tensorized(node: isl.ScheduleNode, domain: isl.UnionSet) -> bool:
+    """Whether a ``Tensorize`` mark below ``node`` runs instances of ``domain``."""
+    from polysched.marks import Tensorize, try_parse_mark
+    found = []
+
+    def visit(n: isl.ScheduleNode) -> bool:
+        if n.get_type() == _t.mark and isinstance(try_parse_mark(n.mark_get_id()), Tensorize) \
+                and not n.get_domain().intersect(domain).is_empty():
+            found.append(n)
+        return not found
+    node.foreach_descendant_top_down(visit)
+    return bool(found)
+
+
+def statement_loops(scop, schedule: isl.Schedule, stmt: str, what: str | None = None) -> list[Loop]:
+    """Every loop of ``stmt`` in ``schedule``, outermost first; ``what``: the call a
+    refusal starts with."""
+    check_statement(scop, stmt, what)
     domain = isl.UnionSet.from_set(scop.statement(stmt).domain).intersect_params(scop.context)
     loops: list[Loop] = []
     node = schedule.get_root()
@@ -91,8 +109,16 @@ def statement_loops(scop, schedule: isl.Schedule, stmt: str) -> list[Loop]:
                     if _contains(node.child(k).filter_get_filter(), domain)]
             if not hits:
                 return loops
+            if len(hits) > 1 and _tensorized(node, domain):
+                # (a tester: tile, interchange and loops after tensorize said only the below)
+                raise TransformError(f"{what + ': ' if what else ''}{stmt} was tensorized: its full blocks "
+                                     "are intrinsic calls and its remainder tiles loops, in several branches "
+                                     f"of the {kind.name if hasattr(kind, 'name') else 'sequence'} at "
+                                     f"{list(path)}, so its loops have no single name (loop primitives go "
+                                     "before tensorize)")
             if len(hits) > 1:
-                raise TransformError(f"the instances of {stmt} are split over several branches of "
+                raise TransformError(f"{what + ': ' if what else ''}the instances of {stmt} are split over "
+                                     "several branches of "
                                      f"the {kind.name if hasattr(kind, 'name') else 'sequence'} at "
                                      f"{list(path)}: its loops below it have no single name")
             node, path = node.child(hits[0]), path + (hits[0],)
@@ -106,7 +132,7 @@ def statement_loops(scop, schedule: isl.Schedule, stmt: str) -> list[Loop]:
 
 def loop(scop, schedule: isl.Schedule, stmt: str, depth, what: str = "loop") -> Loop:
     """Loop ``(stmt, depth)``; a one-sentence :class:`TransformError` if there is none."""
-    loops = statement_loops(scop, schedule, stmt)
+    loops = statement_loops(scop, schedule, stmt, what)
     if isinstance(depth, bool) or not isinstance(depth, int):
         raise TransformError(f"{what}: a loop depth is an int, got {depth!r}")
     if not 0 <= depth < len(loops):
@@ -116,12 +142,14 @@ def loop(scop, schedule: isl.Schedule, stmt: str, depth, what: str = "loop") -> 
     return loops[depth]
 
 
-def describe_loops(scop, schedule: isl.Schedule, stmt: str) -> list[tuple[int, str]]:
-    """``[(depth, "i + j"), ...]``: each loop of ``stmt`` with its schedule expression."""
+def describe_loops(scop, schedule: isl.Schedule, stmt: str, what: str | None = None) -> list[tuple[int, str]]:
+    """``[(depth, "i + j"), ...]``: each loop of ``stmt`` with its schedule expression
+    (``what``: the call a refusal starts with)."""
+    check_statement(scop, stmt, what)
     out = []
     stmt_set = isl.UnionSet.from_set(scop.statement(stmt).domain)
     iterators = scop.statement(stmt).iterators
-    for lp in statement_loops(scop, schedule, stmt):
+    for lp in statement_loops(scop, schedule, stmt, what):
         upa = node_at(schedule, lp.path).band_get_partial_schedule().get_at(lp.member)
         out.append((lp.depth, affine_text(upa.intersect_domain(stmt_set), iterators)))
     return out

@@ -91,7 +91,7 @@ def merged(scop, schedule: isl.Schedule, stmt: str, depths: list[int], what: str
     last = loop(scop, schedule, stmt, hi, what)
     if first.path == last.path:
         return schedule, first
-    loops = statement_loops(scop, schedule, stmt)[lo:hi + 1]
+    loops = statement_loops(scop, schedule, stmt, what)[lo:hi + 1]
     paths = []
     for lp in loops:
         if not paths or paths[-1] != lp.path:
@@ -299,7 +299,7 @@ def fuse(scop, schedule: isl.Schedule, stmts: list[str], depth: int) -> isl.Sche
     depth = _check_int(depth, what, "depth", 0)
     if len(stmts) < 2:
         raise TransformError(f"{what}: name at least two statements to fuse")
-    loops = {s: statement_loops(scop, schedule, s) for s in stmts}
+    loops = {s: statement_loops(scop, schedule, s, what) for s in stmts}
     for s, lps in loops.items():
         if len(lps) <= depth:
             raise TransformError(f"{what}: statement {s} has no loop {depth}")
@@ -379,7 +379,7 @@ def tile(scop, schedule: isl.Schedule, stmt: str, sizes: list[int], depth: int =
         raise TransformError(f"{what}: give at least one tile size")
     for s in sizes:
         _check_int(s, what, "each tile size", 1)
-    n_loops = len(statement_loops(scop, schedule, stmt))
+    n_loops = len(statement_loops(scop, schedule, stmt, what))
     if depth + len(sizes) > n_loops:
         raise TransformError(f"{what}: {len(sizes)} sizes from loop {depth} need loops {depth}.."
                              f"{depth + len(sizes) - 1}, but {stmt} has {n_loops} loops")
@@ -410,7 +410,7 @@ def wavefront(scop, schedule: isl.Schedule, stmt: str, depth: int) -> isl.Schedu
     carries with non-negative distances (a wavefront, e.g. over tiles)."""
     what = f"wavefront({stmt!r}, {depth!r})"
     depth = _check_int(depth, what, "depth", 0)
-    loops = statement_loops(scop, schedule, stmt)
+    loops = statement_loops(scop, schedule, stmt, what)
     if depth == len(loops) - 1:      # (the message of the loop below, 'not loop d + 1', named no loop asked for)
         raise TransformError(f"{what}: loop {depth} is the innermost loop of {stmt}; a wavefront skews a loop "
                              f"by the one below it (loops {depth} and {depth + 1})")
