@@ -772,7 +772,10 @@ class Program:
         verdict = classify_scalars(self.scop, self._shared["accesses"], domain, rows(prefix, members),
                                    reassociate=reassociate)
         reductions = tuple((op, name) for name, op in verdict.reductions)
-        return Parallel(tuple(verdict.private), reductions), dict(verdict.blocking)
+        # (the dataflow's reasons name the CLI's flag; here the request is an argument)
+        blocking = {name: reason.replace("--reassociate", "reassociate=True")
+                    for name, reason in verdict.blocking.items()}
+        return Parallel(tuple(verdict.private), reductions), blocking
 
     def vectorize(self, stmt: str, depth: int) -> "Program":
         """Run loop ``(stmt, depth)`` in SIMD lanes (a ``Simd`` mark; ``omp simd``).

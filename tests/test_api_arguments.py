@@ -279,3 +279,16 @@ def test_a_floating_point_reduction_is_reordered_only_on_request():
                                                           "whose sum the threads reorder: pass reassociate=True")):
         dot.parallel("S0", 0, reductions=[["+", "s"]])
     assert "reduction(+:s)" in dot.parallel("S0", 0, reductions=[["+", "s"]], reassociate=True).c_code()
+
+
+def test_a_blocked_parallel_names_the_argument_not_the_flag():
+    """A tester: p.parallel("S0", 0) on a floating-point sum said "(parallel only with
+    --reassociate)", the CLI's flag (another refusal says "pass reassociate=True")."""
+    dot = ps.Program.from_source("double x[64], y[64], s;\nvoid kernel(void) {\n  int i;\n#pragma scop\n"
+                                 "  for (i = 0; i < 64; i++)\n    s += x[i] * y[i];\n#pragma endscop\n}\n",
+                                 filename="dot.c")
+    with pytest.raises(ps.TransformError) as info:
+        dot.parallel("S0", 0)
+    assert "(scalar s: floating-point reduction (parallel only with reassociate=True))" in str(info.value)
+    assert "--reassociate" not in str(info.value)
+
