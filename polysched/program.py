@@ -546,7 +546,12 @@ class Program:
 
     def _apply(self, op: str, args: dict, build, *build_args, hint: str = "") -> "Program":
         args, build_args = plain(args), plain(build_args)
-        what = f"{op}(" + ", ".join(repr(v) for v in args.values()) + ")"
+        # the call as written: an argument with a default as a keyword (a tester:
+        # 'parallel('S0', 1, True)' read as private=True)
+        params = inspect.signature(getattr(Program, op)).parameters
+        what = f"{op}(" + ", ".join(
+            repr(v) if k not in params or params[k].default is inspect.Parameter.empty else f"{k}={v!r}"
+            for k, v in args.items()) + ")"
         schedule = apply(self.scop, self._deps, what, build, self.scop, self._schedule, *build_args, hint=hint)
         return self._derive(schedule, {"op": op, "args": args})
 

@@ -292,3 +292,16 @@ def test_a_blocked_parallel_names_the_argument_not_the_flag():
     assert "(scalar s: floating-point reduction (parallel only with reassociate=True))" in str(info.value)
     assert "--reassociate" not in str(info.value)
 
+
+def test_a_refused_step_shows_keyword_arguments_as_keywords():
+    """A tester: p.parallel("S0", 1, reassociate=True) was reported as "parallel('S0',
+    1, True) is illegal", which reads as private=True."""
+    dot = ps.Program.from_source("double x[64], y[64], s;\nvoid kernel(void) {\n  int i;\n#pragma scop\n"
+                                 "  for (i = 0; i < 64; i++)\n    s += x[i] * y[i];\n#pragma endscop\n}\n",
+                                 filename="dot.c")
+    with pytest.raises(ps.TransformError) as info:
+        dot.parallel("S0", 0, private=["s"], reassociate=True)
+    assert str(info.value).startswith("parallel('S0', 0, private=['s'], reassociate=True) is illegal: ")
+    with pytest.raises(ps.TransformError) as info:
+        ps.Program.from_source(MM, filename="mm.c").parallel("S1", 1, reassociate=True, schedule="dynamic")
+    assert str(info.value).startswith("parallel('S1', 1, schedule='dynamic', reassociate=True) is illegal: ")
