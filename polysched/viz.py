@@ -306,6 +306,10 @@ def schedule_tree(program_or_schedule, ax=None, *, scop=None):
     bands list each statement's loops as ``depth expression``."""
     from polysched.display import tree_entries
     schedule = getattr(program_or_schedule, "schedule", program_or_schedule)
+    if not isinstance(schedule, isl.Schedule):
+        # (a tester: a string escaped as "'str' object has no attribute 'get_root'")
+        raise TypeError(f"schedule_tree: expected a polysched.Program or an isl.Schedule, "
+                        f"got {type(program_or_schedule).__name__}")
     scop = scop if scop is not None else getattr(program_or_schedule, "scop", None)
     entries = tree_entries(schedule, scop)
     lines_per = []

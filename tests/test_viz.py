@@ -87,3 +87,11 @@ def test_a_parameter_the_region_lacks_is_an_error(seidel):
     with pytest.raises(ps.ArgumentError, match=r"params: 'n' is no parameter of the region \(its parameters: "
                                             r"TSTEPS, N\)"):
         viz.domain(seidel, "S0", dims=("i", "j"), params={"TSTEPS": 2, "n": 6})
+
+
+def test_schedule_tree_of_something_else_says_what_it_takes():
+    """A tester: schedule_tree("not a schedule") raised "AttributeError: 'str' object
+    has no attribute 'get_root'"; every other misuse of viz is one sentence."""
+    with pytest.raises(TypeError) as info:
+        viz.schedule_tree("not a schedule")
+    assert str(info.value) == "schedule_tree: expected a polysched.Program or an isl.Schedule, got str"
