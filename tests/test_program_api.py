@@ -382,3 +382,12 @@ def test_a_schedule_whose_arithmetic_no_parameter_bound_fits_keeps_the_original_
     assert code.startswith("  /* polysched: original code kept: the loop code's arithmetic (a schedule coefficient "
                            "times a counter) may exceed long long under every bound on the parameters the "
                            "run-time check could test */\n  for (i = 1; i < n; i++)\n")
+
+
+def test_an_unknown_intrinsic_lists_the_known_ones():
+    """A tester: tensorize('S0', 'dgemm_nope') said "unknown intrinsic 'dgemm_nope'",
+    naming none of the intrinsics there are."""
+    with pytest.raises(ps.TransformError) as info:
+        ps.Program.from_source(MATMUL_IKJ, filename="mm.c").tensorize("S0", "dgemm_nope")
+    message = str(info.value)
+    assert message.startswith("tensorize: unknown intrinsic 'dgemm_nope' (known: ") and "dgemm_4x8, " in message

@@ -414,7 +414,7 @@ def lookup(name: str) -> Intrinsic:
     if name not in _LOADED:
         builtin_intrinsics()
     if name not in _LOADED:
-        raise IntrinsicError(f"unknown intrinsic {name!r}")
+        raise IntrinsicError(f"unknown intrinsic {name!r} (known: {', '.join(sorted(_LOADED))})")
     return _LOADED[name]
 
 
