@@ -152,23 +152,42 @@ def compile_options(what: str, options: dict) -> dict:
     return options
 
 
-def dataset_name(dataset, what: str, files, include_dirs=()) -> str | None:
+class DefaultDataset(str):
+    """A method's default dataset (``verify``'s ``"MINI"``, ``time``'s ``"MEDIUM"``), as
+    opposed to one the caller named: not testing it is no warning (the program runs as
+    written, as the CLI's default does)."""
+
+
+def dataset_name(dataset, what: str, files, include_dirs=(), shown: str | None = None) -> str | None:
     """``dataset`` as the ``-D<NAME>_DATASET`` name (None or "": no define): a PolyBench
     size, or a name the program tests (otherwise the define would change nothing and
-    the run would silently be at the default size)."""
-    from polysched.bench.harness import dataset_is_tested
+    the run would silently be at the default size). A PolyBench size the program does
+    not test is a warning (``warnings.warn``, as ``tune`` says it; ``shown``: the file's
+    name in it), the run being at the sizes the program is written with."""
+    import warnings
+
+    from polysched.bench.harness import dataset_is_tested, tested_datasets, untested_datasets
     from polysched.bench.suite import DATASETS, dataset_spelling
     if dataset is None or dataset == "":
         return None
     if not isinstance(dataset, str) or not dataset.strip().replace("_", "").isalnum():
         raise refusal(what, "dataset", "a name such as 'MINI' or 'LARGE', or None", dataset)
     name = dataset_spelling(dataset)
-    if name not in DATASETS and not dataset_is_tested(name, files, include_dirs):
+    if dataset_is_tested(name, files, include_dirs):
+        return name
+    if name not in DATASETS:
+        # (a tester: the PolyBench names were suggested to a file that tests none of them)
+        tested = tested_datasets(files, include_dirs)
+        choice = f"choose one it tests, {', '.join(tested)}, or None" if tested else \
+            "it tests no *_DATASET: None runs it at the sizes it is written with"
         raise TransformError(f"{what}: dataset={dataset!r} changes nothing: the program never tests "
-                             f"{name}_DATASET (choose one of {', '.join(DATASETS)}, a dataset the "
-                             "program defines, or None)")
+                             f"{name}_DATASET ({choice})")
+    if isinstance(dataset, DefaultDataset):
+        return name
+    for message in untested_datasets(shown or files[0], {"dataset": name}, include_dirs):
+        warnings.warn(f"{what}: {message}", stacklevel=3)
     return name
 
 
-__all__ = ["as_list", "check_int", "compile_options", "dataset_name", "fields_of", "reduction_pairs", "refusal",
+__all__ = ["DefaultDataset", "as_list", "check_int", "compile_options", "dataset_name", "fields_of", "reduction_pairs", "refusal",
            "source_options", "tile_sizes"]

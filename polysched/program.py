@@ -30,8 +30,8 @@ from typing import Sequence
 
 import islpy as isl
 
-from polysched.arguments import (as_list, check_bool, check_int, compile_options, dataset_name, fields_of, plain,
-                                 reduction_pairs, refusal, source_options, tile_sizes)
+from polysched.arguments import (DefaultDataset, as_list, check_bool, check_int, compile_options, dataset_name,
+                                 fields_of, plain, reduction_pairs, refusal, source_options, tile_sizes)
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
                                   parse_schedule, reduced_cell, unsupported_nodes)
 from polysched.errors import MarkError, PolyschedError, TransformError
@@ -389,7 +389,7 @@ class Program:
             raise TransformError(f"{what}: cannot write {err.filename or path}: {err.strerror or err}") from None
         return Path(path)
 
-    def verify(self, dataset: str | None = "MINI", **options):
+    def verify(self, dataset: str | None = DefaultDataset("MINI"), **options):
         """Compile the original and this program with the same flags, run both at
         ``dataset`` (the suite's ``-D<DATASET>_DATASET``; MINI by default, like the CLI)
         and compare what they print: a ``polysched.bench.VerifyResult`` (``.ok``,
@@ -423,7 +423,7 @@ class Program:
                 original = Path(tmp) / "original" / Path(self._origin.get("filename") or "input.c").name
                 original.parent.mkdir()
                 original.write_text(self._origin["source"])
-            dataset = dataset_name(dataset, "verify", [original], includes)
+            dataset = dataset_name(dataset, "verify", [original], includes, shown=self._shown_name())
             defines = {**self._defines_at(dataset), **extra_defines}
             name = Path(original).name
             candidate = Path(tmp) / name
@@ -432,6 +432,10 @@ class Program:
                 includes.append(str(Path(original).resolve().parent))
             return verify(original, candidate, defines=defines, dataset=dataset,
                           include_dirs=includes, **options)
+
+    def _shown_name(self) -> str:
+        """The source file as the user named it (the file name of ``from_source``)."""
+        return str(self._origin.get("path") or self._origin.get("filename") or "input.c")
 
     def reassociates(self) -> bool:
         """Whether a step asked for reordered reductions (``reassociate=True``, a
@@ -460,7 +464,7 @@ class Program:
             defines = {k: v for k, v in defines.items() if not k.upper().endswith("_DATASET")}
         return defines
 
-    def time(self, dataset: str | None = "MEDIUM", *, repeat: int = 3, threads: int | None = None,
+    def time(self, dataset: str | None = DefaultDataset("MEDIUM"), *, repeat: int = 3, threads: int | None = None,
              original: bool = False, cc: str | None = None, cflags: Sequence[str] | None = None) -> float:
         """Median kernel time in seconds of ``repeat`` runs at ``dataset`` (the
         program's own ``polysched-time:`` figure when it prints one, else wall time):
@@ -484,7 +488,7 @@ class Program:
             if "polysched_intrinsics.h" in text:
                 from polysched.tensorize import INCLUDE_DIR
                 includes.append(str(INCLUDE_DIR))
-            dataset = dataset_name(dataset, "time", [source], includes)
+            dataset = dataset_name(dataset, "time", [source], includes, shown=self._shown_name())
             defines = {**self._defines_at(dataset), **dataset_define(dataset)}
             built = compile_c(source, Path(tmp) / "program", cc=cc or DEFAULT_CC,
                               cflags=list(cflags) if cflags is not None else DEFAULT_CFLAGS,

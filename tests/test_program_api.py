@@ -391,3 +391,28 @@ def test_an_unknown_intrinsic_lists_the_known_ones():
         ps.Program.from_source(MATMUL_IKJ, filename="mm.c").tensorize("S0", "dgemm_nope")
     message = str(info.value)
     assert message.startswith("tensorize: unknown intrinsic 'dgemm_nope' (known: ") and "dgemm_4x8, " in message
+
+
+def test_a_polybench_size_the_file_does_not_test_is_a_warning():
+    """A tester: verify("LARGE") and time("MEDIUM") on a file with no *_DATASET ran at
+    the written sizes without a word, though tune warns (the README: "a warning
+    instead, in verify, bench ... and tune"); verify("HUGE") was refused suggesting
+    MINI ... EXTRALARGE, which change nothing for this file either. A method's own
+    default dataset, not named by the caller, is no warning (the CLI's default is none)."""
+    import warnings
+    p = ps.Program.from_source(MATMUL_IKJ, filename="mm.c")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert p.verify("LARGE").ok and p.time("MEDIUM", repeat=1) > 0
+        assert p.verify().ok
+    assert [str(w.message) for w in caught] == [
+        "verify: mm.c does not test LARGE_DATASET: dataset LARGE runs it at the sizes it is written with",
+        "time: mm.c does not test MEDIUM_DATASET: dataset MEDIUM runs it at the sizes it is written with"]
+    assert all(w.filename == __file__ for w in caught)
+    with pytest.raises(ps.TransformError) as info:
+        p.verify("HUGE")
+    assert str(info.value) == ("verify: dataset='HUGE' changes nothing: the program never tests HUGE_DATASET "
+                               "(it tests no *_DATASET: None runs it at the sizes it is written with)")
+    with pytest.raises(ps.TransformError, match=r"HUGE_DATASET \(choose one it tests, MINI, SMALL, MEDIUM, LARGE, "
+                                                r"EXTRALARGE, or None\)"):
+        ps.Program.from_file(get("gemm").path).verify("HUGE")

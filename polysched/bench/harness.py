@@ -612,6 +612,25 @@ def dataset_is_tested(dataset: str, files: Sequence[Path | str], include_dirs: S
     return False
 
 
+def tested_datasets(files: Sequence[Path | str], include_dirs: Sequence[Path | str] = ()) -> list[str]:
+    """The ``<NAME>_DATASET`` names ``files`` (and the headers they include with quotes,
+    as `dataset_is_tested` finds them) test: PolyBench's in their order, then the others."""
+    from polysched.bench.suite import DATASETS
+    found: set[str] = set()
+    seen: set[Path] = set()
+    pending = [Path(f) for f in files]
+    while pending:
+        path = pending.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        text = path.read_text(errors="replace")
+        found.update(re.findall(r"\b([A-Za-z0-9_]+?)_DATASET\b", text))
+        for header in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, flags=re.M):
+            pending += [Path(d) / header for d in (path.parent, *include_dirs)]
+    return [d for d in DATASETS if d in found] + sorted(found - set(DATASETS))
+
+
 def dataset_define(dataset: str | None) -> dict[str, None]:
     """``"mini"`` -> ``{"MINI_DATASET": None}``; None or "" -> ``{}``."""
     if not dataset:
