@@ -711,3 +711,21 @@ def test_a_best_that_fails_when_re_timed_is_not_chosen_and_zero_rounds_re_time_n
     assert log == [] and result.confirmation is None and result.chosen is result.best
     with pytest.raises(ValueError, match="confirm must be 0"):
         _tuned(tmp_path / "b", retiming_executor(log, lambda job: 9.0), confirm=-1)
+
+
+def test_the_summary_names_the_default_it_compares_with(tmp_path):
+    """A tester: trial 0 was listed as "micro-kernel calls (dgemm_packed_zero)
+    (default)" but the summary said "1.17x the default pluto-tile-par"; and the
+    result's repr held '<polysched.tune.space.SearchSpace object at 0x...>'."""
+    log: list = []
+    result = _tuned(tmp_path, retiming_executor(log, lambda job: tile_volume_time([], job.config)))
+    default = result.space.describe(result.default.config)
+    best_line = next(line for line in result.table().splitlines() if line.startswith("best: "))
+    assert best_line.endswith(f"x the default {default} ({best_line.rsplit('(', 1)[1]}")
+    assert f"| {default} (default) |" in result.table() or result.best.seq == 0
+    space = repr(result.space)
+    assert space == f"SearchSpace(gemm.c: fusions smart; default {default})"
+    assert "object at 0x" not in repr(result)
+    tensorized = SearchSpace(ps.Program.from_file(get("gemm").path), SpaceOptions(fusions=("smart",), identity=False))
+    if tensorized.tensorize_steps is not None:
+        assert repr(tensorized).endswith(f"default {tensorized.describe({'fuse': 'tensorize'})})")

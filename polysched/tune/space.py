@@ -34,6 +34,7 @@ import json
 import math
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator, Sequence
 
 import islpy as isl
@@ -277,6 +278,12 @@ class SearchSpace:
         if self.options.max_genes:
             _fix_light_genes(genes, bands, self.options.max_genes)
         return Structure(fuse, str(scheduled.schedule), genes, bands)
+
+    def __repr__(self) -> str:
+        # (a tester: CampaignResult's repr held '<...SearchSpace object at 0x...>')
+        origin = self.program.scop.filename
+        return (f"SearchSpace({Path(origin).name if origin else '?'}: fusions {', '.join(self.fusions) or 'none'}; "
+                f"default {self.describe(self.default())})")
 
     # -- configurations ------------------------------------------------------------------
     @property
