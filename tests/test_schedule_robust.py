@@ -556,3 +556,67 @@ def test_isolated_child_errors_and_timeouts_reach_the_parent():
     with pytest.raises(IsolatedTimeout):
         run_isolated(_spin, 0.3)
     assert time.perf_counter() - start < 30
+
+
+def test_an_isolated_child_in_a_long_c_call_ends_with_its_parent_killed_by_sigkill():
+    """helper-82: `optimize` killed with -9 left its tiling child computing at full CPU
+    for minutes: the thread that ends a child with its parent needs the GIL, which a
+    long isl call holds. The kernel now kills the child with its parent (Linux). The
+    child here sleeps in a C call that keeps the GIL (ctypes.PyDLL)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux's")
+    code = textwrap.dedent('''
+        import ctypes, os
+        from polysched.schedule.isolated import run_isolated
+        def spin():
+            ctypes.PyDLL(None).sleep(60)
+        print(os.getpid(), flush=True)
+        run_isolated(spin, 100)
+    ''')
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    parent = int(proc.stdout.readline())
+    children: list[int] = []
+    for _ in range(100):
+        time.sleep(0.05)
+        children = [int(pid) for pid in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()]
+        if children:
+            break
+    assert children
+    os.kill(parent, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+    def running(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+    deadline = time.monotonic() + 10
+    while any(running(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = [pid for pid in children if running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "the child outlived its parent"
+
+
+SKEWED_GUARDED_ROWS = ('[k1, lo, hi, n, k2, m] -> { [i0, i1, i2] : (i0 + i1) mod 3 = 0 and 0 <= i0 < k1 and 2 - m '
+          '+ i1 <= i2 <= -2 + n and i2 < hi and 2i2 >= -k2 + i1 and ((lo <= 0 and i2 >= 2 + k2 and 2i'
+          '2 <= k2 + i1) or (lo > 0 and i2 >= lo and i2 >= 2 + k2 and 2i2 <= k2 + i1) or (lo > 0 and '
+          'lo <= i2 < i1 and i2 <= 1 + k2) or (lo <= 0 and 0 < i2 < i1 and i2 <= 1 + k2)) }')
+
+
+def test_a_trip_count_isl_cannot_find_quickly_is_unknown_not_a_long_wait():
+    """helper-82: six parameters, min/max bounds and '% 3' / '% 2' guards: the tiling
+    stage spent minutes in one trip count (`dim_max`) of a heuristic (this set, the rows
+    of a statement after Pluto's skew), and `optimize --tile --parallel` used up its
+    60 s budget there. Past `TRIP_COUNT_OPERATIONS` the count is unknown (as a
+    parameter's is): no small inner loops, found within seconds (a child process, so
+    that the old behaviour fails the test instead of stalling it)."""
+    code = textwrap.dedent('''
+        import islpy as isl
+        from polysched.schedule import small_inner_loops
+        print(small_inner_loops(isl.Set(%r)))
+    ''' % SKEWED_GUARDED_ROWS)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "[]", proc.stderr
+

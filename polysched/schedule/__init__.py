@@ -27,7 +27,7 @@ from .edges import access_conflicts
 from .fusion import NOMINAL_EXTENT, extra_passes, footprints
 from .ilp import spatial_weights
 from polysched.dependence import dependences_without_reductions, is_legal, violated_dependences
-from polysched.islutil import isl_message, maps_of
+from polysched.islutil import isl_message, isl_operation_cap, maps_of
 from .options import Budget, BudgetExceeded, ScheduleError, ScheduleOptions
 from .peers import isl_schedule
 from .isolated import IsolatedTimeout, run_isolated, stop_reason
@@ -137,13 +137,24 @@ def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> 
     return trips
 
 
+# isl steps one trip count may take: a heuristic's question, not worth a long wait
+# (helper-82: six parameters, min/max bounds and '% 3' guards spun the tiling stage for
+# minutes in dim_max); past it the count is unknown, as a parameter's would be
+TRIP_COUNT_OPERATIONS = 2_000_000
+
+
 def _trip_count(domain: isl.Set, d: int) -> int | None:
     """The most iterations loop ``d`` of ``domain`` runs for one value of the loops
-    around it, when that is a constant."""
+    around it, when that is a constant (None: not constant, or not found within
+    `TRIP_COUNT_OPERATIONS`)."""
     n = domain.dim(isl.dim_type.set)
     rows = isl.Map.from_range(domain.project_out(isl.dim_type.set, d + 1, n - d - 1)) \
         .move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, d)
-    spread = rows.reverse().apply_range(rows).deltas().dim_max(0)     # max(a2 - a1), same outer
+    try:
+        with isl_operation_cap(domain.get_ctx(), TRIP_COUNT_OPERATIONS):
+            spread = rows.reverse().apply_range(rows).deltas().dim_max(0)     # max(a2 - a1), same outer
+    except isl.Error:
+        return None
     if not spread.is_cst():
         return None
     pieces: list[int] = []

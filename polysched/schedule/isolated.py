@@ -106,8 +106,30 @@ def end_with_parent() -> None:
     forkserver alive, reparented to init: helper-46 F21)."""
     parent = multiprocessing.parent_process()
     if parent is not None:
+        _killed_with_parent(parent.pid)
         threading.Thread(target=_exit_after, args=(parent,), name="polysched-end-with-parent",
                          daemon=True).start()
+
+
+def _killed_with_parent(parent_pid: int | None) -> None:
+    """Linux: the kernel sends this process SIGKILL when its parent ends. The thread of
+    `end_with_parent` needs the GIL, which a long isl call holds: a tiling child whose
+    `optimize` was killed with -9 kept computing at full CPU for minutes (helper-82).
+    Only for a child forked by that parent itself (a forkserver's child has the server
+    as its parent process)."""
+    if parent_pid is None or os.getppid() != parent_pid:
+        return
+    try:
+        import ctypes
+        import signal
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            return
+    except (OSError, AttributeError, ImportError):
+        return      # not Linux: the thread alone
+    if os.getppid() != parent_pid:
+        os._exit(1)             # the parent ended before the request was made
 
 
 def _exit_after(parent) -> None:
