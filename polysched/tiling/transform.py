@@ -244,7 +244,12 @@ class _Policy:
                     self._permute(chain, 0, order)
                     report.notes.append(f"loops reordered {order}")
             if wants_parallel:
-                placed = self._parallelize(chain, 0, n, domain, prefix, permutable, report, "loop")
+                # (the loops in their new order: a row loop over a triangle shares its rows
+                # out as a tile loop does its tiles)
+                loops = chain.loops[0]
+                for loop in chain.loops[1:n]:
+                    loops = loops.flat_range_product(loop)
+                placed = self._parallelize(chain, 0, n, domain, prefix, permutable, report, "loop", band=loops)
             innermost_member = next((k for k in range(n)
                                      if mupa.get_at(k).plain_is_equal(chain.loops[-1].get_at(0))), None)
             points = 0
@@ -531,8 +536,8 @@ class _Policy:
         """Mark the outermost parallel loop among chain loops ``start .. start + n - 1``
         (one band): moved to the front when the band is permutable, else marked where
         it is (an inner parallel loop). ``band``: the members those loops tile, when
-        they are tile loops: a parallel one whose tiles hold unequal work (a triangle
-        ``j > i`` tiled along ``i``) hands them out dynamically."""
+        they are tile loops, or the loops themselves: a parallel one whose iterations hold
+        unequal work (a triangle ``j > i`` tiled along ``i``) hands them out dynamically."""
         outer = chain.rows(prefix, start)
         for j in range(n):
             inner_outer = outer if permutable else chain.rows(prefix, start + j)
@@ -567,9 +572,9 @@ class _Policy:
 
     @staticmethod
     def _balanced(mark: Parallel, domain, band: isl.MultiUnionPwAff, member: int, report) -> Parallel:
-        """``mark`` for the parallel tile loop of band member ``member``, with
-        ``schedule=dynamic`` when its tiles hold unequal work: the band's iterations are
-        no box along that member, and some statement's domain is no box (a triangle)."""
+        """``mark`` for the parallel (tile) loop of band member ``member``, with
+        ``schedule=dynamic`` when its iterations hold unequal work: the band's iterations
+        are no box along that member, and some statement's domain is no box (a triangle)."""
         if mark.reductions or _box_along(domain, band, member) or _boxes(domain):
             return mark
         # OpenMP's default hands out equal runs of iterations: correlation's 10 tiles
@@ -581,7 +586,7 @@ class _Policy:
         # uneven at the edges alone): there a thread keeps the same tiles from one
         # parallel loop to the next (dynamic everywhere: floyd-warshall 0.53x, fdtd-2d
         # 0.80x; on the diamonds, jacobi-1d 0.86x, heat-3d 0.91x)
-        report.notes.append("schedule=dynamic: the tiles hold unequal work")
+        report.notes.append(f"schedule=dynamic: the {'tiles' if report.tiled else 'rows'} hold unequal work")
         return replace(mark, schedule="dynamic")
 
     def _parallelize_second(self, chain: _Chain, start: int, n: int, domain, prefix, report) -> bool:
