@@ -9,6 +9,7 @@ import islpy as isl
 import pytest
 
 from primitives_oracle import confirm_race_witness
+from test_program_api import MATMUL_IKJ
 
 import polysched as ps
 from polysched.bench import get
@@ -242,24 +243,6 @@ def test_a_parallel_loop_inside_a_simd_loop_is_refused():
     p = ps.Program.from_file(get("gemm").path)
     with pytest.raises(ps.TransformError, match="inside a loop marked 'simd'"):
         p.vectorize("S0", 0).parallel("S1", 2)
-
-
-MATMUL_IKJ = """#include <stdio.h>
-#define N 8
-static double A[N][N], B[N][N], C[N][N];
-int main(void) {
-  int i, j, k;
-  for (i = 0; i < N; i++) for (j = 0; j < N; j++) { A[i][j] = i + j; B[i][j] = i - j; C[i][j] = 0; }
-#pragma scop
-  for (i = 0; i < N; i++)
-    for (k = 0; k < N; k++)
-      for (j = 0; j < N; j++)
-        C[i][j] += A[i][k] * B[k][j];
-#pragma endscop
-  for (i = 0; i < N; i++) for (j = 0; j < N; j++) printf("%g\\n", C[i][j]);
-  return 0;
-}
-"""
 
 
 def test_parallel_and_vectorize_on_one_loop_in_either_order():

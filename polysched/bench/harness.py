@@ -592,11 +592,9 @@ def untested_datasets(path: Path | str, datasets: Mapping[str, str | None],
             if value is not None and not dataset_is_tested(value, [path], include_dirs)]
 
 
-def dataset_is_tested(dataset: str, files: Sequence[Path | str], include_dirs: Sequence[Path | str] = ()) -> bool:
-    """Whether ``<DATASET>_DATASET`` appears in one of ``files`` or in a header they
-    include with quotes (looked for beside the including file, then in
-    ``include_dirs``): a ``-D`` of a dataset the program never tests changes nothing."""
-    macro = re.compile(rf"\b{re.escape(dataset)}_DATASET\b")
+def _texts_with_headers(files: Sequence[Path | str], include_dirs: Sequence[Path | str] = ()):
+    """The texts of ``files`` and of the headers they include with quotes (looked for
+    beside the including file, then in ``include_dirs``), each once."""
     seen: set[Path] = set()
     pending = [Path(f) for f in files]
     while pending:
@@ -605,11 +603,17 @@ def dataset_is_tested(dataset: str, files: Sequence[Path | str], include_dirs: S
             continue
         seen.add(path)
         text = path.read_text(errors="replace")
-        if macro.search(text):
-            return True
+        yield text
         for header in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, flags=re.M):
             pending += [Path(d) / header for d in (path.parent, *include_dirs)]
-    return False
+
+
+def dataset_is_tested(dataset: str, files: Sequence[Path | str], include_dirs: Sequence[Path | str] = ()) -> bool:
+    """Whether ``<DATASET>_DATASET`` appears in one of ``files`` or in a header they
+    include with quotes (looked for beside the including file, then in
+    ``include_dirs``): a ``-D`` of a dataset the program never tests changes nothing."""
+    macro = re.compile(rf"\b{re.escape(dataset)}_DATASET\b")
+    return any(macro.search(text) for text in _texts_with_headers(files, include_dirs))
 
 
 def tested_datasets(files: Sequence[Path | str], include_dirs: Sequence[Path | str] = ()) -> list[str]:
@@ -617,17 +621,8 @@ def tested_datasets(files: Sequence[Path | str], include_dirs: Sequence[Path | s
     as `dataset_is_tested` finds them) test: PolyBench's in their order, then the others."""
     from polysched.bench.suite import DATASETS
     found: set[str] = set()
-    seen: set[Path] = set()
-    pending = [Path(f) for f in files]
-    while pending:
-        path = pending.pop()
-        if path in seen or not path.is_file():
-            continue
-        seen.add(path)
-        text = path.read_text(errors="replace")
+    for text in _texts_with_headers(files, include_dirs):
         found.update(re.findall(r"\b([A-Za-z0-9_]+?)_DATASET\b", text))
-        for header in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, flags=re.M):
-            pending += [Path(d) / header for d in (path.parent, *include_dirs)]
     return [d for d in DATASETS if d in found] + sorted(found - set(DATASETS))
 
 
