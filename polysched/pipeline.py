@@ -25,6 +25,7 @@ from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
 from polysched.scop import Scop, ScopError, extract
 from polysched.tiling import TileOptions, tile_with_report
+from polysched.tiling.options import reassociation_arg
 from polysched.transform.expand import expand, expansion_plan
 from polysched.transform.substitute import substitute, substitution_plan
 from polysched.transform.layout import transpose, transposition_plan
@@ -130,7 +131,7 @@ class OptimizeOptions:
         if schedule.diamond is not None:
             args["diamond"] = schedule.diamond
         if schedule.reassociate:
-            args["reassociate"] = schedule.reassociate if schedule.reassociate is True else list(schedule.reassociate)
+            args["reassociate"] = reassociation_arg(schedule.reassociate)
         steps = [{"op": "auto_schedule", "args": args}]
         tiling = self.tiling
         if tiling is not None:

@@ -451,7 +451,7 @@ class Program:
                 return True
 
         text = self._trace.to_json(indent=None)
-        return '"reassociate": true' in text or '"reassociate": ["' in text or "reduction=" in text \
+        return any(step.get("args", {}).get("reassociate") for step in self._trace) or "reduction=" in text \
             or any(step.get("op") == "tensorize" and inexact(step.get("args", {}).get("intrinsic"))
                    for step in self._trace)
 
@@ -779,12 +779,9 @@ class Program:
         if "accesses" not in self._shared:
             self._shared["accesses"] = ScopAccesses(self.scop)
         verdict = classify_scalars(self.scop, self._shared["accesses"], domain, rows(prefix, members),
-                                   reassociate=reassociate)
+                                   reassociate=reassociate, asked="reassociate=True")
         reductions = tuple((op, name) for name, op in verdict.reductions)
-        # (the dataflow's reasons name the CLI's flag; here the request is an argument)
-        blocking = {name: reason.replace("--reassociate", "reassociate=True")
-                    for name, reason in verdict.blocking.items()}
-        return Parallel(tuple(verdict.private), reductions), blocking
+        return Parallel(tuple(verdict.private), reductions), dict(verdict.blocking)
 
     def vectorize(self, stmt: str, depth: int) -> "Program":
         """Run loop ``(stmt, depth)`` in SIMD lanes (a ``Simd`` mark; ``omp simd``).
@@ -952,7 +949,8 @@ class Program:
             args["diamond"] = bool(diamond)
         reassociate = self._reassociation(reassociate, "auto_schedule")
         if reassociate:
-            args["reassociate"] = reassociate if reassociate is True else list(reassociate)
+            from polysched.tiling.options import reassociation_arg
+            args["reassociate"] = reassociation_arg(reassociate)
         options = ScheduleOptions(scheduler=scheduler, fuse=fuse, diamond=diamond,
                                   negative_coefficients=negative_coefficients, negative_fallback=True,
                                   reassociate=reassociate)

@@ -503,7 +503,8 @@ def may_reassociate(reassociate: bool | Collection[str], name: str) -> bool:
 
 
 def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
-                     iteration: isl.UnionMap, reassociate: bool | Collection[str] = False) -> ScalarVerdict:
+                     iteration: isl.UnionMap, reassociate: bool | Collection[str] = False,
+                     asked: str = "--reassociate") -> ScalarVerdict:
     """Data-sharing of the scalars written by the instances ``domain`` of a loop: a
     scalar whose ``memory`` dependences the loop does not carry needs nothing, else it is
     private (``private_reason`` is None), a reduction (``reduction_of``), or blocking.
@@ -511,7 +512,8 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
     ``iteration``: ``{ S[i] -> [outer rows..., loop] }``: two instances with equal
     values run in the same iteration of the loop (and of every loop around it).
     ``reassociate``: floating-point reductions are allowed (else they block): True, or
-    the names of the scalars whose reductions are.
+    the names of the scalars whose reductions are. ``asked``: how a blocking reason
+    spells that request to the caller's user (the CLI's flag, or an argument).
     """
     verdict = ScalarVerdict()
     same_iteration = same_value(iteration)
@@ -561,7 +563,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
                 # floating point: never reordered unasked; helper-57: "floating-point" was wrong)
                 kind = "floating-point" if _type_words(array.element_type) & _FLOATING_WORDS else \
                     f"'{array.element_type}' (not known to be an integer type)"
-                verdict.blocking[name] = f"{kind} reduction (parallel only with --reassociate)"
+                verdict.blocking[name] = f"{kind} reduction (parallel only with {asked})"
                 continue
             verdict.reassociated.append(name)
         # (a signed integer sum or product is exact in any order too: the emitted loop

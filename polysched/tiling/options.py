@@ -73,8 +73,7 @@ class TileOptions:
         used (so that a replay on another machine decides the same)."""
         return {"tile": self.tile, "sizes": self.sizes, "parallel": self.parallel,
                 "l2tile": self.l2tile, "simd": self.simd, "unroll": self.unroll,
-                "reassociate": self.reassociate if isinstance(self.reassociate, bool) else list(self.reassociate),
-                "wavefront": self.wavefront,
+                "reassociate": reassociation_arg(self.reassociate), "wavefront": self.wavefront,
                 "intra_tile_reorder": self.intra_tile_reorder, "tile_depth1": self.tile_depth1,
                 "register_tile": self.register_tile, "point_wavefront": self.point_wavefront,
                 "caches": {"l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3},
@@ -97,6 +96,11 @@ class TileOptions:
         if self.sizes is not None and not (self.tile or self.l2tile):
             # (helper-49: ignored; the command line refuses '--tile-sizes' without '--tile')
             raise ArgumentError(f"tile sizes {self.sizes} given with tile=False: they would tile nothing")
+
+
+def reassociation_arg(reassociate: bool | tuple[str, ...]) -> bool | list[str]:
+    """A reassociation (True/False, or scalar names) as a trace step's JSON argument."""
+    return reassociate if isinstance(reassociate, bool) else list(reassociate)
 
 
 def _positive_sizes(sizes) -> list[int]:

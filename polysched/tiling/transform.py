@@ -246,10 +246,8 @@ class _Policy:
             if wants_parallel:
                 # (the loops in their new order: a row loop over a triangle shares its rows
                 # out as a tile loop does its tiles)
-                loops = chain.loops[0]
-                for loop in chain.loops[1:n]:
-                    loops = loops.flat_range_product(loop)
-                placed = self._parallelize(chain, 0, n, domain, prefix, permutable, report, "loop", band=loops)
+                placed = self._parallelize(chain, 0, n, domain, prefix, permutable, report, "loop",
+                                           band=_permuted(mupa, order))
             innermost_member = next((k for k in range(n)
                                      if mupa.get_at(k).plain_is_equal(chain.loops[-1].get_at(0))), None)
             points = 0
