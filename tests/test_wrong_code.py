@@ -3999,6 +3999,51 @@ def test_a_reduction_clause_of_the_region_lets_its_sum_and_only_it_be_reordered(
                            str(tmp_path / "v.c"), "--verify"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "verify: equal" in proc.stdout and "rtol 1e-06" in proc.stdout, proc.stdout
 
+OWN_MAX_CLAUSE = r"""
+#include <stdio.h>
+double x[3000];
+double k(int n) {
+  double m = -1e300, lo = 1e300;
+#pragma scop
+#pragma omp parallel for reduction(max:m)
+  for (int i = 0; i < n; i++)
+    if (x[i] > m) m = x[i];
+  for (int i = 0; i < n; i++)
+    lo = lo < x[i] ? lo : x[i];
+#pragma endscop
+  return m + 1000.0 * lo;
+}
+int main(void) {
+  for (int i = 0; i < 3000; i++) x[i] = ((i * 7919) % 3001) * 0.25 - 100.0;
+  printf("%.17g\n", k(3000));
+  printf("%.17g\n", k(1));
+  printf("%.17g\n", k(0));
+  printf("%.17g\n", k(-3));
+  return 0;
+}
+"""
+
+
+def test_a_max_clause_of_the_region_lets_its_floating_point_selection_be_reordered(tmp_path):
+    """A floating-point max/min selection blocked parallelism even with --reassociate
+    and under the region's own '#pragma omp parallel for reduction(max:m)': the loop ran
+    sequentially where the user's ran on every core. Which of 0.0 and -0.0, or of a NaN
+    and a number, a selection keeps depends on the order, which reordering accepts: m
+    gets its max reduction; lo, not declared, stays sequential unless --reassociate. The
+    values here are distinct numbers: the outputs are the original's, at 1 and 2
+    threads."""
+    original = tmp_path / "orig.c"
+    original.write_text(OWN_MAX_CLAUSE)
+    expected = build_and_run(original, tmp_path, "-O2")
+    for reassociate, reduced in ((False, ["max:m"]), (True, ["max:m", "min:lo"])):
+        result = optimize(original, OptimizeOptions.from_flags(parallel=True, reassociate=reassociate))
+        code = result.text.split("original code")[0]
+        assert sorted(re.findall(r"reduction\((\w+:\w+)\)", code)) == sorted(reduced), code
+        out = tmp_path / "out.c"
+        out.write_text(result.text)
+        assert build_and_run(out, tmp_path, "-O2") == expected
+
+
 SELF_COMPARISONS = r"""
 #include <stdio.h>
 double a[40][40], b[40][40];

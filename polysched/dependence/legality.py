@@ -583,7 +583,7 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
         if reason is not None:
             found.append(f"'{name}' cannot be a reduction ({reason})")
             continue
-        actual = reduction_of(scop, accesses, name, domain)
+        actual = reduction_of(scop, accesses, name, domain, reassociate=(name,))
         if actual in SELECTIONS and reduced_cell(scop, name):
             found.append(f"'{name}' cannot be a '{actual}' reduction (memory reduced in a copy: + * | & ^ only)")
             continue

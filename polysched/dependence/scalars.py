@@ -534,7 +534,7 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             # OpenMP privatises and reduces variables, not memory, and the liveness scan
             # after the region looks for the model's name. A reduction runs on a local
             # copy (reduced_cell)
-            op = reduction_of(scop, accesses, name, domain) if cell else None
+            op = reduction_of(scop, accesses, name, domain, reassociate) if cell else None
             if op is None or op in SELECTIONS:
                 verdict.blocking[name] = (
                     f"'{array.text}' is a struct member: never private, a reduction only of 'x op= e' updates"
@@ -550,9 +550,9 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
             if not array.is_scalar:
                 verdict.blocking[name] = reason
                 continue
-            op = reduction_of(scop, accesses, name, domain)
+            op = reduction_of(scop, accesses, name, domain, reassociate)
         if op is None:
-            reason = _inexact_selection(scop, name, domain) or reason
+            reason = _inexact_selection(scop, name, domain, asked) or reason
         inexact = inexact_integer_update(scop, name, domain) if op is not None else None
         if inexact is not None:
             verdict.blocking[name] = inexact
@@ -604,7 +604,7 @@ def dependences_without_reductions(scop: Scop, reassociate: bool | Collection[st
     if not candidates:      # (most regions: no per-array dependences computed)
         return None
     accesses = ScopAccesses(scop)
-    reductions = {name for name in candidates if reduction_of(scop, accesses, name, scop.domain)
+    reductions = {name for name in candidates if reduction_of(scop, accesses, name, scop.domain, reassociate)
                   and inexact_integer_update(scop, name, scop.domain) is None}
     return accesses.memory_except(reductions) if reductions else None
 
@@ -750,7 +750,7 @@ def _converts_to(kind: tuple[int, bool] | None, target: tuple[int, bool]) -> boo
     return target[0] > width        # a wider signed target holds every unsigned value
 
 
-def _inexact_selection(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
+def _inexact_selection(scop: Scop, name: str, domain: isl.UnionSet, asked: str) -> str | None:
     """Why a ``name = name > e ? name : e`` of ``domain`` is no reduction, if one is
     not exact (`_exact_selection`), else None (helper-58: a floating-point one was
     "read before written in an iteration")."""
@@ -760,17 +760,23 @@ def _inexact_selection(scop: Scop, name: str, domain: isl.UnionSet) -> str | Non
         if reduction_operator(stmt.body, name) in SELECTIONS and not _exact_selection(scop, stmt, name):
             if not is_integer_type(scop.arrays[name].element_type):
                 return "a floating-point max/min selection (which of equal values, 0.0 or -0.0, or a NaN it " \
-                       "keeps depends on the order)"
+                       f"keeps depends on the order; parallel only with {asked})"
             return "a max/min selection of values converted on assignment (not the same in any order)"
     return None
 
 
-def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet) -> str | None:
+def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet,
+                 reassociate: bool | Collection[str] = False) -> str | None:
     """The OpenMP operator (``"+"``, ``"*"``, ``"|"``, ``"max"``...) if every statement
     of ``domain`` touching scalar ``name`` is an update ``name op= e`` of that one
     operator (one read and one write of ``name``, see ``reduction_operator``; a
-    selection must be exact, ``_exact_selection``), else None. Says nothing of the
+    selection must be exact, ``_exact_selection``, or a floating-point one that
+    ``reassociate`` allows: True, or names ``name``), else None. Says nothing of the
     element type: a floating-point reduction is a reassociation (``classify_scalars``)."""
+    # (a floating-point max keeps 0.0 or -0.0, a NaN or not, by the order: that is what
+    # --reassociate or the region's own reduction(max: m) clause accepts)
+    order_free = may_reassociate(reassociate, name) and \
+        bool(_type_words(scop.arrays[name].element_type) & _FLOATING_WORDS)
     touching = restrict_to_array(accesses.reads.union(accesses.writes), name) \
         .intersect_domain(domain).domain()
     ops = set()
@@ -787,7 +793,7 @@ def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Unio
         if kinds != ["read", "write"] and not (op in SELECTIONS and set(kinds) == {"read", "write"}
                                                 and kinds.count("write") == 1):
             return None
-        if op in SELECTIONS and not _exact_selection(scop, stmt, name):
+        if op in SELECTIONS and not order_free and not _exact_selection(scop, stmt, name):
             return None
         ops.add(op)
     return ops.pop() if len(ops) == 1 else None

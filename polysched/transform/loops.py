@@ -109,18 +109,14 @@ def statement_loops(scop, schedule: isl.Schedule, stmt: str, what: str | None = 
                     if _contains(node.child(k).filter_get_filter(), domain)]
             if not hits:
                 return loops
-            if len(hits) > 1 and _tensorized(node, domain):
-                # (a tester: tile, interchange and loops after tensorize said only the below)
-                raise TransformError(f"{what + ': ' if what else ''}{stmt} was tensorized: its full blocks "
-                                     "are intrinsic calls and its remainder tiles loops, in several branches "
-                                     f"of the {kind.name if hasattr(kind, 'name') else 'sequence'} at "
-                                     f"{list(path)}, so its loops have no single name (loop primitives go "
-                                     "before tensorize)")
             if len(hits) > 1:
-                raise TransformError(f"{what + ': ' if what else ''}the instances of {stmt} are split over "
-                                     "several branches of "
-                                     f"the {kind.name if hasattr(kind, 'name') else 'sequence'} at "
-                                     f"{list(path)}: its loops below it have no single name")
+                where = f"several branches of the {kind.name if hasattr(kind, 'name') else 'sequence'} at {list(path)}"
+                why = (f"{stmt} was tensorized: its full blocks are intrinsic calls and its remainder tiles "
+                       f"loops, in {where}, so its loops have no single name (loop primitives go before "
+                       "tensorize)") if _tensorized(node, domain) else \
+                    f"the instances of {stmt} are split over {where}: its loops below it have no single name"
+                # (a tester: tile, interchange and loops after tensorize said only the latter)
+                raise TransformError(f"{what + ': ' if what else ''}{why}")
             node, path = node.child(hits[0]), path + (hits[0],)
             continue
         if kind == _t.filter and not _contains(node.filter_get_filter(), domain):
@@ -145,7 +141,6 @@ def loop(scop, schedule: isl.Schedule, stmt: str, depth, what: str = "loop") -> 
 def describe_loops(scop, schedule: isl.Schedule, stmt: str, what: str | None = None) -> list[tuple[int, str]]:
     """``[(depth, "i + j"), ...]``: each loop of ``stmt`` with its schedule expression
     (``what``: the call a refusal starts with)."""
-    check_statement(scop, stmt, what)
     out = []
     stmt_set = isl.UnionSet.from_set(scop.statement(stmt).domain)
     iterators = scop.statement(stmt).iterators
