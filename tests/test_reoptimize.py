@@ -49,6 +49,45 @@ def test_the_same_flags_on_the_output_give_the_same_file(tmp_path, kernel):
     assert second == first
 
 
+SWAP = """#include <stdio.h>
+double a[1000], b[1000];
+void k(int n) {
+  int i;
+  double t;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    t = a[i];
+    a[i] = b[i];
+    b[i] = t;
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 1000; i++) { a[i] = i; b[i] = -i; }
+  k(1000);
+  k(3);
+  for (int i = 0; i < 1000; i += 7) printf("%g %g\\n", a[i], b[i]);
+  return 0;
+}
+"""
+
+
+def test_the_generated_code_around_the_original_is_no_code_after_it(tmp_path):
+    """Re-optimizing a swap through 't' with --parallel lost the parallel loop: the
+    generated loop (t = a[c0]; ...) around the kept original was read as code after the
+    region, so 't' "may be live after the scop". What comes after an output's original
+    is what comes after the whole region, which a new output replaces."""
+    original = tmp_path / "swap.c"
+    original.write_text(SWAP)
+    first = _optimize(original, tmp_path / "once.c", "--parallel")
+    assert "private(t)" in first
+    [scop] = extract(tmp_path / "once.c")
+    assert "t" not in scop.live_scalars and scop.replaced_span is not None
+    second = _optimize(tmp_path / "once.c", tmp_path / "twice.c", "--parallel")
+    assert second == first
+    assert verify(original, tmp_path / "twice.c", dataset=None).ok
+
+
 @pytest.mark.parametrize("flags", [["--identity"], ["--fuse", "max", "--tile", "--unroll", "2"],
                                    ["--scheduler", "isl"]])
 def test_other_flags_on_the_output_start_from_the_original_code(tmp_path, flags):

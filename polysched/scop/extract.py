@@ -259,8 +259,12 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         # (not the scalars the region's own blocks declare: no address of theirs outlives them)
         variables = (builder.all_iterators - set(scop.loop_scoped)) | set(scop.parameters) \
             | {a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"} | builder.product_factors
+        # what the code around the region does: around the whole region of an output
+        # (its generated code, which a new output replaces, is no code after the original:
+        # a re-optimized swap through 't' took 't' for live and lost its parallel loop)
+        whole = region if region.outer is None else replace(region, start=region.outer[0], end=region.outer[1])
         # restrict keeps a parameter apart only where no pointer may be based on it
-        for name in restrict_escapes(plain, region, function, {a.name for a in scop.arrays.values()
+        for name in restrict_escapes(plain, whole, function, {a.name for a in scop.arrays.values()
                                                                if a.restrict and not a.text}, macros):
             scop.arrays[name].restrict = False
         if any(a.restrict for a in scop.arrays.values()):
@@ -276,13 +280,13 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         # (q->n), and so is an array's element (sz[0]: elements_as_variables)
         through_pointers = {name for name, text in scop.c_texts.items()
                             if ("->" in text or text.startswith("(*") or "[" in text) and name in variables}
-        scop.address_taken = tuple(sorted(set(address_taken(plain, region, function, visible, variables, macros,
+        scop.address_taken = tuple(sorted(set(address_taken(plain, whole, function, visible, variables, macros,
                                                           scop.c_texts))
                                           | through_pointers))
         # fresh names avoid the macros and declarations of included headers too (#define c0 5)
         scop.identifiers = names | frozenset(macros.macros) | macros.header_identifiers
         # (and the pointers loops step: the code after the region may read where they end)
-        scop.live_iterators = live_after(plain, region, function, visible,
+        scop.live_iterators = live_after(plain, whole, function, visible,
                                          builder.all_iterators - set(scop.loop_scoped) | set(builder.bumped_texts),
                                          macros)
         data_set = [name for name in scop.live_iterators if name in builder.set_under_data_tests]
@@ -294,7 +298,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
             continue
         # (a scalar declared in the region's own blocks ends with its block)
         scalars = {a.name for a in scop.arrays.values() if a.is_scalar and a.origin != "region"}
-        scop.live_scalars = live_after(plain, region, function, visible, scalars, macros,
+        scop.live_scalars = live_after(plain, whole, function, visible, scalars, macros,
                                        reread=lambda: read_before_written(scop, scalars))
         scops.append(scop)
     if (unreadable or empty) and not scops:
