@@ -293,3 +293,17 @@ def test_polyscheds_variants_make_their_code_for_the_threads_they_run_with(tmp_p
         [region] = record["build"]["regions"]
         sizes[threads] = region["tile_sizes"]
     assert sizes[2] != sizes[8], sizes
+
+
+def test_the_tensorize_variants_fallback_is_made_for_the_threads_it_runs_with(tmp_path):
+    """pluto-tensorize's code for a kernel no micro-kernel matches (trmm) is optimize's
+    --tile --parallel, which was made for this machine's threads whatever the run's."""
+    from polysched.bench import get
+    from polysched.bench.variants import tensorize_variant
+    from polysched.pipeline import OptimizeOptions, optimize
+
+    trmm = get("trmm")
+    made = {threads: tensorize_variant().make_source(trmm, tmp_path / str(threads), threads=threads).read_text()
+            for threads in (2, 8)}
+    assert made[2] != made[8]
+    assert made[8] == optimize(trmm.path, OptimizeOptions.from_flags(tile=True, parallel=True, threads=8)).text

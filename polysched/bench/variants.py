@@ -133,7 +133,7 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: 
     name = TENSORIZE_REASSOC if reassociate else TENSORIZE
     from polysched.tensorize import INCLUDE_DIR
 
-    def make_source(kernel, workdir: Path) -> Path:
+    def make_source(kernel, workdir: Path, threads: int | None = None) -> Path:
         from polysched import Program
         from polysched.pipeline import OptimizeOptions, optimize
         from polysched.tensorize import auto_tensorize, builtin_intrinsics
@@ -143,7 +143,8 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: 
         if any(item.applied for item in report):
             text = program.c_code()
         else:
-            text = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True,
+            # (made for the threads it runs with, as the optimizer variants' code)
+            text = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True, threads=threads,
                                                                     reassociate=reassociate)).text
         workdir.mkdir(parents=True, exist_ok=True)
         out = workdir / f"{kernel.name}.{name}.c"
