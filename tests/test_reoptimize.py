@@ -88,6 +88,43 @@ def test_the_generated_code_around_the_original_is_no_code_after_it(tmp_path):
     assert verify(original, tmp_path / "twice.c", dataset=None).ok
 
 
+OWN_TEMPORARY = """#include <stdio.h>
+double a[60][60], b[60][60];
+void k(int n) {
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < 2; j += 2) {
+      double t = a[i][j] * 0.5;
+      t += a[j][i];
+      b[i][j] = t;
+    }
+  }
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 60; i++) for (int j = 0; j < 60; j++) a[i][j] = (i * 7 + j) % 11;
+  k(60);
+  k(0);
+  for (int i = 0; i < 60; i += 7) printf("%g\\n", b[i][i / 2]);
+  return 0;
+}
+"""
+
+
+def test_a_temporary_of_the_regions_own_block_keeps_its_name_the_second_time(tmp_path):
+    """The generated code declares the region's own 'double t' apart (its one-iteration
+    loop is gone); read as code outside the region, it made the original's 't' clash
+    with itself and be renamed 't_1' when the output was optimized again."""
+    original = tmp_path / "own.c"
+    original.write_text(OWN_TEMPORARY)
+    first = _optimize(original, tmp_path / "once.c", "--tile", "--parallel")
+    assert "polysched: the original code" in first and "double t;" in first
+    second = _optimize(tmp_path / "once.c", tmp_path / "twice.c", "--tile", "--parallel")
+    assert "t_1" not in second
+    assert second == first
+    assert verify(original, tmp_path / "twice.c", dataset=None).ok
+
+
 @pytest.mark.parametrize("flags", [["--identity"], ["--fuse", "max", "--tile", "--unroll", "2"],
                                    ["--scheduler", "isl"]])
 def test_other_flags_on_the_output_start_from_the_original_code(tmp_path, flags):

@@ -912,9 +912,12 @@ class _RegionBuilder:
 
     @property
     def outside_names(self) -> frozenset[str]:
-        """Every identifier of the file outside the region (directives excluded)."""
+        """Every identifier of the file outside the region (directives excluded); of an
+        output, outside its whole region (the generated code a new output replaces: its
+        'double t;' renamed the original's own 't' to 't_1' the second time)."""
         if self._outside_names is None:
-            outside = self.plain[:self.region.scop_offset] + "\n" + self.plain[self.region.end:]
+            start, end = self.region.outer or (self.region.scop_offset, self.region.end)
+            outside = self.plain[:start] + "\n" + self.plain[end:]
             self._outside_names = frozenset(re.findall(r"[A-Za-z_]\w*", outside))
         return self._outside_names
 
