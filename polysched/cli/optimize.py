@@ -443,12 +443,25 @@ def _schedules_in(args, options):
             within = f"did not finish within the budget of {options.budget:g} CPU seconds (--budget)"
             raise UsageError(f"{where}: applying it {stop_reason(stop, within)}") from None
     regions = [ScopResult(program.scop, program.deps, program.schedule, program.tiling_report,
-                          reassociates=program.reassociates())
+                          reassociates=program.reassociates(), kept_as_written=_kept_by_the_policy(program))
                for program in programs()]
     built = time.perf_counter()
     text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
     return OptimizeResult(args.file, text, regions,
                           {"load": built - start, "codegen": time.perf_counter() - built})
+
+
+def _kept_by_the_policy(program) -> bool:
+    """Whether optimize keeps this program's region as written: its trace ends the
+    policy's way (``auto_tile`` after a scheduler other than the identity) with the
+    original order and no mark, which `pipeline._checked` asks of such a run. The
+    replay of a saved trace then writes the same file (ludcmp's wrote the loops
+    regenerated, where optimize had kept the source)."""
+    from polysched.dependence import runs_in_original_order
+    steps = program.trace.steps
+    policy = bool(steps) and steps[-1]["op"] == "auto_tile" and all(
+        step["args"].get("scheduler") != "identity" for step in steps if step["op"] == "auto_schedule")
+    return policy and runs_in_original_order(program.scop, program.schedule)
 
 
 def _set_schedule(program, text: str):

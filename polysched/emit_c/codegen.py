@@ -133,6 +133,11 @@ def generate_described(scop: Scop, schedule: isl.Schedule | None = None, *, opti
     if not isinstance(schedule, isl.Schedule):      # a map, or isl text: the forms check takes
         from polysched.transform.forms import as_tree
         schedule = as_tree(scop, schedule)
+    # the code of the tree's text: isl's AST generator follows how a tree is held, not
+    # only what it means (a tree and the tree read back from its text gave trmm other,
+    # equivalent, guards), and optimize reads its tiled tree from a child's text, where
+    # Program and a replay of optimize's trace hold the tree itself
+    schedule = isl.Schedule.read_from_str(schedule.get_ctx(), str(schedule))
     _check_domain(scop, schedule)
     if options.validate:
         _check_marks(scop, schedule)
