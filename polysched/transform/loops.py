@@ -141,10 +141,11 @@ def loop(scop, schedule: isl.Schedule, stmt: str, depth, what: str = "loop") -> 
 def describe_loops(scop, schedule: isl.Schedule, stmt: str, what: str | None = None) -> list[tuple[int, str]]:
     """``[(depth, "i + j"), ...]``: each loop of ``stmt`` with its schedule expression
     (``what``: the call a refusal starts with)."""
+    loops = statement_loops(scop, schedule, stmt, what)      # (checks the statement first)
     out = []
     stmt_set = isl.UnionSet.from_set(scop.statement(stmt).domain)
     iterators = scop.statement(stmt).iterators
-    for lp in statement_loops(scop, schedule, stmt, what):
+    for lp in loops:
         upa = node_at(schedule, lp.path).band_get_partial_schedule().get_at(lp.member)
         out.append((lp.depth, affine_text(upa.intersect_domain(stmt_set), iterators)))
     return out
