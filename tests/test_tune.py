@@ -384,7 +384,7 @@ def test_a_campaign_warns_of_load_and_of_sub_millisecond_medians(tmp_path, monke
     """helper-46 F9: bench warns of both, tune said nothing (a default timed once at
     load 5.8 on 2 cores made a "333.90x" best)."""
     import polysched.bench.runner as runner
-    from polysched.bench.machine import usable_cores
+    from polysched.tiling.cache import usable_cores
 
     def run(job: Job) -> Result:
         value = 2e-4 if job.index == 0 else 5e-3

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from polysched.errors import ArgumentError
-from polysched.tiling.cache import cache_sizes, parse_size, usable_cores
+from polysched.tiling.cache import cache_sizes, parse_size
 
 FALLBACK_LINE_BYTES = 64
 

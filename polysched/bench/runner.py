@@ -57,11 +57,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from polysched.errors import ArgumentError
+from polysched.tiling.cache import usable_cores
 
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, compare_outputs
 from .harness import (DEFAULT_CC, DEFAULT_CFLAGS, compile_c, dataset_define, portable_cflags,
                       run_binary, scratch_directory, timed_proc_bind, untested_datasets, uses_openmp, verify)
-from .machine import load_average, machine_info, usable_cores
+from .machine import load_average, machine_info
 
 SCHEMA = "polysched-bench/1"
 LOG_SCHEMA = "polysched-bench-log/1"

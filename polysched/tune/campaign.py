@@ -404,7 +404,7 @@ def _confirm(result: CampaignResult, executor, rounds: int, store: TuneDB,
 def _timing_warnings(result: CampaignResult) -> list[str]:
     """What bench says of its timings, said of the campaign's (helper-46 F9: a default
     timed once at load 5.8 on 2 cores made a "333.90x" best, without a word)."""
-    from polysched.bench.machine import usable_cores
+    from polysched.tiling.cache import usable_cores
     from polysched.bench.runner import SHORT_MEDIAN_SECONDS, load_warning, short_median_warning
     warnings = []
     load = load_warning(usable_cores())
