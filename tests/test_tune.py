@@ -9,8 +9,10 @@ import json
 import math
 import os
 import random
+import re
 import sqlite3
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -695,6 +697,55 @@ def test_a_best_still_faster_when_re_timed_is_kept(tmp_path):
     with TuneDB(tmp_path / "t.sqlite") as store:
         machine = machine_fingerprint(machine_identity("gcc"))
         assert store.best(target.fingerprint(target.program()), machine).seq == result.best.seq
+
+
+def test_a_confirmation_decides_only_while_the_trial_it_re_timed_is_the_fastest(tmp_path):
+    """helper-86: a campaign resumed with --confirm 0 found a trial 10x faster; tune
+    reported it as the best, but --from-db kept applying the default that the earlier
+    re-timing had chosen, which hid every trial added since. A resume that finds
+    nothing faster keeps that choice, in the result too."""
+    first = _tuned(tmp_path, retiming_executor([], lambda job: 1.0 if job.index == 0 else 2.0))
+    assert first.chosen is first.default and first.best.seq != 0
+    target = Target.of("gemm")
+    machine = machine_fingerprint(machine_identity("gcc"))
+
+    def applied() -> int:
+        with TuneDB(tmp_path / "t.sqlite") as store:
+            return store.best(target.fingerprint(target.program()), machine).seq
+
+    assert applied() == 0
+    same = _tuned(tmp_path, retiming_executor([], lambda job: 2.0), resume=True, confirm=0)
+    assert same.best.seq == first.best.seq and same.chosen is same.default and applied() == 0
+
+    def faster_later(job: Job) -> Result:
+        value = tile_volume_time([], job.config) if job.index < 8 else 1e-6
+        return Result(job.index, "ok", samples=[value] * 3, median=value, dataset=job.dataset,
+                      threads=job.threads, command="fake")
+    later = tune(Target.of("gemm"), db=tmp_path / "t.sqlite", trials=11, search="random", model="sol",
+                 dataset="MINI", threads=2, space_options=TINY, executor=FunctionExecutor(faster_later, batch_size=3),
+                 resume=True, confirm=0)
+    assert later.best.seq >= 8 and later.best.median == 1e-6
+    assert later.chosen is later.best and applied() == later.best.seq
+    assert not later.table().splitlines()[-1].startswith("re-timed")
+
+
+def test_a_copy_of_a_file_with_other_sizes_or_types_is_another_kernel(tmp_path):
+    """helper-86: the fingerprint was the region's text and -D defines only, so a copy
+    of gemm.c with other sizes at SMALL, or with 'float' for 'double', took gemm's
+    records (--resume reported them as measured, --from-db applied them). Where the
+    region is in the file still does not count."""
+    text = Path(get("gemm").path).read_text()
+    small = re.search(r"# *define NI \d+", text.split("SMALL_DATASET", 1)[1]).group()
+    variants = {"same": text, "moved": "/* a comment before */\n" + text,
+                "sizes": text.replace(small, small + "0", 1), "float": text.replace("double", "float")}
+    prints = {}
+    for name, body in variants.items():
+        path = tmp_path / name / "gemm.c"
+        path.parent.mkdir()
+        path.write_text(body)
+        prints[name] = Target.of(str(path)).fingerprint()
+    assert prints["same"] == prints["moved"] == Target.of("gemm").fingerprint()
+    assert len({prints["same"], prints["sizes"], prints["float"]}) == 3
 
 
 def test_a_best_that_fails_when_re_timed_is_not_chosen_and_zero_rounds_re_time_nothing(tmp_path):

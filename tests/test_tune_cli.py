@@ -4,6 +4,7 @@ resumed, the best record replayed to C that verifies equal, bad input in one lin
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -426,3 +427,19 @@ def test_the_resuming_line_goes_to_stderr_with_or_without_the_bar(tmp_path):
         done = polysched(*args, "--resume", *extra)
         assert done.returncode == 0, done.stderr
         assert "resuming campaign 1: 2 trials recorded" in done.stderr and "resuming campaign" not in done.stdout
+
+
+def test_the_hint_to_apply_the_best_has_the_defines_it_was_tuned_with(tmp_path):
+    """helper-86: after `tune gemm.c -D NI=48`, the printed `optimize ... --from-db`
+    command lacked the -D and found "no verified tuning record"; as printed, it finds
+    the record."""
+    db, out = tmp_path / "t.sqlite", tmp_path / "out.c"
+    done = polysched("tune", get("gemm").path, "-D", "NI=48", "--trials", "2", "--db", db, "--confirm", "0",
+                     "--no-plot", "--space", "small", "--timer", "polysched.tune.fake:deterministic_time",
+                     "--search", "random", "--model", "sol", "--quiet")
+    assert done.returncode == 0, done.stderr
+    [hint] = [line for line in done.stdout.splitlines() if line.startswith("apply the best: ")]
+    argv = shlex.split(hint.removeprefix("apply the best: polysched "))
+    assert argv[argv.index("-D") + 1] == "NI=48"
+    applied = polysched(*[str(out) if a == "OUT.c" else a for a in argv])
+    assert applied.returncode == 0 and "campaign 1 trial" in applied.stdout, applied.stdout + applied.stderr

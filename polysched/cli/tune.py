@@ -249,8 +249,12 @@ def _run(args) -> int:
         except OSError as err:
             raise TuneUsage(f"--plot {path}: {err.strerror or err}") from None
     if result.best is not None:
-        print(f"apply the best: polysched optimize {shlex.quote(str(target.path))} -o OUT.c --from-db "
-              f"{shlex.quote(str(args.db))}")
+        # with the -D and -I the records were made with (helper-86: without them,
+        # "no verified tuning record")
+        flags = [f"-D {shlex.quote(k if v in (None, '') else f'{k}={v}')}" for k, v in target.defines.items()] + \
+            [f"-I {shlex.quote(d)}" for d in target.include_dirs]
+        print(f"apply the best: polysched optimize {shlex.quote(str(target.path))} -o OUT.c "
+              f"{''.join(f + ' ' for f in flags)}--from-db {shlex.quote(str(args.db))}")
     if result.best is None:
         # (helper-46: every trial 'wrong', exit 0 and no word; a program that prints a
         # clock differs from itself, which no candidate can match)

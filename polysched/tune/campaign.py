@@ -75,9 +75,31 @@ class Target:
                                  include_dirs=self.include_dirs or None)
 
     def fingerprint(self, program=None) -> str:
+        """The region's text and defines, and what they do not say: the element types
+        and declared extents of its arrays, and the values of the integer macros that
+        the region and those extents name, as the file defines them without a dataset
+        and at each PolyBench one (helper-86: a copy of a file with 'N 400' for
+        'N 100' at SMALL, or 'float' for 'double', took the other's records, which
+        --from-db applied and --resume reported as measured). Where the region now is
+        in the file does not count."""
+        from polysched.bench.harness import DATASETS_KNOWN, dataset_define
+        from polysched.scop import ScopError
+        from polysched.scop.macros import macro_table
+        from polysched.scop.source import IDENT_RE
         program = program or self.program()
         scop = program.scop
-        return kernel_fingerprint(scop.source[scop.region_start:scop.region_end], self.defines)
+        region = scop.source[scop.region_start:scop.region_end]
+        arrays = sorted([a.name, a.element_type, [str(d) for d in a.dims]] for a in scop.arrays.values())
+        words = sorted(set(IDENT_RE.findall(region + " " + " ".join(d for _, _, dims in arrays for d in dims))))
+        values = {}
+        for dataset in (None, *DATASETS_KNOWN):
+            try:
+                table = macro_table(str(self.path), self.source, {**self.defines, **dataset_define(dataset)},
+                                    self.include_dirs)
+            except ScopError:       # (a dataset that does not preprocess: nothing to tell apart)
+                continue
+            values[dataset or ""] = {w: table.integer_value(w) for w in words if table.integer_value(w) is not None}
+        return kernel_fingerprint(region, self.defines, {"arrays": arrays, "macros": values})
 
     def region_text(self, program) -> str:
         scop = program.scop
@@ -362,6 +384,15 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
             elif confirm:
                 result.confirmation = _confirm(result, executor, confirm, store, lambda trial: replace(
                     job_of(trial.seq, trial.trace, trial.config, workdir, reference), phase="confirm"))
+            if result.confirmation is None:
+                # a resumed campaign not re-timed now: its recorded confirmation still
+                # decides while the trial it re-timed is the fastest, as for --from-db
+                # (`TuneDB.best`)
+                stored = store.confirmation(campaign_id)
+                if stored is not None and result.best is not None and stored["best_seq"] == result.best.seq:
+                    result.confirmation = Confirmation(
+                        stored["best_seq"], stored["default_seq"], stored["chosen_seq"],
+                        stored["best_samples"], stored["default_samples"], stored["reason"] or "")
     except BaseException:
         if own_executor:
             executor.abort()        # a Ctrl-C (or any failure): wait for no process

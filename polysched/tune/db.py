@@ -85,9 +85,14 @@ def _sha(data) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def kernel_fingerprint(region_text: str, defines: dict | None) -> str:
-    """A hash of the region's text and the ``-D`` defines it is compiled with."""
-    return _sha({"region": region_text, "defines": {str(k): v for k, v in (defines or {}).items()}})[:20]
+def kernel_fingerprint(region_text: str, defines: dict | None, context: dict | None = None) -> str:
+    """A hash of the region's text, the ``-D`` defines it is compiled with, and what
+    the text does not say (``context``: the arrays' element types and extents, the
+    values of the macros it names; see `Target.fingerprint`)."""
+    what = {"region": region_text, "defines": {str(k): v for k, v in (defines or {}).items()}}
+    if context:
+        what["context"] = context
+    return _sha(what)[:20]
 
 
 def machine_identity(cc: str = "gcc") -> dict:
@@ -341,15 +346,20 @@ class TuneDB:
     def best(self, kernel_fp: str, machine_fp: str, dataset: str | None = None,
              threads: int | None = None) -> Row | None:
         """The fastest verified measurement of this kernel on this machine (of a confirmed
-        campaign, the trial its confirmation chose), among those
+        campaign, the trial its confirmation chose, while the trial it re-timed is still
+        the campaign's fastest), among those
         taken at one dataset and thread count (times at other sizes are not comparable):
         ``dataset`` and ``threads`` when given, else those of the latest campaign with a
         verified measurement (that matches the one given)."""
         where = ("kernel_fp = ? AND machine_fp = ? AND status = 'ok' AND median IS NOT NULL"
-                 # of a confirmed campaign, only the trial its confirmation chose
+                 # of a confirmed campaign, only the trial its confirmation chose; a trial
+                 # measured faster since (a resume with --confirm 0) is not covered by it,
+                 # and tune reports the fastest (helper-86: --from-db applied trial 0)
                  " AND NOT EXISTS (SELECT 1 FROM confirmations c WHERE c.campaign_id = measurements.campaign_id"
                  " AND c.id = (SELECT MAX(id) FROM confirmations WHERE campaign_id = c.campaign_id)"
-                 " AND c.chosen_seq != measurements.seq)")
+                 " AND c.chosen_seq != measurements.seq"
+                 " AND c.best_seq = (SELECT b.seq FROM measurements b WHERE b.campaign_id = c.campaign_id"
+                 " AND b.status = 'ok' AND b.median IS NOT NULL ORDER BY b.median, b.seq LIMIT 1))")
         chosen: list = [kernel_fp, machine_fp]
         if dataset is not None:
             where += " AND dataset = ?"

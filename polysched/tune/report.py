@@ -57,7 +57,8 @@ def table(result, top: int = 10) -> str:
                  f"{len(confirmation.default_samples)} runs)" +
                  (f": {speedup:.2f}x the default" if speedup is not None else ""))
         if confirmation.chosen_seq == confirmation.best_seq:
-            lines.append(f"{again}: kept")
+            # (helper-86: "the default failed when re-timed" was only in the database)
+            lines.append(f"{again}: kept" + (f" ({confirmation.reason})" if confirmation.reason else ""))
         else:
             lines.append(f"{again}: {confirmation.reason}; the default is what --from-db applies")
     return "\n".join(lines)
