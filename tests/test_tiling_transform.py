@@ -449,6 +449,24 @@ def test_an_untiled_band_with_no_parallel_member_gets_a_parallel_loop_inside_ano
     assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(LU_IN_PLACE, tmp_path, "orig", sizes)
 
 
+def test_a_stencil_fused_and_skewed_says_why_no_loop_is_parallel_without_tiles():
+    """A tester: `--parallel` alone on jacobi-2d wrote no parallel loop and no word of
+    why. Every member of the fused, skewed (t, i, j) band carries a dependence, also
+    inside another; the band says so, and that tiles would run in parallel wavefronts
+    (the source's order, parallel in each sweep, measured 5x slower at 2 threads than
+    this sequential one). With --tile they do."""
+    from polysched.bench import get
+    from polysched.pipeline import OptimizeOptions, optimize
+    path = get("jacobi-2d").path
+    untiled = optimize(path, OptimizeOptions.from_flags(parallel=True))
+    assert "omp parallel" not in untiled.text.split("polysched: the original code")[0]
+    assert "no parallel loop: each carries a dependence, also inside another (with --tile, the tiles run in " \
+           "parallel wavefronts)" in untiled.summary()
+    tiled = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert "#pragma omp parallel for" in tiled.text.split("polysched: the original code")[0]
+    assert "no parallel loop" not in tiled.summary()
+
+
 SHORT_TILED_NEST = """static int C[400][400];
 void k(int N, int M) {
   int i, j;

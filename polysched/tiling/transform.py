@@ -565,7 +565,13 @@ class _Policy:
             chain.steps.append(_parallel_step(chain.stmt, chain.depth + at, mark))
             return True
         if permutable and n >= 2 and what == "loop":
-            return self._parallelize_second(chain, start, n, domain, prefix, report)
+            if self._parallelize_second(chain, start, n, domain, prefix, report):
+                return True
+            # (a tester: `--parallel` alone on a fused and skewed stencil said nothing of
+            # why no loop ran in parallel; the source's order, whose sweeps are parallel,
+            # ran 5-7x slower at 2 threads than this sequential one: jacobi-2d, fdtd-2d)
+            report.notes.append("no parallel loop: each carries a dependence, also inside another (with "
+                                "--tile, the tiles run in parallel wavefronts)")
         return False
 
     @staticmethod
