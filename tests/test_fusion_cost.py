@@ -282,3 +282,65 @@ def test_loops_of_one_stride_still_fuse():
     program = ps.Program.from_source(source).auto_schedule(fuse="smart")
     assert _top_parts(program) == [["S0", "S1"]]
     assert program.verify(dataset=None, threads=1, rtol=0, atol=0).ok
+
+
+# A tester's two regions: the user's own reduction loop next to a sequential sum that
+# shares its data, with a third statement reading the total; a prefix sum next to an
+# integer reduction that is set first.
+OWN_CLAUSE_AND_TOTAL = r"""
+#include <stdio.h>
+double a[300], b[300];
+int main(void) {
+  double s = 0.0, t = 0.0;
+  for (int i = 0; i < 300; i++) { a[i] = 1.0 / (i + 1); b[i] = i % 3 - 1.0; }
+#pragma scop
+#pragma omp parallel for reduction(+:s)
+  for (int i = 0; i < 300; i++)
+    s += a[i] * b[i];
+  for (int i = 0; i < 300; i++)
+    t += a[i];
+  for (int i = 0; i < 300; i++)
+    b[i] = b[i] / (s + 2.0);
+#pragma endscop
+  printf("%.17g %.17g\n", s, t);
+  for (int i = 0; i < 300; i += 7) printf("%.17g\n", b[i]);
+  return 0;
+}
+"""
+
+PREFIX_AND_COUNT = r"""
+#include <stdio.h>
+long a[3000], p[3000];
+int main(void) {
+  long tot;
+  for (int i = 0; i < 3000; i++) { a[i] = i % 13 - 6; p[i] = 0; }
+#pragma scop
+  for (int i = 1; i < 3000; i++)
+    p[i] = p[i - 1] + a[i];
+  tot = 0;
+  for (int i = 0; i < 3000; i++)
+    tot += a[i] * a[i];
+#pragma endscop
+  printf("%ld %ld\n", tot, p[2999]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("source, reduced", [(OWN_CLAUSE_AND_TOTAL, "+:s"), (PREFIX_AND_COUNT, "+:tot")])
+def test_a_reduction_read_or_set_by_another_statement_keeps_its_parallel_loop(source, reduced, tmp_path):
+    """A tester: a statement setting the scalar (tot = 0) or reading its total
+    (b[i] / s) made the cost fusion count the whole reduction as ordered, so it fused
+    the reduction's loop with a sequential one sharing its data (t's sum, the prefix
+    sum): one sequential loop. Only the dependences among the updates are the
+    reduction's; the loop stays apart, parallel with its clause, and the program
+    prints the original's values (bit for bit: s is one thread's sum at 1 thread and
+    its parts' are exact here)."""
+    from compiled_runs import outputs_of
+    path = tmp_path / "k.c"
+    path.write_text(source)
+    result = optimize(path, OptimizeOptions.from_flags(parallel=True))
+    code = result.text.split("polysched: the original code")[0]
+    assert f"reduction({reduced}" in code, result.summary()     # (tot_wrapped: a signed sum)
+    assert outputs_of(result.text, tmp_path, "new", [()], threads=(1,)) == \
+        outputs_of(source, tmp_path, "orig", [()], threads=(1,))

@@ -584,29 +584,49 @@ _FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float
 
 def dependences_without_reductions(scop: Scop, reassociate: bool | Collection[str] = False
                                    ) -> isl.UnionMap | None:
-    """The memory dependences ``{ S[s] -> T[t] }`` of every array but the integer scalars
-    that every statement updates as one reduction (`reduction_of` over the whole region,
-    `inexact_integer_update` None): what a parallel loop must not carry, the rest it
-    reduces with clauses. None when there are no such scalars. Floating-point scalars
-    count too where ``reassociate`` allows their reductions (True, or their names), as
-    `classify_scalars` does."""
-    def updated_only(name: str, variable: bool) -> bool:
-        """Every statement touching ``name`` is an update of it (of a cell: no max/min,
-        which its copy could not start at the identity of)."""
-        ops = [reduction_operator(spelled_as(scop, stmt, name, name) or "", name)
-               for stmt in scop.statements if any(a.array == name for a in stmt.accesses)]
-        return all(op is not None and (variable or op not in SELECTIONS) for op in ops)
+    """The memory dependences ``{ S[s] -> T[t] }`` less those among the updates of an
+    integer scalar that its updating statements make one reduction (`reduction_of`
+    over their instances, `inexact_integer_update` None): what a parallel loop must
+    not carry, the rest it reduces with clauses. The statements that set the scalar or
+    read its total stay ordered with the updates. None when there are no such scalars.
+    Floating-point scalars count too where ``reassociate`` allows their reductions
+    (True, or their names), as `classify_scalars` does."""
+    def updates_of(name: str, variable: bool) -> isl.UnionSet | None:
+        """The instances of the statements updating ``name`` (of a cell: no max/min,
+        which its copy could not start at the identity of), None when none does."""
+        found = None
+        for stmt in scop.statements:
+            if any(a.array == name for a in stmt.accesses):
+                op = reduction_operator(spelled_as(scop, stmt, name, name) or "", name)
+                if op is not None and (variable or op not in SELECTIONS):
+                    domain = isl.UnionSet.from_set(stmt.domain)
+                    found = domain if found is None else found.union(domain)
+        return found
 
-    candidates = [name for name, array in scop.arrays.items()
-                  if (is_integer_type(array.element_type) or may_reassociate(reassociate, name))
-                  and ((array.is_scalar and not array.text) or reduced_cell(scop, name))
-                  and updated_only(name, array.is_scalar and not array.text)]
+    candidates = {}
+    for name, array in scop.arrays.items():
+        if (is_integer_type(array.element_type) or may_reassociate(reassociate, name)) \
+                and ((array.is_scalar and not array.text) or reduced_cell(scop, name)):
+            updates = updates_of(name, array.is_scalar and not array.text)
+            if updates is not None:
+                candidates[name] = updates
     if not candidates:      # (most regions: no per-array dependences computed)
         return None
     accesses = ScopAccesses(scop)
-    reductions = {name for name in candidates if reduction_of(scop, accesses, name, scop.domain, reassociate)
-                  and inexact_integer_update(scop, name, scop.domain) is None}
-    return accesses.memory_except(reductions) if reductions else None
+    # only the dependences among the updates go: the statements that set the scalar or
+    # read its total stay ordered with them (a tester: 'b[i] = b[i] / s' after the
+    # user's own 'reduction(+:s)' loop kept s's whole reduction ordered, and the cost
+    # fusion joined that loop with a sequential sum)
+    reductions = {name: updates for name, updates in candidates.items()
+                  if reduction_of(scop, accesses, name, updates, reassociate)
+                  and inexact_integer_update(scop, name, updates) is None}
+    if not reductions:
+        return None
+    result = accesses.memory_except(set(reductions))
+    for name, updates in reductions.items():
+        deps = accesses.memory[name]
+        result = result.union(deps.subtract(deps.intersect_domain(updates).intersect_range(updates)))
+    return result
 
 
 def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str | None:
