@@ -242,12 +242,16 @@ class Program:
         what = f"from_file({os.fspath(path)!r})"
         region, defines, include_dirs = source_options(what, region, defines, include_dirs)
         try:
+            text = Path(path).read_bytes().decode(ENCODING, ERRORS)
             scops = extract(Path(path), defines=defines, include_dirs=include_dirs)
         except OSError as err:
             raise TransformError(f"{what}: cannot read {err.filename or path}: {err.strerror or err}") from None
+        # (the text too: a pickle holds the program read, not what the file holds when
+        # it is loaded; helper-86 edited the file in between and loaded another program)
         return cls._of(scops, region, {"path": str(path), "region": region,
                                        "defines": _defines_dict(defines),
-                                       "include_dirs": [str(d) for d in include_dirs or []]})
+                                       "include_dirs": [str(d) for d in include_dirs or []],
+                                       "text": text, "source_dir": str(Path(path).absolute().parent)})
 
     @classmethod
     def from_source(cls, text: str, region: int = 0, defines=None, include_dirs=None,
@@ -277,6 +281,12 @@ class Program:
             raise TransformError(f"region {region} does not exist: the file has {len(scops)} "
                                  f"scop region{'s' if len(scops) > 1 else ''} (0..{len(scops) - 1})")
         return cls(scops[region], scops=scops, region=region, origin=origin)
+
+    def _original_text(self) -> str:
+        """The text this program was read from (kept: the file may have changed since)."""
+        if self._origin.get("path") is not None and self._origin.get("text") is None:
+            return Path(self._origin["path"]).read_bytes().decode(ENCODING, ERRORS)
+        return self._origin["text"] if self._origin.get("path") is not None else self._origin["source"]
 
     def _include_dirs(self) -> list[str]:
         """The include path of a compilation in another directory: the given one, then
@@ -419,10 +429,11 @@ class Program:
             includes.append(str(INCLUDE_DIR))
         with tempfile.TemporaryDirectory(prefix="polysched-program-") as tmp:
             original = self._origin.get("path")
-            if original is None:
-                original = Path(tmp) / "original" / Path(self._origin.get("filename") or "input.c").name
+            if original is None or not _file_holds(original, self._original_text()):
+                # (the program's own text, not the file edited since)
+                original = Path(tmp) / "original" / Path(original or self._origin.get("filename") or "input.c").name
                 original.parent.mkdir()
-                original.write_text(self._origin["source"])
+                original.write_bytes(self._original_text().encode(ENCODING, ERRORS))
             dataset = dataset_name(dataset, "verify", [original], includes, shown=self._shown_name())
             defines = {**self._defines_at(dataset), **extra_defines}
             name = Path(original).name
@@ -481,8 +492,7 @@ class Program:
         cc, cflags = checked["cc"], checked["cflags"]
         with tempfile.TemporaryDirectory(prefix="polysched-time-") as tmp:
             source = Path(tmp) / (Path(self._origin.get("path") or self._origin.get("filename") or "input.c").name)
-            text = (Path(self._origin["path"]).read_text(errors="surrogateescape") if self._origin.get("path")
-                    else self._origin["source"]) if original else self.c_code()
+            text = self._original_text() if original else self.c_code()
             source.write_text(text, errors="surrogateescape")
             includes = self._include_dirs()
             if "polysched_intrinsics.h" in text:
@@ -1115,14 +1125,27 @@ class Program:
 
 def _replayed(origin: dict, trace: str) -> Program:
     """The program a pickle holds (`Program.__reduce__`): its source read again (the
-    file, or the text kept), the trace replayed."""
+    file while it still holds the text the program was read from, else that text as
+    kept, from any directory), the trace replayed."""
     options = dict(region=origin.get("region", 0), defines=origin.get("defines") or None,
                    include_dirs=origin.get("include_dirs") or None)
-    if origin.get("path") is not None:
-        program = Program.from_file(origin["path"], **options)
+    path, text = origin.get("path"), origin.get("text")
+    if path is not None and (text is None or _file_holds(path, text)):
+        program = Program.from_file(path, **options)
+    elif path is not None:
+        # (its #include "..." files are looked for where the file was)
+        options["include_dirs"] = list(options["include_dirs"] or []) + [origin["source_dir"]]
+        program = Program.from_source(text, filename=path, **options)
     else:
         program = Program.from_source(origin["source"], filename=origin.get("filename") or "input.c", **options)
     return program.replay(Trace.from_json(trace))
+
+
+def _file_holds(path: str, text: str) -> bool:
+    try:
+        return Path(path).read_bytes().decode(ENCODING, ERRORS) == text
+    except OSError:
+        return False
 
 
 def to_tree(scop: Scop, schedule) -> isl.Schedule:

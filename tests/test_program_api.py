@@ -341,6 +341,24 @@ def test_a_program_copies_as_itself_and_pickles_as_its_source_and_trace(gemm, tm
     assert again.c_code() == text.auto_schedule("isl").c_code()
 
 
+def test_a_pickle_holds_the_program_read_not_the_file_edited_since(tmp_path, monkeypatch):
+    """helper-86: a pickle read its file again where it was loaded, so an edit in
+    between gave another program without a word, and a relative path failed from
+    another directory. It holds the text read: the same C and the same verdict of
+    verify (against that text) after the file changed, from any directory."""
+    import pickle
+
+    (tmp_path / "g.c").write_text(get("gemm").path.read_text())
+    monkeypatch.chdir(tmp_path)
+    p = ps.Program.from_file("g.c").interchange("S1", 1, 2)
+    blob, code = pickle.dumps(p), p.c_code()
+    (tmp_path / "g.c").write_text(get("gemm").path.read_text().replace("alpha * A[i][k]", "-alpha * A[i][k]"))
+    assert pickle.loads(blob).c_code() == code
+    assert p.verify(dataset="MINI").ok
+    monkeypatch.chdir(tmp_path.parent)
+    assert pickle.loads(blob).c_code() == code
+
+
 def test_set_schedule_refuses_nodes_the_printer_does_not_take(gemm):
     """A context node passed the legality check, then failed in isl's AST generator
     ("spaces don't match"): it is refused where it is given."""
