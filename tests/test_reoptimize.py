@@ -125,6 +125,46 @@ def test_a_temporary_of_the_regions_own_block_keeps_its_name_the_second_time(tmp
     assert verify(original, tmp_path / "twice.c", dataset=None).ok
 
 
+TWO_REGIONS = """#include <stdio.h>
+double a[64], b[64], c[400][400];
+void k(int n) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < 64; i++)
+    a[i] = 2.0 * b[i] + 1.0;
+#pragma endscop
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      c[i][j] = c[i][j] * 0.5 + a[j % 64];
+#pragma endscop
+}
+int main(void) {
+  for (int i = 0; i < 64; i++) b[i] = i;
+  for (int i = 0; i < 400; i++) for (int j = 0; j < 400; j++) c[i][j] = (i + j) % 7;
+  k(300);
+  k(0);
+  for (int i = 0; i < 300; i += 13) printf("%g %g\\n", a[i % 64], c[i][i / 2]);
+  return 0;
+}
+"""
+
+
+def test_the_loops_of_another_regions_generated_code_leave_their_names_free(tmp_path):
+    """A region with literal bounds needs no run-time check: its output is generated
+    code only, 'for (int c0 ...)', read again as it stands. Its loops' names were taken
+    for names of the file, and the other region's loops became 'ps_c0' the second
+    time. They are visible in no other region: the other region keeps its code."""
+    original = tmp_path / "two.c"
+    original.write_text(TWO_REGIONS)
+    first = _optimize(original, tmp_path / "once.c", "--parallel")
+    second = _optimize(tmp_path / "once.c", tmp_path / "twice.c", "--parallel")
+    assert "for (int c0 = 0; c0 <= 63; c0 += 1)" in first.split("#pragma endscop")[0]
+    assert first.split("#pragma endscop")[1] == second.split("#pragma endscop")[1]
+    assert "ps_c0" not in second
+    assert verify(original, tmp_path / "twice.c", dataset=None).ok
+
+
 @pytest.mark.parametrize("flags", [["--identity"], ["--fuse", "max", "--tile", "--unroll", "2"],
                                    ["--scheduler", "isl"]])
 def test_other_flags_on_the_output_start_from_the_original_code(tmp_path, flags):

@@ -189,7 +189,7 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
         regions = {k: _original_code(text, found[k], filename, line_map) for k in tables}
         no_strings = blank_strings(stripped)
         plain = blank_directives(no_strings)
-    names = identifiers(_without_generated_code(no_strings, list(regions.values()), pasted_header_spans(text)))
+    without_generated = _without_generated_code(no_strings, list(regions.values()), pasted_header_spans(text))
     directives_blanked = blank_directives(stripped)
     if not moved and table.kept_lines is not None:
         # declarations in '#if' branches not taken are not the file's (a typedef's
@@ -284,7 +284,8 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                                                           scop.c_texts))
                                           | through_pointers))
         # fresh names avoid the macros and declarations of included headers too (#define c0 5)
-        scop.identifiers = names | frozenset(macros.macros) | macros.header_identifiers
+        scop.identifiers = _names_seen_by(without_generated, k, regions) | frozenset(macros.macros) \
+            | macros.header_identifiers
         # (and the pointers loops step: the code after the region may read where they end)
         scop.live_iterators = live_after(plain, whole, function, visible,
                                          builder.all_iterators - set(scop.loop_scoped) | set(builder.bumped_texts),
@@ -4633,6 +4634,21 @@ def _original_code(text: str, region: Region, filename: str, line_map: LineMap) 
         return original_of_output(text, region, filename)
     except ScopError as err:
         raise line_map.relocate(err) from None
+
+
+def _names_seen_by(text: str, k: int, regions: dict[int, Region]) -> frozenset[str]:
+    """The identifiers of ``text`` (the file without generated code) that region ``k``'s
+    new code must not take: all but those only inside the other regions, which the new
+    output replaces and whose own loops' names are visible in no other region
+    (re-optimized, a file with a region of generated loops, 'for (int c0 ...)', named
+    the other regions' loops 'ps_c0' the second time). A name another region declares
+    at its top level is visible after it; the new code takes no name this region uses,
+    and declares its own inside blocks, where such a name is only hidden."""
+    for j, region in regions.items():
+        if j != k:
+            start, end = region.outer or (region.start, region.end)
+            text = text[:start] + " " * (end - start) + text[end:]
+    return identifiers(text)
 
 
 def _without_generated_code(text: str, regions: list[Region], pasted: list[tuple[int, int]]) -> str:
