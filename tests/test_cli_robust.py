@@ -726,3 +726,35 @@ def test_two_outputs_of_one_run_on_one_path(tmp_path, capfd):
     out = tmp_path / "o.c"
     assert main(["optimize", str(KERNEL), "-o", str(out), "--tile", "--save-trace", str(out)]) == 2
     assert "--save-trace" in capfd.readouterr().err and not out.exists()
+
+
+RECURRENCE = """#include <stdio.h>
+#define N 10
+int a[N];
+int main(void) {
+  int i;
+#pragma scop
+  for (i = 1; i < N; i++) a[i] = a[i - 1] + 1;
+#pragma endscop
+  printf("%d\\n", a[3]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("command", [["deps"], ["schedule"], ["check", "--schedule", "[N] -> { S0[i] -> [i] }"]])
+def test_a_budget_of_0_is_no_limit_in_every_command(command, tmp_path):
+    """helper-87: '--budget 0', documented as no limit, was an internal error (exit 3,
+    "unsupported format string passed to NoneType") in deps, schedule and check."""
+    source = tmp_path / "rec.c"
+    source.write_text(RECURRENCE)
+    done = polysched(command[0], str(source), *command[1:], "--budget", "0")
+    assert done.returncode == 0 and "internal error" not in done.stderr, done.stderr
+
+
+def test_an_unbalanced_quote_in_the_fuzzers_cflags_is_a_usage_error(tmp_path):
+    """helper-87: 'fuzz --cflags "'x"' was an internal error (exit 3) where verify says
+    what is wrong in one line."""
+    done = polysched("fuzz", "--programs", "1", "--cflags", "'x", "--out", str(tmp_path / "f"))
+    assert done.returncode == 2 and done.stderr.strip() == "polysched: error: --cflags: No closing quotation", \
+        done.stderr

@@ -330,7 +330,9 @@ def within_budget(budget: RunBudget, compute, where: str, what: str):
     analysis busy for minutes); `OutOfBudget` then, naming ``where`` and ``what``."""
     from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
 
-    within = f"did not finish within the budget of {budget.seconds:g} CPU seconds (--budget)"
+    # (helper-87: '--budget 0', no limit, formatted None: an internal error)
+    within = "did not finish" if budget.seconds is None else \
+        f"did not finish within the budget of {budget.seconds:g} CPU seconds (--budget)"
     if budget.used_up():
         raise OutOfBudget(f"{where}: {what} {within}")
     try:

@@ -90,7 +90,10 @@ def run(args: argparse.Namespace) -> int:
                         v6=args.generator >= 6, v7=args.generator >= 7, v8=args.generator >= 8,
                         v9=args.generator == 9)
     if args.cflags is not None:
-        config.cflags = (*shlex.split(args.cflags), *FIXED_CFLAGS)
+        try:
+            config.cflags = (*shlex.split(args.cflags), *FIXED_CFLAGS)
+        except ValueError as err:       # (helper-87: an unbalanced quote was an internal error)
+            raise UsageError(f"--cflags: {err}") from None
     done = 0
 
     def progress(result) -> None:
