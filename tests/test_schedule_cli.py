@@ -62,7 +62,8 @@ def test_bad_c_input_is_one_line_error(capsys, tmp_path):
 
 def test_bad_coefficient_bound(capsys):
     status, _, err = run(capsys, KERNELS / "gemm.c", "--coefficient-bound", "0")
-    assert status == 2 and "coefficient_bound" in err
+    # (helper-87: it named the Python field, coefficient_bound)
+    assert status == 2 and "--coefficient-bound must be at least 1, got 0" in err
 
 
 def test_diamond_flags_and_fusion_policy(capsys):

@@ -31,6 +31,8 @@ def run(args) -> int:
     options = ScheduleOptions(scheduler=args.scheduler, fuse=args.fuse, diamond=args.diamond,
                               negative_coefficients=args.negative, negative_fallback=True)
     if args.coefficient_bound is not None:
+        if args.coefficient_bound < 1:      # (helper-87: the message named the Python field)
+            raise UsageError(f"--coefficient-bound must be at least 1, got {args.coefficient_bound}")
         options.coefficient_bound = args.coefficient_bound
     try:
         options.validate()
