@@ -27,6 +27,19 @@ def test_readme_demo_command_runs_and_verifies(tmp_path):
     assert "gemm.c" in written and len(written) == 3
 
 
+def test_the_demo_runs_again_in_its_directory_and_leaves_a_users_file_alone(tmp_path):
+    """helper-87: the demo replaced a gemm.c of the user's in its --out-dir without a
+    word. Its own copy from an earlier run is no such file: it runs again there."""
+    assert polysched("demo", "--out-dir", str(tmp_path)).returncode == 0
+    assert polysched("demo", "--out-dir", str(tmp_path)).returncode == 0
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "gemm.c").write_text("/* mine */\n")
+    proc = polysched("demo", "--out-dir", str(mine))
+    assert proc.returncode == 2 and "gemm.c exists and is not the bundled gemm.c" in proc.stderr, proc.stderr
+    assert (mine / "gemm.c").read_text() == "/* mine */\n" and sorted(mine.iterdir()) == [mine / "gemm.c"]
+
+
 def test_optimize_tile_parallel_output_verifies_and_has_pragmas(tmp_path):
     out = tmp_path / "out.c"
     proc = polysched("optimize", str(KERNEL), "-o", str(out), "--tile", "--parallel", "--verify")

@@ -26,9 +26,14 @@ def run(args) -> int:
                                                      [k.name for k in kernels()])) from None
     if args.out_dir.exists() and not args.out_dir.is_dir():
         raise UsageError(f"--out-dir {args.out_dir}: not a directory")
-    args.out_dir.mkdir(parents=True, exist_ok=True)
     original = args.out_dir / f"{kernel.name}.c"
-    write_output(original, Path(kernel.path).read_bytes().decode("utf-8", "surrogateescape"))
+    bundled = Path(kernel.path).read_bytes()
+    if original.exists() and (not original.is_file() or original.read_bytes() != bundled):
+        # (helper-87: the user's own out/gemm.c was replaced without a word)
+        raise UsageError(f"--out-dir {args.out_dir}: {original} exists and is not the bundled {kernel.name}.c, "
+                         f"which the demo copies there (choose another --out-dir)")
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    write_output(original, bundled.decode("utf-8", "surrogateescape"))
     print(f"[1] bundled kernel {kernel.name}: {original}")
 
     failures = 0
