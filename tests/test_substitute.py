@@ -376,3 +376,41 @@ def test_a_substituted_definition_leaves_the_final_iterators_loops_too(flags, tm
     text = optimize(path, OptimizeOptions.from_flags(**flags)).text
     assert "leave the loop iterators at their final values" in text
     assert outputs_of(text, tmp_path, "opt", [()]) == outputs_of(FINAL_ITERATORS, tmp_path, "orig", [()])
+
+
+EDIT_DISTANCE_STEP = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void dp(int n, int m, int D[n + 1][m + 1], const int *a) {
+#pragma scop
+  for (int i = 1; i <= n; i++)
+    for (int j = 1; j <= m; j++) {
+      int c = D[i-1][j-1] + (a[j] != 0);
+      D[i][j] = c + D[i][j-1] % 7;
+    }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]), r = n > 0 ? n + 1 : 1, c = m > 0 ? m + 1 : 1;
+  int (*D)[c] = malloc(sizeof(int) * r * c), *a = malloc(sizeof(int) * c);
+  for (int j = 0; j < c; j++) a[j] = j % 3;
+  for (int i = 0; i < r; i++) for (int j = 0; j < c; j++) D[i][j] = i + 2 * j;
+  dp(n, m, D, a);
+  for (int i = 0; i < r; i++) for (int j = 0; j < c; j++) printf("%d\n", D[i][j]);
+  return 0;
+}
+"""
+
+
+def test_a_temporary_whose_value_compares_is_substituted(tmp_path):
+    """A tester: 'int c = D[i-1][j-1] + (a[j] != 0);' was never substituted (the
+    comparison's '=' read as an assignment), and the DP nest stayed as written; with
+    '+ a[j]' it was tiled and run as a parallel wavefront. Now it is too, with the
+    original's outputs at 1 and 2 threads."""
+    source = tmp_path / "dp.c"
+    source.write_text(EDIT_DISTANCE_STEP)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    summary = result.summary()
+    assert "substituted scalar c" in summary and "parallel: wavefront" in summary, summary
+    sizes = [(0, 0), (1, 3), (5, 4), (70, 90), (300, 260)]
+    assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(EDIT_DISTANCE_STEP, tmp_path, "orig", sizes)

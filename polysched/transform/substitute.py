@@ -111,13 +111,16 @@ def _assigned_value(body: str, name: str) -> str | None:
     if match is None:
         return None
     value = match.group(1).strip()
+    # an assignment inside (the tokens are single characters: a comparison's '=' is
+    # none; a tester's 'c = D[i-1][j-1] + (a[j] != 0)' was never substituted)
+    if "=" in re.sub(r"[!<>=]=", "  ", re.sub(r"<<=|>>=", "=", value)) or re.search(r"\+\+|--", value):
+        return None
     tokens = [t for t in tokenize(value) if t.kind not in ("space", "comment")]
     depth = 0
     for tok in tokens:
         depth += tok.text in "([{" and len(tok.text) == 1
         depth -= tok.text in ")]}" and len(tok.text) == 1
-        if tok.text in ("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--") or \
-                (tok.text == "," and depth == 0) or (tok.kind == "ident" and tok.text == name):
+        if (tok.text == "," and depth == 0) or (tok.kind == "ident" and tok.text == name):
             return None
     return value or None
 
