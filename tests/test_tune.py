@@ -699,7 +699,7 @@ def test_a_best_still_faster_when_re_timed_is_kept(tmp_path):
         assert store.best(target.fingerprint(target.program()), machine).seq == result.best.seq
 
 
-def test_a_confirmation_decides_only_while_the_trial_it_re_timed_is_the_fastest(tmp_path):
+def test_a_confirmation_decides_only_while_the_trial_it_re_timed_is_the_fastest(tmp_path, capfd):
     """helper-86: a campaign resumed with --confirm 0 found a trial 10x faster; tune
     reported it as the best, but --from-db kept applying the default that the earlier
     re-timing had chosen, which hid every trial added since. A resume that finds
@@ -727,6 +727,15 @@ def test_a_confirmation_decides_only_while_the_trial_it_re_timed_is_the_fastest(
     assert later.best.seq >= 8 and later.best.median == 1e-6
     assert later.chosen is later.best and applied() == later.best.seq
     assert not later.table().splitlines()[-1].startswith("re-timed")
+    # --from-db says it applies a trial never re-timed against the default
+    from polysched.cli import main
+    capfd.readouterr()
+    assert main(["optimize", str(get("gemm").path), "-o", str(tmp_path / "out.c"), "--from-db",
+                 str(tmp_path / "t.sqlite")]) == 0
+    [line] = [line for line in capfd.readouterr().err.splitlines() if "trial" in line]
+    assert f"trial {later.best.seq}, " in line and line.endswith("; not re-timed against the default (the "
+                                                                 "campaign stopped before it, ran with --confirm "
+                                                                 "0, or found it since)"), line
 
 
 def test_a_copy_of_a_file_with_other_sizes_or_types_is_another_kernel(tmp_path):

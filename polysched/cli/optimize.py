@@ -346,7 +346,8 @@ def _from_db(args, options):
                                   trace_steps=[dict(step) for step in program.trace.steps],
                                   reassociates=program.reassociates()))
         lines.append(f"{where}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
-                     f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)")
+                     f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)"
+                     + _retimed(args.from_db, row))
     if all(region.kept_as_written for region in regions):
         known = ""
         if args.db_dataset:      # (helper-56: a typo read as a dataset without records)
@@ -449,6 +450,21 @@ def _schedules_in(args, options):
     text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
     return OptimizeResult(args.file, text, regions,
                           {"load": built - start, "codegen": time.perf_counter() - built})
+
+
+def _retimed(db, row) -> str:
+    """What the record's campaign says of re-timing it against the default: nothing
+    when its confirmation chose it; else that it never was (helper-86: a campaign
+    stopped before its confirmation, or run with --confirm 0, was applied silently)."""
+    from polysched.tune import TuneDB
+    if row.seq == 0:
+        return ""
+    with TuneDB(db, create=False) as store:
+        stored = store.confirmation(row.campaign_id)
+    if stored is not None and stored["chosen_seq"] == row.seq:
+        return ""
+    return "; not re-timed against the default (the campaign stopped before it, ran with --confirm 0, " \
+           "or found it since)"
 
 
 def _kept_by_the_policy(program) -> bool:
