@@ -732,7 +732,7 @@ def test_a_confirmation_decides_only_while_the_trial_it_re_timed_is_the_fastest(
     capfd.readouterr()
     assert main(["optimize", str(get("gemm").path), "-o", str(tmp_path / "out.c"), "--from-db",
                  str(tmp_path / "t.sqlite")]) == 0
-    [line] = [line for line in capfd.readouterr().err.splitlines() if "trial" in line]
+    [line] = [line for line in capfd.readouterr().out.splitlines() if " trial " in line]
     assert f"trial {later.best.seq}, " in line and line.endswith("; not re-timed against the default (the "
                                                                  "campaign stopped before it, ran with --confirm "
                                                                  "0, or found it since)"), line
