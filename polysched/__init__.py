@@ -16,13 +16,14 @@ __version__ = "0.1.0"
 
 from polysched.errors import ArgumentError, MarkError, PolyschedError, TransformError
 
-__all__ = ["ArgumentError", "MarkError", "PolyschedError", "Program", "Trace", "TransformError", "marks", "viz"]
+__all__ = ["ArgumentError", "MarkError", "PolyschedError", "Program", "Trace", "TraceWarning", "TransformError", "marks",
+           "viz"]
 
 
 def __getattr__(name: str):
     # Program pulls in islpy and the whole pipeline: only on first use, so that
     # `import polysched` stays cheap for the CLI and for subpackages.
-    if name in ("Program", "Trace"):
+    if name in ("Program", "Trace", "TraceWarning"):
         from polysched import program
         return getattr(program, name)
     if name in ("marks", "viz", "display", "transform"):

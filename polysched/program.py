@@ -24,6 +24,7 @@ import inspect
 import json
 import os
 import tempfile
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
@@ -45,6 +46,18 @@ from polysched.transform import apply, describe_loops, primitives, statement_loo
 TRACE_VERSION = 1
 
 
+class TraceWarning(UserWarning):
+    """A trace replayed on a region whose text is not the one it was recorded on."""
+
+
+def region_digest(scop: Scop) -> str:
+    """A digest of the region's text as written (line endings aside): what a trace
+    records of the program it was made on."""
+    import hashlib
+    text = scop.source[scop.region_start:scop.region_end].replace("\r\n", "\n")
+    return hashlib.sha256(text.encode(ENCODING, ERRORS)).hexdigest()[:16]
+
+
 class Trace:
     """The primitives applied to a program, in order: ``[{"op": "tile", "args": {...}}, ...]``.
 
@@ -53,7 +66,7 @@ class Trace:
     ``Trace.from_json`` reads it back (also a bare list of steps, or a file path)."""
 
     def __init__(self, steps: Sequence[dict] = (), source: str | None = None, region: int = 0,
-                 region_recorded: bool = True):
+                 region_recorded: bool = True, region_digest: str | None = None):
         # (stored as JSON text: a program's trace is part of its value, and a step
         # handed out and edited must not edit it; helper-49: trace[0]["args"] did)
         set_attribute = super().__setattr__
@@ -61,6 +74,9 @@ class Trace:
         set_attribute("source", source)
         set_attribute("region", check_int(region, "the trace", "region", 0))
         set_attribute("region_recorded", region_recorded)
+        # the region's text it was recorded on (`region_digest`): a replay on another
+        # text applies the steps to the statements of that name, and says so
+        set_attribute("region_digest", region_digest)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"a Trace does not change (its {name!r} cannot be set): build another")
@@ -71,7 +87,8 @@ class Trace:
         return tuple(json.loads(step) for step in self._steps)
 
     def to_dict(self) -> dict:
-        return {"polysched_trace": TRACE_VERSION, "source": self.source, "region": self.region,
+        digest = {"region_digest": self.region_digest} if self.region_digest else {}
+        return {"polysched_trace": TRACE_VERSION, "source": self.source, "region": self.region, **digest,
                 "steps": [dict(step) for step in self.steps]}
 
     def to_json(self, indent: int | None = 1) -> str:
@@ -122,7 +139,9 @@ class Trace:
             raise TransformError(f"this polysched reads traces of version {TRACE_VERSION}, not "
                                  f"{value['polysched_trace']!r}")
         # (a bare list of steps names no region)
-        return cls(value["steps"], value.get("source"), value.get("region") or 0, "region" in value)
+        digest = value.get("region_digest")
+        return cls(value["steps"], value.get("source"), value.get("region") or 0, "region" in value,
+                   digest if isinstance(digest, str) else None)
 
     def __iter__(self):
         return iter(self.steps)
@@ -225,7 +244,7 @@ class Program:
         self._schedule = schedule if schedule is not None else scop.schedule
         self._origin = dict(origin or {"path": scop.filename, "region": self._region})
         if not isinstance(trace, Trace):
-            trace = Trace(trace, self._origin.get("path"), self._region)
+            trace = Trace(trace, self._origin.get("path"), self._region, region_digest=region_digest(scop))
         self._trace = trace
         self._shared = _shared if _shared is not None else {}
         self._cache: dict = {}
@@ -348,7 +367,8 @@ class Program:
         return _replayed, (dict(self._origin), self._trace.to_json(indent=None))
 
     def _derive(self, schedule: isl.Schedule, step: dict) -> "Program":
-        trace = Trace(self._trace.steps + (step,), self._trace.source, self._trace.region)
+        trace = Trace(self._trace.steps + (step,), self._trace.source, self._trace.region,
+                      region_digest=self._trace.region_digest)
         return Program(self.scop, self._deps, schedule, trace, scops=self._scops, region=self._region,
                        origin=self._origin, _shared=self._shared)
 
@@ -524,7 +544,9 @@ class Program:
     def replay(self, trace) -> "Program":
         """Apply the steps of ``trace`` (a :class:`Trace`, its JSON text, a list of
         steps or a path) to this program, in order. A trace recorded on another region
-        of its file is refused."""
+        of its file is refused; one recorded on another text of this region (its
+        ``region_digest``) applies its steps by the statements' names, with a
+        `TraceWarning`."""
         program = self
         trace = Trace.from_json(trace)
         if trace.region_recorded and trace.region != self._region:
@@ -532,6 +554,13 @@ class Program:
             raise TransformError(f"the trace was recorded on region {trace.region}"
                                  f"{f' of {trace.source}' if trace.source else ''}, and this program is "
                                  f"region {self._region} (Program.from_file(path, region={trace.region}))")
+        if trace.region_digest and trace.region_digest != self._trace.region_digest:
+            # (helper-86: a loop nest added at the top of the region, the recorded fusion
+            # of S0 and S1 fused the new statement and the old S0, without a word)
+            warnings.warn(TraceWarning(
+                f"the trace was recorded on another text of region {trace.region}"
+                f"{f' of {trace.source}' if trace.source else ''}: its steps apply to the statements and "
+                f"loops of this one by their names ({', '.join(self.statements)})"), stacklevel=2)
         for k, step in enumerate(trace):
             op = step["op"]
             if op not in _STEP_ARGS:
@@ -894,7 +923,7 @@ class Program:
         statements), its own schedule and dependences, ``op`` added to the trace."""
         scops = self._scops[:self._region] + (scop,) + self._scops[self._region + 1:]
         trace = Trace(tuple(self._trace.steps) + ({"op": op, "args": dict(args or {})},), self._trace.source,
-                      self._trace.region)
+                      self._trace.region, region_digest=self._trace.region_digest)
         return Program(scop, analyze(scop), scop.schedule, trace, scops=scops, region=self._region,
                        origin=self._origin)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import polysched as ps
-from polysched.bench import kernels
+from polysched.bench import get as get_kernel, kernels
 from polysched.pipeline import OptimizeOptions, optimize
 
 NAMES = [k.name for k in kernels()]
@@ -125,3 +125,34 @@ def test_each_python_block_of_the_readme_runs_as_written(k):
     run = subprocess.run([sys.executable, "-c", README_BLOCKS[k]], cwd=root, capture_output=True, text=True,
                          timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_a_trace_replayed_on_another_text_of_its_region_says_so(tmp_path):
+    """helper-86: a loop nest added at the top of a region, the recorded trace applied
+    its steps to the statements now bearing those names (its fusion fused the new one)
+    without a word. A trace holds a digest of the region's text; a replay on the same
+    text is silent, on another one it warns (a TraceWarning naming the statements), and
+    optimize --trace prints it once as a notice."""
+    import json
+    import warnings
+
+    from polysched.program import TraceWarning
+    source = tmp_path / "mvt.c"
+    text = Path(get_kernel("mvt").path).read_text()
+    source.write_text(text)
+    q = ps.Program.from_file(source).auto_schedule("pluto", "max").auto_tile(parallel=True)
+    document = json.loads(str(q.trace))
+    assert len(document["region_digest"]) == 16
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TraceWarning)
+        assert ps.Program.from_file(source).replay(str(q.trace)).c_code() == q.c_code()
+    edited = tmp_path / "edited.c"
+    edited.write_text(text.replace("#pragma scop\n", "#pragma scop\n  for (i = 0; i < n; i++)\n    x1[i] = 2 * x1[i];\n", 1))
+    with pytest.warns(TraceWarning, match=r"recorded on another text of region 0 .*by their names \(S0, S1, S2\)"):
+        ps.Program.from_file(edited).replay(str(q.trace))
+    saved = tmp_path / "t.json"
+    saved.write_text(str(q.trace))
+    done = subprocess.run([sys.executable, "-m", "polysched", "optimize", str(edited), "-o", str(tmp_path / "o.c"),
+                           "--trace", str(saved)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("notice: the trace was recorded on another text of region 0") == 1, done.stderr

@@ -384,7 +384,9 @@ def _schedules_in(args, options):
     from polysched import emit_c
     from polysched.errors import TransformError
     from polysched.pipeline import OptimizeResult, ScopResult, generate_region
-    from polysched.program import Program, Trace
+    import warnings
+
+    from polysched.program import Program, Trace, TraceWarning
     from polysched.scop import extract
 
     start = time.perf_counter()
@@ -417,7 +419,7 @@ def _schedules_in(args, options):
         raise UsageError(f"{where}: {len(items)} entr{'y' if len(items) == 1 else 'ies'} for "
                          f"{len(scops)} scop region{'s' if len(scops) != 1 else ''}")
 
-    def programs() -> list:
+    def programs(notify: bool = True) -> list:
         found = []
         for k, item in enumerate(items):
             program = Program.from_file(args.file, region=k, defines=options.source.defines,
@@ -425,11 +427,16 @@ def _schedules_in(args, options):
             if args.trace is not None and isinstance(item, dict) and item.get("region", k) != k:
                 raise UsageError(f"--trace {path}: entry {k} is the trace of region {item.get('region')!r}; "
                                  f"the entries go in the order of the file's regions (0 to {len(scops) - 1})")
-            try:
-                program = program.replay(Trace.from_json(item)) if args.trace is not None \
-                    else _set_schedule(program, item)
-            except TransformError as err:
-                raise UsageError(f"{where}: region {k}: {err}") from None
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", TraceWarning)
+                try:
+                    program = program.replay(Trace.from_json(item)) if args.trace is not None \
+                        else _set_schedule(program, item)
+                except TransformError as err:
+                    raise UsageError(f"{where}: region {k}: {err}") from None
+                finally:        # (also before a refused step: the edit may be why)
+                    for warning in caught if notify else ():
+                        print(f"polysched: {args.file}: notice: {warning.message}", file=sys.stderr)
             found.append(program)
         return found
 
@@ -439,13 +446,14 @@ def _schedules_in(args, options):
         # programs (isl objects) cannot come back, then done here
         from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
         try:
+            # (its notices are the run's: the programs are built again here, quietly)
             run_isolated(lambda: bool(programs()), options.budget)
         except IsolatedTimeout as stop:
             within = f"did not finish within the budget of {options.budget:g} CPU seconds (--budget)"
             raise UsageError(f"{where}: applying it {stop_reason(stop, within)}") from None
     regions = [ScopResult(program.scop, program.deps, program.schedule, program.tiling_report,
                           reassociates=program.reassociates(), kept_as_written=_kept_by_the_policy(program))
-               for program in programs()]
+               for program in programs(notify=options.budget is None)]
     built = time.perf_counter()
     text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
     return OptimizeResult(args.file, text, regions,
@@ -502,7 +510,7 @@ def _schedules_out(args, options, result) -> None:
     if args.save_trace is not None:
         import json
 
-        from polysched.program import Trace
+        from polysched.program import Trace, region_digest
         from polysched.tiling import cache_sizes
         if args.trace is not None:
             documents = json.loads(args.trace.read_text())
@@ -520,7 +528,7 @@ def _schedules_out(args, options, result) -> None:
                     steps = options.trace_steps(cache_sizes())
                 done = {step["op"] for step in steps}
                 steps = [{"op": op, "args": {}} for op in region.model_steps if op not in done] + list(steps)
-                documents.append(Trace(steps, str(args.file), k).to_dict())
+                documents.append(Trace(steps, str(args.file), k, region_digest=region_digest(region.scop)).to_dict())
         text = "\n".join(Trace.from_json(d).to_json() for d in documents) if len(documents) == 1 \
             else "[\n" + ",\n".join(Trace.from_json(d).to_json() for d in documents) + "\n]"
         write_output(args.save_trace, text + "\n")
