@@ -20,6 +20,7 @@ one sentence. Loops are named ``(stmt, depth)``; see ``polysched.transform.loops
 """
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
@@ -53,7 +54,6 @@ class TraceWarning(UserWarning):
 def region_digest(scop: Scop) -> str:
     """A digest of the region's text as written (line endings aside): what a trace
     records of the program it was made on."""
-    import hashlib
     text = scop.source[scop.region_start:scop.region_end].replace("\r\n", "\n")
     return hashlib.sha256(text.encode(ENCODING, ERRORS)).hexdigest()[:16]
 

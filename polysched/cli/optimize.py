@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
@@ -384,8 +385,6 @@ def _schedules_in(args, options):
     from polysched import emit_c
     from polysched.errors import TransformError
     from polysched.pipeline import OptimizeResult, ScopResult, generate_region
-    import warnings
-
     from polysched.program import Program, Trace, TraceWarning
     from polysched.scop import extract
 
