@@ -77,3 +77,16 @@ def test_diamond_flags_and_fusion_policy(capsys):
     assert status == 0 and "fuse smart" in out and "S0: (i, j)\nS1: (i, j)\n" in out
     status, out, _ = run(capsys, KERNELS / "mvt.c")
     assert status == 0 and "fuse cost" in out and "sequence [S0 | S1]" in out
+
+
+def test_flags_come_from_the_dependences_not_from_the_tree(capsys):
+    """The identity schedule sets no coincident flag: gemm's `i` and `j` loops are still
+    reported parallel and its `k` loop sequential (it carries S1's sum), as `check` says."""
+    status, out, _ = run(capsys, KERNELS / "gemm.c", "--scheduler", "identity")
+    assert status == 0
+    bands = out[out.index("band 0"):].splitlines()
+    assert bands[0] == "band 0 [S0, S1] depth 0: permutable"
+    assert bands[1].split()[:3] == ["member", "0:", "parallel"]
+    k_loop = bands.index("band 2 [S1] depth 2: permutable")
+    assert bands[k_loop + 1].split()[:3] == ["member", "0:", "sequential"]
+    assert bands[k_loop + 3].split()[:3] == ["member", "0:", "parallel"]

@@ -16,7 +16,7 @@ import re
 
 import islpy as isl
 
-from polysched.dependence.loops import carried, same_value
+from polysched.dependence.loops import carried, node_band_flags, same_value
 from polysched.islutil import maps_of, sets_of
 from polysched.textio import natural_key
 
@@ -82,8 +82,20 @@ class _Describer:
         stmts = self._statements(domain)
         band_id = self.bands
         self.bands += 1
-        flags = "permutable" if node.band_get_permutable() else "not permutable"
-        self.lines.append(f"band {band_id} [{', '.join(stmts)}] depth {depth}: {flags}")
+        # the flags a tree stores are claims (the identity schedule sets none): with the
+        # dependences known, both are recomputed from them, as ``check`` does
+        if self.kinds:
+            every = list(self.kinds.values())
+            union = every[0]
+            for rel in every[1:]:
+                union = union.union(rel)
+            flags = node_band_flags(union, node)
+            parallel, permutable = flags.parallel, flags.permutable
+        else:
+            parallel = [node.band_member_get_coincident(k) for k in range(node.band_n_member())]
+            permutable = node.band_get_permutable()
+        self.lines.append(f"band {band_id} [{', '.join(stmts)}] depth {depth}: "
+                          f"{'permutable' if permutable else 'not permutable'}")
         partial = node.band_get_partial_schedule()
         for k in range(node.band_n_member()):
             plain = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
@@ -99,7 +111,7 @@ class _Describer:
             for name, rel in deps.items():
                 satisfied += [f"{name} {p}" for p in _pairs(carried(rel, None, umap))]
                 deps = {**deps, name: rel.intersect(same)}
-            par = "parallel" if node.band_member_get_coincident(k) else "sequential"
+            par = "parallel" if parallel[k] else "sequential"
             self.lines.append(f"  member {k}: {par:10s}  satisfies: {', '.join(satisfied) or '-'}")
         for i in range(node.n_children()):
             self.visit(node.child(i), deps, depth + node.band_n_member())
@@ -126,7 +138,8 @@ class _Describer:
 def describe_schedule(schedule: isl.Schedule, deps=None,
                       iterators: dict[str, list[str]] | None = None) -> str:
     """Per-statement hyperplanes, then bands (permutable, parallel members, satisfied
-    dependences) and sequence nodes. ``iterators``: statement -> iterator names for display."""
+    dependences) and sequence nodes. With ``deps``, a band's flags are computed from them
+    (``node_band_flags``), not read from the tree. ``iterators``: statement -> iterator names for display."""
     d = _Describer(deps, iterators)
     d.visit(schedule.get_root(), dict(d.kinds), 0)
     width = max((len(s) for s in d.rows), default=0)
