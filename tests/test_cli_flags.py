@@ -187,3 +187,24 @@ def test_gcc_keeps_the_loop_pragmas_of_tiled_loops(tmp_path):
     assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr
     sizes = [(0,), (1,), (5,), (300,)]
     assert outputs_of(text, tmp_path, "opt", sizes) == outputs_of(UNROLLED, tmp_path, "orig", sizes)
+
+
+@pytest.mark.parametrize("argv", [
+    ["optimize", str(KERNEL), "-o", ""],
+    ["optimize", "", "-o", "out.c"],
+    ["optimize", str(KERNEL), "-o", "out.c", "--save-trace", ""],
+    ["tensorize", str(KERNEL), "--apply", "-o", ""],
+    ["deps", ""],
+    ["bench", "gemm", "-o", ""],
+    ["tune", "gemm", "--db", ""],
+    ["demo", "--out-dir", ""],
+])
+def test_an_empty_path_is_refused_as_such(tmp_path, monkeypatch, capfd, argv):
+    """`Path("")` is the current directory: `-o ""` was reported as "-o .: is a directory"."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capfd.readouterr().err
+    assert err.strip().splitlines()[-1].endswith(": an empty path") and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import check_compiler, same_file, unknown_name, write_output
+from polysched.cli.common import check_compiler, path_argument, same_file, unknown_name, write_output
 
 
 def add_parser(subparsers) -> None:
@@ -30,14 +30,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--timeout", type=float, default=600, help="seconds per run")
     p.add_argument("--cc", default="gcc")
     p.add_argument("--cflags", default="-O3 -march=native")
-    p.add_argument("-o", "--output", type=Path, default=Path("results.json"),
+    p.add_argument("-o", "--output", type=path_argument, default=Path("results.json"),
                    help="results: OUT.jsonl is the log every measurement is appended to as it is "
                         "taken; OUT.json (default results.json) also gets the whole results at the "
                         "end, with the log beside it as OUT.jsonl")
     p.add_argument("--resume", action="store_true",
                    help="continue the log of an interrupted run: what it records is not measured again")
     p.add_argument("--overwrite", action="store_true", help="start over when the log already exists")
-    p.add_argument("--workdir", type=Path, help="keep generated sources and binaries here")
+    p.add_argument("--workdir", type=path_argument, help="keep generated sources and binaries here")
     p.set_defaults(func=run)
 
 

@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import (OutOfBudget, add_budget_arg, add_preprocessor_args, budget_of, extract_regions,
-                                  within_budget)
+from polysched.cli.common import (OutOfBudget, add_budget_arg, add_preprocessor_args, budget_of,
+                                  extract_regions, path_argument, within_budget)
 from polysched.errors import MarkError
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("check", help="check a schedule's legality against the dependences")
-    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("file", type=path_argument, help="C file with #pragma scop regions")
     p.add_argument("--schedule", required=True,
                    help='isl schedule tree or map, e.g. "[N] -> { S0[i, j] -> [j, i] }", or a file '
                         "holding one (as optimize --save-schedule writes it; the line of region --scop)")

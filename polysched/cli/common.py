@@ -72,10 +72,19 @@ def extract_regions(args) -> list:
 
 # --------------------------------------------------------------------------- output files
 
+def path_argument(text: str) -> Path:
+    """A path argument (argparse ``type``). An empty one is refused: ``Path("")`` is the
+    current directory, which the checks after it would misreport as ``.``."""
+    import argparse
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    return Path(text)
+
+
 def output_file(text: str) -> Path:
     """An ``-o`` argument (argparse ``type``): ``-`` is the standard output, as for the
     C compiler."""
-    return Path("/dev/stdout") if text == "-" else Path(text)
+    return Path("/dev/stdout") if text == "-" else path_argument(text)
 
 
 def same_file(a: Path | str, b: Path | str) -> bool:

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from polysched.cli.common import path_argument
+
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("demo", help="optimize and verify a bundled kernel, step by step")
     p.add_argument("--kernel", default="gemm", help="suite kernel to use (default: gemm)")
-    p.add_argument("--out-dir", type=Path, default=Path("out"), help="where to write the files")
+    p.add_argument("--out-dir", type=path_argument, default=Path("out"), help="where to write the files")
     p.set_defaults(func=run)
 
 

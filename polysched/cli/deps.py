@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from polysched.cli.common import add_budget_arg, add_preprocessor_args, budget_of, extract_regions, within_budget
+from polysched.cli.common import (add_budget_arg, add_preprocessor_args, budget_of, extract_regions,
+                                  path_argument, within_budget)
 
 KIND_CHOICES = ["flow", "raw", "war", "waw", "rar"]
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("deps", help="print the exact dependences of each SCoP")
-    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("file", type=path_argument, help="C file with #pragma scop regions")
     p.add_argument("--kind", choices=KIND_CHOICES, action="append",
                    help="only this kind (repeatable; default: flow, raw, war, waw)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -10,6 +10,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from polysched.cli.common import path_argument
+
 from polysched.cli import UsageError
 
 
@@ -30,7 +32,7 @@ def add_parser(subparsers) -> None:
                              "comma-separated lists are accepted")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="J",
                         help="programs fuzzed in parallel (default: %(default)s)")
-    parser.add_argument("--out", type=Path, default=Path("fuzz-out"), metavar="DIR",
+    parser.add_argument("--out", type=path_argument, default=Path("fuzz-out"), metavar="DIR",
                         help="where failing programs and their shrunk repros go (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="T",
                         help="seconds allowed for each optimize (CPU seconds, and %(wall)s times as "

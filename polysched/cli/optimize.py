@@ -14,15 +14,15 @@ from pathlib import Path
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler,
-                                  check_input_file, check_output_path, default_dataset, is_stdout, output_file,
-                                  parse_defines, same_file, write_output)
+                                  check_input_file, check_output_path, default_dataset, is_stdout,
+                                  output_file, parse_defines, path_argument, same_file, write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE, MAX_THREADS
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("optimize", help="schedule, tile and parallelize the SCoPs of a C file",
                               description=__doc__)
-    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("file", type=path_argument, help="C file with #pragma scop regions")
     p.add_argument("-o", "--output", type=output_file, required=True,
                    help="where to write the new C file (-: the standard output)")
     p.add_argument("--identity", action="store_true",
@@ -31,7 +31,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tile", action="store_true", help="tile permutable bands")
     p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32, for every band; "
                         "or per statement: S1=32,64,128;S0=16,16")
-    p.add_argument("--tile-sizes-file", type=Path, help="file with tile sizes (one per line or comma-separated)")
+    p.add_argument("--tile-sizes-file", type=path_argument, help="file with tile sizes (one per line or comma-separated)")
     p.add_argument("--l2tile", action="store_true", help="second level of tiling")
     p.add_argument("--parallel", action="store_true", help="OpenMP parallel loops (with wavefronts)")
     p.add_argument("--reassociate", action="store_true",
@@ -84,7 +84,7 @@ def add_parser(subparsers) -> None:
                         "OUT.unverified) and the exit status is 1; 2 when the input "
                         "program itself does not build or run")
     v = p.add_argument_group("verification (with --verify)")
-    v.add_argument("--extra-source", dest="extra_sources", action="append", default=[], type=Path,
+    v.add_argument("--extra-source", dest="extra_sources", action="append", default=[], type=path_argument,
                    metavar="FILE", help="another C file to compile and link with both programs "
                                         "(repeatable), e.g. a utilities file")
     v.add_argument("--cc", default=None, help="C compiler for --verify (default: gcc)")
@@ -97,11 +97,11 @@ def add_parser(subparsers) -> None:
                    help="compiler flags for --verify, shell-quoted; write --cflags=-O2 for a "
                         "single flag (default: '-O3 -march=native')")
     t = p.add_argument_group("schedules and traces in and out")
-    t.add_argument("--save-trace", type=Path, metavar="T.json",
+    t.add_argument("--save-trace", type=path_argument, metavar="T.json",
                    help="write the steps that made each region's schedule (a polysched.Program trace, JSON)")
-    t.add_argument("--trace", type=Path, metavar="T.json",
+    t.add_argument("--trace", type=path_argument, metavar="T.json",
                    help="replay a saved trace instead of scheduling and tiling (every step is checked)")
-    t.add_argument("--from-db", type=Path, metavar="DB",
+    t.add_argument("--from-db", type=path_argument, metavar="DB",
                    help="apply each region's best verified record on this machine from a "
                         "polysched tune database (its trace replayed; a region without one is kept "
                         "as written); exit 2 when no region has one")
@@ -111,7 +111,7 @@ def add_parser(subparsers) -> None:
     t.add_argument("--db-threads", type=int, metavar="T",
                    help="with --from-db: the records timed with this many threads (default: as "
                         "--db-dataset)")
-    t.add_argument("--save-schedule", type=Path, metavar="S.txt",
+    t.add_argument("--save-schedule", type=path_argument, metavar="S.txt",
                    help="write each region's final schedule tree in isl notation, one line per region")
     t.add_argument("--schedule", metavar="S.txt",
                    help="use this schedule (isl tree text or a union map, one line per region) "

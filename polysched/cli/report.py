@@ -3,16 +3,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from polysched.cli.common import path_argument
+
 from polysched.cli import UsageError
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("report", help="tables (md/csv) and a speedup chart from bench results")
-    p.add_argument("results", type=Path,
+    p.add_argument("results", type=path_argument,
                    help="results written by polysched bench: OUT.json, or the log OUT.jsonl "
                         "(also of a run still going or interrupted)")
     p.add_argument("--format", choices=["md", "csv"], default="md")
-    p.add_argument("--plot", type=Path, metavar="OUT.png",
+    p.add_argument("--plot", type=path_argument, metavar="OUT.png",
                    help="write a bar chart of speedups (format from the extension: png, pdf, svg, ...)")
     p.set_defaults(func=run)
 

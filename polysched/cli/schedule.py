@@ -9,12 +9,12 @@ from pathlib import Path
 
 from polysched.cli import UsageError
 from polysched.cli.common import (add_budget_arg, add_preprocessor_args, add_schedule_args, budget_of,
-                                  extract_regions, within_budget)
+                                  extract_regions, path_argument, within_budget)
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("schedule", help="compute and print the schedule of each SCoP")
-    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("file", type=path_argument, help="C file with #pragma scop regions")
     add_schedule_args(p)
     p.add_argument("--coefficient-bound", type=int, default=None, metavar="B",
                    help="bound of the iterator coefficients (default 4)")

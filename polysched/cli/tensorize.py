@@ -14,12 +14,12 @@ from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli.common import (add_preprocessor_args, check_budget, check_input_file, extract_regions,
-                                  output_file)
+                                  output_file, path_argument)
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("tensorize", help="list the matches of intrinsics in each statement")
-    p.add_argument("file", type=Path, help="C file with #pragma scop regions")
+    p.add_argument("file", type=path_argument, help="C file with #pragma scop regions")
     p.add_argument("--intrinsics", metavar="NAME|FILE|DIR",
                    help="shipped intrinsic names (comma-separated), a description file, or a "
                         "directory of them (default: every shipped intrinsic)")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, check_compiler, interrupted, parse_defines
+from polysched.cli.common import add_preprocessor_args, check_compiler, interrupted, parse_defines, path_argument
 
 PREFIX = "polysched tune"
 SPACES = ("full", "small")
@@ -31,7 +31,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("kernel", help="a suite kernel name (polysched bench --list) or a C file")
     p.add_argument("--trials", type=int, default=64, help="candidates to evaluate, the default included (64)")
     p.add_argument("--time-budget", type=float, metavar="S", help="stop after S seconds of this run")
-    p.add_argument("--db", type=Path, default=Path("tune.sqlite"), help="the tuning database (tune.sqlite)")
+    p.add_argument("--db", type=path_argument, default=Path("tune.sqlite"), help="the tuning database (tune.sqlite)")
     p.add_argument("--model", default="learned", help="cost model: sol, projected or learned (default)")
     p.add_argument("--search", default="evolutionary", help="grid, random or evolutionary (default)")
     p.add_argument("--seed", type=int, default=0)
@@ -53,7 +53,7 @@ def add_parser(subparsers) -> None:
                    help="vary the tile sizes of the N bands with the most iterations only; the others "
                         "keep the model's sizes (default 0: every band)")
     p.add_argument("--region", type=int, default=0, help="which #pragma scop region (0-based)")
-    p.add_argument("--plot", type=Path, help="tuning-curve PNG (default: next to the database)")
+    p.add_argument("--plot", type=path_argument, help="tuning-curve PNG (default: next to the database)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--top", type=int, default=10, help="rows of the final table")
     p.add_argument("--cc", default="gcc")

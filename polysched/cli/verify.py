@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, check_compiler, default_dataset, parse_defines
+from polysched.cli.common import add_preprocessor_args, check_compiler, default_dataset, parse_defines, path_argument
 
 
 def add_parser(subparsers) -> None:
@@ -44,7 +44,7 @@ def add_parser(subparsers) -> None:
                         help="relative tolerance (default: %(default)g)")
     parser.add_argument("--atol", type=float, default=DEFAULT_ATOL,
                         help="absolute tolerance (default: %(default)g)")
-    parser.add_argument("--workdir", type=Path, default=None,
+    parser.add_argument("--workdir", type=path_argument, default=None,
                         help="keep the binaries in this directory (default: a temporary one)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print the compile commands and compiler/program diagnostics")
