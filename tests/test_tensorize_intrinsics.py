@@ -97,6 +97,9 @@ ROWDOT = AXPY4.replace("double a, double x[4], double y[4]", "int M, double a, d
      "at least one loop"),
     (AXPY4.replace("i < 4;", "i < 0;"), "runs no iteration"),
     (AXPY4.replace("name: my_axpy4", "name: dgemm_4x8"), "the name of a shipped intrinsic"),
+    # a typo: the host never matched it, and the intrinsic silently counted as portable-only
+    (AXPY4.replace(" * name: my_axpy4", " * name: my_axpy4\n * features: avx2 | avx512"),
+     ":3:1: unknown CPU feature 'avx512'"),
 ])
 def test_description_refused(tmp_path, text, message):
     """Descriptions that gave wrong code or internal errors: each is refused when read."""

@@ -65,6 +65,19 @@ from polysched.scop import extract
 from polysched.textio import read_source
 
 from .library import LOCATORS
+
+# CPU features a ``features:`` line may name: the flags of /proc/cpuinfo on x86-64 and
+# aarch64 (with ``avx512vnni``, ``avxvnni``, ``avx512bf16`` spelled as gcc's
+# __builtin_cpu_supports spells them). A name outside it is a typo that would make the
+# host never match (the intrinsic silently counted as portable-only).
+KNOWN_FEATURES = frozenset("""
+    mmx sse sse2 sse3 ssse3 sse4_1 sse4_2 sse4a popcnt aes pclmul f16c fma fma4 bmi bmi2
+    avx avx2 avxvnni avx_vnni avxvnniint8 avxifma avxneconvert
+    avx512f avx512cd avx512dq avx512bw avx512vl avx512ifma avx512vbmi avx512vbmi2
+    avx512vnni avx512_vnni avx512bitalg avx512vpopcntdq avx512bf16 avx512_bf16 avx512fp16
+    avx512_fp16 amx_tile amx_int8 amx_bf16 amx_fp16
+    neon asimd asimddp asimdhp asimdfhm fp fphp sve sve2 i8mm bf16 sme
+""".split())
 from .pattern import Pattern, statement_pattern
 
 INTRINSICS_DIR = Path(__file__).parent / "intrinsics"
@@ -316,6 +329,9 @@ def _read(path: Path, text: str) -> Intrinsic:
     if len(numerics.split()) != 1:
         raise IntrinsicError(f"{at('numerics')}: numerics must be one word (exact, fma, bf16, ...), not {numerics!r}")
     features = tuple(tuple(alt.split()) for alt in meta.get("features", "").split("|") if alt.split())
+    for feature in sorted({f for alt in features for f in alt} - KNOWN_FEATURES):
+        raise IntrinsicError(f"{at('features')}: unknown CPU feature {feature!r} (a name of /proc/cpuinfo's "
+                             "flags, e.g. avx2, fma, avx512f, avx512vnni, neon)")
     library = meta.get("library", "").strip()
     if library and library not in LOCATORS:
         raise IntrinsicError(f"{at('library')}: unknown library {library!r} (known: {', '.join(sorted(LOCATORS))})")
