@@ -208,3 +208,17 @@ def test_an_empty_path_is_refused_as_such(tmp_path, monkeypatch, capfd, argv):
     err = capfd.readouterr().err
     assert err.strip().splitlines()[-1].endswith(": an empty path") and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["schedule", str(KERNEL), "--scheduler", "identity", "--diamond"], "--scheduler identity places none"),
+    (["schedule", str(KERNEL), "--scheduler", "isl", "--diamond"], "--scheduler isl places none"),
+    (["optimize", str(KERNEL), "-o", "out.c", "--scheduler", "isl", "--diamond"], "--scheduler isl places none"),
+    (["tensorize", str(KERNEL), "--reassociate"], "it needs --apply"),
+    (["fuzz", "--modes", "", "--programs", "1"], "--modes: no mode given"),
+])
+def test_options_that_would_do_nothing_are_refused(tmp_path, monkeypatch, capfd, argv, message):
+    """Each of these ran, ignoring the option (fuzz: 0 runs reported as "0 wrong")."""
+    monkeypatch.chdir(tmp_path)
+    _refused(capfd, argv, message)
+    assert list(tmp_path.iterdir()) == []

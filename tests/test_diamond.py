@@ -102,3 +102,10 @@ def test_the_default_chooses_diamond_for_deep_time_bands_only():
     heat = ps.Program.from_file(get("heat-3d").path).auto_schedule()
     assert [text for _, text in heat.loops("S0")][:2] == ["2t - i", "2t + i"]
     assert ps.Program.from_file(get("heat-3d").path).auto_schedule(diamond=False).loops("S0")[0][1] == "t"
+
+
+def test_diamond_with_another_scheduler_is_refused():
+    """Only the Pluto scheduler places diamond hyperplanes: asked of isl's, it did nothing."""
+    for scheduler in ("isl", "identity"):
+        with pytest.raises(ps.TransformError, match=f"the {scheduler} scheduler places none"):
+            ps.Program.from_file(get("jacobi-1d").path).auto_schedule(scheduler, diamond=True)

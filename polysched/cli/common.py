@@ -124,6 +124,14 @@ def check_output_path(output: Path | str, *inputs: Path | str, option: str = "-o
         raise UsageError(f"{option} {output}: no such directory {output.parent}")
 
 
+def check_diamond(args) -> None:
+    """``--diamond`` with a scheduler that places no diamond hyperplanes would do nothing."""
+    from polysched.cli import UsageError
+    if args.diamond and args.scheduler != "pluto":
+        raise UsageError(f"--diamond: diamond hyperplanes are the pluto scheduler's; --scheduler "
+                         f"{args.scheduler} places none")
+
+
 def check_compiler(cc: str, option: str = "--cc") -> None:
     """A C compiler that is not there: one line, exit 2, before any work is done."""
     import shutil

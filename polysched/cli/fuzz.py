@@ -83,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [m for m in modes if m not in MODES]
     if unknown:
         raise UsageError(f"--modes: unknown mode(s) {', '.join(unknown)} (known: {', '.join(MODES)})")
+    if not modes:          # (it ran every program in no mode and reported "0 wrong")
+        raise UsageError(f"--modes: no mode given (known: {', '.join(MODES)})")
     if args.programs < 0 or args.jobs < 1 or args.timeout <= 0:
         raise UsageError("--programs must be >= 0, --jobs >= 1 and --timeout > 0")
     config = FuzzConfig(seed=args.seed, programs=args.programs, start=args.start,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
-from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler,
+from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler, check_diamond,
                                   check_input_file, check_output_path, default_dataset, is_stdout,
                                   output_file, parse_defines, path_argument, same_file, write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE, MAX_THREADS
@@ -197,6 +197,7 @@ def _check_combinations(args) -> None:
         if extra:
             raise UsageError(f"--identity keeps the original schedule, without transformations: "
                              f"it does not combine with {extra[0]}")
+    check_diamond(args)
     if not args.tile:
         needs_tile = given("--tile-sizes", "--tile-sizes-file", "--l2tile")
         if needs_tile:

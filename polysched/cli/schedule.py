@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import (add_budget_arg, add_preprocessor_args, add_schedule_args, budget_of,
+from polysched.cli.common import (add_budget_arg, add_preprocessor_args, add_schedule_args, budget_of, check_diamond,
                                   extract_regions, path_argument, within_budget)
 
 
@@ -34,6 +34,7 @@ def run(args) -> int:
         if args.coefficient_bound < 1:      # (helper-87: the message named the Python field)
             raise UsageError(f"--coefficient-bound must be at least 1, got {args.coefficient_bound}")
         options.coefficient_bound = args.coefficient_bound
+    check_diamond(args)
     try:
         options.validate()
     except ScheduleError as err:

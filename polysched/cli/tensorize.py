@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
+from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, check_budget, check_input_file, extract_regions,
                                   output_file, path_argument)
 
@@ -48,6 +49,8 @@ def run(args) -> int:
     intrinsics = load_intrinsics(args.intrinsics)
     if args.apply or args.output:
         return _apply(args, intrinsics)
+    if args.reassociate:    # (the matches listed are the same with it or without)
+        raise UsageError("--reassociate chooses among the intrinsics --apply applies: it needs --apply")
     scops = extract_regions(args)
     out, disagreements = [], 0
     for scop in scops:
@@ -105,7 +108,6 @@ def _apply(args, intrinsics) -> int:
     from polysched import Program, emit_c
     from polysched.budget import RunBudget
     from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
-    from polysched.cli import UsageError
     from polysched.cli.common import check_output_path, write_output
     from polysched.dependence import analyze
     from polysched.tensorize import auto_tensorize

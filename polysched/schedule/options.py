@@ -124,4 +124,8 @@ class ScheduleOptions:
             raise ScheduleError("time_limit must be positive")
         if self.budget <= 0 or self.max_constraints < 1 or self.isl_max_operations < 1:
             raise ScheduleError("budget, max_constraints and isl_max_operations must be positive")
+        if self.diamond and self.scheduler != "pluto":
+            # (it did nothing: only the Pluto scheduler places diamond hyperplanes)
+            raise ScheduleError(f"diamond hyperplanes are the pluto scheduler's; the {self.scheduler} "
+                                "scheduler places none")
         return self
