@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import re
 import sqlite3
@@ -25,6 +24,7 @@ from polysched.tune.measure import Job, prepare
 from polysched.tune.space import trace_hash
 from polysched.tensorize import builtin_intrinsics
 from polysched.tensorize.cost import native_path
+from polysched.tiling.cache import openmp_threads
 
 TINY = SpaceOptions(fusions=("smart",), identity=False, tensorize=False, powers=(16, 64), divisors=0,
                     model_sizes=False, reorder=(True,), unroll=(1,), parallel=(True, False), wavefront=(True,),
@@ -510,7 +510,23 @@ def test_tune_checks_its_arguments_as_the_command_line_does(tmp_path):
             tune(Target.of(str(source), region=1), **args, **bad)
     result = tune(Target.of(str(source), region=1), **args, threads=None)
     with TuneDB(result.db_path) as store:
-        assert {row.threads for row in store.rows(result.campaign_id)} == {os.cpu_count() or 1}
+        assert {row.threads for row in store.rows(result.campaign_id)} == {openmp_threads()}
+
+
+def test_tune_runs_at_omp_num_threads_by_default(tmp_path, monkeypatch):
+    """helper-87: OMP_NUM_THREADS=1 was ignored; every trial ran on all cores."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    source = tmp_path / "two.c"
+    source.write_text(TWO_REGIONS)
+    seen = []
+
+    def run(job: Job) -> Result:
+        seen.append(job.threads)
+        return Result(job.index, "ok", samples=[1.0], median=1.0, dataset=job.dataset, threads=job.threads,
+                      command="fake")
+    tune(Target.of(str(source), region=1), db=tmp_path / "t.sqlite", trials=2, search="random", model="sol",
+         space_options=TINY, executor=FunctionExecutor(run, batch_size=1), confirm=0)
+    assert seen and set(seen) == {3}
 
 
 def test_a_database_is_read_without_writing_to_it(tmp_path, capfd):

@@ -25,7 +25,7 @@ def add_parser(subparsers) -> None:
                         "plus polly and polly-par when clang with Polly is installed); parameters: "
                         "pluto-tile:sizes=32,32,32, pluto-tile-par:threads=1 (repeatable)")
     p.add_argument("--no-polly", action="store_true", help="do not add the Polly peers")
-    p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: all cores)")
+    p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: OMP_NUM_THREADS, else the CPUs this process may run on)")
     p.add_argument("--repeat", type=int, default=5, help="timed runs per variant; the median is kept")
     p.add_argument("--timeout", type=float, default=600, help="seconds per run")
     p.add_argument("--cc", default="gcc")
@@ -72,12 +72,12 @@ def _kernels(names: list[str], classic: bool) -> list:
 
 def run(args) -> int:
     import json
-    import os
 
     from polysched.bench import kernels, report, run_benchmarks
     from polysched.bench.suite import normalize_dataset
     from polysched.bench.variants import (DEFAULT_VARIANTS, all_variant_names, find_polly_clang,
                                           make_variants, split_variant_list)
+    from polysched.tiling.cache import openmp_threads
 
     if args.list:
         for kernel in kernels():
@@ -157,7 +157,7 @@ def run(args) -> int:
     if args.resume and not has_log:
         print(f"polysched bench: note: --resume: no log {log} of an earlier run; starting one", file=sys.stderr)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    threads = args.threads or os.cpu_count() or 1
+    threads = args.threads or openmp_threads()
     try:
         results = run_benchmarks(selected, variants, dataset=dataset, threads=threads,
                                  repeat=args.repeat, verify_dataset=verify_dataset,

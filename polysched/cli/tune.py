@@ -8,7 +8,6 @@ OUT.c --from-db DB`` then applies the best verified record."""
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sqlite3
 import sys
@@ -38,7 +37,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--resume", action="store_true", help="continue the latest campaign with these options")
     p.add_argument("--dataset", default="LARGE", help="dataset to time (default LARGE)")
     p.add_argument("--verify-dataset", default="MINI", help="dataset to verify at (default MINI)")
-    p.add_argument("--threads", type=int, help="OpenMP threads for the timed runs (default: all cores)")
+    p.add_argument("--threads", type=int, help="OpenMP threads for the timed runs (default: OMP_NUM_THREADS, else the CPUs "
+                        "this process may run on)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per candidate; the median is kept")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     p.add_argument("--confirm", type=int, default=3, metavar="ROUNDS",
@@ -200,7 +200,7 @@ def _run(args) -> int:
         result = tune(target, db=args.db, trials=args.trials, time_budget=args.time_budget,
                       search=args.search, model=args.model, seed=args.seed, resume=args.resume,
                       dataset=args.dataset, verify_dataset=args.verify_dataset,
-                      threads=args.threads or os.cpu_count() or 1, repeat=args.repeat,
+                      threads=args.threads, repeat=args.repeat,
                       timeout=args.timeout, cc=args.cc, cflags=tuple(args.cflags_list),
                       space_options=space_options(args.space, args.max_genes), executor=executor, timer=args.timer,
                       confirm=args.confirm,

@@ -23,6 +23,7 @@ from typing import Callable
 from polysched.bench.harness import NOTHING_PRINTED, scratch_directory, untested_datasets
 from polysched.bench.suite import dataset_spelling
 from polysched.errors import ArgumentError
+from polysched.tiling.cache import openmp_threads
 
 from .db import TuneDB, kernel_fingerprint, machine_fingerprint, machine_identity
 from .measure import Job, Result, original_checksum
@@ -229,7 +230,7 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     if threads is not None and threads < 1:
         raise ArgumentError("threads must be at least 1")
     # recorded as the runs had them, as the command line does (None was recorded as NULL)
-    threads = threads or os.cpu_count() or 1
+    threads = threads or openmp_threads()
     if verify_dataset is None:
         # (helper-46: from Python, None recorded every candidate 'ok' unverified, and
         # optimize --from-db applied one as "verified")
