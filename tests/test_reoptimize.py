@@ -198,6 +198,25 @@ def test_an_output_without_a_fallback_is_optimized_as_it_stands(tmp_path):
         assert verify(source, tmp_path / out, dataset=None).ok, out
 
 
+def test_the_final_values_of_an_output_without_a_fallback_are_set_once(tmp_path):
+    """Its iterators live after the region are set by the source's emptied loops; the
+    generated loops declare their own. Each run set them again after an emptied copy of
+    the previous run's generated nest, with its `#pragma omp parallel for` (the file grew
+    by a loop nest per run); now each holds one nest of each."""
+    source = tmp_path / "lit.c"
+    source.write_text(LITERAL)
+    runs = [_optimize(source, tmp_path / "run0.c", "--tile", "--parallel")]
+    for k in (1, 2, 3):
+        runs.append(_optimize(tmp_path / f"run{k - 1}.c", tmp_path / f"run{k}.c", "--tile", "--parallel"))
+    assert "} else {" not in runs[0]
+    for text in runs:
+        region = text[text.index("#pragma scop"):text.index("#pragma endscop")]
+        assert region.count("leave the loop iterators at their final values") == 1
+        assert region.count("for (i = 1; i < 199; i++)") == 1 and region.count("#pragma omp parallel for") == 1
+    for k in range(4):
+        assert verify(source, tmp_path / f"run{k}.c", dataset=None).ok, k
+
+
 def test_an_output_edited_around_its_original_code_is_refused(tmp_path):
     """Code added before the versioned if/else (or after it) was silently dropped by
     the next run: the begin marker carries a digest of the generated code around it."""

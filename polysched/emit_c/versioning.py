@@ -33,6 +33,7 @@ counters cannot overflow), else ``long long`` with every parameter cast to it
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -41,7 +42,8 @@ import islpy as isl
 from polysched.errors import ArgumentError
 from polysched.islutil import foreach_band_piece, val
 from polysched.scop.model import Array, Scop
-from polysched.scop.source import blank_strings, line_starts, offset_of, strip_comments
+from polysched.scop.source import (blank_strings, blank_strings_and_directives, line_starts, offset_of,
+                                   strip_comments)
 
 INT_BOUND = 2 ** 26        # |parameter| bound under int counters
 # |iterator| bound under int counters, with parameters within INT_BOUND: tile and skew
@@ -578,4 +580,95 @@ def iterator_skeleton(scop: Scop) -> str:
         for k in range(start, end):
             if text[k - scop.region_start] not in "\r\n":
                 text[k - scop.region_start] = " "
-    return "".join(text)
+    return _without_dead_nests("".join(text), scop.live_iterators)
+
+
+def _without_dead_nests(skeleton: str, live: tuple[str, ...]) -> str:
+    """``skeleton`` without its top-level statements that set no live iterator: a loop
+    nest whose iterators are all declared in their ``for`` or dead after the region (the
+    loops a generated region holds, re-optimized: each run added another such nest), an
+    emptied statement; with them, the pragmas and comments before them (a generated
+    ``#pragma omp parallel for`` must not fall onto the next loop, whose iterator's final
+    value it would leave undefined), polysched's own one-line notes, and the
+    ``#define``/``#undef`` of a name no other line uses. Other preprocessor lines stay."""
+    stripped = strip_comments(skeleton)
+    plain = blank_strings_and_directives(stripped)
+    out = list(skeleton)
+
+    def blank(a: int, b: int, only=lambda k: True) -> None:
+        for k in range(a, b):
+            if out[k] not in "\r\n" and only(k):
+                out[k] = " "
+
+    previous_end = 0
+    for start, end in _top_level_statements(plain):
+        gap, previous_end = previous_end, end
+        if not re.match(r"(for|while|do|if)\b|[{;]", plain[start:end]):
+            continue                        # (a declaration the loops may read)
+        inits = re.findall(r"\bfor\s*\(([^;]*)", plain[start:end])
+        if any(name in live for init in inits for name in re.findall(r"([A-Za-z_]\w*)\s*=(?!=)", init)):
+            continue
+        blank(start, end)
+        blank(gap, start, lambda k: stripped[k] != skeleton[k])             # comments
+        for pragma in re.finditer(r"(?m)^[ \t]*#[ \t]*pragma\b.*$", skeleton[gap:start]):
+            blank(gap + pragma.start(), gap + pragma.end())
+    # (polysched's own notes of an earlier run: the region's gets its own above it)
+    text = re.sub(r"(?m)^[ \t]*/\* polysched: [^\n]*?\*/[ \t]*$", "", "".join(out))
+    for name in set(re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", text)):
+        directive = re.compile(rf"(?m)^[ \t]*#[ \t]*(define|undef)[ \t]+{name}\b.*$")
+        if not re.search(rf"\b{name}\b", directive.sub("", text)):
+            text = directive.sub("", text)
+    return text
+
+
+def _top_level_statements(plain: str) -> list[tuple[int, int]]:
+    """The spans of the statements of the C statement list ``plain`` (comments, strings
+    and directives blanked): ``for``/``while`` (...) S, ``if`` (...) S [``else`` S],
+    ``do`` S ``while`` (...);, ``{ ... }``, and anything else up to its ``;``."""
+    n = len(plain)
+
+    def skip_space(k: int) -> int:
+        while k < n and plain[k].isspace():
+            k += 1
+        return k
+
+    def past_group(k: int) -> int:          # k at an opening bracket: past its match
+        depth = 0
+        while k < n:
+            depth += plain[k] in "([{"
+            depth -= plain[k] in ")]}"
+            k += 1
+            if depth == 0:
+                break
+        return k
+
+    def keyword(k: int, word: str) -> bool:
+        return plain.startswith(word, k) and not (k + len(word) < n and (plain[k + len(word)].isalnum()
+                                                                         or plain[k + len(word)] == "_"))
+
+    def statement(k: int) -> int:           # k at a statement's first token: past its end
+        if keyword(k, "for") or keyword(k, "while"):
+            return statement(skip_space(past_group(skip_space(k + (3 if plain[k] == "f" else 5)))))
+        if keyword(k, "if"):
+            end = statement(skip_space(past_group(skip_space(k + 2))))
+            after = skip_space(end)
+            return statement(skip_space(after + 4)) if keyword(after, "else") else end
+        if keyword(k, "do"):
+            end = skip_space(statement(skip_space(k + 2)))
+            end = skip_space(past_group(skip_space(end + 5)))
+            return end + 1
+        if plain[k] == "{":
+            return past_group(k)
+        depth = 0
+        while k < n and not (plain[k] == ";" and depth <= 0):
+            depth += plain[k] in "([{"
+            depth -= plain[k] in ")]}"
+            k += 1
+        return k + 1
+
+    spans, k = [], skip_space(0)
+    while k < n:
+        end = min(statement(k), n)
+        spans.append((k, end))
+        k = skip_space(end)
+    return spans
