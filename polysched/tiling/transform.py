@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
-from polysched.dependence import is_legal, violated_dependences
+from polysched.dependence import is_legal, mark_violations, violated_dependences
 from polysched.dependence.loops import (band_flags, carried, distances, is_parallel, mupa_rows,
                                         node_band_flags, prefix_is_empty, prefix_rows, rows)
 from polysched.dependence.scalars import ScopAccesses, classify_scalars, clause_candidate, reduced_cell
@@ -257,6 +257,10 @@ class _Policy:
             # with a jam too: the copies go below the innermost loop, which stays a vector
             # loop when it was one (gemm's j; gesummv's innermost reduction never is)
             self._mark_innermost(chain, points, domain, prefix, node, n_prefix, innermost_member, report)
+            if jam and report.simd and self._jam_breaks_simd(chain.steps + jam):
+                jam, report.jam, report.jam_member = [], None, None
+                report.notes.append("no unroll-and-jam: the jammed copies would make the vector loop "
+                                    "carry a dependence")
         distributed = is_leaf and opts.simd and not report.simd and not opts.unroll and not jam and \
             opts.intra_tile_reorder and domain.n_set() >= 2 and self._distribute_innermost(chain, domain, report)
         if is_leaf and report.tiled and not distributed and domain.n_set() <= MAX_SEPARATED_STATEMENTS:
@@ -269,6 +273,19 @@ class _Policy:
         self.reports.append(report)
         report.steps = chain.steps
         return placed
+
+    def _jam_breaks_simd(self, steps: list[dict]) -> bool:
+        """Whether the band's ``simd`` loop carries a dependence once the loop around it
+        is unroll-and-jammed: a dependence from ``(a, b)`` to ``(a + 1, b + 1)`` of the
+        jammed and vector loops is carried by neither before the jam, and by the vector
+        loop after it (the copies of ``a`` and ``a + 1`` share one body)."""
+        try:
+            candidate = self._schedule
+            for step in steps:
+                candidate = apply_step(self.scop, candidate, step)
+        except (TransformError, isl.Error):
+            return False        # (the whole result's check decides)
+        return any(v.kind == "mark" and "'simd'" in v.message for v in mark_violations(self.scop, candidate))
 
     def _permute(self, chain: _Chain, start: int, order: list[int]) -> None:
         """Loops ``start + order[k]`` become loop ``start + k`` of the chain."""
