@@ -258,7 +258,7 @@ def test_tables_declared_in_one_declaration_are_read(tmp_path, where):
     # helper-59: the elements of a size array bound loops only where the region never writes it
     ("for (int i = 1; i < 7; i++)\n    for (int q = 0; q < n[0]; q++)\n      B[q] += A[i];\n  n[1] = 3;",
      "('n' is written inside the SCoP, at 'n[1]': only the elements of an array the region never writes "
-     "may bound its loops)"),
+     "may be read in its loop bounds, subscripts and conditions)"),
 ])
 def test_a_refused_array_read_says_why_the_array_is_not_a_table(body, fragment):
     source = f"double A[8], B[9];\nint n[2] = {{1, 2}};\nvoid f(int *p)\n{{\n#pragma scop\n  {body}\n#pragma endscop\n}}\n"

@@ -1402,7 +1402,7 @@ class _RegionBuilder:
             # (helper-59: it said "not declared 'const'" of a size array the region wrote)
             return (f" ('{self.as_written(name)}' is written inside the SCoP, at "
                     f"'{self._written_elements[name]}': only the elements of an array the region never "
-                    "writes may bound its loops)")
+                    "writes may be read in its loop bounds, subscripts and conditions)")
         if local is not None:
             why = self.table_refusals.get(local.model, "")
         elif decl.through_pointer:
