@@ -173,6 +173,30 @@ def test_every_sampled_or_mutated_config_replays(gemm):
         assert [dict(s) for s in program.trace] == space.trace_steps(config)
 
 
+def test_the_space_holds_isl_s_schedule_and_diamond_tiles_for_a_stencil():
+    """The schedule kind is a choice of the search: isl's scheduler, and Pluto's with
+    diamond hyperplanes, besides its fusion policies. On jacobi-1d (a 2-member time band:
+    no diamond by default) the diamond kind's trace gives the concurrent-start band,
+    and both kinds replay to legal programs."""
+    from polysched.dependence import mupa_rows
+    program = ps.Program.from_file(get("jacobi-1d").path)
+    space = SearchSpace(program, SpaceOptions(fusions=("cost", "isl", "diamond"), identity=False, tensorize=False,
+                                              powers=(32,), divisors=0))
+    assert space.fusions == ["cost", "isl", "diamond"]
+    rng = random.Random(5)
+    for kind, args in (("isl", {"scheduler": "isl", "fuse": "smart"}),
+                       ("diamond", {"scheduler": "pluto", "fuse": "cost", "diamond": True})):
+        config = space._sample_in(kind, rng)
+        steps = space.trace_steps(config)
+        assert steps[0] == {"op": "auto_schedule", "args": args}
+        replayed = program.replay(steps)
+        assert replayed.check().legal
+    # the time band's first hyperplane: 2t - i with diamond, t without (jacobi-1d S0[t, i])
+    first = {kind: str(mupa_rows(space.scheduled(kind).schedule.get_root().child(0).band_get_partial_schedule(),
+                                 [0])) for kind in ("cost", "diamond")}
+    assert "S0[t, i] -> [t]" in first["cost"] and "S0[t, i] -> [2t - i]" in first["diamond"], first
+
+
 def test_unroll_and_jam_counts_the_loops_of_each_configuration(gemm):
     """The flags change how many loops the tiling policy makes (parallel, no unroll, no
     reorder: one loop fewer for gemm's S1 than with the defaults), so "one loop above

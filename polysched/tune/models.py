@@ -35,7 +35,7 @@ from polysched.errors import ArgumentError
 from .space import FUSIONS, IDENTITY, TENSORIZE, WHOLE, BandInfo, SearchSpace
 
 MODELS = ("sol", "projected", "learned")
-FEATURE_VERSION = 2          # 2: the micro-kernel calls (fuse_tensorize)
+FEATURE_VERSION = 3          # 2: the micro-kernel calls (fuse_tensorize); 3: fuse_isl, fuse_diamond
 CACHE_SHARE = 0.5
 _OPS = re.compile(r"(?<![+\-*/=<>!&|])[+\-*/](?![+\-*/=])|\b(?:sqrt|exp|pow|log|fabs|fmax|fmin)\s*\(|[<>]=?")
 

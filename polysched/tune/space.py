@@ -6,7 +6,7 @@ and the *trace* it denotes (the candidate: ``Program.replay(trace)`` gives the p
     {"fuse": "cost", "sizes": [[32, 64, 128], ...], "uaj": [[2, 4] | null, ...],
      "reorder": true, "unroll": 1, "parallel": true, "wavefront": true}
 
-    -> [auto_schedule("pluto", fuse=...),
+    -> [auto_schedule("pluto", fuse=...)  (or a schedule kind: "isl", "diamond"),
         auto_tile(sizes={"S1": [32, 64, 128], ...}, intra_tile_reorder=..., unroll=..., threads=...,
                   parallel=..., wavefront=..., caches=...),
         unroll_and_jam(S, depth, factor), ...]
@@ -42,7 +42,12 @@ import islpy as isl
 from polysched.errors import TransformError
 from polysched.tiling import CacheSizes, TileOptions
 
-FUSIONS = ("cost", "max", "no")
+FUSIONS = ("cost", "max", "no", "isl", "diamond")
+# schedule kinds besides the pluto scheduler's fusion policies, each one more choice of
+# the "fuse" field: isl's scheduler, and Pluto's with diamond hyperplanes for a stencil's
+# time band (on a program without one, the same schedule as "cost": dropped)
+SCHEDULE_KINDS = {"isl": {"scheduler": "isl", "fuse": "smart"},
+                  "diamond": {"scheduler": "pluto", "fuse": "cost", "diamond": True}}
 IDENTITY = "identity"
 TENSORIZE = "tensorize"
 WHOLE = (IDENTITY, TENSORIZE)   # configurations that are one program each: no genes
@@ -215,9 +220,13 @@ class SearchSpace:
                                  + "; ".join(self.illegal_fusions.values()))
 
     # -- structure -----------------------------------------------------------------------
+    def schedule_args(self, fuse: str) -> dict:
+        """The ``auto_schedule`` arguments of the fusion choice (or schedule kind) ``fuse``."""
+        return dict(SCHEDULE_KINDS.get(fuse) or {"scheduler": self.options.scheduler, "fuse": fuse})
+
     def scheduled(self, fuse: str):
         if fuse not in self._scheduled:
-            self._scheduled[fuse] = self.program.auto_schedule(self.options.scheduler, fuse)
+            self._scheduled[fuse] = self.program.auto_schedule(**self.schedule_args(fuse))
         return self._scheduled[fuse]
 
     def _analyze(self, fuse: str) -> Structure:
@@ -524,7 +533,7 @@ class SearchSpace:
         tile_args = TileOptions(sizes=sizes, parallel=parallel, unroll=unroll if unroll > 1 else None,
                                 wavefront=bool(config["wavefront"]), intra_tile_reorder=bool(config["reorder"]),
                                 threads=self.threads).auto_tile_args(CacheSizes(**self.caches))
-        steps = self.prefix + [{"op": "auto_schedule", "args": {"scheduler": self.options.scheduler, "fuse": fuse}},
+        steps = self.prefix + [{"op": "auto_schedule", "args": self.schedule_args(fuse)},
                                {"op": "auto_tile", "args": tile_args}]
         for gene, uaj in zip(genes, config.get("uaj") or []):
             if uaj is None or gene.uaj_loops == 0:
