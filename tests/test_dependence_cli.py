@@ -56,7 +56,10 @@ def test_check_exit_codes(capsys):
             (good[:-2] + "; S2[i] -> [2, i, 0, 0] }", "the schedule names S2, which the region does not have "
                                                       "(its statements: S0, S1)"),
             ("[NI, NJ, NK] -> { S0[i, j] -> [0, i, j, 0]; S1[i, j] -> [1, i, j, 0] }",
-             "the schedule's S1 has 2 dimension(s); the region's S1 has 3 (its loops)")]:
+             "the schedule's S1 has 2 dimension(s); the region's S1 has 3 (its loops)"),
+            # a parameter the region lacks, used (ni for NI): "legal", where optimize refused it
+            ("[ni, NJ, NK] -> { S0[i, j] -> [0, i + ni, j, 0]; S1[i, k, j] -> [1, i + ni, j, k] }",
+             "the schedule uses parameter ni, which the region does not have (its parameters: NI, NJ, NK)")]:
         assert main(["check", gemm, "--schedule", schedule]) == 2
         assert capsys.readouterr().err.strip() == f"polysched: error: --schedule: {message}"
     # not isl text: a file, which must exist (helper-43: "cannot parse 'nofile.txt'")

@@ -31,6 +31,7 @@ def run(args) -> int:
     import islpy as isl
 
     from polysched.dependence import ScheduleError, analyze, check, parse_schedule
+    from polysched.dependence.legality import check_parameters
 
     scops = extract_regions(args)
     if not 0 <= args.scop < len(scops):
@@ -50,6 +51,8 @@ def run(args) -> int:
     def checked() -> tuple[bool, str]:
         schedule = parse_schedule(text, scop.context.get_ctx())
         _refuse_unreadable_marks(schedule)
+        check_parameters(scop, schedule.get_map() if isinstance(schedule, isl.Schedule) else schedule,
+                         involved_only=True)
         result = check(scop, analyze(scop), schedule)
         return result.legal, json.dumps(result.to_json(), indent=1) if args.json else _described(result)
 

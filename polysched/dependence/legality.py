@@ -352,11 +352,18 @@ def _parameter_names(obj) -> list[str]:
     return [space.get_dim_name(isl.dim_type.param, k) for k in range(space.dim(isl.dim_type.param))]
 
 
-def check_parameters(scop, schedule: isl.UnionMap) -> None:
+def check_parameters(scop, schedule: isl.UnionMap, involved_only: bool = False) -> None:
     """Refuse a schedule naming a parameter the region does not have: isl's code
-    generator would stop on it ("band node is not allowed to introduce new parameters")."""
+    generator would stop on it ("band node is not allowed to introduce new parameters").
+    ``involved_only``: only one its expressions or constraints use (`check`'s verdict
+    holds for every value of another, but ``[N] -> { S0[i] -> [N - i] }`` where the
+    region's size is ``n`` is most likely a typo)."""
     known = set(_parameter_names(scop.domain)) | set(_parameter_names(scop.context))
     unknown = [name for name in _parameter_names(schedule) if name not in known]
+    if involved_only:
+        unknown = [name for name in unknown if any(
+            m.involves_dims(isl.dim_type.param, m.find_dim_by_name(isl.dim_type.param, name), 1)
+            for m in maps_of(schedule))]
     if unknown:
         have = ", ".join(sorted(known)) or "none"
         raise ScheduleError(f"the schedule uses parameter {', '.join(unknown)}, which the region "
