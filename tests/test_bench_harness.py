@@ -47,6 +47,18 @@ def test_one_ulp_and_print_rounding_accepted():
     assert compare_outputs("12345.678901", f"{12345.678901 * (1 + 1e-10):.10g}").equal
 
 
+def test_hexadecimal_floats_are_numbers_under_the_tolerance():
+    """helper-90: C's %a output was text, compared exactly: a reassociated sum 1e-8
+    away was "differ ... worst abs err 0"."""
+    a, b = 1.0 / 3.0, 1.0 / 3.0 + 1e-8
+    result = compare_outputs(f"{a.hex()} s={a.hex()};\n", f"{b.hex()} s={b.hex()};\n", rtol=1e-6)
+    assert result.equal and result.n_values == 2 and 0 < result.worst_abs < 2e-8
+    far = compare_outputs(a.hex(), (a * 1.001).hex(), rtol=1e-6)
+    assert not far.equal and far.worst_rel > 9e-4
+    assert compare_outputs("0x1.8p+3", "0x1.8p+3", rtol=0, atol=0).equal
+    assert not compare_outputs("0x1f", "0x1e").equal          # %x: text, exactly
+
+
 def test_real_difference_rejected_and_located():
     expected = "== A ==\n1 2 3\n== B ==\n1.5 2.5 3.5\n"
     actual = "== A ==\n1 2 3\n== B ==\n1.5 2.5001 3.5\n"

@@ -3,7 +3,8 @@
 Any program output can be compared, not only the dump format below: words are
 whitespace-separated; a word that is a number is compared under the tolerance, any
 other word exactly, except that the numbers inside a word (``x=1.5,``) are compared
-under the tolerance when the text around them is the same.
+under the tolerance when the text around them is the same. Numbers are decimal
+(``%f``, ``%e``, ``%g``) or C's hexadecimal floating point (``%a``: ``0x1.8p+3``).
 
 The dump format (``-DPOLYSCHED_DUMP``) is: header lines ``== A ==`` naming an array,
 then its elements as whitespace-separated numbers (``%.10g`` for floating point,
@@ -34,8 +35,10 @@ from dataclasses import dataclass
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-9
 
+# C's %a: a hexadecimal significand and a binary exponent, which it always prints
+_HEX_FLOAT = r"0x(?:[0-9a-f]+\.?[0-9a-f]*|\.[0-9a-f]+)p[+-]?\d+"
 _NUMBER = re.compile(
-    r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan(?:\([^)]*\))?)",
+    rf"[+-]?(?:{_HEX_FLOAT}|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan(?:\([^)]*\))?)",
     re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?\d+")
 _HEADER = re.compile(r"^\s*(?:==\s*(?P<name>.*?)\s*==|begin dump:\s*(?P<pb>\S+))\s*$")
@@ -88,7 +91,10 @@ class _Dump:
 def _to_number(word: str) -> float | None:
     if not _NUMBER.fullmatch(word):
         return None
-    return math.nan if "nan" in word.lower() else float(word)
+    lower = word.lower()
+    if "x" in lower:
+        return float.fromhex(word)
+    return math.nan if "nan" in lower else float(word)
 
 
 def _split(text: str) -> _Dump:
@@ -154,7 +160,7 @@ def _numbers_match(text_a: str, text_b: str, a: float, b: float, diff: float,
 
 
 _NUMBER_INSIDE = re.compile(
-    r"(?<![A-Za-z_])[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)(?![A-Za-z_])",
+    rf"(?<![A-Za-z_])[+-]?(?:{_HEX_FLOAT}|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)(?![A-Za-z_])",
     re.IGNORECASE)
 
 
