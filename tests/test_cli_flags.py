@@ -222,3 +222,22 @@ def test_options_that_would_do_nothing_are_refused(tmp_path, monkeypatch, capfd,
     monkeypatch.chdir(tmp_path)
     _refused(capfd, argv, message)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "--out-dir", "missing/out"], "--out-dir missing/out: no such directory"),
+    (["verify", str(KERNEL), str(KERNEL), "--workdir", "missing/wd"], "--workdir missing/wd: no such directory"),
+    (["bench", "gemm", "-o", "r.json", "--workdir", "missing/wd"], "--workdir missing/wd: no such directory"),
+    (["fuzz", "--programs", "1", "--out", "missing/f"], "--out missing/f: no such directory"),
+    (["fuzz", "--programs", "1", "--out", "afile"], "--out afile: is a file, not a directory"),
+    (["fuzz", "--show", "-1"], "--show -1: programs are numbered from 0"),
+    (["fuzz", "--start", "-1", "--programs", "1"], "--start -1: programs are numbered from 0"),
+])
+def test_a_directory_to_write_into_needs_its_parent(tmp_path, monkeypatch, capfd, argv, message):
+    """helper-90: `demo --out-dir /nonexist/x` made /nonexist (as root) and `verify
+    --workdir` too, where -o and --db refuse a missing directory; `fuzz --out FILE`
+    said "FILE: error: File exists", naming no option."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    _refused(capfd, argv, message)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import check_compiler, path_argument, same_file, unknown_name, write_output
+from polysched.cli.common import (check_compiler, check_directory_argument, path_argument, same_file, unknown_name,
+                                  write_output)
 
 
 def add_parser(subparsers) -> None:
@@ -109,6 +110,7 @@ def run(args) -> int:
                          "(`polysched report OUT.json` prints the table)")
     if args.output.is_dir():
         raise UsageError(f"-o {args.output}: is a directory")
+    check_directory_argument(args.workdir, "--workdir")
     for written in (args.output, log_path(args.output)):      # results, then its log
         for kernel in selected:
             if same_file(written, kernel.path):

@@ -124,6 +124,19 @@ def check_output_path(output: Path | str, *inputs: Path | str, option: str = "-o
         raise UsageError(f"{option} {output}: no such directory {output.parent}")
 
 
+def check_directory_argument(path: Path | None, option: str) -> None:
+    """A directory the command writes into (``--out-dir``, ``--workdir``, ``--out``): it
+    may be new, but not a file, and its parent must exist (a typo made ``/nonexist/x``
+    and every missing directory above it, as root)."""
+    from polysched.cli import UsageError
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path}: is a file, not a directory")
+    if not path.exists() and not path.absolute().parent.is_dir():
+        raise UsageError(f"{option} {path}: no such directory {path.absolute().parent}")
+
+
 def check_diamond(args) -> None:
     """``--diamond`` with a scheduler that places no diamond hyperplanes would do nothing."""
     from polysched.cli import UsageError

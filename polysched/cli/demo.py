@@ -19,22 +19,21 @@ def run(args) -> int:
 
     from polysched.bench import kernels
     from polysched.cli import UsageError
-    from polysched.cli.common import unknown_name, write_output
+    from polysched.cli.common import check_directory_argument, unknown_name, write_output
 
     try:
         kernel = get(args.kernel)
     except KeyError:
         raise UsageError("--kernel: " + unknown_name("kernel", args.kernel,
                                                      [k.name for k in kernels()])) from None
-    if args.out_dir.exists() and not args.out_dir.is_dir():
-        raise UsageError(f"--out-dir {args.out_dir}: not a directory")
+    check_directory_argument(args.out_dir, "--out-dir")
     original = args.out_dir / f"{kernel.name}.c"
     bundled = Path(kernel.path).read_bytes()
     if original.exists() and (not original.is_file() or original.read_bytes() != bundled):
         # (helper-87: the user's own out/gemm.c was replaced without a word)
         raise UsageError(f"--out-dir {args.out_dir}: {original} exists and is not the bundled {kernel.name}.c, "
                          f"which the demo copies there (choose another --out-dir)")
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    args.out_dir.mkdir(exist_ok=True)
     write_output(original, bundled.decode("utf-8", "surrogateescape"))
     print(f"[1] bundled kernel {kernel.name}: {original}")
 

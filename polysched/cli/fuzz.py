@@ -10,7 +10,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from polysched.cli.common import path_argument
+from polysched.cli.common import check_directory_argument, path_argument
 
 from polysched.cli import UsageError
 
@@ -73,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     from polysched.fuzz.generator import features, generate, render
     from polysched.fuzz.runner import FAILURES, FIXED_CFLAGS, MODES, FuzzConfig, distinct_failures, run_fuzz
 
+    for option, value in (("--show", args.show), ("--start", args.start)):
+        if value is not None and value < 0:       # (programs are numbered from 0)
+            raise UsageError(f"{option} {value}: programs are numbered from 0")
     if args.show is not None:
         program = generate(args.seed, args.show, v6=args.generator >= 6, v7=args.generator >= 7,
                            v8=args.generator >= 8, v9=args.generator == 9)
@@ -87,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--modes: no mode given (known: {', '.join(MODES)})")
     if args.programs < 0 or args.jobs < 1 or args.timeout <= 0:
         raise UsageError("--programs must be >= 0, --jobs >= 1 and --timeout > 0")
+    check_directory_argument(args.out, "--out")
     config = FuzzConfig(seed=args.seed, programs=args.programs, start=args.start,
                         modes=tuple(modes), jobs=args.jobs, out=args.out, timeout=args.timeout,
                         shrink=args.shrink, shrink_evaluations=args.shrink_evaluations,

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import add_preprocessor_args, check_compiler, default_dataset, parse_defines, path_argument
+from polysched.cli.common import (add_preprocessor_args, check_compiler, check_directory_argument, default_dataset,
+                                  parse_defines, path_argument)
 
 
 def add_parser(subparsers) -> None:
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise UsageError(f"{path}: not a regular file")
     check_compiler(args.cc)
+    check_directory_argument(args.workdir, "--workdir")
     try:
         cflags = shlex.split(args.cflags)
     except ValueError as err:
