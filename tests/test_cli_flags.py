@@ -30,6 +30,10 @@ def _refused(capfd, argv: list[str], message: str) -> None:
     (["--identity", "--parallel"], "does not combine with --parallel"),
     (["--identity", "--unroll", "2"], "does not combine with --unroll"),
     (["--identity", "--scheduler", "isl"], "does not combine with --scheduler isl"),
+    # helper-90: these were accepted, and the output was the run's without them
+    (["--identity", "--fuse", "max"], "does not combine with --fuse max"),
+    (["--identity", "--no-expand"], "does not combine with --no-expand"),
+    (["--identity", "--negative"], "does not combine with --negative"),
     (["--tile-sizes", "8,8"], "--tile-sizes needs --tile"),
     (["--l2tile"], "--l2tile needs --tile"),
     (["--tile", "--tensorize", "--no-tensorize"], "contradict each other"),

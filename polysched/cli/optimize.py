@@ -191,7 +191,9 @@ def _check_combinations(args) -> None:
     if args.tile_sizes and args.tile_sizes_file:
         raise UsageError("--tile-sizes and --tile-sizes-file are alternatives: give one")
     if args.identity:
-        extra = given("--tile", "--parallel", "--l2tile", "--unroll", "--tensorize", "--diamond")
+        extra = given("--tile", "--parallel", "--l2tile", "--unroll", "--tensorize", "--diamond", "--negative",
+                      "--no-expand", "--no-transpose")
+        extra += [f"--fuse {args.fuse}"] if args.fuse != "cost" else []
         if args.scheduler != "pluto":
             extra.insert(0, f"--scheduler {args.scheduler}")
         if extra:
