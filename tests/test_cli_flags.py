@@ -62,6 +62,19 @@ def test_per_statement_sizes_of_a_statement_that_exists_are_used(tmp_path, capfd
     assert "8" in capfd.readouterr().out
 
 
+def test_per_statement_sizes_a_shared_band_does_not_take_are_named(tmp_path, capfd):
+    """helper-90: sizes for two statements fused into one band: the first statement's
+    were taken, the other's dropped without a word."""
+    source = tmp_path / "two.c"
+    source.write_text("void f(int n, double A[n][n], double B[n][n]) {\n#pragma scop\n"
+                      "  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++) {\n"
+                      "      A[i][j] = A[i][j] * 2.0;\n      B[i][j] = B[i][j] + A[i][j];\n    }\n"
+                      "#pragma endscop\n}\n")
+    assert main(["optimize", str(source), "-o", str(tmp_path / "o.c"), "--tile", "--tile-sizes", "S0=16,32;S1=8,8"]) == 0
+    band = next(line for line in capfd.readouterr().out.splitlines() if "band@0" in line)
+    assert "tiled [16, 32]" in band and "tile sizes of S1 unused: S1 shares this band with S0" in band
+
+
 @needs_gcc
 def test_verify_refuses_a_dataset_the_program_never_tests(tmp_path, capfd):
     _refused(capfd, ["verify", str(KERNEL), str(KERNEL), "--dataset", "HUGE"],

@@ -300,6 +300,8 @@ class _Policy:
         opts = self.options
         n = mupa.dim(isl.dim_type.set)
         all_given = self._given_sizes(domain)
+        for note in self._unused_statement_sizes(domain):
+            report.notes.append(note)
         given = all_given[:n]
         # (helper-46 F16: `sizes=8` tiled [8, 256] under the label "sizes=8", silently)
         if 0 < len(all_given) < n:
@@ -432,6 +434,18 @@ class _Policy:
             if stmt.name in present and stmt.name in sizes:
                 return list(sizes[stmt.name])
         return []
+
+    def _unused_statement_sizes(self, domain: isl.UnionSet) -> list[str]:
+        """Notes for per-statement sizes the band scheduling ``domain`` does not take: a
+        band takes its first statement's (helper-90: ``S0=16,32;S1=8,8`` on a band of
+        both tiled it [16, 32] without a word)."""
+        sizes = self.options.sizes
+        if not isinstance(sizes, dict):
+            return []
+        present = {s.get_tuple_name() for s in sets_of(domain)}
+        named = [stmt.name for stmt in self.scop.statements if stmt.name in present and stmt.name in sizes]
+        return [f"tile sizes of {name} unused: {name} shares this band with {named[0]}, whose sizes it takes"
+                for name in named[1:] if list(sizes[name]) != list(sizes[named[0]])]
 
     def _loop_order(self, node, mupa, prefix, n_prefix, report: BandReport) -> tuple[list[int], int | None]:
         """Order of the members of a permutable band: the innermost walks stride 1,
