@@ -101,9 +101,11 @@ class Trace:
         return json.dumps(head)[:-1] + ', "steps": [' + (f"\n{body}\n" if lines else "") + "]}"
 
     @classmethod
-    def from_json(cls, value) -> "Trace":
+    def from_json(cls, value, region: int | None = None) -> "Trace":
         """A trace from its JSON text, a parsed document, a list of steps, a path to a
-        JSON file, or a ``Trace``."""
+        JSON file, or a ``Trace``. ``region``: from a list of traces, one per region (as
+        ``optimize --save-trace`` writes them for a file of several regions), that
+        region's."""
         if isinstance(value, Trace):
             return value
         if isinstance(value, str) and value.strip() and not value.lstrip().startswith(("{", "[")) \
@@ -130,6 +132,13 @@ class Trace:
                 value = json.loads(value)
             except json.JSONDecodeError as err:
                 raise TransformError(f"the trace is not JSON: {err}") from None
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, dict) and "steps" in v for v in value):
+            # (helper-90: read as a list of steps, "trace step 0: {the whole first trace}")
+            if region is None or not 0 <= region < len(value):
+                raise TransformError(f"this is a list of {len(value)} traces, one per region of a file (as "
+                                     "optimize --save-trace writes them): "
+                                     + ("give one" if region is None else f"it has none for region {region}"))
+            value = value[region]
         if isinstance(value, (list, tuple)):
             value = {"steps": list(value)}
         if not isinstance(value, dict) or not isinstance(value.get("steps"), list):
@@ -548,7 +557,7 @@ class Program:
         ``region_digest``) applies its steps by the statements' names, with a
         `TraceWarning`."""
         program = self
-        trace = Trace.from_json(trace)
+        trace = Trace.from_json(trace, region=self._region)
         if trace.region_recorded and trace.region != self._region:
             # (the statements of two regions are both named S0, S1...: the steps would apply)
             raise TransformError(f"the trace was recorded on region {trace.region}"

@@ -143,3 +143,49 @@ def test_flags_a_schedule_file_makes_void_are_refused(tmp_path, flag):
     assert proc.returncode == 2 and "would have no effect" in proc.stderr, proc.stderr
     proc = _optimize("k.c", "-o", "x.c", "--schedule", "s.txt", "--debug", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr          # --debug after the command, as the hint says
+
+
+TWO_REGIONS = """#include <stdio.h>
+#define N 64
+double A[N][N], B[N][N];
+int main(void) {
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (i * 3 + j) % 7; B[i][j] = 0; }
+#pragma scop
+  for (int i = 1; i < N; i++)
+    for (int j = 0; j < N; j++)
+      A[i][j] = A[i - 1][j] + A[i][j];
+#pragma endscop
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      B[j][i] = A[i][j] * 2.0;
+#pragma endscop
+  double s = 0; for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) s += B[i][j] * (i + 1) + A[i][j] * j;
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+
+
+def test_traces_of_a_file_of_two_regions_go_between_the_command_and_the_api(tmp_path):
+    """helper-90: the command's list of traces (one per region) was read by
+    Program.replay as a list of steps ("trace step 0: {...the whole trace...}"), and one
+    region's trace from the API was refused by the command ("1 entry for 2 scop
+    regions")."""
+    import polysched as ps
+    source = tmp_path / "two.c"
+    source.write_text(TWO_REGIONS)
+    done = _optimize(source, "-o", "a.c", "--tile", "--parallel", "--save-trace", "t.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    saved = json.loads((tmp_path / "t.json").read_text())
+    second = ps.Program.from_file(source, region=1)
+    assert [dict(s) for s in second.replay(tmp_path / "t.json").trace] == saved[1]["steps"]
+    with pytest.raises(ps.TransformError, match="a list of 2 traces, one per region"):
+        ps.Trace.from_json(tmp_path / "t.json")
+    (tmp_path / "r1.json").write_text(second.tile("S0", [16, 16]).trace.to_json())
+    done = _optimize(source, "-o", "b.c", "--trace", "r1.json", "--verify", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "region 0 (main, lines 6-10): 1 statements\n  the schedule keeps the original order and marks no loop: " \
+           "the region is kept as written" in done.stdout and "verify: equal" in done.stdout
+    out = (tmp_path / "b.c").read_text()
+    assert out.count("A[i][j] = A[i - 1][j] + A[i][j];") == 1 and "16 * c0 + 15" in out

@@ -415,6 +415,11 @@ def _schedules_in(args, options):
         # (a list of steps is a trace too: {"op": ...} items)
         items = document if isinstance(document, list) and not any(
             isinstance(item, dict) and "op" in item for item in document) else [document]
+        recorded = document.get("region") if isinstance(document, dict) else None
+        if len(scops) > 1 and type(recorded) is int and 0 <= recorded < len(scops):
+            # the trace of one region, as Program.save_trace writes it: that region
+            # replays it, the others are kept as written (None)
+            items = [document if k == recorded else None for k in range(len(scops))]
     else:
         items = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if len(items) != len(scops):
@@ -432,8 +437,9 @@ def _schedules_in(args, options):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", TraceWarning)
                 try:
-                    program = program.replay(Trace.from_json(item)) if args.trace is not None \
-                        else _set_schedule(program, item)
+                    if item is not None:
+                        program = program.replay(Trace.from_json(item)) if args.trace is not None \
+                            else _set_schedule(program, item)
                 except TransformError as err:
                     raise UsageError(f"{where}: region {k}: {err}") from None
                 finally:        # (also before a refused step: the edit may be why)
@@ -454,8 +460,9 @@ def _schedules_in(args, options):
             within = f"did not finish within the budget of {options.budget:g} CPU seconds (--budget)"
             raise UsageError(f"{where}: applying it {stop_reason(stop, within)}") from None
     regions = [ScopResult(program.scop, program.deps, program.schedule, program.tiling_report,
-                          reassociates=program.reassociates(), kept_as_written=_kept_by_the_policy(program))
-               for program in programs(notify=options.budget is None)]
+                          reassociates=program.reassociates(),
+                          kept_as_written=item is None or _kept_by_the_policy(program))
+               for item, program in zip(items, programs(notify=options.budget is None))]
     built = time.perf_counter()
     text = emit_c.assemble([r.scop for r in regions], [generate_region(r) for r in regions])
     return OptimizeResult(args.file, text, regions,
