@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 
 from polysched.errors import TransformError
 from polysched.transform.primitives import _check_int as check_int
@@ -97,6 +98,10 @@ def reduction_pairs(reductions, what: str) -> list[list]:
     return [list(pair) for pair in pairs]
 
 
+# a -D name: NAME or a function-like NAME(a, b), as the C compiler takes it
+MACRO_NAME = re.compile(r"[A-Za-z_]\w*(\(\s*(?:[A-Za-z_]\w*\s*(?:,\s*[A-Za-z_]\w*\s*)*)?\))?")
+
+
 def source_options(what: str, region, defines, include_dirs):
     """``(region, defines, include_dirs)`` of ``Program.from_file``/``from_source``:
     ``defines`` ``{"N": "100"}`` or ``["N=100"]`` (one ``"N=100"`` too) as a dict or a
@@ -105,6 +110,9 @@ def source_options(what: str, region, defines, include_dirs):
     if defines is not None and not (isinstance(defines, dict) and all(isinstance(k, str) for k in defines)):
         defines = as_list(defines, what, "defines", "{name: value} or a list of 'NAME=VALUE' strings",
                           item=str, single=str)
+    for name in (defines if isinstance(defines, dict) else [d.partition("=")[0] for d in defines or []]):
+        if not MACRO_NAME.fullmatch(name):     # (helper-90: the compiler's message, at the file's 1:1)
+            raise refusal(what, "defines", "macro names (NAME or NAME(ARGS))", name)
     if include_dirs is not None:
         include_dirs = [os.fspath(d) for d in as_list(include_dirs, what, "include_dirs",
                                                       "a directory or a list of directories",

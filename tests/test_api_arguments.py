@@ -121,6 +121,9 @@ MISUSES = [
     ("fromsrc_region_str", lambda p: ps.Program.from_source(MM, region="0"), "from_source: region must be an int"),
     ("fromsrc_defines_int", lambda p: ps.Program.from_source(MM, defines=5), "from_source: defines must be"),
     ("fromsrc_defines_none", lambda p: ps.Program.from_source(MM, defines=[None]), "from_source: defines must be"),
+    # helper-90: the compiler's message on an empty name, at the file's 1:1
+    ("fromsrc_defines_empty", lambda p: ps.Program.from_source(MM, defines={"": "3"}),
+     "from_source: defines must be macro names (NAME or NAME(ARGS)), got ''"),
     ("fromsrc_path", lambda p: ps.Program.from_source(None), "from_source: text must be C source text"),
     ("fromfile_int", lambda p: ps.Program.from_file(5), "from_file: path must be a file name"),
     # a schedule that leaves instances out (it was a ScheduleError, not the API's error)

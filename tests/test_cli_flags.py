@@ -258,3 +258,17 @@ def test_a_directory_to_write_into_needs_its_parent(tmp_path, monkeypatch, capfd
     (tmp_path / "afile").write_text("")
     _refused(capfd, argv, message)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["optimize", str(KERNEL), "-o", "o.c", "--tile", "--tensorize", ""], "--tensorize: an empty list of intrinsics"),
+    (["tensorize", str(KERNEL), "--intrinsics", ""], "an empty name"),
+    (["check", str(KERNEL), "--schedule", ""], "--schedule: an empty schedule"),
+    (["tune", "gemm", "--top", "0", "--db", "t.sqlite", "--quiet"], "--top 0: must be at least 1"),
+])
+def test_an_empty_or_zero_value_is_refused(tmp_path, monkeypatch, capfd, argv, message):
+    """helper-90: `--tensorize ''` ran as without the flag, `--intrinsics ''` and
+    `--schedule ''` read the current directory ('.'), `--top 0` printed an empty table."""
+    monkeypatch.chdir(tmp_path)
+    _refused(capfd, argv, message)
+    assert list(tmp_path.iterdir()) == []

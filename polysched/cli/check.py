@@ -38,6 +38,8 @@ def run(args) -> int:
         raise UsageError(f"--scop {args.scop}: the file has {len(scops)} SCoP(s)")
     scop = scops[args.scop]
     text = args.schedule
+    if not text.strip():        # (Path("") is the current directory: "--schedule : Is a directory")
+        raise UsageError("--schedule: an empty schedule")
     if "{" not in text:      # not isl text (a tree or map has braces): a file, like optimize --schedule
         try:
             saved = Path(text).read_text(errors="replace")

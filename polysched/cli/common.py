@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
@@ -37,13 +36,13 @@ def add_schedule_args(parser: argparse.ArgumentParser) -> None:
 
 def parse_defines(items: list[str]) -> dict[str, str | None]:
     """``["N=100", "MINI_DATASET"]`` -> ``{"N": "100", "MINI_DATASET": None}``."""
+    from polysched.arguments import MACRO_NAME
     from polysched.cli import UsageError
 
     defines: dict[str, str | None] = {}
     for item in items:
         name, sep, value = item.partition("=")
-        # NAME or a function-like NAME(a, b), as the C compiler takes it
-        if not re.fullmatch(r"[A-Za-z_]\w*(\(\s*(?:[A-Za-z_]\w*\s*(?:,\s*[A-Za-z_]\w*\s*)*)?\))?", name):
+        if not MACRO_NAME.fullmatch(name):
             raise UsageError(f"-D {item}: expected NAME, NAME=VALUE or NAME(ARGS)=BODY")
         defines[name] = value if sep else None
     return defines
@@ -75,7 +74,6 @@ def extract_regions(args) -> list:
 def path_argument(text: str) -> Path:
     """A path argument (argparse ``type``). An empty one is refused: ``Path("")`` is the
     current directory, which the checks after it would misreport as ``.``."""
-    import argparse
     if not text:
         raise argparse.ArgumentTypeError("an empty path")
     return Path(text)

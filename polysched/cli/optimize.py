@@ -206,6 +206,8 @@ def _check_combinations(args) -> None:
             raise UsageError(f"{needs_tile[0]} needs --tile")
     if args.threads is not None and not args.parallel:
         raise UsageError("--threads makes the code for that many threads: it needs --parallel")
+    if args.tensorize is not None and not args.tensorize.strip():
+        raise UsageError("--tensorize: an empty list of intrinsics (give auto, names, a file or a directory)")
     if args.tensorize and args.no_tensorize:
         raise UsageError("--tensorize and --no-tensorize contradict each other: give one")
     if args.from_db is None and given("--db-dataset", "--db-threads"):

@@ -78,6 +78,8 @@ def _check(args):
     from polysched.tune import MODELS, SEARCHES
     if args.trials < 1:
         raise TuneUsage(f"--trials {args.trials}: must be at least 1")
+    if args.top < 1:            # (helper-90: an empty table)
+        raise TuneUsage(f"--top {args.top}: must be at least 1")
     if args.time_budget is not None and not args.time_budget > 0:
         raise TuneUsage(f"--time-budget {args.time_budget:g}: must be positive")
     if args.model not in MODELS:

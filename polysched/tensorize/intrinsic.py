@@ -450,6 +450,8 @@ def load_intrinsics(spec: str | Path | None = None) -> list[Intrinsic]:
     name or comma-separated names: those among the shipped ones."""
     if spec is None:
         spec = INTRINSICS_DIR
+    if not str(spec).strip():       # (Path("") is the current directory)
+        raise IntrinsicError("no intrinsic named: an empty name (give names, a file or a directory)")
     path = Path(spec)
     if path.is_dir():
         loaded = [load_intrinsic(p) for p in sorted(path.glob("*.c"))]
