@@ -263,9 +263,11 @@ def _grow(hull, margin: float):
 
 def dependence_graph(program_or_deps, ax=None, *, kinds=("raw", "war", "waw")):
     """Statements as nodes, an arrow S -> T labelled with the kinds of dependence from
-    S to T (self-dependences as loops)."""
+    S to T (self-dependences as loops). ``kinds``: a kind or a sequence of them."""
     import networkx as nx
     deps = getattr(program_or_deps, "deps", program_or_deps)
+    if isinstance(kinds, str):          # (helper-90: "raw" read as 'r', 'a', 'w')
+        kinds = (kinds,)
     try:
         graph = deps.graph(tuple(kinds))
     except ValueError as err:           # an unknown kind

@@ -37,6 +37,10 @@ def test_dependence_graph(seidel):
     ax = viz.dependence_graph(ps.Program.from_file(get("gemver").path))
     assert ax.get_title().startswith("dependences")
     assert viz.dependence_graph(seidel.deps) is not None  # a Dependences works too
+    # one kind as a string (helper-90: "unknown dependence kind 'r'")
+    gemver = ps.Program.from_file(get("gemver").path)
+    labels = {t.get_text() for t in viz.dependence_graph(gemver, kinds="war").texts}
+    assert labels == {"S0", "S1", "S2", "S3", "war"}, labels
     plt.close("all")
 
 
