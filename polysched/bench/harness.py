@@ -125,7 +125,9 @@ def compile_c(source: Path | str, output: Path | str, *, cc: str = DEFAULT_CC,
     command += define_flags(defines or {})
     if openmp:
         command.append("-fopenmp")
-    command += [str(source), *map(str, extras), "-o", str(output), "-lm"]
+    # a C file by another name (optimize's OUT.c.unverified): gcc took it for a linker script
+    named = [str(source)] if source.suffix == ".c" else ["-x", "c", str(source), "-x", "none"]
+    command += [*named, *map(str, extras), "-o", str(output), "-lm"]
     for path in (source, *extras):
         if not path.is_file():
             return CompileResult(False, command, reason=f"{path}: no such file")
