@@ -148,6 +148,17 @@ def test_compile_flags_and_defines(tmp_path):
     assert run.ok and run.stdout.split() == ["42", "2"]
 
 
+@needs_gcc
+def test_a_c_file_by_another_name_is_compiled_as_c(tmp_path):
+    """helper-89: optimize writes OUT.c.unverified when verification fails; `verify ORIG.c
+    OUT.c.unverified` was "does not build" (gcc read the name as a linker script)."""
+    source = tmp_path / "out.c.unverified"
+    source.write_text('#include <stdio.h>\nint main(void) { printf("7\\n"); return 0; }\n')
+    result = compile_c(source, tmp_path / "p", cflags=FAST)
+    assert result.ok, result.reason
+    assert run_binary(tmp_path / "p").stdout.split() == ["7"]
+
+
 def test_missing_compiler_is_a_result(tmp_path):
     source = tmp_path / "p.c"
     source.write_text("int main(void) { return 0; }\n")
