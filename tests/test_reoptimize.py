@@ -287,3 +287,41 @@ void f(void) {
         pytest.skip("no micro-kernel call on this machine")
     with pytest.raises(ScopError, match="polysched's generated code, without its original"):
         extract(tmp_path / "once.c")
+
+
+HALF = """#include <stdio.h>
+#include <stdlib.h>
+void rev(int n, double *b) {
+  int i;
+  int half = n / 2;
+#pragma scop
+  for (i = 0; i < half; i++) {
+    double t = b[i];
+    b[i] = b[n - 1 - i];
+    b[n - 1 - i] = t;
+  }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 1001;
+  double *b = malloc(8 * (n > 0 ? n : 1));
+  for (int i = 0; i < n; i++) b[i] = i * 0.5;
+  rev(n, b);
+  double t = 0; for (int i = 0; i < n; i++) t = t * 0.5 + b[i];
+  printf("%a %d\\n", t, n);
+  return 0;
+}
+"""
+
+
+def test_a_size_set_before_the_region_is_read_again_from_the_output(tmp_path):
+    """helper-89: `half = n / 2` before the region makes the swap loop parallel (b[i] and
+    b[n - 1 - i] never meet below half); optimizing the output again read the text up to
+    the original code inside the generated 'else', lost the relation, and kept the
+    region sequential: the same flags gave another file."""
+    source = tmp_path / "half.c"
+    source.write_text(HALF)
+    first = _optimize(source, tmp_path / "once.c", "--parallel")
+    assert "#pragma omp parallel for" in first
+    assert _optimize(tmp_path / "once.c", tmp_path / "twice.c", "--parallel") == first
+    assert verify(source, tmp_path / "twice.c", dataset=None).ok

@@ -4289,7 +4289,10 @@ class _RegionBuilder:
         function = enclosing_function(self.plain, self.region.scop_offset)
         if function is None:
             return found
-        before = self.plain[function.body_offset:self.region.start]
+        # (in polysched's output, up to its whole region: its generated code is no write
+        # of the function, and the original code it keeps is inside an 'else'; helper-89:
+        # re-optimizing lost 'half = n / 2' and the parallel loop it allowed)
+        before = self.plain[function.body_offset:(self.region.outer or (self.region.start,))[0]]
         for name in list(self.parameters):
             decl = self.visible.declarations.get(name)
             if decl is None or decl.origin != "local" or decl.dims or name in self.c_texts \
