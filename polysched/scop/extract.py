@@ -4008,9 +4008,30 @@ class _RegionBuilder:
         except NotAffine:
             holds = None
         ranges, self.pending_ranges = self.pending_ranges[len(saved):], saved
-        if holds is None or (ranges and not in_range(ranges, ctx.domain).complement().is_empty()):
+        if holds is None:
             return ctx, ctx
+        if ranges:
+            kept = in_range(ranges, ctx.domain)
+            # (ranges the parameters' own types keep: an 'unsigned j' of 'j < m' compared
+            # to 0 is in [0, 2**32) wherever 'unsigned m' is; helper-89: 'j > 0 ? b[j - 1]
+            # : 1.0' assumed j - 1 >= 0 everywhere, and the model held for no m)
+            if not self.within_parameter_types(kept.get_space()).is_subset(kept):
+                return ctx, ctx
         return replace(ctx, domain=ctx.domain.intersect(holds)), replace(ctx, domain=ctx.domain.subtract(holds))
+
+    def within_parameter_types(self, space: isl.Space) -> isl.Set:
+        """``[params] -> { : ... }`` on ``space``: each parameter within the range of its
+        integer C type, where known."""
+        universe = isl.Set.universe(space)
+        for k in range(space.dim(isl.dim_type.param)):
+            bounds = integer_range(self.type_of(space.get_dim_name(isl.dim_type.param, k)) or "")
+            if bounds is None:
+                continue
+            value = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, k)
+            zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(space))
+            universe = universe.intersect(value.ge_set(zero.add_constant_val(val(bounds[0])))) \
+                .intersect(value.le_set(zero.add_constant_val(val(bounds[1]))))
+        return universe
 
     def access(self, node: c_ast.Node, kind: str, ctx: _Context, domain: isl.Set,
                site: c_ast.Node | None = None) -> Access:
