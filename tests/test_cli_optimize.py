@@ -211,3 +211,30 @@ def test_verify_in_optimize_takes_a_tolerance_with_reassociate(tmp_path, monkeyp
     assert status == (0 if verdict == "equal" else 1) and out.exists() == (verdict == "equal")
     assert main(["optimize", str(src), "-o", str(out), "--rtol", "1e-3"]) == 2
     assert "--rtol is for --verify" in capsys.readouterr().err
+
+
+EMPTY_MODEL = """void kern(unsigned m, int n, double *b, int *c) {
+  unsigned j;
+  int k;
+#pragma scop
+  for (j = m; j-- > 0;)
+    b[j] = b[j] * 2.0 - b[j - 1];
+  for (k = n - 1; k >= 1; k -= 2)
+    c[k] = c[k - 1] * 3 + k;
+#pragma endscop
+}
+"""
+
+
+def test_a_region_whose_model_holds_for_no_parameter_value_says_so(tmp_path, capsys):
+    """helper-88: `b[j - 1]` at j = 0 wraps for every m, so the model holds for no
+    parameter value; each band said "no statement names its loops" and the region was
+    "kept as written", the reason unsaid."""
+    from polysched.cli import main
+    source = tmp_path / "k.c"
+    source.write_text(EMPTY_MODEL)
+    assert main(["optimize", str(source), "-o", str(tmp_path / "o.c"), "--parallel"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("left as it is: it runs no instance under the region's context") == 2
+    assert "no statement names its loops" not in out
+    assert "the region is kept as written\n  original code kept: the model holds for no parameter value" in out

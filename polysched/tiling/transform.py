@@ -224,7 +224,11 @@ class _Policy:
             report.notes.append("input flags it permutable: dependences say no")
         name = self._name_of(node)
         if name is None:
-            report.notes.append("left as it is: no statement names its loops")
+            # (helper-88: a band under a context that holds for no parameter value said
+            # this of statements split over branches only)
+            runs = any(not s.is_empty() for s in sets_of(domain.intersect_params(self.scop.context)))
+            report.notes.append("left as it is: no statement names its loops" if runs else
+                                "left as it is: it runs no instance under the region's context")
             return False
         chain = _Chain(name[0], name[1], [_sliced(mupa, k, k + 1) for k in range(n)])
         is_leaf = not _has_band_below(node.child(0))
