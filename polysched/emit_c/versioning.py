@@ -580,14 +580,23 @@ def iterator_skeleton(scop: Scop) -> str:
         for k in range(start, end):
             if text[k - scop.region_start] not in "\r\n":
                 text[k - scop.region_start] = " "
-    return _without_dead_nests("".join(text), scop.live_iterators)
+    dead = {name for stmt in scop.statements for name in stmt.iterators} - set(scop.live_iterators)
+    return _without_dead_nests("".join(text), dead)
 
 
-def _without_dead_nests(skeleton: str, live: tuple[str, ...]) -> str:
-    """``skeleton`` without its top-level statements that set no live iterator: a loop
-    nest whose iterators are all declared in their ``for`` or dead after the region (the
-    loops a generated region holds, re-optimized: each run added another such nest), an
-    emptied statement; with them, the pragmas and comments before them (a generated
+# what a statement writes: 'x = ', 'x += ', 'x++', '--x' (not 'x == ', 'x <= ')
+_WRITTEN = re.compile(r"([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+                      r"|([A-Za-z_]\w*)\s*(?:\+\+|--)")
+# a 'for' that declares its iterator: 'for (int c0 = ', 'for (long long i = '
+_DECLARED = re.compile(r"\bfor\s*\(\s*(?:[A-Za-z_]\w*\s+)+\**\s*([A-Za-z_]\w*)\s*=")
+
+
+def _without_dead_nests(skeleton: str, dead: set[str]) -> str:
+    """``skeleton`` without its top-level statements that write nothing but iterators
+    declared in their ``for`` and the region's iterators in ``dead`` (not read after
+    it): a loop nest of the loops a generated region holds (re-optimized, each run
+    added another such nest), an emptied statement. A loop that also steps a pointer
+    (``p += m;``, ``i++, e++``) stays. With them go the pragmas and comments before them (a generated
     ``#pragma omp parallel for`` must not fall onto the next loop, whose iterator's final
     value it would leave undefined), polysched's own one-line notes, and the
     ``#define``/``#undef`` of a name no other line uses. Other preprocessor lines stay."""
@@ -603,10 +612,11 @@ def _without_dead_nests(skeleton: str, live: tuple[str, ...]) -> str:
     previous_end = 0
     for start, end in _top_level_statements(plain):
         gap, previous_end = previous_end, end
-        if not re.match(r"(for|while|do|if)\b|[{;]", plain[start:end]):
+        text = plain[start:end]
+        if not re.match(r"(for|while|do|if)\b|[{;]", text):
             continue                        # (a declaration the loops may read)
-        inits = re.findall(r"\bfor\s*\(([^;]*)", plain[start:end])
-        if any(name in live for init in inits for name in re.findall(r"([A-Za-z_]\w*)\s*=(?!=)", init)):
+        written = {next(name for name in match.groups() if name) for match in _WRITTEN.finditer(text)}
+        if not written <= dead | set(_DECLARED.findall(text)):
             continue
         blank(start, end)
         blank(gap, start, lambda k: stripped[k] != skeleton[k])             # comments
