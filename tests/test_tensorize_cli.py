@@ -245,3 +245,25 @@ def test_a_match_whose_region_keeps_its_original_code_does_not_say_applied_alone
     summary = optimize(source, OptimizeOptions.from_flags(tile=True, tensorize=True)).summary()
     assert all(line.startswith("  not in the code: ") for line in summary.splitlines() if "tensorize:" in line)
     assert "original code kept" in summary, summary
+
+
+def test_apply_to_the_standard_output_writes_only_c_there(tmp_path):
+    """helper-91: with `-o -` the summary and "wrote /dev/stdout" were pasted around the
+    code on the standard output, which then did not compile."""
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+
+    from polysched.bench import verify
+
+    if shutil.which("gcc") is None:
+        pytest.skip("needs gcc")
+    done = subprocess.run([sys.executable, "-m", "polysched", "tensorize", str(KERNELS / "gemm.c"), "--apply",
+                           "-o", "-"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "S1: " in done.stderr and "wrote" not in done.stdout + done.stderr
+    out = tmp_path / "gemm.c"
+    out.write_text(done.stdout)
+    assert verify(KERNELS / "gemm.c", out, dataset="MINI").status == "equal"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
-from polysched.cli.common import (add_preprocessor_args, check_budget, check_input_file, extract_regions,
+from polysched.cli.common import (add_preprocessor_args, check_budget, check_input_file, extract_regions, is_stdout,
                                   output_file, path_argument)
 
 
@@ -118,6 +118,9 @@ def _apply(args, intrinsics) -> int:
     check_output_path(args.output, args.file)
     scops = extract_regions(args)
     budget = RunBudget(args.budget or None)
+    # with -o -, the standard output is the C file: the messages go to stderr, as
+    # optimize's do (helper-91: the summary was pasted above the code, which then failed)
+    messages = sys.stderr if is_stdout(args.output) else sys.stdout
     texts = []
     for k, scop in enumerate(scops):
         def applied(k=k, scop=scop):
@@ -144,8 +147,9 @@ def _apply(args, intrinsics) -> int:
                   "the region is kept as written", file=sys.stderr)
             lines, code = [], None
         for line in lines:
-            print(where + line)
+            print(where + line, file=messages)
         texts.append(code if code is not None else original)
     write_output(args.output, emit_c.assemble(scops, texts))
-    print(f"wrote {args.output}")
+    if not is_stdout(args.output):
+        print(f"wrote {args.output}")
     return 0
