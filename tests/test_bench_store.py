@@ -593,3 +593,15 @@ def test_run_benchmarks_takes_names_and_paths_as_the_command_line_does(tmp_path)
     assert [v.name for v in make_variants(["pluto-tile"])] == ["orig", "pluto-tile"]
     with pytest.raises(ValueError, match="no suite kernel named 'jacobi1d'"):
         run_benchmarks(["jacobi1d"], ["orig"], dataset="MINI", repeat=1, progress=False)
+
+
+def test_a_c_file_that_does_not_parse_is_refused_up_front(tmp_path, capfd):
+    """helper-91: bench recorded a syntax error as compile errors of every variant and
+    exited 1, where every other command says file:line:col and exits 2."""
+    broken = tmp_path / "syntax.c"
+    broken.write_text("int main(){int i; double A[10];\n#pragma scop\nfor(i=0;i<10;i++) A[i] = A[i] +;\n"
+                      "#pragma endscop\nreturn 0;}\n")
+    assert main(["bench", str(broken), "--dataset", "MINI", "-o", str(tmp_path / "r.json")]) == 2
+    err = capfd.readouterr().err.strip()
+    assert err == f"{broken}:3:32: error: syntax error: invalid expression"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["syntax.c"]

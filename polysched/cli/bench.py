@@ -51,7 +51,7 @@ def log_path(output: Path) -> Path:
 def _kernels(names: list[str], classic: bool) -> list:
     """Suite kernels and C files (``.c`` or an existing file), in the order given."""
     from polysched.bench import kernels
-    from polysched.bench.runner import kernel_of
+    from polysched.bench.runner import FileKernel, kernel_of
 
     if not names:
         return kernels(classic)
@@ -66,9 +66,23 @@ def _kernels(names: list[str], classic: bool) -> list:
             raise UsageError(unknown_name("kernel", name, known) + " (or give a C file)") from None
         if kernel.name in seen:
             raise UsageError(f"{name}: two kernels named {kernel.name!r} ({seen[kernel.name]} and {name})")
+        if isinstance(kernel, FileKernel):
+            _refuse_a_syntax_error(kernel.path)
         seen[kernel.name] = name
         selected.append(kernel)
     return selected
+
+
+def _refuse_a_syntax_error(path) -> None:
+    """A C file that does not parse is bad input (file:line:col, exit 2), as for the other
+    commands (helper-91: bench recorded its compile errors and exited 1). Any other
+    refusal of the front end is the optimizing variants' to record: ``orig`` still runs."""
+    from polysched.scop import ScopError, extract
+    try:
+        extract(path)
+    except ScopError as err:
+        if err.message.startswith("syntax error"):
+            raise
 
 
 def run(args) -> int:
