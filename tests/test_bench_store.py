@@ -322,6 +322,8 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
     (["--variants", "pluto-tile:fuse=some"], "not one of cost, smart, max, no"),
     (["--variants", "pluto-tile:pointwave=maybe"], "pointwave=maybe is not yes or no"),
     (["--variants", "plutoo-tile"], "unknown variant"),
+    # helper-91: taken though unlisted, recorded as tiled where nothing was
+    (["--variants", "identity-tile:sizes=8,8,8"], "unknown variant 'identity-tile'"),
     (["NOSCOP"], "no '#pragma scop'"),
     (["missing.c"], "no such file"),
 ])
