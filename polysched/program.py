@@ -323,6 +323,23 @@ class Program:
             else self._origin.get("source_dir")
         return list(self._origin.get("include_dirs") or []) + ([own] if own else [])
 
+    def _intrinsic_dirs(self) -> list[str]:
+        """Where the headers of the intrinsics the trace calls are: the shipped header's
+        directory, and each description's own (a user's ``myintr.h`` beside it; helper-91:
+        verify failed on "myintr.h: No such file", where ``optimize --tensorize DIR``
+        passes ``-I DIR``)."""
+        used = [step["args"]["intrinsic"] for step in self._trace if step.get("op") == "tensorize"]
+        if not used:
+            return []
+        from polysched.tensorize import INCLUDE_DIR      # polysched_intrinsics.h
+        from polysched.tensorize.intrinsic import lookup
+        dirs = [str(INCLUDE_DIR)]
+        for name in used:
+            beside = str(Path(lookup(name).path).resolve().parent)
+            if beside not in dirs:
+                dirs.append(beside)
+        return dirs
+
     # -- the value ----------------------------------------------------------------------
 
     @property
@@ -452,10 +469,7 @@ class Program:
             options["threads"] = check_int(options["threads"], "verify", "threads", 1, MAX_THREADS)
         options = compile_options("verify", options)
         extra_defines = options.pop("defines", None) or {}
-        includes = self._include_dirs() + list(options.pop("include_dirs", []))
-        if any(step.get("op") == "tensorize" for step in self._trace):
-            from polysched.tensorize import INCLUDE_DIR      # polysched_intrinsics.h
-            includes.append(str(INCLUDE_DIR))
+        includes = self._include_dirs() + list(options.pop("include_dirs", [])) + self._intrinsic_dirs()
         with tempfile.TemporaryDirectory(prefix="polysched-program-") as tmp:
             original = self._origin.get("path")
             if original is None or not _file_holds(original, self._original_text()):
@@ -523,10 +537,7 @@ class Program:
             source = Path(tmp) / (Path(self._origin.get("path") or self._origin.get("filename") or "input.c").name)
             text = self._original_text() if original else self.c_code()
             source.write_text(text, errors="surrogateescape")
-            includes = self._include_dirs()
-            if "polysched_intrinsics.h" in text:
-                from polysched.tensorize import INCLUDE_DIR
-                includes.append(str(INCLUDE_DIR))
+            includes = self._include_dirs() + (self._intrinsic_dirs() if not original else [])
             dataset = dataset_name(dataset, "time", [source], includes, shown=self._shown_name())
             defines = {**self._defines_at(dataset), **dataset_define(dataset)}
             built = compile_c(source, Path(tmp) / "program", cc=cc or DEFAULT_CC,

@@ -432,3 +432,66 @@ def test_a_tensorize_mark_edited_to_another_intrinsic_is_refused(placed, edited,
     assert p.set_schedule(saved).verify(dataset=None).status == "equal"
     with pytest.raises(TransformError, match=reason):
         p.set_schedule(saved.replace(f"tensorize({placed};", f"tensorize({edited};"))
+
+
+MY_GEMM = """/* polysched intrinsic
+ * name: my_gemm2x2_test
+ * header: myintr.h
+ * function: my_gemm2x2
+ * call: my_gemm2x2(K, base(A), rs(A), cs(A), base(B), rs(B), cs(B), base(C), rs(C), cs(C))
+ * remainder: i j
+ */
+void my_gemm2x2(int K, double C[2][2], double A[2][K], double B[K][2])
+{
+  int i, j, k;
+#pragma scop
+  for (k = 0; k < K; k++)
+    for (i = 0; i < 2; i++)
+      for (j = 0; j < 2; j++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
+"""
+MY_HEADER = """static inline void my_gemm2x2(int K, const double *A, long rsA, long csA, const double *B, long rsB,
+                              long csB, double *C, long rsC, long csC)
+{ for (int k = 0; k < K; k++) for (int i = 0; i < 2; i++) for (int j = 0; j < 2; j++)
+    C[i*rsC + j*csC] += A[i*rsA + k*csA] * B[k*rsB + j*csB]; }
+"""
+TRANSPOSED = """#include <stdio.h>
+#define M 7
+#define N 9
+#define K 5
+double A[K][M], B[N][K], C[M][N];
+int main(void) {
+  int i, j, k;
+  for (i = 0; i < M; i++) for (j = 0; j < N; j++) C[i][j] = i - j;
+  for (k = 0; k < K; k++) for (i = 0; i < M; i++) A[k][i] = (k * 3 + i) % 5 - 2.0;
+  for (j = 0; j < N; j++) for (k = 0; k < K; k++) B[j][k] = (j + 2 * k) % 7 - 3.0;
+#pragma scop
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++)
+      for (k = 0; k < K; k++)
+        C[i][j] += A[k][i] * B[j][k];
+#pragma endscop
+  for (i = 0; i < M; i++) for (j = 0; j < N; j++) printf("%.17g\\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_an_intrinsic_of_the_users_own_is_verified_with_its_header_beside_it(tmp_path):
+    """helper-91: Program.verify of a program calling a user's intrinsic failed on
+    "myintr.h: No such file" (optimize --tensorize DIR passes -I DIR); and a statement it
+    does not match said so without the reason the command gives."""
+    from polysched.tensorize import load_intrinsic
+    (tmp_path / "intr").mkdir()
+    (tmp_path / "intr" / "my_gemm2x2.c").write_text(MY_GEMM)
+    (tmp_path / "intr" / "myintr.h").write_text(MY_HEADER)
+    (tmp_path / "t.c").write_text(TRANSPOSED)
+    program = ps.Program.from_file(tmp_path / "t.c")
+    called = program.tensorize("S0", load_intrinsic(tmp_path / "intr" / "my_gemm2x2.c"))
+    assert "my_gemm2x2(" in calls_only(called.c_code())
+    assert called.verify().status == "equal"
+    with pytest.raises(TransformError, match=r"dgemm_4x8 does not match S0 \(.+\)"):
+        program.tensorize("S0", "dgemm_4x8")
