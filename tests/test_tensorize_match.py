@@ -300,3 +300,24 @@ void f(void) {
         assert bool(report.matches) == matched
         if not matched:
             assert "steps by more than 1" in report.why_none
+
+
+def test_the_api_takes_intrinsics_by_name_and_refuses_other_values():
+    """helper-91: a name where Intrinsic objects were expected was an AttributeError from
+    inside the matcher, a list given to load_intrinsics a TypeError, and an unknown
+    method ran SAT without a word."""
+    import polysched as ps
+    from polysched.bench import get
+    from polysched.errors import ArgumentError
+    from polysched.tensorize import auto_tensorize, load_intrinsics, match_scop
+    program = ps.Program.from_file(get("gemm").path)
+    by_name = match_scop(program.scop, "dgemm_4x8")
+    assert [r.intrinsic for r in by_name] == ["dgemm_4x8", "dgemm_4x8"]
+    assert [i.name for i in load_intrinsics(["dgemm_4x8", "sgemm_8x8"])] == ["dgemm_4x8", "sgemm_8x8"]
+    _, report = auto_tensorize(program, "dgemm_packed_beta_scaled")
+    assert any(item.applied for item in report) == any(item.applied for item in auto_tensorize(
+        program, load_intrinsics("dgemm_packed_beta_scaled"))[1])
+    with pytest.raises(ArgumentError, match="intrinsics must be Intrinsic objects"):
+        match_scop(program.scop, 3)
+    with pytest.raises(ArgumentError, match="method must be 'sat' or 'brute', got 'xyz'"):
+        match_scop(program.scop, "dgemm_4x8", method="xyz")

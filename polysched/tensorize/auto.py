@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from polysched.errors import TransformError
 
+from .intrinsic import as_intrinsics
 from .library import find_library
 from .match import Match, best_legal_match
 
@@ -56,6 +57,7 @@ def auto_tensorize(program, intrinsics, parallel: bool = False,
     ``parallel``: ``Program.tensorize(..., parallel=True)`` (falls back to sequential
     blocks when no block loop can be parallel); ``reassociate``: the user accepts
     results that differ in rounding (the FMA kernels; see the module doc)."""
+    intrinsics = as_intrinsics(intrinsics, "auto_tensorize")
     report = []
     if any(i.exact for i in intrinsics):
         intrinsics = [i for i in intrinsics if admitted(i, reassociate)]

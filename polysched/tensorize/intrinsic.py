@@ -60,7 +60,7 @@ from pathlib import Path
 
 import islpy as isl
 
-from polysched.errors import PolyschedError
+from polysched.errors import ArgumentError, PolyschedError
 from polysched.scop import extract
 from polysched.textio import read_source
 
@@ -434,6 +434,24 @@ def lookup(name: str) -> Intrinsic:
     return _LOADED[name]
 
 
+def as_intrinsics(value, what: str) -> list[Intrinsic]:
+    """The intrinsics ``value`` names: an :class:`Intrinsic`, a name, comma-separated
+    names, a description file or directory (:func:`load_intrinsics`), or a list of
+    these (helper-91: a name where a list of Intrinsic objects was expected was an
+    AttributeError from inside the matcher)."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    found: list[Intrinsic] = []
+    for item in items:
+        if isinstance(item, Intrinsic):
+            found.append(item)
+        elif isinstance(item, (str, Path)):
+            found += load_intrinsics(item)
+        else:
+            raise ArgumentError(f"{what}: intrinsics must be Intrinsic objects, names, description files or "
+                                f"directories (or a list of them), got {item!r}")
+    return found
+
+
 def builtin_intrinsics() -> list[Intrinsic]:
     """Every description shipped in ``polysched/tensorize/intrinsics``."""
     return list(_shipped())
@@ -448,6 +466,8 @@ def _shipped() -> tuple[Intrinsic, ...]:
 def load_intrinsics(spec: str | Path | None = None) -> list[Intrinsic]:
     """``None``: the shipped ones; a directory: its ``*.c`` files; a file: that one; a
     name or comma-separated names: those among the shipped ones."""
+    if isinstance(spec, (list, tuple)):        # (helper-91: a TypeError)
+        return as_intrinsics(spec, "load_intrinsics")
     if spec is None:
         spec = INTRINSICS_DIR
     if not str(spec).strip():       # (Path("") is the current directory)

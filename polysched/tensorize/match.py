@@ -14,11 +14,12 @@ import time
 from dataclasses import dataclass, field
 
 from polysched.dependence import analyze
+from polysched.errors import ArgumentError
 from polysched.scop import Scop, Statement
 
 from .brute import brute_force_matches
 from .cost import estimate, native_path
-from .intrinsic import Intrinsic
+from .intrinsic import Intrinsic, as_intrinsics
 from .legality import legality
 from .pattern import statement_pattern
 from .problem import InitBinding, StructuralMatch, init_bindings, make_problem, statement_shape
@@ -90,6 +91,9 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
     """Every match of each intrinsic in ``stmt``, legal ones first by decreasing gain.
     ``method``: ``"sat"`` or ``"brute"`` (the oracle). ``deps``: ``analyze(scop)``
     (computed when omitted)."""
+    intrinsics = as_intrinsics(intrinsics, "match_statement")
+    if method not in ("sat", "brute"):        # (helper-91: any other word ran SAT)
+        raise ArgumentError(f"match_statement: method must be 'sat' or 'brute', got {method!r}")
     deps = deps if deps is not None else analyze(scop)
     pattern, shape = statement_pattern(scop, stmt), statement_shape(scop, stmt)
     search = sat_matches if method == "sat" else brute_force_matches
@@ -130,6 +134,7 @@ def diagnose(problem) -> str:
 
 def match_scop(scop: Scop, intrinsics: list[Intrinsic], method: str = "sat") -> list[MatchReport]:
     """:func:`match_statement` for every statement of ``scop``."""
+    intrinsics = as_intrinsics(intrinsics, "match_scop")
     deps = analyze(scop)
     out = []
     for stmt in scop.statements:
