@@ -451,9 +451,9 @@ class Program:
         and compare what they print: a ``polysched.bench.VerifyResult`` (``.ok``,
         ``.status`` "equal" / "differ" / "error"). ``options`` go to
         ``polysched.bench.verify`` (``cc``, ``cflags``, ``threads``, ``defines``, ``rtol``,
-        ...). Bit for bit unless a step reorders a floating-point sum (``reassociate``,
-        a ``reduction`` clause, ``tensorize``): then within ``polysched.bench``'s
-        default tolerance."""
+        ...). Bit for bit unless a step reorders a floating-point sum or rounds otherwise
+        (``reassociate``, a ``reduction`` clause, ``tensorize`` with an intrinsic that is
+        not exact: `reassociates`): then within ``polysched.bench``'s default tolerance."""
         from polysched.bench import verify
         known = [name for name in inspect.signature(verify).parameters
                  if name not in ("original", "transformed", "dataset")]
