@@ -77,7 +77,7 @@ def test_auto_tensorize_uses_fma_only_on_request(monkeypatch):
     assert applied.match.intrinsic == "dgemm_packed_beta_scaled" and applied.match.init.statement == "S0"
     fused, report = auto_tensorize(program, builtin_intrinsics(), reassociate=True)
     assert [a.match.intrinsic for a in report if a.applied] == ["dgemm_packed_fma_scaled"]
-    assert "not bit-identical (fma): opt-in only" in [a for a in report if a.applied][0].describe()
+    assert "not bit-identical (fma): taken only on request" in [a for a in report if a.applied][0].describe()
     # named alone, an FMA intrinsic is the caller's explicit choice
     named, report = auto_tensorize(program, [i for i in builtin_intrinsics() if i.name == "dgemm_packed_fma_scaled"])
     assert [a.applied for a in report] == [False, True]

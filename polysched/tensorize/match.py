@@ -70,7 +70,8 @@ class Match:
         state = (f"legal, gain {self.cost.get('gain')} ({path} path here)" if self.legal
                  else f"illegal: {self.reason}")
         if "numerics" in self.cost:
-            state += f"; not bit-identical ({self.cost['numerics']}): opt-in only"
+            state += (f"; not bit-identical ({self.cost['numerics']}): taken only on request "
+                      "(--reassociate, or named alone)")
         return f"{self.intrinsic}: loops {loops}; arrays {arrays}{rem}; {state}"
 
 
