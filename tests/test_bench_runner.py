@@ -303,7 +303,26 @@ def test_the_tensorize_variants_fallback_is_made_for_the_threads_it_runs_with(tm
     from polysched.pipeline import OptimizeOptions, optimize
 
     trmm = get("trmm")
-    made = {threads: tensorize_variant().make_source(trmm, tmp_path / str(threads), threads=threads).read_text()
+    made = {threads: tensorize_variant().make_source(trmm, tmp_path / str(threads), threads=threads)[0].read_text()
             for threads in (2, 8)}
     assert made[2] != made[8]
     assert made[8] == optimize(trmm.path, OptimizeOptions.from_flags(tile=True, parallel=True, threads=8)).text
+
+
+def test_the_records_of_tensorized_code_say_what_was_built(tmp_path):
+    """helper-91: pluto-tensorize's record had "build": null, and pluto-tile-par's, whose
+    gemm runs as micro-kernel calls in parallel blocks, an empty list of parallel loops."""
+    from polysched.bench import get
+    from polysched.bench.variants import make_variants
+    from polysched.tensorize import builtin_intrinsics
+    from polysched.tensorize.cost import native_path
+
+    if not any(native_path(i) for i in builtin_intrinsics() if i.name == "dgemm_packed_beta_scaled"):
+        pytest.skip("gemm's micro-kernel needs AVX2 or AVX-512 here")
+    gemm = get("gemm")
+    for variant in make_variants(["pluto-tensorize", "pluto-tile-par"])[1:]:
+        out, build = variant.make_source(gemm, tmp_path / variant.name, threads=2)
+        [region] = build["regions"]
+        calls = [line for line in region["tensorize"] if line.endswith("applied")]
+        assert calls and build["options"]["parallel"] is True, build
+        assert "parallel" in region["parallel"][0] and "#pragma omp parallel for" in out.read_text(), region

@@ -84,12 +84,32 @@ def build_info(result, options: dict) -> dict:
         bands = region.tiling.to_json()["bands"] if region.tiling is not None else []
         regions.append({"function": region.scop.function,
                         "tile_sizes": [band["sizes"] for band in bands if band.get("tiled")],
-                        "parallel": [band["parallel"] for band in bands if band.get("parallel")],
+                        # a tensorized region's parallel loops are its marks (helper-91: [])
+                        "parallel": [band["parallel"] for band in bands if band.get("parallel")]
+                        or (parallel_marks(region.schedule) if region.tensorize else []),
                         "fusion": list(region.fusion),
                         "expansions": list(region.expansions),
                         "tensorize": list(region.tensorize),
                         "schedule": str(region.schedule)})
     return {"options": dict(options), "regions": regions}
+
+
+def parallel_marks(schedule) -> list[str]:
+    """The parallel marks of a schedule tree, outermost first (``parallel``, with its
+    clauses): where a tensorized region's blocks run in parallel."""
+    import islpy as isl
+
+    from polysched.marks import Parallel, try_parse_mark
+    found: list[str] = []
+
+    def visit(node) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark:
+            name = node.mark_get_id().get_name()
+            if isinstance(try_parse_mark(name), Parallel):
+                found.append(name)
+        return True
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return found
 
 
 @functools.lru_cache(maxsize=None)
@@ -142,16 +162,24 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: 
 
         program, report = auto_tensorize(Program.from_file(kernel.path), builtin_intrinsics(), parallel=True,
                                          reassociate=reassociate)
+        options = {"tensorize": "auto", "parallel": True, "reassociate": reassociate}
         if any(item.applied for item in report):
             text = program.c_code()
+            # (helper-91: the record's build was null; region 0's calls, as a region of
+            # optimize's own)
+            info = {"options": options, "regions": [{
+                "function": program.scop.function, "tile_sizes": [],
+                "parallel": parallel_marks(program.schedule), "fusion": [], "expansions": [],
+                "tensorize": [item.describe() for item in report], "schedule": str(program.schedule)}]}
         else:
             # (made for the threads it runs with, as the optimizer variants' code)
-            text = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True, threads=threads,
-                                                                    reassociate=reassociate)).text
+            result = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True, threads=threads,
+                                                                      reassociate=reassociate))
+            text, info = result.text, build_info(result, {**options, "tile": True, "threads": threads})
         workdir.mkdir(parents=True, exist_ok=True)
         out = workdir / f"{kernel.name}.{name}.c"
         out.write_text(text)
-        return out
+        return out, info
 
     make_source.__name__ = "polysched optimize --tile --parallel --tensorize auto" + (
         " --reassociate" if reassociate else "")
