@@ -109,10 +109,10 @@ def test_bench_variant(tmp_path):
     assert "pluto-tensorize" in all_variant_names()
     [_orig, variant] = make_variants(["pluto-tensorize"])
     assert variant.openmp and f"-I{INCLUDE_DIR}" in variant.cflags
-    code = variant.make_source(get("gemm"), tmp_path).read_text()
+    code = variant.make_source(get("gemm"), tmp_path)[0].read_text()
     assert "polysched_dgemm_packed_scaled(" in code and "#pragma omp parallel for" in code
     # no match: the pluto tile+par file
-    code = variant.make_source(get("jacobi-1d"), tmp_path).read_text()
+    code = variant.make_source(get("jacobi-1d"), tmp_path)[0].read_text()
     assert "polysched_intrinsics.h" not in code
 
 
