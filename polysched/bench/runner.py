@@ -340,8 +340,8 @@ class _Progress:
     def __init__(self, total: int, enabled: bool):
         self.enabled = enabled
         self.bar = None
-        if not enabled:
-            return
+        if not enabled or not sys.stderr.isatty():
+            return          # (a log file: the finished lines alone, no bar redrawn in it; helper-91)
         try:
             from tqdm import tqdm
         except ImportError:  # pragma: no cover -- tqdm is a dependency; plain lines then
