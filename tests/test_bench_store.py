@@ -288,6 +288,8 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
                    "-o", str(out)])
     _, err = capfd.readouterr()
     assert status == 0, err
+    # stderr is no terminal here: the finished lines, no progress bar redrawn (helper-91)
+    assert "%|" not in err and "\r" not in err and "[2/5] mine/pluto-tile:sizes=4,4: OK" in err, err
     results = json.loads(out.read_text())
     assert results["config"]["dataset"] == "MINI"
     by_variant = {r["variant"]: r for r in results["results"]}
