@@ -26,7 +26,8 @@ def add_parser(subparsers) -> None:
                         "plus polly and polly-par when clang with Polly is installed); parameters: "
                         "pluto-tile:sizes=32,32,32, pluto-tile-par:threads=1 (repeatable)")
     p.add_argument("--no-polly", action="store_true", help="do not add the Polly peers")
-    p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: OMP_NUM_THREADS, else the CPUs this process may run on)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="OpenMP threads (default: OMP_NUM_THREADS, else the CPUs this process may run on)")
     p.add_argument("--repeat", type=int, default=5, help="timed runs per variant; the median is kept")
     p.add_argument("--timeout", type=float, default=600, help="seconds per run")
     p.add_argument("--cc", default="gcc")

@@ -31,7 +31,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tile", action="store_true", help="tile permutable bands")
     p.add_argument("--tile-sizes", help="comma-separated sizes per band member, e.g. 32,32,32, for every band; "
                         "or per statement: S1=32,64,128;S0=16,16")
-    p.add_argument("--tile-sizes-file", type=path_argument, help="file with tile sizes (one per line or comma-separated)")
+    p.add_argument("--tile-sizes-file", type=path_argument,
+                   help="file with tile sizes (one per line or comma-separated)")
     p.add_argument("--l2tile", action="store_true", help="second level of tiling")
     p.add_argument("--parallel", action="store_true", help="OpenMP parallel loops (with wavefronts)")
     p.add_argument("--reassociate", action="store_true",
@@ -419,7 +420,7 @@ def _schedules_in(args, options):
             isinstance(item, dict) and "op" in item for item in document) else [document]
         recorded = document.get("region") if isinstance(document, dict) else None
         if len(scops) > 1 and type(recorded) is int and 0 <= recorded < len(scops):
-            # the trace of one region, as Program.save_trace writes it: that region
+            # the trace of one region, as a Program's trace (Program.trace.to_json()): that region
             # replays it, the others are kept as written (None)
             items = [document if k == recorded else None for k in range(len(scops))]
     else:

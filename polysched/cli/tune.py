@@ -37,8 +37,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--resume", action="store_true", help="continue the latest campaign with these options")
     p.add_argument("--dataset", default="LARGE", help="dataset to time (default LARGE)")
     p.add_argument("--verify-dataset", default="MINI", help="dataset to verify at (default MINI)")
-    p.add_argument("--threads", type=int, help="OpenMP threads for the timed runs (default: OMP_NUM_THREADS, else the CPUs "
-                        "this process may run on)")
+    p.add_argument("--threads", type=int,
+                   help="OpenMP threads for the timed runs (default: OMP_NUM_THREADS, else the CPUs this "
+                        "process may run on)")
     p.add_argument("--repeat", type=int, default=3, help="timed runs per candidate; the median is kept")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     p.add_argument("--confirm", type=int, default=3, metavar="ROUNDS",
