@@ -217,7 +217,7 @@ class OptimizeResult:
             if region.kept_as_written and not region.fallback:
                 lines.append("  the schedule keeps the original order and marks no loop: "
                              "the region is kept as written")
-                # (helper-88: the reason no loop was marked went unsaid: the model held for
+                # (helper-89: the reason no loop was marked went unsaid: the model held for
                 # no parameter value)
                 lines.extend(f"  original code kept: {reason}"
                              for reason in emit_c.versioning_plan(scop, schedule=region.schedule).never)

@@ -325,7 +325,7 @@ class Program:
 
     def _intrinsic_dirs(self) -> list[str]:
         """Where the headers of the intrinsics the trace calls are: the shipped header's
-        directory, and each description's own (a user's ``myintr.h`` beside it; helper-91:
+        directory, and each description's own (a user's ``myintr.h`` beside it; helper-92:
         verify failed on "myintr.h: No such file", where ``optimize --tensorize DIR``
         passes ``-I DIR``)."""
         used = [step["args"]["intrinsic"] for step in self._trace if step.get("op") == "tensorize"]

@@ -310,7 +310,7 @@ def test_the_tensorize_variants_fallback_is_made_for_the_threads_it_runs_with(tm
 
 
 def test_the_records_of_tensorized_code_say_what_was_built(tmp_path):
-    """helper-91: pluto-tensorize's record had "build": null, and pluto-tile-par's, whose
+    """helper-92: pluto-tensorize's record had "build": null, and pluto-tile-par's, whose
     gemm runs as micro-kernel calls in parallel blocks, an empty list of parallel loops."""
     from polysched.bench import get
     from polysched.bench.variants import make_variants

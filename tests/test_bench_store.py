@@ -288,7 +288,7 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
                    "-o", str(out)])
     _, err = capfd.readouterr()
     assert status == 0, err
-    # stderr is no terminal here: the finished lines, no progress bar redrawn (helper-91)
+    # stderr is no terminal here: the finished lines, no progress bar redrawn (helper-92)
     assert "%|" not in err and "\r" not in err and "[2/5] mine/pluto-tile:sizes=4,4: OK" in err, err
     results = json.loads(out.read_text())
     assert results["config"]["dataset"] == "MINI"
@@ -324,7 +324,7 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
     (["--variants", "pluto-tile:fuse=some"], "not one of cost, smart, max, no"),
     (["--variants", "pluto-tile:pointwave=maybe"], "pointwave=maybe is not yes or no"),
     (["--variants", "plutoo-tile"], "unknown variant"),
-    # helper-91: taken though unlisted, recorded as tiled where nothing was
+    # helper-92: taken though unlisted, recorded as tiled where nothing was
     (["--variants", "identity-tile:sizes=8,8,8"], "unknown variant 'identity-tile'"),
     (["NOSCOP"], "no '#pragma scop'"),
     (["missing.c"], "no such file"),
@@ -600,7 +600,7 @@ def test_run_benchmarks_takes_names_and_paths_as_the_command_line_does(tmp_path)
 
 
 def test_a_c_file_that_does_not_parse_is_refused_up_front(tmp_path, capfd):
-    """helper-91: bench recorded a syntax error as compile errors of every variant and
+    """helper-92: bench recorded a syntax error as compile errors of every variant and
     exited 1, where every other command says file:line:col and exits 2."""
     broken = tmp_path / "syntax.c"
     broken.write_text("int main(){int i; double A[10];\n#pragma scop\nfor(i=0;i<10;i++) A[i] = A[i] +;\n"

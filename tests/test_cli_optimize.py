@@ -227,7 +227,7 @@ EMPTY_MODEL = """void kern(unsigned m, int n, double *b, int *c) {
 
 
 def test_a_region_whose_model_holds_for_no_parameter_value_says_so(tmp_path, capsys):
-    """helper-88: `b[j - 1]` at j = 0 wraps for every m, so the model holds for no
+    """helper-89: `b[j - 1]` at j = 0 wraps for every m, so the model holds for no
     parameter value; each band said "no statement names its loops" and the region was
     "kept as written", the reason unsaid."""
     from polysched.cli import main

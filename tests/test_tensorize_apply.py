@@ -481,7 +481,7 @@ int main(void) {
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 def test_an_intrinsic_of_the_users_own_is_verified_with_its_header_beside_it(tmp_path):
-    """helper-91: Program.verify of a program calling a user's intrinsic failed on
+    """helper-92: Program.verify of a program calling a user's intrinsic failed on
     "myintr.h: No such file" (optimize --tensorize DIR passes -I DIR); and a statement it
     does not match said so without the reason the command gives."""
     from polysched.tensorize import load_intrinsic

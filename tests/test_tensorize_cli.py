@@ -248,7 +248,7 @@ def test_a_match_whose_region_keeps_its_original_code_does_not_say_applied_alone
 
 
 def test_apply_to_the_standard_output_writes_only_c_there(tmp_path):
-    """helper-91: with `-o -` the summary and "wrote /dev/stdout" were pasted around the
+    """helper-92: with `-o -` the summary and "wrote /dev/stdout" were pasted around the
     code on the standard output, which then did not compile."""
     import shutil
     import subprocess

@@ -303,7 +303,7 @@ void f(void) {
 
 
 def test_the_api_takes_intrinsics_by_name_and_refuses_other_values():
-    """helper-91: a name where Intrinsic objects were expected was an AttributeError from
+    """helper-92: a name where Intrinsic objects were expected was an AttributeError from
     inside the matcher, a list given to load_intrinsics a TypeError, and an unknown
     method ran SAT without a word."""
     import polysched as ps

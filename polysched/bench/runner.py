@@ -341,7 +341,7 @@ class _Progress:
         self.enabled = enabled
         self.bar = None
         if not enabled or not sys.stderr.isatty():
-            return          # (a log file: the finished lines alone, no bar redrawn in it; helper-91)
+            return          # (a log file: the finished lines alone, no bar redrawn in it; helper-92)
         try:
             from tqdm import tqdm
         except ImportError:  # pragma: no cover -- tqdm is a dependency; plain lines then

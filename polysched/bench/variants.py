@@ -43,7 +43,7 @@ def optimizer_variant(name: str, cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS,
                       **overrides) -> Variant:
     """``"pluto-tile-par"`` -> a Variant whose source is ``polysched optimize``'s output."""
     scheduler, _, mode = name.partition("-")
-    # (helper-91: 'identity-tile' was taken, and its record said tiled where nothing was:
+    # (helper-92: 'identity-tile' was taken, and its record said tiled where nothing was:
     # the identity schedule is not tiled, as optimize --identity --tile is refused)
     if (scheduler not in SCHEDULERS or mode not in MODES) and name != "identity-sched":
         raise ArgumentError(f"unknown variant {name!r}: expected one of {', '.join(all_variant_names())}")
@@ -84,7 +84,7 @@ def build_info(result, options: dict) -> dict:
         bands = region.tiling.to_json()["bands"] if region.tiling is not None else []
         regions.append({"function": region.scop.function,
                         "tile_sizes": [band["sizes"] for band in bands if band.get("tiled")],
-                        # a tensorized region's parallel loops are its marks (helper-91: [])
+                        # a tensorized region's parallel loops are its marks (helper-92: [])
                         "parallel": [band["parallel"] for band in bands if band.get("parallel")]
                         or (parallel_marks(region.schedule) if region.tensorize else []),
                         "fusion": list(region.fusion),
@@ -165,7 +165,7 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: 
         options = {"tensorize": "auto", "parallel": True, "reassociate": reassociate}
         if any(item.applied for item in report):
             text = program.c_code()
-            # (helper-91: the record's build was null; region 0's calls, as a region of
+            # (helper-92: the record's build was null; region 0's calls, as a region of
             # optimize's own)
             info = {"options": options, "regions": [{
                 "function": program.scop.function, "tile_sizes": [],

@@ -76,7 +76,7 @@ def _kernels(names: list[str], classic: bool) -> list:
 
 def _refuse_a_syntax_error(path) -> None:
     """A C file that does not parse is bad input (file:line:col, exit 2), as for the other
-    commands (helper-91: bench recorded its compile errors and exited 1). Any other
+    commands (helper-92: bench recorded its compile errors and exited 1). Any other
     refusal of the front end is the optimizing variants' to record: ``orig`` still runs."""
     from polysched.scop import ScopError, extract
     try:

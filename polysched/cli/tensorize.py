@@ -119,7 +119,7 @@ def _apply(args, intrinsics) -> int:
     scops = extract_regions(args)
     budget = RunBudget(args.budget or None)
     # with -o -, the standard output is the C file: the messages go to stderr, as
-    # optimize's do (helper-91: the summary was pasted above the code, which then failed)
+    # optimize's do (helper-92: the summary was pasted above the code, which then failed)
     messages = sys.stderr if is_stdout(args.output) else sys.stdout
     texts = []
     for k, scop in enumerate(scops):

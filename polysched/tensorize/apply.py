@@ -412,7 +412,7 @@ def resolve(scop, stmt_name: str, intrinsic, match=None, deps=None):
         raise TransformError(f"tensorize: {intrinsic.name} has no match in {stmt_name} with loops {loops}")
     [report] = match_statement(scop, stmt, [intrinsic], deps)
     if not report.matches:
-        why = report.unmatchable or report.why_none       # (helper-91: the command said why, this did not)
+        why = report.unmatchable or report.why_none       # (helper-92: the command said why, this did not)
         raise TransformError(f"tensorize: {intrinsic.name} does not match {stmt_name}" + (f" ({why})" if why else ""))
     if match is None:
         chosen = report.matches[0]

@@ -437,7 +437,7 @@ def lookup(name: str) -> Intrinsic:
 def as_intrinsics(value, what: str) -> list[Intrinsic]:
     """The intrinsics ``value`` names: an :class:`Intrinsic`, a name, comma-separated
     names, a description file or directory (:func:`load_intrinsics`), or a list of
-    these (helper-91: a name where a list of Intrinsic objects was expected was an
+    these (helper-92: a name where a list of Intrinsic objects was expected was an
     AttributeError from inside the matcher)."""
     items = value if isinstance(value, (list, tuple)) else [value]
     found: list[Intrinsic] = []
@@ -466,7 +466,7 @@ def _shipped() -> tuple[Intrinsic, ...]:
 def load_intrinsics(spec: str | Path | None = None) -> list[Intrinsic]:
     """``None``: the shipped ones; a directory: its ``*.c`` files; a file: that one; a
     name or comma-separated names: those among the shipped ones."""
-    if isinstance(spec, (list, tuple)):        # (helper-91: a TypeError)
+    if isinstance(spec, (list, tuple)):        # (helper-92: a TypeError)
         return as_intrinsics(spec, "load_intrinsics")
     if spec is None:
         spec = INTRINSICS_DIR

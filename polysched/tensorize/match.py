@@ -93,7 +93,7 @@ def match_statement(scop: Scop, stmt: Statement, intrinsics: list[Intrinsic], de
     ``method``: ``"sat"`` or ``"brute"`` (the oracle). ``deps``: ``analyze(scop)``
     (computed when omitted)."""
     intrinsics = as_intrinsics(intrinsics, "match_statement")
-    if method not in ("sat", "brute"):        # (helper-91: any other word ran SAT)
+    if method not in ("sat", "brute"):        # (helper-92: any other word ran SAT)
         raise ArgumentError(f"match_statement: method must be 'sat' or 'brute', got {method!r}")
     deps = deps if deps is not None else analyze(scop)
     pattern, shape = statement_pattern(scop, stmt), statement_shape(scop, stmt)

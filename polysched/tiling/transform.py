@@ -224,7 +224,7 @@ class _Policy:
             report.notes.append("input flags it permutable: dependences say no")
         name = self._name_of(node)
         if name is None:
-            # (helper-88: a band under a context that holds for no parameter value said
+            # (helper-89: a band under a context that holds for no parameter value said
             # this of statements split over branches only)
             runs = any(not s.is_empty() for s in sets_of(domain.intersect_params(self.scop.context)))
             report.notes.append("left as it is: no statement names its loops" if runs else
