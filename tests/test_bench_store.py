@@ -367,8 +367,9 @@ def test_a_workdir_that_cannot_be_made_leaves_no_log(tmp_path, capfd):
 # ----------------------------------------------------------------- 6. live progress
 
 @needs_gcc
-def test_progress_is_live_per_variant(tmp_path, capsys):
+def test_progress_is_live_per_variant(tmp_path, capsys, monkeypatch):
     kernel = tiny(tmp_path)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)     # the bar is drawn on a terminal only
     run_benchmarks([kernel], [Variant("orig", None, cflags=["-O0"]),
                               Variant("copy", maker(kernel.path.read_text()), cflags=["-O0"])],
                    dataset="MINI", repeat=2, progress=True)
