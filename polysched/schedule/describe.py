@@ -52,6 +52,10 @@ def _expression(m: isl.Map, iterators: list[str] | None) -> str:
 class _Describer:
     def __init__(self, deps, iterators):
         self.kinds = _dependence_relations(deps)
+        # every kind at once: what a band's flags are computed from
+        self.validity = None
+        for rel in self.kinds.values():
+            self.validity = rel if self.validity is None else self.validity.union(rel)
         self.iterators = iterators or {}
         self.rows: dict[str, list[str]] = {}
         self.lines: list[str] = []
@@ -84,12 +88,8 @@ class _Describer:
         self.bands += 1
         # the flags a tree stores are claims (the identity schedule sets none): with the
         # dependences known, both are recomputed from them, as ``check`` does
-        if self.kinds:
-            every = list(self.kinds.values())
-            union = every[0]
-            for rel in every[1:]:
-                union = union.union(rel)
-            flags = node_band_flags(union, node)
+        if self.validity is not None:
+            flags = node_band_flags(self.validity, node)
             parallel, permutable = flags.parallel, flags.permutable
         else:
             parallel = [node.band_member_get_coincident(k) for k in range(node.band_n_member())]
