@@ -82,16 +82,22 @@ def build_info(result, options: dict) -> dict:
     regions = []
     for region in result.regions:
         bands = region.tiling.to_json()["bands"] if region.tiling is not None else []
-        regions.append({"function": region.scop.function,
-                        "tile_sizes": [band["sizes"] for band in bands if band.get("tiled")],
-                        # a tensorized region's parallel loops are its marks (helper-92: [])
-                        "parallel": [band["parallel"] for band in bands if band.get("parallel")]
-                        or (parallel_marks(region.schedule) if region.tensorize else []),
-                        "fusion": list(region.fusion),
-                        "expansions": list(region.expansions),
-                        "tensorize": list(region.tensorize),
-                        "schedule": str(region.schedule)})
+        regions.append(region_record(
+            region.scop.function, region.schedule,
+            tile_sizes=[band["sizes"] for band in bands if band.get("tiled")],
+            # a tensorized region's parallel loops are its marks (helper-92: [])
+            parallel=[band["parallel"] for band in bands if band.get("parallel")]
+            or (parallel_marks(region.schedule) if region.tensorize else []),
+            fusion=region.fusion, expansions=region.expansions, tensorize=region.tensorize))
     return {"options": dict(options), "regions": regions}
+
+
+def region_record(function: str, schedule, *, tile_sizes=(), parallel=(), fusion=(), expansions=(),
+                  tensorize=()) -> dict:
+    """One region of a record's ``build`` (see :func:`build_info`)."""
+    return {"function": function, "tile_sizes": list(tile_sizes), "parallel": list(parallel),
+            "fusion": list(fusion), "expansions": list(expansions), "tensorize": list(tensorize),
+            "schedule": str(schedule)}
 
 
 def parallel_marks(schedule) -> list[str]:
@@ -167,10 +173,9 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: 
             text = program.c_code()
             # (helper-92: the record's build was null; region 0's calls, as a region of
             # optimize's own)
-            info = {"options": options, "regions": [{
-                "function": program.scop.function, "tile_sizes": [],
-                "parallel": parallel_marks(program.schedule), "fusion": [], "expansions": [],
-                "tensorize": [item.describe() for item in report], "schedule": str(program.schedule)}]}
+            info = {"options": options, "regions": [region_record(
+                program.scop.function, program.schedule, parallel=parallel_marks(program.schedule),
+                tensorize=[item.describe() for item in report])]}
         else:
             # (made for the threads it runs with, as the optimizer variants' code)
             result = optimize(kernel.path, OptimizeOptions.from_flags(tile=True, parallel=True, threads=threads,
