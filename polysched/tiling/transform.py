@@ -284,9 +284,7 @@ class _Policy:
         jammed and vector loops is carried by neither before the jam, and by the vector
         loop after it (the copies of ``a`` and ``a + 1`` share one body)."""
         try:
-            candidate = self._schedule
-            for step in steps:
-                candidate = apply_step(self.scop, candidate, step)
+            candidate = apply_steps(self.scop, self._schedule, steps)
         except (TransformError, isl.Error):
             return False        # (the whole result's check decides)
         return any(v.kind == "mark" and "'simd'" in v.message for v in mark_violations(self.scop, candidate))
@@ -742,9 +740,7 @@ class _Policy:
         depth = chain.depth + len(chain.loops) - 1
         names = {piece.get_tuple_name() for piece in sets_of(domain) if not piece.is_empty()}
         try:
-            candidate = self._schedule
-            for step in chain.steps:
-                candidate = apply_step(self.scop, candidate, step)
+            candidate = apply_steps(self.scop, self._schedule, chain.steps)
             innermost = primitives.loop(self.scop, candidate, chain.stmt, depth, "distribute")
             if primitives.branch_below(candidate, innermost.path) is not None:
                 extra = [_step("sink", stmt=chain.stmt, depth=depth)]
@@ -753,8 +749,7 @@ class _Policy:
                 # S1 shifted by one); one copy of the loop per statement, in program order
                 order = [stmt.name for stmt in self.scop.statements if stmt.name in names]
                 extra = [_step("distribute", stmt=name, depth=depth) for name in order[:-1]]
-            for step in extra:
-                candidate = apply_step(self.scop, candidate, step)
+            candidate = apply_steps(self.scop, candidate, extra)
         except (TransformError, isl.Error):
             return False
         candidate_steps = chain.steps + extra
@@ -800,10 +795,7 @@ class _Policy:
         band flags from the dependences."""
         for steps, report in reversed(list(zip(self.plans, self.reports))):
             try:
-                changed = schedule
-                for step in steps:
-                    changed = apply_step(self.scop, changed, step)
-                schedule = changed
+                schedule = apply_steps(self.scop, schedule, steps)
             except TransformError as err:   # a policy bug: this band stays as it was
                 report.notes.append(f"left as it is: {err}")
         return _set_flags(schedule, self.validity)
@@ -893,6 +885,13 @@ def _concurrent_start(mupa: isl.MultiUnionPwAff) -> bool:
         if sum(1 for x in total if x) != 1 or all(x == y for x, y in zip(a, second[name])):
             return False
     return True
+
+
+def apply_steps(scop: Scop, schedule: isl.Schedule, steps: list[dict]) -> isl.Schedule:
+    """``schedule`` with ``steps`` applied in order (`apply_step`)."""
+    for step in steps:
+        schedule = apply_step(scop, schedule, step)
+    return schedule
 
 
 def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
