@@ -43,7 +43,7 @@ from polysched.errors import ArgumentError
 from polysched.islutil import foreach_band_piece, val
 from polysched.scop.model import Array, Scop
 from polysched.scop.source import (blank_strings, blank_strings_and_directives, line_starts, offset_of,
-                                   strip_comments)
+                                   statement_end, strip_comments)
 
 INT_BOUND = 2 ** 26        # |parameter| bound under int counters
 # |iterator| bound under int counters, with parameters within INT_BOUND: tile and skew
@@ -559,14 +559,7 @@ def iterator_skeleton(scop: Scop) -> str:
                 end += 1
             cuts.append((comma, end))
             continue
-        while end < scop.region_end:
-            c = plain[end]
-            depth += c in "([{"
-            depth -= c in ")]}"
-            if c == ";" and depth <= 0:
-                break
-            end += 1
-        spans.add((start, end + 1))
+        spans.add((start, statement_end(plain, start, scop.region_end)))
     # the operands of one comma expression are statements inside one span: one ';'
     spans = [(start, end) for start, end in spans
              if not any(a < start < b for a, b in spans)]
@@ -669,12 +662,7 @@ def _top_level_statements(plain: str) -> list[tuple[int, int]]:
             return end + 1
         if plain[k] == "{":
             return past_group(k)
-        depth = 0
-        while k < n and not (plain[k] == ";" and depth <= 0):
-            depth += plain[k] in "([{"
-            depth -= plain[k] in ")]}"
-            k += 1
-        return k + 1
+        return statement_end(plain, k, n)
 
     spans, k = [], skip_space(0)
     while k < n:

@@ -44,7 +44,7 @@ from pycparser import c_ast
 from .affine import assignment_target
 from .unsigned import SIZE_OPERATORS
 from .model import ScopError
-from .source import offset_of
+from .source import offset_of, statement_end
 
 # nodes of an expression whose value depends only on the variables it names (no
 # memory reached through subscripts, members or pointers, no call, no side effect)
@@ -124,7 +124,7 @@ def plan(builder, body: c_ast.Compound) -> Hoisting | None:
             written |= _expanded(_assigned(nodes), macros)
             ran = True
             continue
-        end = _statement_end(plain, start, region.end)
+        end = statement_end(plain, start, region.end)
         # (a member, p[i].s or p->s, is no use of a variable s)
         before = re.sub(r"(\.|->)\s*[A-Za-z_]\w*", " ", plain[region.start:start])
         used = _expanded(set(re.findall(r"[A-Za-z_]\w*", before)), macros)
@@ -236,19 +236,6 @@ def _assigned(nodes: list[c_ast.Node]) -> set[str]:
             names.add(target.name)
         stack.extend(child for _, child in node.children())
     return names
-
-
-def _statement_end(plain: str, start: int, limit: int) -> int:
-    """The offset just past the ``;`` ending the declaration that starts at ``start``."""
-    depth, k = 0, start
-    while k < limit:
-        c = plain[k]
-        depth += c in "([{"
-        depth -= c in ")]}"
-        if c == ";" and depth <= 0:
-            return k + 1
-        k += 1
-    return limit
 
 
 def initialiser_span(plain: str, after_name: int, end: int) -> tuple[int, int]:

@@ -156,6 +156,21 @@ def blank_lines(text: str, numbers: set[int]) -> str:
     return "\n".join(lines)
 
 
+def statement_end(plain: str, start: int, limit: int) -> int:
+    """The offset just past the ``;`` that ends the statement (or declaration) starting
+    at ``start`` in ``plain`` (comments and strings blanked), outside brackets;
+    ``limit`` when there is none before it."""
+    depth, k = 0, start
+    while k < limit:
+        c = plain[k]
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if c == ";" and depth <= 0:
+            return k + 1
+        k += 1
+    return limit
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets of the first character of every line (line k+1 starts at [k])."""
     starts = [0]
