@@ -326,3 +326,21 @@ def try_parse_mark(name: isl.Id | str) -> Mark | None:
 
 __all__ = ["Ivdep", "Jam", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "SCHEDULE_KINDS", "Simd",
            "Tensorize", "Unroll", "parse_mark", "to_id", "try_parse_mark"]
+
+
+def parallel_marks(schedule: isl.Schedule) -> list[tuple[str, list[str]]]:
+    """``[(mark, statements)]``: the `Parallel` marks of ``schedule``, outermost first,
+    each with the names of the statements under it (where a tensorized region's
+    blocks run in parallel; tiled regions say it in their tiling report)."""
+    found: list[tuple[str, list[str]]] = []
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark:
+            name = node.mark_get_id().get_name()
+            if isinstance(try_parse_mark(name), Parallel):
+                statements: list[str] = []
+                node.get_domain().foreach_set(lambda s: statements.append(s.get_tuple_name()))
+                found.append((name, sorted(statements)))
+        return True
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return found

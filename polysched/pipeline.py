@@ -21,6 +21,7 @@ from polysched.dependence import Dependences, analyze, check, is_integer_type, r
 from polysched.dependence.analysis import KINDS
 from polysched.dependence.flatten import flatten
 from polysched.errors import ArgumentError, TransformError
+from polysched.marks import parallel_marks
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
 from polysched.scop import Scop, ScopError, extract
@@ -209,7 +210,12 @@ class OptimizeResult:
             lines.extend(f"  {said}" for said in region.pragmas)
             parts = {"expansions": region.expansions,
                      "fusion": [f"fusion: {decision}" for decision in region.fusion],
-                     "tensorize": [f"tensorize: {decision}" for decision in region.tensorize],
+                     "tensorize": [f"tensorize: {decision}" for decision in region.tensorize]
+                     # (the tiling report, which said where the parallel loop is, went with
+                     # the tiled schedule the calls replaced)
+                     + [f"parallel: the blocks of {', '.join(statements)} (the loop marked '{mark}')"
+                        for mark, statements in parallel_marks(region.schedule)
+                        if region.tiling is None and "tensorize" in region.untiled_drops],
                      "tiling": str(region.tiling).splitlines() if region.tiling is not None else []}
             for part, texts in parts.items():
                 prefix = "  not in the code: " if part in region.not_emitted else "  "

@@ -41,6 +41,12 @@ def _refused(capfd, argv: list[str], message: str) -> None:
     (["--verify", "--cc", "no-such-cc-xyz"], "--cc no-such-cc-xyz: no such compiler"),
     (["--tile", "--threads", "4"], "--threads makes the code for that many threads: it needs --parallel"),
     (["--tile", "--parallel", "--threads", "0"], "--threads 0: the thread count must be between 1 and 1024"),
+    # these changed nothing: the stage they tune did not run
+    (["--no-point-wavefront"], "--no-point-wavefront chooses how the tiling stage orders"),
+    (["--register-tile", "2"], "--register-tile chooses how the tiling stage orders"),
+    (["--parallel", "--no-tensorize"], "--no-tensorize turns off the micro-kernel calls --tile makes"),
+    (["--reassociate"], "--reassociate allows parallel reductions"),
+    (["--tile", "--no-tensorize", "--reassociate"], "it needs --parallel"),
 ])
 def test_optimize_refuses_contradicting_or_ineffective_flags(tmp_path, capfd, flags, message):
     out = tmp_path / "o.c"

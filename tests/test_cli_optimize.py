@@ -177,7 +177,7 @@ def test_verify_in_optimize_is_exact_without_reassociate(tmp_path, monkeypatch, 
 
     monkeypatch.setattr(pipeline, "optimize", off_by_one_bit)
     out = tmp_path / "out.c"
-    status = main(["optimize", str(src), "-o", str(out), "--verify", *(["--reassociate"] * reassociate)])
+    status = main(["optimize", str(src), "-o", str(out), "--verify", "--parallel", *(["--reassociate"] * reassociate)])
     verdict = capsys.readouterr().out
     if reassociate:      # rounding differences are allowed: within the tolerance
         assert status == 0 and "verify: equal" in verdict, verdict
@@ -206,7 +206,7 @@ def test_verify_in_optimize_takes_a_tolerance_with_reassociate(tmp_path, monkeyp
 
     monkeypatch.setattr(pipeline, "optimize", rounded)
     out = tmp_path / "out.c"
-    status = main(["optimize", str(src), "-o", str(out), "--verify", "--reassociate", "--rtol", rtol, "--atol", "0"])
+    status = main(["optimize", str(src), "-o", str(out), "--verify", "--parallel", "--reassociate", "--rtol", rtol, "--atol", "0"])
     assert f"verify: {verdict}" in capsys.readouterr().out
     assert status == (0 if verdict == "equal" else 1) and out.exists() == (verdict == "equal")
     assert main(["optimize", str(src), "-o", str(out), "--rtol", "1e-3"]) == 2

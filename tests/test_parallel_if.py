@@ -130,3 +130,49 @@ def test_the_work_estimate_of_skewed_tiles_does_not_stall_code_generation(tmp_pa
     assert "ran past" not in result.summary() and "before tiling" not in result.summary(), result.summary()
     assert re.search(r"#pragma omp parallel for if\(", result.text), result.text
     assert_same_behaviour(tmp_path, DOWNWARD_TIME, opts=("-O1",))
+
+
+RIGHT_LOOKING_LU = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, double A[n][n]) {
+#pragma scop
+  for (int k = 0; k < n; k++) {
+    for (int i = k + 1; i < n; i++)
+      A[i][k] = A[i][k] / A[k][k];
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j < n; j++)
+        A[i][j] = A[i][j] - A[i][k] * A[k][j];
+  }
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 40;
+  double (*A)[n] = malloc(sizeof(double) * n * n + 8);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      A[i][j] = (i == j) ? n + 2.0 : ((i * j) % 7) / 10.0 + 0.01 * (i - j);
+  kernel(n, A);
+  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) printf("%.17g\n", A[i][j]);
+  return 0;
+}
+"""
+
+
+def test_a_tile_wavefront_forks_only_for_steps_of_two_tiles_or_more(tmp_path):
+    """helper-91's right-looking LU: the tile wavefront's steps hold one or two tiles,
+    and forking for one moved the data from core to core (4x slower at 2 threads, n =
+    300). The parallel tile loop's bounds read the wavefront counter: its if clause
+    first tests that this step runs it twice or more. Run at n = 40 with the default
+    tiles (every step one tile) and 8-wide ones (steps of one tile and of several)."""
+    from test_wrong_code import assert_same_behaviour
+    outputs = assert_same_behaviour(tmp_path, RIGHT_LOOKING_LU, opts=("-O1",), modes={
+        "default-tiles": dict(tile=True, parallel=True),
+        "eight": dict(tile=True, parallel=True, tile_sizes=[8, 8, 8])})
+    for text in outputs.values():
+        lines = text.splitlines()
+        at = next(k for k, line in enumerate(lines) if "omp parallel for" in line)
+        # for (int c1 = LOW; c1 <= HIGH; c1 += 1)  ->  if(LOW < HIGH && ...)
+        loop = re.match(r"\s*for \(int (\w+) = (.*); \1 <= (.*); \1 \+= 1\)", lines[at + 1])
+        assert loop, lines[at + 1]
+        assert f"if({loop.group(2)} < {loop.group(3)} && " in lines[at], lines[at: at + 2]

@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from polysched.errors import ArgumentError
+from polysched.marks import parallel_marks
 
 from .harness import DEFAULT_CC, DEFAULT_CFLAGS
 from .runner import ORIG, Variant, orig_variant
@@ -87,7 +88,7 @@ def build_info(result, options: dict) -> dict:
             tile_sizes=[band["sizes"] for band in bands if band.get("tiled")],
             # a tensorized region's parallel loops are its marks (helper-92: [])
             parallel=[band["parallel"] for band in bands if band.get("parallel")]
-            or (parallel_marks(region.schedule) if region.tensorize else []),
+            or ([mark for mark, _ in parallel_marks(region.schedule)] if region.tensorize else []),
             fusion=region.fusion, expansions=region.expansions, tensorize=region.tensorize))
     return {"options": dict(options), "regions": regions}
 
@@ -98,24 +99,6 @@ def region_record(function: str, schedule, *, tile_sizes=(), parallel=(), fusion
     return {"function": function, "tile_sizes": list(tile_sizes), "parallel": list(parallel),
             "fusion": list(fusion), "expansions": list(expansions), "tensorize": list(tensorize),
             "schedule": str(schedule)}
-
-
-def parallel_marks(schedule) -> list[str]:
-    """The parallel marks of a schedule tree, outermost first (``parallel``, with its
-    clauses): where a tensorized region's blocks run in parallel."""
-    import islpy as isl
-
-    from polysched.marks import Parallel, try_parse_mark
-    found: list[str] = []
-
-    def visit(node) -> bool:
-        if node.get_type() == isl.schedule_node_type.mark:
-            name = node.mark_get_id().get_name()
-            if isinstance(try_parse_mark(name), Parallel):
-                found.append(name)
-        return True
-    schedule.get_root().foreach_descendant_top_down(visit)
-    return found
 
 
 @functools.lru_cache(maxsize=None)
@@ -174,7 +157,8 @@ def tensorize_variant(cc: str = DEFAULT_CC, cflags=DEFAULT_CFLAGS, reassociate: 
             # (helper-92: the record's build was null; region 0's calls, as a region of
             # optimize's own)
             info = {"options": options, "regions": [region_record(
-                program.scop.function, program.schedule, parallel=parallel_marks(program.schedule),
+                program.scop.function, program.schedule,
+                parallel=[mark for mark, _ in parallel_marks(program.schedule)],
                 tensorize=[item.describe() for item in report])]}
         else:
             # (made for the threads it runs with, as the optimizer variants' code)

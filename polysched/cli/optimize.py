@@ -225,6 +225,22 @@ def _check_combinations(args) -> None:
         extra += ["--register-tile"] if args.register_tile != 4 else []
         if extra:
             raise UsageError(f"{source} gives the whole schedule: {extra[0]} would have no effect")
+        return
+    # choices of the tiling stage (intra-tile order, register tiles, micro-kernels),
+    # which runs with --tile, --parallel or --unroll
+    stage = given("--no-point-wavefront") + (["--register-tile"] if args.register_tile != 4 else [])
+    if stage and not (args.tile or args.parallel or args.unroll):
+        raise UsageError(f"{stage[0]} chooses how the tiling stage orders the point loops: "
+                         "it needs --tile, --parallel or --unroll")
+    if args.no_tensorize and not args.tile:
+        raise UsageError("--no-tensorize turns off the micro-kernel calls --tile makes by default: "
+                         "it needs --tile")
+    if args.reassociate and not (args.parallel or args.tile or args.tensorize):
+        raise UsageError("--reassociate allows parallel reductions and reassociating "
+                         "micro-kernels: it needs --parallel, --tile or --tensorize")
+    if args.reassociate and args.no_tensorize and not args.parallel:
+        raise UsageError("--reassociate with --no-tensorize allows only parallel reductions: "
+                         "it needs --parallel")
 
 
 def run(args) -> int:

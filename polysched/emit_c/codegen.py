@@ -78,8 +78,9 @@ class EmitOptions:
     scalar_replace.py); off to measure what it brings. ``parallel_if``: a parallel loop
     whose work depends on sizes known only at run time gets OpenMP's ``if(...)``:
     it forks only with ``POLYSCHED_PARALLEL_MIN_WORK`` statement instances (default
-    `MIN_INSTANCES_PER_FORK`; ``-DPOLYSCHED_PARALLEL_MIN_WORK=0`` always forks, as
-    the tests do to exercise the parallel code at small sizes) per fork/join.
+    `MIN_INSTANCES_PER_FORK`; ``-DPOLYSCHED_PARALLEL_MIN_WORK=0`` forks whatever the
+    work, as the tests do to exercise the parallel code at small sizes) per fork/join,
+    and, where its bounds are not constants, only when it runs at least twice.
     ``validate``: read isl's AST back and check it runs every instance once in a legal
     order (validate.py; isl's AST generator has bugs); off only to time the check.
     """
@@ -957,6 +958,24 @@ class _RegionPrinter:
         per_fork = f" * ({' + '.join(forks)})" if forks else ""
         return f"{total} >= {MIN_WORK_MACRO}{per_fork}"
 
+    def runs_several_times(self, node: isl.AstNode) -> str | None:
+        """``init < bound`` (``init < bound - 1`` for a ``<`` test): the canonical loop
+        ``node`` runs at least twice this time; None unless its bounds read the counter
+        of a loop around it (then its trip count varies from fork to fork; otherwise
+        `parallel_if`'s work per fork covers it). A fork for one iteration buys nothing
+        and costs a fork/join, and under a tile wavefront (a right-looking LU,
+        helper-91) the steps with one tile are most of them: forking each moved the data
+        from core to core and ran 4x slower at 2 threads. The test is evaluated once per
+        fork, outside the loop."""
+        cond = node.for_get_cond()
+        bound, init = cond.get_op_arg(1), node.for_get_init()
+        if not (identifiers_in(bound.to_C_str() + " " + init.to_C_str()) & self.depth_of.keys()):
+            return None
+        last = self.expr(bound)
+        if cond.get_op_type() == isl.ast_expr_op_type.lt:
+            last = f"{last} - 1"
+        return f"{self.expr(init)} < {last}"
+
     def private_arrays_fit(self, mark) -> str | None:
         """``sizeof(t) <= PRIVATE_ARRAY_BYTES`` for the arrays (the region's own, ``double
         t[N];``) that parallel loop ``mark`` makes private, None if there are none:
@@ -1068,6 +1087,9 @@ class _RegionPrinter:
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             if parallel:
                 condition = self.parallel_if(parallel[0])
+                several = self.runs_several_times(node) if self.options.parallel_if else None
+                if several:
+                    condition = f"{several} && {condition}" if condition else several
                 guard = self.private_arrays_fit(merged)
                 if guard:
                     condition = f"({condition}) && {guard}" if condition else guard
