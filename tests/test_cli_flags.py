@@ -234,9 +234,9 @@ def test_an_empty_path_is_refused_as_such(tmp_path, monkeypatch, capfd, argv):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["schedule", str(KERNEL), "--scheduler", "identity", "--diamond"], "--scheduler identity places none"),
-    (["schedule", str(KERNEL), "--scheduler", "isl", "--diamond"], "--scheduler isl places none"),
-    (["optimize", str(KERNEL), "-o", "out.c", "--scheduler", "isl", "--diamond"], "--scheduler isl places none"),
+    (["schedule", str(KERNEL), "--scheduler", "identity", "--diamond"], "the identity scheduler places none"),
+    (["schedule", str(KERNEL), "--scheduler", "isl", "--diamond"], "the isl scheduler places none"),
+    (["optimize", str(KERNEL), "-o", "out.c", "--scheduler", "isl", "--diamond"], "the isl scheduler places none"),
     (["tensorize", str(KERNEL), "--reassociate"], "it needs --apply"),
     (["fuzz", "--modes", "", "--programs", "1"], "--modes: no mode given"),
 ])

@@ -135,12 +135,15 @@ def check_directory_argument(path: Path | None, option: str) -> None:
         raise UsageError(f"{option} {path}: no such directory {path.absolute().parent}")
 
 
-def check_diamond(args) -> None:
-    """``--diamond`` with a scheduler that places no diamond hyperplanes would do nothing."""
+def check_schedule_options(options) -> None:
+    """`ScheduleOptions.validate`'s refusals (an unknown policy, ``--diamond`` with a
+    scheduler that places no diamond hyperplanes) as usage errors, before any work."""
     from polysched.cli import UsageError
-    if args.diamond and args.scheduler != "pluto":
-        raise UsageError(f"--diamond: diamond hyperplanes are the pluto scheduler's; --scheduler "
-                         f"{args.scheduler} places none")
+    from polysched.schedule import ScheduleError
+    try:
+        options.validate()
+    except ScheduleError as err:
+        raise UsageError(str(err)) from None
 
 
 def check_compiler(cc: str, option: str = "--cc") -> None:

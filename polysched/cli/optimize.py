@@ -13,8 +13,8 @@ from pathlib import Path
 
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
-from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler, check_diamond,
-                                  check_input_file, check_output_path, default_dataset, is_stdout,
+from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler,
+                                  check_input_file, check_schedule_options, check_output_path, default_dataset, is_stdout,
                                   output_file, parse_defines, path_argument, same_file, write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE, MAX_THREADS
 
@@ -200,7 +200,6 @@ def _check_combinations(args) -> None:
         if extra:
             raise UsageError(f"--identity keeps the original schedule, without transformations: "
                              f"it does not combine with {extra[0]}")
-    check_diamond(args)
     if not args.tile:
         needs_tile = given("--tile-sizes", "--tile-sizes-file", "--l2tile")
         if needs_tile:
@@ -282,6 +281,7 @@ def run(args) -> int:
         transpose_arrays=not args.no_transpose,
         defines=parse_defines(args.defines), include_dirs=args.include_dirs,
     )
+    check_schedule_options(options.schedule)
     check_budget(args.budget)
     options.budget = args.budget or None
     result = None

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from polysched.cli import UsageError
-from polysched.cli.common import (add_budget_arg, add_preprocessor_args, add_schedule_args, budget_of, check_diamond,
-                                  extract_regions, path_argument, within_budget)
+from polysched.cli.common import (add_budget_arg, add_preprocessor_args, add_schedule_args, budget_of,
+                                  check_schedule_options, extract_regions, path_argument, within_budget)
 
 
 def add_parser(subparsers) -> None:
@@ -24,7 +24,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    from polysched.schedule import ScheduleError, ScheduleOptions
+    from polysched.schedule import ScheduleOptions
 
     # the same policy as `polysched optimize` (pipeline.py): negative coefficients
     # only when no non-negative schedule exists
@@ -34,11 +34,7 @@ def run(args) -> int:
         if args.coefficient_bound < 1:      # (helper-87: the message named the Python field)
             raise UsageError(f"--coefficient-bound must be at least 1, got {args.coefficient_bound}")
         options.coefficient_bound = args.coefficient_bound
-    check_diamond(args)
-    try:
-        options.validate()
-    except ScheduleError as err:
-        raise UsageError(str(err))
+    check_schedule_options(options)
     budget = budget_of(args)
     scops = extract_regions(args)
     status = 0
