@@ -120,6 +120,20 @@ def source_options(what: str, region, defines, include_dirs):
     return region, defines, include_dirs
 
 
+def defines_dict(defines) -> dict[str, str | None]:
+    """``{name: value text or None}`` of the ``defines`` `source_options` accepts (values
+    as text: ``{"N": 100}`` is ``-DN=100``, and fingerprints the same as ``"100"``)."""
+    if not defines:
+        return {}
+    if isinstance(defines, dict):
+        return {str(k): (None if v is None else str(v)) for k, v in defines.items()}
+    out = {}
+    for item in defines:
+        name, eq, value = str(item).partition("=")
+        out[name] = value if eq else None
+    return out
+
+
 def compile_options(what: str, options: dict) -> dict:
     """The compiler and run options of ``Program.verify``/``time`` (those of
     ``polysched.bench.verify``) normalised: a ``cflags`` string is split as a shell

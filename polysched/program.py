@@ -33,7 +33,7 @@ from typing import Sequence
 import islpy as isl
 
 from polysched.arguments import (DefaultDataset, as_list, check_bool, check_int, compile_options, dataset_name,
-                                 fields_of, plain, reduction_pairs, refusal, source_options, tile_sizes)
+                                 defines_dict, fields_of, plain, reduction_pairs, refusal, source_options, tile_sizes)
 from polysched.dependence import (Dependences, Legality, ScheduleError, analyze, check, is_integer_type,
                                   parse_schedule, reduced_cell, unsupported_nodes)
 from polysched.errors import MarkError, PolyschedError, TransformError
@@ -277,7 +277,7 @@ class Program:
         # (the text too: a pickle holds the program read, not what the file holds when
         # it is loaded; helper-86 edited the file in between and loaded another program)
         return cls._of(scops, region, {"path": str(path), "region": region,
-                                       "defines": _defines_dict(defines),
+                                       "defines": defines_dict(defines),
                                        "include_dirs": [str(d) for d in include_dirs or []],
                                        "text": text, "source_dir": str(Path(path).absolute().parent)})
 
@@ -296,7 +296,7 @@ class Program:
         scops = extract(text, defines=defines, include_dirs=include_dirs, filename=filename)
         # where extraction found its #include "..." files: verify compiles a copy elsewhere
         return cls._of(scops, region, {"path": None, "filename": filename, "source": text,
-                                       "region": region, "defines": _defines_dict(defines),
+                                       "region": region, "defines": defines_dict(defines),
                                        "include_dirs": [str(d) for d in include_dirs or []],
                                        "source_dir": str(Path(filename).absolute().parent)})
 
@@ -1222,18 +1222,6 @@ def _emit_options(options, what: str):
     from polysched.emit_c import EmitOptions
     return fields_of(options, EmitOptions(), f"{what}(options={options!r})", "options",
                      "polysched.emit_c.EmitOptions")
-
-
-def _defines_dict(defines) -> dict:
-    if not defines:
-        return {}
-    if isinstance(defines, dict):
-        return {str(k): (None if v is None else str(v)) for k, v in defines.items()}
-    out = {}
-    for item in defines:
-        name, eq, value = str(item).partition("=")
-        out[name] = value if eq else None
-    return out
 
 
 def _within_codegen_budget(generate):

@@ -47,6 +47,8 @@ def _refused(capfd, argv: list[str], message: str) -> None:
     (["--parallel", "--no-tensorize"], "--no-tensorize turns off the micro-kernel calls --tile makes"),
     (["--reassociate"], "--reassociate allows parallel reductions"),
     (["--tile", "--no-tensorize", "--reassociate"], "it needs --parallel"),
+    # (helper-94: the replayed trace's calls were written all the same)
+    (["--schedule", "{ S0[i, j, k] -> [i, j, k] }", "--no-tensorize"], "--no-tensorize would have no effect"),
 ])
 def test_optimize_refuses_contradicting_or_ineffective_flags(tmp_path, capfd, flags, message):
     out = tmp_path / "o.c"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
 import sqlite3
@@ -588,6 +589,41 @@ def test_a_database_is_read_without_writing_to_it(tmp_path, capfd):
     assert not (tmp_path / "x.c").exists()
 
 
+def test_a_database_is_left_for_readers_that_may_not_write_beside_it(tmp_path):
+    """helper-94: tune left its database in WAL mode, and reading one needs a -shm file
+    beside it: --from-db failed ("attempt to write a readonly database") in a directory
+    the user may only read. A campaign's database goes back to rollback-journal mode
+    when closed, and one still in WAL mode is read as immutable where the directory is
+    not writable (checked as user nobody, where root may drop its privileges)."""
+    import shutil
+    import sys
+    import tempfile
+    path = tmp_path / "t.sqlite"
+    with TuneDB(path) as store:
+        store.add_machine("m", {"cpu": "x"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.sqlite"]
+    assert path.read_bytes()[18:20] == b"\x01\x01"          # rollback journal, not WAL (2, 2)
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return
+    shared = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        shared.chmod(0o755)
+        copy = shared / "t.sqlite"
+        shutil.copy(path, copy)
+        copy.chmod(0o644)
+        with sqlite3.connect(copy) as conn:            # as a campaign killed in WAL mode leaves it
+            assert conn.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+        conn.close()
+        read = ("from polysched.tune import TuneDB\n"
+                f"with TuneDB({str(copy)!r}, create=False) as store: print(store.machine_probe('m'))")
+        run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                              "-c", read], capture_output=True, text=True, timeout=120, cwd="/")
+        assert run.returncode == 0 and run.stdout.strip() == "None", run.stderr
+        assert sorted(p.name for p in shared.iterdir()) == ["t.sqlite"]
+    finally:
+        shutil.rmtree(shared)
+
+
 def test_spearman():
     assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
@@ -829,3 +865,53 @@ def test_the_summary_names_the_default_it_compares_with(tmp_path):
     tensorized = SearchSpace(ps.Program.from_file(get("gemm").path), SpaceOptions(fusions=("smart",), identity=False))
     if tensorized.tensorize_steps is not None:
         assert repr(tensorized).endswith(f"default {tensorized.describe({'fuse': 'tensorize'})})")
+
+
+SCALAR_PRODUCT = r"""#include <stdio.h>
+#ifndef N
+#define N 40
+#endif
+double A[N][N], B[N][N], C[N][N];
+int main(void) {
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) { A[i][j] = (i + j) % 5; B[i][j] = (i * j) % 3; }
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      double s = 0.0;
+      for (int k = 0; k < N; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = 0.5 * C[i][j] + s;
+    }
+#pragma endscop
+  for (int i = 0; i < N; i++) printf("%.17g\n", C[i][i]);
+  return 0;
+}
+"""
+
+
+def test_targets_read_defines_and_flags_as_the_command_line_does(tmp_path):
+    """helper-94: Target.of(defines=["N=100"]) raised a bare ValueError (from dict());
+    {"N": 100} fingerprinted otherwise than the command line's -D N=100, so
+    optimize --from-db found no record of a campaign run from Python; a cflags string
+    was taken character by character by tune() and polysched.bench.verify(); and the
+    space of a product through a scalar (calls after the scalar's substitution) could
+    not be described (KeyError 'intrinsic')."""
+    from polysched.bench import verify
+    source = tmp_path / "p.c"
+    source.write_text(SCALAR_PRODUCT)
+    by_cli = Target.of(str(source), defines={"N": "24"})
+    assert Target.of(str(source), defines={"N": 24}).fingerprint() == by_cli.fingerprint()
+    assert Target.of(str(source), defines=["N=24"]).fingerprint() == by_cli.fingerprint()
+    assert Target.of(str(source), defines="N=24").defines == {"N": "24"}
+    with pytest.raises(ps.TransformError, match="defines"):
+        Target.of(str(source), defines=[24])
+    assert verify(source, source, cflags="-O1 -DN=8").status == "equal"
+    log: list = []
+    result = tune(Target.of(str(source), defines={"N": 24}), db=tmp_path / "t.sqlite", trials=1, search="random",
+                  model="sol", space_options=TINY, executor=recording_executor(log), confirm=0, dataset=None,
+                  cflags="-O1 -fno-tree-vectorize")
+    assert result.trials[0].status == "ok" and log[0].cflags == ("-O1", "-fno-tree-vectorize")
+    space = SearchSpace(ps.Program.from_file(source), SpaceOptions(fusions=("smart",), identity=False))
+    if space.tensorize_steps is not None:      # (this CPU runs a shipped micro-kernel)
+        assert [s["op"] for s in space.tensorize_steps][-1] == "tensorize"
+        assert re.fullmatch(r"micro-kernel calls \(\w+\)", space.describe({"fuse": "tensorize"}))

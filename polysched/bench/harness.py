@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from polysched.arguments import compile_options
+
 from .compare import DEFAULT_ATOL, DEFAULT_RTOL, Comparison, compare_outputs
 
 DEFAULT_CC = "gcc"
@@ -479,6 +481,12 @@ def verify(original: Path | str, transformed: Path | str, *, cc: str = DEFAULT_C
 
     Exit-status convention of the callers: "equal" 0, "differ" 1, "error" 2.
     """
+    # (helper-94: a cflags string, "-O2", was taken character by character)
+    checked = compile_options("verify", {"cc": cc, "cflags": cflags, "transformed_cc": transformed_cc,
+                                         "transformed_cflags": transformed_cflags, "defines": defines,
+                                         "include_dirs": include_dirs, "extra_sources": extra_sources})
+    cflags, transformed_cflags, defines = checked["cflags"], checked["transformed_cflags"], checked["defines"]
+    include_dirs, extra_sources = checked["include_dirs"], checked["extra_sources"]
     original, transformed = Path(original), Path(transformed)
     extras = [Path(extra) for extra in extra_sources]
     for path in (original, transformed, *extras):

@@ -217,7 +217,7 @@ def _check_combinations(args) -> None:
     if source is not None:
         # the file gives the whole schedule (tiles, marks and all): these would do nothing
         extra = given("--identity", "--tile", "--parallel", "--threads", "--unroll", "--negative", "--no-point-wavefront",
-                      "--no-expand", "--no-transpose")
+                      "--no-expand", "--no-transpose", "--no-tensorize")
         extra += [f"--scheduler {args.scheduler}"] if args.scheduler != "pluto" else []
         extra += [f"--fuse {args.fuse}"] if args.fuse != "cost" else []
         extra += ["--diamond" if args.diamond else "--no-diamond"] if args.diamond is not None else []

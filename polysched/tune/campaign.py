@@ -22,6 +22,7 @@ from typing import Callable
 
 from polysched.bench.harness import NOTHING_PRINTED, scratch_directory, untested_datasets
 from polysched.bench.suite import dataset_spelling
+from polysched.arguments import compile_options, defines_dict, source_options
 from polysched.errors import ArgumentError
 from polysched.tiling.cache import openmp_threads
 
@@ -40,10 +41,19 @@ class Target:
     defines: dict = field(default_factory=dict)
     include_dirs: list = field(default_factory=list)
 
+    def __post_init__(self):
+        # values as text, as the command line's -D gives them: {"N": 100} fingerprints
+        # as {"N": "100"} (helper-94: a campaign run from Python was not found by
+        # optimize --from-db -D N=100)
+        self.defines = defines_dict(self.defines)
+
     @classmethod
-    def of(cls, kernel_or_file: str, region: int = 0, defines: dict | None = None,
+    def of(cls, kernel_or_file: str, region: int = 0, defines: dict | list | str | None = None,
            include_dirs=None) -> "Target":
-        """A suite kernel name (``gemm``) or a path to a C file; ValueError otherwise."""
+        """A suite kernel name (``gemm``) or a path to a C file; ValueError otherwise.
+        ``defines``, ``include_dirs``: as `polysched.Program.from_file` takes them."""
+        region, defines, include_dirs = source_options(f"Target.of({kernel_or_file!r})", region, defines,
+                                                       include_dirs)
         path = Path(kernel_or_file)
         # a directory that happens to bear a kernel's name ("lu" in the current
         # directory) does not hide the suite kernel
@@ -59,7 +69,7 @@ class Target:
                 raise ArgumentError(f"{kernel_or_file!r} is neither a C file nor a suite kernel "
                                  f"({err.args[0].split('; ')[-1]})") from None
             name = kernel_or_file
-        return cls(path, name, region, dict(defines or {}), [str(d) for d in include_dirs or []])
+        return cls(path, name, region, defines, [str(d) for d in include_dirs or []])
 
     @property
     def source(self) -> str:
@@ -223,6 +233,8 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
 
     if trials < 1:
         raise ArgumentError("trials must be at least 1")
+    # (helper-94: a cflags string, "-O2", was taken character by character)
+    cc, cflags = (compile_options("tune", {"cc": cc, "cflags": cflags})[name] for name in ("cc", "cflags"))
     if confirm < 0:
         raise ArgumentError("confirm must be 0 (no re-timing) or more rounds")
     if repeat < 1:       # (helper-56: repeat=0 was recorded as such, "1 runs" applied)

@@ -143,6 +143,7 @@ class TuneDB:
         """``create=False``: only read an existing polysched database (ValueError for
         a missing, empty or foreign file, which stays untouched)."""
         self.path = Path(path)
+        self._read_only = not create
         if self.path.exists() and self.path.is_dir():
             raise ArgumentError(f"{self.path}: is a directory")
         if not self.path.parent.exists():
@@ -153,8 +154,7 @@ class TuneDB:
             if create:
                 self.conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
             else:       # only read: a database the user may only read is usable (helper-56)
-                self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                            isolation_level=None, timeout=30)
+                self.conn = self._reader()
             self.conn.row_factory = sqlite3.Row
             # another program's database is not ours to add tables to
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -185,7 +185,33 @@ class TuneDB:
                 raise ArgumentError(f"{self.path}: cannot be written ({err})") from None
             raise ArgumentError(f"{self.path}: not a polysched tuning database ({err})") from None
 
+    def _reader(self) -> sqlite3.Connection:
+        """A read-only connection. A database still in WAL mode (a campaign running, or
+        killed) needs its ``-shm`` file to be read, which SQLite creates beside it: in a
+        directory the user may not write (helper-94), it is opened as immutable (what
+        the WAL file holds and no checkpoint moved in is then not seen)."""
+        uri = self.path.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=30)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+            if os.access(self.path.parent, os.W_OK):
+                raise
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=30)
+
     def close(self) -> None:
+        """Close; a database written to goes back from WAL to rollback-journal mode (its
+        ``-wal`` and ``-shm`` files checkpointed and removed), so that a reader needs
+        no file beside it: ``--from-db`` on a database in a directory it may only read
+        (helper-94). Not while another campaign has it open (that one does it)."""
+        if not self._read_only:
+            try:
+                self.conn.execute("PRAGMA busy_timeout = 0")
+                self.conn.execute("PRAGMA journal_mode=DELETE").fetchone()
+            except sqlite3.DatabaseError:
+                pass
         self.conn.close()
 
     def __enter__(self):

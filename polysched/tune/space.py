@@ -569,7 +569,9 @@ class SearchSpace:
         if config["fuse"] == IDENTITY:
             return "original schedule"
         if config["fuse"] == TENSORIZE:
-            return "micro-kernel calls (" + ", ".join(step["args"]["intrinsic"] for step in self.tensorize_steps) + ")"
+            # (the steps before the calls substitute or expand scalars: helper-94, a KeyError)
+            return "micro-kernel calls (" + ", ".join(step["args"]["intrinsic"] for step in self.tensorize_steps
+                                                      if "intrinsic" in step["args"]) + ")"
         parts = [config["fuse"]]
         genes = self.structures[config["fuse"]].genes
         for gene, sizes, uaj in zip(genes, config["sizes"], config["uaj"]):
