@@ -59,7 +59,11 @@ def test_check_exit_codes(capsys):
              "the schedule's S1 has 2 dimension(s); the region's S1 has 3 (its loops)"),
             # a parameter the region lacks, used (ni for NI): "legal", where optimize refused it
             ("[ni, NJ, NK] -> { S0[i, j] -> [0, i + ni, j, 0]; S1[i, k, j] -> [1, i + ni, j, k] }",
-             "the schedule uses parameter ni, which the region does not have (its parameters: NI, NJ, NK)")]:
+             "the schedule uses parameter ni, which the region does not have (its parameters: NI, NJ, NK)"),
+            # (helper-93: isl stops reading at the closing brace; this was "legal")
+            (good + " garbage here", "unexpected text after the schedule's closing brace: 'garbage here'"),
+            ("{ domain: \"[NI, NJ, NK] -> { S0[i, j] }\" } }", "unexpected text after the schedule's closing "
+                                                               "brace: '}'")]:
         assert main(["check", gemm, "--schedule", schedule]) == 2
         assert capsys.readouterr().err.strip() == f"polysched: error: --schedule: {message}"
     # not isl text: a file, which must exist (helper-43: "cannot parse 'nofile.txt'")

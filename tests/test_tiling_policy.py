@@ -442,6 +442,50 @@ def test_no_register_tiling_where_a_parameter_shifts_the_jammed_loop_along_anoth
     assert band.jam == 4
 
 
+TRIANGLE_UPDATE = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, int m, double C[n][n], double A[n][m]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < m; k++)
+      for (int j = 0; j <= i; j++)
+        C[i][j] += A[j][k] * A[i][k];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 23, m = argc > 2 ? atoi(argv[2]) : 17;
+  double (*C)[n] = malloc(sizeof(double) * n * n + 8), (*A)[m] = malloc(sizeof(double) * n * m + 8);
+  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) C[i][j] = (i + 2 * j) % 5;
+  for (int i = 0; i < n; i++) for (int k = 0; k < m; k++) A[i][k] = (i * k) % 7 - 3;
+  kernel(n, m, C, A);
+  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) printf("%.17g\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+def test_no_register_tiling_of_a_loop_whose_tile_size_is_not_a_multiple_of_the_factor(tmp_path):
+    """helper-93: tiles 5 wide jammed by 4 left a partial strip in every tile, which
+    isl's AST generator split into cases: 20 s of code generation, past its budget,
+    and the code came from the schedule before tiling. Such a loop is not jammed (with
+    a note); one whose tiles are a multiple of the factor is, and the model's size of a
+    loop to jam is one."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    from test_wrong_code import assert_same_behaviour
+    modes = {"five": dict(tile=True, tile_sizes=[5, 5, 5]), "eight": dict(tile=True, tile_sizes=[8, 8, 8]),
+             "model": dict(tile=True, parallel=True)}
+    assert_same_behaviour(tmp_path, TRIANGLE_UPDATE, modes, opts=("-O1",))
+    for mode, jammed in (("five", False), ("eight", True), ("model", True)):
+        [region] = optimize(tmp_path / "orig.c", OptimizeOptions.from_flags(**modes[mode])).regions
+        assert not region.fallback, (mode, region.fallback)
+        [band] = region.tiling.bands
+        assert band.tiled and (band.jam == 4) == jammed, (mode, band.notes)
+        if jammed:
+            assert band.sizes[band.jam_member] % 4 == 0, band.sizes
+        else:
+            assert "no unroll-and-jam: the tile size 5 is not a multiple of the factor 4" in band.notes
+
+
 def test_an_untiled_parallel_loop_over_rows_of_a_triangle_hands_them_out_dynamically():
     """``--parallel`` without ``--tile``: syrk's rows ``j <= i`` hold unequal work, so
     the parallel row loop gets ``schedule(dynamic)`` too (syrk 1.51x, syr2k 1.61x,

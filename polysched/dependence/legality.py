@@ -232,6 +232,11 @@ def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | 
     map (``[N] -> { S[i, j] -> [j, i] }``) from its isl text."""
     ctx = ctx or isl.DEFAULT_CONTEXT
     text = text.strip()
+    trailing = _after_outer_braces(text)
+    if trailing:
+        # (helper-93: isl reads up to the object's end and ignores the rest: "{ ... }
+        # garbage here" was checked as legal)
+        raise ScheduleError(f"unexpected text after the schedule's closing brace: {trailing[:40]!r}")
     if "domain" in text:
         try:
             return isl.Schedule.read_from_str(ctx, text)
@@ -242,6 +247,25 @@ def parse_schedule(text: str, ctx: isl.Context | None = None) -> isl.Schedule | 
     except isl.Error:
         pass
     raise ScheduleError(f"cannot parse {text!r} as an isl schedule tree or schedule map")
+
+
+def _after_outer_braces(text: str) -> str:
+    """What follows the ``}`` that closes the first ``{`` of ``text`` (quoted strings
+    skipped), stripped; "" when nothing does, or when the braces never close (isl's
+    parser says what is wrong then) or there are none (a tree in YAML block style)."""
+    depth, quoted = 0, False
+    for k, char in enumerate(text):
+        if char == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[k + 1:].strip()
+    return ""
 
 
 def _to_tree(domain: isl.UnionSet, schedule_map: dict[str, isl.Map]) -> isl.Schedule:
