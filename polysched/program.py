@@ -1051,6 +1051,11 @@ class Program:
         a list of scalar names those only (a region's own ``reduction(+:s)`` clause).
         ``register_tile``, ``point_wavefront``: see `polysched.tiling.TileOptions`."""
         from polysched.tiling import TileOptions, TilingError, cache_sizes, tile_with_report
+        if any(step["op"] == "auto_tile" for step in self.trace.steps):
+            # (helper-94: a second call re-marked the jammed copies of the first, and the
+            # result was "illegal: mark 'simd' is on a loop that carries a dependence")
+            raise TransformError("auto_tile: this schedule is already the policy's (an earlier auto_tile "
+                                 "tiled and marked it); call auto_tile once, on the schedule before it")
         for name, value in (("tile", tile), ("parallel", parallel), ("l2tile", l2tile), ("simd", simd),
                             ("wavefront", wavefront),
                             ("intra_tile_reorder", intra_tile_reorder), ("tile_depth1", tile_depth1),

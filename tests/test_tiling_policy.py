@@ -531,3 +531,14 @@ def test_a_parallel_tile_loop_over_unequal_tiles_hands_them_out_dynamically():
     result = optimize(get("jacobi-1d").path, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert "parallel: wavefront" in result.summary() and "#pragma omp parallel for" in result.text
     assert "schedule(" not in result.text
+
+
+def test_auto_tile_twice_is_refused_as_such():
+    """helper-94: a second auto_tile re-marked the first one's jammed copies and was
+    refused as "illegal: mark 'simd' is on a loop that carries a dependence"; now it
+    says that the schedule is already the policy's. Tiling by hand before it is fine."""
+    gemm = Program.from_file(get("gemm").path).auto_schedule()
+    tiled = gemm.auto_tile(tile=False)
+    with pytest.raises(TransformError, match="already the policy's"):
+        tiled.auto_tile(tile=False)
+    assert gemm.tile("S1", [16, 16, 16]).auto_tile(tile=False, parallel=True).verify(dataset="MINI").ok
