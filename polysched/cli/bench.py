@@ -24,7 +24,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--variants", action="append", default=None, metavar="NAME[:KEY=VALUE...],...",
                    help="comma-separated variants (default: isl/pluto x sched/tile/tile-par, "
                         "plus polly and polly-par when clang with Polly is installed); parameters: "
-                        "pluto-tile:sizes=32,32,32, pluto-tile-par:threads=1 (repeatable)")
+                        "pluto-tile:sizes=32,32,32, pluto-tile-par:threads=1, and for polysched's variants "
+                        "fuse=no|smart|max|cost, tensorize=no, pointwave=no (repeatable)")
     p.add_argument("--no-polly", action="store_true", help="do not add the Polly peers")
     p.add_argument("--threads", type=int, default=None,
                    help="OpenMP threads (default: OMP_NUM_THREADS, else the CPUs this process may run on)")
@@ -99,7 +100,8 @@ def run(args) -> int:
         for kernel in kernels():
             print(f"{kernel.name:16s} {kernel.category:15s} {'classic' if kernel.classic else ''}")
         print("variants: " + ", ".join(all_variant_names()) +
-              " (parameters: NAME:sizes=32,32,32 for tile variants, NAME:threads=N)")
+              " (parameters: NAME:sizes=32,32,32 for tile variants, NAME:threads=N; polysched's "
+              "variants: NAME:fuse=no|smart|max|cost, NAME:tensorize=no, NAME:pointwave=no)")
         return 0
     datasets = []
     for option, value in (("--dataset", args.dataset), ("--verify-dataset", args.verify_dataset)):

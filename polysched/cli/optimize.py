@@ -369,7 +369,7 @@ def _from_db(args, options):
                                   trace_steps=[dict(step) for step in program.trace.steps],
                                   reassociates=program.reassociates()))
         lines.append(f"{where}: campaign {row.campaign_id} trial {row.seq}, median {row.median:.4g} s "
-                     f"at {row.dataset} with {row.threads} threads ({len(row.samples)} runs, verified)"
+                     f"{_timed_at(row.dataset, row.threads)} ({len(row.samples)} runs, verified)"
                      + _retimed(args.from_db, row))
     if all(region.kept_as_written for region in regions):
         known = ""
@@ -387,11 +387,18 @@ def _from_db(args, options):
     return _Replayed(text, [f"from {args.from_db}:", *("  " + line for line in lines), result.summary()], regions)
 
 
+def _timed_at(dataset: str | None, threads: int | None) -> str:
+    """"at SMALL with 2 threads" (helper-94: "at None" for a campaign run from Python at
+    the file's own sizes, and "1 threads")."""
+    return (f"at {dataset}" if dataset else "at the file's own sizes") + \
+        (f" with {threads} thread{'s' if threads != 1 else ''}" if threads else "")
+
+
 def _db_selection(args) -> str:
     """" at SMALL with 2 threads", as --db-dataset / --db-threads asked ("" if neither)."""
     from polysched.bench.suite import dataset_spelling
     parts = [f"at {dataset_spelling(args.db_dataset)}" if args.db_dataset else "",
-             f"with {args.db_threads} threads" if args.db_threads else ""]
+             f"with {args.db_threads} thread{'s' if args.db_threads != 1 else ''}" if args.db_threads else ""]
     return "".join(" " + part for part in parts if part)
 
 

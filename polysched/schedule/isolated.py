@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import signal
 import threading
 import time
 
@@ -148,6 +149,7 @@ def run_isolated(fn, seconds: float | None):
     receive, send = multiprocessing.Pipe(duplex=False)
 
     def child():
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         end_with_parent()
         _limit_memory()
         try:
@@ -163,7 +165,14 @@ def run_isolated(fn, seconds: float | None):
         send.send(answer)
 
     process = multiprocessing.get_context("fork").Process(target=child, daemon=True)
-    process.start()
+    # a Ctrl-C inside the fork's own hooks (logging's lock released after it) printed
+    # "Exception ignored in: <function _releaseLock ...>" with a traceback (a tune
+    # stopped by two Ctrl-Cs): it waits until the fork is done, then interrupts here
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     send.close()
     start = time.monotonic()
     wall_end = start + Budget.WALL_FACTOR * seconds + Budget.WALL_EXTRA

@@ -30,6 +30,10 @@ from .db import TuneDB, kernel_fingerprint, machine_fingerprint, machine_identit
 from .measure import Job, Result, original_checksum
 from .space import SearchSpace, SpaceOptions, trace_hash
 
+# proposals in a row that are all programs measured already, past which (or past the
+# trials asked for) a campaign stops: the search finds nothing new in what is left
+MAX_REPEATS_IN_A_ROW = 200
+
 
 @dataclass
 class Target:
@@ -157,6 +161,9 @@ class CampaignResult:
     db_path: Path
     resumed: int = 0
     stopped: str = "trials"
+    # proposals that were programs measured already (`SearchSpace.program_key`): not
+    # measured again, and not trials
+    repeats: int = 0
     warnings: list[str] = field(default_factory=list)
     confirmation: Confirmation | None = None
 
@@ -314,6 +321,8 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
     used: set[str] = set()
     new = 0                  # rows written by this call
     per_candidate = None     # wall seconds per measured candidate in the last batch
+    programs: dict[str, Trial] = {}     # program key -> the trial that measured it
+    repeats_in_a_row = 0
     try:
         with scratch_directory("tune") as workdir:
             while position < trials:
@@ -338,24 +347,28 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                 if not batch:
                     result.stopped = "space exhausted"
                     break
-                jobs, pending = [], []
+                # (the pace counts the replays that tell repeated programs apart)
+                batch_start = time.monotonic()
+                jobs, pending, repeats = [], [], []
                 for config in batch:
                     trace = space.trace_json(config)
                     key = trace_hash(trace)
-                    seq = position
-                    position += 1
+                    program = space.program_key(config)
                     if key in recorded:          # measured before this resume: not again
                         row = recorded[key]
                         used.add(key)
                         trial = Trial(row.seq, row.config, row.trace, row.status, row.median, row.reason, False)
-                        pending.append((config, trial, None))
+                        pending.append((config, trial, None, program))
+                        position += 1
+                    elif program in programs or any(program == other for *_, other in pending):
+                        repeats.append((config, program))     # the same C as a trial's
                     else:
-                        job = job_of(seq, trace, config, workdir, reference)
+                        job = job_of(position, trace, config, workdir, reference)
+                        position += 1
                         jobs.append(job)
-                        pending.append((config, None, job))
-                batch_start = time.monotonic()
+                        pending.append((config, None, job, program))
                 measured = executor.measure(jobs)
-                for config, trial, job in pending:
+                for config, trial, job, program in pending:
                     if trial is None:
                         outcome: Result = next(measured)
                         seq = _free_seq(store, campaign_id, job.index)
@@ -378,9 +391,18 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
                         raise ArgumentError(f"{target.path}: cannot tune a program that prints nothing: "
                                             "its candidates cannot be verified against it")
                     result.trials.append(trial)
+                    programs.setdefault(program, trial)
                     strategy.observe(config, trial.status, trial.median)
                     if progress is not None:
                         progress(trial, result)
+                for config, program in repeats:         # told as the twin's result
+                    twin = programs[program]
+                    strategy.observe(config, twin.status, twin.median)
+                result.repeats += len(repeats)
+                repeats_in_a_row = 0 if pending else repeats_in_a_row + len(repeats)
+                if repeats_in_a_row > max(MAX_REPEATS_IN_A_ROW, trials):
+                    result.stopped = "space exhausted (its other proposals are programs measured already)"
+                    break
                 if jobs:
                     per_candidate = (time.monotonic() - batch_start) / len(jobs)
                 if strategy.exhausted() and not batch:

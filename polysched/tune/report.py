@@ -31,7 +31,9 @@ def table(result, top: int = 10) -> str:
     ok = sorted(result.ok, key=lambda t: (t.median, t.seq))
     lines = [f"campaign {result.campaign_id} of {result.target.name} in {result.db_path}: "
              f"{len(result.trials)} trials"
-             + (f" ({result.resumed} from an earlier run)" if result.resumed else ""),
+             + (f" ({result.resumed} from an earlier run)" if result.resumed else "")
+             + (f"; {result.repeats} more proposals were programs measured already, not measured again"
+                if result.repeats else ""),
              "",
              "| rank | trial | median | vs default | configuration |",
              "| ---: | ---: | ---: | ---: | --- |"]
