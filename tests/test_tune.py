@@ -456,6 +456,17 @@ def test_resumed_campaign_ends_like_an_uninterrupted_one(tmp_path):
     assert [w for w in other.warnings if w.startswith("resume:")] == ["resume: no campaign of gemm on this machine with these options, so a new one "
                               "started (the latest, campaign 1, differs: seed 5 there, 6 here)"]
     assert not [w for w in resumed.warnings if w.startswith("resume:")]
+    # (helper-94) the same options on a region whose text changed: said as such, where it
+    # said "with these options"
+    copy = tmp_path / "gemm.c"
+    copy.write_text(Path(get("gemm").path).read_text())
+    tune(Target.of(str(copy)), db=tmp_path / "c.sqlite", trials=1, executor=fake_executor([]), **options)
+    copy.write_text(copy.read_text().replace("C[i][j] *= beta;", "C[i][j] *= beta * 1.0;"))
+    edited = tune(Target.of(str(copy)), db=tmp_path / "c.sqlite", trials=1, resume=True,
+                  executor=fake_executor([]), **options)
+    assert edited.campaign_id == 2 and [w for w in edited.warnings if w.startswith("resume:")] == [
+        f"resume: no campaign of this text of gemm on this machine, so a new one started (the campaigns of "
+        f"{copy} region 0 in this database are of another text, defines or macro values of it)"]
 
 
 def test_a_candidate_another_run_recorded_first_keeps_the_recorded_value(tmp_path):

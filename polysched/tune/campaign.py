@@ -306,6 +306,11 @@ def tune(target: Target, *, db: str | os.PathLike | TuneDB, trials: int = 64,
         nothing_resumed = (f"resume: no campaign of {target.name} on this machine with these options, "
                            "so a new one started" +
                            (f" (the latest, campaign {latest['id']}, differs: {'; '.join(differ)})" if differ else ""))
+        if latest is None and store.other_texts(kernel_fp, machine_fp, str(target.path), target.region):
+            # (helper-94: the options were the same; the region's text had changed)
+            nothing_resumed = (f"resume: no campaign of this text of {target.name} on this machine, so a new "
+                               f"one started (the campaigns of {target.path} region {target.region} in this "
+                               "database are of another text, defines or macro values of it)")
     if campaign_id is None:
         campaign_id = store.new_campaign(kernel_fp, machine_fp, options)
     recorded = {row.trace_hash: row for row in store.rows(campaign_id)}

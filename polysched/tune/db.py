@@ -277,6 +277,15 @@ class TuneDB:
                                 "ORDER BY id DESC LIMIT 1", (kernel_fp, machine_fp)).fetchone()
         return self.campaign(int(row["id"])) if row else None
 
+    def other_texts(self, kernel_fp: str, machine_fp: str, path: str, region: int) -> int:
+        """How many campaigns on this machine are of the same file's region (``path``,
+        ``region``) with another fingerprint: its text, defines or macros changed since."""
+        row = self.conn.execute(
+            "SELECT count(*) AS n FROM campaigns JOIN kernels ON kernels.fp = campaigns.kernel_fp "
+            "WHERE campaigns.machine_fp = ? AND kernels.path = ? AND kernels.region = ? AND kernels.fp != ?",
+            (machine_fp, path, region, kernel_fp)).fetchone()
+        return int(row["n"])
+
     def campaign(self, campaign_id: int) -> dict | None:
         row = self.conn.execute("SELECT * FROM campaigns WHERE id = ?", (campaign_id,)).fetchone()
         if row is None:
