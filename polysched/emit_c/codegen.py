@@ -971,10 +971,12 @@ class _RegionPrinter:
         bound, init = cond.get_op_arg(1), node.for_get_init()
         if not (identifiers_in(bound.to_C_str() + " " + init.to_C_str()) & self.depth_of.keys()):
             return None
-        last = self.expr(bound)
+        # (an operand with a ?: or a comparison of its own in parentheses)
+        first, last = (text if not re.search(r"[?<>=&|]", text) else f"({text})"
+                       for text in (self.expr(init), self.expr(bound)))
         if cond.get_op_type() == isl.ast_expr_op_type.lt:
             last = f"{last} - 1"
-        return f"{self.expr(init)} < {last}"
+        return f"{first} < {last}"
 
     def private_arrays_fit(self, mark) -> str | None:
         """``sizeof(t) <= PRIVATE_ARRAY_BYTES`` for the arrays (the region's own, ``double
