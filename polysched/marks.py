@@ -324,10 +324,6 @@ def try_parse_mark(name: isl.Id | str) -> Mark | None:
         return None
 
 
-__all__ = ["Ivdep", "Jam", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "SCHEDULE_KINDS", "Simd",
-           "Tensorize", "Unroll", "parse_mark", "to_id", "try_parse_mark"]
-
-
 def parallel_marks(schedule: isl.Schedule) -> list[tuple[str, list[str]]]:
     """``[(mark, statements)]``: the `Parallel` marks of ``schedule``, outermost first,
     each with the names of the statements under it (where a tensorized region's
@@ -344,3 +340,7 @@ def parallel_marks(schedule: isl.Schedule) -> list[tuple[str, list[str]]]:
         return True
     schedule.get_root().foreach_descendant_top_down(visit)
     return found
+
+
+__all__ = ["Ivdep", "Jam", "LOOP_CLAIMS", "MARK_TYPES", "Mark", "MarkError", "Parallel", "SCHEDULE_KINDS", "Simd",
+           "Tensorize", "Unroll", "parallel_marks", "parse_mark", "to_id", "try_parse_mark"]

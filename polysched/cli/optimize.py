@@ -14,8 +14,8 @@ from pathlib import Path
 from polysched.budget import DEFAULT_RUN_BUDGET
 from polysched.cli import UsageError
 from polysched.cli.common import (add_preprocessor_args, add_schedule_args, check_budget, check_compiler,
-                                  check_input_file, check_schedule_options, check_output_path, default_dataset, is_stdout,
-                                  output_file, parse_defines, path_argument, same_file, write_output)
+                                  check_input_file, check_output_path, check_schedule_options, default_dataset,
+                                  is_stdout, output_file, parse_defines, path_argument, same_file, write_output)
 from polysched.limits import MAX_JAM, MAX_SIZE, MAX_THREADS
 
 

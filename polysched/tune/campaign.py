@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from polysched.arguments import compile_options, defines_dict, source_options
 from polysched.bench.harness import NOTHING_PRINTED, scratch_directory, untested_datasets
 from polysched.bench.suite import dataset_spelling
-from polysched.arguments import compile_options, defines_dict, source_options
 from polysched.errors import ArgumentError
 from polysched.tiling.cache import openmp_threads
 
