@@ -280,3 +280,13 @@ def test_an_empty_or_zero_value_is_refused(tmp_path, monkeypatch, capfd, argv, m
     monkeypatch.chdir(tmp_path)
     _refused(capfd, argv, message)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_suite_kernel_named_where_a_file_is_wanted_is_pointed_to(tmp_path, monkeypatch, capfd):
+    """helper-94: `polysched optimize jacobi-1d -o x.c` said "No such file or directory",
+    where tune and bench take the name: the message says where the kernel's file is."""
+    monkeypatch.chdir(tmp_path)
+    _refused(capfd, ["optimize", "jacobi-1d", "-o", "x.c"],
+             f"jacobi-1d: no such file; this command takes a C file, and the suite kernel jacobi-1d is "
+             f"{get('jacobi-1d').path}")
+    assert not (tmp_path / "x.c").exists()

@@ -101,6 +101,17 @@ def check_input_file(path: Path | str) -> None:
 
     path = Path(path)
     if not path.exists():
+        if not path.suffix and path.name == str(path):
+            # (helper-94: tune and bench take suite names, this command a file)
+            from polysched.bench import get
+            from polysched.cli import UsageError
+            try:
+                kernel = get(path.name)
+            except KeyError:
+                kernel = None
+            if kernel is not None:
+                raise UsageError(f"{path}: no such file; this command takes a C file, and the suite kernel "
+                                 f"{path.name} is {kernel.path}")
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
