@@ -4044,6 +4044,56 @@ def test_a_max_clause_of_the_region_lets_its_floating_point_selection_be_reorder
         assert build_and_run(out, tmp_path, "-O2") == expected
 
 
+OWN_FMAX_CLAUSE = r"""
+#include <math.h>
+#include <stdio.h>
+double x[3000];
+double k(int n) {
+  double m = -1e300, lo = 1e300, hi = -1e300;
+#pragma scop
+#pragma omp parallel for reduction(max:m)
+  for (int i = 0; i < n; i++)
+    m = fmax(m, x[i]);
+#pragma omp parallel for reduction(min:lo)
+  for (int i = 0; i < n; i++)
+    lo = fmin(x[i] * 2.0, lo);
+  for (int i = 0; i < n; i++)
+    hi = fmax(hi, x[i] + 1.0);
+#pragma endscop
+  return m + 1000.0 * lo + 1e6 * hi;
+}
+int main(void) {
+  for (int i = 0; i < 3000; i++) x[i] = ((i * 7919) % 3001) * 0.25 - 100.0;
+  printf("%.17g\n", k(3000));
+  printf("%.17g\n", k(1));
+  printf("%.17g\n", k(0));
+  printf("%.17g\n", k(-3));
+  return 0;
+}
+"""
+
+
+def test_fmax_and_fmin_under_the_regions_own_clause_are_max_and_min_reductions(tmp_path):
+    """helper-95: 'm = fmax(m, x[i])' under the region's own 'reduction(max:m)' stayed
+    sequential ("read before written in an iteration"), where the ternary spelling got
+    its reduction: the output ran on one core where the input ran on every one. fmax
+    and fmin (either argument order) are max and min selections; hi, not declared,
+    stays sequential unless --reassociate. Outputs as the original's, 1 and 2 threads."""
+    original = tmp_path / "orig.c"
+    original.write_text(OWN_FMAX_CLAUSE)
+    expected = build_and_run(original, tmp_path, "-O2")
+    for reassociate, reduced in ((False, ["max:m", "min:lo"]), (True, ["max:hi", "max:m", "min:lo"])):
+        result = optimize(original, OptimizeOptions.from_flags(parallel=True, reassociate=reassociate))
+        code = result.text.split("original code")[0]
+        found = [item.strip() for clause in re.findall(r"reduction\(([^)]*)\)", code) for item in
+                 re.sub(r"(\w+):(\w+(?:,\s*\w+)*)", lambda m: ",".join(f"{m[1]}:{v.strip()}" for v in
+                                                                  m[2].split(",")), clause).split(",")]
+        assert sorted(found) == reduced, code
+        out = tmp_path / "out.c"
+        out.write_text(result.text)
+        assert build_and_run(out, tmp_path, "-O2") == expected
+
+
 SELF_COMPARISONS = r"""
 #include <stdio.h>
 double a[40][40], b[40][40];

@@ -251,6 +251,18 @@ def _selection_parts(text: str, name: str) -> tuple[str, str] | None:
     if not match:
         return None
     rhs = _strip_parentheses(match.group(1))
+    call = re.fullmatch(r"(fmax|fmin)[fl]?\s*\((.*)\)", rhs, re.DOTALL)
+    if call and len(_top_level_split(call.group(2), ",")) == 1:
+        # name = fmax(name, e), a floating-point max (helper-95: under the region's own
+        # reduction(max: mx) clause it stayed sequential; which of 0.0 and -0.0 or of a
+        # NaN and a number it keeps depends on the order, as for 'name > e ? name : e')
+        [(_, comma)] = _top_level_split(call.group(2), ",")
+        squeeze = lambda part: re.sub(r"\s+", "", _strip_parentheses(part))    # noqa: E731
+        first, second = squeeze(call.group(2)[:comma]), squeeze(call.group(2)[comma + 1:])
+        if (first == name) == (second == name):
+            return None
+        value = second if first == name else first
+        return (None if _names(value, name) else (call.group(1)[1:], value))
     marks = _top_level_split(rhs, "?:")
     if [mark for mark, _ in marks] != ["?", ":"]:
         return None
