@@ -162,6 +162,17 @@ def test_rejected_construct(name):
     check(region, fragment)
 
 
+def test_a_statement_a_macro_writes_is_named_with_the_macro():
+    """helper-95: SWAP(x, y)'s 'do { ... } while (0)' was refused as "a 'do'-'while'
+    loop" at the macro's use, where the file shows no loop: the message names the
+    macro (and still points at its use)."""
+    header = HEADER + "#define SWAP(a, b) do { double t_ = (a); (a) = (b); (b) = t_; } while (0)\n"
+    err = check("for (i = 0; i < N - 1; i += 2)\n  /*@*/SWAP(x[i], x[i + 1]);", "'do'", header)
+    assert err.message.endswith("(from the expansion of macro 'SWAP')"), err.message
+    plain = check("/*@*/do { x[0] = 1; } while (0);", "'do'")
+    assert "macro" not in plain.message
+
+
 def test_syntax_error_points_at_the_right_line():
     err = check("for (i = 0; i < N; i++) {\n  x[i] = 1;\n  x[i] = /*@*/);\n}", "syntax error")
     assert err.line == HEADER.count("\n") + 4

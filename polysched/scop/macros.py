@@ -302,15 +302,16 @@ def macros_to_expand(table: MacroTable, iterators: set[str]) -> set[str]:
 
 
 def expand_statement_macros(text: str, plain: str, spans: list[tuple[int, int]],
-                            table: MacroTable) -> tuple[str, dict[int, list[tuple[int, int, int, int]]]]:
+                            table: MacroTable) -> tuple[str, dict[int, list[tuple[int, int, int, int, str]]]]:
     """``text`` with every use inside ``spans`` (the regions) of a macro that
     `macros_to_expand` chooses replaced by its expansion, as the compiler would read it:
     the front end parses statements, not macro calls. Only those macros are expanded
     (sizes and ``min``-like macros stay names, as everywhere else), each use on the lines
     it took, so line numbers stay those of the file. ``plain``: ``text`` with comments,
     strings and directives blanked (same offsets), where the uses are looked for.
-    Also returns, per line, the column spans that moved (`source.LineMap.expansions`),
-    so that errors point at the columns of the file as written."""
+    Also returns, per line, the column spans that moved and the macro that moved them
+    (`source.LineMap.expansions`), so that errors point at the columns of the file as
+    written and name the macro."""
     # the region's iterators: those of its 'for's, and (loops written with macros) every
     # name passed to a macro that writes statements
     iterators, writers = set(), macros_to_expand(table, set())
@@ -360,12 +361,13 @@ def expand_statement_macros(text: str, plain: str, spans: list[tuple[int, int]],
         end_col = stop - text.rfind("\n", 0, stop)
         new_col = col + shift.get(line, 0)
         end = new_col + len(expansion)
+        name = text[at:stop].split("(")[0].strip()
         if lines:      # the rest of the use's last line now starts that line
-            moved.setdefault(line, []).append((new_col, end, col, end))
-            moved.setdefault(line + lines, []).append((1, 1, 1, end_col))
+            moved.setdefault(line, []).append((new_col, end, col, end, name))
+            moved.setdefault(line + lines, []).append((1, 1, 1, end_col, name))
             shift[line + lines] = 1 - end_col
         else:
-            moved.setdefault(line, []).append((new_col, end, col, end_col))
+            moved.setdefault(line, []).append((new_col, end, col, end_col, name))
             shift[line] = end - end_col
         cursor = stop
     return "".join(pieces) + text[cursor:], moved

@@ -442,8 +442,9 @@ class LineMap:
 
     marks: list[tuple[int, str | None, int]]   # (physical line after the directive, file, its line)
     # macros expanded in place (scop.macros.expand_statement_macros): per line, the
-    # spans (start, end, original start, original end) of columns that moved
-    expansions: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
+    # spans (start, end, original start, original end, the macro's name) of columns
+    # that moved
+    expansions: dict[int, list[tuple]] = field(default_factory=dict)
     # lines the front end inserted (scop/hoist.py: declarations moved before a region),
     # each standing for the line after it
     inserted: tuple[int, ...] = ()
@@ -471,7 +472,7 @@ class LineMap:
     def column(self, line: int, col: int) -> int:
         """The column of the file as written that column ``col`` of the text with its
         statement macros expanded stands for (inside an expansion: the macro's name)."""
-        for start, end, original_start, original_end in reversed(self.expansions.get(line, [])):
+        for start, end, original_start, original_end, *_ in reversed(self.expansions.get(line, [])):
             if col >= end:
                 return col - end + original_end
             if col >= start:
@@ -484,7 +485,12 @@ class LineMap:
         if (not self.marks and not self.expansions and not self.inserted) or getattr(err, "relocated", False):
             return err
         file, line = self.locate(err.line)
-        moved = ScopError(file or err.filename, line, self.column(err.line, err.col), err.message)
+        # (helper-95: SWAP(x, y)'s 'do { ... } while (0)' was "a 'do'-'while' loop" at the
+        # macro's use, which the file shows no loop at)
+        macro = next((entry[4] for entry in self.expansions.get(err.line, [])
+                      if len(entry) > 4 and entry[0] <= err.col < entry[1]), None)
+        message = err.message + (f" (from the expansion of macro '{macro}')" if macro else "")
+        moved = ScopError(file or err.filename, line, self.column(err.line, err.col), message)
         moved.relocated = True
         return moved
 
