@@ -533,6 +533,43 @@ def test_a_parallel_tile_loop_over_unequal_tiles_hands_them_out_dynamically():
     assert "schedule(" not in result.text
 
 
+TRIANGLE_PRODUCT = r"""#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int n, double S[n][n], double L[n][n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++)
+      for (int k = j; k <= i; k++)
+        S[i][j] += L[i][k] * L[k][j];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 29;
+  double (*S)[n] = malloc(sizeof(double) * n * n + 8), (*L)[n] = malloc(sizeof(double) * n * n + 8);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) { S[i][j] = (i + j) % 4; L[i][j] = (i * j) % 5 - 2; }
+  kernel(n, S, L);
+  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) printf("%.17g\n", S[i][j]);
+  return 0;
+}
+"""
+
+
+def test_no_register_tiling_around_a_vector_loop_of_fewer_iterations_than_the_factor(tmp_path):
+    """helper-96: tiles of 3 along the vector loop with 4 jammed copies around it (sizes
+    1000,3,1000 on a triangle whose k runs from j to i): 17-18 s of code generation,
+    past its budget, and the tiling was dropped. No jam then, with a note."""
+    from polysched.pipeline import OptimizeOptions, optimize
+    from test_wrong_code import assert_same_behaviour
+    modes = {"three": dict(tile=True, tile_sizes=[1000, 3, 1000])}
+    assert_same_behaviour(tmp_path, TRIANGLE_PRODUCT, modes, opts=("-O1",))
+    [region] = optimize(tmp_path / "orig.c", OptimizeOptions.from_flags(**modes["three"])).regions
+    assert not region.fallback, region.fallback
+    [band] = region.tiling.bands
+    assert band.tiled and band.jam is None, band.notes
+    assert "no unroll-and-jam: the innermost loop's tiles are 3 wide, fewer than the factor 4" in band.notes
+
+
 def test_auto_tile_twice_is_refused_as_such():
     """helper-94: a second auto_tile re-marked the first one's jammed copies and was
     refused as "illegal: mark 'simd' is on a loop that carries a dependence"; now it

@@ -535,6 +535,15 @@ class _Policy:
                                 f"multiple of the factor {factor}")
             report.jam_member = None
             return []
+        inner = report.point_order[-1] if report.tiled and report.point_order else None
+        if inner is not None and inner != member and report.sizes[inner] < factor:
+            # (helper-96: tiles of 3 along the vector loop, 4 copies jammed around it: a
+            # triangle's AST of cases took the code generation past its budget; so few
+            # iterations are no vector loop worth registers)
+            report.notes.append(f"no unroll-and-jam: the innermost loop's tiles are {report.sizes[inner]} "
+                                f"wide, fewer than the factor {factor}")
+            report.jam_member = None
+            return []
         if narrowing is not None:
             report.notes.append(f"no unroll-and-jam: {narrowing} stores a floating-point value into a narrower type "
                                 f"(gcc 12 with AVX-512 drops the rounding between jammed copies)")
