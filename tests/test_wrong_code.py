@@ -3999,6 +3999,17 @@ def test_a_reduction_clause_of_the_region_lets_its_sum_and_only_it_be_reordered(
                            str(tmp_path / "v.c"), "--verify"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "verify: equal" in proc.stdout and "rtol 1e-06" in proc.stdout, proc.stdout
 
+# the main() of the selection programs: x over distinct numbers; sizes 3000, 1, 0, -3
+SELECTION_MAIN = r"""int main(void) {
+  for (int i = 0; i < 3000; i++) x[i] = ((i * 7919) % 3001) * 0.25 - 100.0;
+  printf("%.17g\n", k(3000));
+  printf("%.17g\n", k(1));
+  printf("%.17g\n", k(0));
+  printf("%.17g\n", k(-3));
+  return 0;
+}
+"""
+
 OWN_MAX_CLAUSE = r"""
 #include <stdio.h>
 double x[3000];
@@ -4013,15 +4024,7 @@ double k(int n) {
 #pragma endscop
   return m + 1000.0 * lo;
 }
-int main(void) {
-  for (int i = 0; i < 3000; i++) x[i] = ((i * 7919) % 3001) * 0.25 - 100.0;
-  printf("%.17g\n", k(3000));
-  printf("%.17g\n", k(1));
-  printf("%.17g\n", k(0));
-  printf("%.17g\n", k(-3));
-  return 0;
-}
-"""
+""" + SELECTION_MAIN
 
 
 def test_a_max_clause_of_the_region_lets_its_floating_point_selection_be_reordered(tmp_path):
@@ -4062,15 +4065,7 @@ double k(int n) {
 #pragma endscop
   return m + 1000.0 * lo + 1e6 * hi;
 }
-int main(void) {
-  for (int i = 0; i < 3000; i++) x[i] = ((i * 7919) % 3001) * 0.25 - 100.0;
-  printf("%.17g\n", k(3000));
-  printf("%.17g\n", k(1));
-  printf("%.17g\n", k(0));
-  printf("%.17g\n", k(-3));
-  return 0;
-}
-"""
+""" + SELECTION_MAIN
 
 
 def test_fmax_and_fmin_under_the_regions_own_clause_are_max_and_min_reductions(tmp_path):
