@@ -323,6 +323,8 @@ def test_cli_benches_c_file_with_parameterised_variant(tmp_path, capfd):
     (["--variants", "pluto-tile:threads=0"], "threads=0 is not an integer from 1"),
     (["--variants", "pluto-tile:fuse=some"], "not one of cost, smart, max, no"),
     (["--variants", "pluto-tile:pointwave=maybe"], "pointwave=maybe is not yes or no"),
+    (["--variants", "pluto-sched:tensorize=no"], "tensorize= applies to the tile and tile-par variants only"),
+    (["--variants", "isl-sched:pointwave=no"], "pointwave= applies to the tile and tile-par variants only"),
     (["--variants", "plutoo-tile"], "unknown variant"),
     # helper-92: taken though unlisted, recorded as tiled where nothing was
     (["--variants", "identity-tile:sizes=8,8,8"], "unknown variant 'identity-tile'"),

@@ -250,6 +250,10 @@ def parse_variant(spec: str) -> tuple[str, dict]:
     for key, option in (("fuse", "fuse"), ("tensorize", "tensorize"), ("pointwave", "point_wavefront")):
         if option in params and (name.partition("-")[0] not in SCHEDULERS or name.partition("-")[2] not in MODES):
             raise ArgumentError(f"variant {spec!r}: {key}= applies to polysched's own variants only")
+        if option in params and key != "fuse" and name.partition("-")[2] == "sched":
+            # (as optimize refuses --no-tensorize, --no-point-wavefront without --tile:
+            # the sched variant's code was the same, recorded under another label)
+            raise ArgumentError(f"variant {spec!r}: {key}= applies to the tile and tile-par variants only")
     return name, params
 
 
