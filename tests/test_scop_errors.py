@@ -408,3 +408,16 @@ def test_a_list_walk_is_refused_for_its_while_loop():
     header = ("struct node { double v; struct node *next; };\n"
               "void kernel(struct node *p)\n{\n  double s = 0;\n")
     check("/*@*/while (p) {\n  s += p->v;\n  p = p->next;\n}", "'while' loop inside a SCoP", header=header)
+
+
+def test_with_every_region_refused_each_reason_is_said(capfd):
+    """helper-95: a file whose three regions were all refused said only the first
+    reason; the others are notes on stderr before it (as they are when another region
+    can be read)."""
+    text = HEADER + ("#pragma scop\nfor (i = 0; i < N; i++)\n  x[idx[i]] = 0;\n#pragma endscop\n"
+                     "#pragma scop\nfor (i = 0; i < N; i++)\n  while (x[i] > 0) x[i] -= 1;\n#pragma endscop\n}\n")
+    with pytest.raises(ScopError, match="indirect access"):
+        extract(text, filename="bad.c")
+    notes = capfd.readouterr().err.strip().splitlines()
+    assert len(notes) == 1 and notes[0].startswith("bad.c:15:3: note: 'while' loop inside a SCoP") \
+        and notes[0].endswith("; this region is refused too"), notes

@@ -303,6 +303,10 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                                        reread=lambda: read_before_written(scop, scalars))
         scops.append(scop)
     if (unreadable or empty) and not scops:
+        # (helper-95: with every region refused, only the first one's reason was said)
+        for err in unreadable[1:]:
+            print(f"{err.filename}:{err.line}:{err.col}: note: {err.message}; this region is refused too",
+                  file=sys.stderr)
         raise (unreadable or empty)[0]
     # a region the model cannot read next to ones it can (Polly's way, not Pluto's): the
     # others are optimized, it stays as written
