@@ -391,14 +391,18 @@ def _timed_at(dataset: str | None, threads: int | None) -> str:
     """"at SMALL with 2 threads" (helper-94: "at None" for a campaign run from Python at
     the file's own sizes, and "1 threads")."""
     return (f"at {dataset}" if dataset else "at the file's own sizes") + \
-        (f" with {threads} thread{'s' if threads != 1 else ''}" if threads else "")
+        (f" {_with_threads(threads)}" if threads else "")
+
+
+def _with_threads(threads: int) -> str:
+    return f"with {threads} thread{'s' if threads != 1 else ''}"
 
 
 def _db_selection(args) -> str:
     """" at SMALL with 2 threads", as --db-dataset / --db-threads asked ("" if neither)."""
     from polysched.bench.suite import dataset_spelling
     parts = [f"at {dataset_spelling(args.db_dataset)}" if args.db_dataset else "",
-             f"with {args.db_threads} thread{'s' if args.db_threads != 1 else ''}" if args.db_threads else ""]
+             _with_threads(args.db_threads) if args.db_threads else ""]
     return "".join(" " + part for part in parts if part)
 
 

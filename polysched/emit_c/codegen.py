@@ -966,7 +966,9 @@ class _RegionPrinter:
         and costs a fork/join, and under a tile wavefront (a right-looking LU,
         helper-91) the steps with one tile are most of them: forking each moved the data
         from core to core and ran 4x slower at 2 threads. The test is evaluated once per
-        fork, outside the loop."""
+        fork, outside the loop. None too without ``parallel_if``, as `parallel_if`."""
+        if not self.options.parallel_if:
+            return None
         cond = node.for_get_cond()
         bound, init = cond.get_op_arg(1), node.for_get_init()
         if not (identifiers_in(bound.to_C_str() + " " + init.to_C_str()) & self.depth_of.keys()):
@@ -1089,7 +1091,7 @@ class _RegionPrinter:
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             if parallel:
                 condition = self.parallel_if(parallel[0])
-                several = self.runs_several_times(node) if self.options.parallel_if else None
+                several = self.runs_several_times(node)
                 if several:
                     condition = f"{several} && {condition}" if condition else several
                 guard = self.private_arrays_fit(merged)

@@ -199,7 +199,7 @@ class SearchSpace:
         self.structures: dict[str, Structure] = {}
         self.illegal_fusions: dict[str, str] = {}
         self._scheduled: dict[str, object] = {}
-        self._loop_counts: dict[tuple, int] = {}
+        self._tiled: dict[tuple, object] = {}          # (fuse, auto_tile args) -> Program or None
         self._program_keys: dict[str, str] = {}
         self.tensorize_steps: list[dict] | None = None
         if self.options.tensorize:
@@ -549,42 +549,53 @@ class SearchSpace:
 
     def program_key(self, config: dict) -> str:
         """What the configuration's program is made of: its schedule tree (isl text, with
-        the tiles, marks and jams), after replaying its tiling steps on the fusion
-        choice's schedule (cached). Two configurations with one key generate one C file
-        (helper-94: on jacobi-1d 4 of 10 trials measured one program under four labels:
-        flags the schedule leaves no room for). The configuration's own text when its
-        replay fails (its measurement says why)."""
+        the tiles, marks and jams), after its tiling steps on the fusion choice's
+        schedule (cached; the ``auto_tile`` step's program is `_auto_tiled`'s, which the
+        trace's jam depths were counted on). Two configurations with one key generate
+        one C file (helper-94: on jacobi-1d 4 of 10 trials measured one program under
+        four labels: flags the schedule leaves no room for). The configuration's own
+        trace when a step fails (its measurement says why)."""
         fuse = config["fuse"]
         if fuse in WHOLE:
             return fuse
-        trace = self.trace_json(config)
+        steps = self.trace_steps(config)
+        trace = self._trace_text(steps)
         key = trace_hash(trace)
         if key not in self._program_keys:
-            steps = self.trace_steps(config)
-            tiling = steps[len(self.prefix) + 1:]       # after the auto_schedule step
+            at = len(self.prefix) + 1                   # the auto_tile step
+            tiled = self._auto_tiled(fuse, steps[at]["args"])
             try:
-                self._program_keys[key] = str(self.scheduled(fuse).replay(tiling).schedule)
+                self._program_keys[key] = trace if tiled is None else str(tiled.replay(steps[at + 1:]).schedule)
             except TransformError:
                 self._program_keys[key] = trace
         return self._program_keys[key]
 
+    def _auto_tiled(self, fuse: str, tile_args: dict):
+        """The fusion choice's schedule after ``auto_tile(**tile_args)`` (a dry run,
+        cached), None when it fails (the replay reports why)."""
+        key = (fuse, json.dumps(tile_args, sort_keys=True, default=str))
+        if key not in self._tiled:
+            try:
+                self._tiled[key] = self.scheduled(fuse).auto_tile(**tile_args)
+            except TransformError:
+                self._tiled[key] = None
+        return self._tiled[key]
+
     def _tiled_loops(self, fuse: str, tile_args: dict, stmt: str) -> int:
-        """How many loops ``stmt`` has after this ``auto_tile`` (a dry run, cached). The
+        """How many loops ``stmt`` has after this ``auto_tile`` (`_auto_tiled`). The
         flags change it (with ``parallel`` and no ``unroll`` the policy may strip-mine
         the innermost loop for registers), so "``k`` loops above the innermost" is
         counted per configuration (counted once per fusion choice, 56 of 384 random
         candidates over 12 kernels named the innermost loop and failed to replay)."""
-        key = (fuse, json.dumps(tile_args, sort_keys=True, default=str), stmt)
-        if key not in self._loop_counts:
-            try:
-                self._loop_counts[key] = len(self.scheduled(fuse).auto_tile(**tile_args).loops(stmt))
-            except TransformError:
-                self._loop_counts[key] = 0       # the replay reports why
-        return self._loop_counts[key]
+        tiled = self._auto_tiled(fuse, tile_args)
+        return 0 if tiled is None else len(tiled.loops(stmt))
 
     def trace_json(self, config: dict) -> str:
+        return self._trace_text(self.trace_steps(config))
+
+    def _trace_text(self, steps: list[dict]) -> str:
         return json.dumps({"polysched_trace": 1, "source": self.program.trace.source,
-                           "region": self.program.region, "steps": self.trace_steps(config)})
+                           "region": self.program.region, "steps": steps})
 
     def describe(self, config: dict) -> str:
         """One short line: ``smart 32x64x128 uaj1x4 par wf reorder u4``."""
