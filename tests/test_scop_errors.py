@@ -236,6 +236,17 @@ def test_preprocessor_directive_inside_region():
     assert (info.value.line, info.value.col) == where(text)
 
 
+@pytest.mark.parametrize("operator, fragment", [
+    ('_Pragma("omp critical")', "preprocessor directive inside"),
+    ('_Pragma ( "omp for" )', "'#pragma omp for' inside"),
+])
+def test_a_pragma_operator_inside_region_is_a_directive_where_it_is(operator, fragment):
+    """C99's ``_Pragma("...")`` was a parse error ("pragma inside a SCoP region") even
+    for the loop pragmas a '#pragma' line may give; it is now that directive, refused
+    (or kept) as it would be, at the operator's own place."""
+    check(f"for (i = 0; i < N; i++) {{\n  x[i] = 0; /*@*/{operator}\n  x[i] += 1;\n}}", fragment)
+
+
 def test_preprocessor_error_is_reported_at_its_line():
     text = "#define N 4\n#ifndef N\n#endif\n/*@*/#error unsupported configuration\n" \
            "void f(double x[N]) {\n  int i;\n#pragma scop\nfor (i = 0; i < N; i++) x[i] = 0;\n#pragma endscop\n}\n"

@@ -702,24 +702,37 @@ class _RegionBuilder:
                 defined[m.group(1)] = Macro(m.group(1), params, m.group(4).strip())
             elif _CONDITIONAL_RE.match(directive) and self.macros.kept_lines is not None:
                 conditionals.append((first, k, directive))
-            elif re.match(r"^#\s*pragma\s+omp\s+for\b", directive):
-                # the threads of an enclosing parallel region share the loop: each runs
-                # the rest of the region whole, which the model (one thread) cannot say
-                raise ScopError(self.filename, self.region.scop_line + 1 + first, lines[first].index("#") + 1,
-                                "'#pragma omp for' inside a '#pragma scop' region (its loop shared among the "
-                                "threads of an enclosing parallel region) is not supported: write "
-                                "'#pragma omp parallel for', or put the region inside the loop's body")
-            elif not _SKIPPED_DIRECTIVE_RE.match(directive):
-                raise ScopError(self.filename, self.region.scop_line + 1 + first, lines[first].index("#") + 1,
-                                "preprocessor directive inside a '#pragma scop' region")
-            elif re.match(r"^#\s*pragma\s", directive):
-                self.user_loop_pragmas.append((self.region.scop_line + 1 + first, " ".join(directive.split())))
+            else:
+                self.skip_loop_directive(directive, self.region.scop_line + 1 + first, lines[first].index("#") + 1)
             for j in range(first, k + 1):
                 lines[j] = " " * len(lines[j])
             k += 1
+        for index, line in enumerate(lines):
+            # C99's pragma operator, '_Pragma("omp parallel for")': the directive it
+            # stands for, where it is (a macro's _Pragma stays an error: pragma inside)
+            for m in reversed(list(_PRAGMA_OPERATOR_RE.finditer(line))):
+                text = re.sub(r"\\(.)", r"\1", m.group(1))
+                self.skip_loop_directive(f"#pragma {text}", self.region.scop_line + 1 + index, m.start() + 1)
+                line = line[:m.start()] + " " * (m.end() - m.start()) + line[m.end():]
+            lines[index] = line
         if conditionals:
             self.preprocessor_guard = self.taken_branches(lines, conditionals)
         return continuations_in_place("\n".join(lines)), defined
+
+    def skip_loop_directive(self, directive: str, line: int, col: int) -> None:
+        """A directive of the region that is none of its own: a loop pragma, recorded
+        (`Scop.user_loop_pragmas`), or an error at ``line:col``."""
+        if re.match(r"^#\s*pragma\s+omp\s+for\b", directive):
+            # the threads of an enclosing parallel region share the loop: each runs
+            # the rest of the region whole, which the model (one thread) cannot say
+            raise ScopError(self.filename, line, col,
+                            "'#pragma omp for' inside a '#pragma scop' region (its loop shared among the "
+                            "threads of an enclosing parallel region) is not supported: write "
+                            "'#pragma omp parallel for', or put the region inside the loop's body")
+        if not _SKIPPED_DIRECTIVE_RE.match(directive):
+            raise ScopError(self.filename, line, col, "preprocessor directive inside a '#pragma scop' region")
+        if re.match(r"^#\s*pragma\s", directive):
+            self.user_loop_pragmas.append((line, " ".join(directive.split())))
 
     def taken_branches(self, lines: list[str], conditionals: list[tuple[int, int, str]]) -> str:
         """The region's ``#if``/``#ifdef``/``#elif``/``#else`` branches as the compiler
@@ -4459,6 +4472,7 @@ def _widening_cast(node: c_ast.Cast) -> bool:
 
 
 _REGION_DEFINE_RE = re.compile(r"^#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?(.*)$", re.S)
+_PRAGMA_OPERATOR_RE = re.compile(r'\b_Pragma\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)')
 _SKIPPED_DIRECTIVE_RE = re.compile(
     r"^#\s*(?:undef\b|line\b|\d|$|pragma\s+(?:omp\s+(?:parallel\s+)?(?:for|simd)\b|GCC\s+(?:ivdep|unroll)\b"
     r"|ivdep\b|unroll\b|simd\b|vector\b|clang\s+loop\b))")
