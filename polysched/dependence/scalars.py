@@ -310,15 +310,22 @@ def reduction_operator(body: str, name: str) -> str | None:
     >>> reduction_operator("s = A[i] - s;", "s") is None
     True
     """
-    ident = re.escape(name)
     text = body.strip()
     if re.match(r"if\s*\(", text):
         return _conditional_update(text, name)
-    if re.fullmatch(rf"(?:{ident}\s*(?:\+\+|--)|(?:\+\+|--)\s*{ident})\s*;?", text):
+    if re.fullmatch(rf"(?:{re.escape(name)}\s*(?:\+\+|--)|(?:\+\+|--)\s*{re.escape(name)})\s*;?", text):
         return "+"          # x++ is x += 1, x-- is x += -1
     selection = _selection(text, name)
     if selection is not None:
         return selection
+    parts = _update_parts(text, name)
+    return None if parts is None else parts[0]
+
+
+def _update_parts(text: str, name: str) -> tuple[str, str] | None:
+    """``(op, e)`` of the sum, product or bitwise update ``name op= e;``, ``name =
+    name op e;`` or ``name = e op name;`` (`reduction_operator`), else None."""
+    ident = re.escape(name)
     match = re.fullmatch(rf"{ident}\s*([-+*|&^])=\s*(.+?)\s*;?", text, re.DOTALL)
     if match:
         op, rest = match.groups()
@@ -351,7 +358,7 @@ def reduction_operator(body: str, name: str) -> str | None:
             return None
     if _names(rest, name):
         return None
-    return op
+    return op, rest
 
 
 def _conditional_update(text: str, name: str) -> str | None:
@@ -657,10 +664,37 @@ def inexact_integer_update(scop: Scop, name: str, domain: isl.UnionSet) -> str |
             continue
         if _integer_update_under_a_test(scop, stmt, name):
             continue
+        if _cast_to_integer_update(scop, stmt, name):
+            continue
         others = [scop.arrays[a.array].element_type for a in stmt.accesses if a.array != name]
         if any(not is_integer_type(t) for t in others) or stmt.floating or _FLOATING_TEXT.search(stmt.body):
             return "an integer updated with a value that may not be an integer (C converts at every step)"
     return None
+
+
+# a cast to a type (its words) at the start of an expression, and what follows it
+_LEADING_CAST = re.compile(r"\(\s*((?:const\s+|volatile\s+)*[A-Za-z_][\w\s]*?)\s*\)\s*(.+)", re.DOTALL)
+
+
+def _cast_to_integer_update(scop: Scop, stmt, name: str) -> bool:
+    """Whether ``stmt`` updates ``name`` with one value cast to an integer type
+    (``s += (uint64_t)sq(x[i]);``, ``t = t + (long)floor(x[i] * 0.5);``, also under an
+    ``if``): whatever the cast converts, it does so element by element, before the
+    sum, so the sum is of integers and exact in any order."""
+    text = (spelled_as(scop, stmt, name, name) or stmt.body).strip()
+    if_parts = _if_parts(text)
+    parts = _update_parts(if_parts[1] if if_parts else text, name)
+    if parts is None:
+        return False
+    cast = _LEADING_CAST.fullmatch(_strip_parentheses(parts[1].strip()))
+    if cast is None:
+        return False
+    to_type = " ".join(scop.typedefs.get(word, word) for word in cast.group(1).split())
+    operand = _top_level(cast.group(2)).replace("->", ".")
+    # the cast applies to all that follows: a name with calls, subscripts and members,
+    # or a parenthesised expression ('(long)x * y' casts x alone)
+    return is_integer_type(to_type) and \
+        re.fullmatch(r"\s*(?:[A-Za-z_]\w*(?:\s*\.\s*\w+)*)?\s*", operand) is not None
 
 
 def _integer_update_under_a_test(scop: Scop, stmt, name: str) -> bool:
