@@ -130,6 +130,52 @@ def test_the_products_become_calls_and_compute_bit_identical_results(tmp_path):
             assert _run(tmp_path, out, sizes, threads) == _run(tmp_path, source, sizes, 1), (sizes, threads)
 
 
+# a Schur complement update, C -= A * B, with a NaN of each sign and an infinity in the data
+SUBTRACTED_PRODUCT = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void schur(int n, int m, int p, double C[n][m], double A[n][p], double B[p][m]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      for (int k = 0; k < p; k++)
+        C[i][j] -= A[i][k] * B[k][j];
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]), p = atoi(argv[3]);
+  int a = n > 1 ? n : 1, b = m > 1 ? m : 1, c = p > 1 ? p : 1;
+  double (*A)[c] = malloc(sizeof(double) * a * c), (*B)[b] = malloc(sizeof(double) * c * b);
+  double (*C)[b] = malloc(sizeof(double) * a * b);
+  for (int i = 0; i < a; i++) for (int k = 0; k < c; k++) A[i][k] = ((i * 13 + k * 7) % 17) * 0.37 - 2.1;
+  for (int k = 0; k < c; k++) for (int j = 0; j < b; j++) B[k][j] = ((k * 11 + j * 5) % 19) * 0.29 - 1.3;
+  for (int i = 0; i < a; i++) for (int j = 0; j < b; j++) C[i][j] = (i + j) % 23 * 1.1;
+  if (a > 9 && c > 4) { A[3][2] = __builtin_nan(""); A[8][4] = -__builtin_nan(""); A[9][1] = 0.0; }
+  if (c > 1 && b > 6) B[1][6] = __builtin_inf();
+  schur(n, m, p, C, A, B);
+  for (int i = 0; i < a; i++) for (int j = 0; j < b; j++) printf("%a\n", C[i][j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not NATIVE, reason="this CPU runs no shipped f64 micro-kernel natively")
+def test_a_subtracted_product_becomes_a_call_that_subtracts(tmp_path):
+    """``C[i][j] -= A[i][k] * B[k][j]`` (a Schur complement, a blocked factorization's
+    update) matched nothing shipped and stayed loops; it is now a call of
+    dgemm_packed_sub, whose kernels subtract as the source does: bit-identical outputs,
+    NaNs of either sign and infinities included, at 1 and 2 threads."""
+    source = _write(tmp_path, SUBTRACTED_PRODUCT)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    [region] = result.regions
+    assert [line.split(":")[1].strip() for line in region.tensorize if line.endswith("applied")] == \
+        ["dgemm_packed_sub"], region.tensorize
+    out = _write(tmp_path, result.text, "out.c")
+    for sizes in [(37, 41, 19), (130, 70, 300), (1, 1, 1), (0, 5, 7), (-3, 4, 4), (13, 9, 0)]:
+        for threads in (1, 2):
+            assert _run(tmp_path, out, sizes, threads) == _run(tmp_path, source, sizes, 1), (sizes, threads)
+
+
 def test_without_the_instruction_set_the_pipeline_keeps_its_own_loops(tmp_path, monkeypatch):
     """The portable fallback of a micro-kernel is slower than the pipeline's tiled loops:
     on a CPU without AVX2/AVX-512 nothing is tensorized (both paths are tested on any

@@ -14,7 +14,8 @@ SHIPPED = {"dgemm_4x8", "dgemm_4x8_scaled", "dgemm_8x8_avx512", "dgemm_8x8_avx51
            "i8dot_u8s8_4x8", "i8dot_s8s8_4x8", "mtile16_f64", "dgemm_packed", "dgemm_packed_scaled", "dgemm_packed_k3",
            "dgemm_packed_fma", "dgemm_packed_fma_scaled", "i8gemm_packed_s8s8", "i8gemm_packed_u8s8",
            "sgemm_packed_bf16", "dgemm_cblas", "dgemm_cblas_scaled", "sgemm_cblas", "sgemm_cblas_scaled",
-           "dgemm_packed_beta", "dgemm_packed_beta_scaled", "dgemm_packed_zero", "dgemm_packed_zero_scaled"}
+           "dgemm_packed_beta", "dgemm_packed_beta_scaled", "dgemm_packed_zero", "dgemm_packed_zero_scaled",
+           "dgemm_packed_sub"}
 
 
 def test_shipped_descriptions():
@@ -230,6 +231,20 @@ int main(void)
       else printf("%s ok %s\n", name[v], polysched_path_taken);
     }
   }
+  { /* the packed product subtracted, against C's own '-=': A row-major with a NaN of
+       each sign and a zero against an infinity of B (a NaN of the product's making), B
+       transposed; M, N not multiples of any register block, K over two k blocks */
+    enum { M = 29, N = 37, KK = 300, LDC = 41 };
+    static double A[M * KK], B[KK * N], C[M * LDC], R[M * LDC];
+    FILL(A, M * KK, rnd() / 1000.0 - 3); FILL(B, KK * N, rnd() / 777.0 - 1); FILL(C, M * LDC, rnd() / 99.0);
+    A[2 * KK + 5] = __builtin_nan(""); A[7 * KK + 9] = -__builtin_nan(""); A[13 * KK + 20] = 0.0;
+    B[20 + 11 * KK] = __builtin_inf();
+    memcpy(R, C, sizeof C);
+    polysched_dgemm_packed_sub(M, N, KK, A, KK, 1, B, 1, KK, C, LDC);
+    for (int k = 0; k < KK; k++) for (int i = 0; i < M; i++) for (int j = 0; j < N; j++)
+      R[i * LDC + j] -= A[i * KK + k] * B[k + j * KK];
+    CHECK("dgemm_packed_sub", C, R);
+  }
   { /* bands of two statements: C *= beta (or C = 0.0), then the packed product; A and B
        row-major, C with a wider row stride whose columns past N stay untouched */
     enum { M = 29, N = 37, KK = 300, LDC = 41 };
@@ -337,7 +352,7 @@ def _expected(variant):
         "i8dot_u8s8_4x8": int8, "i8dot_s8s8_4x8": int8, "mtile16_f64": "portable",
         "dgemm_packed": packed, "dgemm_packed_scaled": packed,
         "dgemm_packed_beta": packed, "dgemm_packed_beta_scaled": packed, "dgemm_packed_zero": packed,
-        "dgemm_packed_zero_scaled": packed,
+        "dgemm_packed_zero_scaled": packed, "dgemm_packed_sub": packed,
         "dgemm_packed_fma": packed_fma, "dgemm_packed_fma_scaled": packed_fma,
         "i8gemm_packed_s8s8": i8packed, "i8gemm_packed_u8s8": i8packed,
         "sgemm_packed_bf16": "avx512bf16" if avx512 and "avx512_bf16" in FLAGS and not portable else "portable",

@@ -820,8 +820,14 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
   return 1;
 }
 
-/* portable micro-kernel, 4 x 8 */
-#define POLYSCHED_PK_PORTABLE_KERNEL(NAME)                                                    \
+/* what a packed product does to C: adds each product (exact), adds it fused (one rounding),
+ * or subtracts it (exact) */
+#define POLYSCHED_PK_ADD 0
+#define POLYSCHED_PK_FUSED 1
+#define POLYSCHED_PK_SUB 2
+
+/* portable micro-kernel, 4 x 8: C OP= A * B (OP + or -) */
+#define POLYSCHED_PK_PORTABLE_KERNEL(NAME, OP)                                                \
   POLYSCHED_EXACT_FP                                                                          \
   static void NAME(long kc, const double *Ap, const double *Bp, double *C, long rsC)         \
   {                                                                                           \
@@ -835,12 +841,13 @@ static inline int polysched_pk_dgemm(long m_, long n_, long k_, double alpha, in
     for (k = 0; k < kc; k++)                                                                  \
       for (i = 0; i < 4; i++)                                                                 \
         for (j = 0; j < 8; j++)                                                               \
-          c[i][j] = c[i][j] + Ap[k * 4 + i] * Bp[k * 8 + j];                                  \
+          c[i][j] = c[i][j] OP Ap[k * 4 + i] * Bp[k * 8 + j];                                 \
     for (i = 0; i < 4; i++)                                                                   \
       for (j = 0; j < 8; j++)                                                                 \
         C[i * rsC + j] = c[i][j];                                                             \
   }
-POLYSCHED_PK_PORTABLE_KERNEL(polysched_pk_kernel_portable)
+POLYSCHED_PK_PORTABLE_KERNEL(polysched_pk_kernel_portable, +)
+POLYSCHED_PK_PORTABLE_KERNEL(polysched_pk_kernel_portable_sub, -)
 
 #if POLYSCHED_X86
 /* A's parameters, what each step k sets up, and POLYSCHED_PK_AELEM(MR, r), A's element
@@ -892,6 +899,15 @@ POLYSCHED_PK_Z_KERNEL(polysched_pk_direct4_avx512, POLYSCHED_EXACT_FP, POLYSCHED
                       POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Z_ROWS4)
 #undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Z_OP
+/* C -= A * B: the subtraction itself, as the source's (c - a * b returns c's NaN, or the
+   product's, with its own sign: c + (-a) * b would flip the product's) */
+#define POLYSCHED_PK_Z_OP(c, a, b)                                                            \
+  _mm512_sub_round_pd(c, _mm512_mul_round_pd(a, b, _MM_FROUND_CUR_DIRECTION), _MM_FROUND_CUR_DIRECTION)
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
+POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_sub, POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, ,
+                      POLYSCHED_PK_Z_ALL)
+#undef POLYSCHED_PK_AELEM
+#undef POLYSCHED_PK_Z_OP
 #define POLYSCHED_PK_Z_OP(c, a, b) _mm512_fmadd_pd(a, b, c)
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
 POLYSCHED_PK_Z_KERNEL(polysched_pk_kernel_avx512_fma, , POLYSCHED_PK_PACKED_A, , POLYSCHED_PK_Z_ALL)
@@ -937,6 +953,12 @@ POLYSCHED_PK_Y_KERNEL(polysched_pk_direct2_avx2, "avx2", POLYSCHED_EXACT_FP, POL
                       POLYSCHED_PK_DIRECT_A_AT_K, POLYSCHED_PK_Y_ROWS2)
 #undef POLYSCHED_PK_AELEM
 #undef POLYSCHED_PK_Y_OP
+#define POLYSCHED_PK_Y_OP(c, a, b) _mm256_sub_pd(c, _mm256_mul_pd(a, b))
+#define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
+POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_sub, "avx2", POLYSCHED_EXACT_FP, POLYSCHED_PK_PACKED_A, ,
+                      POLYSCHED_PK_Y_ALL)
+#undef POLYSCHED_PK_AELEM
+#undef POLYSCHED_PK_Y_OP
 #define POLYSCHED_PK_Y_OP(c, a, b) _mm256_fmadd_pd(a, b, c)
 #define POLYSCHED_PK_AELEM POLYSCHED_PK_PACKED_AELEM
 POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", , POLYSCHED_PK_PACKED_A, , POLYSCHED_PK_Y_ALL)
@@ -946,7 +968,7 @@ POLYSCHED_PK_Y_KERNEL(polysched_pk_kernel_avx2_fma, "avx2,fma", , POLYSCHED_PK_P
 
 /* the plain loop nest (the description's order), when no packing buffer can be had */
 POLYSCHED_EXACT_FP
-static inline void polysched_pk_dgemm_loops(long m_, long n_, long k_, double alpha, int scaled,
+static inline void polysched_pk_dgemm_loops(long m_, long n_, long k_, double alpha, int scaled, int op,
     const double *A, long rsA, long csA, const long *koffA, const double *B, long rsB, long csB,
     const long *koffB, double *C, long rsC)
 {
@@ -957,12 +979,15 @@ static inline void polysched_pk_dgemm_loops(long m_, long n_, long k_, double al
     for (i = 0; i < m_; i++)
       for (j = 0; j < n_; j++) {
         double a = scaled ? alpha * A[i * rsA + ka] : A[i * rsA + ka];
-        C[i * rsC + j] = C[i * rsC + j] + a * B[kb + j * csB];
+        if (op == POLYSCHED_PK_SUB)
+          C[i * rsC + j] = C[i * rsC + j] - a * B[kb + j * csB];
+        else
+          C[i * rsC + j] = C[i * rsC + j] + a * B[kb + j * csB];
       }
   }
 }
 
-static inline void polysched_pk_dispatch_off(long m_, long n_, long k_, double alpha, int scaled, int fused,
+static inline void polysched_pk_dispatch_off(long m_, long n_, long k_, double alpha, int scaled, int op,
     const double *A, long rsA, long csA, const long *koffA, unsigned long epochA, const double *B, long rsB,
     long csB, const long *koffB, unsigned long epochB, double *C, long rsC)
 {
@@ -970,35 +995,37 @@ static inline void polysched_pk_dispatch_off(long m_, long n_, long k_, double a
   static const polysched_pk_path avx512 = {12, 16, polysched_pk_kernel_avx512, polysched_pk_direct_avx512,
                                            {8, 4, 0}, {polysched_pk_direct8_avx512, polysched_pk_direct4_avx512}};
   static const polysched_pk_path avx512_fma = {12, 16, polysched_pk_kernel_avx512_fma, NULL, {0}, {NULL}};
+  static const polysched_pk_path avx512_sub = {12, 16, polysched_pk_kernel_avx512_sub, NULL, {0}, {NULL}};
   static const polysched_pk_path avx2 = {6, 8, polysched_pk_kernel_avx2, polysched_pk_direct_avx2,
                                          {4, 2, 0}, {polysched_pk_direct4_avx2, polysched_pk_direct2_avx2}};
   static const polysched_pk_path avx2_fma = {6, 8, polysched_pk_kernel_avx2_fma, NULL, {0}, {NULL}};
+  static const polysched_pk_path avx2_sub = {6, 8, polysched_pk_kernel_avx2_sub, NULL, {0}, {NULL}};
 #endif
   static const polysched_pk_path portable = {4, 8, polysched_pk_kernel_portable, NULL, {0}, {NULL}};
-  const polysched_pk_path *path = &portable;
+  static const polysched_pk_path portable_sub = {4, 8, polysched_pk_kernel_portable_sub, NULL, {0}, {NULL}};
+  const polysched_pk_path *path = op == POLYSCHED_PK_SUB ? &portable_sub : &portable;
 #if POLYSCHED_X86
   if (POLYSCHED_HAS_AVX512("avx512f")) {
-    POLYSCHED_PATH(fused ? "avx512-fma" : "avx512");
-    path = fused ? &avx512_fma : &avx512;
-  } else if (POLYSCHED_HAS("avx2") && (!fused || POLYSCHED_HAS("fma"))) {
-    POLYSCHED_PATH(fused ? "avx2-fma" : "avx2");
-    path = fused ? &avx2_fma : &avx2;
+    POLYSCHED_PATH(op == POLYSCHED_PK_FUSED ? "avx512-fma" : "avx512");
+    path = op == POLYSCHED_PK_FUSED ? &avx512_fma : op == POLYSCHED_PK_SUB ? &avx512_sub : &avx512;
+  } else if (POLYSCHED_HAS("avx2") && (op != POLYSCHED_PK_FUSED || POLYSCHED_HAS("fma"))) {
+    POLYSCHED_PATH(op == POLYSCHED_PK_FUSED ? "avx2-fma" : "avx2");
+    path = op == POLYSCHED_PK_FUSED ? &avx2_fma : op == POLYSCHED_PK_SUB ? &avx2_sub : &avx2;
   } else
 #endif
   {
-    (void)fused;
     POLYSCHED_PATH("portable");
   }
   if (polysched_pk_dgemm(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, epochA, B, rsB, csB, koffB, epochB,
                          C, rsC, path))
     return;
-  polysched_pk_dgemm_loops(m_, n_, k_, alpha, scaled, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC);
+  polysched_pk_dgemm_loops(m_, n_, k_, alpha, scaled, op, A, rsA, csA, koffA, B, rsB, csB, koffB, C, rsC);
 }
 
-static inline void polysched_pk_dispatch(long m_, long n_, long k_, double alpha, int scaled, int fused,
+static inline void polysched_pk_dispatch(long m_, long n_, long k_, double alpha, int scaled, int op,
     const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
 {
-  polysched_pk_dispatch_off(m_, n_, k_, alpha, scaled, fused, A, rsA, csA, NULL, 0, B, rsB, csB, NULL, 0, C, rsC);
+  polysched_pk_dispatch_off(m_, n_, k_, alpha, scaled, op, A, rsA, csA, NULL, 0, B, rsB, csB, NULL, 0, C, rsC);
 }
 
 /* C[i][j] += A[i][k1][k2][k3] * B[k1][k2][k3][j] for i < m_, j < n_ (stride 1), the k's in
@@ -1037,7 +1064,7 @@ static inline void polysched_dgemm_packed_k3(long m_, long n_, long k1_, long k2
         off[k] = k1 * sA1 + k2 * sA2 + k3 * sA3;
         off[k_ + k] = k1 * sB1 + k2 * sB2 + k3 * sB3;
       }
-  polysched_pk_dispatch_off(m_, n_, k_, 1.0, 0, 0, A, sAi, 0, off, epochA, B, 0, sBj, off + k_, epochB,
+  polysched_pk_dispatch_off(m_, n_, k_, 1.0, 0, POLYSCHED_PK_ADD, A, sAi, 0, off, epochA, B, 0, sBj, off + k_, epochB,
                             C, rsC);
   free(off);
 }
@@ -1046,14 +1073,22 @@ static inline void polysched_dgemm_packed_k3(long m_, long n_, long k1_, long k2
 static inline void polysched_dgemm_packed(long m_, long n_, long k_, const double *A, long rsA, long csA,
     const double *B, long rsB, long csB, double *C, long rsC)
 {
-  polysched_pk_dispatch(m_, n_, k_, 1.0, 0, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_pk_dispatch(m_, n_, k_, 1.0, 0, POLYSCHED_PK_ADD, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 /* C[i][j] += alpha * A[i][k] * B[k][j] (alpha * A first, as C parses it): exact */
 static inline void polysched_dgemm_packed_scaled(long m_, long n_, long k_, double alpha, const double *A,
     long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
 {
-  polysched_pk_dispatch(m_, n_, k_, alpha, 1, 0, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_pk_dispatch(m_, n_, k_, alpha, 1, POLYSCHED_PK_ADD, A, rsA, csA, B, rsB, csB, C, rsC);
+}
+
+/* C[i][j] -= A[i][k] * B[k][j], i < m_, j < n_ (stride 1), k < K: exact, each product
+ * subtracted as the source subtracts it */
+static inline void polysched_dgemm_packed_sub(long m_, long n_, long k_, const double *A, long rsA, long csA,
+    const double *B, long rsB, long csB, double *C, long rsC)
+{
+  polysched_pk_dispatch(m_, n_, k_, 1.0, 0, POLYSCHED_PK_SUB, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 /* bands of two statements: C *= beta (or C = 0.0) over the block, then C += [alpha *] A * B;
@@ -1098,13 +1133,13 @@ static inline void polysched_dgemm_packed_zero(long m_, long n_, long k_,
 static inline void polysched_dgemm_packed_fma(long m_, long n_, long k_, const double *A, long rsA,
     long csA, const double *B, long rsB, long csB, double *C, long rsC)
 {
-  polysched_pk_dispatch(m_, n_, k_, 1.0, 0, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_pk_dispatch(m_, n_, k_, 1.0, 0, POLYSCHED_PK_FUSED, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 static inline void polysched_dgemm_packed_fma_scaled(long m_, long n_, long k_, double alpha,
     const double *A, long rsA, long csA, const double *B, long rsB, long csB, double *C, long rsC)
 {
-  polysched_pk_dispatch(m_, n_, k_, alpha, 1, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_pk_dispatch(m_, n_, k_, alpha, 1, POLYSCHED_PK_FUSED, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 /* ---------------------------------------------------------------- CBLAS library -- */
@@ -1271,7 +1306,7 @@ static inline void polysched_dgemm_cblas_or_packed(long m_, long n_, long k_, do
                          C, rsC);
     return;
   }
-  polysched_pk_dispatch(m_, n_, k_, alpha, scaled, 1, A, rsA, csA, B, rsB, csB, C, rsC);
+  polysched_pk_dispatch(m_, n_, k_, alpha, scaled, POLYSCHED_PK_FUSED, A, rsA, csA, B, rsB, csB, C, rsC);
 }
 
 static inline void polysched_dgemm_cblas(long m_, long n_, long k_, const double *A, long rsA, long csA,
