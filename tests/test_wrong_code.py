@@ -952,29 +952,32 @@ INTEGER_CASTS = r"""
 #include <stdio.h>
 #include <stdint.h>
 #include <math.h>
+typedef long idx_t;
+typedef double real;
 static inline double sq(double v) { return v * v; }
 double x[5000];
 void f(int n) {
-  uint64_t s = 0; long t = 0; int c = 0; long b = 0;
+  uint64_t s = 0; long t = 0; int c = 0; idx_t b = 0;
 #pragma scop
   for (int i = 0; i < n; i++) {
     s += (uint64_t)sq(x[i]);
     t = t + (long)floor(x[i] * 0.5);
     if (x[i] > 1.0) c -= (int)(x[i] * 3.0);
-    b += (long)(_Bool)x[i];
+    b += (idx_t)(_Bool)x[i];
   }
 #pragma endscop
-  printf("%llu %ld %d %ld\\n", (unsigned long long)s, t, c, (long)b);
+  printf("%llu %ld %d %ld\n", (unsigned long long)s, t, c, (long)b);
 }
 void g(int n) {
-  long u = 0, v = 0;
+  long u = 0, v = 0, w = 0;
 #pragma scop
   for (int i = 0; i < n; i++) {
     u += (long)x[i] * 0.5;
     v = (int)x[i] + 0.25 + v;
+    w += (real)(x[i] * 0.5);
   }
 #pragma endscop
-  printf("%ld %ld\\n", u, v);
+  printf("%ld %ld %ld\n", u, v, w);
 }
 int main(void) {
   for (int i = 0; i < 5000; i++) x[i] = ((i * 7919) % 1013) * 0.37 - 20.0;
@@ -989,8 +992,9 @@ def test_an_integer_update_by_a_cast_to_an_integer_type_is_a_reduction(tmp_path)
     """``s += (uint64_t)sq(x[i]);``, ``t = t + (long)floor(x[i] * 0.5);``: the cast
     converts each value before the sum, which adds integers, exact in any order (the
     loop was sequential: 'an integer updated with a value that may not be an integer').
-    Not ``u += (long)x[i] * 0.5`` (the cast takes x[i] alone; the sum truncates at every
-    step) nor ``v = (int)x[i] + 0.25 + v``."""
+    Also a cast to a typedef of an integer type (``(idx_t)``). Not ``u += (long)x[i] *
+    0.5`` (the cast takes x[i] alone; the sum truncates at every step), ``v = (int)x[i] +
+    0.25 + v`` nor ``w += (real)(x[i] * 0.5)`` (a typedef of double)."""
     outputs = assert_same_behaviour(tmp_path, INTEGER_CASTS, modes={"tile-par": FLAG_SETS["tile-par"]})
     f, g = outputs["tile-par"].split("void g(")
     assert "reduction(+:s, t_wrapped, c_wrapped, b_wrapped)" in f, f

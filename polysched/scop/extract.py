@@ -4429,10 +4429,12 @@ class _RegionBuilder:
 
     def typedefs_read(self, variable_types: dict[str, str]) -> dict[str, str]:
         """The typedef names the model's variables (``variable_types``) and arrays are
-        declared with, each with the basic type it stands for (``{"idx": "int"}``; a
-        header's may be chosen by an ``#if``: the emitted code checks them)."""
+        declared with, and those its statements cast to (``(idx_t)v``: an integer or
+        not, for their reductions), each with the basic type it stands for (``{"idx":
+        "int"}``; a header's may be chosen by an ``#if``: the emitted code checks them)."""
         found = {}
-        for name in {*variable_types.values(), *(a.element_type for a in self.arrays.values())}:
+        casts = re.findall(r"\(\s*(?:const\s+)?([A-Za-z_]\w*)\s*\)", " ".join(s.body for s in self.statements))
+        for name in {*variable_types.values(), *(a.element_type for a in self.arrays.values()), *casts}:
             if not re.fullmatch(r"[A-Za-z_]\w*", name or "") or name in _TYPE_WORDS:
                 continue
             basic = self.visible.typedef_types.get(name)
