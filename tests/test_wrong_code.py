@@ -4052,6 +4052,70 @@ def test_a_reduction_clause_of_the_region_lets_its_sum_and_only_it_be_reordered(
                            str(tmp_path / "v.c"), "--verify"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "verify: equal" in proc.stdout and "rtol 1e-06" in proc.stdout, proc.stdout
 
+PIVOT_TESTS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void ge(int n, double A[n][n], double b[n]) {
+#pragma scop
+  for (int k = 0; k < n; k++)
+    if (A[k][k] != 0.0)
+      for (int i = k + 1; i < n; i++) {
+        for (int j = k + 1; j < n; j++)
+          A[i][j] = A[i][j] - A[i][k] / A[k][k] * A[k][j];
+        b[i] = b[i] - A[i][k] / A[k][k] * b[k];
+      }
+#pragma endscop
+}
+void s275(int m, double aa[m][m], double bb[m][m]) {
+#pragma scop
+  for (int i = 0; i < m; i++)
+    if (aa[0][i] > 0.2)
+      for (int j = 1; j < m; j++)
+        aa[j][i] = aa[j - 1][i] + bb[j][i] * 0.5;
+#pragma endscop
+}
+int main(void) {
+  int sizes[] = {90, 37, 1, 0, -2};
+  for (int q = 0; q < 5; q++) {
+    int n = sizes[q] > 1 ? sizes[q] : 1;
+    double (*A)[n] = malloc(sizeof(double) * n * n), (*B)[n] = malloc(sizeof(double) * n * n);
+    double *b = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++) {
+      b[i] = i % 5;
+      for (int j = 0; j < n; j++) {
+        A[i][j] = i == j ? (i % 4 == 1 ? 0.0 : n) : ((i * j) % 7) * 0.1;
+        B[i][j] = ((i + 3 * j) % 11) * 0.1 - 0.3;
+      }
+    }
+    ge(sizes[q], A, b);
+    s275(sizes[q], B, A);
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+      s += b[i] * (i + 1);
+      for (int j = 0; j < n; j++) s += A[i][j] * ((i + 2 * j) % 5) + B[i][j] * ((3 * i + j) % 7);
+    }
+    printf("%a\n", s);
+    free(A); free(B); free(b);
+  }
+  return 0;
+}
+"""
+
+
+def test_a_data_test_over_loops_that_write_other_cells_of_its_array_is_moved_into_them(tmp_path):
+    """``if (A[k][k] != 0.0)`` around the elimination of column k (a pivot test), and
+    TSVC's s275 ``if (aa[0][i] > 0.)`` around ``aa[j][i]`` for ``j >= 1``: the code under
+    the test writes the test's array, never the cells it reads in the same run of the
+    test, so the test moved into the loops keeps its value. Both regions were kept as
+    written ('which the code under the condition changes'); they are now tiled and
+    parallel, and the outputs are the original's. (A loop that does write the test's
+    cell stays refused: test_scop_errors.py, test_continue_guards.py.)"""
+    outputs = assert_same_behaviour(tmp_path, PIVOT_TESTS, modes={m: FLAG_SETS[m] for m in ("default", "tile-par")})
+    ge, s275 = outputs["tile-par"].split("void s275(")
+    for region in (ge, s275.split("int main")[0]):
+        assert "#pragma omp parallel for" in region.split("the original code")[0], region
+
+
 PRAGMA_OPERATORS = r"""
 #include <stdio.h>
 double x[3000], y[3000], z[3000];
