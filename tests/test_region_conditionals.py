@@ -338,3 +338,19 @@ def test_conditions_changed_elsewhere(case, tmp_path):
     source.write_text("#include <stdio.h>\n" + text)
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
     _same_under_flags(result.text, source.read_text(), tmp_path, [[], other], [f"-I{tmp_path}"])
+
+
+def test_the_directives_words_are_no_names_of_the_region(tmp_path):
+    """helper-97: with a header of the program's own, the optimized code is compiled
+    only where none of the region's names is a macro; the words of its directives were
+    names too (``!defined(endif) && !defined(ifdef)``, ``defined(omp)``): they are not."""
+    (tmp_path / "common.h").write_text("#define SCALE 3.0\n")
+    source = tmp_path / "k.c"
+    source.write_text('#include "common.h"\nvoid k(int n, double *a, double *b) {\n#pragma scop\n'
+                      "#pragma omp parallel for\n  for (int i = 0; i < n; i++) {\n#ifdef _OPENMP\n"
+                      "    b[i] = a[i] * 2.0;\n#else\n    b[i] = a[i] * SCALE;\n#endif\n  }\n#pragma endscop\n}\n")
+    [scop] = extract(source)
+    assert {"a", "b", "i", "n"} <= set(scop.plain_names), scop.plain_names
+    assert not {"ifdef", "endif", "pragma", "omp", "parallel", "_OPENMP"} & set(scop.plain_names), scop.plain_names
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "defined(endif)" not in text and "defined(ifdef)" not in text and "defined(omp)" not in text

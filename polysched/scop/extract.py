@@ -542,7 +542,8 @@ class _RegionBuilder:
         self.macros = macros.with_definitions(defined) if defined else macros
         self.visible = visible
         self.ctx = isl.DEFAULT_CONTEXT
-        region_words = self.region_words = set(re.findall(r"[A-Za-z_]\w*", stripped[region.start:region.end]))
+        # (its directives' words left out: '#ifdef', '#pragma omp ...' name no identifier)
+        region_words = self.region_words = set(re.findall(r"[A-Za-z_]\w*", self.region_text))
         # Only typedef names the region mentions (casts like '(DATA_TYPE)'); macro
         # bodies parsed later may mention more, so they are added on demand.
         # a name declared as a variable is not a type, whatever some header says
