@@ -202,3 +202,44 @@ def test_math_calls_that_set_errno_are_refused_where_errno_is_read(call, refused
     assert (info.value.line, info.value.col) == (11, 12) and refused in info.value.message
     # where nothing reads errno, the same call is read
     assert extract(text.replace("%d %g\\n\", errno,", "%g\\n\",").replace("errno = 0;", ""), filename="e.c")
+
+
+COMPLEX_PARTS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <complex.h>
+void kernel(int n, const double complex *z, double *re, double *im, double *mag, float *arg)
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    re[i] = creal(z[i]) * 2.0;
+    im[i] = cimag(z[i]) - creal(z[i]);
+    mag[i] = cabs(z[i]);
+    arg[i] = cargf(z[i]);
+  }
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), a = n > 1 ? n : 1;
+  double complex *z = malloc(sizeof(double complex) * a);
+  double *re = calloc(a, sizeof(double)), *im = calloc(a, sizeof(double)), *mag = calloc(a, sizeof(double));
+  float *arg = calloc(a, sizeof(float));
+  for (int i = 0; i < a; i++) z[i] = (i % 7 - 3) * 0.5 + (i % 5 - 2) * 0.25 * I;
+  kernel(n, z, re, im, mag, arg);
+  for (int i = 0; i < a; i++) printf("%a %a %a %a\n", re[i], im[i], mag[i], arg[i]);
+  return 0;
+}
+"""
+
+
+def test_the_real_valued_functions_of_complex_h_are_pure(tmp_path):
+    """helper-97: ``creal(z[i])`` was refused ('which may have side effects'): creal,
+    cimag, cabs and carg (and their f/l forms) are pure, read like ``sqrt``; the loop
+    is parallel and the outputs are the original's at 1 and 2 threads."""
+    source = tmp_path / "cplx.c"
+    source.write_text(COMPLEX_PARTS)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "#pragma omp parallel for" in text.split("the original code")[0], text
+    arguments = [(1000,), (3,), (1,), (0,), (-2,)]
+    assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(COMPLEX_PARTS, tmp_path, "orig", arguments)

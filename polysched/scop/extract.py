@@ -57,20 +57,22 @@ from .source import (IDENT_RE, LineMap, Region, UnbalancedConditional, blank_dir
                      join_continuations, line_col, line_starts, offset_of, original_of_output, strip_comments,
                      top_level_text, untaken_lines)
 
-# Pure functions of <math.h> (and <stdlib.h>'s abs family) allowed in statement bodies.
+# Pure functions of <math.h> (and <stdlib.h>'s abs family, and <complex.h>'s that give
+# a real number) allowed in statement bodies.
 MATH_FUNCTIONS = frozenset("""
     sqrt sqrtf sqrtl cbrt cbrtf exp expf expl exp2 exp2f expm1 log logf logl log2 log2f log10 log10f
     log1p pow powf powl fabs fabsf fabsl abs labs llabs floor floorf floorl ceil ceilf ceill round
     roundf lround trunc truncf fmod fmodf fmin fminf fmax fmaxf fma fmaf sin sinf cos cosf tan tanf
     asin asinf acos acosf atan atanf atan2 atan2f sinh sinhf cosh coshf tanh tanhf hypot hypotf
     erf erff erfc erfcf copysign copysignf rint rintf nearbyint ldexp
+    creal crealf creall cimag cimagf cimagl cabs cabsf cabsl carg cargf cargl
 """.split())
 
 # Those that never set errno (C11 7.12.1: the others may, under gcc's default
 # -fmath-errno); a file that reads errno sees which call failed last, in which order.
 ERRNO_FREE_FUNCTIONS = frozenset("""
     fabs fabsf fabsl abs labs llabs floor floorf floorl ceil ceilf ceill round roundf trunc truncf
-    fmin fminf fmax fmaxf copysign copysignf rint rintf nearbyint
+    fmin fminf fmax fmaxf copysign copysignf rint rintf nearbyint creal crealf creall cimag cimagf cimagl
 """.split())
 _ERRNO_READ = re.compile(r"\b(?:errno|__errno_location|perror|strerror(?:_r)?|math_errhandling)\b")
 
