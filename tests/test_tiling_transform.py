@@ -449,6 +449,55 @@ def test_an_untiled_band_with_no_parallel_member_gets_a_parallel_loop_inside_ano
     assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(LU_IN_PLACE, tmp_path, "orig", sizes)
 
 
+RED_BLACK_BY_TEST = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void kernel(int T, int n, double A[n][n]) {
+#pragma scop
+  for (int t = 0; t < T; t++)
+    for (int color = 0; color < 2; color++)
+      for (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++)
+          if ((i + j) % 2 == color)
+            A[i][j] = 0.25 * (A[i-1][j] + A[i+1][j] + A[i][j-1] + A[i][j+1]);
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = n > 0 ? n : 1;
+  double (*A)[m] = malloc(sizeof(double) * m * m);
+  for (int i = 0; i < m; i++) for (int j = 0; j < m; j++) A[i][j] = ((i * 7 + j * 13) % 17) * 0.125;
+  kernel(4, n, A);
+  for (int i = 0; i < m; i++) for (int j = 0; j < m; j++) printf("%a\n", A[i][j]);
+  return 0;
+}
+"""
+
+
+def test_a_parallel_loop_inside_the_bands_first_two_members(tmp_path):
+    """helper-97: a red-black sweep chosen by a test, band (t, t + color, i, j), whose
+    i and j carry nothing once t and the color are fixed: `--parallel` alone gave no
+    parallel loop ('each carries a dependence, also inside another'), pairs of members
+    being all it tried, and the forks of i counted by the bounding box of the skewed
+    (t, t + color) (T^2 instead of 2T). i is now parallel inside both, and the outputs
+    are the original's at 1 and 2 threads."""
+    from compiled_runs import outputs_of
+    from polysched.pipeline import OptimizeOptions, optimize
+    from polysched.tiling.footprint import _sheared_points
+    skewed = isl.Set("{ [t, c] : 0 <= t < 1000 and t <= c <= t + 1 }")
+    assert _sheared_points(skewed) == 2000 and skewed.count_val().to_python() == 2000
+    assert _sheared_points(isl.Set("{ [i, j] : 0 <= i < 7 and 0 <= j <= i }")) == 49
+    path = tmp_path / "rb.c"
+    path.write_text(RED_BLACK_BY_TEST)
+    result = optimize(path, OptimizeOptions.from_flags(parallel=True))
+    assert "parallel: loop 2 inside loop 0 and loop 1" in result.summary(), result.summary()
+    region = result.text.split("#pragma scop")[1].split("polysched: the original code")[0]
+    lines = [line.strip() for line in region.splitlines() if line.strip().startswith(("for", "#pragma omp"))]
+    assert lines[0].startswith("for") and lines[1].startswith("for") and \
+        lines[2].startswith("#pragma omp parallel for"), lines
+    sizes = [(0,), (1,), (2,), (3,), (17,), (60,)]
+    assert outputs_of(result.text, tmp_path, "new", sizes) == outputs_of(RED_BLACK_BY_TEST, tmp_path, "orig", sizes)
+
+
 def test_a_stencil_fused_and_skewed_says_why_no_loop_is_parallel_without_tiles():
     """A tester: `--parallel` alone on jacobi-2d wrote no parallel loop and no word of
     why. Every member of the fused, skewed (t, i, j) band carries a dependence, also

@@ -650,26 +650,34 @@ class _Policy:
     def _parallelize_second(self, chain: _Chain, start: int, n: int, domain, prefix, report) -> bool:
         """An untiled permutable band with no parallel member: the first pair (a, b), in
         the band's order, whose member b carries nothing once member a runs outside it,
-        becomes loops (a, b, rest...), b parallel (if its forks pay, `_enough_trips`).
+        becomes loops (a, b, rest...), b parallel (if its forks pay, `_enough_trips`);
+        else the band's first p >= 2 members in their order with the first member b that
+        carries nothing inside them (a red-black sweep's i inside t and color).
         Pluto's schedule for LU is (i, k, j): no member is parallel, nor is any inside
         i; as (k, i, j), the original order, i is (helper-68: `--parallel` alone gave LU
         no parallel loop)."""
         outer = chain.rows(prefix, start)
-        for a in range(n):
-            around = rows(outer, mupa_rows(chain.loops[start + a]))
+        # (a, b) pairs, then the band's first p members in their order around a member b:
+        # a red-black sweep (t, color, i, j) has i parallel inside t and color only
+        arounds = [[a] for a in range(n)] + [list(range(p)) for p in range(2, n - 1 + 1) if p < n]
+        for kept in arounds:
+            around = outer
+            for a in kept:
+                around = rows(around, mupa_rows(chain.loops[start + a]))
             for b in range(n):
-                if b == a:
+                if b in kept:
                     continue
                 mark = self._parallel_mark(domain, around, mupa_rows(chain.loops[start + b]), report)
                 if mark is None or not self._enough_trips(domain, around, chain.loops[start + b],
                                                           report, "loop", b):
                     continue
-                order = [a, b] + [k for k in range(n) if k not in (a, b)]
+                order = kept + [b] + [k for k in range(n) if k not in kept and k != b]
                 self._permute(chain, start, order)
-                report.parallel, report.clauses = f"loop {b} inside loop {a}", mark.clauses()
+                inside = " and ".join(f"loop {a}" for a in kept)
+                report.parallel, report.clauses = f"loop {b} inside {inside}", mark.clauses()
                 if order != list(range(n)):
-                    report.notes.append(f"loops reordered {order}: loop {b} is parallel inside loop {a}")
-                chain.steps.append(_parallel_step(chain.stmt, chain.depth + start + 1, mark))
+                    report.notes.append(f"loops reordered {order}: loop {b} is parallel inside {inside}")
+                chain.steps.append(_parallel_step(chain.stmt, chain.depth + start + len(kept), mark))
                 return True
         return False
 
