@@ -243,3 +243,52 @@ def test_the_real_valued_functions_of_complex_h_are_pure(tmp_path):
     assert "#pragma omp parallel for" in text.split("the original code")[0], text
     arguments = [(1000,), (3,), (1,), (0,), (-2,)]
     assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(COMPLEX_PARTS, tmp_path, "orig", arguments)
+
+
+INTEGER_BUILTINS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <math.h>
+void kernel(int n, const uint32_t *u, const uint64_t *w, const int *a, const float *f, int *bits, long *out)
+{
+  long s = 0, c = 0, r = 0;
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    bits[i] = __builtin_popcount(u[i]) + __builtin_clzll(w[i] | 1) - __builtin_ctz(u[i] | 2u);
+    s += __builtin_popcountll(w[i]) + __builtin_parity(u[i]);
+    c += abs(a[i]) + (int)__builtin_bswap32(u[i] & 255u);
+    r += lrintf(f[i]);
+  }
+#pragma endscop
+  out[0] = s; out[1] = c; out[2] = r;
+}
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), m = n > 1 ? n : 1;
+  uint32_t *u = malloc(4 * m); uint64_t *w = malloc(8 * m); int *a = malloc(sizeof(int) * m);
+  float *f = malloc(4 * m); int *bits = calloc(m, sizeof(int)); long out[3];
+  for (int i = 0; i < m; i++) {
+    u[i] = 2654435761u * (uint32_t)(i + 1); w[i] = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 3);
+    a[i] = (i % 9 - 4) * 1000003; f[i] = (i % 13) * 0.75f - 4.5f;
+  }
+  kernel(n, u, w, a, f, bits, out);
+  for (int i = 0; i < m; i++) printf("%d\n", bits[i]);
+  printf("%ld %ld %ld\n", out[0], out[1], out[2]);
+  return 0;
+}
+"""
+
+
+def test_pure_functions_that_give_integers_are_integer_terms(tmp_path):
+    """helper-98: ``__builtin_popcount`` (and clz, ctz, parity, bswap) and ``lrintf``
+    were refused ('which may have side effects'); ``abs`` was taken for a floating-point
+    value, which kept ``c += abs(a[i])`` sequential. They are pure functions that give
+    integers: the sums over them are integer reductions of a parallel loop, and the
+    outputs are the original's at 1 and 2 threads."""
+    source = tmp_path / "bits.c"
+    source.write_text(INTEGER_BUILTINS)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert "reduction(+:s_wrapped, c_wrapped, r_wrapped)" in text.split("the original code")[0], text
+    arguments = [(5000,), (37,), (1,), (0,), (-2,)]
+    assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(INTEGER_BUILTINS, tmp_path, "orig", arguments)

@@ -31,6 +31,7 @@ import islpy as isl
 
 from polysched.islutil import maps_of
 from polysched.scop.declarations import EXTRA_FLOATING_TYPES, closing_paren
+from polysched.scop import INTEGER_FUNCTIONS
 from polysched.scop.model import Scop
 from polysched.scop.unsigned import integer_kind
 
@@ -596,9 +597,9 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
 
 
 # a floating constant (not the digits ending a name: p0.x, x1e5), a type, a call (not
-# the test of an 'if')
+# the test of an 'if', nor a function that gives an integer: __builtin_popcount, abs)
 _FLOATING_TEXT = re.compile(r"(?<!\w)\d+\.|\.\d|(?<!\w)\d+[eE][-+]?\d|\b(?:float|double)\b|"
-                            r"\b(?!if\b)\w+\s*\(")
+                            rf"\b(?!(?:if|{'|'.join(sorted(INTEGER_FUNCTIONS))})\b)\w+\s*\(")
 
 
 def dependences_without_reductions(scop: Scop, reassociate: bool | Collection[str] = False
@@ -679,14 +680,19 @@ _LEADING_CAST = re.compile(r"\(\s*((?:const\s+|volatile\s+)*[A-Za-z_][\w\s]*?)\s
 def _cast_to_integer_update(scop: Scop, stmt, name: str) -> bool:
     """Whether ``stmt`` updates ``name`` with one value cast to an integer type
     (``s += (uint64_t)sq(x[i]);``, ``t = t + (long)floor(x[i] * 0.5);``, also under an
-    ``if``): whatever the cast converts, it does so element by element, before the
-    sum, so the sum is of integers and exact in any order."""
+    ``if``), or given by a function that gives an integer (``r += lrintf(f[i])``):
+    whatever is converted is, element by element, before the sum, so the sum is of
+    integers and exact in any order."""
     text = (spelled_as(scop, stmt, name, name) or stmt.body).strip()
     if_parts = _if_parts(text)
     parts = _update_parts(if_parts[1] if if_parts else text, name)
     if parts is None:
         return False
-    cast = _LEADING_CAST.fullmatch(_strip_parentheses(parts[1].strip()))
+    value = _strip_parentheses(parts[1].strip())
+    call = re.fullmatch(r"([A-Za-z_]\w*)\s*\(.*\)", value, re.DOTALL)
+    if call is not None and call.group(1) in INTEGER_FUNCTIONS and _top_level(value).strip() == call.group(1):
+        return True         # lrintf(f[i]), __builtin_popcount(u[i]): one integer
+    cast = _LEADING_CAST.fullmatch(value)
     if cast is None:
         return False
     to_type = " ".join(scop.typedefs.get(word, word) for word in cast.group(1).split())

@@ -66,6 +66,18 @@ MATH_FUNCTIONS = frozenset("""
     asin asinf acos acosf atan atanf atan2 atan2f sinh sinhf cosh coshf tanh tanhf hypot hypotf
     erf erff erfc erfcf copysign copysignf rint rintf nearbyint ldexp
     creal crealf creall cimag cimagf cimagl cabs cabsf cabsl carg cargf cargl
+    nearbyintf nearbyintl
+""".split())
+
+# Pure functions that give an integer (an integer reduction may sum them): <math.h>'s
+# rounding to a long, <stdlib.h>/<inttypes.h>'s absolute values, and gcc's bit builtins
+INTEGER_FUNCTIONS = frozenset("""
+    abs labs llabs imaxabs lrint lrintf lrintl llrint llrintf llrintl lround lroundf lroundl
+    llround llroundf llroundl
+    __builtin_popcount __builtin_popcountl __builtin_popcountll __builtin_parity __builtin_parityl
+    __builtin_parityll __builtin_clz __builtin_clzl __builtin_clzll __builtin_ctz __builtin_ctzl
+    __builtin_ctzll __builtin_clrsb __builtin_clrsbl __builtin_clrsbll __builtin_ffs __builtin_ffsl
+    __builtin_ffsll __builtin_bswap16 __builtin_bswap32 __builtin_bswap64
 """.split())
 
 # Those that never set errno (C11 7.12.1: the others may, under gcc's default
@@ -73,7 +85,8 @@ MATH_FUNCTIONS = frozenset("""
 ERRNO_FREE_FUNCTIONS = frozenset("""
     fabs fabsf fabsl abs labs llabs floor floorf floorl ceil ceilf ceill round roundf trunc truncf
     fmin fminf fmax fmaxf copysign copysignf rint rintf nearbyint creal crealf creall cimag cimagf cimagl
-""".split())
+    nearbyintf nearbyintl imaxabs
+""".split()) | frozenset(name.removeprefix("__builtin_") for name in INTEGER_FUNCTIONS if name.startswith("__builtin_"))
 _ERRNO_READ = re.compile(r"\b(?:errno|__errno_location|perror|strerror(?:_r)?|math_errhandling)\b")
 
 _GEN = c_generator.CGenerator()
@@ -4039,11 +4052,12 @@ class _RegionBuilder:
             elif self.may_set_errno_read(fname):
                 raise self.error(where, f"call of '{fname}', which may set errno, and this file reads errno "
                                         "(another order of the calls, or a thread's own errno, would change it)")
-            self.floating = True
-            # (sqrtf gives a float, sqrtl a long double; sqrt and this file's functions:
-            # taken as double)
-            narrow = fname[-1] in "fl" and _is_pure_function(fname[:-1])
-            self.float_types_read.add({"f": "float", "l": "long double"}[fname[-1]] if narrow else "double")
+            if fname not in INTEGER_FUNCTIONS and fname.removeprefix("__builtin_") not in INTEGER_FUNCTIONS:
+                self.floating = True
+                # (sqrtf gives a float, sqrtl a long double; sqrt and this file's functions:
+                # taken as double)
+                narrow = fname[-1] in "fl" and _is_pure_function(fname[:-1])
+                self.float_types_read.add({"f": "float", "l": "long double"}[fname[-1]] if narrow else "double")
             for arg in (node.args.exprs if node.args else []):
                 self.reads(arg, ctx, domain, out, site, hide)
         elif isinstance(node, c_ast.Assignment):
@@ -4786,10 +4800,12 @@ def _spelled_arguments(body: str, name: str, macro: Macro) -> list[tuple[str, st
 def _is_pure_function(name: str) -> bool:
     """Whitelisted <math.h> functions, and the ``__builtin_`` forms math macros expand to
     (``INFINITY`` is ``__builtin_inff()``)."""
+    if name in INTEGER_FUNCTIONS:
+        return True
     if name.startswith("__builtin_"):
         name = name[len("__builtin_"):]
-        return name in MATH_FUNCTIONS or name in _BUILTIN_CONSTANTS
-    return name in MATH_FUNCTIONS
+        return name in MATH_FUNCTIONS or name in INTEGER_FUNCTIONS or name in _BUILTIN_CONSTANTS
+    return name in MATH_FUNCTIONS or name in INTEGER_FUNCTIONS
 
 
 def _shift_map_text(n_dims: int, step: int) -> str:
