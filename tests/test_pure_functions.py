@@ -204,6 +204,16 @@ def test_math_calls_that_set_errno_are_refused_where_errno_is_read(call, refused
     assert extract(text.replace("%d %g\\n\", errno,", "%g\\n\",").replace("errno = 0;", ""), filename="e.c")
 
 
+def _tiled_parallel_runs_as_the_original(tmp_path, program: str, arguments) -> str:
+    """``program`` optimized with ``--tile --parallel``, whose outputs for each of
+    ``arguments`` at 1 and 2 threads are the original's; returns the output's text."""
+    source = tmp_path / "program.c"
+    source.write_text(program)
+    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(program, tmp_path, "orig", arguments)
+    return text
+
+
 COMPLEX_PARTS = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,12 +247,8 @@ def test_the_real_valued_functions_of_complex_h_are_pure(tmp_path):
     """helper-97: ``creal(z[i])`` was refused ('which may have side effects'): creal,
     cimag, cabs and carg (and their f/l forms) are pure, read like ``sqrt``; the loop
     is parallel and the outputs are the original's at 1 and 2 threads."""
-    source = tmp_path / "cplx.c"
-    source.write_text(COMPLEX_PARTS)
-    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    text = _tiled_parallel_runs_as_the_original(tmp_path, COMPLEX_PARTS, [(1000,), (3,), (1,), (0,), (-2,)])
     assert "#pragma omp parallel for" in text.split("the original code")[0], text
-    arguments = [(1000,), (3,), (1,), (0,), (-2,)]
-    assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(COMPLEX_PARTS, tmp_path, "orig", arguments)
 
 
 INTEGER_BUILTINS = r"""
@@ -286,9 +292,5 @@ def test_pure_functions_that_give_integers_are_integer_terms(tmp_path):
     value, which kept ``c += abs(a[i])`` sequential. They are pure functions that give
     integers: the sums over them are integer reductions of a parallel loop, and the
     outputs are the original's at 1 and 2 threads."""
-    source = tmp_path / "bits.c"
-    source.write_text(INTEGER_BUILTINS)
-    text = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True)).text
+    text = _tiled_parallel_runs_as_the_original(tmp_path, INTEGER_BUILTINS, [(5000,), (37,), (1,), (0,), (-2,)])
     assert "reduction(+:s_wrapped, c_wrapped, r_wrapped)" in text.split("the original code")[0], text
-    arguments = [(5000,), (37,), (1,), (0,), (-2,)]
-    assert outputs_of(text, tmp_path, "new", arguments) == outputs_of(INTEGER_BUILTINS, tmp_path, "orig", arguments)
