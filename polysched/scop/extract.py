@@ -636,12 +636,6 @@ class _RegionBuilder:
         # was moved down to, into the loops it was around (data_test_over_loops); and
         # the variables those loops set, with a loop setting each
         self.pushed_guards: dict[int, tuple[c_ast.If, list[c_ast.Node]]] = {}
-        # data tests moved into loops whose arrays the code under them writes, checked
-        # cell by cell once the statements are built (check_moved_tests): (the test's
-        # array reference, the error, the arrays, the test's depth, its guards' ids)
-        self.moved_test_checks: list[tuple[c_ast.Node, str, set[str], int, set[int]]] = []
-        # each moved test's statement: its name and the accesses of the test it reads
-        self.moved_test_reads: dict[int, tuple[str, list[Access]]] = {}
         self.set_under_data_tests: dict[str, c_ast.For] = {}
         self._region_writes: set[str] | None = None
         # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
@@ -1542,7 +1536,6 @@ class _RegionBuilder:
         built = self.walk(body, _Context([], universe))
         if built is None:
             return None
-        self.check_moved_tests()
         scop = self.finish(built.schedule)
         # 'i * M', 'i % M' were read with M's known value: the model holds for that value
         # only, so the context says so; the emitted code checks it at run time (the
@@ -3452,19 +3445,9 @@ class _RegionBuilder:
         problem = self.pushdown_problem(node)
         if problem is not None:
             raise self.error(*problem)
-        before = set(self.pushed_guards)
         parts = self.pushed_down(node.iftrue, node.cond)
         if node.iffalse is not None:
             parts += self.pushed_down(node.iffalse, c_ast.UnaryOp("!", node.cond, coord=node.cond.coord))
-        # an array the test reads and the code under it writes: other cells only
-        # (pivot tests: 'if (A[k][k] != 0.0) for (i ...) for (j ...) A[i][j] -= ...')
-        written = _names_written_under([node.iftrue, node.iffalse], _set_by)
-        changed = [n for n in _walk_nodes(node.cond) if isinstance(n, c_ast.ArrayRef)
-                   and isinstance(n.name, c_ast.ID) and n.name.name in written]
-        if changed:
-            self.moved_test_checks.append((changed[0].name, _changed_test_message(changed[0].name.name),
-                                           {n.name.name for n in changed}, len(ctx.iterators),
-                                           set(self.pushed_guards) - before))
         loops = [n for n in _walk_nodes(node) if isinstance(n, c_ast.For)]
         built = self.walk(c_ast.Compound(parts, coord=node.coord), ctx)
         changing = {n.name for n in _walk_nodes(node.cond) if isinstance(n, c_ast.ID)} & self.region_writes()
@@ -3527,36 +3510,11 @@ class _RegionBuilder:
                 # (a test moved into the loops of another would lose the outer one)
                 return n, "loop under two nested conditions that read the data: not supported"
         written = _names_written_under([node.iftrue, node.iffalse], _set_by)
-        arrays = {id(n.name) for n in _walk_nodes(node.cond) if isinstance(n, c_ast.ArrayRef)
-                  and isinstance(n.name, c_ast.ID)}
         for n in _walk_nodes(node.cond):
-            if isinstance(n, c_ast.ID) and n.name in written and id(n) not in arrays:
-                return n, _changed_test_message(n.name)
+            if isinstance(n, c_ast.ID) and n.name in written:
+                return n, f"loop under a condition that reads '{n.name}', which the code under the condition " \
+                          f"changes: the condition must keep its value while the loop runs"
         return None
-
-    def check_moved_tests(self) -> None:
-        """A data test moved into the loops under it (data_test_over_loops) that reads an
-        array the code under it writes holds only where no statement under the test
-        writes a cell the test reads in the same run of the test (the same values of
-        the iterators around it): its value is then the one the original computed once.
-        ``{ S[i, ...] -> A[c] }`` writes against ``{ T[i', ...] -> A[c] }`` test reads,
-        no pair with ``i = i'``; else the error the name alone gave."""
-        statements = {stmt.name: stmt for stmt in self.statements}
-        for at, message, arrays, depth, guards in self.moved_test_checks:
-            moved = [self.moved_test_reads[g] for g in guards if g in self.moved_test_reads]
-            for name, test_reads in moved:
-                for read in test_reads:
-                    if read.array not in arrays:
-                        continue
-                    for other, _ in moved:
-                        for write in statements[other].accesses:
-                            if write.array != read.array or write.kind == "read":
-                                continue
-                            pairs = write.relation.apply_range(read.relation.reverse())   # { S -> T }
-                            for k in range(depth):
-                                pairs = pairs.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
-                            if not pairs.is_empty():
-                                raise self.error(at, message)
 
     def pushed_down(self, part: c_ast.Node | None, test: c_ast.Node) -> list[c_ast.Node]:
         """The statements of ``part`` with ``test`` moved down (data_test_over_loops):
@@ -3761,8 +3719,6 @@ class _RegionBuilder:
         # is read only where they hold: conditional, as far as hoisting loads goes)
         self.conditional += guard is not None
         self.reads(node.cond, guarded, guarded.domain.set_tuple_name(name), accesses)
-        if id(node) in self.pushed_guards:
-            self.moved_test_reads[id(node)] = (name, list(accesses))
         self.conditional += guard is None          # the branches run or not: their reads are conditional
         try:
             walk(node.iftrue, guarded)
@@ -4519,11 +4475,6 @@ class _RegionBuilder:
             elif decl is not None and not decl.dims:
                 types[name] = decl.element_type
         return types
-
-
-def _changed_test_message(name: str) -> str:
-    return f"loop under a condition that reads '{name}', which the code under the condition " \
-           f"changes: the condition must keep its value while the loop runs"
 
 
 def _cast_width(node: c_ast.Cast) -> int | None:
