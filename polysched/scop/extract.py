@@ -4008,7 +4008,7 @@ class _RegionBuilder:
             elif self.may_set_errno_read(fname):
                 raise self.error(where, f"call of '{fname}', which may set errno, and this file reads errno "
                                         "(another order of the calls, or a thread's own errno, would change it)")
-            if fname not in INTEGER_FUNCTIONS and fname.removeprefix("__builtin_") not in INTEGER_FUNCTIONS:
+            if not _gives_integer(fname):
                 self.floating = True
                 # (sqrtf gives a float, sqrtl a long double; sqrt and this file's functions:
                 # taken as double)
@@ -4751,12 +4751,18 @@ def _spelled_arguments(body: str, name: str, macro: Macro) -> list[tuple[str, st
 def _is_pure_function(name: str) -> bool:
     """Whitelisted <math.h> functions, and the ``__builtin_`` forms math macros expand to
     (``INFINITY`` is ``__builtin_inff()``)."""
-    if name in INTEGER_FUNCTIONS:
+    if _gives_integer(name):
         return True
     if name.startswith("__builtin_"):
         name = name[len("__builtin_"):]
-        return name in MATH_FUNCTIONS or name in INTEGER_FUNCTIONS or name in _BUILTIN_CONSTANTS
-    return name in MATH_FUNCTIONS or name in INTEGER_FUNCTIONS
+        return name in MATH_FUNCTIONS or name in _BUILTIN_CONSTANTS
+    return name in MATH_FUNCTIONS
+
+
+def _gives_integer(name: str) -> bool:
+    """Is ``name`` a pure function that gives an integer (`INTEGER_FUNCTIONS`), or the
+    ``__builtin_`` form of one (``__builtin_abs``)?"""
+    return name in INTEGER_FUNCTIONS or name.removeprefix("__builtin_") in INTEGER_FUNCTIONS
 
 
 def _shift_map_text(n_dims: int, step: int) -> str:

@@ -93,9 +93,11 @@ def outer_iterations(scop: Scop, domain: isl.UnionSet, outer: isl.UnionMap) -> i
     if len(values) != 1:
         return None
     box = _box_points(values[0])
-    if box is None or box > EXACT_COUNT_LIMIT:
+    if box is None:
+        return None
+    if box > EXACT_COUNT_LIMIT:
         sheared = _sheared_points(values[0])
-        return box if sheared is None or box is None else min(box, sheared)
+        return box if sheared is None else min(box, sheared)
     count = values[0].count_val()
     return count.to_python() if count.is_int() else None
 

@@ -659,7 +659,7 @@ class _Policy:
         outer = chain.rows(prefix, start)
         # (a, b) pairs, then the band's first p members in their order around a member b:
         # a red-black sweep (t, color, i, j) has i parallel inside t and color only
-        arounds = [[a] for a in range(n)] + [list(range(p)) for p in range(2, n - 1 + 1) if p < n]
+        arounds = [[a] for a in range(n)] + [list(range(p)) for p in range(2, n)]
         for kept in arounds:
             around = outer
             for a in kept:
