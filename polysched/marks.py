@@ -7,6 +7,7 @@ Its ``isl.Id`` name is the canonical text of one of these values:
     Parallel(private=("t",), reductions=(("+", "s"),))
                                                  "parallel(private=t; reduction=+:s)"
     Parallel(schedule="dynamic")                 "parallel(schedule=dynamic)"
+    Parallel(lastprivate=("t",))                 "parallel(lastprivate=t)"
     Simd()                                       "simd"
     Ivdep()                                      "ivdep"
     Unroll(4)                                    "unroll(4)"
@@ -105,10 +106,17 @@ class Parallel(_MarkBase):
     # under anything but a static schedule: the tiling policy asks for one only on loops
     # without reductions
     schedule: str = ""
+    # private scalars whose value after the loop is read: each iteration has its own,
+    # and the last write's value is kept (OpenMP's ``lastprivate(conditional: t)``)
+    lastprivate: tuple[str, ...] = ()
 
     def __post_init__(self):
         # a name once per clause: OpenMP refuses 'private(t, t)' and 'reduction(+:s, s)'
         object.__setattr__(self, "private", tuple(dict.fromkeys(_names(self.private))))
+        object.__setattr__(self, "lastprivate", tuple(dict.fromkeys(_names(self.lastprivate))))
+        both = set(self.private) & set(self.lastprivate)
+        if both:
+            raise MarkError(f"scalar {sorted(both)[0]!r} is both private and lastprivate")
         reductions = self.reductions
         if isinstance(reductions, dict):
             reductions = [(op, name) for name, op in reductions.items()]
@@ -120,7 +128,7 @@ class Parallel(_MarkBase):
             name = _names([name])[0]
             if pairs.setdefault(name, str(op)) != str(op):
                 raise MarkError(f"scalar {name!r} is given two reduction operators ({pairs[name]} and {op})")
-            if name in self.private:
+            if name in self.private or name in self.lastprivate:
                 raise MarkError(f"scalar {name!r} is both private and a reduction")
         object.__setattr__(self, "reductions", tuple((op, name) for name, op in pairs.items()))
         object.__setattr__(self, "schedule", _schedule_kind(self.schedule))
@@ -128,13 +136,15 @@ class Parallel(_MarkBase):
     @property
     def scalars(self) -> set[str]:
         """The scalars whose dependences the clauses take care of."""
-        return set(self.private) | {name for _, name in self.reductions}
+        return set(self.private) | set(self.lastprivate) | {name for _, name in self.reductions}
 
     def clauses(self) -> str:
         """``private=t; reduction=+:s``: what the canonical text holds in parentheses."""
         parts = []
         if self.private:
             parts.append("private=" + ",".join(self.private))
+        if self.lastprivate:
+            parts.append("lastprivate=" + ",".join(self.lastprivate))
         if self.reductions:
             parts.append("reduction=" + ",".join(f"{op}:{name}" for op, name in self.reductions))
         if self.schedule:
@@ -244,6 +254,7 @@ def _parse_parallel(rest: str, text: str) -> Parallel:
     if not rest:
         return Parallel()
     private: list[str] = []
+    lastprivate: list[str] = []
     reductions: list[tuple[str, str]] = []
     schedule = ""
     if rest.startswith("(") and rest.endswith(")"):          # parallel(private=a,b; reduction=+:s)
@@ -256,6 +267,10 @@ def _parse_parallel(rest: str, text: str) -> Parallel:
                 if not _names(values):        # (helper-54: read as a plain 'parallel')
                     raise MarkError(f"mark '{text}': private= names no variable")
                 private += _names(values)
+            elif key == "lastprivate":
+                if not _names(values):
+                    raise MarkError(f"mark '{text}': lastprivate= names no variable")
+                lastprivate += _names(values)
             elif key in ("reduction", "reductions"):
                 op = ""
                 for item in values.split(","):
@@ -270,7 +285,7 @@ def _parse_parallel(rest: str, text: str) -> Parallel:
                 schedule = values
             else:
                 raise MarkError(f"mark '{text}': unknown parallel clause {key!r}")
-        return Parallel(tuple(private), tuple(reductions), schedule)
+        return Parallel(tuple(private), tuple(reductions), schedule, tuple(lastprivate))
     # the tiling pass's older spelling: "parallel private(t, u) reduction(+:s, r)"
     consumed = _LEGACY_CLAUSE.sub("", rest).strip()
     if consumed:

@@ -764,7 +764,8 @@ class Program:
         return self._apply("unmark", {"stmt": stmt, "depth": depth}, primitives.unmark, stmt, depth)
 
     def parallel(self, stmt: str, depth: int, private: Sequence[str] | None = None,
-                 reductions=None, reassociate: bool = False, schedule: str | None = None) -> "Program":
+                 reductions=None, reassociate: bool = False, schedule: str | None = None,
+                 lastprivate: Sequence[str] | None = None) -> "Program":
         """Run loop ``(stmt, depth)`` in parallel (a ``Parallel`` mark; OpenMP
         ``parallel for``). Legal iff the loop carries no dependence, except on scalars
         that are private or reductions: by default these are found from the scalars'
@@ -773,7 +774,10 @@ class Program:
         ``reassociate=True``). A hand-written ``mark(..., "parallel(reduction=+:s)")``
         is itself the request to reassociate. ``schedule``: how the iterations go to the
         threads, as OpenMP's clause (``"dynamic"``, ``"dynamic,4"``, ``"guided"``...;
-        `polysched.marks.Parallel`); it changes no result of a loop without reductions."""
+        `polysched.marks.Parallel`); it changes no result of a loop without reductions.
+        ``lastprivate``: private scalars whose value after the region is read, which
+        keep the value of their last write (checked: the loop must visit their writes in
+        the original order; found from the dataflow by default)."""
         args = {"stmt": stmt, "depth": depth}
         what = f"parallel({stmt!r}, {depth!r})"
         check_bool(reassociate, what, "reassociate")
@@ -787,6 +791,10 @@ class Program:
         if private is not None:          # one name, not its letters
             private = as_list(private, what, "private", "a scalar name or a list of names", item=str, single=str)
             args["private"] = private = [self._model_name(name, what) for name in private]
+        if lastprivate is not None:
+            lastprivate = as_list(lastprivate, what, "lastprivate", "a scalar name or a list of names", item=str,
+                                  single=str)
+            args["lastprivate"] = lastprivate = [self._model_name(name, what) for name in lastprivate]
         if reductions is not None:
             args["reductions"] = [[op, self._model_name(name, what) if isinstance(name, str) else name]
                                   for op, name in reduction_pairs(reductions, what)]
@@ -805,12 +813,16 @@ class Program:
         if reassociate:
             args["reassociate"] = True
         note = ""
-        if private is None and reductions is None:
+        if private is None and reductions is None and lastprivate is None:
             value, blocking = self._scalar_clauses(stmt, depth, reassociate)
             if blocking:
                 note = " (" + "; ".join(f"scalar {n}: {r}" for n, r in blocking.items()) + ")"
         else:
-            value = Parallel(tuple(private or ()), tuple(tuple(r) for r in args.get("reductions", [])))
+            try:
+                value = Parallel(tuple(private or ()), tuple(tuple(r) for r in args.get("reductions", [])),
+                                 lastprivate=tuple(lastprivate or ()))
+            except MarkError as error:
+                raise TransformError(f"{what}: {error}") from None
         value = replace(value, schedule=args.get("schedule", ""))
         return self._mark_step("parallel", args, value, what, hint=note)
 
@@ -840,7 +852,8 @@ class Program:
         verdict = classify_scalars(self.scop, self._shared["accesses"], domain, rows(prefix, members),
                                    reassociate=reassociate, asked="reassociate=True")
         reductions = tuple((op, name) for name, op in verdict.reductions)
-        return Parallel(tuple(verdict.private), reductions), dict(verdict.blocking)
+        return Parallel(tuple(verdict.private), reductions, lastprivate=tuple(verdict.lastprivate)), \
+            dict(verdict.blocking)
 
     def vectorize(self, stmt: str, depth: int) -> "Program":
         """Run loop ``(stmt, depth)`` in SIMD lanes (a ``Simd`` mark; ``omp simd``).

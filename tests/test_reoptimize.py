@@ -212,7 +212,11 @@ def test_the_final_values_of_an_output_without_a_fallback_are_set_once(tmp_path)
     for text in runs:
         region = text[text.index("#pragma scop"):text.index("#pragma endscop")]
         assert region.count("leave the loop iterators at their final values") == 1
-        assert region.count("for (i = 1; i < 199; i++)") == 1 and region.count("#pragma omp parallel for") == 1
+        # (one emptied nest, the skeleton: the bug left one more per run; how many
+        # parallel loops the generated nest has depends on the host's tiling: two in the
+        # third run on an AVX2-only EPYC, which tiles the peeled first rows apart)
+        assert region.count("for (i = 1; i < 199; i++)") == 1
+        assert sum(line.strip() == ";" for line in region.splitlines()) == 1
     for k in range(4):
         assert verify(source, tmp_path / f"run{k}.c", dataset=None).ok, k
 

@@ -24,8 +24,8 @@ from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 from .loops import mupa_rows, node_band_flags, prefix_rows, rows, same_value
-from .scalars import (SELECTIONS, ScopAccesses, clause_candidate, inexact_integer_update, private_reason, reduced_cell,
-                      reduction_of)
+from .scalars import (SELECTIONS, ScopAccesses, clause_candidate, inexact_integer_update, last_write_reason,
+                      private_reason, reduced_cell, reduction_of)
 
 
 class ScheduleError(PolyschedError, ValueError):
@@ -599,7 +599,8 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
         return []
     domain = band.get_domain()
     member = mupa_rows(band.band_get_partial_schedule(), [0])
-    same_iteration = same_value(rows(prefix_rows(band), member.intersect_domain(domain)))
+    iteration = rows(prefix_rows(band), member.intersect_domain(domain))
+    same_iteration = same_value(iteration)
     if "accesses" not in cache:
         cache["accesses"] = ScopAccesses(scop)
     accesses = cache["accesses"]
@@ -609,6 +610,13 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
             private_reason(scop, accesses, name, domain, same_iteration)
         if reason is not None:
             found.append(f"'{name}' cannot be private ({reason})")
+    for name in mark.lastprivate:
+        reason = _not_a_clause_scalar(scop, name, "lastprivate") or (
+            None if scop.arrays[name].is_scalar else "an array: only scalars can be lastprivate") or \
+            private_reason(scop, accesses, name, domain, same_iteration, live_after=True) or \
+            last_write_reason(scop, accesses, name, domain, iteration)
+        if reason is not None:
+            found.append(f"'{name}' cannot be lastprivate ({reason})")
     for op, name in mark.reductions:
         reason = _not_a_clause_scalar(scop, name, "a reduction")
         if reason is not None:

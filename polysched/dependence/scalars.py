@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polysched.islutil import maps_of
+from polysched.islutil import isl_operation_cap, maps_of
 from polysched.scop.declarations import EXTRA_FLOATING_TYPES, closing_paren
 from polysched.scop import INTEGER_FUNCTIONS
 from polysched.scop.model import Scop
@@ -141,6 +141,9 @@ class ScalarVerdict:
     sequential (with a reason)."""
 
     private: list[str] = field(default_factory=list)
+    # private, and live after the region: the loop's last write is its final value
+    # (`last_write_reason`; OpenMP's lastprivate(conditional: ...))
+    lastprivate: list[str] = field(default_factory=list)
     reductions: list[tuple[str, str]] = field(default_factory=list)
     blocking: dict[str, str] = field(default_factory=dict)
     reassociated: list[str] = field(default_factory=list)  # floating-point reductions
@@ -563,10 +566,15 @@ def classify_scalars(scop: Scop, accesses: ScopAccesses, domain: isl.UnionSet,
                 continue
             reason = ""
         else:
-            reason = private_reason(scop, accesses, name, domain, same_iteration)
-            if reason is None:
+            reason = private_reason(scop, accesses, name, domain, same_iteration, live_after=True)
+            if reason is None and not used_after_scop(scop, name):
                 verdict.private.append(name)
                 continue
+            if reason is None:
+                reason = last_write_reason(scop, accesses, name, domain, iteration)
+                if reason is None:
+                    verdict.lastprivate.append(name)
+                    continue
             if not array.is_scalar:
                 verdict.blocking[name] = reason
                 continue
@@ -721,12 +729,13 @@ def _integer_update_under_a_test(scop: Scop, stmt, name: str) -> bool:
 
 
 def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet,
-                   same_iteration: isl.UnionMap) -> str | None:
+                   same_iteration: isl.UnionMap, live_after: bool = False) -> str | None:
     """None if scalar ``name`` can be ``private`` in the loop whose instances are
     ``domain``, else why not. ``same_iteration { S[i] -> T[j] }``: the instance pairs
     that run in one iteration (``same_value(iteration)``). Private means: no read in
     ``domain`` is in ``live_in``, ``flow`` into ``domain`` stays in ``same_iteration``,
-    no ``flow`` out of ``domain``, and the scalar is not used after the scop."""
+    no ``flow`` out of ``domain``, and the scalar is not used after the scop (unless
+    ``live_after``: the caller sees to the value it leaves, `last_write_reason`)."""
     flow = accesses.scalar_flow(name)
     reads = restrict_to_array(accesses.reads, name).intersect_domain(domain).domain()
     if not flow.live_in.intersect(reads).is_empty():
@@ -736,9 +745,38 @@ def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Un
         return "value flows between iterations"
     if not flow.flow.intersect_domain(domain).subtract_range(domain).is_empty():
         return "value read after the loop"
-    if used_after_scop(scop, name):
+    if not live_after and used_after_scop(scop, name):
         return "may be live after the scop"
     return None
+
+
+# isl operations the order check of a live-out private scalar may take (last_write_reason)
+LAST_WRITE_OPERATIONS = 1_000_000
+
+
+def last_write_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet,
+                      iteration: isl.UnionMap) -> str | None:
+    """None if scalar ``name``, private to the loop whose instances are ``domain``
+    (`private_reason` with ``live_after``), leaves after the loop the value the original
+    leaves: OpenMP's ``lastprivate(conditional: name)`` copies out the value of the
+    iteration that wrote it last, and that is the original's last write when the loop
+    visits the writes in their original order. ``iteration { S[i] -> [outer, loop] }``
+    (as for `classify_scalars`): no two writes ``x``, ``y`` of ``name`` in ``domain``
+    with ``orig(x) lex< orig(y)`` but ``iteration(x) lex> iteration(y)``; writes in one
+    iteration keep their order (their dependences are not the clause's). A write after
+    the loop sets the final value itself, after the loop's copy (its dependence orders
+    it); a loop that writes nothing leaves the value alone (the ``conditional``)."""
+    writes = restrict_to_array(accesses.writes, name).intersect_domain(domain).domain()
+    try:
+        with isl_operation_cap(writes.get_ctx(), LAST_WRITE_OPERATIONS):
+            original = scop.schedule_map.intersect_domain(writes)
+            new = iteration.intersect_domain(writes)
+            reordered = original.lex_lt_union_map(original).intersect(new.lex_gt_union_map(new))
+            if reordered.is_empty():
+                return None
+    except isl.Error:
+        pass
+    return "may be live after the scop, and the loop would not write it last where the original does"
 
 
 SELECTIONS = ("max", "min")

@@ -1086,7 +1086,8 @@ class _RegionPrinter:
                 if renamed or extra_reductions:
                     merged = Parallel(private=[renamed.get(n, n) for n in merged.private],
                                       reductions=[(op, renamed.get(n, n)) for op, n in merged.reductions]
-                                      + list(extra_reductions), schedule=merged.schedule)
+                                      + list(extra_reductions), schedule=merged.schedule,
+                                      lastprivate=[renamed.get(n, n) for n in merged.lastprivate])
                 kinds["omp_parallel"] = [openmp_clauses(merged)]
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             if parallel:

@@ -33,10 +33,15 @@ from polysched.marks import Ivdep, Parallel, Simd, Unroll, try_parse_mark
 
 
 def openmp_clauses(mark: Parallel) -> str:
-    """``private(t, u) reduction(+:s, r) schedule(dynamic)``: the OpenMP clauses of ``mark``."""
+    """``private(t, u) lastprivate(conditional: v) reduction(+:s, r) schedule(dynamic)``:
+    the OpenMP clauses of ``mark``."""
     parts = []
     if mark.private:
         parts.append(f"private({', '.join(mark.private)})")
+    if mark.lastprivate:
+        # (conditional: the iteration that wrote it last, not the last iteration, which
+        # may write nothing; a loop that writes nothing leaves it alone. GCC >= 10)
+        parts.append(f"lastprivate(conditional: {', '.join(mark.lastprivate)})")
     by_op: dict[str, list[str]] = {}
     for op, name in mark.reductions:
         by_op.setdefault(op, []).append(name)
@@ -56,7 +61,8 @@ def merged_parallel(marks: list[Parallel]) -> Parallel:
         raise MarkError(f"one loop is given two schedules: {' and '.join(schedules)}")
     return Parallel(private=[name for mark in marks for name in mark.private],
                     reductions=[pair for mark in marks for pair in mark.reductions],
-                    schedule=schedules[0] if schedules else "")
+                    schedule=schedules[0] if schedules else "",
+                    lastprivate=[name for mark in marks for name in mark.lastprivate])
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,8 @@ def _step(op: str, **args) -> dict:
 def _parallel_step(stmt: str, depth: int, mark: Parallel) -> dict:
     args: dict = {"stmt": stmt, "depth": depth, "private": list(mark.private),
                   "reductions": [list(r) for r in mark.reductions]}
+    if mark.lastprivate:
+        args["lastprivate"] = list(mark.lastprivate)
     if mark.schedule:
         args["schedule"] = mark.schedule
     return {"op": "parallel", "args": args}
@@ -581,7 +583,8 @@ class _Policy:
             note = f"floating-point reduction of {name} reassociated ({asked})"
             if note not in report.notes:
                 report.notes.append(note)
-        return Parallel(tuple(verdict.private), tuple((op, name) for name, op in verdict.reductions))
+        return Parallel(tuple(verdict.private), tuple((op, name) for name, op in verdict.reductions),
+                        lastprivate=tuple(verdict.lastprivate))
 
     def _parallelize(self, chain: _Chain, start: int, n: int, domain, prefix, permutable,
                      report, what, band: isl.MultiUnionPwAff | None = None) -> bool:
@@ -945,7 +948,8 @@ def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
         return primitives.unroll_and_jam(scop, schedule, a["stmt"], a["depth"], a["factor"])
     what = f"{op}({a['stmt']!r}, {a['depth']!r})"
     if op == "parallel":
-        mark = Parallel(tuple(a["private"]), tuple(tuple(r) for r in a["reductions"]), a.get("schedule", ""))
+        mark = Parallel(tuple(a["private"]), tuple(tuple(r) for r in a["reductions"]), a.get("schedule", ""),
+                        tuple(a.get("lastprivate", ())))
     elif op == "vectorize":
         mark = Simd()
     elif op == "unroll":
