@@ -17,10 +17,12 @@ import islpy as isl
 
 from polysched import emit_c
 from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
-from polysched.dependence import Dependences, analyze, check, is_integer_type, runs_in_original_order
+from polysched.dependence import (Dependences, analyze, check, is_integer_type, racy_user_loops,
+                                  runs_in_original_order)
 from polysched.dependence.analysis import KINDS
 from polysched.dependence.flatten import flatten
 from polysched.errors import ArgumentError, TransformError
+from polysched.islutil import isl_operation_cap
 from polysched.marks import parallel_marks
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
@@ -599,12 +601,34 @@ def _honouring_loop_pragmas(scop: Scop, options: OptimizeOptions) -> tuple[Optim
         line = scop.line_as_written(line)
         print(f"polysched: {scop.filename}:{line}: notice: the region's own '{text}': {what}", file=sys.stderr)
         said.insert(0, f"the region's own '{text}' (line {line}): {what}")
+    for line, text, why in _racy_user_loops(scop):
+        line = scop.line_as_written(line)
+        warning = (f"the region's own '{text}' names a loop that carries a dependence ({why}): its result "
+                   f"depends on how the threads interleave")
+        print(f"polysched: {scop.filename}:{line}: warning: {warning}", file=sys.stderr)
+        said.append(f"line {line}: {warning}")
     if not said:
         return options, []
     schedule = options.schedule
     if tiling.parallel and tiling.reassociate:        # (the fusion then counts their loops as parallel)
         schedule = replace(schedule, reassociate=tiling.reassociate)
     return replace(options, schedule=schedule, tiling=tiling), said
+
+
+# isl operations the check of the region's own parallel loops may take (the original
+# program's dependences, before any budget of the run applies): past it, no warning
+RACY_LOOP_OPERATIONS = 5_000_000
+
+
+def _racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
+    """`racy_user_loops`, or none when isl gives up within RACY_LOOP_OPERATIONS."""
+    if not scop.user_parallel_loops:
+        return []
+    try:
+        with isl_operation_cap(scop.context.get_ctx(), RACY_LOOP_OPERATIONS):
+            return racy_user_loops(scop)
+    except isl.Error:
+        return []
 
 
 def _reduction_clause_names(pragma: str) -> list[str]:

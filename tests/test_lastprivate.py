@@ -163,3 +163,12 @@ def test_lastprivate_in_mark_text():
         Parallel(lastprivate=("s",), reductions=(("+", "s"),))
     with pytest.raises(MarkError, match="names no variable"):
         parse_mark("parallel(lastprivate=)")
+
+
+def test_a_live_out_scalar_declared_private_is_pointed_to_lastprivate():
+    p = ps.Program.from_source(ROW, filename="row.c")
+    with pytest.raises(ps.TransformError, match="'t' cannot be private \\(may be live after the scop: "
+                                                "lastprivate=t keeps its last value\\)"):
+        p.parallel("S0", 0, private=["t", "u", "k"])
+    q = p.parallel("S0", 0, lastprivate=["t", "u", "k"])
+    assert q.region_code() == p.parallel("S0", 0).region_code()

@@ -608,6 +608,10 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
     for name in mark.private:
         reason = _not_a_clause_scalar(scop, name, "private") or \
             private_reason(scop, accesses, name, domain, same_iteration)
+        if reason is not None and private_reason(scop, accesses, name, domain, same_iteration,
+                                                 live_after=True) is None and \
+                last_write_reason(scop, accesses, name, domain, iteration) is None:
+            reason += f": lastprivate={name} keeps its last value"
         if reason is not None:
             found.append(f"'{name}' cannot be private ({reason})")
     for name in mark.lastprivate:

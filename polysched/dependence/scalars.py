@@ -36,7 +36,7 @@ from polysched.scop.model import Scop
 from polysched.scop.unsigned import integer_kind
 
 from .analysis import memory_dependences, statement_times
-from .loops import same_value
+from .loops import is_parallel, same_value
 
 
 def restrict_to_array(umap: isl.UnionMap, array: str) -> isl.UnionMap:
@@ -907,3 +907,67 @@ def reduction_of(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Unio
             return None
         ops.add(op)
     return ops.pop() if len(ops) == 1 else None
+
+
+def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
+    """The region's own ``#pragma omp parallel for`` loops that carry a dependence
+    (`Scop.user_parallel_loops`), as (the pragma's line, its text, why): two iterations
+    touch one element of an array, one writing it, or a scalar is neither private
+    (declared in the loop, or written before read in each iteration, and named in a
+    private clause) nor a reduction of the pragma's reduction clause (which may reorder
+    a floating-point sum). The loop's result then depends on how its threads
+    interleave."""
+    found = []
+    if not scop.user_parallel_loops:
+        return found
+    accesses = ScopAccesses(scop)
+    for line, text, depth, names in scop.user_parallel_loops:
+        statements = [stmt for stmt in scop.statements if stmt.name in names]
+        if not statements:
+            continue
+        domain = outer = member = None
+        for stmt in statements:
+            dims = stmt.domain.dim(isl.dim_type.set)
+            if dims <= depth:
+                break
+            loops = isl.Map.identity(stmt.domain.get_space().map_from_set()).intersect_domain(stmt.domain)
+            loops = loops.project_out(isl.dim_type.out, depth + 1, dims - depth - 1).reset_tuple_id(isl.dim_type.out)
+            pieces = (isl.UnionSet.from_set(stmt.domain),
+                      isl.UnionMap.from_map(loops.project_out(isl.dim_type.out, depth, 1)),
+                      isl.UnionMap.from_map(loops.project_out(isl.dim_type.out, 0, depth)))
+            domain, outer, member = pieces if domain is None else \
+                (domain.union(pieces[0]), outer.union(pieces[1]), member.union(pieces[2]))
+        else:
+            why = []
+            for name, deps in accesses.memory.items():
+                if clause_candidate(scop.arrays[name]):
+                    continue
+                deps = deps.intersect_domain(domain).intersect_range(domain)
+                if not deps.is_empty() and not is_parallel(deps, outer, member):
+                    why.append(f"'{scop.arrays[name].c_text}' is written in one iteration and touched in another")
+            named = _clause_variables(text)
+            verdict = classify_scalars(scop, accesses, domain, outer.flat_range_product(member),
+                                       reassociate=tuple(named["reduction"]), asked="a reduction clause")
+            why += [f"scalar '{name}': {reason}" for name, reason in verdict.blocking.items()]
+            # OpenMP shares what the loop does not declare, unless a clause says otherwise
+            named = set().union(*named.values())
+            why += [f"scalar '{name}' is written in each iteration but shared by the threads (no private "
+                    f"clause names it)" for name in verdict.private + verdict.lastprivate
+                    if scop.arrays[name].is_scalar and scop.arrays[name].origin != "region"
+                    and scop.arrays[name].declared_as not in named and name not in named]
+            why += [f"scalar '{name}' is a '{op}' reduction the pragma has no reduction clause for"
+                    for name, op in verdict.reductions if name not in named]
+            if why:
+                found.append((line, text, "; ".join(why)))
+    return found
+
+
+def _clause_variables(pragma: str) -> dict[str, set[str]]:
+    """The variables an OpenMP pragma's data-sharing clauses name, by clause
+    (``private(t)``, ``firstprivate``, ``lastprivate(conditional: t)``, ``reduction(+:
+    s)``, ``linear(k: 2)``)."""
+    names: dict[str, set[str]] = {"reduction": set()}
+    for kind, inside in re.findall(r"\b(private|firstprivate|lastprivate|reduction|linear)\s*\(([^()]*)\)", pragma):
+        inside = inside.rpartition(":")[2] if kind in ("reduction", "lastprivate") else inside.partition(":")[0]
+        names.setdefault(kind, set()).update(part.strip() for part in inside.split(",") if part.strip().isidentifier())
+    return names

@@ -553,6 +553,10 @@ class _RegionBuilder:
         self.macros = macros
         self.preprocessor_guard: str | None = None      # (scan_directives: the '#if's taken)
         self.user_loop_pragmas: list[tuple[int, str]] = []   # (scan_directives: line, text)
+        # the line of the loop each '#pragma omp parallel for' names -> (its line, text),
+        # and what the walk found of those loops (Scop.user_parallel_loops)
+        self.pragma_of_loop: dict[int, tuple[int, str]] = {}
+        self.user_parallel_loops: list[tuple[int, str, int, tuple[str, ...]]] = []
         self.region_text, defined = self.scan_directives()
         self.macros = macros.with_definitions(defined) if defined else macros
         self.visible = visible
@@ -749,6 +753,19 @@ class _RegionBuilder:
             raise ScopError(self.filename, line, col, "preprocessor directive inside a '#pragma scop' region")
         if re.match(r"^#\s*pragma\s", directive):
             self.user_loop_pragmas.append((line, " ".join(directive.split())))
+
+    def parallel_pragma_loops(self, body: c_ast.Node) -> dict[int, tuple[int, str]]:
+        """The line of the loop that each of the region's ``#pragma omp parallel for``
+        names (C puts the loop right after it: the first ``for`` on a later line, or on
+        the line of a ``_Pragma("...")``) -> (the pragma's line, its text)."""
+        loop_lines = sorted({self.position(n)[0] for n in _walk_nodes(body) if isinstance(n, c_ast.For)})
+        found = {}
+        for line, text in self.user_loop_pragmas:
+            if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text):
+                after = [loop for loop in loop_lines if loop >= line]
+                if after:
+                    found[after[0]] = (line, text)
+        return found
 
     def taken_branches(self, lines: list[str], conditionals: list[tuple[int, int, str]]) -> str:
         """The region's ``#if``/``#ifdef``/``#elif``/``#else`` branches as the compiler
@@ -1532,6 +1549,7 @@ class _RegionBuilder:
                 first = hoist.top_level_declarations(body)[0]
                 raise HoistDeclarations(hoisting, self.error(first, _unsupported(first)))
         self.prescan(body)
+        self.pragma_of_loop = self.parallel_pragma_loops(body)
         universe = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0))
         built = self.walk(body, _Context([], universe))
         if built is None:
@@ -2793,7 +2811,13 @@ class _RegionBuilder:
         if isinstance(node, c_ast.Decl) and len(self.scopes) > 1:
             return self.local_declaration(node, ctx)
         if isinstance(node, c_ast.For):
-            return self.walk_for(node, ctx)
+            pragma = self.pragma_of_loop.pop(self.position(node)[0], None)
+            first = len(self.statements)
+            built = self.walk_for(node, ctx)
+            if pragma is not None:
+                self.user_parallel_loops.append((*pragma, len(ctx.iterators),
+                                                 tuple(stmt.name for stmt in self.statements[first:])))
+            return built
         if isinstance(node, c_ast.If):
             if self.is_data_condition(ctx, node.cond):
                 if _has_loop(node):
@@ -4415,6 +4439,7 @@ class _RegionBuilder:
             replaced=self.region.outer, c_texts=dict(self.c_texts), products=tuple(self.products),
             preprocessor_guard=self.preprocessor_guard, types_from_headers=self.macros.user_headers,
             user_loop_pragmas=tuple(self.user_loop_pragmas),
+            user_parallel_loops=tuple(self.user_parallel_loops),
             address_bounds=tuple((row.align_params(param_space), tuple(e.align_params(param_space) for e in extents))
                                  for row, extents in self.address_bounds),
             enumerators=dict(sorted(self.values_read().items())), typedefs=self.typedefs_read(variable_types),
