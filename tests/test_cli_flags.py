@@ -44,6 +44,9 @@ def _refused(capfd, argv: list[str], message: str) -> None:
     # these changed nothing: the stage they tune did not run
     (["--no-point-wavefront"], "--no-point-wavefront chooses how the tiling stage orders"),
     (["--register-tile", "2"], "--register-tile chooses how the tiling stage orders"),
+    # (a value out of range is told first: it was told to add --tile)
+    (["--register-tile", "-3"], "--register-tile -3: the factor must be between 0 and 64"),
+    (["--unroll", "0", "--identity"], "--unroll 0: the unroll factor must be between 1 and 64"),
     (["--parallel", "--no-tensorize"], "--no-tensorize turns off the micro-kernel calls --tile makes"),
     (["--reassociate"], "--reassociate allows parallel reductions"),
     (["--tile", "--no-tensorize", "--reassociate"], "it needs --parallel"),

@@ -261,13 +261,14 @@ def run(args) -> int:
         sizes = parse_tile_sizes(args.tile_sizes, "--tile-sizes")
     elif args.tile_sizes_file:
         sizes = _read_tile_sizes_file(args.tile_sizes_file)
-    _check_combinations(args)
+    # (a value out of range first: '--register-tile -3' alone was told it needs --tile)
     if args.unroll is not None and not 1 <= args.unroll <= MAX_JAM:
         raise UsageError(f"--unroll {args.unroll}: the unroll factor must be between 1 and {MAX_JAM}")
     if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
         raise UsageError(f"--threads {args.threads}: the thread count must be between 1 and {MAX_THREADS}")
     if not 0 <= args.register_tile <= MAX_JAM:
         raise UsageError(f"--register-tile {args.register_tile}: the factor must be between 0 and {MAX_JAM}")
+    _check_combinations(args)
     cc, cflags = _verify_flags(args)
     options = OptimizeOptions.from_flags(
         scheduler="identity" if args.identity else args.scheduler,
