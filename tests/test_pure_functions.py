@@ -127,8 +127,8 @@ def test_a_library_call_is_refused_naming_what_is_allowed():
     with pytest.raises(ScopError) as info:
         extract("#include <stdio.h>\n" + KERNEL.replace("f(x[i])", "getchar()"), filename="lib.c")
     assert str(info.value).endswith(
-        "error: call of 'getchar', which may have side effects (only pure functions of this file, pure <math.h> "
-        "functions and macros are allowed inside a SCoP)"), info.value
+        "error: call of 'getchar', which may have side effects (only pure functions of this file and its own "
+        "headers, pure <math.h> functions and macros are allowed inside a SCoP)"), info.value
 
 
 def test_macros_in_a_pure_function_are_read_expanded():
@@ -294,3 +294,59 @@ def test_pure_functions_that_give_integers_are_integer_terms(tmp_path):
     outputs are the original's at 1 and 2 threads."""
     text = _tiled_parallel_runs_as_the_original(tmp_path, INTEGER_BUILTINS, [(5000,), (37,), (1,), (0,), (-2,)])
     assert "reduction(+:s_wrapped, c_wrapped, r_wrapped)" in text.split("the original code")[0], text
+
+
+OWN_HEADER = r"""#ifndef UTIL_H
+#define UTIL_H
+static inline double sq(double x) { return x * x; }
+static inline double clampd(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static double counter;
+static inline double bump(double x) { counter += 1; return x + counter; }
+double elsewhere(double x);
+#endif
+"""
+
+HEADER_KERNEL = r"""#include <stdio.h>
+#include <stdlib.h>
+#include "util.h"
+double A[300][300], B[300][300];
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 300;
+  for (int i = 0; i < 300; i++) for (int j = 0; j < 300; j++) A[i][j] = ((i * 7 + j) % 13) * 0.25 - 1.0;
+#pragma scop
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < n - 1; j++)
+      B[i][j] = clampd(sq(A[i-1][j]) + sq(A[i][j+1]) - A[i+1][j], -2.0, 3.0);
+#pragma endscop
+  double s = 0;
+  for (int i = 0; i < 300; i++) for (int j = 0; j < 300; j++) s += B[i][j] * (i + 2 * j + 1);
+  printf("%.17g\n", s);
+  return 0;
+}
+"""
+
+
+def test_pure_functions_of_the_files_own_headers_are_called_as_in_the_original(tmp_path):
+    """A pure 'static inline' helper of the program's own header ('#include "util.h"')
+    was refused as a call that "may have side effects": only the file's own functions
+    were read. The header's definitions, as the compiler reads them, now go through
+    the same purity check: the pure ones are called as in the original (the outputs
+    agree at 1 and 2 threads, at the sizes' edges); one that writes a global, or one
+    only declared there, is still refused, at its call."""
+    (tmp_path / "util.h").write_text(OWN_HEADER)
+    source = tmp_path / "k.c"
+    source.write_text(HEADER_KERNEL)
+    result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+    code = result.text.split("original code")[0]
+    assert "#pragma omp parallel for" in code and "clampd(sq(" in code, code
+    sizes = [(300,), (2,), (0,), (37,)]
+    assert outputs_of(result.text, tmp_path, "out", sizes) == outputs_of(HEADER_KERNEL, tmp_path, "orig", sizes)
+    for callee, message in (("bump", "call of 'bump', a function of a header this file includes that reads or "
+                                      "writes 'counter'"),
+                            ("elsewhere", "call of 'elsewhere', which may have side effects")):
+        bad = tmp_path / f"{callee}.c"
+        bad.write_text(HEADER_KERNEL.replace("clampd(sq(A[i-1][j]) + sq(A[i][j+1]) - A[i+1][j], -2.0, 3.0)",
+                                             f"{callee}(A[i-1][j])"))
+        with pytest.raises(ScopError) as info:
+            extract(bad)
+        assert str(info.value).startswith(f"{bad}:11:17: error: {message}"), info.value

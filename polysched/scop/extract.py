@@ -3878,11 +3878,13 @@ class _RegionBuilder:
                                    f"('{text.strip()}') as an expression") from None
 
     def defined_functions(self) -> set[str]:
-        """The functions the file defines, and its function pointers: a ``static double
+        """The functions the file and its own headers define, and its function pointers: a ``static double
         fmax(...) { ... }`` or a parameter ``double (*round)(double)`` of the user's own
         is not <math.h>'s (probes counted their calls)."""
         if self._defined_functions is None:
-            self._defined_functions = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{", self.plain)) \
+            # (and those the user's own headers define: 'static inline double sq(double x)')
+            code = self.plain + "\n" + blank_strings(self.macros.own_header_code)
+            self._defined_functions = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{", code)) \
                 | set(re.findall(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(", self.plain))   # (*round)(double)
         return self._defined_functions
 
@@ -3903,7 +3905,7 @@ class _RegionBuilder:
         if self._purity is None:
             # the definitions as compiled: a pure copy under '#if 0' or a macro renaming a
             # call in the body (#define exp fast_exp) would make the file's text lie
-            code = blank_strings(self.macros.main_code)
+            code = blank_strings(self.macros.main_code + "\n" + self.macros.own_header_code)
             self._purity = PurityChecker(code, self.typedefs, self.visible.typedef_types,
                                          self.visible.enumerators, lambda name: name in self.defined_functions(),
                                          lambda name: _is_pure_function(name) and not self.may_set_errno_read(name))
@@ -4022,11 +4024,14 @@ class _RegionBuilder:
             if fname in self.visible.variables:
                 raise self.error(where, f"call through '{fname}', a variable (a function pointer), inside a SCoP: "
                                         "what it calls is not known here")
-            allowed = "(only pure functions of this file, pure <math.h> functions and macros are allowed inside a SCoP)"
+            allowed = "(only pure functions of this file and its own headers, pure <math.h> functions and macros are " \
+                      "allowed inside a SCoP)"
             if fname in self.defined_functions():
                 problem = self.purity.problem(fname)
                 if problem is not None:
-                    raise self.error(where, f"call of '{fname}', a function of this file that {problem} {allowed}")
+                    origin = "this file" if re.search(rf"\b{re.escape(fname)}\s*\([^()]*\)\s*\{{", self.plain) \
+                        else "a header this file includes"
+                    raise self.error(where, f"call of '{fname}', a function of {origin} that {problem} {allowed}")
             elif not _is_pure_function(fname):
                 raise self.error(where, f"call of '{fname}', which may have side effects {allowed}")
             elif self.may_set_errno_read(fname):

@@ -79,7 +79,7 @@ class MacroTable:
                  at_regions: dict[int, dict[str, Macro]] | None = None,
                  redefined: frozenset[str] = frozenset(), main_code: str = "", header_code: str = "",
                  kept_lines: frozenset[int] | None = None, user_headers: bool = False,
-                 compiler: str = "gcc", text: str = ""):
+                 compiler: str = "gcc", text: str = "", own_header_code: str = ""):
         self.macros = macros
         self.typedef_names = typedef_names
         # every identifier of the code the included headers contribute (declared names)
@@ -102,6 +102,9 @@ class MacroTable:
         # '#if's, which the file's text does not show, may choose other types under
         # other -D (`user_headers`)
         self.user_headers = user_headers
+        # the code those headers of the user's own contribute (`own_header_code`): the
+        # definitions of their functions, which may be pure (scop/pure.py)
+        self.own_header_code = own_header_code
         self.compiler = compiler     # the preprocessor the table came from
         self.text = text             # the input as the preprocessor read it ("<stdin>")
 
@@ -109,7 +112,7 @@ class MacroTable:
         return MacroTable(macros, self.typedef_names, self.header_identifiers,
                           redefined=self.redefined, main_code=self.main_code, header_code=self.header_code,
                           kept_lines=self.kept_lines, user_headers=self.user_headers, compiler=self.compiler,
-                          text=self.text)
+                          text=self.text, own_header_code=self.own_header_code)
 
     def with_definitions(self, definitions: dict[str, Macro]) -> "MacroTable":
         """This table with ``definitions`` added (replacing same-named macros)."""
@@ -555,6 +558,21 @@ def includes_user_headers(text: str) -> bool:
 _LINE_MARKER_FLAGS_RE = re.compile(r'^# \d+ "((?:\\.|[^"\\])*)"([ \d]*)$', re.M)
 
 
+def own_header_code(text: str) -> str:
+    """The code that ``gcc -E`` output (with line markers) attributes to the user's own
+    headers (`includes_user_headers`: not the input, not built in, no system header),
+    without directive lines."""
+    kept, own = [], False
+    for raw in text.split("\n"):
+        marker = _LINE_MARKER_FLAGS_RE.match(raw)
+        if marker is not None:
+            name, flags = marker.groups()
+            own = name != "<stdin>" and not name.startswith("<") and "3" not in flags.split()
+        elif own and not raw.lstrip().startswith("#"):
+            kept.append(raw)
+    return "\n".join(kept)
+
+
 _CONDITION_RE = re.compile(rf"^{DIRECTIVE}(if|ifdef|ifndef|elif|else|endif|define)\b[ \t]*(.*)$")
 _GUARD_NAME_RE = re.compile(r"^(?:!\s*defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?$")
 
@@ -724,7 +742,7 @@ def macro_table(filename: str, text: str, defines: dict[str, str] | None = None,
     table = MacroTable(macros, typedefs, frozenset(_IDENT_RE.findall(headers)), at_regions=at_regions,
                        redefined=redefined, main_code=main_code(proc.stdout), header_code=headers,
                        kept_lines=kept_lines(proc.stdout), user_headers=includes_user_headers(proc.stdout),
-                       compiler=compiler, text=text)
+                       compiler=compiler, text=text, own_header_code=own_header_code(proc.stdout))
     if len(_CACHE) >= _CACHE_SIZE:      # bounded: drop the oldest entry
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = table
