@@ -243,7 +243,8 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
     definition's value (its reads, on ``stmt``'s instances)."""
     body = stmt.body
     if sub.local_type:
-        body = f"{{ {sub.local_type} {sub.scalar} = {sub.value}; {body.strip()} }}"
+        # (the brace on a line of its own: the body may end in a '//' comment)
+        body = f"{{ {sub.local_type} {sub.scalar} = {sub.value}; {body.strip()}\n}}"
     for offset in sorted(scalar_tokens(stmt, scop, sub.scalar, starts) if not sub.local_type else [], reverse=True):
         body = body[:offset] + sub.value + body[offset + len(sub.scalar):]
     same = _same_instances(definition, stmt, scop.context.get_ctx()).reverse()
