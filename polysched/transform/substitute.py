@@ -243,8 +243,7 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
     definition's value (its reads, on ``stmt``'s instances)."""
     body = stmt.body
     if sub.local_type:
-        # (the brace on a line of its own: the body may end in a '//' comment)
-        body = f"{{ {sub.local_type} {sub.scalar} = {sub.value}; {body.strip()}\n}}"
+        body = f"{{ {sub.local_type} {sub.scalar} = {sub.value}; {body.strip()} }}"
     for offset in sorted(scalar_tokens(stmt, scop, sub.scalar, starts) if not sub.local_type else [], reverse=True):
         body = body[:offset] + sub.value + body[offset + len(sub.scalar):]
     same = _same_instances(definition, stmt, scop.context.get_ctx()).reverse()
