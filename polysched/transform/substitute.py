@@ -35,10 +35,7 @@ A scalar ``x`` is substituted when (all checked with isl on the region's model):
   has the same value at each use); with a ``U`` in a loop inside ``D``'s, no statement
   after ``D`` in ``D``'s loop body does;
 - ``e`` is evaluated once as written, or it is cheap (no call, no division): a value used
-  twice, or in a loop inside ``D``'s, is computed each time; but a costly value that one
-  statement in ``D``'s loops reads twice becomes a local of that statement, of the
-  scalar's name and type, computed once (``{ int t = ((int)(max3(a, b, c))); H[i][j] =
-  t > 0 ? t : 0; }``).
+  twice, or in a loop inside ``D``'s, is computed each time.
 
 Only for loops (a statement outside every loop gains nothing), and with the scheduler's
 order differing from the source's (`polysched.pipeline` redoes a region without it when
@@ -80,14 +77,8 @@ class Substitution:
     uses: list[str]
     value: str
     loop: str = ""
-    # the C type of a local of that name the one use declares, set to the value, when
-    # the value is costly and read more than once: computed once, where it is used
-    local_type: str = ""
 
     def describe(self) -> str:
-        if self.local_type:
-            return (f"scalar {self.scalar} (written by {self.definition}) made a local of {self.uses[0]} "
-                    f"(a value private to each iteration of loop {self.loop}, read more than once)")
         return (f"substituted scalar {self.scalar} (written by {self.definition}) into "
                 f"{', '.join(self.uses)} (a value private to each iteration of loop {self.loop})")
 
@@ -185,15 +176,9 @@ def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
         if found is None:
             return None
         occurrences += len(found)
-    # computed as often as it is used: once per use and iteration of the loops inside;
-    # a costly value read more than once by one statement in D's loops is computed once
-    # there, into a local of the scalar's name ('{ int t = max3(...); H[i][j] = t > 0 ?
-    # t : 0; }'), which takes the scalar out of the model as well
-    local = ""
+    # computed as often as it is used: once per use and iteration of the loops inside
     if (occurrences > 1 or inner) and _EXPENSIVE.search(value):
-        if inner or len(uses) != 1:
-            return None
-        local = c_type
+        return None
     # each read sees the value D wrote in the same iteration of D's loops (isl's dataflow)
     reads = restrict_to_array(scop.reads, name)
     info = isl.UnionAccessInfo.from_sink(reads).set_must_source(restrict_to_array(scop.writes, name))
@@ -218,7 +203,7 @@ def _candidate(scop: Scop, name: str, starts) -> Substitution | None:
                                          and (_loops(scop, s) or [])[:len(loops)] == loops)]
     if any(a.array in read_names for stmt in after for a in stmt.accesses if a.kind != "read"):
         return None
-    return Substitution(name, d.name, [u.name for u in uses], f"(({c_type})({value}))", d.iterators[-1], local)
+    return Substitution(name, d.name, [u.name for u in uses], f"(({c_type})({value}))", d.iterators[-1])
 
 
 def substitution_plan(scop: Scop) -> list[Substitution]:
@@ -242,9 +227,7 @@ def _substituted(stmt: Statement, definition: Statement, sub: Substitution, scop
     """``stmt`` reading ``sub.value`` where it read the scalar, with the accesses of the
     definition's value (its reads, on ``stmt``'s instances)."""
     body = stmt.body
-    if sub.local_type:
-        body = f"{{ {sub.local_type} {sub.scalar} = {sub.value}; {body.strip()} }}"
-    for offset in sorted(scalar_tokens(stmt, scop, sub.scalar, starts) if not sub.local_type else [], reverse=True):
+    for offset in sorted(scalar_tokens(stmt, scop, sub.scalar, starts), reverse=True):
         body = body[:offset] + sub.value + body[offset + len(sub.scalar):]
     same = _same_instances(definition, stmt, scop.context.get_ctx()).reverse()
     moved = [replace(a, relation=same.apply_range(a.relation.align_params(same.get_space())))
