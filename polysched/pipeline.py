@@ -17,8 +17,8 @@ import islpy as isl
 
 from polysched import emit_c
 from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
-from polysched.dependence import (Dependences, analyze, check, is_integer_type, racy_user_loops,
-                                  runs_in_original_order)
+from polysched.dependence import (Dependences, analyze, check, clause_variables, is_integer_type,
+                                  racy_user_loops, runs_in_original_order, used_after_scop)
 from polysched.dependence.analysis import KINDS
 from polysched.dependence.flatten import flatten
 from polysched.errors import ArgumentError, TransformError
@@ -519,6 +519,7 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     scop = scops[k]
     if budget.used_up():
         raise RegionStopped(budget.why())
+    _check_private_clauses(scop)
     options, pragmas = _honouring_loop_pragmas(scop, options)
     source = scops
     scop, scops, deps, schedule, fusion, expansions, model_steps = _modelled_and_scheduled(
@@ -565,6 +566,23 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
             region.tiling, region.kept_as_written = None, False
             region.trace_steps = [dict(step) for step in steps]
     return region
+
+
+def _check_private_clauses(scop: Scop) -> None:
+    """`RegionStopped` when a region's own ``omp parallel for`` makes a scalar private
+    (``private``, ``firstprivate``) that the code after the region may read: compiled
+    with OpenMP, the loop leaves it as it was; without, the loop sets it. Each
+    optimized version would keep one meaning only (helper-99: 'private(t)' of a global
+    became lastprivate, and the output printed the loop's last value where the
+    original, with -fopenmp, printed the value from before)."""
+    for line, text, _depth, _names in scop.user_parallel_loops:
+        named = clause_variables(text)
+        for name in sorted(named.get("private", set()) | named.get("firstprivate", set())):
+            array = scop.arrays.get(name) or next((a for a in scop.arrays.values() if a.declared_as == name), None)
+            if array is not None and array.is_scalar and used_after_scop(scop, array.name):
+                raise RegionStopped(f"the region's own '{text}' (line {scop.line_as_written(line)}) makes "
+                                    f"'{name}' private, which the code after the region may read: with OpenMP "
+                                    f"the loop leaves it as it was, without OpenMP it sets it")
 
 
 def _honouring_loop_pragmas(scop: Scop, options: OptimizeOptions) -> tuple[OptimizeOptions, list[str]]:

@@ -172,3 +172,39 @@ def test_a_live_out_scalar_declared_private_is_pointed_to_lastprivate():
         p.parallel("S0", 0, private=["t", "u", "k"])
     q = p.parallel("S0", 0, lastprivate=["t", "u", "k"])
     assert q.region_code() == p.parallel("S0", 0).region_code()
+
+
+PRIVATE_CLAUSE = r"""#include <stdio.h>
+#include <stdlib.h>
+double t = 1;
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 5;
+  double *c = malloc(sizeof(double) * (n > 0 ? n : 1));
+  for (int i = 0; i < n; i++) c[i] = i;
+#pragma scop
+#pragma omp parallel for private(t)
+  for (int i = 0; i < n; i++) { t = c[i] * 2; c[i] = t + 1; }
+  for (int i = 1; i < n; i++) c[i] += c[i - 1];
+#pragma endscop
+  double s = 0;
+  for (int i = 0; i < n; i++) s += c[i];
+  printf("%.17g %.17g\n", t, s);
+  return 0;
+}
+"""
+
+
+def test_the_regions_own_private_clause_on_a_live_out_scalar_keeps_the_region(tmp_path, capsys):
+    """helper-99: the region's own 'private(t)' of a global read after the region became
+    lastprivate: compiled with OpenMP, the original leaves t at 1 (the threads' copies
+    vanish), the output printed the loop's last value. Such a region has two meanings
+    (with and without OpenMP): it is kept as written, with the reason in the summary."""
+    path = tmp_path / "in.c"
+    path.write_text(PRIVATE_CLAUSE)
+    result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
+    assert result.regions[0].kept_as_written
+    assert "makes 't' private, which the code after the region may read" in result.summary()
+    sizes = [(5,), (0,), (1001,)]
+    expected = outputs_of(PRIVATE_CLAUSE, tmp_path, "orig", sizes)
+    assert all(line.startswith("1 ") for line in expected)
+    assert outputs_of(result.text, tmp_path, "out", sizes) == expected

@@ -25,7 +25,7 @@ from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 from .loops import mupa_rows, node_band_flags, prefix_rows, rows, same_value
 from .scalars import (SELECTIONS, ScopAccesses, clause_candidate, inexact_integer_update, last_write_reason,
-                      private_reason, reduced_cell, reduction_of)
+                      private_reason, reduced_cell, reduction_of, used_after_scop)
 
 
 class ScheduleError(PolyschedError, ValueError):
@@ -607,11 +607,11 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
     found = []
     for name in mark.private:
         reason = _not_a_clause_scalar(scop, name, "private") or \
-            private_reason(scop, accesses, name, domain, same_iteration)
-        if reason is not None and private_reason(scop, accesses, name, domain, same_iteration,
-                                                 live_after=True) is None and \
-                last_write_reason(scop, accesses, name, domain, iteration) is None:
-            reason += f": lastprivate={name} keeps its last value"
+            private_reason(scop, accesses, name, domain, same_iteration, live_after=True)
+        if reason is None and used_after_scop(scop, name):
+            reason = "may be live after the scop"
+            if last_write_reason(scop, accesses, name, domain, iteration) is None:
+                reason += f": lastprivate={name} keeps its last value"
         if reason is not None:
             found.append(f"'{name}' cannot be private ({reason})")
     for name in mark.lastprivate:

@@ -945,7 +945,7 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
                 deps = deps.intersect_domain(domain).intersect_range(domain)
                 if not deps.is_empty() and not is_parallel(deps, outer, member):
                     why.append(f"'{scop.arrays[name].c_text}' is written in one iteration and touched in another")
-            named = _clause_variables(text)
+            named = clause_variables(text)
             verdict = classify_scalars(scop, accesses, domain, outer.flat_range_product(member),
                                        reassociate=tuple(named["reduction"]), asked="a reduction clause")
             why += [f"scalar '{name}': {reason}" for name, reason in verdict.blocking.items()]
@@ -962,7 +962,7 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
     return found
 
 
-def _clause_variables(pragma: str) -> dict[str, set[str]]:
+def clause_variables(pragma: str) -> dict[str, set[str]]:
     """The variables an OpenMP pragma's data-sharing clauses name, by clause
     (``private(t)``, ``firstprivate``, ``lastprivate(conditional: t)``, ``reduction(+:
     s)``, ``linear(k: 2)``)."""
