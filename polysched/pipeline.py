@@ -575,7 +575,7 @@ def _check_private_clauses(scop: Scop) -> None:
     optimized version would keep one meaning only (helper-99: 'private(t)' of a global
     became lastprivate, and the output printed the loop's last value where the
     original, with -fopenmp, printed the value from before)."""
-    for line, text, _depth, _names in scop.user_parallel_loops:
+    for line, text, *_ in scop.user_parallel_loops:
         named = clause_variables(text)
         for name in sorted(named.get("private", set()) | named.get("firstprivate", set())):
             array = scop.arrays.get(name) or next((a for a in scop.arrays.values() if a.declared_as == name), None)

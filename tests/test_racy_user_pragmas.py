@@ -88,3 +88,39 @@ def test_the_regions_own_parallel_loop_is_checked(name, body, clauses, racy, tmp
     assert outputs_of(result.text, tmp_path, f"{name}_out", [(300,), (0,), (1,)], threads) == \
         outputs_of(text.replace("#pragma omp parallel for", "//"), tmp_path, f"{name}_seq", [(300,), (0,), (1,)],
                    threads)
+
+
+NEST = r"""#include <stdio.h>
+double a[60][60], b[60][60];
+int main(void) {
+  int i, j;
+  for (i = 0; i < 60; i++) for (j = 0; j < 60; j++) a[i][j] = (i * 7 + j * 3) % 13;
+#pragma scop
+PRAGMA
+  for (i = 0; i < 60; i++)
+    for (j = 1; j < 60; j++)
+      BODY
+#pragma endscop
+  printf("%g %g\n", a[5][7], b[9][3]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("pragma, body, racy", [
+    # helper-99: the loop collapse(2) shares too carries the dependence
+    ("#pragma omp parallel for collapse(2)", "a[i][j] = a[i][j - 1] + 1;", "'a' is written in one iteration"),
+    ("#pragma omp parallel for collapse(2)", "b[i][j] = a[i][j] * 2;", None),
+    ("#pragma omp parallel for", "a[i][j] = a[i][j - 1] + 1;", "the iterator 'j' of a loop inside is declared outside"),
+    # helper-99: the inner loop's iterator, declared before the region, is shared
+    ("#pragma omp parallel for", "b[i][j] = a[i][j] * 2;", "the iterator 'j' of a loop inside is declared outside"),
+    ("#pragma omp parallel for private(j)", "b[i][j] = a[i][j] * 2;", None),
+])
+def test_a_collapsed_loop_and_the_iterators_of_the_loops_inside_are_checked(pragma, body, racy):
+    [scop] = extract(NEST.replace("PRAGMA", pragma).replace("BODY", body))
+    found = racy_user_loops(scop)
+    if racy is None:
+        assert found == []
+    else:
+        [(line, text, why)] = found
+        assert line == 7 and text == pragma and racy in why, why

@@ -921,19 +921,23 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
     if not scop.user_parallel_loops:
         return found
     accesses = ScopAccesses(scop)
-    for line, text, depth, names in scop.user_parallel_loops:
+    for line, text, depth, names, undeclared in scop.user_parallel_loops:
         statements = [stmt for stmt in scop.statements if stmt.name in names]
         if not statements:
             continue
+        # collapse(k): the k loops from the pragma's share the iterations
+        collapsed = re.search(r"\bcollapse\s*\(\s*(\d+)\s*\)", text)
+        shared = int(collapsed.group(1)) if collapsed else 1
         domain = outer = member = None
         for stmt in statements:
             dims = stmt.domain.dim(isl.dim_type.set)
-            if dims <= depth:
+            if dims < depth + shared:
                 break
             loops = isl.Map.identity(stmt.domain.get_space().map_from_set()).intersect_domain(stmt.domain)
-            loops = loops.project_out(isl.dim_type.out, depth + 1, dims - depth - 1).reset_tuple_id(isl.dim_type.out)
+            loops = loops.project_out(isl.dim_type.out, depth + shared, dims - depth - shared) \
+                .reset_tuple_id(isl.dim_type.out)
             pieces = (isl.UnionSet.from_set(stmt.domain),
-                      isl.UnionMap.from_map(loops.project_out(isl.dim_type.out, depth, 1)),
+                      isl.UnionMap.from_map(loops.project_out(isl.dim_type.out, depth, shared)),
                       isl.UnionMap.from_map(loops.project_out(isl.dim_type.out, 0, depth)))
             domain, outer, member = pieces if domain is None else \
                 (domain.union(pieces[0]), outer.union(pieces[1]), member.union(pieces[2]))
@@ -957,6 +961,12 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
                     and scop.arrays[name].declared_as not in named and name not in named]
             why += [f"scalar '{name}' is a '{op}' reduction the pragma has no reduction clause for"
                     for name, op in verdict.reductions if name not in named]
+            # (C makes private the iterators of the loops the pragma shares, not those of
+            # the loops inside them)
+            why += [f"the iterator '{name}' of a loop inside is declared outside the parallel loop and shared by "
+                    f"the threads (declare it in its loop, 'for (int {name} = ...', or name it in a private clause)"
+                    for name in dict.fromkeys(name for level, name in undeclared if level >= shared)
+                    if name not in named]
             if why:
                 found.append((line, text, "; ".join(why)))
     return found

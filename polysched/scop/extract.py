@@ -556,7 +556,7 @@ class _RegionBuilder:
         # the line of the loop each '#pragma omp parallel for' names -> (its line, text),
         # and what the walk found of those loops (Scop.user_parallel_loops)
         self.pragma_of_loop: dict[int, tuple[int, str]] = {}
-        self.user_parallel_loops: list[tuple[int, str, int, tuple[str, ...]]] = []
+        self.user_parallel_loops: list[tuple[int, str, int, tuple[str, ...], tuple[tuple[int, str], ...]]] = []
         self.region_text, defined = self.scan_directives()
         self.macros = macros.with_definitions(defined) if defined else macros
         self.visible = visible
@@ -2816,7 +2816,8 @@ class _RegionBuilder:
             built = self.walk_for(node, ctx)
             if pragma is not None:
                 self.user_parallel_loops.append((*pragma, len(ctx.iterators),
-                                                 tuple(stmt.name for stmt in self.statements[first:])))
+                                                 tuple(stmt.name for stmt in self.statements[first:]),
+                                                 tuple(_undeclared_inner_iterators(node))))
             return built
         if isinstance(node, c_ast.If):
             if self.is_data_condition(ctx, node.cond):
@@ -4845,6 +4846,21 @@ def declare_block_iterators_in_their_loops(body: c_ast.Node) -> None:
                     declared.init = loop.init.rvalue
                     loop.init = c_ast.DeclList([declared], loop.init.coord)
                 items.remove(decl)
+
+
+def _undeclared_inner_iterators(node: c_ast.Node, level: int = 1) -> list[tuple[int, str]]:
+    """(nesting level, iterator) of the loops inside ``node`` (the loops of a loop's body
+    are at level 1) that do not declare their iterator (``for (j = 0; ...)``)."""
+    found = []
+    for child in (node.stmt,) if isinstance(node, c_ast.For) else [c for _, c in node.children()]:
+        if isinstance(child, c_ast.For):
+            name = _loop_iterator_name(child)
+            if name and not isinstance(child.init, c_ast.DeclList):
+                found.append((level, name))
+            found += _undeclared_inner_iterators(child, level + 1)
+        elif child is not None:
+            found += _undeclared_inner_iterators(child, level)
+    return found
 
 
 def _loop_iterator_name(node: c_ast.For) -> str | None:

@@ -242,8 +242,10 @@ class Scop:
     # parallel and vector loops of its own where they asked for some
     user_loop_pragmas: tuple[tuple[int, str], ...] = ()
     # the loops its '#pragma omp parallel for's name: (the pragma's line, its text, the
-    # loop's depth, the statements inside it), for the check that they carry nothing
-    user_parallel_loops: tuple[tuple[int, str, int, tuple[str, ...]], ...] = ()
+    # loop's depth, the statements inside it, the iterators of the loops inside it that
+    # the loops do not declare, each with how deep it is nested below it, 1 for a loop
+    # in its body), for the check that they carry nothing
+    user_parallel_loops: tuple[tuple[int, str, int, tuple[str, ...], tuple[tuple[int, str], ...]], ...] = ()
     # linearised subscripts that C computes in 32-bit unsigned arithmetic (out[y * w +
     # x] with unsigned y, w, x), each as ([params] -> { [highest row] }, the row sizes
     # ([params] -> { [w] },)): exact only while (highest row + 1) * sizes <= 2**32, which
