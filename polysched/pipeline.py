@@ -598,7 +598,7 @@ def _honouring_loop_pragmas(scop: Scop, options: OptimizeOptions) -> tuple[Optim
     reduced: set[str] = set()
     for line, text in scop.user_loop_pragmas:
         if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text):
-            reduced |= set(_reduction_clause_names(text))
+            reduced |= clause_variables(text)["reduction"]
             if not (tiling and tiling.parallel):
                 tiling = TileOptions(tile=False, parallel=True) if tiling is None else replace(tiling, parallel=True)
                 wanted = (line, text, "parallel loops placed as with --parallel")
@@ -647,15 +647,6 @@ def _racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
             return racy_user_loops(scop)
     except isl.Error:
         return []
-
-
-def _reduction_clause_names(pragma: str) -> list[str]:
-    """The variables of the ``reduction(op: a, b)`` clauses of an OpenMP pragma (not
-    array sections: ``a[0:n]``)."""
-    names = []
-    for variables in re.findall(r"\breduction\s*\(\s*[^:()]+:([^()]*)\)", pragma):
-        names += [part.strip() for part in variables.split(",") if part.strip().isidentifier()]
-    return names
 
 
 def _check_statement_sizes(path: Path, scops: list[Scop], options: OptimizeOptions) -> None:

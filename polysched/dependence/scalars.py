@@ -975,7 +975,7 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
 def clause_variables(pragma: str) -> dict[str, set[str]]:
     """The variables an OpenMP pragma's data-sharing clauses name, by clause
     (``private(t)``, ``firstprivate``, ``lastprivate(conditional: t)``, ``reduction(+:
-    s)``, ``linear(k: 2)``)."""
+    s)``, ``linear(k: 2)``; not array sections, ``reduction(+: a[0:n])``)."""
     names: dict[str, set[str]] = {"reduction": set()}
     for kind, inside in re.findall(r"\b(private|firstprivate|lastprivate|reduction|linear)\s*\(([^()]*)\)", pragma):
         inside = inside.rpartition(":")[2] if kind in ("reduction", "lastprivate") else inside.partition(":")[0]

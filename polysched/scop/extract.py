@@ -3879,9 +3879,9 @@ class _RegionBuilder:
                                    f"('{text.strip()}') as an expression") from None
 
     def defined_functions(self) -> set[str]:
-        """The functions the file and its own headers define, and its function pointers: a ``static double
-        fmax(...) { ... }`` or a parameter ``double (*round)(double)`` of the user's own
-        is not <math.h>'s (probes counted their calls)."""
+        """The functions the file and its own headers define, and its function pointers:
+        a ``static double fmax(...) { ... }`` or a parameter ``double (*round)(double)``
+        of the user's own is not <math.h>'s (probes counted their calls)."""
         if self._defined_functions is None:
             # (and those the user's own headers define: 'static inline double sq(double x)')
             code = self.plain + "\n" + blank_strings(self.macros.own_header_code)
