@@ -572,7 +572,7 @@ def _check_private_clauses(scop: Scop) -> None:
     """`RegionStopped` when a region's own ``omp parallel for`` makes a scalar private
     (``private``, ``firstprivate``) that the code after the region may read: compiled
     with OpenMP, the loop leaves it as it was; without, the loop sets it. Each
-    optimized version would keep one meaning only (helper-99: 'private(t)' of a global
+    optimized version would keep one meaning only (helper-98 of session 64: 'private(t)' of a global
     became lastprivate, and the output printed the loop's last value where the
     original, with -fopenmp, printed the value from before)."""
     for line, text, *_ in scop.user_parallel_loops:

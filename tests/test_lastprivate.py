@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
 
 
 def test_the_regions_own_private_clause_on_a_live_out_scalar_keeps_the_region(tmp_path, capsys):
-    """helper-99: the region's own 'private(t)' of a global read after the region became
+    """helper-98 of session 64: the region's own 'private(t)' of a global read after the region became
     lastprivate: compiled with OpenMP, the original leaves t at 1 (the threads' copies
     vanish), the output printed the loop's last value. Such a region has two meanings
     (with and without OpenMP): it is kept as written, with the reason in the summary."""

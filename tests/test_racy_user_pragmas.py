@@ -108,11 +108,11 @@ PRAGMA
 
 
 @pytest.mark.parametrize("pragma, body, racy", [
-    # helper-99: the loop collapse(2) shares too carries the dependence
+    # helper-98 of session 64: the loop collapse(2) shares too carries the dependence
     ("#pragma omp parallel for collapse(2)", "a[i][j] = a[i][j - 1] + 1;", "'a' is written in one iteration"),
     ("#pragma omp parallel for collapse(2)", "b[i][j] = a[i][j] * 2;", None),
     ("#pragma omp parallel for", "a[i][j] = a[i][j - 1] + 1;", "the iterator 'j' of a loop inside is declared outside"),
-    # helper-99: the inner loop's iterator, declared before the region, is shared
+    # helper-98 of session 64: the inner loop's iterator, declared before the region, is shared
     ("#pragma omp parallel for", "b[i][j] = a[i][j] * 2;", "the iterator 'j' of a loop inside is declared outside"),
     ("#pragma omp parallel for private(j)", "b[i][j] = a[i][j] * 2;", None),
 ])
