@@ -575,11 +575,13 @@ def _check_private_clauses(scop: Scop) -> None:
     optimized version would keep one meaning only (helper-98 of session 64: 'private(t)' of a global
     became lastprivate, and the output printed the loop's last value where the
     original, with -fopenmp, printed the value from before)."""
-    for line, text, *_ in scop.user_parallel_loops:
+    for user_loop in scop.user_parallel_loops:
+        line, text = user_loop.line, user_loop.text
         named = clause_variables(text)
         for name in sorted(named.get("private", set()) | named.get("firstprivate", set())):
-            array = scop.arrays.get(name) or next((a for a in scop.arrays.values() if a.declared_as == name), None)
-            if array is not None and array.is_scalar and used_after_scop(scop, array.name):
+            # (every variable of that name: the clause may name a block's local)
+            if any(scop.arrays[model].is_scalar and used_after_scop(scop, model)
+                   for model in scop.variables_named(name)):
                 raise RegionStopped(f"the region's own '{text}' (line {scop.line_as_written(line)}) makes "
                                     f"'{name}' private, which the code after the region may read: with OpenMP "
                                     f"the loop leaves it as it was, without OpenMP it sets it")

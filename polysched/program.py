@@ -829,9 +829,7 @@ class Program:
     def _model_name(self, name: str, what: str) -> str:
         """The model's name of the variable ``name``: the name itself, or that of the
         variable of the region's block declared as ``name`` (renamed, as ``tmp_1``)."""
-        if name in self.scop.arrays:
-            return name
-        renamed = [a.name for a in self.scop.arrays.values() if a.declared_as == name]
+        renamed = self.scop.variables_named(name)
         if len(renamed) > 1:
             raise TransformError(f"{what}: '{name}' names several variables of the region's blocks "
                                  f"({', '.join(renamed)}): give the one meant")

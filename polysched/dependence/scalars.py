@@ -921,8 +921,9 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
     if not scop.user_parallel_loops:
         return found
     accesses = ScopAccesses(scop)
-    for line, text, depth, names, undeclared in scop.user_parallel_loops:
-        statements = [stmt for stmt in scop.statements if stmt.name in names]
+    for user_loop in scop.user_parallel_loops:
+        line, text, depth = user_loop.line, user_loop.text, user_loop.depth
+        statements = [stmt for stmt in scop.statements if stmt.name in user_loop.statements]
         if not statements:
             continue
         # collapse(k): the k loops from the pragma's share the iterations
@@ -965,7 +966,8 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
             # the loops inside them)
             why += [f"the iterator '{name}' of a loop inside is declared outside the parallel loop and shared by "
                     f"the threads (declare it in its loop, 'for (int {name} = ...', or name it in a private clause)"
-                    for name in dict.fromkeys(name for level, name in undeclared if level >= shared)
+                    for name in dict.fromkeys(name for level, name in user_loop.undeclared_iterators
+                                          if level >= shared)
                     if name not in named]
             if why:
                 found.append((line, text, "; ".join(why)))

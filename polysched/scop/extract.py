@@ -50,7 +50,7 @@ from .unsigned import (INTEGER_CONSTANT_TYPES, SIZE_OPERATORS, in_range, integer
                        unsigned_comparisons, modular_kind, unsigned_width_of, wraps_at_32_bits)
 from .macros import (Macro, MacroTable, conditional_lines, expand_statement_macros, int_literal_value, macro_table,
                      unparenthesised_macro)
-from .model import FLOAT_TYPES, Access, Array, Scop, ScopError, Statement
+from .model import FLOAT_TYPES, Access, Array, Scop, ScopError, Statement, UserParallelLoop
 from .pure import PurityChecker
 from .source import (IDENT_RE, LineMap, Region, UnbalancedConditional, blank_directives, blank_lines, blank_strings,
                      conditional_groups, continuations_in_place, enclosing_function, find_regions, identifiers,
@@ -556,7 +556,7 @@ class _RegionBuilder:
         # the line of the loop each '#pragma omp parallel for' names -> (its line, text),
         # and what the walk found of those loops (Scop.user_parallel_loops)
         self.pragma_of_loop: dict[int, tuple[int, str]] = {}
-        self.user_parallel_loops: list[tuple[int, str, int, tuple[str, ...], tuple[tuple[int, str], ...]]] = []
+        self.user_parallel_loops: list[UserParallelLoop] = []
         self.region_text, defined = self.scan_directives()
         self.macros = macros.with_definitions(defined) if defined else macros
         self.visible = visible
@@ -758,13 +758,16 @@ class _RegionBuilder:
         """The line of the loop that each of the region's ``#pragma omp parallel for``
         names (C puts the loop right after it: the first ``for`` on a later line, or on
         the line of a ``_Pragma("...")``) -> (the pragma's line, its text)."""
+        pragmas = [(line, text) for line, text in self.user_loop_pragmas
+                   if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text)]
+        if not pragmas:
+            return {}
         loop_lines = sorted({self.position(n)[0] for n in _walk_nodes(body) if isinstance(n, c_ast.For)})
         found = {}
-        for line, text in self.user_loop_pragmas:
-            if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text):
-                after = [loop for loop in loop_lines if loop >= line]
-                if after:
-                    found[after[0]] = (line, text)
+        for line, text in pragmas:
+            after = [loop for loop in loop_lines if loop >= line]
+            if after:
+                found[after[0]] = (line, text)
         return found
 
     def taken_branches(self, lines: list[str], conditionals: list[tuple[int, int, str]]) -> str:
@@ -2811,13 +2814,14 @@ class _RegionBuilder:
         if isinstance(node, c_ast.Decl) and len(self.scopes) > 1:
             return self.local_declaration(node, ctx)
         if isinstance(node, c_ast.For):
-            pragma = self.pragma_of_loop.pop(self.position(node)[0], None)
+            # (the position walks the loop: only looked up when the region has such pragmas)
+            pragma = self.pragma_of_loop.pop(self.position(node)[0], None) if self.pragma_of_loop else None
             first = len(self.statements)
             built = self.walk_for(node, ctx)
             if pragma is not None:
-                self.user_parallel_loops.append((*pragma, len(ctx.iterators),
-                                                 tuple(stmt.name for stmt in self.statements[first:]),
-                                                 tuple(_undeclared_inner_iterators(node))))
+                self.user_parallel_loops.append(UserParallelLoop(
+                    *pragma, len(ctx.iterators), tuple(stmt.name for stmt in self.statements[first:]),
+                    tuple(_undeclared_inner_iterators(node))))
             return built
         if isinstance(node, c_ast.If):
             if self.is_data_condition(ctx, node.cond):
@@ -3885,7 +3889,7 @@ class _RegionBuilder:
         if self._defined_functions is None:
             # (and those the user's own headers define: 'static inline double sq(double x)')
             code = self.plain + "\n" + blank_strings(self.macros.own_header_code)
-            self._defined_functions = set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{", code)) \
+            self._defined_functions = _function_definitions(code) \
                 | set(re.findall(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(", self.plain))   # (*round)(double)
         return self._defined_functions
 
@@ -4030,7 +4034,7 @@ class _RegionBuilder:
             if fname in self.defined_functions():
                 problem = self.purity.problem(fname)
                 if problem is not None:
-                    origin = "this file" if re.search(rf"\b{re.escape(fname)}\s*\([^()]*\)\s*\{{", self.plain) \
+                    origin = "this file" if fname in _function_definitions(self.plain) \
                         else "a header this file includes"
                     raise self.error(where, f"call of '{fname}', a function of {origin} that {problem} {allowed}")
             elif not _is_pure_function(fname):
@@ -4846,6 +4850,11 @@ def declare_block_iterators_in_their_loops(body: c_ast.Node) -> None:
                     declared.init = loop.init.rvalue
                     loop.init = c_ast.DeclList([declared], loop.init.coord)
                 items.remove(decl)
+
+
+def _function_definitions(code: str) -> set[str]:
+    """The names of the functions that C code ``code`` defines (``double sq(double x) {``)."""
+    return set(re.findall(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{", code))
 
 
 def _undeclared_inner_iterators(node: c_ast.Node, level: int = 1) -> list[tuple[int, str]]:

@@ -185,6 +185,19 @@ def fix_parameters(context: isl.Set, values: dict[str, int]) -> isl.Set:
     return context
 
 
+@dataclass(frozen=True)
+class UserParallelLoop:
+    """A loop of the region that its own ``#pragma omp parallel for`` names."""
+    line: int                  # the pragma's line
+    text: str                  # the pragma, as written
+    depth: int                 # how many loops enclose the loop inside the region
+    statements: tuple[str, ...]    # the statements inside it
+    # the iterators of the loops inside it that those loops do not declare (shared by
+    # the threads unless a clause says otherwise), each with how deep it is nested
+    # below the loop (1 for a loop in its body)
+    undeclared_iterators: tuple[tuple[int, str], ...]
+
+
 @dataclass
 class Scop:
     """A static control part: one ``#pragma scop`` ... ``#pragma endscop`` region.
@@ -241,11 +254,9 @@ class Scop:
     # '#pragma omp parallel for', 'omp simd', 'GCC ivdep', ...): the pipeline places
     # parallel and vector loops of its own where they asked for some
     user_loop_pragmas: tuple[tuple[int, str], ...] = ()
-    # the loops its '#pragma omp parallel for's name: (the pragma's line, its text, the
-    # loop's depth, the statements inside it, the iterators of the loops inside it that
-    # the loops do not declare, each with how deep it is nested below it, 1 for a loop
-    # in its body), for the check that they carry nothing
-    user_parallel_loops: tuple[tuple[int, str, int, tuple[str, ...], tuple[tuple[int, str], ...]], ...] = ()
+    # the loops its '#pragma omp parallel for's name, for the check that they carry
+    # nothing
+    user_parallel_loops: tuple[UserParallelLoop, ...] = ()
     # linearised subscripts that C computes in 32-bit unsigned arithmetic (out[y * w +
     # x] with unsigned y, w, x), each as ([params] -> { [highest row] }, the row sizes
     # ([params] -> { [w] },)): exact only while (highest row + 1) * sizes <= 2**32, which
@@ -285,6 +296,13 @@ class Scop:
     def replaced_span(self) -> tuple[int, int]:
         """``source[start:end]``, the text an output puts its region in place of."""
         return self.replaced or (self.region_start, self.region_end)
+
+    def variables_named(self, name: str) -> list[str]:
+        """The model's names of the variables the C code calls ``name``: the name itself,
+        or those of the region's blocks declared as ``name`` (renamed, as ``tmp_1``)."""
+        if name in self.arrays:
+            return [name]
+        return [a.name for a in self.arrays.values() if a.declared_as == name]
 
     def statement(self, name: str) -> Statement:
         for stmt in self.statements:
