@@ -33,7 +33,8 @@ from polysched.pipeline import OptimizeOptions, optimize
 from polysched.tensorize import INCLUDE_DIR
 
 USER_KERNELS = Path(__file__).parent / "kernels"
-DEFAULT_KERNELS = ["deriche", "symm", "user_matmul_acc", "user_gemm_ab", "user_conv_relu", "user_colscan",
+DEFAULT_KERNELS = ["deriche", "symm", "ludcmp", "user_matmul_acc", "user_gemm_ab", "user_conv_relu", "user_colscan",
+                   "user_cholesky_rows",
                    "user_matvec_t",
                    "user_stencil_temps", "user_transpose_temps"]
 # the OptimizeOptions field the comparison turns off, and its column's name

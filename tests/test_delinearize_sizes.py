@@ -187,16 +187,17 @@ def test_random_flat_buffers_are_mostly_modelled_with_their_compound_rows():
     assert modelled >= 6
 
 
-def test_the_convolution_accumulator_is_expanded_over_its_free_loops():
+def test_the_convolution_accumulator_lives_in_its_output_element():
     """``in[b, ci, x + r]``: x indexes the last subscript (with the inner r) and the
-    inner ci a row, so x walks ``in`` with stride 1 once innermost; ``acc`` becomes
-    ``acc_x[b][o][x]`` on the heap (before: an inner loop in the last subscript hid the
-    walk, and the scalar kept every loop sequential)."""
+    inner ci a row, so x walks ``in`` with stride 1 once innermost; ``acc`` becomes the
+    element its ReLU sets, ``out[(b * k + o) * (len - 2) + x]`` (before: an inner loop in
+    the last subscript hid the walk, and the scalar kept every loop sequential; then a
+    heap array ``acc_x[b][o][x]``, which the in-place element beat 1.8x at 2 threads on
+    experiments/kernels/user_conv_relu.c)."""
     from polysched.transform.expand import expansion_plan
     [scop] = extract(CONV1D, filename="conv1d.c")
     [expansion] = expansion_plan(scop)
-    assert expansion.text == "acc_x[b][o][x]" and [o[0] for o in expansion.outer] == ["b", "o"]
-    assert "acc_x[n][k][len - 2] on the heap" in expansion.describe()
+    assert expansion.in_place and expansion.text == "out[(b * k + o) * (len - 2) + x]" and not expansion.dropped
 
 
 # A stride-2 NHWC convolution over flat buffers, its channel counts macros: the input's

@@ -397,7 +397,7 @@ def test_an_accumulator_private_to_a_nest_of_free_loops_becomes_a_heap_array(tmp
     path = tmp_path / "scaled.c"
     path.write_text(SCALED.replace("OUTER", ""))
     plan = expansion_plan(extract(path)[0])
-    assert [(e.text, e.dropped, [o[0] for o in e.outer]) for e in plan] == [("s_x[i][j]", "", ["i"])]
+    assert [(e.text, e.in_place, [o[0] for o in e.outer]) for e in plan] == [("s_x[i][j]", False, ["i"])]
     result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert "s_x[n][n] on the heap" in result.regions[0].expansions[0]
     assert "double (*s_x)[(n) > 0 ? (n) : 1] = s_x_mem;" in result.text and "__builtin_free(s_x_mem);" in result.text

@@ -590,7 +590,7 @@ def _expansions(tmp_path, program) -> dict[str, str]:
     found = {}
     for scop in extract(str(path)):
         for e in expansion_plan(scop):
-            found[e.scalar] = "heap" if e.outer else "dest" if e.dropped else "1d"
+            found[e.scalar] = "heap" if e.outer else "dest" if e.in_place else "1d"
     return found
 
 

@@ -66,9 +66,11 @@ class Expansion:
     loops down to the expanded one (``depth``), which the statements share.
 
     Either a new array (``extent`` ``[params] -> { [n] }`` elements, the loop's trip
-    count; ``text`` ``x_x[j]``), or, when the scalar's last use in each iteration is a
-    copy ``C[i][j] = x;`` into an element no other access of the iteration touches, that
-    element (``dropped``: the copy, which becomes ``C[i][j] = C[i][j]`` and is removed)."""
+    count; ``text`` ``x_x[j]``), or (``in_place``), when the scalar's last use in each
+    iteration sets an element that no other access of the iteration touches (``C[i][j]
+    = x;``, ``A[i][j] = w / A[j][j];``), that element. ``dropped``: the statements that
+    were plain copies ``C[i][j] = x;``, which become ``C[i][j] = C[i][j]`` and are
+    removed."""
 
     scalar: str
     array: str
@@ -79,7 +81,8 @@ class Expansion:
     element_type: str
     extent: isl.PwAff | None = None
     extent_text: str = ""
-    dropped: str = ""
+    in_place: bool = False
+    dropped: tuple[str, ...] = ()
     loop: str = ""            # the loop's iterator, for messages
     why: str = ""
     # the loops around it that the array spans too, outermost first: (iterator, lower
@@ -87,7 +90,7 @@ class Expansion:
     outer: list[tuple[str, int | str, isl.PwAff, str]] = field(default_factory=list)
 
     def describe(self) -> str:
-        if self.dropped:
+        if self.in_place:
             into = f"its destination {self.text}"
         else:
             into = self.array + "".join(f"[{text}]" for *_, text in self.outer) + f"[{self.extent_text}]"
@@ -173,7 +176,14 @@ def only_dimension(stmt: Statement, row: isl.UnionMap, depth: int) -> bool:
         last = m.dim(isl.dim_type.out) - 1
         m = m.project_out(isl.dim_type.out, 0, last)
         involved = involved_dims(m)
-        return involved is not None and involved[0] == {depth}
+        if involved is not None and involved[0] == {depth}:
+            return True
+        # (a statement whose domain ties the iterator to another, S2[i, j = i], may see
+        # its row written in the other: it is still the iterator plus a constant)
+        dims = ", ".join(f"i{k}" for k in range(m.dim(isl.dim_type.in_)))
+        iterator = isl.Map(f"{{ {stmt.name}[{dims}] -> [i{depth}] }}", context=m.get_ctx())
+        along = iterator.align_params(m.get_space()).intersect_domain(m.domain()).reverse().apply_range(m)
+        return along.is_single_valued() and along.deltas().is_singleton()
     return False
 
 
@@ -254,13 +264,20 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
             continue
         statements = [s for s, _ in members]
         why = _walks_across_rows(scop, statements, depth) or ("asked for" if only is not None else None)
+        in_place_only = False
+        if why is None and depth >= 1 and any(len(s.iterators) > depth + 1 for s in statements):
+            # an element the scalar ends in costs nothing: tried too where the loop sits
+            # between others (a factorisation's j, between i and k), which the scalar,
+            # gone, lets the scheduler reorder (a row-wise Cholesky: 2.8x at 2 threads);
+            # not where the loop would be parallel but for the scalar, private there
+            why, in_place_only = "the loops around and inside it may then be reordered", True
         if why is None:
             continue
         mine = {a.array for s in statements for a in s.accesses if a.array in written_scalars}
         if only is not None:
             mine &= only
         if mine:
-            candidates.append((path, member, depth, statements, why, sorted(mine)))
+            candidates.append((path, member, depth, statements, why, sorted(mine), in_place_only))
     if not candidates:
         return []
     if only is not None:
@@ -270,22 +287,22 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
     names = NameAllocator(set(scop.identifiers) | set(scop.arrays))
     plan: list[Expansion] = []
     taken: set[tuple[str, str]] = set()      # (scalar, statement) already expanded
-    for path, member, depth, statements, why, scalars in candidates:
+    for path, member, depth, statements, why, scalars, in_place_only in candidates:
         domain = statements_domain(statements, scop.context.get_space())
         outer, row = loop_rows(scop, path, member, domain)
         iteration = rows(outer, row)
         if not all(only_dimension(s, iteration, depth) for s in statements):
             continue
-        # the columns must be independent but for these scalars: else the loop stays
-        # outside whatever the scalars become, and arrays would only cost (gramschmidt's
-        # nrm, in the sequential k loop)
+        # a new array only where the columns are independent but for these scalars: else
+        # the loop stays outside whatever the scalars become, and the array would only
+        # cost (gramschmidt's nrm, in the sequential k loop). An element the scalar ends
+        # in costs nothing, and frees the schedule (ludcmp's w, in A[i][j]: 6x at 2 threads)
         others = accesses.memory_except(set(scalars)).intersect_domain(domain).intersect_range(domain)
-        if not is_parallel(others, outer, row):
+        columns_free = is_parallel(others, outer, row)
+        if columns_free and in_place_only:
             continue
-        trip = _trip(statements, depth, scop.context)
-        if trip is None:
-            continue
-        lower, extent, extent_text = trip
+        trip = _trip(statements, depth, scop.context) if columns_free else None
+        lower, extent, extent_text = trip or (None, None, "")
         outer_loops = None
         for scalar in scalars:
             array = scop.arrays[scalar]
@@ -305,12 +322,14 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
             if any(s.iterators[depth] != iterator or iterator in s.iterators[depth + 1:] for s in touching):
                 continue        # (an inner loop's iterator shadows the loop's name)
             element = plain_element_type(array.element_type)
-            copy = _destination(scop, statements, touching, scalar, depth, iteration, element)
-            if copy is not None:
-                stmt, target, text = copy
+            destination = _destination(scop, statements, touching, scalar, depth, iteration, element)
+            if destination is not None:
+                copies, target, text = destination
                 plan.append(Expansion(scalar, target.get_tuple_name(isl.dim_type.out), text,
-                                      [s.name for s in touching if s is not stmt], depth, target, element,
-                                      dropped=stmt.name, loop=iterator, why=why))
+                                      [s.name for s in touching if s.name not in copies], depth, target, element,
+                                      in_place=True, dropped=copies, loop=iterator, why=why))
+            elif in_place_only or not columns_free or trip is None:
+                continue
             else:
                 name = names.fresh(f"{scalar}_x")
                 if outer_loops is None:
@@ -383,68 +402,103 @@ def _fits_heap(scop: Scop, element_type: str, extents: list[isl.PwAff]) -> bool:
 
 def _destination(scop: Scop, statements: list[Statement], touching: list[Statement], scalar: str, depth: int,
                  iteration: isl.UnionMap, element: str):
-    """``(copy, target, text)`` when the last statement of the loop's body that uses
-    ``scalar`` is ``copy``: ``C[f] = scalar;`` with ``f`` a function of the loops down to
-    ``depth`` (``target { [i0..i_depth] -> C[f] }``, ``text`` its C text), one element per
-    iteration, run in every iteration that uses the scalar, of the scalar's very type, and
-    no other access of the iteration touches that element: then ``C[f]`` can hold the
-    scalar's values (Polly's DeLICM does this mapping in general). Else None."""
-    copy = touching[-1]
-    if len(copy.iterators) != depth + 1 or any(scop.statements.index(s) > scop.statements.index(copy)
-                                               for s in touching):
+    """``(copies, target, text)`` when the statements of the loop's body that use
+    ``scalar`` last (its tail, one per iteration at most: ``if (j < i) A[i][j] = w /
+    A[j][j]; if (j >= i) A[i][j] = w;``) each set (plain ``=``) the element ``D[f]``,
+    with ``f`` a function of the loops down to ``depth`` (``target { [i0..i_depth] ->
+    D[f] }``, ``text`` its C text), one element per iteration, of the scalar's very type;
+    a tail statement runs in every iteration that uses the scalar, and no other access of
+    the iteration touches that element: then ``D[f]`` can hold the scalar's values
+    (Polly's DeLICM does this mapping in general). ``copies``: the tail's plain copies
+    ``D[f] = scalar;`` and a first statement ``scalar = D[f];``, which become no-ops.
+    Else None."""
+    order = scop.statements.index
+    tail: list[Statement] = []
+    for stmt in sorted(touching, key=order, reverse=True):
+        written = [a.array for a in stmt.accesses if a.kind == "write"]
+        if len(stmt.iterators) != depth + 1 or len(written) != 1 or written[0] == scalar \
+                or not any(a.array == scalar for a in stmt.accesses):
+            break
+        tail.append(stmt)
+    if not tail:
         return None
-    writes = [a for a in copy.accesses if a.kind == "write"]
-    reads = [a for a in copy.accesses if a.kind != "write"]
-    if len(writes) != 1 or [a.array for a in reads] != [scalar] or writes[0].array == scalar:
-        return None
-    destination = scop.arrays.get(writes[0].array)
+    destination = scop.arrays.get(next(a.array for a in tail[0].accesses if a.kind == "write"))
     if destination is None or destination.is_scalar or plain_element_type(destination.element_type) != element:
         return None
-    lhs, _, rhs = copy.body.partition("=")
-    if rhs.strip().rstrip(";").strip() != scalar or lhs.rstrip().endswith(("+", "-", "*", "/", "%", "&", "|", "^", "<", ">", "!")):
+    for stmt in tail:
+        lhs, equals, rhs = stmt.body.partition("=")
+        # (a plain '=': 'D[f] += s' would read what the element then holds, s)
+        if not equals or rhs.startswith("=") or lhs.count("[") != lhs.count("]") \
+                or lhs.rstrip().endswith(("+", "-", "*", "/", "%", "&", "|", "^", "<", ">", "!")) \
+                or next(a.array for a in stmt.accesses if a.kind == "write") != destination.name:
+            return None
+    # the element, as the text of one tail statement's left-hand side that names it for
+    # every tail statement where it runs ('A[i][j]' for 'A[i][i] = sqrt(s)' under i == j)
+    writes = []
+    for stmt in tail:
+        try:
+            pma = isl.PwMultiAff.from_map(next(a.relation for a in stmt.accesses if a.kind == "write"))
+        except isl.Error:
+            return None
+        if pma.n_piece() != 1:
+            return None
+        pma.foreach_piece(lambda _where, maff: writes.append(isl.Map.from_multi_aff(maff)
+                                                              .reset_tuple_id(isl.dim_type.in_)))
+    loops = [stmt.domain.reset_tuple_id() for stmt in tail]
+    chosen = next((k for k, target in enumerate(writes)
+                   if all(w.intersect_domain(d).is_subset(target) for w, d in zip(writes, loops))), None)
+    if chosen is None:
         return None
-    known = set(copy.iterators) | set(scop.parameters) | {destination.c_text}
-    names = {tok.text for tok in tokenize(lhs) if tok.kind == "ident"}
+    target, text = writes[chosen], tail[chosen].body.partition("=")[0].strip()
+    known = set(tail[0].iterators) | set(scop.parameters) | {destination.c_text}
+    names = {tok.text for tok in tokenize(text) if tok.kind == "ident"}
     if names - known:
         return None
     # the text means the same element in every statement: no inner loop's iterator
     # shadows a name it uses
-    if any(stmt.iterators[:depth + 1] != copy.iterators or names & set(stmt.iterators[depth + 1:])
+    if any(stmt.iterators[:depth + 1] != tail[0].iterators or names & set(stmt.iterators[depth + 1:])
            for stmt in touching):
         return None
-    relation = writes[0].relation
-    try:
-        pma = isl.PwMultiAff.from_map(relation)
-    except isl.Error:
+    ends = statements_domain(tail, scop.context.get_space())
+    domain = loops[0]
+    for other in loops[1:]:
+        domain = domain.union(other)
+    if not target.intersect_domain(domain).is_injective():
         return None
-    if pma.n_piece() != 1:
+    # one tail statement per iteration (a copy after 'D[f] = 2 * s' would then copy the
+    # doubled value), and one in every iteration that uses the scalar
+    if not iteration.intersect_domain(ends).reverse().is_single_valued():
         return None
-    pieces = []
-    pma.foreach_piece(lambda _where, maff: pieces.append(maff))
-    target = isl.Map.from_multi_aff(pieces[0]).reset_tuple_id(isl.dim_type.in_)
-    if not target.intersect_domain(copy.domain.reset_tuple_id()).is_injective():
-        return None
-    # every iteration that uses the scalar ends with the copy
     uses = statements_domain(touching, scop.context.get_space())
-    if not uses.apply(iteration).is_subset(isl.UnionSet.from_set(copy.domain).apply(iteration)):
+    if not uses.apply(iteration).is_subset(ends.apply(iteration)):
         return None
     # no other access of the iteration touches the element, but for reads by the
     # statement that first sets the scalar, once per iteration (``s = C[i][j];``: it
     # reads the element before anything changed it, as the source does)
-    first = touching[0]
-    init = first if len(first.iterators) == depth + 1 and first is not copy and \
+    first = min(touching, key=order)
+    init = first if len(first.iterators) == depth + 1 and first not in tail and \
         any(a.array == scalar and a.kind == "write" for a in first.accesses) and \
         not any(a.array == scalar and a.kind != "write" for a in first.accesses) else None
     others = isl.UnionMap.empty(scop.context.get_space())
+    written = isl.UnionMap.empty(scop.context.get_space())
     for stmt in statements:
         for a in stmt.accesses:
-            if a.array == destination.name and not (stmt is copy and a.kind == "write") \
-                    and not (stmt is init and a.kind == "read"):
+            if stmt in tail and a.kind == "write":
+                written = written.union(isl.UnionMap.from_map(a.relation))
+            elif a.array == destination.name and not (stmt is init and a.kind == "read"):
                 others = others.union(isl.UnionMap.from_map(a.relation))
-    same_element = others.apply_range(isl.UnionMap.from_map(relation).reverse())
+    same_element = others.apply_range(written.reverse())
     if not same_element.intersect(same_value(iteration)).is_empty():
         return None
-    return copy, target, lhs.strip()
+    copies = [stmt.name for stmt in tail if _rhs(stmt) == scalar]
+    if init is not None and init.body.partition("=")[0].strip() == scalar and _rhs(init) == text:
+        copies.append(init.name)
+    return tuple(copies), target, text
+
+
+def _rhs(stmt: Statement) -> str:
+    """The right-hand side of ``stmt``'s plain assignment, as written (``s`` of ``C[i][j] = s;``)."""
+    return stmt.body.partition("=")[2].strip().rstrip(";").strip()
 
 
 def _trip(statements: list[Statement], depth: int, context: isl.Set):
@@ -479,7 +533,7 @@ def _with_elements(scop: Scop, plan: list[Expansion]) -> list[Expansion]:
     values (``-D``/``#define`` defaults) and for some values of the context."""
     kept: list[Expansion] = []
     for expansion in plan:
-        if expansion.dropped or _expanded_context(scop, [e for e in kept if not e.dropped] + [expansion]) is not None:
+        if expansion.in_place or _expanded_context(scop, [e for e in kept if not e.in_place] + [expansion]) is not None:
             kept.append(expansion)
     return kept
 
@@ -520,11 +574,11 @@ def expand(scop: Scop, plan: list[Expansion]) -> Scop:
     starts = line_starts(scop.source)
     arrays = dict(scop.arrays)
     for expansion in plan:
-        if not expansion.dropped:
+        if not expansion.in_place:
             arrays[expansion.array] = Array(expansion.array, expansion.element_type,
                                             [o[3] for o in expansion.outer] + [expansion.extent_text],
                                             origin="expanded")
-    dropped = {e.dropped for e in plan if e.dropped}
+    dropped = {name for e in plan for name in e.dropped}
     statements = []
     for stmt in scop.statements:
         if stmt.name in dropped:
@@ -532,7 +586,7 @@ def expand(scop: Scop, plan: list[Expansion]) -> Scop:
         mine = [e for e in plan if stmt.name in e.statements]
         statements.append(_expanded_statement(scop, stmt, mine, starts) if mine else stmt)
     expanded = replace(scop, statements=statements, arrays=arrays,
-                       context=_expanded_context(scop, [e for e in plan if not e.dropped]),
+                       context=_expanded_context(scop, [e for e in plan if not e.in_place]),
                        identifiers=scop.identifiers | {e.array for e in plan},
                        removed=scop.removed + tuple(s for s in scop.statements if s.name in dropped))
     # (a removed copy statement leaves the schedule)
