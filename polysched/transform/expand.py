@@ -34,6 +34,12 @@ allocation fails, the original code runs); see `polysched.emit_c.body.heap_array
 the stack, up to 1 MiB of them crashed threads with small stacks, ``OMP_STACKSIZE=1M``
 or ``ulimit -s 1024``, where the original ran.)
 
+When the scalar's last statements in each iteration set one element that nothing else
+of the iteration touches (``A[i][j] = w / A[j][j];`` under ``j < i``, ``A[i][j] = w;``
+elsewhere: ludcmp), that element holds the scalar instead: no new array, so this is
+also done where the loop carries a dependence and sits between others (a
+factorisation's ``j``, between ``i`` and ``k``), which the scalar kept in their order.
+
 A scalar private to ``j`` in ``for (i) for (j)`` is private to each ``(i, j)`` too. When
 the loops around ``j`` carry no dependence but through the expanded scalars (a user's
 ``s = 0; for (k) s += A[i][k] * B[k][j]; C[i][j] = beta * C[i][j] + alpha * s;``), a
