@@ -201,3 +201,16 @@ def test_a_row_accumulator_of_a_free_loop_stays_a_private_scalar(tmp_path):
                     "      for (int j = 0; j < n; j++)\n        s += A[i][j] * x[j];\n      y[i] = s;\n"
                     "    }\n#pragma endscop\n}\n")
     assert expansion_plan(extract(path)[0]) == []
+
+
+def test_a_crout_column_keeps_its_scalar_where_the_element_walks_down_the_column(tmp_path):
+    """Crout's LU, column by column (``for (j) for (i < j) { sum = a[i][j]; for (k < i)
+    sum -= a[i][k] * a[k][j]; a[i][j] = sum; }``): in place, the sums would run down
+    column j, and the scheduler, free to move k outside i, made the run 8x slower (n =
+    1500, 2 threads: 2.6 s before, 22.6 s in place). ``sum`` stays a scalar."""
+    path = tmp_path / "crout.c"
+    path.write_text("void crout(int n, double a[n][n]) {\n  int i, j, k;\n  double sum;\n#pragma scop\n"
+                    "  for (j = 0; j < n; j++) {\n    for (i = 0; i < j; i++) {\n      sum = a[i][j];\n"
+                    "      for (k = 0; k < i; k++) sum -= a[i][k] * a[k][j];\n      a[i][j] = sum;\n    }\n"
+                    "    for (i = j + 1; i < n; i++)\n      a[i][j] /= a[j][j];\n  }\n#pragma endscop\n}\n")
+    assert not any(e.in_place for e in expansion_plan(extract(path)[0]))

@@ -275,7 +275,8 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
             # an element the scalar ends in costs nothing: tried too where the loop sits
             # between others (a factorisation's j, between i and k), which the scalar,
             # gone, lets the scheduler reorder (a row-wise Cholesky: 2.8x at 2 threads);
-            # not where the loop would be parallel but for the scalar, private there
+            # not where the loop would be parallel but for the scalar, private there, nor
+            # where it does not walk the elements along a row
             why, in_place_only = "the loops around and inside it may then be reordered", True
         if why is None:
             continue
@@ -329,6 +330,10 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
                 continue        # (an inner loop's iterator shadows the loop's name)
             element = plain_element_type(array.element_type)
             destination = _destination(scop, statements, touching, scalar, depth, iteration, element)
+            if destination is not None and in_place_only and depth not in (involved_dims(destination[1]) or [set()])[-1]:
+                # the loop walks the elements across rows: reordered, each iteration's
+                # sum would be strided (a Crout LU's a[i][j] at loop i: 8x slower)
+                destination = None
             if destination is not None:
                 copies, target, text = destination
                 plan.append(Expansion(scalar, target.get_tuple_name(isl.dim_type.out), text,
