@@ -45,10 +45,13 @@ def test_saved_trace_and_schedule_reproduce_the_output(kernel, tmp_path):
 
 
 def test_a_region_the_policy_kept_as_written_replays_as_written(tmp_path):
-    """ludcmp's floating-point sums keep every loop sequential: optimize keeps the
-    source as written, and its saved trace (auto_schedule, auto_tile) replayed wrote
-    the loops regenerated under a run-time check instead."""
-    source = get("ludcmp").path
+    """ludcmp's triangular solves: their floating-point sums keep every loop
+    sequential, optimize keeps the source as written, and its saved trace
+    (auto_schedule, auto_tile) replayed wrote the loops regenerated under a run-time
+    check instead."""
+    from test_cli_optimize import SOLVES
+    source = tmp_path / "solves.c"
+    source.write_text(SOLVES)
     first = _optimize(source, "-o", "a.c", "--tile", "--parallel", "--save-trace", "t.json", cwd=tmp_path)
     assert first.returncode == 0 and "the region is kept as written" in first.stdout, first.stdout + first.stderr
     replayed = _optimize(source, "-o", "b.c", "--trace", "t.json", cwd=tmp_path)

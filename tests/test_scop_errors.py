@@ -237,7 +237,7 @@ def test_preprocessor_directive_inside_region():
 
 
 @pytest.mark.parametrize("operator, fragment", [
-    ('_Pragma("omp critical")', "preprocessor directive inside"),
+    ('_Pragma("omp critical")', "'#pragma omp critical' inside"),
     ('_Pragma ( "omp for" )', "'#pragma omp for' inside"),
 ])
 def test_a_pragma_operator_inside_region_is_a_directive_where_it_is(operator, fragment):
@@ -432,3 +432,31 @@ def test_with_every_region_refused_each_reason_is_said(capfd):
     notes = capfd.readouterr().err.strip().splitlines()
     assert len(notes) == 1 and notes[0].startswith("bad.c:15:3: note: 'while' loop inside a SCoP") \
         and notes[0].endswith("; this region is refused too"), notes
+
+
+@pytest.mark.parametrize("pragma", ["omp atomic", "omp critical", "omp ordered", "unknown_vendor thing"])
+def test_a_pragma_a_region_cannot_hold_is_named(pragma):
+    """(helper-99 of session 65) '#pragma omp atomic' was 'a preprocessor directive',
+    while 'omp simd' and 'GCC unroll' are kept: the message names the pragma."""
+    name = " ".join(pragma.split()[:2]) if pragma.startswith("omp") else pragma.split()[0]
+    check(f"for (i = 0; i < N; i++) {{\n/*@*/#pragma {pragma}\n  x[i] += 1;\n}}", f"'#pragma {name}' inside")
+
+
+def test_a_region_between_a_function_header_and_its_body():
+    """``void f(int n, double *a)\\n#pragma scop\\n{ ... }``: the region is outside the
+    function's body (it was 'the type of n is not known')."""
+    text = "void f(int n, double *a)\n#pragma scop\n{\n  for (int i = 0; i < n; i++) a[i] = 0;\n}\n#pragma endscop\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="bad.c")
+    assert (info.value.line, info.value.col) == (2, 1)
+    assert "outside every function body" in info.value.message
+
+
+def test_a_byte_that_is_not_text_is_shown_as_that_byte(tmp_path):
+    """A stray 0xff in a region: the message shows '\\xff', not Python's '\\udcff'."""
+    path = tmp_path / "bad.c"
+    path.write_bytes(b"void f(int n, double *a) {\n#pragma scop\n  for (int i = 0; i < n; i++) a[i] = a[i] \xff 2;\n"
+                     b"#pragma endscop\n}\n")
+    with pytest.raises(ScopError) as info:
+        extract(path)
+    assert info.value.line == 3 and "'\\xff'" in info.value.message and "udc" not in info.value.message

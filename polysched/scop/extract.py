@@ -233,6 +233,13 @@ def extract(path_or_text, defines=None, include_dirs=None, filename: str | None 
                 f"{through} (C does not read it as one parenthesised value); put its body and parameters in "
                 f"parentheses"))
         function = enclosing_function(plain, region.scop_offset)
+        if function is None:
+            # (at file scope C has declarations only; between a function's header and
+            # its body, the body's first brace: helper-99's was read as an untyped 'n')
+            line = plain.count("\n", 0, region.scop_offset) + 1
+            raise line_map.relocate(ScopError(
+                filename, line, 1, "'#pragma scop' outside every function body: put the region inside the "
+                "braces of the function whose statements it holds"))
         visible = visible_declarations(macros, plain, top, function, directives_blanked, conditional)
         try:
             built = _build_region(line_map, filename, text, stripped, plain, starts, region, macros, visible)
@@ -750,6 +757,12 @@ class _RegionBuilder:
                             "threads of an enclosing parallel region) is not supported: write "
                             "'#pragma omp parallel for', or put the region inside the loop's body")
         if not _SKIPPED_DIRECTIVE_RE.match(directive):
+            pragma = re.match(r"#\s*pragma\s+(omp\s+\w+|\w+)", directive)
+            if pragma:
+                # (helper-99: 'omp atomic' was 'a preprocessor directive', where 'omp simd' is kept)
+                raise ScopError(self.filename, line, col, f"'#pragma {' '.join(pragma.group(1).split())}' inside a "
+                                "'#pragma scop' region is not supported (of pragmas, a region may hold loop "
+                                "pragmas only: omp parallel for, omp simd, GCC ivdep or unroll)")
             raise ScopError(self.filename, line, col, "preprocessor directive inside a '#pragma scop' region")
         if re.match(r"^#\s*pragma\s", directive):
             self.user_loop_pragmas.append((line, " ".join(directive.split())))
@@ -867,6 +880,9 @@ class _RegionBuilder:
                     message = f"expected ';' before '{err.message[8:]}'"
             else:
                 message = f"syntax error: {message[0].lower() + message[1:]}"
+            # a byte that is not UTF-8 text, read as a surrogate escape (the lexer prints
+            # '\udcff'): shown as the byte it is ('\xff')
+            message = re.sub(r"\\udc([89a-f][0-9a-f])", r"\\x\1", message)
             if re.search(r"\?\s*:", blank_strings(strip_comments(source_line))):
                 # (helper-78: gcc accepts it; the parser's message did not say what it was)
                 message = "the GNU conditional 'a ?: b', without its middle operand, is not supported (write " \
