@@ -67,6 +67,18 @@ TAILS = {
 }
 
 
+def _bands(schedule: isl.Schedule) -> list[tuple[int, bool]]:
+    """(members, permutable) of each band of ``schedule``, top down."""
+    bands = []
+
+    def visit(node):
+        if node.get_type() == isl.schedule_node_type.band:
+            bands.append((node.band_n_member(), node.band_get_permutable()))
+        return True
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return bands
+
+
 def _plan(tmp_path, variant):
     path = tmp_path / f"{variant}.c"
     path.write_text(FACTOR.replace("TAIL", TAILS[variant]))
@@ -90,15 +102,7 @@ def test_the_accumulator_lives_in_the_element_its_tail_sets(tmp_path, variant):
     result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
     region = result.regions[0]
     assert region.expansions
-    root = region.schedule.get_root()
-    bands = []
-
-    def visit(node):
-        if node.get_type() == isl.schedule_node_type.band:
-            bands.append((node.band_n_member(), node.band_get_permutable()))
-        return True
-    root.foreach_descendant_top_down(visit)
-    assert (3, True) in bands, bands
+    assert (3, True) in _bands(region.schedule), _bands(region.schedule)
 
 
 @pytest.mark.parametrize("variant", ["twice", "reads", "compound", "guarded"])
@@ -176,14 +180,7 @@ def test_a_row_wise_cholesky_sums_in_place_and_its_nest_is_reordered(tmp_path):
     plan = expansion_plan(extract(path)[0])
     assert [(e.scalar, e.text, e.in_place, e.loop, e.dropped) for e in plan] == [("s", "L[i][j]", True, "j", ())]
     result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
-    bands = []
-
-    def visit(node):
-        if node.get_type() == isl.schedule_node_type.band:
-            bands.append((node.band_n_member(), node.band_get_permutable()))
-        return True
-    result.regions[0].schedule.get_root().foreach_descendant_top_down(visit)
-    assert (3, True) in bands, bands
+    assert (3, True) in _bands(result.regions[0].schedule), _bands(result.regions[0].schedule)
     sizes = [(0,), (1,), (-2,), (3,), (29,)]
     expected = outputs_of(CHOLESKY, tmp_path, "orig", sizes)
     assert outputs_of(result.text, tmp_path, "optimized", sizes) == expected
