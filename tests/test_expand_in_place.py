@@ -292,3 +292,15 @@ def test_random_row_nests_live_in_place_often_enough():
         [scop] = extract(_random_factor(random.Random(seed)), filename="nest.c")
         placed += any(e.in_place for e in expansion_plan(scop))
     assert placed >= 3, placed
+
+
+def test_a_solve_per_right_hand_side_keeps_its_scalar_where_the_loop_around_is_parallel(tmp_path):
+    """``for (r) for (i) { s = b[r][i]; for (j < i) s -= L[i][j] * x[r][j]; x[r][i] = s /
+    L[i][i]; }``: the r loop is parallel with ``s`` private; in place, the reordered
+    nest ran 0.9x at 2 threads (n = m = 2000). ``s`` stays a scalar."""
+    path = tmp_path / "solve.c"
+    path.write_text("void solve(int m, int n, double L[n][n], double b[m][n], double x[m][n]) {\n  int r, i, j;\n"
+                    "  double s;\n#pragma scop\n  for (r = 0; r < m; r++)\n    for (i = 0; i < n; i++) {\n"
+                    "      s = b[r][i];\n      for (j = 0; j < i; j++) s -= L[i][j] * x[r][j];\n"
+                    "      x[r][i] = s / L[i][i];\n    }\n#pragma endscop\n}\n")
+    assert not any(e.in_place for e in expansion_plan(extract(path)[0]))

@@ -274,9 +274,9 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
         if why is None and depth >= 1 and any(len(s.iterators) > depth + 1 for s in statements):
             # an element the scalar ends in costs nothing: tried too where the loop sits
             # between others (a factorisation's j, between i and k), which the scalar,
-            # gone, lets the scheduler reorder (a row-wise Cholesky: 2.8x at 2 threads);
-            # not where the loop would be parallel but for the scalar, private there, nor
-            # where it does not walk the elements along a row
+            # gone, lets the scheduler reorder (a row-wise Cholesky: 2.5x at 2 threads);
+            # not where the loop, or the one around it, would be parallel but for the
+            # scalar, private there, nor where it does not walk the elements along a row
             why, in_place_only = "the loops around and inside it may then be reordered", True
         if why is None:
             continue
@@ -330,10 +330,15 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
                 continue        # (an inner loop's iterator shadows the loop's name)
             element = plain_element_type(array.element_type)
             destination = _destination(scop, statements, touching, scalar, depth, iteration, element)
-            if destination is not None and in_place_only and depth not in (involved_dims(destination[1]) or [set()])[-1]:
-                # the loop walks the elements across rows: reordered, each iteration's
-                # sum would be strided (a Crout LU's a[i][j] at loop i: 8x slower)
-                destination = None
+            if destination is not None and in_place_only:
+                if outer_loops is None:
+                    outer_loops = _outer_loops(scop, groups, statements, depth, accesses, scalars)
+                if depth not in (involved_dims(destination[1]) or [set()])[-1] or outer_loops:
+                    # the loop walks the elements across rows: reordered, each
+                    # iteration's sum would be strided (a Crout LU's a[i][j] at loop i:
+                    # 8x slower); or the loop around it is parallel already, the scalar
+                    # private (a triangular solve per right-hand side: 0.9x in place)
+                    destination = None
             if destination is not None:
                 copies, target, text = destination
                 plan.append(Expansion(scalar, target.get_tuple_name(isl.dim_type.out), text,
