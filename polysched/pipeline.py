@@ -18,7 +18,7 @@ import islpy as isl
 from polysched import emit_c
 from polysched.budget import DEFAULT_RUN_BUDGET, RunBudget
 from polysched.dependence import (Dependences, analyze, check, clause_variables, is_integer_type,
-                                  racy_user_loops, runs_in_original_order, used_after_scop)
+                                  private_clauses_read_after, racy_user_loops, runs_in_original_order)
 from polysched.dependence.analysis import KINDS
 from polysched.dependence.flatten import flatten
 from polysched.errors import ArgumentError, TransformError
@@ -26,7 +26,7 @@ from polysched.islutil import isl_operation_cap
 from polysched.marks import parallel_marks
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
-from polysched.scop import Scop, ScopError, extract
+from polysched.scop import Scop, ScopError, extract, is_parallel_for_pragma
 from polysched.tiling import TileOptions, tile_with_report
 from polysched.tiling.options import reassociation_arg
 from polysched.transform.expand import expand, expansion_plan
@@ -569,22 +569,12 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 
 
 def _check_private_clauses(scop: Scop) -> None:
-    """`RegionStopped` when a region's own ``omp parallel for`` makes a scalar private
-    (``private``, ``firstprivate``) that the code after the region may read: compiled
-    with OpenMP, the loop leaves it as it was; without, the loop sets it. Each
-    optimized version would keep one meaning only (helper-98 of session 64: 'private(t)' of a global
-    became lastprivate, and the output printed the loop's last value where the
-    original, with -fopenmp, printed the value from before)."""
-    for user_loop in scop.user_parallel_loops:
-        line, text = user_loop.line, user_loop.text
-        named = clause_variables(text)
-        for name in sorted(named.get("private", set()) | named.get("firstprivate", set())):
-            # (every variable of that name: the clause may name a block's local)
-            if any(scop.arrays[model].is_scalar and used_after_scop(scop, model)
-                   for model in scop.variables_named(name)):
-                raise RegionStopped(f"the region's own '{text}' (line {scop.line_as_written(line)}) makes "
-                                    f"'{name}' private, which the code after the region may read: with OpenMP "
-                                    f"the loop leaves it as it was, without OpenMP it sets it")
+    """`RegionStopped` at the first of `private_clauses_read_after`: each optimized
+    version would keep one meaning of the region only."""
+    for line, text, name in private_clauses_read_after(scop):
+        raise RegionStopped(f"the region's own '{text}' (line {scop.line_as_written(line)}) makes "
+                            f"'{name}' private, which the code after the region may read: with OpenMP "
+                            f"the loop leaves it as it was, without OpenMP it sets it")
 
 
 def _honouring_loop_pragmas(scop: Scop, options: OptimizeOptions) -> tuple[OptimizeOptions, list[str]]:
@@ -599,7 +589,7 @@ def _honouring_loop_pragmas(scop: Scop, options: OptimizeOptions) -> tuple[Optim
     wanted = None
     reduced: set[str] = set()
     for line, text in scop.user_loop_pragmas:
-        if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text):
+        if is_parallel_for_pragma(text):
             reduced |= clause_variables(text)["reduction"]
             if not (tiling and tiling.parallel):
                 tiling = TileOptions(tile=False, parallel=True) if tiling is None else replace(tiling, parallel=True)

@@ -18,8 +18,8 @@ from .loops import (BandFlags, band_flags, carried, empty_rows, is_forward, is_p
                     live, mupa_rows, node_band_flags, prefix_is_empty, prefix_rows, rows, same_value)
 from .scalars import (ScalarFlow, ScalarVerdict, ScopAccesses, classify_scalars, clause_variables, is_integer_type,
                       may_overflow, dependences_without_reductions, last_write_reason, private_reason,
-                      racy_user_loops, reduced_cell, reduction_of, reduction_operator, restrict_to_array, spelled_as,
-                      used_after_scop, wraps_in_a_copy)
+                      private_clauses_read_after, racy_user_loops, reduced_cell, reduction_of, reduction_operator,
+                      restrict_to_array, spelled_as, used_after_scop, wraps_in_a_copy)
 
 __all__ = ["KINDS", "VALIDITY_KINDS", "Dependences", "PairDependence", "analyze", "memory_dependences",
            "statement_times",
@@ -30,5 +30,6 @@ __all__ = ["KINDS", "VALIDITY_KINDS", "Dependences", "PairDependence", "analyze"
            "rows", "same_value",
            "ScalarFlow", "ScalarVerdict", "ScopAccesses", "classify_scalars", "clause_variables", "is_integer_type",
            "may_overflow",
-           "dependences_without_reductions", "last_write_reason", "private_reason", "racy_user_loops", "reduced_cell",
+           "dependences_without_reductions", "last_write_reason", "private_clauses_read_after", "private_reason",
+           "racy_user_loops", "reduced_cell",
            "reduction_of", "reduction_operator", "restrict_to_array", "spelled_as", "used_after_scop", "wraps_in_a_copy"]

@@ -24,8 +24,8 @@ from polysched.marks import LOOP_CLAIMS, Parallel, Simd, parse_mark
 from .analysis import VALIDITY_KINDS, Dependences
 from .flatten import flatten, flatten_map
 from .loops import mupa_rows, node_band_flags, prefix_rows, rows, same_value
-from .scalars import (SELECTIONS, ScopAccesses, clause_candidate, inexact_integer_update, last_write_reason,
-                      private_reason, reduced_cell, reduction_of, used_after_scop)
+from .scalars import (LIVE_AFTER, SELECTIONS, ScopAccesses, clause_candidate, inexact_integer_update,
+                      last_write_reason, private_reason, reduced_cell, reduction_of, used_after_scop)
 
 
 class ScheduleError(PolyschedError, ValueError):
@@ -609,7 +609,7 @@ def _clause_violations(scop, band: isl.ScheduleNode, mark, cache: dict) -> list[
         reason = _not_a_clause_scalar(scop, name, "private") or \
             private_reason(scop, accesses, name, domain, same_iteration, live_after=True)
         if reason is None and used_after_scop(scop, name):
-            reason = "may be live after the scop"
+            reason = LIVE_AFTER
             if last_write_reason(scop, accesses, name, domain, iteration) is None:
                 reason += f": lastprivate={name} keeps its last value"
         if reason is not None:

@@ -728,6 +728,10 @@ def _integer_update_under_a_test(scop: Scop, stmt, name: str) -> bool:
     return True
 
 
+# why a scalar the code after the region may read cannot simply be private
+LIVE_AFTER = "may be live after the scop"
+
+
 def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.UnionSet,
                    same_iteration: isl.UnionMap, live_after: bool = False) -> str | None:
     """None if scalar ``name`` can be ``private`` in the loop whose instances are
@@ -746,7 +750,7 @@ def private_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl.Un
     if not flow.flow.intersect_domain(domain).subtract_range(domain).is_empty():
         return "value read after the loop"
     if not live_after and used_after_scop(scop, name):
-        return "may be live after the scop"
+        return LIVE_AFTER
     return None
 
 
@@ -776,7 +780,7 @@ def last_write_reason(scop: Scop, accesses: ScopAccesses, name: str, domain: isl
                 return None
     except isl.Error:
         pass
-    return "may be live after the scop, and the loop would not write it last where the original does"
+    return f"{LIVE_AFTER}, and the loop would not write it last where the original does"
 
 
 SELECTIONS = ("max", "min")
@@ -971,6 +975,24 @@ def racy_user_loops(scop: Scop) -> list[tuple[int, str, str]]:
                     if name not in named]
             if why:
                 found.append((line, text, "; ".join(why)))
+    return found
+
+
+def private_clauses_read_after(scop: Scop) -> list[tuple[int, str, str]]:
+    """The scalars that a region's own ``omp parallel for`` makes private (``private``,
+    ``firstprivate``) and the code after the region may read, as (the pragma's line,
+    its text, the name): compiled with OpenMP, the loop leaves such a scalar as it was;
+    without, the loop sets it (helper-98 of session 64: 'private(t)' of a global became
+    lastprivate, and the output printed the loop's last value where the original, with
+    -fopenmp, printed the value from before)."""
+    found = []
+    for user_loop in scop.user_parallel_loops:
+        named = clause_variables(user_loop.text)
+        for name in sorted(named.get("private", set()) | named.get("firstprivate", set())):
+            # (every variable of that name: the clause may name a block's local)
+            if any(scop.arrays[model].is_scalar and used_after_scop(scop, model)
+                   for model in scop.variables_named(name)):
+                found.append((user_loop.line, user_loop.text, name))
     return found
 
 

@@ -4,6 +4,6 @@
 turns every ``#pragma scop`` region of a C file into a :class:`Scop`.
 """
 from .extract import INTEGER_FUNCTIONS, MATH_FUNCTIONS, extract
-from .model import Access, Array, Scop, ScopError, Statement, scop_to_dict
+from .model import Access, Array, Scop, ScopError, Statement, is_parallel_for_pragma, scop_to_dict
 
-__all__ = ["Access", "Array", "INTEGER_FUNCTIONS", "MATH_FUNCTIONS", "Scop", "ScopError", "Statement", "extract", "scop_to_dict"]
+__all__ = ["Access", "Array", "INTEGER_FUNCTIONS", "MATH_FUNCTIONS", "Scop", "ScopError", "Statement", "extract", "is_parallel_for_pragma", "scop_to_dict"]

@@ -50,7 +50,7 @@ from .unsigned import (INTEGER_CONSTANT_TYPES, SIZE_OPERATORS, in_range, integer
                        unsigned_comparisons, modular_kind, unsigned_width_of, wraps_at_32_bits)
 from .macros import (Macro, MacroTable, conditional_lines, expand_statement_macros, int_literal_value, macro_table,
                      unparenthesised_macro)
-from .model import FLOAT_TYPES, Access, Array, Scop, ScopError, Statement, UserParallelLoop
+from .model import FLOAT_TYPES, Access, Array, Scop, ScopError, Statement, UserParallelLoop, is_parallel_for_pragma
 from .pure import PurityChecker
 from .source import (IDENT_RE, LineMap, Region, UnbalancedConditional, blank_directives, blank_lines, blank_strings,
                      conditional_groups, continuations_in_place, enclosing_function, find_regions, identifiers,
@@ -771,8 +771,7 @@ class _RegionBuilder:
         """The line of the loop that each of the region's ``#pragma omp parallel for``
         names (C puts the loop right after it: the first ``for`` on a later line, or on
         the line of a ``_Pragma("...")``) -> (the pragma's line, its text)."""
-        pragmas = [(line, text) for line, text in self.user_loop_pragmas
-                   if re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text)]
+        pragmas = [(line, text) for line, text in self.user_loop_pragmas if is_parallel_for_pragma(text)]
         if not pragmas:
             return {}
         loop_lines = sorted({self.position(n)[0] for n in _walk_nodes(body) if isinstance(n, c_ast.For)})

@@ -11,6 +11,7 @@ Notation used in the docstrings below (isl syntax):
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -185,9 +186,16 @@ def fix_parameters(context: isl.Set, values: dict[str, int]) -> isl.Set:
     return context
 
 
+def is_parallel_for_pragma(text: str) -> bool:
+    """Whether pragma ``text`` (``#pragma omp parallel for private(t)``) shares the
+    loop after it among threads."""
+    return re.match(r"#\s*pragma\s+omp\s+parallel\s+for\b", text) is not None
+
+
 @dataclass(frozen=True)
 class UserParallelLoop:
-    """A loop of the region that its own ``#pragma omp parallel for`` names."""
+    """A loop of the region that its own ``#pragma omp parallel for`` names
+    (`is_parallel_for_pragma`)."""
     line: int                  # the pragma's line
     text: str                  # the pragma, as written
     depth: int                 # how many loops enclose the loop inside the region

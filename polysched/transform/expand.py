@@ -249,6 +249,20 @@ def affine_text(pa: isl.PwAff, context: isl.Set) -> str | None:
     return build.expr_from_pw_aff(isl.PwAff.from_aff(pieces[0])).to_C_str()
 
 
+@dataclass
+class _Candidate:
+    """A loop `expansion_plan` tries: its group in `loop_groups` (``path``, ``member``),
+    how many loops enclose it, its statements, why expanding there may pay, the
+    scalars written in it, and whether only an element they end in may hold them."""
+    path: tuple
+    member: int
+    depth: int
+    statements: list[Statement]
+    why: str
+    scalars: list[str]
+    in_place_only: bool
+
+
 def expansion_plan(scop: Scop, only: set[str] | None = None,
                    why_not: dict[str, str] | None = None) -> list[Expansion]:
     """The scalars worth expanding (see the module doc), at most one array per (scalar,
@@ -284,17 +298,19 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
         if only is not None:
             mine &= only
         if mine:
-            candidates.append((path, member, depth, statements, why, sorted(mine), in_place_only))
+            candidates.append(_Candidate(path, member, depth, statements, why, sorted(mine), in_place_only))
     if not candidates:
         return []
     if only is not None:
-        candidates.sort(key=lambda candidate: -candidate[2])        # the innermost loop first
+        candidates.sort(key=lambda candidate: -candidate.depth)        # the innermost loop first
     accesses = ScopAccesses(scop)
     starts = line_starts(scop.source)
     names = NameAllocator(set(scop.identifiers) | set(scop.arrays))
     plan: list[Expansion] = []
     taken: set[tuple[str, str]] = set()      # (scalar, statement) already expanded
-    for path, member, depth, statements, why, scalars, in_place_only in candidates:
+    for candidate in candidates:
+        path, member, depth, statements = candidate.path, candidate.member, candidate.depth, candidate.statements
+        why, scalars, in_place_only = candidate.why, candidate.scalars, candidate.in_place_only
         domain = statements_domain(statements, scop.context.get_space())
         outer, row = loop_rows(scop, path, member, domain)
         iteration = rows(outer, row)
@@ -431,8 +447,8 @@ def _destination(scop: Scop, statements: list[Statement], touching: list[Stateme
     order = scop.statements.index
     tail: list[Statement] = []
     for stmt in sorted(touching, key=order, reverse=True):
-        written = [a.array for a in stmt.accesses if a.kind == "write"]
-        if len(stmt.iterators) != depth + 1 or len(written) != 1 or written[0] == scalar \
+        written_arrays = [a.array for a in stmt.accesses if a.kind == "write"]
+        if len(stmt.iterators) != depth + 1 or len(written_arrays) != 1 or written_arrays[0] == scalar \
                 or not any(a.array == scalar for a in stmt.accesses):
             break
         tail.append(stmt)
@@ -491,19 +507,20 @@ def _destination(scop: Scop, statements: list[Statement], touching: list[Stateme
     # no other access of the iteration touches the element, but for reads by the
     # statement that first sets the scalar, once per iteration (``s = C[i][j];``: it
     # reads the element before anything changed it, as the source does)
+    in_tail = {stmt.name for stmt in tail}
     first = min(touching, key=order)
-    init = first if len(first.iterators) == depth + 1 and first not in tail and \
+    init = first if len(first.iterators) == depth + 1 and first.name not in in_tail and \
         any(a.array == scalar and a.kind == "write" for a in first.accesses) and \
         not any(a.array == scalar and a.kind != "write" for a in first.accesses) else None
     others = isl.UnionMap.empty(scop.context.get_space())
-    written = isl.UnionMap.empty(scop.context.get_space())
+    tail_writes = isl.UnionMap.empty(scop.context.get_space())
     for stmt in statements:
         for a in stmt.accesses:
-            if stmt in tail and a.kind == "write":
-                written = written.union(isl.UnionMap.from_map(a.relation))
+            if stmt.name in in_tail and a.kind == "write":
+                tail_writes = tail_writes.union(isl.UnionMap.from_map(a.relation))
             elif a.array == destination.name and not (stmt is init and a.kind == "read"):
                 others = others.union(isl.UnionMap.from_map(a.relation))
-    same_element = others.apply_range(written.reverse())
+    same_element = others.apply_range(tail_writes.reverse())
     if not same_element.intersect(same_value(iteration)).is_empty():
         return None
     copies = [stmt.name for stmt in tail if _rhs(stmt) == scalar]
