@@ -63,6 +63,27 @@ def _pragma(code: str) -> str:
     return next(line.strip() for line in code.splitlines() if "omp parallel for" in line)
 
 
+def _fork_test(code: str) -> tuple[str, list[str]]:
+    """(the condition under which the first parallel loop of ``code`` forks, the lines
+    of that loop): its ``if`` clause, or, inside other loops, the test of the ``if
+    (...) {`` before it, whose ``else`` runs the same loop in place, without the pragma
+    (the same lines, one per line of the parallel loop)."""
+    lines = code.splitlines()
+    at = next(k for k, line in enumerate(lines) if "omp parallel for" in line)
+    clause = re.search(r" if\((.*)\)$", lines[at])
+    pad = len(lines[at]) - len(lines[at].lstrip())
+    end = next(k for k in range(at + 2, len(lines)) if len(lines[k]) - len(lines[k].lstrip()) < pad)
+    loop = lines[at + 1:end]
+    if clause:
+        return clause.group(1), loop
+    test = re.fullmatch(r"\s*if \((.*)\) \{", lines[at - 1])
+    assert test, lines[at - 1: at + 2]
+    assert lines[end].strip() == "} else {", lines[end]
+    assert lines[end + 1:end + 1 + len(loop)] == loop      # the same loop, in place
+    assert lines[end + 1 + len(loop)].strip() == "}"
+    return test.group(1), loop
+
+
 def test_run_time_sizes_get_an_if_clause_with_the_work_of_the_loop():
     p = ps.Program.from_source(TWO_NESTS).auto_schedule("pluto").auto_tile(tile=False, parallel=True)
     pragma = _pragma(p.c_code())
@@ -78,14 +99,15 @@ def test_run_time_sizes_get_an_if_clause_with_the_work_of_the_loop():
 def test_an_inner_parallel_loop_counts_one_fork_per_outer_iteration():
     """t carries the updates of A, i is parallel inside it: T forks of N instances."""
     p = ps.Program.from_source(TIME_LOOP).parallel("S0", 1)
-    pragma = _pragma(p.c_code())
-    match = re.search(r"if\((.*)\)$", pragma)
-    assert match, pragma
-    condition = match.group(1)
+    condition, loop = _fork_test(p.c_code())
     # W = T * N instances, F = T outer iterations: the macro sizes stay symbolic (the
     # compiler folds them), per fork W / F = N
     assert condition == "(double)(T) * (double)(N) >= POLYSCHED_PARALLEL_MIN_WORK * ((double)(T))", condition
-    assert p.verify(dataset=None).ok
+    assert loop[0].strip().startswith("for (int c1 = 0; c1 < N; c1 += 1)"), loop
+    # the threshold at 0: the parallel loop; above the work: the loop in place
+    for defines in ({}, {"POLYSCHED_PARALLEL_MIN_WORK": "0"}, {"POLYSCHED_PARALLEL_MIN_WORK": "1e12"}):
+        result = p.verify(dataset=None, defines=defines)
+        assert result.ok, result
 
 
 def test_literal_sizes_need_no_run_time_decision():
@@ -128,7 +150,7 @@ def test_the_work_estimate_of_skewed_tiles_does_not_stall_code_generation(tmp_pa
     path.write_text(DOWNWARD_TIME)
     result = optimize(path, OptimizeOptions.from_flags(tile=True, parallel=True))
     assert "ran past" not in result.summary() and "before tiling" not in result.summary(), result.summary()
-    assert re.search(r"#pragma omp parallel for if\(", result.text), result.text
+    assert "POLYSCHED_PARALLEL_MIN_WORK *" in _fork_test(result.text)[0], result.text
     assert_same_behaviour(tmp_path, DOWNWARD_TIME, opts=("-O1",))
 
 
@@ -170,9 +192,68 @@ def test_a_tile_wavefront_forks_only_for_steps_of_two_tiles_or_more(tmp_path):
         "default-tiles": dict(tile=True, parallel=True),
         "eight": dict(tile=True, parallel=True, tile_sizes=[8, 8, 8])})
     for text in outputs.values():
-        lines = text.splitlines()
-        at = next(k for k, line in enumerate(lines) if "omp parallel for" in line)
-        # for (int c1 = LOW; c1 <= HIGH; c1 += 1)  ->  if(LOW < HIGH && ...)
-        loop = re.match(r"\s*for \(int (\w+) = (.*); \1 <= (.*); \1 \+= 1\)", lines[at + 1])
-        assert loop, lines[at + 1]
-        assert f"if({loop.group(2)} < {loop.group(3)} && " in lines[at], lines[at: at + 2]
+        condition, lines = _fork_test(text)
+        # for (int c1 = LOW; c1 <= HIGH; c1 += 1)  ->  if (LOW < HIGH && ...)
+        loop = re.match(r"\s*for \(int (\w+) = (.*); \1 <= (.*); \1 \+= 1\)", lines[0])
+        assert loop, lines[0]
+        assert condition.startswith(f"{loop.group(2)} < {loop.group(3)} && "), (condition, lines[0])
+
+
+INNER_CLAUSES = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void kernel(int T, int n, double A[n], double B[n], long *hits, int *count) {
+  double t0;
+  int s = 0;
+#pragma scop
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++) {
+      t0 = A[i - 1] + A[i + 1];
+      B[i] = 0.5 * t0 + t;
+      s += i % 3;
+      if (t0 > 4.0) *hits += 1;
+    }
+    for (int i = 1; i < n - 1; i++)
+      A[i] = B[i];
+  }
+#pragma endscop
+  *count = s;
+}
+#ifndef STEPS
+#define STEPS 5
+#endif
+#ifndef SIZE
+#define SIZE 37
+#endif
+int main(void) {
+  int T = STEPS, n = SIZE;
+  double *A = malloc(sizeof(double) * (n > 0 ? n : 1)), *B = malloc(sizeof(double) * (n > 0 ? n : 1));
+  long hits = 0;
+  int count = 0;
+  for (int i = 0; i < n; i++) { A[i] = (i * 7 % 13) / 5.0; B[i] = 0.0; }
+  kernel(T, n, A, B, &hits, &count);
+  for (int i = 0; i < n; i++) printf("%.17g %.17g\n", A[i], B[i]);
+  printf("%ld %d\n", hits, count);
+  return 0;
+}
+"""
+
+
+def test_an_inner_parallel_loop_runs_in_place_where_its_fork_does_not_pay(tmp_path):
+    """Inside the time loop, the parallel loop with a private scalar, an integer sum and
+    a count into an out-parameter is ``if (work) { #pragma omp parallel for ...; loop }
+    else { loop }``: the same loop in place, not OpenMP's ``if`` clause, which calls the
+    outlined loop on one thread once per time step (doitgen at MEDIUM: 3.4x slower at 1
+    thread). Outputs at the default threshold (small sizes: the loop in place), at 0
+    (always forked) and far above, at 1 and 2 threads, against the original's."""
+    p = ps.Program.from_source(INNER_CLAUSES, filename="inner.c").parallel("S0", 1)
+    code = p.c_code()
+    pragma = _pragma(code)
+    assert " if(" not in pragma and "private(t0)" in pragma and "reduction(" in pragma, pragma
+    condition, loop = _fork_test(code)
+    assert "POLYSCHED_PARALLEL_MIN_WORK" in condition and loop[0].lstrip().startswith("for ("), loop
+    for threshold in ("50000", "0", "1e12"):
+        for steps, size in (("5", "37"), ("0", "9"), ("3", "0"), ("2", "1"), ("7", "3000")):
+            defines = {"POLYSCHED_PARALLEL_MIN_WORK": threshold, "STEPS": steps, "SIZE": size}
+            result = p.verify(dataset=None, defines=defines)
+            assert result.ok, (defines, result)

@@ -136,7 +136,9 @@ def test_fused_statements_whose_common_inner_loop_carries_a_dependence_are_distr
     assert ("separate", "S0") not in ops
     code = tiled.region_code()
     simd_loops = [k for k, line in enumerate(code.splitlines()) if "#pragma omp simd" in line]
-    assert len(simd_loops) == 2
+    # (each twice: the parallel tile loop inside the wavefront, and its copy in place
+    # for the steps whose fork does not pay)
+    assert len({code.splitlines()[k + 1] for k in simd_loops}) == 2 and len(simd_loops) == 4
     # one statement per simd loop
     lines = code.splitlines()
     assert all("B[" in lines[k + 2].split("=")[0] or "A[" in lines[k + 2].split("=")[0] for k in simd_loops)

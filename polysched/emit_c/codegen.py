@@ -828,9 +828,11 @@ class _RegionPrinter:
         # the scalars need a block of their own unless the loop is one already
         at = level + 1 if (replaced is not None or wrapped or cells) and not scoped else level
         inner = self.pad(at)
-        loop = self.loop_pragmas(node, iterator, here, inner,
-                                 {**renamed, **{name: cell.copy for name, cell in cells.items()}},
-                                 [("|", cell.flag) for cell in cells.values()])
+        # a parallel loop inside others forks once per iteration of theirs
+        nested = any(kind == "for" and not outer.for_is_degenerate() for kind, outer in self._enclosing)
+        loop, fork_if = self.loop_pragmas(node, iterator, here, inner,
+                                          {**renamed, **{name: cell.copy for name, cell in cells.items()}},
+                                          [("|", cell.flag) for cell in cells.values()], test_outside=nested)
         bound = node.for_get_cond().get_op_arg(1) if _is_canonical_loop(node, iterator) else None
         if any(line.lstrip().startswith("#pragma GCC") for line in loop) and bound is not None \
                 and bound.get_type() == isl.ast_expr_type.op:
@@ -865,6 +867,8 @@ class _RegionPrinter:
             # outer counter (v7 fuzz seed 20261127 program 101; tests/test_fuzz_regressions.py)
             loop = [line for line in loop if not line.lstrip().startswith("#pragma GCC unroll")]
         loop += body
+        if fork_if is not None:
+            loop = self._forked_or_not(loop, fork_if, inner)
         if replaced is None and not wrapped and not cells:
             return lines + loop
         indent = self.options.indent
@@ -1060,17 +1064,20 @@ class _RegionPrinter:
         return self._marks_by_tag
 
     def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str,
-                     renamed: dict[str, str] | None = None,
-                     extra_reductions: list[tuple[str, str]] = ()) -> list[str]:
+                     renamed: dict[str, str] | None = None, extra_reductions: list[tuple[str, str]] = (),
+                     test_outside: bool = False) -> tuple[list[str], str | None]:
         """The pragma lines of the for loop ``node`` from its ``marks``; ``renamed``: the
         scalars the loop updates under other names (`_wrapped_reductions`), which its
         clauses name instead; ``extra_reductions``: ``(op, variable)`` reductions of the
-        emitted code only (the flags of `_cell_reductions`)."""
+        emitted code only (the flags of `_cell_reductions`). The condition under which
+        its ``omp parallel for`` is worth a fork is its ``if`` clause, or, with
+        ``test_outside``, returned (see `_forked_or_not`); None: always."""
         kinds: dict[str, list[str]] = {}
         for mark in marks:
             kind, argument = mark.loop_pragma
             kinds.setdefault(kind, []).append(argument)
         lines: list[str] = []
+        condition = None
         explain = self.options.explain_dropped_pragmas
         omp = [k for k in ("omp_parallel", "omp_simd") if k in kinds]
         if omp and not _is_canonical_loop(node, iterator):
@@ -1098,8 +1105,9 @@ class _RegionPrinter:
                 guard = self.private_arrays_fit(merged)
                 if guard:
                     condition = f"({condition}) && {guard}" if condition else guard
-                if condition:
+                if condition and not test_outside:
                     clauses = (clauses + " " if clauses else "") + f"if({condition})"
+                    condition = None
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (
                 "omp_simd" in kinds
             )
@@ -1108,12 +1116,30 @@ class _RegionPrinter:
                 if k in kinds and explain:
                     lines.append(pad + f"/* polysched: {k[4:]} dropped: cannot follow an OpenMP pragma */")
             lines.append(pad + " ".join(words + ([clauses] if clauses else [])))
-            return lines
+            return lines, condition
         if "gcc_ivdep" in kinds:
             lines.append(pad + "#pragma GCC ivdep")
         if "gcc_unroll" in kinds:
             lines.append(pad + f"#pragma GCC unroll {max(int(f) for f in kinds['gcc_unroll'])}")
-        return lines
+        return lines, condition
+
+    def _forked_or_not(self, loop: list[str], condition: str, pad: str) -> list[str]:
+        """``if (condition) { pragma; loop } else { loop }``: the parallel loop ``loop``
+        inside other loops (its pragma lines, then the loop) where its fork pays, else
+        the same loop in place, without its ``omp parallel for``. OpenMP's ``if`` clause
+        would call the outlined function on one thread instead, once per iteration of
+        the loops around, where gcc no longer sees the sizes the caller passes as
+        constants (doitgen at MEDIUM: 2,000 calls for 60 iterations each ran 3.4x slower
+        at 1 thread than the same loop in place; the duplicate is kept to loops inside
+        others, which the calls multiply, for the code's size). The copy
+        is the same text, so it computes what the parallel loop computes on one thread:
+        its private scalars are the source's own, which no later code reads before
+        writing (else the clause would be lastprivate), and its reductions accumulate in
+        the order of the source."""
+        indent = self.options.indent
+        sequential = [line for line in loop if not line.lstrip().startswith("#pragma omp parallel")]
+        return ([pad + f"if ({condition}) {{"] + [indent + line for line in loop] + [pad + "} else {"]
+                + [indent + line for line in sequential] + [pad + "}"])
 
     def if_chain(self, node: isl.AstNode, level: int, pending) -> list[str]:
         pad = self.pad(level)
