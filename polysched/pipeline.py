@@ -571,7 +571,9 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 def _check_private_clauses(scop: Scop) -> None:
     """`RegionStopped` at the first of `private_clauses_read_after`: each optimized
     version would keep one meaning of the region only."""
-    for line, text, name in private_clauses_read_after(scop):
+    found = private_clauses_read_after(scop)
+    if found:
+        line, text, name = found[0]
         raise RegionStopped(f"the region's own '{text}' (line {scop.line_as_written(line)}) makes "
                             f"'{name}' private, which the code after the region may read: with OpenMP "
                             f"the loop leaves it as it was, without OpenMP it sets it")

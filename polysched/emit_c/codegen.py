@@ -1077,7 +1077,6 @@ class _RegionPrinter:
             kind, argument = mark.loop_pragma
             kinds.setdefault(kind, []).append(argument)
         lines: list[str] = []
-        condition = None
         explain = self.options.explain_dropped_pragmas
         omp = [k for k in ("omp_parallel", "omp_simd") if k in kinds]
         if omp and not _is_canonical_loop(node, iterator):
@@ -1097,6 +1096,7 @@ class _RegionPrinter:
                                       lastprivate=[renamed.get(n, n) for n in merged.lastprivate])
                 kinds["omp_parallel"] = [openmp_clauses(merged)]
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
+            condition = None
             if parallel:
                 condition = self.parallel_if(parallel[0])
                 several = self.runs_several_times(node)
@@ -1107,7 +1107,6 @@ class _RegionPrinter:
                     condition = f"({condition}) && {guard}" if condition else guard
                 if condition and not test_outside:
                     clauses = (clauses + " " if clauses else "") + f"if({condition})"
-                    condition = None
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (
                 "omp_simd" in kinds
             )
@@ -1116,12 +1115,12 @@ class _RegionPrinter:
                 if k in kinds and explain:
                     lines.append(pad + f"/* polysched: {k[4:]} dropped: cannot follow an OpenMP pragma */")
             lines.append(pad + " ".join(words + ([clauses] if clauses else [])))
-            return lines, condition
+            return lines, condition if test_outside else None
         if "gcc_ivdep" in kinds:
             lines.append(pad + "#pragma GCC ivdep")
         if "gcc_unroll" in kinds:
             lines.append(pad + f"#pragma GCC unroll {max(int(f) for f in kinds['gcc_unroll'])}")
-        return lines, condition
+        return lines, None
 
     def _forked_or_not(self, loop: list[str], condition: str, pad: str) -> list[str]:
         """``if (condition) { pragma; loop } else { loop }``: the parallel loop ``loop``
@@ -1131,11 +1130,11 @@ class _RegionPrinter:
         the loops around, where gcc no longer sees the sizes the caller passes as
         constants (doitgen at MEDIUM: 2,000 calls for 60 iterations each ran 3.4x slower
         at 1 thread than the same loop in place; the duplicate is kept to loops inside
-        others, which the calls multiply, for the code's size). The copy
-        is the same text, so it computes what the parallel loop computes on one thread:
-        its private scalars are the source's own, which no later code reads before
-        writing (else the clause would be lastprivate), and its reductions accumulate in
-        the order of the source."""
+        others, which the calls multiply, for the code's size). The copy is the same
+        text, so it computes what the parallel loop computes on one thread: its private
+        scalars are the source's own, which no later code reads before writing (else the
+        clause would be lastprivate), and its reductions accumulate in the order of the
+        source."""
         indent = self.options.indent
         sequential = [line for line in loop if not line.lstrip().startswith("#pragma omp parallel")]
         return ([pad + f"if ({condition}) {{"] + [indent + line for line in loop] + [pad + "} else {"]

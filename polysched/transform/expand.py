@@ -49,6 +49,7 @@ product a matmul the tensorizer maps.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 import islpy as isl
@@ -326,7 +327,9 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
             continue
         trip = _trip(statements, depth, scop.context) if columns_free else None
         lower, extent, extent_text = trip or (None, None, "")
-        outer_loops = None
+        # the loops around this one that are parallel but for these scalars: asked of isl
+        # once, and only where an expansion needs them
+        loops_around = functools.cache(lambda: _outer_loops(scop, groups, statements, depth, accesses, scalars))
         for scalar in scalars:
             array = scop.arrays[scalar]
             if _element_size(array.element_type) is None:
@@ -347,9 +350,7 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
             element = plain_element_type(array.element_type)
             destination = _destination(scop, statements, touching, scalar, depth, iteration, element)
             if destination is not None and in_place_only:
-                if outer_loops is None:
-                    outer_loops = _outer_loops(scop, groups, statements, depth, accesses, scalars)
-                if depth not in (involved_dims(destination[1]) or [set()])[-1] or outer_loops:
+                if depth not in (involved_dims(destination[1]) or [set()])[-1] or loops_around():
                     # the loop walks the elements across rows: reordered, each
                     # iteration's sum would be strided (a Crout LU's a[i][j] at loop i:
                     # 8x slower); or the loop around it is parallel already, the scalar
@@ -364,9 +365,7 @@ def expansion_plan(scop: Scop, only: set[str] | None = None,
                 continue
             else:
                 name = names.fresh(f"{scalar}_x")
-                if outer_loops is None:
-                    outer_loops = _outer_loops(scop, groups, statements, depth, accesses, scalars)
-                outer = outer_loops
+                outer = loops_around()
                 if any(o[0] in s.iterators[depth:] for o in outer for s in touching) or \
                         (outer and not _fits_heap(scop, element, [o[2] for o in outer] + [extent])):
                     outer = []
