@@ -1,7 +1,8 @@
-"""A parallel loop whose work is known only at run time forks only when it pays:
-``#pragma omp parallel for if(W >= POLYSCHED_PARALLEL_MIN_WORK * F)``, W the statement
-instances under the loop (bounding boxes of the statements' domains), F the
-iterations of the loops around it (one fork/join each). The tests compile the
+"""A parallel loop forks only when a fork starts a team of threads and, where its work
+is known only at run time, when that work pays: ``if (polysched_team && W >=
+POLYSCHED_PARALLEL_MIN_WORK * F) { #pragma omp parallel for; loop } else { loop }``, W
+the statement instances under the loop (bounding boxes of the statements' domains), F
+the iterations of the loops around it (one fork/join each). The tests compile the
 outputs with the threshold at its default (small runs stay sequential) and at 0
 (always fork) and compare with the original at 1 and 2 threads."""
 from __future__ import annotations
@@ -64,32 +65,30 @@ def _pragma(code: str) -> str:
 
 
 def _fork_test(code: str) -> tuple[str, list[str]]:
-    """(the condition under which the first parallel loop of ``code`` forks, the lines
-    of that loop): its ``if`` clause, or, inside other loops, the test of the ``if
-    (...) {`` before it, whose ``else`` runs the same loop in place, without the pragma
-    (the same lines, one per line of the parallel loop)."""
+    """(the work test under which the first parallel loop of ``code`` forks, "" for
+    none, the lines of that loop): the ``if (polysched_team && work) {`` before it,
+    whose ``else`` runs the same loop in place, without the pragma (the same lines, one
+    per line of the parallel loop)."""
     lines = code.splitlines()
     at = next(k for k, line in enumerate(lines) if "omp parallel for" in line)
-    clause = re.search(r" if\((.*)\)$", lines[at])
+    assert " if(" not in lines[at], lines[at]                # never OpenMP's if clause
     pad = len(lines[at]) - len(lines[at].lstrip())
     end = next(k for k in range(at + 2, len(lines)) if len(lines[k]) - len(lines[k].lstrip()) < pad)
     loop = lines[at + 1:end]
-    if clause:
-        return clause.group(1), loop
-    test = re.fullmatch(r"\s*if \((.*)\) \{", lines[at - 1])
+    test = re.fullmatch(r"\s*if \(polysched_team(?: && (.*))?\) \{", lines[at - 1])
     assert test, lines[at - 1: at + 2]
     assert lines[end].strip() == "} else {", lines[end]
     assert lines[end + 1:end + 1 + len(loop)] == loop      # the same loop, in place
     assert lines[end + 1 + len(loop)].strip() == "}"
-    return test.group(1), loop
+    return test.group(1) or "", loop
 
 
-def test_run_time_sizes_get_an_if_clause_with_the_work_of_the_loop():
+def test_run_time_sizes_get_a_fork_test_with_the_work_of_the_loop():
     p = ps.Program.from_source(TWO_NESTS).auto_schedule("pluto").auto_tile(tile=False, parallel=True)
-    pragma = _pragma(p.c_code())
+    condition, _ = _fork_test(p.c_code())
     # both nests fused under the parallel j loop: n*m + (n-1)*m instances, no loop around
-    assert pragma.endswith("if((double)(n) * (double)(m) + (double)(n - 1) * (double)(m) "
-                           ">= POLYSCHED_PARALLEL_MIN_WORK)"), pragma
+    assert condition == "(double)(n) * (double)(m) + (double)(n - 1) * (double)(m) " \
+                        ">= POLYSCHED_PARALLEL_MIN_WORK", condition
     assert "#ifndef POLYSCHED_PARALLEL_MIN_WORK" in p.c_code()
     for defines in ({}, {"POLYSCHED_PARALLEL_MIN_WORK": "0"}, {"POLYSCHED_PARALLEL_MIN_WORK": "1e12"}):
         result = p.verify(dataset=None, defines=defines)
@@ -113,7 +112,7 @@ def test_an_inner_parallel_loop_counts_one_fork_per_outer_iteration():
 def test_literal_sizes_need_no_run_time_decision():
     source = TIME_LOOP.replace("#define T 20\n#define N 300\n", "").replace("T", "20").replace("N", "300")
     p = ps.Program.from_source(source).parallel("S0", 1)
-    assert "if(" not in _pragma(p.c_code())
+    assert _fork_test(p.c_code())[0] == ""          # only whether a fork starts a team
     assert "POLYSCHED_PARALLEL_MIN_WORK" not in p.c_code()
 
 
@@ -257,3 +256,77 @@ def test_an_inner_parallel_loop_runs_in_place_where_its_fork_does_not_pay(tmp_pa
             defines = {"POLYSCHED_PARALLEL_MIN_WORK": threshold, "STEPS": steps, "SIZE": size}
             result = p.verify(dataset=None, defines=defines)
             assert result.ok, (defines, result)
+
+
+CALLED_TWO_WAYS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+static void kernel(int n, double A[n], double B[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i] = 0.5 * A[i] + (double)i;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 1000, inside = argc > 2;
+  double *A = malloc(sizeof(double) * n), *B = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++) A[i] = (i * 7 % 13) / 5.0;
+  if (inside) {
+    #pragma omp parallel num_threads(2)
+    {
+      #pragma omp single
+      kernel(n, A, B);
+    }
+  } else
+    kernel(n, A, B);
+  for (int i = 0; i < n; i += 7) printf("%.17g\n", B[i]);
+  return 0;
+}
+"""
+
+# counts libgomp's forks (gcc's '#pragma omp parallel' calls GOMP_parallel): linked with
+# -Wl,--wrap=GOMP_parallel, the program's calls reach this one
+FORK_COUNTER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void __real_GOMP_parallel(void (*fn)(void *), void *data, unsigned threads, unsigned flags);
+static int forks;
+static void report(void) { fprintf(stderr, "forks: %d\n", forks); }
+void __wrap_GOMP_parallel(void (*fn)(void *), void *data, unsigned threads, unsigned flags) {
+  if (forks++ == 0) atexit(report);
+  __real_GOMP_parallel(fn, data, threads, flags);
+}
+int polysched_forks_counted(void) { return forks; }
+"""
+
+
+def test_a_parallel_loop_forks_only_where_a_team_starts(tmp_path):
+    """The outermost parallel loop forks (a call of libgomp's GOMP_parallel, counted by
+    a wrapper the linker puts in its place) at 2 threads; at OMP_NUM_THREADS=1, and
+    when called from a parallel region of the caller's (where a nested fork would run
+    on one thread), its copy runs in place: no fork of its own. Outputs equal the
+    original's every time."""
+    from polysched.bench import compile_c, run_binary
+    p = ps.Program.from_source(CALLED_TWO_WAYS, filename="two_ways.c").parallel("S0", 0)
+    assert _fork_test(p.c_code())[0].endswith(">= POLYSCHED_PARALLEL_MIN_WORK")
+    (tmp_path / "counter.c").write_text(FORK_COUNTER)
+    outputs = {}
+    for name, text in (("orig", CALLED_TWO_WAYS), ("opt", p.c_code())):
+        (tmp_path / f"{name}.c").write_text(text)
+        built = compile_c(tmp_path / f"{name}.c", tmp_path / name, openmp=True,
+                          cflags=["-O1", "-Wl,--wrap=GOMP_parallel"], extra_sources=[tmp_path / "counter.c"],
+                          defines={"POLYSCHED_PARALLEL_MIN_WORK": "0"})
+        assert built.ok, built.stderr
+        for threads in (1, 2):
+            for args in (("1000",), ("1000", "inside"), ("0",), ("-3",)):
+                run = run_binary(tmp_path / name, threads=threads, args=args)
+                assert run.ok, run
+                forks = re.search(r"forks: (\d+)", run.stderr)
+                outputs[name, threads, args] = (run.stdout, int(forks.group(1)) if forks else 0)
+    for (name, threads, args), (stdout, forks) in outputs.items():
+        assert stdout == outputs["orig", threads, args][0], (name, threads, args)
+        if name == "opt":
+            # the region's own fork, plus the caller's region when called from inside it
+            expected = (threads == 2 and args == ("1000",)) + (args[1:] == ("inside",))
+            assert forks == expected, (threads, args, forks)

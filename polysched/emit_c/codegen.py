@@ -247,6 +247,7 @@ class _RegionPrinter:
         # by name (`_cell_reductions`)
         self.reduced_cells: dict[str, CellReduction] = {}
         self._uses_min_work = False
+        self._team = ""               # the variable of `team_test`, once a loop tests it
         self._epoch = ""              # the region run's epoch, once a call takes epoch(X)
 
     def scalar_name(self, array: str, k: int) -> str:
@@ -312,6 +313,8 @@ class _RegionPrinter:
         declared = region_declarations(scop, memory, used=set(re.findall(r"[A-Za-z_]\w*", "\n".join(body))))
         if self._epoch:
             declared = [f"unsigned long {self._epoch} = {EPOCH_FUNCTION};"] + declared
+        if self._team:
+            declared = self._team_declaration() + declared
         if declared:
             body = ["{"] + [self.options.indent + line if line else line for line in declared + body] + ["}"]
         if self.options.versioning and version.live_iterators:
@@ -828,11 +831,9 @@ class _RegionPrinter:
         # the scalars need a block of their own unless the loop is one already
         at = level + 1 if (replaced is not None or wrapped or cells) and not scoped else level
         inner = self.pad(at)
-        # a parallel loop inside others forks once per iteration of theirs
-        nested = any(kind == "for" and not outer.for_is_degenerate() for kind, outer in self._enclosing)
         loop, fork_if = self.loop_pragmas(node, iterator, here, inner,
                                           {**renamed, **{name: cell.copy for name, cell in cells.items()}},
-                                          [("|", cell.flag) for cell in cells.values()], test_outside=nested)
+                                          [("|", cell.flag) for cell in cells.values()])
         bound = node.for_get_cond().get_op_arg(1) if _is_canonical_loop(node, iterator) else None
         if any(line.lstrip().startswith("#pragma GCC") for line in loop) and bound is not None \
                 and bound.get_type() == isl.ast_expr_type.op:
@@ -962,6 +963,27 @@ class _RegionPrinter:
         per_fork = f" * ({' + '.join(forks)})" if forks else ""
         return f"{total} >= {MIN_WORK_MACRO}{per_fork}"
 
+    def team_test(self) -> str:
+        """The name of the region's variable that says whether an ``omp parallel`` here
+        starts more than one thread (declared by `_team_declaration`)."""
+        if not self._team:
+            self._team = self.names.fresh("polysched_team")
+        return self._team
+
+    def _team_declaration(self) -> list[str]:
+        """The declaration of `team_test`'s variable: 0 without OpenMP, with one thread
+        (OMP_NUM_THREADS=1), and inside a parallel region where a nested one would run
+        on one thread (the caller's own parallel loop, nesting off): there a parallel
+        loop runs as its copy in place (`_forked_or_not`). The OpenMP functions are
+        declared in the block, as <omp.h> does: the file need not include it."""
+        indent = self.options.indent
+        return [f"int {self._team} = 0;", "#ifdef _OPENMP", "{",
+                indent + "int omp_get_max_threads(void), omp_get_active_level(void), "
+                         "omp_get_max_active_levels(void);",
+                indent + f"{self._team} = omp_get_max_threads() > 1 && "
+                         "omp_get_active_level() < omp_get_max_active_levels();",
+                "}", "#endif"]
+
     def runs_several_times(self, node: isl.AstNode) -> str | None:
         """``init < bound`` (``init < bound - 1`` for a ``<`` test): the canonical loop
         ``node`` runs at least twice this time; None unless its bounds read the counter
@@ -1064,14 +1086,14 @@ class _RegionPrinter:
         return self._marks_by_tag
 
     def loop_pragmas(self, node: isl.AstNode, iterator: str, marks: list[MarkInfo], pad: str,
-                     renamed: dict[str, str] | None = None, extra_reductions: list[tuple[str, str]] = (),
-                     test_outside: bool = False) -> tuple[list[str], str | None]:
+                     renamed: dict[str, str] | None = None, extra_reductions: list[tuple[str, str]] = ()
+                     ) -> tuple[list[str], str | None]:
         """The pragma lines of the for loop ``node`` from its ``marks``; ``renamed``: the
         scalars the loop updates under other names (`_wrapped_reductions`), which its
         clauses name instead; ``extra_reductions``: ``(op, variable)`` reductions of the
-        emitted code only (the flags of `_cell_reductions`). The condition under which
-        its ``omp parallel for`` is worth a fork is its ``if`` clause, or, with
-        ``test_outside``, returned (see `_forked_or_not`); None: always."""
+        emitted code only (the flags of `_cell_reductions`). Also, for a loop with an
+        ``omp parallel for``, the condition under which its fork is worth it (see
+        `_forked_or_not`); None for a loop without one."""
         kinds: dict[str, list[str]] = {}
         for mark in marks:
             kind, argument = mark.loop_pragma
@@ -1098,15 +1120,17 @@ class _RegionPrinter:
             clauses = " ".join(c for k in omp for c in kinds[k] if c)
             condition = None
             if parallel:
-                condition = self.parallel_if(parallel[0])
+                # a team of threads to start (`team_test`), and work for it
+                condition = self.team_test()
+                work = self.parallel_if(parallel[0])
                 several = self.runs_several_times(node)
                 if several:
-                    condition = f"{several} && {condition}" if condition else several
+                    work = f"{several} && {work}" if work else several
                 guard = self.private_arrays_fit(merged)
                 if guard:
-                    condition = f"({condition}) && {guard}" if condition else guard
-                if condition and not test_outside:
-                    clauses = (clauses + " " if clauses else "") + f"if({condition})"
+                    work = f"({work}) && {guard}" if work else guard
+                if work:
+                    condition = f"{condition} && {work}" if " || " not in work else f"{condition} && ({work})"
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (
                 "omp_simd" in kinds
             )
@@ -1115,7 +1139,7 @@ class _RegionPrinter:
                 if k in kinds and explain:
                     lines.append(pad + f"/* polysched: {k[4:]} dropped: cannot follow an OpenMP pragma */")
             lines.append(pad + " ".join(words + ([clauses] if clauses else [])))
-            return lines, condition if test_outside else None
+            return lines, condition
         if "gcc_ivdep" in kinds:
             lines.append(pad + "#pragma GCC ivdep")
         if "gcc_unroll" in kinds:
@@ -1124,17 +1148,17 @@ class _RegionPrinter:
 
     def _forked_or_not(self, loop: list[str], condition: str, pad: str) -> list[str]:
         """``if (condition) { pragma; loop } else { loop }``: the parallel loop ``loop``
-        inside other loops (its pragma lines, then the loop) where its fork pays, else
-        the same loop in place, without its ``omp parallel for``. OpenMP's ``if`` clause
-        would call the outlined function on one thread instead, once per iteration of
-        the loops around, where gcc no longer sees the sizes the caller passes as
-        constants (doitgen at MEDIUM: 2,000 calls for 60 iterations each ran 3.4x slower
-        at 1 thread than the same loop in place; the duplicate is kept to loops inside
-        others, which the calls multiply, for the code's size). The copy is the same
-        text, so it computes what the parallel loop computes on one thread: its private
-        scalars are the source's own, which no later code reads before writing (else the
-        clause would be lastprivate), and its reductions accumulate in the order of the
-        source."""
+        (its pragma lines, then the loop) where a fork starts a team and its work pays,
+        else the same loop in place, without its ``omp parallel for``. OpenMP's ``if``
+        clause would call the outlined function on one thread instead, where gcc no
+        longer sees what the caller passes as constants nor which arrays are distinct
+        objects: doitgen at MEDIUM, whose parallel loop inside two others was called
+        2,000 times for 60 iterations each, ran 3.4x slower at 1 thread than the same
+        loop in place; symm at LARGE and 1 thread ran 2.4x slower outlined. The copy is
+        the same text, so it computes what the parallel loop computes on one thread: its
+        private scalars are the source's own, which no later code reads before writing,
+        or which hold the last iteration's values as ``lastprivate`` leaves them; its
+        reductions accumulate in the order of the source."""
         indent = self.options.indent
         sequential = [line for line in loop if not line.lstrip().startswith("#pragma omp parallel")]
         return ([pad + f"if ({condition}) {{"] + [indent + line for line in loop] + [pad + "} else {"]
