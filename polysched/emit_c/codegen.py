@@ -51,7 +51,7 @@ MIN_WORK_MACRO = "POLYSCHED_PARALLEL_MIN_WORK"
 # worker thread's stack may be far smaller than the main thread's (OMP_STACKSIZE, musl's
 # 128 kB), and the thread needs some of it for itself
 PRIVATE_ARRAY_BYTES = 1 << 16
-MAX_EXTENT_PIECES = 4       # of one extent in the work estimate of an if(...) clause
+MAX_EXTENT_PIECES = 4       # of one extent in the work estimate of a fork's test
 from polysched.tiling.transform import MIN_INSTANCES_PER_FORK  # noqa: E402
 
 _node = isl.ast_node_type
@@ -76,7 +76,7 @@ class EmitOptions:
     off only to look at the bare loops. ``scalar_replacement``: keep the array elements
     an innermost loop reuses in local scalars (see
     scalar_replace.py); off to measure what it brings. ``parallel_if``: a parallel loop
-    whose work depends on sizes known only at run time gets OpenMP's ``if(...)``:
+    whose work depends on sizes known only at run time is tested first (`_forked_or_not`):
     it forks only with ``POLYSCHED_PARALLEL_MIN_WORK`` statement instances (default
     `MIN_INSTANCES_PER_FORK`; ``-DPOLYSCHED_PARALLEL_MIN_WORK=0`` forks whatever the
     work, as the tests do to exercise the parallel code at small sizes) per fork/join,
@@ -938,7 +938,7 @@ class _RegionPrinter:
         return scalar_replace.plain_element_type(element) or f"__typeof__({text or name})"
 
     def parallel_if(self, mark: MarkInfo) -> str | None:
-        """The condition of the ``if`` clause of the parallel loop under ``mark``: its
+        """The work test of the parallel loop under ``mark`` (`_forked_or_not`): its
         statement instances (per statement, the product of its domain's extents: a
         box, never enumerated) reach ``POLYSCHED_PARALLEL_MIN_WORK`` per fork/join (the
         loops around it fork once per iteration: the product of their extents). None
