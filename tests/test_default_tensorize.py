@@ -113,7 +113,8 @@ def test_the_products_become_calls_and_compute_bit_identical_results(tmp_path):
     result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
     [region] = result.regions
     assert [line.split(":")[0] for line in region.tensorize if line.endswith("applied")] == ["S1", "S3"]
-    assert result.text.count("/* polysched: tensorize dgemm_packed") == 2
+    # each call twice: in its parallel loop, and in that loop's copy in place
+    assert result.text.count("/* polysched: tensorize dgemm_packed") == 4
     assert "#include \"polysched_intrinsics.h\"" not in result.text      # pasted in
     # each product forks over its row blocks: the second call's rebuilt tree keeps the
     # first one's parallel loop (its block loop is a constant for the other statement)

@@ -353,7 +353,7 @@ def test_tiled_matmul_with_parallel_and_unroll_marks(tmp_path):
     assert lines[k + 1].strip().startswith("for (int c0 = 0; c0 < N; c0 += 4)")
     k = next(i for i, line in enumerate(lines) if "#pragma GCC unroll 2" in line)
     assert lines[k + 1].strip().startswith("for (int c3 = ")
-    assert len(lines) < 40  # no code explosion from tiling
+    assert len(lines) < 60  # no code explosion from tiling (the parallel nest twice: forked, and in place)
 
 
 def test_simd_ivdep_and_unknown_marks(tmp_path):
