@@ -205,3 +205,42 @@ def test_random_image_kernels_over_unsigned_sizes(seed, tmp_path):
                              ["identity", "pluto-smart", "tile", "tile-par", "unroll"])
     assert [(r.mode, r.kind) for r in results if r.kind != "ok"] == []
     assert "#pragma omp parallel for" in next(r.output for r in results if r.mode == "tile-par")
+
+
+TWO_TYPES_OF_J = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+static void kernel(int n, int m, double *A, double *B) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (FIRST j = 0; j < m; j++)
+      A[i * m + j] = B[(size_t)(j * n + i)];
+  for (SECOND j = 0; j < 3u; j++)
+    B[j] = 1.0;
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = atoi(argv[1]), m = atoi(argv[2]), size = n * m > 3 ? n * m : 3;
+  double *A = calloc(size, sizeof(double)), *B = malloc(sizeof(double) * size);
+  for (int k = 0; k < size; k++) B[k] = k * 0.5;
+  kernel(n, m, A, B);
+  for (int k = 0; k < size; k++) printf("%a %a\n", A[k], B[k]);
+  return 0;
+}
+"""
+
+
+def test_a_subscript_is_typed_by_the_loops_around_it(tmp_path):
+    """helper-101: ``for (unsigned j ...)`` in a later nest made the subscript ``(size_t)(j
+    * n + i)`` of the first, in ``for (int j ...)``, read as 32-bit unsigned arithmetic
+    that wraps, and the region was refused. Each subscript takes the types of the loops
+    around it: the int one is read as rows and runs like the original; with the types
+    swapped, the unsigned product in the first nest is still refused."""
+    source = TWO_TYPES_OF_J.replace("FIRST", "int").replace("SECOND", "unsigned")
+    path = tmp_path / "two_types.c"
+    path.write_text(source)
+    result = optimize(path, OptimizeOptions.from_flags())
+    sizes = [(3, 4), (0, 5), (5, 1), (7, 9)]
+    assert outputs_of(result.text, tmp_path, "opt", sizes) == outputs_of(source, tmp_path, "orig", sizes)
+    with pytest.raises(ScopError, match="wraps modulo 2\\*\\*32"):
+        extract(TWO_TYPES_OF_J.replace("FIRST", "unsigned").replace("SECOND", "int"), filename="two_types.c")

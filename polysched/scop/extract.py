@@ -2540,21 +2540,24 @@ class _RegionBuilder:
         """The one-dimensional arrays the region subscripts with products of sizes
         (``A[i * n + j]``), each with the chain every subscript of it fits (not those
         in ``skip``)."""
-        subscripts: dict[str, list[c_ast.Node]] = {}
-        for child in self.walk_expanded(body):
+        subscripts: dict[str, list[tuple[c_ast.Node, dict[str, str]]]] = {}
+        for child, scope in self.walk_expanded_in_scope(body):
             if isinstance(child, c_ast.ArrayRef) and isinstance(child.name, c_ast.ID) \
                     and child.name.name not in skip:
                 decl = self.visible.declarations.get(child.name.name)
                 if decl is not None and len(decl.dims) == 1:
-                    subscripts.setdefault(decl.name, []).append(child.subscript)
+                    subscripts.setdefault(decl.name, []).append((child.subscript, scope))
         initializers = self.integer_initializers(body)
         chains = {}
-        for name, nodes in subscripts.items():
+        for name, found in subscripts.items():
+            nodes = [node for node, _ in found]
             # C computes a subscript in 32-bit unsigned arithmetic modulo 2**32: not the
             # row and column the model would name (64 bits wrap like addresses do)
             # (unless only +, - and * wrap: exact while the address stays below 2**32,
-            # which `delinearized` has checked at run time)
-            wrapping = next((n for n in nodes if wraps_at_32_bits(n, self.type_of)
+            # which `delinearized` has checked at run time); with the types its iterators
+            # have where it is (helper-101: 'for (unsigned j ...)' after the loop was no
+            # reason to refuse B[(size_t)(j * n + i)] in 'for (int j ...)')
+            wrapping = next((n for n, scope in found if wraps_at_32_bits(n, self.scoped_type_of(scope))
                              and self.modular_kind(n) != (32, False)), None)
             if wrapping is not None:
                 self.wrapping_subscripts[name] = wrapping
@@ -2588,18 +2591,33 @@ class _RegionBuilder:
         helper-54: C was no linearised array through the macro, and the product i * n
         was refused). An expansion that cannot be read is skipped: the walk of the
         statements reports it."""
-        stack = [(body, frozenset())]
+        return (node for node, _ in self.walk_expanded_in_scope(body))
+
+    def walk_expanded_in_scope(self, body: c_ast.Node):
+        """`walk_expanded`'s nodes, each with ``{name: C type}`` of the iterators that
+        the loops around it declare with a type other loops of the region do not give
+        them (`retyped`: ``for (int j ...)`` there, ``for (unsigned j ...)`` elsewhere)."""
+        stack = [(body, frozenset(), {})]
         while stack:
-            node, hide = stack.pop()
-            yield node
+            node, hide, scope = stack.pop()
+            yield node, scope
             try:
                 expansion = self.macro_expansion(node, node, hide)
             except (ScopError, NotAffine):
                 expansion = None
             if expansion is not None:
-                stack.append((expansion, hide | {self.macro_name(node)}))
-            else:
-                stack.extend((child, hide) for _, child in reversed(node.children()))
+                stack.append((expansion, hide | {self.macro_name(node)}, scope))
+                continue
+            if isinstance(node, c_ast.For) and isinstance(node.init, c_ast.DeclList):
+                declared = {d.name: found.element_type for d in node.init.decls if d.name in self.retyped
+                            for found in [declaration_of(d, "local")] if found is not None}
+                scope = {**scope, **declared} if declared else scope
+            stack.extend((child, hide, scope) for _, child in reversed(node.children()))
+
+    def scoped_type_of(self, scope: dict[str, str]):
+        """`type_of`, where the iterators of ``scope`` (`walk_expanded_in_scope`) have
+        their types there."""
+        return lambda name: self.integer_type(scope[name]) if name in scope else self.type_of(name)
 
     def expanded(self, subscript: c_ast.Node, compound: bool = True, locals_: dict[str, c_ast.Node] | None = None):
         """``subscript`` as delinearize.py's terms (``compound``: a factor that is a sum
