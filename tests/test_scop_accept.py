@@ -943,6 +943,38 @@ def test_macros_that_write_loop_headers_end_to_end(tmp_path, mode):
     roundtrip(tmp_path, affine, OptimizeOptions.from_flags(**mode))
 
 
+ASSIGNING_MACROS = """#include <stdio.h>
+#define UPD(x, y) x = (x) * 0.5 + (y)
+#define ACC(s, v) s += (v)
+double A[64], B[64];
+void kernel(int n) {
+#pragma scop
+  for (int i = 1; i < n; i++)
+    UPD(A[i], A[i - 1]);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      ACC(B[i], A[j] * 0.25);
+#pragma endscop
+}
+int main(int argc, char **argv) {
+  int n = argc > 1 ? 0 : 64;
+  for (int i = 0; i < 64; i++) { A[i] = i % 7; B[i] = i % 3; }
+  kernel(n);
+  for (int i = 0; i < 64; i++) printf("%.17g %.17g\\n", A[i], B[i]);
+  return 0; }
+"""
+
+
+def test_macros_that_write_an_assignment_are_statements(tmp_path):
+    """helper-101: ``UPD(A[i], A[i - 1]);`` with ``#define UPD(x, y) x = (x) * 0.5 + (y)``
+    was refused as a call statement. A macro whose body assigns is expanded where the
+    region uses it, as one that writes braces or a loop header is."""
+    [scop] = extract(ASSIGNING_MACROS)
+    assert [str(s.domain) for s in scop.statements] == [
+        "[n] -> { S0[i] : 0 < i < n }", "[n] -> { S1[i, j] : 0 <= i < n and 0 <= j < n }"]
+    roundtrip(tmp_path, ASSIGNING_MACROS, OptimizeOptions.from_flags(tile=True, parallel=True))
+
+
 MACRO_SHAPES = """#include <stdio.h>
 #define FOR(i, n) for (i = 0; i < (n); i++)
 #define FOR2(i, j, n) FOR(i, n) FOR(j, n)

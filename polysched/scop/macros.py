@@ -276,10 +276,14 @@ class MacroTable:
         return substitute(macro, args, expanded)
 
 
-# Tokens no expression holds: a macro whose body has one writes (part of) a statement,
-# e.g. ``#define FOR(i, n) for (i = 0; i < (n); i++)``.
+# Tokens of statements (assignments included: a region's statements are assignments): a
+# macro whose body has one writes (part of) a statement, e.g. ``#define FOR(i, n) for (i =
+# 0; i < (n); i++)``.
 _STATEMENT_TOKENS = frozenset({"for", "while", "do", "if", "else", "switch", "return", "goto", "break",
-                               "continue", "{", "}", ";"})
+                               "continue", "{", "}", ";",
+                               # an assignment without braces (``#define UPD(x, y) x = (x) * 0.5 + y``,
+                               # used as ``UPD(A[i], A[i - 1]);``): a statement, not a call
+                               "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"})
 
 
 def macros_to_expand(table: MacroTable, iterators: set[str]) -> set[str]:
