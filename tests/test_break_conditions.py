@@ -78,6 +78,19 @@ def test_other_breaks_stay_refused(line, message):
         extract(text, filename="k.c")
 
 
+def test_a_break_whose_test_is_not_monotone_is_named_where_it_is():
+    """helper-101: the refusal pointed at the loop's own 'i < n', which is monotone, and
+    did not say that the break was the cause. Now it points at the 'if' of the break."""
+    text = PROGRAM.replace("if (i >= m) break;", "if (i == 5) break;")
+    with pytest.raises(ScopError) as err:
+        extract(text, filename="k.c")
+    line = text[:text.index("if (i == 5) break;")].count("\n") + 1
+    col = text.index("if (i == 5) break;") - text.rfind("\n", 0, text.index("if (i == 5) break;"))
+    assert (err.value.line, err.value.col) == (line, col)
+    assert "'if (i == 5) break;' is read as part of the loop's condition, '!(i == 5)', which is not monotone " \
+           "in 'i'" in str(err.value), str(err.value)
+
+
 def test_a_break_in_a_loop_that_steps_a_pointer(tmp_path):
     """The break joins the condition before the pointer steps are read: the row
     pointer 'p += w' of a loop that stops at 'lim' is read as rows (it was refused,

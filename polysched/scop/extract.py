@@ -651,6 +651,8 @@ class _RegionBuilder:
         self._region_writes: set[str] | None = None
         # 1-d arrays left linearised: one subscript computed in 32-bit unsigned arithmetic, by array
         self.wrapping_subscripts: dict[str, c_ast.Node] = {}
+        # id(loop) -> the 'if (b) break;' statements read into its condition (breaks_as_conditions)
+        self.folded_breaks: dict[int, list[c_ast.If]] = {}
         # their subscripts computed in 32-bit unsigned arithmetic: (highest row, row sizes)
         self.address_bounds: list[tuple[isl.PwAff, tuple[isl.PwAff, ...]]] = []
         self.distributed: set[str] = set()    # linearised arrays read without compound sizes
@@ -3166,6 +3168,13 @@ class _RegionBuilder:
         witness = domain.intersect(progression).intersect(earlier_started).intersect(cond) \
             .subtract(previous_ok)
         if not witness.intersect_params(positive_parameters(witness.get_space())).is_empty():
+            breaks = self.folded_breaks.get(id(node))
+            if breaks:          # (helper-101: the error pointed at the 'i < n' the user wrote)
+                test = _GEN.visit(breaks[0].cond)
+                raise self.error(breaks[0], f"'if ({test}) break;' is read as part of the loop's condition, "
+                                            f"'!({test})', which is not monotone in '{name}' (it becomes true again "
+                                            "after being false): write the bound the break sets into the loop's "
+                                            "condition")
             raise self.error(node.cond, f"loop condition is not monotone in '{name}' (it becomes true again "
                                         "after being false), which a polyhedral domain cannot express")
         witness = witness.intersect_params(parameters_at_least(witness.get_space(), 0))
@@ -3646,6 +3655,7 @@ class _RegionBuilder:
             if not items or not _jumps_alone(items[0], c_ast.Break) or not reads_no_data(items[0].cond):
                 return
             stop = c_ast.UnaryOp("!", items[0].cond, coord=items[0].cond.coord)
+            self.folded_breaks.setdefault(id(loop), []).append(items[0])
             loop.cond = stop if loop.cond is None else c_ast.BinaryOp("&&", loop.cond, stop, coord=loop.cond.coord)
             loop.stmt = c_ast.Compound(items[1:], coord=items[0].coord)
 
