@@ -248,6 +248,7 @@ class _RegionPrinter:
         self.reduced_cells: dict[str, CellReduction] = {}
         self._uses_min_work = False
         self._team = ""               # the variable of `team_test`, once a loop tests it
+        self._team_tested = False
         self._epoch = ""              # the region run's epoch, once a call takes epoch(X)
 
     def scalar_name(self, array: str, k: int) -> str:
@@ -303,6 +304,10 @@ class _RegionPrinter:
         base = region_indent(scop)
         if self.options.versioning and version.never:
             return base + f"/* polysched: original code kept: {version.never[0]} */" + nl + original
+        # the team test (`team_test`) only where the region keeps its original code: an
+        # output without it is read again as it stands, and that reading takes no
+        # declaration nor '#ifdef _OPENMP'
+        self._team_tested = self._checked() or bool(heap_arrays(scop)) or scop.preprocessor_guard is not None
         body = self.body_in_range(self.build_ast())
         version = self.version
         if body is None:
@@ -324,9 +329,7 @@ class _RegionPrinter:
         if self._uses_min_work:
             body = [f"#ifndef {MIN_WORK_MACRO}", f"#define {MIN_WORK_MACRO} {MIN_INSTANCES_PER_FORK}",
                     "#endif"] + body
-        checked = self.options.versioning and (version.needs_check or bool(definition_checks(scop))
-                                               or bool(scop.macro_expansions)
-                                               or region_arrays_fit(scop) is not None)
+        checked = self._checked()
         # a region with '#if's of its own keeps its original (emit_c.assemble: the file
         # compiled under other macros runs it)
         if not checked and not memory and scop.preprocessor_guard is None:
@@ -963,9 +966,19 @@ class _RegionPrinter:
         per_fork = f" * ({' + '.join(forks)})" if forks else ""
         return f"{total} >= {MIN_WORK_MACRO}{per_fork}"
 
-    def team_test(self) -> str:
+    def _checked(self) -> bool:
+        """Whether the region's code runs under a run-time check, its original code the
+        fallback (versioning.py)."""
+        scop, version = self.scop, self.version
+        return self.options.versioning and (version.needs_check or bool(definition_checks(scop))
+                                            or bool(scop.macro_expansions) or region_arrays_fit(scop) is not None)
+
+    def team_test(self) -> str | None:
         """The name of the region's variable that says whether an ``omp parallel`` here
-        starts more than one thread (declared by `_team_declaration`)."""
+        starts more than one thread (declared by `_team_declaration`); None in a region
+        without a fallback (see `region_text`)."""
+        if not self._team_tested:
+            return None
         if not self._team:
             self._team = self.names.fresh("polysched_team")
         return self._team
@@ -1129,8 +1142,10 @@ class _RegionPrinter:
                 guard = self.private_arrays_fit(merged)
                 if guard:
                     work = f"({work}) && {guard}" if work else guard
-                if work:
+                if work and condition:
                     condition = f"{condition} && {work}" if " || " not in work else f"{condition} && ({work})"
+                elif work:
+                    condition = work
             words = ["#pragma omp"] + (["parallel for"] if "omp_parallel" in kinds else []) + ["simd"] * (
                 "omp_simd" in kinds
             )
