@@ -301,7 +301,6 @@ void __wrap_GOMP_parallel(void (*fn)(void *), void *data, unsigned threads, unsi
   if (forks++ == 0) atexit(report);
   __real_GOMP_parallel(fn, data, threads, flags);
 }
-int polysched_forks_counted(void) { return forks; }
 """
 
 

@@ -307,7 +307,7 @@ class _RegionPrinter:
         # the team test (`team_test`) only where the region keeps its original code: an
         # output without it is read again as it stands, and that reading takes no
         # declaration nor '#ifdef _OPENMP'
-        self._team_tested = self._checked() or bool(heap_arrays(scop)) or scop.preprocessor_guard is not None
+        self._team_tested = self._keeps_original()
         body = self.body_in_range(self.build_ast())
         version = self.version
         if body is None:
@@ -332,7 +332,7 @@ class _RegionPrinter:
         checked = self._checked()
         # a region with '#if's of its own keeps its original (emit_c.assemble: the file
         # compiled under other macros runs it)
-        if not checked and not memory and scop.preprocessor_guard is None:
+        if not self._keeps_original():
             lines = self.helpers.definitions() + body + self.helpers.undefinitions()
             return "".join(f"{base}{line}{nl}" if line else nl for line in lines)
         guard = self.guard_text() if checked else "1"
@@ -972,6 +972,11 @@ class _RegionPrinter:
         scop, version = self.scop, self.version
         return self.options.versioning and (version.needs_check or bool(definition_checks(scop))
                                             or bool(scop.macro_expansions) or region_arrays_fit(scop) is not None)
+
+    def _keeps_original(self) -> bool:
+        """Whether the region keeps its original code as the fallback: under a run-time
+        check, with heap blocks of expanded arrays to allocate, or with '#if's of its own."""
+        return self._checked() or bool(heap_arrays(self.scop)) or self.scop.preprocessor_guard is not None
 
     def team_test(self) -> str | None:
         """The name of the region's variable that says whether an ``omp parallel`` here
