@@ -335,3 +335,22 @@ def test_parametric_start_stencil_is_tiled_with_simple_guards(tmp_path):
     out.write_text(result.text)
     verdict = verify(src, out, rtol=0, atol=0)       # at 1 and 2 threads
     assert verdict.status == "equal", verdict
+
+
+def test_an_expanded_accumulator_lives_in_a_scalar_across_its_reduction():
+    """symm's ``acc``, expanded into ``acc_x[j]``: its statement's body is rewritten from
+    the source (``acc_x[j] += ...``, no source span to locate the reference by) and
+    ``acc_x`` is an array the region allocates, so it overlaps none of the others. The
+    k loop's invariant element lives in a scalar, C[k][j] beside it stays in memory;
+    outputs bit-identical, also tiled and parallel at 2 threads."""
+    expanded = ps.Program.from_file(get("symm").path).expand_scalars()
+    q = expanded.auto_schedule("identity")
+    text = q.region_code()
+    assert scalars(text, "acc_x") == ["acc_x_r0"] and not scalars(text, "C")
+    assert "acc_x_r0 += B[c2][c1] * A[c0][c2];" in text
+    assert loop_with_store(text, "c2", "acc_x[c1]", "acc_x_r0")
+    assert_equal(q, "MINI")
+    assert_equal(q, "SMALL")
+    tiled = expanded.auto_schedule().auto_tile(parallel=True)
+    assert re.search(r"acc_x_r0 \+= B\[c\d\]\[c\d\] \* A\[c\d\]\[c\d\];", tiled.region_code())
+    assert_equal(tiled, "SMALL", threads=2)

@@ -436,6 +436,18 @@ def _reference_span(body: str, start: int, name: str, rank: int) -> tuple[int, i
     return start, end
 
 
+def _only_reference_span(body: str, name: str, rank: int) -> tuple[int, int] | None:
+    """The span of the plain reference ``name[..]...[..]`` in ``body``, which names
+    ``name`` once (not as a member), or None."""
+    tokens, offsets, significant = _token_offsets(body)
+    for index, k in enumerate(significant):
+        before = tokens[significant[index - 1]] if index else None
+        if tokens[k].kind == "ident" and tokens[k].text == name and not (
+                before is not None and (before.text == "." or before.kind == "arrow")):
+            return _reference_span(body, offsets[k], name, rank)
+    return None
+
+
 def _mentions(body: str) -> dict[str, int]:
     """How many times ``body`` names each identifier (not as a member after ``.``/``->``)."""
     tokens = [t for t in tokenize(body) if t.kind not in ("space", "comment")]
@@ -467,8 +479,8 @@ def _never_overlap(printer, a, b, written: set[str]) -> bool:
 
     if a.is_scalar and a.origin not in ("global", "") or b.is_scalar and b.origin not in ("global", ""):
         return True                    # a local or by-value scalar is an object of its own
-    if a.origin == "region" or b.origin == "region":
-        return True                    # and so is an array the region declares
+    if {a.origin, b.origin} & {"region", "expanded"}:
+        return True                    # and so is an array the region declares or allocates
     if kept_apart(a, b):
         return True
     return a.name not in written and b.name not in written
@@ -543,13 +555,20 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         for access in stmt.accesses:
             positions.setdefault((access.array, access.line, access.col), []).append(access)
         located: dict[str, int] = {}
+        mentions = _mentions(body)
         for (array_name, line, col), accesses in positions.items():
             array = scop.arrays.get(array_name)
             span = None
-            if verbatim and array is not None and line:
+            if array is not None:
                 # a linearised array is one subscript in the text (``C[i * ldc + j]``)
-                span = _reference_span(body, offset_of(starts, line, col) - base, array_name,
-                                       1 if array.linearized else len(array.dims))
+                rank = 1 if array.linearized else len(array.dims)
+                if verbatim and line:
+                    span = _reference_span(body, offset_of(starts, line, col) - base, array_name, rank)
+                elif not verbatim and mentions.get(array_name) == 1 and \
+                        sum(1 for key in positions if key[0] == array_name) == 1:
+                    # a body rewritten from the source (an expanded scalar's element,
+                    # ``acc_x[j] += ...``): its one reference is the one the text names
+                    span = _only_reference_span(body, array_name, rank)
             if span is not None:
                 located[array_name] = located.get(array_name, 0) + 1
             relation = accesses[0].relation
@@ -559,7 +578,7 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
                              instances.apply_range(relation).coalesce(),
                              sure=any(a.kind == "write" or (a.kind == "read" and not a.conditional)
                                       for a in accesses)))
-        for array_name, count in _mentions(body).items():
+        for array_name, count in mentions.items():
             if array_name in scop.arrays and located.get(array_name, 0) != count:
                 mentioned.setdefault(name, set()).add(array_name)
     arrays_here = {r.array for r in refs}
