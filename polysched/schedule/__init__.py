@@ -105,12 +105,16 @@ def _pluto(scop, domain, validity, proximity, options, stats, seconds: float) ->
 # gcc unrolls loops of at most this many iterations in all whole (its
 # max-completely-peel-times): they are part of their statement's body
 SMALL_LOOP = 16
+# and a nest of them while the copies stay under its max-completely-peeled-insns
+# (200): a 5 x 5 convolution's 25 multiply-adds (helper-102: counted as one loop of 25,
+# its taps were skewed by the pixel loop, 4x + ky, and the code ran 10x slower)
+SMALL_NEST = 64
 
 
 def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> list[int]:
     """The trip counts of the innermost loops of a statement with ``domain``
-    (``[N] -> { S[i, a, b] : ... }``) that run at most `SMALL_LOOP` times together
-    (``0 <= a < 3``, ``i <= b <= i + 2``: 9), for every value of the loops around them
+    (``[N] -> { S[i, a, b] : ... }``) that run at most `SMALL_LOOP` times each and
+    `SMALL_NEST` times together (``0 <= a < 3``, ``i <= b <= i + 2``: 9), for every value of the loops around them
     and of the parameters, outermost first, inside a loop that is not small (more
     iterations, or a number that depends on a parameter), the parameters of known
     ``values`` (``{"K": 3}``: a ``#define``, which the compiler sees) fixed. A loop of
@@ -126,7 +130,7 @@ def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> 
     trips: list[int] = []
     for d in range(n - 1, 0, -1):
         count = _trip_count(domain, d)
-        if count is None or count < 2 or count * math.prod(trips) > SMALL_LOOP:
+        if count is None or count < 2 or count > SMALL_LOOP or count * math.prod(trips) > SMALL_NEST:
             break       # (a loop of one iteration is none: any place suits it)
         trips.insert(0, count)
     # (the loops around them counted only then, outermost first: most statements have

@@ -46,7 +46,7 @@ from .cache import CacheSizes, cache_sizes
 from .footprint import (EXACT_COUNT_LIMIT, band_space, choose_multiple, choose_sizes, instance_count,
                         outer_iterations)
 from .options import BandReport, TileOptions, TilingReport
-from polysched.schedule import small_inner_loops
+from polysched.schedule import SMALL_LOOP, small_inner_loops
 from .stride import (Stride, classify, invariant_writes, member_scores, member_strides, point_order,
                      unit_stride_writes)
 
@@ -249,7 +249,11 @@ class _Policy:
         wants_parallel = opts.parallel and not parallel_above
 
         placed = False
-        if opts.tile and permutable and (n >= 2 or opts.tile_depth1):
+        narrow = self._narrow_skew(mupa, domain, n) if opts.tile and permutable and n >= 2 else None
+        if narrow is not None:
+            report.notes.append(f"not tiled: member {narrow[0]} is a skew that spans at most {narrow[1]} values "
+                                f"for each value of the members before it")
+        if opts.tile and permutable and (n >= 2 or opts.tile_depth1) and narrow is None:
             placed = self._tile(chain, node, mupa, domain, prefix, n_prefix, report, wants_parallel)
             innermost_member = (report.point_order or list(range(n)))[-1]
             points = len(chain.loops) - n
@@ -770,6 +774,34 @@ class _Policy:
                 chain.steps.append(_step("unroll", stmt=chain.stmt, depth=chain.depth + last,
                                          factor=opts.unroll))
                 report.unroll = opts.unroll
+
+    def _narrow_skew(self, mupa: isl.MultiUnionPwAff, domain: isl.UnionSet, n: int) -> tuple[int, int] | None:
+        """``(k, width)`` for the first member ``k >= 1`` of the band that skews a small
+        loop by the members before it (``4x + ky`` over a 5 x 5 convolution's ``ky``,
+        which the scheduler skews to keep a private accumulator's band permutable) and
+        takes at most `SMALL_LOOP` values for each value of those members; else None.
+        Tiles along it hold a few of its values each, cut the small loop that gcc
+        unrolls whole into pieces, and walk the arrays along a diagonal: helper-102's
+        convolution ran 7-10x slower than the source tiled so."""
+        for k in range(1, n):
+            parts = _linear_parts(mupa.get_at(k))
+            if not parts or not any(sum(1 for c in coefficients if c) >= 2 for coefficients in parts.values()):
+                continue
+            try:
+                outer = isl.UnionMap.from_multi_union_pw_aff(_sliced(mupa, 0, k)).intersect_domain(domain)
+                member = isl.UnionMap.from_union_pw_aff(mupa.get_at(k)).intersect_domain(domain)
+                together = outer.apply_range(outer.reverse())          # { S[i] -> S'[i'] : same outer dates }
+                spread = member.reverse().apply_range(together).apply_range(member).deltas()
+                widths = [piece.dim_max(0) for piece in sets_of(spread)]
+            except isl.Error:
+                return None
+            if not widths or not all(w.is_cst() for w in widths):
+                continue
+            ends = [aff.get_constant_val().to_python() for w in widths for _, aff in w.get_pieces()]
+            width = max(ends, default=SMALL_LOOP) + 1
+            if width <= SMALL_LOOP:
+                return k, width
+        return None
 
     def _mark_around_inner_loops(self, chain: _Chain, node, prefix, n_prefix, member, report) -> None:
         """``simd`` on the band's innermost loop when loops of deeper bands run inside it
