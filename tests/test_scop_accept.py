@@ -626,6 +626,17 @@ def test_undeclared_bound_is_an_error():
     assert str(info.value) == "u.c:6:19: error: 'UNDEFINED_SIZE' is not declared"
 
 
+@pytest.mark.parametrize("macro", ["__LINE__", "__COUNTER__"])
+def test_a_predefined_macro_in_a_region_is_named_as_such(macro):
+    """helper-102: ``A[i] = i + __LINE__;`` was refused as "'__LINE__' is not declared"."""
+    text = f"int A[100];\nvoid f(void)\n{{\n#pragma scop\n  for (int i = 0; i < 100; i++)\n" \
+           f"    A[i] = i + {macro};\n#pragma endscop\n}}\n"
+    with pytest.raises(ScopError) as info:
+        extract(text, filename="m.c")
+    assert str(info.value) == f"m.c:6:16: error: '{macro}' is a macro the C compiler predefines, which " \
+                              f"polysched does not expand inside a region: write its value instead"
+
+
 def test_an_undeclared_iterator_is_an_error():
     """helper-33 (Pluto's test excerpts): a loop whose iterator nothing declares was
     accepted, and the output written did not compile. An iterator declared in the region

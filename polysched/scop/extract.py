@@ -93,6 +93,13 @@ _GEN = c_generator.CGenerator()
 _WRAPPER = "void __polysched_scop(void) {\n"
 
 
+# the identifiers the C compiler's preprocessor defines by itself (C17 6.10.8, and gcc's
+# __COUNTER__): polysched's own macro expansion knows none of them
+_PREDEFINED_MACROS = frozenset({"__LINE__", "__FILE__", "__DATE__", "__TIME__", "__COUNTER__",
+                                "__STDC__", "__STDC_VERSION__", "__STDC_HOSTED__", "__BASE_FILE__",
+                                "__TIMESTAMP__", "__INCLUDE_LEVEL__"})
+
+
 class _ParseFailure(Exception):
     def __init__(self, message: str, line: int, col: int):
         super().__init__(message)
@@ -979,6 +986,10 @@ class _RegionBuilder:
             raise self.error(node, f"'{name}', declared under a condition that reads the data, is used in a "
                                    f"subscript or bound, which must be known before the program runs: write its "
                                    f"value there, or declare '{name}' outside the condition")
+        if name in _PREDEFINED_MACROS:
+            # (helper-102: '__LINE__' was told it is not declared)
+            raise self.error(node, f"'{name}' is a macro the C compiler predefines, which polysched does not "
+                                   f"expand inside a region: write its value instead")
         raise self.error(node, f"'{name}' is not declared")
 
     @property
