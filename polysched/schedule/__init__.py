@@ -114,12 +114,12 @@ SMALL_NEST = 64
 def small_inner_loops(domain: isl.Set, values: dict[str, int] | None = None) -> list[int]:
     """The trip counts of the innermost loops of a statement with ``domain``
     (``[N] -> { S[i, a, b] : ... }``) that run at most `SMALL_LOOP` times each and
-    `SMALL_NEST` times together (``0 <= a < 3``, ``i <= b <= i + 2``: 9), for every value of the loops around them
-    and of the parameters, outermost first, inside a loop that is not small (more
-    iterations, or a number that depends on a parameter), the parameters of known
-    ``values`` (``{"K": 3}``: a ``#define``, which the compiler sees) fixed. A loop of
-    one iteration is none; a nest of small loops only has none (a 16 x 16 product
-    with ``#define N 16`` is tiled as it was)."""
+    `SMALL_NEST` times together (``0 <= a < 3``, ``i <= b <= i + 2``: 9), for every
+    value of the loops around them and of the parameters, outermost first, inside a
+    loop that is not small (more iterations, or a number that depends on a
+    parameter), the parameters of known ``values`` (``{"K": 3}``: a ``#define``,
+    which the compiler sees) fixed. A loop of one iteration is none; a nest of small
+    loops only has none (a 16 x 16 product with ``#define N 16`` is tiled as it was)."""
     n = domain.dim(isl.dim_type.set)
     for name, value in (values or {}).items():
         at = domain.find_dim_by_name(isl.dim_type.param, name)

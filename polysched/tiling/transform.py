@@ -750,13 +750,7 @@ class _Policy:
         loops of a tiled band (the last ones), 0 when not tiled."""
         opts = self.options
         last = len(chain.loops) - 1
-        simd = False
-        if opts.simd and member is not None:
-            outer = chain.rows(prefix, last)
-            inner = mupa_rows(chain.loops[last])
-            strides = member_strides(self.scop, node, n_prefix, member)
-            simd = is_parallel(self.validity, outer, inner) and Stride.UNIT in strides \
-                and Stride.STRIDED not in strides
+        simd = opts.simd and member is not None and self._vector_loop(chain, prefix, node, n_prefix, member)
         # the loops of the chain's last band: the point loops, or the whole band's
         # loops after its parallel one when that was marked where it is
         band_loops = points or self._last_band_size(chain)
@@ -813,16 +807,22 @@ class _Policy:
         arrays apart, which it cannot in an outlined OpenMP loop: symm at LARGE, 2
         threads, 1.39 s without the pragma, 0.71 s with it. Nothing below it is then
         marked parallel or simd (`_walk`)."""
-        last = len(chain.loops) - 1
-        strides = member_strides(self.scop, node, n_prefix, member)
-        if Stride.UNIT not in strides or Stride.STRIDED in strides or self._vector_loop_below(node.child(0)):
+        if self._vector_loop_below(node.child(0)) or not self._vector_loop(chain, prefix, node, n_prefix, member):
             return
-        if not is_parallel(self.validity, chain.rows(prefix, last), mupa_rows(chain.loops[last])):
-            return
-        chain.steps.append(_step("vectorize", stmt=chain.stmt, depth=chain.depth + last))
+        chain.steps.append(_step("vectorize", stmt=chain.stmt, depth=chain.depth + len(chain.loops) - 1))
         report.simd = True
         report.notes.append("simd on the loop around inner loops that carry dependences (outer-loop vectorization)")
         self._outer_simd = True
+
+    def _vector_loop(self, chain: _Chain, prefix, node, n_prefix, member) -> bool:
+        """May the chain's innermost loop (band ``member``) be a vector loop: it carries no
+        dependence at all (scalars included) and walks some array with stride 1, none
+        with a large stride?"""
+        strides = member_strides(self.scop, node, n_prefix, member)
+        if Stride.UNIT not in strides or Stride.STRIDED in strides:
+            return False
+        last = len(chain.loops) - 1
+        return is_parallel(self.validity, chain.rows(prefix, last), mupa_rows(chain.loops[last]))
 
     def _vector_loop_below(self, node: isl.ScheduleNode) -> bool:
         """Could a loop below ``node`` be a vector loop, or is it marked already (a band
