@@ -27,7 +27,7 @@ from polysched.marks import parallel_marks
 from polysched.schedule import ScheduleOptions, compute
 from polysched.schedule.isolated import IsolatedTimeout, run_isolated, stop_reason
 from polysched.scop import Scop, ScopError, extract, is_parallel_for_pragma
-from polysched.tiling import TileOptions, tile_with_report
+from polysched.tiling import TileOptions, stride_one_order, tile_with_report
 from polysched.tiling.options import reassociation_arg
 from polysched.transform.expand import expand, expansion_plan
 from polysched.transform.substitute import substitute, substitution_plan
@@ -143,7 +143,7 @@ class OptimizeOptions:
 
 
 # the parts of a region's summary (ScopResult.not_emitted)
-EVERY_PART = ("expansions", "fusion", "tensorize", "tiling")
+EVERY_PART = ("expansions", "fusion", "order", "tensorize", "tiling")
 
 
 @dataclass
@@ -190,6 +190,8 @@ class ScopResult:
     # whether its floating-point sums may be reordered (--reassociate, the region's own
     # reduction clauses, a trace that asks): its outputs may then round differently
     reassociates: bool = False
+    # the bands `polysched.tiling.stride_one_order` reordered (no tiling stage), one line each
+    orders: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -212,6 +214,7 @@ class OptimizeResult:
             lines.extend(f"  {said}" for said in region.pragmas)
             parts = {"expansions": region.expansions,
                      "fusion": [f"fusion: {decision}" for decision in region.fusion],
+                     "order": region.orders,
                      "tensorize": [f"tensorize: {decision}" for decision in region.tensorize]
                      # (the tiling report, which said where the parallel loop is, went with
                      # the tiled schedule the calls replaced)
@@ -278,7 +281,7 @@ def generate_region(region: "ScopResult", budget: RunBudget | None = None) -> st
     untiled = region.untiled
     if untiled is not None and untiled is not region.schedule:
         attempts.append((untiled, region.untiled_what, region.untiled_drops))
-    attempts.append((region.scop.schedule, "the original schedule", ("fusion", "tensorize", "tiling")))
+    attempts.append((region.scop.schedule, "the original schedule", ("fusion", "order", "tensorize", "tiling")))
     scop, why = region.scop, ""
     for schedule, what, drops in attempts:
         seconds = min(CODEGEN_BUDGET, budget.left())
@@ -410,6 +413,24 @@ def _tile(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOpt
         return schedule, None
 
 
+def _stride_ordered(scop: Scop, deps: Dependences, schedule: isl.Schedule,
+                    budget: RunBudget) -> tuple[isl.Schedule, list[dict], list[str]]:
+    """`stride_one_order` in a child process killed when the run's ``budget`` is used
+    up (its questions are isl's, which cannot be interrupted): ``schedule`` as it is
+    then, with a notice."""
+    def ordered():
+        result, steps, notes = stride_one_order(scop, deps, schedule)
+        return str(result), steps, notes
+
+    try:
+        text, steps, notes = run_isolated(ordered, budget.left() if budget.seconds else None)
+    except IsolatedTimeout as stop:
+        print(f"polysched: {scop.filename}:{scop.start_line}: notice: loop ordering stopped: "
+              f"{stop_reason(stop, budget.why())}; the loops keep the scheduler's order", file=sys.stderr)
+        return schedule, [], []
+    return isl.Schedule.read_from_str(schedule.get_ctx(), text), steps, notes
+
+
 def _tiled_plainly(scop: Scop, deps: Dependences, schedule: isl.Schedule, tiling: TileOptions,
                    budget: RunBudget) -> isl.Schedule | None:
     """``schedule`` tiled with ``tiling`` but no point-loop wavefronts, or None when the
@@ -531,6 +552,10 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
         scop, scops, deps, schedule, fusion, expansions, model_steps = _modelled_and_scheduled(
             source, k, file_key, replace(options, expand_scalars=False), cache, budget, timed)
     report = None
+    order_steps, orders = [], []
+    if options.tiling is None and options.schedule.scheduler != "identity":
+        # no tiling stage to put the stride-1 loop innermost (its steps go in the trace)
+        schedule, order_steps, orders = timed("tile", _stride_ordered, scop, deps, schedule, budget)
     untiled = schedule
     if options.tiling is not None:
         if budget.used_up():
@@ -546,10 +571,11 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     region = ScopResult(scop, deps, schedule, report, kept_as_written=kept, fusion=list(fusion),
                         untiled=untiled, expansions=expansions if not kept else [],
                         model_steps=model_steps if not kept else [], pragmas=pragmas,
-                        reassociates=options.tiling is not None and bool(options.tiling.reassociate))
-    if pragmas:     # --save-trace: the steps of the options the region was made with
+                        reassociates=options.tiling is not None and bool(options.tiling.reassociate),
+                        orders=orders)
+    if pragmas or order_steps:     # --save-trace: the steps of the options the region was made with
         from polysched.tiling import cache_sizes
-        region.trace_steps = options.trace_steps(cache_sizes())
+        region.trace_steps = options.trace_steps(cache_sizes()) + order_steps
     if report is not None and any(band.point_wavefront for band in report.bands):
         region.simpler_tiled = lambda: _tiled_plainly(scop, deps, untiled, options.tiling, budget)
     if options.tensorize and not budget.used_up():

@@ -12,7 +12,8 @@ dependences; scalars get ``private``/``reduction`` clauses or keep the loop sequ
 """
 from .cache import CacheSizes, cache_sizes, openmp_threads
 from .options import BandReport, TileOptions, TilingReport
+from .order import stride_one_order
 from .transform import TilingError, tile, tile_with_report
 
 __all__ = ["BandReport", "CacheSizes", "TileOptions", "TilingError", "TilingReport",
-           "cache_sizes", "openmp_threads", "tile", "tile_with_report"]
+           "cache_sizes", "openmp_threads", "stride_one_order", "tile", "tile_with_report"]
