@@ -67,11 +67,6 @@ MAX_NESTED_FORKS = 50_000
 # instances, about 2 us of work per fork) ran 10x slower than the original at 2 threads
 MIN_INSTANCES_PER_FORK = 50_000
 
-# The blocks of a stride-1 loop that `_parallelize` strip-mines (untiled bands): long
-# enough for the vector loop, few enough elements to keep in L1 across the loops
-# inside them (1 KiB of doubles)
-PARALLEL_STRIP = 128
-
 # fraction of a cache level the data of one tile may take (the rest: other data, conflicts)
 CACHE_SHARE = 0.5
 
@@ -258,7 +253,11 @@ class _Policy:
         if narrow is not None:
             report.notes.append(f"not tiled: member {narrow[0]} is a skew that spans at most {narrow[1]} values "
                                 f"for each value of the members before it")
-        if opts.tile and permutable and (n >= 2 or opts.tile_depth1) and narrow is None:
+        streaming = opts.tile and permutable and n >= 2 and narrow is None and not self._given_sizes(domain) \
+            and not self._reuse_inside(domain, prefix, n_prefix, mupa)
+        if streaming:
+            report.notes.append("not tiled: no array element is used by two of its iterations (a stream)")
+        if opts.tile and permutable and (n >= 2 or opts.tile_depth1) and narrow is None and not streaming:
             placed = self._tile(chain, node, mupa, domain, prefix, n_prefix, report, wants_parallel)
             innermost_member = (report.point_order or list(range(n)))[-1]
             points = len(chain.loops) - n
@@ -275,7 +274,8 @@ class _Policy:
                 # out as a tile loop does its tiles)
                 placed = self._parallelize(chain, 0, n, domain, prefix, permutable, report, "loop",
                                            band=_permuted(mupa, order),
-                                           strip=permutable and is_leaf and self._strip_innermost(node, n_prefix, order))
+                                           keep_innermost=permutable and is_leaf and
+                                           self._keeps_innermost(node, n_prefix, order))
             innermost_member = next((k for k in range(n)
                                      if mupa.get_at(k).plain_is_equal(chain.loops[-1].get_at(0))), None)
             points = 0
@@ -610,33 +610,39 @@ class _Policy:
         return Parallel(tuple(verdict.private), tuple((op, name) for name, op in verdict.reductions),
                         lastprivate=tuple(verdict.lastprivate))
 
-    def _strip_innermost(self, node, n_prefix: int, order: list[int]) -> bool:
-        """Should the band's innermost loop (member ``order[-1]``), when it is the one to run
-        in parallel, be strip-mined rather than moved outermost? When it walks some array
-        with stride 1 and another member walks one across rows: moved outermost, that
-        member would be innermost (``y[j] += A[i][j] * x[i]`` walked ``A`` by columns:
-        4.5-5.8x slower than the source, tester helper-102 D3)."""
+    def _keeps_innermost(self, node, n_prefix: int, order: list[int]) -> bool:
+        """Should the band's innermost loop (member ``order[-1]``) stay innermost even when
+        it is the only one that could run in parallel outermost? When it walks some
+        array with stride 1 and another member walks one across rows: moved outermost,
+        that member would be innermost (``y[j] += A[i][j] * x[i]`` walked ``A`` by
+        columns: 4.5-5.8x slower than the source, tester helper-102 D3). Blocks of 128
+        to 2048 of it in parallel (strip-mined) were still 0.56-0.75x the source at 1
+        thread and 0.7-1.2x at 2: a matrix-vector stream is bound by memory."""
         strides = [member_strides(self.scop, node, n_prefix, k) for k in order]
         return len(order) >= 2 and Stride.UNIT in strides[-1] and Stride.STRIDED not in strides[-1] and \
             any(Stride.STRIDED in other for other in strides[:-1])
 
     def _parallelize(self, chain: _Chain, start: int, n: int, domain, prefix, permutable,
-                     report, what, band: isl.MultiUnionPwAff | None = None, strip: bool = False) -> bool:
+                     report, what, band: isl.MultiUnionPwAff | None = None, keep_innermost: bool = False) -> bool:
         """Mark the outermost parallel loop among chain loops ``start .. start + n - 1``
         (one band): moved to the front when the band is permutable, else marked where
         it is (an inner parallel loop). ``band``: the members those loops tile, when
         they are tile loops, or the loops themselves: a parallel one whose iterations hold
         unequal work (a triangle ``j > i`` tiled along ``i``) hands them out dynamically.
-        ``strip``: when the parallel loop is the last one, strip-mine it by
-        ``PARALLEL_STRIP`` and run the blocks in parallel, the loop itself staying
-        innermost (`_strip_innermost`); not with clauses beyond ``private``, whose
-        values would come from other iterations."""
+        ``keep_innermost``: the last loop is not to be moved outermost
+        (`_keeps_innermost`): it is the parallel loop only inside the others."""
         outer = chain.rows(prefix, start)
+        strided_outside = False
         for j in range(n):
             inner_outer = outer if permutable else chain.rows(prefix, start + j)
             member = mupa_rows(chain.loops[start + j])
             mark = self._parallel_mark(domain, inner_outer, member, report)
             if mark is None:
+                continue
+            if permutable and keep_innermost and j == n - 1 and j:
+                report.notes.append(f"parallel {what} {j} not moved outermost: it is the stride-1 loop, and the "
+                                    f"loops then inside it would walk arrays across rows")
+                strided_outside = True
                 continue
             nested = not prefix_is_empty(prefix)
             if (nested or (j and not permutable)) and \
@@ -651,15 +657,7 @@ class _Policy:
                 mark = self._balanced(mark, domain, band, j, report)
             report.parallel, report.clauses = f"{what} {j}", mark.clauses()
             at = start
-            if permutable and strip and j == n - 1 and j and not (mark.reductions or mark.lastprivate):
-                # (jb, the other loops, j): the blocks jb = floor(j / size) carry nothing either
-                chain.loops.insert(start + j, _tiled(chain.loops[start + j], [PARALLEL_STRIP]))
-                chain.steps.append(_step("strip_mine", stmt=chain.stmt, depth=chain.depth + start + j,
-                                         size=PARALLEL_STRIP))
-                self._permute(chain, start, [j] + list(range(j)) + [j + 1])
-                report.notes.append(f"parallel {what} {j} strip-mined by {PARALLEL_STRIP}: its blocks run in "
-                                    f"parallel, the loop itself stays innermost")
-            elif permutable:
+            if permutable:
                 self._permute(chain, start, [j] + [k for k in range(n) if k != j])
                 if j:
                     report.notes.append(f"parallel {what} {j} moved outermost")
@@ -673,7 +671,9 @@ class _Policy:
             # (a tester: `--parallel` alone on a fused and skewed stencil said nothing of
             # why no loop ran in parallel; the source's order, whose sweeps are parallel,
             # ran 5-7x slower at 2 threads than this sequential one: jacobi-2d, fdtd-2d)
-            report.notes.append("no parallel loop: each carries a dependence, also inside another (with "
+            report.notes.append("no parallel loop: the one that carries no dependence stays innermost (with "
+                                "--tile, its tiles run in parallel)" if strided_outside else
+                                "no parallel loop: each carries a dependence, also inside another (with "
                                 "--tile, the tiles run in parallel wavefronts)")
         return False
 
@@ -796,6 +796,37 @@ class _Policy:
                 chain.steps.append(_step("unroll", stmt=chain.stmt, depth=chain.depth + last,
                                          factor=opts.unroll))
                 report.unroll = opts.unroll
+
+    def _reuse_inside(self, domain: isl.UnionSet, prefix: isl.UnionMap, n_prefix: int,
+                      mupa: isl.MultiUnionPwAff) -> bool:
+        """Is some array element used by two iterations of the band ``mupa`` that share
+        the outer iterations ``prefix`` (``n_prefix`` rows)? Without such reuse tiles keep nothing in cache
+        that the loops as they are would not: a 2x2 downsample (each input pixel read
+        once) tiled 64 x 128 ran 1.6x slower at 1 thread (tester helper-102, D2).
+        Scalars are left out: they live in registers."""
+        refs = None
+        for stmt in self.scop.statements:
+            for acc in stmt.accesses:
+                array = self.scop.arrays.get(acc.array)
+                if array is None or array.is_scalar:
+                    continue
+                rel = isl.UnionMap.from_map(acc.relation)
+                refs = rel if refs is None else refs.union(rel)
+        if refs is None:
+            return False
+        dates = rows(prefix, mupa_rows(mupa)).intersect_domain(domain)     # { S[i] -> [p, b] }
+        by_date = dates.reverse().apply_range(refs.intersect_domain(domain))  # { [p, b] -> X[a] }
+        deltas = by_date.apply_range(by_date.reverse()).deltas().intersect_params(self.scop.context)
+        for delta in sets_of(deltas):
+            inside = delta.fix_val(isl.dim_type.set, 0, val(0)) if n_prefix else delta
+            for k in range(1, n_prefix):
+                inside = inside.fix_val(isl.dim_type.set, k, val(0))
+            same = isl.Set.universe(inside.get_space())
+            for k in range(inside.dim(isl.dim_type.set)):
+                same = same.fix_val(isl.dim_type.set, k, val(0))
+            if not inside.subtract(same).is_empty():
+                return True
+        return False
 
     def _narrow_skew(self, mupa: isl.MultiUnionPwAff, domain: isl.UnionSet, n: int) -> tuple[int, int] | None:
         """``(k, width)`` for the first member ``k >= 1`` of the band that skews a small
@@ -1048,8 +1079,6 @@ def apply_step(scop: Scop, schedule: isl.Schedule, step: dict) -> isl.Schedule:
         return primitives.sink(scop, schedule, a["stmt"], a["depth"])
     if op == "distribute":
         return primitives.distribute(scop, schedule, a["stmt"], a["depth"])
-    if op == "strip_mine":
-        return primitives.strip_mine(scop, schedule, a["stmt"], a["depth"], a["size"])
     if op == "skew":
         return primitives.skew(scop, schedule, a["stmt"], a["depth"], a["by_depth"], a["factor"])
     if op == "unroll_and_jam":
