@@ -1032,6 +1032,18 @@ class Program:
         schedule = apply(self.scop, self._deps, what, lambda: schedule)
         return self._derive(schedule, {"op": "auto_schedule", "args": args})
 
+    def stride_order(self) -> "Program":
+        """What ``optimize`` does after the scheduler when no tiling stage runs: in each
+        innermost permutable band whose innermost member walks some array across rows, a
+        member that can be the vector loop and walks none across rows goes innermost
+        (`polysched.tiling.stride_one_order`), as ``permute`` steps of the trace."""
+        from polysched.tiling import stride_one_order
+        _, steps, _ = stride_one_order(self.scop, self._deps, self.schedule)
+        program = self
+        for step in steps:
+            program = program.permute(**step["args"])
+        return program
+
     def _reassociation(self, reassociate, what: str) -> bool | tuple[str, ...]:
         """``reassociate`` checked: a bool, or the names of scalars of the program (whose
         floating-point reductions may be reordered) as a tuple."""

@@ -81,6 +81,8 @@ def test_the_summaries_say_what_was_reordered_and_kept_innermost(tmp_path):
     steps = default.regions[0].trace_steps
     assert [step["op"] for step in steps] == ["auto_schedule", "permute"], steps
     assert Program.from_file(source).replay(steps).schedule.get_map().is_equal(default.regions[0].schedule.get_map())
+    ordered = Program.from_file(source).auto_schedule("pluto").stride_order()
+    assert list(ordered.trace.steps) == steps
     parallel = optimize(source, OptimizeOptions.from_flags(parallel=True))
     summary = parallel.summary()
     assert "parallel loop 1 not moved outermost: it is the stride-1 loop" in summary, summary
