@@ -428,3 +428,16 @@ def test_no_jam_that_makes_the_vector_loop_carry_a_dependence(flags, tmp_path, c
     printed = capsys.readouterr().out
     assert "no unroll-and-jam: the jammed copies would make the vector loop carry a dependence" in printed
     assert "verify: equal" in printed
+
+
+def test_the_sign_of_a_wrapped_subscript_has_a_budget(tmp_path, capsys):
+    """v8 program 4475: the subscript ``(short)(8192 * i - 8192 * N) % 7 + 5`` (a wrap to
+    16 bits) made the set of its negative values so large that its complement ran for
+    minutes in extraction, before any budget (every mode hung). Past an isl operation
+    cap the optimized code is never run: the original is kept, verified, in seconds."""
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(DATA / "s20261128-p04475-wrapped-subscript-sign.c"), "-o", str(out),
+                 "--identity", "--verify"]) == 0
+    printed = capsys.readouterr().out
+    assert "original code kept" in printed
+    assert "verify: equal" in printed

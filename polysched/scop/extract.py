@@ -34,7 +34,7 @@ try:
 except ImportError:  # pycparser 2.x
     from pycparser.plyparser import Coord
 
-from polysched.islutil import maps_of
+from polysched.islutil import isl_operation_cap, maps_of
 from polysched.textio import DIRECTIVE_START, line_ending, pasted_header_spans, read_source
 
 from .affine import (AffineConverter, NotAffine, array_root, assignment_target, basic_type_size, parameter_names,
@@ -91,6 +91,9 @@ _ERRNO_READ = re.compile(r"\b(?:errno|__errno_location|perror|strerror(?:_r)?|ma
 
 _GEN = c_generator.CGenerator()
 _WRAPPER = "void __polysched_scop(void) {\n"
+
+# isl operations the sign of one subscript may take (`Extractor.assume_in_bounds`)
+BOUNDS_OPERATIONS = 2_000_000
 
 
 # the identifiers the C compiler's preprocessor defines by itself (C17 6.10.8, and gcc's
@@ -4417,9 +4420,17 @@ class _RegionBuilder:
                 except isl.Error:
                     continue        # not a function of the instance: nothing assumed
                 for k in range(1, len(array.dims)):
-                    negative = subscripts.get_pw_aff(k).neg().pos_set()
-                    if not negative.is_empty():
-                        self.no_wrap.append(negative.params().complement())
+                    try:
+                        with isl_operation_cap(subscripts.get_ctx(), BOUNDS_OPERATIONS):
+                            negative = subscripts.get_pw_aff(k).neg().pos_set()
+                            allowed = None if negative.is_empty() else negative.params().complement()
+                    except isl.Error:
+                        # (fuzz v8 4475: the complement of where a wrapped `(short)(8192 * i)
+                        # % 7` is negative ran for minutes) where the subscript's sign cannot
+                        # be told, the optimized code never runs
+                        allowed = isl.Set.empty(access.relation.get_space().params())
+                    if allowed is not None:
+                        self.no_wrap.append(allowed)
 
     def parameter_bindings(self) -> list[isl.Set]:
         """``[n, half] -> { : half = floor(n / 2) }`` for ``int half = n / 2;`` before the
