@@ -84,7 +84,9 @@ def _fork_test(code: str) -> tuple[str, list[str]]:
 
 
 def test_run_time_sizes_get_a_fork_test_with_the_work_of_the_loop():
-    p = ps.Program.from_source(TWO_NESTS).auto_schedule("pluto").auto_tile(tile=False, parallel=True)
+    # (the parallel j loop marked by hand: auto_tile(tile=False, parallel=True) now keeps
+    # j, the stride-1 loop, innermost and marks no loop, tiling._Policy._keeps_innermost)
+    p = ps.Program.from_source(TWO_NESTS).auto_schedule("pluto").parallel("S0", 0)
     condition, _ = _fork_test(p.c_code())
     # both nests fused under the parallel j loop: n*m + (n-1)*m instances, no loop around
     assert condition == "(double)(n) * (double)(m) + (double)(n - 1) * (double)(m) " \
