@@ -788,7 +788,10 @@ class _Policy:
         if opts.unroll and opts.unroll > 1:
             # GCC's unroll pragma cannot follow "omp simd" on the same loop: then it goes
             # on the loop around it (an unroll-and-jam request)
-            if simd and band_loops >= 2:
+            parallel_at = {s["args"]["depth"] for s in chain.steps if s["op"] == "parallel"}
+            if simd and band_loops >= 2 and chain.depth + last - 1 not in parallel_at:
+                # (nor on a parallel loop: gcc rejects both pragmas on one loop; an
+                # untiled band's parallel loop can be the one around the vector loop)
                 chain.steps.append(_step("unroll", stmt=chain.stmt, depth=chain.depth + last - 1,
                                          factor=opts.unroll))
                 report.unroll = opts.unroll
