@@ -180,7 +180,7 @@ def test_auto_tile_sizes_per_statement_band():
     by_statement = {re.search(r"\{ (S\d)\[", band.schedule).group(1): band.sizes
                     for band in q.tiling_report.bands if band.tiled}
     assert by_statement["S1"] == [8, 16, 32] and by_statement["S3"] == [4, 4, 4]
-    assert by_statement["S0"] not in ([8, 16, 32], [4, 4, 4])
+    assert "S0" not in by_statement         # tmp[i][j] = 0.0: a stream, left untiled
     # the tile loops step by the sizes given (S1: i by 8, j by 16, k by 32)
     text = q.c_code()
     assert re.search(r"c\d \+= 8\)|8 \* c\d", text) and re.search(r"32 \* c\d", text)

@@ -556,7 +556,8 @@ def test_a_ping_pong_buffer_flipped_with_xor_is_read(tmp_path):
     path.write_text(PING_PONG)
     sizes = [(0, 0), (1, 1), (4, 3), (9, 7), (60, 10), (5, 0), (3, 1), (17, 6)]
     expected_out = outputs_of(PING_PONG, tmp_path, "orig", sizes)
-    for k, flags in enumerate([dict(tile=True, parallel=True), dict(scheduler="isl", parallel=True)]):
+    # (isl with --tile: alone, --parallel keeps the stride-1 i innermost inside t, _keeps_innermost)
+    for k, flags in enumerate([dict(tile=True, parallel=True), dict(scheduler="isl", tile=True, parallel=True)]):
         text = optimize(path, OptimizeOptions.from_flags(**flags)).text
         assert "#pragma omp parallel for" in text
         assert outputs_of(text, tmp_path, f"new{k}", sizes) == expected_out
