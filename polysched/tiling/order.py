@@ -24,9 +24,9 @@ from polysched.errors import TransformError
 from polysched.islutil import sets_of
 from polysched.scop.model import Scop
 from polysched.transform import primitives
-from polysched.transform.loops import node_at, path_of, statement_loops
+from polysched.transform.loops import node_at, path_of
 
-from .transform import deps_validity
+from .transform import band_first_loop, memory_validity
 from .stride import Stride, member_scores, member_strides, unit_stride_writes
 
 _band = isl.schedule_node_type.band
@@ -38,18 +38,15 @@ def stride_one_order(scop: Scop, deps, schedule: isl.Schedule) -> tuple[isl.Sche
     ``steps``: the `polysched.Program` ``permute`` steps that did it; ``notes``: one
     sentence per reordered band. ``deps``: a ``Dependences``, a validity
     ``isl.UnionMap`` or None (memory dependences per array are always added)."""
-    validity = ScopAccesses(scop).all_memory()
-    given = deps_validity(deps)
-    if given is not None:
-        validity = validity.union(given)
-    validity = validity.intersect_params(scop.context)
+    validity = memory_validity(scop, ScopAccesses(scop), deps)
     result, steps, notes = schedule, [], []
     for path in _leaf_bands(schedule):
         node = node_at(result, path)
         order = _order(scop, validity, node)
         if order is None:
             continue
-        loop = _first_loop(scop, result, path)
+        present = {s.get_tuple_name() for s in sets_of(node.get_domain())}
+        loop = band_first_loop(scop, result, path, present, {})
         if loop is None:
             continue
         stmt, depth = loop
@@ -105,20 +102,3 @@ def _order(scop: Scop, validity: isl.UnionMap, node: isl.ScheduleNode) -> list[i
     scores = member_scores(scop, node, n_prefix)
     best = max(candidates, key=lambda k: (scores[k], k))
     return [k for k in range(n) if k != best] + [best]
-
-
-def _first_loop(scop: Scop, schedule: isl.Schedule, path: tuple[int, ...]) -> tuple[str, int] | None:
-    """``(stmt, depth)`` of the first member of the band at ``path``: of the first
-    statement in program order whose loops it holds."""
-    present = {s.get_tuple_name() for s in sets_of(node_at(schedule, path).get_domain())}
-    for stmt in scop.statements:
-        if stmt.name not in present:
-            continue
-        try:
-            loops = statement_loops(scop, schedule, stmt.name)
-        except TransformError:
-            continue
-        for lp in loops:
-            if lp.path == path and lp.member == 0:
-                return stmt.name, lp.depth
-    return None

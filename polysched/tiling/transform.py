@@ -105,12 +105,35 @@ def _has_band_below(node: isl.ScheduleNode) -> bool:
     return any(_has_band_below(node.child(i)) for i in range(node.n_children()))
 
 
-def deps_validity(deps) -> isl.UnionMap | None:
-    if deps is None:
-        return None
-    if isinstance(deps, isl.UnionMap):
-        return deps
-    return deps.validity
+def memory_validity(scop: Scop, accesses: ScopAccesses, deps) -> isl.UnionMap:
+    """The dependences a transformation of ``scop`` must respect: the memory
+    dependences recomputed per array (``accesses.all_memory()``) with ``deps`` (a
+    ``Dependences``, a validity ``isl.UnionMap`` or None), under ``scop.context``, where
+    the code runs (emit_c/versioning.py checks it at run time)."""
+    validity = accesses.all_memory()
+    if deps is not None:
+        validity = validity.union(deps if isinstance(deps, isl.UnionMap) else deps.validity)
+    return validity.intersect_params(scop.context)
+
+
+def band_first_loop(scop: Scop, schedule: isl.Schedule, path: tuple[int, ...], present: set[str],
+                    loops: dict[str, list]) -> tuple[str, int] | None:
+    """``(stmt, depth)`` of the first loop of the band at ``path``: of the first statement
+    in program order among ``present`` for which it is member 0; None when none is.
+    ``loops``: `statement_loops` per statement name, filled as needed (a cache for one
+    ``schedule``)."""
+    for stmt in scop.statements:
+        if stmt.name not in present:
+            continue
+        if stmt.name not in loops:
+            try:
+                loops[stmt.name] = statement_loops(scop, schedule, stmt.name)
+            except TransformError:
+                loops[stmt.name] = []
+        for lp in loops[stmt.name]:
+            if lp.path == path and lp.member == 0:
+                return stmt.name, lp.depth
+    return None
 
 
 def _step(op: str, **args) -> dict:
@@ -190,20 +213,8 @@ class _Policy:
         first in program order with instances there) for which that loop is the
         band's first member; None when no statement names it (the band runs no
         instance, or every statement is split over several branches)."""
-        path = path_of(node)
         present = {s.get_tuple_name() for s in sets_of(node.get_domain()) if not s.is_empty()}
-        for stmt in self.scop.statements:
-            if stmt.name not in present:
-                continue
-            if stmt.name not in self._loops:
-                try:
-                    self._loops[stmt.name] = statement_loops(self.scop, self._schedule, stmt.name)
-                except TransformError:
-                    self._loops[stmt.name] = []
-            for lp in self._loops[stmt.name]:
-                if lp.path == path and lp.member == 0:
-                    return stmt.name, lp.depth
-        return None
+        return band_first_loop(self.scop, self._schedule, path_of(node), present, self._loops)
 
     # -- one band ----------------------------------------------------------------------
     def plan_band(self, node: isl.ScheduleNode, parallel_above: bool) -> bool:
@@ -1230,12 +1241,7 @@ def tile_with_report(scop: Scop, deps, schedule: isl.Schedule,
             raise ArgumentError(f"tile sizes for {unknown[0]!r}, which is no statement of the region "
                                 f"({', '.join(stmt.name for stmt in scop.statements)})")
     accesses = ScopAccesses(scop)
-    validity = accesses.all_memory()
-    given = deps_validity(deps)
-    if given is not None:
-        validity = validity.union(given)
-    # the code runs only under the context (emit_c/versioning.py checks it at run time)
-    validity = validity.intersect_params(scop.context)
+    validity = memory_validity(scop, accesses, deps)
     sinks = []
     if options.intra_tile_reorder:
         schedule, sinks = sink_stride_one_loops(scop, schedule, validity)
