@@ -354,3 +354,124 @@ def test_an_expanded_accumulator_lives_in_a_scalar_across_its_reduction():
     tiled = expanded.auto_schedule().auto_tile(parallel=True)
     assert re.search(r"acc_x_r0 \+= B\[c\d\]\[c\d\] \* A\[c\d\]\[c\d\];", tiled.region_code())
     assert_equal(tiled, "SMALL", threads=2)
+
+
+# -- one iteration: an element that moves with the loop, touched by several calls ------------
+
+# x[j] moves with the innermost j loop; once i is jammed, each copy updates it in the
+# same iteration (gramschmidt's R[k][j] += Q[i][k] * A[i][j], jammed along i)
+COLUMN_SUM = """  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++)
+      x[j] += A[i][j] * B[0][i];"""
+# two statements of one body update one element
+TWO_UPDATES = """  for (i = 0; i < ni; i++)
+    for (j = 0; j < nj; j++) {
+      C[i][j] = A[i][j] * 2.0;
+      C[i][j] += B[i][j];
+      x[j] += C[i][j];
+    }"""
+
+
+def iteration_body(text: str, loop_iterator: str) -> list[str]:
+    """The lines of the first loop over ``loop_iterator``'s block, without its braces."""
+    lines = text.splitlines()
+    k = next(k for k, line in enumerate(lines) if re.match(rf"\s*for \(int {loop_iterator} = .*\{{$", line))
+    indent = len(lines[k]) - len(lines[k].lstrip())
+    end = next(e for e in range(k + 1, len(lines)) if lines[e] == " " * indent + "}")
+    return [line.strip() for line in lines[k + 1:end]]
+
+
+@pytest.mark.parametrize("factor", [2, 3])
+def test_jammed_copies_update_one_scalar_per_iteration(factor):
+    q = kernel(COLUMN_SUM).auto_schedule("identity").unroll_and_jam("S0", 0, factor)
+    text = q.region_code()
+    body = iteration_body(text, "c1")
+    # loaded first, updated by every copy, stored last: one load and one store of x
+    assert body[0] == "double x_r0 = x[c1];" and body[-1] == "x[c1] = x_r0;", body
+    assert [line.split(" +=")[0] for line in body[1:-1]] == ["x_r0"] * factor
+    # B[0][i] is invariant in j: the loop's own scalars, around it
+    assert "double B_r0 = B[0][" + str(factor) + " * c0];" in text
+    plain = q.region_code(options=EmitOptions(scalar_replacement=False))
+    assert plain.count("x[c1] += ") >= factor and "x_r0" not in plain
+    assert_equal(q)
+    for sizes in ({"NI": "0"}, {"NJ": "0"}, {"NI": "1", "NJ": "1"}, {"NI": "2"}, {"NI": "4", "NJ": "9"},
+                  {"NI": "5", "NJ": "1"}, {"NI": "40", "NJ": "40"}):
+        assert_equal(q, defines=sizes)
+
+
+def test_the_remainder_copies_under_guards_share_the_scalar():
+    """NI % 3 rows left over: the second copy runs under ``if``; the load and the store
+    run unguarded, since the first copy runs in every iteration (ASan: nothing past
+    the end of x is touched at NJ = NMAX)."""
+    q = kernel(COLUMN_SUM).auto_schedule("identity").unroll_and_jam("S0", 0, 3)
+    remainder = q.region_code().split("if (ni % 3 >= 1)")[1].split("} else {")[0]
+    body = iteration_body(remainder, "c1")
+    assert body[0] == "double x_r0 = x[c1];" and body[-1] == "x[c1] = x_r0;", body
+    assert any(line.startswith("if (") for line in body) and "x_r0 += A[ni - 1][c1] * B_r1;" in body
+    if not compiler_accepts("cc", "-fsanitize=address"):
+        pytest.skip("no AddressSanitizer")
+    for ni in ("4", "5"):
+        assert_equal(q, defines={"NI": ni, "NJ": "40"},
+                     cflags=["-O1", "-fsanitize=address", "-fno-omit-frame-pointer"])
+
+
+def test_statements_of_one_body_share_a_scalar_for_their_element():
+    """No jam: C[i][j] is written, updated and read by three statements of one
+    iteration; x[j] by one only (left to the compiler)."""
+    q = kernel(TWO_UPDATES).auto_schedule("identity")
+    text = q.region_code()
+    body = iteration_body(text, "c1")
+    assert body == ["double C_r0 = 0;", "C_r0 = A[c0][c1] * 2.0;", "C_r0 += B[c0][c1];", "x[c1] += C_r0;",
+                    "C[c0][c1] = C_r0;"], body              # written first: never loaded
+    for sizes in ({}, {"NI": "0"}, {"NJ": "1"}, {"NI": "13", "NJ": "17"}):
+        assert_equal(q, defines=sizes)
+
+
+def test_elements_only_read_by_the_copies_stay_in_memory(gemm):
+    """gemm jammed along i: both copies read B[k][j] in one iteration of k, with no store
+    between them; the compiler loads it once itself."""
+    text = gemm.unroll_and_jam("S1", 0, 2).region_code()
+    assert "A[2 * c0][c2] * B[c2][c1];" in text and "B_r" not in text
+
+
+def test_no_iteration_scalars_when_arrays_may_overlap():
+    q = kernel(COLUMN_SUM).auto_schedule("identity").unroll_and_jam("S0", 0, 2)
+    bare = q.region_code(options=EmitOptions(versioning=False))
+    assert "x_r0" not in bare and "x[c1] += A[2 * c0][c1]" in bare
+
+
+def test_gramschmidt_parallel_tiles_keep_r_in_a_scalar_per_iteration():
+    """The suite's gramschmidt under --tile --parallel: the jammed column update
+    ``R[c0][c4] += Q_r * A[..][c4]`` (4 copies) inside the outlined parallel loop loads
+    and stores R once per iteration; bit-identical at 1 and 2 threads."""
+    from polysched import pipeline
+    from polysched.bench import verify
+
+    path = get("gramschmidt").path
+    result = pipeline.optimize(path, pipeline.OptimizeOptions.from_flags(tile=True, parallel=True))
+    [region] = result.regions
+    assert not region.fallback, region.fallback
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert not re.search(r"\bR\[c\d\]\[c\d\] \+=", optimized)
+    assert re.search(r"double R_r0 = R\[c0\]\[c4\];\n(\s*R_r0 \+= Q_r\d \* A\[4 \* c3( \+ \d)?\]\[c4\];\n){4}"
+                     r"\s*R\[c0\]\[c4\] = R_r0;", optimized)
+    import tempfile, pathlib
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "gramschmidt.c"
+        out.write_text(result.text)
+        for dataset in ("MINI", "SMALL"):
+            verdict = verify(path, out, dataset=dataset, rtol=0, atol=0)       # at 1 and 2 threads
+            assert verdict.status == "equal", verdict
+
+
+def test_no_iteration_scalar_that_needs_a_guard_in_a_tile():
+    """deriche's tiled sweeps: y1's element of an iteration is written and read back by
+    the next statement (a scalar, unguarded), but in the tiles a group would need a
+    guard whose products (``128 * W``) need more than int: no scalar there, and the
+    counters stay int."""
+    from polysched import pipeline
+
+    result = pipeline.optimize(get("deriche").path, pipeline.OptimizeOptions.from_flags(tile=True, parallel=True))
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert "long long ps_c" not in optimized and "for (int ps_c0 = 0; ps_c0 < W; ps_c0 += 1)" in optimized
+    assert "ym1 = y1_r0;" in optimized and "y1[ps_c0][ps_c1] = y1_r0;" in optimized

@@ -777,7 +777,11 @@ class _RegionPrinter:
         return body.endswith(";") and body.count(";") == 1 and "{" not in body and "#" not in body \
             and not re.match(r"if\W", body)
 
-    def braced_body(self, header: list[str], body: isl.AstNode, level: int, pending) -> list[str]:
+    def braced_body(self, header: list[str], body: isl.AstNode, level: int, pending,
+                    per_iteration: scalar_replace.Replacement | None = None) -> list[str]:
+        """``header`` and the loop ``body`` below it, at ``level``; the scalars of
+        ``per_iteration`` are loaded at the start of the body's block and stored at
+        its end."""
         below = body
         while below.get_type() == _node.mark:
             below = below.mark_get_node()
@@ -786,7 +790,10 @@ class _RegionPrinter:
             inner = self.node(body, level + 1, pending)
         finally:
             self._scoped = False
-        if self._is_single_statement(body, self.statements):
+        if per_iteration is not None:
+            pad, indent = self.pad(level + 1), self.options.indent
+            inner = per_iteration.before(pad, indent) + inner + per_iteration.after(pad, indent)
+        elif self._is_single_statement(body, self.statements):
             return header + inner
         header[-1] += " {"
         return header + inner + [self.pad(level) + "}"]
@@ -824,10 +831,12 @@ class _RegionPrinter:
         with self.ranges.inside([node]):        # (the condition tests the loop's counter)
             cond = self.expr(node.for_get_cond())
             inc = self.expr(node.for_get_inc())
-        replaced = None
+        replaced = per_iteration = None
         if self.options.scalar_replacement:
             claims = {m.loop_pragma[0] for m in here}
             replaced = scalar_replace.plan(self, node, depth, self._enclosing, claims)
+            with self.ranges.inside([node]):        # (its text names the loop's counter)
+                per_iteration = scalar_replace.plan_iteration(self, node, depth, self._enclosing, replaced)
         wrapped = self._wrapped_reductions(here)
         renamed = {**self._wrapped, **wrapped}       # what the loop and its body update
         cells = self._cell_reductions(here)
@@ -851,13 +860,17 @@ class _RegionPrinter:
                 cond = f"{iterator} {relation} {end}"
         header = [inner + f"for ({decl} = {init}; {cond}; {iterator} += {inc})"]
         self._enclosing.append(("for", node))
-        saved, self._replacing = self._replacing, (replaced.spans if replaced is not None else {})
+        spans: dict[str, dict] = {}
+        for plan in (replaced, per_iteration):
+            for call, found in (plan.spans.items() if plan is not None else ()):
+                spans.setdefault(call, {}).update(found)
+        saved, self._replacing = self._replacing, spans
         saved_wrapped, self._wrapped = self._wrapped, renamed
         saved_cells = self.reduced_cells
         self.reduced_cells = {**self.reduced_cells, **cells}
         try:
             with self.ranges.inside([node]):
-                body = self.braced_body(header, node.for_get_body(), at, {})
+                body = self.braced_body(header, node.for_get_body(), at, {}, per_iteration)
         finally:
             self._enclosing.pop()
             self._replacing = saved

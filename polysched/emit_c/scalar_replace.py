@@ -343,11 +343,12 @@ def rewrite(body: str, spans: dict[tuple[int, int], str]) -> str:
     return body
 
 
-def _written_first(group: list[_Ref], depth: int, order: dict[str, int]) -> bool:
+def _written_first(group: list[_Ref], depth: int, order: dict[str, int], within: bool = False) -> bool:
     """Does a definite write of the group's element come before each of its reads in
     the loop at ``depth``, in every iteration of the loops around it: an earlier
-    iteration's, or one of an earlier statement call (``order``: the calls' places in
-    the body) of the same iteration? A call's own write comes after its reads
+    iteration's (not when the scalar lives ``within`` one iteration), or one of an
+    earlier statement call (``order``: the calls' places in the body) of the same
+    iteration? A call's own write comes after its reads
     (``r += x``). Then the value before the loop is never read, and not loaded (a
     write-first element of an uninitialised local array: gcc -Wall warned
     -Wuninitialized at ``r_r0 = r[0]``)."""
@@ -362,7 +363,7 @@ def _written_first(group: list[_Ref], depth: int, order: dict[str, int]) -> bool
     for k, read in reads:
         covered = None
         for w, write in writes:
-            part = earlier.apply_range(write)
+            part = write.subtract(write) if within else earlier.apply_range(write)
             if w < k:
                 part = part.union(write)
             covered = part if covered is None else covered.union(part)
@@ -521,9 +522,31 @@ def plan(printer, loop: isl.AstNode, depth: int, enclosing: list[tuple],
         return None
 
 
-def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
+def plan_iteration(printer, loop: isl.AstNode, depth: int, enclosing: list[tuple],
+                   replaced: Replacement | None) -> Replacement | None:
+    """The scalar replacement inside one iteration of the innermost for loop ``loop``:
+    an element that moves with the loop but that several statement calls of its body
+    touch in the same iteration (the jammed copies ``R[c0][c4] += Q_r0 * A[4 * c3][c4];
+    R[c0][c4] += Q_r1 * A[4 * c3 + 1][c4]; ...`` of gramschmidt) is loaded into a scalar
+    at the start of the body and stored at its end. gcc does that itself only when it
+    knows the arrays apart, which it no longer does inside an outlined OpenMP region
+    (the arrays become fields of a struct): each copy stored and reloaded the element.
+    The conditions are those of `plan` with the loop's own counter among the outer
+    ones (``{ [c0, ..., cd] -> A[e] }`` single valued); the scalar is local to the
+    iteration, so a ``parallel``/``simd`` loop may hold written ones too. Arrays
+    ``replaced`` (the loop's own plan) holds are left alone."""
+    try:
+        with isl_operation_cap(loop.get_ctx(), PLAN_OPERATIONS):
+            return _plan(printer, loop, depth, enclosing, set(), within=True,
+                         taken={g.array for g in replaced.groups} if replaced is not None else set())
+    except (isl.Error, ValueError):
+        return None
+
+
+def _plan(printer, loop, depth, enclosing, loop_pragmas, within: bool = False,
+          taken: set[str] = frozenset()) -> Replacement | None:
     calls: list[isl.AstNode] = []
-    if not _calls(loop.for_get_body(), calls) or not calls:
+    if not _calls(loop.for_get_body(), calls) or len(calls) < 1 + within:
         return None
     scop = printer.scop
     context = scop.context
@@ -585,9 +608,12 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
     order = {call.get_annotation().get_name(): k for k, call in enumerate(calls) if call.get_annotation()}
     written_anywhere = {m.get_tuple_name(_out) for m in maps_of(scop.writes.union(scop.may_writes))}
     claimed = bool(loop_pragmas & set(_LOOP_CLAIMS))
+    # the counters that fix the element a scalar holds: the loops outside this one, or
+    # with its own counter too (one iteration)
+    fixed = depth + 1 if within else depth
 
     candidates: list[list[_Ref]] = []
-    for name in sorted(arrays_here):
+    for name in sorted(arrays_here - set(taken)):
         array = scop.arrays.get(name)
         mine = [r for r in refs if r.array == name]
         if array is None or array.is_scalar or "" in array.dims[1:]:     # rows may overlap
@@ -602,7 +628,10 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         if any(o is None or not _never_overlap(printer, array, o, written_anywhere) for o in others):
             continue
         for r in mine:
-            r.outer = _element_per_outer_iteration(r.access, depth)
+            if within:
+                r.outer = r.access if r.access.is_single_valued() else None
+            else:
+                r.outer = _element_per_outer_iteration(r.access, depth)
         # references that touch one element in some outer iteration share a scalar
         groups: list[list[_Ref]] = []
         for r in (r for r in mine if r.outer is not None):
@@ -616,18 +645,24 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
             element = element.coalesce()
             if not element.is_single_valued():
                 continue
-            lifted = element.insert_dims(_in, depth, 1)
+            is_written = any(r.kinds & {"write", "may_write"} for r in group)
+            if within and (len({r.call for r in group}) < 2 or not is_written):
+                # one statement's element, or one only read (no store between the
+                # reads forces a reload): the compiler's own business
+                continue
+            lifted = element if within else element.insert_dims(_in, depth, 1)
             if any(not r.access.intersect(lifted).is_empty() for r in mine if r not in group):
                 continue
-            is_written = any(r.kinds & {"write", "may_write"} for r in group)
             if is_written and claimed:
                 continue
             candidates.append(group)
     if not candidates:
         return None
 
-    known = reached(printer, enclosing, depth)
-    outer = (printer.iterators[:depth], declared(printer, enclosing, depth))
+    if within:
+        enclosing = enclosing + [("for", loop)]
+    known = reached(printer, enclosing, fixed)
+    outer = (printer.iterators[:fixed], declared(printer, enclosing, fixed))
     build = isl.AstBuild.from_context(known)
     result = Replacement([])
     for group in candidates:
@@ -653,7 +688,11 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas) -> Replacement | None:
         if surely is None or not touched.is_subset(surely) or \
                 (stored is not None and (defined is None or not stored.is_subset(defined))):
             continue
-        load = (bool(reads) and not _written_first(group, depth, order)) or stored is None or \
+        if within and not (known.is_subset(touched) and (stored is None or known.is_subset(stored))):
+            # a guard inside a tile (deriche's: "128 * W + 127 * c2 >= 128 * c1 + 256")
+            # is not worth its text, and its products pushed the counters to long long
+            continue
+        load = (bool(reads) and not _written_first(group, depth, order, within)) or stored is None or \
             defined is None or not touched.is_subset(defined)
         point = element.range().intersect_params(touched)
         try:
