@@ -834,9 +834,8 @@ class _RegionPrinter:
         replaced = per_iteration = None
         if self.options.scalar_replacement:
             claims = {m.loop_pragma[0] for m in here}
-            replaced = scalar_replace.plan(self, node, depth, self._enclosing, claims)
-            with self.ranges.inside([node]):        # (its text names the loop's counter)
-                per_iteration = scalar_replace.plan_iteration(self, node, depth, self._enclosing, replaced)
+            with self.ranges.inside([node]):        # (the text within names the loop's counter)
+                replaced, per_iteration = scalar_replace.plan(self, node, depth, self._enclosing, claims)
         wrapped = self._wrapped_reductions(here)
         renamed = {**self._wrapped, **wrapped}       # what the loop and its body update
         cells = self._cell_reductions(here)

@@ -51,7 +51,7 @@ memory in a loop that carries a ``parallel``/``simd``/``ivdep`` pragma.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import islpy as isl
@@ -510,43 +510,55 @@ def _element_per_outer_iteration(access: isl.Map, depth: int) -> isl.Map | None:
 
 
 def plan(printer, loop: isl.AstNode, depth: int, enclosing: list[tuple],
-         loop_pragmas: set[str]) -> Replacement | None:
-    """The scalar replacement of the innermost for loop ``loop`` (iterator at
+         loop_pragmas: set[str]) -> tuple[Replacement | None, Replacement | None]:
+    """The scalar replacements of the innermost for loop ``loop`` (iterator at
     ``depth``; ``enclosing``: the ``("for", node)`` / ``("if", cond)`` entries around
-    it), or None when nothing is replaced (also when isl fails on some question:
-    replacing nothing is always right)."""
+    it): the one around the loop, and the one within each iteration. Either is None
+    when it replaces nothing (also when isl fails on some question: replacing nothing
+    is always right).
+
+    Within one iteration: an element that moves with the loop but that several
+    statement calls of its body write in the same iteration (the jammed copies
+    ``R[c0][c4] += Q_r0 * A[4 * c3][c4]; R[c0][c4] += Q_r1 * A[4 * c3 + 1][c4]; ...`` of
+    gramschmidt) is loaded into a scalar at the start of the body and stored at its
+    end. gcc does that itself only when it knows the arrays apart, which it no longer
+    does inside an outlined OpenMP region (the arrays become fields of a struct): each
+    copy stored and reloaded the element. The conditions are those above with the
+    loop's own counter among the outer ones (``{ [c0, ..., cd] -> A[e] }`` single
+    valued), and the load and store need no guard; the scalar is local to the
+    iteration, so a ``parallel``/``simd`` loop may hold written ones too. Arrays the
+    replacement around the loop holds are left alone."""
+    found = around = within = None
     try:
         with isl_operation_cap(loop.get_ctx(), PLAN_OPERATIONS):
-            return _plan(printer, loop, depth, enclosing, loop_pragmas)
+            found = _references(printer, loop, depth)
+            if found is not None:
+                around = _choose(printer, loop, depth, enclosing, loop_pragmas, found)
     except (isl.Error, ValueError):
-        return None
-
-
-def plan_iteration(printer, loop: isl.AstNode, depth: int, enclosing: list[tuple],
-                   replaced: Replacement | None) -> Replacement | None:
-    """The scalar replacement inside one iteration of the innermost for loop ``loop``:
-    an element that moves with the loop but that several statement calls of its body
-    touch in the same iteration (the jammed copies ``R[c0][c4] += Q_r0 * A[4 * c3][c4];
-    R[c0][c4] += Q_r1 * A[4 * c3 + 1][c4]; ...`` of gramschmidt) is loaded into a scalar
-    at the start of the body and stored at its end. gcc does that itself only when it
-    knows the arrays apart, which it no longer does inside an outlined OpenMP region
-    (the arrays become fields of a struct): each copy stored and reloaded the element.
-    The conditions are those of `plan` with the loop's own counter among the outer
-    ones (``{ [c0, ..., cd] -> A[e] }`` single valued); the scalar is local to the
-    iteration, so a ``parallel``/``simd`` loop may hold written ones too. Arrays
-    ``replaced`` (the loop's own plan) holds are left alone."""
+        pass
+    if found is None:
+        return None, None
     try:
         with isl_operation_cap(loop.get_ctx(), PLAN_OPERATIONS):
-            return _plan(printer, loop, depth, enclosing, set(), within=True,
-                         taken={g.array for g in replaced.groups} if replaced is not None else set())
+            within = _choose(printer, loop, depth, enclosing, loop_pragmas, found, within=True,
+                             taken={g.array for g in around.groups} if around is not None else set())
     except (isl.Error, ValueError):
-        return None
+        pass
+    return around, within
 
 
-def _plan(printer, loop, depth, enclosing, loop_pragmas, within: bool = False,
-          taken: set[str] = frozenset()) -> Replacement | None:
+@dataclass
+class _References:
+    """The statement calls of an innermost loop's body and what they touch."""
+
+    calls: list[isl.AstNode]
+    refs: list[_Ref]
+    mentioned: dict[str, set[str]]       # statement -> arrays whose text is not all modelled
+
+
+def _references(printer, loop, depth) -> _References | None:
     calls: list[isl.AstNode] = []
-    if not _calls(loop.for_get_body(), calls) or len(calls) < 1 + within:
+    if not _calls(loop.for_get_body(), calls) or not calls:
         return None
     scop = printer.scop
     context = scop.context
@@ -554,7 +566,7 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas, within: bool = False,
         context = context.intersect(printer.version.assumed)
     starts = line_starts(scop.source)
     refs: list[_Ref] = []
-    mentioned: dict[str, set[str]] = {}        # statement -> arrays whose text is not all modelled
+    mentioned: dict[str, set[str]] = {}
     for call in calls:
         key = call.get_annotation()
         key = key.get_name() if key is not None else None
@@ -604,10 +616,22 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas, within: bool = False,
         for array_name, count in mentions.items():
             if array_name in scop.arrays and located.get(array_name, 0) != count:
                 mentioned.setdefault(name, set()).add(array_name)
+    return _References(calls, refs, mentioned)
+
+
+def _choose(printer, loop, depth, enclosing, loop_pragmas, found: _References, within: bool = False,
+            taken: set[str] = frozenset()) -> Replacement | None:
+    """The replacement around the loop, or ``within`` each iteration, of the
+    references ``found``; arrays ``taken`` are left alone."""
+    if within and len(found.calls) < 2:
+        return None
+    calls, refs, mentioned = found.calls, found.refs, found.mentioned
+    scop = printer.scop
     arrays_here = {r.array for r in refs}
     order = {call.get_annotation().get_name(): k for k, call in enumerate(calls) if call.get_annotation()}
     written_anywhere = {m.get_tuple_name(_out) for m in maps_of(scop.writes.union(scop.may_writes))}
-    claimed = bool(loop_pragmas & set(_LOOP_CLAIMS))
+    # (a scalar within one iteration is the iteration's own, also in a parallel loop)
+    claimed = not within and bool(loop_pragmas & set(_LOOP_CLAIMS))
     # the counters that fix the element a scalar holds: the loops outside this one, or
     # with its own counter too (one iteration)
     fixed = depth + 1 if within else depth
@@ -615,7 +639,7 @@ def _plan(printer, loop, depth, enclosing, loop_pragmas, within: bool = False,
     candidates: list[list[_Ref]] = []
     for name in sorted(arrays_here - set(taken)):
         array = scop.arrays.get(name)
-        mine = [r for r in refs if r.array == name]
+        mine = [replace(r) for r in refs if r.array == name]       # (each pass sets its own .outer)
         if array is None or array.is_scalar or "" in array.dims[1:]:     # rows may overlap
             continue
         if name in printer.reduced_cells:       # a parallel loop's copy holds it (codegen)
