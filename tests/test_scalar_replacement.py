@@ -475,3 +475,59 @@ def test_no_iteration_scalar_that_needs_a_guard_in_a_tile():
     optimized = result.text.split("/* polysched: the original code")[0]
     assert "long long ps_c" not in optimized and "for (int ps_c0 = 0; ps_c0 < W; ps_c0 += 1)" in optimized
     assert "ym1 = y1_r0;" in optimized and "y1[ps_c0][ps_c1] = y1_r0;" in optimized
+
+
+# gramschmidt's column update on float arrays given as restrict pointers, linearised,
+# with unsigned long sizes and counters
+LINEARISED = r"""#include <stdio.h>
+#include <stdlib.h>
+#ifndef N
+#  define N 300
+#endif
+#ifndef M
+#  define M 257
+#endif
+static void kernel(unsigned long n, unsigned long m, float *restrict r, const float *restrict q,
+                   const float *restrict a) {
+#pragma scop
+  for (unsigned long k = 0; k < n; k++)
+    for (unsigned long i = 0; i < m; i++)
+      for (unsigned long j = k + 1; j < n; j++)
+        r[k * n + j] += q[i * n + k] * a[i * n + j];
+#pragma endscop
+}
+int main(void) {
+  unsigned long n = N, m = M;
+  float *r = malloc(sizeof(float) * (n * n + 1)), *q = malloc(sizeof(float) * (m * n + 1));
+  float *a = malloc(sizeof(float) * (m * n + 1));
+  for (unsigned long x = 0; x < n * n; x++) r[x] = (x % 7) * 0.25f;
+  for (unsigned long x = 0; x < m * n; x++) { q[x] = (x % 11) / 3.0f; a[x] = (x % 13) / 7.0f; }
+  kernel(n, m, r, q, a);
+  printf("%lu %lu\n", n, m);
+  for (unsigned long x = 0; x < n * n; x++) printf("%a\n", r[x]);
+  free(r); free(q); free(a);
+  return 0;
+}
+"""
+
+
+def test_linearised_unsigned_float_column_update(tmp_path):
+    """Tiled, parallel and jammed by the default policy: the jammed copies of one
+    iteration update ``r_r0`` (a float), loaded and stored once; bit-identical at 1 and
+    2 threads, at the sizes' edges (0, 1) and at sizes the tiles do not divide."""
+    from polysched import pipeline
+    from polysched.bench import verify
+
+    src = tmp_path / "lin.c"
+    src.write_text(LINEARISED)
+    result = pipeline.optimize(src, pipeline.OptimizeOptions.from_flags(tile=True, parallel=True))
+    [region] = result.regions
+    assert not region.fallback, region.fallback
+    optimized = result.text.split("/* polysched: the original code")[0]
+    assert re.search(r"float r_r0 = r\[\(c\d\) \* \(n\) \+ \(c\d\)\];\n(\s*r_r0 \+= q_r\d \* a\[.*\];\n){4}"
+                     r"\s*r\[\(c\d\) \* \(n\) \+ \(c\d\)\] = r_r0;", optimized)
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    for sizes in ({}, {"N": "0"}, {"M": "0"}, {"N": "1", "M": "1"}, {"N": "2", "M": "5"}, {"N": "33", "M": "7"}):
+        verdict = verify(src, out, defines=sizes, rtol=0, atol=0)       # at 1 and 2 threads
+        assert verdict.status == "equal", (sizes, verdict)
