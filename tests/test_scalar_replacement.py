@@ -531,3 +531,46 @@ def test_linearised_unsigned_float_column_update(tmp_path):
     for sizes in ({}, {"N": "0"}, {"M": "0"}, {"N": "1", "M": "1"}, {"N": "2", "M": "5"}, {"N": "33", "M": "7"}):
         verdict = verify(src, out, defines=sizes, rtol=0, atol=0)       # at 1 and 2 threads
         assert verdict.status == "equal", (sizes, verdict)
+
+
+# struct elements copied whole: P[i] is written first, in the t loop (around it) and in
+# one iteration (two statements)
+STRUCTS = r"""#include <stdio.h>
+struct pt { double x, y; };
+#ifndef N
+#  define N 50
+#endif
+static struct pt P[N + 1], Q[N + 1], R[N + 1];
+int main(void) {
+  for (int i = 0; i < N; i++) { Q[i].x = i * 0.5; Q[i].y = -i; }
+  int n = N;
+#pragma scop
+  for (int t = 0; t < 3; t++)
+    for (int i = 0; i < n; i++) {
+      P[i] = Q[i];
+      R[i] = P[i];
+    }
+#pragma endscop
+  printf("%d\n", n);
+  for (int i = 0; i < N; i++) printf("%a %a %a\n", R[i].x, R[i].y, P[i].x);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [{}, {"parallel": True}, {"tile": True, "parallel": True}])
+def test_a_struct_element_written_first_gets_a_struct_initialiser(tmp_path, flags):
+    """A scalar that is written before it is read is declared with an initialiser (gcc
+    -Wall would warn otherwise); ``struct pt P_r0 = 0`` did not compile."""
+    from polysched import pipeline
+    from polysched.bench import verify
+
+    src = tmp_path / "structs.c"
+    src.write_text(STRUCTS)
+    result = pipeline.optimize(src, pipeline.OptimizeOptions.from_flags(**flags))
+    assert re.search(r"struct pt P_r0 = \{0\};", result.text), result.text
+    out = tmp_path / "out.c"
+    out.write_text(result.text)
+    for sizes in ({}, {"N": "0"}, {"N": "1"}):
+        verdict = verify(src, out, defines=sizes, rtol=0, atol=0)
+        assert verdict.status == "equal", (sizes, verdict)

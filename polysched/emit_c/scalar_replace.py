@@ -57,6 +57,7 @@ from functools import lru_cache
 import islpy as isl
 
 from polysched.islutil import isl_operation_cap, maps_of
+from polysched.scop.declarations import is_arithmetic_type
 from polysched.scop.source import line_starts, offset_of
 
 from .names import tokenize
@@ -317,7 +318,10 @@ class Replacement:
                 continue
             # initialised, though every use follows its guarded load: gcc cannot see that
             # the guards agree and would warn (-Wmaybe-uninitialized) under -Wall
-            lines.append(pad + f"{g.c_type} {g.name} = 0;")
+            # ({0} initialises any object type: a struct element's copy, `struct pt P_r0 = 0`,
+            # did not compile)
+            zero = "0" if is_arithmetic_type(g.c_type) else "{0}"
+            lines.append(pad + f"{g.c_type} {g.name} = {zero};")
             if g.load:
                 guarded += _guarded(f"{g.name} = {g.element};", g.load_guard, pad, indent)
         return lines + guarded

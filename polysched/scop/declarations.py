@@ -336,6 +336,13 @@ class _Parser:
 _BASIC_WORDS = _INTEGER_WORDS | {"float", "double"}
 
 
+def is_arithmetic_type(c_type: str) -> bool:
+    """Is ``c_type`` (qualifiers allowed) spelled with basic integer and floating
+    words only? A typedef name is not known to be one (it may stand for a struct)."""
+    words = set(c_type.split()) - _QUALIFIERS
+    return bool(words) and words <= _BASIC_WORDS
+
+
 def header_typedef(code: str, name: str, depth: int = 8) -> str | None:
     """The basic type the headers' ``typedef`` of ``name`` stands for (``uid_t`` ->
     ``__uid_t`` -> ``unsigned int``), or None (a struct, pointer or array type, or no
