@@ -48,6 +48,11 @@ iteration writes it. The load is left out for an element only written, by a
 definite write in every outer iteration that touches it, and for one that a definite
 write reaches before each of its reads (`_written_first`). Written elements stay in
 memory in a loop that carries a ``parallel``/``simd``/``ivdep`` pragma.
+
+The same questions, with the loop's own counter among the outer ones, find the
+elements that several calls of one iteration write (jammed copies updating one
+``R[c0][c4]``): their scalar is loaded at the start of the body and stored at its end
+(`plan`).
 """
 from __future__ import annotations
 
@@ -367,7 +372,7 @@ def _written_first(group: list[_Ref], depth: int, order: dict[str, int], within:
     for k, read in reads:
         covered = None
         for w, write in writes:
-            part = write.subtract(write) if within else earlier.apply_range(write)
+            part = isl.Map.empty(write.get_space()) if within else earlier.apply_range(write)
             if w < k:
                 part = part.union(write)
             covered = part if covered is None else covered.union(part)
