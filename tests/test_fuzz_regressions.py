@@ -441,3 +441,19 @@ def test_the_sign_of_a_wrapped_subscript_has_a_budget(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "original code kept" in printed
     assert "verify: equal" in printed
+
+
+@pytest.mark.parametrize("cflags", [["-O1"], ["-O3"], ["-O2", "-fno-tree-loop-vectorize"]])
+def test_a_reversed_loop_gcc_O2_vectorizes_wrongly_is_right_elsewhere(tmp_path, cflags):
+    """v8 program 4536 (identity mode): the reversed ``l`` loop's output was reported
+    wrong, because gcc 12.2 -O2 vectorizes its outer loop across the writes it carries
+    (see the data file). It is an external defect: the output computes the original's
+    values under every other flag set, which this checks (not -O2 itself)."""
+    from polysched.bench import verify
+
+    src = DATA / "s20261128-p04536-gcc-outer-loop-vectorizer.c"
+    out = tmp_path / "out.c"
+    assert main(["optimize", str(src), "-o", str(out), "--identity"]) == 0
+    assert re.search(r"for \(int c2 = -2; c2 <= 0; c2 \+= 1\)", out.read_text())     # reversed
+    verdict = verify(src, out, cflags=cflags, rtol=0, atol=0)
+    assert verdict.status == "equal", verdict
