@@ -440,7 +440,7 @@ def test_no_iteration_scalars_when_arrays_may_overlap():
     assert "x_r0" not in bare and "x[c1] += A[2 * c0][c1]" in bare
 
 
-def test_gramschmidt_parallel_tiles_keep_r_in_a_scalar_per_iteration():
+def test_gramschmidt_parallel_tiles_keep_r_in_a_scalar_per_iteration(tmp_path):
     """The suite's gramschmidt under --tile --parallel: the jammed column update
     ``R[c0][c4] += Q_r * A[..][c4]`` (4 copies) inside the outlined parallel loop loads
     and stores R once per iteration; bit-identical at 1 and 2 threads."""
@@ -455,13 +455,11 @@ def test_gramschmidt_parallel_tiles_keep_r_in_a_scalar_per_iteration():
     assert not re.search(r"\bR\[c\d\]\[c\d\] \+=", optimized)
     assert re.search(r"double R_r0 = R\[c0\]\[c4\];\n(\s*R_r0 \+= Q_r\d \* A\[4 \* c3( \+ \d)?\]\[c4\];\n){4}"
                      r"\s*R\[c0\]\[c4\] = R_r0;", optimized)
-    import tempfile, pathlib
-    with tempfile.TemporaryDirectory() as tmp:
-        out = pathlib.Path(tmp) / "gramschmidt.c"
-        out.write_text(result.text)
-        for dataset in ("MINI", "SMALL"):
-            verdict = verify(path, out, dataset=dataset, rtol=0, atol=0)       # at 1 and 2 threads
-            assert verdict.status == "equal", verdict
+    out = tmp_path / "gramschmidt.c"
+    out.write_text(result.text)
+    for dataset in ("MINI", "SMALL"):
+        verdict = verify(path, out, dataset=dataset, rtol=0, atol=0)       # at 1 and 2 threads
+        assert verdict.status == "equal", verdict
 
 
 def test_no_iteration_scalar_that_needs_a_guard_in_a_tile():
