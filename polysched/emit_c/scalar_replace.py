@@ -563,6 +563,8 @@ class _References:
     calls: list[isl.AstNode]
     refs: list[_Ref]
     mentioned: dict[str, set[str]]       # statement -> arrays whose text is not all modelled
+    order: dict[str, int]                # call annotation -> its place in the body
+    written_anywhere: set[str]           # arrays the region writes
 
 
 def _references(printer, loop, depth) -> _References | None:
@@ -625,7 +627,9 @@ def _references(printer, loop, depth) -> _References | None:
         for array_name, count in mentions.items():
             if array_name in scop.arrays and located.get(array_name, 0) != count:
                 mentioned.setdefault(name, set()).add(array_name)
-    return _References(calls, refs, mentioned)
+    order = {call.get_annotation().get_name(): k for k, call in enumerate(calls) if call.get_annotation()}
+    written_anywhere = {m.get_tuple_name(_out) for m in maps_of(scop.writes.union(scop.may_writes))}
+    return _References(calls, refs, mentioned, order, written_anywhere)
 
 
 def _choose(printer, loop, depth, enclosing, loop_pragmas, found: _References, within: bool = False,
@@ -634,11 +638,9 @@ def _choose(printer, loop, depth, enclosing, loop_pragmas, found: _References, w
     references ``found``; arrays ``taken`` are left alone."""
     if within and len(found.calls) < 2:
         return None
-    calls, refs, mentioned = found.calls, found.refs, found.mentioned
+    refs, mentioned, order, written_anywhere = found.refs, found.mentioned, found.order, found.written_anywhere
     scop = printer.scop
     arrays_here = {r.array for r in refs}
-    order = {call.get_annotation().get_name(): k for k, call in enumerate(calls) if call.get_annotation()}
-    written_anywhere = {m.get_tuple_name(_out) for m in maps_of(scop.writes.union(scop.may_writes))}
     # (a scalar within one iteration is the iteration's own, also in a parallel loop)
     claimed = not within and bool(loop_pragmas & set(_LOOP_CLAIMS))
     # the counters that fix the element a scalar holds: the loops outside this one, or
