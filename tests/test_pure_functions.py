@@ -251,6 +251,40 @@ def test_the_real_valued_functions_of_complex_h_are_pure(tmp_path):
     assert "#pragma omp parallel for" in text.split("the original code")[0], text
 
 
+COMPLEX_VALUES = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <complex.h>
+void kernel(int n, const double complex *z, const float complex *zf, double complex *w, float complex *v)
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    w[i] = conj(z[i]) * csqrt(z[i]) + cexp(z[i] * 0.125) - cproj(z[i]);
+    v[i] = conjf(zf[i]) * 2.0f;
+  }
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), a = n > 1 ? n : 1;
+  double complex *z = malloc(sizeof(double complex) * a), *w = calloc(a, sizeof(double complex));
+  float complex *zf = malloc(sizeof(float complex) * a), *v = calloc(a, sizeof(float complex));
+  for (int i = 0; i < a; i++) zf[i] = z[i] = (i % 7 - 3) * 0.5 + (i % 5 - 2) * 0.25 * I;
+  kernel(n, z, zf, w, v);
+  for (int i = 0; i < a; i++) printf("%a %a %a %a\n", creal(w[i]), cimag(w[i]), crealf(v[i]), cimagf(v[i]));
+  return 0;
+}
+"""
+
+
+def test_the_complex_valued_functions_of_complex_h_are_pure(tmp_path):
+    """``conj(y[i])`` was refused ('which may have side effects'), as were cproj,
+    csqrt and cexp: they are pure; the loop is parallel and the outputs are the
+    original's at 1 and 2 threads."""
+    text = _tiled_parallel_runs_as_the_original(tmp_path, COMPLEX_VALUES, [(1000,), (3,), (1,), (0,), (-2,)])
+    assert "#pragma omp parallel for" in text.split("the original code")[0], text
+
+
 INTEGER_BUILTINS = r"""
 #include <stdio.h>
 #include <stdlib.h>

@@ -66,6 +66,7 @@ MATH_FUNCTIONS = frozenset("""
     asin asinf acos acosf atan atanf atan2 atan2f sinh sinhf cosh coshf tanh tanhf hypot hypotf
     erf erff erfc erfcf copysign copysignf rint rintf nearbyint ldexp
     creal crealf creall cimag cimagf cimagl cabs cabsf cabsl carg cargf cargl
+    conj conjf conjl cproj cprojf cprojl csqrt csqrtf cexp cexpf clog clogf cpow cpowf
     nearbyintf nearbyintl
 """.split())
 
@@ -85,6 +86,7 @@ INTEGER_FUNCTIONS = frozenset("""
 ERRNO_FREE_FUNCTIONS = frozenset("""
     fabs fabsf fabsl abs labs llabs floor floorf floorl ceil ceilf ceill round roundf trunc truncf
     fmin fminf fmax fmaxf copysign copysignf rint rintf nearbyint creal crealf creall cimag cimagf cimagl
+    conj conjf conjl cproj cprojf cprojl
     nearbyintf nearbyintl imaxabs
 """.split()) | frozenset(name.removeprefix("__builtin_") for name in INTEGER_FUNCTIONS if name.startswith("__builtin_"))
 _ERRNO_READ = re.compile(r"\b(?:errno|__errno_location|perror|strerror(?:_r)?|math_errhandling)\b")
