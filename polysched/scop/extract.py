@@ -57,8 +57,8 @@ from .source import (IDENT_RE, LineMap, Region, UnbalancedConditional, blank_dir
                      join_continuations, line_col, line_starts, offset_of, original_of_output, strip_comments,
                      top_level_text, untaken_lines)
 
-# Pure functions of <math.h> (and <stdlib.h>'s abs family, and <complex.h>'s that give
-# a real number) allowed in statement bodies.
+# Pure functions of <math.h> (and <stdlib.h>'s abs family, and <complex.h>'s parts,
+# conjugates, roots, exponentials and logarithms) allowed in statement bodies.
 MATH_FUNCTIONS = frozenset("""
     sqrt sqrtf sqrtl cbrt cbrtf exp expf expl exp2 exp2f expm1 log logf logl log2 log2f log10 log10f
     log1p pow powf powl fabs fabsf fabsl abs labs llabs floor floorf floorl ceil ceilf ceill round
