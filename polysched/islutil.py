@@ -49,10 +49,13 @@ def without_ast_options(node: isl.ScheduleNode, loop_types: bool = True) -> isl.
     default; any other node as it is. AST options never change what runs or when."""
     if node.get_type() != isl.schedule_node_type.band:
         return node
-    if loop_types:
-        for k in range(node.band_n_member()):
-            node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.default)
-    return node.band_set_ast_build_options(isl.UnionSet.empty(node.band_get_ast_build_options().get_space()))
+    # (isl keeps the loop types among the options: setting the options sets them too)
+    kept = [isl.ast_loop_type.default if loop_types else node.band_member_get_ast_loop_type(k)
+            for k in range(node.band_n_member())]
+    node = node.band_set_ast_build_options(isl.UnionSet.empty(node.band_get_ast_build_options().get_space()))
+    for k, loop_type in enumerate(kept):
+        node = node.band_member_set_ast_loop_type(k, loop_type)
+    return node
 
 
 def isl_message(error: Exception) -> str:

@@ -32,6 +32,7 @@ from polysched.tiling.options import reassociation_arg
 from polysched.transform.expand import expand, expansion_plan
 from polysched.transform.substitute import substitute, substitution_plan
 from polysched.transform.layout import transpose, transposition_plan
+from polysched.transform.privatize import privatization_plan, privatize
 
 
 class IllegalScheduleError(RuntimeError):
@@ -508,6 +509,12 @@ def _modelled_and_scheduled(scops, k: int, file_key, options: OptimizeOptions, c
         scop = expand(scop, plan)
         expansions += [e.describe() for e in plan]
         model_steps += ["expand_scalars"] if plan else []
+        expanded = scop
+        plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "privatization"),
+                     lambda: privatization_plan(expanded))
+        scop = privatize(scop, plan)
+        expansions += [p.describe() for p in plan]
+        model_steps += ["privatize_arrays"] if plan else []
     if options.transpose_arrays and options.schedule.scheduler != "identity":
         transposed = scop
         plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "transposition"),
@@ -545,7 +552,8 @@ def _scheduled_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
     source = scops
     scop, scops, deps, schedule, fusion, expansions, model_steps = _modelled_and_scheduled(
         source, k, file_key, options, cache, budget, timed)
-    if {"substitute_scalars", "expand_scalars"} & set(model_steps) and schedule.plain_is_equal(scop.schedule):
+    if {"substitute_scalars", "expand_scalars"} & set(model_steps) and "privatize_arrays" not in model_steps \
+            and schedule.plain_is_equal(scop.schedule):
         # the scheduler kept the source's order: the scalars' arrays would only cost
         # (a 3x3 convolution's accumulator, in a register, became 9 updates of memory),
         # and the source's text reads better than values substituted into statements

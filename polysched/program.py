@@ -231,10 +231,11 @@ _STEP_ARGS = {
     "tensorize": ("stmt", "intrinsic", "match", "parallel"),
     "substitute_scalars": (),
     "expand_scalars": ("scalars",),
+    "privatize_arrays": (),
     "transpose_arrays": (),
 }
 # the steps that change the model rather than the schedule: only first, in this order
-MODEL_STEPS = ("substitute_scalars", "expand_scalars", "transpose_arrays")
+MODEL_STEPS = ("substitute_scalars", "expand_scalars", "privatize_arrays", "transpose_arrays")
 
 
 class Program:
@@ -958,12 +959,24 @@ class Program:
         return Program(scop, analyze(scop), scop.schedule, trace, scops=scops, region=self._region,
                        origin=self._origin)
 
+    def privatize_arrays(self) -> "Program":
+        """The program whose temporary arrays, filled anew by every iteration of a loop
+        that is parallel but for them, have a copy per iteration (the last one copied
+        back last), as ``optimize`` does before scheduling: see
+        `polysched.transform.privatize`. A model step like `expand_scalars`, which may
+        come before it. This program itself (no step in the trace) when no array is
+        worth it."""
+        from polysched.transform.privatize import privatization_plan, privatize
+        self._model_step_in_order("privatize_arrays()", "privatize_arrays")
+        plan = privatization_plan(self.scop)
+        return self._remodelled(privatize(self.scop, plan), "privatize_arrays") if plan else self
+
     def transpose_arrays(self) -> "Program":
         """The program whose matrices walked down their columns by a recurrence inside a
         parallel loop work on transposed copies (copied in first and out last), as
         ``optimize`` does before scheduling: see `polysched.transform.layout`. Like
-        `expand_scalars` it changes the model, so only `substitute_scalars` and
-        `expand_scalars` may come before it. This program itself (no step in the trace)
+        `expand_scalars` it changes the model, so only `substitute_scalars`,
+        `expand_scalars` and `privatize_arrays` may come before it. This program itself (no step in the trace)
         when no array is worth it."""
         from polysched.transform.layout import transpose, transposition_plan
         self._model_step_in_order("transpose_arrays()", "transpose_arrays")
@@ -993,9 +1006,10 @@ class Program:
         return self._remodelled(substitute(self.scop, plan), "substitute_scalars") if plan else self
 
     def prepared(self) -> "Program":
-        """``substitute_scalars()``, ``expand_scalars()`` then ``transpose_arrays()``:
-        the model ``optimize`` schedules (this program when none applies)."""
-        return self.substitute_scalars().expand_scalars().transpose_arrays()
+        """``substitute_scalars()``, ``expand_scalars()``, ``privatize_arrays()`` then
+        ``transpose_arrays()``: the model ``optimize`` schedules (this program when none
+        applies)."""
+        return self.substitute_scalars().expand_scalars().privatize_arrays().transpose_arrays()
 
     def auto_schedule(self, scheduler: str = "pluto", fuse: str = "cost",
                       negative_coefficients: bool = False, diamond: bool | None = None,

@@ -129,10 +129,11 @@ def _vector_loop(stmt: Statement, parallel: dict[tuple[str, int], bool], chains:
     return (depth - 1, None) if inside is None else (inside, depth - 1)
 
 
-def _references(stmt: Statement, scop: Scop, name: str, starts) -> list[tuple[int, int, list[str]]] | None:
-    """The references ``name[e0][e1]`` in ``stmt.body``: ``(start, end, [e0, e1])``, one
-    per access of ``name``; None when the text does not show each one so (a macro hides
-    one, ``&name``, a row ``name[i]`` passed on, a member)."""
+def references(stmt: Statement, scop: Scop, name: str, starts, dims: int = 2) \
+        -> list[tuple[int, int, list[str]]] | None:
+    """The references ``name[e0]...[e{dims - 1}]`` in ``stmt.body``: ``(start, end, [e0,
+    ...])``, one per access of ``name``; None when the text does not show each one so (a
+    macro hides one, ``&name``, a row ``name[i]`` passed on, a member)."""
     tokens = tokenize(stmt.body)
     found, pos, previous = [], 0, None
     offsets = []
@@ -146,7 +147,7 @@ def _references(stmt: Statement, scop: Scop, name: str, starts) -> list[tuple[in
             if previous is not None and (previous.text in ("&", ".") or previous.kind == "arrow"):
                 return None
             start, subscripts, j, close = offsets[k], [], k + 1, k
-            while len(subscripts) < 3:
+            while len(subscripts) <= dims:
                 while j < len(tokens) and tokens[j].kind in ("space", "comment"):
                     j += 1
                 if j >= len(tokens) or tokens[j].text != "[":
@@ -161,7 +162,7 @@ def _references(stmt: Statement, scop: Scop, name: str, starts) -> list[tuple[in
                     return None
                 subscripts.append("".join(t.text for t in tokens[first + 1:j]).strip())
                 close, j = j, j + 1
-            if len(subscripts) != 2:
+            if len(subscripts) != dims:
                 return None
             found.append((start, offsets[close] + 1, subscripts))
             previous, k = tokens[close], close + 1
@@ -214,7 +215,7 @@ def _votes(scop: Scop, name: str, statements: list[Statement], parallel, starts)
     in ``statements`` favour transposing it, else None."""
     favour, recurrence, reuse = None, None, False
     for stmt in statements:
-        if _references(stmt, scop, name, starts) is None:
+        if references(stmt, scop, name, starts) is None:
             return None
         vector, inner = _vector_loop(stmt, *parallel)
         for access in (a for a in stmt.accesses if a.array == name):
@@ -322,7 +323,7 @@ def transpose(scop: Scop, plan: list[Transposition]) -> Scop:
 def _rewritten(scop: Scop, stmt: Statement, t: Transposition, swap: isl.Map, starts) -> Statement:
     """``stmt`` with its references to ``t.array`` naming the copy."""
     body = stmt.body
-    for start, end, (first, second) in reversed(_references(stmt, scop, t.array, starts)):
+    for start, end, (first, second) in reversed(references(stmt, scop, t.array, starts)):
         body = body[:start] + f"{t.copy}[{_shifted(second, t.lows[1])}][{_shifted(first, t.lows[0])}]" + body[end:]
     accesses = [replace(a, array=t.copy, relation=a.relation.apply_range(swap)) if a.array == t.array else a
                 for a in stmt.accesses]

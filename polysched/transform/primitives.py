@@ -53,15 +53,49 @@ def _members(node: isl.ScheduleNode) -> list[isl.UnionPwAff]:
 def _replace_band(node: isl.ScheduleNode, bands: list[list[isl.UnionPwAff]]) -> isl.ScheduleNode:
     """Replace the band at ``node`` by a chain of bands (outermost first); returns the
     node of the top band (or of what replaced the band when ``bands`` is empty)."""
-    if node.is_subtree_anchored():
+    anchored = node.is_subtree_anchored()
+    if anchored:
         # isl deletes no band above AST options that name its values (the isolated
         # strips of a jam below, made before this band was tiled): those options are
-        # dropped, which changes only how the code is laid out, never what runs
+        # dropped, and the jams' isolated strips computed again below the new bands
+        # (AST options change only how the code is laid out, never what runs)
         node = node.map_descendant_bottom_up(lambda n: without_ast_options(n, loop_types=False))
     node = node.delete()
     for members in reversed([b for b in bands if b]):
         node = node.insert_partial_schedule(_mupa(members))
+    if anchored and node.get_type() == _t.band:
+        node = node.map_descendant_bottom_up(_reisolated_jam)
     return node
+
+
+def _reisolated_jam(node: isl.ScheduleNode) -> isl.ScheduleNode:
+    """A jam's strip band (``node``, right above a ``Jam`` mark) with its full strips
+    isolated again (`_isolate_full_strips`); any other node as it is."""
+    if node.get_type() != _t.band or node.n_children() != 1 or node.child(0).get_type() != _t.mark \
+            or node.child(0).mark_get_id().get_name() != Jam().text():
+        return node
+    below = node.child(0)
+    while below.get_type() in (_t.band, _t.mark) and below.n_children() == 1:
+        if below.get_type() == _t.band:
+            unrolled = [k for k in range(below.band_n_member())
+                        if below.band_member_get_ast_loop_type(k) == isl.ast_loop_type.unroll]
+            if unrolled:
+                factor = _strip_factor(node.band_get_partial_schedule().get_at(node.band_n_member() - 1))
+                point = below.band_get_partial_schedule().get_at(unrolled[0])
+                return node if factor is None else _isolate_full_strips(node, point, factor)
+        below = below.child(0)
+    return node
+
+
+def _strip_factor(strip: isl.UnionPwAff) -> int | None:
+    """``f`` of a strip ``floor(p / f)`` (the same for every statement), else None."""
+    factors: set = set()
+
+    def piece(_set, aff):
+        divs = aff.dim(isl.dim_type.div)
+        factors.add(aff.get_div(0).get_denominator_val().to_python() if divs == 1 else None)
+    strip.foreach_pw_aff(lambda pa: pa.foreach_piece(piece))
+    return factors.pop() if len(factors) == 1 and None not in factors else None
 
 
 def _split_at(schedule: isl.Schedule, lp: Loop) -> tuple[isl.Schedule, tuple[int, ...]]:
