@@ -88,6 +88,8 @@ class OptimizeOptions:
     # that walks arrays across rows (`polysched.transform.expand`), so that the scheduler
     # may interchange and tile those loops; not with the identity
     expand_scalars: bool = True
+    # (with a parallel tiling stage, also give a temporary array filled anew by every
+    # iteration of a loop a copy per iteration: `polysched.transform.privatize`)
     # work on transposed copies of matrices walked down their columns by a recurrence
     # inside a parallel loop (`polysched.transform.layout`); not with the identity
     transpose_arrays: bool = True
@@ -509,9 +511,12 @@ def _modelled_and_scheduled(scops, k: int, file_key, options: OptimizeOptions, c
         scop = expand(scop, plan)
         expansions += [e.describe() for e in plan]
         model_steps += ["expand_scalars"] if plan else []
-        expanded = scop
+    if options.expand_scalars and options.schedule.scheduler != "identity" and options.tiling is not None \
+            and options.tiling.parallel:
+        # (a copy per iteration buys a parallel loop: without one it would only cost)
+        privatized = scop
         plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "privatization"),
-                     lambda: privatization_plan(expanded))
+                     lambda: privatization_plan(privatized))
         scop = privatize(scop, plan)
         expansions += [p.describe() for p in plan]
         model_steps += ["privatize_arrays"] if plan else []

@@ -988,7 +988,8 @@ class Program:
         before ``op`` in `MODEL_STEPS` (each changes the statements the later ones see)."""
         before = MODEL_STEPS[:MODEL_STEPS.index(op)]
         if any(step["op"] not in before for step in self._trace.steps):
-            allowed = " or ".join(f"{name}()" for name in before)
+            names = [f"{name}()" for name in before]
+            allowed = " or ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " or " + names[-1]
             raise TransformError(f"{what} changes the statements: only {allowed} may come before it "
                                  f"(this program has {len(self._trace.steps)} steps already)" if before else
                                  f"{what} changes the statements: it must be the first step "

@@ -159,7 +159,8 @@ def test_transposition_is_a_trace_step_and_saved_runs_replay_byte_for_byte(tmp_p
     assert out["trace"].read_text() == out["run"].read_text() == out["schedule"].read_text()
     assert main(["optimize", str(path), "-o", str(out["plain"]), "--tile", "--parallel", "--no-transpose"]) == 0
     assert "p_t" in out["run"].read_text() and "p_t" not in out["plain"].read_text()
-    with pytest.raises(TransformError, match=r"only substitute_scalars\(\) or expand_scalars\(\) may come"):
+    with pytest.raises(TransformError,
+                       match=r"only substitute_scalars\(\), expand_scalars\(\) or privatize_arrays\(\) may come"):
         Program.from_file(path).auto_schedule().transpose_arrays()
 
 

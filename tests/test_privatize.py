@@ -79,17 +79,18 @@ def test_doitgen_sum_is_privatized_at_the_outer_loop_which_then_carries_no_depen
     assert copy_out.body.startswith("sum[") and "sum_x[(NR - 1)]" in copy_out.body
 
 
-@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(parallel=True), dict()],
-                         ids=["tile-parallel", "parallel", "default"])
+@pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(parallel=True), dict(tile=True), dict()],
+                         ids=["tile-parallel", "parallel", "tile", "default"])
 def test_a_privatized_temporary_runs_as_the_original_and_ends_with_its_values(tmp_path, flags):
     """doitgen's shape with parametric sizes, at the edges (a size 0 or negative, 1, odd
     sizes that leave a partial jam strip) and 1 and 2 threads: the array and the
     temporary after the region (copied back from the last iteration) are the
-    original's, bit for bit."""
+    original's, bit for bit. Only a parallel mode privatizes (without a parallel loop
+    the copies would only cost)."""
     source = tmp_path / "rows.c"
     source.write_text(TEMPORARY_ROWS)
     result = optimize(source, OptimizeOptions.from_flags(**flags))
-    assert "privatized array sum into sum_x" in result.summary(), result.summary()
+    assert ("privatized array sum into sum_x" in result.summary()) is bool(flags.get("parallel")), result.summary()
     assert outputs_of(result.text, tmp_path, "new", EDGES) == outputs_of(TEMPORARY_ROWS, tmp_path, "orig", EDGES)
     if flags.get("parallel"):
         optimized = result.text.split("the original code")[0]
@@ -105,13 +106,25 @@ TRIANGLE = TEMPORARY_ROWS.replace("      for (int p = 0; p < np; p++) {\n       
              "      for (int p = 0; p <= r && p < np; p++)\n        A[r][q][p] = sum[p];")
 
 
+LOOP = TEMPORARY_ROWS[TEMPORARY_ROWS.index("  for (int r = 0;"):TEMPORARY_ROWS.index("#pragma endscop")]
+REPEATED = TEMPORARY_ROWS.replace(LOOP, """  for (int t = 0; t < 3; t++)
+    for (int p = 0; p < np; p++) {
+      sum[p] = C4[0][p] * 2.0;
+      sum[p] += C4[p][0];
+    }
+""")
+
+
 @pytest.mark.parametrize("program, why", [(CARRIED, "each iteration reads the value the one before left"),
-                                          (TRIANGLE, "the elements' last writes are in different iterations")],
-                         ids=["carried", "triangle"])
+                                          (TRIANGLE, "the elements' last writes are in different iterations"),
+                                          (REPEATED, "the iterations write nothing else: they repeat one "
+                                                     "computation")],
+                         ids=["carried", "triangle", "repeated"])
 def test_a_temporary_that_is_not_private_or_not_copied_back_is_kept(tmp_path, program, why):
     """No copy when a value flows between iterations, nor when no single iteration
-    writes every element last (the copy-out could not name it); the outputs are the
-    original's either way."""
+    writes every element last (the copy-out could not name it), nor for a loop that
+    repeats one computation (its copies would redo it in parallel); the outputs are
+    the original's either way."""
     source = tmp_path / "kept.c"
     source.write_text(program)
     assert privatization_plan(extract(program, filename="kept.c")[0]) == [], why

@@ -62,7 +62,10 @@ def add_parser(subparsers) -> None:
                         "becomes an array indexed by that loop, on the heap, so that the scheduler may "
                         "interchange the loop, and a temporary private to each iteration (double t = "
                         "A[i][j] * 2; B[i][j] = t + 1;) is written into the statements that read it, so "
-                        "that the loops may be tiled (not with --identity)")
+                        "that the loops may be tiled; with --parallel, a temporary array that every "
+                        "iteration of a loop fills before it reads it (doitgen's sum[p]) gets a copy per "
+                        "iteration, on the heap, the last copied back after the region, so that the loop "
+                        "runs in parallel (not with --identity)")
     p.add_argument("--no-transpose", action="store_true",
                    help="keep every array's layout. By default a matrix walked down its columns by a "
                         "recurrence inside a parallel loop, many times over (adi's p and q), is worked on "

@@ -30,6 +30,8 @@ references where:
   ``name[e0]...[e{n-1}]`` in the statement's text;
 - it is private to the loop (`polysched.dependence.scalars.private_reason`: every
   value read in an iteration was written in that iteration; no may-write);
+- the loop's iterations write other arrays at elements it selects (not a loop that
+  repeats one computation, ``for (t) { B[i][j] = ...; ... B[i][j] ... }``);
 - the loop carries no dependence but through this array, and does carry one through
   it (else nothing is gained);
 - every element's last write is in one iteration, whose value is an affine function of
@@ -54,8 +56,8 @@ from polysched.islutil import maps_of
 from polysched.scop.model import Access, Array, Scop, Statement, fix_parameters, statements_domain
 from polysched.scop.source import line_starts
 
-from .expand import (_fits_heap, _trip, affine_text, constant_value, loop_groups, loop_rows, offset_text,
-                     only_dimension, positive_extents)
+from .expand import (_fits_heap, _trip, affine_text, constant_value, involved_dims, loop_groups, loop_rows,
+                     offset_text, only_dimension, positive_extents)
 from .layout import _alone, _shifted, references
 
 
@@ -146,6 +148,20 @@ def _last_iteration(scop: Scop, accesses: ScopAccesses, name: str, statements: l
     return top.gist_params(scop.context)
 
 
+def _writes_apart(statements: list[Statement], name: str, depth: int) -> bool:
+    """Does some statement write another array than ``name`` at elements that the
+    loop's iterator (at ``depth``) selects (doitgen's ``A[r][q][p]``)? Else the
+    iterations redo one computation (a repetition loop ``t`` around a kernel), which a
+    copy per iteration would only run in parallel, redundantly."""
+    for stmt in statements:
+        for access in stmt.accesses:
+            if access.array != name and access.kind != "read":
+                subscripts = involved_dims(access.relation)
+                if subscripts is not None and any(depth in s for s in subscripts):
+                    return True
+    return False
+
+
 def privatization_plan(scop: Scop) -> list[Privatization]:
     """The arrays worth privatizing (see the module doc); an empty list when none is."""
     candidates = [a for a in scop.arrays.values()
@@ -183,6 +199,8 @@ def privatization_plan(scop: Scop) -> list[Privatization]:
             iterator = statements[0].iterators[depth]
             if any(s.iterators[depth] != iterator or iterator in s.iterators[depth + 1:] for s in touching):
                 continue        # (an inner loop's iterator shadows the loop's name)
+            if not _writes_apart(statements, array.name, depth):
+                continue        # (the iterations would all compute the same elements)
             mine = everything.intersect_domain(domain).intersect_range(domain)
             if is_parallel(mine, outer, row):
                 continue        # nothing to gain here
