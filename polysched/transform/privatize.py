@@ -166,6 +166,7 @@ def privatization_plan(scop: Scop) -> list[Privatization]:
     """The arrays worth privatizing (see the module doc); an empty list when none is."""
     candidates = [a for a in scop.arrays.values()
                   if a.dims and not a.is_scalar and not a.linearized and not a.text and not a.member
+                  and not a.declared_as
                   and a.origin not in ("region", "expanded") and plain_element_type(a.element_type)]
     users = {a.name: [s for s in scop.statements if any(x.array == a.name for x in s.accesses)]
              for a in candidates}
