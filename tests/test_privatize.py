@@ -155,3 +155,67 @@ def test_a_jam_below_a_band_tiled_after_it_keeps_its_full_strips_isolated():
     vector_loops = re.findall(r"#pragma omp simd\n(\s*)for \(.*\{\n((?:\1  .*\n)+)", optimized)
     jammed = [body for _, body in vector_loops if "A_r3 *" in body]
     assert jammed and not any(re.search(r"if \(NP >= 4 \* c\d+ \+ 4\)", body) for body in jammed[:1]), jammed
+
+
+def _random_temporary_kernel(rng) -> str:
+    """A random kernel over rows ``r`` that keeps each row's partial results in a
+    temporary ``t`` (at an offset), maybe updates it from a neighbour, maybe reads an
+    element the row did not write (then a value crosses rows), maybe only on some rows;
+    ``t`` is printed after the region."""
+    off = rng.choice([0, 1, 2])
+    body = [f"      for (int p = 0; p < np; p++)\n        t[p + {off}] = A[r][p] * {rng.choice(['0.5', '2.0', '1.5'])};"]
+    if rng.random() < 0.5:
+        body.append(f"      for (int p = 0; p < np - 1; p++)\n        t[p + {off}] += t[p + {off} + 1] * 0.25;")
+    if rng.random() < 0.3:
+        body[0] = "      if (r % 2 == 0)\n  " + body[0].replace("\n", "\n  ")
+    reach = rng.choice(["0", "0", "1"])       # 1: reads t[np + off], which no row writes
+    tail = rng.choice(["", f" + t[{off}]", f" - t[np - 1 + {off}]"])
+    body.append(f"      for (int p = 0; p < np; p++)\n        B[r][p] = t[p + {off} + {reach}] * 3.0{tail};")
+    return TEMPORARY_RANDOM.replace("BODY", "\n".join(body))
+
+
+TEMPORARY_RANDOM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+void kernel(int nr, int np, double A[nr][np], double B[nr][np], double *t)
+{
+#pragma scop
+  for (int r = 0; r < nr; r++) {
+BODY
+  }
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int nr = atoi(argv[1]), np = atoi(argv[2]);
+  int ar = nr > 0 ? nr : 1, ap = np > 0 ? np : 1;
+  double (*A)[ap] = malloc(sizeof(double) * ar * ap), (*B)[ap] = calloc(ar * ap, sizeof(double));
+  double *t = malloc(sizeof(double) * (ap + 4));
+  for (int r = 0; r < ar; r++) for (int p = 0; p < ap; p++) A[r][p] = ((r * 5 + p * 3) % 13) * 0.125;
+  for (int p = 0; p < ap + 4; p++) t[p] = -1.0 - p;
+  kernel(nr, np, A, B, t);
+  for (int r = 0; r < ar; r++) for (int p = 0; p < ap; p++) printf("%a\n", B[r][p]);
+  for (int p = 0; p < ap + 4; p++) printf("t %a\n", t[p]);
+  return 0;
+}
+"""
+
+
+def test_random_row_temporaries_run_as_the_original(tmp_path):
+    """Random kernels around a row temporary (private or not, at an offset, updated
+    from a neighbour, written on some rows only): ``--tile --parallel`` outputs equal
+    the original's (the rows, then the temporary) at edge sizes and 1 and 2 threads;
+    some of them are privatized, so the copies and copy-outs run."""
+    import random
+    rng = random.Random(20261202)
+    privatized = 0
+    for k in range(6):
+        program = _random_temporary_kernel(rng)
+        source = tmp_path / f"t{k}.c"
+        source.write_text(program)
+        result = optimize(source, OptimizeOptions.from_flags(tile=True, parallel=True))
+        privatized += "privatized array t" in result.summary()
+        sizes = [(7, 9), (1, 1), (3, 0), (0, 4), (5, 2)]
+        assert outputs_of(result.text, tmp_path, f"new{k}", sizes) == \
+            outputs_of(program, tmp_path, f"orig{k}", sizes), program
+    assert privatized >= 2
