@@ -495,38 +495,27 @@ def _optimized_region(scops, k: int, file_key, options: OptimizeOptions, cache: 
 
 def _modelled_and_scheduled(scops, k: int, file_key, options: OptimizeOptions, cache: StageCache,
                             budget: RunBudget, timed):
-    """Region ``k``'s model (its scalars expanded and arrays transposed, as ``options``
-    allow), dependences and schedule: (scop, scops with it, deps, schedule, fusion
-    decisions, what the model changed, the `polysched.Program` steps that did it)."""
+    """Region ``k``'s model (its scalars expanded, arrays privatized and transposed, as
+    ``options`` allow), dependences and schedule: (scop, scops with it, deps, schedule,
+    fusion decisions, what the model changed, the `polysched.Program` steps that did it)."""
     scop = scops[k]
     expansions, model_steps = [], []
-    if options.expand_scalars and options.schedule.scheduler != "identity":
-        substitutions = timed("deps", cache.get, (file_key, k, "substitution"), lambda: substitution_plan(scop))
-        scop = substitute(scop, substitutions)
-        expansions += [s.describe() for s in substitutions]
-        model_steps += ["substitute_scalars"] if substitutions else []
-        substituted = scop
-        plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "expansion"),
-                     lambda: expansion_plan(substituted))
-        scop = expand(scop, plan)
-        expansions += [e.describe() for e in plan]
-        model_steps += ["expand_scalars"] if plan else []
-    if options.expand_scalars and options.schedule.scheduler != "identity" and options.tiling is not None \
-            and options.tiling.parallel:
+
+    def changed(scop, key: str, plan_of, apply, step: str):
+        """``scop`` with the plan of one model step applied (its lines and step noted)."""
+        plan = timed("deps", cache.get, (file_key, k, tuple(expansions), key), lambda: plan_of(scop))
+        expansions.extend(change.describe() for change in plan)
+        model_steps.extend([step] if plan else [])
+        return apply(scop, plan)
+    remodelled = options.schedule.scheduler != "identity"
+    if options.expand_scalars and remodelled:
+        scop = changed(scop, "substitution", substitution_plan, substitute, "substitute_scalars")
+        scop = changed(scop, "expansion", expansion_plan, expand, "expand_scalars")
+    if options.expand_scalars and remodelled and options.tiling is not None and options.tiling.parallel:
         # (a copy per iteration buys a parallel loop: without one it would only cost)
-        privatized = scop
-        plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "privatization"),
-                     lambda: privatization_plan(privatized))
-        scop = privatize(scop, plan)
-        expansions += [p.describe() for p in plan]
-        model_steps += ["privatize_arrays"] if plan else []
-    if options.transpose_arrays and options.schedule.scheduler != "identity":
-        transposed = scop
-        plan = timed("deps", cache.get, (file_key, k, tuple(expansions), "transposition"),
-                     lambda: transposition_plan(transposed))
-        scop = transpose(scop, plan)
-        expansions += [t.describe() for t in plan]
-        model_steps += ["transpose_arrays"] if plan else []
+        scop = changed(scop, "privatization", privatization_plan, privatize, "privatize_arrays")
+    if options.transpose_arrays and remodelled:
+        scop = changed(scop, "transposition", transposition_plan, transpose, "transpose_arrays")
     scops = scops[:k] + [scop] + scops[k + 1:]
     deps = timed("deps", cache.get, (file_key, k, tuple(expansions)), lambda: _analyzed(scop, budget))
     schedule_options = options.schedule

@@ -199,7 +199,7 @@ def transposition_plan(scop: Scop) -> list[Transposition]:
         if votes is None:
             continue
         vector, recurrence = votes
-        bounds = _bounds(scop, array.name)
+        bounds = touched_bounds(scop, array.name)
         if bounds is None:
             continue
         lows, extents, texts = bounds
@@ -236,20 +236,20 @@ def _votes(scop: Scop, name: str, statements: list[Statement], parallel, starts)
     return favour, recurrence
 
 
-def _bounds(scop: Scop, name: str):
-    """``((row0, col0), (rows, cols), (rows text, cols text))`` of the elements of
-    ``name`` the region touches: constant first row and column, affine counts; else
-    None."""
+def touched_bounds(scop: Scop, name: str, dims: int = 2):
+    """``(lows, extents, texts)`` of the elements of ``name`` the region touches, per
+    subscript (of ``dims``; a matrix: ``((row0, col0), (rows, cols), (rows text, cols
+    text))``): constant first indices, affine counts; else None."""
     touched = None
     for stmt in scop.statements:
         for access in (a for a in stmt.accesses if a.array == name):
             part = access.relation.range()
             touched = part if touched is None else touched.union(part)
     touched = touched.intersect_params(scop.context).coalesce()
-    if touched.is_empty():
+    if touched.is_empty() or touched.dim(isl.dim_type.set) != dims:
         return None
     lows, extents, texts = [], [], []
-    for dim in range(2):
+    for dim in range(dims):
         low = constant_value(touched.dim_min(dim).gist_params(scop.context))
         if low is None:
             return None

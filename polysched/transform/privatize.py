@@ -58,7 +58,7 @@ from polysched.scop.source import line_starts
 
 from .expand import (_fits_heap, _trip, affine_text, constant_value, involved_dims, loop_groups, loop_rows,
                      offset_text, only_dimension, positive_extents)
-from .layout import _alone, _shifted, references
+from .layout import _alone, _shifted, references, touched_bounds
 
 
 @dataclass
@@ -88,33 +88,6 @@ class Privatization:
         return (f"privatized array {self.array} into {self.copy}{dims} on the heap (each iteration of loop "
                 f"{self.loop} writes the elements it reads, and the loop is parallel but for it; the last "
                 f"iteration's copy is copied back after the region)")
-
-
-def _bounds(scop: Scop, name: str, dims: int):
-    """``(lows, extents, texts)`` of the elements of ``name`` the region touches:
-    constant first indices, affine counts; else None."""
-    touched = None
-    for stmt in scop.statements:
-        for access in (a for a in stmt.accesses if a.array == name):
-            part = access.relation.range()
-            touched = part if touched is None else touched.union(part)
-    touched = touched.intersect_params(scop.context).coalesce()
-    if touched.is_empty() or touched.dim(isl.dim_type.set) != dims:
-        return None
-    lows, extents, texts = [], [], []
-    for dim in range(dims):
-        low = constant_value(touched.dim_min(dim).gist_params(scop.context))
-        if low is None:
-            return None
-        extent = touched.dim_max(dim).gist_params(scop.context).add_constant_val(
-            isl.Val.int_from_si(scop.context.get_ctx(), 1 - low))
-        text = affine_text(extent, scop.context)
-        if text is None:
-            return None
-        lows.append(low)
-        extents.append(extent)
-        texts.append(text)
-    return tuple(lows), tuple(extents), tuple(texts)
 
 
 def _iterator_rows(statements: list[Statement], depth: int, ctx: isl.Context) -> isl.UnionMap:
@@ -211,7 +184,7 @@ def privatization_plan(scop: Scop) -> list[Privatization]:
             if private_reason(scop, accesses, array.name, domain, same_value(iteration), live_after=True):
                 continue
             trip = _trip(statements, depth, scop.context)
-            bounds = _bounds(scop, array.name, dims)
+            bounds = touched_bounds(scop, array.name, dims)
             if trip is None or bounds is None or not isinstance(trip[0], int):
                 break
             lower, extent, extent_text = trip
