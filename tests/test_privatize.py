@@ -76,7 +76,7 @@ def test_doitgen_sum_is_privatized_at_the_outer_loop_which_then_carries_no_depen
         validity = validity.intersect_domain(r_row.domain()).intersect_range(r_row.domain())
         assert is_parallel(validity, None, r_row.align_params(validity.get_space())) is not carried
     copy_out = new.statements[-1]
-    assert copy_out.body.startswith("sum[") and "sum_x[(NR - 1)]" in copy_out.body
+    assert copy_out.body.startswith("sum[") and "sum_x[NR - 1]" in copy_out.body
 
 
 @pytest.mark.parametrize("flags", [dict(tile=True, parallel=True), dict(parallel=True), dict(tile=True), dict()],

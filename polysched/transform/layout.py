@@ -279,12 +279,7 @@ def transpose(scop: Scop, plan: list[Transposition]) -> Scop:
     taken = {s.name for s in statements}
 
     def statement_name() -> str:
-        # (S0, S1, ... as the front end names them)
-        k = len(statements) + len(before) + len(after)
-        while f"S{k}" in taken:
-            k += 1
-        taken.add(f"S{k}")
-        return f"S{k}"
+        return fresh_statement_name(taken, len(statements) + len(before) + len(after))
     context = scop.context
     for t in plan:
         original = arrays[t.array]
@@ -318,6 +313,15 @@ def transpose(scop: Scop, plan: list[Transposition]) -> Scop:
     context = context.coalesce()
     return replace(scop, statements=statements + before + after, arrays=arrays, schedule=schedule,
                    context=context, identifiers=scop.identifiers | {t.copy for t in plan})
+
+
+def fresh_statement_name(taken: set[str], k: int) -> str:
+    """The first of ``S{k}``, ``S{k + 1}``, ... (as the front end names statements) not
+    in ``taken``, which it joins."""
+    while f"S{k}" in taken:
+        k += 1
+    taken.add(f"S{k}")
+    return f"S{k}"
 
 
 def _rewritten(scop: Scop, stmt: Statement, t: Transposition, swap: isl.Map, starts) -> Statement:

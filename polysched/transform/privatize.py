@@ -58,7 +58,7 @@ from polysched.scop.source import line_starts
 
 from .expand import (_fits_heap, _trip, affine_text, constant_value, involved_dims, loop_groups, loop_rows,
                      offset_text, only_dimension, positive_extents)
-from .layout import _alone, _shifted, references, touched_bounds
+from .layout import _alone, _shifted, fresh_statement_name, references, touched_bounds
 
 
 @dataclass
@@ -230,12 +230,9 @@ def privatize(scop: Scop, plan: list[Privatization]) -> Scop:
                     if a.array == p.array and a.kind != "read":
                         written = a.relation.range() if written is None else written.union(a.relation.range())
                 statements[k] = _rewritten(scop, stmt, p, starts, subscripts, shifted)
-        k = len(statements) + len(after)
-        while f"S{k}" in taken:
-            k += 1
-        taken.add(f"S{k}")
+        name = fresh_statement_name(taken, len(statements) + len(after))
         iterators = [names.fresh(f"polysched_{e}") for e in subscripts]
-        domain = written.coalesce().set_tuple_name(f"S{k}")
+        domain = written.coalesce().set_tuple_name(name)
         for d, it in enumerate(iterators):
             domain = domain.set_dim_name(isl.dim_type.set, d, it)
         plain = isl.Map.identity(domain.get_space().map_from_set()).intersect_domain(domain) \
@@ -243,21 +240,17 @@ def privatize(scop: Scop, plan: list[Privatization]) -> Scop:
         copy_of = isl.Map(f"[{', '.join(scop.parameters)}] -> {{ {p.array}[{', '.join(subscripts)}] -> "
                           f"{p.copy}[({p.last}) - ({p.lower}), {shifted}] }}", context=ctx) \
             .align_params(domain.get_space())
-        element = p.copy + f"[{offset_text(p.last if _plain(p.last) else f'({p.last})', p.lower)}]" + \
+        element = p.copy + f"[{_shifted(p.last, p.lower)}]" + \
             "".join(f"[{offset_text(it, low)}]" for it, low in zip(iterators, p.lows))
         source = p.array + "".join(f"[{it}]" for it in iterators)
         accesses = [Access(p.copy, "read", plain.apply_range(copy_of)), Access(p.array, "write", plain)]
-        after.append(Statement(f"S{k}", iterators, domain, accesses, f"{source} = {element};"))
+        after.append(Statement(name, iterators, domain, accesses, f"{source} = {element};"))
         context = positive_extents(context, [p.extent, *p.extents])
     schedule = scop.schedule
     for stmt in after:
         schedule = schedule.sequence(_alone(stmt))
     return replace(scop, statements=statements + after, arrays=arrays, schedule=schedule,
                    context=context.coalesce(), identifiers=scop.identifiers | {p.copy for p in plan})
-
-
-def _plain(text: str) -> bool:
-    return text.replace("_", "a").isalnum()
 
 
 def _rewritten(scop: Scop, stmt: Statement, p: Privatization, starts, subscripts: list[str],
