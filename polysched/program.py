@@ -976,8 +976,8 @@ class Program:
         parallel loop work on transposed copies (copied in first and out last), as
         ``optimize`` does before scheduling: see `polysched.transform.layout`. Like
         `expand_scalars` it changes the model, so only `substitute_scalars`,
-        `expand_scalars` and `privatize_arrays` may come before it. This program itself (no step in the trace)
-        when no array is worth it."""
+        `expand_scalars` and `privatize_arrays` may come before it. This program itself
+        (no step in the trace) when no array is worth it."""
         from polysched.transform.layout import transpose, transposition_plan
         self._model_step_in_order("transpose_arrays()", "transpose_arrays")
         plan = transposition_plan(self.scop)

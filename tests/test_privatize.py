@@ -219,3 +219,19 @@ def test_random_row_temporaries_run_as_the_original(tmp_path):
         assert outputs_of(result.text, tmp_path, f"new{k}", sizes) == \
             outputs_of(program, tmp_path, f"orig{k}", sizes), program
     assert privatized >= 2
+
+
+def test_a_privatizing_run_replays_from_its_trace_and_its_schedule(tmp_path):
+    """``optimize --tile --parallel --save-trace --save-schedule`` of doitgen records
+    ``privatize_arrays``; ``--trace`` and ``--schedule`` (tried on the privatized
+    program when the source's statements refuse it) write the same file."""
+    from polysched.cli import main
+    path = get("doitgen").path
+    out = {name: tmp_path / f"{name}.c" for name in ("run", "trace", "schedule")}
+    assert main(["optimize", str(path), "-o", str(out["run"]), "--tile", "--parallel",
+                 "--save-trace", str(tmp_path / "t.json"), "--save-schedule", str(tmp_path / "s.txt")]) == 0
+    assert '"privatize_arrays"' in (tmp_path / "t.json").read_text()
+    assert main(["optimize", str(path), "-o", str(out["trace"]), "--trace", str(tmp_path / "t.json")]) == 0
+    assert main(["optimize", str(path), "-o", str(out["schedule"]), "--schedule", str(tmp_path / "s.txt")]) == 0
+    assert "sum_x[" in out["run"].read_text()
+    assert out["trace"].read_text() == out["run"].read_text() == out["schedule"].read_text()

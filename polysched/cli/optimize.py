@@ -533,18 +533,20 @@ def _kept_by_the_policy(program) -> bool:
 
 def _set_schedule(program, text: str):
     """``program`` with the schedule ``text`` (``--schedule``): a schedule saved by a run
-    that expanded scalars or transposed arrays names that program's statements, so it is
-    tried when the source's refuses it."""
+    that expanded scalars, privatized or transposed arrays names that program's
+    statements, so it is tried when the source's refuses it (and the one without the
+    privatization, which only a parallel run does)."""
     from polysched.errors import PolyschedError
     try:
         return program.set_schedule(text)
     except PolyschedError as error:
-        expanded = program.prepared()
-        if expanded.scop is not program.scop:
-            try:
-                return expanded.set_schedule(text)
-            except PolyschedError:
-                pass
+        expanded = program.substitute_scalars().expand_scalars()
+        for remodelled in (expanded.privatize_arrays().transpose_arrays(), expanded.transpose_arrays()):
+            if remodelled.scop is not program.scop:
+                try:
+                    return remodelled.set_schedule(text)
+                except PolyschedError:
+                    pass
         raise error from None
 
 
