@@ -110,11 +110,9 @@ def _last_iteration(scop: Scop, accesses: ScopAccesses, name: str, statements: l
     last = writes.reverse().apply_range(times).lexmax().apply_range(times.reverse())
     iterations = last.apply_range(_iterator_rows(statements, depth, scop.context.get_ctx()))
     values = iterations.range().intersect_params(scop.context).coalesce()
-    if values.is_empty():
+    if values.is_empty() or values.n_set() != 1:
         return None
-    value = isl.Set.from_union_set(values) if values.n_set() == 1 else None
-    if value is None:
-        return None
+    value = isl.Set.from_union_set(values)
     top, bottom = value.dim_max(0), value.dim_min(0)
     if constant_value(top.sub(bottom).gist_params(scop.context)) != 0:
         return None
