@@ -86,10 +86,10 @@ class OptimizeOptions:
     # substitute the temporaries private to an iteration into the statements that read
     # them (`polysched.transform.substitute`) and expand the scalars private to a loop
     # that walks arrays across rows (`polysched.transform.expand`), so that the scheduler
-    # may interchange and tile those loops; not with the identity
+    # may interchange and tile those loops; with a parallel tiling stage, also give a
+    # temporary array filled anew by every iteration of a loop a copy per iteration
+    # (`polysched.transform.privatize`); not with the identity
     expand_scalars: bool = True
-    # (with a parallel tiling stage, also give a temporary array filled anew by every
-    # iteration of a loop a copy per iteration: `polysched.transform.privatize`)
     # work on transposed copies of matrices walked down their columns by a recurrence
     # inside a parallel loop (`polysched.transform.layout`); not with the identity
     transpose_arrays: bool = True

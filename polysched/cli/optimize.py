@@ -540,8 +540,9 @@ def _set_schedule(program, text: str):
     try:
         return program.set_schedule(text)
     except PolyschedError as error:
-        expanded = program.substitute_scalars().expand_scalars()
-        for remodelled in (expanded.privatize_arrays().transpose_arrays(), expanded.transpose_arrays()):
+        for prepared in (program.prepared,
+                         lambda: program.substitute_scalars().expand_scalars().transpose_arrays()):
+            remodelled = prepared()
             if remodelled.scop is not program.scop:
                 try:
                     return remodelled.set_schedule(text)

@@ -158,6 +158,7 @@ def privatization_plan(scop: Scop) -> list[Privatization]:
         if any(references(s, scop, array.name, starts, dims) is None for s in touching):
             continue
         element = plain_element_type(array.element_type)
+        others_all = accesses.memory_except({array.name})
         for (path, member), members in groups:
             depth = members[0][1]
             statements = [s for s, _ in members]
@@ -176,7 +177,7 @@ def privatization_plan(scop: Scop) -> list[Privatization]:
             mine = everything.intersect_domain(domain).intersect_range(domain)
             if is_parallel(mine, outer, row):
                 continue        # nothing to gain here
-            others = accesses.memory_except({array.name}).intersect_domain(domain).intersect_range(domain)
+            others = others_all.intersect_domain(domain).intersect_range(domain)
             if not is_parallel(others, outer, row):
                 continue
             if private_reason(scop, accesses, array.name, domain, same_value(iteration), live_after=True):
